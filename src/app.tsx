@@ -1,0 +1,70 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Hono } from 'hono';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { bodyLimit } from 'hono/body-limit';
+import { jsxRenderer } from 'hono/jsx-renderer';
+import { secureHeaders } from 'hono/secure-headers';
+import { AppError } from './domain/errors.js';
+import { Layout } from './views/layout.js';
+import { authRoutes } from './routes/auth/index.js';
+import { authenticate, csrfProtection } from './routes/auth/middleware.js';
+import type { AppEnv, Deps } from './routes/context.js';
+import { customFieldRoutes } from './routes/custom-fields/index.js';
+import { dashboardRoutes } from './routes/dashboards/index.js';
+import { renderError, toAppError } from './routes/errors.js';
+import { queueRoutes } from './routes/queues/index.js';
+import { savedViewRoutes } from './routes/saved-views/index.js';
+import { teamRoutes } from './routes/teams/index.js';
+import { ticketRoutes } from './routes/tickets/index.js';
+import { userRoutes } from './routes/users/index.js';
+
+const staticDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../static');
+const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
+
+/** The app factory: middleware, every route group, one error handler. */
+export function createApp(deps: Deps) {
+  const app = new Hono<AppEnv>();
+  const staticCache = deps.env.production ? 'public, max-age=86400' : 'no-cache';
+
+  app.use('*', async (c, next) => { c.set('deps', deps); await next(); });
+  app.use('*', jsxRenderer(({ children, title }, c) => {
+    const actor = (c as unknown as { get(k: 'actor'): AppEnv['Variables']['actor'] }).get('actor');
+    return <Layout title={title} user={actor ?? null}>{children}</Layout>;
+  }));
+  app.use('*', secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"], imgSrc: ["'self'", 'data:'],
+      frameAncestors: ["'none'"], formAction: ["'self'"], baseUri: ["'self'"],
+    },
+  }));
+  if (!deps.env.production) {
+    app.use('*', async (c, next) => {
+      const started = performance.now();
+      await next();
+      if (deps.env.NODE_ENV === 'development') deps.log('debug', `${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+    });
+  }
+
+  app.get('/static/htmx.min.js', serveStatic({ path: htmxFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
+  app.use('/static/*', serveStatic({ root: staticDir, rewriteRequestPath: (p) => p.replace(/^\/static/, ''), onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
+
+  app.use('*', bodyLimit({ maxSize: 1024 * 1024, onError: () => { throw new AppError('too_large', 'The request body is larger than 1 MiB'); } }));
+  app.use('*', authenticate());
+  app.use('*', csrfProtection(deps.env.BASE_URL ? new URL(deps.env.BASE_URL).origin : undefined));
+
+  app.get('/', (c) => c.redirect('/tickets', 303));
+  app.route('/', authRoutes(deps));
+  app.route('/users', userRoutes());
+  app.route('/teams', teamRoutes());
+  app.route('/queues', queueRoutes());
+  app.route('/tickets', ticketRoutes());
+  app.route('/custom-fields', customFieldRoutes());
+  app.route('/saved-views', savedViewRoutes());
+  app.route('/dashboards', dashboardRoutes());
+
+  app.notFound((c) => renderError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));
+  app.onError((err, c) => renderError(c, toAppError(err, c)));
+  return app;
+}

@@ -1,0 +1,217 @@
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+// Timestamps are ISO 8601 UTC strings (`Date#toISOString()`): they sort correctly as text
+// and are what the API returns. Booleans are 0/1 integers. JSON columns hold text.
+
+const timestamps = {
+  created_at: text('created_at').notNull(),
+  updated_at: text('updated_at').notNull(),
+};
+
+export const users = sqliteTable('users', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  email: text('email').notNull(), // stored lower-cased
+  name: text('name').notNull().default(''),
+  role: text('role', { enum: ['admin', 'agent', 'requester'] }).notNull(),
+  disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+  password_hash: text('password_hash'),
+  ...timestamps,
+}, (t) => [uniqueIndex('users_email_uq').on(t.email)]);
+
+export const sessions = sqliteTable('sessions', {
+  id_hash: text('id_hash').primaryKey(), // sha256 of the cookie value
+  user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  created_at: text('created_at').notNull(),
+  expires_at: text('expires_at').notNull(),
+}, (t) => [index('sessions_user_idx').on(t.user_id)]);
+
+export const apiTokens = sqliteTable('api_tokens', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  token_hash: text('token_hash').notNull(), // sha256 of the secret
+  created_at: text('created_at').notNull(),
+  last_used_at: text('last_used_at'),
+}, (t) => [uniqueIndex('api_tokens_hash_uq').on(t.token_hash), index('api_tokens_user_idx').on(t.user_id)]);
+
+export const teams = sqliteTable('teams', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  ...timestamps,
+}, (t) => [uniqueIndex('teams_name_uq').on(t.name)]);
+
+export const teamMembers = sqliteTable('team_members', {
+  team_id: integer('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+  user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  created_at: text('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.team_id, t.user_id] }), index('team_members_user_idx').on(t.user_id)]);
+
+export const queues = sqliteTable('queues', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  mail_alias: text('mail_alias'), // stored lower-cased
+  team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+  ...timestamps,
+}, (t) => [uniqueIndex('queues_name_uq').on(t.name), uniqueIndex('queues_mail_alias_uq').on(t.mail_alias)]);
+
+export const tickets = sqliteTable('tickets', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  queue_id: integer('queue_id').notNull().references(() => queues.id),
+  subject: text('subject').notNull(),
+  description: text('description').notNull().default(''),
+  status: text('status').notNull().default('new'),
+  owner_id: integer('owner_id').references(() => users.id),
+  team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+  requester_id: integer('requester_id').references(() => users.id),
+  priority: integer('priority').notNull().default(0),
+  ...timestamps,
+  resolved_at: text('resolved_at'),
+}, (t) => [
+  // Every GET /tickets filter is an index prefix followed by the default sort (updated_at).
+  index('tickets_queue_status_updated_idx').on(t.queue_id, t.status, t.updated_at),
+  index('tickets_status_updated_idx').on(t.status, t.updated_at),
+  index('tickets_owner_updated_idx').on(t.owner_id, t.updated_at),
+  index('tickets_team_updated_idx').on(t.team_id, t.updated_at),
+  index('tickets_requester_updated_idx').on(t.requester_id, t.updated_at),
+  index('tickets_updated_idx').on(t.updated_at),
+  index('tickets_created_idx').on(t.created_at),
+  index('tickets_priority_idx').on(t.priority),
+]);
+
+export const transactions = sqliteTable('transactions', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
+  type: text('type').notNull(),
+  creator_id: integer('creator_id').references(() => users.id),
+  body: text('body'),
+  field: text('field'),
+  old_value: text('old_value'),
+  new_value: text('new_value'),
+  message_id: text('message_id'),
+  scrip_results: text('scrip_results').notNull().default('[]'), // JSON array, SPEC B6
+  created_at: text('created_at').notNull(),
+}, (t) => [index('transactions_ticket_idx').on(t.ticket_id, t.id), index('transactions_message_id_idx').on(t.message_id)]);
+
+export const attachments = sqliteTable('attachments', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  transaction_id: integer('transaction_id').notNull().references(() => transactions.id, { onDelete: 'cascade' }),
+  filename: text('filename').notNull(),
+  content_type: text('content_type').notNull(),
+  size: integer('size').notNull(),
+  content: blob('content', { mode: 'buffer' }).notNull(),
+  created_at: text('created_at').notNull(),
+}, (t) => [index('attachments_transaction_idx').on(t.transaction_id)]);
+
+export const customFields = sqliteTable('custom_fields', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  key: text('key').notNull(),
+  name: text('name').notNull(),
+  type: text('type', { enum: ['text', 'number', 'select', 'date'] }).notNull(),
+  options: text('options').notNull().default('[]'), // JSON array of strings
+  pattern: text('pattern'),
+  required: integer('required', { mode: 'boolean' }).notNull().default(false),
+  ...timestamps,
+}, (t) => [uniqueIndex('custom_fields_key_uq').on(t.key)]);
+
+/** Which queues a custom field applies to; no rows = every queue. */
+export const customFieldQueues = sqliteTable('custom_field_queues', {
+  field_id: integer('field_id').notNull().references(() => customFields.id, { onDelete: 'cascade' }),
+  queue_id: integer('queue_id').notNull().references(() => queues.id, { onDelete: 'cascade' }),
+}, (t) => [primaryKey({ columns: [t.field_id, t.queue_id] })]);
+
+export const ticketCustomValues = sqliteTable('ticket_custom_values', {
+  ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
+  field_id: integer('field_id').notNull().references(() => customFields.id, { onDelete: 'cascade' }),
+  value: text('value').notNull(),
+}, (t) => [primaryKey({ columns: [t.ticket_id, t.field_id] }), index('ticket_custom_values_lookup_idx').on(t.field_id, t.value)]);
+
+export const templates = sqliteTable('templates', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  subject: text('subject').notNull().default(''),
+  body: text('body').notNull().default(''),
+  queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
+  ...timestamps,
+}, (t) => [uniqueIndex('templates_name_uq').on(t.name)]);
+
+export const scrips = sqliteTable('scrips', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  key: text('key').notNull(),
+  description: text('description').notNull().default(''),
+  condition: text('condition').notNull(),
+  action: text('action').notNull(),
+  template_id: integer('template_id').references(() => templates.id),
+  queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+  sort_order: integer('sort_order').notNull().default(0),
+  config: text('config').notNull().default('{}'), // JSON object
+  ...timestamps,
+}, (t) => [uniqueIndex('scrips_key_uq').on(t.key)]);
+
+export const dashboards = sqliteTable('dashboards', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+  created_by: integer('created_by').references(() => users.id),
+  ...timestamps,
+}, (t) => [index('dashboards_team_idx').on(t.team_id)]);
+
+export const dashboardWidgets = sqliteTable('dashboard_widgets', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  dashboard_id: integer('dashboard_id').notNull().references(() => dashboards.id, { onDelete: 'cascade' }),
+  kind: text('kind').notNull(),
+  title: text('title').notNull().default(''),
+  config: text('config').notNull().default('{}'), // JSON object
+  position: integer('position').notNull().default(0),
+  ...timestamps,
+}, (t) => [index('dashboard_widgets_dashboard_idx').on(t.dashboard_id, t.position)]);
+
+export const savedViews = sqliteTable('saved_views', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  owner_id: integer('owner_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  filters: text('filters').notNull().default('{}'), // JSON object of GET /tickets parameters
+  columns: text('columns').notNull(), // JSON array of column names
+  column_widths: text('column_widths').notNull().default('{}'), // JSON object column -> px
+  ...timestamps,
+}, (t) => [index('saved_views_owner_idx').on(t.owner_id)]);
+
+/** Notifications waiting for (or done with) delivery; written in the ticket change's transaction. */
+export const outbox = sqliteTable('outbox', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  kind: text('kind', { enum: ['email', 'webhook'] }).notNull(),
+  ticket_id: integer('ticket_id').references(() => tickets.id, { onDelete: 'set null' }),
+  transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
+  scrip_id: integer('scrip_id').references(() => scrips.id, { onDelete: 'set null' }),
+  recipient: text('recipient').notNull(), // e-mail address or webhook URL
+  subject: text('subject'),
+  body: text('body').notNull(),
+  headers: text('headers').notNull().default('{}'), // JSON object
+  message_id: text('message_id'),
+  status: text('status', { enum: ['queued', 'sending', 'sent', 'failed'] }).notNull().default('queued'),
+  attempts: integer('attempts').notNull().default(0),
+  last_error: text('last_error'),
+  next_attempt_at: text('next_attempt_at').notNull(),
+  created_at: text('created_at').notNull(),
+  sent_at: text('sent_at'),
+}, (t) => [index('outbox_due_idx').on(t.status, t.next_attempt_at), index('outbox_message_id_idx').on(t.message_id)]);
+
+/** Every inbound message, raw, with the processor's verdict. */
+export const mailIntake = sqliteTable('mail_intake', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  identity: text('identity').notNull(), // Message-ID, or a hash of the raw message when it has none
+  message_id: text('message_id'),
+  source: text('source').notNull(), // 'mailgate' | 'imap' | 'replay'
+  sender: text('sender'),
+  subject: text('subject'),
+  raw: blob('raw', { mode: 'buffer' }).notNull(),
+  verdict: text('verdict', { enum: ['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed'] }).notNull(),
+  rule: text('rule'),
+  ticket_id: integer('ticket_id').references(() => tickets.id, { onDelete: 'set null' }),
+  transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
+  error: text('error'),
+  created_at: text('created_at').notNull(),
+}, (t) => [index('mail_intake_identity_idx').on(t.identity), index('mail_intake_created_idx').on(t.created_at)]);

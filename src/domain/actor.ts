@@ -1,0 +1,25 @@
+import { forbidden } from './errors.js';
+
+export const ROLES = ['admin', 'agent', 'requester'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The signed-in user (or token owner) on whose behalf a domain function runs. */
+export interface Actor { id: number; email: string; name: string; role: Role }
+
+export const isAdmin = (a: Actor) => a.role === 'admin';
+export const isStaff = (a: Actor) => a.role === 'admin' || a.role === 'agent';
+
+export function requireAdmin(a: Actor): void {
+  if (!isAdmin(a)) throw forbidden('Only administrators can do this');
+}
+export function requireStaff(a: Actor): void {
+  if (!isStaff(a)) throw forbidden('Only agents and administrators can do this');
+}
+
+export const nowIso = () => new Date().toISOString();
+
+/** Parses a JSON column, tolerating (and hiding) damage rather than failing a whole read. */
+export function parseJson<T>(text: string | null | undefined, fallback: T): T {
+  if (!text) return fallback;
+  try { return JSON.parse(text) as T; } catch { return fallback; }
+}

@@ -1,0 +1,69 @@
+import { and, desc, eq, gt, lt } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { apiTokens, sessions, users } from '../db/schema.js';
+import type { Actor } from './actor.js';
+import { nowIso } from './actor.js';
+import { AppError, notFound } from './errors.js';
+import { newSecret, sha256, verifyPassword } from './secrets.js';
+import { findUserByEmail, type UserRow } from './users.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+const toActor = (u: UserRow): Actor => ({ id: u.id, email: u.email, name: u.name, role: u.role });
+
+/** Checks a password; the same cost and the same answer whether the account exists or not. */
+export async function authenticate(db: Db, email: string, password: string): Promise<Actor> {
+  const user = findUserByEmail(db, email);
+  const ok = await verifyPassword(password, user?.password_hash ?? null);
+  if (!user || !ok || user.disabled) throw new AppError('unauthenticated', 'Invalid email or password');
+  return toActor(user);
+}
+
+export function createSession(db: Db, userId: number, days: number): { secret: string; expires: Date } {
+  const secret = newSecret();
+  const expires = new Date(Date.now() + days * DAY);
+  const now = nowIso();
+  db.delete(sessions).where(lt(sessions.expires_at, now)).run(); // sweep expired ones
+  db.insert(sessions).values({ id_hash: sha256(secret), user_id: userId, created_at: now, expires_at: expires.toISOString() }).run();
+  return { secret, expires };
+}
+
+export function destroySession(db: Db, secret: string): void {
+  db.delete(sessions).where(eq(sessions.id_hash, sha256(secret))).run();
+}
+
+export function actorFromSession(db: Db, secret: string): Actor | null {
+  const row = db.select({ user: users }).from(sessions).innerJoin(users, eq(users.id, sessions.user_id))
+    .where(and(eq(sessions.id_hash, sha256(secret)), gt(sessions.expires_at, nowIso()))).get();
+  return row && !row.user.disabled ? toActor(row.user) : null;
+}
+
+export function actorFromToken(db: Db, token: string): Actor | null {
+  const hash = sha256(token);
+  const row = db.select({ user: users, tokenId: apiTokens.id }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.user_id))
+    .where(eq(apiTokens.token_hash, hash)).get();
+  if (!row || row.user.disabled) return null;
+  db.update(apiTokens).set({ last_used_at: nowIso() }).where(eq(apiTokens.id, row.tokenId)).run();
+  return toActor(row.user);
+}
+
+export interface TokenJson { id: number; name: string; created_at: string; last_used_at: string | null }
+const tokenJson = (t: typeof apiTokens.$inferSelect): TokenJson => ({ id: t.id, name: t.name, created_at: t.created_at, last_used_at: t.last_used_at });
+
+/** Creates an API token for the actor; the secret is returned this once and stored hashed. */
+export function createToken(db: Db, actor: Actor, name: string): TokenJson & { token: string } {
+  const token = newSecret('hxd_');
+  const row = db.insert(apiTokens).values({ user_id: actor.id, name, token_hash: sha256(token), created_at: nowIso() }).returning().get();
+  return { ...tokenJson(row), token };
+}
+
+export function listTokens(db: Db, actor: Actor): TokenJson[] {
+  return db.select().from(apiTokens).where(eq(apiTokens.user_id, actor.id)).orderBy(desc(apiTokens.id)).all().map(tokenJson);
+}
+
+/** Users revoke their own tokens; an administrator may revoke anyone's. */
+export function deleteToken(db: Db, actor: Actor, id: number): void {
+  const where = actor.role === 'admin' ? eq(apiTokens.id, id) : and(eq(apiTokens.id, id), eq(apiTokens.user_id, actor.id));
+  const res = db.delete(apiTokens).where(where).run();
+  if (res.changes === 0) throw notFound('Token', id);
+}

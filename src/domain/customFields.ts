@@ -1,0 +1,133 @@
+import { asc, eq, inArray } from 'drizzle-orm';
+import type { Conn, Db } from '../db/client.js';
+import { customFieldQueues, customFields } from '../db/schema.js';
+import { type Actor, nowIso, parseJson, requireAdmin, requireStaff } from './actor.js';
+import { conflict, invalid, notFound } from './errors.js';
+import { getQueueRow } from './queues.js';
+
+export const CF_TYPES = ['text', 'number', 'select', 'date'] as const;
+export type CfType = (typeof CF_TYPES)[number];
+export const CF_KEY_RE = /^[a-z][a-z0-9_]*$/;
+
+export interface CustomFieldJson {
+  id: number; key: string; name: string; type: CfType; options: string[]; pattern: string | null; required: boolean;
+  queue_ids: number[]; created_at: string; updated_at: string;
+}
+type Row = typeof customFields.$inferSelect;
+
+function toJson(db: Conn, rows: Row[]): CustomFieldJson[] {
+  if (rows.length === 0) return [];
+  const links = db.select().from(customFieldQueues).where(inArray(customFieldQueues.field_id, rows.map((r) => r.id))).all();
+  return rows.map((r) => ({
+    id: r.id, key: r.key, name: r.name, type: r.type, options: parseJson<string[]>(r.options, []), pattern: r.pattern,
+    required: r.required, queue_ids: links.filter((l) => l.field_id === r.id).map((l) => l.queue_id).sort((a, b) => a - b),
+    created_at: r.created_at, updated_at: r.updated_at,
+  }));
+}
+
+/** Every custom field (internal: used to validate ticket values and filters). */
+export function allCustomFields(db: Db): CustomFieldJson[] {
+  return toJson(db, db.select().from(customFields).orderBy(asc(customFields.name), asc(customFields.id)).all());
+}
+
+export const appliesToQueue = (f: CustomFieldJson, queueId: number) => f.queue_ids.length === 0 || f.queue_ids.includes(queueId);
+
+export function listCustomFields(db: Db, actor: Actor, queueId?: number): CustomFieldJson[] {
+  requireStaff(actor);
+  const all = allCustomFields(db);
+  return queueId === undefined ? all : all.filter((f) => appliesToQueue(f, queueId));
+}
+
+export function getCustomField(db: Db, actor: Actor, id: number): CustomFieldJson {
+  requireStaff(actor);
+  const row = db.select().from(customFields).where(eq(customFields.id, id)).get();
+  if (!row) throw notFound('Custom field', id);
+  return toJson(db, [row])[0];
+}
+
+export interface CustomFieldInput {
+  key: string; name: string; type: CfType; options?: string[]; pattern?: string | null; required?: boolean; queue_ids?: number[];
+}
+
+function checkDefinition(db: Db, def: CustomFieldInput, exceptId?: number) {
+  if (!CF_KEY_RE.test(def.key)) throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
+  const other = db.select({ id: customFields.id }).from(customFields).where(eq(customFields.key, def.key)).get();
+  if (other && other.id !== exceptId) throw conflict(`A custom field with key "${def.key}" already exists`);
+  if (def.type === 'select' && (def.options ?? []).length === 0) throw invalid('options', 'A select field needs at least one option');
+  if (new Set(def.options ?? []).size !== (def.options ?? []).length) throw invalid('options', 'Options must be distinct');
+  if (def.pattern) {
+    try { new RegExp(def.pattern, 'u'); } catch (e) { throw invalid('pattern', `Not a valid regular expression: ${(e as Error).message}`); }
+  }
+  for (const [i, qid] of (def.queue_ids ?? []).entries()) {
+    if (!getQueueRow(db, qid)) throw invalid(`queue_ids.${i}`, `Queue ${qid} does not exist`);
+  }
+}
+
+function writeQueues(db: Conn, fieldId: number, queueIds: number[]) {
+  db.delete(customFieldQueues).where(eq(customFieldQueues.field_id, fieldId)).run();
+  for (const queue_id of new Set(queueIds)) db.insert(customFieldQueues).values({ field_id: fieldId, queue_id }).run();
+}
+
+export function createCustomField(db: Db, actor: Actor, input: CustomFieldInput): CustomFieldJson {
+  requireAdmin(actor);
+  checkDefinition(db, input);
+  const now = nowIso();
+  return db.transaction((tx) => {
+    const row = tx.insert(customFields).values({
+      key: input.key, name: input.name, type: input.type, options: JSON.stringify(input.options ?? []), pattern: input.pattern || null,
+      required: input.required ?? false, created_at: now, updated_at: now,
+    }).returning().get();
+    writeQueues(tx, row.id, input.queue_ids ?? []);
+    return toJson(tx, [row])[0];
+  });
+}
+
+export function updateCustomField(db: Db, actor: Actor, id: number, input: Partial<CustomFieldInput>): CustomFieldJson {
+  requireAdmin(actor);
+  const current = getCustomField(db, actor, id);
+  const merged: CustomFieldInput = { ...current, ...input };
+  checkDefinition(db, merged, id);
+  return db.transaction((tx) => {
+    const row = tx.update(customFields).set({
+      key: merged.key, name: merged.name, type: merged.type, options: JSON.stringify(merged.options ?? []),
+      pattern: merged.pattern || null, required: merged.required ?? false, updated_at: nowIso(),
+    }).where(eq(customFields.id, id)).returning().get();
+    if (input.queue_ids !== undefined) writeQueues(tx, id, input.queue_ids);
+    return toJson(tx, [row])[0];
+  });
+}
+
+export function deleteCustomField(db: Db, actor: Actor, id: number): void {
+  requireAdmin(actor);
+  getCustomField(db, actor, id);
+  db.delete(customFields).where(eq(customFields.id, id)).run();
+}
+
+/**
+ * Checks one value against its field and returns the text stored for it (numbers and dates
+ * in canonical form, so equality filters match however the value was typed).
+ */
+export function normalizeCustomValue(field: CustomFieldJson, value: unknown, path: string): string {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+  if (text === undefined) throw invalid(path, `${field.name} must be a string or number`);
+  if (text.length > 4000) throw invalid(path, `${field.name} must be at most 4000 characters`);
+  let stored = text;
+  if (field.type === 'number') {
+    const n = Number(text);
+    if (text === '' || !Number.isFinite(n)) throw invalid(path, `${field.name} must be a number`);
+    stored = String(n);
+  } else if (field.type === 'date') {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+    const d = m && new Date(`${text}T00:00:00Z`);
+    if (!m || !d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== text) throw invalid(path, `${field.name} must be a date (YYYY-MM-DD)`);
+  } else if (field.type === 'select') {
+    if (!field.options.includes(text)) throw invalid(path, `${field.name} must be one of: ${field.options.join(', ')}`);
+  }
+  if (field.pattern && !new RegExp(field.pattern, 'u').test(text)) {
+    throw invalid(path, `${field.name} must match the pattern ${field.pattern}`);
+  }
+  return stored;
+}
+
+/** Typed value for the API: numbers come back as numbers. */
+export const customValueJson = (type: string, stored: string): string | number => (type === 'number' ? Number(stored) : stored);

@@ -1,0 +1,36 @@
+/** The error codes of SPEC B5 and the HTTP status each one maps to. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export interface ErrorDetail { path: string; message: string }
+
+/** A failure the caller can act on; thrown anywhere, answered once by the app's onError. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(readonly code: ErrorCode, message: string, readonly details?: ErrorDetail[]) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const notFound = (what: string, id?: number | string) =>
+  new AppError('not_found', id === undefined ? `${what} not found` : `${what} ${id} not found`);
+export const forbidden = (message = 'You are not allowed to do this') => new AppError('forbidden', message);
+export const conflict = (message: string) => new AppError('conflict', message);
+/** A 422 naming the offending field(s). */
+export const invalid = (path: string, message: string) =>
+  new AppError('validation_failed', `${path}: ${message}`, [{ path, message }]);

@@ -1,0 +1,73 @@
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { queues, tickets } from '../db/schema.js';
+import { type Actor, nowIso, requireAdmin, requireStaff } from './actor.js';
+import { conflict, invalid, notFound } from './errors.js';
+import { teamExists } from './teams.js';
+
+export type QueueRow = typeof queues.$inferSelect;
+export type QueueJson = QueueRow;
+
+export function getQueueRow(db: Db, id: number): QueueRow | undefined {
+  return db.select().from(queues).where(eq(queues.id, id)).get();
+}
+
+export function findQueueByName(db: Db, name: string): QueueRow | undefined {
+  return db.select().from(queues).where(eq(queues.name, name)).get();
+}
+
+/** Queues are readable by anyone signed in: requesters need them to open a ticket. */
+export function listQueues(db: Db, _actor: Actor): QueueJson[] {
+  return db.select().from(queues).orderBy(asc(queues.name)).all();
+}
+
+export function getQueue(db: Db, _actor: Actor, id: number): QueueJson {
+  const q = getQueueRow(db, id);
+  if (!q) throw notFound('Queue', id);
+  return q;
+}
+
+export interface QueueInput { name: string; description?: string; mail_alias?: string | null; team_id?: number | null }
+
+function check(db: Db, input: Partial<QueueInput>, exceptId?: number) {
+  if (input.name !== undefined) {
+    const other = findQueueByName(db, input.name);
+    if (other && other.id !== exceptId) throw conflict(`A queue named "${input.name}" already exists`);
+  }
+  if (input.mail_alias) {
+    const other = db.select({ id: queues.id }).from(queues).where(eq(queues.mail_alias, input.mail_alias)).get();
+    if (other && other.id !== exceptId) throw conflict(`Another queue already uses the mail alias ${input.mail_alias}`);
+  }
+  if (input.team_id != null && !teamExists(db, input.team_id)) throw invalid('team_id', `Team ${input.team_id} does not exist`);
+}
+
+const normalize = <T extends Partial<QueueInput>>(input: T): T =>
+  input.mail_alias ? { ...input, mail_alias: input.mail_alias.trim().toLowerCase() } : input;
+
+export function createQueue(db: Db, actor: Actor, raw: QueueInput): QueueJson {
+  requireAdmin(actor);
+  const input = normalize(raw);
+  check(db, input);
+  const now = nowIso();
+  return db.insert(queues).values({
+    name: input.name, description: input.description ?? '', mail_alias: input.mail_alias ?? null, team_id: input.team_id ?? null,
+    created_at: now, updated_at: now,
+  }).returning().get();
+}
+
+export function updateQueue(db: Db, actor: Actor, id: number, raw: Partial<QueueInput>): QueueJson {
+  requireAdmin(actor);
+  getQueue(db, actor, id);
+  const input = normalize(raw);
+  check(db, input, id);
+  return db.update(queues).set({ ...input, updated_at: nowIso() }).where(eq(queues.id, id)).returning().get();
+}
+
+export function deleteQueue(db: Db, actor: Actor, id: number): void {
+  requireAdmin(actor);
+  getQueue(db, actor, id);
+  if (db.select({ id: tickets.id }).from(tickets).where(eq(tickets.queue_id, id)).limit(1).get()) {
+    throw conflict(`Queue ${id} still has tickets; move them to another queue first`);
+  }
+  db.delete(queues).where(eq(queues.id, id)).run();
+}

@@ -1,0 +1,12 @@
+/** RT's default lifecycle (SPEC B3). Any status may move to any other. */
+export const STATUSES = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'] as const;
+export type Status = (typeof STATUSES)[number];
+export const ACTIVE_STATUSES: readonly Status[] = ['new', 'open', 'stalled'];
+export const INACTIVE_STATUSES: readonly Status[] = ['resolved', 'rejected', 'deleted'];
+
+/** resolved_at after a move from `from` to `to`: set on resolving, cleared on reopening. */
+export function nextResolvedAt(from: string, to: string, current: string | null, now: string): string | null {
+  if (to === 'resolved' && from !== 'resolved') return now;
+  if (ACTIVE_STATUSES.includes(to as Status)) return null;
+  return current;
+}

@@ -1,0 +1,185 @@
+import { and, eq } from 'drizzle-orm';
+import type { Conn, Db } from '../../db/client.js';
+import { ticketCustomValues, tickets } from '../../db/schema.js';
+import type { ScripResult } from '../../scrips/engine.js';
+import { type Actor, isAdmin, isStaff, nowIso } from '../actor.js';
+import { allCustomFields, appliesToQueue, normalizeCustomValue, type CustomFieldJson } from '../customFields.js';
+import { forbidden, invalid, notFound } from '../errors.js';
+import { getQueueRow } from '../queues.js';
+import { teamExists } from '../teams.js';
+import { recordTransactions, transactionsOfTicket, type NewAttachment, type NewTransaction, type TransactionJson } from '../transactions.js';
+import { getUserRow } from '../users.js';
+import { getTicketRow, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
+import { nextResolvedAt, type Status } from './status.js';
+
+export interface TicketChange { ticket: TicketJson; scrip_results: ScripResult[] }
+
+/** Loads a ticket the actor may see; others' tickets are "not found" to requesters. */
+function visibleTicket(conn: Conn, actor: Actor, id: number): TicketRow {
+  const row = getTicketRow(conn, id);
+  if (!row || (!isStaff(actor) && row.requester_id !== actor.id)) throw notFound('Ticket', id);
+  return row;
+}
+
+export function getTicket(db: Db, actor: Actor, id: number): TicketJson {
+  return ticketsJson(db, [visibleTicket(db, actor, id)])[0];
+}
+
+export function listTicketTransactions(db: Db, actor: Actor, id: number): TransactionJson[] {
+  visibleTicket(db, actor, id);
+  return transactionsOfTicket(db, id, { includeComments: isStaff(actor) });
+}
+
+function checkOwner(conn: Conn, id: number | null | undefined) {
+  if (id == null) return;
+  const u = getUserRow(conn, id);
+  if (!u) throw invalid('owner_id', `User ${id} does not exist`);
+  if (u.disabled || u.role === 'requester') throw invalid('owner_id', `User ${id} cannot own tickets (must be an active agent or administrator)`);
+}
+function checkTeam(conn: Conn, id: number | null | undefined) {
+  if (id != null && !teamExists(conn, id)) throw invalid('team_id', `Team ${id} does not exist`);
+}
+
+/** Validates custom field values for a queue; returns field id -> stored text (null = clear). */
+function checkCustomFields(
+  fields: CustomFieldJson[], queueId: number, values: Record<string, unknown>, requireAll: boolean,
+): Map<CustomFieldJson, string | null> {
+  const out = new Map<CustomFieldJson, string | null>();
+  for (const [key, value] of Object.entries(values)) {
+    const path = `custom_fields.${key}`;
+    const field = fields.find((f) => f.key === key);
+    if (!field) throw invalid(path, `No custom field with key "${key}"`);
+    if (!appliesToQueue(field, queueId)) throw invalid(path, `${field.name} does not apply to queue ${queueId}`);
+    if (value === null || value === '') {
+      if (field.required) throw invalid(path, `${field.name} is required`);
+      out.set(field, null);
+    } else {
+      out.set(field, normalizeCustomValue(field, value, path));
+    }
+  }
+  if (requireAll) {
+    for (const f of fields) {
+      if (f.required && appliesToQueue(f, queueId) && !out.get(f)) throw invalid(`custom_fields.${f.key}`, `${f.name} is required`);
+    }
+  }
+  return out;
+}
+
+export interface CreateTicketInput {
+  queue_id: number; subject: string; description?: string; status?: Status; owner_id?: number | null; team_id?: number | null;
+  requester_id?: number; priority?: number; custom_fields?: Record<string, unknown>;
+  /** Set by the mail processor: the inbound message's id and files, kept on the Create transaction. */
+  message_id?: string | null; attachments?: NewAttachment[];
+}
+
+export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): TicketChange {
+  if (!isStaff(actor)) {
+    for (const k of ['owner_id', 'team_id', 'requester_id', 'status', 'priority'] as const) {
+      if (input[k] !== undefined) throw forbidden(`Requesters cannot set ${k}`);
+    }
+  }
+  const queue = getQueueRow(db, input.queue_id);
+  if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+  checkOwner(db, input.owner_id);
+  checkTeam(db, input.team_id);
+  const requesterId = input.requester_id ?? actor.id;
+  if (!getUserRow(db, requesterId)) throw invalid('requester_id', `User ${requesterId} does not exist`);
+  const cfValues = checkCustomFields(allCustomFields(db), queue.id, input.custom_fields ?? {}, true);
+  const now = nowIso();
+  const status = input.status ?? 'new';
+  return db.transaction((tx) => {
+    const row = tx.insert(tickets).values({
+      queue_id: queue.id, subject: input.subject, description: input.description ?? '', status,
+      owner_id: input.owner_id ?? null,
+      // SPEC A: no team_id in the body -> the queue's team; an explicit null stays null.
+      team_id: input.team_id !== undefined ? input.team_id : queue.team_id,
+      requester_id: requesterId, priority: input.priority ?? 0, created_at: now, updated_at: now,
+      resolved_at: status === 'resolved' ? now : null,
+    }).returning().get();
+    for (const [field, value] of cfValues) {
+      if (value !== null) tx.insert(ticketCustomValues).values({ ticket_id: row.id, field_id: field.id, value }).run();
+    }
+    const { scrip_results } = recordTransactions(tx, row.id, actor.id, [{
+      type: 'Create', body: input.description || null, message_id: input.message_id ?? null, attachments: input.attachments,
+    }], now);
+    return { ticket: ticketsJson(tx, [getTicketRow(tx, row.id)!])[0], scrip_results };
+  });
+}
+
+export interface UpdateTicketInput {
+  subject?: string; status?: Status; owner_id?: number | null; team_id?: number | null; queue_id?: number; priority?: number;
+  custom_fields?: Record<string, unknown>;
+}
+
+const str = (v: number | string | null) => (v === null ? null : String(v));
+
+/** PATCH: one transaction per changed field, none when nothing changed (SPEC B3). */
+export function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTicketInput): TicketChange {
+  const current = visibleTicket(db, actor, id);
+  if (!isStaff(actor)) throw forbidden('Requesters cannot change tickets');
+  if (input.queue_id !== undefined && !getQueueRow(db, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+  checkOwner(db, input.owner_id);
+  checkTeam(db, input.team_id);
+  const queueId = input.queue_id ?? current.queue_id;
+  const cfValues = checkCustomFields(allCustomFields(db), queueId, input.custom_fields ?? {}, false);
+
+  const patch: Partial<TicketRow> = {};
+  const entries: NewTransaction[] = [];
+  const simple: [keyof UpdateTicketInput & keyof TicketRow, NewTransaction['type']][] = [
+    ['queue_id', 'SetQueue'], ['subject', 'SetSubject'], ['status', 'Status'], ['owner_id', 'SetOwner'], ['team_id', 'SetTeam'], ['priority', 'SetPriority'],
+  ];
+  for (const [field, type] of simple) {
+    const next = input[field];
+    if (next === undefined || next === current[field]) continue;
+    Object.assign(patch, { [field]: next });
+    entries.push({ type, field, old_value: str(current[field] as number | string | null), new_value: str(next as number | string | null) });
+  }
+  const now = nowIso();
+  if (patch.status !== undefined) patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
+
+  return db.transaction((tx) => {
+    const existing = new Map(tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id)).all().map((v) => [v.field_id, v.value]));
+    for (const [field, value] of cfValues) {
+      const old = existing.get(field.id) ?? null;
+      if (old === value) continue;
+      const where = and(eq(ticketCustomValues.ticket_id, id), eq(ticketCustomValues.field_id, field.id));
+      if (value === null) tx.delete(ticketCustomValues).where(where).run();
+      else tx.insert(ticketCustomValues).values({ ticket_id: id, field_id: field.id, value })
+        .onConflictDoUpdate({ target: [ticketCustomValues.ticket_id, ticketCustomValues.field_id], set: { value } }).run();
+      entries.push({ type: 'CustomField', field: field.key, old_value: old, new_value: value });
+    }
+    if (entries.length === 0) return { ticket: ticketsJson(tx, [current])[0], scrip_results: [] };
+    tx.update(tickets).set({ ...patch, updated_at: now }).where(eq(tickets.id, id)).run();
+    const { scrip_results } = recordTransactions(tx, id, actor.id, entries, now);
+    return { ticket: ticketsJson(tx, [getTicketRow(tx, id)!])[0], scrip_results };
+  });
+}
+
+export interface CommentInput {
+  body: string; internal?: boolean; creator_id?: number;
+  message_id?: string | null; attachments?: NewAttachment[];
+}
+
+/** POST /tickets/:id/comment: internal note by default; a public reply with internal=false. */
+export function commentOnTicket(db: Db, actor: Actor, id: number, input: CommentInput): { transaction: TransactionJson; scrip_results: ScripResult[] } {
+  visibleTicket(db, actor, id);
+  let internal = input.internal ?? true;
+  if (!isStaff(actor)) {
+    if (input.internal === true) throw forbidden('Requesters cannot write internal notes');
+    internal = false;
+  }
+  let creatorId = actor.id;
+  if (input.creator_id !== undefined && input.creator_id !== actor.id) {
+    if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');
+    if (!getUserRow(db, input.creator_id)) throw invalid('creator_id', `User ${input.creator_id} does not exist`);
+    creatorId = input.creator_id;
+  }
+  const now = nowIso();
+  return db.transaction((tx) => {
+    tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, id)).run();
+    const { transactions, scrip_results } = recordTransactions(tx, id, creatorId, [{
+      type: internal ? 'Comment' : 'Correspond', body: input.body, message_id: input.message_id ?? null, attachments: input.attachments,
+    }], now);
+    return { transaction: transactions[0], scrip_results };
+  });
+}

@@ -1,0 +1,80 @@
+import { asc, eq, inArray } from 'drizzle-orm';
+import type { Conn } from '../db/client.js';
+import { attachments, transactions } from '../db/schema.js';
+import { runScrips, type ScripResult } from '../scrips/engine.js';
+import { parseJson } from './actor.js';
+
+export const TRANSACTION_TYPES = [
+  'Create', 'Correspond', 'Comment', 'Status', 'SetOwner', 'SetTeam', 'SetQueue', 'SetSubject', 'SetPriority', 'CustomField',
+] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+export interface NewAttachment { filename: string; content_type: string; content: Buffer }
+export interface NewTransaction {
+  type: TransactionType;
+  body?: string | null;
+  field?: string | null;
+  old_value?: string | null;
+  new_value?: string | null;
+  message_id?: string | null;
+  attachments?: NewAttachment[];
+}
+
+export interface AttachmentJson { id: number; filename: string; content_type: string; size: number }
+export interface TransactionJson {
+  id: number; ticket_id: number; type: string; creator_id: number | null; body: string | null; field: string | null;
+  old_value: string | null; new_value: string | null; message_id: string | null; attachments: AttachmentJson[];
+  scrip_results: ScripResult[]; created_at: string;
+}
+
+type Row = typeof transactions.$inferSelect;
+
+export function transactionsJson(conn: Conn, rows: Row[]): TransactionJson[] {
+  if (rows.length === 0) return [];
+  const atts = conn.select({ id: attachments.id, transaction_id: attachments.transaction_id, filename: attachments.filename,
+    content_type: attachments.content_type, size: attachments.size })
+    .from(attachments).where(inArray(attachments.transaction_id, rows.map((r) => r.id))).orderBy(asc(attachments.id)).all();
+  return rows.map((r) => ({
+    id: r.id, ticket_id: r.ticket_id, type: r.type, creator_id: r.creator_id, body: r.body, field: r.field,
+    old_value: r.old_value, new_value: r.new_value, message_id: r.message_id,
+    attachments: atts.filter((a) => a.transaction_id === r.id).map(({ transaction_id: _, ...a }) => a),
+    scrip_results: parseJson<ScripResult[]>(r.scrip_results, []), created_at: r.created_at,
+  }));
+}
+
+export function transactionsOfTicket(conn: Conn, ticketId: number, opts: { includeComments: boolean }): TransactionJson[] {
+  const rows = conn.select().from(transactions).where(eq(transactions.ticket_id, ticketId)).orderBy(asc(transactions.id)).all();
+  return transactionsJson(conn, opts.includeComments ? rows : rows.filter((r) => r.type !== 'Comment'));
+}
+
+/**
+ * The one way a transaction comes into being. Must be called inside the SQL transaction of
+ * the ticket change: it writes each transaction with its attachments, runs the scrip engine
+ * on it, and stores the scrip results on the row, so the change, its history, its scrip
+ * results and its notifications commit (or roll back) together.
+ */
+export function recordTransactions(
+  conn: Conn, ticketId: number, actorId: number | null, entries: NewTransaction[], now: string,
+): { transactions: TransactionJson[]; scrip_results: ScripResult[] } {
+  const written: Row[] = [];
+  const allResults: ScripResult[] = [];
+  for (const e of entries) {
+    let row = conn.insert(transactions).values({
+      ticket_id: ticketId, type: e.type, creator_id: actorId, body: e.body ?? null, field: e.field ?? null,
+      old_value: e.old_value ?? null, new_value: e.new_value ?? null, message_id: e.message_id ?? null, created_at: now,
+    }).returning().get();
+    for (const a of e.attachments ?? []) {
+      conn.insert(attachments).values({ transaction_id: row.id, filename: a.filename, content_type: a.content_type,
+        size: a.content.length, content: a.content, created_at: now }).run();
+    }
+    const results = runScrips(conn, {
+      ticketId, transactionId: row.id, type: row.type, actorId, field: row.field, oldValue: row.old_value, newValue: row.new_value,
+    });
+    if (results.length > 0) {
+      row = conn.update(transactions).set({ scrip_results: JSON.stringify(results) }).where(eq(transactions.id, row.id)).returning().get();
+      allResults.push(...results);
+    }
+    written.push(row);
+  }
+  return { transactions: transactionsJson(conn, written), scrip_results: allResults };
+}

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Every setting hxdesk reads, validated once at boot. */
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** Public URL of the server, used for links in mail and as an extra allowed CSRF origin. */
+  BASE_URL: z.url().optional(),
+  ADMIN_EMAIL: z.email().default('admin@localhost'),
+  ADMIN_PASSWORD: z.string().min(12, 'ADMIN_PASSWORD must be at least 12 characters').optional(),
+  /** Failed sign-ins allowed per account per 15 minutes. */
+  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
+  /** Sign-in attempts allowed per client address per 15 minutes. */
+  LOGIN_MAX_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).default(100),
+  SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+});
+
+export type Env = z.infer<typeof EnvSchema> & { production: boolean; dbPath: string };
+
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  // Empty strings mean "unset" (a common result of `FOO= npm start`).
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  const dataDir = path.resolve(env.DATA_DIR);
+  return { ...env, DATA_DIR: dataDir, production: env.NODE_ENV === 'production', dbPath: path.join(dataDir, 'hxdesk.db') };
+}

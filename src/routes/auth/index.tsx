@@ -1,0 +1,88 @@
+import { Hono } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { z } from 'zod';
+import { authenticate as checkPassword, createSession, createToken, deleteToken, destroySession, listTokens } from '../../domain/auth.js';
+import { AppError } from '../../domain/errors.js';
+import { getUserRow, normalizeEmail, userJson } from '../../domain/users.js';
+import { zText } from '../../domain/validation.js';
+import { pingDb } from '../../db/client.js';
+import { LoginPage } from '../../views/pages.js';
+import type { AppEnv, Deps } from '../context.js';
+import { actorOf, dbOf, isHtmx, noContent, pathId, readBody, respond, wantsHtml } from '../respond.js';
+import { SESSION_COOKIE } from './middleware.js';
+
+const LoginSchema = z.object({
+  email: z.string().trim().min(1, 'Required').max(254),
+  password: z.string().min(1, 'Required').max(1024),
+  next: z.string().optional(),
+});
+const TokenSchema = z.object({ name: zText(100, 1) });
+
+/** Only same-site paths are followed after signing in (no open redirect). */
+const safeNext = (next: string | undefined) => (next && /^\/(?![/\\])/.test(next) ? next : '/tickets');
+
+export function authRoutes(deps: Deps) {
+  const app = new Hono<AppEnv>();
+  const window = 15 * 60;
+  const perIp = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_ATTEMPTS_PER_IP, duration: window });
+  const perAccount = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_FAILURES, duration: window });
+
+  app.get('/healthz', (c) => (pingDb(dbOf(c)) ? c.json({ ok: true }) : c.json({ ok: false }, 503)));
+
+  app.get('/login', (c) => {
+    if (c.get('actor') && wantsHtml(c)) return c.redirect(safeNext(c.req.query('next')), 303);
+    return respond(c, { login: 'POST /login with { email, password }' }, {
+      title: 'Sign in', view: () => <LoginPage next={c.req.query('next')} />,
+    });
+  });
+
+  app.post('/login', async (c) => {
+    const body = await readBody(c, LoginSchema);
+    const email = normalizeEmail(body.email);
+    let ip = 'unknown';
+    try { ip = getConnInfo(c).remote.address ?? 'unknown'; } catch { /* not a node socket */ }
+    const tooMany = new AppError('rate_limited', 'Too many sign-in attempts; try again later');
+    try { await perIp.consume(ip); } catch { throw tooMany; }
+    const failures = await perAccount.get(email);
+    if (failures && failures.consumedPoints >= deps.env.LOGIN_MAX_FAILURES) throw tooMany;
+    let actor;
+    try {
+      actor = await checkPassword(deps.db, email, body.password);
+    } catch (e) {
+      await perAccount.penalty(email, 1);
+      if (e instanceof AppError && wantsHtml(c) && !isHtmx(c)) {
+        c.status(401);
+        return c.render(<LoginPage error="Invalid email or password" email={body.email} next={body.next} />, { title: 'Sign in' });
+      }
+      throw e;
+    }
+    await perAccount.delete(email);
+    const session = createSession(deps.db, actor.id, deps.env.SESSION_DAYS);
+    setCookie(c, SESSION_COOKIE, session.secret, {
+      httpOnly: true, sameSite: 'Lax', secure: deps.env.production, path: '/', expires: session.expires,
+    });
+    return respond(c, userJson(getUserRow(deps.db, actor.id)!), { location: safeNext(body.next) });
+  });
+
+  app.post('/logout', (c) => {
+    const sid = getCookie(c, SESSION_COOKIE);
+    if (sid) destroySession(deps.db, sid);
+    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: deps.env.production });
+    return noContent(c, '/login');
+  });
+
+  app.get('/me', (c) => respond(c, userJson(getUserRow(deps.db, actorOf(c).id)!), { title: 'Me' }));
+
+  app.get('/tokens', (c) => respond(c, { tokens: listTokens(dbOf(c), actorOf(c)) }, { title: 'API tokens' }));
+  app.post('/tokens', async (c) => {
+    const body = await readBody(c, TokenSchema);
+    return respond(c, createToken(dbOf(c), actorOf(c), body.name), { status: 201, title: 'New API token' });
+  });
+  app.delete('/tokens/:id', (c) => {
+    deleteToken(dbOf(c), actorOf(c), pathId(c));
+    return noContent(c, '/tokens');
+  });
+  return app;
+}

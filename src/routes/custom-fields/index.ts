@@ -1,0 +1,43 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { CF_TYPES, createCustomField, deleteCustomField, getCustomField, listCustomFields, updateCustomField } from '../../domain/customFields.js';
+import { zBool, zId, zList, zText } from '../../domain/validation.js';
+import type { AppEnv } from '../context.js';
+import { actorOf, adminOf, dbOf, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+
+const fields = {
+  key: zText(64, 1),
+  name: zText(100, 1),
+  type: z.enum(CF_TYPES, { error: `Expected one of: ${CF_TYPES.join(', ')}` }),
+  options: zList(zText(200, 1)).optional(),
+  pattern: z.union([z.null(), zText(500)]).optional(),
+  required: zBool.optional(),
+  queue_ids: zList(zId).optional(),
+};
+const CreateSchema = z.strictObject(fields);
+const UpdateSchema = CreateSchema.partial();
+const ListQuery = z.strictObject({ queue_id: zId.optional() });
+
+export function customFieldRoutes() {
+  const app = new Hono<AppEnv>();
+  app.get('/', (c) => {
+    const { queue_id } = validate(ListQuery, queryObject(c));
+    return respond(c, { custom_fields: listCustomFields(dbOf(c), actorOf(c), queue_id) }, { title: 'Custom fields' });
+  });
+  app.post('/', async (c) => {
+    const actor = adminOf(c);
+    const field = createCustomField(dbOf(c), actor, await readBody(c, CreateSchema));
+    return respond(c, field, { status: 201, title: field.name, location: `/custom-fields/${field.id}` });
+  });
+  app.get('/:id', (c) => respond(c, getCustomField(dbOf(c), actorOf(c), pathId(c)), { title: 'Custom field' }));
+  app.patch('/:id', async (c) => {
+    const actor = adminOf(c);
+    const id = pathId(c);
+    return respond(c, updateCustomField(dbOf(c), actor, id, await readBody(c, UpdateSchema)), { title: 'Custom field', location: `/custom-fields/${id}` });
+  });
+  app.delete('/:id', (c) => {
+    deleteCustomField(dbOf(c), actorOf(c), pathId(c));
+    return noContent(c, '/custom-fields');
+  });
+  return app;
+}

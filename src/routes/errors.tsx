@@ -1,0 +1,41 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { isUniqueViolation } from '../db/client.js';
+import { AppError, type ErrorCode } from '../domain/errors.js';
+import { ErrorView } from '../views/pages.js';
+import type { AppEnv } from './context.js';
+import { isHtmx, wantsHtml } from './respond.js';
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'invalid_json', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
+  413: 'too_large', 415: 'unsupported_media_type', 422: 'validation_failed', 429: 'rate_limited', 503: 'unavailable',
+};
+
+/** Maps anything thrown to SPEC B5's error; unknown errors are logged and become a bare 500. */
+export function toAppError(err: unknown, c: Context<AppEnv>): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof HTTPException) {
+    const code = CODE_BY_STATUS[err.status] ?? 'internal';
+    return new AppError(code, code === 'forbidden' ? 'Cross-site request refused' : err.message || code.replaceAll('_', ' '));
+  }
+  if (isUniqueViolation(err)) return new AppError('conflict', 'That value is already taken');
+  const { log, env } = c.get('deps');
+  log('error', 'unhandled error', { method: c.req.method, path: c.req.path, error: String(err), stack: (err as Error)?.stack });
+  return new AppError('internal', env.production ? 'Internal server error' : `Internal server error: ${String(err)}`);
+}
+
+export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise<Response> {
+  if (e.code === 'rate_limited') c.header('Retry-After', '900');
+  if (!wantsHtml(c)) {
+    return c.json({ error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } }, e.status as 400);
+  }
+  if (e.code === 'unauthenticated') {
+    const next = c.req.method === 'GET' ? `?next=${encodeURIComponent(c.req.path + new URL(c.req.url).search)}` : '';
+    if (isHtmx(c)) { c.header('HX-Redirect', `/login${next}`); return c.body(null, 401); }
+    return c.redirect(`/login${next}`, 303);
+  }
+  const view = <ErrorView status={e.status} code={e.code} message={e.message} details={e.details} />;
+  if (isHtmx(c)) return c.html(view, e.status as 400);
+  c.status(e.status as 400);
+  return c.render(view, { title: `${e.status}` });
+}

@@ -1,0 +1,35 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { createQueue, deleteQueue, getQueue, listQueues, updateQueue } from '../../domain/queues.js';
+import { zNullableId, zText } from '../../domain/validation.js';
+import type { AppEnv } from '../context.js';
+import { actorOf, adminOf, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+
+const mailAlias = z.union([
+  z.literal('').transform(() => null), z.null(), z.string().trim().max(254).pipe(z.email('Expected an e-mail address')),
+]);
+const CreateQueueSchema = z.strictObject({
+  name: zText(100, 1), description: zText(2000).optional(), mail_alias: mailAlias.optional(), team_id: zNullableId.optional(),
+});
+const UpdateQueueSchema = CreateQueueSchema.partial();
+
+export function queueRoutes() {
+  const app = new Hono<AppEnv>();
+  app.get('/', (c) => respond(c, { queues: listQueues(dbOf(c), actorOf(c)) }, { title: 'Queues' }));
+  app.post('/', async (c) => {
+    const actor = adminOf(c);
+    const queue = createQueue(dbOf(c), actor, await readBody(c, CreateQueueSchema));
+    return respond(c, queue, { status: 201, title: queue.name, location: `/queues/${queue.id}` });
+  });
+  app.get('/:id', (c) => respond(c, getQueue(dbOf(c), actorOf(c), pathId(c)), { title: 'Queue' }));
+  app.patch('/:id', async (c) => {
+    const actor = adminOf(c);
+    const id = pathId(c);
+    return respond(c, updateQueue(dbOf(c), actor, id, await readBody(c, UpdateQueueSchema)), { title: 'Queue', location: `/queues/${id}` });
+  });
+  app.delete('/:id', (c) => {
+    deleteQueue(dbOf(c), actorOf(c), pathId(c));
+    return noContent(c, '/queues');
+  });
+  return app;
+}

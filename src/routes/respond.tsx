@@ -1,0 +1,97 @@
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
+import { type Actor, requireAdmin, requireStaff } from '../domain/actor.js';
+import { AppError } from '../domain/errors.js';
+import { zId, zodDetails } from '../domain/validation.js';
+import { DataView } from '../views/data.js';
+import type { AppEnv } from './context.js';
+
+type C = Context<AppEnv>;
+
+// SPEC B1: JSON unless the request is htmx (`HX-Request: true`) or a browser navigation
+// (`Accept` includes text/html). htmx gets the bare component, navigation the full page.
+
+export const isHtmx = (c: C) => c.req.header('hx-request') === 'true';
+export const wantsHtml = (c: C) => isHtmx(c) || (c.req.header('accept') ?? '').includes('text/html');
+
+export interface RespondOptions<T> {
+  status?: ContentfulStatusCode;
+  title?: string;
+  /** The component for the HTML representation; a plain escaped data view when absent. */
+  view?: (data: T) => JSX.Element;
+  /** Where a plain (non-htmx) form post should land afterwards: POST + redirect. */
+  location?: string;
+}
+
+export function respond<T>(c: C, data: T, opts: RespondOptions<T> = {}): Response | Promise<Response> {
+  const status = opts.status ?? 200;
+  if (!wantsHtml(c)) return c.json(data as object, status);
+  if (opts.location && !isHtmx(c) && c.req.method !== 'GET') return c.redirect(opts.location, 303);
+  const content = opts.view ? opts.view(data) : <DataView value={data} />;
+  if (isHtmx(c)) return c.html(content, status);
+  c.status(status);
+  return c.render(content, { title: opts.title });
+}
+
+/** 204 for API clients; a plain form post is redirected to `location`, htmx gets an empty swap. */
+export function noContent(c: C, location: string): Response {
+  if (!wantsHtml(c)) return c.body(null, 204);
+  if (isHtmx(c)) return c.body('', 200);
+  return c.redirect(location, 303);
+}
+
+const mediaType = (c: C) => (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+
+/** Reads a JSON or form body and validates it with the one schema for both. */
+export async function readBody<S extends z.ZodType>(c: C, schema: S): Promise<z.infer<S>> {
+  const type = mediaType(c);
+  let raw: unknown;
+  if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
+    const form = await c.req.parseBody({ all: true, dot: true });
+    raw = Object.fromEntries(Object.entries(form).filter(([, v]) => !(v instanceof File)));
+  } else if (type === '' || type === 'application/json' || type.endsWith('+json')) {
+    const text = await c.req.text();
+    if (text.trim() === '') raw = {};
+    else {
+      try { raw = JSON.parse(text); } catch { throw new AppError('invalid_json', 'The request body is not valid JSON'); }
+    }
+  } else {
+    throw new AppError('unsupported_media_type', `Send application/json or form data, not ${type}`);
+  }
+  return validate(schema, raw);
+}
+
+export function validate<S extends z.ZodType>(schema: S, raw: unknown, prefix = ''): z.infer<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const details = zodDetails(parsed.error, prefix);
+    throw new AppError('validation_failed', `Invalid ${details.map((d) => d.path).join(', ')}`, details);
+  }
+  return parsed.data;
+}
+
+/** The query string as an object: a repeated parameter becomes an array. */
+export function queryObject(c: C): Record<string, string | string[]> {
+  const all = c.req.queries();
+  return Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
+}
+
+/** A path id; anything but a positive integer is simply not found (SPEC B5: never a 500). */
+export function pathId(c: C, name = 'id'): number {
+  const parsed = zId.safeParse(c.req.param(name));
+  if (!parsed.success) throw new AppError('not_found', `No such ${name === 'id' ? 'resource' : name}: ${c.req.param(name)}`);
+  return parsed.data;
+}
+
+/** The signed-in actor; the auth middleware guarantees one on every non-public route. */
+export function actorOf(c: C): Actor {
+  const actor = c.get('actor');
+  if (!actor) throw new AppError('unauthenticated', 'Sign in or send an API token');
+  return actor;
+}
+
+export const staffOf = (c: C): Actor => { const a = actorOf(c); requireStaff(a); return a; };
+export const adminOf = (c: C): Actor => { const a = actorOf(c); requireAdmin(a); return a; };
+export const dbOf = (c: C) => c.get('deps').db;

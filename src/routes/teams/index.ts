@@ -1,0 +1,42 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { addMember, createTeam, deleteTeam, getTeam, listTeams, removeMember, updateTeam } from '../../domain/teams.js';
+import { zId, zText } from '../../domain/validation.js';
+import type { AppEnv } from '../context.js';
+import { actorOf, adminOf, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+
+const CreateTeamSchema = z.strictObject({ name: zText(100, 1), description: zText(2000).optional() });
+const UpdateTeamSchema = CreateTeamSchema.partial();
+const MemberSchema = z.strictObject({ user_id: zId });
+
+export function teamRoutes() {
+  const app = new Hono<AppEnv>();
+  app.get('/', (c) => respond(c, { teams: listTeams(dbOf(c), actorOf(c)) }, { title: 'Teams' }));
+  app.post('/', async (c) => {
+    const actor = adminOf(c);
+    const team = createTeam(dbOf(c), actor, await readBody(c, CreateTeamSchema));
+    return respond(c, team, { status: 201, title: team.name, location: `/teams/${team.id}` });
+  });
+  app.get('/:id', (c) => respond(c, getTeam(dbOf(c), actorOf(c), pathId(c)), { title: 'Team' }));
+  app.patch('/:id', async (c) => {
+    const actor = adminOf(c);
+    const id = pathId(c);
+    return respond(c, updateTeam(dbOf(c), actor, id, await readBody(c, UpdateTeamSchema)), { title: 'Team', location: `/teams/${id}` });
+  });
+  app.delete('/:id', (c) => {
+    deleteTeam(dbOf(c), actorOf(c), pathId(c));
+    return noContent(c, '/teams');
+  });
+  app.post('/:id/members', async (c) => {
+    const actor = adminOf(c);
+    const id = pathId(c);
+    const { user_id } = await readBody(c, MemberSchema);
+    return respond(c, addMember(dbOf(c), actor, id, user_id), { status: 201, title: 'Member added', location: `/teams/${id}` });
+  });
+  app.delete('/:id/members/:userId', (c) => {
+    const id = pathId(c);
+    removeMember(dbOf(c), actorOf(c), id, pathId(c, 'userId'));
+    return noContent(c, `/teams/${id}`);
+  });
+  return app;
+}

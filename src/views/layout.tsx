@@ -1,0 +1,39 @@
+import type { Child } from 'hono/jsx';
+
+export interface LayoutUser { name: string; email: string; role: string }
+export interface LayoutProps { title?: string; user: LayoutUser | null; children?: Child }
+
+/** The one page shell. Every full page is this layout around the same component htmx swaps. */
+export function Layout({ title, user, children }: LayoutProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
+        <title>{title ? `${title} · hxdesk` : 'hxdesk'}</title>
+        <link rel="stylesheet" href="/static/app.css" />
+        <script src="/static/htmx.min.js" defer></script>
+      </head>
+      <body hx-boost="true">
+        <header class="topbar">
+          <a class="brand" href="/tickets">hxdesk</a>
+          {user && (
+            <nav aria-label="Main">
+              <a href="/tickets">Tickets</a>
+              <a href="/dashboards">Dashboards</a>
+              {user.role === 'admin' && <a href="/users">Admin</a>}
+            </nav>
+          )}
+          {user && (
+            <form class="whoami" method="post" action="/logout">
+              <span>{user.name || user.email}</span>
+              <button type="submit">Sign out</button>
+            </form>
+          )}
+        </header>
+        <main id="main">{children}</main>
+      </body>
+    </html>
+  );
+}
