@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { createApp } from '../../src/app.js';
+import { closeDb, openDb, type Db } from '../../src/db/client.js';
+import { createToken } from '../../src/domain/auth.js';
+import { seedIfEmpty } from '../../src/domain/seed.js';
+import { loadEnv, type Env } from '../../src/env.js';
+import { createLogger } from '../../src/log.js';
+
+export const ADMIN_EMAIL = 'admin@example.com';
+export const ADMIN_PASSWORD = 'admin-password-123';
+
+export interface ApiOptions {
+  token?: string | null; // defaults to the admin token; null sends no Authorization
+  body?: unknown; // sent as JSON
+  form?: Record<string, string | string[]>; // sent as application/x-www-form-urlencoded
+  headers?: Record<string, string>;
+}
+export interface ApiResponse<T = any> { status: number; body: T; headers: Headers; text: string }
+
+export interface TestServer {
+  url: string;
+  db: Db;
+  env: Env;
+  dir: string;
+  adminToken: string;
+  api<T = any>(method: string, path: string, opts?: ApiOptions): Promise<ApiResponse<T>>;
+  /** Creates a user through the API and returns it with an API token of its own. */
+  user(role: 'admin' | 'agent' | 'requester', email?: string): Promise<{ id: number; email: string; token: string }>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A real hxdesk: a fresh SQLite file in a temp dir, the real app, a real HTTP server on 127.0.0.1. */
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-test-'));
+  const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, ...extraEnv });
+  const db = openDb(env.dbPath);
+  await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
+  const log = createLogger({ json: true, silent: true });
+  const app = createApp({ db, env, log });
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const admin = db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, ADMIN_EMAIL) }).sync()!;
+  const adminToken = createToken(db, { id: admin.id, email: admin.email, name: admin.name, role: 'admin' }, 'tests').token;
+
+  async function api<T = any>(method: string, p: string, opts: ApiOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    const token = opts.token === undefined ? adminToken : opts.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) { headers['content-type'] ??= 'application/json'; body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body); }
+    if (opts.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(opts.form)) for (const item of [v].flat()) params.append(k, item);
+      body = params.toString();
+    }
+    const res = await fetch(url + p, { method, headers, body, redirect: 'manual' });
+    const text = await res.text();
+    let parsed: any = text;
+    if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    return { status: res.status, body: parsed, headers: res.headers, text };
+  }
+
+  async function user(role: 'admin' | 'agent' | 'requester', email = `${role}${++counter}@example.com`) {
+    const res = await api('POST', '/users', { body: { email, name: `${role} ${counter}`, role } });
+    if (res.status !== 201) throw new Error(`creating user failed: ${res.status} ${res.text}`);
+    const token = createToken(db, { id: res.body.id, email, name: res.body.name, role }, 'tests').token;
+    return { id: res.body.id as number, email, token };
+  }
+
+  async function close() {
+    server.closeAllConnections?.();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    closeDb(db);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  return { url, db, env, dir, adminToken, api, user, close };
+}
