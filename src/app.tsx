@@ -52,7 +52,7 @@ export function createApp(deps: Deps) {
 
   app.use('*', bodyLimit({ maxSize: 1024 * 1024, onError: () => { throw new AppError('too_large', 'The request body is larger than 1 MiB'); } }));
   app.use('*', authenticate());
-  app.use('*', csrfProtection(deps.env.BASE_URL ? new URL(deps.env.BASE_URL).origin : undefined));
+  app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 
   app.get('/', (c) => c.redirect('/tickets', 303));
   app.route('/', authRoutes(deps));

@@ -8,7 +8,7 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATA_DIR: z.string().min(1).default('./data'),
   /** Public URL of the server, used for links in mail and as an extra allowed CSRF origin. */
-  BASE_URL: z.url().optional(),
+  PUBLIC_URL: z.url().optional(),
   ADMIN_EMAIL: z.email().default('admin@localhost'),
   ADMIN_PASSWORD: z.string().min(12, 'ADMIN_PASSWORD must be at least 12 characters').optional(),
   /** Failed sign-ins allowed per account per 15 minutes. */

@@ -77,7 +77,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   }
 
   async function close() {
-    server.closeAllConnections?.();
+    (server as import("node:http").Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     closeDb(db);
     fs.rmSync(dir, { recursive: true, force: true });
