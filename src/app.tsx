@@ -39,6 +39,12 @@ export function createApp(deps: Deps) {
       frameAncestors: ["'none'"], formAction: ["'self'"], baseUri: ["'self'"],
     },
   }));
+  // SPEC B1: one URL answers JSON, a page or a fragment depending on these request headers, so
+  // caches (and the browser's back button) must keep the representations apart.
+  app.use('*', async (c, next) => {
+    await next();
+    if (!c.req.path.startsWith('/static/')) c.header('Vary', 'Accept, HX-Request', { append: true });
+  });
   if (!deps.env.production) {
     app.use('*', async (c, next) => {
       const started = performance.now();
@@ -50,7 +56,9 @@ export function createApp(deps: Deps) {
   app.get('/static/htmx.min.js', serveStatic({ path: htmxFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
   app.use('/static/*', serveStatic({ root: staticDir, rewriteRequestPath: (p) => p.replace(/^\/static/, ''), onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
 
-  app.use('*', bodyLimit({ maxSize: 1024 * 1024, onError: () => { throw new AppError('too_large', 'The request body is larger than 1 MiB'); } }));
+  // The unread rest of an oversized body is left on the socket: close the connection after the
+  // 413 so a client does not reuse it for its next request (and see it cut off mid-way).
+  app.use('*', bodyLimit({ maxSize: 1024 * 1024, onError: (c) => { c.header('Connection', 'close'); throw new AppError('too_large', 'The request body is larger than 1 MiB'); } }));
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 

@@ -26,7 +26,7 @@ function toJson(db: Conn, rows: Row[]): CustomFieldJson[] {
 }
 
 /** Every custom field (internal: used to validate ticket values and filters). */
-export function allCustomFields(db: Db): CustomFieldJson[] {
+export function allCustomFields(db: Conn): CustomFieldJson[] {
   return toJson(db, db.select().from(customFields).orderBy(asc(customFields.name), asc(customFields.id)).all());
 }
 

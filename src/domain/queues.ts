@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import type { Conn, Db } from '../db/client.js';
 import { queues, tickets } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin, requireStaff } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
@@ -8,7 +8,7 @@ import { teamExists } from './teams.js';
 export type QueueRow = typeof queues.$inferSelect;
 export type QueueJson = QueueRow;
 
-export function getQueueRow(db: Db, id: number): QueueRow | undefined {
+export function getQueueRow(db: Conn, id: number): QueueRow | undefined {
   return db.select().from(queues).where(eq(queues.id, id)).get();
 }
 

@@ -62,6 +62,7 @@ export interface SavedViewInput {
 }
 
 function checkColumns(columns: Column[] | undefined) {
+  if (columns && columns.length === 0) throw invalid('columns', 'Choose at least one column');
   if (columns && new Set(columns).size !== columns.length) throw invalid('columns', 'Each column may appear once');
 }
 

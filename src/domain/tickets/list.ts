@@ -26,7 +26,7 @@ function conditions(db: Db, actor: Actor, f: TicketFilter): SQL[] {
   }
   if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
-  if (f.q) conds.push(ticketTextMatch(f.q));
+  if (f.q) conds.push(ticketTextMatch(f.q, { includeComments: isStaff(actor) }));
   if (f.cf) {
     const fields = allCustomFields(db);
     for (const [key, raw] of Object.entries(f.cf)) {
@@ -47,7 +47,10 @@ function conditions(db: Db, actor: Actor, f: TicketFilter): SQL[] {
 /** GET /tickets (SPEC B4): a saved view's filters first, explicit parameters over them. */
 export function listTickets(db: Db, actor: Actor, query: TicketListQuery): TicketList {
   const { view_id, ...explicit } = query;
-  const f: TicketFilter = view_id !== undefined ? { ...getSavedViewFilters(db, actor, view_id), ...explicit } : explicit;
+  const view = view_id !== undefined ? getSavedViewFilters(db, actor, view_id) : {};
+  const f: TicketFilter = { ...view, ...explicit };
+  // Each `cf.<key>` is its own parameter: an explicit one overrides the view's for that key only.
+  if (view.cf || explicit.cf) f.cf = { ...view.cf, ...explicit.cf };
   const limit = f.limit ?? 50;
   const offset = f.offset ?? 0;
   const where = and(...conditions(db, actor, f));

@@ -12,6 +12,9 @@ import { getUserRow } from '../users.js';
 import { getTicketRow, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { nextResolvedAt, type Status } from './status.js';
 
+/** Writes take the database lock up front, so concurrent writers queue instead of failing to upgrade. */
+const IMMEDIATE = { behavior: 'immediate' } as const;
+
 export interface TicketChange { ticket: TicketJson; scrip_results: ScripResult[] }
 
 /** Loads a ticket the actor may see; others' tickets are "not found" to requesters. */
@@ -78,16 +81,16 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
       if (input[k] !== undefined) throw forbidden(`Requesters cannot set ${k}`);
     }
   }
-  const queue = getQueueRow(db, input.queue_id);
-  if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
-  checkOwner(db, input.owner_id);
-  checkTeam(db, input.team_id);
-  const requesterId = input.requester_id ?? actor.id;
-  if (!getUserRow(db, requesterId)) throw invalid('requester_id', `User ${requesterId} does not exist`);
-  const cfValues = checkCustomFields(allCustomFields(db), queue.id, input.custom_fields ?? {}, true);
-  const now = nowIso();
-  const status = input.status ?? 'new';
   return db.transaction((tx) => {
+    const queue = getQueueRow(tx, input.queue_id);
+    if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+    checkOwner(tx, input.owner_id);
+    checkTeam(tx, input.team_id);
+    const requesterId = input.requester_id ?? actor.id;
+    if (!getUserRow(tx, requesterId)) throw invalid('requester_id', `User ${requesterId} does not exist`);
+    const cfValues = checkCustomFields(allCustomFields(tx), queue.id, input.custom_fields ?? {}, true);
+    const now = nowIso();
+    const status = input.status ?? 'new';
     const row = tx.insert(tickets).values({
       queue_id: queue.id, subject: input.subject, description: input.description ?? '', status,
       owner_id: input.owner_id ?? null,
@@ -103,7 +106,7 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
       type: 'Create', body: input.description || null, message_id: input.message_id ?? null, attachments: input.attachments,
     }], now);
     return { ticket: ticketsJson(tx, [getTicketRow(tx, row.id)!])[0], scrip_results };
-  });
+  }, IMMEDIATE);
 }
 
 export interface UpdateTicketInput {
@@ -111,33 +114,35 @@ export interface UpdateTicketInput {
   custom_fields?: Record<string, unknown>;
 }
 
-const str = (v: number | string | null) => (v === null ? null : String(v));
+const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+/** The plain ticket fields a PATCH may change, and the transaction type each change records. */
+const FIELD_TRANSACTIONS = [
+  ['queue_id', 'SetQueue'], ['subject', 'SetSubject'], ['status', 'Status'], ['owner_id', 'SetOwner'], ['team_id', 'SetTeam'], ['priority', 'SetPriority'],
+] as const satisfies readonly (readonly [keyof UpdateTicketInput & keyof TicketRow, NewTransaction['type']])[];
 
 /** PATCH: one transaction per changed field, none when nothing changed (SPEC B3). */
 export function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTicketInput): TicketChange {
-  const current = visibleTicket(db, actor, id);
-  if (!isStaff(actor)) throw forbidden('Requesters cannot change tickets');
-  if (input.queue_id !== undefined && !getQueueRow(db, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
-  checkOwner(db, input.owner_id);
-  checkTeam(db, input.team_id);
-  const queueId = input.queue_id ?? current.queue_id;
-  const cfValues = checkCustomFields(allCustomFields(db), queueId, input.custom_fields ?? {}, false);
-
-  const patch: Partial<TicketRow> = {};
-  const entries: NewTransaction[] = [];
-  const simple: [keyof UpdateTicketInput & keyof TicketRow, NewTransaction['type']][] = [
-    ['queue_id', 'SetQueue'], ['subject', 'SetSubject'], ['status', 'Status'], ['owner_id', 'SetOwner'], ['team_id', 'SetTeam'], ['priority', 'SetPriority'],
-  ];
-  for (const [field, type] of simple) {
-    const next = input[field];
-    if (next === undefined || next === current[field]) continue;
-    Object.assign(patch, { [field]: next });
-    entries.push({ type, field, old_value: str(current[field] as number | string | null), new_value: str(next as number | string | null) });
-  }
-  const now = nowIso();
-  if (patch.status !== undefined) patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
-
   return db.transaction((tx) => {
+    const current = visibleTicket(tx, actor, id);
+    if (!isStaff(actor)) throw forbidden('Requesters cannot change tickets');
+    if (input.queue_id !== undefined && !getQueueRow(tx, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+    // Only a new owner is checked: re-sending the current one (since disabled) changes nothing.
+    if (input.owner_id !== current.owner_id) checkOwner(tx, input.owner_id);
+    checkTeam(tx, input.team_id);
+    const cfValues = checkCustomFields(allCustomFields(tx), input.queue_id ?? current.queue_id, input.custom_fields ?? {}, false);
+
+    const patch: Partial<TicketRow> = {};
+    const entries: NewTransaction[] = [];
+    for (const [field, type] of FIELD_TRANSACTIONS) {
+      const next = input[field];
+      if (next === undefined || next === current[field]) continue;
+      Object.assign(patch, { [field]: next });
+      entries.push({ type, field, old_value: str(current[field]), new_value: str(next) });
+    }
+    const now = nowIso();
+    if (patch.status !== undefined) patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
+
     const existing = new Map(tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id)).all().map((v) => [v.field_id, v.value]));
     for (const [field, value] of cfValues) {
       const old = existing.get(field.id) ?? null;
@@ -152,7 +157,7 @@ export function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTick
     tx.update(tickets).set({ ...patch, updated_at: now }).where(eq(tickets.id, id)).run();
     const { scrip_results } = recordTransactions(tx, id, actor.id, entries, now);
     return { ticket: ticketsJson(tx, [getTicketRow(tx, id)!])[0], scrip_results };
-  });
+  }, IMMEDIATE);
 }
 
 export interface CommentInput {
@@ -162,24 +167,24 @@ export interface CommentInput {
 
 /** POST /tickets/:id/comment: internal note by default; a public reply with internal=false. */
 export function commentOnTicket(db: Db, actor: Actor, id: number, input: CommentInput): { transaction: TransactionJson; scrip_results: ScripResult[] } {
-  visibleTicket(db, actor, id);
   let internal = input.internal ?? true;
   if (!isStaff(actor)) {
     if (input.internal === true) throw forbidden('Requesters cannot write internal notes');
     internal = false;
   }
-  let creatorId = actor.id;
-  if (input.creator_id !== undefined && input.creator_id !== actor.id) {
-    if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');
-    if (!getUserRow(db, input.creator_id)) throw invalid('creator_id', `User ${input.creator_id} does not exist`);
-    creatorId = input.creator_id;
-  }
-  const now = nowIso();
   return db.transaction((tx) => {
+    visibleTicket(tx, actor, id);
+    let creatorId = actor.id;
+    if (input.creator_id !== undefined && input.creator_id !== actor.id) {
+      if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');
+      if (!getUserRow(tx, input.creator_id)) throw invalid('creator_id', `User ${input.creator_id} does not exist`);
+      creatorId = input.creator_id;
+    }
+    const now = nowIso();
     tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, id)).run();
     const { transactions, scrip_results } = recordTransactions(tx, id, creatorId, [{
       type: internal ? 'Comment' : 'Correspond', body: input.body, message_id: input.message_id ?? null, attachments: input.attachments,
     }], now);
     return { transaction: transactions[0], scrip_results };
-  });
+  }, IMMEDIATE);
 }

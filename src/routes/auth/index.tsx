@@ -20,8 +20,12 @@ const LoginSchema = z.object({
 });
 const TokenSchema = z.object({ name: zText(100, 1) });
 
-/** Only same-site paths are followed after signing in (no open redirect). */
-const safeNext = (next: string | undefined) => (next && /^\/(?![/\\])/.test(next) ? next : '/tickets');
+/**
+ * Only same-site paths are followed after signing in (no open redirect). Control characters are
+ * refused too: browsers drop tabs and newlines from URLs ("/\t/evil" becomes "//evil"), and CR/LF
+ * cannot go into a Location header at all.
+ */
+const safeNext = (next: string | undefined) => (next && /^\/(?![/\\])[^\x00-\x1f\x7f]*$/.test(next) ? next : '/tickets');
 
 export function authRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
