@@ -7,6 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { jsxRenderer } from 'hono/jsx-renderer';
 import { secureHeaders } from 'hono/secure-headers';
 import { AppError } from './domain/errors.js';
+import { configureNotifications } from './scrips/config.js';
 import { Layout } from './views/layout.js';
 import { authRoutes } from './routes/auth/index.js';
 import { authenticate, csrfProtection } from './routes/auth/middleware.js';
@@ -14,9 +15,12 @@ import type { AppEnv, Deps } from './routes/context.js';
 import { customFieldRoutes } from './routes/custom-fields/index.js';
 import { dashboardRoutes } from './routes/dashboards/index.js';
 import { renderError, toAppError } from './routes/errors.js';
+import { outboxRoutes } from './routes/outbox/index.js';
 import { queueRoutes } from './routes/queues/index.js';
 import { savedViewRoutes } from './routes/saved-views/index.js';
+import { scripRoutes } from './routes/scrips/index.js';
 import { teamRoutes } from './routes/teams/index.js';
+import { templateRoutes } from './routes/templates/index.js';
 import { ticketRoutes } from './routes/tickets/index.js';
 import { userRoutes } from './routes/users/index.js';
 
@@ -28,7 +32,13 @@ export function createApp(deps: Deps) {
   const app = new Hono<AppEnv>();
   const staticCache = deps.env.production ? 'public, max-age=86400' : 'no-cache';
 
-  app.use('*', async (c, next) => { c.set('deps', deps); await next(); });
+  configureNotifications({ publicUrl: deps.env.PUBLIC_URL ?? `http://${deps.env.HOST}:${deps.env.PORT}`, mailFrom: deps.env.MAIL_FROM });
+
+  app.use('*', async (c, next) => {
+    c.set('deps', deps);
+    await next();
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status < 400) deps.afterWrite?.();
+  });
   app.use('*', jsxRenderer(({ children, title }, c) => {
     const actor = (c as unknown as { get(k: 'actor'): AppEnv['Variables']['actor'] }).get('actor');
     return <Layout title={title} user={actor ?? null}>{children}</Layout>;
@@ -71,6 +81,9 @@ export function createApp(deps: Deps) {
   app.route('/custom-fields', customFieldRoutes());
   app.route('/saved-views', savedViewRoutes());
   app.route('/dashboards', dashboardRoutes());
+  app.route('/templates', templateRoutes());
+  app.route('/scrips', scripRoutes());
+  app.route('/outbox', outboxRoutes());
 
   app.notFound((c) => renderError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));
   app.onError((err, c) => renderError(c, toAppError(err, c)));

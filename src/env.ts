@@ -16,6 +16,15 @@ const EnvSchema = z.object({
   /** Sign-in attempts allowed per client address per 15 minutes. */
   LOGIN_MAX_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).default(100),
   SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** Outbound mail: smtp://user:pass@host:port (or smtps://). Unset: mail waits in the outbox. */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'Expected smtp:// or smtps:// URL').optional(),
+  /** Sender of notifications when the ticket's queue has no mail_alias; its domain names our Message-IDs. */
+  MAIL_FROM: z.email().default('hxdesk@localhost'),
+  /** Key for the X-Hxdesk-Signature HMAC-SHA256 header on webhook deliveries. */
+  WEBHOOK_SECRET: z.string().min(16, 'WEBHOOK_SECRET must be at least 16 characters').optional(),
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
+  OUTBOX_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { production: boolean; dbPath: string };

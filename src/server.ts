@@ -4,6 +4,7 @@ import { closeDb, openDb } from './db/client.js';
 import { seedIfEmpty } from './domain/seed.js';
 import { loadEnv } from './env.js';
 import { createLogger } from './log.js';
+import { startWorkers } from './workers.js';
 
 const started = performance.now();
 let env;
@@ -24,7 +25,8 @@ if (seed.seeded) {
   }
 }
 
-const app = createApp({ db, env, log });
+const workers = startWorkers(db, env, log);
+const app = createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
 const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT }, (info) => {
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
     env: env.NODE_ENV, data: env.dbPath, startup_ms: Math.round(performance.now() - started),
@@ -36,7 +38,7 @@ function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log('info', `${signal}: shutting down`);
-  server.close(() => { closeDb(db); process.exit(0); });
+  server.close(async () => { await workers.stop(); closeDb(db); process.exit(0); });
   (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
   setTimeout(() => process.exit(0), 3000).unref();
 }

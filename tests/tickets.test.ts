@@ -78,13 +78,16 @@ beforeAll(async () => {
 afterAll(async () => { await s?.close(); });
 
 describe('POST /tickets', () => {
-  it('creates a ticket: 201 { ticket, scrip_results: [] } with the full ticket shape', async () => {
+  it('creates a ticket: 201 { ticket, scrip_results } with the full ticket shape', async () => {
     const res = await s.api('POST', '/tickets', {
       body: { queue_id: queueA, subject: '  Printer on fire  ', description: 'Smoke everywhere', priority: 5, owner_id: agent1.id },
     });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['scrip_results', 'ticket']);
-    expect(res.body.scrip_results).toEqual([]);
+    // The default scrips: the requester (here the creator) gets the autoreply.
+    expect(res.body.scrip_results).toEqual([
+      { scrip_id: expect.any(Number), key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 1 },
+    ]);
     const t = res.body.ticket;
     expect(Object.keys(t).sort()).toEqual(TICKET_KEYS);
     expect(t).toMatchObject({
@@ -174,7 +177,8 @@ describe('POST /tickets', () => {
     expect(Object.keys(txs[0]).sort()).toEqual(TRANSACTION_KEYS);
     expect(txs[0]).toMatchObject({
       ticket_id: t.id, type: 'Create', creator_id: agent2.id, body: 'The first words', field: null, old_value: null, new_value: null,
-      message_id: null, attachments: [], scrip_results: [],
+      message_id: null, attachments: [],
+      scrip_results: [{ scrip_id: expect.any(Number), key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 1 }],
     });
     expect(txs[0].created_at).toMatch(ISO);
   });
@@ -212,7 +216,11 @@ describe('PATCH /tickets/:id', () => {
       },
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.scrip_results).toEqual([]);
+    // The default scrips that match: the new owner is told (team B has no members to tell).
+    expect(res.body.scrip_results).toEqual([
+      { scrip_id: expect.any(Number), key: 'notify_owner_on_owner_change', action: 'notify_owner', ok: true, notifications: 1 },
+      { scrip_id: expect.any(Number), key: 'notify_team_on_team_change', action: 'notify_team', ok: true, notifications: 0 },
+    ]);
     expect(res.body.ticket).toMatchObject({
       id: t.id, status: 'open', owner_id: agent2.id, team_id: teamB, queue_id: queueB, subject: 'After', priority: 42,
       custom_fields: { ticket_ref: 'R-1' }, created_at: t.created_at, resolved_at: null,

@@ -62,6 +62,7 @@ const SCRIPS = [
   { key: 'notify_owner_on_correspond', description: 'On a public reply, send it to the owner', condition: 'on_correspond', action: 'notify_owner', template: 'Correspondence' },
   { key: 'notify_owner_on_owner_change', description: 'On an owner change, tell the new owner', condition: 'on_owner_change', action: 'notify_owner', template: 'Owner notice' },
   { key: 'notify_team_on_team_change', description: 'On a team change, tell the new team', condition: 'on_team_change', action: 'notify_team', template: 'Team notice' },
+  { key: 'notify_requester_on_resolve', description: 'When a ticket is resolved, tell the requester', condition: 'on_resolve', action: 'notify_requester', template: 'Resolved' },
   { key: 'open_inactive_on_correspond', description: 'On a public reply to an inactive ticket, reopen it', condition: 'on_correspond', action: 'open_inactive', template: null },
 ];
 

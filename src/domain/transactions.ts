@@ -1,6 +1,7 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { Conn } from '../db/client.js';
-import { attachments, transactions } from '../db/schema.js';
+import { attachments, tickets, transactions } from '../db/schema.js';
+import { nextResolvedAt } from '../lifecycle.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { parseJson } from './actor.js';
 
@@ -47,34 +48,57 @@ export function transactionsOfTicket(conn: Conn, ticketId: number, opts: { inclu
   return transactionsJson(conn, opts.includeComments ? rows : rows.filter((r) => r.type !== 'Comment'));
 }
 
+export interface RecordOptions {
+  /** Inbound mail that announced itself as automatic: scrips send it no autoreply. */
+  autoSubmitted?: boolean;
+}
+
 /**
  * The one way a transaction comes into being. Must be called inside the SQL transaction of
  * the ticket change: it writes each transaction with its attachments, runs the scrip engine
- * on it, and stores the scrip results on the row, so the change, its history, its scrip
- * results and its notifications commit (or roll back) together.
+ * on it, stores that transaction's scrip results on the row, and applies what the scrips ask
+ * for (a status change) as a further transaction by nobody that runs no scrips (no
+ * recursion). So the change, its history, its scrip results and its notifications commit (or
+ * roll back) together.
  */
 export function recordTransactions(
-  conn: Conn, ticketId: number, actorId: number | null, entries: NewTransaction[], now: string,
+  conn: Conn, ticketId: number, actorId: number | null, entries: NewTransaction[], now: string, opts: RecordOptions = {},
 ): { transactions: TransactionJson[]; scrip_results: ScripResult[] } {
   const written: Row[] = [];
   const allResults: ScripResult[] = [];
   for (const e of entries) {
-    let row = conn.insert(transactions).values({
-      ticket_id: ticketId, type: e.type, creator_id: actorId, body: e.body ?? null, field: e.field ?? null,
-      old_value: e.old_value ?? null, new_value: e.new_value ?? null, message_id: e.message_id ?? null, created_at: now,
-    }).returning().get();
-    for (const a of e.attachments ?? []) {
-      conn.insert(attachments).values({ transaction_id: row.id, filename: a.filename, content_type: a.content_type,
-        size: a.content.length, content: a.content, created_at: now }).run();
-    }
-    const results = runScrips(conn, {
+    let row = insertTransaction(conn, ticketId, actorId, e, now);
+    const { results, effects } = runScrips(conn, {
       ticketId, transactionId: row.id, type: row.type, actorId, field: row.field, oldValue: row.old_value, newValue: row.new_value,
+      autoSubmitted: opts.autoSubmitted,
     });
     if (results.length > 0) {
       row = conn.update(transactions).set({ scrip_results: JSON.stringify(results) }).where(eq(transactions.id, row.id)).returning().get();
       allResults.push(...results);
     }
     written.push(row);
+    if (effects.setStatus) applyScripStatus(conn, ticketId, effects.setStatus, now);
   }
   return { transactions: transactionsJson(conn, written), scrip_results: allResults };
+}
+
+function insertTransaction(conn: Conn, ticketId: number, actorId: number | null, e: NewTransaction, now: string): Row {
+  const row = conn.insert(transactions).values({
+    ticket_id: ticketId, type: e.type, creator_id: actorId, body: e.body ?? null, field: e.field ?? null,
+    old_value: e.old_value ?? null, new_value: e.new_value ?? null, message_id: e.message_id ?? null, created_at: now,
+  }).returning().get();
+  for (const a of e.attachments ?? []) {
+    conn.insert(attachments).values({ transaction_id: row.id, filename: a.filename, content_type: a.content_type,
+      size: a.content.length, content: a.content, created_at: now }).run();
+  }
+  return row;
+}
+
+/** A scrip-made status change (open_inactive, set_status): a Status transaction by nobody, no scrips. */
+function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): void {
+  const t = conn.select({ status: tickets.status, resolved_at: tickets.resolved_at }).from(tickets).where(eq(tickets.id, ticketId)).get();
+  if (!t || t.status === status) return;
+  conn.update(tickets).set({ status, resolved_at: nextResolvedAt(t.status, status, t.resolved_at, now), updated_at: now })
+    .where(eq(tickets.id, ticketId)).run();
+  insertTransaction(conn, ticketId, null, { type: 'Status', field: 'status', old_value: t.status, new_value: status }, now);
 }

@@ -4,7 +4,11 @@ import type { Env } from '../env.js';
 import type { Logger } from '../log.js';
 
 /** Everything a request handler can reach: built once by the app factory. */
-export interface Deps { db: Db; env: Env; log: Logger }
+export interface Deps {
+  db: Db; env: Env; log: Logger;
+  /** Called after a successful write request, so queued notifications go out at once. */
+  afterWrite?: () => void;
+}
 
 export interface AppEnv {
   Variables: {

@@ -1,4 +1,11 @@
+import { and, asc, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { Conn } from '../db/client.js';
+import { scrips, teamMembers, templates, tickets, users } from '../db/schema.js';
+import { ACTIVE_STATUSES, STATUSES } from '../lifecycle.js';
+import { notifySettings } from './config.js';
+import { type Scope, ticketScope, transactionScope } from './context.js';
+import { enqueueEmail, enqueueWebhook } from './outbox.js';
+import { renderTemplate } from './templates.js';
 
 /** The outcome of one scrip whose condition matched a transaction (SPEC B6). */
 export interface ScripResult {
@@ -19,13 +26,163 @@ export interface ScripEvent {
   field: string | null;
   oldValue: string | null;
   newValue: string | null;
+  /** Set for mail that announced itself as automatic (Auto-Submitted, Precedence: bulk…): no autoreply. */
+  autoSubmitted?: boolean;
 }
 
+/** A change a scrip asks for; the domain applies it as a transaction that runs no scrips. */
+export interface ScripEffects { setStatus?: string }
+
+export const CONDITIONS = [
+  'on_create', 'on_transaction', 'on_correspond', 'on_comment', 'on_status_change', 'on_resolve', 'on_reopen',
+  'on_owner_change', 'on_team_change', 'on_queue_change', 'on_priority_change',
+] as const;
+export type Condition = (typeof CONDITIONS)[number];
+
+export const ACTIONS = [
+  'autoreply_requester', 'notify_requester', 'notify_owner', 'notify_team', 'notify_webhook', 'open_inactive', 'set_status',
+] as const;
+export type Action = (typeof ACTIONS)[number];
+/** Actions that send e-mail and therefore need a template. */
+export const MAIL_ACTIONS: readonly Action[] = ['autoreply_requester', 'notify_requester', 'notify_owner', 'notify_team'];
+
+const isActive = (s: string | null) => s !== null && (ACTIVE_STATUSES as readonly string[]).includes(s);
+
+const CONDITION_TESTS: Record<Condition, (e: ScripEvent) => boolean> = {
+  on_create: (e) => e.type === 'Create',
+  on_transaction: () => true,
+  on_correspond: (e) => e.type === 'Correspond',
+  on_comment: (e) => e.type === 'Comment',
+  on_status_change: (e) => e.type === 'Status',
+  on_resolve: (e) => e.type === 'Status' && e.newValue === 'resolved',
+  on_reopen: (e) => e.type === 'Status' && !isActive(e.oldValue) && isActive(e.newValue),
+  on_owner_change: (e) => e.type === 'SetOwner',
+  on_team_change: (e) => e.type === 'SetTeam',
+  on_queue_change: (e) => e.type === 'SetQueue',
+  on_priority_change: (e) => e.type === 'SetPriority',
+};
+
+type ScripRow = typeof scrips.$inferSelect;
+
+interface ActionContext {
+  conn: Conn;
+  event: ScripEvent;
+  scrip: ScripRow;
+  config: Record<string, unknown>;
+  effects: ScripEffects;
+  scope: () => Scope;
+}
+
+interface Recipient { id: number; email: string }
+
+/** Active users by id, minus the actor unless `includeActor`; each address once. */
+function recipients(conn: Conn, ids: (number | null)[], actorId: number | null, includeActor: boolean): Recipient[] {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null && (includeActor || id !== actorId)))];
+  if (wanted.length === 0) return [];
+  const rows = conn.select({ id: users.id, email: users.email }).from(users)
+    .where(and(inArray(users.id, wanted), eq(users.disabled, false))).orderBy(asc(users.id)).all();
+  const seen = new Set<string>();
+  return rows.filter((r) => !seen.has(r.email) && seen.add(r.email));
+}
+
+function sendMail(ctx: ActionContext, to: Recipient[], autoSubmitted: 'auto-generated' | 'auto-replied'): number {
+  if (to.length === 0) return 0;
+  if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
+  const tpl = ctx.conn.select().from(templates).where(eq(templates.id, ctx.scrip.template_id)).get();
+  if (!tpl) throw new Error(`Template ${ctx.scrip.template_id} no longer exists`);
+  const scope = ctx.scope();
+  const subject = renderTemplate(tpl.subject, scope).replace(/\s+/g, ' ').trim();
+  const body = renderTemplate(tpl.body, scope);
+  const from = scope.ticket.queue.mail_alias ?? notifySettings().mailFrom;
+  for (const r of to) {
+    enqueueEmail(ctx.conn, {
+      ticketId: ctx.event.ticketId, transactionId: ctx.event.transactionId, scripId: ctx.scrip.id, to: r.email, from, subject, body, autoSubmitted,
+    });
+  }
+  return to.length;
+}
+
+const ticketPeople = (conn: Conn, ticketId: number) =>
+  conn.select({ owner: tickets.owner_id, requester: tickets.requester_id, team: tickets.team_id, status: tickets.status })
+    .from(tickets).where(eq(tickets.id, ticketId)).get()!;
+
+const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
+  autoreply_requester: (ctx) => {
+    if (ctx.event.autoSubmitted) return 0; // never answer a machine: no mail loops
+    return sendMail(ctx, recipients(ctx.conn, [ticketPeople(ctx.conn, ctx.event.ticketId).requester], ctx.event.actorId, true), 'auto-replied');
+  },
+  notify_requester: (ctx) =>
+    sendMail(ctx, recipients(ctx.conn, [ticketPeople(ctx.conn, ctx.event.ticketId).requester], ctx.event.actorId, false), 'auto-generated'),
+  notify_owner: (ctx) =>
+    sendMail(ctx, recipients(ctx.conn, [ticketPeople(ctx.conn, ctx.event.ticketId).owner], ctx.event.actorId, false), 'auto-generated'),
+  notify_team: (ctx) => {
+    const { team } = ticketPeople(ctx.conn, ctx.event.ticketId);
+    if (team === null) return 0;
+    const members = ctx.conn.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, team)).all();
+    return sendMail(ctx, recipients(ctx.conn, members.map((m) => m.id), ctx.event.actorId, false), 'auto-generated');
+  },
+  notify_webhook: (ctx) => {
+    const url = ctx.config.url;
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('config.url must be an http(s) URL');
+    const scope = ctx.scope();
+    enqueueWebhook(ctx.conn, {
+      ticketId: ctx.event.ticketId, transactionId: ctx.event.transactionId, scripId: ctx.scrip.id, url,
+      payload: { event: ctx.scrip.condition, scrip: scope.scrip, ticket: scope.ticket, transaction: scope.transaction },
+    });
+    return 1;
+  },
+  open_inactive: (ctx) => {
+    const { status } = ticketPeople(ctx.conn, ctx.event.ticketId);
+    if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status)) ctx.effects.setStatus = 'open';
+    return 0;
+  },
+  set_status: (ctx) => {
+    const status = ctx.config.status;
+    if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status)) {
+      throw new Error(`config.status must be one of ${STATUSES.join(', ')}`);
+    }
+    ctx.effects.setStatus = status;
+    return 0;
+  },
+};
+
 /**
- * Runs the scrips for one transaction inside the caller's SQL transaction and returns their
- * results. The engine itself (conditions, actions, templates, outbox) is its own piece of
- * work; until it lands no scrip matches and the result is empty.
+ * Runs the enabled scrips (global, and those of the ticket's queue) whose condition matches
+ * the transaction, in `sort_order`, inside the caller's SQL transaction. Each action runs in
+ * a savepoint: one that throws is rolled back alone and reported `ok: false`, and never
+ * undoes the ticket change or the other scrips' notifications.
  */
-export function runScrips(_conn: Conn, _event: ScripEvent): ScripResult[] {
-  return [];
+export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult[]; effects: ScripEffects } {
+  const queueId = conn.select({ q: tickets.queue_id }).from(tickets).where(eq(tickets.id, event.ticketId)).get()?.q;
+  const effects: ScripEffects = {};
+  if (queueId === undefined) return { results: [], effects };
+  const candidates = conn.select().from(scrips)
+    .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, queueId))))
+    .orderBy(asc(scrips.sort_order), asc(scrips.id)).all();
+  let scope: Scope | undefined;
+  const results: ScripResult[] = [];
+  for (const scrip of candidates) {
+    const test = CONDITION_TESTS[scrip.condition as Condition];
+    if (!test || !test(event)) continue;
+    const result: ScripResult = { scrip_id: scrip.id, key: scrip.key, action: scrip.action, ok: true, notifications: 0 };
+    try {
+      const run = ACTION_RUNNERS[scrip.action as Action];
+      if (!run) throw new Error(`Unknown action ${scrip.action}`);
+      const local: ScripEffects = {};
+      result.notifications = conn.transaction((sp) => run({
+        conn: sp, event, scrip, effects: local, config: JSON.parse(scrip.config) as Record<string, unknown>,
+        scope: () => {
+          scope ??= { ticket: ticketScope(conn, event.ticketId), transaction: transactionScope(conn, event.transactionId), scrip: null };
+          return { ...scope, scrip: { id: scrip.id, key: scrip.key, description: scrip.description } };
+        },
+      }));
+      Object.assign(effects, local);
+    } catch (e) {
+      result.ok = false;
+      result.notifications = 0;
+      result.error = (e as Error).message || String(e);
+    }
+    results.push(result);
+  }
+  return { results, effects };
 }

@@ -9,6 +9,7 @@ import { createToken } from '../../src/domain/auth.js';
 import { seedIfEmpty } from '../../src/domain/seed.js';
 import { loadEnv, type Env } from '../../src/env.js';
 import { createLogger } from '../../src/log.js';
+import { startWorkers } from '../../src/workers.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-123';
@@ -42,7 +43,8 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   const db = openDb(env.dbPath);
   await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
   const log = createLogger({ json: true, silent: true });
-  const app = createApp({ db, env, log });
+  const workers = startWorkers(db, env, log);
+  const app = createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
@@ -79,6 +81,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   async function close() {
     (server as import("node:http").Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await workers.stop();
     closeDb(db);
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -10,7 +10,7 @@ import { teamExists } from '../teams.js';
 import { recordTransactions, transactionsOfTicket, type NewAttachment, type NewTransaction, type TransactionJson } from '../transactions.js';
 import { getUserRow } from '../users.js';
 import { getTicketRow, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
-import { nextResolvedAt, type Status } from './status.js';
+import { nextResolvedAt, type Status } from '../../lifecycle.js';
 
 /** Writes take the database lock up front, so concurrent writers queue instead of failing to upgrade. */
 const IMMEDIATE = { behavior: 'immediate' } as const;

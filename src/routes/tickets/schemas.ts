@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATUSES } from '../../domain/tickets/status.js';
+import { STATUSES } from '../../lifecycle.js';
 import { zBool, zId, zInt, zJsonObject, zNullableId, zText } from '../../domain/validation.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });

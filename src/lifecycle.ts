@@ -1,3 +1,4 @@
+// The ticket lifecycle: a leaf module (imports nothing) shared by the domain and the scrip engine.
 /** RT's default lifecycle (SPEC B3). Any status may move to any other. */
 export const STATUSES = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'] as const;
 export type Status = (typeof STATUSES)[number];

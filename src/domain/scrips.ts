@@ -1,0 +1,79 @@
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { scrips, templates } from '../db/schema.js';
+import { STATUSES } from '../lifecycle.js';
+import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/engine.js';
+import { type Actor, nowIso, parseJson, requireAdmin } from './actor.js';
+import { conflict, invalid, notFound } from './errors.js';
+import { getQueueRow } from './queues.js';
+
+type Row = typeof scrips.$inferSelect;
+export type ScripJson = Omit<Row, 'config' | 'condition' | 'action'> & { condition: Condition; action: Action; config: Record<string, unknown> };
+
+const toJson = (r: Row): ScripJson => ({ ...r, condition: r.condition as Condition, action: r.action as Action, config: parseJson(r.config, {}) });
+
+export const SCRIP_KEY_RE = /^[a-z][a-z0-9_]*$/;
+
+export function listScrips(db: Db, actor: Actor): ScripJson[] {
+  requireAdmin(actor);
+  return db.select().from(scrips).orderBy(asc(scrips.sort_order), asc(scrips.id)).all().map(toJson);
+}
+
+export function getScrip(db: Db, actor: Actor, id: number): ScripJson {
+  requireAdmin(actor);
+  const row = db.select().from(scrips).where(eq(scrips.id, id)).get();
+  if (!row) throw notFound('Scrip', id);
+  return toJson(row);
+}
+
+export interface ScripInput {
+  key: string; description?: string; condition: Condition; action: Action; template_id?: number | null; queue_id?: number | null;
+  enabled?: boolean; sort_order?: number; config?: Record<string, unknown>;
+}
+
+/** Checks the whole scrip as it will be stored, so a saved scrip can always run. */
+function check(db: Db, s: ScripInput, exceptId?: number) {
+  if (!SCRIP_KEY_RE.test(s.key)) throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
+  const other = db.select({ id: scrips.id }).from(scrips).where(eq(scrips.key, s.key)).get();
+  if (other && other.id !== exceptId) throw conflict(`A scrip with key "${s.key}" already exists`);
+  if (s.template_id != null && !db.select({ id: templates.id }).from(templates).where(eq(templates.id, s.template_id)).get()) {
+    throw invalid('template_id', `Template ${s.template_id} does not exist`);
+  }
+  if (MAIL_ACTIONS.includes(s.action) && s.template_id == null) throw invalid('template_id', `The ${s.action} action sends e-mail and needs a template`);
+  if (s.queue_id != null && !getQueueRow(db, s.queue_id)) throw invalid('queue_id', `Queue ${s.queue_id} does not exist`);
+  const config = s.config ?? {};
+  if (s.action === 'notify_webhook') {
+    let ok = false;
+    try { ok = typeof config.url === 'string' && ['http:', 'https:'].includes(new URL(config.url).protocol); } catch { /* not a URL */ }
+    if (!ok) throw invalid('config.url', 'The notify_webhook action needs an http(s) URL');
+  }
+  if (s.action === 'set_status' && !(STATUSES as readonly unknown[]).includes(config.status)) {
+    throw invalid('config.status', `The set_status action needs one of: ${STATUSES.join(', ')}`);
+  }
+}
+
+export function createScrip(db: Db, actor: Actor, input: ScripInput): ScripJson {
+  requireAdmin(actor);
+  check(db, input);
+  const now = nowIso();
+  return toJson(db.insert(scrips).values({
+    key: input.key, description: input.description ?? '', condition: input.condition, action: input.action,
+    template_id: input.template_id ?? null, queue_id: input.queue_id ?? null, enabled: input.enabled ?? true,
+    sort_order: input.sort_order ?? 0, config: JSON.stringify(input.config ?? {}), created_at: now, updated_at: now,
+  }).returning().get());
+}
+
+export function updateScrip(db: Db, actor: Actor, id: number, input: Partial<ScripInput>): ScripJson {
+  const current = getScrip(db, actor, id);
+  const merged: ScripInput = { ...current, ...input };
+  check(db, merged, id);
+  const { config, ...rest } = input;
+  return toJson(db.update(scrips).set({
+    ...rest, ...(config !== undefined ? { config: JSON.stringify(config) } : {}), updated_at: nowIso(),
+  }).where(eq(scrips.id, id)).returning().get());
+}
+
+export function deleteScrip(db: Db, actor: Actor, id: number): void {
+  getScrip(db, actor, id);
+  db.delete(scrips).where(eq(scrips.id, id)).run();
+}

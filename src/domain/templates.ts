@@ -1,0 +1,87 @@
+import { asc, eq, max } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { scrips, templates, transactions } from '../db/schema.js';
+import { sampleScope, ticketScope, transactionScope } from '../scrips/context.js';
+import { renderTemplate, templateError } from '../scrips/templates.js';
+import { type Actor, nowIso, requireAdmin } from './actor.js';
+import { allCustomFields } from './customFields.js';
+import { AppError, conflict, invalid, notFound, type ErrorDetail } from './errors.js';
+import { getQueueRow } from './queues.js';
+import { getTicketRow } from './tickets/serialize.js';
+
+export type TemplateJson = typeof templates.$inferSelect;
+
+export function listTemplates(db: Db, actor: Actor): TemplateJson[] {
+  requireAdmin(actor);
+  return db.select().from(templates).orderBy(asc(templates.name)).all();
+}
+
+export function getTemplate(db: Db, actor: Actor, id: number): TemplateJson {
+  requireAdmin(actor);
+  const row = db.select().from(templates).where(eq(templates.id, id)).get();
+  if (!row) throw notFound('Template', id);
+  return row;
+}
+
+export interface TemplateInput { name: string; description?: string; subject?: string; body?: string; queue_id?: number | null }
+
+/** A template that does not parse, or names a variable or filter that does not exist, is 422. */
+function checkLiquid(db: Db, parts: { subject?: string; body?: string }) {
+  const scope = sampleScope(allCustomFields(db).map((f) => f.key));
+  const details: ErrorDetail[] = [];
+  for (const key of ['subject', 'body'] as const) {
+    const source = parts[key];
+    const error = source === undefined ? null : templateError(source, scope);
+    if (error) details.push({ path: key, message: `Liquid error: ${error}` });
+  }
+  if (details.length) throw new AppError('validation_failed', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
+}
+
+function checkRest(db: Db, input: Partial<TemplateInput>, exceptId?: number) {
+  if (input.name !== undefined) {
+    const other = db.select({ id: templates.id }).from(templates).where(eq(templates.name, input.name)).get();
+    if (other && other.id !== exceptId) throw conflict(`A template named "${input.name}" already exists`);
+  }
+  if (input.queue_id != null && !getQueueRow(db, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+}
+
+export function createTemplate(db: Db, actor: Actor, input: TemplateInput): TemplateJson {
+  requireAdmin(actor);
+  checkLiquid(db, input);
+  checkRest(db, input);
+  const now = nowIso();
+  return db.insert(templates).values({
+    name: input.name, description: input.description ?? '', subject: input.subject ?? '', body: input.body ?? '',
+    queue_id: input.queue_id ?? null, created_at: now, updated_at: now,
+  }).returning().get();
+}
+
+export function updateTemplate(db: Db, actor: Actor, id: number, input: Partial<TemplateInput>): TemplateJson {
+  getTemplate(db, actor, id);
+  checkLiquid(db, input);
+  checkRest(db, input, id);
+  return db.update(templates).set({ ...input, updated_at: nowIso() }).where(eq(templates.id, id)).returning().get();
+}
+
+/** SPEC B3: a template a scrip uses cannot be deleted (409 naming the scrip). */
+export function deleteTemplate(db: Db, actor: Actor, id: number): void {
+  getTemplate(db, actor, id);
+  const users = db.select({ key: scrips.key }).from(scrips).where(eq(scrips.template_id, id)).all();
+  if (users.length) throw conflict(`Template ${id} is used by scrip ${users.map((s) => `"${s.key}"`).join(', ')}`);
+  db.delete(templates).where(eq(templates.id, id)).run();
+}
+
+export interface PreviewInput { subject: string; body: string; ticket_id?: number }
+
+/** Renders a draft against a real ticket (its latest transaction) or, without one, the sample. */
+export function previewTemplate(db: Db, actor: Actor, input: PreviewInput): { subject: string; body: string } {
+  requireAdmin(actor);
+  checkLiquid(db, input);
+  let scope = sampleScope(allCustomFields(db).map((f) => f.key));
+  if (input.ticket_id !== undefined) {
+    if (!getTicketRow(db, input.ticket_id)) throw invalid('ticket_id', `Ticket ${input.ticket_id} does not exist`);
+    const last = db.select({ id: max(transactions.id) }).from(transactions).where(eq(transactions.ticket_id, input.ticket_id)).get()!;
+    scope = { ticket: ticketScope(db, input.ticket_id), transaction: last.id ? transactionScope(db, last.id) : null, scrip: scope.scrip };
+  }
+  return { subject: renderTemplate(input.subject, scope).replace(/\s+/g, ' ').trim(), body: renderTemplate(input.body, scope) };
+}

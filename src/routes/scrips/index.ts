@@ -1,0 +1,39 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { createScrip, deleteScrip, getScrip, listScrips, updateScrip } from '../../domain/scrips.js';
+import { zBool, zInt, zJsonObject, zNullableId, zText } from '../../domain/validation.js';
+import { ACTIONS, CONDITIONS } from '../../scrips/engine.js';
+import type { AppEnv } from '../context.js';
+import { actorOf, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+
+const CreateSchema = z.strictObject({
+  key: zText(64, 1),
+  description: zText(2000).optional(),
+  condition: z.enum(CONDITIONS, { error: `Expected one of: ${CONDITIONS.join(', ')}` }),
+  action: z.enum(ACTIONS, { error: `Expected one of: ${ACTIONS.join(', ')}` }),
+  template_id: zNullableId.optional(),
+  queue_id: zNullableId.optional(),
+  enabled: zBool.optional(),
+  sort_order: zInt(-1_000_000, 1_000_000).optional(),
+  config: zJsonObject.optional(),
+});
+const UpdateSchema = CreateSchema.partial();
+
+export function scripRoutes() {
+  const app = new Hono<AppEnv>();
+  app.get('/', (c) => respond(c, { scrips: listScrips(dbOf(c), actorOf(c)) }, { title: 'Scrips' }));
+  app.post('/', async (c) => {
+    const s = createScrip(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
+    return respond(c, s, { status: 201, title: s.key, location: `/scrips/${s.id}` });
+  });
+  app.get('/:id', (c) => respond(c, getScrip(dbOf(c), actorOf(c), pathId(c)), { title: 'Scrip' }));
+  app.patch('/:id', async (c) => {
+    const id = pathId(c);
+    return respond(c, updateScrip(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Scrip', location: `/scrips/${id}` });
+  });
+  app.delete('/:id', (c) => {
+    deleteScrip(dbOf(c), actorOf(c), pathId(c));
+    return noContent(c, '/scrips');
+  });
+  return app;
+}

@@ -1,0 +1,115 @@
+import { createHmac } from 'node:crypto';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Db } from '../db/client.js';
+import { claimDue, markFailed, markSent, nextDueAt, requeueInterrupted, type OutboxRow } from './outbox.js';
+
+export interface DeliveryOptions {
+  /** Without it e-mail rows stay queued (SPEC B6) and only webhooks are delivered. */
+  smtpUrl?: string;
+  webhookSecret?: string;
+  pollMs: number;
+  retryBaseMs: number;
+  maxAttempts: number;
+  webhookTimeoutMs?: number;
+  log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface DeliveryWorker {
+  /** Look for due rows now rather than at the next poll (call after a commit that wrote some). */
+  kick(): void;
+  /** Finishes the attempt in flight, then stops. */
+  stop(): Promise<void>;
+}
+
+export const signWebhook = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/**
+ * The in-process delivery worker: claims due outbox rows, sends them one at a time, records
+ * each attempt, and backs off exponentially on failure. Rows a crash left `sending` are
+ * queued again at start, so committed notifications are never lost.
+ */
+export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
+  const transport: Transporter | null = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
+  const kinds: OutboxRow['kind'][] = transport ? ['email', 'webhook'] : ['webhook'];
+  const recovered = requeueInterrupted(db);
+  if (recovered > 0) opts.log('warn', 'outbox: re-queued deliveries interrupted by a restart', { count: recovered });
+  if (!transport) opts.log('info', 'outbox: SMTP_URL is not set; e-mail stays queued in the outbox');
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  let again = false;
+
+  async function deliver(row: OutboxRow): Promise<void> {
+    const headers = JSON.parse(row.headers) as Record<string, string>;
+    if (row.kind === 'email') {
+      const { From, 'In-Reply-To': inReplyTo, References: references, ...extra } = headers;
+      await transport!.sendMail({
+        from: From, to: row.recipient, subject: row.subject ?? '', text: row.body, messageId: row.message_id ?? undefined,
+        inReplyTo, references, headers: extra,
+      });
+      return;
+    }
+    const res = await fetch(row.recipient, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json', 'user-agent': 'hxdesk-webhook', 'x-hxdesk-delivery': String(row.id),
+        ...(opts.webhookSecret ? { 'x-hxdesk-signature': signWebhook(opts.webhookSecret, row.body) } : {}),
+      },
+      body: row.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(opts.webhookTimeoutMs ?? 10_000),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    if (res.status < 200 || res.status >= 300) throw new Error(`HTTP ${res.status}`);
+  }
+
+  async function drain(): Promise<void> {
+    for (;;) {
+      const batch = claimDue(db, kinds, 20);
+      if (batch.length === 0) return;
+      for (const row of batch) {
+        try {
+          await deliver(row);
+          markSent(db, row.id);
+        } catch (e) {
+          const error = (e as Error).message || String(e);
+          markFailed(db, row, error, opts);
+          opts.log('warn', 'outbox: delivery failed', { id: row.id, kind: row.kind, attempt: row.attempts, error });
+        }
+      }
+      if (stopped) return;
+    }
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    clearTimeout(timer);
+    const due = nextDueAt(db, kinds);
+    const wait = due ? Math.min(opts.pollMs, Math.max(0, Date.parse(due) - Date.now())) : opts.pollMs;
+    timer = setTimeout(tick, wait);
+    timer.unref();
+  }
+
+  function tick(): void {
+    if (stopped) return;
+    if (running) { again = true; return; }
+    running = drain()
+      .catch((e) => opts.log('error', 'outbox: worker error', { error: String(e) }))
+      .finally(() => {
+        running = null;
+        if (again) { again = false; tick(); } else schedule();
+      });
+  }
+
+  tick();
+  return {
+    kick: tick,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      transport?.close();
+    },
+  };
+}

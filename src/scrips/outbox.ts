@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { and, asc, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import type { Conn, Db } from '../db/client.js';
+import { outbox, transactions } from '../db/schema.js';
+import { notifySettings } from './config.js';
+
+// The durable outbox (SPEC B6): notifications are rows written in the ticket change's SQL
+// transaction; the delivery worker sends them later. A row is `queued` until sent, `sending`
+// while one attempt is in flight, then `sent`, or `failed` after the last attempt.
+
+export type OutboxRow = typeof outbox.$inferSelect;
+export const SUBJECT_TAG = (ticketId: number) => `[hxdesk #${ticketId}]`;
+
+const mailDomain = () => notifySettings().mailFrom.split('@')[1] || 'localhost';
+
+export const newMessageId = (ticketId: number) => `<hxdesk.${ticketId}.${Date.now().toString(36)}.${randomBytes(6).toString('hex')}@${mailDomain()}>`;
+
+/** The Message-IDs a ticket's thread is made of, oldest first: inbound mail and our own. */
+function threadIds(conn: Conn, ticketId: number): string[] {
+  const inbound = conn.select({ id: transactions.message_id }).from(transactions)
+    .where(and(eq(transactions.ticket_id, ticketId), isNotNull(transactions.message_id))).orderBy(asc(transactions.id)).all();
+  const ours = conn.select({ id: outbox.message_id }).from(outbox)
+    .where(and(eq(outbox.ticket_id, ticketId), eq(outbox.kind, 'email'), isNotNull(outbox.message_id))).orderBy(asc(outbox.id)).limit(1).all();
+  return [...inbound, ...ours].map((r) => r.id!).filter(Boolean);
+}
+
+export interface EmailInput {
+  ticketId: number; transactionId: number; scripId: number; to: string; from: string; subject: string; body: string;
+  autoSubmitted: 'auto-generated' | 'auto-replied';
+}
+
+/** Writes one e-mail row with its threading headers. Call inside the change's SQL transaction. */
+export function enqueueEmail(conn: Conn, m: EmailInput): OutboxRow {
+  const tag = SUBJECT_TAG(m.ticketId);
+  const subject = m.subject.includes(tag) ? m.subject : `${tag} ${m.subject}`.trim();
+  const messageId = newMessageId(m.ticketId);
+  const trigger = conn.select({ id: transactions.message_id }).from(transactions).where(eq(transactions.id, m.transactionId)).get()?.id;
+  const thread = threadIds(conn, m.ticketId);
+  const inReplyTo = trigger ?? thread[0];
+  const references = [...new Set([thread[0], inReplyTo].filter(Boolean))];
+  const headers: Record<string, string> = {
+    From: m.from,
+    'Auto-Submitted': m.autoSubmitted,
+    'X-Auto-Response-Suppress': 'All',
+    'X-Hxdesk-Ticket': String(m.ticketId),
+  };
+  if (inReplyTo) headers['In-Reply-To'] = inReplyTo;
+  if (references.length) headers.References = references.join(' ');
+  const now = new Date().toISOString();
+  return conn.insert(outbox).values({
+    kind: 'email', ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient: m.to, subject,
+    body: m.body, headers: JSON.stringify(headers), message_id: messageId, status: 'queued', next_attempt_at: now, created_at: now,
+  }).returning().get();
+}
+
+export function enqueueWebhook(conn: Conn, w: { ticketId: number; transactionId: number; scripId: number; url: string; payload: unknown }): OutboxRow {
+  const now = new Date().toISOString();
+  return conn.insert(outbox).values({
+    kind: 'webhook', ticket_id: w.ticketId, transaction_id: w.transactionId, scrip_id: w.scripId, recipient: w.url,
+    body: JSON.stringify(w.payload), headers: '{}', status: 'queued', next_attempt_at: now, created_at: now,
+  }).returning().get();
+}
+
+// ---- used by the delivery worker -------------------------------------------------------
+
+/** After a crash, rows caught mid-attempt go back to the queue (at-least-once delivery). */
+export function requeueInterrupted(db: Db): number {
+  return db.update(outbox).set({ status: 'queued' }).where(eq(outbox.status, 'sending')).run().changes;
+}
+
+/** Claims due rows of the given kinds: marks them `sending` and counts the attempt. */
+export function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number): OutboxRow[] {
+  if (kinds.length === 0) return [];
+  return db.transaction((tx) => {
+    const due = tx.select({ id: outbox.id }).from(outbox)
+      .where(and(eq(outbox.status, 'queued'), lte(outbox.next_attempt_at, new Date().toISOString()), inArray(outbox.kind, kinds)))
+      .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(limit).all();
+    if (due.length === 0) return [];
+    return tx.update(outbox).set({ status: 'sending', attempts: sql`${outbox.attempts} + 1` })
+      .where(inArray(outbox.id, due.map((d) => d.id))).returning().all().sort((a, b) => a.id - b.id);
+  }, { behavior: 'immediate' });
+}
+
+export function markSent(db: Db, id: number): void {
+  db.update(outbox).set({ status: 'sent', sent_at: new Date().toISOString(), last_error: null }).where(eq(outbox.id, id)).run();
+}
+
+/** Records a failed attempt: back to the queue after an exponential backoff, or `failed` for good. */
+export function markFailed(db: Db, row: OutboxRow, error: string, opts: { maxAttempts: number; retryBaseMs: number }): void {
+  const final = row.attempts >= opts.maxAttempts;
+  const delay = opts.retryBaseMs * 2 ** (row.attempts - 1);
+  db.update(outbox).set({
+    status: final ? 'failed' : 'queued', last_error: error.slice(0, 1000),
+    next_attempt_at: new Date(Date.now() + (final ? 0 : delay)).toISOString(),
+  }).where(eq(outbox.id, row.id)).run();
+}
+
+export function nextDueAt(db: Db, kinds: OutboxRow['kind'][]): string | null {
+  if (kinds.length === 0) return null;
+  return db.select({ at: sql<string | null>`min(${outbox.next_attempt_at})` }).from(outbox)
+    .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds))).get()?.at ?? null;
+}
+
+// ---- admin views -----------------------------------------------------------------------
+
+export function listOutbox(db: Db, filter: { status?: OutboxRow['status']; ticket_id?: number; limit: number; offset: number }) {
+  const conds = [];
+  if (filter.status) conds.push(eq(outbox.status, filter.status));
+  if (filter.ticket_id) conds.push(eq(outbox.ticket_id, filter.ticket_id));
+  const where = and(...conds);
+  const rows = db.select().from(outbox).where(where).orderBy(desc(outbox.id)).limit(filter.limit).offset(filter.offset).all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(outbox).where(where).get()!.n;
+  return { rows, total };
+}
+
+export function getOutboxRow(db: Db, id: number): OutboxRow | undefined {
+  return db.select().from(outbox).where(eq(outbox.id, id)).get();
+}
+
+export function requeue(db: Db, id: number): OutboxRow {
+  return db.update(outbox).set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: new Date().toISOString() })
+    .where(eq(outbox.id, id)).returning().get();
+}
