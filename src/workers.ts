@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Db } from './db/client.js';
+import { newSecret } from './domain/secrets.js';
 import type { Env } from './env.js';
 import type { Logger } from './log.js';
 import { startDelivery, type DeliveryWorker } from './scrips/delivery.js';
@@ -8,8 +11,23 @@ export interface Workers { delivery: DeliveryWorker; stop(): Promise<void> }
 /** The background work of the one process: outbox delivery (and, later, mail polling). */
 export function startWorkers(db: Db, env: Env, log: Logger): Workers {
   const delivery = startDelivery(db, {
-    smtpUrl: env.SMTP_URL, webhookSecret: env.WEBHOOK_SECRET, pollMs: env.OUTBOX_POLL_MS,
+    smtpUrl: env.SMTP_URL, webhookSecret: env.WEBHOOK_SECRET ?? storedSecret(path.join(env.DATA_DIR, 'webhook-secret'), log), pollMs: env.OUTBOX_POLL_MS,
     retryBaseMs: env.OUTBOX_RETRY_BASE_MS, maxAttempts: env.OUTBOX_MAX_ATTEMPTS, log,
   });
   return { delivery, stop: () => delivery.stop() };
+}
+
+/**
+ * Webhooks are always signed (SPEC B6). Without WEBHOOK_SECRET a secret is generated once and
+ * kept beside the database (mode 0600), so receivers can be given it and it survives restarts.
+ */
+function storedSecret(file: string, log: Logger): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    const secret = newSecret();
+    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    log('info', `generated a webhook signing secret in ${file} (set WEBHOOK_SECRET to choose one)`);
+    return secret;
+  }
 }

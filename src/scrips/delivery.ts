@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../db/client.js';
-import { claimDue, markFailed, markSent, nextDueAt, requeueInterrupted, type OutboxRow } from './outbox.js';
+import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, type OutboxRow } from './outbox.js';
 
 export interface DeliveryOptions {
   /** Without it e-mail rows stay queued (SPEC B6) and only webhooks are delivered. */
@@ -17,7 +17,7 @@ export interface DeliveryOptions {
 export interface DeliveryWorker {
   /** Look for due rows now rather than at the next poll (call after a commit that wrote some). */
   kick(): void;
-  /** Finishes the attempt in flight, then stops. */
+  /** Finishes the attempt in flight, puts the rest of its batch back, then stops. */
   stop(): Promise<void>;
 }
 
@@ -68,7 +68,8 @@ export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
     for (;;) {
       const batch = claimDue(db, kinds, 20);
       if (batch.length === 0) return;
-      for (const row of batch) {
+      for (const [i, row] of batch.entries()) {
+        if (stopped) { releaseClaimed(db, batch.slice(i).map((r) => r.id)); return; }
         try {
           await deliver(row);
           markSent(db, row.id);

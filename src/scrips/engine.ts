@@ -71,6 +71,8 @@ interface ActionContext {
   config: Record<string, unknown>;
   effects: ScripEffects;
   scope: () => Scope;
+  /** `template|address` pairs this transaction already mailed: each address gets a notification once. */
+  mailed: Set<string>;
 }
 
 interface Recipient { id: number; email: string }
@@ -85,9 +87,12 @@ function recipients(conn: Conn, ids: (number | null)[], actorId: number | null, 
   return rows.filter((r) => !seen.has(r.email) && seen.add(r.email));
 }
 
-function sendMail(ctx: ActionContext, to: Recipient[], autoSubmitted: 'auto-generated' | 'auto-replied'): number {
-  if (to.length === 0) return 0;
+function sendMail(ctx: ActionContext, recipients: Recipient[], autoSubmitted: 'auto-generated' | 'auto-replied'): number {
+  if (recipients.length === 0) return 0;
   if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
+  const key = (r: Recipient) => `${ctx.scrip.template_id}|${r.email}`;
+  const to = recipients.filter((r) => !ctx.mailed.has(key(r)));
+  if (to.length === 0) return 0;
   const tpl = ctx.conn.select().from(templates).where(eq(templates.id, ctx.scrip.template_id)).get();
   if (!tpl) throw new Error(`Template ${ctx.scrip.template_id} no longer exists`);
   const scope = ctx.scope();
@@ -98,6 +103,7 @@ function sendMail(ctx: ActionContext, to: Recipient[], autoSubmitted: 'auto-gene
     enqueueEmail(ctx.conn, {
       ticketId: ctx.event.ticketId, transactionId: ctx.event.transactionId, scripId: ctx.scrip.id, to: r.email, from, subject, body, autoSubmitted,
     });
+    ctx.mailed.add(key(r));
   }
   return to.length;
 }
@@ -160,6 +166,7 @@ export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult
     .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, queueId))))
     .orderBy(asc(scrips.sort_order), asc(scrips.id)).all();
   let scope: Scope | undefined;
+  const mailed = new Set<string>();
   const results: ScripResult[] = [];
   for (const scrip of candidates) {
     const test = CONDITION_TESTS[scrip.condition as Condition];
@@ -169,14 +176,16 @@ export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult
       const run = ACTION_RUNNERS[scrip.action as Action];
       if (!run) throw new Error(`Unknown action ${scrip.action}`);
       const local: ScripEffects = {};
+      const localMailed = new Set(mailed);
       result.notifications = conn.transaction((sp) => run({
-        conn: sp, event, scrip, effects: local, config: JSON.parse(scrip.config) as Record<string, unknown>,
+        conn: sp, event, scrip, effects: local, mailed: localMailed, config: JSON.parse(scrip.config) as Record<string, unknown>,
         scope: () => {
           scope ??= { ticket: ticketScope(conn, event.ticketId), transaction: transactionScope(conn, event.transactionId), scrip: null };
           return { ...scope, scrip: { id: scrip.id, key: scrip.key, description: scrip.description } };
         },
       }));
       Object.assign(effects, local);
+      for (const k of localMailed) mailed.add(k);
     } catch (e) {
       result.ok = false;
       result.notifications = 0;

@@ -81,6 +81,13 @@ export function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number): Out
   }, { behavior: 'immediate' });
 }
 
+/** Puts claimed rows that were never attempted (the worker is stopping) back, attempt uncounted. */
+export function releaseClaimed(db: Db, ids: number[]): void {
+  if (ids.length === 0) return;
+  db.update(outbox).set({ status: 'queued', attempts: sql`${outbox.attempts} - 1` })
+    .where(and(inArray(outbox.id, ids), eq(outbox.status, 'sending'))).run();
+}
+
 export function markSent(db: Db, id: number): void {
   db.update(outbox).set({ status: 'sent', sent_at: new Date().toISOString(), last_error: null }).where(eq(outbox.id, id)).run();
 }
