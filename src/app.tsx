@@ -15,13 +15,14 @@ import type { AppEnv, Deps } from './routes/context.js';
 import { customFieldRoutes } from './routes/custom-fields/index.js';
 import { dashboardRoutes } from './routes/dashboards/index.js';
 import { renderError, toAppError } from './routes/errors.js';
+import { mailRoutes } from './routes/mail/index.js';
 import { outboxRoutes } from './routes/outbox/index.js';
 import { queueRoutes } from './routes/queues/index.js';
 import { savedViewRoutes } from './routes/saved-views/index.js';
 import { scripRoutes } from './routes/scrips/index.js';
 import { teamRoutes } from './routes/teams/index.js';
 import { templateRoutes } from './routes/templates/index.js';
-import { ticketRoutes } from './routes/tickets/index.js';
+import { attachmentRoutes, ticketRoutes } from './routes/tickets/index.js';
 import { userRoutes } from './routes/users/index.js';
 
 const staticDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../static');
@@ -68,16 +69,19 @@ export function createApp(deps: Deps) {
 
   // The unread rest of an oversized body is left on the socket: close the connection after the
   // 413 so a client does not reuse it for its next request (and see it cut off mid-way).
-  app.use('*', bodyLimit({ maxSize: 1024 * 1024, onError: (c) => { c.header('Connection', 'close'); throw new AppError('too_large', 'The request body is larger than 1 MiB'); } }));
+  const limit = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => { c.header('Connection', 'close'); throw new AppError('too_large', 'The request body is larger than 1 MiB'); } });
+  app.use('*', (c, next) => (c.req.path === '/mailgate' ? next() : limit(c, next))); // mail has its own MAX_MAIL_BYTES
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 
   app.get('/', (c) => c.redirect('/tickets', 303));
   app.route('/', authRoutes(deps));
+  app.route('/', mailRoutes(deps));
   app.route('/users', userRoutes());
   app.route('/teams', teamRoutes());
   app.route('/queues', queueRoutes());
   app.route('/tickets', ticketRoutes());
+  app.route('/attachments', attachmentRoutes());
   app.route('/custom-fields', customFieldRoutes());
   app.route('/saved-views', savedViewRoutes());
   app.route('/dashboards', dashboardRoutes());

@@ -25,6 +25,16 @@ const EnvSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   OUTBOX_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  /** Bearer secret for POST /mailgate. Required in production (503 without it). */
+  MAILGATE_TOKEN: z.string().min(16, 'MAILGATE_TOKEN must be at least 16 characters').optional(),
+  MAX_MAIL_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+  /** Messages one sender may open or append per hour before more are rejected (mail loop brake). */
+  MAIL_SENDER_MAX_PER_HOUR: z.coerce.number().int().min(1).default(30),
+  /** imap://user:password@host:143/INBOX or imaps://…:993/INBOX. Unset: no polling. */
+  IMAP_URL: z.string().regex(/^imaps?:\/\//, 'Expected imap:// or imaps:// URL').optional(),
+  IMAP_POLL_SECONDS: z.coerce.number().min(0.05).default(60),
+  /** Move handled messages to this folder instead of only flagging them \\Seen. */
+  IMAP_MOVE_TO: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { production: boolean; dbPath: string };

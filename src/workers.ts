@@ -4,17 +4,22 @@ import type { Db } from './db/client.js';
 import { newSecret } from './domain/secrets.js';
 import type { Env } from './env.js';
 import type { Logger } from './log.js';
+import { startImapPoller, type ImapPoller } from './mail/imap.js';
 import { startDelivery, type DeliveryWorker } from './scrips/delivery.js';
 
-export interface Workers { delivery: DeliveryWorker; stop(): Promise<void> }
+export interface Workers { delivery: DeliveryWorker; imap: ImapPoller | null; stop(): Promise<void> }
 
-/** The background work of the one process: outbox delivery (and, later, mail polling). */
+/** The background work of the one process: outbox delivery and IMAP polling. */
 export function startWorkers(db: Db, env: Env, log: Logger): Workers {
   const delivery = startDelivery(db, {
     smtpUrl: env.SMTP_URL, webhookSecret: env.WEBHOOK_SECRET ?? storedSecret(path.join(env.DATA_DIR, 'webhook-secret'), log), pollMs: env.OUTBOX_POLL_MS,
     retryBaseMs: env.OUTBOX_RETRY_BASE_MS, maxAttempts: env.OUTBOX_MAX_ATTEMPTS, log,
   });
-  return { delivery, stop: () => delivery.stop() };
+  const imap = env.IMAP_URL ? startImapPoller(db, {
+    url: env.IMAP_URL, pollSeconds: env.IMAP_POLL_SECONDS, moveTo: env.IMAP_MOVE_TO, log,
+    settings: { mailFrom: env.MAIL_FROM, senderLimitPerHour: env.MAIL_SENDER_MAX_PER_HOUR },
+  }) : null;
+  return { delivery, imap, stop: async () => { await imap?.stop(); await delivery.stop(); } };
 }
 
 /**

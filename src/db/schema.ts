@@ -214,4 +214,16 @@ export const mailIntake = sqliteTable('mail_intake', {
   transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
   error: text('error'),
   created_at: text('created_at').notNull(),
-}, (t) => [index('mail_intake_identity_idx').on(t.identity), index('mail_intake_created_idx').on(t.created_at)]);
+}, (t) => [
+  index('mail_intake_identity_idx').on(t.identity),
+  index('mail_intake_created_idx').on(t.created_at),
+  index('mail_intake_sender_idx').on(t.sender, t.created_at),
+]);
+
+/** Where IMAP polling stands per mailbox: UIDVALIDITY and the highest UID handled. */
+export const imapState = sqliteTable('imap_state', {
+  mailbox: text('mailbox').primaryKey(), // user@host/mailbox
+  uid_validity: text('uid_validity').notNull(),
+  last_uid: integer('last_uid').notNull(),
+  updated_at: text('updated_at').notNull(),
+});

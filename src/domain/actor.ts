@@ -4,10 +4,20 @@ export const ROLES = ['admin', 'agent', 'requester'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** The signed-in user (or token owner) on whose behalf a domain function runs. */
-export interface Actor { id: number; email: string; name: string; role: Role }
+export interface Actor {
+  id: number; email: string; name: string; role: Role;
+  /**
+   * Set when the e-mail gateway acts for the sender of a message: the channel itself was
+   * authenticated (mailgate token, IMAP account), so the sender may write on any ticket the
+   * mail addresses, as an RT mail gateway does.
+   */
+  viaMail?: boolean;
+}
 
 export const isAdmin = (a: Actor) => a.role === 'admin';
 export const isStaff = (a: Actor) => a.role === 'admin' || a.role === 'agent';
+/** May work on any ticket: staff, or the mail gateway on a sender's behalf. */
+export const worksAnyTicket = (a: Actor) => isStaff(a) || a.viaMail === true;
 
 export function requireAdmin(a: Actor): void {
   if (!isAdmin(a)) throw forbidden('Only administrators can do this');

@@ -12,7 +12,7 @@ export function getQueueRow(db: Conn, id: number): QueueRow | undefined {
   return db.select().from(queues).where(eq(queues.id, id)).get();
 }
 
-export function findQueueByName(db: Db, name: string): QueueRow | undefined {
+export function findQueueByName(db: Conn, name: string): QueueRow | undefined {
   return db.select().from(queues).where(eq(queues.name, name)).get();
 }
 

@@ -102,3 +102,11 @@ function applyScripStatus(conn: Conn, ticketId: number, status: string, now: str
     .where(eq(tickets.id, ticketId)).run();
   insertTransaction(conn, ticketId, null, { type: 'Status', field: 'status', old_value: t.status, new_value: status }, now);
 }
+
+/** An attachment's bytes, for download; the caller checks the ticket is visible. */
+export function attachmentWithTicket(conn: Conn, id: number) {
+  return conn.select({
+    id: attachments.id, filename: attachments.filename, content_type: attachments.content_type, content: attachments.content,
+    ticket_id: transactions.ticket_id, type: transactions.type,
+  }).from(attachments).innerJoin(transactions, eq(transactions.id, attachments.transaction_id)).where(eq(attachments.id, id)).get();
+}

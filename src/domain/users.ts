@@ -101,3 +101,19 @@ export function deleteUser(db: Db, actor: Actor, id: number): void {
     tx.delete(apiTokens).where(eq(apiTokens.user_id, id)).run();
   });
 }
+
+/**
+ * The user behind an inbound address: matched case-insensitively, or created as a stub
+ * requester (no password, cannot sign in) with the display name from the mail. Runs inside
+ * the mail's SQL transaction.
+ */
+export function ensureMailUser(conn: Conn, address: string, displayName: string): { user: UserRow; created: boolean } {
+  const email = normalizeEmail(address);
+  const existing = conn.select().from(users).where(eq(users.email, email)).get();
+  if (existing) return { user: existing, created: false };
+  const now = nowIso();
+  const user = conn.insert(users).values({
+    email, name: displayName.slice(0, 200), role: 'requester', disabled: false, password_hash: null, created_at: now, updated_at: now,
+  }).returning().get();
+  return { user, created: true };
+}

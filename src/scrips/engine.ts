@@ -138,6 +138,7 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
     return 1;
   },
   open_inactive: (ctx) => {
+    if (ctx.event.autoSubmitted) return 0; // an out-of-office reply does not reopen a resolved ticket
     const { status } = ticketPeople(ctx.conn, ctx.event.ticketId);
     if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status)) ctx.effects.setStatus = 'open';
     return 0;

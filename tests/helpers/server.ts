@@ -9,7 +9,7 @@ import { createToken } from '../../src/domain/auth.js';
 import { seedIfEmpty } from '../../src/domain/seed.js';
 import { loadEnv, type Env } from '../../src/env.js';
 import { createLogger } from '../../src/log.js';
-import { startWorkers } from '../../src/workers.js';
+import { startWorkers, type Workers } from '../../src/workers.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-123';
@@ -28,6 +28,7 @@ export interface TestServer {
   env: Env;
   dir: string;
   adminToken: string;
+  workers: Workers;
   api<T = any>(method: string, path: string, opts?: ApiOptions): Promise<ApiResponse<T>>;
   /** Creates a user through the API and returns it with an API token of its own. */
   user(role: 'admin' | 'agent' | 'requester', email?: string): Promise<{ id: number; email: string; token: string }>;
@@ -86,5 +87,5 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  return { url, db, env, dir, adminToken, api, user, close };
+  return { url, db, env, dir, adminToken, workers, api, user, close };
 }

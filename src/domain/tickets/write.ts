@@ -2,12 +2,12 @@ import { and, eq } from 'drizzle-orm';
 import type { Conn, Db } from '../../db/client.js';
 import { ticketCustomValues, tickets } from '../../db/schema.js';
 import type { ScripResult } from '../../scrips/engine.js';
-import { type Actor, isAdmin, isStaff, nowIso } from '../actor.js';
+import { type Actor, isAdmin, isStaff, nowIso, worksAnyTicket } from '../actor.js';
 import { allCustomFields, appliesToQueue, normalizeCustomValue, type CustomFieldJson } from '../customFields.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { getQueueRow } from '../queues.js';
 import { teamExists } from '../teams.js';
-import { recordTransactions, transactionsOfTicket, type NewAttachment, type NewTransaction, type TransactionJson } from '../transactions.js';
+import { attachmentWithTicket, recordTransactions, transactionsOfTicket, type NewAttachment, type NewTransaction, type TransactionJson } from '../transactions.js';
 import { getUserRow } from '../users.js';
 import { getTicketRow, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { nextResolvedAt, type Status } from '../../lifecycle.js';
@@ -20,12 +20,21 @@ export interface TicketChange { ticket: TicketJson; scrip_results: ScripResult[]
 /** Loads a ticket the actor may see; others' tickets are "not found" to requesters. */
 function visibleTicket(conn: Conn, actor: Actor, id: number): TicketRow {
   const row = getTicketRow(conn, id);
-  if (!row || (!isStaff(actor) && row.requester_id !== actor.id)) throw notFound('Ticket', id);
+  if (!row || (!worksAnyTicket(actor) && row.requester_id !== actor.id)) throw notFound('Ticket', id);
   return row;
 }
 
 export function getTicket(db: Db, actor: Actor, id: number): TicketJson {
   return ticketsJson(db, [visibleTicket(db, actor, id)])[0];
+}
+
+/** An attachment, if the actor may see its ticket and (for requesters) it is not on an internal note. */
+export function getAttachment(db: Db, actor: Actor, id: number) {
+  const a = attachmentWithTicket(db, id);
+  if (!a) throw notFound('Attachment', id);
+  try { visibleTicket(db, actor, a.ticket_id); } catch { throw notFound('Attachment', id); }
+  if (a.type === 'Comment' && !isStaff(actor)) throw notFound('Attachment', id);
+  return a;
 }
 
 export function listTicketTransactions(db: Db, actor: Actor, id: number): TransactionJson[] {
@@ -73,6 +82,8 @@ export interface CreateTicketInput {
   requester_id?: number; priority?: number; custom_fields?: Record<string, unknown>;
   /** Set by the mail processor: the inbound message's id and files, kept on the Create transaction. */
   message_id?: string | null; attachments?: NewAttachment[];
+  /** Set by the mail processor for mail that announced itself as automatic (no autoreply). */
+  auto_submitted?: boolean;
 }
 
 export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): TicketChange {
@@ -104,7 +115,7 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
     }
     const { scrip_results } = recordTransactions(tx, row.id, actor.id, [{
       type: 'Create', body: input.description || null, message_id: input.message_id ?? null, attachments: input.attachments,
-    }], now);
+    }], now, { autoSubmitted: input.auto_submitted });
     return { ticket: ticketsJson(tx, [getTicketRow(tx, row.id)!])[0], scrip_results };
   }, IMMEDIATE);
 }
@@ -162,13 +173,13 @@ export function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTick
 
 export interface CommentInput {
   body: string; internal?: boolean; creator_id?: number;
-  message_id?: string | null; attachments?: NewAttachment[];
+  message_id?: string | null; attachments?: NewAttachment[]; auto_submitted?: boolean;
 }
 
 /** POST /tickets/:id/comment: internal note by default; a public reply with internal=false. */
 export function commentOnTicket(db: Db, actor: Actor, id: number, input: CommentInput): { transaction: TransactionJson; scrip_results: ScripResult[] } {
   let internal = input.internal ?? true;
-  if (!isStaff(actor)) {
+  if (!worksAnyTicket(actor)) {
     if (input.internal === true) throw forbidden('Requesters cannot write internal notes');
     internal = false;
   }
@@ -184,7 +195,7 @@ export function commentOnTicket(db: Db, actor: Actor, id: number, input: Comment
     tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, id)).run();
     const { transactions, scrip_results } = recordTransactions(tx, id, creatorId, [{
       type: internal ? 'Comment' : 'Correspond', body: input.body, message_id: input.message_id ?? null, attachments: input.attachments,
-    }], now);
+    }], now, { autoSubmitted: input.auto_submitted });
     return { transaction: transactions[0], scrip_results };
   }, IMMEDIATE);
 }

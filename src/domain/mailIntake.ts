@@ -1,0 +1,223 @@
+import { and, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { Conn, Db } from '../db/client.js';
+import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/schema.js';
+import { type Actor, nowIso, requireAdmin } from './actor.js';
+import { AppError, invalid, notFound } from './errors.js';
+import { findQueueByName } from './queues.js';
+import { commentOnTicket, createTicket } from './tickets/write.js';
+import type { NewAttachment } from './transactions.js';
+import { ensureMailUser } from './users.js';
+
+// The domain half of e-mail intake (SPEC B7): given a parsed and classified message, decide
+// queue, sender and ticket, apply it through the same ticket functions as the API, and log it
+// — all in one SQL transaction, so a message is applied exactly once even across a crash.
+
+export type Verdict = 'created' | 'appended' | 'duplicate' | 'ignored_auto' | 'rejected' | 'failed';
+
+export interface InboundMessage {
+  identity: string;
+  messageId: string | null;
+  inReplyTo: string[];
+  references: string[];
+  subject: string;
+  from: { address: string; name: string };
+  recipients: string[];
+  text: string;
+  attachments: NewAttachment[];
+  raw: Buffer;
+  /** From the classifier: `bounce` is logged only; `auto` is applied without autoreply. */
+  kind: 'human' | 'auto' | 'bounce';
+  kindReason?: string;
+}
+
+export interface IntakeOptions {
+  source: 'mailgate' | 'imap' | 'replay';
+  /** A queue alias, name or id to use when no recipient matches a queue's mail_alias. */
+  queue?: string;
+  action?: 'correspond' | 'comment';
+  /** Messages per sender per hour before further ones are rejected (loop brake). */
+  senderLimitPerHour: number;
+  /** Replaying an intake entry: only an earlier created/appended outcome counts as seen. */
+  replay?: boolean;
+}
+
+export interface IntakeResult {
+  intake_id: number | null;
+  verdict: Verdict;
+  rule: string | null;
+  ticket_id: number | null;
+  transaction_id: number | null;
+  created: boolean;
+  user_created: boolean;
+  duplicate: boolean;
+}
+
+const SUCCESSFUL: Verdict[] = ['created', 'appended', 'ignored_auto', 'rejected'];
+const TAG_RE = /\[hxdesk #(\d+)\]/i;
+
+type IntakeRow = typeof mailIntake.$inferSelect;
+
+function resultOf(row: IntakeRow, duplicate: boolean, userCreated = false): IntakeResult {
+  return {
+    intake_id: row.id, verdict: row.verdict, rule: row.rule, ticket_id: row.ticket_id, transaction_id: row.transaction_id,
+    created: !duplicate && row.verdict === 'created', user_created: userCreated, duplicate,
+  };
+}
+
+/** Addresses mail from which is our own (never processed as a request: no loops). */
+export function ownAddresses(db: Conn, mailFrom: string): string[] {
+  const aliases = db.select({ a: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)).all().map((r) => r.a!);
+  return [mailFrom.toLowerCase(), ...aliases];
+}
+
+function resolveQueue(conn: Conn, m: InboundMessage, hint: string | undefined): { id: number; rule: string } {
+  const byAlias = conn.select({ id: queues.id, alias: queues.mail_alias }).from(queues)
+    .where(inArray(queues.mail_alias, m.recipients.length ? m.recipients : ['\u0000'])).all();
+  for (const r of m.recipients) {
+    const q = byAlias.find((x) => x.alias === r);
+    if (q) return { id: q.id, rule: `queue by recipient ${r}` };
+  }
+  if (hint) {
+    const h = hint.trim();
+    const q = /^\d+$/.test(h) ? conn.select().from(queues).where(eq(queues.id, Number(h))).get()
+      : conn.select().from(queues).where(eq(queues.mail_alias, h.toLowerCase())).get() ?? findQueueByName(conn, h);
+    if (!q) throw invalid('queue', `No queue with id, alias or name "${h}"`);
+    return { id: q.id, rule: `queue given (${h})` };
+  }
+  const general = findQueueByName(conn, 'General') ?? conn.select().from(queues).orderBy(queues.id).limit(1).get();
+  if (!general) throw new AppError('unavailable', 'No queue exists to receive mail');
+  return { id: general.id, rule: `default queue ${general.name}` };
+}
+
+/** SPEC B7 ladder: a Message-ID the ticket knows (inbound or ours), then the subject tag. */
+function resolveTicket(conn: Conn, m: InboundMessage): { id: number; rule: string } | { id: null; rule: string } {
+  const ids = [...m.inReplyTo, ...[...m.references].reverse()].filter((id, i, all) => all.indexOf(id) === i);
+  if (ids.length) {
+    const inbound = conn.select({ ticket: transactions.ticket_id, mid: transactions.message_id }).from(transactions)
+      .where(inArray(transactions.message_id, ids)).all();
+    const ours = conn.select({ ticket: outbox.ticket_id, mid: outbox.message_id }).from(outbox)
+      .where(inArray(outbox.message_id, ids)).all();
+    for (const id of ids) {
+      const hit = [...inbound, ...ours].find((r) => r.mid === id && r.ticket !== null);
+      if (hit && conn.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, hit.ticket!)).get()) {
+        return { id: hit.ticket!, rule: `ticket by ${m.inReplyTo.includes(id) ? 'In-Reply-To' : 'References'} ${id}` };
+      }
+    }
+  }
+  const tag = TAG_RE.exec(m.subject);
+  if (tag) {
+    const id = Number(tag[1]);
+    if (conn.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, id)).get()) return { id, rule: `ticket by subject tag #${id}` };
+    return { id: null, rule: `subject tag #${id} names no ticket: new ticket` };
+  }
+  return { id: null, rule: 'new ticket' };
+}
+
+function logIntake(conn: Conn, m: InboundMessage, source: string, v: Partial<IntakeRow> & { verdict: Verdict }): IntakeRow {
+  return conn.insert(mailIntake).values({
+    identity: m.identity, message_id: m.messageId, source, sender: m.from.address, subject: m.subject.slice(0, 1000), raw: m.raw,
+    rule: null, ticket_id: null, transaction_id: null, error: null, created_at: nowIso(), ...v,
+  }).returning().get();
+}
+
+/** Applies one inbound message exactly once. */
+export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): IntakeResult {
+  return db.transaction((tx) => {
+    const settled: Verdict[] = opts.replay ? ['created', 'appended'] : SUCCESSFUL;
+    const seen = tx.select().from(mailIntake)
+      .where(and(eq(mailIntake.identity, m.identity), inArray(mailIntake.verdict, settled))).orderBy(mailIntake.id).limit(1).get();
+    if (seen) return resultOf(seen, true);
+
+    if (m.kind === 'bounce') return resultOf(logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }), false);
+
+    const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+    const recent = tx.select({ n: sql<number>`count(*)` }).from(mailIntake)
+      .where(and(eq(mailIntake.sender, m.from.address), gt(mailIntake.created_at, hourAgo), inArray(mailIntake.verdict, ['created', 'appended']))).get()!.n;
+    if (recent >= opts.senderLimitPerHour) {
+      return resultOf(logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `more than ${opts.senderLimitPerHour} messages from ${m.from.address} in an hour` }), false);
+    }
+
+    const { user, created: userCreated } = ensureMailUser(tx, m.from.address, m.from.name);
+    if (user.disabled) return resultOf(logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `sender ${user.email} is disabled` }), false, userCreated);
+    const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role, viaMail: true };
+    const auto = m.kind === 'auto';
+    const ticket = resolveTicket(tx, m);
+    const note = auto ? `; automatic mail (${m.kindReason}), no autoreply` : '';
+
+    if (ticket.id !== null) {
+      const body = m.text || '(no text)';
+      const { transaction } = commentOnTicket(db, actor, ticket.id, {
+        body, internal: opts.action === 'comment', message_id: m.messageId, attachments: m.attachments, auto_submitted: auto,
+      });
+      const row = logIntake(tx, m, opts.source, { verdict: 'appended', rule: ticket.rule + note, ticket_id: ticket.id, transaction_id: transaction.id });
+      return resultOf(row, false, userCreated);
+    }
+    const queue = resolveQueue(tx, m, opts.queue);
+    const subject = m.subject.replace(TAG_RE, '').replace(/\s+/g, ' ').trim() || '(no subject)';
+    const change = createTicket(db, actor, {
+      queue_id: queue.id, subject: subject.slice(0, 500), description: m.text, message_id: m.messageId, attachments: m.attachments,
+      auto_submitted: auto,
+    });
+    const first = tx.select({ id: transactions.id }).from(transactions).where(eq(transactions.ticket_id, change.ticket.id)).orderBy(transactions.id).limit(1).get()!;
+    const row = logIntake(tx, m, opts.source, {
+      verdict: 'created', rule: `${ticket.rule}; ${queue.rule}${note}`, ticket_id: change.ticket.id, transaction_id: first.id,
+    });
+    return resultOf(row, false, userCreated);
+  }, { behavior: 'immediate' });
+}
+
+/** A message the processor could not apply: kept with its error, retried on the next delivery. */
+export function logFailedMail(db: Db, m: Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'>, source: string, error: string): IntakeResult {
+  const row = db.insert(mailIntake).values({
+    identity: m.identity, message_id: m.messageId, source, sender: m.from.address || null, subject: m.subject.slice(0, 1000), raw: m.raw,
+    verdict: 'failed', rule: null, error: error.slice(0, 2000), created_at: nowIso(),
+  }).returning().get();
+  return resultOf(row, false);
+}
+
+// ---- admin: the intake log -------------------------------------------------------------
+
+export interface IntakeJson {
+  id: number; identity: string; message_id: string | null; source: string; sender: string | null; subject: string | null;
+  verdict: Verdict; rule: string | null; ticket_id: number | null; transaction_id: number | null; error: string | null; size: number; created_at: string;
+}
+const intakeJson = (r: IntakeRow): IntakeJson => ({
+  id: r.id, identity: r.identity, message_id: r.message_id, source: r.source, sender: r.sender, subject: r.subject, verdict: r.verdict,
+  rule: r.rule, ticket_id: r.ticket_id, transaction_id: r.transaction_id, error: r.error, size: r.raw.length, created_at: r.created_at,
+});
+
+export function listIntake(db: Db, actor: Actor, f: { verdict?: Verdict; limit?: number; offset?: number }) {
+  requireAdmin(actor);
+  const limit = f.limit ?? 50;
+  const offset = f.offset ?? 0;
+  const where = f.verdict ? eq(mailIntake.verdict, f.verdict) : undefined;
+  const rows = db.select().from(mailIntake).where(where).orderBy(desc(mailIntake.id)).limit(limit).offset(offset).all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(mailIntake).where(where).get()!.n;
+  return { intake: rows.map(intakeJson), total, limit, offset };
+}
+
+export function getIntake(db: Db, actor: Actor, id: number): IntakeJson & { raw: string } {
+  requireAdmin(actor);
+  const row = db.select().from(mailIntake).where(eq(mailIntake.id, id)).get();
+  if (!row) throw notFound('Intake entry', id);
+  return { ...intakeJson(row), raw: row.raw.toString('utf8') };
+}
+
+/** The raw bytes of an entry, for replay. */
+export function intakeRaw(db: Db, actor: Actor, id: number): Buffer {
+  requireAdmin(actor);
+  const row = db.select({ raw: mailIntake.raw }).from(mailIntake).where(eq(mailIntake.id, id)).get();
+  if (!row) throw notFound('Intake entry', id);
+  return row.raw;
+}
+
+// ---- IMAP polling state ----------------------------------------------------------------
+
+export function getImapState(db: Db, mailbox: string) {
+  return db.select().from(imapState).where(eq(imapState.mailbox, mailbox)).get();
+}
+
+export function saveImapState(db: Db, mailbox: string, uidValidity: string, lastUid: number): void {
+  db.insert(imapState).values({ mailbox, uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso() })
+    .onConflictDoUpdate({ target: imapState.mailbox, set: { uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso() } }).run();
+}

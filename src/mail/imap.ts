@@ -1,0 +1,133 @@
+import { ImapFlow } from 'imapflow';
+import type { Db } from '../db/client.js';
+import { getImapState, saveImapState } from '../domain/mailIntake.js';
+import { processMail, type ProcessorSettings } from './processor.js';
+
+export interface ImapOptions {
+  url: string;
+  pollSeconds: number;
+  moveTo?: string;
+  settings: ProcessorSettings;
+  log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface ImapPoller {
+  /** Runs one poll now (waits for a poll already running) — for tests and admin actions. */
+  pollNow(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function parseImapUrl(url: string) {
+  const u = new URL(url);
+  const secure = u.protocol === 'imaps:';
+  return {
+    host: u.hostname, port: Number(u.port) || (secure ? 993 : 143), secure,
+    user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password),
+    mailbox: decodeURIComponent(u.pathname.replace(/^\//, '')) || 'INBOX',
+  };
+}
+
+/**
+ * Polls one IMAP mailbox into the mail processor (SPEC B7). It remembers UIDVALIDITY and the
+ * highest UID handled rather than trusting \Seen; a message is flagged \Seen (or moved) only
+ * after its ticket change has committed; a message that fails stays where it is, logged in
+ * the intake log, and does not hold up the rest. After a crash the same messages are fetched
+ * again and recognised by their identity, so each becomes exactly one ticket or reply.
+ */
+export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
+  const cfg = parseImapUrl(opts.url);
+  const key = `${cfg.user}@${cfg.host}:${cfg.port}/${cfg.mailbox}`;
+  let client: ImapFlow | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  let failures = 0;
+
+  async function connect(): Promise<ImapFlow> {
+    if (client?.usable) return client;
+    client?.close();
+    const c = new ImapFlow({
+      host: cfg.host, port: cfg.port, secure: cfg.secure, auth: { user: cfg.user, pass: cfg.pass }, logger: false,
+      connectionTimeout: 15_000, greetingTimeout: 10_000, socketTimeout: 120_000,
+    });
+    c.on('error', (e: Error) => opts.log('warn', 'imap: connection error', { mailbox: key, error: e.message }));
+    try {
+      await c.connect();
+    } catch (e) {
+      c.close(); // or the socket lingers until the server's own timeout
+      throw e;
+    }
+    client = c;
+    return c;
+  }
+
+  async function pollOnce(): Promise<void> {
+    const c = await connect();
+    const lock = await c.getMailboxLock(cfg.mailbox);
+    try {
+      const box = c.mailbox;
+      if (!box) throw new Error(`mailbox ${cfg.mailbox} did not open`);
+      const validity = String(box.uidValidity);
+      const state = getImapState(db, key);
+      let last = state && state.uid_validity === validity ? state.last_uid : 0;
+      if (state && state.uid_validity !== validity) opts.log('warn', 'imap: UIDVALIDITY changed; rescanning the mailbox', { mailbox: key });
+      const found = (await c.search({ uid: `${last + 1}:*` }, { uid: true })) || [];
+      for (const uid of found.filter((u) => u > last).sort((a, b) => a - b)) {
+        if (stopped) break;
+        const msg = await c.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
+        if (msg && msg.source) {
+          try {
+            const result = await processMail(db, msg.source, opts.settings, { source: 'imap' });
+            if (opts.moveTo) await c.messageMove(String(uid), opts.moveTo, { uid: true });
+            else await c.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
+            opts.log('info', 'imap: message handled', { uid, verdict: result.verdict, ticket: result.ticket_id, duplicate: result.duplicate });
+          } catch (e) {
+            opts.log('warn', 'imap: message failed; left in the mailbox', { uid, error: (e as Error).message });
+          }
+        }
+        last = uid;
+        saveImapState(db, key, validity, last);
+      }
+      if (!state || state.uid_validity !== validity) saveImapState(db, key, validity, last);
+    } finally {
+      lock.release();
+    }
+  }
+
+  function schedule(delayMs: number) {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => { void run(); }, delayMs);
+    timer.unref();
+  }
+
+  function run(): Promise<void> {
+    if (running) return running;
+    running = pollOnce()
+      .then(() => { failures = 0; })
+      .catch((e) => {
+        failures += 1;
+        opts.log('warn', 'imap: poll failed; will reconnect', { mailbox: key, error: (e as Error).message, failures });
+        client?.close();
+        client = null;
+      })
+      .finally(() => {
+        running = null;
+        const backoff = failures ? Math.min(60_000, 1000 * 2 ** (failures - 1)) : opts.pollSeconds * 1000;
+        schedule(backoff);
+      });
+    return running;
+  }
+
+  schedule(0);
+  return {
+    pollNow: async () => { if (running) await running; await run(); },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      if (client?.usable) await client.logout().catch(() => client?.close());
+      else client?.close();
+    },
+  };
+}

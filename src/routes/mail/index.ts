@@ -1,0 +1,91 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import { requireAdmin } from '../../domain/actor.js';
+import { AppError } from '../../domain/errors.js';
+import { getIntake, intakeRaw, listIntake } from '../../domain/mailIntake.js';
+import { zInt } from '../../domain/validation.js';
+import { processMail } from '../../mail/processor.js';
+import type { AppEnv, Deps } from '../context.js';
+import { actorOf, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
+
+const Options = z.object({
+  queue: z.string().trim().min(1).max(254).optional(),
+  action: z.enum(['correspond', 'comment'], { error: 'Expected correspond or comment' }).optional(),
+});
+const JsonBody = Options.extend({ message: z.string({ error: 'Required: the raw RFC 822 message' }).min(1, 'Must not be empty') });
+
+const same = (a: string, b: string) => timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+
+/** POST /mailgate (SPEC B7) and the admin intake log. */
+export function mailRoutes(deps: Deps) {
+  const app = new Hono<AppEnv>();
+  const max = deps.env.MAX_MAIL_BYTES;
+  const tooLarge = () => { throw new AppError('too_large', `The message is larger than MAX_MAIL_BYTES (${max} bytes)`); };
+  const settings = { mailFrom: deps.env.MAIL_FROM, senderLimitPerHour: deps.env.MAIL_SENDER_MAX_PER_HOUR };
+
+  function checkToken(c: Context<AppEnv>) {
+    const token = deps.env.MAILGATE_TOKEN;
+    if (!token) {
+      if (deps.env.production) throw new AppError('unavailable', 'The mail gateway is off: set MAILGATE_TOKEN');
+      return; // development: an open gateway on a loopback address
+    }
+    const sent = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    if (!sent || !same(sent, token)) throw new AppError('unauthenticated', 'Send Authorization: Bearer $MAILGATE_TOKEN');
+  }
+
+  /** The raw message and options from any of the three body formats. */
+  async function readMail(c: Context<AppEnv>): Promise<{ raw: Buffer; opts: z.infer<typeof Options> }> {
+    const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (type === 'message/rfc822' || type === 'text/plain' || type === 'application/octet-stream') {
+      return { raw: Buffer.from(await c.req.arrayBuffer()), opts: validate(Options, c.req.query()) };
+    }
+    if (type === 'application/json') {
+      let json: unknown;
+      try { json = JSON.parse(await c.req.text()); } catch { throw new AppError('invalid_json', 'The request body is not valid JSON'); }
+      const body = validate(JsonBody, json);
+      return { raw: Buffer.from(body.message, 'utf8'), opts: body };
+    }
+    if (type === 'multipart/form-data' || type === 'application/x-www-form-urlencoded') {
+      const form = await c.req.parseBody();
+      const field = form.message ?? form['body-mime'] ?? form.email;
+      if (field === undefined || field === '') {
+        throw new AppError('validation_failed', 'Send the raw message as "message" (or body-mime / email)', [{ path: 'message', message: 'Required' }]);
+      }
+      const raw = typeof field === 'string' ? Buffer.from(field, 'utf8') : Buffer.from(await (field as File).arrayBuffer());
+      const strings = Object.fromEntries(Object.entries(form).filter(([k, v]) => typeof v === 'string' && (k === 'queue' || k === 'action')));
+      return { raw, opts: validate(Options, strings) };
+    }
+    throw new AppError('unsupported_media_type', 'Send message/rfc822, JSON { message } or form data');
+  }
+
+  app.post('/mailgate',
+    async (c, next) => { checkToken(c); await next(); },
+    // Checked against Content-Length first and while streaming: an oversized message is never read whole.
+    async (c, next) => {
+      const raw = (c.req.header('content-type') ?? '').startsWith('message/rfc822');
+      return bodyLimit({ maxSize: raw ? max : Math.ceil(max * 1.5) + 65_536, onError: (cc) => { cc.header('Connection', 'close'); return tooLarge(); } })(c, next);
+    },
+    async (c) => {
+      const { raw, opts } = await readMail(c);
+      if (raw.length > max) tooLarge();
+      const result = await processMail(dbOf(c), raw, settings, { source: 'mailgate', queue: opts.queue, action: opts.action });
+      return c.json(result, result.created ? 201 : 200);
+    });
+
+  const ListQuery = z.strictObject({
+    verdict: z.enum(['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed']).optional(),
+    limit: zInt(1, 500).optional(), offset: zInt(0, 1_000_000_000).optional(),
+  });
+  app.get('/mail/intake', (c) => respond(c, listIntake(dbOf(c), actorOf(c), validate(ListQuery, queryObject(c))), { title: 'Mail intake' }));
+  app.get('/mail/intake/:id', (c) => respond(c, getIntake(dbOf(c), actorOf(c), pathId(c)), { title: 'Intake entry' }));
+  app.post('/mail/intake/:id/replay', async (c) => {
+    const actor = actorOf(c);
+    requireAdmin(actor);
+    const raw = intakeRaw(dbOf(c), actor, pathId(c));
+    const result = await processMail(dbOf(c), raw, settings, { source: 'replay', replay: true });
+    return respond(c, result, { status: result.created ? 201 : 200, title: 'Replayed', location: `/mail/intake/${pathId(c)}` });
+  });
+  return app;
+}

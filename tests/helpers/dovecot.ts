@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Dovecot {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  /** imap://user:password@127.0.0.1:port/INBOX */
+  url(mailbox?: string): string;
+  stop(): Promise<void>;
+}
+
+const freePort = () => new Promise<number>((resolve, reject) => {
+  const srv = net.createServer();
+  srv.once('error', reject);
+  srv.listen(0, '127.0.0.1', () => { const { port } = srv.address() as net.AddressInfo; srv.close(() => resolve(port)); });
+});
+
+async function waitForPort(port: number, proc: ChildProcess, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`dovecot exited with ${proc.exitCode}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(true); });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > until) throw new Error(`dovecot did not listen on ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * A real Dovecot IMAP server on 127.0.0.1, standalone from a config in a temp dir (Debian's
+ * dovecot-imapd; see ../shared/STACK.md). One user with a Maildir; plaintext auth, no TLS.
+ */
+export async function startDovecot(): Promise<Dovecot> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-dovecot-'));
+  fs.chmodSync(dir, 0o755);
+  const mail = path.join(dir, 'mail');
+  fs.mkdirSync(mail);
+  fs.chownSync(mail, 65534, 65534);
+  const port = await freePort();
+  const user = 'support';
+  const password = 'support-secret';
+  fs.writeFileSync(path.join(dir, 'users'), `${user}:{PLAIN}${password}:65534:65534::${mail}\n`);
+  const conf = path.join(dir, 'dovecot.conf');
+  fs.writeFileSync(conf, [
+    `base_dir = ${dir}/run`,
+    `state_dir = ${dir}/state`,
+    'protocols = imap',
+    'listen = 127.0.0.1',
+    'ssl = no',
+    'disable_plaintext_auth = no',
+    'auth_mechanisms = plain login',
+    'mail_location = maildir:~/Maildir',
+    `log_path = ${dir}/dovecot.log`,
+    `info_log_path = ${dir}/dovecot.log`,
+    'default_login_user = nobody',
+    'default_internal_user = nobody',
+    'default_internal_group = nogroup',
+    'first_valid_uid = 65534',
+    `passdb {\n  driver = passwd-file\n  args = scheme=PLAIN username_format=%u ${dir}/users\n}`,
+    `userdb {\n  driver = passwd-file\n  args = username_format=%u ${dir}/users\n}`,
+    `service imap-login {\n  inet_listener imap {\n    address = 127.0.0.1\n    port = ${port}\n  }\n  inet_listener imaps {\n    port = 0\n  }\n}`,
+    'namespace inbox {\n  inbox = yes\n  mailbox Archive {\n    auto = create\n  }\n}',
+    '',
+  ].join('\n'));
+  const proc = spawn('dovecot', ['-c', conf, '-F'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout!.on('data', (d) => { output += d; });
+  proc.stderr!.on('data', (d) => { output += d; });
+  try {
+    await waitForPort(port, proc);
+  } catch (e) {
+    proc.kill('SIGKILL');
+    const log = fs.existsSync(`${dir}/dovecot.log`) ? fs.readFileSync(`${dir}/dovecot.log`, 'utf8') : '';
+    throw new Error(`${(e as Error).message}\n${output}\n${log}`);
+  }
+  return {
+    host: '127.0.0.1', port, user, password,
+    url: (mailbox = 'INBOX') => `imap://${user}:${password}@127.0.0.1:${port}/${mailbox}`,
+    async stop() {
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+        if (proc.exitCode === null) proc.kill('SIGKILL');
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
