@@ -124,8 +124,10 @@ function logIntake(conn: Conn, m: InboundMessage, source: string, v: Partial<Int
 export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): IntakeResult {
   return db.transaction((tx) => {
     const settled: Verdict[] = opts.replay ? ['created', 'appended'] : SUCCESSFUL;
+    // An applied outcome (a replay may have applied a message rejected earlier) wins over an earlier refusal.
     const seen = tx.select().from(mailIntake)
-      .where(and(eq(mailIntake.identity, m.identity), inArray(mailIntake.verdict, settled))).orderBy(mailIntake.id).limit(1).get();
+      .where(and(eq(mailIntake.identity, m.identity), inArray(mailIntake.verdict, settled)))
+      .orderBy(sql`${mailIntake.verdict} not in ('created', 'appended')`, mailIntake.id).limit(1).get();
     if (seen) return resultOf(seen, true);
 
     if (m.kind === 'bounce') return resultOf(logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }), false);

@@ -26,6 +26,8 @@ export function classify(mail: InboundMail, ourAddresses: string[]): MailKind {
   const precedence = text(h.get('precedence'));
   if (['bulk', 'junk', 'list'].includes(precedence)) return { kind: 'auto', reason: `Precedence: ${precedence}` };
   if (h.has('x-autoreply') || h.has('x-autorespond')) return { kind: 'auto', reason: 'X-Autoreply/X-Autorespond header' };
-  if (h.has('list-id')) return { kind: 'auto', reason: 'mailing list (List-Id)' };
+  // mailparser folds the List-* headers into one `list` object (List-Id is `list.id`).
+  const list = h.get('list');
+  if (h.has('list-id') || (list && typeof list === 'object' && 'id' in list)) return { kind: 'auto', reason: 'mailing list (List-Id)' };
   return { kind: 'human' };
 }

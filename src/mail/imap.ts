@@ -65,26 +65,33 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
     const c = await connect();
     const lock = await c.getMailboxLock(cfg.mailbox);
     try {
+      // A reused session sees messages delivered since its last command only after a sync: NOOP.
+      await c.noop();
       const box = c.mailbox;
       if (!box) throw new Error(`mailbox ${cfg.mailbox} did not open`);
       const validity = String(box.uidValidity);
       const state = getImapState(db, key);
       let last = state && state.uid_validity === validity ? state.last_uid : 0;
       if (state && state.uid_validity !== validity) opts.log('warn', 'imap: UIDVALIDITY changed; rescanning the mailbox', { mailbox: key });
-      const found = (await c.search({ uid: `${last + 1}:*` }, { uid: true })) || [];
+      const found = await c.search({ uid: `${last + 1}:*` }, { uid: true });
+      if (!Array.isArray(found)) throw new Error('IMAP search failed'); // imapflow answers false rather than throwing
       for (const uid of found.filter((u) => u > last).sort((a, b) => a - b)) {
         if (stopped) break;
         const msg = await c.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
         if (msg && msg.source) {
           try {
             const result = await processMail(db, msg.source, opts.settings, { source: 'imap' });
-            if (opts.moveTo) await c.messageMove(String(uid), opts.moveTo, { uid: true });
-            else await c.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
+            const done = opts.moveTo ? await c.messageMove(String(uid), opts.moveTo, { uid: true })
+              : await c.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
+            if (!done && c.usable) opts.log('warn', 'imap: message handled but not flagged or moved', { uid, moveTo: opts.moveTo });
             opts.log('info', 'imap: message handled', { uid, verdict: result.verdict, ticket: result.ticket_id, duplicate: result.duplicate });
           } catch (e) {
             opts.log('warn', 'imap: message failed; left in the mailbox', { uid, error: (e as Error).message });
           }
         }
+        // imapflow answers false rather than throwing once the connection is gone: then this UID
+        // is not done — the next poll fetches it again (and recognises it if it was applied).
+        if (!c.usable) throw new Error('IMAP connection lost during the batch');
         last = uid;
         saveImapState(db, key, validity, last);
       }

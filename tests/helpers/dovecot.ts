@@ -11,6 +11,21 @@ export interface Dovecot {
   password: string;
   /** imap://user:password@127.0.0.1:port/INBOX */
   url(mailbox?: string): string;
+  /** The Maildir root of the user (Maildir++: INBOX is `cur/`+`new/`, other folders `.Name/`). */
+  maildir: string;
+  /** Stops the Dovecot process (clients are disconnected) but keeps its port, config and mail. */
+  halt(): Promise<void>;
+  /** Starts Dovecot again after halt(): same port, same config, same mail (UIDs and UIDVALIDITY kept). */
+  resume(): Promise<void>;
+  /**
+   * Kills every Dovecot process at once (SIGKILL to its process group), as a crash or a cut
+   * network would: clients see their connections drop. The kill happens synchronously, before
+   * this returns; the promise settles when the master has exited. resume() starts it again.
+   */
+  crash(): Promise<void>;
+  /** halt() then resume(). */
+  restart(): Promise<void>;
+  /** Stops Dovecot and removes its temp dir. */
   stop(): Promise<void>;
 }
 
@@ -32,6 +47,10 @@ async function waitForPort(port: number, proc: ChildProcess, timeoutMs = 10_000)
     if (Date.now() > until) throw new Error(`dovecot did not listen on ${port}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+function killGroup(p: ChildProcess, signal: NodeJS.Signals) {
+  try { process.kill(-p.pid!, signal); } catch { /* the group is gone already */ }
 }
 
 /**
@@ -70,27 +89,56 @@ export async function startDovecot(): Promise<Dovecot> {
     'namespace inbox {\n  inbox = yes\n  mailbox Archive {\n    auto = create\n  }\n}',
     '',
   ].join('\n'));
-  const proc = spawn('dovecot', ['-c', conf, '-F'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  proc.stdout!.on('data', (d) => { output += d; });
-  proc.stderr!.on('data', (d) => { output += d; });
-  try {
-    await waitForPort(port, proc);
-  } catch (e) {
-    proc.kill('SIGKILL');
-    const log = fs.existsSync(`${dir}/dovecot.log`) ? fs.readFileSync(`${dir}/dovecot.log`, 'utf8') : '';
-    throw new Error(`${(e as Error).message}\n${output}\n${log}`);
+  let proc: ChildProcess | null = null;
+  async function launch() {
+    // Its own process group: halt() ends the imap processes too, which outlive the master otherwise.
+    const p = spawn('dovecot', ['-c', conf, '-F'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    proc = p;
+    let output = '';
+    p.stdout!.on('data', (d) => { output += d; });
+    p.stderr!.on('data', (d) => { output += d; });
+    try {
+      await waitForPort(port, p);
+    } catch (e) {
+      killGroup(p, 'SIGKILL');
+      const log = fs.existsSync(`${dir}/dovecot.log`) ? fs.readFileSync(`${dir}/dovecot.log`, 'utf8') : '';
+      throw new Error(`${(e as Error).message}\n${output}\n${log}`);
+    }
   }
+  async function halt() {
+    const p = proc;
+    proc = null;
+    if (!p) return;
+    if (p.exitCode === null && p.signalCode === null) {
+      const exited = new Promise((r) => p.once('exit', r));
+      killGroup(p, 'SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (p.exitCode === null && p.signalCode === null) { killGroup(p, 'SIGKILL'); await exited; }
+    }
+    killGroup(p, 'SIGKILL'); // any imap process still serving a client: connections drop now
+  }
+  function crash(): Promise<void> {
+    const p = proc;
+    proc = null;
+    if (!p) return Promise.resolve();
+    const running = p.exitCode === null && p.signalCode === null;
+    const exited = new Promise<void>((r) => { if (running) p.once('exit', () => r()); else r(); });
+    killGroup(p, 'SIGKILL');
+    return exited;
+  }
+  await launch();
   return {
-    host: '127.0.0.1', port, user, password,
+    host: '127.0.0.1', port, user, password, maildir: path.join(mail, 'Maildir'),
     url: (mailbox = 'INBOX') => `imap://${user}:${password}@127.0.0.1:${port}/${mailbox}`,
+    halt,
+    crash,
+    async resume() {
+      if (proc) throw new Error('dovecot is already running');
+      await launch();
+    },
+    async restart() { await halt(); await launch(); },
     async stop() {
-      if (proc.exitCode === null) {
-        const exited = new Promise((r) => proc.once('exit', r));
-        proc.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-        if (proc.exitCode === null) proc.kill('SIGKILL');
-      }
+      await halt();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
