@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { bodyLimit } from 'hono/body-limit';
 import { jsxRenderer } from 'hono/jsx-renderer';
+import { methodOverride } from 'hono/method-override';
 import { secureHeaders } from 'hono/secure-headers';
 import { AppError } from './domain/errors.js';
 import { configureNotifications } from './scrips/config.js';
@@ -71,10 +72,14 @@ export function createApp(deps: Deps) {
   // 413 so a client does not reuse it for its next request (and see it cut off mid-way).
   const limit = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => { c.header('Connection', 'close'); throw new AppError('too_large', 'The request body is larger than 1 MiB'); } });
   app.use('*', (c, next) => (c.req.path === '/mailgate' ? next() : limit(c, next))); // mail has its own MAX_MAIL_BYTES
+  // Plain HTML forms can only POST: `_method=PATCH|DELETE` re-dispatches them (works without JS).
+  const override = methodOverride({ app });
+  app.use('*', (c, next) => (c.req.path === '/mailgate' ? next() : override(c, next)));
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 
   app.get('/', (c) => c.redirect('/tickets', 303));
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.route('/', authRoutes(deps));
   app.route('/', mailRoutes(deps));
   app.route('/users', userRoutes());

@@ -485,10 +485,16 @@ describe('dashboards: create and widgets', () => {
     const [a, b] = d.widgets;
     const res = await s.api('PATCH', `/dashboards/${d.id}/widgets/${a.id}`, { token: agentA.token, body: { title: 'A moved', position: 5 } });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ id: a.id, dashboard_id: d.id, kind: 'status_counts', title: 'A moved', position: 5 });
+    // `position` on PATCH is a place in the order: past the end means last, and the widgets are renumbered 0..n-1.
+    expect(res.body).toMatchObject({ id: a.id, dashboard_id: d.id, kind: 'status_counts', title: 'A moved', position: 1 });
     const got = await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token });
     expect(got.body.widgets.map((w: { id: number }) => w.id)).toEqual([b.id, a.id]);
     expect(got.body.widgets[1].title).toBe('A moved');
+    expect(got.body.widgets.map((w: { position: number }) => w.position)).toEqual([0, 1]);
+    const back = await s.api('PATCH', `/dashboards/${d.id}/widgets/${a.id}`, { token: agentA.token, body: { position: 0 } });
+    expect(back.body.position).toBe(0);
+    const again = await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token });
+    expect(again.body.widgets.map((w: { id: number }) => w.id)).toEqual([a.id, b.id]);
   });
 
   it('PATCH a widget validates: kind, position, ticket_list needs a view', async () => {

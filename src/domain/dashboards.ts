@@ -1,6 +1,8 @@
 import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { dashboards, dashboardWidgets, savedViews, teamMembers } from '../db/schema.js';
+import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets, users } from '../db/schema.js';
+import { listByFilter, listTickets } from './tickets/list.js';
+import type { TicketJson } from './tickets/serialize.js';
 import { type Actor, isAdmin, nowIso, parseJson, requireStaff } from './actor.js';
 import { forbidden, invalid, notFound } from './errors.js';
 import { teamExists } from './teams.js';
@@ -123,12 +125,76 @@ export function updateWidget(db: Db, actor: Actor, dashboardId: number, widgetId
   if (input.kind !== undefined) set.kind = input.kind;
   if (input.title !== undefined) set.title = input.title;
   if (input.config !== undefined) set.config = JSON.stringify(input.config);
-  if (input.position !== undefined) set.position = input.position;
-  return widgetJson(db.update(dashboardWidgets).set(set).where(eq(dashboardWidgets.id, widgetId)).returning().get());
+  return db.transaction(() => {
+    const row = db.update(dashboardWidgets).set(set).where(eq(dashboardWidgets.id, widgetId)).returning().get();
+    if (input.position === undefined) return widgetJson(row);
+    // `position` is the widget's place in the dashboard's order: the others close ranks around it.
+    const others = db.select({ id: dashboardWidgets.id }).from(dashboardWidgets).where(eq(dashboardWidgets.dashboard_id, dashboardId))
+      .orderBy(asc(dashboardWidgets.position), asc(dashboardWidgets.id)).all().filter((w) => w.id !== widgetId);
+    others.splice(Math.min(input.position, others.length), 0, { id: widgetId });
+    others.forEach((w, i) => db.update(dashboardWidgets).set({ position: i }).where(eq(dashboardWidgets.id, w.id)).run());
+    return widgetJson(db.select().from(dashboardWidgets).where(eq(dashboardWidgets.id, widgetId)).get()!);
+  });
 }
 
 export function deleteWidget(db: Db, actor: Actor, dashboardId: number, widgetId: number): void {
   visibleDashboard(db, actor, dashboardId);
   widgetOf(db, dashboardId, widgetId);
   db.delete(dashboardWidgets).where(eq(dashboardWidgets.id, widgetId)).run();
+}
+
+// ---- widget contents -------------------------------------------------------------------
+
+export type WidgetData =
+  | { kind: 'ticket_list'; view_id: number; view_name: string; tickets: TicketJson[]; total: number }
+  | { kind: 'status_counts'; counts: { status: string; count: number }[] }
+  | { kind: 'queue_counts'; counts: { queue_id: number; name: string; count: number }[] }
+  | { kind: 'team_workload'; team_id: number | null; rows: { user_id: number; name: string; count: number }[] }
+  | { kind: 'my_tickets'; tickets: TicketJson[]; total: number }
+  | { kind: string; error: string };
+
+const ACTIVE = ['new', 'open', 'stalled'];
+
+/** What one widget shows, computed for the actor (requesters never reach dashboards). */
+export function widgetData(db: Db, actor: Actor, d: DashboardJson, w: WidgetJson): WidgetData {
+  const limit = Math.min(50, Math.max(1, Number(w.config.limit) || 10));
+  switch (w.kind) {
+    case 'ticket_list': {
+      const viewId = Number(w.config.view_id);
+      const view = db.select({ name: savedViews.name }).from(savedViews).where(eq(savedViews.id, viewId)).get();
+      if (!view) return { kind: w.kind, error: `Saved view ${viewId} no longer exists` };
+      const list = listTickets(db, actor, { view_id: viewId, limit });
+      return { kind: w.kind, view_id: viewId, view_name: view.name, tickets: list.tickets, total: list.total };
+    }
+    case 'status_counts':
+      return { kind: w.kind, counts: db.select({ status: tickets.status, count: sql<number>`count(*)` }).from(tickets).groupBy(tickets.status).all()
+        .sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)) };
+    case 'queue_counts':
+      return { kind: w.kind, counts: db.select({ queue_id: queues.id, name: queues.name, count: sql<number>`count(${tickets.id})` })
+        .from(queues).leftJoin(tickets, and(eq(tickets.queue_id, queues.id), inArray(tickets.status, ACTIVE)))
+        .groupBy(queues.id).orderBy(asc(queues.name)).all() };
+    case 'team_workload': {
+      const teamId = Number(w.config.team_id) || d.team_id;
+      if (!teamId) return { kind: w.kind, error: 'Choose a team (config.team_id) or give the dashboard one' };
+      const rows = db.select({ user_id: users.id, name: users.name, count: sql<number>`count(${tickets.id})` })
+        .from(teamMembers).innerJoin(users, eq(users.id, teamMembers.user_id))
+        .leftJoin(tickets, and(eq(tickets.owner_id, users.id), inArray(tickets.status, ACTIVE)))
+        .where(eq(teamMembers.team_id, teamId)).groupBy(users.id).orderBy(asc(users.name)).all();
+      return { kind: w.kind, team_id: teamId, rows };
+    }
+    case 'my_tickets': {
+      const list = listByFilter(db, actor, { owner_id: actor.id, status: ['new', 'open', 'stalled'], limit });
+      return { kind: w.kind, tickets: list.tickets, total: list.total };
+    }
+    default:
+      return { kind: w.kind, error: `Unknown widget kind ${w.kind}` };
+  }
+}
+
+const STATUS_ORDER = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'];
+
+/** A dashboard with every widget's contents. */
+export function dashboardWithData(db: Db, actor: Actor, id: number): Omit<DashboardJson, 'widgets'> & { widgets: (WidgetJson & { data: WidgetData })[] } {
+  const d = getDashboard(db, actor, id);
+  return { ...d, widgets: d.widgets.map((w) => ({ ...w, data: widgetData(db, actor, d, w) })) };
 }

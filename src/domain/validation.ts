@@ -21,15 +21,21 @@ export const zInt = (min: number, max: number) =>
   ], { error: 'Expected an integer' }).pipe(z.number().int('Expected an integer').min(min).max(max));
 
 /** true/false, or the strings a checkbox or query string carries. */
-export const zBool = z.union([
-  z.boolean(),
-  z.enum(['true', 'false', 'on', 'off', '1', '0', 'yes', 'no']).transform((v) => ['true', 'on', '1', 'yes'].includes(v)),
-], { error: 'Expected true or false' });
+export const zBool = z.preprocess(
+  // A checkbox after its hidden "false" fallback arrives as ["false", "true"]: the last one counts.
+  (v) => (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string') ? v[v.length - 1] : v),
+  z.union([
+    z.boolean(),
+    z.enum(['true', 'false', 'on', 'off', '1', '0', 'yes', 'no']).transform((v) => ['true', 'on', '1', 'yes'].includes(v)),
+  ], { error: 'Expected true or false' }),
+);
 
 /** A list: a JSON array, a repeated form field, or a single comma-separated string. */
 export const zList = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => {
     if (typeof v === 'string') return v === '' ? [] : v.split(',').map((s) => s.trim());
+    // A form's hidden empty field (sent so that "none checked" arrives at all) is not an item.
+    if (Array.isArray(v)) return v.filter((x) => x !== '');
     return v;
   }, z.array(item));
 

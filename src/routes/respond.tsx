@@ -13,8 +13,9 @@ type C = Context<AppEnv>;
 // SPEC B1: JSON unless the request is htmx (`HX-Request: true`) or a browser navigation
 // (`Accept` includes text/html). htmx gets the bare component, navigation the full page.
 
-export const isHtmx = (c: C) => c.req.header('hx-request') === 'true';
-export const wantsHtml = (c: C) => isHtmx(c) || (c.req.header('accept') ?? '').includes('text/html');
+/** An htmx request for a fragment. A boosted link or form (`HX-Boosted`) is a navigation: full page. */
+export const isHtmx = (c: C) => c.req.header('hx-request') === 'true' && c.req.header('hx-boosted') !== 'true';
+export const wantsHtml = (c: C) => c.req.header('hx-request') === 'true' || (c.req.header('accept') ?? '').includes('text/html');
 
 export interface RespondOptions<T> {
   status?: ContentfulStatusCode;
@@ -35,10 +36,10 @@ export function respond<T>(c: C, data: T, opts: RespondOptions<T> = {}): Respons
   return c.render(content, { title: opts.title });
 }
 
-/** 204 for API clients; a plain form post is redirected to `location`, htmx gets an empty swap. */
+/** 204 for API clients; a plain form post is redirected to `location`; htmx is sent there too. */
 export function noContent(c: C, location: string): Response {
   if (!wantsHtml(c)) return c.body(null, 204);
-  if (isHtmx(c)) return c.body('', 200);
+  if (isHtmx(c)) { c.header('HX-Redirect', location); return c.body('', 200); }
   return c.redirect(location, 303);
 }
 
@@ -95,3 +96,12 @@ export function actorOf(c: C): Actor {
 export const staffOf = (c: C): Actor => { const a = actorOf(c); requireStaff(a); return a; };
 export const adminOf = (c: C): Actor => { const a = actorOf(c); requireAdmin(a); return a; };
 export const dbOf = (c: C) => c.get('deps').db;
+
+/**
+ * An admin-area screen. The JSON behind it may be open to agents (they read users and teams to
+ * pick owners), but the screen itself is the admin area: 403 for everyone else.
+ */
+export const adminScreen = (c: C, render: () => JSX.Element) => () => {
+  requireAdmin(actorOf(c));
+  return render();
+};

@@ -14,6 +14,7 @@ export function Layout({ title, user, children }: LayoutProps) {
         <title>{title ? `${title} · hxdesk` : 'hxdesk'}</title>
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/htmx.min.js" defer></script>
+        <script src="/static/app.js" defer></script>
       </head>
       <body hx-boost="true">
         <header class="topbar">

@@ -44,13 +44,21 @@ function conditions(db: Db, actor: Actor, f: TicketFilter): SQL[] {
   return conds;
 }
 
-/** GET /tickets (SPEC B4): a saved view's filters first, explicit parameters over them. */
-export function listTickets(db: Db, actor: Actor, query: TicketListQuery): TicketList {
+/** The filters in force: a saved view's first, explicit parameters over them (cf.<key> by key). */
+export function effectiveFilter(db: Db, actor: Actor, query: TicketListQuery): TicketFilter {
   const { view_id, ...explicit } = query;
   const view = view_id !== undefined ? getSavedViewFilters(db, actor, view_id) : {};
   const f: TicketFilter = { ...view, ...explicit };
-  // Each `cf.<key>` is its own parameter: an explicit one overrides the view's for that key only.
   if (view.cf || explicit.cf) f.cf = { ...view.cf, ...explicit.cf };
+  return f;
+}
+
+/** GET /tickets (SPEC B4). */
+export function listTickets(db: Db, actor: Actor, query: TicketListQuery): TicketList {
+  return listByFilter(db, actor, effectiveFilter(db, actor, query));
+}
+
+export function listByFilter(db: Db, actor: Actor, f: TicketFilter): TicketList {
   const limit = f.limit ?? 50;
   const offset = f.offset ?? 0;
   const where = and(...conditions(db, actor, f));

@@ -11,7 +11,8 @@ export const CreateTicketSchema = z.strictObject({
   description: zText(100_000).optional(),
   status: status.optional(),
   owner_id: zNullableId.optional(),
-  team_id: zNullableId.optional(),
+  // "default" (the new-ticket form's first choice) means the same as leaving it out: the queue's team.
+  team_id: z.union([z.literal('default').transform(() => undefined), zNullableId]).optional(),
   requester_id: zId.optional(),
   priority: zInt(0, 100).optional(),
   custom_fields: customFields.optional(),

@@ -7,8 +7,9 @@ import { AppError } from '../../domain/errors.js';
 import { getIntake, intakeRaw, listIntake } from '../../domain/mailIntake.js';
 import { zInt } from '../../domain/validation.js';
 import { processMail } from '../../mail/processor.js';
+import { IntakeEntryPage, IntakePage } from '../../views/admin/mail.js';
 import type { AppEnv, Deps } from '../context.js';
-import { actorOf, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
+import { actorOf, adminScreen, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
 
 const Options = z.object({
   queue: z.string().trim().min(1).max(254).optional(),
@@ -78,8 +79,14 @@ export function mailRoutes(deps: Deps) {
     verdict: z.enum(['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed']).optional(),
     limit: zInt(1, 500).optional(), offset: zInt(0, 1_000_000_000).optional(),
   });
-  app.get('/mail/intake', (c) => respond(c, listIntake(dbOf(c), actorOf(c), validate(ListQuery, queryObject(c))), { title: 'Mail intake' }));
-  app.get('/mail/intake/:id', (c) => respond(c, getIntake(dbOf(c), actorOf(c), pathId(c)), { title: 'Intake entry' }));
+  app.get('/mail/intake', (c) => {
+    const list = listIntake(dbOf(c), actorOf(c), validate(ListQuery, queryObject(c)));
+    return respond(c, list, { title: 'Mail intake', view: adminScreen(c, () => <IntakePage intake={list.intake} total={list.total} />) });
+  });
+  app.get('/mail/intake/:id', (c) => {
+    const entry = getIntake(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, entry, { title: `Message ${entry.id}`, view: adminScreen(c, () => <IntakeEntryPage entry={entry} />) });
+  });
   app.post('/mail/intake/:id/replay', async (c) => {
     const actor = actorOf(c);
     requireAdmin(actor);

@@ -2,8 +2,9 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { getOutboxEntry, listOutbox, retryOutboxEntry } from '../../domain/outbox.js';
 import { zId, zInt } from '../../domain/validation.js';
+import { OutboxPage } from '../../views/admin/mail.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
+import { actorOf, adminScreen, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
 
 const ListQuery = z.strictObject({
   status: z.enum(['queued', 'sending', 'sent', 'failed']).optional(),
@@ -14,11 +15,15 @@ const ListQuery = z.strictObject({
 
 export function outboxRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => respond(c, listOutbox(dbOf(c), actorOf(c), validate(ListQuery, queryObject(c))), { title: 'Outbox' }));
+  app.get('/', (c) => {
+    const query = validate(ListQuery, queryObject(c));
+    const list = listOutbox(dbOf(c), actorOf(c), query);
+    return respond(c, list, { title: 'Outbox', view: adminScreen(c, () => <OutboxPage outbox={list.outbox} total={list.total} status={query.status} />) });
+  });
   app.get('/:id', (c) => respond(c, getOutboxEntry(dbOf(c), actorOf(c), pathId(c)), { title: 'Outbox entry' }));
   app.post('/:id/retry', (c) => {
     const id = pathId(c);
-    return respond(c, retryOutboxEntry(dbOf(c), actorOf(c), id), { title: 'Outbox entry', location: `/outbox/${id}` });
+    return respond(c, retryOutboxEntry(dbOf(c), actorOf(c), id), { title: 'Outbox entry', location: '/outbox' });
   });
   return app;
 }

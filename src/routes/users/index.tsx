@@ -1,18 +1,26 @@
 import { Hono } from 'hono';
+import { lookups } from '../../domain/lookups.js';
 import { createUser, deleteUser, getUser, listUsers, updateUser } from '../../domain/users.js';
+import { UserPage, UsersPage } from '../../views/admin/people.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, adminOf, dbOf, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
 import { CreateUserSchema, UpdateUserSchema, UserListQuery } from './schemas.js';
 
 export function userRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => respond(c, { users: listUsers(dbOf(c), actorOf(c), validate(UserListQuery, queryObject(c))) }, { title: 'Users' }));
+  app.get('/', (c) => {
+    const users = listUsers(dbOf(c), actorOf(c), validate(UserListQuery, queryObject(c)));
+    return respond(c, { users }, { title: 'Users', view: adminScreen(c, () => <UsersPage users={users} />) });
+  });
   app.post('/', async (c) => {
     const actor = adminOf(c);
     const user = await createUser(dbOf(c), actor, await readBody(c, CreateUserSchema));
     return respond(c, user, { status: 201, title: user.email, location: `/users/${user.id}` });
   });
-  app.get('/:id', (c) => respond(c, getUser(dbOf(c), actorOf(c), pathId(c)), { title: 'User' }));
+  app.get('/:id', (c) => {
+    const user = getUser(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, user, { title: user.email, view: adminScreen(c, () => <UserPage user={user} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);

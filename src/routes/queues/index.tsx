@@ -1,9 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { createQueue, deleteQueue, getQueue, listQueues, updateQueue } from '../../domain/queues.js';
+import { lookups } from '../../domain/lookups.js';
 import { zNullableId, zText } from '../../domain/validation.js';
+import { QueuePage, QueuesPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, adminOf, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
 
 const mailAlias = z.union([
   z.literal('').transform(() => null), z.null(), z.string().trim().max(254).pipe(z.email('Expected an e-mail address')),
@@ -15,13 +17,19 @@ const UpdateQueueSchema = CreateQueueSchema.partial();
 
 export function queueRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => respond(c, { queues: listQueues(dbOf(c), actorOf(c)) }, { title: 'Queues' }));
+  app.get('/', (c) => {
+    const queues = listQueues(dbOf(c), actorOf(c));
+    return respond(c, { queues }, { title: 'Queues', view: adminScreen(c, () => <QueuesPage queues={queues} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  });
   app.post('/', async (c) => {
     const actor = adminOf(c);
     const queue = createQueue(dbOf(c), actor, await readBody(c, CreateQueueSchema));
     return respond(c, queue, { status: 201, title: queue.name, location: `/queues/${queue.id}` });
   });
-  app.get('/:id', (c) => respond(c, getQueue(dbOf(c), actorOf(c), pathId(c)), { title: 'Queue' }));
+  app.get('/:id', (c) => {
+    const queue = getQueue(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, queue, { title: queue.name, view: adminScreen(c, () => <QueuePage queue={queue} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);

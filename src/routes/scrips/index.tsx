@@ -1,10 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { createScrip, deleteScrip, getScrip, listScrips, updateScrip } from '../../domain/scrips.js';
+import { lookups } from '../../domain/lookups.js';
+import { listTemplates } from '../../domain/templates.js';
 import { zBool, zInt, zJsonObject, zNullableId, zText } from '../../domain/validation.js';
+import { ScripPage, ScripsPage } from '../../views/admin/config.js';
 import { ACTIONS, CONDITIONS } from '../../scrips/engine.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+import { actorOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
 
 const CreateSchema = z.strictObject({
   key: zText(64, 1),
@@ -21,12 +24,18 @@ const UpdateSchema = CreateSchema.partial();
 
 export function scripRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => respond(c, { scrips: listScrips(dbOf(c), actorOf(c)) }, { title: 'Scrips' }));
+  app.get('/', (c) => {
+    const scrips = listScrips(dbOf(c), actorOf(c));
+    return respond(c, { scrips }, { title: 'Scrips', view: adminScreen(c, () => <ScripsPage scrips={scrips} templates={listTemplates(dbOf(c), actorOf(c))} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  });
   app.post('/', async (c) => {
     const s = createScrip(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
     return respond(c, s, { status: 201, title: s.key, location: `/scrips/${s.id}` });
   });
-  app.get('/:id', (c) => respond(c, getScrip(dbOf(c), actorOf(c), pathId(c)), { title: 'Scrip' }));
+  app.get('/:id', (c) => {
+    const scrip = getScrip(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, scrip, { title: scrip.key, view: adminScreen(c, () => <ScripPage scrip={scrip} templates={listTemplates(dbOf(c), actorOf(c))} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  });
   app.patch('/:id', async (c) => {
     const id = pathId(c);
     return respond(c, updateScrip(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Scrip', location: `/scrips/${id}` });

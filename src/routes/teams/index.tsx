@@ -1,9 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { addMember, createTeam, deleteTeam, getTeam, listTeams, removeMember, updateTeam } from '../../domain/teams.js';
+import { lookups } from '../../domain/lookups.js';
 import { zId, zText } from '../../domain/validation.js';
+import { TeamPage, TeamsPage } from '../../views/admin/people.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, adminOf, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
 
 const CreateTeamSchema = z.strictObject({ name: zText(100, 1), description: zText(2000).optional() });
 const UpdateTeamSchema = CreateTeamSchema.partial();
@@ -11,13 +13,19 @@ const MemberSchema = z.strictObject({ user_id: zId });
 
 export function teamRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => respond(c, { teams: listTeams(dbOf(c), actorOf(c)) }, { title: 'Teams' }));
+  app.get('/', (c) => {
+    const teams = listTeams(dbOf(c), actorOf(c));
+    return respond(c, { teams }, { title: 'Teams', view: adminScreen(c, () => <TeamsPage teams={teams} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  });
   app.post('/', async (c) => {
     const actor = adminOf(c);
     const team = createTeam(dbOf(c), actor, await readBody(c, CreateTeamSchema));
     return respond(c, team, { status: 201, title: team.name, location: `/teams/${team.id}` });
   });
-  app.get('/:id', (c) => respond(c, getTeam(dbOf(c), actorOf(c), pathId(c)), { title: 'Team' }));
+  app.get('/:id', (c) => {
+    const team = getTeam(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, team, { title: team.name, view: adminScreen(c, () => <TeamPage team={team} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);

@@ -1,9 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, previewTemplate, updateTemplate } from '../../domain/templates.js';
+import { lookups } from '../../domain/lookups.js';
+import { listScrips } from '../../domain/scrips.js';
 import { zId, zNullableId, zText } from '../../domain/validation.js';
+import { TemplatePage, TemplatePreview, TemplatesPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+import { actorOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
 
 const CreateSchema = z.strictObject({
   name: zText(100, 1), description: zText(2000).optional(), subject: z.string().max(1000).optional(), body: z.string().max(100_000).optional(),
@@ -14,13 +17,26 @@ const PreviewSchema = z.strictObject({ subject: z.string().max(1000).default('')
 
 export function templateRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => respond(c, { templates: listTemplates(dbOf(c), actorOf(c)) }, { title: 'Templates' }));
+  app.get('/', (c) => {
+    const templates = listTemplates(dbOf(c), actorOf(c));
+    return respond(c, { templates }, { title: 'Templates', view: adminScreen(c, () => <TemplatesPage templates={templates} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  });
   app.post('/', async (c) => {
     const t = createTemplate(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
     return respond(c, t, { status: 201, title: t.name, location: `/templates/${t.id}` });
   });
-  app.post('/preview', async (c) => respond(c, previewTemplate(dbOf(c), actorOf(c), await readBody(c, PreviewSchema)), { title: 'Preview' }));
-  app.get('/:id', (c) => respond(c, getTemplate(dbOf(c), actorOf(c), pathId(c)), { title: 'Template' }));
+  app.post('/preview', async (c) => {
+    const preview = previewTemplate(dbOf(c), actorOf(c), await readBody(c, PreviewSchema));
+    return respond(c, preview, { title: 'Preview', view: () => <TemplatePreview {...preview} /> });
+  });
+  app.get('/:id', (c) => {
+    const template = getTemplate(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, template, {
+      title: template.name,
+      view: adminScreen(c, () => <TemplatePage template={template} lookups={lookups(dbOf(c), actorOf(c))}
+        usedBy={listScrips(dbOf(c), actorOf(c)).filter((s) => s.template_id === template.id).map((s) => s.key)} />),
+    });
+  });
   app.patch('/:id', async (c) => {
     const id = pathId(c);
     return respond(c, updateTemplate(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Template', location: `/templates/${id}` });

@@ -1,9 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { CF_TYPES, createCustomField, deleteCustomField, getCustomField, listCustomFields, updateCustomField } from '../../domain/customFields.js';
+import { lookups } from '../../domain/lookups.js';
 import { zBool, zId, zList, zText } from '../../domain/validation.js';
+import { CustomFieldPage, CustomFieldsPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, adminOf, dbOf, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
 
 const fields = {
   key: zText(64, 1),
@@ -22,14 +24,18 @@ export function customFieldRoutes() {
   const app = new Hono<AppEnv>();
   app.get('/', (c) => {
     const { queue_id } = validate(ListQuery, queryObject(c));
-    return respond(c, { custom_fields: listCustomFields(dbOf(c), actorOf(c), queue_id) }, { title: 'Custom fields' });
+    const fields = listCustomFields(dbOf(c), actorOf(c), queue_id);
+    return respond(c, { custom_fields: fields }, { title: 'Custom fields', view: adminScreen(c, () => <CustomFieldsPage fields={fields} lookups={lookups(dbOf(c), actorOf(c))} />) });
   });
   app.post('/', async (c) => {
     const actor = adminOf(c);
     const field = createCustomField(dbOf(c), actor, await readBody(c, CreateSchema));
     return respond(c, field, { status: 201, title: field.name, location: `/custom-fields/${field.id}` });
   });
-  app.get('/:id', (c) => respond(c, getCustomField(dbOf(c), actorOf(c), pathId(c)), { title: 'Custom field' }));
+  app.get('/:id', (c) => {
+    const field = getCustomField(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, field, { title: field.name, view: adminScreen(c, () => <CustomFieldPage field={field} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);

@@ -1,0 +1,32 @@
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { queues, savedViews, teamMembers, teams, users } from '../db/schema.js';
+import { type Actor, isStaff, parseJson } from './actor.js';
+import { allCustomFields, type CustomFieldJson } from './customFields.js';
+
+export interface Named { id: number; name: string }
+export interface Person { id: number; name: string; email: string; role: string; disabled: boolean }
+
+/** What screens need to show names for ids and to fill pickers. Small tables, loaded for HTML only. */
+export interface Lookups {
+  queues: (Named & { team_id: number | null; mail_alias: string | null })[];
+  teams: (Named & { members: number[] })[];
+  users: Person[];
+  customFields: CustomFieldJson[];
+  savedViews: { id: number; name: string; columns: string[] }[];
+}
+
+export function lookups(db: Db, actor: Actor): Lookups {
+  const memberRows = db.select().from(teamMembers).all();
+  return {
+    queues: db.select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias }).from(queues).orderBy(asc(queues.name)).all(),
+    teams: db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name)).all()
+      .map((t) => ({ ...t, members: memberRows.filter((m) => m.team_id === t.id).map((m) => m.user_id) })),
+    users: isStaff(actor)
+      ? db.select({ id: users.id, name: users.name, email: users.email, role: users.role, disabled: users.disabled }).from(users).orderBy(asc(users.name), asc(users.id)).all()
+      : [{ id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false }],
+    customFields: isStaff(actor) ? allCustomFields(db) : [],
+    savedViews: db.select({ id: savedViews.id, name: savedViews.name, columns: savedViews.columns }).from(savedViews)
+      .where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name)).all().map((v) => ({ ...v, columns: parseJson<string[]>(v.columns, []) })),
+  };
+}

@@ -1,0 +1,141 @@
+import { Hono, type Context } from 'hono';
+import { appliesToQueue } from '../../domain/customFields.js';
+import { AppError } from '../../domain/errors.js';
+import { lookups } from '../../domain/lookups.js';
+import { DEFAULT_COLUMNS, getSavedView, zColumn } from '../../domain/savedViews.js';
+import { effectiveFilter, listTickets } from '../../domain/tickets/list.js';
+import { nestFilterParams, TicketListQuerySchema } from '../../domain/tickets/query.js';
+import { commentOnTicket, createTicket, getAttachment, getTicket, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
+import { isStaff, type Actor } from '../../domain/actor.js';
+import { zList } from '../../domain/validation.js';
+import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
+import { NewTicketForm } from '../../views/tickets/new.js';
+import { TicketChanged, TicketPage, TicketReplied, type TicketPageProps } from '../../views/tickets/show.js';
+import type { AppEnv } from '../context.js';
+import { actorOf, dbOf, isHtmx, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { CommentSchema, CreateTicketSchema, UpdateTicketSchema } from './schemas.js';
+
+type C = Context<AppEnv>;
+
+/** Everything the ticket page shows, loaded only for HTML. */
+function pageProps(c: C, actor: Actor, id: number): TicketPageProps {
+  const db = dbOf(c);
+  const ticket = getTicket(db, actor, id);
+  const l = lookups(db, actor);
+  return {
+    ticket, transactions: listTicketTransactions(db, actor, id), lookups: l, staff: isStaff(actor),
+    fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
+  };
+}
+
+function newTicketProps(c: C, actor: Actor, values: Record<string, unknown>, errors: AppError['details'] = []) {
+  const l = lookups(dbOf(c), actor);
+  const queueId = Number(values.queue_id) || l.queues.find((q) => q.name === 'General')?.id || l.queues[0]?.id;
+  return { lookups: l, fields: l.customFields.filter((f) => appliesToQueue(f, queueId)), values, errors: errors ?? [] };
+}
+
+const sameColumns = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** /tickets?… with empty parameters dropped, and the default column set left implicit. */
+function canonicalListUrl(params: Record<string, string>, defaultColumns: boolean): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== '' && !(k === 'columns' && defaultColumns)) p.set(k, v);
+  const s = p.toString();
+  return `/tickets${s ? `?${s}` : ''}`;
+}
+
+export function ticketRoutes() {
+  const app = new Hono<AppEnv>();
+
+  app.get('/', (c) => {
+    const { columns, ...params } = queryObject(c);
+    const query = validate(TicketListQuerySchema, nestFilterParams(params));
+    const chosen = columns === undefined ? undefined : validate(zList(zColumn), columns, 'columns');
+    const db = dbOf(c);
+    const actor = actorOf(c);
+    const list = listTickets(db, actor, query);
+    return respond(c, list, {
+      title: 'Tickets',
+      view: () => {
+        const view = query.view_id !== undefined ? getSavedView(db, actor, query.view_id) : null;
+        const props: TicketListProps = {
+          ...list,
+          params: Object.fromEntries(Object.entries(queryObject(c)).map(([k, v]) => [k, [v].flat().join(',')])),
+          filters: effectiveFilter(db, actor, query),
+          view,
+          columns: chosen?.length ? chosen : view?.columns ?? DEFAULT_COLUMNS,
+          widths: view?.column_widths ?? {},
+          lookups: lookups(db, actor),
+        };
+        // The filter form sends every field; the address pushed to history keeps only what is set.
+        if (isHtmx(c)) c.header('HX-Push-Url', canonicalListUrl(props.params, !view && sameColumns(props.columns, DEFAULT_COLUMNS)));
+        return c.req.header('hx-target') === 'ticket-list' ? <TicketListRegion {...props} /> : <TicketListPage {...props} />;
+      },
+    });
+  });
+
+  app.get('/new', (c) => {
+    const actor = actorOf(c);
+    const values = nestFilterParams(queryObject(c));
+    const props = newTicketProps(c, actor, values);
+    return respond(c, { custom_fields: props.fields }, {
+      title: 'New ticket',
+      view: () => (isHtmx(c) ? <NewTicketForm {...props} /> : <section class="narrow"><NewTicketForm {...props} /></section>),
+    });
+  });
+
+  app.post('/', async (c) => {
+    const actor = actorOf(c);
+    try {
+      const result = createTicket(dbOf(c), actor, await readBody(c, CreateTicketSchema));
+      if (isHtmx(c)) c.header('HX-Redirect', `/tickets/${result.ticket.id}`);
+      return respond(c, result, { status: 201, title: result.ticket.subject, location: `/tickets/${result.ticket.id}` });
+    } catch (e) {
+      // The new-ticket form shows its errors next to the fields, with what was typed kept.
+      if (!(e instanceof AppError) || e.code !== 'validation_failed' || !isHtmx(c)) throw e;
+      const values = await c.req.parseBody({ all: true, dot: true }).catch(() => ({}));
+      return c.html(<NewTicketForm {...newTicketProps(c, actor, values, e.details)} />, 422);
+    }
+  });
+
+  app.get('/:id', (c) => {
+    const actor = actorOf(c);
+    const ticket = getTicket(dbOf(c), actor, pathId(c));
+    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: () => <TicketPage p={pageProps(c, actor, ticket.id)} /> });
+  });
+
+  app.patch('/:id', async (c) => {
+    const id = pathId(c);
+    const actor = actorOf(c);
+    const result = updateTicket(dbOf(c), actor, id, await readBody(c, UpdateTicketSchema));
+    return respond(c, result, { title: `#${id}`, location: `/tickets/${id}`, view: () => <TicketChanged p={pageProps(c, actor, id)} /> });
+  });
+
+  app.get('/:id/transactions', (c) => {
+    const id = pathId(c);
+    return respond(c, { transactions: listTicketTransactions(dbOf(c), actorOf(c), id) }, { title: `#${id} history` });
+  });
+
+  app.post('/:id/comment', async (c) => {
+    const id = pathId(c);
+    const actor = actorOf(c);
+    const result = commentOnTicket(dbOf(c), actor, id, await readBody(c, CommentSchema));
+    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: () => <TicketReplied p={pageProps(c, actor, id)} /> });
+  });
+  return app;
+}
+
+/** GET /attachments/:id — always a download (never rendered inline by the browser). */
+export function attachmentRoutes() {
+  const app = new Hono<AppEnv>();
+  app.get('/:id', (c) => {
+    const a = getAttachment(dbOf(c), actorOf(c), pathId(c));
+    return c.body(new Uint8Array(a.content), 200, {
+      'Content-Type': a.content_type,
+      'Content-Disposition': `attachment; filename="${a.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,
+      'Content-Security-Policy': "sandbox; default-src 'none'",
+      'Cache-Control': 'private, max-age=3600',
+    });
+  });
+  return app;
+}

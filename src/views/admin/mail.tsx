@@ -1,0 +1,73 @@
+import type { IntakeJson } from '../../domain/mailIntake.js';
+import type { OutboxJson } from '../../domain/outbox.js';
+import { when } from '../format.js';
+import { AdminForm, AdminFrame } from './common.js';
+
+export function OutboxPage({ outbox, total, status }: { outbox: OutboxJson[]; total: number; status?: string }) {
+  return (
+    <AdminFrame current="/outbox" title="Outbox">
+      <nav class="views" aria-label="Filter by state">
+        {[['', 'All'], ['queued', 'Queued'], ['sending', 'Sending'], ['sent', 'Sent'], ['failed', 'Failed']].map(([v, label]) => (
+          <a href={v ? `/outbox?status=${v}` : '/outbox'} class={(status ?? '') === v ? 'current' : ''}>{label}</a>
+        ))}
+      </nav>
+      <p class="muted">{total} notification{total === 1 ? '' : 's'}</p>
+      <table class="plain">
+        <thead><tr><th>#</th><th>Kind</th><th>To</th><th>Subject</th><th>Ticket</th><th>State</th><th>Attempts</th><th>Last error</th><th>Created</th><th></th></tr></thead>
+        <tbody>
+          {outbox.map((o) => (
+            <tr>
+              <td><a href={`/outbox/${o.id}`}>{o.id}</a></td><td>{o.kind}</td><td>{o.recipient}</td><td>{o.subject ?? '—'}</td>
+              <td>{o.ticket_id ? <a href={`/tickets/${o.ticket_id}`}>#{o.ticket_id}</a> : '—'}</td><td>{o.status}</td><td>{o.attempts}</td>
+              <td class="error">{o.last_error ?? ''}</td><td>{when(o.created_at)}</td>
+              <td>{o.status === 'failed' || o.status === 'queued'
+                ? <AdminForm action={`/outbox/${o.id}/retry`} id={`retry-${o.id}`}><button type="submit">Retry now</button></AdminForm> : null}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </AdminFrame>
+  );
+}
+
+export function IntakePage({ intake, total }: { intake: IntakeJson[]; total: number }) {
+  return (
+    <AdminFrame current="/mail/intake" title="Mail intake">
+      <p class="muted">{total} message{total === 1 ? '' : 's'} received</p>
+      <table class="plain">
+        <thead><tr><th>#</th><th>Received</th><th>From</th><th>Subject</th><th>Verdict</th><th>Rule</th><th>Ticket</th><th>Source</th></tr></thead>
+        <tbody>
+          {intake.map((m) => (
+            <tr>
+              <td><a href={`/mail/intake/${m.id}`}>{m.id}</a></td><td>{when(m.created_at)}</td><td>{m.sender ?? '—'}</td><td>{m.subject}</td>
+              <td class={m.verdict === 'failed' || m.verdict === 'rejected' ? 'error' : ''}>{m.verdict}</td><td>{m.error ?? m.rule}</td>
+              <td>{m.ticket_id ? <a href={`/tickets/${m.ticket_id}`}>#{m.ticket_id}</a> : '—'}</td><td>{m.source}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </AdminFrame>
+  );
+}
+
+export function IntakeEntryPage({ entry: m }: { entry: IntakeJson & { raw: string } }) {
+  return (
+    <AdminFrame current="/mail/intake" title={`Message ${m.id}`}>
+      <dl class="data">
+        <dt>Received</dt><dd>{when(m.created_at)} via {m.source}</dd>
+        <dt>From</dt><dd>{m.sender ?? '—'}</dd>
+        <dt>Subject</dt><dd>{m.subject}</dd>
+        <dt>Identity</dt><dd><code>{m.identity}</code></dd>
+        <dt>Verdict</dt><dd>{m.verdict}</dd>
+        <dt>Rule</dt><dd>{m.rule ?? '—'}</dd>
+        {m.error && <><dt>Error</dt><dd class="error">{m.error}</dd></>}
+        <dt>Ticket</dt><dd>{m.ticket_id ? <a href={`/tickets/${m.ticket_id}`}>#{m.ticket_id}</a> : '—'}</dd>
+      </dl>
+      <AdminForm action={`/mail/intake/${m.id}/replay`} id="replay">
+        <button type="submit">Replay this message</button>
+      </AdminForm>
+      <h2>Raw message ({m.size} bytes)</h2>
+      <pre class="preview">{m.raw}</pre>
+    </AdminFrame>
+  );
+}

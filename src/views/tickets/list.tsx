@@ -1,0 +1,175 @@
+import type { Lookups } from '../../domain/lookups.js';
+import type { Column, SavedViewJson } from '../../domain/savedViews.js';
+import type { TicketFilter } from '../../domain/tickets/query.js';
+import type { TicketJson } from '../../domain/tickets/serialize.js';
+import { STATUSES } from '../../lifecycle.js';
+import { queueName, STATUS_LABEL, userName, when } from '../format.js';
+
+export const ALL_COLUMNS: Column[] = ['ID', 'Subject', 'Status', 'Queue', 'Owner', 'Created', 'Updated'];
+export const DEFAULT_WIDTHS: Record<Column, number> = { ID: 80, Subject: 0, Status: 110, Queue: 150, Owner: 160, Created: 165, Updated: 165 };
+const SORT_OF: Partial<Record<Column, string>> = { ID: 'id', Created: 'created', Updated: 'updated' };
+
+export interface TicketListProps {
+  tickets: TicketJson[]; total: number; limit: number; offset: number;
+  /** The parameters as given (the URL), and the filters in force (view + parameters). */
+  params: Record<string, string>;
+  filters: TicketFilter;
+  view: SavedViewJson | null;
+  columns: Column[];
+  widths: Partial<Record<Column, number>>;
+  lookups: Lookups;
+}
+
+/** The URL of this list with some parameters changed. */
+function link(p: TicketListProps, change: Record<string, string | number | null>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...p.params, ...change })) if (v !== null && v !== '' && v !== undefined) params.set(k, String(v));
+  const s = params.toString();
+  return `/tickets${s ? `?${s}` : ''}`;
+}
+
+function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
+  switch (column) {
+    case 'ID': return <td class="num"><a href={`/tickets/${t.id}`}>#{t.id}</a></td>;
+    case 'Subject': return <td class="subject"><a href={`/tickets/${t.id}`}>{t.subject}</a></td>;
+    case 'Status': return <td><span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span></td>;
+    case 'Queue': return <td>{queueName(l, t.queue_id)}</td>;
+    case 'Owner': return <td class={t.owner_id == null ? 'muted' : ''}>{userName(l, t.owner_id, 'Unassigned')}</td>;
+    case 'Created': return <td class="date">{when(t.created_at)}</td>;
+    case 'Updated': return <td class="date">{when(t.updated_at)}</td>;
+  }
+}
+
+function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
+  const key = SORT_OF[column];
+  const current = p.filters.sort ?? '-updated';
+  const label = key ? (
+    <a href={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })} hx-get={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })}
+      hx-target="#ticket-list" hx-push-url="true">
+      {column}{current === key ? ' ▲' : current === `-${key}` ? ' ▼' : ''}
+    </a>
+  ) : column;
+  return (
+    <th scope="col" data-column={column} aria-sort={current === key ? 'ascending' : current === `-${key}` ? 'descending' : undefined}>
+      <span class="th-label">{label}</span>
+      {column !== 'Subject' && <span class="resizer" data-resize={column} role="separator" aria-orientation="vertical" aria-label={`Resize ${column}`} tabindex={0}></span>}
+    </th>
+  );
+}
+
+/** The part htmx swaps: table, pager and the save-view forms that carry the current state. */
+export function TicketListRegion(p: TicketListProps) {
+  const { tickets, total, limit, offset } = p;
+  const widths = { ...DEFAULT_WIDTHS, ...p.widths };
+  const filtersJson = JSON.stringify(Object.fromEntries(Object.entries(p.filters).filter(([k]) => k !== 'limit' && k !== 'offset')));
+  const widthsJson = JSON.stringify(Object.fromEntries(p.columns.filter((c) => c !== 'Subject').map((c) => [c, widths[c]])));
+  return (
+    <div id="ticket-list" class="ticket-list" data-columns={p.columns.join(',')}>
+      <div class="table-scroll">
+        <table class="tickets" id="tickets-table">
+          <colgroup>
+            {p.columns.map((c) => <col data-col={c} style={c === 'Subject' ? undefined : `width:${widths[c]}px`} />)}
+          </colgroup>
+          <thead><tr>{p.columns.map((c) => <HeaderCell column={c} p={p} />)}</tr></thead>
+          <tbody>
+            {tickets.length === 0
+              ? <tr><td colspan={p.columns.length} class="empty">No tickets match these filters.</td></tr>
+              : tickets.map((t) => <tr>{p.columns.map((c) => <Cell column={c} t={t} l={p.lookups} />)}</tr>)}
+          </tbody>
+        </table>
+      </div>
+      <nav class="pager" aria-label="Pages">
+        <span>{total === 0 ? '0 tickets' : `${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}</span>
+        {offset > 0 && <a href={link(p, { offset: Math.max(0, offset - limit) || null })} hx-get={link(p, { offset: Math.max(0, offset - limit) || null })} hx-target="#ticket-list" hx-push-url="true">← Previous</a>}
+        {offset + limit < total && <a href={link(p, { offset: offset + limit })} hx-get={link(p, { offset: offset + limit })} hx-target="#ticket-list" hx-push-url="true">Next →</a>}
+      </nav>
+      <div class="view-actions">
+        <details>
+          <summary>Save as new view</summary>
+          <form method="post" action="/saved-views" class="inline-form">
+            <input type="hidden" name="filters" value={filtersJson} />
+            <input type="hidden" name="columns" value={p.columns.join(',')} />
+            <input type="hidden" name="column_widths" value={widthsJson} data-widths />
+            <label>Name <input name="name" required maxlength={100} /></label>
+            <button type="submit">Save view</button>
+          </form>
+        </details>
+        {p.view && (
+          <form method="post" action={`/saved-views/${p.view.id}`} class="inline-form">
+            <input type="hidden" name="_method" value="PATCH" />
+            <input type="hidden" name="filters" value={filtersJson} />
+            <input type="hidden" name="columns" value={p.columns.join(',')} />
+            <input type="hidden" name="column_widths" value={widthsJson} data-widths />
+            <button type="submit">Update “{p.view.name}”</button>
+          </form>
+        )}
+        {p.view && (
+          <form method="post" action={`/saved-views/${p.view.id}`} class="inline-form" hx-confirm={`Delete the view “${p.view.name}”?`}>
+            <input type="hidden" name="_method" value="DELETE" />
+            <button type="submit" class="danger">Delete view</button>
+          </form>
+        )}
+      </div>
+    </div>
+  );
+}
+
+const Select = ({ name, label, value, options }: { name: string; label: string; value: string; options: [string, string][] }) => (
+  <label>{label}
+    <select name={name}>
+      {options.map(([v, text]) => <option value={v} selected={v === value}>{text}</option>)}
+    </select>
+  </label>
+);
+
+/** The whole ticket list screen: view picker, filter bar, column picker, and the list region. */
+export function TicketListPage(p: TicketListProps) {
+  const l = p.lookups;
+  const f = p.filters;
+  const staff = l.users.filter((u) => u.role !== 'requester' && !u.disabled);
+  const status = f.status?.join(',') ?? '';
+  const statusOptions: [string, string][] = [['', 'Any status'], ['new,open,stalled', 'Active'], ['resolved,rejected,deleted', 'Inactive'],
+    ...STATUSES.map((s): [string, string] => [s, STATUS_LABEL[s]])];
+  if (status && !statusOptions.some(([v]) => v === status)) statusOptions.push([status, status]);
+  return (
+    <section class="tickets-page">
+      <header class="page-head">
+        <h1>{p.view ? p.view.name : 'Tickets'}</h1>
+        <nav class="views" aria-label="Saved views">
+          <a href="/tickets" class={p.view ? '' : 'current'}>All tickets</a>
+          {l.savedViews.map((v) => <a href={`/tickets?view_id=${v.id}`} class={p.view?.id === v.id ? 'current' : ''}>{v.name}</a>)}
+        </nav>
+        <a class="button primary" href="/tickets/new" data-open-dialog="new-ticket" hx-get="/tickets/new" hx-target="#new-ticket-body" hx-push-url="false">New ticket</a>
+      </header>
+      <form id="filters" class="filters" method="get" action="/tickets" hx-get="/tickets" hx-target="#ticket-list" hx-push-url="true"
+        hx-trigger="change, input from:#q delay:300ms, submit">
+        {p.view && <input type="hidden" name="view_id" value={String(p.view.id)} />}
+        {f.sort && <input type="hidden" name="sort" value={f.sort} />}
+        <label class="search">Search <input id="q" type="search" name="q" value={f.q ?? ''} placeholder="Subject or message text" autocomplete="off" /></label>
+        <Select name="queue_id" label="Queue" value={String(f.queue_id ?? '')} options={[['', 'Any queue'], ...l.queues.map((q): [string, string] => [String(q.id), q.name])]} />
+        <Select name="status" label="Status" value={status} options={statusOptions} />
+        <Select name="owner_id" label="Owner" value={String(f.owner_id ?? '')}
+          options={[['', 'Anyone'], ['none', 'Unassigned'], ...staff.map((u): [string, string] => [String(u.id), u.name || u.email])]} />
+        <Select name="team_id" label="Owner's team" value={String(f.team_id ?? '')} options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]} />
+        <Select name="ticket_team_id" label="Ticket team" value={String(f.ticket_team_id ?? '')} options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]} />
+        {l.customFields.map((cf) => cf.type === 'select'
+          ? <Select name={`cf.${cf.key}`} label={cf.name} value={f.cf?.[cf.key] ?? ''} options={[['', 'Any'], ...cf.options.map((o): [string, string] => [o, o])]} />
+          : <label>{cf.name} <input name={`cf.${cf.key}`} value={f.cf?.[cf.key] ?? ''} type={cf.type === 'number' ? 'number' : cf.type === 'date' ? 'date' : 'text'} /></label>)}
+        <details class="column-picker">
+          <summary>Columns</summary>
+          <fieldset>
+            <legend>Visible columns</legend>
+            {ALL_COLUMNS.map((c) => (
+              <label><input type="checkbox" name="columns" value={c} checked={p.columns.includes(c)} /> {c}</label>
+            ))}
+          </fieldset>
+        </details>
+        <noscript><button type="submit">Apply</button></noscript>
+      </form>
+      <TicketListRegion {...p} />
+      <dialog id="new-ticket" aria-labelledby="new-ticket-title">
+        <div id="new-ticket-body"><p class="muted">Loading…</p></div>
+      </dialog>
+    </section>
+  );
+}

@@ -1,0 +1,203 @@
+import type { CustomFieldJson } from '../../domain/customFields.js';
+import type { Lookups } from '../../domain/lookups.js';
+import type { TicketJson } from '../../domain/tickets/serialize.js';
+import type { TransactionJson } from '../../domain/transactions.js';
+import { STATUSES } from '../../lifecycle.js';
+import { queueName, STATUS_LABEL, teamName, userName, when } from '../format.js';
+
+export interface TicketPageProps {
+  ticket: TicketJson;
+  transactions: TransactionJson[];
+  lookups: Lookups;
+  /** The custom fields that apply to the ticket's queue. */
+  fields: CustomFieldJson[];
+  staff: boolean;
+}
+
+const SYSTEM = 'hxdesk';
+
+function describe(t: TransactionJson, p: TicketPageProps): string {
+  const l = p.lookups;
+  const by = t.creator_id == null ? SYSTEM : userName(l, t.creator_id);
+  const from = (v: string | null, name: (id: number | null) => string) => name(v === null ? null : Number(v));
+  switch (t.type) {
+    case 'Create': return `Ticket created by ${by}`;
+    case 'Correspond': return `Reply by ${by}`;
+    case 'Comment': return `Internal note by ${by}`;
+    case 'Status': return `Status changed from ${STATUS_LABEL[t.old_value ?? ''] ?? t.old_value} to ${STATUS_LABEL[t.new_value ?? ''] ?? t.new_value} by ${by}`;
+    case 'SetOwner': return `Owner changed from ${from(t.old_value, (id) => userName(l, id))} to ${from(t.new_value, (id) => userName(l, id))} by ${by}`;
+    case 'SetTeam': return `Team changed from ${from(t.old_value, (id) => teamName(l, id))} to ${from(t.new_value, (id) => teamName(l, id))} by ${by}`;
+    case 'SetQueue': return `Queue changed from ${from(t.old_value, (id) => queueName(l, id))} to ${from(t.new_value, (id) => queueName(l, id))} by ${by}`;
+    case 'SetSubject': return `Subject changed from “${t.old_value}” to “${t.new_value}” by ${by}`;
+    case 'SetPriority': return `Priority changed from ${t.old_value} to ${t.new_value} by ${by}`;
+    case 'CustomField': {
+      const name = l.customFields.find((f) => f.key === t.field)?.name ?? t.field;
+      return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
+    }
+    default: return `${t.type} by ${by}`;
+  }
+}
+
+export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
+  return (
+    <ol id="history" class="history" aria-label="History" hx-swap-oob={oob ? 'true' : undefined}>
+      {p.transactions.map((t) => (
+        <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}`}>
+          <div class="txn-head">
+            <span class="txn-what">{describe(t, p)}</span>
+            <time datetime={t.created_at}>{when(t.created_at)}</time>
+          </div>
+          {t.body && <div class="txn-body">{t.body}</div>}
+          {t.attachments.length > 0 && (
+            <ul class="attachments">
+              {t.attachments.map((a) => <li><a href={`/attachments/${a.id}`} download={a.filename}>{a.filename}</a> <span class="muted">{a.content_type}, {formatSize(a.size)}</span></li>)}
+            </ul>
+          )}
+          {p.staff && t.scrip_results.length > 0 && (
+            <ul class="scrip-results" aria-label="Scrips">
+              {t.scrip_results.map((r) => (
+                <li class={r.ok ? 'ok' : 'failed'}>
+                  {r.ok ? '✓' : '✗'} {r.key} <span class="muted">({r.action}{r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})</span>
+                  {r.error && <span class="error"> {r.error}</span>}
+                </li>
+              ))}
+            </ul>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+const formatSize = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+/** One inline-editable property: a form of its own, PATCHed on change (one transaction). */
+function Prop({ id, name, label, children }: { id: number; name: string; label: string; children: unknown }) {
+  return (
+    <form class="prop" method="post" action={`/tickets/${id}`} hx-patch={`/tickets/${id}`} hx-trigger="change" hx-target="#properties"
+      hx-swap="outerHTML" data-error-target={`#err-${name.replace('.', '-')}`}>
+      <input type="hidden" name="_method" value="PATCH" />
+      <label for={`prop-${name}`}>{label}</label>
+      {children}
+      <noscript><button type="submit">Save</button></noscript>
+      <div class="field-error" id={`err-${name.replace('.', '-')}`} role="alert"></div>
+    </form>
+  );
+}
+
+const options = (items: [string, string][], value: string) => items.map(([v, t]) => <option value={v} selected={v === value}>{t}</option>);
+
+export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
+  const { ticket: t, lookups: l } = p;
+  const staffUsers = l.users.filter((u) => u.role !== 'requester' && (!u.disabled || u.id === t.owner_id));
+  if (!p.staff) {
+    return (
+      <aside id="properties" class="properties" hx-swap-oob={oob ? 'true' : undefined}>
+        <dl>
+          <dt>Status</dt><dd>{STATUS_LABEL[t.status] ?? t.status}</dd>
+          <dt>Queue</dt><dd>{queueName(l, t.queue_id)}</dd>
+          <dt>Created</dt><dd>{when(t.created_at)}</dd>
+        </dl>
+      </aside>
+    );
+  }
+  return (
+    <aside id="properties" class="properties" aria-label="Ticket properties" hx-swap-oob={oob ? 'true' : undefined}>
+      <Prop id={t.id} name="status" label="Status">
+        <select id="prop-status" name="status">{options(STATUSES.map((s) => [s, STATUS_LABEL[s]]), t.status)}</select>
+      </Prop>
+      <Prop id={t.id} name="queue_id" label="Queue">
+        <select id="prop-queue_id" name="queue_id">{options(l.queues.map((q) => [String(q.id), q.name]), String(t.queue_id))}</select>
+      </Prop>
+      <Prop id={t.id} name="owner_id" label="Owner">
+        <select id="prop-owner_id" name="owner_id">{options([['', 'Unassigned'], ...staffUsers.map((u): [string, string] => [String(u.id), u.name || u.email])], String(t.owner_id ?? ''))}</select>
+      </Prop>
+      <Prop id={t.id} name="team_id" label="Team">
+        <select id="prop-team_id" name="team_id">{options([['', 'No team'], ...l.teams.map((x): [string, string] => [String(x.id), x.name])], String(t.team_id ?? ''))}</select>
+      </Prop>
+      <Prop id={t.id} name="priority" label="Priority">
+        <input id="prop-priority" name="priority" type="number" min="0" max="100" value={String(t.priority)} />
+      </Prop>
+      <div class="prop"><span class="label">Requester</span> <span>{userName(l, t.requester_id, '—')}</span></div>
+      {p.fields.map((f) => (
+        <Prop id={t.id} name={`custom_fields.${f.key}`} label={f.name}>
+          {f.type === 'select'
+            ? <select id={`prop-custom_fields.${f.key}`} name={`custom_fields.${f.key}`}>{options([['', '—'], ...f.options.map((o): [string, string] => [o, o])], String(t.custom_fields[f.key] ?? ''))}</select>
+            : <input id={`prop-custom_fields.${f.key}`} name={`custom_fields.${f.key}`} value={String(t.custom_fields[f.key] ?? '')}
+                type={f.type === 'number' ? 'number' : f.type === 'date' ? 'date' : 'text'} step={f.type === 'number' ? 'any' : undefined} />}
+          {f.pattern && <small class="hint">Format: <code>{f.pattern}</code></small>}
+        </Prop>
+      ))}
+      <div class="prop muted"><span class="label">Created</span> {when(t.created_at)}</div>
+      <div class="prop muted"><span class="label">Updated</span> {when(t.updated_at)}</div>
+      {t.resolved_at && <div class="prop muted"><span class="label">Resolved</span> {when(t.resolved_at)}</div>}
+    </aside>
+  );
+}
+
+export function TicketHead({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
+  const t = p.ticket;
+  return (
+    <header id="ticket-head" class="page-head ticket-head" hx-swap-oob={oob ? 'true' : undefined}>
+      <h1>
+        <span class="muted">#{t.id}</span>{' '}
+        {p.staff ? (
+          <form class="subject-form" method="post" action={`/tickets/${t.id}`} hx-patch={`/tickets/${t.id}`} hx-trigger="change" hx-target="#properties"
+            hx-swap="outerHTML" data-error-target="#err-subject">
+            <input type="hidden" name="_method" value="PATCH" />
+            <label class="visually-hidden" for="prop-subject">Subject</label>
+            <input id="prop-subject" name="subject" value={t.subject} required maxlength={500} />
+            <div class="field-error" id="err-subject" role="alert"></div>
+          </form>
+        ) : t.subject}
+      </h1>
+      <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+    </header>
+  );
+}
+
+export function ReplyBox({ p }: { p: TicketPageProps }) {
+  const id = p.ticket.id;
+  return (
+    <form id="reply-form" class="reply" method="post" action={`/tickets/${id}/comment`} hx-post={`/tickets/${id}/comment`}
+      hx-target="#history" hx-swap="outerHTML" data-error-target="#reply-error" data-reset-on-success>
+      <h2>Respond</h2>
+      {p.staff ? (
+        <fieldset class="reply-kind">
+          <legend class="visually-hidden">Kind of message</legend>
+          <label><input type="radio" name="internal" value="false" checked /> Public reply (mailed to the requester)</label>
+          <label><input type="radio" name="internal" value="true" /> Internal note (staff only)</label>
+        </fieldset>
+      ) : <input type="hidden" name="internal" value="false" />}
+      <label for="reply-body" class="visually-hidden">Message</label>
+      <textarea id="reply-body" name="body" rows={6} placeholder="Write a message…"></textarea>
+      <div class="reply-actions"><button type="submit" class="primary">Send</button></div>
+      <div id="reply-error" class="error reply-error" role="alert" aria-live="polite"></div>
+    </form>
+  );
+}
+
+/** After a PATCH: the properties (target) plus the head and history, swapped out of band. */
+export function TicketChanged({ p }: { p: TicketPageProps }) {
+  return <><Properties p={p} /><TicketHead p={p} oob /><History p={p} oob /></>;
+}
+
+/** After a reply: the history (target) plus the properties (a reply may reopen the ticket). */
+export function TicketReplied({ p }: { p: TicketPageProps }) {
+  return <><History p={p} /><Properties p={p} oob /><TicketHead p={p} oob /></>;
+}
+
+export function TicketPage({ p }: { p: TicketPageProps }) {
+  return (
+    <section id="ticket" class="ticket-page" data-ticket-id={String(p.ticket.id)}>
+      <TicketHead p={p} />
+      <div class="ticket-grid">
+        <div class="ticket-main">
+          <History p={p} />
+          <ReplyBox p={p} />
+        </div>
+        <Properties p={p} />
+      </div>
+    </section>
+  );
+}
