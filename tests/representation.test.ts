@@ -242,7 +242,9 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
     expect(res.status).toBe(422);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.text).not.toContain('<html');
-    expect(res.text).toContain('<code>name</code>');
+    // A compact fragment for the form's error slot: the field and what is wrong with it.
+    expect(res.text).toContain('class="inline-error"');
+    expect(res.text).toContain('Name: Must not be empty');
   });
 });
 
@@ -401,7 +403,7 @@ describe('B5: HTML error pages', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.text).not.toContain('<html');
-    expect(res.text).toContain('404');
+    expect(res.text).toContain('Team 999999 not found');
     const forbidden = await s.api('POST', '/teams', { token: agent.token, form: { name: 'nope' }, headers: HTMX });
     expect(forbidden.status).toBe(403);
     expect(forbidden.text).not.toContain('<html');

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { isUniqueViolation } from '../db/client.js';
 import { AppError, type ErrorCode } from '../domain/errors.js';
-import { ErrorView } from '../views/pages.js';
+import { ErrorView, InlineError } from '../views/pages.js';
 import type { AppEnv } from './context.js';
 import { isHtmx, wantsHtml } from './respond.js';
 
@@ -34,8 +34,8 @@ export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise
     if (isHtmx(c)) { c.header('HX-Redirect', `/login${next}`); return c.body(null, 401); }
     return c.redirect(`/login${next}`, 303);
   }
+  if (isHtmx(c)) return c.html(<InlineError message={e.message} details={e.details} />, e.status as 400);
   const view = <ErrorView status={e.status} code={e.code} message={e.message} details={e.details} />;
-  if (isHtmx(c)) return c.html(view, e.status as 400);
   c.status(e.status as 400);
   return c.render(view, { title: `${e.status}` });
 }

@@ -27,3 +27,24 @@ export function ErrorView({ status, code, message, details }: ErrorViewProps) {
     </section>
   );
 }
+
+/** The compact form of an error, for htmx to show next to the form that caused it. */
+export function InlineError({ message, details }: Omit<ErrorViewProps, 'status' | 'code'>) {
+  if (details && details.length > 0) {
+    return (
+      <div class="inline-error">
+        {details.length === 1 ? <p>{humanPath(details[0].path)}: {details[0].message}</p>
+          : <ul>{details.map((d) => <li>{humanPath(d.path)}: {d.message}</li>)}</ul>}
+      </div>
+    );
+  }
+  return <p class="inline-error">{message}</p>;
+}
+
+/** "custom_fields.order_ref" → "order ref"; "owner_id" → "owner"; "body" → "message". */
+function humanPath(path: string): string {
+  if (path === 'body') return 'Message';
+  const last = path.split('.').pop() ?? path;
+  const text = last.replace(/_id$/, '').replaceAll('_', ' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

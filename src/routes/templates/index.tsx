@@ -13,7 +13,7 @@ const CreateSchema = z.strictObject({
   queue_id: zNullableId.optional(),
 });
 const UpdateSchema = CreateSchema.partial();
-const PreviewSchema = z.strictObject({ subject: z.string().max(1000).default(''), body: z.string().max(100_000).default(''), ticket_id: zId.optional() });
+const PreviewSchema = z.strictObject({ subject: z.string().max(1000).default(''), body: z.string().max(100_000).default(''), ticket_id: z.union([z.literal('').transform(() => undefined), zId]).optional() });
 
 export function templateRoutes() {
   const app = new Hono<AppEnv>();
