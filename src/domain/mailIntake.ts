@@ -15,13 +15,16 @@ import { ensureMailUser } from './users.js';
 export type Verdict = 'created' | 'appended' | 'duplicate' | 'ignored_auto' | 'rejected' | 'failed';
 
 export interface InboundMessage {
+  /** Message-ID, or `sha256:<hash of the raw bytes>` when the message has none. */
   identity: string;
   messageId: string | null;
   inReplyTo: string[];
   references: string[];
   subject: string;
   from: { address: string; name: string };
+  /** Every recipient address (To, Cc, Delivered-To, X-Original-To), lower-cased, in that order. */
   recipients: string[];
+  /** The text body: text/plain preferred; HTML-only mail converted to text. */
   text: string;
   attachments: NewAttachment[];
   raw: Buffer;

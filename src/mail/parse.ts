@@ -1,23 +1,12 @@
 import { createHash } from 'node:crypto';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { InboundMessage } from '../domain/mailIntake.js';
 
-/** What the processor needs of an inbound message; decoded (charsets, RFC 2047) by mailparser. */
-export interface InboundMail {
-  /** Message-ID, or `sha256:<hash of the raw bytes>` when the message has none. */
-  identity: string;
-  messageId: string | null;
-  inReplyTo: string[];
-  references: string[];
-  subject: string;
-  from: { address: string; name: string };
-  /** Every recipient address (To, Cc, Delivered-To, X-Original-To), lower-cased, in that order. */
-  recipients: string[];
-  /** The text body: text/plain preferred; HTML-only mail converted to text. */
-  text: string;
-  attachments: { filename: string; content_type: string; content: Buffer }[];
-  headers: Map<string, unknown>;
-  contentType: string;
-}
+/**
+ * A parsed message: what the domain applies (decoded by mailparser: charsets, RFC 2047, HTML
+ * to text), plus the headers the classifier reads.
+ */
+export type InboundMail = Omit<InboundMessage, 'raw' | 'kind' | 'kindReason'> & { headers: Map<string, unknown>; contentType: string };
 
 export class MalformedMail extends Error {}
 

@@ -28,11 +28,8 @@ export async function processMail(
     throw new AppError('validation_failed', e.message, [{ path: 'message', message: e.message }]);
   }
   const kind = classify(mail, ownAddresses(db, settings.mailFrom));
-  const message = {
-    identity: mail.identity, messageId: mail.messageId, inReplyTo: mail.inReplyTo, references: mail.references, subject: mail.subject,
-    from: mail.from, recipients: mail.recipients, text: mail.text, attachments: mail.attachments, raw,
-    kind: kind.kind, kindReason: kind.kind === 'human' ? undefined : kind.reason,
-  };
+  const { headers: _headers, contentType: _type, ...parsed } = mail;
+  const message = { ...parsed, raw, kind: kind.kind, kindReason: kind.kind === 'human' ? undefined : kind.reason };
   try {
     return applyInboundMail(db, message, { ...opts, senderLimitPerHour: settings.senderLimitPerHour });
   } catch (e) {
