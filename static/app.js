@@ -102,11 +102,17 @@
     const { xhr, requestConfig } = e.detail;
     if (xhr.status < 400) return;
     const where = errorTarget(requestConfig?.elt ?? e.target);
-    if (!where?.target) return;
+    if (!where?.target) {
+      // A boosted link or form that failed shows the error page, as it would without JavaScript.
+      if (e.detail.boosted) { e.detail.shouldSwap = true; e.detail.isError = false; }
+      return;
+    }
     e.detail.shouldSwap = true;
     e.detail.isError = false;
     e.detail.target = where.target;
     e.detail.swapOverride = where.owner.dataset.errorSwap || 'innerHTML';
+    // A boosted form is answered with a whole error page: keep only its message next to the form.
+    if (e.detail.boosted) e.detail.selectOverride = '.error-page > :not(h1)';
     if (where.target.id !== 'new-ticket-body') where.target.classList.add('has-error');
   });
 
@@ -131,13 +137,20 @@
     }
   });
 
-  // A sent reply empties its box; a failed one keeps every character.
+  // A sent reply empties its text box (keeping the reply/note choice); a failed one keeps every character.
   document.addEventListener('htmx:afterRequest', (e) => {
     const form = e.detail.elt;
-    if (e.detail.successful && form?.matches?.('form[data-reset-on-success]')) form.reset();
+    // (`successful` alone is not enough: the error handling above swaps 4xx/5xx answers as non-errors.)
+    if (e.detail.successful && e.detail.xhr?.status < 400 && form?.matches?.('form[data-reset-on-success]')) {
+      form.querySelectorAll('textarea').forEach((t) => { t.value = ''; });
+    }
   });
 
-  document.addEventListener('htmx:afterSettle', applyDragged);
+  document.addEventListener('htmx:afterSettle', (e) => {
+    // A boosted link or form is a navigation to another page: its widths are the server's.
+    if (e.detail?.boosted) for (const name of Object.keys(dragged)) delete dragged[name];
+    applyDragged();
+  });
   document.addEventListener('DOMContentLoaded', fitTable);
   if (document.readyState !== 'loading') fitTable();
 })();

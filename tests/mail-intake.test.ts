@@ -623,6 +623,17 @@ describe('queue routing', () => {
     general = ((await get(s, '/queues')).queues as any[]).find((q) => q.name === 'General').id;
   });
 
+  it('opens a ticket in a queue whose custom field is required (mail cannot fill it; the API still must)', async () => {
+    const strict = await addQueue(s, 'Strict', 'strict@helpdesk.example');
+    const cf = await s.api('POST', '/custom-fields', { body: { key: 'contract', name: 'Contract', type: 'text', required: true, queue_ids: [strict] } });
+    expect(cf.status, cf.text).toBe(201);
+    const res = await postRaw(s, plainTo({ To: 'strict@helpdesk.example' }));
+    expect(await queueOf(res)).toBe(strict);
+    expect((await ticketOf(s, res.body.ticket_id)).custom_fields).toEqual({});
+    const api = await s.api('POST', '/tickets', { body: { queue_id: strict, subject: 'Through the API' } });
+    expectError(api, 422, 'validation_failed', ['custom_fields.contract']);
+  });
+
   it('matches an alias case-insensitively', async () => {
     const res = await postRaw(s, plainTo({ To: 'Support Desk <SUPPORT@HelpDesk.EXAMPLE>' }));
     expect(await queueOf(res)).toBe(support);

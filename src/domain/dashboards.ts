@@ -72,9 +72,12 @@ function checkWidget(db: Db, w: Partial<WidgetInput>, path: string) {
   }
 }
 
+/** Settings a form left empty (`view_id: ""` on a kind that has no view) are not stored. */
+const compact = (config: Record<string, unknown>) => Object.fromEntries(Object.entries(config).filter(([, v]) => v !== '' && v !== null));
+
 function insertWidget(db: Db, dashboardId: number, w: WidgetInput, fallbackPosition: number, now: string): WidgetRow {
   return db.insert(dashboardWidgets).values({
-    dashboard_id: dashboardId, kind: w.kind, title: w.title ?? '', config: JSON.stringify(w.config ?? {}),
+    dashboard_id: dashboardId, kind: w.kind, title: w.title ?? '', config: JSON.stringify(compact(w.config ?? {})),
     position: w.position ?? fallbackPosition, created_at: now, updated_at: now,
   }).returning().get();
 }
@@ -124,7 +127,7 @@ export function updateWidget(db: Db, actor: Actor, dashboardId: number, widgetId
   const set: Partial<WidgetRow> = { updated_at: nowIso() };
   if (input.kind !== undefined) set.kind = input.kind;
   if (input.title !== undefined) set.title = input.title;
-  if (input.config !== undefined) set.config = JSON.stringify(input.config);
+  if (input.config !== undefined) set.config = JSON.stringify(compact(input.config));
   return db.transaction(() => {
     const row = db.update(dashboardWidgets).set(set).where(eq(dashboardWidgets.id, widgetId)).returning().get();
     if (input.position === undefined) return widgetJson(row);

@@ -76,6 +76,9 @@ function WidgetBody({ data, l }: { data: WidgetData; l: Lookups }) {
   }
 }
 
+/** What a widget's heading (and its buttons' names) call it: its title, else its kind. */
+const widgetTitle = (w: WidgetJson) => w.title || KINDS.find(([k]) => k === w.kind)?.[1] || w.kind;
+
 type DashboardWithData = Omit<DashboardJson, 'widgets'> & { widgets: (WidgetJson & { data: WidgetData })[] };
 
 export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups: Lookups }) {
@@ -101,19 +104,19 @@ export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups
         {d.widgets.map((w, i) => (
           <article class="card widget" id={`widget-${w.id}`}>
             <h2>
-              <span>{w.title || KINDS.find(([k]) => k === w.kind)?.[1] || w.kind}</span>
+              <span>{widgetTitle(w)}</span>
               <span class="tools">
                 {i > 0 && <form method="post" action={`${base}/widgets/${w.id}`} hx-patch={`${base}/widgets/${w.id}`} hx-target="#dashboard" hx-swap="outerHTML">
                   <input type="hidden" name="_method" value="PATCH" /><input type="hidden" name="position" value={String(i - 1)} />
-                  <button type="submit" aria-label={`Move ${w.title || w.kind} up`}>↑</button>
+                  <button type="submit" aria-label={`Move ${widgetTitle(w)} up`}>↑</button>
                 </form>}
                 {i < d.widgets.length - 1 && <form method="post" action={`${base}/widgets/${w.id}`} hx-patch={`${base}/widgets/${w.id}`} hx-target="#dashboard" hx-swap="outerHTML">
                   <input type="hidden" name="_method" value="PATCH" /><input type="hidden" name="position" value={String(i + 1)} />
-                  <button type="submit" aria-label={`Move ${w.title || w.kind} down`}>↓</button>
+                  <button type="submit" aria-label={`Move ${widgetTitle(w)} down`}>↓</button>
                 </form>}
                 <form method="post" action={`${base}/widgets/${w.id}`} hx-delete={`${base}/widgets/${w.id}`} hx-target="#dashboard" hx-swap="outerHTML">
                   <input type="hidden" name="_method" value="DELETE" />
-                  <button type="submit" aria-label={`Remove ${w.title || w.kind}`}>✕</button>
+                  <button type="submit" aria-label={`Remove ${widgetTitle(w)}`}>✕</button>
                 </form>
               </span>
             </h2>
@@ -127,6 +130,9 @@ export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups
             <label>Title <input name="title" maxlength={200} placeholder="(optional)" /></label>
             <label>Saved view (for “Tickets of a saved view”)
               <select name="config.view_id"><option value="">—</option>{l.savedViews.map((v) => <option value={String(v.id)}>{v.name}</option>)}</select>
+            </label>
+            <label>Team (for “Team workload”)
+              <select name="config.team_id"><option value="">The dashboard's team</option>{l.teams.map((t) => <option value={String(t.id)}>{t.name}</option>)}</select>
             </label>
             <button type="submit" class="primary">Add widget</button>
             <div class="field-error" id="widget-error" role="alert"></div>

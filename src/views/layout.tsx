@@ -10,7 +10,8 @@ export function Layout({ title, user, children }: LayoutProps) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
+        {/* Back/forward reloads from the server: a cached snapshot would show the filter form's original values. */}
+        <meta name="htmx-config" content='{"includeIndicatorStyles":false,"historyCacheSize":0,"refreshOnHistoryMiss":true}' />
         <title>{title ? `${title} · hxdesk` : 'hxdesk'}</title>
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/htmx.min.js" defer></script>

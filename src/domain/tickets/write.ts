@@ -99,7 +99,8 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
     checkTeam(tx, input.team_id);
     const requesterId = input.requester_id ?? actor.id;
     if (!getUserRow(tx, requesterId)) throw invalid('requester_id', `User ${requesterId} does not exist`);
-    const cfValues = checkCustomFields(allCustomFields(tx), queue.id, input.custom_fields ?? {}, true);
+    // Mail cannot fill custom fields: a required one must not turn an incoming message away.
+    const cfValues = checkCustomFields(allCustomFields(tx), queue.id, input.custom_fields ?? {}, !actor.viaMail);
     const now = nowIso();
     const status = input.status ?? 'new';
     const row = tx.insert(tickets).values({

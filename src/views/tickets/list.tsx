@@ -45,7 +45,7 @@ function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
   const current = p.filters.sort ?? '-updated';
   const label = key ? (
     <a href={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })} hx-get={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })}
-      hx-target="#ticket-list" hx-push-url="true">
+      hx-target="#ticket-list" hx-swap="outerHTML" hx-push-url="true">
       {column}{current === key ? ' ▲' : current === `-${key}` ? ' ▼' : ''}
     </a>
   ) : column;
@@ -65,6 +65,8 @@ export function TicketListRegion(p: TicketListProps) {
   const widthsJson = JSON.stringify(Object.fromEntries(p.columns.filter((c) => c !== 'Subject').map((c) => [c, widths[c]])));
   return (
     <div id="ticket-list" class="ticket-list" data-columns={p.columns.join(',')}>
+      {/* The filter form's sort lives here so that a header click (which swaps only this region) updates it too. */}
+      {p.filters.sort && <input type="hidden" name="sort" value={p.filters.sort} form="filters" />}
       <div class="table-scroll">
         <table class="tickets" id="tickets-table">
           <colgroup>
@@ -80,8 +82,8 @@ export function TicketListRegion(p: TicketListProps) {
       </div>
       <nav class="pager" aria-label="Pages">
         <span>{total === 0 ? '0 tickets' : `${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}</span>
-        {offset > 0 && <a href={link(p, { offset: Math.max(0, offset - limit) || null })} hx-get={link(p, { offset: Math.max(0, offset - limit) || null })} hx-target="#ticket-list" hx-push-url="true">← Previous</a>}
-        {offset + limit < total && <a href={link(p, { offset: offset + limit })} hx-get={link(p, { offset: offset + limit })} hx-target="#ticket-list" hx-push-url="true">Next →</a>}
+        {offset > 0 && <a href={link(p, { offset: Math.max(0, offset - limit) || null })} hx-get={link(p, { offset: Math.max(0, offset - limit) || null })} hx-target="#ticket-list" hx-swap="outerHTML" hx-push-url="true">← Previous</a>}
+        {offset + limit < total && <a href={link(p, { offset: offset + limit })} hx-get={link(p, { offset: offset + limit })} hx-target="#ticket-list" hx-swap="outerHTML" hx-push-url="true">Next →</a>}
       </nav>
       <div class="view-actions">
         <details>
@@ -141,10 +143,9 @@ export function TicketListPage(p: TicketListProps) {
         </nav>
         <a class="button primary" href="/tickets/new" data-open-dialog="new-ticket" hx-get="/tickets/new" hx-target="#new-ticket-body" hx-push-url="false">New ticket</a>
       </header>
-      <form id="filters" class="filters" method="get" action="/tickets" hx-get="/tickets" hx-target="#ticket-list" hx-push-url="true"
+      <form id="filters" class="filters" method="get" action="/tickets" hx-get="/tickets" hx-target="#ticket-list" hx-swap="outerHTML" hx-push-url="true"
         hx-trigger="change, input from:#q delay:300ms, submit">
         {p.view && <input type="hidden" name="view_id" value={String(p.view.id)} />}
-        {f.sort && <input type="hidden" name="sort" value={f.sort} />}
         <label class="search">Search <input id="q" type="search" name="q" value={f.q ?? ''} placeholder="Subject or message text" autocomplete="off" /></label>
         <Select name="queue_id" label="Queue" value={String(f.queue_id ?? '')} options={[['', 'Any queue'], ...l.queues.map((q): [string, string] => [String(q.id), q.name])]} />
         <Select name="status" label="Status" value={status} options={statusOptions} />

@@ -25,7 +25,7 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     case 'Correspond': return `Reply by ${by}`;
     case 'Comment': return `Internal note by ${by}`;
     case 'Status': return `Status changed from ${STATUS_LABEL[t.old_value ?? ''] ?? t.old_value} to ${STATUS_LABEL[t.new_value ?? ''] ?? t.new_value} by ${by}`;
-    case 'SetOwner': return `Owner changed from ${from(t.old_value, (id) => userName(l, id))} to ${from(t.new_value, (id) => userName(l, id))} by ${by}`;
+    case 'SetOwner': return `Owner changed from ${from(t.old_value, (id) => userName(l, id, 'Unassigned'))} to ${from(t.new_value, (id) => userName(l, id, 'Unassigned'))} by ${by}`;
     case 'SetTeam': return `Team changed from ${from(t.old_value, (id) => teamName(l, id))} to ${from(t.new_value, (id) => teamName(l, id))} by ${by}`;
     case 'SetQueue': return `Queue changed from ${from(t.old_value, (id) => queueName(l, id))} to ${from(t.new_value, (id) => queueName(l, id))} by ${by}`;
     case 'SetSubject': return `Subject changed from “${t.old_value}” to “${t.new_value}” by ${by}`;
