@@ -74,7 +74,8 @@ export function createApp(deps: Deps) {
   app.use('*', (c, next) => (c.req.path === '/mailgate' ? next() : limit(c, next))); // mail has its own MAX_MAIL_BYTES
   // Plain HTML forms can only POST: `_method=PATCH|DELETE` re-dispatches them (works without JS).
   const override = methodOverride({ app });
-  app.use('*', (c, next) => (c.req.path === '/mailgate' ? next() : override(c, next)));
+  const isForm = (type: string | undefined) => !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);
+  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mailgate' && isForm(c.req.header('content-type')) ? override(c, next) : next()));
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 

@@ -14,6 +14,7 @@ const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)),
 export function openDb(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Database(file);
+  cacheStatements(sqlite);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
@@ -23,6 +24,28 @@ export function openDb(file: string): Db {
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder });
   return db;
+}
+
+/**
+ * drizzle prepares every query anew, and preparing is the single largest cost of a small
+ * query in SQLite. Identical SQL text gets the same compiled statement back (an LRU of 1000),
+ * reset to better-sqlite3's default result mode, since drizzle switches some to raw rows.
+ */
+function cacheStatements(sqlite: Database.Database, max = 1000): void {
+  const cache = new Map<string, Database.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    let stmt = cache.get(source);
+    if (stmt) {
+      cache.delete(source); // re-inserted below: most recently used last
+    } else {
+      stmt = prepare(source);
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, stmt);
+    if (stmt.reader) stmt.raw(false);
+    return stmt;
+  }) as typeof sqlite.prepare;
 }
 
 export function closeDb(db: Db): void {

@@ -197,7 +197,11 @@ export const outbox = sqliteTable('outbox', {
   next_attempt_at: text('next_attempt_at').notNull(),
   created_at: text('created_at').notNull(),
   sent_at: text('sent_at'),
-}, (t) => [index('outbox_due_idx').on(t.status, t.next_attempt_at), index('outbox_message_id_idx').on(t.message_id)]);
+}, (t) => [
+  index('outbox_due_idx').on(t.status, t.next_attempt_at),
+  index('outbox_message_id_idx').on(t.message_id),
+  index('outbox_ticket_idx').on(t.ticket_id, t.id),
+]);
 
 /** Every inbound message, raw, with the processor's verdict. */
 export const mailIntake = sqliteTable('mail_intake', {

@@ -38,12 +38,19 @@ export function actorFromSession(db: Db, secret: string): Actor | null {
   return row && !row.user.disabled ? toActor(row.user) : null;
 }
 
+const lastUseWritten = new Map<number, number>();
+
 export function actorFromToken(db: Db, token: string): Actor | null {
   const hash = sha256(token);
   const row = db.select({ user: users, tokenId: apiTokens.id }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.user_id))
     .where(eq(apiTokens.token_hash, hash)).get();
   if (!row || row.user.disabled) return null;
-  db.update(apiTokens).set({ last_used_at: nowIso() }).where(eq(apiTokens.id, row.tokenId)).run();
+  // last_used_at is a hint for the owner, not an audit log: one write a minute per token, not one per request.
+  const now = Date.now();
+  if (now - (lastUseWritten.get(row.tokenId) ?? 0) > 60_000) {
+    lastUseWritten.set(row.tokenId, now);
+    db.update(apiTokens).set({ last_used_at: new Date(now).toISOString() }).where(eq(apiTokens.id, row.tokenId)).run();
+  }
   return toActor(row.user);
 }
 

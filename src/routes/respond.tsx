@@ -51,7 +51,8 @@ export async function readBody<S extends z.ZodType>(c: C, schema: S): Promise<z.
   let raw: unknown;
   if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
     const form = await c.req.parseBody({ all: true, dot: true });
-    raw = Object.fromEntries(Object.entries(form).filter(([, v]) => !(v instanceof File)));
+    // `_method` is the plain-form override (see app.tsx); htmx sends the real method and the field along.
+    raw = Object.fromEntries(Object.entries(form).filter(([k, v]) => !(v instanceof File) && k !== '_method'));
   } else if (type === '' || type === 'application/json' || type.endsWith('+json')) {
     const text = await c.req.text();
     if (text.trim() === '') raw = {};

@@ -71,10 +71,13 @@ export function requeueInterrupted(db: Db): number {
 /** Claims due rows of the given kinds: marks them `sending` and counts the attempt. */
 export function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number): OutboxRow[] {
   if (kinds.length === 0) return [];
+  const dueNow = (conn: Conn) => conn.select({ id: outbox.id }).from(outbox)
+    .where(and(eq(outbox.status, 'queued'), lte(outbox.next_attempt_at, new Date().toISOString()), inArray(outbox.kind, kinds)))
+    .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(limit).all();
+  // Most kicks find nothing due: look first without taking the write lock.
+  if (dueNow(db).length === 0) return [];
   return db.transaction((tx) => {
-    const due = tx.select({ id: outbox.id }).from(outbox)
-      .where(and(eq(outbox.status, 'queued'), lte(outbox.next_attempt_at, new Date().toISOString()), inArray(outbox.kind, kinds)))
-      .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(limit).all();
+    const due = dueNow(tx);
     if (due.length === 0) return [];
     return tx.update(outbox).set({ status: 'sending', attempts: sql`${outbox.attempts} + 1` })
       .where(inArray(outbox.id, due.map((d) => d.id))).returning().all().sort((a, b) => a.id - b.id);

@@ -20,8 +20,17 @@ const lenient = new Liquid({ ...base, strictVariables: false });
 /** Strict at save time: a misspelt variable is an error the admin sees at once. */
 const strict = new Liquid({ ...base, strictVariables: true, lenientIf: true });
 
+/** Parsed templates by source text: parsing costs more than rendering, and templates rarely change. */
+const parsed = new Map<string, ReturnType<Liquid['parse']>>();
+
 export function renderTemplate(source: string, scope: object): string {
-  return lenient.parseAndRenderSync(source, scope);
+  let tpl = parsed.get(source);
+  if (!tpl) {
+    tpl = lenient.parse(source);
+    if (parsed.size >= 500) parsed.delete(parsed.keys().next().value!);
+    parsed.set(source, tpl);
+  }
+  return lenient.renderSync(tpl, scope);
 }
 
 /**

@@ -1,0 +1,1 @@
+CREATE INDEX `outbox_ticket_idx` ON `outbox` (`ticket_id`,`id`);
