@@ -58,14 +58,22 @@ export function listTickets(db: Db, actor: Actor, query: TicketListQuery): Ticke
   return listByFilter(db, actor, effectiveFilter(db, actor, query));
 }
 
-export function listByFilter(db: Db, actor: Actor, f: TicketFilter): TicketList {
+/** The two statements behind a list: the page and the total. Exposed so their plans can be checked. */
+export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   const limit = f.limit ?? 50;
   const offset = f.offset ?? 0;
   const where = and(...conditions(db, actor, f));
   const sortKey = (f.sort ?? '-updated').replace(/^-/, '') as keyof typeof SORT_COLUMNS;
   const dir = (f.sort ?? '-updated').startsWith('-') ? desc : asc;
-  const rows = db.select().from(tickets).where(where)
-    .orderBy(dir(SORT_COLUMNS[sortKey]), dir(tickets.id)).limit(limit).offset(offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(tickets).where(where).get()!.n;
-  return { tickets: ticketsJson(db, rows), total, limit, offset };
+  return {
+    limit, offset,
+    page: db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[sortKey]), dir(tickets.id)).limit(limit).offset(offset),
+    total: db.select({ n: sql<number>`count(*)` }).from(tickets).where(where),
+  };
+}
+
+export function listByFilter(db: Db, actor: Actor, f: TicketFilter): TicketList {
+  const q = listQueries(db, actor, f);
+  const rows = q.page.all();
+  return { tickets: ticketsJson(db, rows), total: q.total.get()!.n, limit: q.limit, offset: q.offset };
 }

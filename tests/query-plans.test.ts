@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDb, openDb, type Db } from '../src/db/client.js';
+import type { Actor } from '../src/domain/actor.js';
+import { createCustomField } from '../src/domain/customFields.js';
+import { createQueue } from '../src/domain/queues.js';
+import { seedIfEmpty } from '../src/domain/seed.js';
+import { addMember, createTeam } from '../src/domain/teams.js';
+import { listQueries } from '../src/domain/tickets/list.js';
+import { nestFilterParams, TicketFilterSchema } from '../src/domain/tickets/query.js';
+import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
+import { createUser } from '../src/domain/users.js';
+
+// Issue 6: every GET /tickets filter must be answered through an index, never by scanning the
+// tickets or transactions table — checked deterministically with EXPLAIN QUERY PLAN on the
+// exact statements the list runs (the page and the total), not by timing.
+
+let dir: string;
+let db: Db;
+let admin: Actor;
+let requester: Actor;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-plans-'));
+  db = openDb(path.join(dir, 'hxdesk.db'));
+  await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'admin-password-123' });
+  admin = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' };
+  const agent = await createUser(db, admin, { email: 'agent@example.com', name: 'Agent', role: 'agent' });
+  const req = await createUser(db, admin, { email: 'req@example.com', name: 'Req', role: 'requester' });
+  requester = { id: req.id, email: req.email, name: req.name, role: 'requester' };
+  const team = createTeam(db, admin, { name: 'Support' });
+  addMember(db, admin, team.id, agent.id);
+  const queue = createQueue(db, admin, { name: 'IT', team_id: team.id });
+  createCustomField(db, admin, { key: 'severity', name: 'Severity', type: 'select', options: ['low', 'high'] });
+  for (let i = 0; i < 30; i++) {
+    const t = createTicket(db, admin, {
+      queue_id: i % 2 ? queue.id : 1, subject: `Printer ${i}`, description: `Body ${i}`, owner_id: i % 3 ? agent.id : null,
+      requester_id: req.id, custom_fields: { severity: i % 2 ? 'high' : 'low' },
+    });
+    commentOnTicket(db, admin, t.ticket.id, { body: `A reply about toner ${i}`, internal: false });
+  }
+});
+afterAll(() => {
+  closeDb(db);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function plan(params: Record<string, string>, actor = admin): string[] {
+  const filter = TicketFilterSchema.parse(nestFilterParams(params));
+  const q = listQueries(db, actor, filter);
+  const lines: string[] = [];
+  for (const stmt of [q.page.toSQL(), q.total.toSQL()]) {
+    const rows = db.$client.prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`).all(...(stmt.params as unknown[])) as { detail: string }[];
+    lines.push(...rows.map((r) => r.detail));
+  }
+  return lines;
+}
+
+/** A line that reads the whole tickets or transactions table (an index walk in full counts too). */
+const fullScan = (line: string) => /^SCAN (tickets|transactions)\b/.test(line);
+
+const FILTERS: Record<string, Record<string, string>> = {
+  'queue_id + status': { queue_id: '2', status: 'open' },
+  'status (one)': { status: 'new' },
+  'status (several)': { status: 'new,open,stalled' },
+  'owner_id': { owner_id: '2' },
+  'owner_id=none': { owner_id: 'none' },
+  'team_id (owner is a member)': { team_id: '1' },
+  'ticket_team_id': { ticket_team_id: '1' },
+  'requester_id': { requester_id: '3' },
+  'cf.<key>': { 'cf.severity': 'high' },
+  'q on a subject word': { q: 'printer' },
+  'q on a body word': { q: 'toner' },
+  'queue + owner + q + cf': { queue_id: '2', owner_id: '2', q: 'printer', 'cf.severity': 'high' },
+  'owner_id + sort by priority + offset': { owner_id: '2', sort: '-priority', offset: '10' },
+};
+
+describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
+  for (const [name, params] of Object.entries(FILTERS)) {
+    it(`${name}: no scan of tickets or transactions`, () => {
+      const lines = plan(params);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
+      expect(lines.some((l) => /^SEARCH (tickets|ticket_custom_values|team_members)\b|VIRTUAL TABLE/.test(l)), lines.join('\n')).toBe(true);
+    });
+  }
+
+  it("a requester's list is narrowed by the requester index, whatever else is asked", () => {
+    const lines = plan({ status: 'open' }, requester);
+    expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
+  });
+
+  it('sorting without a filter walks a sort index instead of sorting the table', () => {
+    for (const sort of ['-updated', 'created', '-priority', 'id']) {
+      const lines = plan({ sort, offset: '20' });
+      const page = lines.join('\n');
+      expect(page).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+      expect(page).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
+    }
+  });
+});
