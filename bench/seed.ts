@@ -33,7 +33,25 @@ const RARE = Array.from({ length: 3000 }, (_, i) => {
   for (let k = 0; k < 3; k++) { w += syll[n % syll.length]; n = Math.floor(n / syll.length) + k * 7; }
   return w;
 });
-const word = () => (rand() < 0.8 ? pick(COMMON) : pick(RARE));
+/**
+ * Words follow Zipf's law (frequency ∝ 1/rank), as natural text does: function words first,
+ * then helpdesk vocabulary, then a long tail of rarer words. Uniform sampling would make a
+ * topical word like "printer" as frequent as "the" and every search a near-full match.
+ */
+const VOCABULARY = [...COMMON, ...RARE];
+const ZIPF = (() => {
+  const cdf: number[] = [];
+  let sum = 0;
+  for (let r = 1; r <= VOCABULARY.length; r++) { sum += 1 / r; cdf.push(sum); }
+  return cdf.map((c) => c / sum);
+})();
+function word(): string {
+  const x = rand();
+  let lo = 0;
+  let hi = ZIPF.length - 1;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (ZIPF[mid] < x) lo = mid + 1; else hi = mid; }
+  return VOCABULARY[lo];
+}
 const sentence = (min: number, max: number) => {
   const n = int(min, max);
   const words = Array.from({ length: n }, word);
@@ -53,7 +71,7 @@ const status = () => { let r = rand(); for (const [s, p] of STATUSES) { if ((r -
 /** Builds (or reuses) the dataset in `dir` with `size` tickets; returns the database path. */
 export async function ensureDataset(dir: string, size: number, log = console.log): Promise<{ dbPath: string; stats: SeedStats; reused: boolean }> {
   const dbPath = path.join(dir, 'hxdesk.db');
-  const marker = path.join(dir, `seeded-${size}.json`);
+  const marker = path.join(dir, `seeded-v3-${size}.json`); // bump when the generator or the schema changes
   if (fs.existsSync(marker) && fs.existsSync(dbPath)) return { dbPath, stats: JSON.parse(fs.readFileSync(marker, 'utf8')), reused: true };
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
@@ -98,10 +116,10 @@ export async function ensureDataset(dir: string, size: number, log = console.log
   const accountId = (sql.prepare("SELECT id FROM custom_fields WHERE key = 'account'").get() as { id: number }).id;
 
   // Bulk rows without the FTS triggers; the indexes are rebuilt once afterwards.
-  const triggers = sql.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%fts%'").all() as { name: string; sql: string }[];
+  const triggers = sql.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ticket_search%'").all() as { name: string; sql: string }[];
   for (const t of triggers) sql.exec(`DROP TRIGGER ${t.name}`);
-  const insTicket = sql.prepare(`INSERT INTO tickets (id, queue_id, subject, description, status, owner_id, team_id, requester_id, priority, created_at, updated_at, resolved_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insTicket = sql.prepare(`INSERT INTO tickets (id, queue_id, subject, status, owner_id, team_id, requester_id, priority, created_at, updated_at, resolved_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insTxn = sql.prepare(`INSERT INTO transactions (ticket_id, type, creator_id, body, field, old_value, new_value, message_id, scrip_results, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, NULL, '[]', ?)`);
   const insCf = sql.prepare('INSERT INTO ticket_custom_values (ticket_id, field_id, value) VALUES (?, ?, ?)');
@@ -132,7 +150,7 @@ export async function ensureDataset(dir: string, size: number, log = console.log
           else rows.push(['SetPriority', owner, null, 'priority', '0', String(int(0, 100)), t]);
         }
         const updated = Math.min(t, now);
-        insTicket.run(id, ids.queues[queueIdx], subject, description, st, owner, ids.teams[queueIdx % ids.teams.length], requester, int(0, 100),
+        insTicket.run(id, ids.queues[queueIdx], subject, st, owner, ids.teams[queueIdx % ids.teams.length], requester, int(0, 100),
           iso(created), iso(updated), st === 'resolved' ? iso(updated) : null);
         for (const [type, creator, body, field, oldV, newV, at] of rows) insTxn.run(id, type, creator, body, field, oldV, newV, iso(Math.min(at, now)));
         transactions += rows.length;
@@ -143,7 +161,12 @@ export async function ensureDataset(dir: string, size: number, log = console.log
     if ((start - 1) % 50_000 === 0) log(`seed: ${Math.min(start + batch - 1, size)} / ${size} tickets`);
   }
   log('seed: rebuilding the search indexes');
-  sql.exec("INSERT INTO tickets_fts(tickets_fts) VALUES ('rebuild'); INSERT INTO transactions_fts(transactions_fts) VALUES ('rebuild');");
+  // The same statement migration 0004 backfills with: one document per ticket.
+  sql.exec(`INSERT INTO ticket_search(rowid, subject, public_text, internal_text)
+    SELECT t.id, t.subject,
+      coalesce((SELECT group_concat(x.body, char(10)) FROM transactions x WHERE x.ticket_id = t.id AND x.body IS NOT NULL AND x.type <> 'Comment'), ''),
+      coalesce((SELECT group_concat(x.body, char(10)) FROM transactions x WHERE x.ticket_id = t.id AND x.body IS NOT NULL AND x.type = 'Comment'), '')
+    FROM tickets t`);
   for (const t of triggers) sql.exec(t.sql);
   sql.exec('ANALYZE; PRAGMA optimize;');
   sql.pragma('wal_checkpoint(TRUNCATE)');

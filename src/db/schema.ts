@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 // Timestamps are ISO 8601 UTC strings (`Date#toISOString()`): they sort correctly as text
@@ -60,7 +61,8 @@ export const tickets = sqliteTable('tickets', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   queue_id: integer('queue_id').notNull().references(() => queues.id),
   subject: text('subject').notNull(),
-  description: text('description').notNull().default(''),
+  // No description column: the description is the body of the ticket's Create transaction
+  // (kept once, and the row stays small — list filters read many ticket rows).
   status: text('status').notNull().default('new'),
   owner_id: integer('owner_id').references(() => users.id),
   team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
@@ -92,7 +94,12 @@ export const transactions = sqliteTable('transactions', {
   message_id: text('message_id'),
   scrip_results: text('scrip_results').notNull().default('[]'), // JSON array, SPEC B6
   created_at: text('created_at').notNull(),
-}, (t) => [index('transactions_ticket_idx').on(t.ticket_id, t.id), index('transactions_message_id_idx').on(t.message_id)]);
+}, (t) => [
+  index('transactions_ticket_idx').on(t.ticket_id, t.id),
+  index('transactions_message_id_idx').on(t.message_id),
+  // Finds a ticket's description (its Create transaction) without reading its other messages.
+  index('transactions_create_idx').on(t.ticket_id).where(sql`type = 'Create'`),
+]);
 
 export const attachments = sqliteTable('attachments', {
   id: integer('id').primaryKey({ autoIncrement: true }),

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, inArray, ne, or } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { queues, savedViews, teamMembers, teams, users } from '../db/schema.js';
 import { type Actor, isStaff, parseJson } from './actor.js';
@@ -16,14 +16,22 @@ export interface Lookups {
   savedViews: { id: number; name: string; columns: string[] }[];
 }
 
-export function lookups(db: Db, actor: Actor): Lookups {
+/**
+ * Staff (for owner pickers and names) plus the users in `alsoUsers` (a ticket's requester,
+ * the authors in its history): requesters can number in the hundred thousands, so they are
+ * never loaded wholesale.
+ */
+export function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[] = []): Lookups {
   const memberRows = db.select().from(teamMembers).all();
+  const extra = [...new Set(alsoUsers.filter((id): id is number => id !== null))];
+  const person = { id: users.id, name: users.name, email: users.email, role: users.role, disabled: users.disabled };
   return {
     queues: db.select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias }).from(queues).orderBy(asc(queues.name)).all(),
     teams: db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name)).all()
       .map((t) => ({ ...t, members: memberRows.filter((m) => m.team_id === t.id).map((m) => m.user_id) })),
     users: isStaff(actor)
-      ? db.select({ id: users.id, name: users.name, email: users.email, role: users.role, disabled: users.disabled }).from(users).orderBy(asc(users.name), asc(users.id)).all()
+      ? db.select(person).from(users).where(or(ne(users.role, 'requester'), extra.length ? inArray(users.id, extra) : undefined))
+        .orderBy(asc(users.name), asc(users.id)).all()
       : [{ id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false }],
     customFields: isStaff(actor) ? allCustomFields(db) : [],
     savedViews: db.select({ id: savedViews.id, name: savedViews.name, columns: savedViews.columns }).from(savedViews)

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Conn } from '../db/client.js';
 import { customFields, queues, teams, ticketCustomValues, tickets, transactions, users } from '../db/schema.js';
 import { notifySettings } from './config.js';
@@ -19,6 +19,12 @@ export interface TransactionScope {
 }
 export interface Scope { ticket: TicketScope; transaction: TransactionScope | null; scrip: { id: number; key: string; description: string } | null }
 
+/** A ticket's description is the body of its Create transaction. */
+function descriptionOf(conn: Conn, ticketId: number): string {
+  return conn.select({ body: transactions.body }).from(transactions)
+    .where(and(eq(transactions.ticket_id, ticketId), eq(transactions.type, 'Create'))).get()?.body ?? '';
+}
+
 function person(conn: Conn, id: number | null): Person | null {
   if (id === null) return null;
   const u = conn.select({ id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, id)).get();
@@ -36,7 +42,7 @@ export function ticketScope(conn: Conn, ticketId: number): TicketScope {
     cf[v.key] = v.type === 'number' ? Number(v.value) : v.value;
   }
   return {
-    id: t.id, subject: t.subject, description: t.description, status: t.status, priority: t.priority,
+    id: t.id, subject: t.subject, description: descriptionOf(conn, t.id), status: t.status, priority: t.priority,
     created_at: t.created_at, updated_at: t.updated_at, resolved_at: t.resolved_at, custom_fields: cf,
     queue: { id: q.id, name: q.name, description: q.description, mail_alias: q.mail_alias },
     owner: person(conn, t.owner_id), team: team ? { id: team.id, name: team.name, description: team.description } : null,

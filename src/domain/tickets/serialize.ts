@@ -1,6 +1,6 @@
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Conn } from '../../db/client.js';
-import { customFields, ticketCustomValues, tickets } from '../../db/schema.js';
+import { customFields, ticketCustomValues, tickets, transactions } from '../../db/schema.js';
 import { customValueJson } from '../customFields.js';
 
 export type TicketRow = typeof tickets.$inferSelect;
@@ -10,9 +10,17 @@ export interface TicketJson {
   created_at: string; updated_at: string; resolved_at: string | null;
 }
 
-/** Serializes tickets with their custom field values, loaded in one query for the batch. */
+/** The descriptions (Create transaction bodies) of a batch of tickets. */
+export function descriptionsOf(conn: Conn, ids: number[]): Map<number, string> {
+  const rows = conn.select({ ticket_id: transactions.ticket_id, body: transactions.body }).from(transactions)
+    .where(and(inArray(transactions.ticket_id, ids), eq(transactions.type, 'Create'))).all();
+  return new Map(rows.map((r) => [r.ticket_id, r.body ?? '']));
+}
+
+/** Serializes tickets with their custom field values and descriptions, one query each for the batch. */
 export function ticketsJson(conn: Conn, rows: TicketRow[]): TicketJson[] {
   if (rows.length === 0) return [];
+  const descriptions = descriptionsOf(conn, rows.map((r) => r.id));
   const values = conn.select({ ticket_id: ticketCustomValues.ticket_id, key: customFields.key, type: customFields.type, value: ticketCustomValues.value })
     .from(ticketCustomValues).innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
     .where(inArray(ticketCustomValues.ticket_id, rows.map((r) => r.id))).all();
@@ -23,7 +31,7 @@ export function ticketsJson(conn: Conn, rows: TicketRow[]): TicketJson[] {
     byTicket.set(v.ticket_id, obj);
   }
   return rows.map((r) => ({
-    id: r.id, queue_id: r.queue_id, subject: r.subject, description: r.description, status: r.status, owner_id: r.owner_id,
+    id: r.id, queue_id: r.queue_id, subject: r.subject, description: descriptions.get(r.id) ?? '', status: r.status, owner_id: r.owner_id,
     team_id: r.team_id, requester_id: r.requester_id, priority: r.priority, custom_fields: byTicket.get(r.id) ?? {},
     created_at: r.created_at, updated_at: r.updated_at, resolved_at: r.resolved_at,
   }));

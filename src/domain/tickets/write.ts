@@ -104,7 +104,7 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
     const now = nowIso();
     const status = input.status ?? 'new';
     const row = tx.insert(tickets).values({
-      queue_id: queue.id, subject: input.subject, description: input.description ?? '', status,
+      queue_id: queue.id, subject: input.subject, status,
       owner_id: input.owner_id ?? null,
       // SPEC A: no team_id in the body -> the queue's team; an explicit null stays null.
       team_id: input.team_id !== undefined ? input.team_id : queue.team_id,

@@ -15,7 +15,7 @@ export function teamRoutes() {
   const app = new Hono<AppEnv>();
   app.get('/', (c) => {
     const teams = listTeams(dbOf(c), actorOf(c));
-    return respond(c, { teams }, { title: 'Teams', view: adminScreen(c, () => <TeamsPage teams={teams} lookups={lookups(dbOf(c), actorOf(c))} />) });
+    return respond(c, { teams }, { title: 'Teams', view: adminScreen(c, () => <TeamsPage teams={teams} lookups={lookups(dbOf(c), actorOf(c), teams.flatMap((t) => t.members))} />) });
   });
   app.post('/', async (c) => {
     const actor = adminOf(c);
@@ -24,7 +24,7 @@ export function teamRoutes() {
   });
   app.get('/:id', (c) => {
     const team = getTeam(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, team, { title: team.name, view: adminScreen(c, () => <TeamPage team={team} lookups={lookups(dbOf(c), actorOf(c))} />) });
+    return respond(c, team, { title: team.name, view: adminScreen(c, () => <TeamPage team={team} lookups={lookups(dbOf(c), actorOf(c), team.members)} />) });
   });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);

@@ -21,9 +21,13 @@ type C = Context<AppEnv>;
 function pageProps(c: C, actor: Actor, id: number): TicketPageProps {
   const db = dbOf(c);
   const ticket = getTicket(db, actor, id);
-  const l = lookups(db, actor);
+  const transactions = listTicketTransactions(db, actor, id);
+  // Names for the requester and every author in the history (requesters are not in the staff list).
+  const people = [ticket.requester_id, ...transactions.map((t) => t.creator_id),
+    ...transactions.filter((t) => t.type === 'SetOwner').flatMap((t) => [t.old_value, t.new_value].map((v) => (v ? Number(v) : null)))];
+  const l = lookups(db, actor, people);
   return {
-    ticket, transactions: listTicketTransactions(db, actor, id), lookups: l, staff: isStaff(actor),
+    ticket, transactions, lookups: l, staff: isStaff(actor),
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
   };
 }

@@ -19,7 +19,7 @@ export function userRoutes() {
   });
   app.get('/:id', (c) => {
     const user = getUser(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, user, { title: user.email, view: adminScreen(c, () => <UserPage user={user} lookups={lookups(dbOf(c), actorOf(c))} />) });
+    return respond(c, user, { title: user.email, view: adminScreen(c, () => <UserPage user={user} lookups={lookups(dbOf(c), actorOf(c), [user.id])} />) });
   });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
