@@ -71,7 +71,7 @@ const status = () => { let r = rand(); for (const [s, p] of STATUSES) { if ((r -
 /** Builds (or reuses) the dataset in `dir` with `size` tickets; returns the database path. */
 export async function ensureDataset(dir: string, size: number, log = console.log): Promise<{ dbPath: string; stats: SeedStats; reused: boolean }> {
   const dbPath = path.join(dir, 'hxdesk.db');
-  const marker = path.join(dir, `seeded-v3-${size}.json`); // bump when the generator or the schema changes
+  const marker = path.join(dir, `seeded-v4-${size}.json`); // bump when the generator or the schema changes
   if (fs.existsSync(marker) && fs.existsSync(dbPath)) return { dbPath, stats: JSON.parse(fs.readFileSync(marker, 'utf8')), reused: true };
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
@@ -116,7 +116,7 @@ export async function ensureDataset(dir: string, size: number, log = console.log
   const accountId = (sql.prepare("SELECT id FROM custom_fields WHERE key = 'account'").get() as { id: number }).id;
 
   // Bulk rows without the FTS triggers; the indexes are rebuilt once afterwards.
-  const triggers = sql.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ticket_search%'").all() as { name: string; sql: string }[];
+  const triggers = sql.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'message_search%'").all() as { name: string; sql: string }[];
   for (const t of triggers) sql.exec(`DROP TRIGGER ${t.name}`);
   const insTicket = sql.prepare(`INSERT INTO tickets (id, queue_id, subject, status, owner_id, team_id, requester_id, priority, created_at, updated_at, resolved_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -161,12 +161,12 @@ export async function ensureDataset(dir: string, size: number, log = console.log
     if ((start - 1) % 50_000 === 0) log(`seed: ${Math.min(start + batch - 1, size)} / ${size} tickets`);
   }
   log('seed: rebuilding the search indexes');
-  // The same statement migration 0004 backfills with: one document per ticket.
-  sql.exec(`INSERT INTO ticket_search(rowid, subject, public_text, internal_text)
-    SELECT t.id, t.subject,
-      coalesce((SELECT group_concat(x.body, char(10)) FROM transactions x WHERE x.ticket_id = t.id AND x.body IS NOT NULL AND x.type <> 'Comment'), ''),
-      coalesce((SELECT group_concat(x.body, char(10)) FROM transactions x WHERE x.ticket_id = t.id AND x.body IS NOT NULL AND x.type = 'Comment'), '')
-    FROM tickets t`);
+  // The same statements migration 0006 backfills with: one row per subject and message.
+  sql.exec(`INSERT INTO message_search(rowid, public_text, internal_text) SELECT id << 20, subject, '' FROM tickets;
+    INSERT INTO message_search(rowid, public_text, internal_text)
+      SELECT (ticket_id << 20) + n, CASE WHEN type = 'Comment' THEN '' ELSE body END, CASE WHEN type = 'Comment' THEN body ELSE '' END
+      FROM (SELECT ticket_id, type, body, row_number() OVER (PARTITION BY ticket_id ORDER BY id) AS n FROM transactions)
+      WHERE body IS NOT NULL;`);
   for (const t of triggers) sql.exec(t.sql);
   sql.exec('ANALYZE; PRAGMA optimize;');
   sql.pragma('wal_checkpoint(TRUNCATE)');

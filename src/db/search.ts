@@ -2,23 +2,25 @@ import { sql, type SQL } from 'drizzle-orm';
 
 /**
  * A condition on `tickets.id` matching tickets whose subject or messages contain `q`,
- * case-insensitively (SPEC B4), through the per-ticket trigram FTS5 document `ticket_search`
- * (migration 0004). Three or more characters: a quoted phrase of trigrams, i.e. a substring
- * match answered by the index. One or two characters: LIKE over the documents, a scan of the
- * search table (never of tickets or transactions), since trigrams need three. Internal notes
- * count only with `includeComments` — requesters must not find tickets by words they cannot see.
+ * case-insensitively (SPEC B4). Three or more characters go through `message_search`
+ * (migration 0006: trigram FTS5, one row per message, rowid = ticket_id << 20 | n): a quoted
+ * phrase of trigrams is a substring match, and the ticket id is the rowid shifted — no join.
+ * One or two characters cannot use trigrams: LIKE over subjects and message bodies, a scan,
+ * accepted for such short terms. Internal notes count only with `includeComments`:
+ * requesters must not find tickets by words they cannot see.
  */
 export function ticketTextMatch(q: string, opts: { includeComments: boolean }): SQL {
   if ([...q].length >= 3) {
     const phrase = `"${q.replaceAll('"', '""')}"`;
-    const query = opts.includeComments ? phrase : `{subject public_text} : ${phrase}`;
-    return sql`tickets.id IN (SELECT rowid FROM ticket_search WHERE ticket_search MATCH ${query})`;
+    const query = opts.includeComments ? phrase : `{public_text} : ${phrase}`;
+    return sql`tickets.id IN (SELECT rowid >> 20 FROM message_search WHERE message_search MATCH ${query})`;
   }
   // SQLite's LIKE folds ASCII letters only, so non-ASCII letters are tried in each case.
   const likes = caseVariants(q).map((v) => `%${v.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
-  const columns = opts.includeComments ? ['subject', 'public_text', 'internal_text'] : ['subject', 'public_text'];
-  const any = sql.join(likes.flatMap((like) => columns.map((c) => sql`${sql.raw(c)} LIKE ${like} ESCAPE '\\'`)), sql` OR `);
-  return sql`tickets.id IN (SELECT rowid FROM ticket_search WHERE ${any})`;
+  const any = (column: SQL) => sql.join(likes.map((like) => sql`${column} LIKE ${like} ESCAPE '\\'`), sql` OR `);
+  const visible = opts.includeComments ? sql`` : sql` AND type <> 'Comment'`;
+  return sql`(${any(sql`tickets.subject`)}
+    OR tickets.id IN (SELECT ticket_id FROM transactions WHERE (${any(sql`body`)})${visible}))`;
 }
 
 /** The spellings of a short term that differ in the case of its non-ASCII letters ("üb" -> üb, Üb). */
