@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { ImapFlow } from 'imapflow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { spawnServer } from './helpers/process.js';
 
 // IMAP polling (SPEC B7, issue 4 point 6) against a real Dovecot on 127.0.0.1: UIDs and
 // UIDVALIDITY are tracked rather than \Seen, a message is flagged \Seen (or moved) only after its
@@ -14,7 +15,6 @@ import { startServer, type TestServer } from './helpers/server.js';
 // rest, a SIGKILL of the real server mid-batch creates nothing twice, and the poller reconnects
 // by itself when Dovecot goes away and comes back.
 
-const root = path.resolve(import.meta.dirname, '..');
 
 const dovecots: Dovecot[] = [];
 const servers: TestServer[] = [];
@@ -463,36 +463,6 @@ describe('IMAP polling against a real Dovecot', () => {
 
 // ---- the real server process: SIGKILL mid-batch, Dovecot restarts ----------------------------
 
-interface Proc { child: ChildProcess; base: string; output: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }
-
-/** Spawns `node --import tsx src/server.ts` (what `npm start` runs) in its own process group. */
-async function spawnServer(env: Record<string, string>, onOutput?: (all: string) => void): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'development', PUBLIC_URL: '', MAIL_FROM: '', SMTP_URL: '',
-      WEBHOOK_SECRET: '', IMAP_URL: '', IMAP_POLL_SECONDS: '', IMAP_MOVE_TO: '', MAIL_SENDER_MAX_PER_HOUR: '', ...env,
-    },
-  });
-  children.push(child);
-  let output = '';
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start; output:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      onOutput?.(output);
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exit.then(({ code, signal }) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? signal}); output:\n${output}`)); });
-  });
-  return { child, base, output: () => output, exit };
-}
 
 async function signIn(base: string, email: string, password: string): Promise<string> {
   const login = await fetch(`${base}/login`, {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
@@ -9,12 +9,12 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { spawnServer, type ServerProcess } from './helpers/process.js';
 
 // The durable outbox and its delivery worker (SPEC B6, issue 3 point 4): signed webhooks with
 // retries and exponential backoff, a final `failed` state and the admin retry, and delivery that
 // survives a SIGKILL of the real server process without losing or duplicating mail.
 
-const root = path.resolve(import.meta.dirname, '..');
 const SECRET = 'webhook-secret-for-tests-0123456789';
 
 // ---- helpers ------------------------------------------------------------------------------
@@ -252,35 +252,7 @@ describe('webhook delivery', () => {
 
 // ---- kill and restart (the real server process) --------------------------------------------
 
-interface Proc { child: ChildProcess; base: string; output: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }
-
-/** Spawns `node --import tsx src/server.ts` (what `npm start` runs) in its own process group. */
-async function spawnServer(env: Record<string, string>): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'development', PUBLIC_URL: '', MAIL_FROM: '',
-      SMTP_URL: '', WEBHOOK_SECRET: '', OUTBOX_POLL_MS: '', OUTBOX_RETRY_BASE_MS: '', OUTBOX_MAX_ATTEMPTS: '', ...env,
-    },
-  });
-  children.push(child);
-  let output = '';
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start; output:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exit.then(({ code, signal }) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? signal}); output:\n${output}`)); });
-  });
-  return { child, base, output: () => output, exit };
-}
+type Proc = ServerProcess;
 
 function killGroup(p: Proc, signal: NodeJS.Signals) {
   process.kill(-p.child.pid!, signal);

@@ -1,0 +1,45 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Settings a test machine may have in its environment that must not leak into a spawned server. */
+const CLEAN: Record<string, string> = {
+  HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'development', PUBLIC_URL: '', MAIL_FROM: '', SMTP_URL: '', WEBHOOK_SECRET: '',
+  OUTBOX_POLL_MS: '', OUTBOX_RETRY_BASE_MS: '', OUTBOX_MAX_ATTEMPTS: '', IMAP_URL: '', IMAP_POLL_SECONDS: '', IMAP_MOVE_TO: '',
+  MAIL_SENDER_MAX_PER_HOUR: '',
+};
+
+/**
+ * Spawns `node --import tsx src/server.ts` (what `npm start` runs) in its own process group,
+ * so a test can SIGKILL or SIGTERM it whole, and resolves once it listens.
+ */
+export async function spawnServer(env: Record<string, string>, onOutput?: (all: string) => void): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLEAN, ...env },
+  });
+  let output = '';
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start; output:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      onOutput?.(output);
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exit.then(({ code, signal }) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? signal}); output:\n${output}`)); });
+  });
+  return { child, base, output: () => output, exit };
+}
