@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Conn, Db } from '../db/client.js';
 import { queues, tickets } from '../db/schema.js';
-import { type Actor, nowIso, requireAdmin, requireStaff } from './actor.js';
+import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { teamExists } from './teams.js';
 
