@@ -5,7 +5,7 @@
 // single client (sequential requests, latency percentiles) and the writes and mail also under
 // concurrent load (autocannon). Prints one JSON line per operation, then a Markdown table,
 // the server's peak RSS and its start time on the dataset.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +36,7 @@ function report(r: Result) {
 
 async function startServer(dataDir: string): Promise<{ proc: ChildProcess; url: string; startMs: number }> {
   const started = performance.now();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const proc = spawn(process.execPath, ['dist/server.js'], {
     cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MAILGATE_TOKEN,
       MAIL_SENDER_MAX_PER_HOUR: '1000000', LOGIN_MAX_ATTEMPTS_PER_IP: '100000', SMTP_URL: '', IMAP_URL: '' },
@@ -118,6 +118,8 @@ async function main() {
   fs.mkdirSync(runDir, { recursive: true });
   fs.copyFileSync(dbPath, path.join(runDir, 'hxdesk.db'));
 
+  // The server runs as `npm start` runs it: compiled to dist/ (see docs/decisions/010).
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   const { proc, url, startMs } = await startServer(runDir);
   try {
     const login = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) });

@@ -8,7 +8,9 @@ import * as schema from './schema.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
-const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+// The SQL migrations live in the source tree (drizzle-kit writes them there); the server reads
+// them from there whether it runs from src/ (tsx) or from the compiled dist/.
+const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/db/migrations');
 
 /** Opens (creating if needed) the SQLite file, sets the pragmas and applies migrations. */
 export function openDb(file: string): Db {
