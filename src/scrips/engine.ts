@@ -99,12 +99,11 @@ function sendMail(ctx: ActionContext, recipients: Recipient[], autoSubmitted: 'a
   const subject = renderTemplate(tpl.subject, scope).replace(/\s+/g, ' ').trim();
   const body = renderTemplate(tpl.body, scope);
   const from = scope.ticket.queue.mail_alias ?? notifySettings().mailFrom;
-  for (const r of to) {
-    enqueueEmail(ctx.conn, {
-      ticketId: ctx.event.ticketId, transactionId: ctx.event.transactionId, scripId: ctx.scrip.id, to: r.email, from, subject, body, autoSubmitted,
-    });
-    ctx.mailed.add(key(r));
-  }
+  enqueueEmail(ctx.conn, {
+    ticketId: ctx.event.ticketId, transactionId: ctx.event.transactionId, scripId: ctx.scrip.id, to: to.map((r) => r.email),
+    from, subject, body, autoSubmitted,
+  });
+  for (const r of to) ctx.mailed.add(key(r));
   return to.length;
 }
 

@@ -25,15 +25,18 @@ function threadIds(conn: Conn, ticketId: number): string[] {
 }
 
 export interface EmailInput {
-  ticketId: number; transactionId: number; scripId: number; to: string; from: string; subject: string; body: string;
+  ticketId: number; transactionId: number; scripId: number; to: string[]; from: string; subject: string; body: string;
   autoSubmitted: 'auto-generated' | 'auto-replied';
 }
 
-/** Writes one e-mail row with its threading headers. Call inside the change's SQL transaction. */
-export function enqueueEmail(conn: Conn, m: EmailInput): OutboxRow {
+/**
+ * Writes one e-mail row per recipient, all with the same threading headers (worked out once)
+ * and each with a Message-ID of its own. Call inside the change's SQL transaction.
+ */
+export function enqueueEmail(conn: Conn, m: EmailInput): void {
+  if (m.to.length === 0) return;
   const tag = SUBJECT_TAG(m.ticketId);
   const subject = m.subject.includes(tag) ? m.subject : `${tag} ${m.subject}`.trim();
-  const messageId = newMessageId(m.ticketId);
   const trigger = conn.select({ id: transactions.message_id }).from(transactions).where(eq(transactions.id, m.transactionId)).get()?.id;
   const thread = threadIds(conn, m.ticketId);
   const inReplyTo = trigger ?? thread[0];
@@ -47,10 +50,12 @@ export function enqueueEmail(conn: Conn, m: EmailInput): OutboxRow {
   if (inReplyTo) headers['In-Reply-To'] = inReplyTo;
   if (references.length) headers.References = references.join(' ');
   const now = new Date().toISOString();
-  return conn.insert(outbox).values({
-    kind: 'email', ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient: m.to, subject,
-    body: m.body, headers: JSON.stringify(headers), message_id: messageId, status: 'queued', next_attempt_at: now, created_at: now,
-  }).returning().get();
+  for (const recipient of m.to) {
+    conn.insert(outbox).values({
+      kind: 'email', ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient, subject,
+      body: m.body, headers: JSON.stringify(headers), message_id: newMessageId(m.ticketId), status: 'queued', next_attempt_at: now, created_at: now,
+    }).run();
+  }
 }
 
 export function enqueueWebhook(conn: Conn, w: { ticketId: number; transactionId: number; scripId: number; url: string; payload: unknown }): OutboxRow {
