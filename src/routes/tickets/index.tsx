@@ -3,7 +3,8 @@ import { appliesToQueue } from '../../domain/customFields.js';
 import { AppError } from '../../domain/errors.js';
 import { lookups } from '../../domain/lookups.js';
 import { DEFAULT_COLUMNS, getSavedView, zColumn } from '../../domain/savedViews.js';
-import { effectiveFilter, listTickets } from '../../domain/tickets/list.js';
+import { effectiveFilter, listByFilter } from '../../domain/tickets/list.js';
+import type { TicketJson } from '../../domain/tickets/serialize.js';
 import { nestFilterParams, TicketListQuerySchema } from '../../domain/tickets/query.js';
 import { commentOnTicket, createTicket, getAttachment, getTicket, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
 import { isStaff, type Actor } from '../../domain/actor.js';
@@ -18,9 +19,9 @@ import { CommentSchema, CreateTicketSchema, UpdateTicketSchema } from './schemas
 type C = Context<AppEnv>;
 
 /** Everything the ticket page shows, loaded only for HTML. */
-function pageProps(c: C, actor: Actor, id: number): TicketPageProps {
+function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson): TicketPageProps {
   const db = dbOf(c);
-  const ticket = getTicket(db, actor, id);
+  const ticket = loaded ?? getTicket(db, actor, id);
   const transactions = listTicketTransactions(db, actor, id);
   // Names for the requester and every author in the history (requesters are not in the staff list).
   const people = [ticket.requester_id, ...transactions.map((t) => t.creator_id),
@@ -57,7 +58,8 @@ export function ticketRoutes() {
     const chosen = columns === undefined ? undefined : validate(zList(zColumn), columns, 'columns');
     const db = dbOf(c);
     const actor = actorOf(c);
-    const list = listTickets(db, actor, query);
+    const filters = effectiveFilter(db, actor, query);
+    const list = listByFilter(db, actor, filters);
     return respond(c, list, {
       title: 'Tickets',
       view: () => {
@@ -65,7 +67,7 @@ export function ticketRoutes() {
         const props: TicketListProps = {
           ...list,
           params: Object.fromEntries(Object.entries(queryObject(c)).map(([k, v]) => [k, [v].flat().join(',')])),
-          filters: effectiveFilter(db, actor, query),
+          filters,
           view,
           columns: chosen?.length ? chosen : view?.columns ?? DEFAULT_COLUMNS,
           widths: view?.column_widths ?? {},
@@ -105,7 +107,7 @@ export function ticketRoutes() {
   app.get('/:id', (c) => {
     const actor = actorOf(c);
     const ticket = getTicket(dbOf(c), actor, pathId(c));
-    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: () => <TicketPage p={pageProps(c, actor, ticket.id)} /> });
+    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: () => <TicketPage p={pageProps(c, actor, ticket.id, ticket)} /> });
   });
 
   app.patch('/:id', async (c) => {
