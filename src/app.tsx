@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { bodyLimit } from 'hono/body-limit';
 import { jsxRenderer } from 'hono/jsx-renderer';
@@ -42,7 +42,7 @@ export function createApp(deps: Deps) {
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status < 400) deps.afterWrite?.();
   });
   app.use('*', jsxRenderer(({ children, title }, c) => {
-    const actor = (c as unknown as { get(k: 'actor'): AppEnv['Variables']['actor'] }).get('actor');
+    const actor = (c as Context<AppEnv>).get('actor');
     return <Layout title={title} user={actor ?? null}>{children}</Layout>;
   }));
   app.use('*', secureHeaders({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/expect.js';
 
 // Custom fields over real HTTP: definitions (admin CRUD) and ticket values (SPEC B3).
 
@@ -12,12 +13,6 @@ let queue2: number;
 const FIELD_KEYS = ['created_at', 'id', 'key', 'name', 'options', 'pattern', 'queue_ids', 'required', 'type', 'updated_at'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-function expectError(res: ApiResponse, status: number, code: string, paths?: string[]) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  if (paths) expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(paths);
-}
 
 async function createField(body: Record<string, unknown>) {
   const res = await s.api('POST', '/custom-fields', { body });

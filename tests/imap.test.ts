@@ -7,7 +7,7 @@ import { ImapFlow } from 'imapflow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { spawnServer } from './helpers/process.js';
+import { killAll, spawnServer } from './helpers/process.js';
 
 // IMAP polling (SPEC B7, issue 4 point 6) against a real Dovecot on 127.0.0.1: UIDs and
 // UIDVALIDITY are tracked rather than \Seen, a message is flagged \Seen (or moved) only after its
@@ -22,9 +22,7 @@ const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
 afterAll(async () => {
-  for (const c of children) {
-    if (c.pid && c.exitCode === null && c.signalCode === null) { try { process.kill(-c.pid, 'SIGKILL'); } catch { /* already gone */ } }
-  }
+  killAll(children);
   await Promise.all(servers.map((s) => s.close()));
   await Promise.all(dovecots.map((d) => d.stop()));
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
+import { expectError } from './helpers/expect.js';
 
 // E-mail intake through POST /mailgate (SPEC B7, B6 loop rule, B5 errors; issue 4 points 1–5
 // and 7). Everything goes through real HTTP against a real server on its own SQLite file; the
@@ -69,12 +70,6 @@ async function postMultipart(s: TestServer, fields: Record<string, string | Blob
   return { status: res.status, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
 }
 
-function expectError(res: ApiResponse | { status: number; body: any }, status: number, code: string, paths?: string[]) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  if (paths) expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(paths);
-}
 
 /** Polls `probe` until `done` holds; never asserts on elapsed time, only on states. */
 async function waitUntil<T>(label: string, probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {

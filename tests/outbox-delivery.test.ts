@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
-import { spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
 
 // The durable outbox and its delivery worker (SPEC B6, issue 3 point 4): signed webhooks with
 // retries and exponential backoff, a final `failed` state and the admin retry, and delivery that
@@ -92,9 +92,7 @@ const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
 afterAll(async () => {
-  for (const c of children) {
-    if (c.pid && c.exitCode === null && c.signalCode === null) { try { process.kill(-c.pid, 'SIGKILL'); } catch { /* already gone */ } }
-  }
+  killAll(children);
   await Promise.all(servers.map((s) => s.close()));
   await Promise.all(receivers.map((r) => r.close()));
   await Promise.all(sinks.map((s) => s.close()));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/expect.js';
 
 // Templates and scrips over real HTTP (SPEC B2 admin-only, B3 template/scrip, B5 errors, B6).
 
@@ -16,12 +17,6 @@ const SCRIP_KEYS = [
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Asserts a SPEC B5 error: status, code, and (when given) exactly these detail paths. */
-function expectError(res: ApiResponse, status: number, code: string, paths?: string[]) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  if (paths) expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(paths);
-}
 
 let seq = 0;
 const uniq = (p: string) => `${p} ${++seq}`;

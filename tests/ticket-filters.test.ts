@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/expect.js';
 
 // GET /tickets parameters (SPEC A and B4) against a fixture built through the API. Every
 // assertion names the exact set of tickets that must match, so the others must not.
@@ -47,12 +48,6 @@ const SPECS: Spec[] = [
 ];
 const ALL = SPECS.map((x) => x.name);
 
-function expectError(res: ApiResponse, status: number, code: string, paths?: string[]) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  if (paths) expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(paths);
-}
 
 /** GET /tickets with a query string; returns the whole (checked) response body. */
 async function list(qs: string, token?: string) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/expect.js';
 
 // Tickets over real HTTP (SPEC B3 ticket/status/transaction/comment, B5 errors).
 
@@ -27,12 +28,6 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const STATUSES = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'];
 
 /** Asserts a SPEC B5 error: status, code, and (when given) exactly these detail paths. */
-function expectError(res: ApiResponse, status: number, code: string, paths?: string[]) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  if (paths) expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(paths);
-}
 
 async function create(body: Record<string, unknown>, token?: string) {
   const res = await s.api('POST', '/tickets', { body, token });

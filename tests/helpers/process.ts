@@ -43,3 +43,10 @@ export async function spawnServer(env: Record<string, string>, onOutput?: (all: 
   });
   return { child, base, output: () => output, exit };
 }
+
+/** SIGKILLs the process group of every child still running (a test's afterAll). */
+export function killAll(children: ChildProcess[]): void {
+  for (const c of children) {
+    if (c.pid && c.exitCode === null && c.signalCode === null) { try { process.kill(-c.pid, 'SIGKILL'); } catch { /* already gone */ } }
+  }
+}
