@@ -25,7 +25,33 @@ export function openDb(file: string): Db {
   sqlite.pragma('temp_store = MEMORY');
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder });
+  roots.set(sqlite, db);
   return db;
+}
+
+const roots = new WeakMap<Database.Database, Db>();
+/** The connection under a database or a transaction handle (they share it: SQLite has one writer). */
+const clientOf = (conn: Conn) => (conn as unknown as { session: { client: Database.Database } }).session.client;
+
+/**
+ * A drizzle query built and compiled once per database, for the hot paths: building a query
+ * (drizzle's SQL generation) costs more than SQLite running it. Parameters are
+ * `sql.placeholder(name)`s. The query is built on the root database and runs on whatever
+ * transaction is open on its connection, so it may be called with a `Tx` too.
+ */
+export function prepared<Q>(build: (db: Db) => Q): (conn: Conn) => Q {
+  const byClient = new WeakMap<Database.Database, Q>();
+  return (conn) => {
+    const client = clientOf(conn);
+    let q = byClient.get(client);
+    if (q === undefined) {
+      const root = roots.get(client);
+      if (!root) throw new Error('prepared(): the database was not opened with openDb()');
+      q = build(root);
+      byClient.set(client, q);
+    }
+    return q;
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
-import { and, desc, eq, gt, lt } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { and, desc, eq, gt, lt, sql } from 'drizzle-orm';
+import { type Db, prepared } from '../db/client.js';
 import { apiTokens, sessions, users } from '../db/schema.js';
 import type { Actor } from './actor.js';
 import { nowIso } from './actor.js';
@@ -32,9 +32,14 @@ export function destroySession(db: Db, secret: string): void {
   db.delete(sessions).where(eq(sessions.id_hash, sha256(secret))).run();
 }
 
+// Every request resolves its actor: both lookups are compiled once.
+const sessionUser = prepared((db) => db.select({ user: users }).from(sessions).innerJoin(users, eq(users.id, sessions.user_id))
+  .where(and(eq(sessions.id_hash, sql.placeholder('hash')), gt(sessions.expires_at, sql.placeholder('now')))).prepare());
+const tokenUser = prepared((db) => db.select({ user: users, tokenId: apiTokens.id }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.user_id))
+  .where(eq(apiTokens.token_hash, sql.placeholder('hash'))).prepare());
+
 export function actorFromSession(db: Db, secret: string): Actor | null {
-  const row = db.select({ user: users }).from(sessions).innerJoin(users, eq(users.id, sessions.user_id))
-    .where(and(eq(sessions.id_hash, sha256(secret)), gt(sessions.expires_at, nowIso()))).get();
+  const row = sessionUser(db).get({ hash: sha256(secret), now: nowIso() });
   return row && !row.user.disabled ? toActor(row.user) : null;
 }
 
@@ -42,8 +47,7 @@ const lastUseWritten = new Map<number, number>();
 
 export function actorFromToken(db: Db, token: string): Actor | null {
   const hash = sha256(token);
-  const row = db.select({ user: users, tokenId: apiTokens.id }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.user_id))
-    .where(eq(apiTokens.token_hash, hash)).get();
+  const row = tokenUser(db).get({ hash });
   if (!row || row.user.disabled) return null;
   // last_used_at is a hint for the owner, not an audit log: one write a minute per token, not one per request.
   const now = Date.now();

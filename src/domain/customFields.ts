@@ -1,5 +1,5 @@
 import { asc, eq, inArray } from 'drizzle-orm';
-import type { Conn, Db } from '../db/client.js';
+import { type Conn, type Db, prepared } from '../db/client.js';
 import { customFieldQueues, customFields } from '../db/schema.js';
 import { type Actor, nowIso, parseJson, requireAdmin, requireStaff } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
@@ -15,9 +15,11 @@ export interface CustomFieldJson {
 }
 type Row = typeof customFields.$inferSelect;
 
-function toJson(db: Conn, rows: Row[]): CustomFieldJson[] {
+type LinkRow = typeof customFieldQueues.$inferSelect;
+
+function toJson(db: Conn, rows: Row[], allLinks?: LinkRow[]): CustomFieldJson[] {
   if (rows.length === 0) return [];
-  const links = db.select().from(customFieldQueues).where(inArray(customFieldQueues.field_id, rows.map((r) => r.id))).all();
+  const links = allLinks ?? db.select().from(customFieldQueues).where(inArray(customFieldQueues.field_id, rows.map((r) => r.id))).all();
   return rows.map((r) => ({
     id: r.id, key: r.key, name: r.name, type: r.type, options: parseJson<string[]>(r.options, []), pattern: r.pattern,
     required: r.required, queue_ids: links.filter((l) => l.field_id === r.id).map((l) => l.queue_id).sort((a, b) => a - b),
@@ -25,9 +27,12 @@ function toJson(db: Conn, rows: Row[]): CustomFieldJson[] {
   }));
 }
 
+const everyField = prepared((db) => db.select().from(customFields).orderBy(asc(customFields.name), asc(customFields.id)).prepare());
+const everyLink = prepared((db) => db.select().from(customFieldQueues).prepare());
+
 /** Every custom field (internal: used to validate ticket values and filters). */
 export function allCustomFields(db: Conn): CustomFieldJson[] {
-  return toJson(db, db.select().from(customFields).orderBy(asc(customFields.name), asc(customFields.id)).all());
+  return toJson(db, everyField(db).all(), everyLink(db).all());
 }
 
 export const appliesToQueue = (f: CustomFieldJson, queueId: number) => f.queue_ids.length === 0 || f.queue_ids.includes(queueId);

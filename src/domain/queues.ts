@@ -1,5 +1,5 @@
-import { asc, eq } from 'drizzle-orm';
-import type { Conn, Db } from '../db/client.js';
+import { asc, eq, sql } from 'drizzle-orm';
+import { type Conn, type Db, prepared } from '../db/client.js';
 import { queues, tickets } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
@@ -8,8 +8,10 @@ import { teamExists } from './teams.js';
 export type QueueRow = typeof queues.$inferSelect;
 export type QueueJson = QueueRow;
 
+const queueById = prepared((db) => db.select().from(queues).where(eq(queues.id, sql.placeholder('id'))).prepare());
+
 export function getQueueRow(db: Conn, id: number): QueueRow | undefined {
-  return db.select().from(queues).where(eq(queues.id, id)).get();
+  return queueById(db).get({ id });
 }
 
 export function findQueueByName(db: Conn, name: string): QueueRow | undefined {

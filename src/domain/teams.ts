@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Conn, Db } from '../db/client.js';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { type Conn, type Db, prepared } from '../db/client.js';
 import { dashboards, queues, teamMembers, teams, tickets } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin, requireStaff } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
@@ -19,8 +19,11 @@ function withMembers(db: Db, rows: TeamRow[]): TeamJson[] {
   }));
 }
 
+const teamById = prepared((db) => db.select().from(teams).where(eq(teams.id, sql.placeholder('id'))).prepare());
+export const getTeamRow = (db: Conn, id: number): TeamRow | undefined => teamById(db).get({ id });
+
 export function teamExists(db: Conn, id: number): boolean {
-  return db.select({ id: teams.id }).from(teams).where(eq(teams.id, id)).get() !== undefined;
+  return getTeamRow(db, id) !== undefined;
 }
 
 export function listTeams(db: Db, actor: Actor): TeamJson[] {

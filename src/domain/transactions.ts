@@ -1,5 +1,5 @@
-import { asc, eq, inArray } from 'drizzle-orm';
-import type { Conn } from '../db/client.js';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { type Conn, prepared } from '../db/client.js';
 import { attachments, tickets, transactions } from '../db/schema.js';
 import { nextResolvedAt } from '../lifecycle.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
@@ -30,11 +30,15 @@ export interface TransactionJson {
 
 type Row = typeof transactions.$inferSelect;
 
+const attachmentCols = { id: attachments.id, transaction_id: attachments.transaction_id, filename: attachments.filename,
+  content_type: attachments.content_type, size: attachments.size };
+const attachmentsOfOne = prepared((db) => db.select(attachmentCols).from(attachments)
+  .where(eq(attachments.transaction_id, sql.placeholder('id'))).orderBy(asc(attachments.id)).prepare());
+
 export function transactionsJson(conn: Conn, rows: Row[]): TransactionJson[] {
   if (rows.length === 0) return [];
-  const atts = conn.select({ id: attachments.id, transaction_id: attachments.transaction_id, filename: attachments.filename,
-    content_type: attachments.content_type, size: attachments.size })
-    .from(attachments).where(inArray(attachments.transaction_id, rows.map((r) => r.id))).orderBy(asc(attachments.id)).all();
+  const atts = rows.length === 1 ? attachmentsOfOne(conn).all({ id: rows[0].id })
+    : conn.select(attachmentCols).from(attachments).where(inArray(attachments.transaction_id, rows.map((r) => r.id))).orderBy(asc(attachments.id)).all();
   return rows.map((r) => ({
     id: r.id, ticket_id: r.ticket_id, type: r.type, creator_id: r.creator_id, body: r.body, field: r.field,
     old_value: r.old_value, new_value: r.new_value, message_id: r.message_id,
@@ -73,7 +77,8 @@ export function recordTransactions(
       autoSubmitted: opts.autoSubmitted,
     });
     if (results.length > 0) {
-      row = conn.update(transactions).set({ scrip_results: JSON.stringify(results) }).where(eq(transactions.id, row.id)).returning().get();
+      row = { ...row, scrip_results: JSON.stringify(results) };
+      setScripResults(conn).run({ id: row.id, results: row.scrip_results });
       allResults.push(...results);
     }
     written.push(row);
@@ -82,11 +87,19 @@ export function recordTransactions(
   return { transactions: transactionsJson(conn, written), scrip_results: allResults };
 }
 
+const setScripResults = prepared((db) => db.update(transactions).set({ scrip_results: sql`${sql.placeholder('results')}` })
+  .where(eq(transactions.id, sql.placeholder('id'))).prepare());
+const insertRow = prepared((db) => db.insert(transactions).values({
+  ticket_id: sql.placeholder('ticket_id'), type: sql.placeholder('type'), creator_id: sql.placeholder('creator_id'),
+  body: sql.placeholder('body'), field: sql.placeholder('field'), old_value: sql.placeholder('old_value'),
+  new_value: sql.placeholder('new_value'), message_id: sql.placeholder('message_id'), created_at: sql.placeholder('created_at'),
+}).returning().prepare());
+
 function insertTransaction(conn: Conn, ticketId: number, actorId: number | null, e: NewTransaction, now: string): Row {
-  const row = conn.insert(transactions).values({
+  const row = insertRow(conn).get({
     ticket_id: ticketId, type: e.type, creator_id: actorId, body: e.body ?? null, field: e.field ?? null,
     old_value: e.old_value ?? null, new_value: e.new_value ?? null, message_id: e.message_id ?? null, created_at: now,
-  }).returning().get();
+  });
   for (const a of e.attachments ?? []) {
     conn.insert(attachments).values({ transaction_id: row.id, filename: a.filename, content_type: a.content_type,
       size: a.content.length, content: a.content, created_at: now }).run();
@@ -94,12 +107,17 @@ function insertTransaction(conn: Conn, ticketId: number, actorId: number | null,
   return row;
 }
 
+const statusOf = prepared((db) => db.select({ status: tickets.status, resolved_at: tickets.resolved_at }).from(tickets)
+  .where(eq(tickets.id, sql.placeholder('id'))).prepare());
+const setStatus = prepared((db) => db.update(tickets)
+  .set({ status: sql`${sql.placeholder('status')}`, resolved_at: sql`${sql.placeholder('resolved_at')}`, updated_at: sql`${sql.placeholder('now')}` })
+  .where(eq(tickets.id, sql.placeholder('id'))).prepare());
+
 /** A scrip-made status change (open_inactive, set_status): a Status transaction by nobody, no scrips. */
 function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): void {
-  const t = conn.select({ status: tickets.status, resolved_at: tickets.resolved_at }).from(tickets).where(eq(tickets.id, ticketId)).get();
+  const t = statusOf(conn).get({ id: ticketId });
   if (!t || t.status === status) return;
-  conn.update(tickets).set({ status, resolved_at: nextResolvedAt(t.status, status, t.resolved_at, now), updated_at: now })
-    .where(eq(tickets.id, ticketId)).run();
+  setStatus(conn).run({ id: ticketId, status, resolved_at: nextResolvedAt(t.status, status, t.resolved_at, now), now });
   insertTransaction(conn, ticketId, null, { type: 'Status', field: 'status', old_value: t.status, new_value: status }, now);
 }
 

@@ -1,5 +1,5 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
-import type { Conn, Db } from '../db/client.js';
+import { type Conn, type Db, prepared } from '../db/client.js';
 import { apiTokens, sessions, teamMembers, users } from '../db/schema.js';
 import { type Actor, type Role, nowIso, requireAdmin, requireStaff } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
@@ -14,8 +14,10 @@ export const userJson = (u: UserRow): UserJson => ({
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+const userById = prepared((db) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare());
+
 export function getUserRow(db: Conn, id: number): UserRow | undefined {
-  return db.select().from(users).where(eq(users.id, id)).get();
+  return userById(db).get({ id });
 }
 
 export function findUserByEmail(db: Db, email: string): UserRow | undefined {

@@ -1,5 +1,5 @@
-import { and, eq } from 'drizzle-orm';
-import type { Conn } from '../db/client.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { type Conn, prepared } from '../db/client.js';
 import { customFields, queues, teams, ticketCustomValues, tickets, transactions, users } from '../db/schema.js';
 import { notifySettings } from './config.js';
 
@@ -19,26 +19,36 @@ export interface TransactionScope {
 }
 export interface Scope { ticket: TicketScope; transaction: TransactionScope | null; scrip: { id: number; key: string; description: string } | null }
 
+// Compiled once: the scope is built for every notification a change sends.
+const id = sql.placeholder('id');
+const descriptionQuery = prepared((db) => db.select({ body: transactions.body }).from(transactions)
+  .where(and(eq(transactions.ticket_id, id), eq(transactions.type, 'Create'))).prepare());
+const personQuery = prepared((db) => db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, id)).prepare());
+const ticketQuery = prepared((db) => db.select().from(tickets).where(eq(tickets.id, id)).prepare());
+const queueQuery = prepared((db) => db.select().from(queues).where(eq(queues.id, id)).prepare());
+const teamQuery = prepared((db) => db.select().from(teams).where(eq(teams.id, id)).prepare());
+const valuesQuery = prepared((db) => db.select({ key: customFields.key, type: customFields.type, value: ticketCustomValues.value })
+  .from(ticketCustomValues).innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
+  .where(eq(ticketCustomValues.ticket_id, id)).prepare());
+const transactionQuery = prepared((db) => db.select().from(transactions).where(eq(transactions.id, id)).prepare());
+
 /** A ticket's description is the body of its Create transaction. */
 function descriptionOf(conn: Conn, ticketId: number): string {
-  return conn.select({ body: transactions.body }).from(transactions)
-    .where(and(eq(transactions.ticket_id, ticketId), eq(transactions.type, 'Create'))).get()?.body ?? '';
+  return descriptionQuery(conn).get({ id: ticketId })?.body ?? '';
 }
 
-function person(conn: Conn, id: number | null): Person | null {
-  if (id === null) return null;
-  const u = conn.select({ id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, id)).get();
-  return u ?? null;
+function person(conn: Conn, userId: number | null): Person | null {
+  if (userId === null) return null;
+  return personQuery(conn).get({ id: userId }) ?? null;
 }
 
 export function ticketScope(conn: Conn, ticketId: number): TicketScope {
-  const t = conn.select().from(tickets).where(eq(tickets.id, ticketId)).get();
+  const t = ticketQuery(conn).get({ id: ticketId });
   if (!t) throw new Error(`ticket ${ticketId} not found`);
-  const q = conn.select().from(queues).where(eq(queues.id, t.queue_id)).get()!;
-  const team = t.team_id === null ? undefined : conn.select().from(teams).where(eq(teams.id, t.team_id)).get();
+  const q = queueQuery(conn).get({ id: t.queue_id })!;
+  const team = t.team_id === null ? undefined : teamQuery(conn).get({ id: t.team_id });
   const cf: Record<string, string | number> = {};
-  for (const v of conn.select({ key: customFields.key, type: customFields.type, value: ticketCustomValues.value }).from(ticketCustomValues)
-    .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id)).where(eq(ticketCustomValues.ticket_id, ticketId)).all()) {
+  for (const v of valuesQuery(conn).all({ id: ticketId })) {
     cf[v.key] = v.type === 'number' ? Number(v.value) : v.value;
   }
   return {
@@ -51,7 +61,7 @@ export function ticketScope(conn: Conn, ticketId: number): TicketScope {
 }
 
 export function transactionScope(conn: Conn, transactionId: number): TransactionScope | null {
-  const x = conn.select().from(transactions).where(eq(transactions.id, transactionId)).get();
+  const x = transactionQuery(conn).get({ id: transactionId });
   if (!x) return null;
   return {
     id: x.id, type: x.type, body: x.body, field: x.field, old_value: x.old_value, new_value: x.new_value, created_at: x.created_at,

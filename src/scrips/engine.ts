@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, isNull, or } from 'drizzle-orm';
-import type { Conn } from '../db/client.js';
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { type Conn, prepared } from '../db/client.js';
 import { scrips, teamMembers, templates, tickets, users } from '../db/schema.js';
 import { ACTIVE_STATUSES, STATUSES } from '../lifecycle.js';
 import { notifySettings } from './config.js';
@@ -77,15 +77,25 @@ interface ActionContext {
 
 interface Recipient { id: number; email: string }
 
+const recipientCols = { id: users.id, email: users.email };
+const activeUser = prepared((db) => db.select(recipientCols).from(users)
+  .where(and(eq(users.id, sql.placeholder('id')), eq(users.disabled, false))).prepare());
+
 /** Active users by id, minus the actor unless `includeActor`; each address once. */
 function recipients(conn: Conn, ids: (number | null)[], actorId: number | null, includeActor: boolean): Recipient[] {
   const wanted = [...new Set(ids.filter((id): id is number => id !== null && (includeActor || id !== actorId)))];
   if (wanted.length === 0) return [];
-  const rows = conn.select({ id: users.id, email: users.email }).from(users)
+  if (wanted.length === 1) {
+    const one = activeUser(conn).get({ id: wanted[0] });
+    return one ? [one] : [];
+  }
+  const rows = conn.select(recipientCols).from(users)
     .where(and(inArray(users.id, wanted), eq(users.disabled, false))).orderBy(asc(users.id)).all();
   const seen = new Set<string>();
   return rows.filter((r) => !seen.has(r.email) && seen.add(r.email));
 }
+
+const templateById = prepared((db) => db.select().from(templates).where(eq(templates.id, sql.placeholder('id'))).prepare());
 
 function sendMail(ctx: ActionContext, recipients: Recipient[], autoSubmitted: 'auto-generated' | 'auto-replied'): number {
   if (recipients.length === 0) return 0;
@@ -93,7 +103,7 @@ function sendMail(ctx: ActionContext, recipients: Recipient[], autoSubmitted: 'a
   const key = (r: Recipient) => `${ctx.scrip.template_id}|${r.email}`;
   const to = recipients.filter((r) => !ctx.mailed.has(key(r)));
   if (to.length === 0) return 0;
-  const tpl = ctx.conn.select().from(templates).where(eq(templates.id, ctx.scrip.template_id)).get();
+  const tpl = templateById(ctx.conn).get({ id: ctx.scrip.template_id });
   if (!tpl) throw new Error(`Template ${ctx.scrip.template_id} no longer exists`);
   const scope = ctx.scope();
   const subject = renderTemplate(tpl.subject, scope).replace(/\s+/g, ' ').trim();
@@ -107,9 +117,14 @@ function sendMail(ctx: ActionContext, recipients: Recipient[], autoSubmitted: 'a
   return to.length;
 }
 
-const ticketPeople = (conn: Conn, ticketId: number) =>
-  conn.select({ owner: tickets.owner_id, requester: tickets.requester_id, team: tickets.team_id, status: tickets.status })
-    .from(tickets).where(eq(tickets.id, ticketId)).get()!;
+const peopleOf = prepared((db) => db.select({
+  queue: tickets.queue_id, owner: tickets.owner_id, requester: tickets.requester_id, team: tickets.team_id, status: tickets.status,
+}).from(tickets).where(eq(tickets.id, sql.placeholder('id'))).prepare());
+const ticketPeople = (conn: Conn, ticketId: number) => peopleOf(conn).get({ id: ticketId })!;
+const membersOf = prepared((db) => db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, sql.placeholder('team'))).prepare());
+const scripsFor = prepared((db) => db.select().from(scrips)
+  .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, sql.placeholder('queue')))))
+  .orderBy(asc(scrips.sort_order), asc(scrips.id)).prepare());
 
 const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
   autoreply_requester: (ctx) => {
@@ -123,7 +138,7 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
   notify_team: (ctx) => {
     const { team } = ticketPeople(ctx.conn, ctx.event.ticketId);
     if (team === null) return 0;
-    const members = ctx.conn.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, team)).all();
+    const members = membersOf(ctx.conn).all({ team });
     return sendMail(ctx, recipients(ctx.conn, members.map((m) => m.id), ctx.event.actorId, false), 'auto-generated');
   },
   notify_webhook: (ctx) => {
@@ -159,12 +174,10 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
  * undoes the ticket change or the other scrips' notifications.
  */
 export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult[]; effects: ScripEffects } {
-  const queueId = conn.select({ q: tickets.queue_id }).from(tickets).where(eq(tickets.id, event.ticketId)).get()?.q;
+  const queueId = peopleOf(conn).get({ id: event.ticketId })?.queue;
   const effects: ScripEffects = {};
   if (queueId === undefined) return { results: [], effects };
-  const candidates = conn.select().from(scrips)
-    .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, queueId))))
-    .orderBy(asc(scrips.sort_order), asc(scrips.id)).all();
+  const candidates = scripsFor(conn).all({ queue: queueId });
   let scope: Scope | undefined;
   const mailed = new Set<string>();
   const results: ScripResult[] = [];

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
-import type { Conn, Db } from '../db/client.js';
+import { type Conn, type Db, prepared } from '../db/client.js';
 import { outbox, transactions } from '../db/schema.js';
 import { notifySettings } from './config.js';
 
@@ -16,11 +16,22 @@ const mailDomain = () => notifySettings().mailFrom.split('@')[1] || 'localhost';
 export const newMessageId = (ticketId: number) => `<hxdesk.${ticketId}.${Date.now().toString(36)}.${randomBytes(6).toString('hex')}@${mailDomain()}>`;
 
 /** The Message-IDs a ticket's thread is made of, oldest first: inbound mail and our own. */
+const inboundIds = prepared((db) => db.select({ id: transactions.message_id }).from(transactions)
+  .where(and(eq(transactions.ticket_id, sql.placeholder('ticket')), isNotNull(transactions.message_id))).orderBy(asc(transactions.id)).prepare());
+const firstOwnId = prepared((db) => db.select({ id: outbox.message_id }).from(outbox)
+  .where(and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)))
+  .orderBy(asc(outbox.id)).limit(1).prepare());
+const messageIdOf = prepared((db) => db.select({ id: transactions.message_id }).from(transactions)
+  .where(eq(transactions.id, sql.placeholder('id'))).prepare());
+const insertEmail = prepared((db) => db.insert(outbox).values({
+  kind: 'email', ticket_id: sql.placeholder('ticket_id'), transaction_id: sql.placeholder('transaction_id'), scrip_id: sql.placeholder('scrip_id'),
+  recipient: sql.placeholder('recipient'), subject: sql.placeholder('subject'), body: sql.placeholder('body'), headers: sql.placeholder('headers'),
+  message_id: sql.placeholder('message_id'), status: 'queued', next_attempt_at: sql.placeholder('now'), created_at: sql.placeholder('now'),
+}).prepare());
+
 function threadIds(conn: Conn, ticketId: number): string[] {
-  const inbound = conn.select({ id: transactions.message_id }).from(transactions)
-    .where(and(eq(transactions.ticket_id, ticketId), isNotNull(transactions.message_id))).orderBy(asc(transactions.id)).all();
-  const ours = conn.select({ id: outbox.message_id }).from(outbox)
-    .where(and(eq(outbox.ticket_id, ticketId), eq(outbox.kind, 'email'), isNotNull(outbox.message_id))).orderBy(asc(outbox.id)).limit(1).all();
+  const inbound = inboundIds(conn).all({ ticket: ticketId });
+  const ours = firstOwnId(conn).all({ ticket: ticketId });
   return [...inbound, ...ours].map((r) => r.id!).filter(Boolean);
 }
 
@@ -37,7 +48,7 @@ export function enqueueEmail(conn: Conn, m: EmailInput): void {
   if (m.to.length === 0) return;
   const tag = SUBJECT_TAG(m.ticketId);
   const subject = m.subject.includes(tag) ? m.subject : `${tag} ${m.subject}`.trim();
-  const trigger = conn.select({ id: transactions.message_id }).from(transactions).where(eq(transactions.id, m.transactionId)).get()?.id;
+  const trigger = messageIdOf(conn).get({ id: m.transactionId })?.id;
   const thread = threadIds(conn, m.ticketId);
   const inReplyTo = trigger ?? thread[0];
   const references = [...new Set([thread[0], inReplyTo].filter(Boolean))];
@@ -50,11 +61,12 @@ export function enqueueEmail(conn: Conn, m: EmailInput): void {
   if (inReplyTo) headers['In-Reply-To'] = inReplyTo;
   if (references.length) headers.References = references.join(' ');
   const now = new Date().toISOString();
+  const headerJson = JSON.stringify(headers);
   for (const recipient of m.to) {
-    conn.insert(outbox).values({
-      kind: 'email', ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient, subject,
-      body: m.body, headers: JSON.stringify(headers), message_id: newMessageId(m.ticketId), status: 'queued', next_attempt_at: now, created_at: now,
-    }).run();
+    insertEmail(conn).run({
+      ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient, subject,
+      body: m.body, headers: headerJson, message_id: newMessageId(m.ticketId), now,
+    });
   }
 }
 

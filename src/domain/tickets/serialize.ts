@@ -1,5 +1,5 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Conn } from '../../db/client.js';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { type Conn, prepared } from '../../db/client.js';
 import { customFields, ticketCustomValues, tickets, transactions } from '../../db/schema.js';
 import { customValueJson } from '../customFields.js';
 
@@ -10,33 +10,52 @@ export interface TicketJson {
   created_at: string; updated_at: string; resolved_at: string | null;
 }
 
+const descriptionCols = { ticket_id: transactions.ticket_id, body: transactions.body };
+const valueCols = { ticket_id: ticketCustomValues.ticket_id, key: customFields.key, type: customFields.type, value: ticketCustomValues.value };
+const isCreate = eq(transactions.type, 'Create');
+
+// One ticket (every write answers with its ticket) is the common case: compiled once.
+const descriptionOfOne = prepared((db) => db.select(descriptionCols).from(transactions)
+  .where(and(eq(transactions.ticket_id, sql.placeholder('id')), isCreate)).prepare());
+const valuesOfOne = prepared((db) => db.select(valueCols).from(ticketCustomValues)
+  .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id)).where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))).prepare());
+
 /** The descriptions (Create transaction bodies) of a batch of tickets. */
 export function descriptionsOf(conn: Conn, ids: number[]): Map<number, string> {
-  const rows = conn.select({ ticket_id: transactions.ticket_id, body: transactions.body }).from(transactions)
-    .where(and(inArray(transactions.ticket_id, ids), eq(transactions.type, 'Create'))).all();
+  const rows = ids.length === 1 ? descriptionOfOne(conn).all({ id: ids[0] })
+    : conn.select(descriptionCols).from(transactions).where(and(inArray(transactions.ticket_id, ids), isCreate)).all();
   return new Map(rows.map((r) => [r.ticket_id, r.body ?? '']));
+}
+
+/** Custom field values of a batch of tickets, by ticket: `{ key: value }` in API form. */
+export function customValuesOf(conn: Conn, ids: number[]): Map<number, Record<string, string | number>> {
+  const values = ids.length === 1 ? valuesOfOne(conn).all({ id: ids[0] })
+    : conn.select(valueCols).from(ticketCustomValues).innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
+      .where(inArray(ticketCustomValues.ticket_id, ids)).all();
+  const byTicket = new Map<number, Record<string, string | number>>();
+  for (const v of values) {
+    let obj = byTicket.get(v.ticket_id);
+    if (!obj) byTicket.set(v.ticket_id, (obj = {}));
+    obj[v.key] = customValueJson(v.type, v.value);
+  }
+  return byTicket;
 }
 
 /** Serializes tickets with their custom field values and descriptions, one query each for the batch. */
 export function ticketsJson(conn: Conn, rows: TicketRow[]): TicketJson[] {
   if (rows.length === 0) return [];
-  const descriptions = descriptionsOf(conn, rows.map((r) => r.id));
-  const values = conn.select({ ticket_id: ticketCustomValues.ticket_id, key: customFields.key, type: customFields.type, value: ticketCustomValues.value })
-    .from(ticketCustomValues).innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
-    .where(inArray(ticketCustomValues.ticket_id, rows.map((r) => r.id))).all();
-  const byTicket = new Map<number, Record<string, string | number>>();
-  for (const v of values) {
-    const obj = byTicket.get(v.ticket_id) ?? {};
-    obj[v.key] = customValueJson(v.type, v.value);
-    byTicket.set(v.ticket_id, obj);
-  }
+  const ids = rows.map((r) => r.id);
+  const descriptions = descriptionsOf(conn, ids);
+  const values = customValuesOf(conn, ids);
   return rows.map((r) => ({
     id: r.id, queue_id: r.queue_id, subject: r.subject, description: descriptions.get(r.id) ?? '', status: r.status, owner_id: r.owner_id,
-    team_id: r.team_id, requester_id: r.requester_id, priority: r.priority, custom_fields: byTicket.get(r.id) ?? {},
+    team_id: r.team_id, requester_id: r.requester_id, priority: r.priority, custom_fields: values.get(r.id) ?? {},
     created_at: r.created_at, updated_at: r.updated_at, resolved_at: r.resolved_at,
   }));
 }
 
+const ticketById = prepared((db) => db.select().from(tickets).where(eq(tickets.id, sql.placeholder('id'))).prepare());
+
 export function getTicketRow(conn: Conn, id: number): TicketRow | undefined {
-  return conn.select().from(tickets).where(eq(tickets.id, id)).get();
+  return ticketById(conn).get({ id });
 }

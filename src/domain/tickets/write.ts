@@ -1,5 +1,5 @@
-import { and, eq } from 'drizzle-orm';
-import type { Conn, Db } from '../../db/client.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { type Conn, type Db, prepared } from '../../db/client.js';
 import { ticketCustomValues, tickets } from '../../db/schema.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import { type Actor, isAdmin, isStaff, nowIso, worksAnyTicket } from '../actor.js';
@@ -86,6 +86,14 @@ export interface CreateTicketInput {
   auto_submitted?: boolean;
 }
 
+const p = sql.placeholder;
+const insertTicket = prepared((db) => db.insert(tickets).values({
+  queue_id: p('queue_id'), subject: p('subject'), status: p('status'), owner_id: p('owner_id'), team_id: p('team_id'),
+  requester_id: p('requester_id'), priority: p('priority'), created_at: p('now'), updated_at: p('now'), resolved_at: p('resolved_at'),
+}).returning().prepare());
+const insertValue = prepared((db) => db.insert(ticketCustomValues).values({ ticket_id: p('ticket_id'), field_id: p('field_id'), value: p('value') }).prepare());
+const touchTicket = prepared((db) => db.update(tickets).set({ updated_at: sql`${p('now')}` }).where(eq(tickets.id, p('id'))).prepare());
+
 export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): TicketChange {
   if (!isStaff(actor)) {
     for (const k of ['owner_id', 'team_id', 'requester_id', 'status', 'priority'] as const) {
@@ -103,16 +111,16 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
     const cfValues = checkCustomFields(allCustomFields(tx), queue.id, input.custom_fields ?? {}, !actor.viaMail);
     const now = nowIso();
     const status = input.status ?? 'new';
-    const row = tx.insert(tickets).values({
+    const row = insertTicket(tx).get({
       queue_id: queue.id, subject: input.subject, status,
       owner_id: input.owner_id ?? null,
       // SPEC A: no team_id in the body -> the queue's team; an explicit null stays null.
       team_id: input.team_id !== undefined ? input.team_id : queue.team_id,
-      requester_id: requesterId, priority: input.priority ?? 0, created_at: now, updated_at: now,
+      requester_id: requesterId, priority: input.priority ?? 0, now,
       resolved_at: status === 'resolved' ? now : null,
-    }).returning().get();
+    });
     for (const [field, value] of cfValues) {
-      if (value !== null) tx.insert(ticketCustomValues).values({ ticket_id: row.id, field_id: field.id, value }).run();
+      if (value !== null) insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
     }
     const { scrip_results } = recordTransactions(tx, row.id, actor.id, [{
       type: 'Create', body: input.description || null, message_id: input.message_id ?? null, attachments: input.attachments,
@@ -193,7 +201,7 @@ export function commentOnTicket(db: Db, actor: Actor, id: number, input: Comment
       creatorId = input.creator_id;
     }
     const now = nowIso();
-    tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, id)).run();
+    touchTicket(tx).run({ now, id });
     const { transactions, scrip_results } = recordTransactions(tx, id, creatorId, [{
       type: internal ? 'Comment' : 'Correspond', body: input.body, message_id: input.message_id ?? null, attachments: input.attachments,
     }], now, { autoSubmitted: input.auto_submitted });
