@@ -70,8 +70,18 @@ export function createApp(deps: Deps) {
 
   // The unread rest of an oversized body is left on the socket: close the connection after the
   // 413 so a client does not reuse it for its next request (and see it cut off mid-way).
-  const limit = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => { c.header('Connection', 'close'); throw new AppError('too_large', 'The request body is larger than 1 MiB'); } });
-  app.use('*', (c, next) => (c.req.path === '/mailgate' ? next() : limit(c, next))); // mail has its own MAX_MAIL_BYTES
+  const MAX_BODY = 1024 * 1024;
+  const tooLarge = (c: Context): never => { c.header('Connection', 'close'); throw new AppError('too_large', 'The request body is larger than 1 MiB'); };
+  const limit = bodyLimit({ maxSize: MAX_BODY, onError: tooLarge });
+  app.use('*', (c, next) => {
+    if (c.req.path === '/mailgate' || c.req.method === 'GET' || c.req.method === 'HEAD') return next(); // mail has its own MAX_MAIL_BYTES
+    // A declared length is checked from the header alone: hono's bodyLimit would turn the request
+    // into a web stream first, which costs more than the rest of a small write. Chunked bodies
+    // (no length) are counted as they stream by bodyLimit.
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > MAX_BODY ? tooLarge(c) : next();
+    return limit(c, next);
+  });
   // Plain HTML forms can only POST: `_method=PATCH|DELETE` re-dispatches them (works without JS).
   const override = methodOverride({ app });
   const isForm = (type: string | undefined) => !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);

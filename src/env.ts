@@ -25,6 +25,8 @@ const EnvSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   OUTBOX_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  /** How often new text moves into the full-text index (searches see it before that too). */
+  SEARCH_INDEX_MS: z.coerce.number().int().min(10).default(100),
   /** Bearer secret for POST /mailgate. Required in production (503 without it). */
   MAILGATE_TOKEN: z.string().min(16, 'MAILGATE_TOKEN must be at least 16 characters').optional(),
   MAX_MAIL_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),

@@ -205,7 +205,7 @@ export const outbox = sqliteTable('outbox', {
   created_at: text('created_at').notNull(),
   sent_at: text('sent_at'),
 }, (t) => [
-  index('outbox_due_idx').on(t.status, t.next_attempt_at),
+  index('outbox_due_idx').on(t.status, t.kind, t.next_attempt_at),
   index('outbox_message_id_idx').on(t.message_id),
   index('outbox_ticket_idx').on(t.ticket_id, t.id),
 ]);

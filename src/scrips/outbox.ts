@@ -85,12 +85,27 @@ export function requeueInterrupted(db: Db): number {
   return db.update(outbox).set({ status: 'queued' }).where(eq(outbox.status, 'sending')).run().changes;
 }
 
+/** A query compiled once per database and per set of kinds (a worker always asks for the same ones). */
+function forKinds<Q>(build: (db: Db, kinds: OutboxRow['kind'][]) => Q): (conn: Conn, kinds: OutboxRow['kind'][]) => Q {
+  const byKinds = new Map<string, (conn: Conn) => Q>();
+  return (conn, kinds) => {
+    const key = kinds.join(',');
+    let q = byKinds.get(key);
+    if (!q) byKinds.set(key, (q = prepared((db) => build(db, kinds))));
+    return q(conn);
+  };
+}
+// The worker looks after every write that answered (a kick): these run on every write request.
+const dueIds = forKinds((db, kinds) => db.select({ id: outbox.id }).from(outbox)
+  .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds), lte(outbox.next_attempt_at, sql.placeholder('now'))))
+  .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(sql.placeholder('limit')).prepare());
+const firstDue = forKinds((db, kinds) => db.select({ at: sql<string | null>`min(${outbox.next_attempt_at})` }).from(outbox)
+  .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds))).prepare());
+
 /** Claims due rows of the given kinds: marks them `sending` and counts the attempt. */
 export function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number): OutboxRow[] {
   if (kinds.length === 0) return [];
-  const dueNow = (conn: Conn) => conn.select({ id: outbox.id }).from(outbox)
-    .where(and(eq(outbox.status, 'queued'), lte(outbox.next_attempt_at, new Date().toISOString()), inArray(outbox.kind, kinds)))
-    .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(limit).all();
+  const dueNow = (conn: Conn) => dueIds(conn, kinds).all({ now: new Date().toISOString(), limit });
   // Most kicks find nothing due: look first without taking the write lock.
   if (dueNow(db).length === 0) return [];
   return db.transaction((tx) => {
@@ -124,8 +139,7 @@ export function markFailed(db: Db, row: OutboxRow, error: string, opts: { maxAtt
 
 export function nextDueAt(db: Db, kinds: OutboxRow['kind'][]): string | null {
   if (kinds.length === 0) return null;
-  return db.select({ at: sql<string | null>`min(${outbox.next_attempt_at})` }).from(outbox)
-    .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds))).get()?.at ?? null;
+  return firstDue(db, kinds).get()?.at ?? null;
 }
 
 // ---- admin views -----------------------------------------------------------------------
