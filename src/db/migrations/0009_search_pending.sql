@@ -1,4 +1,4 @@
--- Text search is indexed in batches (see docs/decisions/011-search-pending.md). A change
+-- Text search is indexed in batches (see docs/decisions/011-write-path-batching.md). A change
 -- writes its new text into search_pending, a plain table, in its own transaction; a worker
 -- moves pending rows into message_search every ~100 ms in one go. Committing one FTS5 row at
 -- a time cost a new index segment per change (a third of the cost of a create); a batch
