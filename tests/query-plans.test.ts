@@ -8,7 +8,7 @@ import { createCustomField } from '../src/domain/customFields.js';
 import { createQueue } from '../src/domain/queues.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { addMember, createTeam } from '../src/domain/teams.js';
-import { listQueries } from '../src/domain/tickets/list.js';
+import { listQueries, shouldWalk } from '../src/domain/tickets/list.js';
 import { nestFilterParams, TicketFilterSchema } from '../src/domain/tickets/query.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { createUser } from '../src/domain/users.js';
@@ -47,15 +47,18 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function plan(params: Record<string, string>, actor = admin): string[] {
-  const filter = TicketFilterSchema.parse(nestFilterParams(params));
-  const q = listQueries(db, actor, filter);
+function explain(stmts: { toSQL(): { sql: string; params: unknown[] } }[]): string[] {
   const lines: string[] = [];
-  for (const stmt of [q.page.toSQL(), q.total.toSQL()]) {
+  for (const stmt of stmts.map((s) => s.toSQL())) {
     const rows = db.$client.prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`).all(...(stmt.params as unknown[])) as { detail: string }[];
     lines.push(...rows.map((r) => r.detail));
   }
   return lines;
+}
+
+function plan(params: Record<string, string>, actor = admin): string[] {
+  const q = listQueries(db, actor, TicketFilterSchema.parse(nestFilterParams(params)));
+  return explain([q.page, q.total]);
 }
 
 /** A line that reads the whole tickets or transactions table (an index walk in full counts too). */
@@ -73,6 +76,7 @@ const FILTERS: Record<string, Record<string, string>> = {
   'cf.<key>': { 'cf.severity': 'high' },
   'q on a subject word': { q: 'printer' },
   'q on a body word': { q: 'toner' },
+  'q on a word in many messages of a ticket': { q: 'reply' },
   'queue + owner + q + cf': { queue_id: '2', owner_id: '2', q: 'printer', 'cf.severity': 'high' },
   'owner_id + sort by priority + offset': { owner_id: '2', sort: '-priority', offset: '10' },
 };
@@ -86,6 +90,46 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
       expect(lines.some((l) => /^SEARCH (tickets|ticket_custom_values|team_members)\b|VIRTUAL TABLE/.test(l)), lines.join('\n')).toBe(true);
     });
   }
+
+  // A dense q / cf set is paged by walking a sort index and probing the set, stopping after the
+  // page (listByFilter chooses it only when that reads at most WALK_BUDGET entries on average).
+  for (const [name, params] of Object.entries(FILTERS).filter(([, p]) => p.q || Object.keys(p).some((k) => k.startsWith('cf.')))) {
+    it(`${name}: the walk reads tickets in sort order and only probes the set`, () => {
+      const q = listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
+      expect(q.walk).toBeDefined();
+      const lines = explain([q.walk!]);
+      expect(lines.join('\n')).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+      expect(lines.filter((l) => /^SCAN transactions\b/.test(l))).toEqual([]);
+      // Tickets are read through a sort (or filter) index in order — never the table itself.
+      const ticketReads = lines.filter((l) => /^(SCAN|SEARCH) tickets\b/.test(l));
+      expect(ticketReads.length, lines.join('\n')).toBe(1);
+      expect(ticketReads[0], lines.join('\n')).toMatch(/USING (COVERING )?INDEX tickets_\w+_idx/);
+    });
+
+    it(`${name}: the walk and the sorted set give the same page, in the same order`, () => {
+      for (const extra of [{}, { sort: '-priority' }, { sort: 'created', offset: '3' }, { limit: '2' }]) {
+        const q = listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ ...params, ...extra })));
+        const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
+        expect(ids(q.walk!.all()), JSON.stringify(extra)).toEqual(ids(q.page.all()));
+        expect(q.page.all().length).toBeGreaterThan(0);
+      }
+      // The total (counted from the set alone when it is the only filter) is every matching ticket once.
+      const all = listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ ...params, limit: '500' })));
+      expect(all.total.get()!.n).toBe(all.page.all().length);
+    });
+  }
+
+  it('walks only when the set is dense enough for the page to be near the start of the index', () => {
+    expect(shouldWalk(16_000, 100_000, 50)).toBe(true); // a frequent value: ~300 entries
+    expect(shouldWalk(368, 100_000, 50)).toBe(false); // a rare word: ~13,600 entries, sort it
+    expect(shouldWalk(16_000, 100_000, 5_050)).toBe(false); // deep in the list
+    expect(shouldWalk(0, 100_000, 50)).toBe(false);
+    expect(shouldWalk(100, 100, 500)).toBe(true);
+  });
+
+  it('a list without q or cf has no walk form', () => {
+    expect(listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ status: 'open' }))).walk).toBeUndefined();
+  });
 
   it("a requester's list is narrowed by the requester index, whatever else is asked", () => {
     const lines = plan({ status: 'open' }, requester);

@@ -40,23 +40,30 @@ export function flushSearch(db: Db, max = 2000): number {
  * accepted for such short terms. Internal notes count only with `includeComments`:
  * requesters must not find tickets by words they cannot see.
  */
-export function ticketTextMatch(q: string, opts: { includeComments: boolean }): SQL {
-  if ([...q].length >= 3) {
-    const phrase = `"${q.replaceAll('"', '""')}"`;
-    const query = opts.includeComments ? phrase : `{public_text} : ${phrase}`;
-    const needle = q.toLowerCase();
-    const pending = opts.includeComments
-      ? sql`hx_contains(public_text, ${needle}) OR hx_contains(internal_text, ${needle})`
-      : sql`hx_contains(public_text, ${needle})`;
-    return sql`tickets.id IN (SELECT rowid >> 20 FROM message_search WHERE message_search MATCH ${query}
-      UNION ALL SELECT id >> 20 FROM search_pending WHERE ${pending})`;
-  }
+export function ticketTextMatch(q: string, opts: { includeComments: boolean; walk?: boolean }): SQL {
+  // `+tickets.id` (walk): the set is only probed, so the list can walk a sort index (see list.ts).
+  if ([...q].length >= 3) return sql`${sql.raw(opts.walk ? '+tickets.id' : 'tickets.id')} IN ${textMatchSet(q, opts)}`;
   // SQLite's LIKE folds ASCII letters only, so non-ASCII letters are tried in each case.
   const likes = caseVariants(q).map((v) => `%${v.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
   const any = (column: SQL) => sql.join(likes.map((like) => sql`${column} LIKE ${like} ESCAPE '\\'`), sql` OR `);
   const visible = opts.includeComments ? sql`` : sql` AND type <> 'Comment'`;
   return sql`(${any(sql`tickets.subject`)}
     OR tickets.id IN (SELECT ticket_id FROM transactions WHERE (${any(sql`body`)})${visible}))`;
+}
+
+/**
+ * For q of three or more characters: a subquery of the ids (column `id`, repeated once per
+ * matching message) of the tickets whose subject or messages contain q.
+ */
+export function textMatchSet(q: string, opts: { includeComments: boolean }): SQL {
+  const phrase = `"${q.replaceAll('"', '""')}"`;
+  const query = opts.includeComments ? phrase : `{public_text} : ${phrase}`;
+  const needle = q.toLowerCase();
+  const pending = opts.includeComments
+    ? sql`hx_contains(public_text, ${needle}) OR hx_contains(internal_text, ${needle})`
+    : sql`hx_contains(public_text, ${needle})`;
+  return sql`(SELECT rowid >> 20 AS id FROM message_search WHERE message_search MATCH ${query}
+    UNION ALL SELECT id >> 20 AS id FROM search_pending WHERE ${pending})`;
 }
 
 /** The spellings of a short term that differ in the case of its non-ASCII letters ("üb" -> üb, Üb). */

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { type Db, prepared } from '../../db/client.js';
 import { teamMembers, ticketCustomValues, tickets } from '../../db/schema.js';
-import { ticketTextMatch } from '../../db/search.js';
+import { textMatchSet, ticketTextMatch } from '../../db/search.js';
 import { type Actor, isStaff } from '../actor.js';
-import { allCustomFields } from '../customFields.js';
+import { allCustomFields, type CustomFieldJson } from '../customFields.js';
 import { invalid } from '../errors.js';
 import { getSavedViewFilters } from '../savedViews.js';
 import type { TicketFilter, TicketListQuery } from './query.js';
@@ -13,8 +13,12 @@ export interface TicketList { tickets: TicketJson[]; total: number; limit: numbe
 
 const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tickets.updated_at, priority: tickets.priority };
 
-/** Builds the WHERE conditions for a filter. Authorization is part of the query itself. */
-function conditions(db: Db, actor: Actor, f: TicketFilter): SQL[] {
+/**
+ * Builds the WHERE conditions for a filter. Authorization is part of the query itself.
+ * `walk`: the sets of `q` and `cf.<key>` are written `+tickets.id IN (…)`, which keeps SQLite
+ * from driving the query by the set, so it walks the sort index instead and probes the set.
+ */
+function conditions(db: Db, actor: Actor, f: TicketFilter, walk = false): SQL[] {
   const conds: SQL[] = [];
   if (!isStaff(actor)) conds.push(eq(tickets.requester_id, actor.id));
   if (f.queue_id !== undefined) conds.push(eq(tickets.queue_id, f.queue_id));
@@ -26,22 +30,29 @@ function conditions(db: Db, actor: Actor, f: TicketFilter): SQL[] {
   }
   if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
-  if (f.q) conds.push(ticketTextMatch(f.q, { includeComments: isStaff(actor) }));
+  if (f.q) conds.push(ticketTextMatch(f.q, { includeComments: isStaff(actor), walk }));
   if (f.cf) {
     const fields = allCustomFields(db);
     for (const [key, raw] of Object.entries(f.cf)) {
-      const field = fields.find((x) => x.key === key);
-      if (!field) throw invalid(`cf.${key}`, `No custom field with key "${key}"`);
-      let value = raw.trim();
-      if (field.type === 'number') {
-        if (value === '' || !Number.isFinite(Number(value))) throw invalid(`cf.${key}`, `${field.name} must be a number`);
-        value = String(Number(value));
-      }
-      conds.push(inArray(tickets.id, db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues)
-        .where(and(eq(ticketCustomValues.field_id, field.id), eq(ticketCustomValues.value, value)))));
+      const { field, value } = cfValue(fields, key, raw);
+      const set = db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues)
+        .where(and(eq(ticketCustomValues.field_id, field.id), eq(ticketCustomValues.value, value)));
+      conds.push(walk ? sql`+${tickets.id} IN ${set}` : inArray(tickets.id, set));
     }
   }
   return conds;
+}
+
+/** A cf.<key> filter's field and the value as stored. */
+function cfValue(fields: CustomFieldJson[], key: string, raw: string): { field: CustomFieldJson; value: string } {
+  const field = fields.find((x) => x.key === key);
+  if (!field) throw invalid(`cf.${key}`, `No custom field with key "${key}"`);
+  let value = raw.trim();
+  if (field.type === 'number') {
+    if (value === '' || !Number.isFinite(Number(value))) throw invalid(`cf.${key}`, `${field.name} must be a number`);
+    value = String(Number(value));
+  }
+  return { field, value };
 }
 
 /** The filters in force: a saved view's first, explicit parameters over them (cf.<key> by key). */
@@ -58,22 +69,63 @@ export function listTickets(db: Db, actor: Actor, query: TicketListQuery): Ticke
   return listByFilter(db, actor, effectiveFilter(db, actor, query));
 }
 
-/** The two statements behind a list: the page and the total. Exposed so their plans can be checked. */
+/**
+ * The statements behind a list: the page, the total, and for `q` / `cf.<key>` a second form
+ * of the page (`walk`) that reads tickets in sort order and probes the set. Exposed so their
+ * plans can be checked.
+ */
 export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   const limit = f.limit ?? 50;
   const offset = f.offset ?? 0;
-  const where = and(...conditions(db, actor, f));
   const sortKey = (f.sort ?? '-updated').replace(/^-/, '') as keyof typeof SORT_COLUMNS;
   const dir = (f.sort ?? '-updated').startsWith('-') ? desc : asc;
+  const page = (where: SQL | undefined) =>
+    db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[sortKey]), dir(tickets.id)).limit(limit).offset(offset);
+  const where = and(...conditions(db, actor, f));
+  const textSet = f.q !== undefined && [...f.q].length >= 3;
+  const cfKeys = Object.keys(f.cf ?? {});
   return {
     limit, offset,
-    page: db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[sortKey]), dir(tickets.id)).limit(limit).offset(offset),
-    total: db.select({ n: sql<number>`count(*)` }).from(tickets).where(where),
+    page: page(where),
+    walk: textSet || cfKeys.length > 0 ? page(and(...conditions(db, actor, f, true))) : undefined,
+    total: setOnlyTotal(db, actor, f, textSet, cfKeys) ?? db.select({ n: sql<number>`count(*)` }).from(tickets).where(where),
   };
+}
+
+/**
+ * When a staff list is filtered by one set alone (q, or one cf.<key>), its total is the size of
+ * the set: counted without looking up a single ticket (every id in a set is a ticket's).
+ */
+function setOnlyTotal(db: Db, actor: Actor, f: TicketFilter, textSet: boolean, cfKeys: string[]) {
+  const others = conditions(db, actor, { ...f, q: undefined, cf: undefined });
+  if (others.length > 0 || (f.q !== undefined && !textSet) || Number(textSet) + cfKeys.length !== 1) return undefined;
+  if (textSet) {
+    return db.select({ n: sql<number>`count(DISTINCT id)` }).from(sql`${textMatchSet(f.q!, { includeComments: isStaff(actor) })} AS matches`);
+  }
+  const value = cfValue(allCustomFields(db), cfKeys[0], f.cf![cfKeys[0]]);
+  return db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues)
+    .where(and(eq(ticketCustomValues.field_id, value.field.id), eq(ticketCustomValues.value, value.value)));
+}
+
+/** Index entries a walk may read, on average, before it is cheaper to sort the set instead. */
+export const WALK_BUDGET = 10_000;
+const ticketCount = prepared((db) => db.select({ n: sql<number>`coalesce(max(${tickets.id}), 0)` }).from(tickets).prepare());
+
+/**
+ * Walk or sort? A set of `total` tickets among `count` is met every count/total entries of a
+ * sort index, so a page ending at offset+limit is reached after about (offset+limit)·count/total
+ * entries. A dense set (a common word, a frequent value: thousands of tickets) is found that way
+ * in a few hundred reads, where sorting it would read every ticket of the set; a sparse one is
+ * cheaper to read and sort.
+ */
+export function shouldWalk(total: number, count: number, end: number): boolean {
+  return total > 0 && (end * count) / total <= WALK_BUDGET;
 }
 
 export function listByFilter(db: Db, actor: Actor, f: TicketFilter): TicketList {
   const q = listQueries(db, actor, f);
-  const rows = q.page.all();
-  return { tickets: ticketsJson(db, rows), total: q.total.get()!.n, limit: q.limit, offset: q.offset };
+  const total = q.total.get()!.n;
+  const walk = q.walk && shouldWalk(total, ticketCount(db).get()!.n, q.offset + q.limit);
+  const rows = total === 0 ? [] : (walk ? q.walk! : q.page).all();
+  return { tickets: ticketsJson(db, rows), total, limit: q.limit, offset: q.offset };
 }
