@@ -34,9 +34,15 @@ function report(r: Result) {
   process.stdout.write(`${JSON.stringify({ size: SIZE, ...r })}\n`);
 }
 
+/** The Node flags of `npm start` (`node <flags> dist/server.js`), so the benchmark runs the server as it ships. */
+function startFlags(): string[] {
+  const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((t) => t.startsWith('--'));
+}
+
 async function startServer(dataDir: string): Promise<{ proc: ChildProcess; url: string; startMs: number }> {
   const started = performance.now();
-  const proc = spawn(process.execPath, ['dist/server.js'], {
+  const proc = spawn(process.execPath, [...startFlags(), 'dist/server.js'], {
     cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MAILGATE_TOKEN,
       MAIL_SENDER_MAX_PER_HOUR: '1000000', LOGIN_MAX_ATTEMPTS_PER_IP: '100000', SMTP_URL: '', IMAP_URL: '' },

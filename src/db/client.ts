@@ -22,7 +22,7 @@ export function openDb(file: string): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('cache_size = -32000');
+  sqlite.pragma('cache_size = -16000');
   sqlite.pragma('temp_store = MEMORY');
   registerSearchFunctions(sqlite);
   const db = drizzle(sqlite, { schema }) as Db;
