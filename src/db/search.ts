@@ -40,9 +40,8 @@ export function flushSearch(db: Db, max = 2000): number {
  * accepted for such short terms. Internal notes count only with `includeComments`:
  * requesters must not find tickets by words they cannot see.
  */
-export function ticketTextMatch(q: string, opts: { includeComments: boolean; walk?: boolean }): SQL {
-  // `+tickets.id` (walk): the set is only probed, so the list can walk a sort index (see list.ts).
-  if ([...q].length >= 3) return sql`${sql.raw(opts.walk ? '+tickets.id' : 'tickets.id')} IN ${textMatchSet(q, opts)}`;
+export function ticketTextMatch(q: string, opts: { includeComments: boolean }): SQL {
+  if ([...q].length >= 3) return sql`tickets.id IN ${textMatchSet(q, opts)}`;
   // SQLite's LIKE folds ASCII letters only, so non-ASCII letters are tried in each case.
   const likes = caseVariants(q).map((v) => `%${v.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
   const any = (column: SQL) => sql.join(likes.map((like) => sql`${column} LIKE ${like} ESCAPE '\\'`), sql` OR `);

@@ -13,34 +13,48 @@ export interface TicketList { tickets: TicketJson[]; total: number; limit: numbe
 
 const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tickets.updated_at, priority: tickets.priority };
 
+/** What a list query may count with: the total as a one-row `{ n }` statement. */
+interface CountQuery { get(): { n: number } | undefined; toSQL(): { sql: string; params: unknown[] } }
+/** A filter that is a set of ticket ids (`q`, `cf.<key>`), and how to count the set alone. */
+interface IdSet { ids: SQL; count: () => CountQuery }
+
 /**
- * Builds the WHERE conditions for a filter. Authorization is part of the query itself.
- * `walk`: the sets of `q` and `cf.<key>` are written `+tickets.id IN (…)`, which keeps SQLite
- * from driving the query by the set, so it walks the sort index instead and probes the set.
+ * Builds the WHERE conditions for a filter, once: plain column conditions, and the id sets of
+ * `q` and `cf.<key>`, which listQueries writes as `tickets.id IN (…)` (the set drives the
+ * query) or `+tickets.id IN (…)` (the walk: the set is only probed). Authorization is part of
+ * the query itself.
  */
-function conditions(db: Db, actor: Actor, f: TicketFilter, walk = false): SQL[] {
-  const conds: SQL[] = [];
-  if (!isStaff(actor)) conds.push(eq(tickets.requester_id, actor.id));
-  if (f.queue_id !== undefined) conds.push(eq(tickets.queue_id, f.queue_id));
-  if (f.status && f.status.length > 0) conds.push(f.status.length === 1 ? eq(tickets.status, f.status[0]) : inArray(tickets.status, f.status));
-  if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
-  else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
+function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; sets: IdSet[] } {
+  const plain: SQL[] = [];
+  const sets: IdSet[] = [];
+  if (!isStaff(actor)) plain.push(eq(tickets.requester_id, actor.id));
+  if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
+  if (f.status && f.status.length > 0) plain.push(f.status.length === 1 ? eq(tickets.status, f.status[0]) : inArray(tickets.status, f.status));
+  if (f.owner_id === 'none') plain.push(isNull(tickets.owner_id));
+  else if (f.owner_id !== undefined) plain.push(eq(tickets.owner_id, f.owner_id));
   if (f.team_id !== undefined) {
-    conds.push(inArray(tickets.owner_id, db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, f.team_id))));
+    plain.push(inArray(tickets.owner_id, db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, f.team_id))));
   }
-  if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
-  if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
-  if (f.q) conds.push(ticketTextMatch(f.q, { includeComments: isStaff(actor), walk }));
+  if (f.ticket_team_id !== undefined) plain.push(eq(tickets.team_id, f.ticket_team_id));
+  if (f.requester_id !== undefined) plain.push(eq(tickets.requester_id, f.requester_id));
+  if (f.q && [...f.q].length >= 3) {
+    const ids = textMatchSet(f.q, { includeComments: isStaff(actor) }); // one row per matching message
+    sets.push({ ids, count: () => db.select({ n: sql<number>`count(DISTINCT id)` }).from(sql`${ids} AS matches`) });
+  } else if (f.q) {
+    plain.push(ticketTextMatch(f.q, { includeComments: isStaff(actor) }));
+  }
   if (f.cf) {
     const fields = allCustomFields(db);
     for (const [key, raw] of Object.entries(f.cf)) {
       const { field, value } = cfValue(fields, key, raw);
-      const set = db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues)
-        .where(and(eq(ticketCustomValues.field_id, field.id), eq(ticketCustomValues.value, value)));
-      conds.push(walk ? sql`+${tickets.id} IN ${set}` : inArray(tickets.id, set));
+      const match = and(eq(ticketCustomValues.field_id, field.id), eq(ticketCustomValues.value, value));
+      sets.push({
+        ids: sql`${db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues).where(match)}`,
+        count: () => db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues).where(match),
+      });
     }
   }
-  return conds;
+  return { plain, sets };
 }
 
 /** A cf.<key> filter's field and the value as stored. */
@@ -81,30 +95,15 @@ export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   const dir = (f.sort ?? '-updated').startsWith('-') ? desc : asc;
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[sortKey]), dir(tickets.id)).limit(limit).offset(offset);
-  const where = and(...conditions(db, actor, f));
-  const textSet = f.q !== undefined && [...f.q].length >= 3;
-  const cfKeys = Object.keys(f.cf ?? {});
+  const { plain, sets } = conditions(db, actor, f);
+  const where = and(...plain, ...sets.map((set) => sql`${tickets.id} IN ${set.ids}`));
   return {
     limit, offset,
     page: page(where),
-    walk: textSet || cfKeys.length > 0 ? page(and(...conditions(db, actor, f, true))) : undefined,
-    total: setOnlyTotal(db, actor, f, textSet, cfKeys) ?? db.select({ n: sql<number>`count(*)` }).from(tickets).where(where),
+    walk: sets.length > 0 ? page(and(...plain, ...sets.map((set) => sql`+${tickets.id} IN ${set.ids}`))) : undefined,
+    // A list filtered by one set alone counts the set: no ticket is looked up (every id in a set is a ticket's).
+    total: plain.length === 0 && sets.length === 1 ? sets[0].count() : db.select({ n: sql<number>`count(*)` }).from(tickets).where(where) as CountQuery,
   };
-}
-
-/**
- * When a staff list is filtered by one set alone (q, or one cf.<key>), its total is the size of
- * the set: counted without looking up a single ticket (every id in a set is a ticket's).
- */
-function setOnlyTotal(db: Db, actor: Actor, f: TicketFilter, textSet: boolean, cfKeys: string[]) {
-  const others = conditions(db, actor, { ...f, q: undefined, cf: undefined });
-  if (others.length > 0 || (f.q !== undefined && !textSet) || Number(textSet) + cfKeys.length !== 1) return undefined;
-  if (textSet) {
-    return db.select({ n: sql<number>`count(DISTINCT id)` }).from(sql`${textMatchSet(f.q!, { includeComments: isStaff(actor) })} AS matches`);
-  }
-  const value = cfValue(allCustomFields(db), cfKeys[0], f.cf![cfKeys[0]]);
-  return db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues)
-    .where(and(eq(ticketCustomValues.field_id, value.field.id), eq(ticketCustomValues.value, value.value)));
 }
 
 /** Index entries a walk may read, on average, before it is cheaper to sort the set instead. */
