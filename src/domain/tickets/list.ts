@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { type Db, prepared } from '../../db/client.js';
 import { teamMembers, ticketCustomValues, tickets } from '../../db/schema.js';
+import { holdIds, releaseIds } from '../../db/idsets.js';
 import { textMatchSet, ticketTextMatch } from '../../db/search.js';
 import { type Actor, isStaff } from '../actor.js';
 import { allCustomFields, type CustomFieldJson } from '../customFields.js';
@@ -13,20 +14,18 @@ export interface TicketList { tickets: TicketJson[]; total: number; limit: numbe
 
 const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tickets.updated_at, priority: tickets.priority };
 
-/** What a list query may count with: the total as a one-row `{ n }` statement. */
+/** What a list may count with: the total as a one-row `{ n }` statement. */
 interface CountQuery { get(): { n: number } | undefined; toSQL(): { sql: string; params: unknown[] } }
-/** A filter that is a set of ticket ids (`q`, `cf.<key>`), and how to count the set alone. */
-interface IdSet { ids: SQL; count: () => CountQuery }
 
 /**
  * Builds the WHERE conditions for a filter, once: plain column conditions, and the id sets of
- * `q` and `cf.<key>`, which listQueries writes as `tickets.id IN (…)` (the set drives the
- * query) or `+tickets.id IN (…)` (the walk: the set is only probed). Authorization is part of
- * the query itself.
+ * `q` and `cf.<key>` (parenthesized one-column queries), which listQueries holds in temporary
+ * tables and probes as `tickets.id IN (…)` (the set drives the query) or `+tickets.id IN (…)`
+ * (the walk: the sort index drives it). Authorization is part of the query itself.
  */
-function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; sets: IdSet[] } {
+function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; sets: SQL[] } {
   const plain: SQL[] = [];
-  const sets: IdSet[] = [];
+  const sets: SQL[] = [];
   if (!isStaff(actor)) plain.push(eq(tickets.requester_id, actor.id));
   if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
   if (f.status && f.status.length > 0) plain.push(f.status.length === 1 ? eq(tickets.status, f.status[0]) : inArray(tickets.status, f.status));
@@ -37,21 +36,14 @@ function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; sets
   }
   if (f.ticket_team_id !== undefined) plain.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) plain.push(eq(tickets.requester_id, f.requester_id));
-  if (f.q && [...f.q].length >= 3) {
-    const ids = textMatchSet(f.q, { includeComments: isStaff(actor) }); // one row per matching message
-    sets.push({ ids, count: () => db.select({ n: sql<number>`count(DISTINCT id)` }).from(sql`${ids} AS matches`) });
-  } else if (f.q) {
-    plain.push(ticketTextMatch(f.q, { includeComments: isStaff(actor) }));
-  }
+  if (f.q && [...f.q].length >= 3) sets.push(textMatchSet(f.q, { includeComments: isStaff(actor) })); // one row per matching message
+  else if (f.q) plain.push(ticketTextMatch(f.q, { includeComments: isStaff(actor) }));
   if (f.cf) {
     const fields = allCustomFields(db);
     for (const [key, raw] of Object.entries(f.cf)) {
       const { field, value } = cfValue(fields, key, raw);
       const match = and(eq(ticketCustomValues.field_id, field.id), eq(ticketCustomValues.value, value));
-      sets.push({
-        ids: sql`${db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues).where(match)}`,
-        count: () => db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues).where(match),
-      });
+      sets.push(sql`${db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues).where(match)}`);
     }
   }
   return { plain, sets };
@@ -84,9 +76,12 @@ export function listTickets(db: Db, actor: Actor, query: TicketListQuery): Ticke
 }
 
 /**
- * The statements behind a list: the page, the total, and for `q` / `cf.<key>` a second form
- * of the page (`walk`) that reads tickets in sort order and probes the set. Exposed so their
- * plans can be checked.
+ * The statements behind a list: the page, the count, and for `q` / `cf.<key>` a second form of
+ * the page (`walk`) that reads tickets in sort order and probes the set. Each set is run once,
+ * here, into a temporary table (`fills`); a list filtered by sets alone is counted from the
+ * tables, without reading a ticket (every id in a set is a ticket's; `count` is undefined for a
+ * lone set, whose size is the total). Exposed so the
+ * plans can be checked; the caller releases the tables (`release`).
  */
 export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   const limit = f.limit ?? 50;
@@ -96,13 +91,21 @@ export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[sortKey]), dir(tickets.id)).limit(limit).offset(offset);
   const { plain, sets } = conditions(db, actor, f);
-  const where = and(...plain, ...sets.map((set) => sql`${tickets.id} IN ${set.ids}`));
+  // Smallest set first: SQLite knows nothing of a temporary table's size, and drives by the first.
+  const held = sets.map((set, slot) => holdIds(db, slot, set)).sort((a, b) => a.size - b.size);
+  const inSets = (probe: '+' | '') => held.map((h) => sql`${sql.raw(probe)}${tickets.id} IN ${h.table}`);
+  const where = and(...plain, ...inSets(''));
+  const [first, ...rest] = held;
+  const count: CountQuery | undefined = plain.length > 0 || !first ? db.select({ n: sql<number>`count(*)` }).from(tickets).where(where)
+    : rest.length === 0 ? undefined
+    : db.select({ n: sql<number>`count(*)` }).from(sql`${first.table} AS s`).where(and(...rest.map((h) => sql`+s.id IN ${h.table}`)));
   return {
-    limit, offset,
+    limit, offset, count,
+    fills: held.map((h) => h.fill),
     page: page(where),
-    walk: sets.length > 0 ? page(and(...plain, ...sets.map((set) => sql`+${tickets.id} IN ${set.ids}`))) : undefined,
-    // A list filtered by one set alone counts the set: no ticket is looked up (every id in a set is a ticket's).
-    total: plain.length === 0 && sets.length === 1 ? sets[0].count() : db.select({ n: sql<number>`count(*)` }).from(tickets).where(where) as CountQuery,
+    walk: held.length > 0 ? page(and(...plain, ...inSets('+'))) : undefined,
+    total: (): number => (count ? count.get()!.n : first.size),
+    release: () => releaseIds(db, held.length),
   };
 }
 
@@ -123,8 +126,12 @@ export function shouldWalk(total: number, count: number, end: number): boolean {
 
 export function listByFilter(db: Db, actor: Actor, f: TicketFilter): TicketList {
   const q = listQueries(db, actor, f);
-  const total = q.total.get()!.n;
-  const walk = q.walk && shouldWalk(total, ticketCount(db).get()!.n, q.offset + q.limit);
-  const rows = total === 0 ? [] : (walk ? q.walk! : q.page).all();
-  return { tickets: ticketsJson(db, rows), total, limit: q.limit, offset: q.offset };
+  try {
+    const total = q.total();
+    const walk = q.walk && shouldWalk(total, ticketCount(db).get()!.n, q.offset + q.limit);
+    const rows = total === 0 ? [] : (walk ? q.walk! : q.page).all();
+    return { tickets: ticketsJson(db, rows), total, limit: q.limit, offset: q.offset };
+  } finally {
+    q.release();
+  }
 }
