@@ -138,6 +138,10 @@ describe('webhook delivery', () => {
       const payload = JSON.parse(hit.body.toString('utf8'));
       expect(payload.ticket).toMatchObject({ id: ticket.id, subject: 'Webhook please', description: 'Body text', status: 'new' });
       expect(payload.transaction).toMatchObject({ id: create.id, type: 'Create' });
+      // The whole scope, including the parts a template looks up only when it reads them.
+      expect(payload.ticket).toMatchObject({ custom_fields: {}, owner: null, requester: { id: ticket.requester_id, email: expect.stringContaining('@') } });
+      expect(Object.keys(payload.ticket)).toEqual(expect.arrayContaining(['description', 'custom_fields', 'owner', 'team', 'requester', 'queue', 'url']));
+      expect(payload.transaction.creator).toMatchObject({ id: ticket.requester_id });
       expect(payload.scrip).toMatchObject({ id: scrip.id, key: 'hook_on_create' });
       expect(payload.event).toBe('on_create');
     }

@@ -42,31 +42,55 @@ function person(conn: Conn, userId: number | null): Person | null {
   return personQuery(conn).get({ id: userId }) ?? null;
 }
 
+/**
+ * Defines `obj[key]` as computed on first read, then kept. A template reads a few variables of
+ * the scope: the others (a description, custom fields, people) are never looked up.
+ * Enumerable own properties, so Liquid (ownPropertyOnly) and JSON.stringify (webhooks) see them.
+ */
+function lazy<T extends object, K extends keyof T>(obj: T, key: K, get: () => T[K]): void {
+  Object.defineProperty(obj, key, {
+    enumerable: true, configurable: true,
+    get() {
+      const value = get();
+      Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+      return value;
+    },
+  });
+}
+
 export function ticketScope(conn: Conn, ticketId: number): TicketScope {
   const t = ticketQuery(conn).get({ id: ticketId });
   if (!t) throw new Error(`ticket ${ticketId} not found`);
   const q = queueQuery(conn).get({ id: t.queue_id })!;
-  const team = t.team_id === null ? undefined : teamQuery(conn).get({ id: t.team_id });
-  const cf: Record<string, string | number> = {};
-  for (const v of valuesQuery(conn).all({ id: ticketId })) {
-    cf[v.key] = v.type === 'number' ? Number(v.value) : v.value;
-  }
-  return {
-    id: t.id, subject: t.subject, description: descriptionOf(conn, t.id), status: t.status, priority: t.priority,
-    created_at: t.created_at, updated_at: t.updated_at, resolved_at: t.resolved_at, custom_fields: cf,
+  const scope = {
+    id: t.id, subject: t.subject, status: t.status, priority: t.priority,
+    created_at: t.created_at, updated_at: t.updated_at, resolved_at: t.resolved_at,
     queue: { id: q.id, name: q.name, description: q.description, mail_alias: q.mail_alias },
-    owner: person(conn, t.owner_id), team: team ? { id: team.id, name: team.name, description: team.description } : null,
-    requester: person(conn, t.requester_id), url: `${notifySettings().publicUrl}/tickets/${t.id}`,
-  };
+    url: `${notifySettings().publicUrl}/tickets/${t.id}`,
+  } as TicketScope;
+  lazy(scope, 'description', () => descriptionOf(conn, t.id));
+  lazy(scope, 'custom_fields', () => {
+    const cf: Record<string, string | number> = {};
+    for (const v of valuesQuery(conn).all({ id: ticketId })) cf[v.key] = v.type === 'number' ? Number(v.value) : v.value;
+    return cf;
+  });
+  lazy(scope, 'owner', () => person(conn, t.owner_id));
+  lazy(scope, 'team', () => {
+    const team = t.team_id === null ? undefined : teamQuery(conn).get({ id: t.team_id });
+    return team ? { id: team.id, name: team.name, description: team.description } : null;
+  });
+  lazy(scope, 'requester', () => person(conn, t.requester_id));
+  return scope;
 }
 
 export function transactionScope(conn: Conn, transactionId: number): TransactionScope | null {
   const x = transactionQuery(conn).get({ id: transactionId });
   if (!x) return null;
-  return {
+  const scope = {
     id: x.id, type: x.type, body: x.body, field: x.field, old_value: x.old_value, new_value: x.new_value, created_at: x.created_at,
-    creator: person(conn, x.creator_id),
-  };
+  } as TransactionScope;
+  lazy(scope, 'creator', () => person(conn, x.creator_id));
+  return scope;
 }
 
 /** A complete scope with every variable present, for checking templates when they are saved. */

@@ -103,9 +103,18 @@ export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
       });
   }
 
+  // Writes kick the worker; the kicks of one turn of the event loop (a burst of writes under
+  // load) make one look at the outbox, after their responses are on their way.
+  let kicked = false;
+  function kick(): void {
+    if (kicked || stopped) return;
+    kicked = true;
+    setImmediate(() => { kicked = false; tick(); });
+  }
+
   tick();
   return {
-    kick: tick,
+    kick,
     async stop() {
       stopped = true;
       clearTimeout(timer);
