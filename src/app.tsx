@@ -7,6 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { jsxRenderer } from 'hono/jsx-renderer';
 import { methodOverride } from 'hono/method-override';
 import { secureHeaders } from 'hono/secure-headers';
+import { groupCommit } from './db/groupCommit.js';
 import { AppError } from './domain/errors.js';
 import { configureNotifications } from './scrips/config.js';
 import { Layout } from './views/layout.js';
@@ -30,7 +31,8 @@ const staticDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
 
 /** The app factory: middleware, every route group, one error handler. */
-export function createApp(deps: Deps) {
+export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'commit'>>) {
+  const deps: Deps = { ...given, commit: given.commit ?? groupCommit(given.db) };
   const app = new Hono<AppEnv>();
   const staticCache = deps.env.production ? 'public, max-age=86400' : 'no-cache';
 

@@ -97,6 +97,8 @@ export function actorOf(c: C): Actor {
 export const staffOf = (c: C): Actor => { const a = actorOf(c); requireStaff(a); return a; };
 export const adminOf = (c: C): Actor => { const a = actorOf(c); requireAdmin(a); return a; };
 export const dbOf = (c: C) => c.get('deps').db;
+/** Runs a ticket change in the group commit: settles once it is committed. */
+export const commitOf = (c: C) => c.get('deps').commit;
 
 /**
  * An admin-area screen. The JSON behind it may be open to agents (they read users and teams to

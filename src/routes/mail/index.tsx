@@ -9,7 +9,7 @@ import { zInt } from '../../domain/validation.js';
 import { processMail } from '../../mail/processor.js';
 import { IntakeEntryPage, IntakePage } from '../../views/admin/mail.js';
 import type { AppEnv, Deps } from '../context.js';
-import { actorOf, adminScreen, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
+import { actorOf, adminScreen, commitOf, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
 
 const Options = z.object({
   queue: z.string().trim().min(1).max(254).optional(),
@@ -71,7 +71,7 @@ export function mailRoutes(deps: Deps) {
     async (c) => {
       const { raw, opts } = await readMail(c);
       if (raw.length > max) tooLarge();
-      const result = await processMail(dbOf(c), raw, settings, { source: 'mailgate', queue: opts.queue, action: opts.action });
+      const result = await processMail(dbOf(c), raw, settings, { source: 'mailgate', queue: opts.queue, action: opts.action }, commitOf(c));
       return c.json(result, result.created ? 201 : 200);
     });
 

@@ -13,7 +13,7 @@ import { TicketListPage, TicketListRegion, type TicketListProps } from '../../vi
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { TicketChanged, TicketPage, TicketReplied, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, dbOf, isHtmx, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, commitOf, dbOf, isHtmx, pathId, queryObject, readBody, respond, validate } from '../respond.js';
 import { CommentSchema, CreateTicketSchema, UpdateTicketSchema } from './schemas.js';
 
 type C = Context<AppEnv>;
@@ -93,7 +93,8 @@ export function ticketRoutes() {
   app.post('/', async (c) => {
     const actor = actorOf(c);
     try {
-      const result = createTicket(dbOf(c), actor, await readBody(c, CreateTicketSchema));
+      const input = await readBody(c, CreateTicketSchema);
+      const result = await commitOf(c)(() => createTicket(dbOf(c), actor, input));
       if (isHtmx(c)) c.header('HX-Redirect', `/tickets/${result.ticket.id}`);
       return respond(c, result, { status: 201, title: result.ticket.subject, location: `/tickets/${result.ticket.id}` });
     } catch (e) {
@@ -113,7 +114,8 @@ export function ticketRoutes() {
   app.patch('/:id', async (c) => {
     const id = pathId(c);
     const actor = actorOf(c);
-    const result = updateTicket(dbOf(c), actor, id, await readBody(c, UpdateTicketSchema));
+    const input = await readBody(c, UpdateTicketSchema);
+    const result = await commitOf(c)(() => updateTicket(dbOf(c), actor, id, input));
     return respond(c, result, { title: `#${id}`, location: `/tickets/${id}`, view: () => <TicketChanged p={pageProps(c, actor, id)} /> });
   });
 
@@ -125,7 +127,8 @@ export function ticketRoutes() {
   app.post('/:id/comment', async (c) => {
     const id = pathId(c);
     const actor = actorOf(c);
-    const result = commentOnTicket(dbOf(c), actor, id, await readBody(c, CommentSchema));
+    const input = await readBody(c, CommentSchema);
+    const result = await commitOf(c)(() => commentOnTicket(dbOf(c), actor, id, input));
     return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: () => <TicketReplied p={pageProps(c, actor, id)} /> });
   });
   return app;
