@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { is, SQL } from 'drizzle-orm';
+import { is, sql, SQL } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, openDb, type Db } from '../src/db/client.js';
@@ -9,6 +9,7 @@ import type { Actor } from '../src/domain/actor.js';
 import { createCustomField } from '../src/domain/customFields.js';
 import { createQueue } from '../src/domain/queues.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
+import { inboundIds } from '../src/scrips/outbox.js';
 import { addMember, createTeam } from '../src/domain/teams.js';
 import { listQueries, shouldWalk } from '../src/domain/tickets/list.js';
 import { nestFilterParams, TicketFilterSchema } from '../src/domain/tickets/query.js';
@@ -147,5 +148,21 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
       expect(page).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
       expect(page).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
     }
+  });
+});
+
+describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
+  it("a ticket's thread (its inbound Message-IDs) is read through the ticket's transactions, not the Message-ID index", () => {
+    const { sql: text } = inboundIds(db).getQuery();
+    const lines = (db.$client.prepare(`EXPLAIN QUERY PLAN ${text}`).all(1) as { detail: string }[]).map((r) => r.detail);
+    expect(lines.join('\n')).toMatch(/^SEARCH transactions USING INDEX transactions_ticket_idx \(ticket_id=\?\)/);
+    expect(lines.join('\n')).not.toMatch(/message_id_idx/);
+  });
+
+  it('the Message-ID index holds mail only, and finds a message by its id', () => {
+    const lines = explain([sql`SELECT id FROM transactions WHERE message_id = ${'<x@example.com>'}`]);
+    expect(lines.join('\n')).toMatch(/USING (COVERING )?INDEX transactions_message_id_idx \(message_id=\?\)/);
+    const index = db.$client.prepare("SELECT sql FROM sqlite_master WHERE name = 'transactions_message_id_idx'").get() as { sql: string };
+    expect(index.sql).toMatch(/WHERE message_id IS NOT NULL$/);
   });
 });

@@ -18,9 +18,13 @@ const mailDomain = () => notifySettings().mailFrom.split('@')[1] || 'localhost';
 const random48 = () => { const u = randomUUID(); return u.slice(0, 8) + u.slice(9, 13); };
 export const newMessageId = (ticketId: number) => `<hxdesk.${ticketId}.${Date.now().toString(36)}.${random48()}@${mailDomain()}>`;
 
-/** The Message-IDs a ticket's thread is made of, oldest first: inbound mail and our own. */
-const inboundIds = prepared((db) => db.select({ id: transactions.message_id }).from(transactions)
-  .where(and(eq(transactions.ticket_id, sql.placeholder('ticket')), isNotNull(transactions.message_id))).orderBy(asc(transactions.id)).prepare());
+/**
+ * The Message-IDs a ticket's thread is made of, oldest first: inbound mail and our own.
+ * Read through the ticket's transactions (`+message_id`: never the Message-ID index, whose
+ * non-null part grows with all the mail ever received).
+ */
+export const inboundIds = prepared((db) => db.select({ id: transactions.message_id }).from(transactions)
+  .where(and(eq(transactions.ticket_id, sql.placeholder('ticket')), sql`+${transactions.message_id} IS NOT NULL`)).orderBy(asc(transactions.id)).prepare());
 const firstOwnId = prepared((db) => db.select({ id: outbox.message_id }).from(outbox)
   .where(and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)))
   .orderBy(asc(outbox.id)).limit(1).prepare());

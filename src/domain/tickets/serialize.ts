@@ -47,11 +47,16 @@ export function ticketsJson(conn: Conn, rows: TicketRow[]): TicketJson[] {
   const ids = rows.map((r) => r.id);
   const descriptions = descriptionsOf(conn, ids);
   const values = customValuesOf(conn, ids);
-  return rows.map((r) => ({
-    id: r.id, queue_id: r.queue_id, subject: r.subject, description: descriptions.get(r.id) ?? '', status: r.status, owner_id: r.owner_id,
-    team_id: r.team_id, requester_id: r.requester_id, priority: r.priority, custom_fields: values.get(r.id) ?? {},
+  return rows.map((r) => ticketJson(r, descriptions.get(r.id) ?? '', values.get(r.id) ?? {}));
+}
+
+/** One ticket in API form, from its row and what is stored beside it. */
+export function ticketJson(r: TicketRow, description: string, customFields: Record<string, string | number>): TicketJson {
+  return {
+    id: r.id, queue_id: r.queue_id, subject: r.subject, description, status: r.status, owner_id: r.owner_id,
+    team_id: r.team_id, requester_id: r.requester_id, priority: r.priority, custom_fields: customFields,
     created_at: r.created_at, updated_at: r.updated_at, resolved_at: r.resolved_at,
-  }));
+  };
 }
 
 const ticketById = prepared((db) => db.select().from(tickets).where(eq(tickets.id, sql.placeholder('id'))).prepare());

@@ -3,13 +3,13 @@ import { type Conn, type Db, prepared } from '../../db/client.js';
 import { ticketCustomValues, tickets } from '../../db/schema.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import { type Actor, isAdmin, isStaff, nowIso, worksAnyTicket } from '../actor.js';
-import { allCustomFields, appliesToQueue, normalizeCustomValue, type CustomFieldJson } from '../customFields.js';
+import { allCustomFields, appliesToQueue, customValueJson, normalizeCustomValue, type CustomFieldJson } from '../customFields.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { getQueueRow } from '../queues.js';
 import { teamExists } from '../teams.js';
 import { attachmentWithTicket, recordTransactions, transactionsOfTicket, type NewAttachment, type NewTransaction, type TransactionJson } from '../transactions.js';
 import { getUserRow } from '../users.js';
-import { getTicketRow, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
+import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { nextResolvedAt, type Status } from '../../lifecycle.js';
 
 /** Writes take the database lock up front, so concurrent writers queue instead of failing to upgrade. */
@@ -119,13 +119,17 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
       requester_id: requesterId, priority: input.priority ?? 0, now,
       resolved_at: status === 'resolved' ? now : null,
     });
-    for (const [field, value] of cfValues) {
-      if (value !== null) insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
+    const values: Record<string, string | number> = {};
+    for (const [field, value] of [...cfValues].sort(([a], [b]) => a.id - b.id)) { // by field, as ticketsJson reads them
+      if (value === null) continue;
+      insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
+      values[field.key] = customValueJson(field.type, value);
     }
     const { scrip_results } = recordTransactions(tx, row.id, actor.id, [{
       type: 'Create', body: input.description || null, message_id: input.message_id ?? null, attachments: input.attachments,
     }], now, { autoSubmitted: input.auto_submitted });
-    return { ticket: ticketsJson(tx, [getTicketRow(tx, row.id)!])[0], scrip_results };
+    // Answered from what was written; the row is read again since a scrip may have set the status.
+    return { ticket: ticketJson(getTicketRow(tx, row.id)!, input.description || '', values), scrip_results };
   }, IMMEDIATE);
 }
 
