@@ -57,7 +57,9 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   // caches (and the browser's back button) must keep the representations apart.
   app.use('*', async (c, next) => {
     await next();
-    if (!c.req.path.startsWith('/static/')) c.header('Vary', 'Accept, HX-Request', { append: true });
+    // On the response's own headers: c.header() on a finished response rebuilds it as a stream,
+    // which made every answer take @hono/node-server's slow path.
+    if (!c.req.path.startsWith('/static/')) c.res.headers.append('Vary', 'Accept, HX-Request');
   });
   if (!deps.env.production) {
     app.use('*', async (c, next) => {
