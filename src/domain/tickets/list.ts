@@ -18,14 +18,20 @@ const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tic
 interface CountQuery { get(): { n: number } | undefined; toSQL(): { sql: string; params: unknown[] } }
 
 /**
- * Builds the WHERE conditions for a filter, once: plain column conditions, and the id sets of
- * `q` and `cf.<key>` (parenthesized one-column queries), which listQueries holds in temporary
- * tables and probes as `tickets.id IN (…)` (the set drives the query) or `+tickets.id IN (…)`
- * (the walk: the sort index drives it). Authorization is part of the query itself.
+ * A `cf.<key>` filter: its ticket ids in the lookup index, a test of one ticket (the walk), and
+ * its size counted in the index alone (every id in it is a ticket's).
  */
-function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; sets: SQL[] } {
+interface ValueSet { ids: SQL; has: (id: SQL) => SQL; count: CountQuery }
+
+/**
+ * Builds the WHERE conditions for a filter, once: plain column conditions, the `q` text match
+ * (a parenthesized query of ticket ids, one row per matching message) and the `cf.<key>` sets.
+ * Authorization is part of the query itself.
+ */
+function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; text?: SQL; values: ValueSet[] } {
   const plain: SQL[] = [];
-  const sets: SQL[] = [];
+  const values: ValueSet[] = [];
+  let text: SQL | undefined;
   if (!isStaff(actor)) plain.push(eq(tickets.requester_id, actor.id));
   if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
   if (f.status && f.status.length > 0) plain.push(f.status.length === 1 ? eq(tickets.status, f.status[0]) : inArray(tickets.status, f.status));
@@ -36,17 +42,22 @@ function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; sets
   }
   if (f.ticket_team_id !== undefined) plain.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) plain.push(eq(tickets.requester_id, f.requester_id));
-  if (f.q && [...f.q].length >= 3) sets.push(textMatchSet(f.q, { includeComments: isStaff(actor) })); // one row per matching message
+  if (f.q && [...f.q].length >= 3) text = textMatchSet(f.q, { includeComments: isStaff(actor) });
   else if (f.q) plain.push(ticketTextMatch(f.q, { includeComments: isStaff(actor) }));
   if (f.cf) {
     const fields = allCustomFields(db);
     for (const [key, raw] of Object.entries(f.cf)) {
       const { field, value } = cfValue(fields, key, raw);
       const match = and(eq(ticketCustomValues.field_id, field.id), eq(ticketCustomValues.value, value));
-      sets.push(sql`${db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues).where(match)}`);
+      values.push({
+        ids: sql`${db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues).where(match)}`,
+        // The (ticket_id, field_id) primary key: one probe per ticket the walk reads.
+        has: (id) => sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} WHERE ${ticketCustomValues.ticket_id} = ${id} AND ${match})`,
+        count: db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues).where(match),
+      });
     }
   }
-  return { plain, sets };
+  return { plain, text, values };
 }
 
 /** A cf.<key> filter's field and the value as stored. */
@@ -77,11 +88,14 @@ export function listTickets(db: Db, actor: Actor, query: TicketListQuery): Ticke
 
 /**
  * The statements behind a list: the page, the count, and for `q` / `cf.<key>` a second form of
- * the page (`walk`) that reads tickets in sort order and probes the set. Each set is run once,
- * here, into a temporary table (`fills`); a list filtered by sets alone is counted from the
- * tables, without reading a ticket (every id in a set is a ticket's; `count` is undefined for a
- * lone set, whose size is the total). Exposed so the
- * plans can be checked; the caller releases the tables (`release`).
+ * the page (`walk`) that reads tickets in sort order and tests each against the sets.
+ * - `q` runs once, here, into a temporary table (`fill`; decision 012): the text search is the
+ *   costly part, and the count and the page both need its result.
+ * - `cf.<key>` stays in its index: the count reads the index alone, the walk probes the
+ *   primary key of ticket_custom_values for each ticket it reads, the page reads the set.
+ * A list filtered by sets alone is counted without reading a ticket (`count` is undefined for
+ * a lone `q`, whose size is the total). Exposed so the plans can be checked; the caller
+ * releases the table (`release`).
  */
 export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   const limit = f.limit ?? 50;
@@ -90,22 +104,24 @@ export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   const dir = (f.sort ?? '-updated').startsWith('-') ? desc : asc;
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[sortKey]), dir(tickets.id)).limit(limit).offset(offset);
-  const { plain, sets } = conditions(db, actor, f);
-  // Smallest set first: SQLite knows nothing of a temporary table's size, and drives by the first.
-  const held = sets.map((set, slot) => holdIds(db, slot, set)).sort((a, b) => a.size - b.size);
-  const inSets = (probe: '+' | '') => held.map((h) => sql`${sql.raw(probe)}${tickets.id} IN ${h.table}`);
-  const where = and(...plain, ...inSets(''));
-  const [first, ...rest] = held;
-  const count: CountQuery | undefined = plain.length > 0 || !first ? db.select({ n: sql<number>`count(*)` }).from(tickets).where(where)
-    : rest.length === 0 ? undefined
-    : db.select({ n: sql<number>`count(*)` }).from(sql`${first.table} AS s`).where(and(...rest.map((h) => sql`+s.id IN ${h.table}`)));
+  const { plain, text, values } = conditions(db, actor, f);
+  const held = text ? holdIds(db, 0, text) : undefined;
+  const id = sql`${tickets.id}`;
+  // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
+  const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...values.map((v) => sql`${id} IN ${v.ids}`));
+  const walkWhere = and(...plain, ...(held ? [sql`+${id} IN ${held.table}`] : []), ...values.map((v) => v.has(id)));
+  const count: CountQuery | undefined = plain.length > 0 || (!held && values.length > 1)
+    ? db.select({ n: sql<number>`count(*)` }).from(tickets).where(where)
+    : !held ? values[0]?.count ?? db.select({ n: sql<number>`count(*)` }).from(tickets)
+    : values.length === 0 ? undefined
+    : db.select({ n: sql<number>`count(*)` }).from(sql`${held.table} AS s`).where(and(...values.map((v) => v.has(sql`s.id`))));
   return {
     limit, offset, count,
-    fills: held.map((h) => h.fill),
+    fill: held?.fill,
     page: page(where),
-    walk: held.length > 0 ? page(and(...plain, ...inSets('+'))) : undefined,
-    total: (): number => (count ? count.get()!.n : first.size),
-    release: () => releaseIds(db, held.length),
+    walk: held || values.length > 0 ? page(walkWhere) : undefined,
+    total: (): number => (count ? count.get()!.n : held!.size),
+    release: () => { if (held) releaseIds(db, 1); },
   };
 }
 
