@@ -8,6 +8,7 @@ import { closeDb, openDb, type Db } from '../src/db/client.js';
 import type { Actor } from '../src/domain/actor.js';
 import { createCustomField } from '../src/domain/customFields.js';
 import { createQueue } from '../src/domain/queues.js';
+import { staffQuery } from '../src/domain/lookups.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { inboundIds } from '../src/scrips/outbox.js';
 import { addMember, createTeam } from '../src/domain/teams.js';
@@ -169,5 +170,13 @@ describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
     expect(lines.join('\n')).toMatch(/USING (COVERING )?INDEX transactions_message_id_idx \(message_id=\?\)/);
     const index = db.$client.prepare("SELECT sql FROM sqlite_master WHERE name = 'transactions_message_id_idx'").get() as { sql: string };
     expect(index.sql).toMatch(/WHERE message_id IS NOT NULL$/);
+  });
+});
+
+describe('EXPLAIN QUERY PLAN of what every page reads', () => {
+  it('staff for pickers and names are found through the role index, not by reading every user (requesters included)', () => {
+    const lines = explain([staffQuery(db)]);
+    expect(lines.join('\n')).toMatch(/^SEARCH users USING INDEX users_role_idx \(role=\?\)/);
+    expect(lines.filter((l) => /^SCAN users\b/.test(l))).toEqual([]);
   });
 });

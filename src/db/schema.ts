@@ -17,7 +17,11 @@ export const users = sqliteTable('users', {
   disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
   password_hash: text('password_hash'),
   ...timestamps,
-}, (t) => [uniqueIndex('users_email_uq').on(t.email)]);
+}, (t) => [
+  uniqueIndex('users_email_uq').on(t.email),
+  // Staff (for pickers and names on every page) without reading the requesters, who can be hundreds of thousands.
+  index('users_role_idx').on(t.role),
+]);
 
 export const sessions = sqliteTable('sessions', {
   id_hash: text('id_hash').primaryKey(), // sha256 of the cookie value

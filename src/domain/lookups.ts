@@ -1,4 +1,4 @@
-import { asc, eq, inArray, ne, or } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { queues, savedViews, teamMembers, teams, users } from '../db/schema.js';
 import { type Actor, isStaff, parseJson } from './actor.js';
@@ -23,18 +23,30 @@ export interface Lookups {
  */
 export function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[] = []): Lookups {
   const memberRows = db.select().from(teamMembers).all();
-  const extra = [...new Set(alsoUsers.filter((id): id is number => id !== null))];
-  const person = { id: users.id, name: users.name, email: users.email, role: users.role, disabled: users.disabled };
   return {
     queues: db.select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias }).from(queues).orderBy(asc(queues.name)).all(),
     teams: db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name)).all()
       .map((t) => ({ ...t, members: memberRows.filter((m) => m.team_id === t.id).map((m) => m.user_id) })),
     users: isStaff(actor)
-      ? db.select(person).from(users).where(or(ne(users.role, 'requester'), extra.length ? inArray(users.id, extra) : undefined))
-        .orderBy(asc(users.name), asc(users.id)).all()
+      ? staffAnd(db, alsoUsers)
       : [{ id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false }],
     customFields: isStaff(actor) ? allCustomFields(db) : [],
     savedViews: db.select({ id: savedViews.id, name: savedViews.name, columns: savedViews.columns }).from(savedViews)
       .where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name)).all().map((v) => ({ ...v, columns: parseJson<string[]>(v.columns, []) })),
   };
+}
+
+const person = { id: users.id, name: users.name, email: users.email, role: users.role, disabled: users.disabled };
+const byName = (a: Person, b: Person) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
+
+/** Every agent and admin, through users_role_idx (exported for its plan check). */
+export const staffQuery = (db: Db) => db.select(person).from(users).where(inArray(users.role, ['admin', 'agent']));
+
+/** Staff, and the users asked for by id; by name. */
+function staffAnd(db: Db, ids: (number | null)[]): Person[] {
+  const staff = staffQuery(db).all();
+  const known = new Set(staff.map((u) => u.id));
+  const extra = [...new Set(ids)].filter((id): id is number => id !== null && !known.has(id));
+  const others = extra.length > 0 ? db.select(person).from(users).where(inArray(users.id, extra)).all() : [];
+  return [...staff, ...others].sort(byName);
 }
