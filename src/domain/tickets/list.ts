@@ -105,7 +105,7 @@ export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[sortKey]), dir(tickets.id)).limit(limit).offset(offset);
   const { plain, text, values } = conditions(db, actor, f);
-  const held = text ? holdIds(db, 0, text) : undefined;
+  const held = text ? holdIds(db, text) : undefined;
   const id = sql`${tickets.id}`;
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
   const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...values.map((v) => sql`${id} IN ${v.ids}`));
@@ -121,7 +121,7 @@ export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
     page: page(where),
     walk: held || values.length > 0 ? page(walkWhere) : undefined,
     total: (): number => (count ? count.get()!.n : held!.size),
-    release: () => { if (held) releaseIds(db, 1); },
+    release: () => { if (held) releaseIds(db); },
   };
 }
 
