@@ -110,11 +110,11 @@ export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
   const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...values.map((v) => sql`${id} IN ${v.ids}`));
   const walkWhere = and(...plain, ...(held ? [sql`+${id} IN ${held.table}`] : []), ...values.map((v) => v.has(id)));
-  const count: CountQuery | undefined = plain.length > 0 || (!held && values.length > 1)
-    ? db.select({ n: sql<number>`count(*)` }).from(tickets).where(where)
-    : !held ? values[0]?.count ?? db.select({ n: sql<number>`count(*)` }).from(tickets)
-    : values.length === 0 ? undefined
-    : db.select({ n: sql<number>`count(*)` }).from(sql`${held.table} AS s`).where(and(...values.map((v) => v.has(sql`s.id`))));
+  const countOf = (from: SQL | typeof tickets, cond?: SQL): CountQuery => db.select({ n: sql<number>`count(*)` }).from(from).where(cond);
+  let count: CountQuery | undefined;
+  if (plain.length > 0) count = countOf(tickets, where);
+  else if (held) count = values.length === 0 ? undefined : countOf(sql`${held.table} AS s`, and(...values.map((v) => v.has(sql`s.id`))));
+  else count = values.length === 1 ? values[0].count : countOf(tickets, where);
   return {
     limit, offset, count,
     fill: held?.fill,
