@@ -7,6 +7,7 @@ import { AppError } from '../../domain/errors.js';
 import { getIntake, intakeRaw, listIntake } from '../../domain/mailIntake.js';
 import { zInt } from '../../domain/validation.js';
 import { processMail } from '../../mail/processor.js';
+import { readMailForm } from './form.js';
 import { IntakeEntryPage, IntakePage } from '../../views/admin/mail.js';
 import type { AppEnv, Deps } from '../context.js';
 import { actorOf, adminScreen, commitOf, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
@@ -49,14 +50,12 @@ export function mailRoutes(deps: Deps) {
       return { raw: Buffer.from(body.message, 'utf8'), opts: body };
     }
     if (type === 'multipart/form-data' || type === 'application/x-www-form-urlencoded') {
-      const form = await c.req.parseBody();
-      const field = form.message ?? form['body-mime'] ?? form.email;
-      if (field === undefined || field === '') {
+      const form = await readMailForm(Buffer.from(await c.req.arrayBuffer()), { 'content-type': c.req.header('content-type')! }, max);
+      if (!form.message) {
         throw new AppError('validation_failed', 'Send the raw message as "message" (or body-mime / email)', [{ path: 'message', message: 'Required' }]);
       }
-      const raw = typeof field === 'string' ? Buffer.from(field, 'utf8') : Buffer.from(await (field as File).arrayBuffer());
-      const strings = Object.fromEntries(Object.entries(form).filter(([k, v]) => typeof v === 'string' && (k === 'queue' || k === 'action')));
-      return { raw, opts: validate(Options, strings) };
+      const strings = Object.fromEntries(Object.entries({ queue: form.queue, action: form.action }).filter(([, v]) => v !== undefined));
+      return { raw: form.message, opts: validate(Options, strings) };
     }
     throw new AppError('unsupported_media_type', 'Send message/rfc822, JSON { message } or form data');
   }
