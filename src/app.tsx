@@ -9,6 +9,7 @@ import { methodOverride } from 'hono/method-override';
 import { secureHeaders } from 'hono/secure-headers';
 import { groupCommit } from './db/groupCommit.js';
 import { AppError } from './domain/errors.js';
+import { configureMailReading } from './mail/reader.js';
 import { configureNotifications } from './scrips/config.js';
 import { Layout } from './views/layout.js';
 import { authRoutes } from './routes/auth/index.js';
@@ -37,6 +38,7 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   const staticCache = deps.env.production ? 'public, max-age=86400' : 'no-cache';
 
   configureNotifications({ publicUrl: deps.env.PUBLIC_URL ?? `http://${deps.env.HOST}:${deps.env.PORT}`, mailFrom: deps.env.MAIL_FROM });
+  configureMailReading({ timeoutMs: deps.env.MAIL_PARSE_TIMEOUT_MS });
 
   app.use('*', async (c, next) => {
     c.set('deps', deps);

@@ -7,6 +7,7 @@ import { newSecret } from './domain/secrets.js';
 import type { Env } from './env.js';
 import type { Logger } from './log.js';
 import { startImapPoller, type ImapPoller } from './mail/imap.js';
+import { closeMailReading } from './mail/reader.js';
 import { startDelivery, type DeliveryWorker } from './scrips/delivery.js';
 
 export interface Workers { delivery: DeliveryWorker; imap: ImapPoller | null; stop(): Promise<void> }
@@ -23,7 +24,7 @@ export function startWorkers(db: Db, env: Env, log: Logger): Workers {
     url: env.IMAP_URL, pollSeconds: env.IMAP_POLL_SECONDS, moveTo: env.IMAP_MOVE_TO, log,
     settings: { mailFrom: env.MAIL_FROM, senderLimitPerHour: env.MAIL_SENDER_MAX_PER_HOUR },
   }) : null;
-  return { delivery, imap, stop: async () => { await imap?.stop(); await delivery.stop(); search.stop(); await checkpointer?.stop(); } };
+  return { delivery, imap, stop: async () => { await imap?.stop(); await delivery.stop(); search.stop(); await checkpointer?.stop(); await closeMailReading(); } };
 }
 
 /**

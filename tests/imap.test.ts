@@ -271,7 +271,7 @@ describe('IMAP polling against a real Dovecot', () => {
     expect(imapStateRows(s)[0].last_uid).toBe(newUid);
   });
 
-  it('with IMAP_MOVE_TO moves handled messages to that folder; a failed one stays in INBOX', async () => {
+  it('with IMAP_MOVE_TO moves handled messages to that folder, a rejected one too (it is kept in the intake log)', async () => {
     const dc = await newDovecot();
     const s = await newServer(dc, { IMAP_MOVE_TO: 'Archive' });
     expect(await listBox(dc, 'Archive')).toEqual([]);
@@ -284,23 +284,22 @@ describe('IMAP polling against a real Dovecot', () => {
     await s.workers.imap!.pollNow();
 
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Move me one', 'Move me two']);
-    expect((await listBox(dc, 'Archive')).map((m) => m.subject)).toEqual(['Move me one', 'Move me two']);
-    const inbox = await listBox(dc);
-    expect(inbox.map((m) => ({ subject: m.subject, seen: m.seen }))).toEqual([{ subject: 'Nobody sent this', seen: false }]);
+    expect((await listBox(dc, 'Archive')).map((m) => m.subject)).toEqual(['Move me one', 'Nobody sent this', 'Move me two']);
+    expect(await listBox(dc)).toEqual([]);
 
     // Later mail is moved as well; nothing earlier is processed again.
     await append(dc, [mail({ from: 'ivy@customer.example', subject: 'Move me three' })]);
     await s.workers.imap!.pollNow();
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Move me one', 'Move me two', 'Move me three']);
-    expect((await listBox(dc, 'Archive')).map((m) => m.subject)).toEqual(['Move me one', 'Move me two', 'Move me three']);
-    expect((await listBox(dc)).map((m) => m.subject)).toEqual(['Nobody sent this']);
+    expect((await listBox(dc, 'Archive')).map((m) => m.subject)).toEqual(['Move me one', 'Nobody sent this', 'Move me two', 'Move me three']);
+    expect(await listBox(dc)).toEqual([]);
     const log = await intake(s);
     expect(log.intake.map((r) => [r.subject, r.verdict])).toEqual([
-      ['Move me three', 'created'], ['Move me two', 'created'], ['', 'failed'], ['Move me one', 'created'],
+      ['Move me three', 'created'], ['Move me two', 'created'], ['', 'rejected'], ['Move me one', 'created'],
     ]);
   });
 
-  it('leaves a failing message in place and unseen, logs it as failed with its error, and processes the rest', async () => {
+  it('leaves a failing message in place and unseen (logged as failed with its error), flags a rejected one (kept as rejected), and processes the rest', async () => {
     const dc = await newDovecot();
     const s = await newServer(dc);
     // A real failure inside the ticket transaction: SQLite refuses this one ticket.
@@ -320,20 +319,20 @@ describe('IMAP polling against a real Dovecot', () => {
     const box = await listBox(dc);
     expect(box.map((m) => ({ uid: m.uid, subject: m.subject, seen: m.seen }))).toEqual([
       { uid: uids[0], subject: 'Before the failures', seen: true },
-      { uid: uids[1], subject: 'No sender here', seen: false },
+      { uid: uids[1], subject: 'No sender here', seen: true },
       { uid: uids[2], subject: 'Explode please', seen: false },
       { uid: uids[3], subject: 'After the failures', seen: true },
     ]);
 
     const failed = await intake(s, '&verdict=failed');
-    expect(failed.total).toBe(2);
-    expect([...failed.intake].reverse().map((r) => ({ source: r.source, sender: r.sender, message_id: r.message_id, ticket_id: r.ticket_id, error: r.error })))
+    const rejected = await intake(s, '&verdict=rejected');
+    expect([...rejected.intake, ...failed.intake].map((r) => ({ verdict: r.verdict, source: r.source, sender: r.sender, message_id: r.message_id, ticket_id: r.ticket_id, error: r.error })))
       .toEqual([
-        { source: 'imap', sender: null, message_id: null, ticket_id: null, error: 'The message has no valid From address' },
-        { source: 'imap', sender: 'jack@customer.example', message_id: '<explode@customer.example>', ticket_id: null, error: 'tickets table refused the insert' },
+        { verdict: 'rejected', source: 'imap', sender: null, message_id: null, ticket_id: null, error: 'The message has no valid From address' },
+        { verdict: 'failed', source: 'imap', sender: 'jack@customer.example', message_id: '<explode@customer.example>', ticket_id: null, error: 'tickets table refused the insert' },
       ]);
     // The raw message is kept, byte for byte.
-    const [noFromEntry, explodeEntry] = [...failed.intake].reverse();
+    const [noFromEntry, explodeEntry] = [...rejected.intake, ...failed.intake];
     expect((await s.api('GET', `/mail/intake/${noFromEntry.id}`)).body.raw).toBe(noFrom);
     expect((await s.api('GET', `/mail/intake/${explodeEntry.id}`)).body.raw).toBe(explode);
     expect((await intake(s)).total).toBe(4);

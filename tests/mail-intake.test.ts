@@ -580,13 +580,24 @@ describe('the fixture corpus through POST /mailgate', () => {
     expect(await transactionsOf(s, created.ticket_id)).toHaveLength(1);
   });
 
-  it('no-from.eml: malformed mail is 422 on path message and nothing is stored', async () => {
+  it('no-from.eml: malformed mail is 422 on path message, kept in the intake log as rejected with the reason, once', async () => {
     const before = await totals(s);
     const res = await postRaw(s, fixture('no-from.eml'));
     expectError(res, 422, 'validation_failed', ['message']);
+    expect(res.body.error.message).toMatch(/^The message has no valid From address \(kept in the intake log as entry (\d+)\)$/);
     const notMail = await postRaw(s, 'this is not an e-mail at all');
     expectError(notMail, 422, 'validation_failed', ['message']);
-    expect(await totals(s)).toEqual(before);
+    // A second delivery of the same bytes is refused again and reuses its entry.
+    expectError(await postRaw(s, fixture('no-from.eml')), 422, 'validation_failed', ['message']);
+    expect(await totals(s)).toEqual({ ...before, intake: before.intake + 2 });
+    const kept = (await get(s, '/mail/intake?verdict=rejected&limit=2')).intake as any[];
+    expect(kept.map((r) => r.error)).toEqual(['The message has no valid From address', 'The message has no valid From address']);
+    const entry = await get(s, `/mail/intake/${kept[1].id}`);
+    expect(entry.raw).toBe(fixture('no-from.eml'));
+    expect(entry).toMatchObject({ verdict: 'rejected', ticket_id: null, sender: null });
+    // Replay reads it again: still no sender, still refused, still one entry.
+    expectError(await s.api('POST', `/mail/intake/${kept[1].id}/replay`), 422, 'validation_failed', ['message']);
+    expect((await totals(s)).intake).toBe(before.intake + 2);
   });
 
   it('the general queue receives mail addressed to no alias', async () => {
@@ -669,14 +680,24 @@ describe('queue routing', () => {
     expect(res.body.rule).toBe('new ticket; default queue General');
   });
 
-  it('an unknown queue option is 422 on path queue and stores nothing (not even the stub user)', async () => {
+  it('an unknown queue option is 422 on path queue: no ticket, no stub user, the message kept as rejected; a corrected delivery applies', async () => {
     const before = await totals(s);
+    const raws: string[] = [];
     for (const queue of ['no-such-queue@helpdesk.example', 'Nonexistent', '99999']) {
       const raw = fresh(fixture('plain.eml'), { To: 'nobody@elsewhere.example', 'Delivered-To': null, From: 'Quentin <quentin@customer.example>' });
-      expectError(await postJson(s, { message: raw, queue }), 422, 'validation_failed', ['queue']);
+      raws.push(raw);
+      const res = await postJson(s, { message: raw, queue });
+      expectError(res, 422, 'validation_failed', ['queue']);
+      expect(res.body.error.message).toMatch(new RegExp(`^queue: No queue with id, alias or name "${queue}" \\(kept in the intake log as entry \\d+\\)$`));
     }
-    expect(await totals(s)).toEqual(before);
+    expect(await totals(s)).toEqual({ ...before, intake: before.intake + 3 });
     expect(await userByEmail(s, 'quentin@customer.example')).toBeUndefined();
+    const kept = (await get(s, '/mail/intake?verdict=rejected&limit=3')).intake as any[];
+    expect(kept.map((r) => r.error)).toEqual(['99999', 'Nonexistent', 'no-such-queue@helpdesk.example'].map((q) => `queue: No queue with id, alias or name "${q}"`));
+    // The sender's MTA retries with the right queue: not a duplicate of the refusal, it applies.
+    const retried = await postJson(s, { message: raws[0], queue: 'General' });
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.body).toMatchObject({ verdict: 'created', duplicate: false });
   });
 
   it('a reply to an existing ticket ignores the queue option', async () => {

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Conn, Db } from '../db/client.js';
 import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
@@ -31,6 +31,8 @@ export interface InboundMessage {
   /** From the classifier: `bounce` is logged only; `auto` is applied without autoreply. */
   kind: 'human' | 'auto' | 'bounce';
   kindReason?: string;
+  /** Why the text could not be read (then the text says so and the raw message is attached). */
+  degraded?: string;
 }
 
 export interface IntakeOptions {
@@ -56,7 +58,8 @@ export interface IntakeResult {
 }
 
 const SUCCESSFUL: Verdict[] = ['created', 'appended', 'ignored_auto', 'rejected'];
-const TAG_RE = /\[hxdesk #(\d+)\]/i;
+/** `[hxdesk #12]`, also typed by hand: `[hxdesk#12]`, `[HXDESK # 12]`. */
+const TAG_RE = /\[\s*hxdesk\s*#\s*(\d+)\s*\]/i;
 
 type IntakeRow = typeof mailIntake.$inferSelect;
 
@@ -128,8 +131,9 @@ export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions)
   return db.transaction((tx) => {
     const settled: Verdict[] = opts.replay ? ['created', 'appended'] : SUCCESSFUL;
     // An applied outcome (a replay may have applied a message rejected earlier) wins over an earlier refusal.
+    // A 422 refusal (rejected with an error: an unknown queue) is not settled: a corrected delivery applies.
     const seen = tx.select().from(mailIntake)
-      .where(and(eq(mailIntake.identity, m.identity), inArray(mailIntake.verdict, settled)))
+      .where(and(eq(mailIntake.identity, m.identity), inArray(mailIntake.verdict, settled), or(ne(mailIntake.verdict, 'rejected'), isNull(mailIntake.error))))
       .orderBy(sql`${mailIntake.verdict} not in ('created', 'appended')`, mailIntake.id).limit(1).get();
     if (seen) return resultOf(seen, true);
 
@@ -147,7 +151,8 @@ export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions)
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role, viaMail: true };
     const auto = m.kind === 'auto';
     const ticket = resolveTicket(tx, m);
-    const note = auto ? `; automatic mail (${m.kindReason}), no autoreply` : '';
+    const note = (auto ? `; automatic mail (${m.kindReason}), no autoreply` : '')
+      + (m.degraded ? `; text not read (${m.degraded}): the raw message is attached` : '');
 
     if (ticket.id !== null) {
       const body = m.text || '(no text)';
@@ -168,6 +173,21 @@ export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions)
       verdict: 'created', rule: `${ticket.rule}; ${queue.rule}${note}`, ticket_id: change.ticket.id, transaction_id: first.id,
     });
     return resultOf(row, false, userCreated);
+  }, { behavior: 'immediate' });
+}
+
+/**
+ * A message refused for what it is (no sender, an unknown queue): kept with the reason as
+ * `rejected`, so an admin sees it and can replay it once the cause is fixed. The same message
+ * refused again for the same reason reuses its entry.
+ */
+export function logRejectedMail(db: Db, m: Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'>, source: string, reason: string): IntakeResult {
+  return db.transaction((tx) => {
+    const error = reason.slice(0, 2000);
+    const earlier = tx.select().from(mailIntake)
+      .where(and(eq(mailIntake.identity, m.identity), eq(mailIntake.verdict, 'rejected'), eq(mailIntake.error, error))).get();
+    if (earlier) return resultOf(earlier, false);
+    return resultOf(logIntake(tx, m as InboundMessage, source, { verdict: 'rejected', error, sender: m.from.address || null }), false);
   }, { behavior: 'immediate' });
 }
 

@@ -1,7 +1,7 @@
 import { ImapFlow } from 'imapflow';
 import type { Db } from '../db/client.js';
 import { getImapState, saveImapState } from '../domain/mailIntake.js';
-import { processMail, type ProcessorSettings } from './processor.js';
+import { MailRejected, processMail, type ProcessorSettings } from './processor.js';
 
 export interface ImapOptions {
   url: string;
@@ -80,7 +80,9 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
         const msg = await c.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
         if (msg && msg.source) {
           try {
-            const result = await processMail(db, msg.source, opts.settings, { source: 'imap' });
+            // A rejected message is kept in the intake log (replayable there): it is handled, not fetched again.
+            const result = await processMail(db, msg.source, opts.settings, { source: 'imap' })
+              .catch((e) => { if (e instanceof MailRejected) return { verdict: 'rejected', ticket_id: null, duplicate: false, intake_id: e.intakeId }; throw e; });
             const done = opts.moveTo ? await c.messageMove(String(uid), opts.moveTo, { uid: true })
               : await c.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
             if (!done && c.usable) opts.log('warn', 'imap: message handled but not flagged or moved', { uid, moveTo: opts.moveTo });

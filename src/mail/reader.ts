@@ -1,0 +1,74 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { MalformedMail, type InboundMail } from './parse.js';
+import type { ParseAnswer } from './parseWorker.js';
+
+// Reading a message (MIME, charsets, HTML to text, uuencode) happens on worker threads, never
+// on the thread that serves HTTP: a pathological message costs a worker, not the server. A
+// message not read within the time limit (or that exhausts a worker's memory, or trips a bug)
+// is still kept: its headers are read on their own and the whole raw message is attached.
+
+export interface MailReading {
+  mail: InboundMail;
+  /** Why the text could not be read (the raw message is then attached whole). */
+  degraded?: string;
+}
+
+const fromSource = import.meta.url.endsWith('.ts'); // under tsx or vitest, not the compiled dist/
+let limits = { timeoutMs: 15_000, memoryMb: 512 };
+let pool: Piscina | undefined;
+
+/** Set once at boot from the environment (MAIL_PARSE_TIMEOUT_MS). */
+export function configureMailReading(options: Partial<typeof limits>): void {
+  limits = { ...limits, ...options };
+}
+
+function workers(): Piscina {
+  pool ??= new Piscina({
+    filename: new URL(fromSource ? './parseWorker.source.mjs' : './parseWorker.js', import.meta.url).href,
+    minThreads: 1, maxThreads: Math.max(1, Math.min(2, availableParallelism())), idleTimeout: 60_000,
+    resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
+
+  });
+  return pool;
+}
+
+const revive = (mail: InboundMail): InboundMail => ({
+  ...mail, attachments: mail.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })),
+});
+
+function why(e: unknown, timeoutMs: number): string {
+  const err = e as { name?: string; code?: string; message?: string };
+  if (err?.name === 'AbortError') return `reading it took longer than ${timeoutMs / 1000} s`;
+  if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') return `reading it needed more than ${limits.memoryMb} MB of memory`;
+  return `the parser failed (${(err?.message ?? String(e)).slice(0, 200)})`;
+}
+
+async function run(name: 'parse' | 'headersOnly', task: unknown, timeoutMs: number): Promise<InboundMail> {
+  const answer = await workers().run(task, { name, signal: AbortSignal.timeout(timeoutMs) }) as ParseAnswer;
+  if ('malformed' in answer) throw new MalformedMail(answer.malformed);
+  return revive(answer.mail);
+}
+
+/** Reads a raw message. Throws MalformedMail for what cannot be a message (no sender). */
+export async function readMail(raw: Buffer): Promise<MailReading> {
+  try {
+    return { mail: await run('parse', raw, limits.timeoutMs) };
+  } catch (e) {
+    if (e instanceof MalformedMail) throw e;
+    const reason = why(e, limits.timeoutMs);
+    try {
+      return { mail: await run('headersOnly', { raw, reason }, Math.min(limits.timeoutMs, 5000)), degraded: reason };
+    } catch (e2) {
+      if (e2 instanceof MalformedMail) throw e2;
+      throw new MalformedMail(`The message could not be read: ${reason}`);
+    }
+  }
+}
+
+/** Stops the worker threads (a graceful shutdown). */
+export async function closeMailReading(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  await p?.destroy();
+}
