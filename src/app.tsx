@@ -5,7 +5,6 @@ import { Hono, type Context } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { bodyLimit } from 'hono/body-limit';
 import { jsxRenderer } from 'hono/jsx-renderer';
-import { methodOverride } from 'hono/method-override';
 import { secureHeaders } from 'hono/secure-headers';
 import { groupCommit } from './db/groupCommit.js';
 import { AppError } from './domain/errors.js';
@@ -14,6 +13,7 @@ import { configureNotifications } from './scrips/config.js';
 import { Layout } from './views/layout.js';
 import { authRoutes } from './routes/auth/index.js';
 import { authenticate, csrfProtection } from './routes/auth/middleware.js';
+import { methodOverride } from './routes/methodOverride.js';
 import type { AppEnv, Deps } from './routes/context.js';
 import { customFieldRoutes } from './routes/custom-fields/index.js';
 import { dashboardRoutes } from './routes/dashboards/index.js';
@@ -88,10 +88,9 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > MAX_BODY ? tooLarge(c) : next();
     return limit(c, next);
   });
-  // Plain HTML forms can only POST: `_method=PATCH|DELETE` re-dispatches them (works without JS).
-  const override = methodOverride({ app });
+  // Plain HTML forms can only POST: `_method=PATCH|PUT|DELETE` re-dispatches them (works without JS).
   const isForm = (type: string | undefined) => !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);
-  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mailgate' && isForm(c.req.header('content-type')) ? override(c, next) : next()));
+  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mailgate' && isForm(c.req.header('content-type')) ? methodOverride(app, c, next) : next()));
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 

@@ -2,7 +2,7 @@ import { asc, eq, max } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { scrips, templates, transactions } from '../db/schema.js';
 import { sampleScope, ticketScope, transactionScope } from '../scrips/context.js';
-import { renderTemplate, templateError } from '../scrips/templates.js';
+import { isTemplateError, renderTemplate, templateError } from '../scrips/templates.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { allCustomFields } from './customFields.js';
 import { AppError, conflict, invalid, notFound, type ErrorDetail } from './errors.js';
@@ -83,5 +83,18 @@ export function previewTemplate(db: Db, actor: Actor, input: PreviewInput): { su
     const last = db.select({ id: max(transactions.id) }).from(transactions).where(eq(transactions.ticket_id, input.ticket_id)).get()!;
     scope = { ticket: ticketScope(db, input.ticket_id), transaction: last.id ? transactionScope(db, last.id) : null, scrip: scope.scrip };
   }
-  return { subject: renderTemplate(input.subject, scope).replace(/\s+/g, ' ').trim(), body: renderTemplate(input.body, scope) };
+  return { subject: previewPart('subject', input.subject, scope).replace(/\s+/g, ' ').trim(), body: previewPart('body', input.body, scope) };
+}
+
+/**
+ * The check above renders against the sample; a real ticket can make the same draft exceed the
+ * render time or memory limit (a loop over a long description). That is the draft's fault: 422.
+ */
+function previewPart(path: 'subject' | 'body', source: string, scope: object): string {
+  try {
+    return renderTemplate(source, scope);
+  } catch (e) {
+    if (isTemplateError(e)) throw invalid(path, `Liquid error: ${e.message.split('\n')[0]}`);
+    throw e;
+  }
 }

@@ -45,12 +45,43 @@ export function noContent(c: C, location: string): Response {
 
 const mediaType = (c: C) => (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
 
+/** Form field names nest by dots (`custom_fields.size`); ours go three deep, so eight is plenty. */
+export const MAX_FIELD_DEPTH = 8;
+type Form = Record<string, string | File | (string | File)[] | Record<string, unknown>>;
+
+/**
+ * A form body (urlencoded or multipart), repeated fields as arrays and dotted names nested, as
+ * hono's parseBody reads it (and caches: reading it twice parses once). What it cannot read is a
+ * 4xx, never a 500: a multipart type without a boundary is 415, a body that does not parse 400,
+ * names nested deeper than MAX_FIELD_DEPTH (or too many nested objects) 422.
+ */
+export async function readForm(c: C): Promise<Form> {
+  if (mediaType(c) === 'multipart/form-data' && !/;\s*boundary=(?:"[^"]+"|[^;\s]+)/i.test(c.req.header('content-type') ?? '')) {
+    throw new AppError('unsupported_media_type', 'multipart/form-data needs a boundary parameter');
+  }
+  let flat: Record<string, unknown>;
+  try {
+    flat = await c.req.parseBody({ all: true });
+  } catch {
+    throw new AppError('invalid_json', `The request body is not valid ${mediaType(c)}`);
+  }
+  const deep = Object.keys(flat).find((k) => k.split('.', MAX_FIELD_DEPTH + 1).length > MAX_FIELD_DEPTH);
+  const tooDeep = (name: string) => new AppError('validation_failed', `Field names may nest at most ${MAX_FIELD_DEPTH} levels`,
+    [{ path: name.length > 100 ? `${name.slice(0, 100)}…` : name, message: `At most ${MAX_FIELD_DEPTH} dot-separated parts` }]);
+  if (deep !== undefined) throw tooDeep(deep);
+  try {
+    return await c.req.parseBody({ all: true, dot: true }) as Form;
+  } catch {
+    throw tooDeep('(body)'); // hono's own cap on the number of nested objects
+  }
+}
+
 /** Reads a JSON or form body and validates it with the one schema for both. */
 export async function readBody<S extends z.ZodType>(c: C, schema: S): Promise<z.infer<S>> {
   const type = mediaType(c);
   let raw: unknown;
   if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
-    const form = await c.req.parseBody({ all: true, dot: true });
+    const form = await readForm(c);
     // `_method` is the plain-form override (see app.tsx); htmx sends the real method and the field along.
     raw = Object.fromEntries(Object.entries(form).filter(([k, v]) => !(v instanceof File) && k !== '_method'));
   } else if (type === '' || type === 'application/json' || type.endsWith('+json')) {

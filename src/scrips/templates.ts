@@ -1,4 +1,4 @@
-import { Liquid } from 'liquidjs';
+import { Liquid, LiquidError } from 'liquidjs';
 
 // Templates are Liquid (SPEC B3): logic-less, no code execution. The engine is built with no
 // file system (an empty in-memory template map, so include/render/layout find nothing), own
@@ -32,6 +32,9 @@ export function renderTemplate(source: string, scope: object): string {
   }
   return lenient.renderSync(tpl, scope);
 }
+
+/** A template's own failure (syntax, a render time or memory limit), as opposed to a bug of ours. */
+export const isTemplateError = (e: unknown): e is Error => e instanceof LiquidError;
 
 /**
  * Checks a template by parsing it and rendering it strictly against a complete sample scope.

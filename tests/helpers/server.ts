@@ -8,7 +8,7 @@ import { closeDb, openDb, type Db } from '../../src/db/client.js';
 import { createToken } from '../../src/domain/auth.js';
 import { seedIfEmpty } from '../../src/domain/seed.js';
 import { loadEnv, type Env } from '../../src/env.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Level, type Logger } from '../../src/log.js';
 import { startWorkers, type Workers } from '../../src/workers.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
@@ -22,8 +22,12 @@ export interface ApiOptions {
 }
 export interface ApiResponse<T = any> { status: number; body: T; headers: Headers; text: string }
 
+export interface LogEntry { level: Level; msg: string; fields: Record<string, unknown> }
+
 export interface TestServer {
   url: string;
+  /** Every warning and error the server logged (they still go to stderr as well). */
+  logged: LogEntry[];
   db: Db;
   env: Env;
   dir: string;
@@ -43,7 +47,12 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, ...extraEnv });
   const db = openDb(env.dbPath);
   await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
-  const log = createLogger({ json: true, silent: true });
+  const quiet = createLogger({ json: true, silent: true });
+  const logged: LogEntry[] = [];
+  const log: Logger = (level, msg, fields) => {
+    if (level === 'error' || level === 'warn') logged.push({ level, msg, fields: fields ?? {} });
+    quiet(level, msg, fields);
+  };
   const workers = startWorkers(db, env, log);
   const app = createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
   const server: ServerType = await new Promise((resolve) => {
@@ -87,5 +96,5 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  return { url, db, env, dir, adminToken, workers, api, user, close };
+  return { url, logged, db, env, dir, adminToken, workers, api, user, close };
 }
