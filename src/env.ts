@@ -39,6 +39,14 @@ const EnvSchema = z.object({
   IMAP_POLL_SECONDS: z.coerce.number().min(0.05).default(60),
   /** Move handled messages to this folder instead of only flagging them \\Seen. */
   IMAP_MOVE_TO: z.string().min(1).optional(),
+  /** Time a client has to send its request headers (slow-header clients are cut off with 408). */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  /** Time a client has to send a whole request, body included: covers MAX_MAIL_BYTES at ~2 Mbit/s. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+  /** How long an idle keep-alive connection stays open; behind a proxy, set it above the proxy's idle timeout. */
+  HTTP_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+}).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
+  path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
 });
 
 export type Env = z.infer<typeof EnvSchema> & { production: boolean; dbPath: string };

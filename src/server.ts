@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { closeDb, openDb } from './db/client.js';
 import { seedIfEmpty } from './domain/seed.js';
 import { loadEnv } from './env.js';
+import { httpServerOptions } from './httpServer.js';
 import { createLogger } from './log.js';
 import { startWorkers } from './workers.js';
 
@@ -27,7 +28,7 @@ if (seed.seeded) {
 
 const workers = startWorkers(db, env, log);
 const app = createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
-const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT }, (info) => {
+const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) }, (info) => {
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
     env: env.NODE_ENV, data: env.dbPath, startup_ms: Math.round(performance.now() - started),
   });

@@ -20,8 +20,20 @@ export function toAppError(err: unknown, c: Context<AppEnv>): AppError {
   }
   if (isUniqueViolation(err)) return new AppError('conflict', 'That value is already taken');
   const { log, env } = c.get('deps');
+  if (clientGone(err, c)) {
+    // The client hung up mid-body, or the server's request timeout cut it off (Node has answered
+    // 408 already): nobody reads this answer, and it is no fault of ours.
+    log('debug', 'request body cut off', { method: c.req.method, path: c.req.path });
+    return new AppError('invalid_json', 'The request body was cut off');
+  }
   log('error', 'unhandled error', { method: c.req.method, path: c.req.path, error: String(err), stack: (err as Error)?.stack });
   return new AppError('internal', env.production ? 'Internal server error' : `Internal server error: ${String(err)}`);
+}
+
+/** Node aborts a request's body stream with ECONNRESET ("aborted") when its connection closes. */
+function clientGone(err: unknown, c: Context<AppEnv>): boolean {
+  const incoming = (c.env as { incoming?: { aborted?: boolean; destroyed?: boolean } } | undefined)?.incoming;
+  return (err as NodeJS.ErrnoException | null)?.code === 'ECONNRESET' || incoming?.aborted === true;
 }
 
 export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise<Response> {

@@ -8,6 +8,7 @@ import { closeDb, openDb, type Db } from '../../src/db/client.js';
 import { createToken } from '../../src/domain/auth.js';
 import { seedIfEmpty } from '../../src/domain/seed.js';
 import { loadEnv, type Env } from '../../src/env.js';
+import { httpServerOptions } from '../../src/httpServer.js';
 import { createLogger, type Level, type Logger } from '../../src/log.js';
 import { startWorkers, type Workers } from '../../src/workers.js';
 
@@ -56,7 +57,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   const workers = startWorkers(db, env, log);
   const app = createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(env) }, () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const admin = db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, ADMIN_EMAIL) }).sync()!;
