@@ -49,13 +49,14 @@ export function authRoutes(deps: Deps) {
     try { ip = getConnInfo(c).remote.address ?? 'unknown'; } catch { /* not a node socket */ }
     const tooMany = new AppError('rate_limited', 'Too many sign-in attempts; try again later');
     try { await perIp.consume(ip); } catch { throw tooMany; }
-    const failures = await perAccount.get(email);
-    if (failures && failures.consumedPoints >= deps.env.LOGIN_MAX_FAILURES) throw tooMany;
+    // The attempt is counted against the account before the ~100 ms password hash, not after a
+    // failure: otherwise every guess sent at once passes the check while the count is still 0.
+    // A success gives the count back (below); a failure keeps it.
+    try { await perAccount.consume(email); } catch { throw tooMany; }
     let actor;
     try {
       actor = await checkPassword(deps.db, email, body.password);
     } catch (e) {
-      await perAccount.penalty(email, 1);
       if (e instanceof AppError && wantsHtml(c) && !isHtmx(c)) {
         c.status(401);
         return c.render(<LoginPage error="Invalid email or password" email={body.email} next={body.next} />, { title: 'Sign in' });
