@@ -50,6 +50,9 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
     return <Layout title={title} user={actor ?? null}>{children}</Layout>;
   }));
   app.use('*', secureHeaders({
+    // Our own pages' requests carry their real Origin (no-referrer makes browsers send
+    // `Origin: null` on same-origin form posts); other sites still get no Referer at all.
+    referrerPolicy: 'same-origin',
     contentSecurityPolicy: {
       defaultSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"], imgSrc: ["'self'", 'data:'],
       frameAncestors: ["'none'"], formAction: ["'self'"], baseUri: ["'self'"],

@@ -207,7 +207,7 @@ describe('sessions: GET /me and POST /logout', () => {
   it('disabling a user ends their sessions and their API tokens stop working', async () => {
     const u = await userWithPassword(s);
     const cookie = await signIn(s, u.email, PASSWORD);
-    const made = await s.api('POST', '/tokens', { token: null, body: { name: 'cli' }, headers: { cookie } });
+    const made = await s.api('POST', '/tokens', { token: null, body: { name: 'cli' }, headers: { cookie, origin: s.url } });
     expect(made.status).toBe(201);
     const patched = await s.api('PATCH', `/users/${u.id}`, { body: { disabled: true } });
     expect(patched.status).toBe(200);

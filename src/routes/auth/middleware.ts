@@ -1,7 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { csrf } from 'hono/csrf';
-import { HTTPException } from 'hono/http-exception';
 import { actorFromSession, actorFromToken } from '../../domain/auth.js';
 import { AppError } from '../../domain/errors.js';
 import type { AppEnv } from '../context.js';
@@ -36,19 +34,33 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** What a cross-site page can send without a CORS preflight: a plain `<form>` or a simple fetch. */
+const FORM_LIKE = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data|text\/plain)\b/i;
+const SAFE = /^(GET|HEAD|OPTIONS)$/;
+
 /**
- * CSRF (SPEC B2): unsafe requests that a browser could forge — anything not carrying a bearer
- * token — must come from our own origin (hono's Origin / Sec-Fetch-Site check).
+ * CSRF (SPEC B2, decision 016). Every unsafe request that rides on the session cookie — any
+ * content type, JSON included — must come from our own origin (the request's, or PUBLIC_URL's).
+ * Signed-out form posts are checked too (no sign-in CSRF). Bearer-token requests and /mailgate
+ * carry no ambient credential a forging page could use: exempt.
  */
 export function csrfProtection(extraOrigin?: string): MiddlewareHandler<AppEnv> {
-  const check = csrf({ origin: (origin, c) => origin === new URL(c.req.url).origin || origin === extraOrigin });
   return async (c, next) => {
-    if (c.get('authVia') === 'token' || c.req.path === '/mailgate') return next();
-    try {
-      return await check(c, next);
-    } catch (e) {
-      if (e instanceof HTTPException && e.status === 403) throw new AppError('forbidden', 'Cross-site request refused');
-      throw e;
+    if (SAFE.test(c.req.method) || c.get('authVia') === 'token' || c.req.path === '/mailgate') return next();
+    if (c.get('authVia') !== 'cookie' && !FORM_LIKE.test(c.req.header('content-type') ?? 'text/plain')) return next();
+    if (!sameOrigin(c.req.header('origin'), c.req.header('sec-fetch-site'), new URL(c.req.url).origin, extraOrigin)) {
+      throw new AppError('forbidden', 'Cross-site request refused');
     }
+    return next();
   };
+}
+
+/**
+ * A real Origin must be ours. Browsers send `Origin: null` (or none) where a strict
+ * Referrer-Policy hides it, but then send `Sec-Fetch-Site`, which no page can set: `same-origin`
+ * passes. Neither header (curl with a cookie jar) is refused: send Origin.
+ */
+function sameOrigin(origin: string | undefined, fetchSite: string | undefined, own: string, extra: string | undefined): boolean {
+  if (origin !== undefined && origin !== 'null') return origin === own || origin === extra;
+  return fetchSite === 'same-origin';
 }
