@@ -50,6 +50,8 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
     return <Layout title={title} user={actor ?? null}>{children}</Layout>;
   }));
   app.use('*', secureHeaders({
+    // A header a route sets itself (the sandbox CSP on downloads) is kept, not overwritten.
+    overwrite: false,
     // Our own pages' requests carry their real Origin (no-referrer makes browsers send
     // `Origin: null` on same-origin form posts); other sites still get no Referer at all.
     referrerPolicy: 'same-origin',
