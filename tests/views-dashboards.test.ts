@@ -226,9 +226,33 @@ describe('saved views: read, update, delete', () => {
     expect(res.body).toEqual(v);
   });
 
-  it('a requester cannot read another user\'s view (404)', async () => {
+  it('saved views are for staff: a requester gets 403 on every saved-view route and on view_id', async () => {
     const v = await createView(agentA.token, { name: 'Private to staff' });
-    expectError(await s.api('GET', `/saved-views/${v.id}`, { token: requester.token }), 404, 'not_found');
+    // One a requester may own from before views were staff-only.
+    const now = new Date().toISOString();
+    const legacy = Number(s.db.$client.prepare(`INSERT INTO saved_views (name, owner_id, filters, columns, column_widths, created_at, updated_at)
+      VALUES ('Legacy', ?, '{}', '["ID"]', '{}', ?, ?)`).run(requester.id, now, now).lastInsertRowid);
+    const before = s.db.$client.prepare('SELECT count(*) AS n FROM saved_views').get();
+    const as = { token: requester.token };
+    expectError(await s.api('GET', '/saved-views', as), 403, 'forbidden');
+    expectError(await s.api('POST', '/saved-views', { ...as, body: { name: 'Mine' } }), 403, 'forbidden');
+    for (const id of [v.id, legacy]) {
+      expectError(await s.api('GET', `/saved-views/${id}`, as), 403, 'forbidden');
+      expectError(await s.api('PATCH', `/saved-views/${id}`, { ...as, body: { name: 'Changed' } }), 403, 'forbidden');
+      expectError(await s.api('DELETE', `/saved-views/${id}`, as), 403, 'forbidden');
+      expectError(await s.api('GET', `/tickets?view_id=${id}`, as), 403, 'forbidden');
+    }
+    expect(s.db.$client.prepare('SELECT count(*) AS n FROM saved_views').get()).toEqual(before);
+    expect((await s.api('GET', `/saved-views/${legacy}`)).body.name).toBe('Legacy');
+    // The requester's ticket list (without view_id) still works.
+    expect((await s.api('GET', '/tickets', as)).status).toBe(200);
+  });
+
+  it('an admin cannot give a saved view to a requester (422 owner_id)', async () => {
+    expect422(await s.api('POST', '/saved-views', { body: { name: 'For a requester', owner_id: requester.id } }), 'owner_id');
+    const forAgent = await s.api('POST', '/saved-views', { body: { name: 'For an agent', owner_id: agentB.id } });
+    expect(forAgent.status, forAgent.text).toBe(201);
+    expect(forAgent.body.owner_id).toBe(agentB.id);
   });
 
   it('PATCH by the owner changes name, filters, columns and widths', async () => {

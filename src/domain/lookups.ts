@@ -31,7 +31,8 @@ export function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[] = [])
       ? staffAnd(db, alsoUsers)
       : [{ id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false }],
     customFields: isStaff(actor) ? allCustomFields(db) : [],
-    savedViews: db.select({ id: savedViews.id, name: savedViews.name, columns: savedViews.columns }).from(savedViews)
+    // Saved views are for staff (decision 016): a requester has none to pick.
+    savedViews: !isStaff(actor) ? [] : db.select({ id: savedViews.id, name: savedViews.name, columns: savedViews.columns }).from(savedViews)
       .where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name)).all().map((v) => ({ ...v, columns: parseJson<string[]>(v.columns, []) })),
   };
 }

@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import { savedViews } from '../db/schema.js';
-import { type Actor, isAdmin, isStaff, nowIso, parseJson } from './actor.js';
+import { type Actor, isAdmin, nowIso, parseJson, requireStaff } from './actor.js';
 import { allCustomFields } from './customFields.js';
 import { AppError, forbidden, invalid, notFound } from './errors.js';
 import { nestFilterParams, TicketFilterSchema, type TicketFilter } from './tickets/query.js';
@@ -27,10 +27,15 @@ const toJson = (r: Row): SavedViewJson => ({
   column_widths: parseJson(r.column_widths, {}), created_at: r.created_at, updated_at: r.updated_at,
 });
 
-/** Views are personal but readable by all staff, so a team dashboard can show one. */
+/**
+ * Views are the agents' tool (README, decision 004): personal, but readable by all staff, so a
+ * team dashboard can show one. Requesters get 403 on every saved-view route: they see only their
+ * own tickets and have no use for them (decision 016).
+ */
 function visibleView(db: Db, actor: Actor, id: number): Row {
+  requireStaff(actor);
   const row = db.select().from(savedViews).where(eq(savedViews.id, id)).get();
-  if (!row || (!isStaff(actor) && row.owner_id !== actor.id)) throw notFound('Saved view', id);
+  if (!row) throw notFound('Saved view', id);
   return row;
 }
 
@@ -41,8 +46,9 @@ function editableView(db: Db, actor: Actor, id: number): Row {
 }
 
 export function getSavedViewFilters(db: Db, actor: Actor, id: number): TicketFilter {
+  requireStaff(actor);
   const row = db.select().from(savedViews).where(eq(savedViews.id, id)).get();
-  if (!row || (!isStaff(actor) && row.owner_id !== actor.id)) throw invalid('view_id', `Saved view ${id} does not exist`);
+  if (!row) throw invalid('view_id', `Saved view ${id} does not exist`);
   return toJson(row).filters;
 }
 
@@ -67,6 +73,7 @@ function checkColumns(columns: Column[] | undefined) {
 }
 
 export function listSavedViews(db: Db, actor: Actor): SavedViewJson[] {
+  requireStaff(actor);
   return db.select().from(savedViews).where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name), asc(savedViews.id)).all().map(toJson);
 }
 
@@ -75,10 +82,13 @@ export function getSavedView(db: Db, actor: Actor, id: number): SavedViewJson {
 }
 
 export function createSavedView(db: Db, actor: Actor, input: SavedViewInput): SavedViewJson {
+  requireStaff(actor);
   let ownerId = actor.id;
   if (input.owner_id !== undefined && input.owner_id !== actor.id) {
     if (!isAdmin(actor)) throw forbidden('Only administrators can create views for another user');
-    if (!getUserRow(db, input.owner_id)) throw invalid('owner_id', `User ${input.owner_id} does not exist`);
+    const owner = getUserRow(db, input.owner_id);
+    if (!owner) throw invalid('owner_id', `User ${input.owner_id} does not exist`);
+    if (owner.role === 'requester') throw invalid('owner_id', 'Saved views belong to agents and administrators');
     ownerId = input.owner_id;
   }
   const filters = checkFilters(db, input.filters ?? {});
