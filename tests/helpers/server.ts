@@ -29,6 +29,8 @@ export interface TestServer {
   url: string;
   /** Every warning and error the server logged (they still go to stderr as well). */
   logged: LogEntry[];
+  /** The hono app being served (its `routes` list every route). */
+  app: ReturnType<typeof createApp>;
   db: Db;
   env: Env;
   dir: string;
@@ -93,9 +95,9 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     (server as import("node:http").Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await workers.stop();
-    closeDb(db);
+    if (db.$client.open) closeDb(db); // a test may have closed it to provoke failures
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  return { url, logged, db, env, dir, adminToken, workers, api, user, close };
+  return { url, logged, app, db, env, dir, adminToken, workers, api, user, close };
 }

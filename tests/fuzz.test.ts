@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fuzz, MAILGATE_TOKEN, routesOf, type FuzzFailure, type FuzzResult } from './helpers/fuzz.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+// A seeded, deterministic fuzz run over every route (tests/helpers/fuzz.ts): no answer may be a
+// 5xx, a JSON error must have SPEC B5's shape, nothing may be logged as an unhandled error, and
+// the server must be healthy afterwards. `npm run fuzz -- --requests 10000` runs the same fuzzer
+// longer, with any seed.
+
+const REQUESTS = 3000;
+const SEED = 20261123;
+
+/**
+ * Open findings in code owned elsewhere, matched narrowly so that anything else still fails:
+ * POST /mailgate with a multipart body that does not parse (no or wrong boundary) is a 500
+ * (src/routes/mail, under rewrite). Remove this when that is fixed.
+ */
+const knownOpen = (f: Pick<FuzzFailure, 'method' | 'path' | 'headers' | 'status'>) =>
+  f.status === 500 && f.method === 'POST' && f.path.split('?')[0] === '/mailgate' && /^multipart\/form-data/i.test(f.headers['content-type'] ?? '');
+
+let s: TestServer;
+let result: FuzzResult;
+beforeAll(async () => {
+  s = await startServer({ MAILGATE_TOKEN });
+  result = await fuzz(s, { requests: REQUESTS, seed: SEED });
+}, 180_000);
+afterAll(async () => { await s.close(); });
+
+describe(`fuzzing every route (${REQUESTS} requests, seed ${SEED})`, () => {
+  it('sent every request and reached every route the app has', () => {
+    expect(result.requests).toBe(REQUESTS);
+    expect(result.byClass.none).toBeUndefined(); // every request got an answer
+    const reached = new Set(Object.keys(result.byRoute));
+    expect(routesOf(s).map((r) => `${r.method} ${r.path}`).filter((r) => !reached.has(r))).toEqual([]);
+  });
+
+  it('got past validation often enough to exercise the domain (2xx and 3xx answers)', () => {
+    expect((result.byClass['2xx'] ?? 0) + (result.byClass['3xx'] ?? 0)).toBeGreaterThan(REQUESTS * 0.15);
+    const writes = Object.entries(result.byRoute).filter(([route]) => /^(POST|PATCH|DELETE) /.test(route));
+    const succeeded = writes.filter(([, statuses]) => Object.keys(statuses).some((st) => st.startsWith('2')));
+    expect(succeeded.length).toBeGreaterThanOrEqual(15);
+  });
+
+  it('no 5xx, and every JSON error is { error: { code, message } }', () => {
+    expect(result.failures.filter((f) => !knownOpen(f))).toEqual([]);
+  });
+
+  it('logged no unhandled error (no stack trace) outside the known open findings', () => {
+    const unhandled = s.logged.filter((l) => l.msg === 'unhandled error');
+    const unexpected = unhandled.filter((l) => !(l.fields.path === '/mailgate' && /FormData/.test(String(l.fields.error))));
+    expect(unexpected.map((l) => ({ ...l.fields, stack: undefined }))).toEqual([]);
+  });
+
+  it('is still healthy afterwards', async () => {
+    expect((await s.api('GET', '/healthz', { token: null })).status).toBe(200);
+    const me = await s.api('GET', '/me');
+    expect(me.status).toBe(200);
+    // (a ticket create may rightly fail now: the fuzz can have made a custom field required)
+    expect((await s.api('GET', '/tickets?limit=5')).status).toBe(200);
+    expect((await s.api('POST', '/tokens', { body: { name: 'after the fuzz' } })).status).toBe(201);
+  });
+});
+
+describe('production mode: a real 500 says nothing about its cause', () => {
+  let p: TestServer;
+  beforeAll(async () => {
+    p = await startServer({ NODE_ENV: 'production' });
+    p.db.$client.close(); // every query now fails inside better-sqlite3: a genuine server error
+  });
+  afterAll(async () => { await p.close(); });
+
+  const INTERNAL = /stack|sqlite|database|connection|not open|TypeError|\.ts:\d+|\.js:\d+|node_modules/i;
+
+  it('JSON: exactly { error: { code: internal, message: Internal server error } }', async () => {
+    const res = await fetch(`${p.url}/teams`, { headers: { authorization: 'Bearer hxd_anything' } });
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(JSON.parse(text)).toEqual({ error: { code: 'internal', message: 'Internal server error' } });
+    expect(text).not.toMatch(INTERNAL);
+  });
+
+  it('a page and an htmx fragment: 500 without the cause', async () => {
+    const page = await fetch(`${p.url}/teams`, { headers: { authorization: 'Bearer hxd_anything', accept: 'text/html' } });
+    expect(page.status).toBe(500);
+    const html = await page.text();
+    expect(html).toContain('Internal server error');
+    expect(html).not.toMatch(INTERNAL);
+    const fragment = await fetch(`${p.url}/teams`, { headers: { authorization: 'Bearer hxd_anything', 'hx-request': 'true' } });
+    expect(fragment.status).toBe(500);
+    expect(await fragment.text()).not.toMatch(INTERNAL);
+  });
+
+  it('/healthz says 503 { ok: false }; the cause goes to the log only', async () => {
+    const health = await fetch(`${p.url}/healthz`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual({ ok: false });
+    const logged = p.logged.filter((l) => l.msg === 'unhandled error');
+    expect(logged.length).toBeGreaterThan(0);
+    expect(String(logged[0].fields.error)).toMatch(/not open/);
+  });
+});
