@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { type SQL, sql } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema.js';
 import { registerSearchFunctions } from './search.js';
 
@@ -99,6 +101,20 @@ export function pingDb(db: Db): boolean {
 export function isUniqueViolation(err: unknown): boolean {
   return err instanceof Database.SqliteError && (err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
 }
+
+/**
+ * The columns of the unique index (or primary key) a write broke, as `table.column` in index
+ * order (`["team_members.team_id", "team_members.user_id"]`); undefined for any other error.
+ * SQLite names them in the message: "UNIQUE constraint failed: teams.name".
+ */
+export function uniqueViolation(err: unknown): string[] | undefined {
+  if (!isUniqueViolation(err)) return undefined;
+  const m = /constraint failed: (.+)$/.exec((err as Error).message);
+  return m ? m[1].split(',').map((c) => c.trim()) : [];
+}
+
+/** `column = value`, ignoring ASCII case: the comparison the unique name indexes use (COLLATE NOCASE). */
+export const sameName = (column: SQLiteColumn, value: string): SQL => sql`${column} = ${value} COLLATE NOCASE`;
 
 /** The handle inside `db.transaction(cb)`; helpers that may run inside one accept `Conn`. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];

@@ -44,7 +44,7 @@ export const teams = sqliteTable('teams', {
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
   ...timestamps,
-}, (t) => [uniqueIndex('teams_name_uq').on(t.name)]);
+}, (t) => [uniqueIndex('teams_name_uq').on(sql`${t.name} COLLATE NOCASE`)]);
 
 export const teamMembers = sqliteTable('team_members', {
   team_id: integer('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
@@ -59,7 +59,7 @@ export const queues = sqliteTable('queues', {
   mail_alias: text('mail_alias'), // stored lower-cased
   team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
   ...timestamps,
-}, (t) => [uniqueIndex('queues_name_uq').on(t.name), uniqueIndex('queues_mail_alias_uq').on(t.mail_alias)]);
+}, (t) => [uniqueIndex('queues_name_uq').on(sql`${t.name} COLLATE NOCASE`), uniqueIndex('queues_mail_alias_uq').on(t.mail_alias)]);
 
 export const tickets = sqliteTable('tickets', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -147,7 +147,7 @@ export const templates = sqliteTable('templates', {
   body: text('body').notNull().default(''),
   queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
   ...timestamps,
-}, (t) => [uniqueIndex('templates_name_uq').on(t.name)]);
+}, (t) => [uniqueIndex('templates_name_uq').on(sql`${t.name} COLLATE NOCASE`)]);
 
 export const scrips = sqliteTable('scrips', {
   id: integer('id').primaryKey({ autoIncrement: true }),

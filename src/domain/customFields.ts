@@ -2,8 +2,9 @@ import { asc, eq, inArray } from 'drizzle-orm';
 import { type Conn, type Db, prepared } from '../db/client.js';
 import { customFieldQueues, customFields } from '../db/schema.js';
 import { type Actor, nowIso, parseJson, requireAdmin, requireStaff } from './actor.js';
-import { conflict, invalid, notFound } from './errors.js';
+import { invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
+import { unique } from './unique.js';
 
 export const CF_TYPES = ['text', 'number', 'select', 'date'] as const;
 export type CfType = (typeof CF_TYPES)[number];
@@ -54,10 +55,8 @@ export interface CustomFieldInput {
   key: string; name: string; type: CfType; options?: string[]; pattern?: string | null; required?: boolean; queue_ids?: number[];
 }
 
-function checkDefinition(db: Db, def: CustomFieldInput, exceptId?: number) {
+function checkDefinition(db: Db, def: CustomFieldInput) {
   if (!CF_KEY_RE.test(def.key)) throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
-  const other = db.select({ id: customFields.id }).from(customFields).where(eq(customFields.key, def.key)).get();
-  if (other && other.id !== exceptId) throw conflict(`A custom field with key "${def.key}" already exists`);
   if (def.type === 'select' && (def.options ?? []).length === 0) throw invalid('options', 'A select field needs at least one option');
   if (new Set(def.options ?? []).size !== (def.options ?? []).length) throw invalid('options', 'Options must be distinct');
   if (def.pattern) {
@@ -77,29 +76,29 @@ export function createCustomField(db: Db, actor: Actor, input: CustomFieldInput)
   requireAdmin(actor);
   checkDefinition(db, input);
   const now = nowIso();
-  return db.transaction((tx) => {
+  return unique(input, () => db.transaction((tx) => {
     const row = tx.insert(customFields).values({
       key: input.key, name: input.name, type: input.type, options: JSON.stringify(input.options ?? []), pattern: input.pattern || null,
       required: input.required ?? false, created_at: now, updated_at: now,
     }).returning().get();
     writeQueues(tx, row.id, input.queue_ids ?? []);
     return toJson(tx, [row])[0];
-  });
+  }));
 }
 
 export function updateCustomField(db: Db, actor: Actor, id: number, input: Partial<CustomFieldInput>): CustomFieldJson {
   requireAdmin(actor);
   const current = getCustomField(db, actor, id);
   const merged: CustomFieldInput = { ...current, ...input };
-  checkDefinition(db, merged, id);
-  return db.transaction((tx) => {
+  checkDefinition(db, merged);
+  return unique(merged, () => db.transaction((tx) => {
     const row = tx.update(customFields).set({
       key: merged.key, name: merged.name, type: merged.type, options: JSON.stringify(merged.options ?? []),
       pattern: merged.pattern || null, required: merged.required ?? false, updated_at: nowIso(),
     }).where(eq(customFields.id, id)).returning().get();
     if (input.queue_ids !== undefined) writeQueues(tx, id, input.queue_ids);
     return toJson(tx, [row])[0];
-  });
+  }));
 }
 
 export function deleteCustomField(db: Db, actor: Actor, id: number): void {

@@ -1,9 +1,10 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared } from '../db/client.js';
+import { type Conn, type Db, prepared, sameName } from '../db/client.js';
 import { queues, tickets } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { teamExists } from './teams.js';
+import { unique } from './unique.js';
 
 export type QueueRow = typeof queues.$inferSelect;
 export type QueueJson = QueueRow;
@@ -14,8 +15,9 @@ export function getQueueRow(db: Conn, id: number): QueueRow | undefined {
   return queueById(db).get({ id });
 }
 
+/** The queue of that name, ignoring case (names are unique regardless of case). */
 export function findQueueByName(db: Conn, name: string): QueueRow | undefined {
-  return db.select().from(queues).where(eq(queues.name, name)).get();
+  return db.select().from(queues).where(sameName(queues.name, name)).get();
 }
 
 /** Queues are readable by anyone signed in: requesters need them to open a ticket. */
@@ -31,15 +33,7 @@ export function getQueue(db: Db, _actor: Actor, id: number): QueueJson {
 
 export interface QueueInput { name: string; description?: string; mail_alias?: string | null; team_id?: number | null }
 
-function check(db: Db, input: Partial<QueueInput>, exceptId?: number) {
-  if (input.name !== undefined) {
-    const other = findQueueByName(db, input.name);
-    if (other && other.id !== exceptId) throw conflict(`A queue named "${input.name}" already exists`);
-  }
-  if (input.mail_alias) {
-    const other = db.select({ id: queues.id }).from(queues).where(eq(queues.mail_alias, input.mail_alias)).get();
-    if (other && other.id !== exceptId) throw conflict(`Another queue already uses the mail alias ${input.mail_alias}`);
-  }
+function check(db: Db, input: Partial<QueueInput>) {
   if (input.team_id != null && !teamExists(db, input.team_id)) throw invalid('team_id', `Team ${input.team_id} does not exist`);
 }
 
@@ -51,18 +45,18 @@ export function createQueue(db: Db, actor: Actor, raw: QueueInput): QueueJson {
   const input = normalize(raw);
   check(db, input);
   const now = nowIso();
-  return db.insert(queues).values({
+  return unique(input, () => db.insert(queues).values({
     name: input.name, description: input.description ?? '', mail_alias: input.mail_alias ?? null, team_id: input.team_id ?? null,
     created_at: now, updated_at: now,
-  }).returning().get();
+  }).returning().get());
 }
 
 export function updateQueue(db: Db, actor: Actor, id: number, raw: Partial<QueueInput>): QueueJson {
   requireAdmin(actor);
   getQueue(db, actor, id);
   const input = normalize(raw);
-  check(db, input, id);
-  return db.update(queues).set({ ...input, updated_at: nowIso() }).where(eq(queues.id, id)).returning().get();
+  check(db, input);
+  return unique(input, () => db.update(queues).set({ ...input, updated_at: nowIso() }).where(eq(queues.id, id)).returning().get());
 }
 
 export function deleteQueue(db: Db, actor: Actor, id: number): void {

@@ -4,8 +4,9 @@ import { scrips, templates } from '../db/schema.js';
 import { STATUSES } from '../lifecycle.js';
 import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/engine.js';
 import { type Actor, nowIso, parseJson, requireAdmin } from './actor.js';
-import { conflict, invalid, notFound } from './errors.js';
+import { invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
+import { unique } from './unique.js';
 
 type Row = typeof scrips.$inferSelect;
 export type ScripJson = Omit<Row, 'config' | 'condition' | 'action'> & { condition: Condition; action: Action; config: Record<string, unknown> };
@@ -32,10 +33,8 @@ export interface ScripInput {
 }
 
 /** Checks the whole scrip as it will be stored, so a saved scrip can always run. */
-function check(db: Db, s: ScripInput, exceptId?: number) {
+function check(db: Db, s: ScripInput) {
   if (!SCRIP_KEY_RE.test(s.key)) throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
-  const other = db.select({ id: scrips.id }).from(scrips).where(eq(scrips.key, s.key)).get();
-  if (other && other.id !== exceptId) throw conflict(`A scrip with key "${s.key}" already exists`);
   if (s.template_id != null && !db.select({ id: templates.id }).from(templates).where(eq(templates.id, s.template_id)).get()) {
     throw invalid('template_id', `Template ${s.template_id} does not exist`);
   }
@@ -56,21 +55,21 @@ export function createScrip(db: Db, actor: Actor, input: ScripInput): ScripJson 
   requireAdmin(actor);
   check(db, input);
   const now = nowIso();
-  return toJson(db.insert(scrips).values({
+  return toJson(unique(input, () => db.insert(scrips).values({
     key: input.key, description: input.description ?? '', condition: input.condition, action: input.action,
     template_id: input.template_id ?? null, queue_id: input.queue_id ?? null, enabled: input.enabled ?? true,
     sort_order: input.sort_order ?? 0, config: JSON.stringify(input.config ?? {}), created_at: now, updated_at: now,
-  }).returning().get());
+  }).returning().get()));
 }
 
 export function updateScrip(db: Db, actor: Actor, id: number, input: Partial<ScripInput>): ScripJson {
   const current = getScrip(db, actor, id);
   const merged: ScripInput = { ...current, ...input };
-  check(db, merged, id);
+  check(db, merged);
   const { config, ...rest } = input;
-  return toJson(db.update(scrips).set({
+  return toJson(unique(input, () => db.update(scrips).set({
     ...rest, ...(config !== undefined ? { config: JSON.stringify(config) } : {}), updated_at: nowIso(),
-  }).where(eq(scrips.id, id)).returning().get());
+  }).where(eq(scrips.id, id)).returning().get()));
 }
 
 export function deleteScrip(db: Db, actor: Actor, id: number): void {

@@ -2,7 +2,8 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared } from '../db/client.js';
 import { dashboards, queues, teamMembers, teams, tickets } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin, requireStaff } from './actor.js';
-import { conflict, invalid, notFound } from './errors.js';
+import { invalid, notFound } from './errors.js';
+import { unique } from './unique.js';
 import { getUserRow } from './users.js';
 
 type TeamRow = typeof teams.$inferSelect;
@@ -38,26 +39,19 @@ export function getTeam(db: Db, actor: Actor, id: number): TeamJson {
   return withMembers(db, [row])[0];
 }
 
-function assertNameFree(db: Db, name: string, exceptId?: number) {
-  const other = db.select({ id: teams.id }).from(teams).where(eq(teams.name, name)).get();
-  if (other && other.id !== exceptId) throw conflict(`A team named "${name}" already exists`);
-}
-
 export interface TeamInput { name: string; description?: string }
 
 export function createTeam(db: Db, actor: Actor, input: TeamInput): TeamJson {
   requireAdmin(actor);
-  assertNameFree(db, input.name);
   const now = nowIso();
-  const row = db.insert(teams).values({ name: input.name, description: input.description ?? '', created_at: now, updated_at: now }).returning().get();
+  const row = unique(input, () => db.insert(teams).values({ name: input.name, description: input.description ?? '', created_at: now, updated_at: now }).returning().get());
   return withMembers(db, [row])[0];
 }
 
 export function updateTeam(db: Db, actor: Actor, id: number, input: Partial<TeamInput>): TeamJson {
   requireAdmin(actor);
   getTeam(db, actor, id);
-  if (input.name !== undefined) assertNameFree(db, input.name, id);
-  const row = db.update(teams).set({ ...input, updated_at: nowIso() }).where(eq(teams.id, id)).returning().get();
+  const row = unique(input, () => db.update(teams).set({ ...input, updated_at: nowIso() }).where(eq(teams.id, id)).returning().get());
   return withMembers(db, [row])[0];
 }
 
@@ -83,9 +77,8 @@ export function addMember(db: Db, actor: Actor, teamId: number, userId: number):
   const user = getUserRow(db, userId);
   if (!user) throw invalid('user_id', `User ${userId} does not exist`);
   if (user.disabled) throw invalid('user_id', `User ${userId} is disabled`);
-  const existing = db.select().from(teamMembers).where(memberIs(teamId, userId)).get();
-  if (existing) throw conflict(`User ${userId} is already a member of team ${teamId}`);
-  return db.insert(teamMembers).values({ team_id: teamId, user_id: userId, created_at: nowIso() }).returning().get();
+  return unique({ team_id: teamId, user_id: userId },
+    () => db.insert(teamMembers).values({ team_id: teamId, user_id: userId, created_at: nowIso() }).returning().get());
 }
 
 export function removeMember(db: Db, actor: Actor, teamId: number, userId: number): void {

@@ -8,6 +8,7 @@ import { allCustomFields } from './customFields.js';
 import { AppError, conflict, invalid, notFound, type ErrorDetail } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { getTicketRow } from './tickets/serialize.js';
+import { unique } from './unique.js';
 
 export type TemplateJson = typeof templates.$inferSelect;
 
@@ -37,11 +38,7 @@ function checkLiquid(db: Db, parts: { subject?: string; body?: string }) {
   if (details.length) throw new AppError('validation_failed', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
 }
 
-function checkRest(db: Db, input: Partial<TemplateInput>, exceptId?: number) {
-  if (input.name !== undefined) {
-    const other = db.select({ id: templates.id }).from(templates).where(eq(templates.name, input.name)).get();
-    if (other && other.id !== exceptId) throw conflict(`A template named "${input.name}" already exists`);
-  }
+function checkRest(db: Db, input: Partial<TemplateInput>) {
   if (input.queue_id != null && !getQueueRow(db, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
 }
 
@@ -50,17 +47,17 @@ export function createTemplate(db: Db, actor: Actor, input: TemplateInput): Temp
   checkLiquid(db, input);
   checkRest(db, input);
   const now = nowIso();
-  return db.insert(templates).values({
+  return unique(input, () => db.insert(templates).values({
     name: input.name, description: input.description ?? '', subject: input.subject ?? '', body: input.body ?? '',
     queue_id: input.queue_id ?? null, created_at: now, updated_at: now,
-  }).returning().get();
+  }).returning().get());
 }
 
 export function updateTemplate(db: Db, actor: Actor, id: number, input: Partial<TemplateInput>): TemplateJson {
   getTemplate(db, actor, id);
   checkLiquid(db, input);
-  checkRest(db, input, id);
-  return db.update(templates).set({ ...input, updated_at: nowIso() }).where(eq(templates.id, id)).returning().get();
+  checkRest(db, input);
+  return unique(input, () => db.update(templates).set({ ...input, updated_at: nowIso() }).where(eq(templates.id, id)).returning().get());
 }
 
 /** SPEC B3: a template a scrip uses cannot be deleted (409 naming the scrip). */

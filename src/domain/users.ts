@@ -4,6 +4,7 @@ import { apiTokens, sessions, teamMembers, users } from '../db/schema.js';
 import { type Actor, type Role, nowIso, requireAdmin, requireStaff } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { hashPassword } from './secrets.js';
+import { unique } from './unique.js';
 
 export type UserRow = typeof users.$inferSelect;
 export interface UserJson { id: number; email: string; name: string; role: Role; disabled: boolean; created_at: string; updated_at: string }
@@ -47,11 +48,10 @@ export async function createUser(db: Db, actor: Actor | null, input: CreateUserI
   if (actor) requireAdmin(actor);
   const email = normalizeEmail(input.email);
   const password_hash = input.password ? await hashPassword(input.password) : null;
-  if (findUserByEmail(db, email)) throw conflict(`A user with email ${email} already exists`);
   const now = nowIso();
-  const row = db.insert(users).values({
+  const row = unique({ email }, () => db.insert(users).values({
     email, name: input.name ?? '', role: input.role ?? 'agent', disabled: input.disabled ?? false, password_hash, created_at: now, updated_at: now,
-  }).returning().get();
+  }).returning().get());
   return userJson(row);
 }
 
@@ -68,11 +68,7 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
   const current = getUserRow(db, id);
   if (!current) throw notFound('User', id);
   const patch: Partial<UserRow> = {};
-  if (input.email !== undefined && normalizeEmail(input.email) !== current.email) {
-    const email = normalizeEmail(input.email);
-    if (findUserByEmail(db, email)) throw conflict(`A user with email ${email} already exists`);
-    patch.email = email;
-  }
+  if (input.email !== undefined && normalizeEmail(input.email) !== current.email) patch.email = normalizeEmail(input.email);
   if (input.name !== undefined) patch.name = input.name;
   if (input.role !== undefined) patch.role = input.role;
   if (input.disabled !== undefined) patch.disabled = input.disabled;
@@ -80,12 +76,12 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
   const losesAdmin = current.role === 'admin' && !current.disabled && ((patch.role && patch.role !== 'admin') || patch.disabled === true);
   if (losesAdmin && otherActiveAdmins(db, id) === 0) throw invalid(patch.disabled ? 'disabled' : 'role', 'The last active administrator cannot be demoted or disabled');
   if (Object.keys(patch).length === 0) return userJson(current);
-  return db.transaction((tx) => {
+  return unique({ email: patch.email }, () => db.transaction((tx) => {
     const row = tx.update(users).set({ ...patch, updated_at: nowIso() }).where(eq(users.id, id)).returning().get();
     // A disabled user, or one whose password changed, is signed out everywhere.
     if (patch.disabled === true || patch.password_hash !== undefined) tx.delete(sessions).where(eq(sessions.user_id, id)).run();
     return userJson(row);
-  });
+  }));
 }
 
 /** SPEC B3: DELETE disables the user and removes team memberships; history keeps the user. */

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { isUniqueViolation } from '../db/client.js';
 import { AppError, type ErrorCode } from '../domain/errors.js';
+import { uniqueConflict } from '../domain/unique.js';
 import { ErrorView, InlineError } from '../views/pages.js';
 import type { AppEnv } from './context.js';
 import { isHtmx, wantsHtml } from './respond.js';
@@ -18,7 +18,8 @@ export function toAppError(err: unknown, c: Context<AppEnv>): AppError {
     const code = CODE_BY_STATUS[err.status] ?? 'internal';
     return new AppError(code, code === 'forbidden' ? 'Cross-site request refused' : err.message || code.replaceAll('_', ' '));
   }
-  if (isUniqueViolation(err)) return new AppError('conflict', 'That value is already taken');
+  const taken = uniqueConflict(err); // a unique index no domain function expected to meet: still a 409 naming the field
+  if (taken) return taken;
   const { log, env } = c.get('deps');
   if (clientGone(err, c)) {
     // The client hung up mid-body, or the server's request timeout cut it off (Node has answered
