@@ -1,6 +1,6 @@
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
-import { closeDb, openDb } from './db/client.js';
+import { closeDb, openDb, type Db } from './db/client.js';
 import { seedIfEmpty } from './domain/seed.js';
 import { loadEnv } from './env.js';
 import { httpServerOptions } from './httpServer.js';
@@ -8,20 +8,33 @@ import { createLogger } from './log.js';
 import { startWorkers } from './workers.js';
 
 const started = performance.now();
+
+/** Stops the start with words naming what to fix; one JSON line in production, as every log line is. */
+function fatal(msg: string, json: boolean): never {
+  process.stderr.write(json ? `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg })}\n` : `${msg}\n`);
+  process.exit(1);
+}
+
 let env;
 try {
   env = loadEnv();
 } catch (e) {
-  process.stderr.write(`${(e as Error).message}\n`);
-  process.exit(1);
+  fatal((e as Error).message, process.env.NODE_ENV === 'production');
 }
 const log = createLogger({ json: env.production });
-const db = openDb(env.dbPath);
+let db: Db;
+try {
+  db = openDb(env.dbPath);
+} catch (e) {
+  fatal(`Cannot open the database ${env.dbPath} (DATA_DIR=${env.DATA_DIR}): ${(e as Error).message}`, env.production);
+}
 const seed = await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
 if (seed.seeded) {
   log('info', 'initialized a new database', { path: env.dbPath, admin: seed.adminEmail });
-  if (seed.generatedPassword) {
-    // Printed once, on first start only; it is stored hashed and cannot be shown again.
+  // Printed once, on first start only; it is stored hashed and cannot be shown again.
+  if (seed.generatedPassword && env.production) {
+    log('info', `First start: sign in as ${seed.adminEmail} with password ${seed.generatedPassword} (it is shown only once)`);
+  } else if (seed.generatedPassword) {
     process.stdout.write(`\n  First start: sign in as ${seed.adminEmail} with password ${seed.generatedPassword}\n  (set ADMIN_PASSWORD before the first start to choose it; change it under /users)\n\n`);
   }
 }
@@ -32,6 +45,13 @@ const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, ser
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
     env: env.NODE_ENV, data: env.dbPath, startup_ms: Math.round(performance.now() - started),
   });
+});
+server.on('error', (e: NodeJS.ErrnoException) => {
+  const at = `HOST=${env.HOST} PORT=${env.PORT}`;
+  if (e.code === 'EADDRINUSE') fatal(`Cannot listen: PORT=${env.PORT} is already in use on ${env.HOST}`, env.production);
+  if (e.code === 'EACCES') fatal(`Cannot listen on ${at}: not allowed (ports below 1024 need privileges)`, env.production);
+  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') fatal(`Cannot listen: HOST=${env.HOST} is not an address of this machine`, env.production);
+  fatal(`Cannot listen on ${at}: ${e.message}`, env.production);
 });
 
 let stopping = false;

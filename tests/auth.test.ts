@@ -537,7 +537,7 @@ describe('production mode', () => {
     try {
       const res = await p.api('GET', '/teams');
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: { code: 'internal', message: 'Internal server error' } });
+      expect(res.body).toEqual({ error: { code: 'internal', message: `Internal server error (request ${res.headers.get('x-request-id')})` } });
       expect(res.text).not.toMatch(/stack|sqlite|teams|select|at .*\.ts/i);
       const html = await p.api('GET', '/teams', { headers: { accept: 'text/html' } });
       expect(html.status).toBe(500);

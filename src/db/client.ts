@@ -19,6 +19,7 @@ const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export function openDb(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Database(file);
+  if (file !== ':memory:') { const st = fs.statSync(file); opened.set(sqlite, { dev: st.dev, ino: st.ino }); }
   cacheStatements(sqlite);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -88,13 +89,33 @@ export function closeDb(db: Db): void {
   }
 }
 
-/** True when the database answers a trivial query. */
-export function pingDb(db: Db): boolean {
+/** The file each connection opened (device and inode), to notice it being removed or replaced. */
+const opened = new WeakMap<Database.Database, { dev: number; ino: number }>();
+
+/**
+ * Why the database cannot serve, or null when it can: the connection is open and answers a
+ * read of the schema, and its file is still the one at its path. The last check matters:
+ * SQLite keeps working on an open file that was deleted (its directory removed) or replaced
+ * (a restore copied over it), and everything written from then on would be lost.
+ */
+export function dbProblem(db: Db): string | null {
+  const client = db.$client;
+  if (!client.open) return 'the database connection is closed';
   try {
-    return db.$client.prepare('SELECT 1 AS ok').get() !== undefined;
-  } catch {
-    return false;
+    client.prepare('SELECT count(*) AS n FROM sqlite_schema').get();
+  } catch (e) {
+    return `the database does not answer (${(e as Error).message})`;
   }
+  const was = opened.get(client);
+  if (!was) return null;
+  let now: fs.Stats;
+  try {
+    now = fs.statSync(client.name);
+  } catch (e) {
+    return `the database file is gone (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
+  if (now.dev !== was.dev || now.ino !== was.ino) return 'the database file was replaced while open; restart the server';
+  return null;
 }
 
 /** SQLite's error codes for constraint violations, so the domain can map them without SQL. */

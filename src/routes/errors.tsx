@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, type ErrorCode } from '../domain/errors.js';
@@ -27,8 +28,20 @@ export function toAppError(err: unknown, c: Context<AppEnv>): AppError {
     log('debug', 'request body cut off', { method: c.req.method, path: c.req.path });
     return new AppError('invalid_json', 'The request body was cut off');
   }
-  log('error', 'unhandled error', { method: c.req.method, path: c.req.path, error: String(err), stack: (err as Error)?.stack });
-  return new AppError('internal', env.production ? 'Internal server error' : `Internal server error: ${String(err)}`);
+  const id = requestId(c);
+  log('error', 'unhandled error', { request_id: id, method: c.req.method, path: c.req.path, error: String(err), stack: (err as Error)?.stack });
+  return new AppError('internal', env.production ? `Internal server error (request ${id})` : `Internal server error (request ${id}): ${String(err)}`);
+}
+
+/**
+ * The id that ties a failed request's log line to what its client saw: the proxy's
+ * `X-Request-Id` when it sends a sane one, else a new one; answered in `X-Request-Id` too.
+ */
+export function requestId(c: Context): string {
+  const given = c.req.header('x-request-id');
+  const id = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+  c.header('X-Request-Id', id);
+  return id;
 }
 
 /** Node aborts a request's body stream with ECONNRESET ("aborted") when its connection closes. */

@@ -50,3 +50,21 @@ export function killAll(children: ChildProcess[]): void {
     if (c.pid && c.exitCode === null && c.signalCode === null) { try { process.kill(-c.pid, 'SIGKILL'); } catch { /* already gone */ } }
   }
 }
+
+/**
+ * Spawns the server as spawnServer does and waits for it to stop on its own: for starts that
+ * must fail. Resolves with the exit and what it wrote (stdout and stderr apart).
+ */
+export function runServerToExit(env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLEAN, ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { killAll([child]); reject(new Error(`server did not exit; output:\n${stdout}${stderr}`)); }, timeoutMs);
+    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
+  });
+}

@@ -7,9 +7,10 @@ import { authenticate as checkPassword, createSession, createToken, deleteToken,
 import { AppError } from '../../domain/errors.js';
 import { getUserRow, normalizeEmail, userJson } from '../../domain/users.js';
 import { zText } from '../../domain/validation.js';
-import { pingDb } from '../../db/client.js';
+import { dbProblem } from '../../db/client.js';
 import { LoginPage } from '../../views/pages.js';
 import type { AppEnv, Deps } from '../context.js';
+import { requestId } from '../errors.js';
 import { actorOf, dbOf, isHtmx, noContent, pathId, readBody, respond, wantsHtml } from '../respond.js';
 import { SESSION_COOKIE } from './middleware.js';
 
@@ -33,7 +34,12 @@ export function authRoutes(deps: Deps) {
   const perIp = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_ATTEMPTS_PER_IP, duration: window });
   const perAccount = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_FAILURES, duration: window });
 
-  app.get('/healthz', (c) => (pingDb(dbOf(c)) ? c.json({ ok: true }) : c.json({ ok: false }, 503)));
+  app.get('/healthz', (c) => {
+    const problem = dbProblem(dbOf(c));
+    if (!problem) return c.json({ ok: true });
+    deps.log('error', 'health check failed', { request_id: requestId(c), problem });
+    throw new AppError('unavailable', `Not ready: ${problem}`);
+  });
 
   app.get('/login', (c) => {
     if (c.get('actor') && wantsHtml(c)) return c.redirect(safeNext(c.req.query('next')), 303);
