@@ -1,5 +1,6 @@
 // hxdesk's only hand-written script: column resizing, the new-ticket dialog, and showing
-// (and clearing) request errors next to the form that caused them. Everything else is htmx.
+// (and clearing) request errors next to the form that caused them — in words when the answer
+// is unusable. Everything else is htmx.
 (() => {
   'use strict';
   const MIN = 50;
@@ -97,13 +98,118 @@
     return owner ? { owner, target: document.querySelector(owner.dataset.errorTarget) } : null;
   }
 
-  // A failed request shows its error where the form asks, instead of being dropped.
+  // ---- Failures without a usable answer, in words (SPEC C4) ------------------------------------
+  // A network error, a 5xx with an empty body, a proxy's own error page: nothing the server
+  // wrote for the form. The form says so itself (its error element, e.g. below the reply box),
+  // keeps what was typed, and the words go when the person types again or a request succeeds.
+
+  const REASON = {
+    400: 'Bad Request', 404: 'Not Found', 408: 'Request Timeout', 413: 'Content Too Large', 429: 'Too Many Requests',
+    500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  };
+
+  /** The form (or the element outside any form) a request came from. */
+  function sourceOf(detail, fallback) {
+    const elt = detail?.requestConfig?.elt ?? detail?.elt ?? fallback;
+    return elt?.closest?.('form') ?? elt?.form ?? elt;
+  }
+
+  /**
+   * Where the words go: the form's own error element; a note at the end of the form when it has
+   * none (or when that element is the box the form lives in, as in the new-ticket dialog); a
+   * notice pinned to the bottom of the screen (or of an open dialog) for links.
+   */
+  function wordsPlace(source, create = true) {
+    const where = errorTarget(source);
+    if (where?.target && !where.target.contains(source)) return where.target;
+    if (source?.tagName === 'FORM') {
+      let note = source.querySelector(':scope > .request-error');
+      if (!note && create) {
+        note = document.createElement('div');
+        note.className = 'field-error form-error request-error';
+        note.setAttribute('role', 'alert');
+        source.append(note);
+      }
+      return note;
+    }
+    const host = document.querySelector('dialog[open]') ?? document.body;
+    let notice = host.querySelector(':scope > .page-notice');
+    if (!notice && create) {
+      notice = document.createElement('div');
+      notice.className = 'request-error page-notice';
+      notice.setAttribute('role', 'alert');
+      host.append(notice);
+    }
+    return notice;
+  }
+
+  function say(source, text) {
+    const place = wordsPlace(source);
+    place.textContent = text;
+    place.classList.add('has-error');
+    place.dataset.words = 'true';
+  }
+
+  /** Clears the words said for `source` (and the page notice). */
+  function unsay(source) {
+    const places = [...document.querySelectorAll('.page-notice')];
+    if (source) places.push(wordsPlace(source, false));
+    for (const place of places) {
+      if (place?.dataset.words !== 'true') continue;
+      place.textContent = '';
+      place.classList.remove('has-error');
+      delete place.dataset.words;
+    }
+  }
+
+  const kept = (source) => (source?.tagName === 'FORM' ? ' What you entered is still here.' : '');
+  const writes = (detail) => (detail?.requestConfig?.verb ?? 'get').toLowerCase() !== 'get';
+
+  function unusableWords(detail, source) {
+    const status = detail.xhr.status;
+    const what = `${status} ${detail.xhr.statusText || REASON[status] || ''}`.trim();
+    if (!writes(detail)) return `Could not load this: the server answered ${what} without an explanation. Try again in a moment.`;
+    if (status === 413) return `Not saved: it is larger than the server accepts (${what}).${kept(source)}`;
+    if (status === 429) return `Not saved: too many requests (${what}). Wait a moment and try again.${kept(source)}`;
+    if (status >= 500) return `The server could not answer (${what}), so this may not have been saved.${kept(source)} Try again in a moment.`;
+    return `The server refused this without an explanation (${what}).${kept(source)}`;
+  }
+
+  /**
+   * True when a failed answer is ours to show: an HTML fragment for htmx, or (for a boosted
+   * navigation) a page holding our error. Not: an empty body, plain text or JSON, or a whole
+   * HTML document where a fragment was asked for (a proxy's error page).
+   */
+  function usable(detail) {
+    const text = detail.xhr.responseText ?? '';
+    if (text.trim() === '' || !/text\/html/i.test(detail.xhr.getResponseHeader('Content-Type') ?? '')) return false;
+    if (detail.boosted) return new DOMParser().parseFromString(text, 'text/html').querySelector('.error-page') !== null;
+    return !/<!doctype|<html[\s>]|<body[\s>]/i.test(text);
+  }
+
+  // A failed request shows the server's error where the form asks, instead of being dropped.
   document.addEventListener('htmx:beforeSwap', (e) => {
     const { xhr, requestConfig } = e.detail;
     if (xhr.status < 400) return;
+    const source = sourceOf(e.detail, e.target);
+    if (!usable(e.detail)) {
+      e.detail.shouldSwap = false;
+      say(source, unusableWords(e.detail, source));
+      return;
+    }
     const where = errorTarget(requestConfig?.elt ?? e.target);
     if (!where?.target) {
-      // A boosted link or form that failed shows the error page, as it would without JavaScript.
+      // A form without an error element: our error goes in the note at its end.
+      if (source?.tagName === 'FORM') {
+        e.detail.shouldSwap = true;
+        e.detail.isError = false;
+        e.detail.target = wordsPlace(source);
+        e.detail.swapOverride = 'innerHTML';
+        if (e.detail.boosted) e.detail.selectOverride = '.error-page > :not(h1)';
+        e.detail.target.dataset.words = 'true';
+        return;
+      }
+      // A boosted link that failed shows the error page, as it would without JavaScript.
       if (e.detail.boosted) { e.detail.shouldSwap = true; e.detail.isError = false; }
       return;
     }
@@ -117,15 +223,15 @@
   });
 
   document.addEventListener('htmx:sendError', (e) => {
-    const where = errorTarget(e.detail.requestConfig?.elt ?? e.target);
-    if (!where?.target) return;
-    where.target.textContent = 'Could not reach the server. Nothing was sent; your text is still here — try again.';
-    where.target.classList.add('has-error');
+    const source = sourceOf(e.detail, e.target);
+    say(source, writes(e.detail)
+      ? `Could not reach the server (the connection failed), so this may not have been saved.${kept(source)} Try again when the connection is back.`
+      : 'Could not reach the server (the connection failed). Try again when the connection is back.');
   });
 
   document.addEventListener('htmx:timeout', (e) => {
-    const where = errorTarget(e.detail.requestConfig?.elt ?? e.target);
-    if (where?.target) where.target.textContent = 'The server took too long to answer. Try again.';
+    const source = sourceOf(e.detail, e.target);
+    say(source, `The server took too long to answer, so this may not have been saved.${kept(source)} Try again.`);
   });
 
   // Typing again clears the error shown for that form.
@@ -135,15 +241,16 @@
       where.target.textContent = '';
       where.target.classList.remove('has-error');
     }
+    unsay(e.target.closest?.('form') ?? null);
   });
 
   // A sent reply empties its text box (keeping the reply/note choice); a failed one keeps every character.
   document.addEventListener('htmx:afterRequest', (e) => {
     const form = e.detail.elt;
     // (`successful` alone is not enough: the error handling above swaps 4xx/5xx answers as non-errors.)
-    if (e.detail.successful && e.detail.xhr?.status < 400 && form?.matches?.('form[data-reset-on-success]')) {
-      form.querySelectorAll('textarea').forEach((t) => { t.value = ''; });
-    }
+    if (!e.detail.successful || !(e.detail.xhr?.status < 400)) return;
+    unsay(sourceOf(e.detail, form));
+    if (form?.matches?.('form[data-reset-on-success]')) form.querySelectorAll('textarea').forEach((t) => { t.value = ''; });
   });
 
   document.addEventListener('htmx:afterSettle', (e) => {
