@@ -22,6 +22,11 @@ try {
   fatal((e as Error).message, process.env.NODE_ENV === 'production');
 }
 const log = createLogger({ json: env.production });
+if (!env.MAILGATE_TOKEN) {
+  // SPEC C1: an open mail gateway must never go unnoticed.
+  if (env.production) log('warn', 'POST /mailgate is off (503) until MAILGATE_TOKEN is set');
+  else log('warn', 'POST /mailgate accepts unauthenticated mail: MAILGATE_TOKEN is not set (production refuses mail without it)');
+}
 let db: Db;
 try {
   db = openDb(env.dbPath);
