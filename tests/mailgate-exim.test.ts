@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startExim, type Exim } from './helpers/exim.js';
+import { freePort, message } from './helpers/mailgate.js';
+import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
+
+// A real MTA end to end (SPEC C1, decision 015): Debian's Exim, run from its own config, pipes
+// mail for helpdesk.test into `hxdesk-mailgate` with the README's transport. hxdesk runs as
+// its own process on a fixed loopback port, so it can be down when mail arrives and come back.
+
+const TOKEN = 'mailgate-exim-secret-0123456789';
+const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-exim-data-'));
+let port: number;
+let exim: Exim;
+let hxdesk: ServerProcess | null = null;
+let cookie = '';
+const children: ServerProcess[] = [];
+
+beforeAll(async () => {
+  port = await freePort();
+  exim = await startExim({ url: `http://127.0.0.1:${port}`, token: TOKEN });
+});
+afterAll(() => {
+  killAll(children.map((c) => c.child));
+  exim?.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function startHxdesk() {
+  hxdesk = await spawnServer({ PORT: String(port), DATA_DIR: dataDir, MAILGATE_TOKEN: TOKEN, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  children.push(hxdesk);
+  const login = await fetch(`${hxdesk.base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+  expect(login.status).toBe(200);
+  cookie = login.headers.get('set-cookie')!.split(';')[0];
+}
+async function get(p: string) {
+  const res = await fetch(`${hxdesk!.base}${p}`, { headers: { cookie } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as any;
+}
+const ticketsTitled = async (subject: string) =>
+  ((await get(`/tickets?q=${encodeURIComponent(subject)}&limit=500`)).tickets as any[]).filter((t) => t.subject === subject);
+/** The log lines Exim wrote about one of its message ids. */
+const logOf = (id: string) => exim.mainlog().split('\n').filter((l) => l.includes(id)).join('\n');
+
+describe('Exim → hxdesk-mailgate → hxdesk', () => {
+  const whileDown = message({ subject: 'Sent while hxdesk was down' });
+
+  it('hxdesk down: the delivery is deferred (75) and the message stays in Exim\'s queue', async () => {
+    const res = await exim.submit(whileDown.raw, 'ann@customer.test', 'support@helpdesk.test');
+    expect(res.code, res.output).toBe(0);
+    const queued = await exim.queued();
+    expect(queued).toHaveLength(1);
+    expect(logOf(queued[0])).toMatch(/== support@helpdesk\.test R=hxdesk T=hxdesk_mailgate defer \(0\): Child process of hxdesk_mailgate transport returned 75/);
+    expect(exim.mainlog()).toContain('hxdesk-mailgate: cannot reach hxdesk at');
+    expect(exim.senderMail()).toBe('');
+  });
+
+  it('hxdesk back: a queue run delivers it, and the ticket exists exactly once', async () => {
+    await startHxdesk();
+    const [id] = await exim.queued();
+    const res = await exim.runQueue();
+    expect(res.code, res.output).toBe(0);
+    expect(await exim.queued()).toEqual([]);
+    expect(logOf(id)).toMatch(/=> support <support@helpdesk\.test> R=hxdesk T=hxdesk_mailgate/);
+    const tickets = await ticketsTitled(whileDown.subject);
+    expect(tickets).toHaveLength(1);
+    expect(tickets[0].description).toContain('It is on the floor again.');
+    // A second queue run finds nothing; the same message submitted again is a duplicate (0): still one ticket.
+    await exim.runQueue();
+    const again = await exim.submit(whileDown.raw, 'ann@customer.test', 'support@helpdesk.test');
+    expect(again.code, again.output).toBe(0);
+    expect(await exim.queued()).toEqual([]);
+    expect(await ticketsTitled(whileDown.subject)).toHaveLength(1);
+    const entries = ((await get('/mail/intake?limit=500')).intake as any[]).filter((e) => e.message_id === whileDown.messageId);
+    expect(entries).toMatchObject([{ verdict: 'created', ticket_id: tickets[0].id }]);
+    expect(exim.senderMail()).toBe('');
+  });
+
+  it('hxdesk up: delivered at once (0), the requester is the sender, the headers Exim adds came along', async () => {
+    const m = message({ from: 'Bob Customer <bob@customer.test>', to: 'undisclosed-recipients:;' });
+    const res = await exim.submit(m.raw, 'bob@customer.test', 'support@helpdesk.test');
+    expect(res.code, res.output).toBe(0);
+    expect(await exim.queued()).toEqual([]);
+    const [ticket] = await ticketsTitled(m.subject);
+    expect((await get(`/users/${ticket.requester_id}`)).email).toBe('bob@customer.test');
+    const entry = ((await get('/mail/intake?limit=500')).intake as any[]).find((e) => e.message_id === m.messageId);
+    const raw = (await get(`/mail/intake/${entry.id}`)).raw as string;
+    expect(raw).toMatch(/^Return-path: <bob@customer\.test>$/m);
+    expect(raw).toMatch(/^X-Original-To: support@helpdesk\.test$/m);
+    expect(raw).not.toMatch(/^From /);
+  });
+
+  it('a malformed message is bounced (65): the sender gets hxdesk\'s reason, nothing is queued, no ticket', async () => {
+    const before = (await get('/tickets?limit=1')).total;
+    const noFrom = message().raw.replace(/^From: .*\n/m, '');
+    const res = await exim.submit(noFrom, 'carol@customer.test', 'support@helpdesk.test');
+    expect(res.code, res.output).toBe(0);
+    expect(await exim.queued()).toEqual([]);
+    expect(exim.mainlog()).toMatch(/\*\* support@helpdesk\.test R=hxdesk T=hxdesk_mailgate: Child process of hxdesk_mailgate transport returned 65/);
+    const bounce = exim.senderMail();
+    expect(bounce).toMatch(/^To: carol@customer\.test$/m);
+    expect(bounce).toContain('This is a permanent error');
+    expect(bounce).toContain('hxdesk-mailgate: hxdesk rejected the message (422 validation_failed: The message has no valid From address)');
+    expect((await get('/tickets?limit=1')).total).toBe(before);
+  });
+
+  it('a wrong token is the admin\'s mistake: deferred (75), never bounced to the sender', async () => {
+    const bounces = exim.senderMail();
+    const m = message();
+    const res = await exim.submit(m.raw, 'dan@customer.test', 'support@misconfigured.test');
+    expect(res.code, res.output).toBe(0);
+    const queued = await exim.queued();
+    expect(queued).toHaveLength(1);
+    expect(logOf(queued[0])).toMatch(/defer \(0\): Child process of hxdesk_wrong_token transport returned 75/);
+    expect(exim.mainlog()).toMatch(/refused the mail gateway's token \(401 unauthenticated/);
+    expect(exim.senderMail()).toBe(bounces);
+    expect(await ticketsTitled(m.subject)).toEqual([]);
+  });
+});
