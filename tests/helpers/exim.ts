@@ -69,6 +69,7 @@ export async function startExim(opts: { url: string; token: string }): Promise<E
   log_defer_output
   freeze_exec_fail
   timeout = 5m
+  timeout_defer
 `;
   const conf = path.join(dir, 'exim.conf');
   fs.writeFileSync(conf, `primary_hostname = mta.test
