@@ -104,7 +104,7 @@ describe('Exim → hxdesk-mailgate → hxdesk', () => {
     const bounce = exim.senderMail();
     expect(bounce).toMatch(/^To: carol@customer\.test$/m);
     expect(bounce).toContain('This is a permanent error');
-    expect(bounce).toContain('hxdesk-mailgate: hxdesk rejected the message (422 validation_failed: The message has no valid From address)');
+    expect(bounce).toMatch(/hxdesk-mailgate: hxdesk rejected the message \(422 validation_failed: The message has no valid From address \(kept in the intake log as entry \d+\)\)/);
     expect((await get('/tickets?limit=1')).total).toBe(before);
   });
 

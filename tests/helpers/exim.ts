@@ -22,11 +22,15 @@ export interface Exim {
 }
 
 function run(args: string[], stdin?: string): Promise<EximRun> {
-  const child = spawn('exim', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Only submissions read stdin; other runs (exim -bp) may exit first: don't pipe to them.
+  const child = spawn('exim', args, { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.on('data', (d) => { output += d; });
-  child.stderr.on('data', (d) => { output += d; });
-  child.stdin.end(stdin ?? '');
+  child.stdout!.on('data', (d) => { output += d; });
+  child.stderr!.on('data', (d) => { output += d; });
+  if (stdin !== undefined) {
+    child.stdin!.on('error', () => { /* exim exited without reading all of it: its exit code tells */ });
+    child.stdin!.end(stdin);
+  }
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
