@@ -147,6 +147,18 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
   });
 
+  // Decision 017: a requester's search costs what their own tickets hold, never everyone's text.
+  it("a requester's q reads their own tickets through the requester index, never the text index or all messages", () => {
+    for (const q of ['pr', 'printer', 'banana', 'x'.repeat(200)]) {
+      const lines = plan({ q }, requester);
+      const text = lines.join('\n');
+      expect(lines.filter(fullScan), text).toEqual([]);
+      expect(text, q).not.toMatch(/message_search|search_pending/);
+      expect(text, q).toMatch(/^SEARCH (t|tickets) USING (COVERING )?INDEX tickets_requester_updated_idx \(requester_id=\?\)/m);
+      expect(text, q).toMatch(/SEARCH transactions USING INDEX transactions_ticket_idx \(ticket_id=\?\)/);
+    }
+  });
+
   it('sorting without a filter walks a sort index instead of sorting the table', () => {
     for (const sort of ['-updated', 'created', '-priority', 'id']) {
       const lines = plan({ sort, offset: '20' });

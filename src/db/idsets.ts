@@ -34,6 +34,15 @@ export function holdIds(db: Db, source: SQLWrapper): HeldIds {
   return { table: TABLE, size, fill };
 }
 
+/**
+ * Keeps only the held ids for which `keep(id)` holds (an exact test of candidates that an index
+ * could only narrow down); returns the held set with its new size.
+ */
+export function keepHeld(db: Db, held: HeldIds, keep: (id: SQL) => SQL): HeldIds {
+  const dropped = db.run(sql`DELETE FROM ${TABLE} WHERE NOT ${keep(sql`${TABLE}.id`)}`).changes;
+  return { ...held, size: held.size - dropped };
+}
+
 /** Empties the table (its memory goes back to the temporary database's page cache). */
 export function releaseIds(db: Db): void {
   db.run(sql`DELETE FROM ${TABLE}`);

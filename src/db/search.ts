@@ -3,12 +3,50 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client.js';
 
 /**
- * `hx_contains(text, needle)`: case-insensitive substring test for the rows of search_pending
- * (the needle comes lower-cased). Registered on each connection by openDb.
+ * SQL functions registered on each connection by openDb:
+ * - `hx_contains(text, needle)`: case-insensitive substring test for the rows of search_pending
+ *   (the needle comes lower-cased).
+ * - `hx_check(text, needle)`: the same test, for checking the candidates of an inexact index
+ *   query (`TextSet.check`); it counts what it reads against the budget `checkTextWithin` sets.
  */
 export function registerSearchFunctions(sqlite: Database.Database): void {
   sqlite.function('hx_contains', { deterministic: true }, (text: unknown, needle: unknown) =>
     typeof text === 'string' && typeof needle === 'string' && text.toLowerCase().includes(needle) ? 1 : 0);
+  sqlite.function('hx_check', (text: unknown, needle: unknown) => {
+    if (typeof text !== 'string' || typeof needle !== 'string') return 0;
+    const budget = budgets.get(sqlite);
+    if (budget) {
+      budget.left -= text.length + CHECK_CALL_COST;
+      if (budget.left < 0) throw new TextCheckTooCostly();
+    }
+    return text.toLowerCase().includes(needle) ? 1 : 0;
+  });
+}
+
+/** What one hx_check call costs beyond its text, in characters' worth (row lookup, call). */
+const CHECK_CALL_COST = 512;
+const budgets = new WeakMap<Database.Database, { left: number }>();
+
+/** Thrown when checking a search's candidates would read more text than its budget allows. */
+export class TextCheckTooCostly extends Error {
+  constructor() { super('The text check of this search exceeded its budget'); this.name = 'TextCheckTooCostly'; }
+}
+
+/**
+ * Runs `fn` with at most `chars` characters of message text readable by hx_check (each call
+ * also costs a fixed amount); past that hx_check throws TextCheckTooCostly out of `fn`.
+ */
+export function checkTextWithin<T>(db: Db, chars: number, fn: () => T): T {
+  const budget = { left: chars };
+  budgets.set(db.$client, budget);
+  try {
+    return fn();
+  } catch (e) {
+    // The query layer wraps what a SQL function throws; the spent budget says what happened.
+    throw budget.left < 0 ? new TextCheckTooCostly() : e;
+  } finally {
+    budgets.delete(db.$client);
+  }
 }
 
 /**
@@ -30,39 +68,120 @@ export function flushSearch(db: Db, max = 2000): number {
 }
 
 /**
- * A condition on `tickets.id` matching tickets whose subject or messages contain `q`,
- * case-insensitively (SPEC B4). Three or more characters go through `message_search`
- * (migration 0006: trigram FTS5, one row per message, rowid = ticket_id << 20 | n): a quoted
- * phrase of trigrams is a substring match, and the ticket id is the rowid shifted — no join.
- * Text not yet flushed into the index (search_pending, at most ~100 ms of writes) is matched
- * row by row with hx_contains.
- * One or two characters cannot use trigrams: LIKE over subjects and message bodies, a scan,
- * accepted for such short terms. Internal notes count only with `includeComments`:
- * requesters must not find tickets by words they cannot see.
+ * A condition on `tickets.id` for a term of one or two characters (SPEC B4): trigrams cannot
+ * find it, so LIKE over subjects and message bodies — a scan, accepted for such short terms.
+ * `scoped`: the caller has already narrowed the tickets to a few (a requester's own), so the
+ * bodies are read ticket by ticket (a correlated EXISTS) instead of all of them at once.
+ * Internal notes count only with `includeComments`: requesters must not find tickets by words
+ * they cannot see.
  */
-export function ticketTextMatch(q: string, opts: { includeComments: boolean }): SQL {
-  if ([...q].length >= 3) return sql`tickets.id IN ${textMatchSet(q, opts)}`;
+export function ticketTextMatch(q: string, opts: { includeComments: boolean; scoped?: boolean }): SQL {
   // SQLite's LIKE folds ASCII letters only, so non-ASCII letters are tried in each case.
   const likes = caseVariants(q).map((v) => `%${v.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
   const any = (column: SQL) => sql.join(likes.map((like) => sql`${column} LIKE ${like} ESCAPE '\\'`), sql` OR `);
   const visible = opts.includeComments ? sql`` : sql` AND type <> 'Comment'`;
-  return sql`(${any(sql`tickets.subject`)}
-    OR tickets.id IN (SELECT ticket_id FROM transactions WHERE (${any(sql`body`)})${visible}))`;
+  const bodies = opts.scoped
+    ? sql`EXISTS (SELECT 1 FROM transactions WHERE ticket_id = tickets.id AND (${any(sql`body`)})${visible})`
+    : sql`tickets.id IN (SELECT ticket_id FROM transactions WHERE (${any(sql`body`)})${visible})`;
+  return sql`(${any(sql`tickets.subject`)} OR ${bodies})`;
 }
 
 /**
- * For q of three or more characters: a subquery of the ids (column `id`, repeated once per
- * matching message) of the tickets whose subject or messages contain q.
+ * A text search of three or more characters, as SQL:
+ * - `ids`: a parenthesized query of the ids of the tickets whose subject or messages may contain
+ *   q (column `id`, repeated once per matching message);
+ * - `check`: when the index query is only a superset (q repeats a trigram, see `textPlan`), the
+ *   exact test of one ticket (`id`) — `ticketContains`. It reads that ticket's text, so run it
+ *   under `checkTextWithin`.
  */
-export function textMatchSet(q: string, opts: { includeComments: boolean }): SQL {
-  const phrase = `"${q.replaceAll('"', '""')}"`;
-  const query = opts.includeComments ? phrase : `{public_text} : ${phrase}`;
+export interface TextSet { ids: SQL; check?: (id: SQL) => SQL }
+
+/**
+ * The text set for q (three or more characters) through the index. Subjects and messages are
+ * found through `message_search` (migration 0006: trigram FTS5, one row per message, rowid =
+ * ticket_id << 20 | n, so the ticket id is the rowid shifted — no join); text not yet flushed
+ * into the index (search_pending, at most ~100 ms of writes) is matched row by row with
+ * hx_contains. With `requesterId`, only that requester's tickets are kept (before any check).
+ * Internal notes count only with `includeComments`: requesters must not find tickets by words
+ * they cannot see.
+ */
+export function textMatchSet(q: string, opts: { includeComments: boolean; requesterId?: number }): TextSet {
+  const plan = textPlan(q);
+  const phrases = plan.phrases.map((p) => `"${p.replaceAll('"', '""')}"`).join(' ');
+  const query = opts.includeComments ? phrases : `{public_text} : (${phrases})`;
   const needle = q.toLowerCase();
   const pending = opts.includeComments
-    ? sql`hx_contains(public_text, ${needle}) OR hx_contains(internal_text, ${needle})`
+    ? sql`(hx_contains(public_text, ${needle}) OR hx_contains(internal_text, ${needle}))`
     : sql`hx_contains(public_text, ${needle})`;
-  return sql`(SELECT rowid >> 20 AS id FROM message_search WHERE message_search MATCH ${query}
+  const check = plan.exact ? undefined : (id: SQL) => ticketContains(id, q, opts);
+  const ids = sql`(SELECT rowid >> 20 AS id FROM message_search WHERE message_search MATCH ${query}
     UNION ALL SELECT id >> 20 AS id FROM search_pending WHERE ${pending})`;
+  if (opts.requesterId === undefined) return { ids, check };
+  return { check, ids: sql`(SELECT s.id AS id FROM ${ids} AS s JOIN tickets t ON t.id = s.id WHERE t.requester_id = ${opts.requesterId})` };
+}
+
+/**
+ * The same set without the index, for a requester: their own tickets whose subject or public
+ * messages contain q, read and tested one by one (exact; run under `checkTextWithin`). A
+ * requester has few tickets, so this costs what their own tickets hold, whatever anyone else
+ * wrote — and never walks the index's lists for text they cannot see.
+ */
+export function ownTextSet(q: string, requesterId: number): SQL {
+  return sql`(SELECT t.id AS id FROM tickets t WHERE t.requester_id = ${requesterId}
+    AND ${ticketContains(sql`t.id`, q, { includeComments: false })})`;
+}
+
+/** The exact test: ticket `id`'s subject, or one of its messages the reader may see, contains q (hx_check). */
+function ticketContains(id: SQL, q: string, opts: { includeComments: boolean }): SQL {
+  const needle = q.toLowerCase();
+  const visible = opts.includeComments ? sql`` : sql` AND type <> 'Comment'`;
+  return sql`(hx_check((SELECT subject FROM tickets WHERE id = ${id}), ${needle})
+    OR EXISTS (SELECT 1 FROM transactions WHERE ticket_id = ${id} AND body IS NOT NULL${visible} AND hx_check(body, ${needle})))`;
+}
+
+/** How q is asked of the trigram index: phrases that must all occur, and whether that is q exactly. */
+export interface TextPlan { phrases: string[]; exact: boolean }
+
+/** At most this many phrases go to the index; the check decides the rest. */
+const MAX_PHRASES = 3;
+
+/**
+ * A quoted FTS5 phrase of q's trigrams matches q exactly, but FTS5 checks a phrase by walking
+ * the position lists of all its trigrams side by side, one iterator (and one copy of the list)
+ * per trigram. A trigram repeated in q is walked once per repetition: "x" x 200 is 198 walks of
+ * the same list, which over a message of a million x's is a billion steps and gigabytes. So q
+ * is cut where a trigram would repeat into the maximal pieces without a repeated trigram, and
+ * the index is asked for the (at most three) longest pieces that are not inside another: each
+ * trigram is walked about once. Only a q without a repeated trigram (nearly every real search)
+ * is then exact; otherwise the candidates are checked against the text itself.
+ * A NUL cannot be written in an FTS5 query, so it ends pieces too (and forces the check).
+ */
+export function textPlan(q: string): TextPlan {
+  const chars = [...q];
+  // Folded as the index folds letters (case only); folding more only cuts more, which stays correct.
+  const tri = chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join('').toUpperCase().toLowerCase());
+  const pieces: [number, number][] = []; // trigram index ranges [from, to)
+  const last = new Map<string, number>();
+  let from = 0;
+  tri.forEach((t, i) => {
+    if (t.includes('\0')) {
+      if (i > from) pieces.push([from, i]);
+      from = i + 1;
+      return;
+    }
+    const seen = last.get(t);
+    if (seen !== undefined && seen >= from) {
+      pieces.push([from, i]);
+      from = seen + 1;
+    }
+    last.set(t, i);
+  });
+  if (tri.length > from) pieces.push([from, tri.length]);
+  const exact = pieces.length === 1 && pieces[0][0] === 0 && pieces[0][1] === tri.length;
+  const texts = [...new Set(pieces.map(([a, b]) => chars.slice(a, b + 2).join('')))].sort((a, b) => b.length - a.length);
+  const folded = texts.map((t) => t.toLowerCase());
+  const kept = texts.filter((_, i) => !folded.some((other, j) => j < i && other.includes(folded[i])));
+  return { phrases: kept.slice(0, MAX_PHRASES), exact };
 }
 
 /** The spellings of a short term that differ in the case of its non-ASCII letters ("üb" -> üb, Üb). */

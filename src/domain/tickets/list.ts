@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { type Db, prepared } from '../../db/client.js';
 import { teamMembers, ticketCustomValues, tickets } from '../../db/schema.js';
-import { holdIds, releaseIds } from '../../db/idsets.js';
-import { textMatchSet, ticketTextMatch } from '../../db/search.js';
+import { type HeldIds, holdIds, keepHeld, releaseIds } from '../../db/idsets.js';
+import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTextMatch } from '../../db/search.js';
 import { type Actor, isStaff } from '../actor.js';
 import { allCustomFields, type CustomFieldJson } from '../customFields.js';
 import { invalid } from '../errors.js';
@@ -28,10 +28,10 @@ interface ValueSet { ids: SQL; has: (id: SQL) => SQL; count: CountQuery }
  * (a parenthesized query of ticket ids, one row per matching message) and the `cf.<key>` sets.
  * Authorization is part of the query itself.
  */
-function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; text?: SQL; values: ValueSet[] } {
+function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; text?: string; values: ValueSet[] } {
   const plain: SQL[] = [];
   const values: ValueSet[] = [];
-  let text: SQL | undefined;
+  let text: string | undefined;
   if (!isStaff(actor)) plain.push(eq(tickets.requester_id, actor.id));
   if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
   if (f.status && f.status.length > 0) plain.push(f.status.length === 1 ? eq(tickets.status, f.status[0]) : inArray(tickets.status, f.status));
@@ -42,8 +42,9 @@ function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; text
   }
   if (f.ticket_team_id !== undefined) plain.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) plain.push(eq(tickets.requester_id, f.requester_id));
-  if (f.q && [...f.q].length >= 3) text = textMatchSet(f.q, { includeComments: isStaff(actor) });
-  else if (f.q) plain.push(ticketTextMatch(f.q, { includeComments: isStaff(actor) }));
+  // Three or more characters: a set held once (holdText). Fewer: LIKE, over a requester's own tickets only.
+  if (f.q && [...f.q].length >= 3) text = f.q;
+  else if (f.q) plain.push(ticketTextMatch(f.q, { includeComments: isStaff(actor), scoped: !isStaff(actor) }));
   if (f.cf) {
     const fields = allCustomFields(db);
     for (const [key, raw] of Object.entries(f.cf)) {
@@ -58,6 +59,49 @@ function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; text
     }
   }
   return { plain, text, values };
+}
+
+/** Tickets a search may check against their text when the index can only narrow q down. */
+export const MAX_CHECKED_TICKETS = 5_000;
+/** Characters of message text one search may read to test it (each message read costs 512 more). */
+export const TEXT_CHECK_BUDGET = 8 * 1024 * 1024;
+/** A requester with at most this many tickets is searched by reading their tickets, not the index. */
+export const OWN_SCAN_MAX_TICKETS = 1_000;
+
+const ownTicketCount = prepared((db) => db.select({ n: sql<number>`count(*)` })
+  .from(sql`(SELECT 1 FROM ${tickets} WHERE ${tickets.requester_id} = ${sql.placeholder('id')} LIMIT ${OWN_SCAN_MAX_TICKETS + 1})`).prepare());
+
+const tooBroad = () => invalid('q', 'Too broad to search: this text repeats itself, and too much text contains its pieces to check it all. Add more distinctive words');
+
+/**
+ * Runs q's set of tickets once into the temporary table (decision 012), with bounded work
+ * (decision 017):
+ * - a requester's own tickets are read and tested directly (they have few; the index holds
+ *   everyone's text), within TEXT_CHECK_BUDGET — past it, or past OWN_SCAN_MAX_TICKETS
+ *   tickets, the index is used as for staff, narrowed to their tickets;
+ * - through the index, when it could only narrow q down (q repeats a trigram, see textPlan in
+ *   src/db/search.ts), the candidates are tested against their text, within
+ *   MAX_CHECKED_TICKETS and TEXT_CHECK_BUDGET, else a 422 asking for more distinctive text.
+ */
+function holdText(db: Db, actor: Actor, q: string): HeldIds {
+  const staff = isStaff(actor);
+  try {
+    if (!staff && ownTicketCount(db).get({ id: actor.id })!.n <= OWN_SCAN_MAX_TICKETS) {
+      try {
+        return checkTextWithin(db, TEXT_CHECK_BUDGET, () => holdIds(db, ownTextSet(q, actor.id)));
+      } catch (e) {
+        if (!(e instanceof TextCheckTooCostly)) throw e;
+      }
+    }
+    const text = textMatchSet(q, { includeComments: staff, requesterId: staff ? undefined : actor.id });
+    const held = holdIds(db, text.ids);
+    if (!text.check) return held;
+    if (held.size > MAX_CHECKED_TICKETS) throw tooBroad();
+    return checkTextWithin(db, TEXT_CHECK_BUDGET, () => keepHeld(db, held, text.check!));
+  } catch (e) {
+    releaseIds(db);
+    throw e instanceof TextCheckTooCostly ? tooBroad() : e;
+  }
 }
 
 /** A cf.<key> filter's field and the value as stored. */
@@ -105,7 +149,7 @@ export function listQueries(db: Db, actor: Actor, f: TicketFilter) {
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[sortKey]), dir(tickets.id)).limit(limit).offset(offset);
   const { plain, text, values } = conditions(db, actor, f);
-  const held = text ? holdIds(db, text) : undefined;
+  const held = text ? holdText(db, actor, text) : undefined;
   const id = sql`${tickets.id}`;
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
   const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...values.map((v) => sql`${id} IN ${v.ids}`));

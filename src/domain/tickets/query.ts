@@ -5,6 +5,18 @@ import { STATUSES } from '../../lifecycle.js';
 export const SORTS = ['id', 'created', 'updated', 'priority'] as const;
 const sortValues = SORTS.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
 
+/** The longest `q`. */
+export const MAX_TERM = 200;
+
+/**
+ * Search text: trimmed, at most MAX_TERM characters, and text a message can hold — no control
+ * characters (tab and line breaks aside) and no lone UTF-16 surrogates (what a broken
+ * percent-escape leaves): such a term cannot be matched and used to fail inside the search.
+ */
+const zTerm = z.string({ error: 'Expected one text value' }).trim().max(MAX_TERM, `At most ${MAX_TERM} characters`)
+  .refine((s) => !/[\0-\x08\x0B\x0C\x0E-\x1F\x7F]/.test(s), 'Must not contain control characters')
+  .refine((s) => !/[\uD800-\uDFFF]/u.test(s), 'Must be valid Unicode text (it holds a lone surrogate)');
+
 /**
  * The GET /tickets parameters of SPEC B4, as they arrive in a query string or a saved view.
  * `cf.<key>` parameters are collected into `cf` before validation.
@@ -13,7 +25,7 @@ export const TicketFilterSchema = z.strictObject({
   queue_id: zId.optional(),
   status: zList(z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` })).optional(),
   owner_id: z.union([z.literal('none'), zId], { error: 'Expected a user id or "none"' }).optional(),
-  q: z.string().trim().max(200, 'At most 200 characters').optional(),
+  q: zTerm.optional(),
   cf: z.record(z.string(), z.string()).optional(),
   team_id: zId.optional(),
   ticket_team_id: zId.optional(),
