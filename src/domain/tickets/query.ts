@@ -5,7 +5,7 @@ import { STATUSES } from '../../lifecycle.js';
 export const SORTS = ['id', 'created', 'updated', 'priority'] as const;
 const sortValues = SORTS.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
 
-/** The longest `q`. */
+/** The longest `q` and `cf.<key>` value; a list links to itself with them, so they stay short. */
 export const MAX_TERM = 200;
 
 /**
@@ -18,15 +18,26 @@ const zTerm = z.string({ error: 'Expected one text value' }).trim().max(MAX_TERM
   .refine((s) => !/[\uD800-\uDFFF]/u.test(s), 'Must be valid Unicode text (it holds a lone surrogate)');
 
 /**
+ * A list of at most `max` values, each once (a repeat only makes the request, the page and its
+ * links longer). Length and repeats are checked before the items, so a long list of bad values
+ * is one error, not one per value.
+ */
+export const zDistinctList = <T extends z.ZodType>(item: T, what: string, max: number) =>
+  zList(z.unknown())
+    .refine((v) => v.length <= max, { message: `At most ${max} values`, abort: true })
+    .refine((v) => new Set(v).size === v.length, { message: `Each ${what} may appear once`, abort: true })
+    .pipe(z.array(item));
+
+/**
  * The GET /tickets parameters of SPEC B4, as they arrive in a query string or a saved view.
  * `cf.<key>` parameters are collected into `cf` before validation.
  */
 export const TicketFilterSchema = z.strictObject({
   queue_id: zId.optional(),
-  status: zList(z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` })).optional(),
+  status: zDistinctList(z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` }), 'status', STATUSES.length).optional(),
   owner_id: z.union([z.literal('none'), zId], { error: 'Expected a user id or "none"' }).optional(),
   q: zTerm.optional(),
-  cf: z.record(z.string(), z.string()).optional(),
+  cf: z.record(z.string(), zTerm).optional(),
   team_id: zId.optional(),
   ticket_team_id: zId.optional(),
   requester_id: zId.optional(),
@@ -39,6 +50,21 @@ export const TicketListQuerySchema = TicketFilterSchema.extend({ view_id: zId.op
 
 export type TicketFilter = z.infer<typeof TicketFilterSchema>;
 export type TicketListQuery = z.infer<typeof TicketListQuerySchema>;
+
+/**
+ * The explicit parameters of a validated list query as flat strings (`status` joined by commas,
+ * `cf.<key>`), the form the list's own links carry: built from the checked values, never from
+ * the raw query string, so a link is never longer than what the list accepts.
+ */
+export function flatFilterParams(query: TicketListQuery): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === '') continue;
+    if (k === 'cf') for (const [key, value] of Object.entries(v as Record<string, string>)) out[`cf.${key}`] = value;
+    else out[k] = Array.isArray(v) ? v.join(',') : String(v);
+  }
+  return out;
+}
 
 /**
  * Turns flat parameters (`{ 'cf.severity': 'high', status: 'open' }`) into the schema's shape

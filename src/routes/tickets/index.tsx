@@ -2,19 +2,18 @@ import { Hono, type Context } from 'hono';
 import { appliesToQueue } from '../../domain/customFields.js';
 import { AppError } from '../../domain/errors.js';
 import { lookups } from '../../domain/lookups.js';
-import { DEFAULT_COLUMNS, getSavedView, zColumn } from '../../domain/savedViews.js';
+import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
 import { effectiveFilter, listByFilter } from '../../domain/tickets/list.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
-import { nestFilterParams, TicketListQuerySchema } from '../../domain/tickets/query.js';
+import { flatFilterParams, nestFilterParams, TicketListQuerySchema } from '../../domain/tickets/query.js';
 import { commentOnTicket, createTicket, getAttachment, getTicket, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
 import { isStaff, type Actor } from '../../domain/actor.js';
-import { zList } from '../../domain/validation.js';
 import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { TicketChanged, TicketPage, TicketReplied, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, commitOf, dbOf, isHtmx, pathId, queryObject, readBody, respond, validate } from '../respond.js';
-import { CommentSchema, CreateTicketSchema, UpdateTicketSchema } from './schemas.js';
+import { ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema } from './schemas.js';
 
 type C = Context<AppEnv>;
 
@@ -55,7 +54,7 @@ export function ticketRoutes() {
   app.get('/', (c) => {
     const { columns, ...params } = queryObject(c);
     const query = validate(TicketListQuerySchema, nestFilterParams(params));
-    const chosen = columns === undefined ? undefined : validate(zList(zColumn), columns, 'columns');
+    const chosen = columns === undefined ? undefined : validate(ColumnsParamSchema, columns, 'columns');
     const db = dbOf(c);
     const actor = actorOf(c);
     const filters = effectiveFilter(db, actor, query);
@@ -66,7 +65,8 @@ export function ticketRoutes() {
         const view = query.view_id !== undefined ? getSavedView(db, actor, query.view_id) : null;
         const props: TicketListProps = {
           ...list,
-          params: Object.fromEntries(Object.entries(queryObject(c)).map(([k, v]) => [k, [v].flat().join(',')])),
+          // The list links to itself with the checked parameters, never the raw query string.
+          params: { ...flatFilterParams(query), ...(chosen ? { columns: chosen.join(',') } : {}) },
           filters,
           view,
           columns: chosen?.length ? chosen : view?.columns ?? DEFAULT_COLUMNS,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { STATUSES } from '../../lifecycle.js';
+import { COLUMNS, zColumn } from '../../domain/savedViews.js';
+import { zDistinctList } from '../../domain/tickets/query.js';
 import { zBool, zId, zInt, zJsonObject, zNullableId, zText } from '../../domain/validation.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
@@ -33,3 +35,6 @@ export const CommentSchema = z.strictObject({
   internal: zBool.optional(),
   creator_id: zId.optional(),
 });
+
+/** The list's `columns` parameter: known column names, each once (at most the seven). */
+export const ColumnsParamSchema = zDistinctList(zColumn, 'column', COLUMNS.length);
