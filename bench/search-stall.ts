@@ -5,8 +5,9 @@
 // directory, posts N messages of 1 MiB of "x" to /mailgate as one sender, gives that sender
 // (a requester) a password, and then runs their search `GET /tickets?q=<"x" x 200>` — once,
 // then `--parallel` at once — first as the requester, then as the admin — and, for comparison,
-// the same user's list without q (it answers the same tickets, 1 MiB of description each, so
-// it shows what serving the answer costs apart from searching). Meanwhile a client
+// the same search as the list page asks it (the HTML list region, which shows no descriptions),
+// and the same user's list without q (it answers the same tickets, 1 MiB of description each in
+// JSON, so it shows what serving the answer costs apart from searching). Meanwhile a client
 // asks `/healthz` back to back (what every other user waits) and the server's RSS is sampled.
 // Prints one JSON line per run and a Markdown table: request time, /healthz latency p50/max
 // while the searches ran, peak RSS during the run (VmHWM, reset before each run).
@@ -25,6 +26,8 @@ const PARALLEL = Number(arg('parallel', '10'));
 const MAILGATE_TOKEN = 'stall-mailgate-token-0123456789';
 const ADMIN = { email: 'admin@bench.local', password: 'bench-admin-password' };
 const SENDER = { email: 'flood@customers.example', password: 'flood-sender-password' };
+/** What the list page's search box asks: the list region as HTML (no descriptions in it). */
+const HTML_LIST = { 'hx-request': 'true', 'hx-target': 'ticket-list' };
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0);
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -104,7 +107,8 @@ async function run(url: string, pid: number, who: string, auth: Record<string, s
     const s = performance.now();
     try {
       const res = await fetch(url + target, { headers: auth });
-      const body = await res.text();
+      const text = await res.text();
+      const body = res.headers.get('content-type')?.includes('html') ? `${Math.round(text.length / 1024)} KB HTML` : text;
       return { ms: performance.now() - s, status: res.status, body };
     } catch (e) {
       return { ms: performance.now() - s, status: 0, body: String((e as Error).cause ?? e) };
@@ -117,7 +121,7 @@ async function run(url: string, pid: number, who: string, auth: Record<string, s
   const peak = canReset ? status(pid, 'VmHWM') : 0;
   const times = searches.map((x) => x.ms).sort((a, b) => a - b);
   health.sort((a, b) => a - b);
-  const statuses = [...new Set(searches.map((x) => (x.status === 0 ? `no answer (${x.body})` : x.status === 200 ? `200 total=${(JSON.parse(x.body) as { total: number }).total}` : `${x.status} ${x.body.slice(0, 160)}`)))].join('; ');
+  const statuses = [...new Set(searches.map((x) => (x.status === 0 ? `no answer (${x.body})` : x.status === 200 ? `200 ${x.body.endsWith('HTML') ? x.body : `total=${(JSON.parse(x.body) as { total: number }).total}`}` : `${x.status} ${x.body.slice(0, 160)}`)))].join('; ');
   return {
     who, what, parallel: n, statuses, ms_max: round(times[times.length - 1]), ms_p50: round(pct(times, 50)),
     healthz_n: health.length, healthz_p50_ms: round(pct(health, 50)), healthz_max_ms: round(health[health.length - 1] ?? 0), peak_rss_mb: Math.round(Math.max(peak, peakSampled)),
@@ -154,9 +158,13 @@ async function main() {
 
     const runs: Run[] = [];
     runs: for (const [who, auth] of [['requester', requester], ...(args.includes('--requester-only') ? [] : [['admin', admin]])] as [string, Record<string, string>][]) {
-      for (const [what, target, n] of [['search', `/tickets?q=${encodeURIComponent(q)}`, 1], ['search', `/tickets?q=${encodeURIComponent(q)}`, PARALLEL],
-        ['list, no q', '/tickets', 1], ['list, no q', '/tickets', PARALLEL]] as [string, string, number][]) {
-        const r = await run(url, proc.pid!, who, auth, what, target, n);
+      const search = `/tickets?q=${encodeURIComponent(q)}`;
+      for (const [what, target, n, headers] of [
+        ['search', search, 1, {}], ['search', search, PARALLEL, {}],
+        ['search, HTML list', search, 1, HTML_LIST], ['search, HTML list', search, PARALLEL, HTML_LIST],
+        ['list, no q', '/tickets', 1, {}], ['list, no q', '/tickets', PARALLEL, {}],
+      ] as [string, string, number, Record<string, string>][]) {
+        const r = await run(url, proc.pid!, who, { ...auth, ...headers }, what, target, n);
         runs.push(r);
         process.stdout.write(`${JSON.stringify({ mib: MIB, q_len: Q_LEN, ...r })}\n`);
         if (proc.exitCode !== null || proc.signalCode !== null) {
