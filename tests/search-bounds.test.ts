@@ -186,6 +186,17 @@ describe('bounded work', () => {
       expect(all.status).toBe(200);
       expect(all.body.total).toBe(MAX_CHECKED_TICKETS + 1);
     }
+    // A saved view with such a q: its list says why, and a dashboard showing it still opens.
+    const view = await s.api('POST', '/saved-views', { body: { name: 'Hohoho', filters: { q: 'hohoho' } } });
+    expect(view.status, view.text).toBe(201);
+    expectError(await s.api('GET', `/tickets?view_id=${view.body.id}`), 422, 'validation_failed', ['q']);
+    const board = await s.api('POST', '/dashboards', { body: { name: 'Board', widgets: [{ kind: 'ticket_list', title: 'Ho', config: { view_id: view.body.id } }, { kind: 'status_counts' }] } });
+    expect(board.status, board.text).toBe(201);
+    const shown = await s.api('GET', `/dashboards/${board.body.id}`);
+    expect(shown.status, shown.text).toBe(200);
+    expect(shown.body.widgets[0].data.error).toMatch(/^The view "Hohoho" cannot be shown: q: Too broad to search/);
+    expect(shown.body.widgets[1].data.counts.length).toBeGreaterThan(0);
+    expect((await s.api('GET', `/dashboards/${board.body.id}`, { headers: { accept: 'text/html' } })).status).toBe(200);
   });
 
   it(`a requester with more than ${OWN_SCAN_MAX_TICKETS} tickets is searched through the index, with the same answers`, async () => {

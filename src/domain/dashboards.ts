@@ -4,7 +4,7 @@ import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets,
 import { listByFilter, listTickets } from './tickets/list.js';
 import type { TicketJson } from './tickets/serialize.js';
 import { type Actor, isAdmin, nowIso, parseJson, requireStaff } from './actor.js';
-import { forbidden, invalid, notFound } from './errors.js';
+import { AppError, forbidden, invalid, notFound } from './errors.js';
 import { teamExists } from './teams.js';
 
 export const WIDGET_KINDS = ['ticket_list', 'status_counts', 'queue_counts', 'team_workload', 'my_tickets'] as const;
@@ -166,7 +166,14 @@ export function widgetData(db: Db, actor: Actor, d: DashboardJson, w: WidgetJson
       const viewId = Number(w.config.view_id);
       const view = db.select({ name: savedViews.name }).from(savedViews).where(eq(savedViews.id, viewId)).get();
       if (!view) return { kind: w.kind, error: `Saved view ${viewId} no longer exists` };
-      const list = listTickets(db, actor, { view_id: viewId, limit });
+      let list;
+      try {
+        list = listTickets(db, actor, { view_id: viewId, limit });
+      } catch (e) {
+        // A view's filters can become unusable (a search too broad for the text stored now): that widget says so.
+        if (e instanceof AppError && e.code === 'validation_failed') return { kind: w.kind, error: `The view "${view.name}" cannot be shown: ${e.message}` };
+        throw e;
+      }
       return { kind: w.kind, view_id: viewId, view_name: view.name, tickets: list.tickets, total: list.total };
     }
     case 'status_counts':
