@@ -4,11 +4,15 @@
 # started by the tests from its own config in a temp dir: no system service is started or
 # left running. Installed only when missing; runs before `npm test` (the "pretest" script).
 set -euo pipefail
+here="$(dirname "$0")"
 need=()
+command -v python3 >/dev/null 2>&1 || need+=(python3) # the mail corpus test's reference parser (CPython's email)
 command -v chromium >/dev/null 2>&1 || [ -n "${CHROMIUM_PATH:-}" ] || need+=(chromium)
 command -v dovecot >/dev/null 2>&1 || [ -x /usr/sbin/dovecot ] || need+=(dovecot-imapd)
 command -v exim >/dev/null 2>&1 || [ -x /usr/sbin/exim ] || need+=(exim4-daemon-light)
-[ ${#need[@]} -eq 0 ] && exit 0
+# Mail nobody here wrote, from Debian's packages, for tests/mail-corpus.test.ts (fetched once).
+fetch_corpus() { bash "$here/mail-corpus.sh"; }
+[ ${#need[@]} -eq 0 ] && { fetch_corpus; exit 0; }
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "The tests need these Debian packages: ${need[*]}. Install them (apt-get install ${need[*]}) and run again." >&2
   exit 1
@@ -31,3 +35,4 @@ if [ -d /run/systemd/system ]; then
   [[ " ${need[*]} " == *" exim4-daemon-light "* ]] && units+=(exim4.service exim4-base.timer)
   [ ${#units[@]} -eq 0 ] || systemctl disable --quiet "${units[@]}" 2>/dev/null || true
 fi
+fetch_corpus
