@@ -350,6 +350,30 @@ describe('IMAP polling against a real Dovecot', () => {
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Before the failures', 'After the failures', 'Explode please']);
   });
 
+  it('a message that cannot be read in time (and the HTML bomb) is kept once and flagged: never fetched again', async () => {
+    const dc = await newDovecot();
+    const s = await newServer(dc, { MAIL_PARSE_TIMEOUT_MS: '1' }); // every message takes longer than 1 ms to read
+    const bombHtml = Buffer.from('<div>'.repeat(160_000)).toString('base64').replace(/.{76}/g, '$&\r\n');
+    const bomb = mail({ from: 'mona@customer.example', subject: 'HTML bomb', messageId: '<bomb@customer.example>' })
+      .replace('Content-Type: text/plain; charset=utf-8\r\n\r\nBody of HTML bomb.', `Content-Type: text/html\r\nContent-Transfer-Encoding: base64\r\n\r\n${bombHtml}`);
+    const uids = await append(dc, [bomb, mail({ from: 'ned@customer.example', subject: 'After the bomb' })]);
+    await s.workers.imap!.pollNow();
+
+    const list = (await tickets(s)).tickets;
+    expect(list.map((t) => t.subject)).toEqual(['HTML bomb', 'After the bomb']);
+    const log = await intake(s);
+    expect(log.intake.map((r) => [r.subject, r.verdict, /text not read \(reading it took longer than 0\.001 s\)/.test(r.rule ?? '')])).toEqual([
+      ['After the bomb', 'created', true], ['HTML bomb', 'created', true],
+    ]);
+    expect((await listBox(dc)).map((m) => ({ uid: m.uid, seen: m.seen }))).toEqual(uids.map((uid) => ({ uid, seen: true })));
+
+    // Polling again fetches nothing: no second try, no second entry.
+    await s.workers.imap!.pollNow();
+    await s.workers.imap!.pollNow();
+    expect((await intake(s)).total).toBe(2);
+    expect((await tickets(s)).total).toBe(2);
+  });
+
   it('does not skip the rest of a batch when the connection drops in the middle of it', async () => {
     const dc = await newDovecot();
     const s = await newServer(dc);

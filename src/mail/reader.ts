@@ -14,6 +14,8 @@ export interface MailReading {
   degraded?: string;
 }
 
+/** Reading the top-level headers alone (at most 1 MiB) gets its own limit: it is the fallback that keeps the message. */
+const HEADERS_TIMEOUT_MS = 5000;
 const fromSource = import.meta.url.endsWith('.ts'); // under tsx or vitest, not the compiled dist/
 let limits = { timeoutMs: 15_000, memoryMb: 512 };
 let pool: Piscina | undefined;
@@ -58,7 +60,7 @@ export async function readMail(raw: Buffer): Promise<MailReading> {
     if (e instanceof MalformedMail) throw e;
     const reason = why(e, limits.timeoutMs);
     try {
-      return { mail: await run('headersOnly', { raw, reason }, Math.min(limits.timeoutMs, 5000)), degraded: reason };
+      return { mail: await run('headersOnly', { raw, reason }, HEADERS_TIMEOUT_MS), degraded: reason };
     } catch (e2) {
       if (e2 instanceof MalformedMail) throw e2;
       throw new MalformedMail(`The message could not be read: ${reason}`);

@@ -42,6 +42,13 @@ export function listTicketTransactions(db: Db, actor: Actor, id: number): Transa
   return transactionsOfTicket(db, id, { includeComments: isStaff(actor) });
 }
 
+/** One transaction of a ticket, as its history shows it to this actor (404 otherwise). */
+export function getTicketTransaction(db: Db, actor: Actor, ticketId: number, txnId: number): TransactionJson {
+  const t = listTicketTransactions(db, actor, ticketId).find((x) => x.id === txnId);
+  if (!t) throw notFound('Transaction', txnId);
+  return t;
+}
+
 function checkOwner(conn: Conn, id: number | null | undefined) {
   if (id == null) return;
   const u = getUserRow(conn, id);

@@ -6,11 +6,11 @@ import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
 import { effectiveFilter, listByFilter } from '../../domain/tickets/list.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import { flatFilterParams, nestFilterParams, TicketListQuerySchema } from '../../domain/tickets/query.js';
-import { commentOnTicket, createTicket, getAttachment, getTicket, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
+import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTransaction, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
 import { isStaff, type Actor } from '../../domain/actor.js';
 import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
-import { TicketChanged, TicketPage, TicketReplied, type TicketPageProps } from '../../views/tickets/show.js';
+import { TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, commitOf, dbOf, isHtmx, pathId, queryObject, readBody, respond, validate } from '../respond.js';
 import { ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema } from './schemas.js';
@@ -122,6 +122,13 @@ export function ticketRoutes() {
   app.get('/:id/transactions', (c) => {
     const id = pathId(c);
     return respond(c, { transactions: listTicketTransactions(dbOf(c), actorOf(c), id) }, { title: `#${id} history` });
+  });
+
+  app.get('/:id/transactions/:txnId', (c) => {
+    const id = pathId(c);
+    const txnId = pathId(c, 'txnId');
+    const transaction = getTicketTransaction(dbOf(c), actorOf(c), id, txnId);
+    return respond(c, { transaction }, { title: `#${id} message ${txnId}`, view: () => <TxnBody ticketId={id} t={transaction} whole /> });
   });
 
   app.post('/:id/comment', async (c) => {

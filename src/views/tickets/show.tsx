@@ -38,6 +38,40 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
   }
 }
 
+/** Past these, a message shows its start and a link to the rest (a 100,000-line mail is not a 100,000-line page). */
+export const FOLD_LINES = 60;
+export const FOLD_CHARS = 8000;
+
+/** Where a long text is folded: after FOLD_LINES lines or FOLD_CHARS characters, whichever comes first. */
+export function foldAt(body: string): number | null {
+  let at = -1;
+  for (let n = 0; n < FOLD_LINES; n++) { at = body.indexOf('\n', at + 1); if (at < 0) break; }
+  const cut = Math.min(at < 0 ? body.length : at, FOLD_CHARS);
+  return cut < body.length ? cut : null;
+}
+
+/**
+ * A message's text, folded when long: the start, then "Show all" — a link to the whole text
+ * (its own page without JavaScript; with htmx the whole text replaces the fold in place).
+ */
+export function TxnBody({ ticketId, t, whole }: { ticketId: number; t: TransactionJson; whole?: boolean }) {
+  const body = t.body ?? '';
+  const cut = whole ? null : foldAt(body);
+  if (cut === null) return <div class="txn-body" id={`txn-body-${t.id}`}>{body}</div>;
+  const lines = body.split('\n').length;
+  const url = `/tickets/${ticketId}/transactions/${t.id}`;
+  return (
+    <div class="txn-body folded" id={`txn-body-${t.id}`}>
+      {body.slice(0, cut)}
+      <p class="fold">
+        <a href={url} hx-get={url} hx-target={`#txn-body-${t.id}`} hx-swap="outerHTML" hx-push-url="false">
+          Show all ({lines.toLocaleString('en')} lines, {Math.ceil(body.length / 1024).toLocaleString('en')} KB)
+        </a>
+      </p>
+    </div>
+  );
+}
+
 export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   return (
     <ol id="history" class="history" aria-label="History" hx-swap-oob={oob ? 'true' : undefined}>
@@ -47,7 +81,7 @@ export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
             <span class="txn-what">{describe(t, p)}</span>
             <time datetime={t.created_at}>{when(t.created_at)}</time>
           </div>
-          {t.body && <div class="txn-body">{t.body}</div>}
+          {t.body && <TxnBody ticketId={p.ticket.id} t={t} />}
           {t.attachments.length > 0 && (
             <ul class="attachments">
               {t.attachments.map((a) => <li><a href={`/attachments/${a.id}`} download={a.filename}>{a.filename}</a> <span class="muted">{a.content_type}, {formatSize(a.size)}</span></li>)}

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import type { TestServer } from './server.js';
+
+// Helpers for tests that send mail through POST /mailgate and read what it became.
+
+export const MAILGATE_TOKEN = 'mailgate-secret-for-tests-0123456789';
+export const CORPUS = path.resolve(import.meta.dirname, '..', '.corpus');
+
+/** A message of the fetched corpus (scripts/mail-corpus.sh), e.g. `rt/notes-uuencoded`. */
+export function corpus(name: string): Buffer {
+  const file = path.join(CORPUS, name);
+  if (!fs.existsSync(file)) throw new Error(`${name}: no such corpus message (run scripts/mail-corpus.sh)`);
+  return fs.readFileSync(file);
+}
+
+/** POST /mailgate with the raw bytes of a message. */
+export async function postMail(s: TestServer, raw: string | Buffer, opts: { contentType?: string; body?: Buffer | string } = {}) {
+  const res = await fetch(`${s.url}/mailgate`, {
+    method: 'POST', body: opts.body ?? raw,
+    headers: { authorization: `Bearer ${MAILGATE_TOKEN}`, 'content-type': opts.contentType ?? 'message/rfc822' },
+  });
+  const text = await res.text();
+  return { status: res.status, text, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+}
+
+export async function get(s: TestServer, p: string) {
+  const res = await s.api('GET', p);
+  expect(res.status, `${p}: ${res.text}`).toBe(200);
+  return res.body;
+}
+
+export const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+/** What one applied message left on its ticket: the transaction's text and its files, downloaded. */
+export async function keptOf(s: TestServer, result: { ticket_id: number; transaction_id: number }) {
+  const txns = (await get(s, `/tickets/${result.ticket_id}/transactions`)).transactions as any[];
+  const t = txns.find((x) => x.id === result.transaction_id);
+  if (!t) throw new Error(`transaction ${result.transaction_id} not on ticket ${result.ticket_id}`);
+  const files: { filename: string; content_type: string; content: Buffer }[] = [];
+  for (const a of t.attachments) {
+    const res = await fetch(`${s.url}/attachments/${a.id}`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    files.push({ filename: a.filename, content_type: a.content_type, content: Buffer.from(await res.arrayBuffer()) });
+  }
+  return { body: (t.body ?? '') as string, files, transaction: t };
+}
+
+/** A MIME entity: header lines, a blank line, the body (CRLF line ends). */
+export function entity(headers: Record<string, string>, body: string | Buffer): Buffer {
+  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+  return Buffer.concat([Buffer.from(`${head}\r\n\r\n`), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
+}
+
+/** A multipart body of the given entities. */
+export function multipart(boundary: string, parts: Buffer[]): Buffer {
+  return Buffer.concat([...parts.flatMap((p) => [Buffer.from(`--${boundary}\r\n`), p, Buffer.from('\r\n')]), Buffer.from(`--${boundary}--\r\n`)]);
+}
+
+let seq = 0;
+/** Top-level headers of a fresh message from a customer. */
+export function envelope(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    From: 'Carla Rossi <carla.rossi@customer.example>', To: 'support@helpdesk.example', Subject: `Test ${++seq}`,
+    'Message-ID': `<lossless.${seq}.${Date.now().toString(36)}@customer.example>`, 'MIME-Version': '1.0', ...extra,
+  };
+}
+
+export const base64Lines = (b: Buffer) => b.toString('base64').replace(/.{76}/g, '$&\r\n');
