@@ -122,25 +122,20 @@
   function wordsPlace(source, create = true) {
     const where = errorTarget(source);
     if (where?.target && !where.target.contains(source)) return where.target;
-    if (source?.tagName === 'FORM') {
-      let note = source.querySelector(':scope > .request-error');
-      if (!note && create) {
-        note = document.createElement('div');
-        note.className = 'field-error form-error request-error';
-        note.setAttribute('role', 'alert');
-        source.append(note);
-      }
-      return note;
+    if (source?.tagName === 'FORM') return alertIn(source, 'request-error', 'field-error form-error request-error', create);
+    return alertIn(document.querySelector('dialog[open]') ?? document.body, 'page-notice', 'request-error page-notice', create);
+  }
+
+  /** The host's own alert element of that class, made (at its end) when missing and `create`. */
+  function alertIn(host, cls, classes, create) {
+    let el = host.querySelector(`:scope > .${cls}`);
+    if (!el && create) {
+      el = document.createElement('div');
+      el.className = classes;
+      el.setAttribute('role', 'alert');
+      host.append(el);
     }
-    const host = document.querySelector('dialog[open]') ?? document.body;
-    let notice = host.querySelector(':scope > .page-notice');
-    if (!notice && create) {
-      notice = document.createElement('div');
-      notice.className = 'request-error page-notice';
-      notice.setAttribute('role', 'alert');
-      host.append(notice);
-    }
-    return notice;
+    return el;
   }
 
   function say(source, text) {

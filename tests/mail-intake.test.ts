@@ -698,6 +698,11 @@ describe('queue routing', () => {
     const retried = await postJson(s, { message: raws[0], queue: 'General' });
     expect(retried.status, retried.text).toBe(201);
     expect(retried.body).toMatchObject({ verdict: 'created', duplicate: false });
+    // An admin replays another refused one: without the wrong option it reaches the default queue.
+    const replayed = await s.api('POST', `/mail/intake/${kept[1].id}/replay`);
+    expect(replayed.status, replayed.text).toBe(201);
+    expect(replayed.body).toMatchObject({ verdict: 'created', rule: 'new ticket; default queue General' });
+    expect(await userByEmail(s, 'quentin@customer.example')).toMatchObject({ role: 'requester' });
   });
 
   it('a reply to an existing ticket ignores the queue option', async () => {
