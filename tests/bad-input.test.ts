@@ -42,6 +42,18 @@ describe('form field names nested too deep', () => {
   });
 });
 
+describe('a field sent as text and as a nested object at once', () => {
+  it('POST /tickets from the new-ticket form (htmx) with subject and subject.url → 422, the form shown again (fuzz seed 7, request 4455)', async () => {
+    const before = count('tickets');
+    for (const body of ['subject=ID&subject=Subject&subject.url=2024-13-45', 'subject.url=x', 'queue_id=1&subject=a&subject.url=b&custom_fields.nope.deeper=1']) {
+      const res = await send('POST', '/tickets', { ...bearer(), 'content-type': FORM, 'hx-request': 'true' }, body);
+      expect(res.status, body).toBe(422);
+      expect(res.text).toContain('id="new-ticket-form"');
+    }
+    expect(count('tickets')).toBe(before);
+  });
+});
+
 describe('_method override on form posts', () => {
   it.each(['TRACE', 'CONNECT', 'a b', 'GET', 'HEAD', 'OPTIONS', 'PROPFIND'])('_method=%j → 422 naming _method, nothing created', async (method) => {
     const before = count('api_tokens');

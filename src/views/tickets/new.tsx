@@ -10,9 +10,11 @@ export interface NewTicketProps {
   errors: ErrorDetail[];
 }
 
-const val = (v: Record<string, unknown>, k: string) => {
+/** A typed value to show again; what no input could have sent (`subject.url=…` nests an object) shows as empty. */
+const val = (v: Record<string, unknown>, k: string): string => {
   const x = k.startsWith('custom_fields.') ? (v.custom_fields as Record<string, unknown> | undefined)?.[k.slice(14)] : v[k];
-  return x === undefined || x === null ? '' : String(x);
+  if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean') return String(x);
+  return Array.isArray(x) ? val({ [k]: x[x.length - 1] }, k) : '';
 };
 
 function FieldError({ errors, path }: { errors: ErrorDetail[]; path: string }) {
