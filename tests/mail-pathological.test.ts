@@ -107,6 +107,22 @@ describe('huge and pathological text', () => {
       expect(page.url()).toMatch(new RegExp(`/tickets/${big.ticket_id}$`)); // unfolded in place
       await context.close();
     });
+
+    it('at 360 px the page fits the screen, the folded text wraps inside its box and "Show all" is on screen', async () => {
+      const { context, page } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD);
+      await page.setViewportSize({ width: 360, height: 740 });
+      await page.goto(`/tickets/${big.ticket_id}`);
+      const body = page.locator(`#txn-body-${big.transaction_id}`);
+      const overflow = await body.evaluate((el) => el.scrollWidth - el.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      const link = await page.getByRole('link', { name: /Show all/ }).boundingBox();
+      expect(link!.x).toBeGreaterThanOrEqual(0);
+      expect(link!.x + link!.width).toBeLessThanOrEqual(360);
+      const page360 = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+      expect(page360).toBeLessThanOrEqual(360); // the properties stack under the history: no sideways scroll
+      await screenshot(page, 'ticket-folded-flood-360');
+      await context.close();
+    });
   });
 });
 

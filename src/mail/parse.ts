@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import libmime from 'libmime';
 import addressparser from 'nodemailer/lib/addressparser';
 import type { InboundMessage } from '../domain/mailIntake.js';
+import { MalformedMail } from './malformed.js';
 import { cleanName, MimeError, splitMime, type MimePart } from './mime.js';
 import { decodeText, htmlAsText, htmlMetaCharset, unflow } from './text.js';
 import { extractUuencoded } from './uuencode.js';
@@ -18,8 +19,6 @@ export type InboundMail = Omit<InboundMessage, 'raw' | 'kind' | 'kindReason'> & 
   contentType: string;
   reportType: string;
 };
-
-export class MalformedMail extends Error {}
 
 /** Longest body text kept on the transaction; the whole text is attached beyond it. */
 export const BODY_MAX_CHARS = 1_000_000;

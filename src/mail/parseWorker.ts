@@ -1,7 +1,8 @@
 // The worker-thread side of src/mail/reader.ts: parses one message per task, away from the
 // thread that serves HTTP. A MalformedMail is answered as data (errors lose their class on
 // the way between threads).
-import { MalformedMail, parseHeadersOnly, parseMail, type InboundMail } from './parse.js';
+import { MalformedMail } from './malformed.js';
+import { parseHeadersOnly, parseMail, type InboundMail } from './parse.js';
 
 export type ParseAnswer = { mail: InboundMail } | { malformed: string };
 

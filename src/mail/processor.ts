@@ -6,7 +6,7 @@ import {
   applyInboundMail, logFailedMail, logRejectedMail, ownAddresses, type InboundMessage, type IntakeOptions, type IntakeResult,
 } from '../domain/mailIntake.js';
 import { classify } from './classify.js';
-import { MalformedMail } from './parse.js';
+import { MalformedMail } from './malformed.js';
 import { readMail } from './reader.js';
 
 export interface ProcessorSettings { mailFrom: string; senderLimitPerHour: number }

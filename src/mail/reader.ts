@@ -1,12 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { MalformedMail, type InboundMail } from './parse.js';
+import { MalformedMail } from './malformed.js';
+import type { InboundMail } from './parse.js';
 import type { ParseAnswer } from './parseWorker.js';
 
 // Reading a message (MIME, charsets, HTML to text, uuencode) happens on worker threads, never
-// on the thread that serves HTTP: a pathological message costs a worker, not the server. A
-// message not read within the time limit (or that exhausts a worker's memory, or trips a bug)
-// is still kept: its headers are read on their own and the whole raw message is attached.
+// on the thread that serves HTTP (which does not even load ./parse.js's libraries): a
+// pathological message costs a worker, not the server. A message not read within the time
+// limit (or that exhausts a worker's memory, or trips a bug) is still kept: its headers are
+// read on their own and the whole raw message is attached.
 
 export interface MailReading {
   mail: InboundMail;
