@@ -4,41 +4,18 @@
 // a second client reads /healthz every 20 ms. Prints, per size: how long /mailgate took and what
 // it answered, /healthz latency meanwhile (p50, p99, max), the server's peak RSS and what the
 // intake log holds afterwards. Nothing here asserts: it measures.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { root, startProductionServer, statusMb } from './server.js';
 
-const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({ options: { mib: { type: 'string', default: '1,2,20' }, wait: { type: 'string', default: '120' } } });
 const SIZES = values.mib.split(',').map(Number);
 const WAIT_MS = Number(values.wait) * 1000;
 const TOKEN = 'bench-mailgate-token-0123456789';
 const ADMIN_PASSWORD = 'bench-admin-password';
-
-function startFlags(): string[] {
-  const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((t) => t.startsWith('--'));
-}
-
-async function start(dataDir: string): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, [...startFlags(), 'dist/server.js'], {
-    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MAILGATE_TOKEN: TOKEN,
-      ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD, SMTP_URL: '', IMAP_URL: '' },
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (d: Buffer) => { out += d; const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out); if (m) resolve(m[1]); };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => reject(new Error(`server exited with ${code}\n${out}`)));
-  });
-  return { proc, url };
-}
-
-const peakRssMb = (pid: number) => Math.round(Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 
 function bomb(mib: number): Buffer {
   // N MiB is the size of the message as sent (base64 with line breaks: ~0.74 N MiB of HTML);
@@ -57,7 +34,7 @@ async function main() {
   const rows: string[] = [];
   for (const mib of SIZES) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-bomb-'));
-    const { proc, url } = await start(dir);
+    const { proc, url } = await startProductionServer(dir, { MAILGATE_TOKEN: TOKEN, ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD });
     try {
       const message = bomb(mib);
       const health: number[] = [];
@@ -94,7 +71,7 @@ async function main() {
       } catch (e) { intake = `unreadable (${(e as Error).message})`; }
       const line = { mib, message_bytes: message.length, mailgate_ms: Math.round(took), answer, healthz_samples: health.length,
         healthz_p50_ms: Math.round(pct(health, 0.5)), healthz_p99_ms: Math.round(pct(health, 0.99)), healthz_max_ms: Math.round(Math.max(...health)),
-        peak_rss_mb: peakRssMb(proc.pid!), intake };
+        peak_rss_mb: Math.round(statusMb(proc.pid!)), intake };
       process.stdout.write(`${JSON.stringify(line)}\n`);
       rows.push(`| ${mib} MiB | ${line.mailgate_ms} ms | ${answer.slice(0, 60).replace(/\|/g, '/')} | ${line.healthz_p50_ms} / ${line.healthz_p99_ms} / ${line.healthz_max_ms} ms | ${line.peak_rss_mb} MB | ${intake} |`);
     } finally {

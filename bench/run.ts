@@ -5,14 +5,13 @@
 // single client (sequential requests, latency percentiles) and the writes and mail also under
 // concurrent load (autocannon). Prints one JSON line per operation, then a Markdown table,
 // the server's peak RSS and its start time on the dataset.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { BENCH_ADMIN, BODY_ONLY_WORD, ensureDataset, SUBJECT_WORD } from './seed.js';
+import { root, startProductionServer, statusMb } from './server.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : fallback; };
 const parseSize = (s: string) => { const m = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(s); if (!m) throw new Error(`bad --size ${s}`); return Math.round(Number(m[1]) * (m[2].toLowerCase() === 'k' ? 1e3 : m[2].toLowerCase() === 'm' ? 1e6 : 1)); };
@@ -32,39 +31,6 @@ const round = (n: number) => Math.round(n * 100) / 100;
 function report(r: Result) {
   results.push(r);
   process.stdout.write(`${JSON.stringify({ size: SIZE, ...r })}\n`);
-}
-
-/** The Node flags of `npm start` (`node <flags> dist/server.js`), so the benchmark runs the server as it ships. */
-function startFlags(): string[] {
-  const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((t) => t.startsWith('--'));
-}
-
-async function startServer(dataDir: string): Promise<{ proc: ChildProcess; url: string; startMs: number }> {
-  const started = performance.now();
-  const proc = spawn(process.execPath, [...startFlags(), 'dist/server.js'], {
-    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MAILGATE_TOKEN,
-      MAIL_SENDER_MAX_PER_HOUR: '1000000', LOGIN_MAX_ATTEMPTS_PER_IP: '100000', SMTP_URL: '', IMAP_URL: '' },
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]);
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => reject(new Error(`server exited with ${code}\n${out}`)));
-  });
-  return { proc, url, startMs: Math.round(performance.now() - started) };
-}
-
-function peakRssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
 }
 
 async function single(op: string, n: number, make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> }, base: string, auth: Record<string, string>) {
@@ -126,7 +92,7 @@ async function main() {
 
   // The server runs as `npm start` runs it: compiled to dist/ (see docs/decisions/010).
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  const { proc, url, startMs } = await startServer(runDir);
+  const { proc, url, startMs } = await startProductionServer(runDir, { MAILGATE_TOKEN, MAIL_SENDER_MAX_PER_HOUR: '1000000', LOGIN_MAX_ATTEMPTS_PER_IP: '100000' });
   try {
     const login = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
@@ -172,7 +138,7 @@ async function main() {
     await load('mailgate', url, {}, (i) => rawMail(i, 'load'));
     await load('list queue+status', url, auth, (i) => get(`/tickets?queue_id=${1 + (i % 8)}&status=open`)());
 
-    const rss = peakRssMb(proc.pid!);
+    const rss = Math.round(statusMb(proc.pid!));
     process.stdout.write(`${JSON.stringify({ size: SIZE, peak_rss_mb: rss, start_ms: startMs, dataset: stats })}\n`);
     const lines = ['', `### ${SIZE.toLocaleString('en')} tickets, ${stats.transactions.toLocaleString('en')} transactions`, '',
       '| operation | mode | ops/s | p50 ms | p95 ms | p99 ms | errors |', '|---|---|---:|---:|---:|---:|---:|',

@@ -11,13 +11,12 @@
 // asks `/healthz` back to back (what every other user waits) and the server's RSS is sampled.
 // Prints one JSON line per run and a Markdown table: request time, /healthz latency p50/max
 // while the searches ran, peak RSS during the run (VmHWM, reset before each run).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { root, startFlags, startProductionServer, statusMb } from './server.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : fallback; };
 const MIB = Number(arg('mib', '5'));
@@ -33,39 +32,10 @@ const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(so
 const round = (n: number) => Math.round(n * 10) / 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function startFlags(): string[] {
-  const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((t) => t.startsWith('--'));
-}
-
 let serverOutput = '';
-async function startServer(dataDir: string): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, [...startFlags(), 'dist/server.js'], {
-    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MAILGATE_TOKEN,
-      ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, SMTP_URL: '', IMAP_URL: '' },
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d;
-      serverOutput = (serverOutput + d).slice(-4000);
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]);
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => reject(new Error(`server exited with ${code}\n${out}`)));
-  });
-  return { proc, url };
-}
-
-/** A memory figure of /proc/<pid>/status in MB (0 once the process is gone). */
-function status(pid: number, field: string): number {
-  let text = '';
-  try { text = fs.readFileSync(`/proc/${pid}/status`, 'utf8'); } catch { return 0; }
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) / 1024;
-}
+const startServer = (dataDir: string) => startProductionServer(dataDir, { MAILGATE_TOKEN, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password },
+  (chunk) => { serverOutput = (serverOutput + chunk).slice(-4000); });
+const status = statusMb;
 /** Resets the process's peak RSS (VmHWM) to its current RSS (Linux: clear_refs 5). */
 function resetPeak(pid: number): boolean {
   try { fs.writeFileSync(`/proc/${pid}/clear_refs`, '5'); return true; } catch { return false; }
