@@ -5,6 +5,7 @@ import { seedIfEmpty } from './domain/seed.js';
 import { loadEnv } from './env.js';
 import { httpServerOptions } from './httpServer.js';
 import { createLogger } from './log.js';
+import { startMailReading } from './mail/reader.js';
 import { startWorkers } from './workers.js';
 
 const started = performance.now();
@@ -50,6 +51,7 @@ const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, ser
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
     env: env.NODE_ENV, data: env.dbPath, startup_ms: Math.round(performance.now() - started),
   });
+  startMailReading(); // after listening: the first mail need not wait for the worker thread
 });
 server.on('error', (e: NodeJS.ErrnoException) => {
   const at = `HOST=${env.HOST} PORT=${env.PORT}`;

@@ -30,7 +30,7 @@ export function configureMailReading(options: Partial<typeof limits>): void {
 function workers(): Piscina {
   pool ??= new Piscina({
     filename: new URL(fromSource ? './parseWorker.source.mjs' : './parseWorker.js', import.meta.url).href,
-    minThreads: 1, maxThreads: Math.max(1, Math.min(2, availableParallelism())), idleTimeout: 60_000,
+    minThreads: 1, maxThreads: Math.max(1, Math.min(2, availableParallelism())), idleTimeout: 60_000, recordTiming: false,
     resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
 
   });
@@ -68,6 +68,11 @@ export async function readMail(raw: Buffer): Promise<MailReading> {
       throw new MalformedMail(`The message could not be read: ${reason}`);
     }
   }
+}
+
+/** Starts the worker thread now (the server, once it listens), so the first message does not wait for it. */
+export function startMailReading(): void {
+  workers();
 }
 
 /** Stops the worker threads (a graceful shutdown). */

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { htmlToText } from 'html-to-text';
+import { compile } from 'html-to-text';
 import { Tokenizer } from 'htmlparser2';
 import iconv from 'iconv-lite';
 import libmimeCharset from 'libmime/lib/charset.js';
@@ -123,6 +123,17 @@ export function scanHtml(html: string): { text: string; depth: number } {
 
 const tidy = (s: string) => s.replace(/\u00a0/g, ' ').split('\n').map((l) => l.trimEnd()).join('\n').replace(/\n{3,}/g, '\n\n').trim();
 
+/** html-to-text with our options, compiled once (compiling its selectors costs more than converting a short mail). */
+const htmlConverter = compile({
+  wordwrap: false,
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((h) => ({ selector: h, options: { uppercase: false } })),
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+  ],
+});
+
 /**
  * HTML as the text an agent reads. html-to-text gives the better layout (tables, lists, links);
  * it builds a tree whose cost grows with nesting depth, so deep or huge HTML takes the linear
@@ -132,15 +143,7 @@ export function htmlAsText(html: string): string {
   const scan = scanHtml(html);
   if (scan.depth > HTML_TO_TEXT_MAX_DEPTH || html.length > HTML_TO_TEXT_MAX_CHARS) return scan.text;
   try {
-    return tidy(htmlToText(html, {
-      wordwrap: false,
-      selectors: [
-        { selector: 'img', format: 'skip' },
-        { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-        ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((h) => ({ selector: h, options: { uppercase: false } })),
-        { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
-      ],
-    }));
+    return tidy(htmlConverter(html));
   } catch {
     return scan.text;
   }
