@@ -119,9 +119,12 @@ function resolveTicket(conn: Conn, m: InboundMessage): { id: number; rule: strin
   return { id: null, rule: 'new ticket' };
 }
 
-function logIntake(conn: Conn, m: InboundMessage, source: string, v: Partial<IntakeRow> & { verdict: Verdict }): IntakeRow {
+/** What the intake log keeps of any message, even one that could not be read (no sender: null). */
+type Logged = Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'>;
+
+function logIntake(conn: Conn, m: Logged, source: string, v: Partial<IntakeRow> & { verdict: Verdict }): IntakeRow {
   return conn.insert(mailIntake).values({
-    identity: m.identity, message_id: m.messageId, source, sender: m.from.address, subject: m.subject.slice(0, 1000), raw: m.raw,
+    identity: m.identity, message_id: m.messageId, source, sender: m.from.address || null, subject: m.subject.slice(0, 1000), raw: m.raw,
     rule: null, ticket_id: null, transaction_id: null, error: null, created_at: nowIso(), ...v,
   }).returning().get();
 }
@@ -181,23 +184,19 @@ export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions)
  * `rejected`, so an admin sees it and can replay it once the cause is fixed. The same message
  * refused again for the same reason reuses its entry.
  */
-export function logRejectedMail(db: Db, m: Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'>, source: string, reason: string): IntakeResult {
+export function logRejectedMail(db: Db, m: Logged, source: string, reason: string): IntakeResult {
   return db.transaction((tx) => {
     const error = reason.slice(0, 2000);
     const earlier = tx.select().from(mailIntake)
       .where(and(eq(mailIntake.identity, m.identity), eq(mailIntake.verdict, 'rejected'), eq(mailIntake.error, error))).get();
     if (earlier) return resultOf(earlier, false);
-    return resultOf(logIntake(tx, m as InboundMessage, source, { verdict: 'rejected', error, sender: m.from.address || null }), false);
+    return resultOf(logIntake(tx, m, source, { verdict: 'rejected', error }), false);
   }, { behavior: 'immediate' });
 }
 
 /** A message the processor could not apply: kept with its error, retried on the next delivery. */
-export function logFailedMail(db: Db, m: Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'>, source: string, error: string): IntakeResult {
-  const row = db.insert(mailIntake).values({
-    identity: m.identity, message_id: m.messageId, source, sender: m.from.address || null, subject: m.subject.slice(0, 1000), raw: m.raw,
-    verdict: 'failed', rule: null, error: error.slice(0, 2000), created_at: nowIso(),
-  }).returning().get();
-  return resultOf(row, false);
+export function logFailedMail(db: Db, m: Logged, source: string, error: string): IntakeResult {
+  return resultOf(logIntake(db, m, source, { verdict: 'failed', error: error.slice(0, 2000) }), false);
 }
 
 // ---- admin: the intake log -------------------------------------------------------------
