@@ -7,21 +7,22 @@ import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The Node flags of `npm start` (`node <flags> dist/server.js`). */
-export function startFlags(): string[] {
-  const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+/** The Node flags of `npm start` (`node <flags> dist/server.js`) of the tree at `tree`. */
+export function startFlags(tree = root): string[] {
+  const start = (JSON.parse(fs.readFileSync(path.join(tree, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   return start.split(/\s+/).filter((t) => t.startsWith('--'));
 }
 
 /**
  * Starts the compiled server (build it first) with these settings over the production defaults;
- * resolves once it listens. `onOutput` sees everything it prints.
+ * resolves once it listens. `onOutput` sees everything it prints; `tree` is the checkout to run
+ * (this one by default; another commit's worktree to compare against).
  */
-export async function startProductionServer(dataDir: string, env: Record<string, string>, onOutput?: (chunk: string) => void):
+export async function startProductionServer(dataDir: string, env: Record<string, string>, onOutput?: (chunk: string) => void, tree = root):
 Promise<{ proc: ChildProcess; url: string; startMs: number }> {
   const started = performance.now();
-  const proc = spawn(process.execPath, [...startFlags(), 'dist/server.js'], {
-    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
+  const proc = spawn(process.execPath, [...startFlags(tree), 'dist/server.js'], {
+    cwd: tree, stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SMTP_URL: '', IMAP_URL: '', ...env },
   });
   let out = '';
