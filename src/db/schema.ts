@@ -16,6 +16,14 @@ export const users = sqliteTable('users', {
   role: text('role', { enum: ['admin', 'agent', 'requester'] }).notNull(),
   disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
   password_hash: text('password_hash'),
+  // Staff settings (SPEC C2): shown and edited on the user's own settings page.
+  timezone: text('timezone').notNull().default('UTC'),
+  signature: text('signature').notNull().default(''), // Liquid, closes the user's public replies
+  notify_new_tickets: integer('notify_new_tickets', { mode: 'boolean' }).notNull().default(true),
+  notify_replies: integer('notify_replies', { mode: 'boolean' }).notNull().default(true),
+  notify_notes: integer('notify_notes', { mode: 'boolean' }).notNull().default(true),
+  /** Raised to revoke every portal link handed to this user so far. */
+  portal_epoch: integer('portal_epoch').notNull().default(0),
   ...timestamps,
 }, (t) => [
   uniqueIndex('users_email_uq').on(t.email),
@@ -58,6 +66,9 @@ export const queues = sqliteTable('queues', {
   description: text('description').notNull().default(''),
   mail_alias: text('mail_alias'), // stored lower-cased
   team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+  /** New mail's other To/Cc addresses become Cc watchers of the ticket (SPEC C2). */
+  keep_mail_cc: integer('keep_mail_cc', { mode: 'boolean' }).notNull().default(true),
+  signature: text('signature').notNull().default(''), // Liquid, closes public replies from this queue
   ...timestamps,
 }, (t) => [uniqueIndex('queues_name_uq').on(sql`${t.name} COLLATE NOCASE`), uniqueIndex('queues_mail_alias_uq').on(t.mail_alias)]);
 
@@ -85,6 +96,24 @@ export const tickets = sqliteTable('tickets', {
   index('tickets_created_idx').on(t.created_at),
   index('tickets_priority_idx').on(t.priority),
 ]);
+
+export const WATCHER_ROLES = ['requester', 'cc', 'admin_cc'] as const;
+
+/** People on a ticket (SPEC C2). Every requester is a row here; `tickets.requester_id` is the first. */
+export const ticketWatchers = sqliteTable('ticket_watchers', {
+  ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
+  role: text('role', { enum: WATCHER_ROLES }).notNull(),
+  user_id: integer('user_id').notNull().references(() => users.id),
+  created_at: text('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.ticket_id, t.role, t.user_id] }), index('ticket_watchers_user_idx').on(t.user_id, t.role)]);
+
+/** Cc and AdminCc of a queue: they watch every ticket in it. */
+export const queueWatchers = sqliteTable('queue_watchers', {
+  queue_id: integer('queue_id').notNull().references(() => queues.id, { onDelete: 'cascade' }),
+  role: text('role', { enum: ['cc', 'admin_cc'] }).notNull(),
+  user_id: integer('user_id').notNull().references(() => users.id),
+  created_at: text('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.queue_id, t.role, t.user_id] }), index('queue_watchers_user_idx').on(t.user_id)]);
 
 export const transactions = sqliteTable('transactions', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -203,6 +232,9 @@ export const outbox = sqliteTable('outbox', {
   body: text('body').notNull(),
   headers: text('headers').notNull().default('{}'), // JSON object
   message_id: text('message_id'),
+  /** Who the mail is for: `customer` mail links to the portal, `staff` mail to the ticket page. */
+  audience: text('audience', { enum: ['customer', 'staff'] }),
+  attachment_ids: text('attachment_ids').notNull().default('[]'), // JSON array: files sent with the mail
   status: text('status', { enum: ['queued', 'sending', 'sent', 'failed'] }).notNull().default('queued'),
   attempts: integer('attempts').notNull().default(0),
   last_error: text('last_error'),
@@ -242,4 +274,11 @@ export const imapState = sqliteTable('imap_state', {
   uid_validity: text('uid_validity').notNull(),
   last_uid: integer('last_uid').notNull(),
   updated_at: text('updated_at').notNull(),
+});
+
+/** Server-wide secrets generated at first start (the portal link key), shared by every process. */
+export const appSecrets = sqliteTable('app_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  created_at: text('created_at').notNull(),
 });
