@@ -8,6 +8,7 @@ import { jsxRenderer } from 'hono/jsx-renderer';
 import { secureHeaders } from 'hono/secure-headers';
 import { groupCommit } from './db/groupCommit.js';
 import { AppError } from './domain/errors.js';
+import { appSecret } from './domain/secrets.js';
 import { configureMailReading } from './mail/reader.js';
 import { configureNotifications } from './scrips/config.js';
 import { Layout } from './views/layout.js';
@@ -37,7 +38,10 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   const app = new Hono<AppEnv>();
   const staticCache = deps.env.production ? 'public, max-age=86400' : 'no-cache';
 
-  configureNotifications({ publicUrl: deps.env.PUBLIC_URL ?? `http://${deps.env.HOST}:${deps.env.PORT}`, mailFrom: deps.env.MAIL_FROM });
+  configureNotifications({
+    publicUrl: deps.env.PUBLIC_URL ?? `http://${deps.env.HOST}:${deps.env.PORT}`, mailFrom: deps.env.MAIL_FROM,
+    portalSecret: appSecret(deps.db, 'portal'), portalLinkDays: deps.env.PORTAL_LINK_DAYS,
+  });
   configureMailReading({ timeoutMs: deps.env.MAIL_PARSE_TIMEOUT_MS });
 
   app.use('*', async (c, next) => {

@@ -20,6 +20,8 @@ const EnvSchema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'Expected smtp:// or smtps:// URL').optional(),
   /** Sender of notifications when the ticket's queue has no mail_alias; its domain names our Message-IDs. */
   MAIL_FROM: z.email().default('hxdesk@localhost'),
+  /** How long a portal link in customer mail stays valid (SPEC C2). */
+  PORTAL_LINK_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Key for the X-Hxdesk-Signature HMAC-SHA256 header on webhook deliveries. */
   WEBHOOK_SECRET: z.string().min(16, 'WEBHOOK_SECRET must be at least 16 characters').optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),

@@ -6,7 +6,8 @@ import { AppError, invalid, notFound } from './errors.js';
 import { findQueueByName } from './queues.js';
 import { commentOnTicket, createTicket } from './tickets/write.js';
 import type { NewAttachment } from './transactions.js';
-import { ensureMailUser } from './users.js';
+import { ensureMailUser, type UserRow } from './users.js';
+import { addWatcherIn, watchersOf } from './watchers.js';
 
 // The domain half of e-mail intake (SPEC B7): given a parsed and classified message, decide
 // queue, sender and ticket, apply it through the same ticket functions as the API, and log it
@@ -24,6 +25,10 @@ export interface InboundMessage {
   from: { address: string; name: string };
   /** Every recipient address (To, Cc, Delivered-To, X-Original-To), lower-cased, in that order. */
   recipients: string[];
+  /** The people in To and Cc, with their display names (SPEC C2: they become Cc watchers). */
+  copied: { address: string; name: string }[];
+  /** Delivered-To and X-Original-To: the address that brought the message here is ours, whatever it is. */
+  deliveredTo: string[];
   /** The text body: text/plain preferred; HTML-only mail converted to text. */
   text: string;
   attachments: NewAttachment[];
@@ -44,6 +49,8 @@ export interface IntakeOptions {
   senderLimitPerHour: number;
   /** Replaying an intake entry: only an earlier created/appended outcome counts as seen. */
   replay?: boolean;
+  /** Our own addresses (MAIL_FROM and every queue alias): never a watcher. */
+  ownAddresses?: string[];
 }
 
 export interface IntakeResult {
@@ -129,6 +136,26 @@ function logIntake(conn: Conn, m: Logged, source: string, v: Partial<IntakeRow> 
   }).returning().get();
 }
 
+const keepsMailCc = (conn: Conn, queueId: number) => conn.select({ keep: queues.keep_mail_cc }).from(queues).where(eq(queues.id, queueId)).get()?.keep ?? true;
+const ticketQueue = (conn: Conn, ticketId: number) => conn.select({ q: tickets.queue_id }).from(tickets).where(eq(tickets.id, ticketId)).get()!.q;
+
+/**
+ * The people of a message who may become Cc watchers: not our own addresses (queue aliases,
+ * MAIL_FROM), not staff (they hear of the ticket as staff), not disabled. Unknown addresses
+ * become stub requesters, as senders do.
+ */
+function copiedPeople(conn: Conn, m: InboundMessage, opts: IntakeOptions, people: { address: string; name: string }[]): UserRow[] {
+  const own = new Set([...opts.ownAddresses ?? [], ...m.deliveredTo]);
+  const out: UserRow[] = [];
+  for (const p of people.slice(0, 50)) {
+    if (!p.address || own.has(p.address)) continue;
+    const { user } = ensureMailUser(conn, p.address, p.name);
+    if (user.disabled || user.role !== 'requester' || out.some((u) => u.id === user.id)) continue;
+    out.push(user);
+  }
+  return out;
+}
+
 /** Applies one inbound message exactly once. */
 export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): IntakeResult {
   return db.transaction((tx) => {
@@ -157,19 +184,30 @@ export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions)
     const note = (auto ? `; automatic mail (${m.kindReason}), no autoreply` : '')
       + (m.degraded ? `; text not read (${m.degraded}): the raw message is attached` : '');
 
+    const alreadySent = [...new Set(m.copied.map((a) => a.address))];
     if (ticket.id !== null) {
       const body = m.text || '(no text)';
+      // SPEC C2: people the reply adds (and a sender not yet on the ticket) become Cc watchers.
+      if (!auto && keepsMailCc(tx, ticketQueue(tx, ticket.id))) {
+        const on = new Set(Object.values(watchersOf(tx, [ticket.id]).get(ticket.id)!).flat());
+        for (const u of copiedPeople(tx, m, opts, [m.from, ...m.copied])) {
+          if (!on.has(u.id)) addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id);
+        }
+      }
       const { transaction } = commentOnTicket(db, actor, ticket.id, {
         body, internal: opts.action === 'comment', message_id: m.messageId, attachments: m.attachments, auto_submitted: auto,
+        already_sent: alreadySent,
       });
       const row = logIntake(tx, m, opts.source, { verdict: 'appended', rule: ticket.rule + note, ticket_id: ticket.id, transaction_id: transaction.id });
       return resultOf(row, false, userCreated);
     }
     const queue = resolveQueue(tx, m, opts.queue);
     const subject = m.subject.replace(TAG_RE, '').replace(/\s+/g, ' ').trim() || '(no subject)';
+    // SPEC C2: the other people in To/Cc of a new message become its Cc watchers.
+    const cc = !auto && keepsMailCc(tx, queue.id) ? copiedPeople(tx, m, opts, m.copied).map((u) => u.id).filter((id) => id !== user.id) : [];
     const change = createTicket(db, actor, {
       queue_id: queue.id, subject: subject.slice(0, 500), description: m.text, message_id: m.messageId, attachments: m.attachments,
-      auto_submitted: auto,
+      auto_submitted: auto, cc, already_sent: alreadySent,
     });
     const first = tx.select({ id: transactions.id }).from(transactions).where(eq(transactions.ticket_id, change.ticket.id)).orderBy(transactions.id).limit(1).get()!;
     const row = logIntake(tx, m, opts.source, {

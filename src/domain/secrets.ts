@@ -1,3 +1,6 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { appSecrets } from '../db/schema.js';
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 // Passwords: scrypt (N=2^15, r=8, p=1), random salt, encoded as scrypt$N$r$p$salt$hash.
@@ -32,3 +35,12 @@ export async function verifyPassword(password: string, stored: string | null): P
 export const newSecret = (prefix = '') => prefix + randomBytes(32).toString('base64url');
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 export const generatePassword = () => randomBytes(15).toString('base64url');
+
+/**
+ * A server-wide secret kept in the database (generated at first use), so every process of
+ * an installation signs and checks links with the same key.
+ */
+export function appSecret(db: Db, name: string): string {
+  db.insert(appSecrets).values({ name, value: newSecret(), created_at: new Date().toISOString() }).onConflictDoNothing().run();
+  return db.select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, name)).get()!.value;
+}

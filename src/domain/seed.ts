@@ -5,25 +5,61 @@ import { nowIso } from './actor.js';
 import { generatePassword, hashPassword } from './secrets.js';
 import { normalizeEmail } from './users.js';
 
-const TEMPLATES = [
+// Customer templates (autoreply, correspondence, resolved) go to requesters and Cc: their
+// `ticket.url` is the reader's own portal link. Staff templates go to the owner, AdminCc and
+// the team: their `ticket.url` is the ticket page (SPEC C2).
+export const TEMPLATES = [
   {
-    name: 'Autoreply', description: 'Confirms receipt of a new ticket to its requester',
+    name: 'Autoreply', description: 'Confirms receipt of a new ticket to its requesters',
     subject: 'Re: {{ ticket.subject }}',
-    body: `Hello {{ ticket.requester.name | default: "there" }},
+    body: `Hello {{ recipient.name | default: "there" }},
 
 Thank you for your message. We have opened ticket #{{ ticket.id }} ("{{ ticket.subject }}") in the {{ ticket.queue.name }} queue and will be in touch soon.
 
-Please keep [hxdesk #{{ ticket.id }}] in the subject when you reply.
+You can follow the ticket and add to it here:
+{{ ticket.url }}
 
-{{ ticket.url }}`,
+Or simply reply to this message.`,
   },
   {
-    name: 'Correspondence', description: 'Sends a public reply to the people on the ticket',
+    name: 'Correspondence', description: 'Sends a public reply to the requesters and Cc',
     subject: 'Re: {{ ticket.subject }}',
     body: `{{ transaction.body }}
 
+---
+Ticket #{{ ticket.id }} ({{ ticket.queue.name }}). Reply to this message, or see the whole conversation:
+{{ ticket.url }}`,
+  },
+  {
+    name: 'Staff correspondence', description: 'Tells the staff on a ticket about a public reply (owner, AdminCc; the team when unowned)',
+    subject: 'Re: {{ ticket.subject }}',
+    body: `{{ transaction.creator.name | default: transaction.creator.email }} replied on ticket #{{ ticket.id }} ({{ ticket.queue.name }}, {{ ticket.status }}, owner: {{ ticket.owner.name | default: "nobody" }}):
+
+{{ transaction.body }}
+
 --
-{{ transaction.creator.name | default: transaction.creator.email }} on ticket #{{ ticket.id }}
+{{ ticket.url }}`,
+  },
+  {
+    name: 'Staff note', description: 'Tells the owner and AdminCc about an internal note',
+    subject: 'Re: {{ ticket.subject }}',
+    body: `Internal note by {{ transaction.creator.name | default: transaction.creator.email }} on ticket #{{ ticket.id }} ({{ ticket.queue.name }}). It was not sent to the requester.
+
+{{ transaction.body }}
+
+--
+{{ ticket.url }}`,
+  },
+  {
+    name: 'New ticket', description: 'Tells the staff watching a queue about a new ticket',
+    subject: 'New ticket: {{ ticket.subject }}',
+    body: `New ticket #{{ ticket.id }} in {{ ticket.queue.name }} from {{ ticket.requester.name }} <{{ ticket.requester.email }}>{% if ticket.cc.size > 0 %}
+Cc: {% for p in ticket.cc %}{{ p.name }} <{{ p.email }}>{% unless forloop.last %}, {% endunless %}{% endfor %}{% endif %}
+Owner: {{ ticket.owner.name | default: "nobody" }}   Team: {{ ticket.team.name | default: "none" }}
+
+{{ ticket.description }}
+
+--
 {{ ticket.url }}`,
   },
   {
@@ -46,9 +82,9 @@ Queue: {{ ticket.queue.name }}   Status: {{ ticket.status }}   Owner: {{ ticket.
 {{ ticket.url }}`,
   },
   {
-    name: 'Resolved', description: 'Tells the requester that their ticket was resolved',
+    name: 'Resolved', description: 'Tells the requesters that their ticket was resolved',
     subject: 'Resolved: {{ ticket.subject }}',
-    body: `Hello {{ ticket.requester.name | default: "there" }},
+    body: `Hello {{ recipient.name | default: "there" }},
 
 Ticket #{{ ticket.id }} ("{{ ticket.subject }}") has been resolved. If something is still wrong, simply reply to this message and the ticket will be reopened.
 
@@ -56,14 +92,18 @@ Ticket #{{ ticket.id }} ("{{ ticket.subject }}") has been resolved. If something
   },
 ];
 
-const SCRIPS = [
-  { key: 'autoreply_on_create', description: 'On create, confirm receipt to the requester', condition: 'on_create', action: 'autoreply_requester', template: 'Autoreply' },
-  { key: 'notify_requester_on_correspond', description: 'On a public reply, send it to the requester', condition: 'on_correspond', action: 'notify_requester', template: 'Correspondence' },
-  { key: 'notify_owner_on_correspond', description: 'On a public reply, send it to the owner', condition: 'on_correspond', action: 'notify_owner', template: 'Correspondence' },
-  { key: 'notify_owner_on_owner_change', description: 'On an owner change, tell the new owner', condition: 'on_owner_change', action: 'notify_owner', template: 'Owner notice' },
-  { key: 'notify_team_on_team_change', description: 'On a team change, tell the new team', condition: 'on_team_change', action: 'notify_team', template: 'Team notice' },
-  { key: 'notify_requester_on_resolve', description: 'When a ticket is resolved, tell the requester', condition: 'on_resolve', action: 'notify_requester', template: 'Resolved' },
-  { key: 'open_inactive_on_correspond', description: 'On a public reply to an inactive ticket, reopen it', condition: 'on_correspond', action: 'open_inactive', template: null },
+// Who gets what (SPEC C2). Migration 0013 brings an existing install to the same set.
+export const SCRIPS = [
+  { key: 'autoreply_on_create', description: 'On create, confirm receipt to the requesters', condition: 'on_create', action: 'autoreply_requester', template: 'Autoreply', sort_order: 10 },
+  { key: 'notify_staff_on_create', description: 'On create, tell the staff watchers (owner, ticket and queue AdminCc, the team)', condition: 'on_create', action: 'notify_staff_watchers', template: 'New ticket', sort_order: 15 },
+  { key: 'notify_requester_on_correspond', description: 'On a public reply, send it to the requesters (To) and Cc', condition: 'on_correspond', action: 'notify_requesters_and_cc', template: 'Correspondence', sort_order: 20 },
+  { key: 'notify_owner_on_correspond', description: 'On a public reply, send a staff copy to the owner and AdminCc', condition: 'on_correspond', action: 'notify_owner_and_admin_cc', template: 'Staff correspondence', sort_order: 30 },
+  { key: 'notify_staff_on_customer_reply', description: 'On a reply from a requester or Cc: the owner, or the staff watchers when unowned', condition: 'on_customer_correspond', action: 'notify_owner_or_staff_watchers', template: 'Staff correspondence', sort_order: 35 },
+  { key: 'notify_staff_on_comment', description: 'On an internal note, tell the owner and AdminCc', condition: 'on_comment', action: 'notify_owner_and_admin_cc', template: 'Staff note', sort_order: 36 },
+  { key: 'notify_owner_on_owner_change', description: 'On an owner change, tell the new owner', condition: 'on_owner_change', action: 'notify_owner', template: 'Owner notice', sort_order: 40 },
+  { key: 'notify_team_on_team_change', description: 'On a team change, tell the new team', condition: 'on_team_change', action: 'notify_team', template: 'Team notice', sort_order: 50 },
+  { key: 'notify_requester_on_resolve', description: 'When a ticket is resolved, tell the requesters', condition: 'on_resolve', action: 'notify_requester', template: 'Resolved', sort_order: 60 },
+  { key: 'open_inactive_on_correspond', description: 'On a public reply to an inactive ticket, reopen it', condition: 'on_correspond', action: 'open_inactive', template: null, sort_order: 70 },
 ];
 
 export interface SeedResult { seeded: boolean; adminEmail?: string; generatedPassword?: string }
@@ -84,10 +124,12 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
     tx.insert(queues).values({ name: 'General', description: 'Default queue', ...stamp }).run();
     const ids = new Map<string, number>();
     for (const t of TEMPLATES) ids.set(t.name, tx.insert(templates).values({ ...t, ...stamp }).returning().get().id);
-    SCRIPS.forEach((s, i) => tx.insert(scrips).values({
-      key: s.key, description: s.description, condition: s.condition, action: s.action,
-      template_id: s.template ? ids.get(s.template)! : null, sort_order: (i + 1) * 10, ...stamp,
-    }).run());
+    for (const s of SCRIPS) {
+      tx.insert(scrips).values({
+        key: s.key, description: s.description, condition: s.condition, action: s.action,
+        template_id: s.template ? ids.get(s.template)! : null, sort_order: s.sort_order, ...stamp,
+      }).run();
+    }
   });
   return { seeded: true, adminEmail: email, generatedPassword };
 }

@@ -7,6 +7,7 @@ import { parseJson } from './actor.js';
 
 export const TRANSACTION_TYPES = [
   'Create', 'Correspond', 'Comment', 'Status', 'SetOwner', 'SetTeam', 'SetQueue', 'SetSubject', 'SetPriority', 'CustomField',
+  'AddWatcher', 'DelWatcher',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -55,6 +56,8 @@ export function transactionsOfTicket(conn: Conn, ticketId: number, opts: { inclu
 export interface RecordOptions {
   /** Inbound mail that announced itself as automatic: scrips send it no autoreply. */
   autoSubmitted?: boolean;
+  /** Inbound mail: the addresses it was sent to, who need no copy of it from us. */
+  alreadySent?: string[];
 }
 
 /**
@@ -74,7 +77,7 @@ export function recordTransactions(
     let row = insertTransaction(conn, ticketId, actorId, e, now);
     const { results, effects } = runScrips(conn, {
       ticketId, transactionId: row.id, type: row.type, actorId, field: row.field, oldValue: row.old_value, newValue: row.new_value,
-      autoSubmitted: opts.autoSubmitted,
+      autoSubmitted: opts.autoSubmitted, alreadySent: opts.alreadySent,
     });
     if (results.length > 0) {
       row = { ...row, scrip_results: JSON.stringify(results) };

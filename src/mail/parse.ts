@@ -198,6 +198,8 @@ function envelope(raw: Buffer, root: MimePart): Omit<InboundMail, 'text' | 'atta
     subject: decodeWords(headers.subject?.[0] ?? '').replace(/\s+/g, ' ').trim(),
     from,
     recipients: [...new Set(mailboxes(recipients).map((a) => a.address))],
+    copied: mailboxes([...headers.to ?? [], ...headers.cc ?? []]),
+    deliveredTo: mailboxes([...headers['delivered-to'] ?? [], ...headers['x-original-to'] ?? []]).map((a) => a.address),
     headers,
     contentType: root.type,
     reportType: (root.params['report-type'] ?? '').toLowerCase(),

@@ -31,11 +31,12 @@ export async function processMail(
     throw rejected(db, { identity, messageId: null, from: { address: '', name: '' }, subject: '', raw }, opts.source, e.message);
   }
   const { mail, degraded } = reading;
-  const kind = classify(mail, ownAddresses(db, settings.mailFrom));
+  const own = ownAddresses(db, settings.mailFrom);
+  const kind = classify(mail, own);
   const { headers: _headers, contentType: _type, reportType: _report, ...parsed } = mail;
   const message: InboundMessage = { ...parsed, raw, kind: kind.kind, kindReason: kind.kind === 'human' ? undefined : kind.reason, degraded };
   try {
-    const apply = () => applyInboundMail(db, message, { ...opts, senderLimitPerHour: settings.senderLimitPerHour });
+    const apply = () => applyInboundMail(db, message, { ...opts, senderLimitPerHour: settings.senderLimitPerHour, ownAddresses: own });
     return await (commit ? commit(apply) : apply());
   } catch (e) {
     if (e instanceof AppError && e.status < 500) throw rejected(db, message, opts.source, e.message, e); // an unknown queue

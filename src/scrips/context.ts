@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/client.js';
-import { customFields, queues, teams, ticketCustomValues, tickets, transactions, users } from '../db/schema.js';
+import { customFields, queues, teams, ticketCustomValues, tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 import { notifySettings } from './config.js';
 
 // The variables a template sees (SPEC B3): `ticket` (with queue, owner, team, requester, url),
@@ -12,12 +12,17 @@ export interface TicketScope {
   created_at: string; updated_at: string; resolved_at: string | null; custom_fields: Record<string, string | number>;
   queue: { id: number; name: string; description: string; mail_alias: string | null };
   owner: Person | null; team: { id: number; name: string; description: string } | null; requester: Person | null; url: string;
+  requesters: Person[]; cc: Person[]; admin_cc: Person[];
 }
 export interface TransactionScope {
   id: number; type: string; body: string | null; field: string | null; old_value: string | null; new_value: string | null;
   created_at: string; creator: Person | null;
 }
-export interface Scope { ticket: TicketScope; transaction: TransactionScope | null; scrip: { id: number; key: string; description: string } | null }
+export interface Scope {
+  ticket: TicketScope; transaction: TransactionScope | null; scrip: { id: number; key: string; description: string } | null;
+  /** The person this copy of a mail goes to (absent for webhooks). */
+  recipient?: Person;
+}
 
 // Compiled once: the scope is built for every notification a change sends.
 const id = sql.placeholder('id');
@@ -30,6 +35,9 @@ const teamQuery = prepared((db) => db.select().from(teams).where(eq(teams.id, id
 const valuesQuery = prepared((db) => db.select({ key: customFields.key, type: customFields.type, value: ticketCustomValues.value })
   .from(ticketCustomValues).innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
   .where(eq(ticketCustomValues.ticket_id, id)).prepare());
+const watchersQuery = prepared((db) => db.select({ id: users.id, name: users.name, email: users.email }).from(ticketWatchers)
+  .innerJoin(users, eq(users.id, ticketWatchers.user_id))
+  .where(and(eq(ticketWatchers.ticket_id, id), eq(ticketWatchers.role, sql.placeholder('role')))).orderBy(ticketWatchers.created_at, users.id).prepare());
 const transactionQuery = prepared((db) => db.select().from(transactions).where(eq(transactions.id, id)).prepare());
 
 /** A ticket's description is the body of its Create transaction. */
@@ -80,7 +88,18 @@ export function ticketScope(conn: Conn, ticketId: number): TicketScope {
     return team ? { id: team.id, name: team.name, description: team.description } : null;
   });
   lazy(scope, 'requester', () => person(conn, t.requester_id));
+  const role = (r: 'requester' | 'cc' | 'admin_cc') => () => watchersQuery(conn).all({ id: ticketId, role: r });
+  lazy(scope, 'requesters', role('requester'));
+  lazy(scope, 'cc', role('cc'));
+  lazy(scope, 'admin_cc', role('admin_cc'));
   return scope;
+}
+
+/** The same ticket scope with another `url` (customer mail links to the reader's portal page), lazy values kept lazy. */
+export function withUrl(ticket: TicketScope, url: string): TicketScope {
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ticket)) as TicketScope;
+  Object.defineProperty(copy, 'url', { value: url, enumerable: true, configurable: true, writable: true });
+  return copy;
 }
 
 export function transactionScope(conn: Conn, transactionId: number): TransactionScope | null {
@@ -104,11 +123,13 @@ export function sampleScope(customFieldKeys: string[]): Scope {
       queue: { id: 1, name: 'General', description: 'Default queue', mail_alias: 'support@example.com' },
       owner: someone(2, 'Olivia'), team: { id: 1, name: 'Support', description: 'First line' }, requester: someone(3, 'Rita'),
       url: `${notifySettings().publicUrl}/tickets/123`,
+      requesters: [someone(3, 'Rita')], cc: [someone(4, 'Carl')], admin_cc: [someone(5, 'Ada')],
     },
     transaction: {
       id: 456, type: 'Correspond', body: 'We are on it.', field: 'status', old_value: 'new', new_value: 'open', created_at: now,
       creator: someone(2, 'Olivia'),
     },
     scrip: { id: 1, key: 'sample_scrip', description: 'A sample scrip' },
+    recipient: someone(3, 'Rita'),
   };
 }

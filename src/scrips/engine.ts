@@ -1,10 +1,12 @@
-import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/client.js';
-import { scrips, teamMembers, templates, tickets, users } from '../db/schema.js';
+import { attachments, scrips, templates } from '../db/schema.js';
 import { ACTIVE_STATUSES, STATUSES } from '../lifecycle.js';
 import { notifySettings } from './config.js';
-import { type Scope, ticketScope, transactionScope } from './context.js';
-import { enqueueEmail, enqueueWebhook } from './outbox.js';
+import { type Scope, ticketScope, transactionScope, withUrl } from './context.js';
+import { enqueueEmail, enqueueWebhook, type Mailbox } from './outbox.js';
+import { isStaffRole, queueOfTicket, type Recipient, teamMemberIds, ticketPeople, type TicketPeople, userById, usersByIds } from './people.js';
+import { portalUrl } from './portalLinks.js';
 import { renderTemplate } from './templates.js';
 
 /** The outcome of one scrip whose condition matched a transaction (SPEC B6). */
@@ -28,30 +30,35 @@ export interface ScripEvent {
   newValue: string | null;
   /** Set for mail that announced itself as automatic (Auto-Submitted, Precedence: bulk…): no autoreply. */
   autoSubmitted?: boolean;
+  /** For inbound mail: the addresses it was sent to (To, Cc). They have it already, so it is not relayed to them. */
+  alreadySent?: string[];
 }
 
 /** A change a scrip asks for; the domain applies it as a transaction that runs no scrips. */
 export interface ScripEffects { setStatus?: string }
 
 export const CONDITIONS = [
-  'on_create', 'on_transaction', 'on_correspond', 'on_comment', 'on_status_change', 'on_resolve', 'on_reopen',
+  'on_create', 'on_transaction', 'on_correspond', 'on_customer_correspond', 'on_comment', 'on_status_change', 'on_resolve', 'on_reopen',
   'on_owner_change', 'on_team_change', 'on_queue_change', 'on_priority_change',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 export const ACTIONS = [
-  'autoreply_requester', 'notify_requester', 'notify_owner', 'notify_team', 'notify_webhook', 'open_inactive', 'set_status',
+  'autoreply_requester', 'notify_requester', 'notify_requesters_and_cc', 'notify_owner', 'notify_owner_and_admin_cc',
+  'notify_staff_watchers', 'notify_owner_or_staff_watchers', 'notify_team', 'notify_webhook', 'open_inactive', 'set_status',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 /** Actions that send e-mail and therefore need a template. */
-export const MAIL_ACTIONS: readonly Action[] = ['autoreply_requester', 'notify_requester', 'notify_owner', 'notify_team'];
+export const MAIL_ACTIONS: readonly Action[] = ACTIONS.filter((a) => a !== 'notify_webhook' && a !== 'open_inactive' && a !== 'set_status');
 
 const isActive = (s: string | null) => s !== null && (ACTIVE_STATUSES as readonly string[]).includes(s);
 
-const CONDITION_TESTS: Record<Condition, (e: ScripEvent) => boolean> = {
+const CONDITION_TESTS: Record<Condition, (e: ScripEvent, actorRole: () => string | undefined) => boolean> = {
   on_create: (e) => e.type === 'Create',
   on_transaction: () => true,
   on_correspond: (e) => e.type === 'Correspond',
+  // A reply from a requester or Cc (anyone not staff), by mail or the portal.
+  on_customer_correspond: (e, role) => e.type === 'Correspond' && e.actorId !== null && !isStaffRole(role()),
   on_comment: (e) => e.type === 'Comment',
   on_status_change: (e) => e.type === 'Status',
   on_resolve: (e) => e.type === 'Status' && e.newValue === 'resolved',
@@ -71,78 +78,119 @@ interface ActionContext {
   config: Record<string, unknown>;
   effects: ScripEffects;
   scope: () => Scope;
-  /** `template|address` pairs this transaction already mailed: each address gets a notification once. */
+  people: () => TicketPeople;
+  /** Addresses this transaction already mailed: each person gets one mail per change. */
   mailed: Set<string>;
   /** Queues a write (an outbox row); the engine performs it only if the whole action succeeds. */
   write: (w: () => void) => void;
 }
 
-interface Recipient { id: number; email: string }
-
-const recipientCols = { id: users.id, email: users.email };
-const activeUser = prepared((db) => db.select(recipientCols).from(users)
-  .where(and(eq(users.id, sql.placeholder('id')), eq(users.disabled, false))).prepare());
-
-/** Active users by id, minus the actor unless `includeActor`; each address once. */
-function recipients(conn: Conn, ids: (number | null)[], actorId: number | null, includeActor: boolean): Recipient[] {
-  const wanted = [...new Set(ids.filter((id): id is number => id !== null && (includeActor || id !== actorId)))];
-  if (wanted.length === 0) return [];
-  if (wanted.length === 1) {
-    const one = activeUser(conn).get({ id: wanted[0] });
-    return one ? [one] : [];
-  }
-  const rows = conn.select(recipientCols).from(users)
-    .where(and(inArray(users.id, wanted), eq(users.disabled, false))).orderBy(asc(users.id)).all();
-  const seen = new Set<string>();
-  return rows.filter((r) => !seen.has(r.email) && seen.add(r.email));
+/** Which staff preference (SPEC C2 settings page) a staff mail about this event answers to. */
+function preferenceFor(type: string): 'notify_new_tickets' | 'notify_replies' | 'notify_notes' | null {
+  return type === 'Create' ? 'notify_new_tickets' : type === 'Correspond' ? 'notify_replies' : type === 'Comment' ? 'notify_notes' : null;
 }
 
-const templateById = prepared((db) => db.select().from(templates).where(eq(templates.id, sql.placeholder('id'))).prepare());
+/** Text a person wrote (a new ticket, a reply, a note), as opposed to a change of a field or machine mail. */
+const isHumanText = (e: ScripEvent) => ['Create', 'Correspond', 'Comment'].includes(e.type) && e.actorId !== null && !e.autoSubmitted;
 
-function sendMail(ctx: ActionContext, recipients: Recipient[], autoSubmitted: 'auto-generated' | 'auto-replied'): number {
-  if (recipients.length === 0) return 0;
-  if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
-  const key = (r: Recipient) => `${ctx.scrip.template_id}|${r.email}`;
-  const to = recipients.filter((r) => !ctx.mailed.has(key(r)));
+const attachmentIdsOf = prepared((db) => db.select({ id: attachments.id }).from(attachments)
+  .where(eq(attachments.transaction_id, sql.placeholder('id'))).orderBy(asc(attachments.id)).prepare());
+
+const mailbox = (r: { name: string; email: string }): Mailbox => ({ name: r.name, address: r.email });
+const displayName = (p: { name: string; email: string } | null | undefined) => (p ? p.name.trim() || p.email.split('@')[0] : '');
+
+interface MailPlan {
+  audience: 'customer' | 'staff';
+  /** The people this action addresses, before the actor, disabled users and preferences are taken out. */
+  recipients: Recipient[];
+  /** Header lists; default: each copy is addressed To its own recipient. */
+  to?: Recipient[]; cc?: Recipient[];
+  autoreply?: boolean;
+  /** Let the actor have it too (an autoreply confirms receipt to whoever wrote in). */
+  includeActor?: boolean;
+}
+
+/** Queues one copy per recipient of the scrip's template (SPEC C2/C3), and returns how many. */
+function sendMail(ctx: ActionContext, plan: MailPlan): number {
+  const { event } = ctx;
+  const pref = plan.audience === 'staff' ? preferenceFor(event.type) : null;
+  const already = new Set(event.alreadySent ?? []);
+  const to = plan.recipients.filter((r) => !r.disabled
+    && (plan.includeActor || r.id !== event.actorId)
+    && !ctx.mailed.has(r.email)
+    && !(plan.audience === 'customer' && already.has(r.email))
+    && !(pref && isStaffRole(r.role) && !r[pref]));
   if (to.length === 0) return 0;
+  if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
   const tpl = templateById(ctx.conn).get({ id: ctx.scrip.template_id });
   if (!tpl) throw new Error(`Template ${ctx.scrip.template_id} no longer exists`);
   const scope = ctx.scope();
-  const subject = renderTemplate(tpl.subject, scope).replace(/\s+/g, ' ').trim();
-  const body = renderTemplate(tpl.body, scope);
-  const from = scope.ticket.queue.mail_alias ?? notifySettings().mailFrom;
-  ctx.write(() => enqueueEmail(ctx.conn, {
-    ticketId: ctx.event.ticketId, transactionId: ctx.event.transactionId, scripId: ctx.scrip.id, to: to.map((r) => r.email),
-    from, subject, body, autoSubmitted,
-  }));
-  for (const r of to) ctx.mailed.add(key(r));
+  const queue = scope.ticket.queue;
+  const address = queue.mail_alias ?? notifySettings().mailFrom;
+  const human = isHumanText(event) && !plan.autoreply;
+  const from: Mailbox = { name: human ? `${displayName(scope.transaction?.creator)} (${queue.name})` : queue.name, address };
+  const autoSubmitted = plan.autoreply ? 'auto-replied' : human && plan.audience === 'customer' ? null : 'auto-generated';
+  const attachmentIds = human ? attachmentIdsOf(ctx.conn).all({ id: event.transactionId }).map((a) => a.id) : [];
+  const headerTo = plan.to?.filter((r) => !r.disabled).map(mailbox);
+  const headerCc = plan.cc?.filter((r) => !r.disabled).map(mailbox) ?? [];
+  const staffUrl = `${notifySettings().publicUrl}/tickets/${event.ticketId}`;
+  for (const r of to) {
+    // Customer mail never links to a page its reader cannot open: its ticket.url is their portal link.
+    const url = plan.audience === 'customer' ? portalUrl(event.ticketId, r.id, r.portal_epoch) : staffUrl;
+    const own = { ...scope, ticket: withUrl(scope.ticket, url), recipient: { id: r.id, name: r.name, email: r.email } };
+    const subject = renderTemplate(tpl.subject, own).replace(/\s+/g, ' ').trim();
+    const body = renderTemplate(tpl.body, own);
+    ctx.write(() => enqueueEmail(ctx.conn, {
+      ticketId: event.ticketId, transactionId: event.transactionId, scripId: ctx.scrip.id, recipient: r.email,
+      to: headerTo?.length ? headerTo : [mailbox(r)], cc: headerCc, from, replyTo: { name: queue.name, address },
+      subject, body, audience: plan.audience, autoSubmitted, attachmentIds,
+    }));
+    ctx.mailed.add(r.email);
+  }
   return to.length;
 }
 
-const peopleOf = prepared((db) => db.select({
-  queue: tickets.queue_id, owner: tickets.owner_id, requester: tickets.requester_id, team: tickets.team_id, status: tickets.status,
-}).from(tickets).where(eq(tickets.id, sql.placeholder('id'))).prepare());
-const ticketPeople = (conn: Conn, ticketId: number) => peopleOf(conn).get({ id: ticketId })!;
-const membersOf = prepared((db) => db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, sql.placeholder('team'))).prepare());
+const templateById = prepared((db) => db.select().from(templates).where(eq(templates.id, sql.placeholder('id'))).prepare());
 const scripsFor = prepared((db) => db.select().from(scrips)
   .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, sql.placeholder('queue')))))
   .orderBy(asc(scrips.sort_order), asc(scrips.id)).prepare());
 
+/** Owner, ticket and queue AdminCc, and the members of the ticket's team: the staff watching a ticket. */
+function staffWatchers(ctx: ActionContext): Recipient[] {
+  const p = ctx.people();
+  return usersByIds(ctx.conn, [...(p.owner === null ? [] : [p.owner]), ...p.adminCc, ...teamMemberIds(ctx.conn, p.team)]);
+}
+const ownerAndAdminCc = (ctx: ActionContext) => {
+  const p = ctx.people();
+  return usersByIds(ctx.conn, [...(p.owner === null ? [] : [p.owner]), ...p.adminCc]);
+};
+const requestersOf = (ctx: ActionContext) => usersByIds(ctx.conn, ctx.people().requesters);
+
 const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
   autoreply_requester: (ctx) => {
     if (ctx.event.autoSubmitted) return 0; // never answer a machine: no mail loops
-    return sendMail(ctx, recipients(ctx.conn, [ticketPeople(ctx.conn, ctx.event.ticketId).requester], ctx.event.actorId, true), 'auto-replied');
+    const requesters = requestersOf(ctx);
+    // A staff member who opens a ticket for themselves needs no receipt; a customer who wrote in does.
+    const actor = requesters.find((r) => r.id === ctx.event.actorId);
+    const recipients = actor && isStaffRole(actor.role) ? requesters.filter((r) => r !== actor) : requesters;
+    return sendMail(ctx, { audience: 'customer', recipients, to: requesters, autoreply: true, includeActor: true });
   },
-  notify_requester: (ctx) =>
-    sendMail(ctx, recipients(ctx.conn, [ticketPeople(ctx.conn, ctx.event.ticketId).requester], ctx.event.actorId, false), 'auto-generated'),
-  notify_owner: (ctx) =>
-    sendMail(ctx, recipients(ctx.conn, [ticketPeople(ctx.conn, ctx.event.ticketId).owner], ctx.event.actorId, false), 'auto-generated'),
-  notify_team: (ctx) => {
-    const { team } = ticketPeople(ctx.conn, ctx.event.ticketId);
-    if (team === null) return 0;
-    const members = membersOf(ctx.conn).all({ team });
-    return sendMail(ctx, recipients(ctx.conn, members.map((m) => m.id), ctx.event.actorId, false), 'auto-generated');
+  notify_requester: (ctx) => {
+    const requesters = requestersOf(ctx);
+    return sendMail(ctx, { audience: 'customer', recipients: requesters, to: requesters });
   },
+  notify_requesters_and_cc: (ctx) => {
+    const requesters = requestersOf(ctx);
+    const cc = usersByIds(ctx.conn, ctx.people().cc);
+    return sendMail(ctx, { audience: 'customer', recipients: [...requesters, ...cc], to: requesters, cc });
+  },
+  notify_owner: (ctx) => sendMail(ctx, { audience: 'staff', recipients: usersByIds(ctx.conn, [ctx.people().owner].filter((x): x is number => x !== null)) }),
+  notify_owner_and_admin_cc: (ctx) => sendMail(ctx, { audience: 'staff', recipients: ownerAndAdminCc(ctx) }),
+  notify_staff_watchers: (ctx) => sendMail(ctx, { audience: 'staff', recipients: staffWatchers(ctx) }),
+  notify_owner_or_staff_watchers: (ctx) => sendMail(ctx, {
+    audience: 'staff', recipients: ctx.people().owner === null ? staffWatchers(ctx) : usersByIds(ctx.conn, [ctx.people().owner!]),
+  }),
+  notify_team: (ctx) => sendMail(ctx, { audience: 'staff', recipients: usersByIds(ctx.conn, teamMemberIds(ctx.conn, ctx.people().team)) }),
   notify_webhook: (ctx) => {
     const url = ctx.config.url;
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('config.url must be an http(s) URL');
@@ -155,7 +203,7 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
   },
   open_inactive: (ctx) => {
     if (ctx.event.autoSubmitted) return 0; // an out-of-office reply does not reopen a resolved ticket
-    const { status } = ticketPeople(ctx.conn, ctx.event.ticketId);
+    const { status } = ctx.people();
     if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status)) ctx.effects.setStatus = 'open';
     return 0;
   },
@@ -178,16 +226,19 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
  * savepoint made FTS5 flush its pending index, a tenth of a millisecond per change.)
  */
 export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult[]; effects: ScripEffects } {
-  const queueId = peopleOf(conn).get({ id: event.ticketId })?.queue;
+  const queueId = queueOfTicket(conn, event.ticketId);
   const effects: ScripEffects = {};
   if (queueId === undefined) return { results: [], effects };
   const candidates = scripsFor(conn).all({ queue: queueId });
+  let people: TicketPeople | undefined;
+  let actorRole: string | undefined | null = null;
+  const roleOfActor = () => (actorRole === null ? (actorRole = userById(conn, event.actorId)?.role) : actorRole);
   let scope: Scope | undefined;
   const mailed = new Set<string>();
   const results: ScripResult[] = [];
   for (const scrip of candidates) {
     const test = CONDITION_TESTS[scrip.condition as Condition];
-    if (!test || !test(event)) continue;
+    if (!test || !test(event, roleOfActor)) continue;
     const result: ScripResult = { scrip_id: scrip.id, key: scrip.key, action: scrip.action, ok: true, notifications: 0 };
     let writes: (() => void)[] = [];
     try {
@@ -196,7 +247,7 @@ export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult
       const local: ScripEffects = {};
       const localMailed = new Set(mailed);
       const notifications = run({
-        conn, event, scrip, effects: local, mailed: localMailed, config: JSON.parse(scrip.config) as Record<string, unknown>,
+        conn, event, scrip, effects: local, mailed: localMailed, people: () => (people ??= ticketPeople(conn, event.ticketId)!), config: JSON.parse(scrip.config) as Record<string, unknown>,
         write: (w) => writes.push(w),
         scope: () => {
           scope ??= { ticket: ticketScope(conn, event.ticketId), transaction: transactionScope(conn, event.transactionId), scrip: null };

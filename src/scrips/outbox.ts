@@ -33,7 +33,7 @@ const messageIdOf = prepared((db) => db.select({ id: transactions.message_id }).
 const insertEmail = prepared((db) => db.insert(outbox).values({
   kind: 'email', ticket_id: sql.placeholder('ticket_id'), transaction_id: sql.placeholder('transaction_id'), scrip_id: sql.placeholder('scrip_id'),
   recipient: sql.placeholder('recipient'), subject: sql.placeholder('subject'), body: sql.placeholder('body'), headers: sql.placeholder('headers'),
-  message_id: sql.placeholder('message_id'), status: 'queued', next_attempt_at: sql.placeholder('now'), created_at: sql.placeholder('now'),
+  message_id: sql.placeholder('message_id'), audience: sql.placeholder('audience'), attachment_ids: sql.placeholder('attachment_ids'), status: 'queued', next_attempt_at: sql.placeholder('now'), created_at: sql.placeholder('now'),
 }).prepare());
 
 function threadIds(conn: Conn, ticketId: number): string[] {
@@ -42,17 +42,39 @@ function threadIds(conn: Conn, ticketId: number): string[] {
   return [...inbound, ...ours].map((r) => r.id!).filter(Boolean);
 }
 
+/** A mailbox: a display name (may be empty) and an address. */
+export interface Mailbox { name: string; address: string }
+
+/**
+ * One e-mail to one recipient (the SMTP envelope holds `recipient` alone). The headers show the
+ * whole conversation (`to`, `cc`), so a customer's reply-all reaches the other people on the
+ * ticket, while each copy carries links meant for its own reader (a portal link).
+ */
 export interface EmailInput {
-  ticketId: number; transactionId: number; scripId: number; to: string[]; from: string; subject: string; body: string;
-  autoSubmitted: 'auto-generated' | 'auto-replied';
+  ticketId: number; transactionId: number; scripId: number;
+  /** The envelope recipient of this copy. */
+  recipient: string;
+  /** The To and Cc header lists (SPEC C2: To the requesters, Cc the cc watchers). */
+  to: Mailbox[]; cc: Mailbox[];
+  /** SPEC C3: `"<agent> (<queue>)"` for human replies, `"<queue>"` for automatic mail; the queue address. */
+  from: Mailbox;
+  /** The queue address. */
+  replyTo: Mailbox;
+  subject: string;
+  /** Plain text; delivery adds the HTML alternative. */
+  body: string;
+  audience: 'customer' | 'staff';
+  /** `null` for a human-written reply relayed as is (SPEC C3). */
+  autoSubmitted: 'auto-generated' | 'auto-replied' | null;
+  /** Attachments (by id) of the transaction that go out with the mail. */
+  attachmentIds: number[];
 }
 
 /**
- * Writes one e-mail row per recipient, all with the same threading headers (worked out once)
- * and each with a Message-ID of its own. Call inside the change's SQL transaction.
+ * Writes one e-mail row per copy, with threading headers worked out once per transaction and
+ * a Message-ID of its own. Call inside the change's SQL transaction.
  */
 export function enqueueEmail(conn: Conn, m: EmailInput): void {
-  if (m.to.length === 0) return;
   const tag = SUBJECT_TAG(m.ticketId);
   const subject = m.subject.includes(tag) ? m.subject : `${tag} ${m.subject}`.trim();
   const trigger = messageIdOf(conn).get({ id: m.transactionId })?.id;
@@ -60,21 +82,19 @@ export function enqueueEmail(conn: Conn, m: EmailInput): void {
   const inReplyTo = trigger ?? thread[0];
   const references = [...new Set([thread[0], inReplyTo].filter(Boolean))];
   const headers: Record<string, string> = {
-    From: m.from,
-    'Auto-Submitted': m.autoSubmitted,
+    From: m.from.address,
     'X-Auto-Response-Suppress': 'All',
     'X-Hxdesk-Ticket': String(m.ticketId),
   };
+  if (m.autoSubmitted) headers['Auto-Submitted'] = m.autoSubmitted;
   if (inReplyTo) headers['In-Reply-To'] = inReplyTo;
   if (references.length) headers.References = references.join(' ');
   const now = new Date().toISOString();
-  const headerJson = JSON.stringify(headers);
-  for (const recipient of m.to) {
-    insertEmail(conn).run({
-      ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient, subject,
-      body: m.body, headers: headerJson, message_id: newMessageId(m.ticketId), now,
-    });
-  }
+  insertEmail(conn).run({
+    ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient: m.recipient, subject,
+    body: m.body, headers: JSON.stringify(headers), message_id: newMessageId(m.ticketId), now,
+    audience: m.audience, attachment_ids: JSON.stringify(m.attachmentIds),
+  });
 }
 
 export function enqueueWebhook(conn: Conn, w: { ticketId: number; transactionId: number; scripId: number; url: string; payload: unknown }): OutboxRow {

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { type Db, prepared } from '../../db/client.js';
-import { teamMembers, ticketCustomValues, tickets } from '../../db/schema.js';
+import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from '../../db/schema.js';
 import { type HeldIds, holdIds, keepHeld, releaseIds } from '../../db/idsets.js';
 import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTextMatch } from '../../db/search.js';
 import { type Actor, isStaff } from '../actor.js';
@@ -32,7 +32,11 @@ function conditions(db: Db, actor: Actor, f: TicketFilter): { plain: SQL[]; text
   const plain: SQL[] = [];
   const values: ValueSet[] = [];
   let text: string | undefined;
-  if (!isStaff(actor)) plain.push(eq(tickets.requester_id, actor.id));
+  // A customer sees the tickets they are a requester or Cc of (SPEC C2).
+  if (!isStaff(actor)) {
+    plain.push(inArray(tickets.id, db.select({ id: ticketWatchers.ticket_id }).from(ticketWatchers)
+      .where(and(eq(ticketWatchers.user_id, actor.id), inArray(ticketWatchers.role, ['requester', 'cc'])))));
+  }
   if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
   if (f.status && f.status.length > 0) plain.push(f.status.length === 1 ? eq(tickets.status, f.status[0]) : inArray(tickets.status, f.status));
   if (f.owner_id === 'none') plain.push(isNull(tickets.owner_id));

@@ -2,12 +2,15 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../../db/client.js';
 import { customFields, ticketCustomValues, tickets, transactions } from '../../db/schema.js';
 import { customValueJson } from '../customFields.js';
+import { watchersOf, type Watchers } from '../watchers.js';
 
 export type TicketRow = typeof tickets.$inferSelect;
 export interface TicketJson {
   id: number; queue_id: number; subject: string; description: string; status: string; owner_id: number | null;
   team_id: number | null; requester_id: number | null; priority: number; custom_fields: Record<string, string | number>;
   created_at: string; updated_at: string; resolved_at: string | null;
+  /** SPEC C2: the ticket's own watchers by role (user ids); the queue's Cc/AdminCc are on the queue. */
+  requesters: number[]; cc: number[]; admin_cc: number[];
 }
 
 const descriptionCols = { ticket_id: transactions.ticket_id, body: transactions.body };
@@ -47,15 +50,17 @@ export function ticketsJson(conn: Conn, rows: TicketRow[]): TicketJson[] {
   const ids = rows.map((r) => r.id);
   const descriptions = descriptionsOf(conn, ids);
   const values = customValuesOf(conn, ids);
-  return rows.map((r) => ticketJson(r, descriptions.get(r.id) ?? '', values.get(r.id) ?? {}));
+  const watchers = watchersOf(conn, ids);
+  return rows.map((r) => ticketJson(r, descriptions.get(r.id) ?? '', values.get(r.id) ?? {}, watchers.get(r.id)));
 }
 
 /** One ticket in API form, from its row and what is stored beside it. */
-export function ticketJson(r: TicketRow, description: string, customFields: Record<string, string | number>): TicketJson {
+export function ticketJson(r: TicketRow, description: string, customFields: Record<string, string | number>, w?: Watchers): TicketJson {
   return {
     id: r.id, queue_id: r.queue_id, subject: r.subject, description, status: r.status, owner_id: r.owner_id,
     team_id: r.team_id, requester_id: r.requester_id, priority: r.priority, custom_fields: customFields,
     created_at: r.created_at, updated_at: r.updated_at, resolved_at: r.resolved_at,
+    requesters: w?.requesters ?? (r.requester_id === null ? [] : [r.requester_id]), cc: w?.cc ?? [], admin_cc: w?.admin_cc ?? [],
   };
 }
 

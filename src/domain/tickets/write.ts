@@ -9,6 +9,7 @@ import { getQueueRow } from '../queues.js';
 import { teamExists } from '../teams.js';
 import { attachmentWithTicket, recordTransactions, transactionsOfTicket, type NewAttachment, type NewTransaction, type TransactionJson } from '../transactions.js';
 import { getUserRow } from '../users.js';
+import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
 import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { nextResolvedAt, type Status } from '../../lifecycle.js';
 
@@ -20,7 +21,7 @@ export interface TicketChange { ticket: TicketJson; scrip_results: ScripResult[]
 /** Loads a ticket the actor may see; others' tickets are "not found" to requesters. */
 function visibleTicket(conn: Conn, actor: Actor, id: number): TicketRow {
   const row = getTicketRow(conn, id);
-  if (!row || (!worksAnyTicket(actor) && row.requester_id !== actor.id)) throw notFound('Ticket', id);
+  if (!row || (!worksAnyTicket(actor) && row.requester_id !== actor.id && !isCustomerOf(conn, id, actor.id))) throw notFound('Ticket', id);
   return row;
 }
 
@@ -87,10 +88,14 @@ function checkCustomFields(
 export interface CreateTicketInput {
   queue_id: number; subject: string; description?: string; status?: Status; owner_id?: number | null; team_id?: number | null;
   requester_id?: number; priority?: number; custom_fields?: Record<string, unknown>;
+  /** SPEC C2: people by id or address (unknown addresses become stub requesters). */
+  requesters?: PersonRef[]; cc?: PersonRef[]; admin_cc?: PersonRef[];
   /** Set by the mail processor: the inbound message's id and files, kept on the Create transaction. */
   message_id?: string | null; attachments?: NewAttachment[];
   /** Set by the mail processor for mail that announced itself as automatic (no autoreply). */
   auto_submitted?: boolean;
+  /** Set by the mail processor: the message's To/Cc addresses, who have it already. */
+  already_sent?: string[];
 }
 
 const p = sql.placeholder;
@@ -103,17 +108,26 @@ const touchTicket = prepared((db) => db.update(tickets).set({ updated_at: sql`${
 
 export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): TicketChange {
   if (!isStaff(actor)) {
-    for (const k of ['owner_id', 'team_id', 'requester_id', 'status', 'priority'] as const) {
+    for (const k of ['owner_id', 'team_id', 'requester_id', 'status', 'priority', 'requesters', 'admin_cc'] as const) {
       if (input[k] !== undefined) throw forbidden(`Requesters cannot set ${k}`);
     }
+    // The mail gateway keeps a message's Cc; a signed-in requester Ccs people by mail.
+    if (input.cc !== undefined && !actor.viaMail) throw forbidden('Requesters cannot set cc');
   }
   return db.transaction((tx) => {
     const queue = getQueueRow(tx, input.queue_id);
     if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
     checkOwner(tx, input.owner_id);
     checkTeam(tx, input.team_id);
-    const requesterId = input.requester_id ?? actor.id;
-    if (!getUserRow(tx, requesterId)) throw invalid('requester_id', `User ${requesterId} does not exist`);
+    if (input.requester_id !== undefined && !getUserRow(tx, input.requester_id)) throw invalid('requester_id', `User ${input.requester_id} does not exist`);
+    const named = resolvePeople(tx, input.requesters ?? [], 'requesters').map((u) => u.id);
+    // SPEC B3 stays: no requester named, the creator is the requester.
+    const requesterIds = [...new Set([...(input.requester_id === undefined ? [] : [input.requester_id]), ...named])];
+    if (requesterIds.length === 0) requesterIds.push(actor.id);
+    const requesterId = requesterIds[0];
+    const ccIds = resolvePeople(tx, input.cc ?? [], 'cc').map((u) => u.id).filter((id) => !requesterIds.includes(id));
+    const adminCc = resolvePeople(tx, input.admin_cc ?? [], 'admin_cc');
+    adminCc.forEach((u, i) => { if (u.role === 'requester' || u.disabled) throw invalid(`admin_cc.${i}`, `${u.email} is not an active agent or administrator`); });
     // Mail cannot fill custom fields: a required one must not turn an incoming message away.
     const cfValues = checkCustomFields(allCustomFields(tx), queue.id, input.custom_fields ?? {}, !actor.viaMail);
     const now = nowIso();
@@ -126,6 +140,9 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
       requester_id: requesterId, priority: input.priority ?? 0, now,
       resolved_at: status === 'resolved' ? now : null,
     });
+    addInitialWatchers(tx, row.id, 'requester', requesterIds, now);
+    addInitialWatchers(tx, row.id, 'cc', ccIds, now);
+    addInitialWatchers(tx, row.id, 'admin_cc', adminCc.map((u) => u.id), now);
     const values: Record<string, string | number> = {};
     for (const [field, value] of [...cfValues].sort(([a], [b]) => a.id - b.id)) { // by field, as ticketsJson reads them
       if (value === null) continue;
@@ -134,9 +151,11 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
     }
     const { scrip_results } = recordTransactions(tx, row.id, actor.id, [{
       type: 'Create', body: input.description || null, message_id: input.message_id ?? null, attachments: input.attachments,
-    }], now, { autoSubmitted: input.auto_submitted });
+    }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent });
     // Answered from what was written; the row is read again since a scrip may have set the status.
-    return { ticket: ticketJson(getTicketRow(tx, row.id)!, input.description || '', values), scrip_results };
+    return { ticket: ticketJson(getTicketRow(tx, row.id)!, input.description || '', values, {
+      requesters: requesterIds, cc: ccIds, admin_cc: adminCc.map((u) => u.id),
+    }), scrip_results };
   }, IMMEDIATE);
 }
 
@@ -193,7 +212,7 @@ export function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTick
 
 export interface CommentInput {
   body: string; internal?: boolean; creator_id?: number;
-  message_id?: string | null; attachments?: NewAttachment[]; auto_submitted?: boolean;
+  message_id?: string | null; attachments?: NewAttachment[]; auto_submitted?: boolean; already_sent?: string[];
 }
 
 /** POST /tickets/:id/comment: internal note by default; a public reply with internal=false. */
@@ -215,7 +234,7 @@ export function commentOnTicket(db: Db, actor: Actor, id: number, input: Comment
     touchTicket(tx).run({ now, id });
     const { transactions, scrip_results } = recordTransactions(tx, id, creatorId, [{
       type: internal ? 'Comment' : 'Correspond', body: input.body, message_id: input.message_id ?? null, attachments: input.attachments,
-    }], now, { autoSubmitted: input.auto_submitted });
+    }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent });
     return { transaction: transactions[0], scrip_results };
   }, IMMEDIATE);
 }

@@ -12,8 +12,9 @@ import { TicketListPage, TicketListRegion, type TicketListProps } from '../../vi
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, commitOf, dbOf, isHtmx, pathId, queryObject, readBody, respond, validate } from '../respond.js';
-import { ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema } from './schemas.js';
+import { actorOf, commitOf, dbOf, isHtmx, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { AddWatcherSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
+import { addWatcher, removeWatcher } from '../../domain/watchers.js';
 
 type C = Context<AppEnv>;
 
@@ -137,6 +138,25 @@ export function ticketRoutes() {
     const input = await readBody(c, CommentSchema);
     const result = await commitOf(c)(() => commentOnTicket(dbOf(c), actor, id, input));
     return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: () => <TicketReplied p={pageProps(c, actor, id)} /> });
+  });
+
+  // SPEC C2: people on the ticket. Each change is an AddWatcher/DelWatcher transaction.
+  app.post('/:id/watchers', async (c) => {
+    const id = pathId(c);
+    const actor = actorOf(c);
+    const input = await readBody(c, AddWatcherSchema);
+    const result = await commitOf(c)(() => addWatcher(dbOf(c), actor, id, input));
+    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: () => <TicketChanged p={pageProps(c, actor, id)} /> });
+  });
+
+  app.delete('/:id/watchers/:role/:userId', async (c) => {
+    const id = pathId(c);
+    const actor = actorOf(c);
+    const role = validate(WatcherRoleSchema, c.req.param('role'), 'role');
+    const userId = pathId(c, 'userId');
+    await commitOf(c)(() => removeWatcher(dbOf(c), actor, id, role, userId));
+    if (isHtmx(c)) return c.html(<TicketChanged p={pageProps(c, actor, id)} />);
+    return noContent(c, `/tickets/${id}`);
   });
   return app;
 }

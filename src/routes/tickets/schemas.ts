@@ -2,10 +2,20 @@ import { z } from 'zod';
 import { STATUSES } from '../../lifecycle.js';
 import { COLUMNS, zColumn } from '../../domain/savedViews.js';
 import { zDistinctList } from '../../domain/tickets/query.js';
-import { zBool, zId, zInt, zJsonObject, zNullableId, zText } from '../../domain/validation.js';
+import { zBool, zId, zInt, zJsonObject, zList, zNullableId, zText } from '../../domain/validation.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
 const customFields = zJsonObject;
+/** A person by id (7) or address (ann@example.com, "Ann Lee <ann@example.com>"); checked by the domain. */
+const personRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(320)], { error: 'Expected a user id or an e-mail address' });
+const people = zList(personRef).pipe(z.array(personRef).max(50, 'At most 50 people'));
+
+export const WatcherRoleSchema = z.enum(['requester', 'cc', 'admin_cc'], { error: 'Expected one of: requester, cc, admin_cc' });
+export const AddWatcherSchema = z.strictObject({
+  role: WatcherRoleSchema,
+  user_id: zId.optional(),
+  email: z.string().trim().min(1, 'Must not be empty').max(320).optional(),
+}).refine((v) => (v.user_id === undefined) !== (v.email === undefined), { path: ['user_id'], message: 'Give either user_id or email' });
 
 export const CreateTicketSchema = z.strictObject({
   queue_id: zId,
@@ -18,6 +28,10 @@ export const CreateTicketSchema = z.strictObject({
   requester_id: zId.optional(),
   priority: zInt(0, 100).optional(),
   custom_fields: customFields.optional(),
+  // SPEC C2: ids or addresses; a form sends them comma-separated or as repeated fields.
+  requesters: people.optional(),
+  cc: people.optional(),
+  admin_cc: people.optional(),
 });
 
 export const UpdateTicketSchema = z.strictObject({

@@ -1,0 +1,148 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { type Conn, type Db, prepared } from '../db/client.js';
+import { queueWatchers, tickets, ticketWatchers, WATCHER_ROLES } from '../db/schema.js';
+import type { ScripResult } from '../scrips/engine.js';
+import { type Actor, isStaff, nowIso } from './actor.js';
+import { conflict, forbidden, invalid, notFound } from './errors.js';
+import { recordTransactions, type TransactionJson } from './transactions.js';
+import { ensureMailUser, getUserRow, type UserRow } from './users.js';
+
+// People on a ticket (SPEC C2): requesters, Cc and AdminCc, each a row of ticket_watchers.
+// `tickets.requester_id` is the first requester, kept for the API of SPEC B3 and for lists.
+
+export type WatcherRole = (typeof WATCHER_ROLES)[number];
+export interface Watchers { requesters: number[]; cc: number[]; admin_cc: number[] }
+
+/** A person named by id or by address: `7`, `ann@example.com` or `Ann Lee <ann@example.com>`. */
+export type PersonRef = number | string;
+
+const emailCheck = z.email();
+/** Splits `Name <addr>` into its parts; a bare address has no name. */
+export function parseAddress(text: string): { name: string; address: string } | null {
+  const m = /^\s*(?:"?([^"<]*?)"?\s*)?<([^<>\s]+)>\s*$/.exec(text);
+  const name = m ? (m[1] ?? '').trim() : '';
+  const address = (m ? m[2] : text).trim().toLowerCase();
+  return emailCheck.safeParse(address).success ? { name, address } : null;
+}
+
+/**
+ * Turns ids and addresses into users: an id must exist; an unknown address becomes a stub
+ * requester (no password), as mail does. `path` names the field in a 422.
+ */
+export function resolvePeople(conn: Conn, refs: PersonRef[], path: string): UserRow[] {
+  const out: UserRow[] = [];
+  refs.forEach((ref, i) => {
+    const at = `${path}.${i}`;
+    let user: UserRow | undefined;
+    if (typeof ref === 'number' || /^\d+$/.test(ref.trim())) {
+      user = getUserRow(conn, Number(ref));
+      if (!user) throw invalid(at, `User ${ref} does not exist`);
+    } else {
+      const a = parseAddress(ref);
+      if (!a) throw invalid(at, `"${ref.slice(0, 200)}" is not a valid e-mail address`);
+      user = ensureMailUser(conn, a.address, a.name).user;
+    }
+    if (!out.some((u) => u.id === user!.id)) out.push(user);
+  });
+  return out;
+}
+
+const p = sql.placeholder;
+const rolesOfOne = prepared((db) => db.select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
+  .from(ticketWatchers).where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)).prepare());
+const insertWatcher = prepared((db) => db.insert(ticketWatchers)
+  .values({ ticket_id: p('ticket'), role: p('role'), user_id: p('user'), created_at: p('now') }).onConflictDoNothing().prepare());
+const watching = prepared((db) => db.select({ n: sql<number>`1` }).from(ticketWatchers)
+  .where(and(eq(ticketWatchers.ticket_id, p('ticket')), eq(ticketWatchers.user_id, p('user')), inArray(ticketWatchers.role, ['requester', 'cc']))).prepare());
+
+/** The ticket's own watchers (not the queue's), by ticket, ids in the order they were added. */
+export function watchersOf(conn: Conn, ids: number[]): Map<number, Watchers> {
+  const rows = ids.length === 1 ? rolesOfOne(conn).all({ id: ids[0] })
+    : ids.length === 0 ? [] : conn.select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
+      .from(ticketWatchers).where(inArray(ticketWatchers.ticket_id, ids)).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)).all();
+  const out = new Map<number, Watchers>(ids.map((id) => [id, { requesters: [], cc: [], admin_cc: [] }]));
+  for (const r of rows) out.get(r.ticket)![r.role === 'requester' ? 'requesters' : r.role].push(r.user);
+  return out;
+}
+
+/** Whether a user is a requester or Cc of the ticket (what a customer needs to see it). */
+export const isCustomerOf = (conn: Conn, ticketId: number, userId: number) => watching(conn).get({ ticket: ticketId, user: userId }) !== undefined;
+
+/** Adds watchers while a ticket is created (part of its Create, no transactions of their own). */
+export function addInitialWatchers(conn: Conn, ticketId: number, role: WatcherRole, userIds: number[], now: string): void {
+  for (const user of userIds) insertWatcher(conn).run({ ticket: ticketId, role, user, now });
+}
+
+function checkRole(role: WatcherRole, user: UserRow, path: string): void {
+  if (user.disabled) throw invalid(path, `User ${user.id} is disabled`);
+  if (role === 'admin_cc' && user.role === 'requester') throw invalid(path, `AdminCc receives internal notes: ${user.email} is not an agent or administrator`);
+}
+
+export interface AddWatcherInput { role: WatcherRole; user_id?: number; email?: string }
+
+/** POST /tickets/:id/watchers: an `AddWatcher` transaction that runs scrips. */
+export function addWatcher(db: Db, actor: Actor, ticketId: number, input: AddWatcherInput): { transaction: TransactionJson; scrip_results: ScripResult[] } {
+  if (!isStaff(actor)) throw forbidden('Requesters cannot change who is on a ticket; Cc people by replying to the mail instead');
+  return db.transaction((tx) => {
+    if (!tx.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, ticketId)).get()) throw notFound('Ticket', ticketId);
+    const path = input.user_id !== undefined ? 'user_id' : 'email';
+    const ref = input.user_id ?? input.email;
+    if (ref === undefined) throw invalid('user_id', 'Give user_id or email');
+    const [user] = resolvePeople(tx, [ref], path).map((u) => u);
+    checkRole(input.role, user, path);
+    const r = addWatcherIn(tx, actor.id, ticketId, input.role, user.id);
+    if (!r) throw conflict(`${user.email} is already ${ROLE_NAMES[input.role]} of ticket ${ticketId}`);
+    return r;
+  }, { behavior: 'immediate' });
+}
+
+export const ROLE_NAMES: Record<WatcherRole, string> = { requester: 'a requester', cc: 'a Cc', admin_cc: 'an AdminCc' };
+
+/** Adds one watcher with its transaction, inside the caller's SQL transaction; null when already there. */
+export function addWatcherIn(conn: Conn, actorId: number | null, ticketId: number, role: WatcherRole, userId: number, opts: { alreadySent?: string[] } = {}) {
+  const now = nowIso();
+  if (insertWatcher(conn).run({ ticket: ticketId, role, user: userId, now }).changes === 0) return null;
+  if (role === 'requester') {
+    conn.update(tickets).set({ requester_id: userId }).where(and(eq(tickets.id, ticketId), sql`${tickets.requester_id} IS NULL`)).run();
+  }
+  conn.update(tickets).set({ updated_at: now }).where(eq(tickets.id, ticketId)).run();
+  const { transactions, scrip_results } = recordTransactions(conn, ticketId, actorId, [{ type: 'AddWatcher', field: role, new_value: String(userId) }], now, opts);
+  return { transaction: transactions[0], scrip_results };
+}
+
+/** DELETE /tickets/:id/watchers/:role/:userId: a `DelWatcher` transaction that runs scrips. */
+export function removeWatcher(db: Db, actor: Actor, ticketId: number, role: WatcherRole, userId: number): { transaction: TransactionJson; scrip_results: ScripResult[] } {
+  if (!isStaff(actor)) throw forbidden('Requesters cannot change who is on a ticket');
+  return db.transaction((tx) => {
+    const ticket = tx.select({ id: tickets.id, requester_id: tickets.requester_id }).from(tickets).where(eq(tickets.id, ticketId)).get();
+    if (!ticket) throw notFound('Ticket', ticketId);
+    const where = and(eq(ticketWatchers.ticket_id, ticketId), eq(ticketWatchers.role, role), eq(ticketWatchers.user_id, userId));
+    if (tx.delete(ticketWatchers).where(where).run().changes === 0) throw notFound(`Watcher ${role}/${userId} on ticket`, ticketId);
+    const now = nowIso();
+    if (role === 'requester' && ticket.requester_id === userId) {
+      // The next requester (in the order they joined) becomes the first; none left: no requester.
+      const next = rolesOfOne(tx).all({ id: ticketId }).find((w) => w.role === 'requester');
+      tx.update(tickets).set({ requester_id: next?.user ?? null }).where(eq(tickets.id, ticketId)).run();
+    }
+    tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, ticketId)).run();
+    const { transactions, scrip_results } = recordTransactions(tx, ticketId, actor.id, [{ type: 'DelWatcher', field: role, old_value: String(userId) }], now);
+    return { transaction: transactions[0], scrip_results };
+  }, { behavior: 'immediate' });
+}
+
+// ---- queue watchers ---------------------------------------------------------------------
+
+export function queueWatchersOf(conn: Conn, queueId: number): { cc: number[]; admin_cc: number[] } {
+  const rows = conn.select().from(queueWatchers).where(eq(queueWatchers.queue_id, queueId)).orderBy(asc(queueWatchers.user_id)).all();
+  return { cc: rows.filter((r) => r.role === 'cc').map((r) => r.user_id), admin_cc: rows.filter((r) => r.role === 'admin_cc').map((r) => r.user_id) };
+}
+
+/** Replaces a queue's Cc or AdminCc list (PATCH /queues/:id); the caller checks the actor is an admin. */
+export function setQueueWatchers(conn: Conn, queueId: number, role: 'cc' | 'admin_cc', refs: PersonRef[]): void {
+  const people = resolvePeople(conn, refs, role);
+  people.forEach((u, i) => checkRole(role, u, `${role}.${i}`));
+  conn.delete(queueWatchers).where(and(eq(queueWatchers.queue_id, queueId), eq(queueWatchers.role, role))).run();
+  const now = nowIso();
+  for (const u of people) conn.insert(queueWatchers).values({ queue_id: queueId, role, user_id: u.id, created_at: now }).run();
+}

@@ -1,0 +1,71 @@
+import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { type Conn, prepared } from '../db/client.js';
+import { queueWatchers, teamMembers, tickets, ticketWatchers, users } from '../db/schema.js';
+
+// Who is on a ticket, as the scrip engine needs it to address mail (SPEC C2): requesters, Cc
+// and AdminCc of the ticket and of its queue, the owner and the ticket's team.
+
+export interface Recipient {
+  id: number; email: string; name: string; role: 'admin' | 'agent' | 'requester'; disabled: boolean;
+  notify_new_tickets: boolean; notify_replies: boolean; notify_notes: boolean; portal_epoch: number;
+}
+
+const cols = {
+  id: users.id, email: users.email, name: users.name, role: users.role, disabled: users.disabled,
+  notify_new_tickets: users.notify_new_tickets, notify_replies: users.notify_replies, notify_notes: users.notify_notes,
+  portal_epoch: users.portal_epoch,
+};
+const p = sql.placeholder;
+
+export interface TicketPeople {
+  queue: number; owner: number | null; team: number | null; status: string;
+  requesters: number[]; cc: number[]; adminCc: number[];
+}
+
+const ticketRow = prepared((db) => db.select({ queue: tickets.queue_id, owner: tickets.owner_id, team: tickets.team_id, status: tickets.status })
+  .from(tickets).where(eq(tickets.id, p('id'))).prepare());
+const ticketRoles = prepared((db) => db.select({ role: ticketWatchers.role, user: ticketWatchers.user_id }).from(ticketWatchers)
+  .where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)).prepare());
+const queueRoles = prepared((db) => db.select({ role: queueWatchers.role, user: queueWatchers.user_id }).from(queueWatchers)
+  .where(eq(queueWatchers.queue_id, p('id'))).orderBy(asc(queueWatchers.user_id)).prepare());
+const membersOf = prepared((db) => db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, p('team'))).prepare());
+const oneUser = prepared((db) => db.select(cols).from(users).where(eq(users.id, p('id'))).prepare());
+
+/** The ticket's people by role, ids in the order they joined; queue Cc/AdminCc count as the ticket's. */
+export function ticketPeople(conn: Conn, ticketId: number): TicketPeople | undefined {
+  const t = ticketRow(conn).get({ id: ticketId });
+  if (!t) return undefined;
+  const people: TicketPeople = { ...t, requesters: [], cc: [], adminCc: [] };
+  const add = (list: number[], id: number) => { if (!list.includes(id)) list.push(id); };
+  for (const w of ticketRoles(conn).all({ id: ticketId })) add(w.role === 'requester' ? people.requesters : w.role === 'cc' ? people.cc : people.adminCc, w.user);
+  for (const w of queueRoles(conn).all({ id: t.queue })) add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
+  // A requester who is also on the Cc list is a requester.
+  people.cc = people.cc.filter((id) => !people.requesters.includes(id));
+  return people;
+}
+
+const queueOf = prepared((db) => db.select({ queue: tickets.queue_id }).from(tickets).where(eq(tickets.id, p('id'))).prepare());
+export const queueOfTicket = (conn: Conn, ticketId: number): number | undefined => queueOf(conn).get({ id: ticketId })?.queue;
+
+export const teamMemberIds = (conn: Conn, team: number | null): number[] =>
+  team === null ? [] : membersOf(conn).all({ team }).map((m) => m.id);
+
+/** Users by id in the order asked, each once; unknown ids are skipped. */
+export function usersByIds(conn: Conn, ids: number[]): Recipient[] {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  if (unique.length === 1) {
+    const one = oneUser(conn).get({ id: unique[0] });
+    return one ? [one] : [];
+  }
+  const rows = conn.select(cols).from(users).where(inArray(users.id, unique)).all();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return unique.map((id) => byId.get(id)).filter((r): r is Recipient => r !== undefined);
+}
+
+export const userById = (conn: Conn, id: number | null): Recipient | undefined => (id === null ? undefined : oneUser(conn).get({ id }));
+
+export const isStaffRole = (role: string | undefined) => role === 'admin' || role === 'agent';
+
+/** Active users among `ids`, for a where clause elsewhere. */
+export const activeOnly = (rs: Recipient[]) => rs.filter((r) => !r.disabled);
