@@ -112,6 +112,8 @@ describe('on create: the autoreply', () => {
     const { ticket, scrip_results } = await createTicket({ subject, requester_id: requester.id, description: 'Smoke everywhere' });
     expect(scrip_results).toEqual([
       { scrip_id: scripIds.autoreply_on_create, key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 1 },
+      // No owner, AdminCc or team: no staff watcher to tell.
+      { scrip_id: scripIds.notify_staff_on_create, key: 'notify_staff_on_create', action: 'notify_staff_watchers', ok: true, notifications: 0 },
     ]);
     // Stored on the Create transaction.
     const txs = await transactions(ticket.id);
@@ -144,7 +146,7 @@ describe('on create: the autoreply', () => {
     const subject = uniq('My own ticket');
     const { ticket, scrip_results } = await createTicket({ subject }, requester.token);
     expect(ticket.requester_id).toBe(requester.id);
-    expect(scrip_results).toEqual([result('autoreply_on_create', true, 1)]);
+    expect(scrip_results).toEqual([result('autoreply_on_create', true, 1), result('notify_staff_on_create', true, 0)]);
     await settle(ticket.id);
     expect(mailsOf(ticket.id).map((m) => m.envelope.to)).toEqual([[requester.email]]);
   });
@@ -153,7 +155,7 @@ describe('on create: the autoreply', () => {
     const requester = await person(s, 'requester');
     expect((await s.api('PATCH', `/users/${requester.id}`, { body: { disabled: true } })).status).toBe(200);
     const { ticket, scrip_results } = await createTicket({ subject: uniq('Disabled requester'), requester_id: requester.id });
-    expect(scrip_results).toEqual([result('autoreply_on_create', true, 0)]);
+    expect(scrip_results).toEqual([result('autoreply_on_create', true, 0), result('notify_staff_on_create', true, 0)]);
     expect(await outboxOf(ticket.id)).toEqual([]);
   });
 });
@@ -173,17 +175,19 @@ describe('on correspond and comment', () => {
     subject = uniq('VPN drops');
     const { ticket } = await createTicket({ subject, requester_id: requester.id, owner_id: owner.id });
     ticketId = ticket.id;
-    const [row] = await settle(ticketId);
-    autoreplyId = row.message_id;
+    const rows = await settle(ticketId);
+    // The autoreply to the requester, and the owner (a staff watcher) hears of the new ticket.
+    expect(rows.map((r) => [r.recipient, r.audience])).toEqual([[requester.email, 'customer'], [owner.email, 'staff']]);
+    autoreplyId = rows[0].message_id;
   });
 
-  it('a public reply goes to the requester and the owner, threaded to the ticket, auto-generated', async () => {
+  it('a public reply goes to the requester (a human reply: no Auto-Submitted) and a staff copy to the owner, threaded to the ticket', async () => {
     const text = uniq('We restarted the VPN concentrator.');
     const { transaction, scrip_results } = await comment(ticketId, { body: text, internal: false }, actor.token);
     expect(transaction).toMatchObject({ type: 'Correspond', creator_id: actor.id, body: text });
     expect(scrip_results).toEqual([
-      { scrip_id: scripIds.notify_requester_on_correspond, key: 'notify_requester_on_correspond', action: 'notify_requester', ok: true, notifications: 1 },
-      { scrip_id: scripIds.notify_owner_on_correspond, key: 'notify_owner_on_correspond', action: 'notify_owner', ok: true, notifications: 1 },
+      { scrip_id: scripIds.notify_requester_on_correspond, key: 'notify_requester_on_correspond', action: 'notify_requesters_and_cc', ok: true, notifications: 1 },
+      { scrip_id: scripIds.notify_owner_on_correspond, key: 'notify_owner_on_correspond', action: 'notify_owner_and_admin_cc', ok: true, notifications: 1 },
       { scrip_id: scripIds.open_inactive_on_correspond, key: 'open_inactive_on_correspond', action: 'open_inactive', ok: true, notifications: 0 },
     ]);
     const stored = (await transactions(ticketId)).find((t) => t.id === transaction.id)!;
@@ -196,9 +200,10 @@ describe('on correspond and comment', () => {
       expect(m.envelope.to).toHaveLength(1);
       expect(m.parsed.subject).toContain(`[hxdesk #${ticketId}]`);
       expect(m.parsed.subject).toContain(subject);
-      expect(header(m, 'auto-submitted')).toBe('auto-generated');
-      expect(header(m, 'x-auto-response-suppress')).toBe('All');
-      expect(m.parsed.inReplyTo).toBe(autoreplyId);
+      const toCustomer = m.envelope.to[0] === requester.email;
+      // SPEC C3: a human reply relayed to the customer is not automatic mail; the staff copy is.
+      expect(header(m, 'auto-submitted')).toBe(toCustomer ? '' : 'auto-generated');
+      if (toCustomer) expect(m.parsed.inReplyTo).toBe(autoreplyId);
       expect(refs(m)).toContain(autoreplyId);
       expect(m.parsed.messageId).toMatch(/^<[^<>\s]+@[^<>\s]+>$/);
       expect(m.parsed.messageId).not.toBe(autoreplyId);
@@ -213,16 +218,17 @@ describe('on correspond and comment', () => {
     const note = uniq('Internal: the user keeps the VPN open overnight.');
     const { transaction, scrip_results } = await comment(ticketId, { body: note }, actor.token);
     expect(transaction.type).toBe('Comment');
-    expect(scrip_results).toEqual([]);
-    expect((await transactions(ticketId)).find((t) => t.id === transaction.id)!.scrip_results).toEqual([]);
-    expect(await outboxOf(ticketId)).toHaveLength(before);
+    // SPEC C2: a note goes to the owner and AdminCc only.
+    expect(scrip_results).toEqual([result('notify_staff_on_comment', true, 1)]);
+    expect((await transactions(ticketId)).find((t) => t.id === transaction.id)!.scrip_results).toEqual(scrip_results);
+    expect((await outboxOf(ticketId)).slice(before).map((r) => [r.recipient, r.audience])).toEqual([[owner.email, 'staff']]);
 
     // Something that does mail the requester afterwards; once it is here, the note would be too.
     const marker = uniq('Public follow-up.');
     await comment(ticketId, { body: marker, internal: false }, actor.token);
     await waitForMail('the follow-up to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(marker));
     await settle(ticketId);
-    expect(sink.messages.filter((m) => m.parsed.text?.includes(note))).toEqual([]);
+    expect(sink.messages.filter((m) => m.parsed.text?.includes(note)).map((m) => m.envelope.to)).toEqual([[owner.email]]);
     expect(mailsTo(requester.email).filter((m) => String(ticketOf(m)) === String(ticketId))).toHaveLength(3); // autoreply + 2 replies
   });
 
@@ -249,6 +255,7 @@ describe('on correspond and comment', () => {
     expect(scrip_results).toEqual([
       result('notify_requester_on_correspond', true, 0),
       result('notify_owner_on_correspond', true, 1),
+      result('notify_staff_on_customer_reply', true, 0), // the owner has it already: one mail per person
       result('open_inactive_on_correspond', true, 0),
     ]);
     await settle(ticketId);
@@ -413,6 +420,7 @@ describe('resolve and reopen', () => {
     expect(reply.scrip_results).toEqual([
       result('notify_requester_on_correspond', true, 0),
       result('notify_owner_on_correspond', true, 1),
+      result('notify_staff_on_customer_reply', true, 0),
       result('open_inactive_on_correspond', true, 0),
     ]);
     const now = (await s.api('GET', `/tickets/${ticket.id}`)).body;
@@ -438,7 +446,10 @@ describe('resolve and reopen', () => {
       `[hxdesk #${ticket.id}] Status is now resolved`, `[hxdesk #${ticket.id}] Status is now stalled`,
     ]);
     expect(mailsOf(ticket.id).filter((m) => m.parsed.subject?.includes('Resolved:'))).toHaveLength(1);
-    expect(mailsOf(ticket.id).filter((m) => m.envelope.to.includes(owner.email)).map((m) => m.parsed.text)).toEqual([expect.stringContaining(text)]);
+    expect(mailsOf(ticket.id).filter((m) => m.envelope.to.includes(owner.email)).map((m) => m.parsed.subject)).toEqual([
+      expect.stringContaining('New ticket:'), expect.stringContaining('Re: '),
+    ]);
+    expect(mailsOf(ticket.id).filter((m) => m.envelope.to.includes(owner.email))[1].parsed.text).toContain(text);
   });
 });
 
@@ -465,7 +476,8 @@ describe('which scrips run', () => {
     const keys = (r: { scrip_results: Record<string, any>[] }) => r.scrip_results.map((x) => x.key as string);
 
     const inQs = await createTicket({ queue_id: qs.body.id, subject: uniq('In scrip queue'), requester_id: requester.id });
-    expect(keys(inQs)).toEqual([first.key, middle.key, 'autoreply_on_create', late.key]);
+    // notify_staff_on_create shares sort_order 15 with `late` and is older: the id breaks the tie.
+    expect(keys(inQs)).toEqual([first.key, middle.key, 'autoreply_on_create', 'notify_staff_on_create', late.key]);
     expect(inQs.scrip_results.every((r) => r.ok)).toBe(true);
     expect((await transactions(inQs.ticket.id))[0].scrip_results).toEqual(inQs.scrip_results);
     const rows = await settle(inQs.ticket.id);
@@ -475,15 +487,15 @@ describe('which scrips run', () => {
     expect(auto[0].parsed.from?.value[0].address).toBe(qs.body.mail_alias); // From is the queue's address
 
     const inGeneral = await createTicket({ subject: uniq('In General'), requester_id: requester.id });
-    expect(keys(inGeneral)).toEqual(['autoreply_on_create']);
+    expect(keys(inGeneral)).toEqual(['autoreply_on_create', 'notify_staff_on_create']);
     const inOther = await createTicket({ queue_id: other.body.id, subject: uniq('In other queue'), requester_id: requester.id });
-    expect(keys(inOther)).toEqual([elsewhere.key, 'autoreply_on_create']);
+    expect(keys(inOther)).toEqual([elsewhere.key, 'autoreply_on_create', 'notify_staff_on_create']);
 
     // Re-order and enable through the API: the next ticket sees the new order and the enabled scrip.
     expect((await s.api('PATCH', `/scrips/${late.id}`, { body: { sort_order: -10 } })).status).toBe(200);
     expect((await s.api('PATCH', `/scrips/${off.id}`, { body: { enabled: true } })).status).toBe(200);
     const again = await createTicket({ queue_id: qs.body.id, subject: uniq('Again'), requester_id: requester.id });
-    expect(keys(again)).toEqual([late.key, first.key, off.key, middle.key, 'autoreply_on_create']);
+    expect(keys(again)).toEqual([late.key, first.key, off.key, middle.key, 'autoreply_on_create', 'notify_staff_on_create']);
     expect(again.scrip_results.find((r) => r.key === off.key)).toEqual({ scrip_id: off.id, key: off.key, action: 'notify_requester', ok: true, notifications: 1 });
     const rows2 = await settle(again.ticket.id);
     expect(rows2.map((r) => r.scrip_id)).toEqual([off.id, scripIds.autoreply_on_create]);
@@ -494,7 +506,7 @@ describe('which scrips run', () => {
     expect((await s.api('PATCH', `/scrips/${scripIds.autoreply_on_create}`, { body: { enabled: false } })).status).toBe(200);
     try {
       const quiet = await createTicket({ queue_id: qs.body.id, subject: uniq('Quiet'), requester_id: requester.id });
-      expect(keys(quiet)).toEqual([late.key, first.key, middle.key]);
+      expect(keys(quiet)).toEqual([late.key, first.key, middle.key, 'notify_staff_on_create']);
       expect(await outboxOf(quiet.ticket.id)).toEqual([]);
     } finally {
       expect((await s.api('PATCH', `/scrips/${scripIds.autoreply_on_create}`, { body: { enabled: true } })).status).toBe(200);
@@ -502,7 +514,7 @@ describe('which scrips run', () => {
     // A deleted scrip no longer runs either.
     expect((await s.api('DELETE', `/scrips/${first.id}`)).status).toBe(204);
     const last = await createTicket({ queue_id: qs.body.id, subject: uniq('Last'), requester_id: requester.id });
-    expect(keys(last)).toEqual([late.key, middle.key, 'autoreply_on_create']);
+    expect(keys(last)).toEqual([late.key, middle.key, 'autoreply_on_create', 'notify_staff_on_create']);
   });
 });
 
@@ -525,6 +537,7 @@ describe('set_status', () => {
     expect(scrip_results).toEqual([
       { scrip_id: set.body.id, key: set.body.key, action: 'set_status', ok: true, notifications: 0 },
       result('autoreply_on_create', true, 1),
+      result('notify_staff_on_create', true, 0),
     ]);
     const txs = await transactions(ticket.id);
     expect(txs.map((t) => [t.type, t.creator_id, t.old_value, t.new_value, t.scrip_results])).toEqual([
@@ -562,6 +575,7 @@ describe('a scrip whose action throws', () => {
     expect(scrip_results).toEqual([
       { scrip_id: before.id, key: before.key, action: 'set_status', ok: false, notifications: 0, error: expect.stringContaining('config.status') },
       { scrip_id: scripIds.autoreply_on_create, key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 1 },
+      { scrip_id: scripIds.notify_staff_on_create, key: 'notify_staff_on_create', action: 'notify_staff_watchers', ok: true, notifications: 0 },
       { scrip_id: after.id, key: after.key, action: 'set_status', ok: false, notifications: 0, error: expect.stringContaining('config.status') },
     ]);
     // The ticket is stored, untouched by the failed set_status.
@@ -618,7 +632,9 @@ describe('without SMTP_URL', () => {
     const agent = await person(s2, 'agent');
     const subject = uniq('Queued mail');
     const { ticket, scrip_results } = await createTicket({ queue_id: general, subject, requester_id: requester.id }, undefined, s2);
-    expect(scrip_results.map((r) => [r.key, r.ok, r.notifications])).toEqual([['autoreply_on_create', true, 1], ['hook_on_create', true, 1]]);
+    expect(scrip_results.map((r) => [r.key, r.ok, r.notifications])).toEqual([
+      ['autoreply_on_create', true, 1], ['notify_staff_on_create', true, 0], ['hook_on_create', true, 1],
+    ]);
 
     await until('the webhook delivery', async () => {
       const res = await s2.api('GET', `/outbox?ticket_id=${ticket.id}`);

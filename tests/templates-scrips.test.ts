@@ -285,8 +285,11 @@ describe('templates', () => {
 describe('scrips', () => {
   const DEFAULT_SCRIPS: Record<string, [string, string, string | null]> = {
     autoreply_on_create: ['on_create', 'autoreply_requester', 'Autoreply'],
-    notify_requester_on_correspond: ['on_correspond', 'notify_requester', 'Correspondence'],
-    notify_owner_on_correspond: ['on_correspond', 'notify_owner', 'Correspondence'],
+    notify_staff_on_create: ['on_create', 'notify_staff_watchers', 'New ticket'],
+    notify_requester_on_correspond: ['on_correspond', 'notify_requesters_and_cc', 'Correspondence'],
+    notify_owner_on_correspond: ['on_correspond', 'notify_owner_and_admin_cc', 'Staff correspondence'],
+    notify_staff_on_customer_reply: ['on_customer_correspond', 'notify_owner_or_staff_watchers', 'Staff correspondence'],
+    notify_staff_on_comment: ['on_comment', 'notify_owner_and_admin_cc', 'Staff note'],
     notify_owner_on_owner_change: ['on_owner_change', 'notify_owner', 'Owner notice'],
     notify_team_on_team_change: ['on_team_change', 'notify_team', 'Team notice'],
     open_inactive_on_correspond: ['on_correspond', 'open_inactive', null],

@@ -24,7 +24,7 @@ interface Spec {
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TICKET_KEYS = [
-  'created_at', 'custom_fields', 'description', 'id', 'owner_id', 'priority', 'queue_id', 'requester_id', 'resolved_at',
+  'admin_cc', 'cc', 'created_at', 'custom_fields', 'description', 'id', 'owner_id', 'priority', 'queue_id', 'requester_id', 'requesters', 'resolved_at',
   'status', 'subject', 'team_id', 'updated_at',
 ];
 

@@ -17,7 +17,7 @@ let queueA: number; // team_id = teamA
 let queueB: number; // no team
 
 const TICKET_KEYS = [
-  'created_at', 'custom_fields', 'description', 'id', 'owner_id', 'priority', 'queue_id', 'requester_id', 'resolved_at',
+  'admin_cc', 'cc', 'created_at', 'custom_fields', 'description', 'id', 'owner_id', 'priority', 'queue_id', 'requester_id', 'requesters', 'resolved_at',
   'status', 'subject', 'team_id', 'updated_at',
 ];
 const TRANSACTION_KEYS = [
@@ -79,15 +79,17 @@ describe('POST /tickets', () => {
     });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['scrip_results', 'ticket']);
-    // The default scrips: the requester (here the creator) gets the autoreply.
+    // The default scrips: no autoreply to a staff member who opened the ticket for themselves
+    // (SPEC C2); the owner, a staff watcher, hears of the new ticket.
     expect(res.body.scrip_results).toEqual([
-      { scrip_id: expect.any(Number), key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 1 },
+      { scrip_id: expect.any(Number), key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 0 },
+      { scrip_id: expect.any(Number), key: 'notify_staff_on_create', action: 'notify_staff_watchers', ok: true, notifications: 1 },
     ]);
     const t = res.body.ticket;
     expect(Object.keys(t).sort()).toEqual(TICKET_KEYS);
     expect(t).toMatchObject({
       queue_id: queueA, subject: 'Printer on fire', description: 'Smoke everywhere', status: 'new', owner_id: agent1.id,
-      team_id: teamA, requester_id: adminId, priority: 5, custom_fields: {}, resolved_at: null,
+      team_id: teamA, requester_id: adminId, priority: 5, custom_fields: {}, resolved_at: null, requesters: [adminId], cc: [], admin_cc: [],
     });
     expect(Number.isInteger(t.id) && t.id > 0).toBe(true);
     expect(t.created_at).toMatch(ISO);
@@ -173,7 +175,11 @@ describe('POST /tickets', () => {
     expect(txs[0]).toMatchObject({
       ticket_id: t.id, type: 'Create', creator_id: agent2.id, body: 'The first words', field: null, old_value: null, new_value: null,
       message_id: null, attachments: [],
-      scrip_results: [{ scrip_id: expect.any(Number), key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 1 }],
+      // An agent opening a ticket for themselves gets no autoreply; nobody else watches queue A's new tickets here.
+      scrip_results: [
+        { scrip_id: expect.any(Number), key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 0 },
+        { scrip_id: expect.any(Number), key: 'notify_staff_on_create', action: 'notify_staff_watchers', ok: true, notifications: 0 },
+      ],
     });
     expect(txs[0].created_at).toMatch(ISO);
   });
@@ -370,7 +376,8 @@ describe('POST /tickets/:id/comment', () => {
     const res = await s.api('POST', `/tickets/${ticketId}/comment`, { token: agent1.token, body: { body: 'Internal note' } });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['scrip_results', 'transaction']);
-    expect(res.body.scrip_results).toEqual([]);
+    // SPEC C2: a note goes to the owner and AdminCc only; the author is never told of their own note.
+    expect(res.body.scrip_results).toEqual([expect.objectContaining({ key: 'notify_staff_on_comment', action: 'notify_owner_and_admin_cc', ok: true })]);
     expect(Object.keys(res.body.transaction).sort()).toEqual(TRANSACTION_KEYS);
     expect(res.body.transaction).toMatchObject({
       ticket_id: ticketId, type: 'Comment', body: 'Internal note', creator_id: agent1.id, field: null, old_value: null, new_value: null,

@@ -79,7 +79,10 @@ interface ActionContext {
   effects: ScripEffects;
   scope: () => Scope;
   people: () => TicketPeople;
-  /** Addresses this transaction already mailed: each person gets one mail per change. */
+  /**
+   * Who this transaction already mailed: a person gets one copy of what someone wrote (a reply,
+   * a note, a new ticket), whichever scrips address them, and other notices once per template.
+   */
   mailed: Set<string>;
   /** Queues a write (an outbox row); the engine performs it only if the whole action succeeds. */
   write: (w: () => void) => void;
@@ -115,9 +118,11 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
   const { event } = ctx;
   const pref = plan.audience === 'staff' ? preferenceFor(event.type) : null;
   const already = new Set(event.alreadySent ?? []);
+  const human = isHumanText(event) && !plan.autoreply;
+  const key = (r: Recipient) => `${human ? 'text' : ctx.scrip.template_id}|${r.email}`;
   const to = plan.recipients.filter((r) => !r.disabled
     && (plan.includeActor || r.id !== event.actorId)
-    && !ctx.mailed.has(r.email)
+    && !ctx.mailed.has(key(r))
     && !(plan.audience === 'customer' && already.has(r.email))
     && !(pref && isStaffRole(r.role) && !r[pref]));
   if (to.length === 0) return 0;
@@ -127,7 +132,6 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
   const scope = ctx.scope();
   const queue = scope.ticket.queue;
   const address = queue.mail_alias ?? notifySettings().mailFrom;
-  const human = isHumanText(event) && !plan.autoreply;
   const from: Mailbox = { name: human ? `${displayName(scope.transaction?.creator)} (${queue.name})` : queue.name, address };
   const autoSubmitted = plan.autoreply ? 'auto-replied' : human && plan.audience === 'customer' ? null : 'auto-generated';
   const attachmentIds = human ? attachmentIdsOf(ctx.conn).all({ id: event.transactionId }).map((a) => a.id) : [];
@@ -145,7 +149,7 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
       to: headerTo?.length ? headerTo : [mailbox(r)], cc: headerCc, from, replyTo: { name: queue.name, address },
       subject, body, audience: plan.audience, autoSubmitted, attachmentIds,
     }));
-    ctx.mailed.add(r.email);
+    ctx.mailed.add(key(r));
   }
   return to.length;
 }
