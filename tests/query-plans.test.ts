@@ -148,13 +148,14 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
   });
 
   // Decision 017: a requester's search costs what their own tickets hold, never everyone's text.
-  it("a requester's q reads their own tickets through the requester index, never the text index or all messages", () => {
+  it("a requester's q reads their own tickets through the requester or watcher index, never the text index or all messages", () => {
     for (const q of ['pr', 'printer', 'banana', 'x'.repeat(200)]) {
       const lines = plan({ q }, requester);
       const text = lines.join('\n');
       expect(lines.filter(fullScan), text).toEqual([]);
       expect(text, q).not.toMatch(/message_search|search_pending/);
-      expect(text, q).toMatch(/^SEARCH (t|tickets) USING (COVERING )?INDEX tickets_requester_updated_idx \(requester_id=\?\)/m);
+      // Their own tickets: those they are the first requester of, or a requester or Cc of (decision 019).
+      expect(text, q).toMatch(/^SEARCH (t|tickets) USING (COVERING )?INDEX tickets_requester_updated_idx \(requester_id=\?\)|^SEARCH ticket_watchers USING (COVERING )?INDEX ticket_watchers_user_idx \(user_id=\? AND role=\?\)/m);
       expect(text, q).toMatch(/SEARCH transactions USING INDEX transactions_ticket_idx \(ticket_id=\?\)/);
     }
   });

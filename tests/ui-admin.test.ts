@@ -460,7 +460,8 @@ describe('an admin sets up everything without the API', () => {
   }, LONG);
 
   it('lists the queued autoreply in the outbox and a received message in the mail intake log', async () => {
-    const t = await ticket('Autoreply please', { queue_id: 1 });
+    // For a customer: a staff member who opens a ticket for themselves gets no autoreply (SPEC C2).
+    const t = await ticket('Autoreply please', { queue_id: 1, requesters: ['pat.customer@example.net'] });
     const raw = ['From: Dana Sender <dana@example.net>', 'To: support@example.com', 'Subject: Where is my money',
       'Message-ID: <ui-admin-1@example.net>', 'Date: Mon, 02 Mar 2026 10:00:00 +0000', 'Content-Type: text/plain; charset=utf-8', '', 'I paid twice.', ''].join('\r\n');
     const mail = await s.api('POST', '/mailgate', { token: null, headers: { 'content-type': 'message/rfc822' }, body: raw });
@@ -469,7 +470,7 @@ describe('an admin sets up everything without the API', () => {
     await page.goto('/outbox');
     await screenshot(page, 'admin-outbox');
     const row = (await tableRows(page, 'Kind')).find((r) => r[4] === `#${t.id}`);
-    expect(row?.slice(1, 3)).toEqual(['email', ADMIN_EMAIL]);
+    expect(row?.slice(1, 3)).toEqual(['email', 'pat.customer@example.net']);
     expect(row?.[3]).toContain('Autoreply please');
     expect(row?.[5]).toBe('queued');
     await page.getByRole('link', { name: 'Queued', exact: true }).click();

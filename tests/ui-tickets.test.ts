@@ -442,7 +442,7 @@ describe('ticket page', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await entry(`Reply by ${adminName}`).waitFor();
     expect(await entry(`Reply by ${adminName}`).innerText()).toContain('We are looking into it.');
-    expect(await entry(`Reply by ${adminName}`).getByRole('list', { name: 'Scrips' }).innerText()).toContain('✓ notify_requester_on_correspond (notify_requester, 1 notification)');
+    expect(await entry(`Reply by ${adminName}`).getByRole('list', { name: 'Scrips' }).innerText()).toContain('✓ notify_requester_on_correspond (notify_requesters_and_cc, 1 notification)');
     await expect.poll(() => reply().inputValue(), poll).toBe('');
 
     await page.getByLabel('Internal note (staff only)').check();

@@ -188,7 +188,8 @@ export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions)
     if (ticket.id !== null) {
       const body = m.text || '(no text)';
       // SPEC C2: people the reply adds (and a sender not yet on the ticket) become Cc watchers.
-      if (!auto && keepsMailCc(tx, ticketQueue(tx, ticket.id))) {
+      // Not for `action: comment` (staff forwarding into an internal note): that mail is not the conversation.
+      if (!auto && opts.action !== 'comment' && keepsMailCc(tx, ticketQueue(tx, ticket.id))) {
         const on = new Set(Object.values(watchersOf(tx, [ticket.id]).get(ticket.id)!).flat());
         for (const u of copiedPeople(tx, m, opts, [m.from, ...m.copied])) {
           if (!on.has(u.id)) addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id);

@@ -30,10 +30,10 @@ export function parseAddress(text: string): { name: string; address: string } | 
  * Turns ids and addresses into users: an id must exist; an unknown address becomes a stub
  * requester (no password), as mail does. `path` names the field in a 422.
  */
-export function resolvePeople(conn: Conn, refs: PersonRef[], path: string): UserRow[] {
+export function resolvePeople(conn: Conn, refs: PersonRef[], path: string, opts: { single?: boolean } = {}): UserRow[] {
   const out: UserRow[] = [];
   refs.forEach((ref, i) => {
-    const at = `${path}.${i}`;
+    const at = opts.single ? path : `${path}.${i}`;
     let user: UserRow | undefined;
     if (typeof ref === 'number' || /^\d+$/.test(ref.trim())) {
       user = getUserRow(conn, Number(ref));
@@ -89,7 +89,7 @@ export function addWatcher(db: Db, actor: Actor, ticketId: number, input: AddWat
     const path = input.user_id !== undefined ? 'user_id' : 'email';
     const ref = input.user_id ?? input.email;
     if (ref === undefined) throw invalid('user_id', 'Give user_id or email');
-    const [user] = resolvePeople(tx, [ref], path).map((u) => u);
+    const [user] = resolvePeople(tx, [ref], path, { single: true });
     checkRole(input.role, user, path);
     const r = addWatcherIn(tx, actor.id, ticketId, input.role, user.id);
     if (!r) throw conflict(`${user.email} is already ${ROLE_NAMES[input.role]} of ticket ${ticketId}`);

@@ -123,7 +123,7 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
   const to = plan.recipients.filter((r) => !r.disabled
     && (plan.includeActor || r.id !== event.actorId)
     && !ctx.mailed.has(key(r))
-    && !(plan.audience === 'customer' && already.has(r.email))
+    && !already.has(r.email)
     && !(pref && isStaffRole(r.role) && !r[pref]));
   if (to.length === 0) return 0;
   if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
