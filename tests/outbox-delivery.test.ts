@@ -397,4 +397,45 @@ describe('kill and restart of the real server process', () => {
     killGroup(proc, 'SIGTERM');
     expect(await proc.exit).toEqual({ code: 0, signal: null });
   }, 90_000);
+  it('watchers: a public reply to requesters, Cc and AdminCc, killed before delivery, reaches each of them exactly once', async () => {
+    // No SMTP: everything the change commits stays queued until the process dies.
+    proc = await spawnServer({ ...baseEnv });
+    const agent = await call('POST', '/users', { email: 'ada@example.com', name: 'Ada Agent', role: 'agent' });
+    expect(agent.status).toBe(201);
+    const created = await call('POST', '/tickets', {
+      queue_id: queueId, subject: 'Crash test watchers', requesters: [requester.id, 'Sam Second <sam@example.com>'],
+      cc: ['carl@example.com'], admin_cc: [agent.body.id],
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.ticket.id as number;
+    const reply = await call('POST', `/tickets/${id}/comment`, { body: 'We are on it.', internal: false });
+    expect(reply.status).toBe(201);
+    const replyRows = (await rowsOf(id)).filter((r) => r.transaction_id === reply.body.transaction.id);
+    const everyone = [requester.email, 'sam@example.com', 'carl@example.com', 'ada@example.com'].sort();
+    expect(replyRows.map((r) => r.recipient).sort()).toEqual(everyone);
+    expect(replyRows.every((r) => r.status === 'queued')).toBe(true);
+    const all = await rowsOf(id); // + the autoreply to both requesters and Ada's new-ticket notice
+    expect(all).toHaveLength(7);
+
+    killGroup(proc, 'SIGKILL');
+    expect(await proc.exit).toEqual({ code: null, signal: 'SIGKILL' });
+    // One copy caught mid-attempt by the crash.
+    const file = new Database(path.join(dataDir, 'hxdesk.db'));
+    expect(file.prepare("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?").run(replyRows[1].id).changes).toBe(1);
+    file.close();
+
+    const before = sink.messages.length;
+    proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });
+    await waitUntil('every copy sent', () => rowsOf(id), (rs) => rs.length === 7 && rs.every((r) => r.status === 'sent'));
+    // A later ticket's mail comes after anything the worker might still resend.
+    const later = await newTicket('After the watcher crash');
+    await waitForMail(later);
+    const replies = sink.messages.slice(before).filter((m) => (m.parsed.text ?? '').includes('We are on it.'));
+    expect(replies.map((m) => m.envelope.to[0]).sort()).toEqual(everyone);
+    expect(mailsFor(id)).toHaveLength(7);
+    expect(new Set(mailsFor(id).map((m) => m.parsed.messageId)).size).toBe(7);
+
+    killGroup(proc, 'SIGTERM');
+    expect(await proc.exit).toEqual({ code: 0, signal: null });
+  }, 90_000);
 });
