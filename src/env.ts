@@ -22,6 +22,13 @@ const EnvSchema = z.object({
   MAIL_FROM: z.email().default('hxdesk@localhost'),
   /** How long a portal link in customer mail stays valid (SPEC C2). */
   PORTAL_LINK_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /**
+   * Other addresses that deliver to hxdesk (comma-separated), besides queue aliases and MAIL_FROM:
+   * never made a watcher, never mailed, and mail from them is ours (no loops). The IMAP_URL user
+   * counts when it is an address.
+   */
+  MAIL_ADDRESSES: z.string().default('').transform((v) => v.split(',').map((a) => a.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.email('MAIL_ADDRESSES must be e-mail addresses, comma-separated'))),
   /** Key for the X-Hxdesk-Signature HMAC-SHA256 header on webhook deliveries. */
   WEBHOOK_SECRET: z.string().min(16, 'WEBHOOK_SECRET must be at least 16 characters').optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
@@ -51,6 +58,15 @@ const EnvSchema = z.object({
   path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
 });
 
+/** The IMAP account's user name, when it is an address (support@example.com): mail to it is mail to us. */
+function imapAddress(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const user = decodeURIComponent(new URL(url).username).toLowerCase();
+    return z.email().safeParse(user).success ? [user] : [];
+  } catch { return []; }
+}
+
 export type Env = z.infer<typeof EnvSchema> & { production: boolean; dbPath: string };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
@@ -63,5 +79,5 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   }
   const env = parsed.data;
   const dataDir = path.resolve(env.DATA_DIR);
-  return { ...env, DATA_DIR: dataDir, production: env.NODE_ENV === 'production', dbPath: path.join(dataDir, 'hxdesk.db') };
+  return { ...env, MAIL_ADDRESSES: [...new Set([...env.MAIL_ADDRESSES, ...imapAddress(env.IMAP_URL)])], DATA_DIR: dataDir, production: env.NODE_ENV === 'production', dbPath: path.join(dataDir, 'hxdesk.db') };
 }

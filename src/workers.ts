@@ -22,7 +22,7 @@ export function startWorkers(db: Db, env: Env, log: Logger): Workers {
   });
   const imap = env.IMAP_URL ? startImapPoller(db, {
     url: env.IMAP_URL, pollSeconds: env.IMAP_POLL_SECONDS, moveTo: env.IMAP_MOVE_TO, log,
-    settings: { mailFrom: env.MAIL_FROM, senderLimitPerHour: env.MAIL_SENDER_MAX_PER_HOUR },
+    settings: { mailFrom: env.MAIL_FROM, senderLimitPerHour: env.MAIL_SENDER_MAX_PER_HOUR, ownAddresses: env.MAIL_ADDRESSES },
   }) : null;
   return { delivery, imap, stop: async () => { await imap?.stop(); await delivery.stop(); search.stop(); await checkpointer?.stop(); await closeMailReading(); } };
 }

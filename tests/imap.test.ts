@@ -240,6 +240,27 @@ describe('IMAP polling against a real Dovecot', () => {
     expect((await intake(s)).total).toBe(4);
   });
 
+  it('keeps the Cc of mail read from the mailbox (SPEC C2): the Cc becomes a watcher, our own mailbox address never, and the Cc\'s reply-all is their correspondence', async () => {
+    const dc = await newDovecot();
+    // The mailbox's address is ours: MAIL_ADDRESSES says so (the IMAP user here is not an address).
+    const s = await newServer(dc, { MAIL_ADDRESSES: 'support@example.com' });
+    await append(dc, [
+      mail({ from: 'Kim Customer <kim@customer.example>', subject: 'Server room too hot', messageId: '<hot-1@customer.example>',
+        extraHeaders: ['Cc: Lee Colleague <lee@customer.example>, support@example.com'], body: 'It is 35 degrees in there.' }),
+      mail({ from: 'Lee Colleague <lee@customer.example>', subject: 'Re: Server room too hot', messageId: '<hot-2@customer.example>',
+        inReplyTo: '<hot-1@customer.example>', extraHeaders: ['Cc: kim@customer.example'], body: 'Now 37.' }),
+    ]);
+    await s.workers.imap!.pollNow();
+    const [t] = (await tickets(s)).tickets;
+    const full = (await s.api('GET', `/tickets/${t.id}`)).body;
+    const users = (await s.api('GET', '/users')).body.users as { id: number; email: string }[];
+    const id = (email: string) => users.find((u) => u.email === email)?.id;
+    expect(full).toMatchObject({ subject: 'Server room too hot', requesters: [id('kim@customer.example')], cc: [id('lee@customer.example')] });
+    expect(id('support@example.com')).toBeUndefined();
+    const txs = (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions as { type: string; creator_id: number; body: string }[];
+    expect(txs.map((x) => [x.type, x.creator_id])).toEqual([['Create', id('kim@customer.example')], ['Correspond', id('lee@customer.example')]]);
+  });
+
   it('tracks UIDs, not \\Seen: a message already read is processed; one marked unread again is not processed twice', async () => {
     const dc = await newDovecot();
     const s = await newServer(dc);

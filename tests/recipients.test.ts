@@ -363,3 +363,25 @@ describe('watcher routes', () => {
     expect((await s.api('GET', '/tickets', { token: stranger.token })).body.tickets).toEqual([]);
   });
 });
+
+describe('addresses of ours never become watchers', () => {
+  it('MAIL_ADDRESSES, the IMAP account (when it is an address) and Delivered-To are ours; MAIL_ADDRESSES must be addresses', async () => {
+    // The IMAP server is not running: only its user name matters here.
+    const own = await startServer({ MAIL_ADDRESSES: 'help@example.org, desk@example.org', IMAP_URL: 'imap://inbox%40example.org:pw@127.0.0.1:9/INBOX', IMAP_POLL_SECONDS: '3600' });
+    try {
+      const raw = rawMail({
+        From: 'Olga <olga@customer.example>', To: 'help@example.org', Cc: 'desk@example.org, inbox@example.org, routed@example.org, pia@customer.example',
+        'Delivered-To': 'routed@example.org', Subject: 'Our addresses',
+      }, 'Hello.');
+      const res = await postMail(own, raw);
+      expect(res.status, res.text).toBe(201);
+      const t = (await own.api('GET', `/tickets/${res.body.ticket_id}`)).body;
+      const users = (await own.api('GET', '/users')).body.users as { id: number; email: string }[];
+      expect(t.cc).toEqual([users.find((u) => u.email === 'pia@customer.example')!.id]);
+      for (const a of ['help@example.org', 'desk@example.org', 'inbox@example.org', 'routed@example.org']) expect(users.some((u) => u.email === a)).toBe(false);
+    } finally {
+      await own.close();
+    }
+    await expect(startServer({ MAIL_ADDRESSES: 'help@example.org, not-an-address' })).rejects.toThrow(/MAIL_ADDRESSES must be e-mail addresses/);
+  });
+});

@@ -9,7 +9,11 @@ import { classify } from './classify.js';
 import { MalformedMail } from './malformed.js';
 import { readMail } from './reader.js';
 
-export interface ProcessorSettings { mailFrom: string; senderLimitPerHour: number }
+export interface ProcessorSettings {
+  mailFrom: string; senderLimitPerHour: number;
+  /** Addresses of ours besides MAIL_FROM and the queue aliases (MAIL_ADDRESSES, the IMAP account). */
+  ownAddresses?: string[];
+}
 
 /**
  * The transport-agnostic e-mail processor: raw RFC 822 in, intake result out. /mailgate, the
@@ -31,7 +35,7 @@ export async function processMail(
     throw rejected(db, { identity, messageId: null, from: { address: '', name: '' }, subject: '', raw }, opts.source, e.message);
   }
   const { mail, degraded } = reading;
-  const own = ownAddresses(db, settings.mailFrom);
+  const own = [...ownAddresses(db, settings.mailFrom), ...settings.ownAddresses ?? []];
   const kind = classify(mail, own);
   const { headers: _headers, contentType: _type, reportType: _report, ...parsed } = mail;
   const message: InboundMessage = { ...parsed, raw, kind: kind.kind, kindReason: kind.kind === 'human' ? undefined : kind.reason, degraded };
