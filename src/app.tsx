@@ -12,6 +12,7 @@ import { appSecret } from './domain/secrets.js';
 import { configureMailReading } from './mail/reader.js';
 import { configureNotifications } from './scrips/config.js';
 import { Layout } from './views/layout.js';
+import { PortalLayout } from './views/portal.js';
 import { authRoutes } from './routes/auth/index.js';
 import { authenticate, csrfProtection } from './routes/auth/middleware.js';
 import { methodOverride } from './routes/methodOverride.js';
@@ -21,6 +22,7 @@ import { dashboardRoutes } from './routes/dashboards/index.js';
 import { renderError, toAppError } from './routes/errors.js';
 import { mailRoutes } from './routes/mail/index.js';
 import { outboxRoutes } from './routes/outbox/index.js';
+import { isPortalPath, isPortalUpload, portalRoutes, renderPortalError } from './routes/portal/index.js';
 import { queueRoutes } from './routes/queues/index.js';
 import { savedViewRoutes } from './routes/saved-views/index.js';
 import { scripRoutes } from './routes/scrips/index.js';
@@ -51,8 +53,18 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   });
   app.use('*', jsxRenderer(({ children, title }, c) => {
     const actor = (c as Context<AppEnv>).get('actor');
+    // The requester portal has its own plain shell: nothing of the staff side.
+    if (isPortalPath(c.req.path)) return <PortalLayout title={title} user={actor ?? null}>{children}</PortalLayout>;
     return <Layout title={title} user={actor ?? null}>{children}</Layout>;
   }));
+  // Portal pages carry a secret in their address: it must not leak in a Referer (to a site a
+  // message links to, or a downloaded file's), nor stay in a shared computer's cache.
+  app.use('*', async (c, next) => {
+    await next();
+    if (!isPortalPath(c.req.path)) return;
+    c.res.headers.set('Referrer-Policy', 'no-referrer');
+    c.res.headers.set('Cache-Control', 'no-store');
+  });
   app.use('*', secureHeaders({
     // A header a route sets itself (the sandbox CSP on downloads) is kept, not overwritten.
     overwrite: false,
@@ -85,17 +97,26 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
 
   // The unread rest of an oversized body is left on the socket: close the connection after the
   // 413 so a client does not reuse it for its next request (and see it cut off mid-way).
+  // A portal reply carries files, as a mail does: up to MAX_MAIL_BYTES.
   const MAX_BODY = 1024 * 1024;
-  const tooLarge = (c: Context): never => { c.header('Connection', 'close'); throw new AppError('too_large', 'The request body is larger than 1 MiB'); };
-  const limit = bodyLimit({ maxSize: MAX_BODY, onError: tooLarge });
+  const MAX_UPLOAD = deps.env.MAX_MAIL_BYTES;
+  const sizeText = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
+  const tooLarge = (max: number) => (c: Context): never => {
+    c.header('Connection', 'close');
+    throw new AppError('too_large', `The request body is larger than ${sizeText(max)}`);
+  };
+  const limit = bodyLimit({ maxSize: MAX_BODY, onError: tooLarge(MAX_BODY) });
+  const uploadLimit = bodyLimit({ maxSize: MAX_UPLOAD, onError: tooLarge(MAX_UPLOAD) });
   app.use('*', (c, next) => {
     if (c.req.path === '/mailgate' || c.req.method === 'GET' || c.req.method === 'HEAD') return next(); // mail has its own MAX_MAIL_BYTES
+    const upload = c.req.method === 'POST' && isPortalUpload(c.req.path);
+    const max = upload ? MAX_UPLOAD : MAX_BODY;
     // A declared length is checked from the header alone: hono's bodyLimit would turn the request
     // into a web stream first, which costs more than the rest of a small write. Chunked bodies
     // (no length) are counted as they stream by bodyLimit.
     const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > MAX_BODY ? tooLarge(c) : next();
-    return limit(c, next);
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > max ? tooLarge(max)(c) : next();
+    return (upload ? uploadLimit : limit)(c, next);
   });
   // Plain HTML forms can only POST: `_method=PATCH|PUT|DELETE` re-dispatches them (works without JS).
   const isForm = (type: string | undefined) => !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);
@@ -103,7 +124,7 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 
-  app.get('/', (c) => c.redirect('/tickets', 303));
+  app.get('/', (c) => c.redirect(c.get('actor')?.role === 'requester' ? '/portal' : '/tickets', 303));
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.route('/', authRoutes(deps));
   app.route('/', mailRoutes(deps));
@@ -118,8 +139,10 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   app.route('/templates', templateRoutes());
   app.route('/scrips', scripRoutes());
   app.route('/outbox', outboxRoutes());
+  app.route('/portal', portalRoutes());
 
-  app.notFound((c) => renderError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));
-  app.onError((err, c) => renderError(c, toAppError(err, c)));
+  const answerError = (c: Context<AppEnv>, e: AppError) => (isPortalPath(c.req.path) ? renderPortalError(c, e) : renderError(c, e));
+  app.notFound((c) => answerError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));
+  app.onError((err, c) => answerError(c, toAppError(err, c)));
   return app;
 }

@@ -245,7 +245,7 @@
     // (`successful` alone is not enough: the error handling above swaps 4xx/5xx answers as non-errors.)
     if (!e.detail.successful || !(e.detail.xhr?.status < 400)) return;
     unsay(sourceOf(e.detail, form));
-    if (form?.matches?.('form[data-reset-on-success]')) form.querySelectorAll('textarea').forEach((t) => { t.value = ''; });
+    if (form?.matches?.('form[data-reset-on-success]')) form.querySelectorAll('textarea, input[type=file]').forEach((t) => { t.value = ''; });
   });
 
   document.addEventListener('htmx:afterSettle', (e) => {

@@ -26,7 +26,8 @@ const TokenSchema = z.object({ name: zText(100, 1) });
  * refused too: browsers drop tabs and newlines from URLs ("/\t/evil" becomes "//evil"), and CR/LF
  * cannot go into a Location header at all.
  */
-const safeNext = (next: string | undefined) => (next && /^\/(?![/\\])[^\x00-\x1f\x7f]*$/.test(next) ? next : '/tickets');
+const safeNext = (next: string | undefined, role?: string) =>
+  (next && /^\/(?![/\\])[^\x00-\x1f\x7f]*$/.test(next) ? next : role === 'requester' ? '/portal' : '/tickets');
 
 export function authRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
@@ -42,7 +43,7 @@ export function authRoutes(deps: Deps) {
   });
 
   app.get('/login', (c) => {
-    if (c.get('actor') && wantsHtml(c)) return c.redirect(safeNext(c.req.query('next')), 303);
+    if (c.get('actor') && wantsHtml(c)) return c.redirect(safeNext(c.req.query('next'), c.get('actor')?.role), 303);
     return respond(c, { login: 'POST /login with { email, password }' }, {
       title: 'Sign in', view: () => <LoginPage next={c.req.query('next')} />,
     });
@@ -74,7 +75,7 @@ export function authRoutes(deps: Deps) {
     setCookie(c, SESSION_COOKIE, session.secret, {
       httpOnly: true, sameSite: 'Lax', secure: deps.env.production, path: '/', expires: session.expires,
     });
-    return respond(c, userJson(getUserRow(deps.db, actor.id)!), { location: safeNext(body.next) });
+    return respond(c, userJson(getUserRow(deps.db, actor.id)!), { location: safeNext(body.next, actor.role) });
   });
 
   app.post('/logout', (c) => {

@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import { lookups } from '../../domain/lookups.js';
+import { revokePortalLinks } from '../../domain/portal.js';
 import { createUser, deleteUser, getUser, listUsers, updateUser } from '../../domain/users.js';
 import { UserPage, UsersPage } from '../../views/admin/people.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, queryObject, readBody, respond, staffOf, validate } from '../respond.js';
 import { CreateUserSchema, UpdateUserSchema, UserListQuery } from './schemas.js';
 
 export function userRoutes() {
@@ -25,6 +26,12 @@ export function userRoutes() {
     const actor = adminOf(c);
     const id = pathId(c);
     return respond(c, await updateUser(dbOf(c), actor, id, await readBody(c, UpdateUserSchema)), { title: 'User', location: `/users/${id}` });
+  });
+  // SPEC C2: every portal link handed to this user so far stops working (their portal_epoch moves on).
+  app.post('/:id/portal-links/revoke', (c) => {
+    const id = pathId(c);
+    revokePortalLinks(dbOf(c), staffOf(c), id);
+    return noContent(c, `/users/${id}`);
   });
   app.delete('/:id', (c) => {
     deleteUser(dbOf(c), actorOf(c), pathId(c));

@@ -57,6 +57,11 @@ export function UserPage({ user: u, lookups: l }: { user: UserJson; lookups: Loo
           <h2>Teams</h2>
           {teams.length ? <ul>{teams.map((t) => <li><a href={`/teams/${t.id}`}>{t.name}</a></li>)}</ul> : <p class="muted">In no team.</p>}
           <p class="muted small">Created {when(u.created_at)} · updated {when(u.updated_at)}</p>
+          <AdminForm action={`/users/${u.id}/portal-links/revoke`} id="revoke-portal-links"
+            confirm={`Revoke every portal link mailed to ${u.email} so far? Their next mail from us brings a new one.`}>
+            <button type="submit">Revoke portal links</button>
+            <small class="hint">The links in mail we sent this person stop working (say, a message was forwarded to someone it was not meant for).</small>
+          </AdminForm>
           {!u.disabled && (
             <AdminForm action={`/users/${u.id}`} method="DELETE" id="delete-user" confirm={`Disable ${u.email} and remove them from all teams?`}>
               <button type="submit" class="danger">Disable user</button>

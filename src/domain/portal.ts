@@ -1,0 +1,178 @@
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Conn, Db } from '../db/client.js';
+import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
+import { readPortalToken } from '../scrips/portalLinks.js';
+import { type Actor, requireStaff } from './actor.js';
+import { AppError, invalid, notFound } from './errors.js';
+import { appSecret } from './secrets.js';
+import { getTicketRow } from './tickets/serialize.js';
+import { commentOnTicket } from './tickets/write.js';
+import { attachmentWithTicket, transactionsJson, type AttachmentJson, type NewAttachment } from './transactions.js';
+import { getUserRow, type UserRow } from './users.js';
+import { isCustomerOf } from './watchers.js';
+
+// The requester portal (SPEC C2, docs/decisions/020-portal.md). A customer reaches one ticket
+// through a signed link from our mail (`/portal/<token>`), or all of their tickets signed in
+// with a password. Either way they see the public history only (Create and Correspond, their
+// files) and can add a public reply. Everything a portal page shows goes through this file.
+
+/** The transaction types a customer sees: what was written to them or by them. */
+export const PUBLIC_TYPES = ['Create', 'Correspond'] as const;
+
+/** Why a link was refused; said in words, never which check failed beyond expiry. */
+export type RefusalReason = 'invalid' | 'expired' | 'revoked';
+
+const REFUSAL: Record<RefusalReason, string> = {
+  invalid: 'This link is not valid.',
+  expired: 'This link has expired.',
+  revoked: 'This link is no longer valid.',
+};
+export const NEW_LINK_HINT = 'To reach your request again, reply to any e-mail from us about it: your reply is added to the request, '
+  + 'and our next e-mail to you brings a new link.';
+
+/** A refused portal link: 403 with a sentence a customer understands. */
+export class PortalRefused extends AppError {
+  constructor(readonly reason: RefusalReason) {
+    super('forbidden', `${REFUSAL[reason]} ${NEW_LINK_HINT}`);
+  }
+  get headline(): string { return REFUSAL[this.reason]; }
+}
+
+/**
+ * Who may see which ticket: one user and one ticket. A link's grant remembers the epoch it was
+ * signed with, so a reply re-checks it inside its own SQL transaction.
+ */
+export interface PortalGrant { ticketId: number; user: UserRow; epoch?: number }
+
+const secrets = new WeakMap<object, string>();
+/** The installation's link key (app_secrets `portal`), read once per database. */
+export function portalSecret(db: Db): string {
+  let s = secrets.get(db.$client);
+  if (s === undefined) { s = appSecret(db, 'portal'); secrets.set(db.$client, s); }
+  return s;
+}
+
+/** The one place a link's user is checked again: still active, not revoked, still on the ticket. */
+function stillGranted(conn: Conn, ticketId: number, userId: number, epoch: number | undefined): UserRow | null {
+  const user = getUserRow(conn, userId);
+  if (!user || user.disabled) return null;
+  if (epoch !== undefined && user.portal_epoch !== epoch) return null;
+  return isCustomerOf(conn, ticketId, user.id) ? user : null;
+}
+
+/**
+ * A link's grant, or a refusal: the MAC must be right (tampered, malformed and other-ticket
+ * links all fail it), the link not expired, signed at the user's current `portal_epoch`, the
+ * user not disabled, and still a requester or Cc of the ticket.
+ */
+export function grantFromToken(db: Db, token: string, now = Date.now()): PortalGrant {
+  const claims = readPortalToken(token, portalSecret(db));
+  if (!claims) throw new PortalRefused('invalid');
+  if (claims.expires * 1000 <= now) throw new PortalRefused('expired');
+  const user = stillGranted(db, claims.ticketId, claims.userId, claims.epoch);
+  if (!user) throw new PortalRefused('revoked');
+  return { ticketId: claims.ticketId, user, epoch: claims.epoch };
+}
+
+/** A signed-in customer's own ticket; any other ticket is not found (as on /tickets). */
+export function grantFromSession(conn: Conn, actor: Actor, ticketId: number): PortalGrant {
+  const user = stillGranted(conn, ticketId, actor.id, undefined);
+  if (!user) throw notFound('Ticket', ticketId);
+  return { ticketId, user };
+}
+
+export interface PortalTicketJson { id: number; subject: string; status: string; created_at: string; updated_at: string }
+export interface PortalTransactionJson {
+  id: number; type: (typeof PUBLIC_TYPES)[number];
+  /** A name to show: staff by their name only (never their address), customers by name or address. */
+  author: { name: string; staff: boolean };
+  body: string; created_at: string; attachments: AttachmentJson[];
+}
+export interface PortalView { ticket: PortalTicketJson; transactions: PortalTransactionJson[] }
+
+const ticketPublic = (t: { id: number; subject: string; status: string; created_at: string; updated_at: string }): PortalTicketJson =>
+  ({ id: t.id, subject: t.subject, status: t.status, created_at: t.created_at, updated_at: t.updated_at });
+
+/** The staff's name where one is missing: their address is internal. */
+const STAFF_NAME = 'Support team';
+
+function authors(conn: Conn, ids: number[]): Map<number, { name: string; staff: boolean }> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = conn.select({ id: users.id, name: users.name, email: users.email, role: users.role }).from(users).where(inArray(users.id, unique)).all();
+  return new Map(rows.map((u) => {
+    const staff = u.role !== 'requester';
+    return [u.id, { name: u.name.trim() || (staff ? STAFF_NAME : u.email), staff }];
+  }));
+}
+
+function publicTransactions(conn: Conn, rows: (typeof transactions.$inferSelect)[]): PortalTransactionJson[] {
+  const names = authors(conn, rows.flatMap((r) => (r.creator_id === null ? [] : [r.creator_id])));
+  return transactionsJson(conn, rows).map((t) => ({
+    id: t.id, type: t.type as PortalTransactionJson['type'],
+    author: (t.creator_id !== null && names.get(t.creator_id)) || { name: STAFF_NAME, staff: true },
+    body: t.body ?? '', created_at: t.created_at, attachments: t.attachments,
+  }));
+}
+
+/** What the portal shows of the granted ticket: its subject and status, and the public history. */
+export function portalView(conn: Conn, grant: PortalGrant): PortalView {
+  const row = getTicketRow(conn, grant.ticketId);
+  if (!row) throw notFound('Ticket', grant.ticketId);
+  const rows = conn.select().from(transactions)
+    .where(and(eq(transactions.ticket_id, grant.ticketId), inArray(transactions.type, [...PUBLIC_TYPES]))).orderBy(asc(transactions.id)).all();
+  return { ticket: ticketPublic(row), transactions: publicTransactions(conn, rows) };
+}
+
+/** An attachment of a public transaction of the granted ticket; anything else is not found. */
+export function portalAttachment(conn: Conn, grant: PortalGrant, id: number) {
+  const a = attachmentWithTicket(conn, id);
+  if (!a || a.ticket_id !== grant.ticketId || !(PUBLIC_TYPES as readonly string[]).includes(a.type)) throw notFound('Attachment', id);
+  return a;
+}
+
+/** At most this many of a customer's tickets are listed, most recently updated first. */
+export const PORTAL_LIST_MAX = 500;
+
+/** GET /portal: a signed-in customer's tickets (requester or Cc). */
+export function portalTickets(conn: Conn, actor: Actor): PortalTicketJson[] {
+  const own = conn.select({ id: ticketWatchers.ticket_id }).from(ticketWatchers)
+    .where(and(eq(ticketWatchers.user_id, actor.id), inArray(ticketWatchers.role, ['requester', 'cc'])));
+  return conn.select({ id: tickets.id, subject: tickets.subject, status: tickets.status, created_at: tickets.created_at, updated_at: tickets.updated_at })
+    .from(tickets).where(inArray(tickets.id, own)).orderBy(desc(tickets.updated_at), desc(tickets.id)).limit(PORTAL_LIST_MAX).all();
+}
+
+export interface PortalReplyInput { body: string; attachments: NewAttachment[] }
+/** Files one reply may carry. */
+export const MAX_REPLY_FILES = 20;
+
+const mib = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
+
+/**
+ * A customer's reply: a public Correspond by the granted user, with its files, in one unit of
+ * work with its scrips. The grant is checked again inside the SQL transaction, so a link
+ * revoked (or a person taken off the ticket) a moment before cannot still write.
+ */
+export function portalReply(db: Db, grant: PortalGrant, input: PortalReplyInput, maxBytes: number): PortalTransactionJson {
+  const body = input.body.trim() === '' ? '' : input.body;
+  if (body === '' && input.attachments.length === 0) throw invalid('body', 'Write a message or attach a file');
+  if (input.attachments.length > MAX_REPLY_FILES) throw invalid('attachments', `At most ${MAX_REPLY_FILES} files`);
+  const size = input.attachments.reduce((n, a) => n + a.content.length, 0);
+  if (size > maxBytes) throw new AppError('too_large', `The files are larger than ${mib(maxBytes)} in all`);
+  return db.transaction((tx) => {
+    const user = stillGranted(tx, grant.ticketId, grant.user.id, grant.epoch);
+    if (!user) throw grant.epoch === undefined ? notFound('Ticket', grant.ticketId) : new PortalRefused('revoked');
+    const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
+    // Always public: a staff member who is also a requester writes here as the customer does.
+    const { transaction } = commentOnTicket(db, actor, grant.ticketId, { body, internal: false, attachments: input.attachments });
+    const row = tx.select().from(transactions).where(eq(transactions.id, transaction.id)).get()!;
+    return publicTransactions(tx, [row])[0];
+  }, { behavior: 'immediate' });
+}
+
+/** POST /users/:id/portal-links/revoke: every link handed to this user so far stops working. */
+export function revokePortalLinks(db: Db, actor: Actor, userId: number): void {
+  requireStaff(actor);
+  const res = db.update(users).set({ portal_epoch: sql`${users.portal_epoch} + 1` }).where(eq(users.id, userId)).run();
+  if (res.changes === 0) throw notFound('User', userId);
+}

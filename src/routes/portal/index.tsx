@@ -1,0 +1,179 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { isStaff } from '../../domain/actor.js';
+import { AppError, invalid } from '../../domain/errors.js';
+import {
+  grantFromSession, grantFromToken, NEW_LINK_HINT, PORTAL_LIST_MAX, portalAttachment, portalReply, PortalRefused, portalTickets, portalView,
+  type PortalGrant, type PortalReplyInput,
+} from '../../domain/portal.js';
+import type { NewAttachment } from '../../domain/transactions.js';
+import { zText } from '../../domain/validation.js';
+import { PortalErrorPage, PortalHistory, PortalListPage, PortalTicketPage } from '../../views/portal.js';
+import type { AppEnv } from '../context.js';
+import { renderError } from '../errors.js';
+import { actorOf, commitOf, dbOf, isHtmx, pathId, readForm, respond, validate, wantsHtml } from '../respond.js';
+
+type C = Context<AppEnv>;
+
+// SPEC C2: the requester portal. `/portal/:token…` is reached with a signed link and no session
+// (src/routes/auth/middleware.ts lets exactly these paths through); `/portal` and
+// `/portal/tickets/:id…` are for a customer signed in with a password.
+
+/** Paths of the portal, for the layout, the headers and the error page. */
+export const isPortalPath = (path: string) => /^\/portal(\/|$)/.test(path);
+/** The reply routes, which take files: their bodies may be as large as a mail (MAX_MAIL_BYTES). */
+export const isPortalUpload = (path: string) => /^\/portal\/(?:tickets\/[^/]+|[^/]+)\/reply$/.test(path);
+
+const file = z.strictObject({
+  filename: zText(255, 1),
+  content_type: z.string().trim().max(255).optional(),
+  content_base64: z.string().regex(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, 'Expected base64'),
+});
+/** JSON `{ body, attachments? }` (C4's attachment shape) or a form with `body` and files in `attachments`. */
+const ReplySchema = z.strictObject({
+  body: z.string().max(100_000, 'At most 100000 characters').optional(),
+  attachments: z.array(file).optional(),
+});
+
+/** A browser's file name without its path, control characters or quotes' worth of trouble. */
+function cleanName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const clean = base.replace(/[\x00-\x1f\x7f]/g, '').trim().slice(0, 255);
+  return clean || 'attachment';
+}
+const cleanType = (type: string | undefined) => {
+  const t = (type ?? '').split(';')[0].trim().toLowerCase();
+  return /^[a-z0-9][\w.+-]*\/[\w.+-]+$/.test(t) ? t : 'application/octet-stream';
+};
+
+/** The reply in whichever shape it came: JSON, urlencoded or multipart with files. */
+async function readReply(c: C): Promise<PortalReplyInput> {
+  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
+    const form = await readForm(c);
+    const given = [form.attachments ?? []].flat();
+    if (given.some((v) => !(v instanceof File) && v !== '')) throw invalid('attachments', 'Expected files (multipart/form-data)');
+    // A file input left empty still sends a part with no name and no bytes.
+    const files = given.filter((f): f is File => f instanceof File && (f.name !== '' || f.size > 0));
+    const fields = Object.fromEntries(Object.entries(form).filter(([k, v]) => k !== 'attachments' && !(v instanceof File)));
+    const { body } = validate(ReplySchema, fields);
+    const attachments: NewAttachment[] = [];
+    for (const f of files) attachments.push({ filename: cleanName(f.name), content_type: cleanType(f.type), content: Buffer.from(await f.arrayBuffer()) });
+    return { body: body ?? '', attachments };
+  }
+  if (type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
+    throw new AppError('unsupported_media_type', `Send application/json or form data, not ${type}`);
+  }
+  const text = await c.req.text();
+  let raw: unknown = {};
+  if (text.trim() !== '') {
+    try { raw = JSON.parse(text); } catch { throw new AppError('invalid_json', 'The request body is not valid JSON'); }
+  }
+  const input = validate(ReplySchema, raw);
+  return {
+    body: input.body ?? '',
+    attachments: (input.attachments ?? []).map((a) => ({
+      filename: cleanName(a.filename), content_type: cleanType(a.content_type), content: Buffer.from(a.content_base64, 'base64'),
+    })),
+  };
+}
+
+/**
+ * A link is not a cookie, but a page of another site must not post to it either: an Origin
+ * (or Sec-Fetch-Site) naming another site is refused. Browsers send `Origin: null` from our own
+ * no-referrer pages, with `Sec-Fetch-Site: same-origin`, which no page can forge.
+ */
+function refuseCrossSite(c: C): void {
+  const origin = c.req.header('origin');
+  const site = c.req.header('sec-fetch-site');
+  const { env } = c.get('deps');
+  const own = [new URL(c.req.url).origin, ...(env.PUBLIC_URL ? [new URL(env.PUBLIC_URL).origin] : [])];
+  const foreign = origin !== undefined
+    ? (origin === 'null' ? site !== 'same-origin' : !own.includes(origin))
+    : site !== undefined && site !== 'same-origin' && site !== 'none';
+  if (foreign) throw new AppError('forbidden', 'Cross-site request refused');
+}
+
+function page(c: C, grant: PortalGrant, base: string) {
+  const view = portalView(dbOf(c), grant);
+  const maxBytes = c.get('deps').env.MAX_MAIL_BYTES;
+  return respond(c, view, {
+    title: view.ticket.subject,
+    view: () => (isHtmx(c) ? <PortalHistory view={view} base={base} /> : <PortalTicketPage view={view} base={base} maxBytes={maxBytes} />),
+  });
+}
+
+async function reply(c: C, grant: PortalGrant, base: string) {
+  refuseCrossSite(c);
+  const input = await readReply(c);
+  const { db, env } = c.get('deps');
+  // The grant is checked again inside the unit of work (portalReply).
+  const transaction = await commitOf(c)(() => portalReply(db, grant, input, env.MAX_MAIL_BYTES));
+  return respond(c, { transaction }, {
+    status: 201, title: 'Sent', location: base,
+    view: () => <PortalHistory view={portalView(db, grant)} base={base} />,
+  });
+}
+
+function download(c: C, grant: PortalGrant) {
+  const a = portalAttachment(dbOf(c), grant, pathId(c, 'attachmentId'));
+  return c.body(new Uint8Array(a.content), 200, {
+    'Content-Type': a.content_type,
+    'Content-Disposition': `attachment; filename="${a.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,
+    'Content-Security-Policy': "sandbox; default-src 'none'",
+  });
+}
+
+/** The signed-in customer's grant for /portal/tickets/:id; staff are sent to the ticket page instead. */
+const sessionGrant = (c: C) => grantFromSession(dbOf(c), actorOf(c), pathId(c));
+
+export function portalRoutes() {
+  const app = new Hono<AppEnv>();
+
+  app.get('/', (c) => {
+    const actor = actorOf(c);
+    if (isStaff(actor)) return c.redirect('/tickets', 303);
+    const tickets = portalTickets(dbOf(c), actor);
+    return respond(c, { tickets }, { title: 'Your requests', view: () => <PortalListPage tickets={tickets} max={PORTAL_LIST_MAX} /> });
+  });
+  app.get('/tickets', (c) => c.redirect('/portal', 303));
+  app.get('/tickets/:id', (c) => {
+    const actor = actorOf(c);
+    if (isStaff(actor)) return c.redirect(`/tickets/${pathId(c)}`, 303);
+    return page(c, sessionGrant(c), `/portal/tickets/${pathId(c)}`);
+  });
+  app.post('/tickets/:id/reply', (c) => {
+    const id = pathId(c);
+    return reply(c, sessionGrant(c), `/portal/tickets/${id}`);
+  });
+  app.get('/tickets/:id/attachments/:attachmentId', (c) => download(c, sessionGrant(c)));
+
+  app.get('/:token', (c) => page(c, grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
+  app.post('/:token/reply', (c) => reply(c, grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
+  app.get('/:token/attachments/:attachmentId', (c) => download(c, grantFromToken(dbOf(c), c.req.param('token'))));
+  return app;
+}
+
+/** The way back from an error under /portal/<token or tickets/id>/…: that ticket's page. */
+function backLink(path: string): string | undefined {
+  const m = /^(\/portal\/(?:tickets\/\d+|[^/]+))\/(?:reply|attachments\/[^/]+)$/.exec(path);
+  return m ? m[1] : undefined;
+}
+
+const HEADLINES: Partial<Record<AppError['code'], string>> = {
+  not_found: 'Not found', forbidden: 'Not allowed', too_large: 'Too large', validation_failed: 'Please check your message',
+  rate_limited: 'Too many requests', unsupported_media_type: 'Cannot read this', invalid_json: 'Cannot read this',
+};
+
+/**
+ * Errors under /portal: JSON, htmx fragments and the sign-in redirect as everywhere (SPEC B5);
+ * a page in the portal's own words for a browser — a refused link says what happened and how to
+ * get a new one. Never a stack trace: `toAppError` has made every failure an AppError already.
+ */
+export function renderPortalError(c: C, e: AppError): Response | Promise<Response> {
+  if (!wantsHtml(c) || isHtmx(c) || e.code === 'unauthenticated') return renderError(c, e);
+  c.status(e.status as 400);
+  if (e instanceof PortalRefused) return c.render(<PortalErrorPage status={e.status} headline={e.headline} message={NEW_LINK_HINT} />, { title: e.headline });
+  const headline = HEADLINES[e.code] ?? 'Something went wrong';
+  return c.render(<PortalErrorPage status={e.status} headline={headline} message={e.message} details={e.details} back={backLink(c.req.path)} />, { title: headline });
+}

@@ -1,0 +1,155 @@
+import type { Child } from 'hono/jsx';
+import type { PortalTicketJson, PortalTransactionJson, PortalView } from '../domain/portal.js';
+import { when } from './format.js';
+import { foldAt } from './tickets/show.js';
+
+// The requester portal (SPEC C2): one plain, phone-sized page layout for customers. It shows
+// nothing of the staff side (no owner, queue internals, custom fields or notes) and links
+// nowhere a customer cannot go.
+
+export interface PortalUser { name: string; email: string; role: string }
+
+/** Customer words for the lifecycle (the JSON keeps the status itself). */
+export const CUSTOMER_STATUS: Record<string, string> = {
+  new: 'Received', open: 'In progress', stalled: 'On hold', resolved: 'Resolved', rejected: 'Closed', deleted: 'Closed',
+};
+
+const at = (iso: string) => `${when(iso)} UTC`;
+const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+/** The portal's page shell. `user` is a signed-in customer (their list is one click away). */
+export function PortalLayout({ title, user, children }: { title?: string; user: PortalUser | null; children?: Child }) {
+  const customer = user && user.role === 'requester' ? user : null;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <meta name="htmx-config" content='{"includeIndicatorStyles":false,"historyCacheSize":0}' />
+        <title>{title ? `${title} · Support` : 'Support'}</title>
+        <link rel="stylesheet" href="/static/app.css" />
+        <script src="/static/htmx.min.js" defer></script>
+        <script src="/static/app.js" defer></script>
+      </head>
+      <body class="portal-body">
+        <header class="portal-top">
+          <span class="brand">Support</span>
+          {customer && (
+            <nav aria-label="Your requests">
+              <a href="/portal">My requests</a>
+              <form method="post" action="/logout" class="inline-form"><button type="submit">Sign out</button></form>
+            </nav>
+          )}
+        </header>
+        <main id="main" class="portal">{children}</main>
+      </body>
+    </html>
+  );
+}
+
+function Body({ t }: { t: PortalTransactionJson }) {
+  if (!t.body) return null;
+  const cut = foldAt(t.body);
+  if (cut === null) return <div class="txn-body">{t.body}</div>;
+  return (
+    <div class="txn-body">
+      {t.body.slice(0, cut)}
+      <details class="fold"><summary>Show the rest ({Math.ceil((t.body.length - cut) / 1024)} KB)</summary>{t.body.slice(cut)}</details>
+    </div>
+  );
+}
+
+/** The public history: who wrote what, when, with their files. htmx swaps it after a reply. */
+export function PortalHistory({ view, base }: { view: PortalView; base: string }) {
+  return (
+    <ol id="portal-history" class="history" aria-label="Messages">
+      {view.transactions.map((t) => (
+        <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}${t.author.staff ? ' from-staff' : ''}`}>
+          <div class="txn-head">
+            <span class="txn-what"><strong>{t.author.name}</strong>{t.type === 'Create' ? ' opened this request' : ' wrote'}</span>
+            <time datetime={t.created_at}>{at(t.created_at)}</time>
+          </div>
+          <Body t={t} />
+          {t.attachments.length > 0 && (
+            <ul class="attachments" aria-label="Files">
+              {t.attachments.map((a) => (
+                <li><a href={`${base}/attachments/${a.id}`} download={a.filename} rel="noreferrer">{a.filename}</a> <span class="muted">{size(a.size)}</span></li>
+              ))}
+            </ul>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function PortalReplyForm({ base, maxBytes }: { base: string; maxBytes: number }) {
+  const action = `${base}/reply`;
+  return (
+    <form id="portal-reply" class="reply" method="post" action={action} enctype="multipart/form-data"
+      hx-post={action} hx-encoding="multipart/form-data" hx-target="#portal-history" hx-swap="outerHTML"
+      data-error-target="#reply-error" data-reset-on-success>
+      <h2>Add to this request</h2>
+      <label for="reply-body">Your message</label>
+      <textarea id="reply-body" name="body" rows={6} placeholder="Write your reply…"></textarea>
+      <label for="reply-files">Attach files <span class="hint">(optional, up to {size(maxBytes)} in all)</span></label>
+      <input id="reply-files" type="file" name="attachments" multiple />
+      <div class="reply-actions"><button type="submit" class="primary">Send</button></div>
+      <div id="reply-error" class="error reply-error" role="alert" aria-live="polite"></div>
+    </form>
+  );
+}
+
+export interface PortalPageProps { view: PortalView; base: string; maxBytes: number }
+
+export function PortalTicketPage({ view, base, maxBytes }: PortalPageProps) {
+  const t = view.ticket;
+  return (
+    <article class="portal-ticket" data-ticket-id={String(t.id)}>
+      <header class="portal-head">
+        <h1>{t.subject}</h1>
+        <p class="muted">
+          Request #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · opened {at(t.created_at)}
+        </p>
+      </header>
+      <PortalHistory view={view} base={base} />
+      <PortalReplyForm base={base} maxBytes={maxBytes} />
+      <p class="hint portal-foot">You can also reply to any of our e-mails about this request.</p>
+    </article>
+  );
+}
+
+/** GET /portal: a signed-in customer's requests. */
+export function PortalListPage({ tickets, max }: { tickets: PortalTicketJson[]; max: number }) {
+  return (
+    <section class="portal-list">
+      <h1>Your requests</h1>
+      {tickets.length === 0 ? <p class="muted">You have no requests with us yet. Write to us by e-mail to open one.</p> : (
+        <ul class="portal-tickets">
+          {tickets.map((t) => (
+            <li>
+              <a href={`/portal/tickets/${t.id}`}>{t.subject}</a>
+              <span class="muted"> #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · updated {at(t.updated_at)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {tickets.length >= max && <p class="hint">The {max} most recently updated requests are shown.</p>}
+    </section>
+  );
+}
+
+export interface PortalErrorProps { status: number; headline: string; message: string; details?: { path: string; message: string }[]; back?: string }
+
+/** A refusal or failure in words, with the way back when there is one. */
+export function PortalErrorPage({ status, headline, message, details, back }: PortalErrorProps) {
+  return (
+    <section class="error-page portal-error" role="alert" data-status={String(status)}>
+      <h1>{headline}</h1>
+      <p>{message}</p>
+      {details && details.length > 0 && <ul>{details.map((d) => <li>{d.path === 'body' ? 'Message' : d.path}: {d.message}</li>)}</ul>}
+      {back && <p><a href={back}>Back to your request</a></p>}
+    </section>
+  );
+}
