@@ -37,6 +37,7 @@ async function customerTicket(opts: { file?: boolean } = {}) {
 
 const json = (p: string, init: RequestInit = {}) => fetch(s.url + p, { redirect: 'manual', ...init });
 const page = (p: string) => fetch(s.url + p, { headers: HTML, redirect: 'manual' });
+const read = (r: Response): Promise<any> => r.json();
 
 describe('GET /portal/:token', () => {
   it('the link in the autoreply opens the public history: subject, status, Create and Correspond with files, nothing internal', async () => {
@@ -100,7 +101,7 @@ describe('refused links: a readable 403, never a 500', () => {
       expect(html).not.toMatch(/stack|at .*\.ts:\d+|Internal server error/i);
       const api = await json(`/portal/${encodeURIComponent(bad)}`);
       expect(api.status).toBe(403);
-      expect((await api.json()).error.code).toBe('forbidden');
+      expect((await read(api)).error.code).toBe('forbidden');
     }
     expect((await json(`/portal/${tampered}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"body":"hi"}' })).status).toBe(403);
     expect((await json(`/portal/${tampered}/attachments/1`)).status).toBe(403);
@@ -122,8 +123,15 @@ describe('refused links: a readable 403, never a 500', () => {
     const requester = await s.user('requester');
     expect((await s.api('POST', `/users/${t.userId}/portal-links/revoke`, { token: requester.token })).status).toBe(403);
     expect((await s.api('POST', '/users/999999/portal-links/revoke', { token: agent.token })).status).toBe(404);
+    // The admin's user page has the button: a plain form post that lands back on that page.
+    const userPage = await s.api('GET', `/users/${t.userId}`, { headers: HTML });
+    expect(userPage.text).toContain(`action="/users/${t.userId}/portal-links/revoke"`);
+    const viaForm = await s.api('POST', `/users/${t.userId}/portal-links/revoke`, { form: {}, headers: HTML });
+    expect(viaForm.status).toBe(303);
+    expect(viaForm.headers.get('location')).toBe(`/users/${t.userId}`);
     const res = await s.api('POST', `/users/${t.userId}/portal-links/revoke`, { token: agent.token });
     expect(res.status, res.text).toBe(204);
+    expect(s.db.$client.prepare('SELECT portal_epoch FROM users WHERE id = ?').get(t.userId)).toEqual({ portal_epoch: 2 });
     const refused = await page(t.link);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('This link is no longer valid.');
@@ -163,8 +171,8 @@ describe('GET /portal/:token/attachments/:id', () => {
       file: { name: 'internal.txt', type: 'text/plain', content: Buffer.from('internal only') } });
     const staffView = (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions;
     const noteFile = staffView.find((x: any) => x.id === note.transaction_id).attachments[0].id;
-    const own = (await (await json(t.link)).json()).transactions[0].attachments[0].id;
-    const theirs = (await (await json(other.link)).json()).transactions[0].attachments[0].id;
+    const own = (await read(await json(t.link))).transactions[0].attachments[0].id;
+    const theirs = (await read(await json(other.link))).transactions[0].attachments[0].id;
 
     const res = await json(`${t.link}/attachments/${own}`);
     expect(res.status).toBe(200);
@@ -183,7 +191,7 @@ describe('POST /portal/:token/reply', () => {
     const t = await customerTicket();
     const res = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Still smoking.' }) });
     expect(res.status).toBe(201);
-    const body = await res.json();
+    const body = await read(res);
     expect(Object.keys(body)).toEqual(['transaction']);
     expect(body.transaction).toMatchObject({ type: 'Correspond', body: 'Still smoking.', author: { name: `Carla ${seq}`, staff: false } });
     const txns = (await s.api('GET', `/tickets/${t.id}/transactions`, { token: agent.token })).body.transactions;
@@ -217,7 +225,7 @@ describe('POST /portal/:token/reply', () => {
     const viaJson = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ body: 'with a file', attachments: [{ filename: 'x.csv', content_type: 'text/csv', content_base64: Buffer.from('a,b\n').toString('base64') }] }) });
     expect(viaJson.status).toBe(201);
-    expect((await viaJson.json()).transaction.attachments).toEqual([{ id: expect.any(Number), filename: 'x.csv', content_type: 'text/csv', size: 4 }]);
+    expect((await read(viaJson)).transaction.attachments).toEqual([{ id: expect.any(Number), filename: 'x.csv', content_type: 'text/csv', size: 4 }]);
   });
 
   it('refuses an empty reply (422 naming body), a too large one (413), a cross-site one (403)', async () => {
@@ -225,7 +233,7 @@ describe('POST /portal/:token/reply', () => {
     for (const body of [JSON.stringify({ body: '' }), JSON.stringify({ body: '   \n' }), '{}']) {
       const res = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(res.status).toBe(422);
-      const err = (await res.json()).error;
+      const err = (await read(res)).error;
       expect(err.code).toBe('validation_failed');
       expect(err.details.map((d: any) => d.path)).toEqual(['body']);
     }
@@ -233,19 +241,22 @@ describe('POST /portal/:token/reply', () => {
     expect(empty.status).toBe(422);
     const big = await json(`${t.link}/reply`, { method: 'POST', headers: { origin: s.url }, body: replyForm('big', [{ name: 'big.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1000) }]) });
     expect(big.status).toBe(413);
-    expect((await big.json()).error.code).toBe('too_large');
+    expect((await read(big)).error.code).toBe('too_large');
     const bigPage = await json(`${t.link}/reply`, { method: 'POST', headers: { ...HTML, origin: s.url }, body: replyForm('big', [{ name: 'big.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1000) }]) });
     expect(bigPage.status).toBe(413);
     expect(await bigPage.text()).toContain('Too large');
     // Over the 1 MiB of other routes is fine below MAX_MAIL_BYTES… here MAX is smaller, so a 200 KB file passes.
     const ok = await json(`${t.link}/reply`, { method: 'POST', headers: { origin: s.url }, body: replyForm('ok', [{ name: 'ok.bin', type: 'application/octet-stream', content: Buffer.alloc(200_000, 1) }]) });
     expect(ok.status).toBe(201);
-    for (const headers of [{ 'content-type': 'application/json', origin: 'http://evil.example' }, { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' }]) {
+    const crossSite: Record<string, string>[] = [{ 'content-type': 'application/json', origin: 'http://evil.example' }, { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' }];
+    for (const headers of crossSite) {
       const res = await json(`${t.link}/reply`, { method: 'POST', headers, body: JSON.stringify({ body: 'forged' }) });
       expect(res.status).toBe(403);
     }
     const form = await json(`${t.link}/reply`, { method: 'POST', headers: { origin: 'http://evil.example' }, body: replyForm('forged') });
     expect(form.status).toBe(403);
+    // A form post names its origin (decision 016's signed-out form check, as for /login).
+    expect((await json(`${t.link}/reply`, { method: 'POST', body: replyForm('forged') })).status).toBe(403);
     const txns = (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions;
     expect(txns.some((x: any) => x.body === 'forged')).toBe(false);
   });
@@ -257,7 +268,7 @@ describe('POST /portal/:token/reply', () => {
     const link = signedPath(s, { ticketId: created.body.ticket.id, userId: staffer.id });
     const res = await json(`${link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Any news?' }) });
     expect(res.status).toBe(201);
-    expect((await res.json()).transaction).toMatchObject({ type: 'Correspond', author: { staff: true } });
+    expect((await read(res)).transaction).toMatchObject({ type: 'Correspond', author: { staff: true } });
   });
 });
 
@@ -281,7 +292,7 @@ describe('signed in with a password: GET /portal', () => {
 
     const list = await json('/portal', { headers: { cookie } });
     expect(list.status).toBe(200);
-    const ids = (await list.json()).tickets.map((t: any) => t.id);
+    const ids = (await read(list)).tickets.map((t: any) => t.id);
     expect(ids.sort()).toEqual([mine, cced].sort());
     const listPage = await json('/portal', { headers: { cookie, ...HTML } });
     const html = await listPage.text();
