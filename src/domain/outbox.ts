@@ -1,10 +1,20 @@
 import type { Db } from '../db/client.js';
-import { getOutboxRow, listOutbox as queryOutbox, requeue, type OutboxRow } from '../scrips/outbox.js';
+import { attachmentIdsOf } from '../scrips/compose.js';
+import { getOutboxRow, type Mailbox, listOutbox as queryOutbox, requeue, storedMail, type OutboxRow } from '../scrips/outbox.js';
 import { type Actor, parseJson, requireAdmin } from './actor.js';
 import { conflict, notFound } from './errors.js';
 
-export type OutboxJson = Omit<OutboxRow, 'headers'> & { headers: Record<string, string> };
-const toJson = (r: OutboxRow): OutboxJson => ({ ...r, headers: parseJson(r.headers, {}) });
+/**
+ * An outbox row as the API shows it: `headers` parsed, and for e-mail the header `to` and `cc`
+ * lists (`recipient` is the envelope address of this one copy) and the `attachment_ids` sent with it.
+ */
+export type OutboxJson = Omit<OutboxRow, 'headers' | 'attachment_ids'> & {
+  headers: Record<string, string>; to: Mailbox[]; cc: Mailbox[]; attachment_ids: number[];
+};
+const toJson = (r: OutboxRow): OutboxJson => {
+  const mail = r.kind === 'email' ? storedMail(r) : null;
+  return { ...r, headers: parseJson(r.headers, {}), to: mail?.to ?? [], cc: mail?.cc ?? [], attachment_ids: attachmentIdsOf(r) };
+};
 
 export interface OutboxFilter { status?: OutboxRow['status']; ticket_id?: number; limit?: number; offset?: number }
 

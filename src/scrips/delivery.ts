@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../db/client.js';
+import { composeMail } from './compose.js';
 import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, type OutboxRow } from './outbox.js';
 
 export interface DeliveryOptions {
@@ -29,7 +30,10 @@ export const signWebhook = (secret: string, body: string) => `sha256=${createHma
  * queued again at start, so committed notifications are never lost.
  */
 export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
-  const transport: Transporter | null = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
+  // One pooled connection: a burst of mail (a reply to a requester, their Cc and the staff) goes
+  // over one SMTP session instead of a connection and TLS handshake per message. A connection the
+  // server dropped while idle is replaced at the next message.
+  const transport: Transporter | null = opts.smtpUrl ? nodemailer.createTransport({ url: opts.smtpUrl, pool: true, maxConnections: 1 } as Parameters<typeof nodemailer.createTransport>[0]) : null;
   const kinds: OutboxRow['kind'][] = transport ? ['email', 'webhook'] : ['webhook'];
   const recovered = requeueInterrupted(db);
   if (recovered > 0) opts.log('warn', 'outbox: re-queued deliveries interrupted by a restart', { count: recovered });
@@ -40,15 +44,14 @@ export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
   let stopped = false;
   let again = false;
 
-  async function deliver(row: OutboxRow): Promise<void> {
-    const headers = JSON.parse(row.headers) as Record<string, string>;
+  /** Sends one row; for mail, returns a note for the admin when it went out without some of its files. */
+  async function deliver(row: OutboxRow): Promise<string | null> {
     if (row.kind === 'email') {
-      const { From, 'In-Reply-To': inReplyTo, References: references, ...extra } = headers;
-      await transport!.sendMail({
-        from: From, to: row.recipient, subject: row.subject ?? '', text: row.body, messageId: row.message_id ?? undefined,
-        inReplyTo, references, headers: extra,
-      });
-      return;
+      const { message, missing } = composeMail(db, row);
+      await transport!.sendMail(message);
+      if (missing.length === 0) return null;
+      opts.log('warn', 'outbox: sent without attachments that are no longer stored', { id: row.id, attachment_ids: missing });
+      return `Sent without ${missing.length === 1 ? 'attachment' : 'attachments'} ${missing.join(', ')}: no longer stored (deleted with their ticket?)`;
     }
     const res = await fetch(row.recipient, {
       method: 'POST',
@@ -62,6 +65,7 @@ export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
     });
     await res.arrayBuffer().catch(() => undefined);
     if (res.status < 200 || res.status >= 300) throw new Error(`HTTP ${res.status}`);
+    return null;
   }
 
   async function drain(): Promise<void> {
@@ -71,8 +75,7 @@ export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
       for (const [i, row] of batch.entries()) {
         if (stopped) { releaseClaimed(db, batch.slice(i).map((r) => r.id)); return; }
         try {
-          await deliver(row);
-          markSent(db, row.id);
+          markSent(db, row.id, await deliver(row));
         } catch (e) {
           const error = (e as Error).message || String(e);
           markFailed(db, row, error, opts);

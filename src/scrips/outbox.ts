@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import addressparser from 'nodemailer/lib/addressparser';
 import { type Conn, type Db, prepared } from '../db/client.js';
 import { outbox, transactions } from '../db/schema.js';
 import { notifySettings } from './config.js';
@@ -19,27 +20,81 @@ const random48 = () => { const u = randomUUID(); return u.slice(0, 8) + u.slice(
 export const newMessageId = (ticketId: number) => `<hxdesk.${ticketId}.${Date.now().toString(36)}.${random48()}@${mailDomain()}>`;
 
 /**
- * The Message-IDs a ticket's thread is made of, oldest first: inbound mail and our own.
- * Read through the ticket's transactions (`+message_id`: never the Message-ID index, whose
- * non-null part grows with all the mail ever received).
+ * The Message-IDs of a ticket's mail, oldest first: inbound mail (on its transactions) and our own
+ * (outbox rows). Read through the ticket's transactions (`+message_id`: never the Message-ID index,
+ * whose non-null part grows with all the mail ever received) and the outbox's ticket index.
  */
-export const inboundIds = prepared((db) => db.select({ id: transactions.message_id }).from(transactions)
+export const inboundIds = prepared((db) => db.select({ tx: transactions.id, id: transactions.message_id, type: transactions.type }).from(transactions)
   .where(and(eq(transactions.ticket_id, sql.placeholder('ticket')), sql`+${transactions.message_id} IS NOT NULL`)).orderBy(asc(transactions.id)).prepare());
-const firstOwnId = prepared((db) => db.select({ id: outbox.message_id }).from(outbox)
-  .where(and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)))
-  .orderBy(asc(outbox.id)).limit(1).prepare());
-const messageIdOf = prepared((db) => db.select({ id: transactions.message_id }).from(transactions)
-  .where(eq(transactions.id, sql.placeholder('id'))).prepare());
+const outboundIds = prepared((db) => db.select({ tx: outbox.transaction_id, id: outbox.message_id, audience: outbox.audience, scrip: outbox.scrip_id })
+  .from(outbox).where(and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)))
+  .orderBy(asc(outbox.id)).prepare());
 const insertEmail = prepared((db) => db.insert(outbox).values({
   kind: 'email', ticket_id: sql.placeholder('ticket_id'), transaction_id: sql.placeholder('transaction_id'), scrip_id: sql.placeholder('scrip_id'),
   recipient: sql.placeholder('recipient'), subject: sql.placeholder('subject'), body: sql.placeholder('body'), headers: sql.placeholder('headers'),
   message_id: sql.placeholder('message_id'), audience: sql.placeholder('audience'), attachment_ids: sql.placeholder('attachment_ids'), status: 'queued', next_attempt_at: sql.placeholder('now'), created_at: sql.placeholder('now'),
 }).prepare());
 
-function threadIds(conn: Conn, ticketId: number): string[] {
-  const inbound = inboundIds(conn).all({ ticket: ticketId });
-  const ours = firstOwnId(conn).all({ ticket: ticketId });
-  return [...inbound, ...ours].map((r) => r.id!).filter(Boolean);
+/** At most this many Message-IDs in References: the root and the newest (SPEC C3). */
+export const MAX_REFERENCES = 20;
+
+/** A Message-ID as a header carries it (`<id>`), or null for one that cannot be (white space, brackets inside). */
+function msgId(raw: string | null): string | null {
+  if (!raw) return null;
+  const id = raw.trim();
+  if (/^<[^<>\s]+>$/.test(id)) return id;
+  return /^[^<>\s]+$/.test(id) ? `<${id}>` : null;
+}
+
+export interface Threading {
+  /** The message this mail answers: the transaction's own inbound message, else the thread's newest earlier one. */
+  inReplyTo: string | null;
+  /** The thread before this mail, oldest first, newest last, no duplicates, at most MAX_REFERENCES (root kept). */
+  references: string[];
+  /** A sibling copy's Message-ID (same transaction, scrip and audience), which this copy shares. */
+  sharedMessageId: string | null;
+}
+
+/**
+ * The threading headers of a mail about `transactionId`: every earlier message of the ticket in
+ * order (a transaction's inbound message before the mail it caused), plus the transaction's own
+ * inbound message. Customer mail sees only what customers saw: our staff copies and the inbound
+ * messages of internal notes (Comment) stay out of it.
+ */
+export function threading(conn: Conn, m: { ticketId: number; transactionId: number; scripId: number; audience: 'customer' | 'staff' }): Threading {
+  const customer = m.audience === 'customer';
+  const thread: string[] = [];
+  let trigger: string | null = null;
+  let sharedMessageId: string | null = null;
+  const inbound = inboundIds(conn).all({ ticket: m.ticketId }).filter((r) => r.tx <= m.transactionId && !(customer && r.type === 'Comment'));
+  // Rows are written with their transaction, so this is their order already; a stable sort makes sure.
+  const outbound = outboundIds(conn).all({ ticket: m.ticketId }).sort((a, b) => (a.tx ?? 0) - (b.tx ?? 0));
+  let o = 0;
+  // Merge by transaction: a transaction's inbound message comes before the mail it caused.
+  const pushOutboundBefore = (tx: number) => {
+    for (; o < outbound.length && (outbound[o].tx ?? 0) < tx; o++) {
+      const r = outbound[o];
+      // Rows from before audiences existed (null) were all notifications about the ticket: kept.
+      if (customer && r.audience === 'staff') continue;
+      const id = msgId(r.id);
+      if (id) thread.push(id);
+    }
+  };
+  for (const r of inbound) {
+    pushOutboundBefore(r.tx);
+    const id = msgId(r.id);
+    if (!id) continue;
+    if (r.tx === m.transactionId) trigger = id;
+    else thread.push(id);
+  }
+  pushOutboundBefore(m.transactionId);
+  for (const r of outbound) {
+    if (r.tx === m.transactionId && r.scrip === m.scripId && (r.audience ?? 'customer') === m.audience) { sharedMessageId = r.id; break; }
+  }
+  if (trigger) thread.push(trigger);
+  const unique = [...new Set(thread)];
+  const references = unique.length > MAX_REFERENCES ? [unique[0], ...unique.slice(-(MAX_REFERENCES - 1))] : unique;
+  return { inReplyTo: trigger ?? unique.at(-1) ?? null, references, sharedMessageId };
 }
 
 /** A mailbox: a display name (may be empty) and an address. */
@@ -70,31 +125,85 @@ export interface EmailInput {
   attachmentIds: number[];
 }
 
+// Reply and forward prefixes as mail clients write them (English, German, Nordic, Dutch), with a count ("Re[2]:").
+const PREFIXES = /^(?:(?:re|fwd?|aw|wg|sv|vs|antw)(?:\[\d{1,4}\])?[ \t]*:[ \t]*){1,20}/i;
+
 /**
- * Writes one e-mail row per copy, with threading headers worked out once per transaction and
- * a Message-ID of its own. Call inside the change's SQL transaction.
+ * The subject with the ticket's tag, after any `Re:`/`Fwd:` prefixes: "Re: [hxdesk #12] Printer".
+ * Every mail of a conversation then has the subject a customer's "Re:" gives it, which is what
+ * Gmail threads by (with References).
+ */
+export function taggedSubject(subject: string, ticketId: number): string {
+  const tag = SUBJECT_TAG(ticketId);
+  if (subject.includes(tag)) return subject;
+  const prefix = PREFIXES.exec(subject)?.[0] ?? '';
+  return `${prefix}${tag} ${subject.slice(prefix.length)}`.trim();
+}
+
+/** `"Name" <address>` (the name quoted, `"` and `\\` escaped; control characters made spaces), or the bare address. */
+export function formatMailbox(m: Mailbox): string {
+  const name = m.name.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return name ? `"${name.replace(/["\\]/g, '\\$&')}" <${m.address}>` : m.address;
+}
+
+/**
+ * Writes one e-mail row per copy. Its `headers` JSON holds everything the delivery worker sends
+ * besides the body and attachments (From, Reply-To, To, Cc, In-Reply-To, References,
+ * Auto-Submitted), so a message sent after a restart, or sent again, is the same message: the
+ * thread is the one at the time of the change. Copies of one scrip's mail about one transaction
+ * (each to its own envelope recipient, each with its own portal link) share one Message-ID, as
+ * a mailing list's personalised copies do: to the people on it they are one message of the
+ * conversation. Call inside the change's SQL transaction.
  */
 export function enqueueEmail(conn: Conn, m: EmailInput): void {
-  const tag = SUBJECT_TAG(m.ticketId);
-  const subject = m.subject.includes(tag) ? m.subject : `${tag} ${m.subject}`.trim();
-  const trigger = messageIdOf(conn).get({ id: m.transactionId })?.id;
-  const thread = threadIds(conn, m.ticketId);
-  const inReplyTo = trigger ?? thread[0];
-  const references = [...new Set([thread[0], inReplyTo].filter(Boolean))];
+  const subject = taggedSubject(m.subject, m.ticketId);
+  const t = threading(conn, m);
   const headers: Record<string, string> = {
-    From: m.from.address,
-    'X-Auto-Response-Suppress': 'All',
-    'X-Hxdesk-Ticket': String(m.ticketId),
+    From: formatMailbox(m.from),
+    'Reply-To': formatMailbox(m.replyTo),
+    To: (m.to.length ? m.to : [{ name: '', address: m.recipient }]).map(formatMailbox).join(', '),
   };
-  if (m.autoSubmitted) headers['Auto-Submitted'] = m.autoSubmitted;
-  if (inReplyTo) headers['In-Reply-To'] = inReplyTo;
-  if (references.length) headers.References = references.join(' ');
+  if (m.cc.length) headers.Cc = m.cc.map(formatMailbox).join(', ');
+  if (t.inReplyTo) headers['In-Reply-To'] = t.inReplyTo;
+  if (t.references.length) headers.References = t.references.join(' ');
+  if (m.autoSubmitted) {
+    headers['Auto-Submitted'] = m.autoSubmitted;
+    // Asks Exchange not to answer with out-of-office and the like; a person's reply gets what a person's mail gets.
+    headers['X-Auto-Response-Suppress'] = 'All';
+  }
+  headers['X-Hxdesk-Ticket'] = String(m.ticketId);
   const now = new Date().toISOString();
   insertEmail(conn).run({
     ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient: m.recipient, subject,
-    body: m.body, headers: JSON.stringify(headers), message_id: newMessageId(m.ticketId), now,
+    body: m.body, headers: JSON.stringify(headers), message_id: t.sharedMessageId ?? newMessageId(m.ticketId), now,
     audience: m.audience, attachment_ids: JSON.stringify(m.attachmentIds),
   });
+}
+
+/** What a row's `headers` JSON says, read back: mailboxes parsed, the rest as stored. */
+export interface StoredMail {
+  from: Mailbox | null; replyTo: Mailbox | null; to: Mailbox[]; cc: Mailbox[];
+  inReplyTo?: string; references?: string;
+  /** Every other header, sent as is (Auto-Submitted, X-Auto-Response-Suppress, X-Hxdesk-Ticket). */
+  extra: Record<string, string>;
+}
+
+const mailboxes = (value: string | undefined): Mailbox[] => (value ? addressparser(value, { flatten: true })
+  .filter((a) => a.address).map((a) => ({ name: a.name ?? '', address: a.address })) : []);
+
+/**
+ * The stored headers of an e-mail row. Rows queued before To and Cc were stored (an upgrade
+ * with mail waiting) are addressed To their envelope recipient, as they were then.
+ */
+export function storedMail(row: Pick<OutboxRow, 'headers' | 'recipient'>): StoredMail {
+  let headers: Record<string, string> = {};
+  try { headers = JSON.parse(row.headers) as Record<string, string>; } catch { /* a broken row is sent with what it has */ }
+  const { From: from, 'Reply-To': replyTo, To: to, Cc: cc, 'In-Reply-To': inReplyTo, References: references, ...extra } = headers;
+  return {
+    from: mailboxes(from)[0] ?? null, replyTo: mailboxes(replyTo)[0] ?? null,
+    to: to === undefined ? [{ name: '', address: row.recipient }] : mailboxes(to), cc: mailboxes(cc),
+    inReplyTo, references, extra,
+  };
 }
 
 export function enqueueWebhook(conn: Conn, w: { ticketId: number; transactionId: number; scripId: number; url: string; payload: unknown }): OutboxRow {
@@ -150,8 +259,9 @@ export function releaseClaimed(db: Db, ids: number[]): void {
     .where(and(inArray(outbox.id, ids), eq(outbox.status, 'sending'))).run();
 }
 
-export function markSent(db: Db, id: number): void {
-  db.update(outbox).set({ status: 'sent', sent_at: new Date().toISOString(), last_error: null }).where(eq(outbox.id, id)).run();
+/** `note`: what the admin should know about a delivery that went out (files that were no longer there). */
+export function markSent(db: Db, id: number, note: string | null = null): void {
+  db.update(outbox).set({ status: 'sent', sent_at: new Date().toISOString(), last_error: note }).where(eq(outbox.id, id)).run();
 }
 
 /** Records a failed attempt: back to the queue after an exponential backoff, or `failed` for good. */

@@ -1,5 +1,6 @@
 import type { IntakeJson } from '../../domain/mailIntake.js';
 import type { OutboxJson } from '../../domain/outbox.js';
+import type { Mailbox } from '../../scrips/outbox.js';
 import { when } from '../format.js';
 import { AdminForm, AdminFrame } from './common.js';
 
@@ -13,12 +14,13 @@ export function OutboxPage({ outbox, total, status }: { outbox: OutboxJson[]; to
       </nav>
       <p class="muted">{total} notification{total === 1 ? '' : 's'}</p>
       <table class="plain">
-        <thead><tr><th>#</th><th>Kind</th><th>To</th><th>Subject</th><th>Ticket</th><th>State</th><th>Attempts</th><th>Last error</th><th>Created</th><th></th></tr></thead>
+        <thead><tr><th>#</th><th>Kind</th><th>Recipient</th><th>Subject</th><th>Ticket</th><th>State</th><th>Audience</th><th>Addressed to</th><th>Attempts</th><th>Last error or note</th><th>Created</th><th></th></tr></thead>
         <tbody>
           {outbox.map((o) => (
             <tr>
               <td><a href={`/outbox/${o.id}`}>{o.id}</a></td><td>{o.kind}</td><td>{o.recipient}</td><td>{o.subject ?? '—'}</td>
-              <td>{o.ticket_id ? <a href={`/tickets/${o.ticket_id}`}>#{o.ticket_id}</a> : '—'}</td><td>{o.status}</td><td>{o.attempts}</td>
+              <td>{o.ticket_id ? <a href={`/tickets/${o.ticket_id}`}>#{o.ticket_id}</a> : '—'}</td><td>{o.status}</td>
+              <td>{o.audience ?? '—'}</td><td><Addressed to={o.to} cc={o.cc} /></td><td>{o.attempts}</td>
               <td class="error">{o.last_error ?? ''}</td><td>{when(o.created_at)}</td>
               <td>{o.status === 'failed' || o.status === 'queued'
                 ? <AdminForm action={`/outbox/${o.id}/retry`} id={`retry-${o.id}`}><button type="submit">Retry now</button></AdminForm> : null}</td>
@@ -27,6 +29,19 @@ export function OutboxPage({ outbox, total, status }: { outbox: OutboxJson[]; to
         </tbody>
       </table>
     </AdminFrame>
+  );
+}
+
+const mailboxText = (m: Mailbox) => (m.name ? `${m.name} <${m.address}>` : m.address);
+
+/** The header To and Cc of a mail (the conversation it shows), beside the envelope recipient of this copy. */
+function Addressed({ to, cc }: { to: Mailbox[]; cc: Mailbox[] }) {
+  if (to.length === 0 && cc.length === 0) return <>—</>;
+  return (
+    <>
+      {to.length ? <div>To: {to.map(mailboxText).join(', ')}</div> : null}
+      {cc.length ? <div>Cc: {cc.map(mailboxText).join(', ')}</div> : null}
+    </>
   );
 }
 
