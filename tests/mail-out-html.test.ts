@@ -1,9 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { textToHtml } from '../src/scrips/html.js';
+import { formatMailbox, storedMail, taggedSubject } from '../src/scrips/outbox.js';
 
-// The HTML alternative of outgoing mail (SPEC C3), made from its text: what it escapes, links,
-// quotes and mutes, and that hostile text costs what its length costs (tests/mail-out.test.ts
-// sends it through SMTP and opens it in Chromium).
+// The pure parts of outgoing mail (SPEC C3): the HTML alternative made from the text (what it
+// escapes, links, quotes and mutes, and that hostile text costs what its length costs), the
+// stored mailboxes and the tagged subject. tests/mail-out.test.ts sends all of it through SMTP
+// and opens the HTML in Chromium.
+
+describe('stored mailboxes and the subject tag', () => {
+  it('a display name with quotes, commas, backslashes, parentheses, line breaks or non-ASCII reads back as it was', () => {
+    const boxes = [
+      { name: 'O"Brien, \\Jr. (Billing) <x@y>', address: 'billing@example.com' }, { name: 'Zoë Ünicode', address: 'zoe@example.com' },
+      { name: '', address: 'bare@example.com' }, { name: 'Line\r\nBreak\tand  spaces', address: 'lb@example.com' },
+    ];
+    const headers = JSON.stringify({ From: formatMailbox(boxes[0]), To: boxes.map(formatMailbox).join(', '), Cc: formatMailbox(boxes[1]) });
+    const read = storedMail({ headers, recipient: 'envelope@example.com' });
+    expect(read.from).toEqual(boxes[0]);
+    expect(read.to).toEqual([...boxes.slice(0, 3), { name: 'Line Break and spaces', address: 'lb@example.com' }]);
+    expect(read.cc).toEqual([boxes[1]]);
+    // A row queued before To was stored goes To its envelope recipient.
+    expect(storedMail({ headers: JSON.stringify({ From: 'old@example.com' }), recipient: 'r@example.com' })).toMatchObject({
+      from: { name: '', address: 'old@example.com' }, to: [{ name: '', address: 'r@example.com' }], cc: [], replyTo: null,
+    });
+  });
+
+  it('puts the tag after reply and forward prefixes, once', () => {
+    expect(taggedSubject('Printer on fire', 7)).toBe('[hxdesk #7] Printer on fire');
+    expect(taggedSubject('Re: Printer on fire', 7)).toBe('Re: [hxdesk #7] Printer on fire');
+    expect(taggedSubject('RE[2]: Fwd:AW: Printer', 7)).toBe('RE[2]: Fwd:AW: [hxdesk #7] Printer');
+    expect(taggedSubject('Re: [hxdesk #7] Printer on fire', 7)).toBe('Re: [hxdesk #7] Printer on fire');
+    expect(taggedSubject('Reply needed: printer', 7)).toBe('[hxdesk #7] Reply needed: printer');
+    expect(taggedSubject('', 7)).toBe('[hxdesk #7]');
+  });
+});
 
 describe('the HTML of a text', () => {
   const body = (html: string) => /<div style="[^"]*">\n([\s\S]*)\n<\/div><\/body>/.exec(html)![1];
