@@ -11,6 +11,7 @@ import { AppError } from './domain/errors.js';
 import { appSecret } from './domain/secrets.js';
 import { configureMailReading } from './mail/reader.js';
 import { configureNotifications } from './scrips/config.js';
+import { TimeZone } from './views/format.js';
 import { Layout } from './views/layout.js';
 import { PortalLayout } from './views/portal.js';
 import { authRoutes } from './routes/auth/index.js';
@@ -26,6 +27,7 @@ import { isPortalPath, isPortalUpload, portalRoutes, renderPortalError } from '.
 import { queueRoutes } from './routes/queues/index.js';
 import { savedViewRoutes } from './routes/saved-views/index.js';
 import { scripRoutes } from './routes/scrips/index.js';
+import { settingsRoutes } from './routes/settings/index.js';
 import { teamRoutes } from './routes/teams/index.js';
 import { templateRoutes } from './routes/templates/index.js';
 import { attachmentRoutes, ticketRoutes } from './routes/tickets/index.js';
@@ -54,8 +56,9 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   app.use('*', jsxRenderer(({ children, title }, c) => {
     const actor = (c as Context<AppEnv>).get('actor');
     // The requester portal has its own plain shell: nothing of the staff side.
-    if (isPortalPath(c.req.path)) return <PortalLayout title={title} user={actor ?? null}>{children}</PortalLayout>;
-    return <Layout title={title} user={actor ?? null}>{children}</Layout>;
+    const zone = actor?.timezone ?? 'UTC';
+    if (isPortalPath(c.req.path)) return <TimeZone.Provider value={zone}><PortalLayout title={title} user={actor ?? null}>{children}</PortalLayout></TimeZone.Provider>;
+    return <TimeZone.Provider value={zone}><Layout title={title} user={actor ?? null}>{children}</Layout></TimeZone.Provider>;
   }));
   // Portal pages carry a secret in their address: it must not leak in a Referer (to a site a
   // message links to, or a downloaded file's), nor stay in a shared computer's cache.
@@ -140,6 +143,7 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   app.route('/scrips', scripRoutes());
   app.route('/outbox', outboxRoutes());
   app.route('/portal', portalRoutes());
+  app.route('/settings', settingsRoutes(deps));
 
   const answerError = (c: Context<AppEnv>, e: AppError) => (isPortalPath(c.req.path) ? renderPortalError(c, e) : renderError(c, e));
   app.notFound((c) => answerError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));

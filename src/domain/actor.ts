@@ -12,6 +12,8 @@ export interface Actor {
    * mail addresses, as an RT mail gateway does.
    */
   viaMail?: boolean;
+  /** The user's IANA time zone (settings page), for showing times on screens; UTC when unset. */
+  timezone?: string;
 }
 
 export const isAdmin = (a: Actor) => a.role === 'admin';

@@ -9,7 +9,7 @@ import { findUserByEmail, type UserRow } from './users.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-const toActor = (u: UserRow): Actor => ({ id: u.id, email: u.email, name: u.name, role: u.role });
+const toActor = (u: UserRow): Actor => ({ id: u.id, email: u.email, name: u.name, role: u.role, timezone: u.timezone });
 
 /** Checks a password; the same cost and the same answer whether the account exists or not. */
 export async function authenticate(db: Db, email: string, password: string): Promise<Actor> {

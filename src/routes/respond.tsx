@@ -6,6 +6,7 @@ import { type Actor, requireAdmin, requireStaff } from '../domain/actor.js';
 import { AppError } from '../domain/errors.js';
 import { zId, zodDetails } from '../domain/validation.js';
 import { DataView } from '../views/data.js';
+import { TimeZone } from '../views/format.js';
 import type { AppEnv } from './context.js';
 
 type C = Context<AppEnv>;
@@ -26,12 +27,15 @@ export interface RespondOptions<T> {
   location?: string;
 }
 
+/** Content rendered for the signed-in reader: times in their time zone (UTC for nobody). */
+export const inZone = (c: C, content: JSX.Element) => <TimeZone.Provider value={c.get('actor')?.timezone ?? 'UTC'}>{content}</TimeZone.Provider>;
+
 export function respond<T>(c: C, data: T, opts: RespondOptions<T> = {}): Response | Promise<Response> {
   const status = opts.status ?? 200;
   if (!wantsHtml(c)) return c.json(data as object, status);
   if (opts.location && !isHtmx(c) && c.req.method !== 'GET') return c.redirect(opts.location, 303);
   const content = opts.view ? opts.view(data) : <DataView value={data} />;
-  if (isHtmx(c)) return c.html(content, status);
+  if (isHtmx(c)) return c.html(inZone(c, content), status);
   c.status(status);
   return c.render(content, { title: opts.title });
 }

@@ -30,6 +30,7 @@ export function Layout({ title, user, children }: LayoutProps) {
           {user && (
             <form class="whoami" method="post" action="/logout">
               <span>{user.name || user.email}</span>
+              <a href="/settings">Settings</a>
               <button type="submit">Sign out</button>
             </form>
           )}

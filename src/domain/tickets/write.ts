@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared } from '../../db/client.js';
 import { ticketCustomValues, tickets } from '../../db/schema.js';
 import type { ScripResult } from '../../scrips/engine.js';
+import { signReply } from '../../scrips/signature.js';
 import { type Actor, isAdmin, isStaff, nowIso, worksAnyTicket } from '../actor.js';
 import { allCustomFields, appliesToQueue, customValueJson, normalizeCustomValue, type CustomFieldJson } from '../customFields.js';
 import { forbidden, invalid, notFound } from '../errors.js';
@@ -230,10 +231,14 @@ export function commentOnTicket(db: Db, actor: Actor, id: number, input: Comment
       if (!getUserRow(tx, input.creator_id)) throw invalid('creator_id', `User ${input.creator_id} does not exist`);
       creatorId = input.creator_id;
     }
+    // SPEC C3: a public reply written by staff on the web or through the API closes with their
+    // signature and the queue's, stored as sent. Mail keeps what the sender wrote; notes go unsigned.
+    const writer = creatorId === actor.id ? actor : getUserRow(tx, creatorId);
+    const body = !internal && !actor.viaMail && writer && isStaff(writer) ? signReply(tx, id, creatorId, input.body) : input.body;
     const now = nowIso();
     touchTicket(tx).run({ now, id });
     const { transactions, scrip_results } = recordTransactions(tx, id, creatorId, [{
-      type: internal ? 'Comment' : 'Correspond', body: input.body, message_id: input.message_id ?? null, attachments: input.attachments,
+      type: internal ? 'Comment' : 'Correspond', body, message_id: input.message_id ?? null, attachments: input.attachments,
     }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent });
     return { transaction: transactions[0], scrip_results };
   }, IMMEDIATE);

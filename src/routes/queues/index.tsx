@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { createQueue, deleteQueue, getQueue, listQueues, updateQueue } from '../../domain/queues.js';
 import { lookups } from '../../domain/lookups.js';
-import { zNullableId, zText } from '../../domain/validation.js';
+import { zBool, zList, zNullableId, zText } from '../../domain/validation.js';
 import { QueuePage, QueuesPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
@@ -10,8 +10,13 @@ import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, readBody, respo
 const mailAlias = z.union([
   z.literal('').transform(() => null), z.null(), z.string().trim().max(254).pipe(z.email('Expected an e-mail address')),
 ]);
+/** People by id (7) or address (ann@example.com); a form sends them comma-separated. Checked by the domain. */
+const personRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(320)], { error: 'Expected a user id or an e-mail address' });
+const people = zList(personRef).pipe(z.array(personRef).max(100, 'At most 100 people'));
 const CreateQueueSchema = z.strictObject({
   name: zText(100, 1), description: zText(2000).optional(), mail_alias: mailAlias.optional(), team_id: zNullableId.optional(),
+  keep_mail_cc: zBool.optional(), signature: z.string().max(4000, 'At most 4000 characters').optional(),
+  cc: people.optional(), admin_cc: people.optional(),
 });
 const UpdateQueueSchema = CreateQueueSchema.partial();
 
@@ -28,7 +33,8 @@ export function queueRoutes() {
   });
   app.get('/:id', (c) => {
     const queue = getQueue(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, queue, { title: queue.name, view: adminScreen(c, () => <QueuePage queue={queue} lookups={lookups(dbOf(c), actorOf(c))} />) });
+    const people = [...queue.cc ?? [], ...queue.admin_cc ?? []];
+    return respond(c, queue, { title: queue.name, view: adminScreen(c, () => <QueuePage queue={queue} lookups={lookups(dbOf(c), actorOf(c), people)} />) });
   });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);

@@ -12,7 +12,7 @@ import { TicketListPage, TicketListRegion, type TicketListProps } from '../../vi
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, commitOf, dbOf, isHtmx, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, commitOf, dbOf, inZone, isHtmx, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
 import { AddWatcherSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
 import { addWatcher, removeWatcher } from '../../domain/watchers.js';
 
@@ -155,7 +155,7 @@ export function ticketRoutes() {
     const role = validate(WatcherRoleSchema, c.req.param('role'), 'role');
     const userId = pathId(c, 'userId');
     await commitOf(c)(() => removeWatcher(dbOf(c), actor, id, role, userId));
-    if (isHtmx(c)) return c.html(<TicketChanged p={pageProps(c, actor, id)} />);
+    if (isHtmx(c)) return c.html(inZone(c, <TicketChanged p={pageProps(c, actor, id)} />));
     return noContent(c, `/tickets/${id}`);
   });
   return app;

@@ -27,6 +27,12 @@ export function QueuesPage({ queues, lookups: l }: { queues: QueueJson[]; lookup
   );
 }
 
+/** The people of a queue role as the form shows them: their addresses, comma-separated. */
+const addresses = (l: Lookups, ids: number[] | undefined) => (ids ?? []).map((id) => l.users.find((u) => u.id === id)?.email ?? String(id)).join(', ');
+
+const QUEUE_SIGNATURE_HINT = 'Liquid, added after the writer\'s own signature to every public reply staff write in this queue: '
+  + '{{ queue.name }}, {{ queue.mail_alias }}, {{ user.name }}, {{ user.email }}, {{ ticket.id }}, {{ ticket.subject }}.';
+
 function QueueFields({ id, action, l, q }: { id: string; action: string; l: Lookups; q?: QueueJson }) {
   return (
     <AdminForm action={action} method={q ? 'PATCH' : 'POST'} id={id}>
@@ -34,6 +40,12 @@ function QueueFields({ id, action, l, q }: { id: string; action: string; l: Look
       <Text name="description" label="Description" value={q?.description} />
       <Text name="mail_alias" label="Mail alias" type="email" value={q?.mail_alias} hint="Mail to this address opens tickets in this queue." />
       <Choice name="team_id" label="Default team for new tickets" value={q?.team_id} options={teamOptions(l)} />
+      <Check name="keep_mail_cc" label="People in To/Cc of new mail become Cc of its ticket" checked={q?.keep_mail_cc ?? true} />
+      <Text name="cc" label="Cc (watch every ticket: get public replies)" value={addresses(l, q?.cc)} placeholder="ann@example.com, 7"
+        hint="Addresses or user ids, comma-separated; unknown addresses become requester accounts." />
+      <Text name="admin_cc" label="AdminCc (staff: new tickets, replies and internal notes)" value={addresses(l, q?.admin_cc)}
+        placeholder="agent@example.com" hint="Agents or administrators, comma-separated." />
+      <Area name="signature" label="Queue signature" value={q?.signature} rows={3} hint={QUEUE_SIGNATURE_HINT} />
       <button type="submit" class="primary">{q ? 'Save' : 'Create queue'}</button>
     </AdminForm>
   );

@@ -1,0 +1,41 @@
+import { expect } from 'vitest';
+import type { TestServer } from './server.js';
+import type { ReceivedMail, SmtpSink } from './smtp.js';
+
+// Reading what a change sent: its outbox rows (written with the change) and, once every row is
+// delivered, the messages a real SMTP sink received.
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns something truthy, or fails after `timeoutMs`. */
+export async function until<T>(label: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
+    await sleep(25);
+  }
+}
+
+export async function outboxOf(s: TestServer, ticketId: number): Promise<Record<string, any>[]> {
+  const res = await s.api('GET', `/outbox?ticket_id=${ticketId}&limit=500`);
+  expect(res.status, res.text).toBe(200);
+  return (res.body.outbox as Record<string, any>[]).sort((a, b) => a.id - b.id);
+}
+
+/** Waits until every outbox row of the ticket is delivered, so the sink holds all its mail. */
+export function settle(s: TestServer, ticketId: number) {
+  return until(`outbox of ticket ${ticketId} to be sent`, async () => {
+    const rows = await outboxOf(s, ticketId);
+    for (const r of rows) if (r.status === 'failed') throw new Error(`outbox row ${r.id} failed: ${r.last_error}`);
+    return rows.every((r) => r.status === 'sent') && rows;
+  });
+}
+
+/** The mail the sink received about a ticket, for one envelope recipient, in arrival order. */
+export const mailsFor = (sink: SmtpSink, ticketId: number, email: string): ReceivedMail[] =>
+  sink.messages.filter((m) => String(m.parsed.headers.get('x-hxdesk-ticket')) === String(ticketId) && m.envelope.to.includes(email));
+
+export const addresses = (list: unknown): string[] =>
+  [list ?? []].flat().flatMap((a: any) => (a.value ?? []).map((v: any) => String(v.address).toLowerCase())).sort();
