@@ -36,6 +36,3 @@ export function settle(s: TestServer, ticketId: number) {
 /** The mail the sink received about a ticket, for one envelope recipient, in arrival order. */
 export const mailsFor = (sink: SmtpSink, ticketId: number, email: string): ReceivedMail[] =>
   sink.messages.filter((m) => String(m.parsed.headers.get('x-hxdesk-ticket')) === String(ticketId) && m.envelope.to.includes(email));
-
-export const addresses = (list: unknown): string[] =>
-  [list ?? []].flat().flatMap((a: any) => (a.value ?? []).map((v: any) => String(v.address).toLowerCase())).sort();

@@ -10,9 +10,13 @@ import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, readBody, respo
 const mailAlias = z.union([
   z.literal('').transform(() => null), z.null(), z.string().trim().max(254).pipe(z.email('Expected an e-mail address')),
 ]);
-/** People by id (7) or address (ann@example.com); a form sends them comma-separated. Checked by the domain. */
+/**
+ * People by id (7) or address (ann@example.com), checked by the domain. A form sends them
+ * comma-separated, where a stray comma ("ann@example.com, ") names nobody.
+ */
 const personRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(320)], { error: 'Expected a user id or an e-mail address' });
-const people = zList(personRef).pipe(z.array(personRef).max(100, 'At most 100 people'));
+const people = z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x !== '') : v), zList(personRef))
+  .pipe(z.array(personRef).max(100, 'At most 100 people'));
 const CreateQueueSchema = z.strictObject({
   name: zText(100, 1), description: zText(2000).optional(), mail_alias: mailAlias.optional(), team_id: zNullableId.optional(),
   keep_mail_cc: zBool.optional(), signature: z.string().max(4000, 'At most 4000 characters').optional(),

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+
+// The settings page and the queue form's watcher fields in a real Chromium, with and without
+// JavaScript, against a real hxdesk.
+
+const WAIT = 20_000;
+const LONG = 120_000;
+const PASSWORD = 'browser-password-123';
+
+let s: TestServer;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+async function agent(name: string) {
+  const u = await s.user('agent');
+  expect((await s.api('PATCH', `/users/${u.id}`, { body: { name, password: PASSWORD } })).status).toBe(200);
+  return { ...u, name };
+}
+
+async function as(email: string, password: string, opts: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
+  const { context, page } = await signedIn(browser, s.url, email, password, opts);
+  context.setDefaultTimeout(WAIT);
+  contexts.push(context);
+  return page;
+}
+
+const settingsOf = async (token: string) => (await s.api('GET', '/settings', { token })).body;
+const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: WAIT, interval: 100 });
+
+beforeAll(async () => {
+  s = await startServer();
+  browser = await launchBrowser();
+}, LONG);
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => undefined);
+  await browser?.close();
+  await s?.close();
+});
+
+describe('the settings page in a browser', () => {
+  it('is reached from the user menu; a bad time zone is shown in place with what was typed kept; saving says so', async () => {
+    const ann = await agent('Ann Browser');
+    const page = await as(ann.email, PASSWORD);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.waitForURL('**/settings');
+    await page.getByRole('heading', { name: 'Your settings' }).waitFor();
+
+    await page.getByLabel('Signature').fill('Cheers,\n{{ user.name }}');
+    await page.getByLabel('Time zone').fill('Moon/Base');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.locator('#settings-error').getByText('timezone').first().waitFor();
+    expect(await page.getByLabel('Signature').inputValue()).toBe('Cheers,\n{{ user.name }}');
+    expect((await settingsOf(ann.token)).signature).toBe('');
+
+    await page.getByLabel('Time zone').fill('Pacific/Auckland');
+    await page.getByLabel('Internal notes on tickets I own or watch').uncheck();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved.').waitFor();
+    await screenshot(page, 'settings');
+    await poll(() => settingsOf(ann.token)).toMatchObject({
+      timezone: 'Pacific/Auckland', signature: 'Cheers,\n{{ user.name }}', notify_notes: false, notify_replies: true, notify_new_tickets: true,
+    });
+    // The page shows what is stored.
+    expect(await page.getByLabel('Time zone').inputValue()).toBe('Pacific/Auckland');
+    expect(await page.getByLabel('Internal notes on tickets I own or watch').isChecked()).toBe(false);
+  }, LONG);
+
+  it('works without JavaScript: the password form changes the password', async () => {
+    const bob = await agent('Bob NoScript');
+    const page = await as(bob.email, PASSWORD, { javaScriptEnabled: false });
+    await page.goto('/settings');
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.locator('input[name="password"]').fill('a new browser password');
+    await page.getByLabel('New password again').fill('a new browser password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Saved.').waitFor();
+    await as(bob.email, 'a new browser password'); // signs in with it
+  }, LONG);
+});
+
+describe('the queue form in a browser', () => {
+  it('sets Cc, AdminCc, keep_mail_cc and the queue signature', async () => {
+    const carl = await agent('Carl Watcher');
+    const q = await s.api('POST', '/queues', { body: { name: 'Browser queue' } });
+    const page = await as(ADMIN_EMAIL, ADMIN_PASSWORD);
+    await page.goto(`/queues/${q.body.id}`);
+    await page.getByLabel(/^AdminCc/).fill(carl.email);
+    await page.getByLabel(/^Cc/).fill('someone@customer.example');
+    await page.getByLabel('People in To/Cc of new mail become Cc of its ticket').uncheck();
+    await page.getByLabel('Queue signature').fill('The {{ queue.name }} team');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await poll(async () => (await s.api('GET', `/queues/${q.body.id}`)).body).toMatchObject({
+      admin_cc: [carl.id], keep_mail_cc: false, signature: 'The {{ queue.name }} team', cc: [expect.any(Number)],
+    });
+    await page.goto(`/queues/${q.body.id}`);
+    expect(await page.getByLabel(/^Cc/).inputValue()).toBe('someone@customer.example');
+    // A requester as AdminCc is refused next to the form.
+    await page.getByLabel(/^AdminCc/).fill('someone@customer.example');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.locator('#edit-queue-error').getByText('not an agent or administrator').first().waitFor();
+    await screenshot(page, 'queue-watchers');
+  }, LONG);
+});
