@@ -20,7 +20,8 @@ export function SettingsPage({ settings: s, zones, saved }: { settings: Settings
               <small class="hint">Times on these pages are shown in it, e.g. Europe/Berlin or America/New_York.</small>
             </label>
             <datalist id="time-zones">{zones.map((z) => <option value={z} />)}</datalist>
-            {staff && <Area name="signature" label="Signature" value={s.signature} rows={4} hint={SIGNATURE_HINT} />}
+            {staff && <Area name="signature" label="Signature" value={s.signature} rows={4} />}
+            {staff && <small class="hint">{SIGNATURE_HINT}</small>}
             {staff && (
               <fieldset class="checks"><legend>E-mail me about</legend>
                 <Check name="notify_new_tickets" label="New tickets in my teams' queues" checked={s.notify_new_tickets} />

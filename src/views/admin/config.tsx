@@ -45,7 +45,9 @@ function QueueFields({ id, action, l, q }: { id: string; action: string; l: Look
         hint="Addresses or user ids, comma-separated; unknown addresses become requester accounts." />
       <Text name="admin_cc" label="AdminCc (staff: new tickets, replies and internal notes)" value={addresses(l, q?.admin_cc)}
         placeholder="agent@example.com" hint="Agents or administrators, comma-separated." />
-      <Area name="signature" label="Queue signature" value={q?.signature} rows={3} hint={QUEUE_SIGNATURE_HINT} />
+      {/* The hint stays outside the label: its variable names would make the field's accessible name. */}
+      <Area name="signature" label="Queue signature" value={q?.signature} rows={3} />
+      <small class="hint">{QUEUE_SIGNATURE_HINT}</small>
       <button type="submit" class="primary">{q ? 'Save' : 'Create queue'}</button>
     </AdminForm>
   );
