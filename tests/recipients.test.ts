@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setQueueWatchers } from '../src/domain/watchers.js';
 import { expectError } from './helpers/expect.js';
 import { postMail } from './helpers/mail.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -95,10 +94,9 @@ beforeAll(async () => {
   const team = await s.api('POST', '/teams', { body: { name: 'Support' } });
   teamId = team.body.id;
   for (const u of [ben, cat]) expect((await s.api('POST', `/teams/${teamId}/members`, { body: { user_id: u.id } })).status).toBe(201);
-  const q = await s.api('POST', '/queues', { body: { name: 'Billing', mail_alias: ALIAS, team_id: teamId } });
+  const q = await s.api('POST', '/queues', { body: { name: 'Billing', mail_alias: ALIAS, team_id: teamId, admin_cc: [dan.id] } });
   expect(q.status, q.text).toBe(201);
   queueId = q.body.id;
-  setQueueWatchers(s.db, queueId, 'admin_cc', [dan.id]); // TODO(H2 merge): through PATCH /queues
 });
 afterAll(async () => {
   await s?.close();
