@@ -1,6 +1,6 @@
-// hxdesk's only hand-written script: column resizing, the new-ticket dialog, and showing
-// (and clearing) request errors next to the form that caused them — in words when the answer
-// is unusable. Everything else is htmx.
+// hxdesk's only hand-written script: column resizing, the new-ticket dialog, suggestions in the
+// people fields, and showing (and clearing) request errors next to the form that caused them —
+// in words when the answer is unusable. Everything else is htmx.
 (() => {
   'use strict';
   const MIN = 50;
@@ -91,6 +91,111 @@
     const closer = e.target.closest?.('[data-close-dialog]');
     if (closer) closer.closest('dialog')?.close();
   });
+
+  // ---- People fields (Requester, Cc, "add someone"): suggestions as one types -----------------
+  // The input asks GET /users?q=<the part being typed> (htmx, hx-params="none": q is set here) and
+  // the answer's options fill the listbox under it (a combobox: arrows, Enter, Escape, click).
+  // Picking puts the person's address in place of the typed part. Without JavaScript: a text field.
+
+  const PEOPLE = '[data-people-search]';
+  const PEOPLE_Q_MAX = 200;
+  const PEOPLE_LIMIT = '8';
+  const isPeopleSearch = (elt) => !!elt?.matches?.(PEOPLE);
+  const isMultiple = (input) => input.dataset.peopleSearch === 'multiple';
+
+  /** What is being typed: the text after the last comma (the whole text for one person). */
+  function typedPart(input) {
+    const v = input.value;
+    return (isMultiple(input) ? v.slice(v.lastIndexOf(',') + 1) : v).trim();
+  }
+
+  function listOf(input) { return document.getElementById(input.getAttribute('aria-controls')); }
+  const choices = (list) => [...list.querySelectorAll('[role="option"]:not([aria-disabled="true"])')];
+
+  function closeList(input) {
+    const list = listOf(input);
+    if (list) { list.hidden = true; list.replaceChildren(); }
+    input.setAttribute('aria-expanded', 'false');
+    input.removeAttribute('aria-activedescendant');
+  }
+
+  function setActive(input, option) {
+    listOf(input)?.querySelectorAll('[aria-selected="true"]').forEach((o) => o.setAttribute('aria-selected', 'false'));
+    if (!option) { input.removeAttribute('aria-activedescendant'); return; }
+    option.setAttribute('aria-selected', 'true');
+    input.setAttribute('aria-activedescendant', option.id);
+    option.scrollIntoView({ block: 'nearest' });
+  }
+
+  function pick(input, option) {
+    const value = option?.dataset.value;
+    if (!value) return;
+    if (isMultiple(input)) {
+      const cut = input.value.lastIndexOf(',');
+      const earlier = cut < 0 ? [] : input.value.slice(0, cut).split(',').map((s) => s.trim()).filter(Boolean);
+      // ", " after it: the next person can be typed straight away (the server ignores empty entries).
+      input.value = `${[...earlier, value].join(', ')}, `;
+    } else {
+      input.value = value;
+    }
+    closeList(input);
+    input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
+  }
+
+  document.addEventListener('htmx:configRequest', (e) => {
+    const input = e.detail.elt;
+    if (!isPeopleSearch(input)) return;
+    const q = typedPart(input).slice(0, PEOPLE_Q_MAX);
+    if (q === '') { e.preventDefault(); closeList(input); return; }
+    e.detail.parameters.q = q;
+    e.detail.parameters.limit = PEOPLE_LIMIT;
+  });
+
+  document.addEventListener('htmx:afterSwap', (e) => {
+    const input = e.detail.requestConfig?.elt;
+    if (!isPeopleSearch(input)) return;
+    const list = listOf(input);
+    const options = [...list.querySelectorAll('[role="option"]')];
+    options.forEach((o, i) => { o.id = `${list.id}-${i}`; });
+    const open = options.length > 0 && document.activeElement === input && typedPart(input) !== '';
+    if (!open) { closeList(input); return; }
+    list.hidden = false;
+    input.setAttribute('aria-expanded', 'true');
+    input.removeAttribute('aria-activedescendant');
+  });
+
+  document.addEventListener('keydown', (e) => {
+    const input = e.target;
+    if (!isPeopleSearch(input)) return;
+    const list = listOf(input);
+    if (!list || list.hidden) return;
+    const options = choices(list);
+    const at = options.findIndex((o) => o.getAttribute('aria-selected') === 'true');
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      if (options.length === 0) return;
+      const next = e.key === 'ArrowDown' ? (at + 1) % options.length : (at <= 0 ? options.length : at) - 1;
+      setActive(input, options[next]);
+    } else if (e.key === 'Enter' && at >= 0) {
+      e.preventDefault(); // picks; does not send the form
+      pick(input, options[at]);
+    } else if (e.key === 'Escape') {
+      e.preventDefault(); // closes the list, not the dialog around it
+      e.stopPropagation();
+      closeList(input);
+    }
+  });
+
+  // The field keeps its focus while an option is clicked.
+  document.addEventListener('mousedown', (e) => { if (e.target.closest?.('.person-options')) e.preventDefault(); });
+  document.addEventListener('click', (e) => {
+    const option = e.target.closest?.('.person-options [role="option"]:not([aria-disabled="true"])');
+    if (!option) return;
+    const input = document.querySelector(`[aria-controls="${option.parentElement.id}"]`);
+    if (input) pick(input, option);
+  });
+  document.addEventListener('focusout', (e) => { if (isPeopleSearch(e.target)) closeList(e.target); });
 
   /** The element a form's errors are shown in (`data-error-target`), if it has one. */
   function errorTarget(elt) {
@@ -186,6 +291,8 @@
   document.addEventListener('htmx:beforeSwap', (e) => {
     const { xhr, requestConfig } = e.detail;
     if (xhr.status < 400) return;
+    // Suggestions that failed are simply not shown: the field still takes a typed address.
+    if (isPeopleSearch(requestConfig?.elt)) { e.detail.shouldSwap = false; closeList(requestConfig.elt); return; }
     const source = sourceOf(e.detail, e.target);
     if (!usable(e.detail)) {
       e.detail.shouldSwap = false;
@@ -218,6 +325,7 @@
   });
 
   document.addEventListener('htmx:sendError', (e) => {
+    if (isPeopleSearch(e.detail?.requestConfig?.elt ?? e.detail?.elt)) return;
     const source = sourceOf(e.detail, e.target);
     say(source, writes(e.detail)
       ? `Could not reach the server (the connection failed), so this may not have been saved.${kept(source)} Try again when the connection is back.`
@@ -225,6 +333,7 @@
   });
 
   document.addEventListener('htmx:timeout', (e) => {
+    if (isPeopleSearch(e.detail?.requestConfig?.elt ?? e.detail?.elt)) return;
     const source = sourceOf(e.detail, e.target);
     say(source, `The server took too long to answer, so this may not have been saved.${kept(source)} Try again.`);
   });

@@ -4,7 +4,7 @@ import { type Conn, type Db, prepared } from '../db/client.js';
 import { queueWatchers, tickets, ticketWatchers, WATCHER_ROLES } from '../db/schema.js';
 import type { ScripResult } from '../scrips/engine.js';
 import { type Actor, isStaff, nowIso } from './actor.js';
-import { conflict, forbidden, invalid, notFound } from './errors.js';
+import { AppError, conflict, forbidden, invalid, notFound } from './errors.js';
 import { recordTransactions, type TransactionJson } from './transactions.js';
 import { ensureMailUser, getUserRow, type UserRow } from './users.js';
 

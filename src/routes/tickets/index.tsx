@@ -10,11 +10,11 @@ import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTrans
 import { isStaff, type Actor } from '../../domain/actor.js';
 import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
-import { TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
+import { PeopleChanged, TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, commitOf, dbOf, inZone, isHtmx, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, commitOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, respond, validate } from '../respond.js';
 import { AddWatcherSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
-import { addWatcher, removeWatcher } from '../../domain/watchers.js';
+import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
 
 type C = Context<AppEnv>;
 
@@ -23,12 +23,17 @@ function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson): TicketP
   const db = dbOf(c);
   const ticket = loaded ?? getTicket(db, actor, id);
   const transactions = listTicketTransactions(db, actor, id);
-  // Names for the requester and every author in the history (requesters are not in the staff list).
-  const people = [ticket.requester_id, ...transactions.map((t) => t.creator_id),
-    ...transactions.filter((t) => t.type === 'SetOwner').flatMap((t) => [t.old_value, t.new_value].map((v) => (v ? Number(v) : null)))];
+  const staff = isStaff(actor);
+  // The queue's Cc and AdminCc watch this ticket too (SPEC C2); customers do not see who watches.
+  const queueWatchers = staff ? queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] };
+  // Names for the ticket's people and everyone the history names (requesters are not in the staff list).
+  const named = (types: string[]) => transactions.filter((t) => types.includes(t.type))
+    .flatMap((t) => [t.old_value, t.new_value].map((v) => (v && /^\d+$/.test(v) ? Number(v) : null)));
+  const people = [ticket.requester_id, ...ticket.requesters, ...ticket.cc, ...ticket.admin_cc, ...queueWatchers.cc, ...queueWatchers.admin_cc,
+    ...transactions.map((t) => t.creator_id), ...named(['SetOwner', 'AddWatcher', 'DelWatcher'])];
   const l = lookups(db, actor, people);
   return {
-    ticket, transactions, lookups: l, staff: isStaff(actor),
+    ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers,
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
   };
 }
@@ -36,7 +41,7 @@ function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson): TicketP
 function newTicketProps(c: C, actor: Actor, values: Record<string, unknown>, errors: AppError['details'] = []) {
   const l = lookups(dbOf(c), actor);
   const queueId = Number(values.queue_id) || l.queues.find((q) => q.name === 'General')?.id || l.queues[0]?.id;
-  return { lookups: l, fields: l.customFields.filter((f) => appliesToQueue(f, queueId)), values, errors: errors ?? [] };
+  return { lookups: l, fields: l.customFields.filter((f) => appliesToQueue(f, queueId)), values, errors: errors ?? [], staff: isStaff(actor) };
 }
 
 const sameColumns = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -99,10 +104,14 @@ export function ticketRoutes() {
       if (isHtmx(c)) c.header('HX-Redirect', `/tickets/${result.ticket.id}`);
       return respond(c, result, { status: 201, title: result.ticket.subject, location: `/tickets/${result.ticket.id}` });
     } catch (e) {
-      // The new-ticket form shows its errors next to the fields, with what was typed kept.
-      if (!(e instanceof AppError) || e.code !== 'validation_failed' || !isHtmx(c)) throw e;
+      // The new-ticket form shows its errors next to the fields, with what was typed kept
+      // (in the dialog for htmx; as the new-ticket page again for a plain form post).
+      if (!(e instanceof AppError) || e.code !== 'validation_failed' || !wantsHtml(c)) throw e;
       const values = await c.req.parseBody({ all: true, dot: true }).catch(() => ({}));
-      return c.html(<NewTicketForm {...newTicketProps(c, actor, values, e.details)} />, 422);
+      const form = <NewTicketForm {...newTicketProps(c, actor, values, e.details)} />;
+      if (isHtmx(c)) return c.html(form, 422);
+      c.status(422);
+      return c.render(<section class="narrow">{form}</section>, { title: 'New ticket' });
     }
   });
 
@@ -146,7 +155,7 @@ export function ticketRoutes() {
     const actor = actorOf(c);
     const input = await readBody(c, AddWatcherSchema);
     const result = await commitOf(c)(() => addWatcher(dbOf(c), actor, id, input));
-    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: () => <TicketChanged p={pageProps(c, actor, id)} /> });
+    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: () => <PeopleChanged p={pageProps(c, actor, id)} /> });
   });
 
   app.delete('/:id/watchers/:role/:userId', async (c) => {
@@ -155,7 +164,7 @@ export function ticketRoutes() {
     const role = validate(WatcherRoleSchema, c.req.param('role'), 'role');
     const userId = pathId(c, 'userId');
     await commitOf(c)(() => removeWatcher(dbOf(c), actor, id, role, userId));
-    if (isHtmx(c)) return c.html(inZone(c, <TicketChanged p={pageProps(c, actor, id)} />));
+    if (isHtmx(c)) return c.html(inZone(c, <PeopleChanged p={pageProps(c, actor, id)} />));
     return noContent(c, `/tickets/${id}`);
   });
   return app;

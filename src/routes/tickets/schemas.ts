@@ -8,7 +8,9 @@ const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')
 const customFields = zJsonObject;
 /** A person by id (7) or address (ann@example.com, "Ann Lee <ann@example.com>"); checked by the domain. */
 const personRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(320)], { error: 'Expected a user id or an e-mail address' });
-const people = zList(personRef).pipe(z.array(personRef).max(50, 'At most 50 people'));
+/** Empty entries of a typed list ("ann@example.com, " after picking a suggestion) name no one. */
+const withoutEmpty = (v: unknown) => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x !== '') : v);
+const people = z.preprocess(withoutEmpty, zList(personRef)).pipe(z.array(personRef).max(50, 'At most 50 people'));
 
 export const WatcherRoleSchema = z.enum(['requester', 'cc', 'admin_cc'], { error: 'Expected one of: requester, cc, admin_cc' });
 export const AddWatcherSchema = z.strictObject({

@@ -1,16 +1,23 @@
 import { Hono } from 'hono';
 import { lookups } from '../../domain/lookups.js';
 import { revokePortalLinks } from '../../domain/portal.js';
-import { createUser, deleteUser, getUser, listUsers, updateUser } from '../../domain/users.js';
+import { createUser, deleteUser, getUser, listUsers, searchPeople, updateUser } from '../../domain/users.js';
+import { PeopleOptions } from '../../views/tickets/people.js';
 import { UserPage, UsersPage } from '../../views/admin/people.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, queryObject, readBody, respond, staffOf, validate } from '../respond.js';
+import { actorOf, adminOf, adminScreen, dbOf, isHtmx, noContent, pathId, queryObject, readBody, respond, staffOf, validate } from '../respond.js';
 import { CreateUserSchema, UpdateUserSchema, UserListQuery } from './schemas.js';
 
 export function userRoutes() {
   const app = new Hono<AppEnv>();
   app.get('/', (c) => {
-    const users = listUsers(dbOf(c), actorOf(c), validate(UserListQuery, queryObject(c)));
+    const { q, limit, ...filter } = validate(UserListQuery, queryObject(c));
+    if (q !== undefined) {
+      // The people search behind the Requester, Cc and "add person" fields: htmx gets the suggestions.
+      const users = searchPeople(dbOf(c), actorOf(c), q, limit ?? 10);
+      return respond(c, { users }, { title: 'Users', view: isHtmx(c) ? () => <PeopleOptions users={users} q={q} /> : adminScreen(c, () => <UsersPage users={users} />) });
+    }
+    const users = listUsers(dbOf(c), actorOf(c), filter);
     return respond(c, { users }, { title: 'Users', view: adminScreen(c, () => <UsersPage users={users} />) });
   });
   app.post('/', async (c) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../../domain/actor.js';
-import { zBool, zText } from '../../domain/validation.js';
+import { zBool, zInt, zText } from '../../domain/validation.js';
 
 const email = z.string().trim().max(254).pipe(z.email('Expected an e-mail address'));
 const password = z.string().min(12, 'At least 12 characters').max(1024, 'At most 1024 characters');
@@ -12,4 +12,19 @@ export const CreateUserSchema = z.strictObject({
 export const UpdateUserSchema = z.strictObject({
   email: email.optional(), name: zText(200).optional(), role: role.optional(), password: password.nullable().optional(), disabled: zBool.optional(),
 });
-export const UserListQuery = z.strictObject({ role: role.optional(), disabled: zBool.optional() });
+/**
+ * GET /users: every user (by role, disabled), or with `q` a people search: at most `limit`
+ * (1–50, default 10) active people whose name or address contains q.
+ */
+export const UserListQuery = z.strictObject({
+  role: role.optional(), disabled: zBool.optional(),
+  q: z.string().trim().min(1, 'Must not be empty').max(200, 'At most 200 characters').optional(),
+  limit: zInt(1, 50).optional(),
+}).superRefine((v, ctx) => {
+  if (v.q === undefined) {
+    if (v.limit !== undefined) ctx.addIssue({ code: 'custom', path: ['limit'], message: 'Only with q (a search)' });
+    return;
+  }
+  // A search finds active people of every role, best first; these filters are for the full list.
+  for (const k of ['role', 'disabled'] as const) if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'Not with q (a search finds active people of every role)' });
+});

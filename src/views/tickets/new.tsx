@@ -1,6 +1,7 @@
 import type { CustomFieldJson } from '../../domain/customFields.js';
 import type { ErrorDetail } from '../../domain/errors.js';
 import type { Lookups } from '../../domain/lookups.js';
+import { PersonField } from './people.js';
 
 export interface NewTicketProps {
   lookups: Lookups;
@@ -8,7 +9,14 @@ export interface NewTicketProps {
   fields: CustomFieldJson[];
   values: Record<string, unknown>;
   errors: ErrorDetail[];
+  /** Staff name the requesters and Cc; a customer opening a ticket is its requester. */
+  staff?: boolean;
 }
+
+/** The errors of a people field: the field itself or any of its entries (`cc.1`). */
+const errorsOf = (errors: ErrorDetail[], field: string) => errors.filter((e) => e.path === field || e.path.startsWith(`${field}.`));
+/** A people field as typed: the form sends it as one text, JSON as a list. */
+const typed = (v: unknown): string => (Array.isArray(v) ? v.filter((x) => typeof x === 'string' || typeof x === 'number').join(', ') : typeof v === 'string' ? v : '');
 
 /** A typed value to show again; what no input could have sent (`subject.url=…` nests an object) shows as empty. */
 const val = (v: Record<string, unknown>, k: string): string => {
@@ -23,10 +31,11 @@ function FieldError({ errors, path }: { errors: ErrorDetail[]; path: string }) {
 }
 
 /** The new-ticket form; the dialog and the plain /tickets/new page show the same one. */
-export function NewTicketForm({ lookups: l, fields, values, errors }: NewTicketProps) {
+export function NewTicketForm({ lookups: l, fields, values, errors, staff: isStaffForm = true }: NewTicketProps) {
   const queueId = val(values, 'queue_id') || String(l.queues.find((q) => q.name === 'General')?.id ?? l.queues[0]?.id ?? '');
   const staff = l.users.filter((u) => u.role !== 'requester' && !u.disabled);
-  const other = errors.filter((e) => !['queue_id', 'subject', 'description', 'owner_id', 'team_id'].includes(e.path) && !e.path.startsWith('custom_fields.'));
+  const other = errors.filter((e) => !['queue_id', 'subject', 'description', 'owner_id', 'team_id'].includes(e.path) && !e.path.startsWith('custom_fields.')
+    && !(isStaffForm && (errorsOf([e], 'requesters').length > 0 || errorsOf([e], 'cc').length > 0)));
   return (
     <form id="new-ticket-form" class="new-ticket" method="post" action="/tickets" hx-post="/tickets" hx-target="#new-ticket-body"
       data-error-target="#new-ticket-body" data-error-swap="innerHTML" novalidate>
@@ -41,6 +50,14 @@ export function NewTicketForm({ lookups: l, fields, values, errors }: NewTicketP
         <input name="subject" value={val(values, 'subject')} required maxlength={500} aria-invalid={errors.some((e) => e.path === 'subject') ? 'true' : undefined} />
         <FieldError errors={errors} path="subject" />
       </label>
+      {isStaffForm && (
+        <div class="row people-row">
+          <PersonField id="new-requesters" name="requesters" label="Requester" multiple value={typed(values.requesters)} errors={errorsOf(errors, 'requesters')}
+            placeholder="Name or e-mail address" hint="Leave empty and you are the requester. Pick someone or type a new address; separate several with commas." />
+          <PersonField id="new-cc" name="cc" label="Cc" multiple value={typed(values.cc)} errors={errorsOf(errors, 'cc')}
+            placeholder="Name or e-mail address" hint="They get the public replies too. Separate several with commas." />
+        </div>
+      )}
       <label>Description
         <textarea name="description" rows={5}>{val(values, 'description')}</textarea>
         <FieldError errors={errors} path="description" />

@@ -1,9 +1,10 @@
 import type { CustomFieldJson } from '../../domain/customFields.js';
-import type { Lookups } from '../../domain/lookups.js';
+import type { Lookups, Person } from '../../domain/lookups.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { STATUSES } from '../../lifecycle.js';
 import { queueName, STATUS_LABEL, teamName, userName, when } from '../format.js';
+import { PeopleBox, publicReplyWords } from './people.js';
 
 export interface TicketPageProps {
   ticket: TicketJson;
@@ -12,7 +13,14 @@ export interface TicketPageProps {
   /** The custom fields that apply to the ticket's queue. */
   fields: CustomFieldJson[];
   staff: boolean;
+  /** Who is looking (the writer of a reply is not mailed it). */
+  actorId: number;
+  /** The queue's Cc and AdminCc (user ids): watchers of every ticket in the queue. */
+  queueWatchers: { cc: number[]; admin_cc: number[] };
 }
+
+const WATCHER_ROLE: Record<string, string> = { requester: 'a requester', cc: 'Cc', admin_cc: 'AdminCc' };
+const WATCHER_LIST: Record<string, string> = { requester: 'the requesters', cc: 'Cc', admin_cc: 'AdminCc' };
 
 const SYSTEM = 'hxdesk';
 
@@ -30,6 +38,8 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     case 'SetQueue': return `Queue changed from ${from(t.old_value, (id) => queueName(l, id))} to ${from(t.new_value, (id) => queueName(l, id))} by ${by}`;
     case 'SetSubject': return `Subject changed from “${t.old_value}” to “${t.new_value}” by ${by}`;
     case 'SetPriority': return `Priority changed from ${t.old_value} to ${t.new_value} by ${by}`;
+    case 'AddWatcher': return `${by} added ${from(t.new_value, (id) => userName(l, id))} as ${WATCHER_ROLE[t.field ?? ''] ?? t.field}`;
+    case 'DelWatcher': return `${by} removed ${from(t.old_value, (id) => userName(l, id))} from ${WATCHER_LIST[t.field ?? ''] ?? t.field}`;
     case 'CustomField': {
       const name = l.customFields.find((f) => f.key === t.field)?.name ?? t.field;
       return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
@@ -152,7 +162,6 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
       <Prop id={t.id} name="priority" label="Priority">
         <input id="prop-priority" name="priority" type="number" min="0" max="100" value={String(t.priority)} />
       </Prop>
-      <div class="prop"><span class="label">Requester</span> <span>{userName(l, t.requester_id, '—')}</span></div>
       {p.fields.map((f) => (
         <Prop id={t.id} name={`custom_fields.${f.key}`} label={f.name}>
           {f.type === 'select'
@@ -190,6 +199,37 @@ export function TicketHead({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   );
 }
 
+const peopleOf = (l: Lookups, ids: number[]): Person[] => ids.map((id) => l.users.find((u) => u.id === id)
+  ?? { id, name: `User #${id}`, email: '', role: 'requester', disabled: false });
+
+/** The ticket's people by role, as the People box and the reply choice show them. */
+function ticketPeople(p: TicketPageProps) {
+  const { ticket: t, lookups: l } = p;
+  return {
+    requesters: peopleOf(l, t.requesters), cc: peopleOf(l, t.cc), adminCc: peopleOf(l, t.admin_cc),
+    queueCc: peopleOf(l, p.queueWatchers.cc), queueAdminCc: peopleOf(l, p.queueWatchers.admin_cc),
+  };
+}
+
+/** "(mailed to Ann Lee, Cc Bob)": requesters (To) and Cc, the ticket's and the queue's, without the writer and disabled people. */
+export function ReplyRecipients({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
+  const people = ticketPeople(p);
+  const mailed = (u: Person) => u.id !== p.actorId && !u.disabled;
+  const to = people.requesters.filter(mailed);
+  const cc = [...people.cc, ...people.queueCc].filter((u, i, all) => mailed(u) && !people.requesters.some((r) => r.id === u.id)
+    && all.findIndex((x) => x.id === u.id) === i);
+  return <span id="reply-recipients" hx-swap-oob={oob ? 'true' : undefined}>{publicReplyWords(to, cc)}</span>;
+}
+
+export function People({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
+  return <PeopleBox ticketId={p.ticket.id} {...ticketPeople(p)} oob={oob} />;
+}
+
+/** After someone was added or removed: the People box (target), the history and who a reply goes to. */
+export function PeopleChanged({ p }: { p: TicketPageProps }) {
+  return <><People p={p} /><History p={p} oob /><ReplyRecipients p={p} oob /></>;
+}
+
 export function ReplyBox({ p }: { p: TicketPageProps }) {
   const id = p.ticket.id;
   return (
@@ -199,8 +239,8 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
       {p.staff ? (
         <fieldset class="reply-kind">
           <legend class="visually-hidden">Kind of message</legend>
-          <label><input type="radio" name="internal" value="false" checked /> Public reply (mailed to the requester)</label>
-          <label><input type="radio" name="internal" value="true" /> Internal note (staff only)</label>
+          <label><input type="radio" name="internal" value="false" checked /> <span>Public reply <ReplyRecipients p={p} /></span></label>
+          <label><input type="radio" name="internal" value="true" /> Internal note (owner and AdminCc only)</label>
         </fieldset>
       ) : <input type="hidden" name="internal" value="false" />}
       <label for="reply-body" class="visually-hidden">Message</label>
@@ -230,7 +270,10 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
           <History p={p} />
           <ReplyBox p={p} />
         </div>
-        <Properties p={p} />
+        <div class="ticket-side">
+          <Properties p={p} />
+          {p.staff && <People p={p} />}
+        </div>
       </div>
     </section>
   );
