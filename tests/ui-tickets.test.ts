@@ -437,7 +437,7 @@ describe('ticket page', () => {
     // Scrip results per transaction: the autoreply went to the requester.
     expect(await created.getByRole('list', { name: 'Scrips' }).innerText()).toMatch(/✓ autoreply_on_create \(autoreply_requester, 1 notification\)/);
 
-    await page.getByLabel('Public reply (mailed to the requester)').check();
+    await page.getByLabel('Public reply (mailed to Rita Requester)').check();
     await reply().fill('We are looking into it.');
     await page.getByRole('button', { name: 'Send' }).click();
     await entry(`Reply by ${adminName}`).waitFor();
@@ -445,14 +445,14 @@ describe('ticket page', () => {
     expect(await entry(`Reply by ${adminName}`).getByRole('list', { name: 'Scrips' }).innerText()).toContain('✓ notify_requester_on_correspond (notify_requesters_and_cc, 1 notification)');
     await expect.poll(() => reply().inputValue(), poll).toBe('');
 
-    await page.getByLabel('Internal note (staff only)').check();
+    await page.getByLabel('Internal note (owner and AdminCc only)').check();
     await reply().fill('Probably the SSD. Ordering a spare.');
     await page.getByRole('button', { name: 'Send' }).click();
     await entry(`Internal note by ${adminName}`).waitFor();
     expect(await entry(`Internal note by ${adminName}`).innerText()).toContain('Probably the SSD. Ordering a spare.');
     await expect.poll(() => reply().inputValue(), poll).toBe('');
     // The reply/note choice stays as it was: a second note cannot slip out to the requester.
-    expect(await page.getByLabel('Internal note (staff only)').isChecked()).toBe(true);
+    expect(await page.getByLabel('Internal note (owner and AdminCc only)').isChecked()).toBe(true);
     expect(await history().locator('li.txn').count()).toBe(3);
 
     const props = page.getByRole('complementary', { name: 'Ticket properties' });
