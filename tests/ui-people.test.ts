@@ -284,19 +284,22 @@ describe('in the browser', () => {
   }, 120_000);
 
   it('shows the queue\'s watchers as "via queue", not removable here; a reply says when nobody is mailed', async () => {
-    setQueueWatchers(s.db, ids.general, 'admin_cc', [ids.quinn]);
+    const network = (await api('POST', '/queues', { name: 'Network' })).id;
+    setQueueWatchers(s.db, network, 'admin_cc', [ids.quinn]);
     const own = (await api('POST', '/tickets', { queue_id: ids.general, subject: 'Note to self' })).ticket.id;
-    try {
-      await page.goto(`/tickets/${own}`);
-      const quinn = roleList('AdminCc').getByRole('listitem').filter({ hasText: 'Quinn Queuewatch' });
-      await quinn.waitFor();
-      expect(await quinn.innerText()).toContain('via queue');
-      expect(await quinn.getByRole('button').count()).toBe(0);
-      // The admin is the only requester and writes the reply: nobody gets it.
-      expect(await publicReply().innerText()).toBe('Public reply (nobody will be mailed: the ticket has no requester or Cc besides you)');
-    } finally {
-      setQueueWatchers(s.db, ids.general, 'admin_cc', []);
-    }
+    await page.goto(`/tickets/${own}`);
+    await peopleBox().waitFor();
+    expect(await peopleBox().innerText()).not.toContain('Quinn Queuewatch');
+    // The admin is the only requester and writes the reply: nobody gets it.
+    expect(await publicReply().innerText()).toBe('Public reply (nobody will be mailed: the ticket has no requester or Cc besides you)');
+
+    // Moving the ticket to a queue with an AdminCc shows them at once.
+    await page.getByRole('complementary', { name: 'Ticket properties' }).getByLabel('Queue').selectOption({ label: 'Network' });
+    await settled(page);
+    const quinn = roleList('AdminCc').getByRole('listitem').filter({ hasText: 'Quinn Queuewatch' });
+    await quinn.waitFor();
+    expect(await quinn.innerText()).toContain('via queue');
+    expect(await quinn.getByRole('button').count()).toBe(0);
   }, 60_000);
 
   it('a customer sees no People controls', async () => {

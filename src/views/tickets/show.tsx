@@ -251,9 +251,12 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
   );
 }
 
-/** After a PATCH: the properties (target) plus the head and history, swapped out of band. */
+/**
+ * After a PATCH: the properties (target) plus the head and history, swapped out of band; for
+ * staff also the People box and who a reply goes to (a new queue brings its own Cc and AdminCc).
+ */
 export function TicketChanged({ p }: { p: TicketPageProps }) {
-  return <><Properties p={p} /><TicketHead p={p} oob /><History p={p} oob /></>;
+  return <><Properties p={p} /><TicketHead p={p} oob /><History p={p} oob />{p.staff && <><People p={p} oob /><ReplyRecipients p={p} oob /></>}</>;
 }
 
 /** After a reply: the history (target) plus the properties (a reply may reopen the ticket). */
