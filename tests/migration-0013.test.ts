@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeDb, openDb, type Db } from '../src/db/client.js';
+import { seedIfEmpty } from '../src/domain/seed.js';
+import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
+import { setQueueWatchers } from '../src/domain/watchers.js';
+
+// Migration 0013 (SPEC C2: "a migration adds them (enabled) to existing ones"): an install made
+// before watchers existed gets its requesters as watchers, the staff templates, the new default
+// scrips, and its two old correspondence scrips changed — unless its admin had changed them.
+
+const dirs: string[] = [];
+afterEach(() => { for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+
+/** A database migrated up to (not including) 0013, as an install of the first wave has it. */
+function oldDatabase(fill: (raw: Database.Database) => void): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mig13-'));
+  dirs.push(dir);
+  const old = path.join(dir, 'migrations');
+  fs.cpSync(path.resolve(import.meta.dirname, '../src/db/migrations'), old, { recursive: true });
+  const journalFile = path.join(old, 'meta/_journal.json');
+  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8'));
+  const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith('0013_'));
+  expect(at).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, at);
+  fs.writeFileSync(journalFile, JSON.stringify(journal));
+  const file = path.join(dir, 'hxdesk.db');
+  const raw = new Database(file);
+  migrate(drizzle(raw), { migrationsFolder: old });
+  fill(raw);
+  raw.close();
+  return file;
+}
+
+const now = new Date().toISOString();
+/** The first wave's seed: an admin, General, five templates and seven scrips. */
+function firstWaveSeed(raw: Database.Database) {
+  const ins = (sql: string, ...args: unknown[]) => Number(raw.prepare(sql).run(...args).lastInsertRowid);
+  ins("INSERT INTO users (email, name, role, created_at, updated_at) VALUES ('admin@example.com', 'Admin', 'admin', ?, ?)", now, now);
+  ins("INSERT INTO queues (name, created_at, updated_at) VALUES ('General', ?, ?)", now, now);
+  const t: Record<string, number> = {};
+  for (const name of ['Autoreply', 'Correspondence', 'Owner notice', 'Team notice', 'Resolved']) {
+    t[name] = ins('INSERT INTO templates (name, subject, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', name, 'Re: {{ ticket.subject }}', '{{ transaction.body }} {{ ticket.url }}', now, now);
+  }
+  const scrips: [string, string, string, string | null][] = [
+    ['autoreply_on_create', 'on_create', 'autoreply_requester', 'Autoreply'],
+    ['notify_requester_on_correspond', 'on_correspond', 'notify_requester', 'Correspondence'],
+    ['notify_owner_on_correspond', 'on_correspond', 'notify_owner', 'Correspondence'],
+    ['notify_owner_on_owner_change', 'on_owner_change', 'notify_owner', 'Owner notice'],
+    ['notify_team_on_team_change', 'on_team_change', 'notify_team', 'Team notice'],
+    ['notify_requester_on_resolve', 'on_resolve', 'notify_requester', 'Resolved'],
+    ['open_inactive_on_correspond', 'on_correspond', 'open_inactive', null],
+  ];
+  scrips.forEach(([key, condition, action, tpl], i) => ins(
+    'INSERT INTO scrips (key, condition, action, template_id, sort_order, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    key, condition, action, tpl ? t[tpl] : null, (i + 1) * 10, now, now,
+  ));
+  ins("INSERT INTO users (email, name, role, created_at, updated_at) VALUES ('rita@customer.example', 'Rita', 'requester', ?, ?)", now, now);
+  ins("INSERT INTO tickets (queue_id, subject, status, requester_id, created_at, updated_at) VALUES (1, 'Old ticket', 'open', 2, ?, ?)", now, now);
+  ins("INSERT INTO tickets (queue_id, subject, status, requester_id, created_at, updated_at) VALUES (1, 'No requester', 'open', NULL, ?, ?)", now, now);
+}
+
+const scripsOf = (db: Db) => db.$client.prepare(
+  'SELECT s.key, s.condition, s.action, t.name AS template, s.enabled FROM scrips s LEFT JOIN templates t ON t.id = s.template_id ORDER BY s.sort_order, s.id',
+).all();
+
+describe('migration 0013 on an install of the first wave', () => {
+  it('adds the staff templates and scrips, changes the two shipped correspondence scrips, and makes requesters watchers', () => {
+    const db = openDb(oldDatabase(firstWaveSeed));
+    try {
+      expect(scripsOf(db)).toEqual([
+        { key: 'autoreply_on_create', condition: 'on_create', action: 'autoreply_requester', template: 'Autoreply', enabled: 1 },
+        { key: 'notify_staff_on_create', condition: 'on_create', action: 'notify_staff_watchers', template: 'New ticket', enabled: 1 },
+        { key: 'notify_requester_on_correspond', condition: 'on_correspond', action: 'notify_requesters_and_cc', template: 'Correspondence', enabled: 1 },
+        { key: 'notify_owner_on_correspond', condition: 'on_correspond', action: 'notify_owner_and_admin_cc', template: 'Staff correspondence', enabled: 1 },
+        { key: 'notify_staff_on_customer_reply', condition: 'on_customer_correspond', action: 'notify_owner_or_staff_watchers', template: 'Staff correspondence', enabled: 1 },
+        { key: 'notify_staff_on_comment', condition: 'on_comment', action: 'notify_owner_and_admin_cc', template: 'Staff note', enabled: 1 },
+        { key: 'notify_owner_on_owner_change', condition: 'on_owner_change', action: 'notify_owner', template: 'Owner notice', enabled: 1 },
+        { key: 'notify_team_on_team_change', condition: 'on_team_change', action: 'notify_team', template: 'Team notice', enabled: 1 },
+        { key: 'notify_requester_on_resolve', condition: 'on_resolve', action: 'notify_requester', template: 'Resolved', enabled: 1 },
+        { key: 'open_inactive_on_correspond', condition: 'on_correspond', action: 'open_inactive', template: null, enabled: 1 },
+      ]);
+      expect(db.$client.prepare('SELECT ticket_id, role, user_id FROM ticket_watchers').all()).toEqual([{ ticket_id: 1, role: 'requester', user_id: 2 }]);
+      // The upgraded install notifies as a new one does: an internal note reaches the queue's AdminCc.
+      const admin = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' as const };
+      db.$client.prepare("INSERT INTO users (email, name, role, created_at, updated_at) VALUES ('ada@example.com', 'Ada', 'agent', ?, ?)").run(now, now);
+      setQueueWatchers(db, 1, 'admin_cc', ['ada@example.com']);
+      commentOnTicket(db, admin, 1, { body: 'Checked the logs.' });
+      const created = createTicket(db, admin, { queue_id: 1, subject: 'Phone call', requesters: ['rita@customer.example'] });
+      const rows = db.$client.prepare('SELECT ticket_id, recipient, audience FROM outbox ORDER BY id').all();
+      expect(rows).toEqual([
+        { ticket_id: 1, recipient: 'ada@example.com', audience: 'staff' },
+        { ticket_id: created.ticket.id, recipient: 'rita@customer.example', audience: 'customer' },
+        { ticket_id: created.ticket.id, recipient: 'ada@example.com', audience: 'staff' },
+      ]);
+    } finally {
+      closeDb(db);
+    }
+  });
+
+  it("leaves an admin's own changes alone and keeps an existing template of the same name", () => {
+    const db = openDb(oldDatabase((raw) => {
+      firstWaveSeed(raw);
+      raw.prepare("INSERT INTO templates (name, subject, body, created_at, updated_at) VALUES ('Owner reply', 's', 'b', ?, ?)").run(now, now);
+      raw.prepare("UPDATE scrips SET template_id = (SELECT id FROM templates WHERE name = 'Owner reply') WHERE key = 'notify_owner_on_correspond'").run();
+      raw.prepare("UPDATE scrips SET action = 'notify_team' WHERE key = 'notify_requester_on_correspond'").run();
+      raw.prepare("INSERT INTO templates (name, subject, body, created_at, updated_at) VALUES ('staff NOTE', 'mine', 'mine', ?, ?)").run(now, now);
+    }));
+    try {
+      const byKey = Object.fromEntries((scripsOf(db) as { key: string }[]).map((s) => [s.key, s]));
+      expect(byKey.notify_owner_on_correspond).toMatchObject({ action: 'notify_owner', template: 'Owner reply' });
+      expect(byKey.notify_requester_on_correspond).toMatchObject({ action: 'notify_team', template: 'Correspondence' });
+      expect(byKey.notify_staff_on_comment).toMatchObject({ template: 'staff NOTE', enabled: 1 });
+      expect(db.$client.prepare("SELECT subject FROM templates WHERE name = 'staff NOTE'").get()).toEqual({ subject: 'mine' });
+    } finally {
+      closeDb(db);
+    }
+  });
+
+  it('on an empty database adds nothing, and the seed then makes the full set', async () => {
+    const db = openDb(oldDatabase(() => {}));
+    try {
+      expect(db.$client.prepare('SELECT count(*) AS n FROM templates').get()).toEqual({ n: 0 });
+      expect(db.$client.prepare('SELECT count(*) AS n FROM scrips').get()).toEqual({ n: 0 });
+      await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'a-long-password-1' });
+      expect((scripsOf(db) as { key: string }[]).map((s) => s.key)).toHaveLength(10);
+    } finally {
+      closeDb(db);
+    }
+  });
+});
