@@ -2,13 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeDb, openDb, type Db } from '../src/db/client.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { setQueueWatchers } from '../src/domain/watchers.js';
+import { databaseBefore } from './helpers/migrations.js';
 
 // Migration 0013 (SPEC C2: "a migration adds them (enabled) to existing ones"): an install made
 // before watchers existed gets its requesters as watchers, the staff templates, the new default
@@ -21,20 +20,7 @@ afterEach(() => { for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true
 function oldDatabase(fill: (raw: Database.Database) => void): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mig13-'));
   dirs.push(dir);
-  const old = path.join(dir, 'migrations');
-  fs.cpSync(path.resolve(import.meta.dirname, '../src/db/migrations'), old, { recursive: true });
-  const journalFile = path.join(old, 'meta/_journal.json');
-  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8'));
-  const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith('0013_'));
-  expect(at).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, at);
-  fs.writeFileSync(journalFile, JSON.stringify(journal));
-  const file = path.join(dir, 'hxdesk.db');
-  const raw = new Database(file);
-  migrate(drizzle(raw), { migrationsFolder: old });
-  fill(raw);
-  raw.close();
-  return file;
+  return databaseBefore(dir, '0013_', fill);
 }
 
 const now = new Date().toISOString();

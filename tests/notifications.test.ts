@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { settle as settleOutbox, until } from './helpers/notify.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 
 // Scrips, templates and notifications end to end (SPEC B6): changes through the HTTP API, mail
@@ -14,7 +15,6 @@ let scripIds: Record<string, number>;
 
 interface Person { id: number; email: string; token: string; name: string }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let seq = 0;
 const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -61,25 +61,8 @@ async function outboxOf(ticketId: number, server = s) {
   return (res.body.outbox as Record<string, any>[]).sort((a, b) => a.id - b.id);
 }
 
-/** Polls until `check` returns something truthy, or fails after `timeoutMs`. */
-async function until<T>(label: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
-    await sleep(25);
-  }
-}
-
 /** Waits until every outbox row of the ticket is delivered, so the sink holds all its mail. */
-async function settle(ticketId: number) {
-  return until(`outbox of ticket ${ticketId} to be sent`, async () => {
-    const rows = await outboxOf(ticketId);
-    for (const r of rows) if (r.status === 'failed') throw new Error(`outbox row ${r.id} failed: ${r.last_error}`);
-    return rows.every((r) => r.status === 'sent') && rows;
-  });
-}
+const settle = (ticketId: number) => settleOutbox(s, ticketId);
 
 const ticketOf = (m: ReceivedMail) => m.parsed.headers.get('x-hxdesk-ticket');
 /** Every mail the sink received about this ticket, in arrival order. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './helpers/expect.js';
 import { postMail } from './helpers/mail.js';
+import { settle } from './helpers/notify.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 
@@ -12,7 +13,6 @@ let sink: SmtpSink;
 let s: TestServer;
 let seq = 0;
 const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 7)}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Person { id: number; email: string; token: string }
 let ann: Person; // agent, owns tickets
@@ -23,33 +23,12 @@ let queueId: number;
 let teamId: number;
 const ALIAS = 'billing@example.com';
 
-async function until<T>(label: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
-    await sleep(25);
-  }
-}
-
-/** Waits until every outbox row of the ticket is sent; returns the rows. */
-async function settle(ticketId: number) {
-  return until(`the outbox of ticket ${ticketId}`, async () => {
-    const res = await s.api('GET', `/outbox?ticket_id=${ticketId}&limit=500`);
-    expect(res.status, res.text).toBe(200);
-    const rows = res.body.outbox as Record<string, any>[];
-    for (const r of rows) if (r.status === 'failed') throw new Error(`outbox row ${r.id} failed: ${r.last_error}`);
-    return rows.every((r) => r.status === 'sent') && rows;
-  });
-}
-
 /** Runs `act`, waits for its mail, and answers who received what: envelope address → mails. */
 async function mailFrom(ticketOf: () => number, act: () => Promise<unknown>): Promise<Map<string, ReceivedMail[]>> {
   const before = sink.messages.length;
   await act();
   const id = ticketOf();
-  await settle(id);
+  await settle(s, id);
   const got = new Map<string, ReceivedMail[]>();
   for (const m of sink.messages.slice(before)) {
     if (String(m.parsed.headers.get('x-hxdesk-ticket')) !== String(id)) continue;

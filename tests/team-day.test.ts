@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMail } from './helpers/mail.js';
+import { settle } from './helpers/notify.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 
@@ -27,18 +28,6 @@ const tally = (event: string, cls: string) => counts.set(`${event}|${cls}`, (cou
 let rnd = 42;
 const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function settle(ticketId: number) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const res = await s.api('GET', `/outbox?ticket_id=${ticketId}&limit=500`);
-    const rows = res.body.outbox as Record<string, any>[];
-    if (rows.every((r) => r.status === 'sent')) return rows;
-    if (rows.some((r) => r.status === 'failed') || Date.now() > deadline) throw new Error(`outbox of ${ticketId}: ${JSON.stringify(rows.map((r) => r.status))}`);
-    await sleep(20);
-  }
-}
 
 const emailOf = new Map<number, string>();
 async function idOf(email: string): Promise<number> {
@@ -57,7 +46,7 @@ async function idOf(email: string): Promise<number> {
 async function event(name: string, t: Ticket, expected: Map<string, Role>, act: () => Promise<void>) {
   const before = sink.messages.length;
   await act();
-  await settle(t.id);
+  await settle(s, t.id);
   const got = sink.messages.slice(before).filter((m) => String(m.parsed.headers.get('x-hxdesk-ticket')) === String(t.id));
   const to = got.map((m) => m.envelope.to[0]).sort();
   expect(to, `${name} on #${t.id}`).toEqual([...expected.keys()].sort());

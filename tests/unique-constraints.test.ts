@@ -5,14 +5,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, openDb } from '../src/db/client.js';
 import { expectError } from './helpers/expect.js';
 import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { databaseBefore } from './helpers/migrations.js';
 
 let s: TestServer;
 let seq = 0;
@@ -144,24 +142,13 @@ describe('migration 0012 on a database with names that differ only in case', () 
   it('keeps the oldest name, renames the later ones with their id, and makes names case-insensitively unique', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mig-'));
     try {
-      // The migrations as they were before 0012.
-      const source = path.resolve(import.meta.dirname, '../src/db/migrations');
-      const old = path.join(dir, 'migrations');
-      fs.cpSync(source, old, { recursive: true });
-      const journalFile = path.join(old, 'meta/_journal.json');
-      const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8'));
-      const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith('0012_'));
-      expect(at).toBeGreaterThan(0);
-      journal.entries = journal.entries.slice(0, at);
-      fs.writeFileSync(journalFile, JSON.stringify(journal));
-      const file = path.join(dir, 'hxdesk.db');
-      const raw = new Database(file);
-      migrate(drizzle(raw), { migrationsFolder: old });
       const now = new Date().toISOString();
-      for (const [table, names] of [['teams', ['Support', 'support', 'SUPPORT', 'Sales']], ['queues', ['General', 'general', 'Billing']], ['templates', ['Autoreply', 'AUTOREPLY']]] as const) {
-        for (const name of names) raw.prepare(`INSERT INTO ${table} (name, created_at, updated_at) VALUES (?, ?, ?)`).run(name, now, now);
-      }
-      raw.close();
+      // The migrations as they were before 0012.
+      const file = databaseBefore(dir, '0012_', (raw) => {
+        for (const [table, names] of [['teams', ['Support', 'support', 'SUPPORT', 'Sales']], ['queues', ['General', 'general', 'Billing']], ['templates', ['Autoreply', 'AUTOREPLY']]] as const) {
+          for (const name of names) raw.prepare(`INSERT INTO ${table} (name, created_at, updated_at) VALUES (?, ?, ?)`).run(name, now, now);
+        }
+      });
 
       const db = openDb(file);
       try {

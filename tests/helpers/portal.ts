@@ -3,22 +3,12 @@ import { signPortalToken, type PortalClaims } from '../../src/scrips/portalLinks
 import { base64Lines, entity, multipart, postMail } from './mail.js';
 import type { TestServer } from './server.js';
 import type { ReceivedMail, SmtpSink } from './smtp.js';
+import { until } from './notify.js';
+
+export { until };
 
 // Helpers for the requester portal tests (SPEC C2): links out of real mail, links signed with
 // the server's own key (read from its SQLite file, as an operator could), mail in through /mailgate.
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `check` returns something truthy; fails after `timeoutMs`. */
-export async function until<T>(label: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
-    await sleep(25);
-  }
-}
 
 /** The server's portal key, as stored in its database (app_secrets). */
 export function portalSecretOf(s: TestServer): string {

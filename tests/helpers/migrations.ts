@@ -1,0 +1,30 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+
+/**
+ * A database file in `dir` migrated with every migration before the one whose tag starts with
+ * `before` (`0013_`), as an install made before it has it; `fill` writes its data. The server's
+ * own openDb then applies the rest, as an upgrade does.
+ */
+export function databaseBefore(dir: string, before: string, fill: (raw: Database.Database) => void): string {
+  const old = path.join(dir, 'migrations');
+  fs.cpSync(path.resolve(import.meta.dirname, '../../src/db/migrations'), old, { recursive: true });
+  const journalFile = path.join(old, 'meta/_journal.json');
+  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8'));
+  const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith(before));
+  if (at < 1) throw new Error(`no migration ${before} after the first`);
+  journal.entries = journal.entries.slice(0, at);
+  fs.writeFileSync(journalFile, JSON.stringify(journal));
+  const file = path.join(dir, 'hxdesk.db');
+  const raw = new Database(file);
+  try {
+    migrate(drizzle(raw), { migrationsFolder: old });
+    fill(raw);
+  } finally {
+    raw.close();
+  }
+  return file;
+}
