@@ -13,7 +13,7 @@ const { values } = parseArgs({ options: { root: { type: 'string', default: here 
 const root = path.resolve(values.root);
 const TOKEN = 'bench-mailgate-token-0123456789';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mailgate-'));
-const { proc, url } = await startProductionServer(dir, { MAILGATE_TOKEN: TOKEN, MAIL_SENDER_MAX_PER_HOUR: '10000000' }, undefined, root);
+const { proc, url } = await startProductionServer(dir, { MAILGATE_TOKEN: TOKEN, MAIL_SENDER_MAX_PER_HOUR: '10000000', MAIL_ADDRESSES: 'support@example.com' }, undefined, root);
 
 let n = 0;
 const mail = () => [`From: Person ${n % 50} <p${n % 50}@customer.example>`, 'To: support@example.com', `Subject: Bench ${n}`,

@@ -71,7 +71,7 @@ const status = () => { let r = rand(); for (const [s, p] of STATUSES) { if ((r -
 /** Builds (or reuses) the dataset in `dir` with `size` tickets; returns the database path. */
 export async function ensureDataset(dir: string, size: number, log = console.log): Promise<{ dbPath: string; stats: SeedStats; reused: boolean }> {
   const dbPath = path.join(dir, 'hxdesk.db');
-  const marker = path.join(dir, `seeded-v4-${size}.json`); // bump when the generator or the schema changes
+  const marker = path.join(dir, `seeded-v5-${size}.json`); // bump when the generator or the schema changes
   if (fs.existsSync(marker) && fs.existsSync(dbPath)) return { dbPath, stats: JSON.parse(fs.readFileSync(marker, 'utf8')), reused: true };
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
@@ -160,6 +160,8 @@ export async function ensureDataset(dir: string, size: number, log = console.log
     })();
     if ((start - 1) % 50_000 === 0) log(`seed: ${Math.min(start + batch - 1, size)} / ${size} tickets`);
   }
+  // Every ticket's requester is its first requester watcher, as migration 0013 backfills.
+  sql.exec("INSERT INTO ticket_watchers (ticket_id, role, user_id, created_at) SELECT id, 'requester', requester_id, created_at FROM tickets WHERE requester_id IS NOT NULL");
   log('seed: rebuilding the search indexes');
   // The same statements migration 0006 backfills with: one row per subject and message.
   sql.exec(`INSERT INTO message_search(rowid, public_text, internal_text) SELECT id << 20, subject, '' FROM tickets;
