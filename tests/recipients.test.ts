@@ -336,6 +336,12 @@ describe('watcher routes', () => {
     const reply = await s.api('POST', `/tickets/${id}/comment`, { body: { body: 'Cc here.' }, token: cc.token });
     expect(reply.status, reply.text).toBe(201);
     expect(reply.body.transaction).toMatchObject({ type: 'Correspond', creator_id: cc.id });
+    // The customer's history leaves out what only staff see: who was made AdminCc.
+    const theirs = (await s.api('GET', `/tickets/${id}/transactions`, { token: cc.token })).body.transactions as any[];
+    const staffs = (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as any[];
+    expect(staffs.some((t) => t.type === 'AddWatcher' && t.field === 'admin_cc')).toBe(true);
+    expect(theirs.filter((t) => t.field === 'admin_cc')).toEqual([]);
+    expect(theirs.some((t) => t.type === 'AddWatcher' && t.field === 'cc' && t.new_value === String(cc.id))).toBe(true);
     expectError(await s.api('GET', `/tickets/${id}`, { token: stranger.token }), 404, 'not_found');
     expect((await s.api('GET', '/tickets', { token: stranger.token })).body.tickets).toEqual([]);
   });

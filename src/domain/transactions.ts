@@ -48,9 +48,12 @@ export function transactionsJson(conn: Conn, rows: Row[]): TransactionJson[] {
   }));
 }
 
+/** What only staff see of a history: internal notes, and who was made AdminCc (a staff role). */
+const staffOnly = (r: Row) => r.type === 'Comment' || ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
+
 export function transactionsOfTicket(conn: Conn, ticketId: number, opts: { includeComments: boolean }): TransactionJson[] {
   const rows = conn.select().from(transactions).where(eq(transactions.ticket_id, ticketId)).orderBy(asc(transactions.id)).all();
-  return transactionsJson(conn, opts.includeComments ? rows : rows.filter((r) => r.type !== 'Comment'));
+  return transactionsJson(conn, opts.includeComments ? rows : rows.filter((r) => !staffOnly(r)));
 }
 
 export interface RecordOptions {

@@ -4,7 +4,7 @@ import { attachments, scrips, templates } from '../db/schema.js';
 import { ACTIVE_STATUSES, STATUSES } from '../lifecycle.js';
 import { notifySettings } from './config.js';
 import { type Scope, ticketScope, transactionScope, withUrl } from './context.js';
-import { enqueueEmail, enqueueWebhook, type Mailbox } from './outbox.js';
+import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './outbox.js';
 import { isStaffRole, queueOfTicket, type Recipient, teamMemberIds, ticketPeople, type TicketPeople, userById, usersByIds } from './people.js';
 import { portalUrl } from './portalLinks.js';
 import { renderTemplate } from './templates.js';
@@ -138,19 +138,23 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
   const headerTo = plan.to?.filter((r) => !r.disabled).map(mailbox);
   const headerCc = plan.cc?.filter((r) => !r.disabled).map(mailbox) ?? [];
   const staffUrl = `${notifySettings().publicUrl}/tickets/${event.ticketId}`;
-  for (const r of to) {
+  // Staff copies differ only where the template names its `recipient`: otherwise rendered once.
+  const personal = plan.audience === 'customer' || /\brecipient\b/.test(tpl.subject) || /\brecipient\b/.test(tpl.body);
+  let shared: { subject: string; body: string } | undefined;
+  const render = (r: Recipient) => {
+    if (!personal && shared) return shared;
     // Customer mail never links to a page its reader cannot open: its ticket.url is their portal link.
     const url = plan.audience === 'customer' ? portalUrl(event.ticketId, r.id, r.portal_epoch) : staffUrl;
     const own = { ...scope, ticket: withUrl(scope.ticket, url), recipient: { id: r.id, name: r.name, email: r.email } };
-    const subject = renderTemplate(tpl.subject, own).replace(/\s+/g, ' ').trim();
-    const body = renderTemplate(tpl.body, own);
-    ctx.write(() => enqueueEmail(ctx.conn, {
-      ticketId: event.ticketId, transactionId: event.transactionId, scripId: ctx.scrip.id, recipient: r.email,
-      to: headerTo?.length ? headerTo : [mailbox(r)], cc: headerCc, from, replyTo: { name: queue.name, address },
-      subject, body, audience: plan.audience, autoSubmitted, attachmentIds,
-    }));
-    ctx.mailed.add(key(r));
-  }
+    return (shared = { subject: renderTemplate(tpl.subject, own).replace(/\s+/g, ' ').trim(), body: renderTemplate(tpl.body, own) });
+  };
+  const copies: EmailInput[] = to.map((r) => ({
+    ticketId: event.ticketId, transactionId: event.transactionId, scripId: ctx.scrip.id, recipient: r.email,
+    to: headerTo?.length ? headerTo : [mailbox(r)], cc: headerCc, from, replyTo: { name: queue.name, address },
+    ...render(r), audience: plan.audience, autoSubmitted, attachmentIds,
+  }));
+  ctx.write(() => enqueueEmails(ctx.conn, copies));
+  for (const r of to) ctx.mailed.add(key(r));
   return to.length;
 }
 

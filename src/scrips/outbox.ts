@@ -147,37 +147,35 @@ export function formatMailbox(m: Mailbox): string {
 }
 
 /**
- * Writes one e-mail row per copy. Its `headers` JSON holds everything the delivery worker sends
- * besides the body and attachments (From, Reply-To, To, Cc, In-Reply-To, References,
- * Auto-Submitted), so a message sent after a restart, or sent again, is the same message: the
- * thread is the one at the time of the change. Copies of one scrip's mail about one transaction
- * (each to its own envelope recipient, each with its own portal link) share one Message-ID, as
- * a mailing list's personalised copies do: to the people on it they are one message of the
- * conversation. Call inside the change's SQL transaction.
+ * Writes the copies of one mail (the same transaction, scrip and audience): one row per copy,
+ * with the threading headers worked out once and one Message-ID they share. Call inside the
+ * change's SQL transaction.
  */
-export function enqueueEmail(conn: Conn, m: EmailInput): void {
-  const subject = taggedSubject(m.subject, m.ticketId);
-  const t = threading(conn, m);
-  const headers: Record<string, string> = {
-    From: formatMailbox(m.from),
-    'Reply-To': formatMailbox(m.replyTo),
-    To: (m.to.length ? m.to : [{ name: '', address: m.recipient }]).map(formatMailbox).join(', '),
-  };
-  if (m.cc.length) headers.Cc = m.cc.map(formatMailbox).join(', ');
-  if (t.inReplyTo) headers['In-Reply-To'] = t.inReplyTo;
-  if (t.references.length) headers.References = t.references.join(' ');
-  if (m.autoSubmitted) {
-    headers['Auto-Submitted'] = m.autoSubmitted;
-    // Asks Exchange not to answer with out-of-office and the like; a person's reply gets what a person's mail gets.
-    headers['X-Auto-Response-Suppress'] = 'All';
-  }
-  headers['X-Hxdesk-Ticket'] = String(m.ticketId);
+export function enqueueEmails(conn: Conn, copies: EmailInput[]): void {
+  if (copies.length === 0) return;
+  const t = threading(conn, copies[0]);
+  const messageId = t.sharedMessageId ?? newMessageId(copies[0].ticketId);
   const now = new Date().toISOString();
-  insertEmail(conn).run({
-    ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient: m.recipient, subject,
-    body: m.body, headers: JSON.stringify(headers), message_id: t.sharedMessageId ?? newMessageId(m.ticketId), now,
-    audience: m.audience, attachment_ids: JSON.stringify(m.attachmentIds),
-  });
+  for (const m of copies) {
+    const headers: Record<string, string> = {
+      From: formatMailbox(m.from),
+      'Reply-To': formatMailbox(m.replyTo),
+      To: (m.to.length ? m.to : [{ name: '', address: m.recipient }]).map(formatMailbox).join(', '),
+    };
+    if (m.cc.length) headers.Cc = m.cc.map(formatMailbox).join(', ');
+    if (t.inReplyTo) headers['In-Reply-To'] = t.inReplyTo;
+    if (t.references.length) headers.References = t.references.join(' ');
+    if (m.autoSubmitted) {
+      headers['Auto-Submitted'] = m.autoSubmitted;
+      // Asks Exchange not to answer with out-of-office and the like; a person's reply gets what a person's mail gets.
+      headers['X-Auto-Response-Suppress'] = 'All';
+    }
+    headers['X-Hxdesk-Ticket'] = String(m.ticketId);
+    insertEmail(conn).run({
+      ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient: m.recipient, subject: taggedSubject(m.subject, m.ticketId),
+      body: m.body, headers: JSON.stringify(headers), message_id: messageId, now, audience: m.audience, attachment_ids: JSON.stringify(m.attachmentIds),
+    });
+  }
 }
 
 /** What a row's `headers` JSON says, read back: mailboxes parsed, the rest as stored. */
