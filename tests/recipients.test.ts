@@ -336,6 +336,13 @@ describe('watcher routes', () => {
     const reply = await s.api('POST', `/tickets/${id}/comment`, { body: { body: 'Cc here.' }, token: cc.token });
     expect(reply.status, reply.text).toBe(201);
     expect(reply.body.transaction).toMatchObject({ type: 'Correspond', creator_id: cc.id });
+    // Their page names the people in the history: staff by name only, never by address.
+    const page = await s.api('GET', `/tickets/${id}`, { token: cc.token, headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.text).not.toMatch(/User #\d+/);
+    const ccUser = (await s.api('GET', `/users/${cc.id}`)).body;
+    expect(page.text).toContain(ccUser.name);
+    expect(page.text).not.toContain(ann.email);
     // The customer's history leaves out what only staff see: who was made AdminCc.
     const theirs = (await s.api('GET', `/tickets/${id}/transactions`, { token: cc.token })).body.transactions as any[];
     const staffs = (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as any[];

@@ -27,9 +27,7 @@ export function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[] = [])
     queues: db.select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias }).from(queues).orderBy(asc(queues.name)).all(),
     teams: db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name)).all()
       .map((t) => ({ ...t, members: memberRows.filter((m) => m.team_id === t.id).map((m) => m.user_id) })),
-    users: isStaff(actor)
-      ? staffAnd(db, alsoUsers)
-      : [{ id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false }],
+    users: isStaff(actor) ? staffAnd(db, alsoUsers) : customerView(db, actor, alsoUsers),
     customFields: isStaff(actor) ? allCustomFields(db) : [],
     // Saved views are for staff (decision 016): a requester has none to pick.
     savedViews: !isStaff(actor) ? [] : db.select({ id: savedViews.id, name: savedViews.name, columns: savedViews.columns }).from(savedViews)
@@ -42,6 +40,17 @@ const byName = (a: Person, b: Person) => (a.name < b.name ? -1 : a.name > b.name
 
 /** Every agent and admin, through users_role_idx (exported for its plan check). */
 export const staffQuery = (db: Db) => db.select(person).from(users).where(inArray(users.role, ['admin', 'agent']));
+
+/**
+ * What a customer sees of the people on their ticket: themselves, and the others by name —
+ * staff without their address (as the portal shows them), other customers as their mail does.
+ */
+function customerView(db: Db, actor: Actor, ids: (number | null)[]): Person[] {
+  const others = [...new Set(ids)].filter((id): id is number => id !== null && id !== actor.id);
+  const rows = others.length > 0 ? db.select(person).from(users).where(inArray(users.id, others)).all() : [];
+  return [{ id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false },
+    ...rows.map((u) => (u.role === 'requester' ? u : { ...u, email: '' }))].sort(byName);
+}
 
 /** Staff, and the users asked for by id; by name. */
 function staffAnd(db: Db, ids: (number | null)[]): Person[] {
