@@ -333,6 +333,12 @@ describe('watcher routes', () => {
     expect((await s.api('GET', `/tickets/${id}`, { token: cc.token })).status).toBe(200);
     const list = await s.api('GET', '/tickets', { token: cc.token });
     expect(list.body.tickets.map((t: { id: number }) => t.id)).toEqual([id]);
+    // And finds it by its text, as its requester would (a long q through the index or their own tickets, a short one by LIKE).
+    for (const q of ['Watchers', 'atc']) {
+      const found = await s.api('GET', `/tickets?q=${q}`, { token: cc.token });
+      expect(found.status, found.text).toBe(200);
+      expect(found.body.tickets.map((t: { id: number }) => t.id), q).toEqual([id]);
+    }
     const reply = await s.api('POST', `/tickets/${id}/comment`, { body: { body: 'Cc here.' }, token: cc.token });
     expect(reply.status, reply.text).toBe(201);
     expect(reply.body.transaction).toMatchObject({ type: 'Correspond', creator_id: cc.id });

@@ -101,7 +101,7 @@ export interface TextSet { ids: SQL; check?: (id: SQL) => SQL }
  * found through `message_search` (migration 0006: trigram FTS5, one row per message, rowid =
  * ticket_id << 20 | n, so the ticket id is the rowid shifted — no join); text not yet flushed
  * into the index (search_pending, at most ~100 ms of writes) is matched row by row with
- * hx_contains. With `requesterId`, only that requester's tickets are kept (before any check).
+ * hx_contains. With `requesterId`, only that customer's tickets (requester or Cc) are kept (before any check).
  * Internal notes count only with `includeComments`: requesters must not find tickets by words
  * they cannot see.
  */
@@ -117,7 +117,7 @@ export function textMatchSet(q: string, opts: { includeComments: boolean; reques
   const ids = sql`(SELECT rowid >> 20 AS id FROM message_search WHERE message_search MATCH ${query}
     UNION ALL SELECT id >> 20 AS id FROM search_pending WHERE ${pending})`;
   if (opts.requesterId === undefined) return { ids, check };
-  return { check, ids: sql`(SELECT s.id AS id FROM ${ids} AS s JOIN tickets t ON t.id = s.id WHERE t.requester_id = ${opts.requesterId})` };
+  return { check, ids: sql`(SELECT s.id AS id FROM ${ids} AS s WHERE s.id IN ${customersTickets(opts.requesterId)})` };
 }
 
 /**
@@ -127,9 +127,13 @@ export function textMatchSet(q: string, opts: { includeComments: boolean; reques
  * wrote — and never walks the index's lists for text they cannot see.
  */
 export function ownTextSet(q: string, requesterId: number): SQL {
-  return sql`(SELECT t.id AS id FROM tickets t WHERE t.requester_id = ${requesterId}
-    AND ${ticketContains(sql`t.id`, q, { includeComments: false })})`;
+  return sql`(SELECT w.ticket_id AS id FROM ticket_watchers w WHERE w.user_id = ${requesterId} AND w.role IN ('requester', 'cc')
+    AND ${ticketContains(sql`w.ticket_id`, q, { includeComments: false })})`;
 }
+
+/** The tickets a customer is a requester or Cc of (decision 019), through ticket_watchers_user_idx. */
+export const customersTickets = (userId: number): SQL =>
+  sql`(SELECT ticket_id FROM ticket_watchers WHERE user_id = ${userId} AND role IN ('requester', 'cc'))`;
 
 /** The exact test: ticket `id`'s subject, or one of its messages the reader may see, contains q (hx_check). */
 function ticketContains(id: SQL, q: string, opts: { includeComments: boolean }): SQL {

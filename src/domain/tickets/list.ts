@@ -73,7 +73,7 @@ export const TEXT_CHECK_BUDGET = 8 * 1024 * 1024;
 export const OWN_SCAN_MAX_TICKETS = 1_000;
 
 const ownTicketCount = prepared((db) => db.select({ n: sql<number>`count(*)` })
-  .from(sql`(SELECT 1 FROM ${tickets} WHERE ${tickets.requester_id} = ${sql.placeholder('id')} LIMIT ${OWN_SCAN_MAX_TICKETS + 1})`).prepare());
+  .from(sql`(SELECT 1 FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${sql.placeholder('id')} AND ${ticketWatchers.role} IN ('requester', 'cc') LIMIT ${OWN_SCAN_MAX_TICKETS + 1})`).prepare());
 
 const tooBroad = () => invalid('q', 'Too broad to search: this text repeats itself, and too much text contains its pieces to check it all. Add more distinctive words');
 
