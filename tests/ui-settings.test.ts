@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { signedPath } from './helpers/portal.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
 // The settings page and the queue form's watcher fields in a real Chromium, with and without
@@ -102,5 +103,49 @@ describe('the queue form in a browser', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('#edit-queue-error').getByText('not an agent or administrator').first().waitFor();
     await screenshot(page, 'queue-watchers');
+  }, LONG);
+});
+
+describe('new screens on a 360 px phone', () => {
+  it('the settings page and a portal page fit the screen, every control within it', async () => {
+    const dee = await agent('Dee Phone');
+    const requester = await s.user('requester');
+    const t = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'A rather long subject line that has to wrap on a phone', requesters: [requester.id], description: 'Words '.repeat(80) } });
+    expect(t.status, t.text).toBe(201);
+    const { context: desk } = await signedIn(browser, s.url, dee.email, PASSWORD);
+    contexts.push(desk);
+    const phone = await browser.newContext({ baseURL: s.url, viewport: { width: 360, height: 740 }, storageState: await desk.storageState() });
+    contexts.push(phone);
+    const page = await phone.newPage();
+    const fits = async () => {
+      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(360);
+      for (const el of await page.locator('input:visible, textarea:visible, select:visible, button:visible').all()) {
+        const box = (await el.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(360);
+      }
+    };
+    await page.goto('/settings');
+    await page.getByRole('heading', { name: 'Your settings' }).waitFor();
+    await fits();
+    // The two forms stack: the password card starts below the profile card, never over it.
+    const [profile, password] = await page.locator('.settings .card').all();
+    const a = (await profile.boundingBox())!;
+    const b = (await password.boundingBox())!;
+    expect(b.y).toBeGreaterThanOrEqual(a.y + a.height);
+    await screenshot(page, 'settings-360');
+
+    const link = signedPath(s, { ticketId: t.body.ticket.id, userId: requester.id });
+    const customer = await browser.newContext({ baseURL: s.url, viewport: { width: 360, height: 740 } });
+    contexts.push(customer);
+    const portal = await customer.newPage();
+    await portal.goto(link);
+    await portal.getByRole('heading', { name: /A rather long subject/ }).waitFor();
+    expect(await portal.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(360);
+    for (const el of await portal.locator('textarea:visible, button:visible, input:visible').all()) {
+      const box = (await el.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(360);
+    }
+    await screenshot(portal, 'portal-360');
   }, LONG);
 });
