@@ -192,7 +192,7 @@ describe('headers as people and servers really write them', () => {
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ verdict: 'created', rule: 'new ticket; default queue General' });
     const outbox = (await get(s, `/outbox?ticket_id=${res.body.ticket_id}`)).outbox as any[];
-    expect(outbox.filter((o) => o.kind === 'email').map((o) => o.recipient)).toEqual(['carla.rossi@customer.example']); // the autoreply
+    expect(outbox.filter((o) => o.kind === 'email' && o.audience === 'customer').map((o) => o.recipient)).toEqual(['carla.rossi@customer.example']); // the autoreply
   });
 
   it('only `Return-Path: <>` is the empty return path', async () => {

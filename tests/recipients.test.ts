@@ -381,3 +381,29 @@ describe('addresses of ours never become watchers', () => {
     await expect(startServer({ MAIL_ADDRESSES: 'help@example.org, not-an-address' })).rejects.toThrow(/MAIL_ADDRESSES must be e-mail addresses/);
   });
 });
+
+describe('a new install', () => {
+  it("tells its administrator of new mail in General (its AdminCc) from the first day; a queue nobody watches says so on its page", async () => {
+    const sink2 = await startSmtpSink();
+    const fresh = await startServer({ SMTP_URL: sink2.url, OUTBOX_POLL_MS: '20' });
+    try {
+      const general = (await fresh.api('GET', '/queues')).body.queues.find((q: { name: string }) => q.name === 'General');
+      const admin = (await fresh.api('GET', '/me')).body;
+      expect((await fresh.api('GET', `/queues/${general.id}`)).body).toMatchObject({ admin_cc: [admin.id], team_id: null });
+      const r = await postMail(fresh, rawMail({ From: 'first@customer.example', To: 'help@example.org', Subject: 'Day one' }, 'Hello?'));
+      expect(r.status, r.text).toBe(201);
+      await settle(fresh, r.body.ticket_id);
+      expect(sink2.messages.map((m) => [m.envelope.to[0], m.parsed.subject]).sort()).toEqual([
+        [admin.email, `[hxdesk #${r.body.ticket_id}] New ticket: Day one`],
+        ['first@customer.example', `Re: [hxdesk #${r.body.ticket_id}] Day one`],
+      ].sort());
+      const page = async () => (await fresh.api('GET', `/queues/${general.id}`, { headers: { accept: 'text/html' } })).text;
+      expect(await page()).not.toContain('Nobody is told of new tickets');
+      expect((await fresh.api('PATCH', `/queues/${general.id}`, { body: { admin_cc: [] } })).status).toBe(200);
+      expect(await page()).toContain('Nobody is told of new tickets in this queue');
+    } finally {
+      await fresh.close();
+      await sink2.close();
+    }
+  });
+});

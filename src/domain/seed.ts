@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { queues, scrips, templates, users } from '../db/schema.js';
+import { queues, queueWatchers, scrips, templates, users } from '../db/schema.js';
 import { nowIso } from './actor.js';
 import { generatePassword, hashPassword } from './secrets.js';
 import { normalizeEmail } from './users.js';
@@ -120,8 +120,11 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
   db.transaction((tx) => {
     // Re-check inside the transaction: two processes starting at once must not both seed.
     if (tx.select({ n: sql<number>`count(*)` }).from(users).get()!.n > 0) return;
-    tx.insert(users).values({ email, name: 'Administrator', role: 'admin', password_hash, ...stamp }).run();
-    tx.insert(queues).values({ name: 'General', description: 'Default queue', ...stamp }).run();
+    const admin = tx.insert(users).values({ email, name: 'Administrator', role: 'admin', password_hash, ...stamp }).returning().get();
+    const general = tx.insert(queues).values({ name: 'General', description: 'Default queue', ...stamp }).returning().get();
+    // Someone hears of new mail from the first day (SPEC C2 staff watchers): the administrator
+    // watches General as its AdminCc until they give it a team or other AdminCc.
+    tx.insert(queueWatchers).values({ queue_id: general.id, role: 'admin_cc', user_id: admin.id, created_at: now }).run();
     const ids = new Map<string, number>();
     for (const t of TEMPLATES) ids.set(t.name, tx.insert(templates).values({ ...t, ...stamp }).returning().get().id);
     for (const s of SCRIPS) {

@@ -59,6 +59,9 @@ export function QueuePage({ queue: q, lookups: l }: { queue: QueueJson; lookups:
       <div class="admin-grid">
         <div class="card"><QueueFields id="edit-queue" action={`/queues/${q.id}`} l={l} q={q} /></div>
         <div class="card">
+          {q.team_id === null && (q.admin_cc ?? []).length === 0 && (
+            <p class="field-error" role="note">Nobody is told of new tickets in this queue until they are assigned: give it a team or an AdminCc.</p>
+          )}
           <p><a href={`/tickets?queue_id=${q.id}`}>Tickets in this queue →</a></p>
           <AdminForm action={`/queues/${q.id}`} method="DELETE" id="delete-queue" confirm={`Delete queue ${q.name}?`}>
             <button type="submit" class="danger">Delete queue</button>
