@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
-import type { Conn, Db } from '../db/client.js';
+import { type Conn, type Db, prepared, sameName } from '../db/client.js';
 import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { AppError, invalid, notFound } from './errors.js';
@@ -79,25 +79,46 @@ function resultOf(row: IntakeRow, duplicate: boolean, userCreated = false): Inta
 
 /** Addresses mail from which is our own (never processed as a request: no loops). */
 export function ownAddresses(db: Conn, mailFrom: string): string[] {
-  const aliases = db.select({ a: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)).all().map((r) => r.a!);
-  return [mailFrom.toLowerCase(), ...aliases];
+  return [mailFrom.toLowerCase(), ...aliasedQueues(db).all().map((r) => r.alias!)];
 }
 
+// The intake's queries with a fixed shape, compiled once: building a query costs more than running it.
+const p = sql.placeholder;
+const aliasedQueues = prepared((db) => db.select({ id: queues.id, alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)).prepare());
+const queueById = prepared((db) => db.select().from(queues).where(eq(queues.id, p('id'))).prepare());
+const queueNamedGeneral = prepared((db) => db.select().from(queues).where(sameName(queues.name, 'General')).prepare());
+const firstQueue = prepared((db) => db.select().from(queues).orderBy(queues.id).limit(1).prepare());
+const ticketExists = prepared((db) => db.select({ id: tickets.id, queue: tickets.queue_id }).from(tickets).where(eq(tickets.id, p('id'))).prepare());
+const firstTransaction = prepared((db) => db.select({ id: transactions.id }).from(transactions)
+  .where(eq(transactions.ticket_id, p('ticket'))).orderBy(transactions.id).limit(1).prepare());
+const insertIntake = prepared((db) => db.insert(mailIntake).values({
+  identity: p('identity'), message_id: p('message_id'), source: p('source'), sender: p('sender'), subject: p('subject'), raw: p('raw'),
+  verdict: p('verdict'), rule: p('rule'), ticket_id: p('ticket_id'), transaction_id: p('transaction_id'), error: p('error'), created_at: p('created_at'),
+}).returning().prepare());
+/** An earlier outcome of the same message: an applied one wins over a refusal; a 422 refusal (an error) is not settled. */
+const seenAs = (verdicts: Verdict[]) => prepared((db) => db.select().from(mailIntake)
+  .where(and(eq(mailIntake.identity, p('identity')), inArray(mailIntake.verdict, verdicts), or(ne(mailIntake.verdict, 'rejected'), isNull(mailIntake.error))))
+  .orderBy(sql`${mailIntake.verdict} not in ('created', 'appended')`, mailIntake.id).limit(1).prepare());
+const seenSettled = seenAs(SUCCESSFUL);
+/** Replaying an entry: only an earlier created/appended outcome counts as seen. */
+const seenApplied = seenAs(['created', 'appended']);
+const recentFrom = prepared((db) => db.select({ n: sql<number>`count(*)` }).from(mailIntake)
+  .where(and(eq(mailIntake.sender, p('sender')), gt(mailIntake.created_at, p('since')), inArray(mailIntake.verdict, ['created', 'appended']))).prepare());
+
 function resolveQueue(conn: Conn, m: InboundMessage, hint: string | undefined): { id: number; rule: string } {
-  const byAlias = conn.select({ id: queues.id, alias: queues.mail_alias }).from(queues)
-    .where(inArray(queues.mail_alias, m.recipients.length ? m.recipients : ['\u0000'])).all();
+  const byAlias = m.recipients.length ? aliasedQueues(conn).all() : [];
   for (const r of m.recipients) {
     const q = byAlias.find((x) => x.alias === r);
     if (q) return { id: q.id, rule: `queue by recipient ${r}` };
   }
   if (hint) {
     const h = hint.trim();
-    const q = /^\d+$/.test(h) ? conn.select().from(queues).where(eq(queues.id, Number(h))).get()
-      : conn.select().from(queues).where(eq(queues.mail_alias, h.toLowerCase())).get() ?? findQueueByName(conn, h);
+    const q = /^\d+$/.test(h) ? queueById(conn).get({ id: Number(h) })
+      : aliasedQueues(conn).all().find((x) => x.alias === h.toLowerCase()) ?? findQueueByName(conn, h);
     if (!q) throw invalid('queue', `No queue with id, alias or name "${h}"`);
     return { id: q.id, rule: `queue given (${h})` };
   }
-  const general = findQueueByName(conn, 'General') ?? conn.select().from(queues).orderBy(queues.id).limit(1).get();
+  const general = queueNamedGeneral(conn).get() ?? firstQueue(conn).get();
   if (!general) throw new AppError('unavailable', 'No queue exists to receive mail');
   return { id: general.id, rule: `default queue ${general.name}` };
 }
@@ -112,7 +133,7 @@ function resolveTicket(conn: Conn, m: InboundMessage): { id: number; rule: strin
       .where(inArray(outbox.message_id, ids)).all();
     for (const id of ids) {
       const hit = [...inbound, ...ours].find((r) => r.mid === id && r.ticket !== null);
-      if (hit && conn.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, hit.ticket!)).get()) {
+      if (hit && ticketExists(conn).get({ id: hit.ticket! })) {
         return { id: hit.ticket!, rule: `ticket by ${m.inReplyTo.includes(id) ? 'In-Reply-To' : 'References'} ${id}` };
       }
     }
@@ -120,7 +141,7 @@ function resolveTicket(conn: Conn, m: InboundMessage): { id: number; rule: strin
   const tag = TAG_RE.exec(m.subject);
   if (tag) {
     const id = Number(tag[1]);
-    if (conn.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, id)).get()) return { id, rule: `ticket by subject tag #${id}` };
+    if (ticketExists(conn).get({ id })) return { id, rule: `ticket by subject tag #${id}` };
     return { id: null, rule: `subject tag #${id} names no ticket: new ticket` };
   }
   return { id: null, rule: 'new ticket' };
@@ -130,14 +151,14 @@ function resolveTicket(conn: Conn, m: InboundMessage): { id: number; rule: strin
 type Logged = Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'>;
 
 function logIntake(conn: Conn, m: Logged, source: string, v: Partial<IntakeRow> & { verdict: Verdict }): IntakeRow {
-  return conn.insert(mailIntake).values({
+  return insertIntake(conn).get({
     identity: m.identity, message_id: m.messageId, source, sender: m.from.address || null, subject: m.subject.slice(0, 1000), raw: m.raw,
     rule: null, ticket_id: null, transaction_id: null, error: null, created_at: nowIso(), ...v,
-  }).returning().get();
+  })!;
 }
 
-const keepsMailCc = (conn: Conn, queueId: number) => conn.select({ keep: queues.keep_mail_cc }).from(queues).where(eq(queues.id, queueId)).get()?.keep ?? true;
-const ticketQueue = (conn: Conn, ticketId: number) => conn.select({ q: tickets.queue_id }).from(tickets).where(eq(tickets.id, ticketId)).get()!.q;
+const keepsMailCc = (conn: Conn, queueId: number) => queueById(conn).get({ id: queueId })?.keep_mail_cc ?? true;
+const ticketQueue = (conn: Conn, ticketId: number) => ticketExists(conn).get({ id: ticketId })!.queue;
 
 /**
  * The people of a message who may become Cc watchers: not our own addresses (queue aliases,
@@ -159,19 +180,15 @@ function copiedPeople(conn: Conn, m: InboundMessage, opts: IntakeOptions, people
 /** Applies one inbound message exactly once. */
 export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): IntakeResult {
   return db.transaction((tx) => {
-    const settled: Verdict[] = opts.replay ? ['created', 'appended'] : SUCCESSFUL;
     // An applied outcome (a replay may have applied a message rejected earlier) wins over an earlier refusal.
     // A 422 refusal (rejected with an error: an unknown queue) is not settled: a corrected delivery applies.
-    const seen = tx.select().from(mailIntake)
-      .where(and(eq(mailIntake.identity, m.identity), inArray(mailIntake.verdict, settled), or(ne(mailIntake.verdict, 'rejected'), isNull(mailIntake.error))))
-      .orderBy(sql`${mailIntake.verdict} not in ('created', 'appended')`, mailIntake.id).limit(1).get();
+    const seen = (opts.replay ? seenApplied : seenSettled)(tx).get({ identity: m.identity });
     if (seen) return resultOf(seen, true);
 
     if (m.kind === 'bounce') return resultOf(logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }), false);
 
     const hourAgo = new Date(Date.now() - 3600_000).toISOString();
-    const recent = tx.select({ n: sql<number>`count(*)` }).from(mailIntake)
-      .where(and(eq(mailIntake.sender, m.from.address), gt(mailIntake.created_at, hourAgo), inArray(mailIntake.verdict, ['created', 'appended']))).get()!.n;
+    const recent = recentFrom(tx).get({ sender: m.from.address, since: hourAgo })!.n;
     if (recent >= opts.senderLimitPerHour) {
       return resultOf(logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `more than ${opts.senderLimitPerHour} messages from ${m.from.address} in an hour` }), false);
     }
@@ -210,7 +227,7 @@ export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions)
       queue_id: queue.id, subject: subject.slice(0, 500), description: m.text, message_id: m.messageId, attachments: m.attachments,
       auto_submitted: auto, cc, already_sent: alreadySent,
     });
-    const first = tx.select({ id: transactions.id }).from(transactions).where(eq(transactions.ticket_id, change.ticket.id)).orderBy(transactions.id).limit(1).get()!;
+    const first = firstTransaction(tx).get({ ticket: change.ticket.id })!;
     const row = logIntake(tx, m, opts.source, {
       verdict: 'created', rule: `${ticket.rule}; ${queue.rule}${note}`, ticket_id: change.ticket.id, transaction_id: first.id,
     });

@@ -17,6 +17,8 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 const userById = prepared((db) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare());
 
+const userByEmail = prepared((db) => db.select().from(users).where(eq(users.email, sql.placeholder('email'))).prepare());
+
 export function getUserRow(db: Conn, id: number): UserRow | undefined {
   return userById(db).get({ id });
 }
@@ -107,7 +109,7 @@ export function deleteUser(db: Db, actor: Actor, id: number): void {
  */
 export function ensureMailUser(conn: Conn, address: string, displayName: string): { user: UserRow; created: boolean } {
   const email = normalizeEmail(address);
-  const existing = conn.select().from(users).where(eq(users.email, email)).get();
+  const existing = userByEmail(conn).get({ email });
   if (existing) return { user: existing, created: false };
   const now = nowIso();
   const user = conn.insert(users).values({
