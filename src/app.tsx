@@ -44,6 +44,7 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
 
   configureNotifications({
     publicUrl: deps.env.PUBLIC_URL ?? `http://${deps.env.HOST}:${deps.env.PORT}`, mailFrom: deps.env.MAIL_FROM,
+    ownAddresses: [deps.env.MAIL_FROM.toLowerCase(), ...deps.env.MAIL_ADDRESSES],
     portalSecret: appSecret(deps.db, 'portal'), portalLinkDays: deps.env.PORTAL_LINK_DAYS,
   });
   configureMailReading({ timeoutMs: deps.env.MAIL_PARSE_TIMEOUT_MS });

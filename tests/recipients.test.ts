@@ -315,6 +315,20 @@ describe('watcher routes', () => {
     expect(await userByEmail('x@customer.example')).toBeUndefined();
   });
 
+  it('our own addresses are never watchers, and never mailed: one that became ours later is skipped', async () => {
+    expectError(await s.api('POST', `/tickets/${id}/watchers`, { body: { role: 'cc', email: ALIAS } }), 422, 'validation_failed', ['email']);
+    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'x', cc: [`Us <${ALIAS}>`] } }), 422, 'validation_failed', ['cc.0']);
+    const later = `later${++seq}@example.com`;
+    expect((await s.api('POST', `/tickets/${id}/watchers`, { body: { role: 'cc', email: later } })).status).toBe(201);
+    const q = await s.api('POST', '/queues', { body: { name: uniq('Later queue'), mail_alias: later } });
+    expect(q.status, q.text).toBe(201);
+    const got = await mailFrom(() => id, async () => {
+      expect((await s.api('POST', `/tickets/${id}/comment`, { body: { body: 'To everyone but us.', internal: false }, token: ann.token })).status).toBe(201);
+    });
+    expect(got.has(later)).toBe(false);
+    expect(got.size).toBeGreaterThan(0);
+  });
+
   it('create names bad people with the field: 422 requesters.1 / cc.0 / admin_cc.0, and nothing is created', async () => {
     const total = (await s.api('GET', '/tickets?limit=1')).body.total;
     expectError(await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'x', requesters: ['ok@customer.example', 'nope'] } }), 422, 'validation_failed', ['requesters.1']);

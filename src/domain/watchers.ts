@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { type Conn, type Db, prepared } from '../db/client.js';
 import { queueWatchers, tickets, ticketWatchers, WATCHER_ROLES } from '../db/schema.js';
 import type { ScripResult } from '../scrips/engine.js';
+import { notifySettings } from '../scrips/config.js';
+import { ourAddresses } from '../scrips/people.js';
 import { type Actor, isStaff, nowIso } from './actor.js';
 import { AppError, conflict, forbidden, invalid, notFound } from './errors.js';
 import { recordTransactions, type TransactionJson } from './transactions.js';
@@ -41,6 +43,7 @@ export function resolvePeople(conn: Conn, refs: PersonRef[], path: string, opts:
     } else {
       const a = parseAddress(ref);
       if (!a) throw invalid(at, `"${ref.slice(0, 200)}" is not a valid e-mail address`);
+      if (ourAddresses(conn, notifySettings().ownAddresses).has(a.address)) throw invalid(at, `${a.address} is one of hxdesk's own addresses`);
       user = ensureMailUser(conn, a.address, a.name).user;
     }
     if (!out.some((u) => u.id === user!.id)) out.push(user);

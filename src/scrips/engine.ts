@@ -5,7 +5,7 @@ import { ACTIVE_STATUSES, STATUSES } from '../lifecycle.js';
 import { notifySettings } from './config.js';
 import { type Scope, ticketScope, transactionScope, withUrl } from './context.js';
 import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './outbox.js';
-import { isStaffRole, queueOfTicket, type Recipient, teamMemberIds, ticketPeople, type TicketPeople, userById, usersByIds } from './people.js';
+import { isStaffRole, ourAddresses, queueOfTicket, type Recipient, teamMemberIds, ticketPeople, type TicketPeople, userById, usersByIds } from './people.js';
 import { portalUrl } from './portalLinks.js';
 import { renderTemplate } from './templates.js';
 
@@ -120,11 +120,15 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
   const already = new Set(event.alreadySent ?? []);
   const human = isHumanText(event) && !plan.autoreply;
   const key = (r: Recipient) => `${human ? 'text' : ctx.scrip.template_id}|${r.email}`;
-  const to = plan.recipients.filter((r) => !r.disabled
+  const wanted = plan.recipients.filter((r) => !r.disabled
     && (plan.includeActor || r.id !== event.actorId)
     && !ctx.mailed.has(key(r))
     && !already.has(r.email)
     && !(pref && isStaffRole(r.role) && !r[pref]));
+  if (wanted.length === 0) return 0;
+  // Never one of our own addresses (a watcher added before the address became a queue alias or MAIL_ADDRESSES).
+  const ours = ourAddresses(ctx.conn, notifySettings().ownAddresses);
+  const to = wanted.filter((r) => !ours.has(r.email));
   if (to.length === 0) return 0;
   if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
   const tpl = templateById(ctx.conn).get({ id: ctx.scrip.template_id });

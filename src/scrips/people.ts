@@ -1,6 +1,6 @@
-import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/client.js';
-import { queueWatchers, teamMembers, tickets, ticketWatchers, users } from '../db/schema.js';
+import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, users } from '../db/schema.js';
 
 // Who is on a ticket, as the scrip engine needs it to address mail (SPEC C2): requesters, Cc
 // and AdminCc of the ticket and of its queue, the owner and the ticket's team.
@@ -43,6 +43,11 @@ export function ticketPeople(conn: Conn, ticketId: number): TicketPeople | undef
   people.cc = people.cc.filter((id) => !people.requesters.includes(id));
   return people;
 }
+
+const aliases = prepared((db) => db.select({ alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)).prepare());
+/** Every address of ours: the configured ones and the queue aliases. Mail to them would come back in. */
+export const ourAddresses = (conn: Conn, configured: string[]): Set<string> =>
+  new Set([...configured, ...aliases(conn).all().map((r) => r.alias!)]);
 
 const queueOf = prepared((db) => db.select({ queue: tickets.queue_id }).from(tickets).where(eq(tickets.id, p('id'))).prepare());
 export const queueOfTicket = (conn: Conn, ticketId: number): number | undefined => queueOf(conn).get({ id: ticketId })?.queue;
