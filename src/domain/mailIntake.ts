@@ -8,6 +8,7 @@ import { commentOnTicket, createTicket } from './tickets/write.js';
 import type { NewAttachment } from './transactions.js';
 import { ensureMailUser, type UserRow } from './users.js';
 import { addWatcherIn, watchersOf } from './watchers.js';
+import { ourAddresses } from '../scrips/people.js';
 
 // The domain half of e-mail intake (SPEC B7): given a parsed and classified message, decide
 // queue, sender and ticket, apply it through the same ticket functions as the API, and log it
@@ -79,7 +80,7 @@ function resultOf(row: IntakeRow, duplicate: boolean, userCreated = false): Inta
 
 /** Addresses mail from which is our own (never processed as a request: no loops). */
 export function ownAddresses(db: Conn, mailFrom: string): string[] {
-  return [mailFrom.toLowerCase(), ...aliasedQueues(db).all().map((r) => r.alias!)];
+  return [...ourAddresses(db, [mailFrom.toLowerCase()])];
 }
 
 // The intake's queries with a fixed shape, compiled once: building a query costs more than running it.

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import { type Conn, type Db, prepared } from '../db/client.js';
 import { queueWatchers, tickets, ticketWatchers, WATCHER_ROLES } from '../db/schema.js';
@@ -20,12 +21,12 @@ export interface Watchers { requesters: number[]; cc: number[]; admin_cc: number
 export type PersonRef = number | string;
 
 const emailCheck = z.email();
-/** Splits `Name <addr>` into its parts; a bare address has no name. */
+/** One mailbox, `Name <addr>` or a bare address (nodemailer's parser, as outbound mail uses); null if not exactly one valid address. */
 export function parseAddress(text: string): { name: string; address: string } | null {
-  const m = /^\s*(?:"?([^"<]*?)"?\s*)?<([^<>\s]+)>\s*$/.exec(text);
-  const name = m ? (m[1] ?? '').trim() : '';
-  const address = (m ? m[2] : text).trim().toLowerCase();
-  return emailCheck.safeParse(address).success ? { name, address } : null;
+  const found = addressparser(text, { flatten: true });
+  if (found.length !== 1) return null;
+  const address = (found[0].address ?? '').trim().toLowerCase();
+  return emailCheck.safeParse(address).success ? { name: (found[0].name ?? '').trim(), address } : null;
 }
 
 /**

@@ -79,6 +79,9 @@ interface ActionContext {
   effects: ScripEffects;
   scope: () => Scope;
   people: () => TicketPeople;
+  /** Read once per transaction, whichever scrips mail: our own addresses, and the files the transaction carries. */
+  ours: () => Set<string>;
+  attachmentIds: () => number[];
   /**
    * Who this transaction already mailed: a person gets one copy of what someone wrote (a reply,
    * a note, a new ticket), whichever scrips address them, and other notices once per template.
@@ -127,7 +130,7 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
     && !(pref && isStaffRole(r.role) && !r[pref]));
   if (wanted.length === 0) return 0;
   // Never one of our own addresses (a watcher added before the address became a queue alias or MAIL_ADDRESSES).
-  const ours = ourAddresses(ctx.conn, notifySettings().ownAddresses);
+  const ours = ctx.ours();
   const to = wanted.filter((r) => !ours.has(r.email));
   if (to.length === 0) return 0;
   if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
@@ -138,7 +141,7 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
   const address = queue.mail_alias ?? notifySettings().mailFrom;
   const from: Mailbox = { name: human ? `${displayName(scope.transaction?.creator)} (${queue.name})` : queue.name, address };
   const autoSubmitted = plan.autoreply ? 'auto-replied' : human && plan.audience === 'customer' ? null : 'auto-generated';
-  const attachmentIds = human ? attachmentIdsOf(ctx.conn).all({ id: event.transactionId }).map((a) => a.id) : [];
+  const attachmentIds = human ? ctx.attachmentIds() : [];
   const headerTo = plan.to?.filter((r) => !r.disabled).map(mailbox);
   const headerCc = plan.cc?.filter((r) => !r.disabled).map(mailbox) ?? [];
   const staffUrl = `${notifySettings().publicUrl}/tickets/${event.ticketId}`;
@@ -243,6 +246,8 @@ export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult
   if (queueId === undefined) return { results: [], effects };
   const candidates = scripsFor(conn).all({ queue: queueId });
   let people: TicketPeople | undefined;
+  let ours: Set<string> | undefined;
+  let files: number[] | undefined;
   let actorRole: string | undefined | null = null;
   const roleOfActor = () => (actorRole === null ? (actorRole = userById(conn, event.actorId)?.role) : actorRole);
   let scope: Scope | undefined;
@@ -259,7 +264,10 @@ export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult
       const local: ScripEffects = {};
       const localMailed = new Set(mailed);
       const notifications = run({
-        conn, event, scrip, effects: local, mailed: localMailed, people: () => (people ??= ticketPeople(conn, event.ticketId)!), config: JSON.parse(scrip.config) as Record<string, unknown>,
+        conn, event, scrip, effects: local, mailed: localMailed, people: () => (people ??= ticketPeople(conn, event.ticketId)!),
+        ours: () => (ours ??= ourAddresses(conn, notifySettings().ownAddresses)),
+        attachmentIds: () => (files ??= attachmentIdsOf(conn).all({ id: event.transactionId }).map((a) => a.id)),
+        config: JSON.parse(scrip.config) as Record<string, unknown>,
         write: (w) => writes.push(w),
         scope: () => {
           scope ??= { ticket: ticketScope(conn, event.ticketId), transaction: transactionScope(conn, event.transactionId), scrip: null };

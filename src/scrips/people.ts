@@ -71,6 +71,3 @@ export function usersByIds(conn: Conn, ids: number[]): Recipient[] {
 export const userById = (conn: Conn, id: number | null): Recipient | undefined => (id === null ? undefined : oneUser(conn).get({ id }));
 
 export const isStaffRole = (role: string | undefined) => role === 'admin' || role === 'agent';
-
-/** Active users among `ids`, for a where clause elsewhere. */
-export const activeOnly = (rs: Recipient[]) => rs.filter((r) => !r.disabled);

@@ -5,9 +5,6 @@ import type { UserJson } from '../../domain/users.js';
 // People on a ticket (SPEC C2): the person field with suggestions (new-ticket dialog, "add"
 // form), the suggestion list GET /users?q= answers htmx with, and the wording of who is mailed.
 
-/** The longest text the field sends as `q` (the route refuses longer). */
-export const PERSON_QUERY_MAX = 200;
-
 export interface PersonFieldProps {
   id: string;
   name: string;
