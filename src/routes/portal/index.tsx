@@ -11,7 +11,7 @@ import { zText } from '../../domain/validation.js';
 import { PortalErrorPage, PortalHistory, PortalListPage, PortalTicketPage } from '../../views/portal.js';
 import type { AppEnv } from '../context.js';
 import { renderError } from '../errors.js';
-import { actorOf, commitOf, dbOf, isHtmx, pathId, readForm, respond, validate, wantsHtml } from '../respond.js';
+import { actorOf, commitOf, dbOf, isHtmx, pathId, readBody, readForm, respond, validate, wantsHtml } from '../respond.js';
 
 type C = Context<AppEnv>;
 
@@ -61,15 +61,8 @@ async function readReply(c: C): Promise<PortalReplyInput> {
     for (const f of files) attachments.push({ filename: cleanName(f.name), content_type: cleanType(f.type), content: Buffer.from(await f.arrayBuffer()) });
     return { body: body ?? '', attachments };
   }
-  if (type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new AppError('unsupported_media_type', `Send application/json or form data, not ${type}`);
-  }
-  const text = await c.req.text();
-  let raw: unknown = {};
-  if (text.trim() !== '') {
-    try { raw = JSON.parse(text); } catch { throw new AppError('invalid_json', 'The request body is not valid JSON'); }
-  }
-  const input = validate(ReplySchema, raw);
+  // JSON (and the refusal of any other media type): as every route reads it.
+  const input = await readBody(c, ReplySchema);
   return {
     body: input.body ?? '',
     attachments: (input.attachments ?? []).map((a) => ({
