@@ -4,7 +4,7 @@
 // recognised by its marker file and not built again.
 import fs from 'node:fs';
 import path from 'node:path';
-import { closeDb, openDb } from '../src/db/client.js';
+import { closeDb, openDb, sqliteOf } from '../src/db/store.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { hashPassword } from '../src/domain/secrets.js';
 
@@ -79,7 +79,7 @@ export async function ensureDataset(dir: string, size: number, log = console.log
   const started = performance.now();
   const db = openDb(dbPath);
   await seedIfEmpty(db, { adminEmail: BENCH_ADMIN.email, adminPassword: BENCH_ADMIN.password });
-  const sql = db.$client;
+  const sql = sqliteOf(db);
   sql.pragma('synchronous = OFF');
   const now = Date.now();
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -172,7 +172,7 @@ export async function ensureDataset(dir: string, size: number, log = console.log
   for (const t of triggers) sql.exec(t.sql);
   sql.exec('ANALYZE; PRAGMA optimize;');
   sql.pragma('wal_checkpoint(TRUNCATE)');
-  closeDb(db);
+  await closeDb(db);
   const stats: SeedStats = { tickets: size, transactions, ms: Math.round(performance.now() - started), bytes: fs.statSync(dbPath).size };
   fs.writeFileSync(marker, JSON.stringify(stats));
   return { dbPath, stats, reused: false };

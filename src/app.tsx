@@ -6,7 +6,6 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { bodyLimit } from 'hono/body-limit';
 import { jsxRenderer } from 'hono/jsx-renderer';
 import { secureHeaders } from 'hono/secure-headers';
-import { groupCommit } from './db/groupCommit.js';
 import { AppError } from './domain/errors.js';
 import { appSecret } from './domain/secrets.js';
 import { configureMailReading } from './mail/reader.js';
@@ -37,15 +36,14 @@ const staticDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
 
 /** The app factory: middleware, every route group, one error handler. */
-export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'commit'>>) {
-  const deps: Deps = { ...given, commit: given.commit ?? groupCommit(given.db) };
+export async function createApp(deps: Deps) {
   const app = new Hono<AppEnv>();
   const staticCache = deps.env.production ? 'public, max-age=86400' : 'no-cache';
 
   configureNotifications({
     publicUrl: deps.env.PUBLIC_URL ?? `http://${deps.env.HOST}:${deps.env.PORT}`, mailFrom: deps.env.MAIL_FROM,
     ownAddresses: [deps.env.MAIL_FROM.toLowerCase(), ...deps.env.MAIL_ADDRESSES],
-    portalSecret: appSecret(deps.db, 'portal'), portalLinkDays: deps.env.PORTAL_LINK_DAYS,
+    portalSecret: await appSecret(deps.db, 'portal'), portalLinkDays: deps.env.PORTAL_LINK_DAYS,
   });
   configureMailReading({ timeoutMs: deps.env.MAIL_PARSE_TIMEOUT_MS });
 
@@ -111,7 +109,7 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   };
   const limit = bodyLimit({ maxSize: MAX_BODY, onError: tooLarge(MAX_BODY) });
   const uploadLimit = bodyLimit({ maxSize: MAX_UPLOAD, onError: tooLarge(MAX_UPLOAD) });
-  app.use('*', (c, next) => {
+  app.use('*', async (c, next) => {
     if (c.req.path === '/mailgate' || c.req.method === 'GET' || c.req.method === 'HEAD') return next(); // mail has its own MAX_MAIL_BYTES
     const upload = c.req.method === 'POST' && isPortalUpload(c.req.path);
     const max = upload ? MAX_UPLOAD : MAX_BODY;
@@ -119,12 +117,12 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
     // into a web stream first, which costs more than the rest of a small write. Chunked bodies
     // (no length) are counted as they stream by bodyLimit.
     const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > max ? tooLarge(max)(c) : next();
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > max ? tooLarge(max)(c) : await next();
     return (upload ? uploadLimit : limit)(c, next);
   });
   // Plain HTML forms can only POST: `_method=PATCH|PUT|DELETE` re-dispatches them (works without JS).
   const isForm = (type: string | undefined) => !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);
-  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mailgate' && isForm(c.req.header('content-type')) ? methodOverride(app, c, next) : next()));
+  app.use('*', async (c, next) => (c.req.method === 'POST' && c.req.path !== '/mailgate' && isForm(c.req.header('content-type')) ? await methodOverride(app, c, next) : await next()));
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 
@@ -146,7 +144,7 @@ export function createApp(given: Omit<Deps, 'commit'> & Partial<Pick<Deps, 'comm
   app.route('/portal', portalRoutes());
   app.route('/settings', settingsRoutes(deps));
 
-  const answerError = (c: Context<AppEnv>, e: AppError) => (isPortalPath(c.req.path) ? renderPortalError(c, e) : renderError(c, e));
+  const answerError = async (c: Context<AppEnv>, e: AppError) => (isPortalPath(c.req.path) ? await renderPortalError(c, e) : await renderError(c, e));
   app.notFound((c) => answerError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));
   app.onError((err, c) => answerError(c, toAppError(err, c)));
   return app;

@@ -1,6 +1,7 @@
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
-import { closeDb, openDb, type Db } from './db/client.js';
+import type { Db } from './db/port.js';
+import { closeDb, openDb } from './db/store.js';
 import { seedIfEmpty } from './domain/seed.js';
 import { loadEnv } from './env.js';
 import { httpServerOptions } from './httpServer.js';
@@ -45,8 +46,8 @@ if (seed.seeded) {
   }
 }
 
-const workers = startWorkers(db, env, log);
-const app = createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
+const workers = await startWorkers(db, env, log);
+const app = await createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
 const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) }, (info) => {
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
     env: env.NODE_ENV, data: env.dbPath, startup_ms: Math.round(performance.now() - started),
@@ -66,7 +67,7 @@ function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log('info', `${signal}: shutting down`);
-  server.close(async () => { await workers.stop(); closeDb(db); process.exit(0); });
+  server.close(async () => { await workers.stop(); await closeDb(db); process.exit(0); });
   (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
   setTimeout(() => process.exit(0), 3000).unref();
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteOf } from '../src/db/store.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 
 let s: TestServer;
@@ -327,11 +328,11 @@ describe('API tokens', () => {
   it('stores only a hash of the token', async () => {
     const made = await s.api('POST', '/tokens', { body: { name: 'hashed' } });
     expect(made.status).toBe(201);
-    const row = s.db.$client.prepare('SELECT token_hash FROM api_tokens WHERE id = ?').get(made.body.id) as { token_hash: string };
+    const row = sqliteOf(s.db).prepare('SELECT token_hash FROM api_tokens WHERE id = ?').get(made.body.id) as { token_hash: string };
     expect(row.token_hash).toBeTruthy();
     expect(row.token_hash).not.toBe(made.body.token);
     expect(row.token_hash).not.toContain(made.body.token);
-    const hit = s.db.$client.prepare('SELECT count(*) AS n FROM api_tokens WHERE token_hash = ? OR name = ?').get(made.body.token, made.body.token) as { n: number };
+    const hit = sqliteOf(s.db).prepare('SELECT count(*) AS n FROM api_tokens WHERE token_hash = ? OR name = ?').get(made.body.token, made.body.token) as { n: number };
     expect(hit.n).toBe(0);
   });
 
@@ -389,10 +390,10 @@ describe('API tokens', () => {
 describe('passwords are stored hashed', () => {
   it('users.password_hash is an scrypt hash that does not contain the password', async () => {
     const u = await userWithPassword(s);
-    const row = s.db.$client.prepare('SELECT password_hash FROM users WHERE id = ?').get(u.id) as { password_hash: string };
+    const row = sqliteOf(s.db).prepare('SELECT password_hash FROM users WHERE id = ?').get(u.id) as { password_hash: string };
     expect(row.password_hash.startsWith('scrypt$')).toBe(true);
     expect(row.password_hash).not.toContain(PASSWORD);
-    const admin = s.db.$client.prepare('SELECT password_hash FROM users WHERE email = ?').get(ADMIN_EMAIL) as { password_hash: string };
+    const admin = sqliteOf(s.db).prepare('SELECT password_hash FROM users WHERE email = ?').get(ADMIN_EMAIL) as { password_hash: string };
     expect(admin.password_hash.startsWith('scrypt$')).toBe(true);
     expect(admin.password_hash).not.toContain(ADMIN_PASSWORD);
   });
@@ -400,7 +401,7 @@ describe('passwords are stored hashed', () => {
   it('two users with the same password get different hashes (salted)', async () => {
     const a = await userWithPassword(s);
     const b = await userWithPassword(s);
-    const get = (id: number) => (s.db.$client.prepare('SELECT password_hash FROM users WHERE id = ?').get(id) as { password_hash: string }).password_hash;
+    const get = (id: number) => (sqliteOf(s.db).prepare('SELECT password_hash FROM users WHERE id = ?').get(id) as { password_hash: string }).password_hash;
     expect(get(a.id)).not.toBe(get(b.id));
   });
 });
@@ -410,11 +411,11 @@ describe('CSRF protection for cookie-authenticated requests', () => {
   beforeAll(async () => { cookie = await signIn(s, ADMIN_EMAIL, ADMIN_PASSWORD); });
 
   it('a cross-site form post with the session cookie → 403 forbidden, nothing created', async () => {
-    const before = (s.db.$client.prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
+    const before = (sqliteOf(s.db).prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
     const res = await s.api('POST', '/tokens', { token: null, form: { name: 'csrf' }, headers: { cookie, origin: 'http://evil.example' } });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
-    const after = (s.db.$client.prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
+    const after = (sqliteOf(s.db).prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
     expect(after).toBe(before);
   });
 
@@ -533,7 +534,7 @@ describe('production mode', () => {
   });
 
   it('an internal error is a bare 500 `internal` with no stack trace or SQL', async () => {
-    p.db.$client.exec('ALTER TABLE teams RENAME TO teams_moved_away');
+    sqliteOf(p.db).exec('ALTER TABLE teams RENAME TO teams_moved_away');
     try {
       const res = await p.api('GET', '/teams');
       expect(res.status).toBe(500);
@@ -543,7 +544,7 @@ describe('production mode', () => {
       expect(html.status).toBe(500);
       expect(html.text).not.toMatch(/sqlite|no such table|\.ts:\d+/i);
     } finally {
-      p.db.$client.exec('ALTER TABLE teams_moved_away RENAME TO teams');
+      sqliteOf(p.db).exec('ALTER TABLE teams_moved_away RENAME TO teams');
     }
   });
 

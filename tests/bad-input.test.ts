@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteOf } from '../src/db/store.js';
 import { expectError } from './helpers/expect.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -9,7 +10,7 @@ let s: TestServer;
 beforeAll(async () => { s = await startServer(); });
 afterAll(async () => { await s.close(); });
 
-const count = (table: string) => (s.db.$client.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (table: string) => (sqliteOf(s.db).prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 /** A raw request: exact headers and body, answered as { status, body }. */
 async function send(method: string, path: string, headers: Record<string, string>, body?: string | FormData) {

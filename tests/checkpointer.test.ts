@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCheckpointer } from '../src/db/checkpointer.js';
-import { closeDb, openDb, type Db } from '../src/db/client.js';
+import { writerHandle } from '../src/db/sqlite/client.js';
+import { startCheckpointer } from '../src/db/sqlite/checkpointer.js';
+import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
 
 // The write-ahead log is copied back into the database by a worker thread (src/db/checkpointer.ts),
 // not by the request thread. Without it the main connection only checkpoints past 10,000 pages,
@@ -11,31 +12,31 @@ import { closeDb, openDb, type Db } from '../src/db/client.js';
 
 let dir: string;
 let db: Db;
-afterEach(() => {
-  closeDb(db);
+afterEach(async () => {
+  await closeDb(db);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function writeBatches(): Promise<number> {
-  db.$client.exec('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, data BLOB)');
-  const insert = db.$client.prepare('INSERT INTO filler (data) VALUES (?)');
+  sqliteOf(db).exec('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, data BLOB)');
+  const insert = sqliteOf(db).prepare('INSERT INTO filler (data) VALUES (?)');
   const blob = Buffer.alloc(3000, 7);
   for (let batch = 0; batch < 10; batch++) {
-    db.$client.transaction(() => { for (let i = 0; i < 200; i++) insert.run(blob); })();
+    sqliteOf(db).transaction(() => { for (let i = 0; i < 200; i++) insert.run(blob); })();
     await sleep(80);
   }
-  return fs.statSync(`${db.$client.name}-wal`).size;
+  return fs.statSync(`${sqliteOf(db).name}-wal`).size;
 }
 
 describe('WAL checkpointer', () => {
   it('keeps the log short while the request thread writes ~8 MB', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-ckpt-'));
     db = openDb(path.join(dir, 'hxdesk.db'));
-    const ckpt = startCheckpointer(db, { everyMs: 20 })!;
+    const ckpt = startCheckpointer(writerHandle(db), { everyMs: 20 })!;
     try {
-      expect(db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(10000);
+      expect(sqliteOf(db).pragma('wal_autocheckpoint', { simple: true })).toBe(10000);
       expect(await writeBatches()).toBeLessThan(3 * 1024 * 1024);
     } finally {
       await ckpt.stop();
@@ -45,7 +46,7 @@ describe('WAL checkpointer', () => {
   it('(control) without it, the same writes leave the whole ~8 MB in the log', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-ckpt-'));
     db = openDb(path.join(dir, 'hxdesk.db'));
-    db.$client.pragma('wal_autocheckpoint = 10000');
+    sqliteOf(db).pragma('wal_autocheckpoint = 10000');
     expect(await writeBatches()).toBeGreaterThan(7 * 1024 * 1024);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteOf } from '../src/db/store.js';
 import { expectError } from './helpers/expect.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
@@ -17,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await s.close(); });
 
-const tokens = () => (s.db.$client.prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
+const tokens = () => (sqliteOf(s.db).prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
 const EVIL = 'https://evil.example';
 
 /** POST /tokens as JSON with the session cookie and the given extra headers. */

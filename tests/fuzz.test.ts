@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDb } from '../src/db/store.js';
 import { fuzz, MAILGATE_TOKEN, routesOf, type FuzzResult } from './helpers/fuzz.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -56,7 +57,7 @@ describe('production mode: a real 500 says nothing about its cause', () => {
   let p: TestServer;
   beforeAll(async () => {
     p = await startServer({ NODE_ENV: 'production' });
-    p.db.$client.close(); // every query now fails inside better-sqlite3: a genuine server error
+    await closeDb(p.db); // every query now fails inside better-sqlite3: a genuine server error
   });
   afterAll(async () => { await p.close(); });
 

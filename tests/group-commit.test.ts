@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, openDb, type Db } from '../src/db/client.js';
-import { groupCommit, type Commit } from '../src/db/groupCommit.js';
+import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
+import { transaction, type Tx } from '../src/db/port.js';
 import type { Actor } from '../src/domain/actor.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
@@ -17,7 +17,8 @@ import { startServer, type TestServer } from './helpers/server.js';
 let dir: string;
 let db: Db;
 let other: Database.Database;
-let commit: Commit;
+/** A unit of work: the store batches those that arrive in one turn into one SQL transaction. */
+const commit = <T>(fn: (tx: Tx) => Promise<T>) => transaction(db, fn);
 const admin: Actor = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' };
 
 beforeAll(async () => {
@@ -25,26 +26,25 @@ beforeAll(async () => {
   db = openDb(path.join(dir, 'hxdesk.db'));
   await seedIfEmpty(db, { adminEmail: admin.email, adminPassword: 'admin-password-123' });
   other = new Database(path.join(dir, 'hxdesk.db'), { readonly: true });
-  commit = groupCommit(db);
 });
-afterAll(() => {
+afterAll(async () => {
   other.close();
-  closeDb(db);
+  await closeDb(db);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const committedSubjects = (ids: number[]) => ids.map((id) =>
   (other.prepare('SELECT subject FROM tickets WHERE id = ?').get(id) as { subject: string } | undefined)?.subject ?? null);
-const create = (subject: string) => () => createTicket(db, admin, { queue_id: 1, subject, description: `About ${subject}` }).ticket.id;
+const create = (subject: string) => async (tx: Tx) => (await createTicket(tx, admin, { queue_id: 1, subject, description: `About ${subject}` })).ticket.id;
 
 describe('group commit', () => {
   it('changes of one turn commit together, and each caller hears of it only after the COMMIT', async () => {
     let insideBatch = 0;
     const seenAtResolve: (string | null)[][] = [];
     const ids: number[] = [];
-    const jobs = ['alpha', 'beta', 'gamma'].map((s) => commit(() => {
-      if (db.$client.inTransaction) insideBatch++; // the batch's transaction is open before the change opens its own
-      const id = create(s)();
+    const jobs = ['alpha', 'beta', 'gamma'].map((s) => commit(async (tx) => {
+      if (sqliteOf(db).inTransaction) insideBatch++; // the batch's transaction is open before the change runs
+      const id = await create(s)(tx);
       ids.push(id);
       return id;
     }).then((id) => { seenAtResolve.push(committedSubjects(ids)); return id; }));
@@ -60,11 +60,11 @@ describe('group commit', () => {
     const before = (other.prepare('SELECT count(*) AS n FROM tickets').get() as { n: number }).n;
     const results = await Promise.allSettled([
       commit(create('kept one')),
-      commit(() => db.transaction((tx) => {
-        createTicket(tx as unknown as Db, admin, { queue_id: 1, subject: 'half-written' });
+      commit(async (tx) => {
+        await createTicket(tx, admin, { queue_id: 1, subject: 'half-written' });
         throw new Error('the change failed after writing');
-      })),
-      commit(() => commentOnTicket(db, admin, 999_999, { body: 'no such ticket' })),
+      }),
+      commit((tx) => commentOnTicket(tx, admin, 999_999, { body: 'no such ticket' })),
       commit(create('kept two')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
@@ -82,20 +82,22 @@ describe('group commit', () => {
     // the others must still commit, once each.
     const results = await Promise.allSettled([
       commit(create('survivor one')),
-      commit(() => { db.$client.exec('ROLLBACK'); return 0; }),
+      commit(async () => { sqliteOf(db).exec('ROLLBACK'); return 0; }),
       commit(create('survivor two')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const ids = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value);
     expect(committedSubjects(ids)).toEqual(['survivor one', 'survivor two']);
     expect(other.prepare("SELECT count(*) AS n FROM tickets WHERE subject LIKE 'survivor%'").get()).toEqual({ n: 2 });
-    expect(db.$client.inTransaction).toBe(false);
+    expect(sqliteOf(db).inTransaction).toBe(false);
   });
 
   it('a lone change runs in its own SQL transaction, as without batching', async () => {
     let inTransactionBefore = true;
-    const id = await commit(() => { inTransactionBefore = db.$client.inTransaction; return create('alone')(); });
-    expect(inTransactionBefore).toBe(false);
+    const before = sqliteOf(db).inTransaction;
+    const id = await commit((tx) => { inTransactionBefore = sqliteOf(db).inTransaction; return create('alone')(tx); });
+    expect(before).toBe(false);
+    expect(inTransactionBefore).toBe(true); // its own BEGIN … COMMIT, no savepoint around it
     expect(committedSubjects([id])).toEqual(['alone']);
   });
 });

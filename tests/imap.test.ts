@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { sqliteOf } from '../src/db/store.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -170,7 +171,7 @@ async function intake(s: TestServer, query = ''): Promise<{ intake: IntakeRow[];
   return res.body;
 }
 const imapStateRows = (s: TestServer) =>
-  s.db.$client.prepare('SELECT mailbox, uid_validity, last_uid FROM imap_state ORDER BY mailbox').all() as { mailbox: string; uid_validity: string; last_uid: number }[];
+  sqliteOf(s.db).prepare('SELECT mailbox, uid_validity, last_uid FROM imap_state ORDER BY mailbox').all() as { mailbox: string; uid_validity: string; last_uid: number }[];
 
 // ---- polling into tickets (in-process server, polls on demand) -------------------------------
 
@@ -324,7 +325,7 @@ describe('IMAP polling against a real Dovecot', () => {
     const dc = await newDovecot();
     const s = await newServer(dc);
     // A real failure inside the ticket transaction: SQLite refuses this one ticket.
-    s.db.$client.exec(`CREATE TRIGGER imap_test_refuse BEFORE INSERT ON tickets WHEN NEW.subject = 'Explode please'
+    sqliteOf(s.db).exec(`CREATE TRIGGER imap_test_refuse BEFORE INSERT ON tickets WHEN NEW.subject = 'Explode please'
       BEGIN SELECT RAISE(ABORT, 'tickets table refused the insert'); END`);
     const noFrom = mail({ from: '', subject: 'No sender here', messageId: '<nofrom@customer.example>' });
     const explode = mail({ from: 'jack@customer.example', subject: 'Explode please', messageId: '<explode@customer.example>' });
@@ -364,7 +365,7 @@ describe('IMAP polling against a real Dovecot', () => {
     expect((await tickets(s)).total).toBe(2);
 
     // Once the cause is gone, the admin replays the entry and the ticket exists exactly once.
-    s.db.$client.exec('DROP TRIGGER imap_test_refuse');
+    sqliteOf(s.db).exec('DROP TRIGGER imap_test_refuse');
     const replay = await s.api('POST', `/mail/intake/${explodeEntry.id}/replay`);
     expect(replay.status).toBe(201);
     expect(replay.body).toMatchObject({ verdict: 'created', created: true, duplicate: false });
@@ -399,8 +400,8 @@ describe('IMAP polling against a real Dovecot', () => {
     const dc = await newDovecot();
     const s = await newServer(dc);
     // Dovecot dies the moment the first message's ticket is inserted, before it can be flagged.
-    s.db.$client.function('imap_test_crash_dovecot', () => { void dc.crash(); return 1; });
-    s.db.$client.exec(`CREATE TRIGGER imap_test_drop AFTER INSERT ON tickets WHEN NEW.subject = 'Line drops after this one'
+    sqliteOf(s.db).function('imap_test_crash_dovecot', () => { void dc.crash(); return 1; });
+    sqliteOf(s.db).exec(`CREATE TRIGGER imap_test_drop AFTER INSERT ON tickets WHEN NEW.subject = 'Line drops after this one'
       BEGIN SELECT imap_test_crash_dovecot(); END`);
     const uids = await append(dc, [
       mail({ from: 'xena@customer.example', subject: 'Line drops after this one' }),
@@ -411,7 +412,7 @@ describe('IMAP polling against a real Dovecot', () => {
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Line drops after this one']);
 
     await dc.resume();
-    s.db.$client.exec('DROP TRIGGER imap_test_drop');
+    sqliteOf(s.db).exec('DROP TRIGGER imap_test_drop');
     await waitUntil('the rest of the batch', async () => { await s.workers.imap!.pollNow(); return tickets(s); }, (l) => l.total === 3, 10_000);
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Line drops after this one', 'Second in the batch', 'Third in the batch']);
     await waitUntil('all three \\Seen', () => listBox(dc), (b) => b.length === 3 && b.every((m) => m.seen));
@@ -438,7 +439,7 @@ describe('IMAP polling against a real Dovecot', () => {
 
     // Unflag them so the rescan is visible, and tell the poller the mailbox was recreated.
     await markUnseen(dc, uids);
-    expect(s.db.$client.prepare('UPDATE imap_state SET uid_validity = ? WHERE mailbox = ?').run(`${validity}1`, key).changes).toBe(1);
+    expect(sqliteOf(s.db).prepare('UPDATE imap_state SET uid_validity = ? WHERE mailbox = ?').run(`${validity}1`, key).changes).toBe(1);
     const [fourth] = await append(dc, [mail({ from: 'paul@customer.example', subject: 'After the reset' })]);
     await s.workers.imap!.pollNow();
 

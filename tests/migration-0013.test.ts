@@ -1,9 +1,10 @@
+import { transaction } from '../src/db/port.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeDb, openDb, type Db } from '../src/db/client.js';
+import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { setQueueWatchers } from '../src/domain/watchers.js';
@@ -51,12 +52,12 @@ function firstWaveSeed(raw: Database.Database) {
   ins("INSERT INTO tickets (queue_id, subject, status, requester_id, created_at, updated_at) VALUES (1, 'No requester', 'open', NULL, ?, ?)", now, now);
 }
 
-const scripsOf = (db: Db) => db.$client.prepare(
+const scripsOf = (db: Db) => sqliteOf(db).prepare(
   'SELECT s.key, s.condition, s.action, t.name AS template, s.enabled FROM scrips s LEFT JOIN templates t ON t.id = s.template_id ORDER BY s.sort_order, s.id',
 ).all();
 
 describe('migration 0013 on an install of the first wave', () => {
-  it('adds the staff templates and scrips, changes the two shipped correspondence scrips, and makes requesters watchers', () => {
+  it('adds the staff templates and scrips, changes the two shipped correspondence scrips, and makes requesters watchers', async () => {
     const db = openDb(oldDatabase(firstWaveSeed));
     try {
       expect(scripsOf(db)).toEqual([
@@ -71,25 +72,25 @@ describe('migration 0013 on an install of the first wave', () => {
         { key: 'notify_requester_on_resolve', condition: 'on_resolve', action: 'notify_requester', template: 'Resolved', enabled: 1 },
         { key: 'open_inactive_on_correspond', condition: 'on_correspond', action: 'open_inactive', template: null, enabled: 1 },
       ]);
-      expect(db.$client.prepare('SELECT ticket_id, role, user_id FROM ticket_watchers').all()).toEqual([{ ticket_id: 1, role: 'requester', user_id: 2 }]);
+      expect(sqliteOf(db).prepare('SELECT ticket_id, role, user_id FROM ticket_watchers').all()).toEqual([{ ticket_id: 1, role: 'requester', user_id: 2 }]);
       // The upgraded install notifies as a new one does: an internal note reaches the queue's AdminCc.
       const admin = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' as const };
-      db.$client.prepare("INSERT INTO users (email, name, role, created_at, updated_at) VALUES ('ada@example.com', 'Ada', 'agent', ?, ?)").run(now, now);
-      setQueueWatchers(db, 1, 'admin_cc', ['ada@example.com']);
-      commentOnTicket(db, admin, 1, { body: 'Checked the logs.' });
-      const created = createTicket(db, admin, { queue_id: 1, subject: 'Phone call', requesters: ['rita@customer.example'] });
-      const rows = db.$client.prepare('SELECT ticket_id, recipient, audience FROM outbox ORDER BY id').all();
+      sqliteOf(db).prepare("INSERT INTO users (email, name, role, created_at, updated_at) VALUES ('ada@example.com', 'Ada', 'agent', ?, ?)").run(now, now);
+      await transaction(db, (tx) => setQueueWatchers(tx, 1, 'admin_cc', ['ada@example.com']));
+      await commentOnTicket(db, admin, 1, { body: 'Checked the logs.' });
+      const created = await createTicket(db, admin, { queue_id: 1, subject: 'Phone call', requesters: ['rita@customer.example'] });
+      const rows = sqliteOf(db).prepare('SELECT ticket_id, recipient, audience FROM outbox ORDER BY id').all();
       expect(rows).toEqual([
         { ticket_id: 1, recipient: 'ada@example.com', audience: 'staff' },
         { ticket_id: created.ticket.id, recipient: 'rita@customer.example', audience: 'customer' },
         { ticket_id: created.ticket.id, recipient: 'ada@example.com', audience: 'staff' },
       ]);
     } finally {
-      closeDb(db);
+      await closeDb(db);
     }
   });
 
-  it("leaves an admin's own changes alone and keeps an existing template of the same name", () => {
+  it("leaves an admin's own changes alone and keeps an existing template of the same name", async () => {
     const db = openDb(oldDatabase((raw) => {
       firstWaveSeed(raw);
       raw.prepare("INSERT INTO templates (name, subject, body, created_at, updated_at) VALUES ('Owner reply', 's', 'b', ?, ?)").run(now, now);
@@ -102,21 +103,21 @@ describe('migration 0013 on an install of the first wave', () => {
       expect(byKey.notify_owner_on_correspond).toMatchObject({ action: 'notify_owner', template: 'Owner reply' });
       expect(byKey.notify_requester_on_correspond).toMatchObject({ action: 'notify_team', template: 'Correspondence' });
       expect(byKey.notify_staff_on_comment).toMatchObject({ template: 'staff NOTE', enabled: 1 });
-      expect(db.$client.prepare("SELECT subject FROM templates WHERE name = 'staff NOTE'").get()).toEqual({ subject: 'mine' });
+      expect(sqliteOf(db).prepare("SELECT subject FROM templates WHERE name = 'staff NOTE'").get()).toEqual({ subject: 'mine' });
     } finally {
-      closeDb(db);
+      await closeDb(db);
     }
   });
 
   it('on an empty database adds nothing, and the seed then makes the full set', async () => {
     const db = openDb(oldDatabase(() => {}));
     try {
-      expect(db.$client.prepare('SELECT count(*) AS n FROM templates').get()).toEqual({ n: 0 });
-      expect(db.$client.prepare('SELECT count(*) AS n FROM scrips').get()).toEqual({ n: 0 });
+      expect(sqliteOf(db).prepare('SELECT count(*) AS n FROM templates').get()).toEqual({ n: 0 });
+      expect(sqliteOf(db).prepare('SELECT count(*) AS n FROM scrips').get()).toEqual({ n: 0 });
       await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'a-long-password-1' });
       expect((scripsOf(db) as { key: string }[]).map((s) => s.key)).toHaveLength(10);
     } finally {
-      closeDb(db);
+      await closeDb(db);
     }
   });
 });

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { sqliteOf } from '../src/db/store.js';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
@@ -546,7 +547,7 @@ describe('a scrip whose action throws', () => {
       });
       expect(res.status, res.text).toBe(201);
       // Damage it behind the API's back, the way a bad migration or hand edit might.
-      s.db.$client.prepare("UPDATE scrips SET config='{\"status\":\"bogus\"}' WHERE key=?").run(res.body.key);
+      sqliteOf(s.db).prepare("UPDATE scrips SET config='{\"status\":\"bogus\"}' WHERE key=?").run(res.body.key);
       return res.body as { id: number; key: string };
     };
     const before = await mk('broken_before', 'on_create', 5);

@@ -1,4 +1,5 @@
 // What an operator relies on, checked against the real server process (`node --import tsx
+import { sqliteOf } from '../src/db/store.js';
 // src/server.ts`, as the other process tests start it): a bad setting stops the start with its
 // name, production mode writes one JSON object per log line and caches static files, and
 // /healthz answers 503 when the database is really gone.
@@ -164,7 +165,7 @@ describe('an unexpected failure in production', () => {
 
   it('is a 500 with the request id and neither stack nor SQL, in JSON and in HTML', async () => {
     // A real fault underneath the app: a table it reads is missing.
-    s.db.$client.exec('DROP TABLE saved_views');
+    sqliteOf(s.db).exec('DROP TABLE saved_views');
     const json = await s.api('GET', '/saved-views', { headers: { 'x-request-id': 'req-42' } });
     expectError(json, 500, 'internal');
     expect(json.body.error).toEqual({ code: 'internal', message: 'Internal server error (request req-42)' });

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { sqliteOf } from '../src/db/store.js';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
@@ -241,7 +242,7 @@ describe('webhook delivery', () => {
     expect(next1).toBeLessThanOrEqual(observed1 + 60_000);
 
     // Make the row due now (as if a minute had passed) and let it fail once more: the delay doubles.
-    s.db.$client.prepare('UPDATE outbox SET next_attempt_at = ? WHERE id = ?').run(new Date().toISOString(), first.id);
+    sqliteOf(s.db).prepare('UPDATE outbox SET next_attempt_at = ? WHERE id = ?').run(new Date().toISOString(), first.id);
     const second = await waitUntil('second failure recorded', () => webhookRow(s, ticketId), (r) => r.status === 'queued' && r.attempts === 2);
     const observed2 = Date.now();
     expect(second.last_error).toMatch(/500/);

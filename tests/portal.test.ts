@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteOf } from '../src/db/store.js';
 import { MAILGATE_TOKEN } from './helpers/mail.js';
 import { mailIn, mailTo, portalPathIn, replyForm, signedPath } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -131,7 +132,7 @@ describe('refused links: a readable 403, never a 500', () => {
     expect(viaForm.headers.get('location')).toBe(`/users/${t.userId}`);
     const res = await s.api('POST', `/users/${t.userId}/portal-links/revoke`, { token: agent.token });
     expect(res.status, res.text).toBe(204);
-    expect(s.db.$client.prepare('SELECT portal_epoch FROM users WHERE id = ?').get(t.userId)).toEqual({ portal_epoch: 2 });
+    expect(sqliteOf(s.db).prepare('SELECT portal_epoch FROM users WHERE id = ?').get(t.userId)).toEqual({ portal_epoch: 2 });
     const refused = await page(t.link);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('This link is no longer valid.');

@@ -4,15 +4,21 @@ import path from 'node:path';
 import { is, sql, SQL } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, openDb, type Db } from '../src/db/client.js';
+import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
 import type { Actor } from '../src/domain/actor.js';
 import { createCustomField } from '../src/domain/customFields.js';
 import { createQueue } from '../src/domain/queues.js';
 import { staffQuery } from '../src/domain/lookups.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
-import { inboundIds } from '../src/scrips/outbox.js';
+import { inboundIdsQuery } from '../src/scrips/outbox.js';
 import { addMember, createTeam } from '../src/domain/teams.js';
-import { listQueries, shouldWalk } from '../src/domain/tickets/list.js';
+import { listSpec } from '../src/domain/tickets/list.js';
+import { sqliteHandle } from '../src/db/sqlite/client.js';
+import { listQueries as sqliteListQueries, shouldWalk } from '../src/db/sqlite/ticketList.js';
+import type { TicketFilter } from '../src/domain/tickets/query.js';
+
+/** The statements the SQLite store runs for a list filter. */
+const listQueries = async (conn: Db, actor: Actor, f: TicketFilter) => sqliteListQueries(sqliteHandle(conn), await listSpec(conn, actor, f));
 import { nestFilterParams, TicketFilterSchema } from '../src/domain/tickets/query.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { createUser } from '../src/domain/users.js';
@@ -34,20 +40,20 @@ beforeAll(async () => {
   const agent = await createUser(db, admin, { email: 'agent@example.com', name: 'Agent', role: 'agent' });
   const req = await createUser(db, admin, { email: 'req@example.com', name: 'Req', role: 'requester' });
   requester = { id: req.id, email: req.email, name: req.name, role: 'requester' };
-  const team = createTeam(db, admin, { name: 'Support' });
-  addMember(db, admin, team.id, agent.id);
-  const queue = createQueue(db, admin, { name: 'IT', team_id: team.id });
-  createCustomField(db, admin, { key: 'severity', name: 'Severity', type: 'select', options: ['low', 'high'] });
+  const team = await createTeam(db, admin, { name: 'Support' });
+  await addMember(db, admin, team.id, agent.id);
+  const queue = await createQueue(db, admin, { name: 'IT', team_id: team.id });
+  await createCustomField(db, admin, { key: 'severity', name: 'Severity', type: 'select', options: ['low', 'high'] });
   for (let i = 0; i < 30; i++) {
-    const t = createTicket(db, admin, {
+    const t = await createTicket(db, admin, {
       queue_id: i % 2 ? queue.id : 1, subject: `Printer ${i}`, description: `Body ${i}`, owner_id: i % 3 ? agent.id : null,
       requester_id: req.id, custom_fields: { severity: i % 2 ? 'high' : 'low' },
     });
-    commentOnTicket(db, admin, t.ticket.id, { body: `A reply about toner ${i}`, internal: false });
+    await commentOnTicket(db, admin, t.ticket.id, { body: `A reply about toner ${i}`, internal: false });
   }
 });
-afterAll(() => {
-  closeDb(db);
+afterAll(async () => {
+  await closeDb(db);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -56,14 +62,14 @@ function explain(stmts: (Explainable | undefined)[]): string[] {
   const lines: string[] = [];
   const dialect = new SQLiteSyncDialect();
   for (const stmt of stmts.flatMap((s) => (!s ? [] : is(s, SQL) ? [dialect.sqlToQuery(s)] : [s.toSQL()]))) {
-    const rows = db.$client.prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`).all(...(stmt.params as unknown[])) as { detail: string }[];
+    const rows = sqliteHandle(db).$client.prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`).all(...(stmt.params as unknown[])) as { detail: string }[];
     lines.push(...rows.map((r) => r.detail));
   }
   return lines;
 }
 
-function plan(params: Record<string, string>, actor = admin): string[] {
-  const q = listQueries(db, actor, TicketFilterSchema.parse(nestFilterParams(params)));
+async function plan(params: Record<string, string>, actor = admin): Promise<string[]> {
+  const q = await listQueries(db, actor, TicketFilterSchema.parse(nestFilterParams(params)));
   return explain([q.fill, q.page, q.count]);
 }
 
@@ -89,8 +95,8 @@ const FILTERS: Record<string, Record<string, string>> = {
 
 describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
   for (const [name, params] of Object.entries(FILTERS)) {
-    it(`${name}: no scan of tickets or transactions`, () => {
-      const lines = plan(params);
+    it(`${name}: no scan of tickets or transactions`, async () => {
+      const lines = await plan(params);
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
       expect(lines.some((l) => /^SEARCH (tickets|ticket_custom_values|team_members)\b|VIRTUAL TABLE/.test(l)), lines.join('\n')).toBe(true);
@@ -100,8 +106,8 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
   // A dense q / cf set is paged by walking a sort index and probing the set, stopping after the
   // page (listByFilter chooses it only when that reads at most WALK_BUDGET entries on average).
   for (const [name, params] of Object.entries(FILTERS).filter(([, p]) => p.q || Object.keys(p).some((k) => k.startsWith('cf.')))) {
-    it(`${name}: the walk reads tickets in sort order and only probes the set`, () => {
-      const q = listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
+    it(`${name}: the walk reads tickets in sort order and only probes the set`, async () => {
+      const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
       expect(q.walk).toBeDefined();
       const lines = explain([q.walk!]);
       expect(lines.join('\n')).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
@@ -117,15 +123,15 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
       }
     });
 
-    it(`${name}: the walk and the sorted set give the same page, in the same order`, () => {
+    it(`${name}: the walk and the sorted set give the same page, in the same order`, async () => {
       for (const extra of [{}, { sort: '-priority' }, { sort: 'created', offset: '3' }, { limit: '2' }]) {
-        const q = listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ ...params, ...extra })));
+        const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ ...params, ...extra })));
         const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
         expect(ids(q.walk!.all()), JSON.stringify(extra)).toEqual(ids(q.page.all()));
         expect(q.page.all().length).toBeGreaterThan(0);
       }
       // The total (counted from the set alone when it is the only filter) is every matching ticket once.
-      const all = listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ ...params, limit: '500' })));
+      const all = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ ...params, limit: '500' })));
       expect(all.total()).toBe(all.page.all().length);
     });
   }
@@ -138,19 +144,19 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     expect(shouldWalk(100, 100, 500)).toBe(true);
   });
 
-  it('a list without q or cf has no walk form', () => {
-    expect(listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ status: 'open' }))).walk).toBeUndefined();
+  it('a list without q or cf has no walk form', async () => {
+    expect((await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ status: 'open' })))).walk).toBeUndefined();
   });
 
-  it("a requester's list is narrowed by the requester index, whatever else is asked", () => {
-    const lines = plan({ status: 'open' }, requester);
+  it("a requester's list is narrowed by the requester index, whatever else is asked", async () => {
+    const lines = await plan({ status: 'open' }, requester);
     expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
   });
 
   // Decision 017: a requester's search costs what their own tickets hold, never everyone's text.
-  it("a requester's q reads their own tickets through the requester or watcher index, never the text index or all messages", () => {
+  it("a requester's q reads their own tickets through the requester or watcher index, never the text index or all messages", async () => {
     for (const q of ['pr', 'printer', 'banana', 'x'.repeat(200)]) {
-      const lines = plan({ q }, requester);
+      const lines = await plan({ q }, requester);
       const text = lines.join('\n');
       expect(lines.filter(fullScan), text).toEqual([]);
       expect(text, q).not.toMatch(/message_search|search_pending/);
@@ -160,9 +166,9 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     }
   });
 
-  it('sorting without a filter walks a sort index instead of sorting the table', () => {
+  it('sorting without a filter walks a sort index instead of sorting the table', async () => {
     for (const sort of ['-updated', 'created', '-priority', 'id']) {
-      const lines = plan({ sort, offset: '20' });
+      const lines = await plan({ sort, offset: '20' });
       const page = lines.join('\n');
       expect(page).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
       expect(page).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
@@ -172,8 +178,8 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
 
 describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
   it("a ticket's thread (its inbound Message-IDs) is read through the ticket's transactions, not the Message-ID index", () => {
-    const { sql: text } = inboundIds(db).getQuery();
-    const lines = (db.$client.prepare(`EXPLAIN QUERY PLAN ${text}`).all(1) as { detail: string }[]).map((r) => r.detail);
+    const { sql: text } = inboundIdsQuery(sqliteHandle(db)).toSQL();
+    const lines = (sqliteOf(db).prepare(`EXPLAIN QUERY PLAN ${text}`).all(1) as { detail: string }[]).map((r) => r.detail);
     expect(lines.join('\n')).toMatch(/^SEARCH transactions USING INDEX transactions_ticket_idx \(ticket_id=\?\)/);
     expect(lines.join('\n')).not.toMatch(/message_id_idx/);
   });
@@ -181,7 +187,7 @@ describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
   it('the Message-ID index holds mail only, and finds a message by its id', () => {
     const lines = explain([sql`SELECT id FROM transactions WHERE message_id = ${'<x@example.com>'}`]);
     expect(lines.join('\n')).toMatch(/USING (COVERING )?INDEX transactions_message_id_idx \(message_id=\?\)/);
-    const index = db.$client.prepare("SELECT sql FROM sqlite_master WHERE name = 'transactions_message_id_idx'").get() as { sql: string };
+    const index = sqliteOf(db).prepare("SELECT sql FROM sqlite_master WHERE name = 'transactions_message_id_idx'").get() as { sql: string };
     expect(index.sql).toMatch(/WHERE message_id IS NOT NULL$/);
   });
 });

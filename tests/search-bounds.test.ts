@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/client.js';
-import { flushSearch } from '../src/db/search.js';
+import { sqliteOf } from '../src/db/store.js';
+import type { Db } from '../src/db/store.js';
+import { flushSearch } from '../src/db/sqlite/search.js';
 import type { Actor } from '../src/domain/actor.js';
 import { createToken } from '../src/domain/auth.js';
-import { MAX_CHECKED_TICKETS, OWN_SCAN_MAX_TICKETS, TEXT_CHECK_BUDGET } from '../src/domain/tickets/list.js';
+import { MAX_CHECKED_TICKETS, OWN_SCAN_MAX_TICKETS, TEXT_CHECK_BUDGET } from '../src/db/sqlite/ticketList.js';
+import { sqliteHandle, writerHandle } from '../src/db/sqlite/client.js';
+import { transaction } from '../src/db/port.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { expectError } from './helpers/expect.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -29,8 +32,8 @@ async function found(s: TestServer, q: string, token?: string): Promise<number[]
 const sorted = (...ids: number[]) => [...ids].sort((a, b) => a - b);
 
 /** A requester whose tickets come from mail: their id and an API token of their own. */
-function tokenFor(s: TestServer, id: number, email: string): string {
-  return createToken(s.db, { id, email, name: email, role: 'requester' }, 'tests').token;
+async function tokenFor(s: TestServer, id: number, email: string): Promise<string> {
+  return (await createToken(s.db, { id, email, name: email, role: 'requester' }, 'tests')).token;
 }
 
 function mail(from: string, subject: string, body: string): string {
@@ -79,7 +82,7 @@ describe('what q finds, for any text', () => {
 
   for (const state of ['pending', 'indexed'] as const) {
     it(`a q that repeats a trigram is still an exact substring match (${state})`, async () => {
-      if (state === 'indexed') flushSearch(s.db, 100_000);
+      if (state === 'indexed') flushSearch(writerHandle(s.db), 100_000);
       expect(await found(s, 'banana')).toEqual(sorted(t.a1, t.b1));
       expect(await found(s, 'mississippi')).toEqual(sorted(t.a1, t.b1));
       expect(await found(s, 'HAHAHA')).toEqual([t.a1]);
@@ -91,7 +94,7 @@ describe('what q finds, for any text', () => {
     });
 
     it(`a requester finds only their own tickets, by what they may see (${state})`, async () => {
-      if (state === 'indexed') flushSearch(s.db, 100_000);
+      if (state === 'indexed') flushSearch(writerHandle(s.db), 100_000);
       expect(await found(s, 'banana', rqA.token)).toEqual([t.a1]);
       expect(await found(s, 'banana', rqB.token)).toEqual([t.b1]);
       // a1's Mississippi is an internal note; a2 has only its pieces.
@@ -107,7 +110,7 @@ describe('what q finds, for any text', () => {
     });
 
     it(`quotes, FTS5 syntax and any Unicode are plain text (${state})`, async () => {
-      if (state === 'indexed') flushSearch(s.db, 100_000);
+      if (state === 'indexed') flushSearch(writerHandle(s.db), 100_000);
       for (const q of ['"enterprise"', 'quote "enterprise" PLAN', 'C:\\temp\\*.log', 'NEAR(a b)', '{public_text}: col', '^start', '-minus (paren)',
         'AND OR NOT', '😀 emoji', '漢字テ', 'ünïcödé', 'ÜNÏCÖDÉ', 'é\ttabbed', 'tabbed\nnext', '*.', ') AND', '"', '*', 'near']) {
         expect(await found(s, q), JSON.stringify(q)).toEqual([t.special]);
@@ -161,7 +164,7 @@ describe('bounded work', () => {
     for (let i = 1; i < 10; i++) await postMail(s, mail(sender, `More equals ${i}`, '='.repeat(1_000_000)));
     const users = (await s.api('GET', '/users?role=requester')).body.users as { id: number; email: string }[];
     const id = users.find((u) => u.email === sender)!.id;
-    const token = tokenFor(s, id, sender);
+    const token = await tokenFor(s, id, sender);
     for (const who of [undefined, token]) {
       const res = await s.api('GET', `/tickets?q=${enc('==========')}`, { token: who });
       expectError(res, 422, 'validation_failed', ['q']);
@@ -175,11 +178,11 @@ describe('bounded work', () => {
   it(`a repeated q found in more than ${MAX_CHECKED_TICKETS} tickets is a 422 before any text is read`, async () => {
     // Bulk rows (the triggers index them as any write does); thousands of API creates would take long.
     const now = new Date().toISOString();
-    s.db.$client.prepare(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+    sqliteOf(s.db).prepare(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
       INSERT INTO tickets (queue_id, subject, status, priority, requester_id, created_at, updated_at)
       SELECT 1, 'Hohoho number ' || i, 'new', 0, 1, ?, ? FROM n`).run(MAX_CHECKED_TICKETS, now, now);
     for (const state of ['pending', 'indexed']) {
-      if (state === 'indexed') flushSearch(s.db, 100_000);
+      if (state === 'indexed') flushSearch(writerHandle(s.db), 100_000);
       const res = await s.api('GET', `/tickets?q=${enc('hohoho')}`);
       expectError(res, 422, 'validation_failed', ['q']);
       expect(res.body.error.details[0].message).toMatch(/^Too broad to search/);
@@ -206,12 +209,12 @@ describe('bounded work', () => {
     const busy = await s.user('requester');
     const other = await s.user('requester');
     const ids: Record<string, number> = {};
-    (s.db as Db).transaction(() => {
-      for (let i = 0; i <= OWN_SCAN_MAX_TICKETS; i++) createTicket(s.db, admin, { queue_id: 1, subject: `Routine check ${i}`, requester_id: busy.id });
-      ids.pub = createTicket(s.db, admin, { queue_id: 1, subject: 'Fruit', description: 'A kiwikiwi basket', requester_id: busy.id }).ticket.id;
-      ids.note = createTicket(s.db, admin, { queue_id: 1, subject: 'Fruit too', requester_id: busy.id }).ticket.id;
-      commentOnTicket(s.db, admin, ids.note, { body: 'kiwikiwi in a note', internal: true });
-      ids.other = createTicket(s.db, admin, { queue_id: 1, subject: 'kiwikiwi for someone else', requester_id: other.id }).ticket.id;
+    await transaction(s.db, async (tx) => {
+      for (let i = 0; i <= OWN_SCAN_MAX_TICKETS; i++) await createTicket(tx, admin, { queue_id: 1, subject: `Routine check ${i}`, requester_id: busy.id });
+      ids.pub = (await createTicket(tx, admin, { queue_id: 1, subject: 'Fruit', description: 'A kiwikiwi basket', requester_id: busy.id })).ticket.id;
+      ids.note = (await createTicket(tx, admin, { queue_id: 1, subject: 'Fruit too', requester_id: busy.id })).ticket.id;
+      await commentOnTicket(tx, admin, ids.note, { body: 'kiwikiwi in a note', internal: true });
+      ids.other = (await createTicket(tx, admin, { queue_id: 1, subject: 'kiwikiwi for someone else', requester_id: other.id })).ticket.id;
     });
     for (const [who, token, expected] of [['busy', busy.token, [ids.pub]], ['other', other.token, [ids.other]], ['staff', undefined, sorted(ids.pub, ids.note, ids.other)]] as const) {
       expect(await found(s, 'kiwikiwi', token), who).toEqual(expected);

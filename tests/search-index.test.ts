@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flushSearch } from '../src/db/search.js';
+import { sqliteOf } from '../src/db/store.js';
+import { sqliteHandle, writerHandle } from '../src/db/sqlite/client.js';
+import { flushSearch } from '../src/db/sqlite/search.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // Issue 6 / decision 011: new text is indexed in batches. A change writes its text into
@@ -10,7 +12,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 let srv: TestServer;
 let requester: { id: number; token: string };
 
-const pending = () => (srv.db.$client.prepare('SELECT count(*) AS n FROM search_pending').get() as { n: number }).n;
+const pending = () => (sqliteOf(srv.db).prepare('SELECT count(*) AS n FROM search_pending').get() as { n: number }).n;
 const found = async (q: string, token?: string) => {
   const res = await srv.api('GET', `/tickets?q=${encodeURIComponent(q)}&limit=500`, { token });
   expect(res.status).toBe(200);
@@ -25,7 +27,7 @@ afterAll(async () => { await srv.close(); });
 
 describe('text search across the pending batch and the index', () => {
   it('finds a subject, a public reply and an internal note before and after they are indexed, case-insensitively', async () => {
-    flushSearch(srv.db);
+    flushSearch(writerHandle(srv.db));
     const t = (await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Zebraprinter jammed', description: 'Paper tray Ölwechsel', requester_id: requester.id } })).body.ticket;
     await srv.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'Customer says the QUOKKA toner is empty', internal: false } });
     await srv.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'Internal: wombatcode 4711' } });
@@ -33,7 +35,7 @@ describe('text search across the pending batch and the index', () => {
 
     for (const state of ['pending', 'indexed']) {
       if (state === 'indexed') {
-        expect(flushSearch(srv.db)).toBe(4);
+        expect(flushSearch(writerHandle(srv.db))).toBe(4);
         expect(pending()).toBe(0);
       }
       expect(await found('zebraPRINTER'), state).toEqual([t.id]);
@@ -49,20 +51,20 @@ describe('text search across the pending batch and the index', () => {
 
   it('a renamed subject is found by its new words only, whether or not the rename is indexed yet', async () => {
     const t = (await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Aardvarkmonitor flickers' } })).body.ticket;
-    flushSearch(srv.db);
+    flushSearch(writerHandle(srv.db));
     expect(await found('aardvarkmonitor')).toEqual([t.id]);
     expect((await srv.api('PATCH', `/tickets/${t.id}`, { body: { subject: 'Pangolinscreen flickers' } })).status).toBe(200);
     expect(pending()).toBe(1);
     expect(await found('aardvarkmonitor')).toEqual([]);
     expect(await found('pangolinscreen')).toEqual([t.id]);
-    flushSearch(srv.db);
+    flushSearch(writerHandle(srv.db));
     expect(await found('aardvarkmonitor')).toEqual([]);
     expect(await found('pangolinscreen')).toEqual([t.id]);
     // Renamed twice before the indexer runs: only the last subject counts.
     await srv.api('PATCH', `/tickets/${t.id}`, { body: { subject: 'Capybaradisplay flickers' } });
     await srv.api('PATCH', `/tickets/${t.id}`, { body: { subject: 'Okapipanel flickers' } });
     expect(await found('capybaradisplay')).toEqual([]);
-    flushSearch(srv.db);
+    flushSearch(writerHandle(srv.db));
     expect(await found('capybaradisplay')).toEqual([]);
     expect(await found('okapipanel')).toEqual([t.id]);
   });
@@ -70,11 +72,11 @@ describe('text search across the pending batch and the index', () => {
   it('moves a backlog in bounded batches and leaves nothing behind', async () => {
     for (let i = 0; i < 7; i++) await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: `Backlogitem number ${i}` } });
     expect(pending()).toBe(7);
-    expect(flushSearch(srv.db, 3)).toBe(3);
-    expect(flushSearch(srv.db, 3)).toBe(3);
+    expect(flushSearch(writerHandle(srv.db), 3)).toBe(3);
+    expect(flushSearch(writerHandle(srv.db), 3)).toBe(3);
     expect(await found('backlogitem')).toHaveLength(7); // 6 indexed, 1 pending
-    expect(flushSearch(srv.db, 3)).toBe(1);
-    expect(flushSearch(srv.db, 3)).toBe(0);
+    expect(flushSearch(writerHandle(srv.db), 3)).toBe(1);
+    expect(flushSearch(writerHandle(srv.db), 3)).toBe(0);
     expect(await found('backlogitem')).toHaveLength(7);
   });
 });
@@ -84,7 +86,7 @@ describe('the indexer', () => {
     const s = await startServer({ SEARCH_INDEX_MS: '20' });
     try {
       await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Timerindexed ticket' } });
-      const left = () => (s.db.$client.prepare('SELECT count(*) AS n FROM search_pending').get() as { n: number }).n;
+      const left = () => (sqliteOf(s.db).prepare('SELECT count(*) AS n FROM search_pending').get() as { n: number }).n;
       for (let i = 0; i < 100 && left() > 0; i++) await new Promise((r) => setTimeout(r, 20));
       expect(left()).toBe(0);
       const res = await s.api('GET', '/tickets?q=timerindexed');

@@ -2,11 +2,14 @@
 // Requester, Cc and "add someone" fields (HTTP round trips, and its query plans), then real
 // Chromium against a real hxdesk — the new-ticket dialog, the ticket page's People box, the
 // reply choice naming who gets mail, a customer's view, a 360 px phone, and no JavaScript.
+import { transaction } from '../src/db/port.js';
 import { is, SQL } from 'drizzle-orm';
+import { sqliteOf } from '../src/db/store.js';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { peopleSearchQueries, PEOPLE_SEARCH_WINDOW } from '../src/domain/users.js';
+import { peopleSearchQueries, PEOPLE_SEARCH_WINDOW } from '../src/db/sqlite/people.js';
+import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { setQueueWatchers } from '../src/domain/watchers.js';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
@@ -38,8 +41,8 @@ beforeAll(async () => {
   ids.old = (await api('POST', '/users', { email: 'zed.oldtimer@archive.example', name: 'Zed Oldtimer', role: 'requester' })).id;
   // Many requesters, written straight into the file (the API would take minutes for these).
   const now = new Date().toISOString();
-  const insert = s.db.$client.prepare(`INSERT INTO users (email, name, role, created_at, updated_at) VALUES (?, ?, 'requester', ?, ?)`);
-  s.db.$client.transaction(() => {
+  const insert = sqliteOf(s.db).prepare(`INSERT INTO users (email, name, role, created_at, updated_at) VALUES (?, ?, 'requester', ?, ?)`);
+  sqliteOf(s.db).transaction(() => {
     for (let i = 0; i < PEOPLE_SEARCH_WINDOW + 1000; i++) insert.run(`filler${i}@bulk.example`, `Filler Person ${i}`, now, now);
   })();
   ids.support = (await api('POST', '/teams', { name: 'Support' })).id;
@@ -124,9 +127,9 @@ describe('GET /users?q= (people search)', () => {
     // Every part of the search reads through an index or an id range, never the whole table.
     const dialect = new SQLiteSyncDialect();
     const plans: string[] = [];
-    for (const q of Object.values(peopleSearchQueries(s.db, 'ann', 10))) {
+    for (const q of Object.values(peopleSearchQueries(sqliteHandle(s.db), 'ann', 10))) {
       const stmt = is(q, SQL) ? dialect.sqlToQuery(q) : q.toSQL();
-      const rows = s.db.$client.prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`).all(...(stmt.params as unknown[])) as { detail: string }[];
+      const rows = sqliteOf(s.db).prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`).all(...(stmt.params as unknown[])) as { detail: string }[];
       plans.push(rows.map((r) => r.detail).join(' / '));
     }
     expect(plans[0]).toMatch(/SEARCH users USING INDEX users_email_uq \(email>\? AND email<\?\)/);
@@ -288,7 +291,7 @@ describe('in the browser', () => {
 
   it('shows the queue\'s watchers as "via queue", not removable here; a reply says when nobody is mailed', async () => {
     const network = (await api('POST', '/queues', { name: 'Network' })).id;
-    setQueueWatchers(s.db, network, 'admin_cc', [ids.quinn]);
+    await transaction(s.db, (tx) => setQueueWatchers(tx, network, 'admin_cc', [ids.quinn]));
     const own = (await api('POST', '/tickets', { queue_id: ids.general, subject: 'Note to self' })).ticket.id;
     await page.goto(`/tickets/${own}`);
     await peopleBox().waitFor();

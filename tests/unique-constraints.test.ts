@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, openDb } from '../src/db/client.js';
+import { closeDb, openDb, sqliteOf } from '../src/db/store.js';
 import { expectError } from './helpers/expect.js';
 import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
@@ -139,7 +139,7 @@ describe('two server processes on one SQLite file', () => {
 });
 
 describe('migration 0012 on a database with names that differ only in case', () => {
-  it('keeps the oldest name, renames the later ones with their id, and makes names case-insensitively unique', () => {
+  it('keeps the oldest name, renames the later ones with their id, and makes names case-insensitively unique', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mig-'));
     try {
       const now = new Date().toISOString();
@@ -152,14 +152,14 @@ describe('migration 0012 on a database with names that differ only in case', () 
 
       const db = openDb(file);
       try {
-        const names = (table: string) => (db.$client.prepare(`SELECT id, name FROM ${table} ORDER BY id`).all() as { id: number; name: string }[]).map((r) => `${r.id}:${r.name}`);
+        const names = (table: string) => (sqliteOf(db).prepare(`SELECT id, name FROM ${table} ORDER BY id`).all() as { id: number; name: string }[]).map((r) => `${r.id}:${r.name}`);
         expect(names('teams')).toEqual(['1:Support', '2:support (2)', '3:SUPPORT (3)', '4:Sales']);
         expect(names('queues')).toEqual(['1:General', '2:general (2)', '3:Billing']);
         expect(names('templates')).toEqual(['1:Autoreply', '2:AUTOREPLY (2)']);
-        expect(() => db.$client.prepare('INSERT INTO teams (name, created_at, updated_at) VALUES (?, ?, ?)').run('sales', now, now))
+        expect(() => sqliteOf(db).prepare('INSERT INTO teams (name, created_at, updated_at) VALUES (?, ?, ?)').run('sales', now, now))
           .toThrow(/UNIQUE constraint failed: teams.name/);
       } finally {
-        closeDb(db);
+        await closeDb(db);
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

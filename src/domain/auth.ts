@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, lt, sql } from 'drizzle-orm';
-import { type Db, prepared } from '../db/client.js';
+import { type Db, prepared, first, one, transaction } from '../db/port.js';
 import { apiTokens, sessions, users } from '../db/schema.js';
 import type { Actor } from './actor.js';
 import { nowIso } from './actor.js';
@@ -13,47 +13,49 @@ const toActor = (u: UserRow): Actor => ({ id: u.id, email: u.email, name: u.name
 
 /** Checks a password; the same cost and the same answer whether the account exists or not. */
 export async function authenticate(db: Db, email: string, password: string): Promise<Actor> {
-  const user = findUserByEmail(db, email);
+  const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(password, user?.password_hash ?? null);
   if (!user || !ok || user.disabled) throw new AppError('unauthenticated', 'Invalid email or password');
   return toActor(user);
 }
 
-export function createSession(db: Db, userId: number, days: number): { secret: string; expires: Date } {
+export async function createSession(db: Db, userId: number, days: number): Promise<{ secret: string; expires: Date }> {
   const secret = newSecret();
   const expires = new Date(Date.now() + days * DAY);
   const now = nowIso();
-  db.delete(sessions).where(lt(sessions.expires_at, now)).run(); // sweep expired ones
-  db.insert(sessions).values({ id_hash: sha256(secret), user_id: userId, created_at: now, expires_at: expires.toISOString() }).run();
+  await transaction(db, async (tx) => {
+    await tx.delete(sessions).where(lt(sessions.expires_at, now)); // sweep expired ones
+    await tx.insert(sessions).values({ id_hash: sha256(secret), user_id: userId, created_at: now, expires_at: expires.toISOString() });
+  });
   return { secret, expires };
 }
 
-export function destroySession(db: Db, secret: string): void {
-  db.delete(sessions).where(eq(sessions.id_hash, sha256(secret))).run();
+export async function destroySession(db: Db, secret: string): Promise<void> {
+  await transaction(db, (tx) => tx.delete(sessions).where(eq(sessions.id_hash, sha256(secret))));
 }
 
 // Every request resolves its actor: both lookups are compiled once.
 const sessionUser = prepared((db) => db.select({ user: users }).from(sessions).innerJoin(users, eq(users.id, sessions.user_id))
-  .where(and(eq(sessions.id_hash, sql.placeholder('hash')), gt(sessions.expires_at, sql.placeholder('now')))).prepare());
+  .where(and(eq(sessions.id_hash, sql.placeholder('hash')), gt(sessions.expires_at, sql.placeholder('now')))));
 const tokenUser = prepared((db) => db.select({ user: users, tokenId: apiTokens.id }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.user_id))
-  .where(eq(apiTokens.token_hash, sql.placeholder('hash'))).prepare());
+  .where(eq(apiTokens.token_hash, sql.placeholder('hash'))));
 
-export function actorFromSession(db: Db, secret: string): Actor | null {
-  const row = sessionUser(db).get({ hash: sha256(secret), now: nowIso() });
+export async function actorFromSession(db: Db, secret: string): Promise<Actor | null> {
+  const row = await sessionUser(db).get({ hash: sha256(secret), now: nowIso() });
   return row && !row.user.disabled ? toActor(row.user) : null;
 }
 
 const lastUseWritten = new Map<number, number>();
 
-export function actorFromToken(db: Db, token: string): Actor | null {
+export async function actorFromToken(db: Db, token: string): Promise<Actor | null> {
   const hash = sha256(token);
-  const row = tokenUser(db).get({ hash });
+  const row = await tokenUser(db).get({ hash });
   if (!row || row.user.disabled) return null;
   // last_used_at is a hint for the owner, not an audit log: one write a minute per token, not one per request.
   const now = Date.now();
   if (now - (lastUseWritten.get(row.tokenId) ?? 0) > 60_000) {
     lastUseWritten.set(row.tokenId, now);
-    db.update(apiTokens).set({ last_used_at: new Date(now).toISOString() }).where(eq(apiTokens.id, row.tokenId)).run();
+    await transaction(db, (tx) => tx.update(apiTokens).set({ last_used_at: new Date(now).toISOString() }).where(eq(apiTokens.id, row.tokenId)));
   }
   return toActor(row.user);
 }
@@ -62,19 +64,19 @@ export interface TokenJson { id: number; name: string; created_at: string; last_
 const tokenJson = (t: typeof apiTokens.$inferSelect): TokenJson => ({ id: t.id, name: t.name, created_at: t.created_at, last_used_at: t.last_used_at });
 
 /** Creates an API token for the actor; the secret is returned this once and stored hashed. */
-export function createToken(db: Db, actor: Actor, name: string): TokenJson & { token: string } {
+export async function createToken(db: Db, actor: Actor, name: string): Promise<TokenJson & { token: string }> {
   const token = newSecret('hxd_');
-  const row = db.insert(apiTokens).values({ user_id: actor.id, name, token_hash: sha256(token), created_at: nowIso() }).returning().get();
+  const row = await transaction(db, (tx) => one(tx.insert(apiTokens).values({ user_id: actor.id, name, token_hash: sha256(token), created_at: nowIso() }).returning()));
   return { ...tokenJson(row), token };
 }
 
-export function listTokens(db: Db, actor: Actor): TokenJson[] {
-  return db.select().from(apiTokens).where(eq(apiTokens.user_id, actor.id)).orderBy(desc(apiTokens.id)).all().map(tokenJson);
+export async function listTokens(db: Db, actor: Actor): Promise<TokenJson[]> {
+  return (await db.select().from(apiTokens).where(eq(apiTokens.user_id, actor.id)).orderBy(desc(apiTokens.id))).map(tokenJson);
 }
 
 /** Users revoke their own tokens; an administrator may revoke anyone's. */
-export function deleteToken(db: Db, actor: Actor, id: number): void {
+export async function deleteToken(db: Db, actor: Actor, id: number): Promise<void> {
   const where = actor.role === 'admin' ? eq(apiTokens.id, id) : and(eq(apiTokens.id, id), eq(apiTokens.user_id, actor.id));
-  const res = db.delete(apiTokens).where(where).run();
+  const res = await transaction(db, (tx) => tx.delete(apiTokens).where(where));
   if (res.changes === 0) throw notFound('Token', id);
 }

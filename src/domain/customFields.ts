@@ -1,5 +1,5 @@
 import { asc, eq, inArray } from 'drizzle-orm';
-import { type Conn, type Db, prepared } from '../db/client.js';
+import { type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
 import { customFieldQueues, customFields } from '../db/schema.js';
 import { type Actor, nowIso, parseJson, requireAdmin, requireStaff } from './actor.js';
 import { invalid, notFound } from './errors.js';
@@ -18,9 +18,9 @@ type Row = typeof customFields.$inferSelect;
 
 type LinkRow = typeof customFieldQueues.$inferSelect;
 
-function toJson(db: Conn, rows: Row[], allLinks?: LinkRow[]): CustomFieldJson[] {
+async function toJson(db: Conn, rows: Row[], allLinks?: LinkRow[]): Promise<CustomFieldJson[]> {
   if (rows.length === 0) return [];
-  const links = allLinks ?? db.select().from(customFieldQueues).where(inArray(customFieldQueues.field_id, rows.map((r) => r.id))).all();
+  const links = allLinks ?? await db.select().from(customFieldQueues).where(inArray(customFieldQueues.field_id, rows.map((r) => r.id)));
   return rows.map((r) => ({
     id: r.id, key: r.key, name: r.name, type: r.type, options: parseJson<string[]>(r.options, []), pattern: r.pattern,
     required: r.required, queue_ids: links.filter((l) => l.field_id === r.id).map((l) => l.queue_id).sort((a, b) => a - b),
@@ -28,34 +28,34 @@ function toJson(db: Conn, rows: Row[], allLinks?: LinkRow[]): CustomFieldJson[] 
   }));
 }
 
-const everyField = prepared((db) => db.select().from(customFields).orderBy(asc(customFields.name), asc(customFields.id)).prepare());
-const everyLink = prepared((db) => db.select().from(customFieldQueues).prepare());
+const everyField = prepared((db) => db.select().from(customFields).orderBy(asc(customFields.name), asc(customFields.id)));
+const everyLink = prepared((db) => db.select().from(customFieldQueues));
 
 /** Every custom field (internal: used to validate ticket values and filters). */
-export function allCustomFields(db: Conn): CustomFieldJson[] {
-  return toJson(db, everyField(db).all(), everyLink(db).all());
+export async function allCustomFields(db: Conn): Promise<CustomFieldJson[]> {
+  return toJson(db, await everyField(db).all(), await everyLink(db).all());
 }
 
 export const appliesToQueue = (f: CustomFieldJson, queueId: number) => f.queue_ids.length === 0 || f.queue_ids.includes(queueId);
 
-export function listCustomFields(db: Db, actor: Actor, queueId?: number): CustomFieldJson[] {
+export async function listCustomFields(db: Db, actor: Actor, queueId?: number): Promise<CustomFieldJson[]> {
   requireStaff(actor);
-  const all = allCustomFields(db);
+  const all = await allCustomFields(db);
   return queueId === undefined ? all : all.filter((f) => appliesToQueue(f, queueId));
 }
 
-export function getCustomField(db: Db, actor: Actor, id: number): CustomFieldJson {
+export async function getCustomField(db: Db, actor: Actor, id: number): Promise<CustomFieldJson> {
   requireStaff(actor);
-  const row = db.select().from(customFields).where(eq(customFields.id, id)).get();
+  const row = await first(db.select().from(customFields).where(eq(customFields.id, id)));
   if (!row) throw notFound('Custom field', id);
-  return toJson(db, [row])[0];
+  return (await toJson(db, [row]))[0];
 }
 
 export interface CustomFieldInput {
   key: string; name: string; type: CfType; options?: string[]; pattern?: string | null; required?: boolean; queue_ids?: number[];
 }
 
-function checkDefinition(db: Db, def: CustomFieldInput) {
+async function checkDefinition(db: Db, def: CustomFieldInput) {
   if (!CF_KEY_RE.test(def.key)) throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
   if (def.type === 'select' && (def.options ?? []).length === 0) throw invalid('options', 'A select field needs at least one option');
   if (new Set(def.options ?? []).size !== (def.options ?? []).length) throw invalid('options', 'Options must be distinct');
@@ -63,48 +63,48 @@ function checkDefinition(db: Db, def: CustomFieldInput) {
     try { new RegExp(def.pattern, 'u'); } catch (e) { throw invalid('pattern', `Not a valid regular expression: ${(e as Error).message}`); }
   }
   for (const [i, qid] of (def.queue_ids ?? []).entries()) {
-    if (!getQueueRow(db, qid)) throw invalid(`queue_ids.${i}`, `Queue ${qid} does not exist`);
+    if (!await getQueueRow(db, qid)) throw invalid(`queue_ids.${i}`, `Queue ${qid} does not exist`);
   }
 }
 
-function writeQueues(db: Conn, fieldId: number, queueIds: number[]) {
-  db.delete(customFieldQueues).where(eq(customFieldQueues.field_id, fieldId)).run();
-  for (const queue_id of new Set(queueIds)) db.insert(customFieldQueues).values({ field_id: fieldId, queue_id }).run();
+async function writeQueues(db: Conn, fieldId: number, queueIds: number[]) {
+  await transaction(db, (tx) => tx.delete(customFieldQueues).where(eq(customFieldQueues.field_id, fieldId)));
+  for (const queue_id of new Set(queueIds)) await transaction(db, (tx) => tx.insert(customFieldQueues).values({ field_id: fieldId, queue_id }));
 }
 
-export function createCustomField(db: Db, actor: Actor, input: CustomFieldInput): CustomFieldJson {
+export async function createCustomField(db: Db, actor: Actor, input: CustomFieldInput): Promise<CustomFieldJson> {
   requireAdmin(actor);
-  checkDefinition(db, input);
+  await checkDefinition(db, input);
   const now = nowIso();
-  return unique(input, () => db.transaction((tx) => {
-    const row = tx.insert(customFields).values({
+  return unique(input, () => transaction(db, async (tx) => {
+    const row = await one(tx.insert(customFields).values({
       key: input.key, name: input.name, type: input.type, options: JSON.stringify(input.options ?? []), pattern: input.pattern || null,
       required: input.required ?? false, created_at: now, updated_at: now,
-    }).returning().get();
-    writeQueues(tx, row.id, input.queue_ids ?? []);
-    return toJson(tx, [row])[0];
+    }).returning());
+    await writeQueues(tx, row.id, input.queue_ids ?? []);
+    return (await toJson(tx, [row]))[0];
   }));
 }
 
-export function updateCustomField(db: Db, actor: Actor, id: number, input: Partial<CustomFieldInput>): CustomFieldJson {
+export async function updateCustomField(db: Db, actor: Actor, id: number, input: Partial<CustomFieldInput>): Promise<CustomFieldJson> {
   requireAdmin(actor);
-  const current = getCustomField(db, actor, id);
+  const current = await getCustomField(db, actor, id);
   const merged: CustomFieldInput = { ...current, ...input };
-  checkDefinition(db, merged);
-  return unique(merged, () => db.transaction((tx) => {
-    const row = tx.update(customFields).set({
+  await checkDefinition(db, merged);
+  return unique(merged, () => transaction(db, async (tx) => {
+    const row = await one(tx.update(customFields).set({
       key: merged.key, name: merged.name, type: merged.type, options: JSON.stringify(merged.options ?? []),
       pattern: merged.pattern || null, required: merged.required ?? false, updated_at: nowIso(),
-    }).where(eq(customFields.id, id)).returning().get();
-    if (input.queue_ids !== undefined) writeQueues(tx, id, input.queue_ids);
-    return toJson(tx, [row])[0];
+    }).where(eq(customFields.id, id)).returning());
+    if (input.queue_ids !== undefined) await writeQueues(tx, id, input.queue_ids);
+    return (await toJson(tx, [row]))[0];
   }));
 }
 
-export function deleteCustomField(db: Db, actor: Actor, id: number): void {
+export async function deleteCustomField(db: Db, actor: Actor, id: number): Promise<void> {
   requireAdmin(actor);
-  getCustomField(db, actor, id);
-  db.delete(customFields).where(eq(customFields.id, id)).run();
+  await getCustomField(db, actor, id);
+  await transaction(db, (tx) => tx.delete(customFields).where(eq(customFields.id, id)));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { type Db, first, transaction, one } from '../db/port.js';
 import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets, users } from '../db/schema.js';
 import { listByFilter, listTickets } from './tickets/list.js';
 import type { TicketJson } from './tickets/serialize.js';
@@ -21,10 +21,10 @@ const widgetJson = (w: WidgetRow): WidgetJson => ({
   created_at: w.created_at, updated_at: w.updated_at,
 });
 
-function withWidgets(db: Db, rows: Row[]): DashboardJson[] {
+async function withWidgets(db: Db, rows: Row[]): Promise<DashboardJson[]> {
   if (rows.length === 0) return [];
-  const widgets = db.select().from(dashboardWidgets).where(inArray(dashboardWidgets.dashboard_id, rows.map((r) => r.id)))
-    .orderBy(asc(dashboardWidgets.position), asc(dashboardWidgets.id)).all();
+  const widgets = await db.select().from(dashboardWidgets).where(inArray(dashboardWidgets.dashboard_id, rows.map((r) => r.id)))
+    .orderBy(asc(dashboardWidgets.position), asc(dashboardWidgets.id));
   return rows.map((r) => ({ ...r, widgets: widgets.filter((w) => w.dashboard_id === r.id).map(widgetJson) }));
 }
 
@@ -36,37 +36,37 @@ function visibleTo(actor: Actor) {
 }
 
 /** Anyone who can see a dashboard may read and arrange it. */
-function visibleDashboard(db: Db, actor: Actor, id: number): Row {
+async function visibleDashboard(db: Db, actor: Actor, id: number): Promise<Row> {
   requireStaff(actor);
-  const row = db.select().from(dashboards).where(and(eq(dashboards.id, id), visibleTo(actor))).get();
+  const row = await first(db.select().from(dashboards).where(and(eq(dashboards.id, id), visibleTo(actor))));
   if (!row) throw notFound('Dashboard', id);
   return row;
 }
 
-export function listDashboards(db: Db, actor: Actor): DashboardJson[] {
+export async function listDashboards(db: Db, actor: Actor): Promise<DashboardJson[]> {
   requireStaff(actor);
-  return withWidgets(db, db.select().from(dashboards).where(visibleTo(actor)).orderBy(asc(dashboards.name), asc(dashboards.id)).all());
+  return withWidgets(db, await db.select().from(dashboards).where(visibleTo(actor)).orderBy(asc(dashboards.name), asc(dashboards.id)));
 }
 
-export function getDashboard(db: Db, actor: Actor, id: number): DashboardJson {
-  return withWidgets(db, [visibleDashboard(db, actor, id)])[0];
+export async function getDashboard(db: Db, actor: Actor, id: number): Promise<DashboardJson> {
+  return (await withWidgets(db, [await visibleDashboard(db, actor, id)]))[0];
 }
 
 export interface WidgetInput { kind: WidgetKind; title?: string; config?: Record<string, unknown>; position?: number }
 export interface DashboardInput { name: string; team_id?: number | null; widgets?: WidgetInput[] }
 
-function checkTeamChoice(db: Db, actor: Actor, teamId: number | null | undefined) {
+async function checkTeamChoice(db: Db, actor: Actor, teamId: number | null | undefined) {
   if (teamId == null) return;
-  if (!teamExists(db, teamId)) throw invalid('team_id', `Team ${teamId} does not exist`);
-  const member = db.select().from(teamMembers).where(and(eq(teamMembers.team_id, teamId), eq(teamMembers.user_id, actor.id))).get();
+  if (!await teamExists(db, teamId)) throw invalid('team_id', `Team ${teamId} does not exist`);
+  const member = await first(db.select().from(teamMembers).where(and(eq(teamMembers.team_id, teamId), eq(teamMembers.user_id, actor.id))));
   if (!isAdmin(actor) && !member) throw forbidden('You can only assign a dashboard to a team you belong to');
 }
 
-function checkWidget(db: Db, w: Partial<WidgetInput>, path: string) {
+async function checkWidget(db: Db, w: Partial<WidgetInput>, path: string) {
   if (w.kind === 'ticket_list') {
     const viewId = Number(w.config?.view_id);
     if (!Number.isInteger(viewId) || viewId <= 0) throw invalid(`${path}config.view_id`, 'A ticket_list widget needs the id of a saved view');
-    if (!db.select({ id: savedViews.id }).from(savedViews).where(eq(savedViews.id, viewId)).get()) {
+    if (!await first(db.select({ id: savedViews.id }).from(savedViews).where(eq(savedViews.id, viewId)))) {
       throw invalid(`${path}config.view_id`, `Saved view ${viewId} does not exist`);
     }
   }
@@ -75,75 +75,75 @@ function checkWidget(db: Db, w: Partial<WidgetInput>, path: string) {
 /** Settings a form left empty (`view_id: ""` on a kind that has no view) are not stored. */
 const compact = (config: Record<string, unknown>) => Object.fromEntries(Object.entries(config).filter(([, v]) => v !== '' && v !== null));
 
-function insertWidget(db: Db, dashboardId: number, w: WidgetInput, fallbackPosition: number, now: string): WidgetRow {
-  return db.insert(dashboardWidgets).values({
+async function insertWidget(db: Db, dashboardId: number, w: WidgetInput, fallbackPosition: number, now: string): Promise<WidgetRow> {
+  return await transaction(db, (tx) => one(tx.insert(dashboardWidgets).values({
     dashboard_id: dashboardId, kind: w.kind, title: w.title ?? '', config: JSON.stringify(compact(w.config ?? {})),
     position: w.position ?? fallbackPosition, created_at: now, updated_at: now,
-  }).returning().get();
+  }).returning()));
 }
 
-export function createDashboard(db: Db, actor: Actor, input: DashboardInput): DashboardJson {
+export async function createDashboard(db: Db, actor: Actor, input: DashboardInput): Promise<DashboardJson> {
   requireStaff(actor);
-  checkTeamChoice(db, actor, input.team_id);
-  (input.widgets ?? []).forEach((w, i) => checkWidget(db, w, `widgets.${i}.`));
+  await checkTeamChoice(db, actor, input.team_id);
+  for (const [i, w] of (input.widgets ?? []).entries()) await checkWidget(db, w, `widgets.${i}.`);
   const now = nowIso();
-  return db.transaction(() => {
-    const row = db.insert(dashboards).values({ name: input.name, team_id: input.team_id ?? null, created_by: actor.id, created_at: now, updated_at: now }).returning().get();
-    (input.widgets ?? []).forEach((w, i) => insertWidget(db, row.id, w, i, now));
-    return withWidgets(db, [row])[0];
+  return transaction(db, async (tx) => {
+    const row = await one(tx.insert(dashboards).values({ name: input.name, team_id: input.team_id ?? null, created_by: actor.id, created_at: now, updated_at: now }).returning());
+    for (const [i, w] of (input.widgets ?? []).entries()) await insertWidget(tx, row.id, w, i, now);
+    return (await withWidgets(tx, [row]))[0];
   });
 }
 
-export function updateDashboard(db: Db, actor: Actor, id: number, input: Partial<Omit<DashboardInput, 'widgets'>>): DashboardJson {
-  visibleDashboard(db, actor, id);
-  if (input.team_id !== undefined) checkTeamChoice(db, actor, input.team_id);
-  const row = db.update(dashboards).set({ ...input, updated_at: nowIso() }).where(eq(dashboards.id, id)).returning().get();
-  return withWidgets(db, [row])[0];
+export async function updateDashboard(db: Db, actor: Actor, id: number, input: Partial<Omit<DashboardInput, 'widgets'>>): Promise<DashboardJson> {
+  await visibleDashboard(db, actor, id);
+  if (input.team_id !== undefined) await checkTeamChoice(db, actor, input.team_id);
+  const row = await transaction(db, (tx) => one(tx.update(dashboards).set({ ...input, updated_at: nowIso() }).where(eq(dashboards.id, id)).returning()));
+  return (await withWidgets(db, [row]))[0];
 }
 
-export function deleteDashboard(db: Db, actor: Actor, id: number): void {
-  visibleDashboard(db, actor, id);
-  db.delete(dashboards).where(eq(dashboards.id, id)).run();
+export async function deleteDashboard(db: Db, actor: Actor, id: number): Promise<void> {
+  await visibleDashboard(db, actor, id);
+  await transaction(db, async (tx) => { await tx.delete(dashboards).where(eq(dashboards.id, id)); });
 }
 
-export function addWidget(db: Db, actor: Actor, dashboardId: number, input: WidgetInput): WidgetJson {
-  visibleDashboard(db, actor, dashboardId);
-  checkWidget(db, input, '');
-  const next = db.select({ n: sql<number>`coalesce(max(${dashboardWidgets.position}) + 1, 0)` }).from(dashboardWidgets)
-    .where(eq(dashboardWidgets.dashboard_id, dashboardId)).get()!.n;
-  return widgetJson(insertWidget(db, dashboardId, input, next, nowIso()));
+export async function addWidget(db: Db, actor: Actor, dashboardId: number, input: WidgetInput): Promise<WidgetJson> {
+  await visibleDashboard(db, actor, dashboardId);
+  await checkWidget(db, input, '');
+  const next = (await first(db.select({ n: sql<number>`coalesce(max(${dashboardWidgets.position}) + 1, 0)` }).from(dashboardWidgets)
+    .where(eq(dashboardWidgets.dashboard_id, dashboardId))))!.n;
+  return widgetJson(await transaction(db, (tx) => insertWidget(tx, dashboardId, input, next, nowIso())));
 }
 
-function widgetOf(db: Db, dashboardId: number, widgetId: number): WidgetRow {
-  const w = db.select().from(dashboardWidgets).where(eq(dashboardWidgets.id, widgetId)).get();
+async function widgetOf(db: Db, dashboardId: number, widgetId: number): Promise<WidgetRow> {
+  const w = await first(db.select().from(dashboardWidgets).where(eq(dashboardWidgets.id, widgetId)));
   if (!w || w.dashboard_id !== dashboardId) throw notFound('Widget', widgetId);
   return w;
 }
 
-export function updateWidget(db: Db, actor: Actor, dashboardId: number, widgetId: number, input: Partial<WidgetInput>): WidgetJson {
-  visibleDashboard(db, actor, dashboardId);
-  const current = widgetOf(db, dashboardId, widgetId);
-  checkWidget(db, { kind: input.kind ?? (current.kind as WidgetKind), config: input.config ?? parseJson(current.config, {}) }, '');
+export async function updateWidget(db: Db, actor: Actor, dashboardId: number, widgetId: number, input: Partial<WidgetInput>): Promise<WidgetJson> {
+  await visibleDashboard(db, actor, dashboardId);
+  const current = await widgetOf(db, dashboardId, widgetId);
+  await checkWidget(db, { kind: input.kind ?? (current.kind as WidgetKind), config: input.config ?? parseJson(current.config, {}) }, '');
   const set: Partial<WidgetRow> = { updated_at: nowIso() };
   if (input.kind !== undefined) set.kind = input.kind;
   if (input.title !== undefined) set.title = input.title;
   if (input.config !== undefined) set.config = JSON.stringify(compact(input.config));
-  return db.transaction(() => {
-    const row = db.update(dashboardWidgets).set(set).where(eq(dashboardWidgets.id, widgetId)).returning().get();
+  return transaction(db, async (tx) => {
+    const row = await one(tx.update(dashboardWidgets).set(set).where(eq(dashboardWidgets.id, widgetId)).returning());
     if (input.position === undefined) return widgetJson(row);
     // `position` is the widget's place in the dashboard's order: the others close ranks around it.
-    const others = db.select({ id: dashboardWidgets.id }).from(dashboardWidgets).where(eq(dashboardWidgets.dashboard_id, dashboardId))
-      .orderBy(asc(dashboardWidgets.position), asc(dashboardWidgets.id)).all().filter((w) => w.id !== widgetId);
+    const others = (await tx.select({ id: dashboardWidgets.id }).from(dashboardWidgets).where(eq(dashboardWidgets.dashboard_id, dashboardId))
+      .orderBy(asc(dashboardWidgets.position), asc(dashboardWidgets.id))).filter((w) => w.id !== widgetId);
     others.splice(Math.min(input.position, others.length), 0, { id: widgetId });
-    others.forEach((w, i) => db.update(dashboardWidgets).set({ position: i }).where(eq(dashboardWidgets.id, w.id)).run());
-    return widgetJson(db.select().from(dashboardWidgets).where(eq(dashboardWidgets.id, widgetId)).get()!);
+    for (const [i, w] of others.entries()) await tx.update(dashboardWidgets).set({ position: i }).where(eq(dashboardWidgets.id, w.id));
+    return widgetJson((await first(tx.select().from(dashboardWidgets).where(eq(dashboardWidgets.id, widgetId))))!);
   });
 }
 
-export function deleteWidget(db: Db, actor: Actor, dashboardId: number, widgetId: number): void {
-  visibleDashboard(db, actor, dashboardId);
-  widgetOf(db, dashboardId, widgetId);
-  db.delete(dashboardWidgets).where(eq(dashboardWidgets.id, widgetId)).run();
+export async function deleteWidget(db: Db, actor: Actor, dashboardId: number, widgetId: number): Promise<void> {
+  await visibleDashboard(db, actor, dashboardId);
+  await widgetOf(db, dashboardId, widgetId);
+  await transaction(db, (tx) => tx.delete(dashboardWidgets).where(eq(dashboardWidgets.id, widgetId)));
 }
 
 // ---- widget contents -------------------------------------------------------------------
@@ -159,16 +159,16 @@ export type WidgetData =
 const ACTIVE = ['new', 'open', 'stalled'];
 
 /** What one widget shows, computed for the actor (requesters never reach dashboards). */
-export function widgetData(db: Db, actor: Actor, d: DashboardJson, w: WidgetJson): WidgetData {
+export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: WidgetJson): Promise<WidgetData> {
   const limit = Math.min(50, Math.max(1, Number(w.config.limit) || 10));
   switch (w.kind) {
     case 'ticket_list': {
       const viewId = Number(w.config.view_id);
-      const view = db.select({ name: savedViews.name }).from(savedViews).where(eq(savedViews.id, viewId)).get();
+      const view = await first(db.select({ name: savedViews.name }).from(savedViews).where(eq(savedViews.id, viewId)));
       if (!view) return { kind: w.kind, error: `Saved view ${viewId} no longer exists` };
       let list;
       try {
-        list = listTickets(db, actor, { view_id: viewId, limit });
+        list = await listTickets(db, actor, { view_id: viewId, limit });
       } catch (e) {
         // A view's filters can become unusable (a search too broad for the text stored now): that widget says so.
         if (e instanceof AppError && e.code === 'validation_failed') return { kind: w.kind, error: `The view "${view.name}" cannot be shown: ${e.message}` };
@@ -177,23 +177,23 @@ export function widgetData(db: Db, actor: Actor, d: DashboardJson, w: WidgetJson
       return { kind: w.kind, view_id: viewId, view_name: view.name, tickets: list.tickets, total: list.total };
     }
     case 'status_counts':
-      return { kind: w.kind, counts: db.select({ status: tickets.status, count: sql<number>`count(*)` }).from(tickets).groupBy(tickets.status).all()
+      return { kind: w.kind, counts: (await db.select({ status: tickets.status, count: sql<number>`count(*)` }).from(tickets).groupBy(tickets.status))
         .sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)) };
     case 'queue_counts':
-      return { kind: w.kind, counts: db.select({ queue_id: queues.id, name: queues.name, count: sql<number>`count(${tickets.id})` })
+      return { kind: w.kind, counts: await db.select({ queue_id: queues.id, name: queues.name, count: sql<number>`count(${tickets.id})` })
         .from(queues).leftJoin(tickets, and(eq(tickets.queue_id, queues.id), inArray(tickets.status, ACTIVE)))
-        .groupBy(queues.id).orderBy(asc(queues.name)).all() };
+        .groupBy(queues.id).orderBy(asc(queues.name)) };
     case 'team_workload': {
       const teamId = Number(w.config.team_id) || d.team_id;
       if (!teamId) return { kind: w.kind, error: 'Choose a team (config.team_id) or give the dashboard one' };
-      const rows = db.select({ user_id: users.id, name: users.name, count: sql<number>`count(${tickets.id})` })
+      const rows = await db.select({ user_id: users.id, name: users.name, count: sql<number>`count(${tickets.id})` })
         .from(teamMembers).innerJoin(users, eq(users.id, teamMembers.user_id))
         .leftJoin(tickets, and(eq(tickets.owner_id, users.id), inArray(tickets.status, ACTIVE)))
-        .where(eq(teamMembers.team_id, teamId)).groupBy(users.id).orderBy(asc(users.name)).all();
+        .where(eq(teamMembers.team_id, teamId)).groupBy(users.id).orderBy(asc(users.name));
       return { kind: w.kind, team_id: teamId, rows };
     }
     case 'my_tickets': {
-      const list = listByFilter(db, actor, { owner_id: actor.id, status: ['new', 'open', 'stalled'], limit });
+      const list = await listByFilter(db, actor, { owner_id: actor.id, status: ['new', 'open', 'stalled'], limit });
       return { kind: w.kind, tickets: list.tickets, total: list.total };
     }
     default:
@@ -204,7 +204,9 @@ export function widgetData(db: Db, actor: Actor, d: DashboardJson, w: WidgetJson
 const STATUS_ORDER = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'];
 
 /** A dashboard with every widget's contents. */
-export function dashboardWithData(db: Db, actor: Actor, id: number): Omit<DashboardJson, 'widgets'> & { widgets: (WidgetJson & { data: WidgetData })[] } {
-  const d = getDashboard(db, actor, id);
-  return { ...d, widgets: d.widgets.map((w) => ({ ...w, data: widgetData(db, actor, d, w) })) };
+export async function dashboardWithData(db: Db, actor: Actor, id: number): Promise<Omit<DashboardJson, 'widgets'> & { widgets: (WidgetJson & { data: WidgetData })[] }> {
+  const d = await getDashboard(db, actor, id);
+  const widgets = [];
+  for (const w of d.widgets) widgets.push({ ...w, data: await widgetData(db, actor, d, w) });
+  return { ...d, widgets };
 }

@@ -1,5 +1,5 @@
 import { asc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import type { Db } from '../db/port.js';
 import { queues, savedViews, teamMembers, teams, users } from '../db/schema.js';
 import { type Actor, isStaff, parseJson } from './actor.js';
 import { allCustomFields, type CustomFieldJson } from './customFields.js';
@@ -21,17 +21,17 @@ export interface Lookups {
  * the authors in its history): requesters can number in the hundred thousands, so they are
  * never loaded wholesale.
  */
-export function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[] = []): Lookups {
-  const memberRows = db.select().from(teamMembers).all();
+export async function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[] = []): Promise<Lookups> {
+  const memberRows = await db.select().from(teamMembers);
   return {
-    queues: db.select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias }).from(queues).orderBy(asc(queues.name)).all(),
-    teams: db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name)).all()
+    queues: await db.select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias }).from(queues).orderBy(asc(queues.name)),
+    teams: (await db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name)))
       .map((t) => ({ ...t, members: memberRows.filter((m) => m.team_id === t.id).map((m) => m.user_id) })),
-    users: isStaff(actor) ? staffAnd(db, alsoUsers) : customerView(db, actor, alsoUsers),
-    customFields: isStaff(actor) ? allCustomFields(db) : [],
+    users: isStaff(actor) ? await staffAnd(db, alsoUsers) : await customerView(db, actor, alsoUsers),
+    customFields: isStaff(actor) ? await allCustomFields(db) : [],
     // Saved views are for staff (decision 016): a requester has none to pick.
-    savedViews: !isStaff(actor) ? [] : db.select({ id: savedViews.id, name: savedViews.name, columns: savedViews.columns }).from(savedViews)
-      .where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name)).all().map((v) => ({ ...v, columns: parseJson<string[]>(v.columns, []) })),
+    savedViews: !isStaff(actor) ? [] : (await db.select({ id: savedViews.id, name: savedViews.name, columns: savedViews.columns }).from(savedViews)
+      .where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name))).map((v) => ({ ...v, columns: parseJson<string[]>(v.columns, []) })),
   };
 }
 
@@ -45,18 +45,18 @@ export const staffQuery = (db: Db) => db.select(person).from(users).where(inArra
  * What a customer sees of the people on their ticket: themselves, and the others by name —
  * staff without their address (as the portal shows them), other customers as their mail does.
  */
-function customerView(db: Db, actor: Actor, ids: (number | null)[]): Person[] {
+async function customerView(db: Db, actor: Actor, ids: (number | null)[]): Promise<Person[]> {
   const others = [...new Set(ids)].filter((id): id is number => id !== null && id !== actor.id);
-  const rows = others.length > 0 ? db.select(person).from(users).where(inArray(users.id, others)).all() : [];
+  const rows = others.length > 0 ? await db.select(person).from(users).where(inArray(users.id, others)) : [];
   return [{ id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false },
     ...rows.map((u) => (u.role === 'requester' ? u : { ...u, email: '' }))].sort(byName);
 }
 
 /** Staff, and the users asked for by id; by name. */
-function staffAnd(db: Db, ids: (number | null)[]): Person[] {
-  const staff = staffQuery(db).all();
+async function staffAnd(db: Db, ids: (number | null)[]): Promise<Person[]> {
+  const staff = await staffQuery(db).all();
   const known = new Set(staff.map((u) => u.id));
   const extra = [...new Set(ids)].filter((id): id is number => id !== null && !known.has(id));
-  const others = extra.length > 0 ? db.select(person).from(users).where(inArray(users.id, extra)).all() : [];
+  const others = extra.length > 0 ? await db.select(person).from(users).where(inArray(users.id, extra)) : [];
   return [...staff, ...others].sort(byName);
 }

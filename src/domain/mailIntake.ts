@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared, sameName } from '../db/client.js';
+import { type Conn, type Db, prepared, sameName, first, transaction } from '../db/port.js';
 import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { AppError, invalid, notFound } from './errors.js';
@@ -79,62 +79,62 @@ function resultOf(row: IntakeRow, duplicate: boolean, userCreated = false): Inta
 }
 
 /** Addresses mail from which is our own (never processed as a request: no loops). */
-export function ownAddresses(db: Conn, mailFrom: string): string[] {
-  return [...ourAddresses(db, [mailFrom.toLowerCase()])];
+export async function ownAddresses(db: Conn, mailFrom: string): Promise<string[]> {
+  return [...await ourAddresses(db, [mailFrom.toLowerCase()])];
 }
 
 // The intake's queries with a fixed shape, compiled once: building a query costs more than running it.
 const p = sql.placeholder;
-const aliasedQueues = prepared((db) => db.select({ id: queues.id, alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)).prepare());
-const queueById = prepared((db) => db.select().from(queues).where(eq(queues.id, p('id'))).prepare());
-const queueNamedGeneral = prepared((db) => db.select().from(queues).where(sameName(queues.name, 'General')).prepare());
-const firstQueue = prepared((db) => db.select().from(queues).orderBy(queues.id).limit(1).prepare());
-const ticketExists = prepared((db) => db.select({ id: tickets.id, queue: tickets.queue_id }).from(tickets).where(eq(tickets.id, p('id'))).prepare());
+const aliasedQueues = prepared((db) => db.select({ id: queues.id, alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)));
+const queueById = prepared((db) => db.select().from(queues).where(eq(queues.id, p('id'))));
+const queueNamedGeneral = prepared((db) => db.select().from(queues).where(sameName(db, queues.name, 'General')));
+const firstQueue = prepared((db) => db.select().from(queues).orderBy(queues.id).limit(1));
+const ticketExists = prepared((db) => db.select({ id: tickets.id, queue: tickets.queue_id }).from(tickets).where(eq(tickets.id, p('id'))));
 const firstTransaction = prepared((db) => db.select({ id: transactions.id }).from(transactions)
-  .where(eq(transactions.ticket_id, p('ticket'))).orderBy(transactions.id).limit(1).prepare());
+  .where(eq(transactions.ticket_id, p('ticket'))).orderBy(transactions.id).limit(1));
 const insertIntake = prepared((db) => db.insert(mailIntake).values({
   identity: p('identity'), message_id: p('message_id'), source: p('source'), sender: p('sender'), subject: p('subject'), raw: p('raw'),
   verdict: p('verdict'), rule: p('rule'), ticket_id: p('ticket_id'), transaction_id: p('transaction_id'), error: p('error'), created_at: p('created_at'),
-}).returning().prepare());
+}).returning());
 /** An earlier outcome of the same message: an applied one wins over a refusal; a 422 refusal (an error) is not settled. */
 const seenAs = (verdicts: Verdict[]) => prepared((db) => db.select().from(mailIntake)
   .where(and(eq(mailIntake.identity, p('identity')), inArray(mailIntake.verdict, verdicts), or(ne(mailIntake.verdict, 'rejected'), isNull(mailIntake.error))))
-  .orderBy(sql`${mailIntake.verdict} not in ('created', 'appended')`, mailIntake.id).limit(1).prepare());
+  .orderBy(sql`${mailIntake.verdict} not in ('created', 'appended')`, mailIntake.id).limit(1));
 const seenSettled = seenAs(SUCCESSFUL);
 /** Replaying an entry: only an earlier created/appended outcome counts as seen. */
 const seenApplied = seenAs(['created', 'appended']);
 const recentFrom = prepared((db) => db.select({ n: sql<number>`count(*)` }).from(mailIntake)
-  .where(and(eq(mailIntake.sender, p('sender')), gt(mailIntake.created_at, p('since')), inArray(mailIntake.verdict, ['created', 'appended']))).prepare());
+  .where(and(eq(mailIntake.sender, p('sender')), gt(mailIntake.created_at, p('since')), inArray(mailIntake.verdict, ['created', 'appended']))));
 
-function resolveQueue(conn: Conn, m: InboundMessage, hint: string | undefined): { id: number; rule: string } {
-  const byAlias = m.recipients.length ? aliasedQueues(conn).all() : [];
+async function resolveQueue(conn: Conn, m: InboundMessage, hint: string | undefined): Promise<{ id: number; rule: string }> {
+  const byAlias = m.recipients.length ? await aliasedQueues(conn).all() : [];
   for (const r of m.recipients) {
     const q = byAlias.find((x) => x.alias === r);
     if (q) return { id: q.id, rule: `queue by recipient ${r}` };
   }
   if (hint) {
     const h = hint.trim();
-    const q = /^\d+$/.test(h) ? queueById(conn).get({ id: Number(h) })
-      : aliasedQueues(conn).all().find((x) => x.alias === h.toLowerCase()) ?? findQueueByName(conn, h);
+    const q = /^\d+$/.test(h) ? await queueById(conn).get({ id: Number(h) })
+      : (await aliasedQueues(conn).all()).find((x) => x.alias === h.toLowerCase()) ?? await findQueueByName(conn, h);
     if (!q) throw invalid('queue', `No queue with id, alias or name "${h}"`);
     return { id: q.id, rule: `queue given (${h})` };
   }
-  const general = queueNamedGeneral(conn).get() ?? firstQueue(conn).get();
+  const general = await queueNamedGeneral(conn).get() ?? await firstQueue(conn).get();
   if (!general) throw new AppError('unavailable', 'No queue exists to receive mail');
   return { id: general.id, rule: `default queue ${general.name}` };
 }
 
 /** SPEC B7 ladder: a Message-ID the ticket knows (inbound or ours), then the subject tag. */
-function resolveTicket(conn: Conn, m: InboundMessage): { id: number; rule: string } | { id: null; rule: string } {
+async function resolveTicket(conn: Conn, m: InboundMessage): Promise<{ id: number; rule: string } | { id: null; rule: string }> {
   const ids = [...m.inReplyTo, ...[...m.references].reverse()].filter((id, i, all) => all.indexOf(id) === i);
   if (ids.length) {
-    const inbound = conn.select({ ticket: transactions.ticket_id, mid: transactions.message_id }).from(transactions)
-      .where(inArray(transactions.message_id, ids)).all();
-    const ours = conn.select({ ticket: outbox.ticket_id, mid: outbox.message_id }).from(outbox)
-      .where(inArray(outbox.message_id, ids)).all();
+    const inbound = await conn.select({ ticket: transactions.ticket_id, mid: transactions.message_id }).from(transactions)
+      .where(inArray(transactions.message_id, ids));
+    const ours = await conn.select({ ticket: outbox.ticket_id, mid: outbox.message_id }).from(outbox)
+      .where(inArray(outbox.message_id, ids));
     for (const id of ids) {
       const hit = [...inbound, ...ours].find((r) => r.mid === id && r.ticket !== null);
-      if (hit && ticketExists(conn).get({ id: hit.ticket! })) {
+      if (hit && await ticketExists(conn).get({ id: hit.ticket! })) {
         return { id: hit.ticket!, rule: `ticket by ${m.inReplyTo.includes(id) ? 'In-Reply-To' : 'References'} ${id}` };
       }
     }
@@ -142,7 +142,7 @@ function resolveTicket(conn: Conn, m: InboundMessage): { id: number; rule: strin
   const tag = TAG_RE.exec(m.subject);
   if (tag) {
     const id = Number(tag[1]);
-    if (ticketExists(conn).get({ id })) return { id, rule: `ticket by subject tag #${id}` };
+    if (await ticketExists(conn).get({ id })) return { id, rule: `ticket by subject tag #${id}` };
     return { id: null, rule: `subject tag #${id} names no ticket: new ticket` };
   }
   return { id: null, rule: 'new ticket' };
@@ -151,27 +151,27 @@ function resolveTicket(conn: Conn, m: InboundMessage): { id: number; rule: strin
 /** What the intake log keeps of any message, even one that could not be read (no sender: null). */
 type Logged = Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'>;
 
-function logIntake(conn: Conn, m: Logged, source: string, v: Partial<IntakeRow> & { verdict: Verdict }): IntakeRow {
-  return insertIntake(conn).get({
+async function logIntake(conn: Conn, m: Logged, source: string, v: Partial<IntakeRow> & { verdict: Verdict }): Promise<IntakeRow> {
+  return (await insertIntake(conn).get({
     identity: m.identity, message_id: m.messageId, source, sender: m.from.address || null, subject: m.subject.slice(0, 1000), raw: m.raw,
     rule: null, ticket_id: null, transaction_id: null, error: null, created_at: nowIso(), ...v,
-  })!;
+  }))!;
 }
 
-const keepsMailCc = (conn: Conn, queueId: number) => queueById(conn).get({ id: queueId })?.keep_mail_cc ?? true;
-const ticketQueue = (conn: Conn, ticketId: number) => ticketExists(conn).get({ id: ticketId })!.queue;
+const keepsMailCc = async (conn: Conn, queueId: number) => (await queueById(conn).get({ id: queueId }))?.keep_mail_cc ?? true;
+const ticketQueue = async (conn: Conn, ticketId: number) => (await ticketExists(conn).get({ id: ticketId }))!.queue;
 
 /**
  * The people of a message who may become Cc watchers: not our own addresses (queue aliases,
  * MAIL_FROM), not staff (they hear of the ticket as staff), not disabled. Unknown addresses
  * become stub requesters, as senders do.
  */
-function copiedPeople(conn: Conn, m: InboundMessage, opts: IntakeOptions, people: { address: string; name: string }[]): UserRow[] {
+async function copiedPeople(conn: Conn, m: InboundMessage, opts: IntakeOptions, people: { address: string; name: string }[]): Promise<UserRow[]> {
   const own = new Set([...opts.ownAddresses ?? [], ...m.deliveredTo]);
   const out: UserRow[] = [];
   for (const p of people.slice(0, 50)) {
     if (!p.address || own.has(p.address)) continue;
-    const { user } = ensureMailUser(conn, p.address, p.name);
+    const { user } = await ensureMailUser(conn, p.address, p.name);
     if (user.disabled || user.role !== 'requester' || out.some((u) => u.id === user.id)) continue;
     out.push(user);
   }
@@ -179,26 +179,26 @@ function copiedPeople(conn: Conn, m: InboundMessage, opts: IntakeOptions, people
 }
 
 /** Applies one inbound message exactly once. */
-export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): IntakeResult {
-  return db.transaction((tx) => {
+export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
+  return transaction(db, async (tx) => {
     // An applied outcome (a replay may have applied a message rejected earlier) wins over an earlier refusal.
     // A 422 refusal (rejected with an error: an unknown queue) is not settled: a corrected delivery applies.
-    const seen = (opts.replay ? seenApplied : seenSettled)(tx).get({ identity: m.identity });
+    const seen = await (opts.replay ? seenApplied : seenSettled)(tx).get({ identity: m.identity });
     if (seen) return resultOf(seen, true);
 
-    if (m.kind === 'bounce') return resultOf(logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }), false);
+    if (m.kind === 'bounce') return resultOf(await logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }), false);
 
     const hourAgo = new Date(Date.now() - 3600_000).toISOString();
-    const recent = recentFrom(tx).get({ sender: m.from.address, since: hourAgo })!.n;
+    const recent = (await recentFrom(tx).get({ sender: m.from.address, since: hourAgo }))!.n;
     if (recent >= opts.senderLimitPerHour) {
-      return resultOf(logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `more than ${opts.senderLimitPerHour} messages from ${m.from.address} in an hour` }), false);
+      return resultOf(await logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `more than ${opts.senderLimitPerHour} messages from ${m.from.address} in an hour` }), false);
     }
 
-    const { user, created: userCreated } = ensureMailUser(tx, m.from.address, m.from.name);
-    if (user.disabled) return resultOf(logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `sender ${user.email} is disabled` }), false, userCreated);
+    const { user, created: userCreated } = await ensureMailUser(tx, m.from.address, m.from.name);
+    if (user.disabled) return resultOf(await logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `sender ${user.email} is disabled` }), false, userCreated);
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role, viaMail: true };
     const auto = m.kind === 'auto';
-    const ticket = resolveTicket(tx, m);
+    const ticket = await resolveTicket(tx, m);
     const note = (auto ? `; automatic mail (${m.kindReason}), no autoreply` : '')
       + (m.degraded ? `; text not read (${m.degraded}): the raw message is attached` : '');
 
@@ -207,33 +207,33 @@ export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions)
       const body = m.text || '(no text)';
       // SPEC C2: people the reply adds (and a sender not yet on the ticket) become Cc watchers.
       // Not for `action: comment` (staff forwarding into an internal note): that mail is not the conversation.
-      if (!auto && opts.action !== 'comment' && keepsMailCc(tx, ticketQueue(tx, ticket.id))) {
-        const on = new Set(Object.values(watchersOf(tx, [ticket.id]).get(ticket.id)!).flat());
-        for (const u of copiedPeople(tx, m, opts, [m.from, ...m.copied])) {
-          if (!on.has(u.id)) addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id);
+      if (!auto && opts.action !== 'comment' && await keepsMailCc(tx, await ticketQueue(tx, ticket.id))) {
+        const on = new Set(Object.values((await (await watchersOf(tx, [ticket.id])).get(ticket.id))!).flat());
+        for (const u of await copiedPeople(tx, m, opts, [m.from, ...m.copied])) {
+          if (!on.has(u.id)) await addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id);
         }
       }
-      const { transaction } = commentOnTicket(db, actor, ticket.id, {
+      const { transaction } = await commentOnTicket(tx, actor, ticket.id, {
         body, internal: opts.action === 'comment', message_id: m.messageId, attachments: m.attachments, auto_submitted: auto,
         already_sent: alreadySent,
       });
-      const row = logIntake(tx, m, opts.source, { verdict: 'appended', rule: ticket.rule + note, ticket_id: ticket.id, transaction_id: transaction.id });
+      const row = await logIntake(tx, m, opts.source, { verdict: 'appended', rule: ticket.rule + note, ticket_id: ticket.id, transaction_id: transaction.id });
       return resultOf(row, false, userCreated);
     }
-    const queue = resolveQueue(tx, m, opts.queue);
+    const queue = await resolveQueue(tx, m, opts.queue);
     const subject = m.subject.replace(TAG_RE, '').replace(/\s+/g, ' ').trim() || '(no subject)';
     // SPEC C2: the other people in To/Cc of a new message become its Cc watchers.
-    const cc = !auto && keepsMailCc(tx, queue.id) ? copiedPeople(tx, m, opts, m.copied).map((u) => u.id).filter((id) => id !== user.id) : [];
-    const change = createTicket(db, actor, {
+    const cc = !auto && await keepsMailCc(tx, queue.id) ? (await copiedPeople(tx, m, opts, m.copied)).map((u) => u.id).filter((id) => id !== user.id) : [];
+    const change = await createTicket(tx, actor, {
       queue_id: queue.id, subject: subject.slice(0, 500), description: m.text, message_id: m.messageId, attachments: m.attachments,
       auto_submitted: auto, cc, already_sent: alreadySent,
     });
-    const first = firstTransaction(tx).get({ ticket: change.ticket.id })!;
-    const row = logIntake(tx, m, opts.source, {
+    const first = (await firstTransaction(tx).get({ ticket: change.ticket.id }))!;
+    const row = await logIntake(tx, m, opts.source, {
       verdict: 'created', rule: `${ticket.rule}; ${queue.rule}${note}`, ticket_id: change.ticket.id, transaction_id: first.id,
     });
     return resultOf(row, false, userCreated);
-  }, { behavior: 'immediate' });
+  });
 }
 
 /**
@@ -241,19 +241,19 @@ export function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions)
  * `rejected`, so an admin sees it and can replay it once the cause is fixed. The same message
  * refused again for the same reason reuses its entry.
  */
-export function logRejectedMail(db: Db, m: Logged, source: string, reason: string): IntakeResult {
-  return db.transaction((tx) => {
+export async function logRejectedMail(db: Db, m: Logged, source: string, reason: string): Promise<IntakeResult> {
+  return transaction(db, async (tx) => {
     const error = reason.slice(0, 2000);
-    const earlier = tx.select().from(mailIntake)
-      .where(and(eq(mailIntake.identity, m.identity), eq(mailIntake.verdict, 'rejected'), eq(mailIntake.error, error))).get();
+    const earlier = await first(tx.select().from(mailIntake)
+      .where(and(eq(mailIntake.identity, m.identity), eq(mailIntake.verdict, 'rejected'), eq(mailIntake.error, error))));
     if (earlier) return resultOf(earlier, false);
-    return resultOf(logIntake(tx, m, source, { verdict: 'rejected', error }), false);
-  }, { behavior: 'immediate' });
+    return resultOf(await logIntake(tx, m, source, { verdict: 'rejected', error }), false);
+  });
 }
 
 /** A message the processor could not apply: kept with its error, retried on the next delivery. */
-export function logFailedMail(db: Db, m: Logged, source: string, error: string): IntakeResult {
-  return resultOf(logIntake(db, m, source, { verdict: 'failed', error: error.slice(0, 2000) }), false);
+export async function logFailedMail(db: Db, m: Logged, source: string, error: string): Promise<IntakeResult> {
+  return resultOf(await transaction(db, (tx) => logIntake(tx, m, source, { verdict: 'failed', error: error.slice(0, 2000) })), false);
 }
 
 // ---- admin: the intake log -------------------------------------------------------------
@@ -267,38 +267,38 @@ const intakeJson = (r: IntakeRow): IntakeJson => ({
   rule: r.rule, ticket_id: r.ticket_id, transaction_id: r.transaction_id, error: r.error, size: r.raw.length, created_at: r.created_at,
 });
 
-export function listIntake(db: Db, actor: Actor, f: { verdict?: Verdict; limit?: number; offset?: number }) {
+export async function listIntake(db: Db, actor: Actor, f: { verdict?: Verdict; limit?: number; offset?: number }) {
   requireAdmin(actor);
   const limit = f.limit ?? 50;
   const offset = f.offset ?? 0;
   const where = f.verdict ? eq(mailIntake.verdict, f.verdict) : undefined;
-  const rows = db.select().from(mailIntake).where(where).orderBy(desc(mailIntake.id)).limit(limit).offset(offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(mailIntake).where(where).get()!.n;
+  const rows = await db.select().from(mailIntake).where(where).orderBy(desc(mailIntake.id)).limit(limit).offset(offset);
+  const total = (await first(db.select({ n: sql<number>`count(*)` }).from(mailIntake).where(where)))!.n;
   return { intake: rows.map(intakeJson), total, limit, offset };
 }
 
-export function getIntake(db: Db, actor: Actor, id: number): IntakeJson & { raw: string } {
+export async function getIntake(db: Db, actor: Actor, id: number): Promise<IntakeJson & { raw: string }> {
   requireAdmin(actor);
-  const row = db.select().from(mailIntake).where(eq(mailIntake.id, id)).get();
+  const row = await first(db.select().from(mailIntake).where(eq(mailIntake.id, id)));
   if (!row) throw notFound('Intake entry', id);
   return { ...intakeJson(row), raw: row.raw.toString('utf8') };
 }
 
 /** The raw bytes of an entry, for replay. */
-export function intakeRaw(db: Db, actor: Actor, id: number): Buffer {
+export async function intakeRaw(db: Db, actor: Actor, id: number): Promise<Buffer> {
   requireAdmin(actor);
-  const row = db.select({ raw: mailIntake.raw }).from(mailIntake).where(eq(mailIntake.id, id)).get();
+  const row = await first(db.select({ raw: mailIntake.raw }).from(mailIntake).where(eq(mailIntake.id, id)));
   if (!row) throw notFound('Intake entry', id);
   return row.raw;
 }
 
 // ---- IMAP polling state ----------------------------------------------------------------
 
-export function getImapState(db: Db, mailbox: string) {
-  return db.select().from(imapState).where(eq(imapState.mailbox, mailbox)).get();
+export async function getImapState(db: Db, mailbox: string) {
+  return await first(db.select().from(imapState).where(eq(imapState.mailbox, mailbox)));
 }
 
-export function saveImapState(db: Db, mailbox: string, uidValidity: string, lastUid: number): void {
-  db.insert(imapState).values({ mailbox, uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso() })
-    .onConflictDoUpdate({ target: imapState.mailbox, set: { uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso() } }).run();
+export async function saveImapState(db: Db, mailbox: string, uidValidity: string, lastUid: number): Promise<void> {
+  await transaction(db, (tx) => tx.insert(imapState).values({ mailbox, uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso() })
+    .onConflictDoUpdate({ target: imapState.mailbox, set: { uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso() } }));
 }

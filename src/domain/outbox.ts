@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.js';
+import type { Db } from '../db/port.js';
 import { attachmentIdsOf } from '../scrips/compose.js';
 import { getOutboxRow, type Mailbox, listOutbox as queryOutbox, requeue, storedMail, type OutboxRow } from '../scrips/outbox.js';
 import { type Actor, parseJson, requireAdmin } from './actor.js';
@@ -19,24 +19,24 @@ const toJson = (r: OutboxRow): OutboxJson => {
 export interface OutboxFilter { status?: OutboxRow['status']; ticket_id?: number; limit?: number; offset?: number }
 
 /** Admins see every notification and its delivery state (queued mail when SMTP is off, too). */
-export function listOutbox(db: Db, actor: Actor, f: OutboxFilter) {
+export async function listOutbox(db: Db, actor: Actor, f: OutboxFilter) {
   requireAdmin(actor);
   const limit = f.limit ?? 50;
   const offset = f.offset ?? 0;
-  const { rows, total } = queryOutbox(db, { status: f.status, ticket_id: f.ticket_id, limit, offset });
+  const { rows, total } = await queryOutbox(db, { status: f.status, ticket_id: f.ticket_id, limit, offset });
   return { outbox: rows.map(toJson), total, limit, offset };
 }
 
-export function getOutboxEntry(db: Db, actor: Actor, id: number): OutboxJson {
+export async function getOutboxEntry(db: Db, actor: Actor, id: number): Promise<OutboxJson> {
   requireAdmin(actor);
-  const row = getOutboxRow(db, id);
+  const row = await getOutboxRow(db, id);
   if (!row) throw notFound('Outbox entry', id);
   return toJson(row);
 }
 
 /** Sends a failed (or stuck) notification again from attempt one. */
-export function retryOutboxEntry(db: Db, actor: Actor, id: number): OutboxJson {
-  const row = getOutboxEntry(db, actor, id);
+export async function retryOutboxEntry(db: Db, actor: Actor, id: number): Promise<OutboxJson> {
+  const row = await getOutboxEntry(db, actor, id);
   if (row.status === 'sent' || row.status === 'sending') throw conflict(`Outbox entry ${id} is ${row.status}`);
-  return toJson(requeue(db, id));
+  return toJson(await requeue(db, id));
 }

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Conn, Db } from '../db/client.js';
+import { type Conn, type Db, first, storeOf, transaction } from '../db/port.js';
 import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 import { readPortalToken } from '../scrips/portalLinks.js';
 import { type Actor, requireStaff } from './actor.js';
@@ -46,18 +46,19 @@ export interface PortalGrant { ticketId: number; user: UserRow; epoch?: number }
 
 const secrets = new WeakMap<object, string>();
 /** The installation's link key (app_secrets `portal`), read once per database. */
-export function portalSecret(db: Db): string {
-  let s = secrets.get(db.$client);
-  if (s === undefined) { s = appSecret(db, 'portal'); secrets.set(db.$client, s); }
+export async function portalSecret(db: Db): Promise<string> {
+  const store = storeOf(db);
+  let s = secrets.get(store);
+  if (s === undefined) { s = await appSecret(db, 'portal'); secrets.set(store, s); }
   return s;
 }
 
 /** The one place a link's user is checked again: still active, not revoked, still on the ticket. */
-function stillGranted(conn: Conn, ticketId: number, userId: number, epoch: number | undefined): UserRow | null {
-  const user = getUserRow(conn, userId);
+async function stillGranted(conn: Conn, ticketId: number, userId: number, epoch: number | undefined): Promise<UserRow | null> {
+  const user = await getUserRow(conn, userId);
   if (!user || user.disabled) return null;
   if (epoch !== undefined && user.portal_epoch !== epoch) return null;
-  return isCustomerOf(conn, ticketId, user.id) ? user : null;
+  return await isCustomerOf(conn, ticketId, user.id) ? user : null;
 }
 
 /**
@@ -65,18 +66,18 @@ function stillGranted(conn: Conn, ticketId: number, userId: number, epoch: numbe
  * links all fail it), the link not expired, signed at the user's current `portal_epoch`, the
  * user not disabled, and still a requester or Cc of the ticket.
  */
-export function grantFromToken(db: Db, token: string, now = Date.now()): PortalGrant {
-  const claims = readPortalToken(token, portalSecret(db));
+export async function grantFromToken(db: Db, token: string, now = Date.now()): Promise<PortalGrant> {
+  const claims = readPortalToken(token, await portalSecret(db));
   if (!claims) throw new PortalRefused('invalid');
   if (claims.expires * 1000 <= now) throw new PortalRefused('expired');
-  const user = stillGranted(db, claims.ticketId, claims.userId, claims.epoch);
+  const user = await stillGranted(db, claims.ticketId, claims.userId, claims.epoch);
   if (!user) throw new PortalRefused('revoked');
   return { ticketId: claims.ticketId, user, epoch: claims.epoch };
 }
 
 /** A signed-in customer's own ticket; any other ticket is not found (as on /tickets). */
-export function grantFromSession(conn: Conn, actor: Actor, ticketId: number): PortalGrant {
-  const user = stillGranted(conn, ticketId, actor.id, undefined);
+export async function grantFromSession(conn: Conn, actor: Actor, ticketId: number): Promise<PortalGrant> {
+  const user = await stillGranted(conn, ticketId, actor.id, undefined);
   if (!user) throw notFound('Ticket', ticketId);
   return { ticketId, user };
 }
@@ -96,19 +97,19 @@ const ticketPublic = (t: { id: number; subject: string; status: string; created_
 /** The staff's name where one is missing: their address is internal. */
 const STAFF_NAME = 'Support team';
 
-function authors(conn: Conn, ids: number[]): Map<number, { name: string; staff: boolean }> {
+async function authors(conn: Conn, ids: number[]): Promise<Map<number, { name: string; staff: boolean }>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = conn.select({ id: users.id, name: users.name, email: users.email, role: users.role }).from(users).where(inArray(users.id, unique)).all();
+  const rows = await conn.select({ id: users.id, name: users.name, email: users.email, role: users.role }).from(users).where(inArray(users.id, unique));
   return new Map(rows.map((u) => {
     const staff = u.role !== 'requester';
     return [u.id, { name: u.name.trim() || (staff ? STAFF_NAME : u.email), staff }];
   }));
 }
 
-function publicTransactions(conn: Conn, rows: (typeof transactions.$inferSelect)[]): PortalTransactionJson[] {
-  const names = authors(conn, rows.flatMap((r) => (r.creator_id === null ? [] : [r.creator_id])));
-  return transactionsJson(conn, rows).map((t) => ({
+async function publicTransactions(conn: Conn, rows: (typeof transactions.$inferSelect)[]): Promise<PortalTransactionJson[]> {
+  const names = await authors(conn, rows.flatMap((r) => (r.creator_id === null ? [] : [r.creator_id])));
+  return (await transactionsJson(conn, rows)).map((t) => ({
     id: t.id, type: t.type as PortalTransactionJson['type'],
     author: (t.creator_id !== null && names.get(t.creator_id)) || { name: STAFF_NAME, staff: true },
     body: t.body ?? '', created_at: t.created_at, attachments: t.attachments,
@@ -116,17 +117,17 @@ function publicTransactions(conn: Conn, rows: (typeof transactions.$inferSelect)
 }
 
 /** What the portal shows of the granted ticket: its subject and status, and the public history. */
-export function portalView(conn: Conn, grant: PortalGrant): PortalView {
-  const row = getTicketRow(conn, grant.ticketId);
+export async function portalView(conn: Conn, grant: PortalGrant): Promise<PortalView> {
+  const row = await getTicketRow(conn, grant.ticketId);
   if (!row) throw notFound('Ticket', grant.ticketId);
-  const rows = conn.select().from(transactions)
-    .where(and(eq(transactions.ticket_id, grant.ticketId), inArray(transactions.type, [...PUBLIC_TYPES]))).orderBy(asc(transactions.id)).all();
-  return { ticket: ticketPublic(row), transactions: publicTransactions(conn, rows) };
+  const rows = await conn.select().from(transactions)
+    .where(and(eq(transactions.ticket_id, grant.ticketId), inArray(transactions.type, [...PUBLIC_TYPES]))).orderBy(asc(transactions.id));
+  return { ticket: ticketPublic(row), transactions: await publicTransactions(conn, rows) };
 }
 
 /** An attachment of a public transaction of the granted ticket; anything else is not found. */
-export function portalAttachment(conn: Conn, grant: PortalGrant, id: number) {
-  const a = attachmentWithTicket(conn, id);
+export async function portalAttachment(conn: Conn, grant: PortalGrant, id: number) {
+  const a = await attachmentWithTicket(conn, id);
   if (!a || a.ticket_id !== grant.ticketId || !(PUBLIC_TYPES as readonly string[]).includes(a.type)) throw notFound('Attachment', id);
   return a;
 }
@@ -135,11 +136,11 @@ export function portalAttachment(conn: Conn, grant: PortalGrant, id: number) {
 export const PORTAL_LIST_MAX = 500;
 
 /** GET /portal: a signed-in customer's tickets (requester or Cc). */
-export function portalTickets(conn: Conn, actor: Actor): PortalTicketJson[] {
+export async function portalTickets(conn: Conn, actor: Actor): Promise<PortalTicketJson[]> {
   const own = conn.select({ id: ticketWatchers.ticket_id }).from(ticketWatchers)
     .where(and(eq(ticketWatchers.user_id, actor.id), inArray(ticketWatchers.role, ['requester', 'cc'])));
-  return conn.select({ id: tickets.id, subject: tickets.subject, status: tickets.status, created_at: tickets.created_at, updated_at: tickets.updated_at })
-    .from(tickets).where(inArray(tickets.id, own)).orderBy(desc(tickets.updated_at), desc(tickets.id)).limit(PORTAL_LIST_MAX).all();
+  return await conn.select({ id: tickets.id, subject: tickets.subject, status: tickets.status, created_at: tickets.created_at, updated_at: tickets.updated_at })
+    .from(tickets).where(inArray(tickets.id, own)).orderBy(desc(tickets.updated_at), desc(tickets.id)).limit(PORTAL_LIST_MAX);
 }
 
 export interface PortalReplyInput { body: string; attachments: NewAttachment[] }
@@ -153,26 +154,26 @@ const mib = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)}
  * work with its scrips. The grant is checked again inside the SQL transaction, so a link
  * revoked (or a person taken off the ticket) a moment before cannot still write.
  */
-export function portalReply(db: Db, grant: PortalGrant, input: PortalReplyInput, maxBytes: number): PortalTransactionJson {
+export async function portalReply(db: Db, grant: PortalGrant, input: PortalReplyInput, maxBytes: number): Promise<PortalTransactionJson> {
   const body = input.body.trim() === '' ? '' : input.body;
   if (body === '' && input.attachments.length === 0) throw invalid('body', 'Write a message or attach a file');
   if (input.attachments.length > MAX_REPLY_FILES) throw invalid('attachments', `At most ${MAX_REPLY_FILES} files`);
   const size = input.attachments.reduce((n, a) => n + a.content.length, 0);
   if (size > maxBytes) throw new AppError('too_large', `The files are larger than ${mib(maxBytes)} in all`);
-  return db.transaction((tx) => {
-    const user = stillGranted(tx, grant.ticketId, grant.user.id, grant.epoch);
+  return transaction(db, async (tx) => {
+    const user = await stillGranted(tx, grant.ticketId, grant.user.id, grant.epoch);
     if (!user) throw grant.epoch === undefined ? notFound('Ticket', grant.ticketId) : new PortalRefused('revoked');
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
     // Always public: a staff member who is also a requester writes here as the customer does.
-    const { transaction } = commentOnTicket(db, actor, grant.ticketId, { body, internal: false, attachments: input.attachments });
-    const row = tx.select().from(transactions).where(eq(transactions.id, transaction.id)).get()!;
-    return publicTransactions(tx, [row])[0];
-  }, { behavior: 'immediate' });
+    const { transaction } = await commentOnTicket(tx, actor, grant.ticketId, { body, internal: false, attachments: input.attachments });
+    const row = (await first(tx.select().from(transactions).where(eq(transactions.id, transaction.id))))!;
+    return (await publicTransactions(tx, [row]))[0];
+  });
 }
 
 /** POST /users/:id/portal-links/revoke: every link handed to this user so far stops working. */
-export function revokePortalLinks(db: Db, actor: Actor, userId: number): void {
+export async function revokePortalLinks(db: Db, actor: Actor, userId: number): Promise<void> {
   requireStaff(actor);
-  const res = db.update(users).set({ portal_epoch: sql`${users.portal_epoch} + 1` }).where(eq(users.id, userId)).run();
+  const res = await transaction(db, (tx) => tx.update(users).set({ portal_epoch: sql`${users.portal_epoch} + 1` }).where(eq(users.id, userId)));
   if (res.changes === 0) throw notFound('User', userId);
 }

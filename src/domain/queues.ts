@@ -1,5 +1,5 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared, sameName } from '../db/client.js';
+import { type Conn, type Db, prepared, sameName, first, transaction, one } from '../db/port.js';
 import { queues, queueWatchers, tickets } from '../db/schema.js';
 import { signatureError } from '../scrips/signature.js';
 import { type Actor, isStaff, nowIso, requireAdmin } from './actor.js';
@@ -15,30 +15,30 @@ export type QueueRow = typeof queues.$inferSelect;
  */
 export type QueueJson = QueueRow & { cc?: number[]; admin_cc?: number[] };
 
-const queueById = prepared((db) => db.select().from(queues).where(eq(queues.id, sql.placeholder('id'))).prepare());
+const queueById = prepared((db) => db.select().from(queues).where(eq(queues.id, sql.placeholder('id'))));
 
-export function getQueueRow(db: Conn, id: number): QueueRow | undefined {
-  return queueById(db).get({ id });
+export async function getQueueRow(db: Conn, id: number): Promise<QueueRow | undefined> {
+  return await queueById(db).get({ id });
 }
 
 /** The queue of that name, ignoring case (names are unique regardless of case). */
-export function findQueueByName(db: Conn, name: string): QueueRow | undefined {
-  return db.select().from(queues).where(sameName(queues.name, name)).get();
+export async function findQueueByName(db: Conn, name: string): Promise<QueueRow | undefined> {
+  return await first(db.select().from(queues).where(sameName(db, queues.name, name)));
 }
 
 /** Queues are readable by anyone signed in: requesters need them to open a ticket. */
-export function listQueues(db: Db, actor: Actor): QueueJson[] {
-  const rows = db.select().from(queues).orderBy(asc(queues.name)).all();
+export async function listQueues(db: Db, actor: Actor): Promise<QueueJson[]> {
+  const rows = await db.select().from(queues).orderBy(asc(queues.name));
   if (!isStaff(actor)) return rows;
-  const watchers = db.select().from(queueWatchers).orderBy(asc(queueWatchers.user_id)).all();
+  const watchers = await db.select().from(queueWatchers).orderBy(asc(queueWatchers.user_id));
   const of = (q: number, role: 'cc' | 'admin_cc') => watchers.filter((w) => w.queue_id === q && w.role === role).map((w) => w.user_id);
   return rows.map((q) => ({ ...q, cc: of(q.id, 'cc'), admin_cc: of(q.id, 'admin_cc') }));
 }
 
-const withWatchers = (conn: Conn, actor: Actor, q: QueueRow): QueueJson => (isStaff(actor) ? { ...q, ...queueWatchersOf(conn, q.id) } : q);
+const withWatchers = async (conn: Conn, actor: Actor, q: QueueRow): Promise<QueueJson> => (isStaff(actor) ? { ...q, ...await queueWatchersOf(conn, q.id) } : q);
 
-export function getQueue(db: Db, actor: Actor, id: number): QueueJson {
-  const q = getQueueRow(db, id);
+export async function getQueue(db: Db, actor: Actor, id: number): Promise<QueueJson> {
+  const q = await getQueueRow(db, id);
   if (!q) throw notFound('Queue', id);
   return withWatchers(db, actor, q);
 }
@@ -53,8 +53,8 @@ export interface QueueInput {
   cc?: PersonRef[]; admin_cc?: PersonRef[];
 }
 
-function check(db: Conn, input: Partial<QueueInput>) {
-  if (input.team_id != null && !teamExists(db, input.team_id)) throw invalid('team_id', `Team ${input.team_id} does not exist`);
+async function check(db: Conn, input: Partial<QueueInput>) {
+  if (input.team_id != null && !await teamExists(db, input.team_id)) throw invalid('team_id', `Team ${input.team_id} does not exist`);
   if (input.signature !== undefined) {
     const error = signatureError(input.signature);
     if (error) throw invalid('signature', error);
@@ -70,43 +70,43 @@ function columns(input: Partial<QueueInput>) {
   return rest;
 }
 
-function setWatchers(conn: Conn, queueId: number, input: Partial<QueueInput>) {
-  if (input.cc !== undefined) setQueueWatchers(conn, queueId, 'cc', input.cc);
-  if (input.admin_cc !== undefined) setQueueWatchers(conn, queueId, 'admin_cc', input.admin_cc);
+async function setWatchers(conn: Conn, queueId: number, input: Partial<QueueInput>) {
+  if (input.cc !== undefined) await setQueueWatchers(conn, queueId, 'cc', input.cc);
+  if (input.admin_cc !== undefined) await setQueueWatchers(conn, queueId, 'admin_cc', input.admin_cc);
 }
 
-export function createQueue(db: Db, actor: Actor, raw: QueueInput): QueueJson {
+export async function createQueue(db: Db, actor: Actor, raw: QueueInput): Promise<QueueJson> {
   requireAdmin(actor);
   const input = normalize(raw);
   const now = nowIso();
-  return unique(input, () => db.transaction((tx) => {
-    check(tx, input);
-    const row = tx.insert(queues).values({
+  return unique(input, () => transaction(db, async (tx) => {
+    await check(tx, input);
+    const row = await one(tx.insert(queues).values({
       name: input.name, description: input.description ?? '', mail_alias: input.mail_alias ?? null, team_id: input.team_id ?? null,
       keep_mail_cc: input.keep_mail_cc ?? true, signature: input.signature ?? '', created_at: now, updated_at: now,
-    }).returning().get();
-    setWatchers(tx, row.id, input);
+    }).returning());
+    await setWatchers(tx, row.id, input);
     return withWatchers(tx, actor, row);
-  }, { behavior: 'immediate' }));
+  }));
 }
 
-export function updateQueue(db: Db, actor: Actor, id: number, raw: Partial<QueueInput>): QueueJson {
+export async function updateQueue(db: Db, actor: Actor, id: number, raw: Partial<QueueInput>): Promise<QueueJson> {
   requireAdmin(actor);
   const input = normalize(raw);
-  return unique(input, () => db.transaction((tx) => {
-    if (!getQueueRow(tx, id)) throw notFound('Queue', id);
-    check(tx, input);
-    const row = tx.update(queues).set({ ...columns(input), updated_at: nowIso() }).where(eq(queues.id, id)).returning().get();
-    setWatchers(tx, id, input);
+  return unique(input, () => transaction(db, async (tx) => {
+    if (!await getQueueRow(tx, id)) throw notFound('Queue', id);
+    await check(tx, input);
+    const row = await one(tx.update(queues).set({ ...columns(input), updated_at: nowIso() }).where(eq(queues.id, id)).returning());
+    await setWatchers(tx, id, input);
     return withWatchers(tx, actor, row);
-  }, { behavior: 'immediate' }));
+  }));
 }
 
-export function deleteQueue(db: Db, actor: Actor, id: number): void {
+export async function deleteQueue(db: Db, actor: Actor, id: number): Promise<void> {
   requireAdmin(actor);
-  getQueue(db, actor, id);
-  if (db.select({ id: tickets.id }).from(tickets).where(eq(tickets.queue_id, id)).limit(1).get()) {
+  await getQueue(db, actor, id);
+  if (await first(db.select({ id: tickets.id }).from(tickets).where(eq(tickets.queue_id, id)).limit(1))) {
     throw conflict(`Queue ${id} still has tickets; move them to another queue first`);
   }
-  db.delete(queues).where(eq(queues.id, id)).run();
+  await transaction(db, (tx) => tx.delete(queues).where(eq(queues.id, id)));
 }

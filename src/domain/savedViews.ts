@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
+import { type Db, first, one, transaction } from '../db/port.js';
 import { savedViews } from '../db/schema.js';
 import { type Actor, isAdmin, nowIso, parseJson, requireStaff } from './actor.js';
 import { allCustomFields } from './customFields.js';
@@ -32,31 +32,31 @@ const toJson = (r: Row): SavedViewJson => ({
  * team dashboard can show one. Requesters get 403 on every saved-view route: they see only their
  * own tickets and have no use for them (decision 016).
  */
-function visibleView(db: Db, actor: Actor, id: number): Row {
+async function visibleView(db: Db, actor: Actor, id: number): Promise<Row> {
   requireStaff(actor);
-  const row = db.select().from(savedViews).where(eq(savedViews.id, id)).get();
+  const row = await first(db.select().from(savedViews).where(eq(savedViews.id, id)));
   if (!row) throw notFound('Saved view', id);
   return row;
 }
 
-function editableView(db: Db, actor: Actor, id: number): Row {
-  const row = visibleView(db, actor, id);
+async function editableView(db: Db, actor: Actor, id: number): Promise<Row> {
+  const row = await visibleView(db, actor, id);
   if (row.owner_id !== actor.id && !isAdmin(actor)) throw forbidden('Only the owner of a saved view can change it');
   return row;
 }
 
-export function getSavedViewFilters(db: Db, actor: Actor, id: number): TicketFilter {
+export async function getSavedViewFilters(db: Db, actor: Actor, id: number): Promise<TicketFilter> {
   requireStaff(actor);
-  const row = db.select().from(savedViews).where(eq(savedViews.id, id)).get();
+  const row = await first(db.select().from(savedViews).where(eq(savedViews.id, id)));
   if (!row) throw invalid('view_id', `Saved view ${id} does not exist`);
   return toJson(row).filters;
 }
 
 /** Validates stored filters with the GET /tickets schema itself, so a view can always be applied. */
-function checkFilters(db: Db, raw: Record<string, unknown>): TicketFilter {
+async function checkFilters(db: Db, raw: Record<string, unknown>): Promise<TicketFilter> {
   const parsed = TicketFilterSchema.safeParse(nestFilterParams(raw));
   if (!parsed.success) throw new AppError('validation_failed', 'Invalid saved view filters', zodDetails(parsed.error, 'filters'));
-  const keys = allCustomFields(db).map((f) => f.key);
+  const keys = (await allCustomFields(db)).map((f) => f.key);
   for (const key of Object.keys(parsed.data.cf ?? {})) {
     if (!keys.includes(key)) throw invalid(`filters.cf.${key}`, `No custom field with key "${key}"`);
   }
@@ -72,47 +72,47 @@ function checkColumns(columns: Column[] | undefined) {
   if (columns && new Set(columns).size !== columns.length) throw invalid('columns', 'Each column may appear once');
 }
 
-export function listSavedViews(db: Db, actor: Actor): SavedViewJson[] {
+export async function listSavedViews(db: Db, actor: Actor): Promise<SavedViewJson[]> {
   requireStaff(actor);
-  return db.select().from(savedViews).where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name), asc(savedViews.id)).all().map(toJson);
+  return (await db.select().from(savedViews).where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name), asc(savedViews.id))).map(toJson);
 }
 
-export function getSavedView(db: Db, actor: Actor, id: number): SavedViewJson {
-  return toJson(visibleView(db, actor, id));
+export async function getSavedView(db: Db, actor: Actor, id: number): Promise<SavedViewJson> {
+  return toJson(await visibleView(db, actor, id));
 }
 
-export function createSavedView(db: Db, actor: Actor, input: SavedViewInput): SavedViewJson {
+export async function createSavedView(db: Db, actor: Actor, input: SavedViewInput): Promise<SavedViewJson> {
   requireStaff(actor);
   let ownerId = actor.id;
   if (input.owner_id !== undefined && input.owner_id !== actor.id) {
     if (!isAdmin(actor)) throw forbidden('Only administrators can create views for another user');
-    const owner = getUserRow(db, input.owner_id);
+    const owner = await getUserRow(db, input.owner_id);
     if (!owner) throw invalid('owner_id', `User ${input.owner_id} does not exist`);
     if (owner.role === 'requester') throw invalid('owner_id', 'Saved views belong to agents and administrators');
     ownerId = input.owner_id;
   }
-  const filters = checkFilters(db, input.filters ?? {});
+  const filters = await checkFilters(db, input.filters ?? {});
   checkColumns(input.columns);
   const now = nowIso();
-  return toJson(db.insert(savedViews).values({
+  return toJson(await transaction(db, (tx) => one(tx.insert(savedViews).values({
     name: input.name, owner_id: ownerId, filters: JSON.stringify(filters), columns: JSON.stringify(input.columns ?? DEFAULT_COLUMNS),
     column_widths: JSON.stringify(input.column_widths ?? {}), created_at: now, updated_at: now,
-  }).returning().get());
+  }).returning())));
 }
 
-export function updateSavedView(db: Db, actor: Actor, id: number, input: Partial<Omit<SavedViewInput, 'owner_id'>>): SavedViewJson {
-  editableView(db, actor, id);
+export async function updateSavedView(db: Db, actor: Actor, id: number, input: Partial<Omit<SavedViewInput, 'owner_id'>>): Promise<SavedViewJson> {
+  await editableView(db, actor, id);
   const set: Partial<Row> = { updated_at: nowIso() };
   if (input.name !== undefined) set.name = input.name;
-  if (input.filters !== undefined) set.filters = JSON.stringify(checkFilters(db, input.filters));
+  if (input.filters !== undefined) set.filters = JSON.stringify(await checkFilters(db, input.filters));
   if (input.columns !== undefined) { checkColumns(input.columns); set.columns = JSON.stringify(input.columns); }
   if (input.column_widths !== undefined) set.column_widths = JSON.stringify(input.column_widths);
-  return toJson(db.update(savedViews).set(set).where(eq(savedViews.id, id)).returning().get());
+  return toJson(await transaction(db, (tx) => one(tx.update(savedViews).set(set).where(eq(savedViews.id, id)).returning())));
 }
 
-export function deleteSavedView(db: Db, actor: Actor, id: number): void {
-  editableView(db, actor, id);
-  db.delete(savedViews).where(and(eq(savedViews.id, id))).run();
+export async function deleteSavedView(db: Db, actor: Actor, id: number): Promise<void> {
+  await editableView(db, actor, id);
+  await transaction(db, (tx) => tx.delete(savedViews).where(and(eq(savedViews.id, id))));
 }
 
 /** The zod pieces a route needs to validate columns and widths (kept with the rules above). */

@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { type Db, first, one, transaction } from '../db/port.js';
 import { scrips, templates } from '../db/schema.js';
 import { STATUSES } from '../lifecycle.js';
 import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/engine.js';
@@ -15,14 +15,14 @@ const toJson = (r: Row): ScripJson => ({ ...r, condition: r.condition as Conditi
 
 export const SCRIP_KEY_RE = /^[a-z][a-z0-9_]*$/;
 
-export function listScrips(db: Db, actor: Actor): ScripJson[] {
+export async function listScrips(db: Db, actor: Actor): Promise<ScripJson[]> {
   requireAdmin(actor);
-  return db.select().from(scrips).orderBy(asc(scrips.sort_order), asc(scrips.id)).all().map(toJson);
+  return (await db.select().from(scrips).orderBy(asc(scrips.sort_order), asc(scrips.id))).map(toJson);
 }
 
-export function getScrip(db: Db, actor: Actor, id: number): ScripJson {
+export async function getScrip(db: Db, actor: Actor, id: number): Promise<ScripJson> {
   requireAdmin(actor);
-  const row = db.select().from(scrips).where(eq(scrips.id, id)).get();
+  const row = await first(db.select().from(scrips).where(eq(scrips.id, id)));
   if (!row) throw notFound('Scrip', id);
   return toJson(row);
 }
@@ -33,13 +33,13 @@ export interface ScripInput {
 }
 
 /** Checks the whole scrip as it will be stored, so a saved scrip can always run. */
-function check(db: Db, s: ScripInput) {
+async function check(db: Db, s: ScripInput) {
   if (!SCRIP_KEY_RE.test(s.key)) throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
-  if (s.template_id != null && !db.select({ id: templates.id }).from(templates).where(eq(templates.id, s.template_id)).get()) {
+  if (s.template_id != null && !await first(db.select({ id: templates.id }).from(templates).where(eq(templates.id, s.template_id)))) {
     throw invalid('template_id', `Template ${s.template_id} does not exist`);
   }
   if (MAIL_ACTIONS.includes(s.action) && s.template_id == null) throw invalid('template_id', `The ${s.action} action sends e-mail and needs a template`);
-  if (s.queue_id != null && !getQueueRow(db, s.queue_id)) throw invalid('queue_id', `Queue ${s.queue_id} does not exist`);
+  if (s.queue_id != null && !await getQueueRow(db, s.queue_id)) throw invalid('queue_id', `Queue ${s.queue_id} does not exist`);
   const config = s.config ?? {};
   if (s.action === 'notify_webhook') {
     let ok = false;
@@ -51,28 +51,28 @@ function check(db: Db, s: ScripInput) {
   }
 }
 
-export function createScrip(db: Db, actor: Actor, input: ScripInput): ScripJson {
+export async function createScrip(db: Db, actor: Actor, input: ScripInput): Promise<ScripJson> {
   requireAdmin(actor);
-  check(db, input);
+  await check(db, input);
   const now = nowIso();
-  return toJson(unique(input, () => db.insert(scrips).values({
+  return toJson(await transaction(db, (tx) => unique(input, async () => await one(tx.insert(scrips).values({
     key: input.key, description: input.description ?? '', condition: input.condition, action: input.action,
     template_id: input.template_id ?? null, queue_id: input.queue_id ?? null, enabled: input.enabled ?? true,
     sort_order: input.sort_order ?? 0, config: JSON.stringify(input.config ?? {}), created_at: now, updated_at: now,
-  }).returning().get()));
+  }).returning()))));
 }
 
-export function updateScrip(db: Db, actor: Actor, id: number, input: Partial<ScripInput>): ScripJson {
-  const current = getScrip(db, actor, id);
+export async function updateScrip(db: Db, actor: Actor, id: number, input: Partial<ScripInput>): Promise<ScripJson> {
+  const current = await getScrip(db, actor, id);
   const merged: ScripInput = { ...current, ...input };
-  check(db, merged);
+  await check(db, merged);
   const { config, ...rest } = input;
-  return toJson(unique(input, () => db.update(scrips).set({
+  return toJson(await transaction(db, (tx) => unique(input, async () => await one(tx.update(scrips).set({
     ...rest, ...(config !== undefined ? { config: JSON.stringify(config) } : {}), updated_at: nowIso(),
-  }).where(eq(scrips.id, id)).returning().get()));
+  }).where(eq(scrips.id, id)).returning()))));
 }
 
-export function deleteScrip(db: Db, actor: Actor, id: number): void {
-  getScrip(db, actor, id);
-  db.delete(scrips).where(eq(scrips.id, id)).run();
+export async function deleteScrip(db: Db, actor: Actor, id: number): Promise<void> {
+  await getScrip(db, actor, id);
+  await transaction(db, (tx) => tx.delete(scrips).where(eq(scrips.id, id)));
 }

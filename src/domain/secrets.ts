@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { type Db, first, transaction } from '../db/port.js';
 import { appSecrets } from '../db/schema.js';
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
@@ -40,7 +40,7 @@ export const generatePassword = () => randomBytes(15).toString('base64url');
  * A server-wide secret kept in the database (generated at first use), so every process of
  * an installation signs and checks links with the same key.
  */
-export function appSecret(db: Db, name: string): string {
-  db.insert(appSecrets).values({ name, value: newSecret(), created_at: new Date().toISOString() }).onConflictDoNothing().run();
-  return db.select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, name)).get()!.value;
+export async function appSecret(db: Db, name: string): Promise<string> {
+  await transaction(db, (tx) => tx.insert(appSecrets).values({ name, value: newSecret(), created_at: new Date().toISOString() }).onConflictDoNothing());
+  return (await first(db.select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, name))))!.value;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { type Db, first, transaction, one } from '../db/port.js';
 import { queues, queueWatchers, scrips, templates, users } from '../db/schema.js';
 import { nowIso } from './actor.js';
 import { generatePassword, hashPassword } from './secrets.js';
@@ -110,28 +110,28 @@ export interface SeedResult { seeded: boolean; adminEmail?: string; generatedPas
 
 /** First start on an empty database (SPEC B2): an admin, the General queue, default templates and scrips. */
 export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassword?: string }): Promise<SeedResult> {
-  const { n } = db.select({ n: sql<number>`count(*)` }).from(users).get()!;
+  const { n } = (await first(db.select({ n: sql<number>`count(*)` }).from(users)))!;
   if (n > 0) return { seeded: false };
   const generatedPassword = opts.adminPassword ? undefined : generatePassword();
   const password_hash = await hashPassword(opts.adminPassword ?? generatedPassword!);
   const now = nowIso();
   const stamp = { created_at: now, updated_at: now };
   const email = normalizeEmail(opts.adminEmail);
-  db.transaction((tx) => {
+  await transaction(db, async (tx) => {
     // Re-check inside the transaction: two processes starting at once must not both seed.
-    if (tx.select({ n: sql<number>`count(*)` }).from(users).get()!.n > 0) return;
-    const admin = tx.insert(users).values({ email, name: 'Administrator', role: 'admin', password_hash, ...stamp }).returning().get();
-    const general = tx.insert(queues).values({ name: 'General', description: 'Default queue', ...stamp }).returning().get();
+    if ((await first(tx.select({ n: sql<number>`count(*)` }).from(users)))!.n > 0) return;
+    const admin = await one(tx.insert(users).values({ email, name: 'Administrator', role: 'admin', password_hash, ...stamp }).returning());
+    const general = await one(tx.insert(queues).values({ name: 'General', description: 'Default queue', ...stamp }).returning());
     // Someone hears of new mail from the first day (SPEC C2 staff watchers): the administrator
     // watches General as its AdminCc until they give it a team or other AdminCc.
-    tx.insert(queueWatchers).values({ queue_id: general.id, role: 'admin_cc', user_id: admin.id, created_at: now }).run();
+    await tx.insert(queueWatchers).values({ queue_id: general.id, role: 'admin_cc', user_id: admin.id, created_at: now });
     const ids = new Map<string, number>();
-    for (const t of TEMPLATES) ids.set(t.name, tx.insert(templates).values({ ...t, ...stamp }).returning().get().id);
+    for (const t of TEMPLATES) ids.set(t.name, (await one(tx.insert(templates).values({ ...t, ...stamp }).returning())).id);
     for (const s of SCRIPS) {
-      tx.insert(scrips).values({
+      await tx.insert(scrips).values({
         key: s.key, description: s.description, condition: s.condition, action: s.action,
         template_id: s.template ? ids.get(s.template)! : null, sort_order: s.sort_order, ...stamp,
-      }).run();
+      });
     }
   });
   return { seeded: true, adminEmail: email, generatedPassword };

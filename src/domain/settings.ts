@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { type Db, first, transaction, one } from '../db/port.js';
 import { sessions, users } from '../db/schema.js';
 import { signatureError } from '../scrips/signature.js';
 import { type Actor, type Role, isStaff, nowIso } from './actor.js';
@@ -56,20 +56,20 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-function me(db: Db, actor: Actor): UserRow {
-  const u = getUserRow(db, actor.id);
+async function me(db: Db, actor: Actor): Promise<UserRow> {
+  const u = await getUserRow(db, actor.id);
   if (!u) throw notFound('User', actor.id);
   return u;
 }
 
-export const getSettings = (db: Db, actor: Actor): SettingsJson => settingsJson(me(db, actor));
+export const getSettings = async (db: Db, actor: Actor): Promise<SettingsJson> => settingsJson(await me(db, actor));
 
 /**
  * PATCH /settings. A password change signs the user out of every other session (the one it was
  * made from, `keepSession`, stays); API tokens stay, as they are revoked one by one.
  */
 export async function updateSettings(db: Db, actor: Actor, input: SettingsInput, opts: { keepSession?: string } = {}): Promise<SettingsJson> {
-  const current = me(db, actor);
+  const current = await me(db, actor);
   if (!isStaff(current)) {
     for (const k of STAFF_SETTINGS) if (input[k] !== undefined) throw forbidden(`Requesters have no ${k} setting`);
   }
@@ -92,11 +92,11 @@ export async function updateSettings(db: Db, actor: Actor, input: SettingsInput,
     patch.password_hash = await hashPassword(input.password);
   }
   if (Object.keys(patch).length === 0) return settingsJson(current);
-  return db.transaction((tx) => {
-    const row = tx.update(users).set({ ...patch, updated_at: nowIso() }).where(eq(users.id, current.id)).returning().get();
+  return transaction(db, async (tx) => {
+    const row = await one(tx.update(users).set({ ...patch, updated_at: nowIso() }).where(eq(users.id, current.id)).returning());
     if (patch.password_hash !== undefined) {
       const others = opts.keepSession ? and(eq(sessions.user_id, current.id), ne(sessions.id_hash, sha256(opts.keepSession))) : eq(sessions.user_id, current.id);
-      tx.delete(sessions).where(others).run();
+      await tx.delete(sessions).where(others);
     }
     return settingsJson(row);
   });

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared } from '../db/client.js';
+import { type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
 import { dashboards, queues, teamMembers, teams, tickets } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin, requireStaff } from './actor.js';
 import { invalid, notFound } from './errors.js';
@@ -9,10 +9,10 @@ import { getUserRow } from './users.js';
 type TeamRow = typeof teams.$inferSelect;
 export interface TeamJson { id: number; name: string; description: string; members: number[]; created_at: string; updated_at: string }
 
-function withMembers(db: Db, rows: TeamRow[]): TeamJson[] {
+async function withMembers(db: Db, rows: TeamRow[]): Promise<TeamJson[]> {
   if (rows.length === 0) return [];
-  const members = db.select().from(teamMembers).where(inArray(teamMembers.team_id, rows.map((r) => r.id)))
-    .orderBy(asc(teamMembers.user_id)).all();
+  const members = await db.select().from(teamMembers).where(inArray(teamMembers.team_id, rows.map((r) => r.id)))
+    .orderBy(asc(teamMembers.user_id));
   return rows.map((t) => ({
     id: t.id, name: t.name, description: t.description,
     members: members.filter((m) => m.team_id === t.id).map((m) => m.user_id),
@@ -20,50 +20,50 @@ function withMembers(db: Db, rows: TeamRow[]): TeamJson[] {
   }));
 }
 
-const teamById = prepared((db) => db.select().from(teams).where(eq(teams.id, sql.placeholder('id'))).prepare());
-export const getTeamRow = (db: Conn, id: number): TeamRow | undefined => teamById(db).get({ id });
+const teamById = prepared((db) => db.select().from(teams).where(eq(teams.id, sql.placeholder('id'))));
+export const getTeamRow = async (db: Conn, id: number): Promise<TeamRow | undefined> => await teamById(db).get({ id });
 
-export function teamExists(db: Conn, id: number): boolean {
-  return getTeamRow(db, id) !== undefined;
+export async function teamExists(db: Conn, id: number): Promise<boolean> {
+  return await getTeamRow(db, id) !== undefined;
 }
 
-export function listTeams(db: Db, actor: Actor): TeamJson[] {
+export async function listTeams(db: Db, actor: Actor): Promise<TeamJson[]> {
   requireStaff(actor);
-  return withMembers(db, db.select().from(teams).orderBy(asc(teams.name)).all());
+  return withMembers(db, await db.select().from(teams).orderBy(asc(teams.name)));
 }
 
-export function getTeam(db: Db, actor: Actor, id: number): TeamJson {
+export async function getTeam(db: Db, actor: Actor, id: number): Promise<TeamJson> {
   requireStaff(actor);
-  const row = db.select().from(teams).where(eq(teams.id, id)).get();
+  const row = await first(db.select().from(teams).where(eq(teams.id, id)));
   if (!row) throw notFound('Team', id);
-  return withMembers(db, [row])[0];
+  return (await withMembers(db, [row]))[0];
 }
 
 export interface TeamInput { name: string; description?: string }
 
-export function createTeam(db: Db, actor: Actor, input: TeamInput): TeamJson {
+export async function createTeam(db: Db, actor: Actor, input: TeamInput): Promise<TeamJson> {
   requireAdmin(actor);
   const now = nowIso();
-  const row = unique(input, () => db.insert(teams).values({ name: input.name, description: input.description ?? '', created_at: now, updated_at: now }).returning().get());
-  return withMembers(db, [row])[0];
+  const row = await transaction(db, (tx) => unique(input, async () => await one(tx.insert(teams).values({ name: input.name, description: input.description ?? '', created_at: now, updated_at: now }).returning())));
+  return (await withMembers(db, [row]))[0];
 }
 
-export function updateTeam(db: Db, actor: Actor, id: number, input: Partial<TeamInput>): TeamJson {
+export async function updateTeam(db: Db, actor: Actor, id: number, input: Partial<TeamInput>): Promise<TeamJson> {
   requireAdmin(actor);
-  getTeam(db, actor, id);
-  const row = unique(input, () => db.update(teams).set({ ...input, updated_at: nowIso() }).where(eq(teams.id, id)).returning().get());
-  return withMembers(db, [row])[0];
+  await getTeam(db, actor, id);
+  const row = await transaction(db, (tx) => unique(input, async () => await one(tx.update(teams).set({ ...input, updated_at: nowIso() }).where(eq(teams.id, id)).returning())));
+  return (await withMembers(db, [row]))[0];
 }
 
 /** SPEC B3: deleting a team clears team_id on queues, tickets and dashboards. */
-export function deleteTeam(db: Db, actor: Actor, id: number): void {
+export async function deleteTeam(db: Db, actor: Actor, id: number): Promise<void> {
   requireAdmin(actor);
-  getTeam(db, actor, id);
-  db.transaction((tx) => {
-    tx.update(queues).set({ team_id: null }).where(eq(queues.team_id, id)).run();
-    tx.update(tickets).set({ team_id: null }).where(eq(tickets.team_id, id)).run();
-    tx.update(dashboards).set({ team_id: null }).where(eq(dashboards.team_id, id)).run();
-    tx.delete(teams).where(eq(teams.id, id)).run();
+  await getTeam(db, actor, id);
+  await transaction(db, async (tx) => {
+    await tx.update(queues).set({ team_id: null }).where(eq(queues.team_id, id));
+    await tx.update(tickets).set({ team_id: null }).where(eq(tickets.team_id, id));
+    await tx.update(dashboards).set({ team_id: null }).where(eq(dashboards.team_id, id));
+    await tx.delete(teams).where(eq(teams.id, id));
   });
 }
 
@@ -71,19 +71,19 @@ const memberIs = (teamId: number, userId: number) => and(eq(teamMembers.team_id,
 
 export interface MembershipJson { team_id: number; user_id: number; created_at: string }
 
-export function addMember(db: Db, actor: Actor, teamId: number, userId: number): MembershipJson {
+export async function addMember(db: Db, actor: Actor, teamId: number, userId: number): Promise<MembershipJson> {
   requireAdmin(actor);
-  getTeam(db, actor, teamId);
-  const user = getUserRow(db, userId);
+  await getTeam(db, actor, teamId);
+  const user = await getUserRow(db, userId);
   if (!user) throw invalid('user_id', `User ${userId} does not exist`);
   if (user.disabled) throw invalid('user_id', `User ${userId} is disabled`);
   return unique({ team_id: teamId, user_id: userId },
-    () => db.insert(teamMembers).values({ team_id: teamId, user_id: userId, created_at: nowIso() }).returning().get());
+    async () => await transaction(db, (tx) => one(tx.insert(teamMembers).values({ team_id: teamId, user_id: userId, created_at: nowIso() }).returning())));
 }
 
-export function removeMember(db: Db, actor: Actor, teamId: number, userId: number): void {
+export async function removeMember(db: Db, actor: Actor, teamId: number, userId: number): Promise<void> {
   requireAdmin(actor);
-  getTeam(db, actor, teamId);
-  const res = db.delete(teamMembers).where(memberIs(teamId, userId)).run();
+  await getTeam(db, actor, teamId);
+  const res = await transaction(db, (tx) => tx.delete(teamMembers).where(memberIs(teamId, userId)));
   if (res.changes === 0) throw notFound(`User ${userId} in team`, teamId);
 }

@@ -1,7 +1,7 @@
 import { asc, eq, max } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { type Db, first, one, transaction } from '../db/port.js';
 import { scrips, templates, transactions } from '../db/schema.js';
-import { sampleScope, ticketScope, transactionScope } from '../scrips/context.js';
+import { fullScope, sampleScope } from '../scrips/context.js';
 import { isTemplateError, renderTemplate, templateError } from '../scrips/templates.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { allCustomFields } from './customFields.js';
@@ -12,14 +12,14 @@ import { unique } from './unique.js';
 
 export type TemplateJson = typeof templates.$inferSelect;
 
-export function listTemplates(db: Db, actor: Actor): TemplateJson[] {
+export async function listTemplates(db: Db, actor: Actor): Promise<TemplateJson[]> {
   requireAdmin(actor);
-  return db.select().from(templates).orderBy(asc(templates.name)).all();
+  return await db.select().from(templates).orderBy(asc(templates.name));
 }
 
-export function getTemplate(db: Db, actor: Actor, id: number): TemplateJson {
+export async function getTemplate(db: Db, actor: Actor, id: number): Promise<TemplateJson> {
   requireAdmin(actor);
-  const row = db.select().from(templates).where(eq(templates.id, id)).get();
+  const row = await first(db.select().from(templates).where(eq(templates.id, id)));
   if (!row) throw notFound('Template', id);
   return row;
 }
@@ -27,8 +27,8 @@ export function getTemplate(db: Db, actor: Actor, id: number): TemplateJson {
 export interface TemplateInput { name: string; description?: string; subject?: string; body?: string; queue_id?: number | null }
 
 /** A template that does not parse, or names a variable or filter that does not exist, is 422. */
-function checkLiquid(db: Db, parts: { subject?: string; body?: string }) {
-  const scope = sampleScope(allCustomFields(db).map((f) => f.key));
+async function checkLiquid(db: Db, parts: { subject?: string; body?: string }) {
+  const scope = sampleScope((await allCustomFields(db)).map((f) => f.key));
   const details: ErrorDetail[] = [];
   for (const key of ['subject', 'body'] as const) {
     const source = parts[key];
@@ -38,47 +38,47 @@ function checkLiquid(db: Db, parts: { subject?: string; body?: string }) {
   if (details.length) throw new AppError('validation_failed', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
 }
 
-function checkRest(db: Db, input: Partial<TemplateInput>) {
-  if (input.queue_id != null && !getQueueRow(db, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+async function checkRest(db: Db, input: Partial<TemplateInput>) {
+  if (input.queue_id != null && !await getQueueRow(db, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
 }
 
-export function createTemplate(db: Db, actor: Actor, input: TemplateInput): TemplateJson {
+export async function createTemplate(db: Db, actor: Actor, input: TemplateInput): Promise<TemplateJson> {
   requireAdmin(actor);
-  checkLiquid(db, input);
-  checkRest(db, input);
+  await checkLiquid(db, input);
+  await checkRest(db, input);
   const now = nowIso();
-  return unique(input, () => db.insert(templates).values({
+  return unique(input, async () => await transaction(db, (tx) => one(tx.insert(templates).values({
     name: input.name, description: input.description ?? '', subject: input.subject ?? '', body: input.body ?? '',
     queue_id: input.queue_id ?? null, created_at: now, updated_at: now,
-  }).returning().get());
+  }).returning())));
 }
 
-export function updateTemplate(db: Db, actor: Actor, id: number, input: Partial<TemplateInput>): TemplateJson {
-  getTemplate(db, actor, id);
-  checkLiquid(db, input);
-  checkRest(db, input);
-  return unique(input, () => db.update(templates).set({ ...input, updated_at: nowIso() }).where(eq(templates.id, id)).returning().get());
+export async function updateTemplate(db: Db, actor: Actor, id: number, input: Partial<TemplateInput>): Promise<TemplateJson> {
+  await getTemplate(db, actor, id);
+  await checkLiquid(db, input);
+  await checkRest(db, input);
+  return unique(input, async () => await transaction(db, (tx) => one(tx.update(templates).set({ ...input, updated_at: nowIso() }).where(eq(templates.id, id)).returning())));
 }
 
 /** SPEC B3: a template a scrip uses cannot be deleted (409 naming the scrip). */
-export function deleteTemplate(db: Db, actor: Actor, id: number): void {
-  getTemplate(db, actor, id);
-  const users = db.select({ key: scrips.key }).from(scrips).where(eq(scrips.template_id, id)).all();
+export async function deleteTemplate(db: Db, actor: Actor, id: number): Promise<void> {
+  await getTemplate(db, actor, id);
+  const users = await db.select({ key: scrips.key }).from(scrips).where(eq(scrips.template_id, id));
   if (users.length) throw conflict(`Template ${id} is used by scrip ${users.map((s) => `"${s.key}"`).join(', ')}`);
-  db.delete(templates).where(eq(templates.id, id)).run();
+  await transaction(db, (tx) => tx.delete(templates).where(eq(templates.id, id)));
 }
 
 export interface PreviewInput { subject: string; body: string; ticket_id?: number }
 
 /** Renders a draft against a real ticket (its latest transaction) or, without one, the sample. */
-export function previewTemplate(db: Db, actor: Actor, input: PreviewInput): { subject: string; body: string } {
+export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput): Promise<{ subject: string; body: string }> {
   requireAdmin(actor);
-  checkLiquid(db, input);
-  let scope = sampleScope(allCustomFields(db).map((f) => f.key));
+  await checkLiquid(db, input);
+  let scope = sampleScope((await allCustomFields(db)).map((f) => f.key));
   if (input.ticket_id !== undefined) {
-    if (!getTicketRow(db, input.ticket_id)) throw invalid('ticket_id', `Ticket ${input.ticket_id} does not exist`);
-    const last = db.select({ id: max(transactions.id) }).from(transactions).where(eq(transactions.ticket_id, input.ticket_id)).get()!;
-    scope = { ticket: ticketScope(db, input.ticket_id), transaction: last.id ? transactionScope(db, last.id) : null, scrip: scope.scrip };
+    if (!await getTicketRow(db, input.ticket_id)) throw invalid('ticket_id', `Ticket ${input.ticket_id} does not exist`);
+    const last = (await first(db.select({ id: max(transactions.id) }).from(transactions).where(eq(transactions.ticket_id, input.ticket_id))))!;
+    scope = { ...await fullScope(db, input.ticket_id, last.id), scrip: scope.scrip };
   }
   return { subject: previewPart('subject', input.subject, scope).replace(/\s+/g, ' ').trim(), body: previewPart('body', input.body, scope) };
 }

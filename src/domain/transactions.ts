@@ -1,5 +1,5 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/client.js';
+import { type Conn, prepared, first } from '../db/port.js';
 import { attachments, tickets, transactions } from '../db/schema.js';
 import { nextResolvedAt } from '../lifecycle.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
@@ -34,12 +34,12 @@ type Row = typeof transactions.$inferSelect;
 const attachmentCols = { id: attachments.id, transaction_id: attachments.transaction_id, filename: attachments.filename,
   content_type: attachments.content_type, size: attachments.size };
 const attachmentsOfOne = prepared((db) => db.select(attachmentCols).from(attachments)
-  .where(eq(attachments.transaction_id, sql.placeholder('id'))).orderBy(asc(attachments.id)).prepare());
+  .where(eq(attachments.transaction_id, sql.placeholder('id'))).orderBy(asc(attachments.id)));
 
-export function transactionsJson(conn: Conn, rows: Row[]): TransactionJson[] {
+export async function transactionsJson(conn: Conn, rows: Row[]): Promise<TransactionJson[]> {
   if (rows.length === 0) return [];
-  const atts = rows.length === 1 ? attachmentsOfOne(conn).all({ id: rows[0].id })
-    : conn.select(attachmentCols).from(attachments).where(inArray(attachments.transaction_id, rows.map((r) => r.id))).orderBy(asc(attachments.id)).all();
+  const atts = rows.length === 1 ? await attachmentsOfOne(conn).all({ id: rows[0].id })
+    : await conn.select(attachmentCols).from(attachments).where(inArray(attachments.transaction_id, rows.map((r) => r.id))).orderBy(asc(attachments.id));
   return rows.map((r) => ({
     id: r.id, ticket_id: r.ticket_id, type: r.type, creator_id: r.creator_id, body: r.body, field: r.field,
     old_value: r.old_value, new_value: r.new_value, message_id: r.message_id,
@@ -51,8 +51,8 @@ export function transactionsJson(conn: Conn, rows: Row[]): TransactionJson[] {
 /** What only staff see of a history: internal notes, and who was made AdminCc (a staff role). */
 const staffOnly = (r: Row) => r.type === 'Comment' || ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
 
-export function transactionsOfTicket(conn: Conn, ticketId: number, opts: { includeComments: boolean }): TransactionJson[] {
-  const rows = conn.select().from(transactions).where(eq(transactions.ticket_id, ticketId)).orderBy(asc(transactions.id)).all();
+export async function transactionsOfTicket(conn: Conn, ticketId: number, opts: { includeComments: boolean }): Promise<TransactionJson[]> {
+  const rows = await conn.select().from(transactions).where(eq(transactions.ticket_id, ticketId)).orderBy(asc(transactions.id));
   return transactionsJson(conn, opts.includeComments ? rows : rows.filter((r) => !staffOnly(r)));
 }
 
@@ -71,66 +71,66 @@ export interface RecordOptions {
  * recursion). So the change, its history, its scrip results and its notifications commit (or
  * roll back) together.
  */
-export function recordTransactions(
+export async function recordTransactions(
   conn: Conn, ticketId: number, actorId: number | null, entries: NewTransaction[], now: string, opts: RecordOptions = {},
-): { transactions: TransactionJson[]; scrip_results: ScripResult[] } {
+): Promise<{ transactions: TransactionJson[]; scrip_results: ScripResult[] }> {
   const written: Row[] = [];
   const allResults: ScripResult[] = [];
   for (const e of entries) {
-    let row = insertTransaction(conn, ticketId, actorId, e, now);
-    const { results, effects } = runScrips(conn, {
+    let row = await insertTransaction(conn, ticketId, actorId, e, now);
+    const { results, effects } = await runScrips(conn, {
       ticketId, transactionId: row.id, type: row.type, actorId, field: row.field, oldValue: row.old_value, newValue: row.new_value,
       autoSubmitted: opts.autoSubmitted, alreadySent: opts.alreadySent,
     });
     if (results.length > 0) {
       row = { ...row, scrip_results: JSON.stringify(results) };
-      setScripResults(conn).run({ id: row.id, results: row.scrip_results });
+      await setScripResults(conn).run({ id: row.id, results: row.scrip_results });
       allResults.push(...results);
     }
     written.push(row);
-    if (effects.setStatus) applyScripStatus(conn, ticketId, effects.setStatus, now);
+    if (effects.setStatus) await applyScripStatus(conn, ticketId, effects.setStatus, now);
   }
-  return { transactions: transactionsJson(conn, written), scrip_results: allResults };
+  return { transactions: await transactionsJson(conn, written), scrip_results: allResults };
 }
 
 const setScripResults = prepared((db) => db.update(transactions).set({ scrip_results: sql`${sql.placeholder('results')}` })
-  .where(eq(transactions.id, sql.placeholder('id'))).prepare());
+  .where(eq(transactions.id, sql.placeholder('id'))));
 const insertRow = prepared((db) => db.insert(transactions).values({
   ticket_id: sql.placeholder('ticket_id'), type: sql.placeholder('type'), creator_id: sql.placeholder('creator_id'),
   body: sql.placeholder('body'), field: sql.placeholder('field'), old_value: sql.placeholder('old_value'),
   new_value: sql.placeholder('new_value'), message_id: sql.placeholder('message_id'), created_at: sql.placeholder('created_at'),
-}).returning().prepare());
+}).returning());
 
-function insertTransaction(conn: Conn, ticketId: number, actorId: number | null, e: NewTransaction, now: string): Row {
-  const row = insertRow(conn).get({
+async function insertTransaction(conn: Conn, ticketId: number, actorId: number | null, e: NewTransaction, now: string): Promise<Row> {
+  const row = (await insertRow(conn).get({
     ticket_id: ticketId, type: e.type, creator_id: actorId, body: e.body ?? null, field: e.field ?? null,
     old_value: e.old_value ?? null, new_value: e.new_value ?? null, message_id: e.message_id ?? null, created_at: now,
-  });
+  }))!;
   for (const a of e.attachments ?? []) {
-    conn.insert(attachments).values({ transaction_id: row.id, filename: a.filename, content_type: a.content_type,
-      size: a.content.length, content: a.content, created_at: now }).run();
+    await conn.insert(attachments).values({ transaction_id: row.id, filename: a.filename, content_type: a.content_type,
+      size: a.content.length, content: a.content, created_at: now });
   }
   return row;
 }
 
 const statusOf = prepared((db) => db.select({ status: tickets.status, resolved_at: tickets.resolved_at }).from(tickets)
-  .where(eq(tickets.id, sql.placeholder('id'))).prepare());
+  .where(eq(tickets.id, sql.placeholder('id'))));
 const setStatus = prepared((db) => db.update(tickets)
   .set({ status: sql`${sql.placeholder('status')}`, resolved_at: sql`${sql.placeholder('resolved_at')}`, updated_at: sql`${sql.placeholder('now')}` })
-  .where(eq(tickets.id, sql.placeholder('id'))).prepare());
+  .where(eq(tickets.id, sql.placeholder('id'))));
 
 /** A scrip-made status change (open_inactive, set_status): a Status transaction by nobody, no scrips. */
-function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): void {
-  const t = statusOf(conn).get({ id: ticketId });
+async function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): Promise<void> {
+  const t = await statusOf(conn).get({ id: ticketId });
   if (!t || t.status === status) return;
-  setStatus(conn).run({ id: ticketId, status, resolved_at: nextResolvedAt(t.status, status, t.resolved_at, now), now });
-  insertTransaction(conn, ticketId, null, { type: 'Status', field: 'status', old_value: t.status, new_value: status }, now);
+  await setStatus(conn).run({ id: ticketId, status, resolved_at: nextResolvedAt(t.status, status, t.resolved_at, now), now });
+  await insertTransaction(conn, ticketId, null, { type: 'Status', field: 'status', old_value: t.status, new_value: status }, now);
 }
 
 /** An attachment's bytes, for download; the caller checks the ticket is visible. */
-export function attachmentWithTicket(conn: Conn, id: number) {
-  return conn.select({
+export async function attachmentWithTicket(conn: Conn, id: number) {
+  return await first(conn.select({
     id: attachments.id, filename: attachments.filename, content_type: attachments.content_type, content: attachments.content,
     ticket_id: transactions.ticket_id, type: transactions.type,
-  }).from(attachments).innerJoin(transactions, eq(transactions.id, attachments.transaction_id)).where(eq(attachments.id, id)).get();
+  }).from(attachments).innerJoin(transactions, eq(transactions.id, attachments.transaction_id)).where(eq(attachments.id, id)));
 }

@@ -1,4 +1,4 @@
-import { uniqueViolation } from '../db/client.js';
+import { uniqueViolation } from '../db/port.js';
 import { AppError } from './errors.js';
 
 // Uniqueness is the database's to decide (SPEC C6): a write simply goes ahead, and the unique
@@ -48,9 +48,9 @@ export function uniqueConflict(err: unknown, values: object = {}): AppError | un
 }
 
 /** Runs a write; a unique index it breaks becomes the 409 of `uniqueConflict`. */
-export function unique<T>(values: object, write: () => T): T {
+export async function unique<T>(values: object, write: () => Promise<T>): Promise<T> {
   try {
-    return write();
+    return await write();
   } catch (err) {
     throw uniqueConflict(err, values) ?? err;
   }

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared } from '../db/client.js';
+import { type Conn, type Db, prepared, first, storeOf, transaction, one } from '../db/port.js';
 import { apiTokens, sessions, teamMembers, users } from '../db/schema.js';
 import { type Actor, type Role, nowIso, requireAdmin, requireStaff } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
@@ -15,33 +15,33 @@ export const userJson = (u: Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'di
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-const userById = prepared((db) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare());
+const userById = prepared((db) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))));
 
-const userByEmail = prepared((db) => db.select().from(users).where(eq(users.email, sql.placeholder('email'))).prepare());
+const userByEmail = prepared((db) => db.select().from(users).where(eq(users.email, sql.placeholder('email'))));
 
-export function getUserRow(db: Conn, id: number): UserRow | undefined {
-  return userById(db).get({ id });
+export async function getUserRow(db: Conn, id: number): Promise<UserRow | undefined> {
+  return await userById(db).get({ id });
 }
 
-export function findUserByEmail(db: Db, email: string): UserRow | undefined {
-  return db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return await first(db.select().from(users).where(eq(users.email, normalizeEmail(email))));
 }
 
-export function getUser(db: Db, actor: Actor, id: number): UserJson {
+export async function getUser(db: Db, actor: Actor, id: number): Promise<UserJson> {
   requireStaff(actor);
-  const u = getUserRow(db, id);
+  const u = await getUserRow(db, id);
   if (!u) throw notFound('User', id);
   return userJson(u);
 }
 
 export interface UserListFilter { role?: Role; disabled?: boolean }
 
-export function listUsers(db: Db, actor: Actor, filter: UserListFilter = {}): UserJson[] {
+export async function listUsers(db: Db, actor: Actor, filter: UserListFilter = {}): Promise<UserJson[]> {
   requireStaff(actor);
   const conds = [];
   if (filter.role) conds.push(eq(users.role, filter.role));
   if (filter.disabled !== undefined) conds.push(eq(users.disabled, filter.disabled));
-  return db.select().from(users).where(and(...conds)).orderBy(asc(users.name), asc(users.id)).all().map(userJson);
+  return (await db.select().from(users).where(and(...conds)).orderBy(asc(users.name), asc(users.id))).map(userJson);
 }
 
 export interface CreateUserInput { email: string; name?: string; role?: Role; password?: string | null; disabled?: boolean }
@@ -51,23 +51,23 @@ export async function createUser(db: Db, actor: Actor | null, input: CreateUserI
   const email = normalizeEmail(input.email);
   const password_hash = input.password ? await hashPassword(input.password) : null;
   const now = nowIso();
-  const row = unique({ email }, () => db.insert(users).values({
+  const row = await transaction(db, (tx) => unique({ email }, async () => await one(tx.insert(users).values({
     email, name: input.name ?? '', role: input.role ?? 'agent', disabled: input.disabled ?? false, password_hash, created_at: now, updated_at: now,
-  }).returning().get());
+  }).returning())));
   return userJson(row);
 }
 
 export interface UpdateUserInput { email?: string; name?: string; role?: Role; password?: string | null; disabled?: boolean }
 
 /** Counts active admins other than `exceptId`, so the last one cannot lock everybody out. */
-function otherActiveAdmins(db: Db, exceptId: number): number {
-  return db.select({ n: sql<number>`count(*)` }).from(users)
-    .where(and(eq(users.role, 'admin'), eq(users.disabled, false), ne(users.id, exceptId))).get()!.n;
+async function otherActiveAdmins(db: Db, exceptId: number): Promise<number> {
+  return (await first(db.select({ n: sql<number>`count(*)` }).from(users)
+    .where(and(eq(users.role, 'admin'), eq(users.disabled, false), ne(users.id, exceptId)))))!.n;
 }
 
 export async function updateUser(db: Db, actor: Actor, id: number, input: UpdateUserInput): Promise<UserJson> {
   requireAdmin(actor);
-  const current = getUserRow(db, id);
+  const current = await getUserRow(db, id);
   if (!current) throw notFound('User', id);
   const patch: Partial<UserRow> = {};
   if (input.email !== undefined && normalizeEmail(input.email) !== current.email) patch.email = normalizeEmail(input.email);
@@ -76,29 +76,29 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
   if (input.disabled !== undefined) patch.disabled = input.disabled;
   if (input.password !== undefined) patch.password_hash = input.password === null ? null : await hashPassword(input.password);
   const losesAdmin = current.role === 'admin' && !current.disabled && ((patch.role && patch.role !== 'admin') || patch.disabled === true);
-  if (losesAdmin && otherActiveAdmins(db, id) === 0) throw invalid(patch.disabled ? 'disabled' : 'role', 'The last active administrator cannot be demoted or disabled');
+  if (losesAdmin && await otherActiveAdmins(db, id) === 0) throw invalid(patch.disabled ? 'disabled' : 'role', 'The last active administrator cannot be demoted or disabled');
   if (Object.keys(patch).length === 0) return userJson(current);
-  return unique({ email: patch.email }, () => db.transaction((tx) => {
-    const row = tx.update(users).set({ ...patch, updated_at: nowIso() }).where(eq(users.id, id)).returning().get();
+  return unique({ email: patch.email }, () => transaction(db, async (tx) => {
+    const row = await one(tx.update(users).set({ ...patch, updated_at: nowIso() }).where(eq(users.id, id)).returning());
     // A disabled user, or one whose password changed, is signed out everywhere.
-    if (patch.disabled === true || patch.password_hash !== undefined) tx.delete(sessions).where(eq(sessions.user_id, id)).run();
+    if (patch.disabled === true || patch.password_hash !== undefined) await tx.delete(sessions).where(eq(sessions.user_id, id));
     return userJson(row);
   }));
 }
 
 /** SPEC B3: DELETE disables the user and removes team memberships; history keeps the user. */
-export function deleteUser(db: Db, actor: Actor, id: number): void {
+export async function deleteUser(db: Db, actor: Actor, id: number): Promise<void> {
   requireAdmin(actor);
-  const current = getUserRow(db, id);
+  const current = await getUserRow(db, id);
   if (!current) throw notFound('User', id);
-  if (current.role === 'admin' && !current.disabled && otherActiveAdmins(db, id) === 0) {
+  if (current.role === 'admin' && !current.disabled && await otherActiveAdmins(db, id) === 0) {
     throw conflict('The last active administrator cannot be deleted');
   }
-  db.transaction((tx) => {
-    tx.update(users).set({ disabled: true, updated_at: nowIso() }).where(eq(users.id, id)).run();
-    tx.delete(teamMembers).where(eq(teamMembers.user_id, id)).run();
-    tx.delete(sessions).where(eq(sessions.user_id, id)).run();
-    tx.delete(apiTokens).where(eq(apiTokens.user_id, id)).run();
+  await transaction(db, async (tx) => {
+    await tx.update(users).set({ disabled: true, updated_at: nowIso() }).where(eq(users.id, id));
+    await tx.delete(teamMembers).where(eq(teamMembers.user_id, id));
+    await tx.delete(sessions).where(eq(sessions.user_id, id));
+    await tx.delete(apiTokens).where(eq(apiTokens.user_id, id));
   });
 }
 
@@ -107,47 +107,22 @@ export function deleteUser(db: Db, actor: Actor, id: number): void {
  * requester (no password, cannot sign in) with the display name from the mail. Runs inside
  * the mail's SQL transaction.
  */
-export function ensureMailUser(conn: Conn, address: string, displayName: string): { user: UserRow; created: boolean } {
+export async function ensureMailUser(conn: Conn, address: string, displayName: string): Promise<{ user: UserRow; created: boolean }> {
   const email = normalizeEmail(address);
-  const existing = userByEmail(conn).get({ email });
+  const existing = await userByEmail(conn).get({ email });
   if (existing) return { user: existing, created: false };
   const now = nowIso();
-  const user = conn.insert(users).values({
+  const user = await one(conn.insert(users).values({
     email, name: displayName.slice(0, 200), role: 'requester', disabled: false, password_hash: null, created_at: now, updated_at: now,
-  }).returning().get();
+  }).returning());
   return { user, created: true };
 }
 
 // ---- people search (the Requester, Cc and "add person" fields) -----------------------------
 
-/** How many of the newest users a name search reads, at most (an id range of the table). */
-export const PEOPLE_SEARCH_WINDOW = 20_000;
 export const PEOPLE_SEARCH_MAX = 50;
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-/** The text just past every text starting with `prefix` (binary order, as users_email_uq compares). */
-const afterPrefix = (prefix: string) => `${prefix}\u{10FFFF}`;
-
 type Match = Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'created_at' | 'updated_at'>;
-const matchCols = { id: users.id, email: users.email, name: users.name, role: users.role, disabled: users.disabled, created_at: users.created_at, updated_at: users.updated_at };
-
-/** The three bounded reads behind searchPeople (exported for their plan check). */
-export function peopleSearchQueries(db: Db, needle: string, n: number) {
-  const pattern = `%${likeEscape(needle)}%`;
-  // LIKE folds ASCII letters only; a text with other letters ("émile") is matched by hx_contains,
-  // which folds as JavaScript does (slower: a call per row, so only when needed).
-  const name = /[^\x00-\x7f]/.test(needle) ? sql`hx_contains(${users.name}, ${needle})` : sql`${users.name} LIKE ${pattern} ESCAPE '\\'`;
-  const contains = sql`(${name} OR ${users.email} LIKE ${pattern} ESCAPE '\\')`;
-  const active = eq(users.disabled, false);
-  return {
-    byAddress: db.select(matchCols).from(users)
-      .where(and(sql`${users.email} >= ${needle}`, sql`${users.email} < ${afterPrefix(needle)}`, active)).orderBy(asc(users.email)).limit(n),
-    staff: db.select(matchCols).from(users).where(and(inArray(users.role, ['admin', 'agent']), active, contains)).limit(n),
-    recent: db.select(matchCols).from(users)
-      .where(and(sql`${users.id} > (SELECT coalesce(max(id), 0) FROM users) - ${PEOPLE_SEARCH_WINDOW}`, active, contains))
-      .orderBy(desc(users.id)).limit(n),
-  };
-}
 
 /**
  * GET /users?q=: active people whose name or address contains `q` (any case), best first: the
@@ -158,12 +133,11 @@ export function peopleSearchQueries(db: Db, needle: string, n: number) {
  * address among the newest PEOPLE_SEARCH_WINDOW users only (an id range, read in id order). Each part reads at
  * most `limit` matches.
  */
-export function searchPeople(db: Db, actor: Actor, q: string, limit = 10): UserJson[] {
+export async function searchPeople(db: Db, actor: Actor, q: string, limit = 10): Promise<UserJson[]> {
   requireStaff(actor);
   const needle = q.trim().toLowerCase();
   const n = Math.max(1, Math.min(PEOPLE_SEARCH_MAX, limit));
   if (needle === '') return [];
-  const { byAddress, staff, recent } = peopleSearchQueries(db, needle, n);
   const rank = (u: Match) => {
     if (u.email === needle) return 0;
     if (u.email.startsWith(needle)) return 1;
@@ -171,7 +145,7 @@ export function searchPeople(db: Db, actor: Actor, q: string, limit = 10): UserJ
     return 3;
   };
   const seen = new Map<number, Match>();
-  for (const u of [...byAddress.all(), ...staff.all(), ...recent.all()] ) seen.set(u.id, u);
+  for (const u of await storeOf(db).searchPeople(db, needle, n)) seen.set(u.id, u);
   return [...seen.values()]
     .map((u) => ({ u, r: rank(u) }))
     .sort((a, b) => a.r - b.r || (a.u.name || a.u.email).localeCompare(b.u.name || b.u.email) || a.u.id - b.u.id)

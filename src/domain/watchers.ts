@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
-import { type Conn, type Db, prepared } from '../db/client.js';
+import { type Conn, type Db, prepared, first, transaction } from '../db/port.js';
 import { queueWatchers, tickets, ticketWatchers, WATCHER_ROLES } from '../db/schema.js';
 import type { ScripResult } from '../scrips/engine.js';
 import { notifySettings } from '../scrips/config.js';
@@ -33,49 +33,49 @@ export function parseAddress(text: string): { name: string; address: string } | 
  * Turns ids and addresses into users: an id must exist; an unknown address becomes a stub
  * requester (no password), as mail does. `path` names the field in a 422.
  */
-export function resolvePeople(conn: Conn, refs: PersonRef[], path: string, opts: { single?: boolean } = {}): UserRow[] {
+export async function resolvePeople(conn: Conn, refs: PersonRef[], path: string, opts: { single?: boolean } = {}): Promise<UserRow[]> {
   const out: UserRow[] = [];
-  refs.forEach((ref, i) => {
+  for (const [i, ref] of refs.entries()) {
     const at = opts.single ? path : `${path}.${i}`;
     let user: UserRow | undefined;
     if (typeof ref === 'number' || /^\d+$/.test(ref.trim())) {
-      user = getUserRow(conn, Number(ref));
+      user = await getUserRow(conn, Number(ref));
       if (!user) throw invalid(at, `User ${ref} does not exist`);
     } else {
       const a = parseAddress(ref);
       if (!a) throw invalid(at, `"${ref.slice(0, 200)}" is not a valid e-mail address`);
-      if (ourAddresses(conn, notifySettings().ownAddresses).has(a.address)) throw invalid(at, `${a.address} is one of hxdesk's own addresses`);
-      user = ensureMailUser(conn, a.address, a.name).user;
+      if ((await ourAddresses(conn, notifySettings().ownAddresses)).has(a.address)) throw invalid(at, `${a.address} is one of hxdesk's own addresses`);
+      user = (await ensureMailUser(conn, a.address, a.name)).user;
     }
     if (!out.some((u) => u.id === user!.id)) out.push(user);
-  });
+  }
   return out;
 }
 
 const p = sql.placeholder;
 const rolesOfOne = prepared((db) => db.select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
-  .from(ticketWatchers).where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)).prepare());
+  .from(ticketWatchers).where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)));
 const insertWatcher = prepared((db) => db.insert(ticketWatchers)
-  .values({ ticket_id: p('ticket'), role: p('role'), user_id: p('user'), created_at: p('now') }).onConflictDoNothing().prepare());
+  .values({ ticket_id: p('ticket'), role: p('role'), user_id: p('user'), created_at: p('now') }).onConflictDoNothing());
 const watching = prepared((db) => db.select({ n: sql<number>`1` }).from(ticketWatchers)
-  .where(and(eq(ticketWatchers.ticket_id, p('ticket')), eq(ticketWatchers.user_id, p('user')), inArray(ticketWatchers.role, ['requester', 'cc']))).prepare());
+  .where(and(eq(ticketWatchers.ticket_id, p('ticket')), eq(ticketWatchers.user_id, p('user')), inArray(ticketWatchers.role, ['requester', 'cc']))));
 
 /** The ticket's own watchers (not the queue's), by ticket, ids in the order they were added. */
-export function watchersOf(conn: Conn, ids: number[]): Map<number, Watchers> {
-  const rows = ids.length === 1 ? rolesOfOne(conn).all({ id: ids[0] })
-    : ids.length === 0 ? [] : conn.select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
-      .from(ticketWatchers).where(inArray(ticketWatchers.ticket_id, ids)).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)).all();
+export async function watchersOf(conn: Conn, ids: number[]): Promise<Map<number, Watchers>> {
+  const rows = ids.length === 1 ? await rolesOfOne(conn).all({ id: ids[0] })
+    : ids.length === 0 ? [] : await conn.select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
+      .from(ticketWatchers).where(inArray(ticketWatchers.ticket_id, ids)).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id));
   const out = new Map<number, Watchers>(ids.map((id) => [id, { requesters: [], cc: [], admin_cc: [] }]));
   for (const r of rows) out.get(r.ticket)![r.role === 'requester' ? 'requesters' : r.role].push(r.user);
   return out;
 }
 
 /** Whether a user is a requester or Cc of the ticket (what a customer needs to see it). */
-export const isCustomerOf = (conn: Conn, ticketId: number, userId: number) => watching(conn).get({ ticket: ticketId, user: userId }) !== undefined;
+export const isCustomerOf = async (conn: Conn, ticketId: number, userId: number) => await watching(conn).get({ ticket: ticketId, user: userId }) !== undefined;
 
 /** Adds watchers while a ticket is created (part of its Create, no transactions of their own). */
-export function addInitialWatchers(conn: Conn, ticketId: number, role: WatcherRole, userIds: number[], now: string): void {
-  for (const user of userIds) insertWatcher(conn).run({ ticket: ticketId, role, user, now });
+export async function addInitialWatchers(conn: Conn, ticketId: number, role: WatcherRole, userIds: number[], now: string): Promise<void> {
+  for (const user of userIds) await insertWatcher(conn).run({ ticket: ticketId, role, user, now });
 }
 
 function checkRole(role: WatcherRole, user: UserRow, path: string): void {
@@ -86,67 +86,67 @@ function checkRole(role: WatcherRole, user: UserRow, path: string): void {
 export interface AddWatcherInput { role: WatcherRole; user_id?: number; email?: string }
 
 /** POST /tickets/:id/watchers: an `AddWatcher` transaction that runs scrips. */
-export function addWatcher(db: Db, actor: Actor, ticketId: number, input: AddWatcherInput): { transaction: TransactionJson; scrip_results: ScripResult[] } {
+export async function addWatcher(db: Db, actor: Actor, ticketId: number, input: AddWatcherInput): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   if (!isStaff(actor)) throw forbidden('Requesters cannot change who is on a ticket; Cc people by replying to the mail instead');
-  return db.transaction((tx) => {
-    if (!tx.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, ticketId)).get()) throw notFound('Ticket', ticketId);
+  return transaction(db, async (tx) => {
+    if (!await first(tx.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, ticketId)))) throw notFound('Ticket', ticketId);
     const path = input.user_id !== undefined ? 'user_id' : 'email';
     const ref = input.user_id ?? input.email;
     if (ref === undefined) throw invalid('user_id', 'Give user_id or email');
-    const [user] = resolvePeople(tx, [ref], path, { single: true });
+    const [user] = await resolvePeople(tx, [ref], path, { single: true });
     checkRole(input.role, user, path);
-    const r = addWatcherIn(tx, actor.id, ticketId, input.role, user.id);
+    const r = await addWatcherIn(tx, actor.id, ticketId, input.role, user.id);
     if (!r) throw conflict(`${user.email} is already ${ROLE_NAMES[input.role]} of ticket ${ticketId}`);
     return r;
-  }, { behavior: 'immediate' });
+  });
 }
 
 export const ROLE_NAMES: Record<WatcherRole, string> = { requester: 'a requester', cc: 'a Cc', admin_cc: 'an AdminCc' };
 
 /** Adds one watcher with its transaction, inside the caller's SQL transaction; null when already there. */
-export function addWatcherIn(conn: Conn, actorId: number | null, ticketId: number, role: WatcherRole, userId: number, opts: { alreadySent?: string[] } = {}) {
+export async function addWatcherIn(conn: Conn, actorId: number | null, ticketId: number, role: WatcherRole, userId: number, opts: { alreadySent?: string[] } = {}) {
   const now = nowIso();
-  if (insertWatcher(conn).run({ ticket: ticketId, role, user: userId, now }).changes === 0) return null;
+  if ((await insertWatcher(conn).run({ ticket: ticketId, role, user: userId, now })).changes === 0) return null;
   if (role === 'requester') {
-    conn.update(tickets).set({ requester_id: userId }).where(and(eq(tickets.id, ticketId), sql`${tickets.requester_id} IS NULL`)).run();
+    await conn.update(tickets).set({ requester_id: userId }).where(and(eq(tickets.id, ticketId), sql`${tickets.requester_id} IS NULL`));
   }
-  conn.update(tickets).set({ updated_at: now }).where(eq(tickets.id, ticketId)).run();
-  const { transactions, scrip_results } = recordTransactions(conn, ticketId, actorId, [{ type: 'AddWatcher', field: role, new_value: String(userId) }], now, opts);
+  await conn.update(tickets).set({ updated_at: now }).where(eq(tickets.id, ticketId));
+  const { transactions, scrip_results } = await recordTransactions(conn, ticketId, actorId, [{ type: 'AddWatcher', field: role, new_value: String(userId) }], now, opts);
   return { transaction: transactions[0], scrip_results };
 }
 
 /** DELETE /tickets/:id/watchers/:role/:userId: a `DelWatcher` transaction that runs scrips. */
-export function removeWatcher(db: Db, actor: Actor, ticketId: number, role: WatcherRole, userId: number): { transaction: TransactionJson; scrip_results: ScripResult[] } {
+export async function removeWatcher(db: Db, actor: Actor, ticketId: number, role: WatcherRole, userId: number): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   if (!isStaff(actor)) throw forbidden('Requesters cannot change who is on a ticket');
-  return db.transaction((tx) => {
-    const ticket = tx.select({ id: tickets.id, requester_id: tickets.requester_id }).from(tickets).where(eq(tickets.id, ticketId)).get();
+  return transaction(db, async (tx) => {
+    const ticket = await first(tx.select({ id: tickets.id, requester_id: tickets.requester_id }).from(tickets).where(eq(tickets.id, ticketId)));
     if (!ticket) throw notFound('Ticket', ticketId);
     const where = and(eq(ticketWatchers.ticket_id, ticketId), eq(ticketWatchers.role, role), eq(ticketWatchers.user_id, userId));
-    if (tx.delete(ticketWatchers).where(where).run().changes === 0) throw notFound(`Watcher ${role}/${userId} on ticket`, ticketId);
+    if ((await tx.delete(ticketWatchers).where(where)).changes === 0) throw notFound(`Watcher ${role}/${userId} on ticket`, ticketId);
     const now = nowIso();
     if (role === 'requester' && ticket.requester_id === userId) {
       // The next requester (in the order they joined) becomes the first; none left: no requester.
-      const next = rolesOfOne(tx).all({ id: ticketId }).find((w) => w.role === 'requester');
-      tx.update(tickets).set({ requester_id: next?.user ?? null }).where(eq(tickets.id, ticketId)).run();
+      const next = (await rolesOfOne(tx).all({ id: ticketId })).find((w) => w.role === 'requester');
+      await tx.update(tickets).set({ requester_id: next?.user ?? null }).where(eq(tickets.id, ticketId));
     }
-    tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, ticketId)).run();
-    const { transactions, scrip_results } = recordTransactions(tx, ticketId, actor.id, [{ type: 'DelWatcher', field: role, old_value: String(userId) }], now);
+    await tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, ticketId));
+    const { transactions, scrip_results } = await recordTransactions(tx, ticketId, actor.id, [{ type: 'DelWatcher', field: role, old_value: String(userId) }], now);
     return { transaction: transactions[0], scrip_results };
-  }, { behavior: 'immediate' });
+  });
 }
 
 // ---- queue watchers ---------------------------------------------------------------------
 
-export function queueWatchersOf(conn: Conn, queueId: number): { cc: number[]; admin_cc: number[] } {
-  const rows = conn.select().from(queueWatchers).where(eq(queueWatchers.queue_id, queueId)).orderBy(asc(queueWatchers.user_id)).all();
+export async function queueWatchersOf(conn: Conn, queueId: number): Promise<{ cc: number[]; admin_cc: number[] }> {
+  const rows = await conn.select().from(queueWatchers).where(eq(queueWatchers.queue_id, queueId)).orderBy(asc(queueWatchers.user_id));
   return { cc: rows.filter((r) => r.role === 'cc').map((r) => r.user_id), admin_cc: rows.filter((r) => r.role === 'admin_cc').map((r) => r.user_id) };
 }
 
 /** Replaces a queue's Cc or AdminCc list (PATCH /queues/:id); the caller checks the actor is an admin. */
-export function setQueueWatchers(conn: Conn, queueId: number, role: 'cc' | 'admin_cc', refs: PersonRef[]): void {
-  const people = resolvePeople(conn, refs, role);
+export async function setQueueWatchers(conn: Conn, queueId: number, role: 'cc' | 'admin_cc', refs: PersonRef[]): Promise<void> {
+  const people = await resolvePeople(conn, refs, role);
   people.forEach((u, i) => checkRole(role, u, `${role}.${i}`));
-  conn.delete(queueWatchers).where(and(eq(queueWatchers.queue_id, queueId), eq(queueWatchers.role, role))).run();
+  await conn.delete(queueWatchers).where(and(eq(queueWatchers.queue_id, queueId), eq(queueWatchers.role, role)));
   const now = nowIso();
-  for (const u of people) conn.insert(queueWatchers).values({ queue_id: queueId, role, user_id: u.id, created_at: now }).run();
+  for (const u of people) await conn.insert(queueWatchers).values({ queue_id: queueId, role, user_id: u.id, created_at: now });
 }

@@ -1,5 +1,5 @@
 import { ImapFlow } from 'imapflow';
-import type { Db } from '../db/client.js';
+import type { Db } from '../db/port.js';
 import { getImapState, saveImapState } from '../domain/mailIntake.js';
 import { MailRejected, processMail, type ProcessorSettings } from './processor.js';
 
@@ -70,7 +70,7 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
       const box = c.mailbox;
       if (!box) throw new Error(`mailbox ${cfg.mailbox} did not open`);
       const validity = String(box.uidValidity);
-      const state = getImapState(db, key);
+      const state = await getImapState(db, key);
       let last = state && state.uid_validity === validity ? state.last_uid : 0;
       if (state && state.uid_validity !== validity) opts.log('warn', 'imap: UIDVALIDITY changed; rescanning the mailbox', { mailbox: key });
       const found = await c.search({ uid: `${last + 1}:*` }, { uid: true });
@@ -95,9 +95,9 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
         // is not done — the next poll fetches it again (and recognises it if it was applied).
         if (!c.usable) throw new Error('IMAP connection lost during the batch');
         last = uid;
-        saveImapState(db, key, validity, last);
+        await saveImapState(db, key, validity, last);
       }
-      if (!state || state.uid_validity !== validity) saveImapState(db, key, validity, last);
+      if (!state || state.uid_validity !== validity) await saveImapState(db, key, validity, last);
     } finally {
       lock.release();
     }
@@ -110,7 +110,7 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
     timer.unref();
   }
 
-  function run(): Promise<void> {
+  async function run(): Promise<void> {
     if (running) return running;
     running = pollOnce()
       .then(() => { failures = 0; })

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../db/client.js';
-import type { Commit } from '../db/groupCommit.js';
+import type { Db } from '../db/port.js';
 import { AppError } from '../domain/errors.js';
 import {
   applyInboundMail, logFailedMail, logRejectedMail, ownAddresses, type InboundMessage, type IntakeOptions, type IntakeResult,
@@ -20,11 +19,11 @@ export interface ProcessorSettings {
  * IMAP poller and replay all call it. Nothing is dropped: a message that cannot be applied
  * because of what it is (no sender, an unknown queue) is kept in the intake log as `rejected`
  * with the reason and answered 422 (`MailRejected`); any other failure is kept as `failed` and
- * rethrown, so the transport can retry. With `commit` (the web server's group commit) the
- * intake shares a SQL transaction with other changes of the moment.
+ * rethrown, so the transport can retry. The intake is one unit of work (on SQLite it may share a
+ * group commit with other changes of the moment).
  */
 export async function processMail(
-  db: Db, raw: Buffer, settings: ProcessorSettings, opts: Omit<IntakeOptions, 'senderLimitPerHour'>, commit?: Commit,
+  db: Db, raw: Buffer, settings: ProcessorSettings, opts: Omit<IntakeOptions, 'senderLimitPerHour'>,
 ): Promise<IntakeResult> {
   let reading;
   try {
@@ -32,19 +31,18 @@ export async function processMail(
   } catch (e) {
     if (!(e instanceof MalformedMail)) throw e;
     const identity = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
-    throw rejected(db, { identity, messageId: null, from: { address: '', name: '' }, subject: '', raw }, opts.source, e.message);
+    throw await rejected(db, { identity, messageId: null, from: { address: '', name: '' }, subject: '', raw }, opts.source, e.message);
   }
   const { mail, degraded } = reading;
-  const own = [...ownAddresses(db, settings.mailFrom), ...settings.ownAddresses ?? []];
+  const own = [...await ownAddresses(db, settings.mailFrom), ...settings.ownAddresses ?? []];
   const kind = classify(mail, own);
   const { headers: _headers, contentType: _type, reportType: _report, ...parsed } = mail;
   const message: InboundMessage = { ...parsed, raw, kind: kind.kind, kindReason: kind.kind === 'human' ? undefined : kind.reason, degraded };
   try {
-    const apply = () => applyInboundMail(db, message, { ...opts, senderLimitPerHour: settings.senderLimitPerHour, ownAddresses: own });
-    return await (commit ? commit(apply) : apply());
+    return await applyInboundMail(db, message, { ...opts, senderLimitPerHour: settings.senderLimitPerHour, ownAddresses: own });
   } catch (e) {
-    if (e instanceof AppError && e.status < 500) throw rejected(db, message, opts.source, e.message, e); // an unknown queue
-    logFailedMail(db, message, opts.source, (e as Error).message || String(e));
+    if (e instanceof AppError && e.status < 500) throw await rejected(db, message, opts.source, e.message, e); // an unknown queue
+    await logFailedMail(db, message, opts.source, (e as Error).message || String(e));
     throw e;
   }
 }
@@ -56,6 +54,6 @@ export class MailRejected extends AppError {
   }
 }
 
-function rejected(db: Db, m: Parameters<typeof logRejectedMail>[1], source: string, reason: string, cause?: AppError): MailRejected {
-  return new MailRejected(reason, logRejectedMail(db, m, source, reason).intake_id!, cause);
+async function rejected(db: Db, m: Parameters<typeof logRejectedMail>[1], source: string, reason: string, cause?: AppError): Promise<MailRejected> {
+  return new MailRejected(reason, (await logRejectedMail(db, m, source, reason)).intake_id!, cause);
 }

@@ -1,5 +1,4 @@
-import type { Db } from '../db/client.js';
-import type { Commit } from '../db/groupCommit.js';
+import type { Db } from '../db/port.js';
 import type { Actor } from '../domain/actor.js';
 import type { Env } from '../env.js';
 import type { Logger } from '../log.js';
@@ -7,8 +6,6 @@ import type { Logger } from '../log.js';
 /** Everything a request handler can reach: built once by the app factory. */
 export interface Deps {
   db: Db; env: Env; log: Logger;
-  /** Runs a ticket change in the group commit (src/db/groupCommit.ts); the app factory makes one. */
-  commit: Commit;
   /** Called after a successful write request, so queued notifications go out at once. */
   afterWrite?: () => void;
 }

@@ -30,11 +30,12 @@ export interface RespondOptions<T> {
 /** Content rendered for the signed-in reader: times in their time zone (UTC for nobody). */
 export const inZone = (c: C, content: JSX.Element) => <TimeZone.Provider value={c.get('actor')?.timezone ?? 'UTC'}>{content}</TimeZone.Provider>;
 
-export function respond<T>(c: C, data: T, opts: RespondOptions<T> = {}): Response | Promise<Response> {
+export async function respond<T>(c: C, answer: T | Promise<T>, opts: RespondOptions<T> = {}): Promise<Response> {
+  const data = await answer;
   const status = opts.status ?? 200;
   if (!wantsHtml(c)) return c.json(data as object, status);
   if (opts.location && !isHtmx(c) && c.req.method !== 'GET') return c.redirect(opts.location, 303);
-  const content = opts.view ? opts.view(data) : <DataView value={data} />;
+  const content = opts.view ? await opts.view(data) : <DataView value={data} />;
   if (isHtmx(c)) return c.html(inZone(c, content), status);
   c.status(status);
   return c.render(content, { title: opts.title });
@@ -132,8 +133,6 @@ export function actorOf(c: C): Actor {
 export const staffOf = (c: C): Actor => { const a = actorOf(c); requireStaff(a); return a; };
 export const adminOf = (c: C): Actor => { const a = actorOf(c); requireAdmin(a); return a; };
 export const dbOf = (c: C) => c.get('deps').db;
-/** Runs a ticket change in the group commit: settles once it is committed. */
-export const commitOf = (c: C) => c.get('deps').commit;
 
 /**
  * An admin-area screen. The JSON behind it may be open to agents (they read users and teams to

@@ -1,6 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import type Mail from 'nodemailer/lib/mailer';
-import type { Db } from '../db/client.js';
+import type { Db } from '../db/port.js';
 import { attachments } from '../db/schema.js';
 import { textToHtml } from './html.js';
 import { storedMail, type OutboxRow } from './outbox.js';
@@ -32,11 +32,11 @@ export function attachmentIdsOf(row: Pick<OutboxRow, 'attachment_ids'>): number[
  * gone with its (deleted) ticket does not hold the mail back for ever: it goes without it.
  * The SMTP envelope names the row's recipient alone; To and Cc show the whole conversation.
  */
-export function composeMail(db: Db, row: OutboxRow): { message: Mail.Options; missing: number[] } {
+export async function composeMail(db: Db, row: OutboxRow): Promise<{ message: Mail.Options; missing: number[] }> {
   const m = storedMail(row);
   const ids = attachmentIdsOf(row);
-  const files = ids.length === 0 ? [] : db.select({ id: attachments.id, filename: attachments.filename, content_type: attachments.content_type, content: attachments.content })
-    .from(attachments).where(inArray(attachments.id, ids)).all();
+  const files = ids.length === 0 ? [] : await db.select({ id: attachments.id, filename: attachments.filename, content_type: attachments.content_type, content: attachments.content })
+    .from(attachments).where(inArray(attachments.id, ids));
   const byId = new Map(files.map((f) => [f.id, f]));
   const missing = ids.filter((id) => !byId.has(id));
   const from = m.from ?? { name: '', address: row.recipient };

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/client.js';
+import { type Conn, prepared } from '../db/port.js';
 import { customFields, queues, teams, ticketCustomValues, tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 import { notifySettings } from './config.js';
 
@@ -27,90 +27,108 @@ export interface Scope {
 // Compiled once: the scope is built for every notification a change sends.
 const id = sql.placeholder('id');
 const descriptionQuery = prepared((db) => db.select({ body: transactions.body }).from(transactions)
-  .where(and(eq(transactions.ticket_id, id), eq(transactions.type, 'Create'))).prepare());
-const personQuery = prepared((db) => db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, id)).prepare());
-const ticketQuery = prepared((db) => db.select().from(tickets).where(eq(tickets.id, id)).prepare());
-const queueQuery = prepared((db) => db.select().from(queues).where(eq(queues.id, id)).prepare());
-const teamQuery = prepared((db) => db.select().from(teams).where(eq(teams.id, id)).prepare());
+  .where(and(eq(transactions.ticket_id, id), eq(transactions.type, 'Create'))));
+const personQuery = prepared((db) => db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, id)));
+const ticketQuery = prepared((db) => db.select().from(tickets).where(eq(tickets.id, id)));
+const queueQuery = prepared((db) => db.select().from(queues).where(eq(queues.id, id)));
+const teamQuery = prepared((db) => db.select().from(teams).where(eq(teams.id, id)));
 const valuesQuery = prepared((db) => db.select({ key: customFields.key, type: customFields.type, value: ticketCustomValues.value })
   .from(ticketCustomValues).innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
-  .where(eq(ticketCustomValues.ticket_id, id)).prepare());
+  .where(eq(ticketCustomValues.ticket_id, id)));
 const watchersQuery = prepared((db) => db.select({ id: users.id, name: users.name, email: users.email }).from(ticketWatchers)
   .innerJoin(users, eq(users.id, ticketWatchers.user_id))
-  .where(and(eq(ticketWatchers.ticket_id, id), eq(ticketWatchers.role, sql.placeholder('role')))).orderBy(ticketWatchers.created_at, users.id).prepare());
-const transactionQuery = prepared((db) => db.select().from(transactions).where(eq(transactions.id, id)).prepare());
+  .where(and(eq(ticketWatchers.ticket_id, id), eq(ticketWatchers.role, sql.placeholder('role')))).orderBy(ticketWatchers.created_at, users.id));
+const transactionQuery = prepared((db) => db.select().from(transactions).where(eq(transactions.id, id)));
 
-/** A ticket's description is the body of its Create transaction. */
-function descriptionOf(conn: Conn, ticketId: number): string {
-  return descriptionQuery(conn).get({ id: ticketId })?.body ?? '';
-}
+/** The parts of a ticket scope that cost a query of their own; the rest comes with the ticket row. */
+export const TICKET_PARTS = ['description', 'custom_fields', 'owner', 'team', 'requester', 'requesters', 'cc', 'admin_cc'] as const;
+export type TicketPart = (typeof TICKET_PARTS)[number];
 
-function person(conn: Conn, userId: number | null): Person | null {
+/** What a template reads of the scope: the ticket parts, and whether it names the transaction's creator. */
+export interface ScopeNeeds { ticket: ReadonlySet<TicketPart> | 'all'; creator: boolean }
+export const ALL_NEEDS: ScopeNeeds = { ticket: 'all', creator: true };
+
+async function person(conn: Conn, userId: number | null): Promise<Person | null> {
   if (userId === null) return null;
-  return personQuery(conn).get({ id: userId }) ?? null;
+  return (await personQuery(conn).get({ id: userId })) ?? null;
 }
 
 /**
- * Defines `obj[key]` as computed on first read, then kept. A template reads a few variables of
- * the scope: the others (a description, custom fields, people) are never looked up.
- * Enumerable own properties, so Liquid (ownPropertyOnly) and JSON.stringify (webhooks) see them.
+ * The explicit scope loader (decision 024): the template's variables are known before it is
+ * rendered (Liquid's static analysis, src/scrips/templates.ts), so only the parts it reads are
+ * loaded — a description, custom fields, people — each with one query, and the template then
+ * renders against plain data. Loaded parts are kept, so the scrips of one change share them.
  */
-function lazy<T extends object, K extends keyof T>(obj: T, key: K, get: () => T[K]): void {
-  Object.defineProperty(obj, key, {
-    enumerable: true, configurable: true,
-    get() {
-      const value = get();
-      Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
-      return value;
-    },
-  });
+export class ScopeLoader {
+  private ticket: Partial<TicketScope> | undefined;
+  private transaction: TransactionScope | null | undefined;
+  private creatorLoaded = false;
+  private row: typeof tickets.$inferSelect | undefined;
+  private txnRow: typeof transactions.$inferSelect | undefined;
+
+  constructor(private readonly conn: Conn, private readonly ticketId: number, private readonly transactionId: number | null) {}
+
+  /** The scope with at least the parts `needs` names (plain values: no getters, no queries left). */
+  async load(needs: ScopeNeeds): Promise<{ ticket: TicketScope; transaction: TransactionScope | null }> {
+    const { conn } = this;
+    if (!this.ticket) {
+      const t = await ticketQuery(conn).get({ id: this.ticketId });
+      if (!t) throw new Error(`ticket ${this.ticketId} not found`);
+      const q = (await queueQuery(conn).get({ id: t.queue_id }))!;
+      this.row = t;
+      this.ticket = {
+        id: t.id, subject: t.subject, status: t.status, priority: t.priority,
+        created_at: t.created_at, updated_at: t.updated_at, resolved_at: t.resolved_at,
+        queue: { id: q.id, name: q.name, description: q.description, mail_alias: q.mail_alias },
+        url: `${notifySettings().publicUrl}/tickets/${t.id}`,
+      };
+    }
+    const t = this.row!;
+    const scope = this.ticket;
+    for (const part of needs.ticket === 'all' ? TICKET_PARTS : needs.ticket) {
+      if (part in scope) continue;
+      switch (part) {
+        case 'description': scope.description = (await descriptionQuery(conn).get({ id: t.id }))?.body ?? ''; break;
+        case 'custom_fields': {
+          const cf: Record<string, string | number> = {};
+          for (const v of await valuesQuery(conn).all({ id: t.id })) cf[v.key] = v.type === 'number' ? Number(v.value) : v.value;
+          scope.custom_fields = cf;
+          break;
+        }
+        case 'owner': scope.owner = await person(conn, t.owner_id); break;
+        case 'team': {
+          const team = t.team_id === null ? undefined : await teamQuery(conn).get({ id: t.team_id });
+          scope.team = team ? { id: team.id, name: team.name, description: team.description } : null;
+          break;
+        }
+        case 'requester': scope.requester = await person(conn, t.requester_id); break;
+        case 'requesters': case 'cc': case 'admin_cc':
+          scope[part] = await watchersQuery(conn).all({ id: t.id, role: part === 'requesters' ? 'requester' : part });
+          break;
+      }
+    }
+    if (this.transaction === undefined) {
+      const x = this.transactionId === null ? undefined : await transactionQuery(conn).get({ id: this.transactionId });
+      this.txnRow = x;
+      this.transaction = x ? {
+        id: x.id, type: x.type, body: x.body, field: x.field, old_value: x.old_value, new_value: x.new_value, created_at: x.created_at,
+      } as TransactionScope : null;
+    }
+    if (needs.creator && this.transaction && !this.creatorLoaded) {
+      this.transaction.creator = await person(conn, this.txnRow!.creator_id);
+      this.creatorLoaded = true;
+    }
+    return { ticket: { ...scope } as TicketScope, transaction: this.transaction ? { ...this.transaction } : null };
+  }
 }
 
-export function ticketScope(conn: Conn, ticketId: number): TicketScope {
-  const t = ticketQuery(conn).get({ id: ticketId });
-  if (!t) throw new Error(`ticket ${ticketId} not found`);
-  const q = queueQuery(conn).get({ id: t.queue_id })!;
-  const scope = {
-    id: t.id, subject: t.subject, status: t.status, priority: t.priority,
-    created_at: t.created_at, updated_at: t.updated_at, resolved_at: t.resolved_at,
-    queue: { id: q.id, name: q.name, description: q.description, mail_alias: q.mail_alias },
-    url: `${notifySettings().publicUrl}/tickets/${t.id}`,
-  } as TicketScope;
-  lazy(scope, 'description', () => descriptionOf(conn, t.id));
-  lazy(scope, 'custom_fields', () => {
-    const cf: Record<string, string | number> = {};
-    for (const v of valuesQuery(conn).all({ id: ticketId })) cf[v.key] = v.type === 'number' ? Number(v.value) : v.value;
-    return cf;
-  });
-  lazy(scope, 'owner', () => person(conn, t.owner_id));
-  lazy(scope, 'team', () => {
-    const team = t.team_id === null ? undefined : teamQuery(conn).get({ id: t.team_id });
-    return team ? { id: team.id, name: team.name, description: team.description } : null;
-  });
-  lazy(scope, 'requester', () => person(conn, t.requester_id));
-  const role = (r: 'requester' | 'cc' | 'admin_cc') => () => watchersQuery(conn).all({ id: ticketId, role: r });
-  lazy(scope, 'requesters', role('requester'));
-  lazy(scope, 'cc', role('cc'));
-  lazy(scope, 'admin_cc', role('admin_cc'));
-  return scope;
+/** The whole scope of a ticket and one of its transactions (template previews, webhooks). */
+export async function fullScope(conn: Conn, ticketId: number, transactionId: number | null) {
+  return new ScopeLoader(conn, ticketId, transactionId).load(ALL_NEEDS);
 }
 
-/** The same ticket scope with another `url` (customer mail links to the reader's portal page), lazy values kept lazy. */
-export function withUrl(ticket: TicketScope, url: string): TicketScope {
-  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ticket)) as TicketScope;
-  Object.defineProperty(copy, 'url', { value: url, enumerable: true, configurable: true, writable: true });
-  return copy;
-}
-
-export function transactionScope(conn: Conn, transactionId: number): TransactionScope | null {
-  const x = transactionQuery(conn).get({ id: transactionId });
-  if (!x) return null;
-  const scope = {
-    id: x.id, type: x.type, body: x.body, field: x.field, old_value: x.old_value, new_value: x.new_value, created_at: x.created_at,
-  } as TransactionScope;
-  lazy(scope, 'creator', () => person(conn, x.creator_id));
-  return scope;
-}
+/** The same ticket scope with another `url` (customer mail links to the reader's portal page). */
+export const withUrl = (ticket: TicketScope, url: string): TicketScope => ({ ...ticket, url });
 
 /** A complete scope with every variable present, for checking templates when they are saved. */
 export function sampleScope(customFieldKeys: string[]): Scope {

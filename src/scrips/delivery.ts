@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Db } from '../db/client.js';
+import type { Db } from '../db/port.js';
 import { composeMail } from './compose.js';
 import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, type OutboxRow } from './outbox.js';
 
@@ -29,13 +29,13 @@ export const signWebhook = (secret: string, body: string) => `sha256=${createHma
  * each attempt, and backs off exponentially on failure. Rows a crash left `sending` are
  * queued again at start, so committed notifications are never lost.
  */
-export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
+export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<DeliveryWorker> {
   // One pooled connection: a burst of mail (a reply to a requester, their Cc and the staff) goes
   // over one SMTP session instead of a connection and TLS handshake per message. A connection the
   // server dropped while idle is replaced at the next message.
   const transport: Transporter | null = opts.smtpUrl ? nodemailer.createTransport({ url: opts.smtpUrl, pool: true, maxConnections: 1 } as Parameters<typeof nodemailer.createTransport>[0]) : null;
   const kinds: OutboxRow['kind'][] = transport ? ['email', 'webhook'] : ['webhook'];
-  const recovered = requeueInterrupted(db);
+  const recovered = await requeueInterrupted(db);
   if (recovered > 0) opts.log('warn', 'outbox: re-queued deliveries interrupted by a restart', { count: recovered });
   if (!transport) opts.log('info', 'outbox: SMTP_URL is not set; e-mail stays queued in the outbox');
 
@@ -47,7 +47,7 @@ export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
   /** Sends one row; for mail, returns a note for the admin when it went out without some of its files. */
   async function deliver(row: OutboxRow): Promise<string | null> {
     if (row.kind === 'email') {
-      const { message, missing } = composeMail(db, row);
+      const { message, missing } = await composeMail(db, row);
       await transport!.sendMail(message);
       if (missing.length === 0) return null;
       opts.log('warn', 'outbox: sent without attachments that are no longer stored', { id: row.id, attachment_ids: missing });
@@ -70,15 +70,15 @@ export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
 
   async function drain(): Promise<void> {
     for (;;) {
-      const batch = claimDue(db, kinds, 20);
+      const batch = await claimDue(db, kinds, 20);
       if (batch.length === 0) return;
       for (const [i, row] of batch.entries()) {
-        if (stopped) { releaseClaimed(db, batch.slice(i).map((r) => r.id)); return; }
+        if (stopped) { await releaseClaimed(db, batch.slice(i).map((r) => r.id)); return; }
         try {
-          markSent(db, row.id, await deliver(row));
+          await markSent(db, row.id, await deliver(row));
         } catch (e) {
           const error = (e as Error).message || String(e);
-          markFailed(db, row, error, opts);
+          await markFailed(db, row, error, opts);
           opts.log('warn', 'outbox: delivery failed', { id: row.id, kind: row.kind, attempt: row.attempts, error });
         }
       }
@@ -86,23 +86,23 @@ export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
     }
   }
 
-  function schedule(): void {
+  async function schedule(): Promise<void> {
     if (stopped) return;
     clearTimeout(timer);
-    const due = nextDueAt(db, kinds);
+    const due = await nextDueAt(db, kinds);
     const wait = due ? Math.min(opts.pollMs, Math.max(0, Date.parse(due) - Date.now())) : opts.pollMs;
-    timer = setTimeout(tick, wait);
+    timer = setTimeout(() => void tick(), wait);
     timer.unref();
   }
 
-  function tick(): void {
+  async function tick(): Promise<void> {
     if (stopped) return;
     if (running) { again = true; return; }
     running = drain()
       .catch((e) => opts.log('error', 'outbox: worker error', { error: String(e) }))
       .finally(() => {
         running = null;
-        if (again) { again = false; tick(); } else schedule();
+        if (again) { again = false; void tick(); } else void schedule().catch((e) => opts.log('error', 'outbox: worker error', { error: String(e) }));
       });
   }
 
@@ -112,10 +112,10 @@ export function startDelivery(db: Db, opts: DeliveryOptions): DeliveryWorker {
   function kick(): void {
     if (kicked || stopped) return;
     kicked = true;
-    setImmediate(() => { kicked = false; tick(); });
+    setImmediate(() => { kicked = false; void tick(); });
   }
 
-  tick();
+  void tick();
   return {
     kick,
     async stop() {

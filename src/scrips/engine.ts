@@ -1,13 +1,13 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/client.js';
+import { type Conn, prepared } from '../db/port.js';
 import { attachments, scrips, templates } from '../db/schema.js';
 import { ACTIVE_STATUSES, STATUSES } from '../lifecycle.js';
 import { notifySettings } from './config.js';
-import { type Scope, ticketScope, transactionScope, withUrl } from './context.js';
+import { ALL_NEEDS, type Scope, ScopeLoader, type ScopeNeeds, withUrl } from './context.js';
 import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './outbox.js';
 import { isStaffRole, ourAddresses, queueOfTicket, type Recipient, teamMemberIds, ticketPeople, type TicketPeople, userById, usersByIds } from './people.js';
 import { portalUrl } from './portalLinks.js';
-import { renderTemplate } from './templates.js';
+import { renderTemplate, templateNeeds } from './templates.js';
 
 /** The outcome of one scrip whose condition matched a transaction (SPEC B6). */
 export interface ScripResult {
@@ -53,12 +53,12 @@ export const MAIL_ACTIONS: readonly Action[] = ACTIONS.filter((a) => a !== 'noti
 
 const isActive = (s: string | null) => s !== null && (ACTIVE_STATUSES as readonly string[]).includes(s);
 
-const CONDITION_TESTS: Record<Condition, (e: ScripEvent, actorRole: () => string | undefined) => boolean> = {
+const CONDITION_TESTS: Record<Condition, (e: ScripEvent, actorRole: () => Promise<string | undefined>) => boolean | Promise<boolean>> = {
   on_create: (e) => e.type === 'Create',
   on_transaction: () => true,
   on_correspond: (e) => e.type === 'Correspond',
   // A reply from a requester or Cc (anyone not staff), by mail or the portal.
-  on_customer_correspond: (e, role) => e.type === 'Correspond' && e.actorId !== null && !isStaffRole(role()),
+  on_customer_correspond: async (e, role) => e.type === 'Correspond' && e.actorId !== null && !isStaffRole(await role()),
   on_comment: (e) => e.type === 'Comment',
   on_status_change: (e) => e.type === 'Status',
   on_resolve: (e) => e.type === 'Status' && e.newValue === 'resolved',
@@ -77,18 +77,19 @@ interface ActionContext {
   scrip: ScripRow;
   config: Record<string, unknown>;
   effects: ScripEffects;
-  scope: () => Scope;
-  people: () => TicketPeople;
+  /** The template scope with at least the parts `needs` names (loaded once per change, shared by its scrips). */
+  scope: (needs: ScopeNeeds) => Promise<Scope>;
+  people: () => Promise<TicketPeople>;
   /** Read once per transaction, whichever scrips mail: our own addresses, and the files the transaction carries. */
-  ours: () => Set<string>;
-  attachmentIds: () => number[];
+  ours: () => Promise<Set<string>>;
+  attachmentIds: () => Promise<number[]>;
   /**
    * Who this transaction already mailed: a person gets one copy of what someone wrote (a reply,
    * a note, a new ticket), whichever scrips address them, and other notices once per template.
    */
   mailed: Set<string>;
   /** Queues a write (an outbox row); the engine performs it only if the whole action succeeds. */
-  write: (w: () => void) => void;
+  write: (w: () => Promise<unknown>) => void;
 }
 
 /** Which staff preference (SPEC C2 settings page) a staff mail about this event answers to. */
@@ -100,7 +101,7 @@ function preferenceFor(type: string): 'notify_new_tickets' | 'notify_replies' | 
 const isHumanText = (e: ScripEvent) => ['Create', 'Correspond', 'Comment'].includes(e.type) && e.actorId !== null && !e.autoSubmitted;
 
 const attachmentIdsOf = prepared((db) => db.select({ id: attachments.id }).from(attachments)
-  .where(eq(attachments.transaction_id, sql.placeholder('id'))).orderBy(asc(attachments.id)).prepare());
+  .where(eq(attachments.transaction_id, sql.placeholder('id'))).orderBy(asc(attachments.id)));
 
 const mailbox = (r: { name: string; email: string }): Mailbox => ({ name: r.name, address: r.email });
 const displayName = (p: { name: string; email: string } | null | undefined) => (p ? p.name.trim() || p.email.split('@')[0] : '');
@@ -117,7 +118,7 @@ interface MailPlan {
 }
 
 /** Queues one copy per recipient of the scrip's template (SPEC C2/C3), and returns how many. */
-function sendMail(ctx: ActionContext, plan: MailPlan): number {
+async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   const { event } = ctx;
   const pref = plan.audience === 'staff' ? preferenceFor(event.type) : null;
   const already = new Set(event.alreadySent ?? []);
@@ -130,18 +131,23 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
     && !(pref && isStaffRole(r.role) && !r[pref]));
   if (wanted.length === 0) return 0;
   // Never one of our own addresses (a watcher added before the address became a queue alias or MAIL_ADDRESSES).
-  const ours = ctx.ours();
+  const ours = await ctx.ours();
   const to = wanted.filter((r) => !ours.has(r.email));
   if (to.length === 0) return 0;
   if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
-  const tpl = templateById(ctx.conn).get({ id: ctx.scrip.template_id });
+  const tpl = await templateById(ctx.conn).get({ id: ctx.scrip.template_id });
   if (!tpl) throw new Error(`Template ${ctx.scrip.template_id} no longer exists`);
-  const scope = ctx.scope();
+  const subjectNeeds = templateNeeds(tpl.subject);
+  const bodyNeeds = templateNeeds(tpl.body);
+  const scope = await ctx.scope({
+    ticket: subjectNeeds.ticket === 'all' || bodyNeeds.ticket === 'all' ? 'all' : new Set([...subjectNeeds.ticket, ...bodyNeeds.ticket]),
+    creator: human || subjectNeeds.creator || bodyNeeds.creator, // a person's text is sent in their name
+  });
   const queue = scope.ticket.queue;
   const address = queue.mail_alias ?? notifySettings().mailFrom;
   const from: Mailbox = { name: human ? `${displayName(scope.transaction?.creator)} (${queue.name})` : queue.name, address };
   const autoSubmitted = plan.autoreply ? 'auto-replied' : human && plan.audience === 'customer' ? null : 'auto-generated';
-  const attachmentIds = human ? ctx.attachmentIds() : [];
+  const attachmentIds = human ? await ctx.attachmentIds() : [];
   const headerTo = plan.to?.filter((r) => !r.disabled).map(mailbox);
   const headerCc = plan.cc?.filter((r) => !r.disabled).map(mailbox) ?? [];
   const staffUrl = `${notifySettings().publicUrl}/tickets/${event.ticketId}`;
@@ -165,64 +171,64 @@ function sendMail(ctx: ActionContext, plan: MailPlan): number {
   return to.length;
 }
 
-const templateById = prepared((db) => db.select().from(templates).where(eq(templates.id, sql.placeholder('id'))).prepare());
+const templateById = prepared((db) => db.select().from(templates).where(eq(templates.id, sql.placeholder('id'))));
 const scripsFor = prepared((db) => db.select().from(scrips)
   .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, sql.placeholder('queue')))))
-  .orderBy(asc(scrips.sort_order), asc(scrips.id)).prepare());
+  .orderBy(asc(scrips.sort_order), asc(scrips.id)));
 
 /** Owner, ticket and queue AdminCc, and the members of the ticket's team: the staff watching a ticket. */
-function staffWatchers(ctx: ActionContext): Recipient[] {
-  const p = ctx.people();
-  return usersByIds(ctx.conn, [...(p.owner === null ? [] : [p.owner]), ...p.adminCc, ...teamMemberIds(ctx.conn, p.team)]);
+async function staffWatchers(ctx: ActionContext): Promise<Recipient[]> {
+  const p = (await ctx.people());
+  return usersByIds(ctx.conn, [...(p.owner === null ? [] : [p.owner]), ...p.adminCc, ...await teamMemberIds(ctx.conn, p.team)]);
 }
-const ownerAndAdminCc = (ctx: ActionContext) => {
-  const p = ctx.people();
+const ownerAndAdminCc = async (ctx: ActionContext) => {
+  const p = (await ctx.people());
   return usersByIds(ctx.conn, [...(p.owner === null ? [] : [p.owner]), ...p.adminCc]);
 };
-const requestersOf = (ctx: ActionContext) => usersByIds(ctx.conn, ctx.people().requesters);
+const requestersOf = async (ctx: ActionContext) => usersByIds(ctx.conn, (await ctx.people()).requesters);
 
-const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
-  autoreply_requester: (ctx) => {
+const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = {
+  autoreply_requester: async (ctx) => {
     if (ctx.event.autoSubmitted) return 0; // never answer a machine: no mail loops
-    const requesters = requestersOf(ctx);
+    const requesters = await requestersOf(ctx);
     // A staff member who opens a ticket for themselves needs no receipt; a customer who wrote in does.
     const actor = requesters.find((r) => r.id === ctx.event.actorId);
     const recipients = actor && isStaffRole(actor.role) ? requesters.filter((r) => r !== actor) : requesters;
     return sendMail(ctx, { audience: 'customer', recipients, to: requesters, autoreply: true, includeActor: true });
   },
-  notify_requester: (ctx) => {
-    const requesters = requestersOf(ctx);
+  notify_requester: async (ctx) => {
+    const requesters = await requestersOf(ctx);
     return sendMail(ctx, { audience: 'customer', recipients: requesters, to: requesters });
   },
-  notify_requesters_and_cc: (ctx) => {
-    const requesters = requestersOf(ctx);
-    const cc = usersByIds(ctx.conn, ctx.people().cc);
+  notify_requesters_and_cc: async (ctx) => {
+    const requesters = await requestersOf(ctx);
+    const cc = await usersByIds(ctx.conn, (await ctx.people()).cc);
     return sendMail(ctx, { audience: 'customer', recipients: [...requesters, ...cc], to: requesters, cc });
   },
-  notify_owner: (ctx) => sendMail(ctx, { audience: 'staff', recipients: usersByIds(ctx.conn, [ctx.people().owner].filter((x): x is number => x !== null)) }),
-  notify_owner_and_admin_cc: (ctx) => sendMail(ctx, { audience: 'staff', recipients: ownerAndAdminCc(ctx) }),
-  notify_staff_watchers: (ctx) => sendMail(ctx, { audience: 'staff', recipients: staffWatchers(ctx) }),
-  notify_owner_or_staff_watchers: (ctx) => sendMail(ctx, {
-    audience: 'staff', recipients: ctx.people().owner === null ? staffWatchers(ctx) : usersByIds(ctx.conn, [ctx.people().owner!]),
+  notify_owner: async (ctx) => sendMail(ctx, { audience: 'staff', recipients: await usersByIds(ctx.conn, [(await ctx.people()).owner].filter((x): x is number => x !== null)) }),
+  notify_owner_and_admin_cc: async (ctx) => sendMail(ctx, { audience: 'staff', recipients: await ownerAndAdminCc(ctx) }),
+  notify_staff_watchers: async (ctx) => sendMail(ctx, { audience: 'staff', recipients: await staffWatchers(ctx) }),
+  notify_owner_or_staff_watchers: async (ctx) => sendMail(ctx, {
+    audience: 'staff', recipients: (await ctx.people()).owner === null ? await staffWatchers(ctx) : await usersByIds(ctx.conn, [(await ctx.people()).owner!]),
   }),
-  notify_team: (ctx) => sendMail(ctx, { audience: 'staff', recipients: usersByIds(ctx.conn, teamMemberIds(ctx.conn, ctx.people().team)) }),
-  notify_webhook: (ctx) => {
+  notify_team: async (ctx) => sendMail(ctx, { audience: 'staff', recipients: await usersByIds(ctx.conn, await teamMemberIds(ctx.conn, (await ctx.people()).team)) }),
+  notify_webhook: async (ctx) => {
     const url = ctx.config.url;
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('config.url must be an http(s) URL');
-    const scope = ctx.scope();
+    const scope = await ctx.scope(ALL_NEEDS);
     ctx.write(() => enqueueWebhook(ctx.conn, {
       ticketId: ctx.event.ticketId, transactionId: ctx.event.transactionId, scripId: ctx.scrip.id, url,
       payload: { event: ctx.scrip.condition, scrip: scope.scrip, ticket: scope.ticket, transaction: scope.transaction },
     }));
     return 1;
   },
-  open_inactive: (ctx) => {
+  open_inactive: async (ctx) => {
     if (ctx.event.autoSubmitted) return 0; // an out-of-office reply does not reopen a resolved ticket
-    const { status } = ctx.people();
+    const { status } = (await ctx.people());
     if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status)) ctx.effects.setStatus = 'open';
     return 0;
   },
-  set_status: (ctx) => {
+  set_status: async (ctx) => {
     const status = ctx.config.status;
     if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status)) {
       throw new Error(`config.status must be one of ${STATUSES.join(', ')}`);
@@ -240,39 +246,36 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => number> = {
  * the ticket change or the other scrips' notifications. (It used to run in a savepoint; a
  * savepoint made FTS5 flush its pending index, a tenth of a millisecond per change.)
  */
-export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult[]; effects: ScripEffects } {
-  const queueId = queueOfTicket(conn, event.ticketId);
+export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ results: ScripResult[]; effects: ScripEffects }> {
+  const queueId = await queueOfTicket(conn, event.ticketId);
   const effects: ScripEffects = {};
   if (queueId === undefined) return { results: [], effects };
-  const candidates = scripsFor(conn).all({ queue: queueId });
+  const candidates = await scripsFor(conn).all({ queue: queueId });
   let people: TicketPeople | undefined;
   let ours: Set<string> | undefined;
   let files: number[] | undefined;
   let actorRole: string | undefined | null = null;
-  const roleOfActor = () => (actorRole === null ? (actorRole = userById(conn, event.actorId)?.role) : actorRole);
-  let scope: Scope | undefined;
+  const roleOfActor = async () => (actorRole === null ? (actorRole = (await userById(conn, event.actorId))?.role) : actorRole);
+  const loader = new ScopeLoader(conn, event.ticketId, event.transactionId);
   const mailed = new Set<string>();
   const results: ScripResult[] = [];
   for (const scrip of candidates) {
     const test = CONDITION_TESTS[scrip.condition as Condition];
-    if (!test || !test(event, roleOfActor)) continue;
+    if (!test || !(await test(event, roleOfActor))) continue;
     const result: ScripResult = { scrip_id: scrip.id, key: scrip.key, action: scrip.action, ok: true, notifications: 0 };
-    let writes: (() => void)[] = [];
+    let writes: (() => Promise<unknown>)[] = [];
     try {
       const run = ACTION_RUNNERS[scrip.action as Action];
       if (!run) throw new Error(`Unknown action ${scrip.action}`);
       const local: ScripEffects = {};
       const localMailed = new Set(mailed);
-      const notifications = run({
-        conn, event, scrip, effects: local, mailed: localMailed, people: () => (people ??= ticketPeople(conn, event.ticketId)!),
-        ours: () => (ours ??= ourAddresses(conn, notifySettings().ownAddresses)),
-        attachmentIds: () => (files ??= attachmentIdsOf(conn).all({ id: event.transactionId }).map((a) => a.id)),
+      const notifications = await run({
+        conn, event, scrip, effects: local, mailed: localMailed, people: async () => (people ??= (await ticketPeople(conn, event.ticketId))!),
+        ours: async () => (ours ??= await ourAddresses(conn, notifySettings().ownAddresses)),
+        attachmentIds: async () => (files ??= (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
         config: JSON.parse(scrip.config) as Record<string, unknown>,
         write: (w) => writes.push(w),
-        scope: () => {
-          scope ??= { ticket: ticketScope(conn, event.ticketId), transaction: transactionScope(conn, event.transactionId), scrip: null };
-          return { ...scope, scrip: { id: scrip.id, key: scrip.key, description: scrip.description } };
-        },
+        scope: async (needs) => ({ ...await loader.load(needs), scrip: { id: scrip.id, key: scrip.key, description: scrip.description } }),
       });
       result.notifications = notifications;
       Object.assign(effects, local);
@@ -284,7 +287,7 @@ export function runScrips(conn: Conn, event: ScripEvent): { results: ScripResult
       writes = [];
     }
     // Outside the try: a failing write is a database failure and fails the whole change.
-    for (const w of writes) w();
+    for (const w of writes) await w();
     results.push(result);
   }
   return { results, effects };

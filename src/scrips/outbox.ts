@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
-import { type Conn, type Db, prepared } from '../db/client.js';
+import { type Conn, type Db, notIndexed, prepared, type Prepared, type RowOf, first, transaction, one } from '../db/port.js';
 import { outbox, transactions } from '../db/schema.js';
 import { notifySettings } from './config.js';
 
@@ -21,19 +21,20 @@ export const newMessageId = (ticketId: number) => `<hxdesk.${ticketId}.${Date.no
 
 /**
  * The Message-IDs of a ticket's mail, oldest first: inbound mail (on its transactions) and our own
- * (outbox rows). Read through the ticket's transactions (`+message_id`: never the Message-ID index,
- * whose non-null part grows with all the mail ever received) and the outbox's ticket index.
+ * (outbox rows). Read through the ticket's transactions (never the Message-ID index, whose
+ * non-null part grows with all the mail ever received) and the outbox's ticket index.
  */
-export const inboundIds = prepared((db) => db.select({ tx: transactions.id, id: transactions.message_id, type: transactions.type }).from(transactions)
-  .where(and(eq(transactions.ticket_id, sql.placeholder('ticket')), sql`+${transactions.message_id} IS NOT NULL`)).orderBy(asc(transactions.id)).prepare());
+export const inboundIdsQuery = (db: Db) => db.select({ tx: transactions.id, id: transactions.message_id, type: transactions.type }).from(transactions)
+  .where(and(eq(transactions.ticket_id, sql.placeholder('ticket')), sql`${notIndexed(db, transactions.message_id)} IS NOT NULL`)).orderBy(asc(transactions.id));
+export const inboundIds = prepared(inboundIdsQuery);
 const outboundIds = prepared((db) => db.select({ tx: outbox.transaction_id, id: outbox.message_id, audience: outbox.audience, scrip: outbox.scrip_id })
   .from(outbox).where(and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)))
-  .orderBy(asc(outbox.id)).prepare());
+  .orderBy(asc(outbox.id)));
 const insertEmail = prepared((db) => db.insert(outbox).values({
   kind: 'email', ticket_id: sql.placeholder('ticket_id'), transaction_id: sql.placeholder('transaction_id'), scrip_id: sql.placeholder('scrip_id'),
   recipient: sql.placeholder('recipient'), subject: sql.placeholder('subject'), body: sql.placeholder('body'), headers: sql.placeholder('headers'),
   message_id: sql.placeholder('message_id'), audience: sql.placeholder('audience'), attachment_ids: sql.placeholder('attachment_ids'), status: 'queued', next_attempt_at: sql.placeholder('now'), created_at: sql.placeholder('now'),
-}).prepare());
+}));
 
 /** At most this many Message-IDs in References: the root and the newest (SPEC C3). */
 export const MAX_REFERENCES = 20;
@@ -61,14 +62,14 @@ export interface Threading {
  * inbound message. Customer mail sees only what customers saw: our staff copies and the inbound
  * messages of internal notes (Comment) stay out of it.
  */
-export function threading(conn: Conn, m: { ticketId: number; transactionId: number; scripId: number; audience: 'customer' | 'staff' }): Threading {
+export async function threading(conn: Conn, m: { ticketId: number; transactionId: number; scripId: number; audience: 'customer' | 'staff' }): Promise<Threading> {
   const customer = m.audience === 'customer';
   const thread: string[] = [];
   let trigger: string | null = null;
   let sharedMessageId: string | null = null;
-  const inbound = inboundIds(conn).all({ ticket: m.ticketId }).filter((r) => r.tx <= m.transactionId && !(customer && r.type === 'Comment'));
+  const inbound = (await inboundIds(conn).all({ ticket: m.ticketId })).filter((r) => r.tx <= m.transactionId && !(customer && r.type === 'Comment'));
   // Rows are written with their transaction, so this is their order already; a stable sort makes sure.
-  const outbound = outboundIds(conn).all({ ticket: m.ticketId }).sort((a, b) => (a.tx ?? 0) - (b.tx ?? 0));
+  const outbound = (await outboundIds(conn).all({ ticket: m.ticketId })).sort((a, b) => (a.tx ?? 0) - (b.tx ?? 0));
   let o = 0;
   // Merge by transaction: a transaction's inbound message comes before the mail it caused.
   const pushOutboundBefore = (tx: number) => {
@@ -151,9 +152,9 @@ export function formatMailbox(m: Mailbox): string {
  * with the threading headers worked out once and one Message-ID they share. Call inside the
  * change's SQL transaction.
  */
-export function enqueueEmails(conn: Conn, copies: EmailInput[]): void {
+export async function enqueueEmails(conn: Conn, copies: EmailInput[]): Promise<void> {
   if (copies.length === 0) return;
-  const t = threading(conn, copies[0]);
+  const t = await threading(conn, copies[0]);
   const messageId = t.sharedMessageId ?? newMessageId(copies[0].ticketId);
   const now = new Date().toISOString();
   for (const m of copies) {
@@ -171,7 +172,7 @@ export function enqueueEmails(conn: Conn, copies: EmailInput[]): void {
       headers['X-Auto-Response-Suppress'] = 'All';
     }
     headers['X-Hxdesk-Ticket'] = String(m.ticketId);
-    insertEmail(conn).run({
+    await insertEmail(conn).run({
       ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient: m.recipient, subject: taggedSubject(m.subject, m.ticketId),
       body: m.body, headers: JSON.stringify(headers), message_id: messageId, now, audience: m.audience, attachment_ids: JSON.stringify(m.attachmentIds),
     });
@@ -204,24 +205,24 @@ export function storedMail(row: Pick<OutboxRow, 'headers' | 'recipient'>): Store
   };
 }
 
-export function enqueueWebhook(conn: Conn, w: { ticketId: number; transactionId: number; scripId: number; url: string; payload: unknown }): OutboxRow {
+export async function enqueueWebhook(conn: Conn, w: { ticketId: number; transactionId: number; scripId: number; url: string; payload: unknown }): Promise<OutboxRow> {
   const now = new Date().toISOString();
-  return conn.insert(outbox).values({
+  return await one(conn.insert(outbox).values({
     kind: 'webhook', ticket_id: w.ticketId, transaction_id: w.transactionId, scrip_id: w.scripId, recipient: w.url,
     body: JSON.stringify(w.payload), headers: '{}', status: 'queued', next_attempt_at: now, created_at: now,
-  }).returning().get();
+  }).returning());
 }
 
 // ---- used by the delivery worker -------------------------------------------------------
 
 /** After a crash, rows caught mid-attempt go back to the queue (at-least-once delivery). */
-export function requeueInterrupted(db: Db): number {
-  return db.update(outbox).set({ status: 'queued' }).where(eq(outbox.status, 'sending')).run().changes;
+export async function requeueInterrupted(db: Db): Promise<number> {
+  return (await transaction(db, (tx) => tx.update(outbox).set({ status: 'queued' }).where(eq(outbox.status, 'sending')))).changes;
 }
 
 /** A query compiled once per database and per set of kinds (a worker always asks for the same ones). */
-function forKinds<Q>(build: (db: Db, kinds: OutboxRow['kind'][]) => Q): (conn: Conn, kinds: OutboxRow['kind'][]) => Q {
-  const byKinds = new Map<string, (conn: Conn) => Q>();
+function forKinds<Q extends PromiseLike<unknown>>(build: (db: Db, kinds: OutboxRow['kind'][]) => Q): (conn: Conn, kinds: OutboxRow['kind'][]) => Prepared<RowOf<Q>> {
+  const byKinds = new Map<string, (conn: Conn) => Prepared<RowOf<Q>>>();
   return (conn, kinds) => {
     const key = kinds.join(',');
     let q = byKinds.get(key);
@@ -232,68 +233,68 @@ function forKinds<Q>(build: (db: Db, kinds: OutboxRow['kind'][]) => Q): (conn: C
 // The worker looks after every write that answered (a kick): these run on every write request.
 const dueIds = forKinds((db, kinds) => db.select({ id: outbox.id }).from(outbox)
   .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds), lte(outbox.next_attempt_at, sql.placeholder('now'))))
-  .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(sql.placeholder('limit')).prepare());
+  .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(sql.placeholder('limit')));
 const firstDue = forKinds((db, kinds) => db.select({ at: sql<string | null>`min(${outbox.next_attempt_at})` }).from(outbox)
-  .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds))).prepare());
+  .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds))));
 
 /** Claims due rows of the given kinds: marks them `sending` and counts the attempt. */
-export function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number): OutboxRow[] {
+export async function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number): Promise<OutboxRow[]> {
   if (kinds.length === 0) return [];
-  const dueNow = (conn: Conn) => dueIds(conn, kinds).all({ now: new Date().toISOString(), limit });
+  const dueNow = async (conn: Conn) => await dueIds(conn, kinds).all({ now: new Date().toISOString(), limit });
   // Most kicks find nothing due: look first without taking the write lock.
-  if (dueNow(db).length === 0) return [];
-  return db.transaction((tx) => {
-    const due = dueNow(tx);
+  if ((await dueNow(db)).length === 0) return [];
+  return transaction(db, async (tx) => {
+    const due = await dueNow(tx);
     if (due.length === 0) return [];
-    return tx.update(outbox).set({ status: 'sending', attempts: sql`${outbox.attempts} + 1` })
-      .where(inArray(outbox.id, due.map((d) => d.id))).returning().all().sort((a, b) => a.id - b.id);
-  }, { behavior: 'immediate' });
+    return (await tx.update(outbox).set({ status: 'sending', attempts: sql`${outbox.attempts} + 1` })
+      .where(inArray(outbox.id, due.map((d) => d.id))).returning()).sort((a, b) => a.id - b.id);
+  });
 }
 
 /** Puts claimed rows that were never attempted (the worker is stopping) back, attempt uncounted. */
-export function releaseClaimed(db: Db, ids: number[]): void {
+export async function releaseClaimed(db: Db, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  db.update(outbox).set({ status: 'queued', attempts: sql`${outbox.attempts} - 1` })
-    .where(and(inArray(outbox.id, ids), eq(outbox.status, 'sending'))).run();
+  await transaction(db, (tx) => tx.update(outbox).set({ status: 'queued', attempts: sql`${outbox.attempts} - 1` })
+    .where(and(inArray(outbox.id, ids), eq(outbox.status, 'sending'))));
 }
 
 /** `note`: what the admin should know about a delivery that went out (files that were no longer there). */
-export function markSent(db: Db, id: number, note: string | null = null): void {
-  db.update(outbox).set({ status: 'sent', sent_at: new Date().toISOString(), last_error: note }).where(eq(outbox.id, id)).run();
+export async function markSent(db: Db, id: number, note: string | null = null): Promise<void> {
+  await transaction(db, (tx) => tx.update(outbox).set({ status: 'sent', sent_at: new Date().toISOString(), last_error: note }).where(eq(outbox.id, id)));
 }
 
 /** Records a failed attempt: back to the queue after an exponential backoff, or `failed` for good. */
-export function markFailed(db: Db, row: OutboxRow, error: string, opts: { maxAttempts: number; retryBaseMs: number }): void {
+export async function markFailed(db: Db, row: OutboxRow, error: string, opts: { maxAttempts: number; retryBaseMs: number }): Promise<void> {
   const final = row.attempts >= opts.maxAttempts;
   const delay = opts.retryBaseMs * 2 ** (row.attempts - 1);
-  db.update(outbox).set({
+  await transaction(db, (tx) => tx.update(outbox).set({
     status: final ? 'failed' : 'queued', last_error: error.slice(0, 1000),
     next_attempt_at: new Date(Date.now() + (final ? 0 : delay)).toISOString(),
-  }).where(eq(outbox.id, row.id)).run();
+  }).where(eq(outbox.id, row.id)));
 }
 
-export function nextDueAt(db: Db, kinds: OutboxRow['kind'][]): string | null {
+export async function nextDueAt(db: Db, kinds: OutboxRow['kind'][]): Promise<string | null> {
   if (kinds.length === 0) return null;
-  return firstDue(db, kinds).get()?.at ?? null;
+  return (await firstDue(db, kinds).get())?.at ?? null;
 }
 
 // ---- admin views -----------------------------------------------------------------------
 
-export function listOutbox(db: Db, filter: { status?: OutboxRow['status']; ticket_id?: number; limit: number; offset: number }) {
+export async function listOutbox(db: Db, filter: { status?: OutboxRow['status']; ticket_id?: number; limit: number; offset: number }) {
   const conds = [];
   if (filter.status) conds.push(eq(outbox.status, filter.status));
   if (filter.ticket_id) conds.push(eq(outbox.ticket_id, filter.ticket_id));
   const where = and(...conds);
-  const rows = db.select().from(outbox).where(where).orderBy(desc(outbox.id)).limit(filter.limit).offset(filter.offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(outbox).where(where).get()!.n;
+  const rows = await db.select().from(outbox).where(where).orderBy(desc(outbox.id)).limit(filter.limit).offset(filter.offset);
+  const total = (await first(db.select({ n: sql<number>`count(*)` }).from(outbox).where(where)))!.n;
   return { rows, total };
 }
 
-export function getOutboxRow(db: Db, id: number): OutboxRow | undefined {
-  return db.select().from(outbox).where(eq(outbox.id, id)).get();
+export async function getOutboxRow(db: Db, id: number): Promise<OutboxRow | undefined> {
+  return await first(db.select().from(outbox).where(eq(outbox.id, id)));
 }
 
-export function requeue(db: Db, id: number): OutboxRow {
-  return db.update(outbox).set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: new Date().toISOString() })
-    .where(eq(outbox.id, id)).returning().get();
+export async function requeue(db: Db, id: number): Promise<OutboxRow> {
+  return await transaction(db, (tx) => one(tx.update(outbox).set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: new Date().toISOString() })
+    .where(eq(outbox.id, id)).returning()));
 }

@@ -1,5 +1,5 @@
 import { asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/client.js';
+import { type Conn, prepared } from '../db/port.js';
 import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, users } from '../db/schema.js';
 
 // Who is on a ticket, as the scrip engine needs it to address mail (SPEC C2): requesters, Cc
@@ -23,51 +23,51 @@ export interface TicketPeople {
 }
 
 const ticketRow = prepared((db) => db.select({ queue: tickets.queue_id, owner: tickets.owner_id, team: tickets.team_id, status: tickets.status })
-  .from(tickets).where(eq(tickets.id, p('id'))).prepare());
+  .from(tickets).where(eq(tickets.id, p('id'))));
 const ticketRoles = prepared((db) => db.select({ role: ticketWatchers.role, user: ticketWatchers.user_id }).from(ticketWatchers)
-  .where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)).prepare());
+  .where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)));
 const queueRoles = prepared((db) => db.select({ role: queueWatchers.role, user: queueWatchers.user_id }).from(queueWatchers)
-  .where(eq(queueWatchers.queue_id, p('id'))).orderBy(asc(queueWatchers.user_id)).prepare());
-const membersOf = prepared((db) => db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, p('team'))).prepare());
-const oneUser = prepared((db) => db.select(cols).from(users).where(eq(users.id, p('id'))).prepare());
+  .where(eq(queueWatchers.queue_id, p('id'))).orderBy(asc(queueWatchers.user_id)));
+const membersOf = prepared((db) => db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, p('team'))));
+const oneUser = prepared((db) => db.select(cols).from(users).where(eq(users.id, p('id'))));
 
 /** The ticket's people by role, ids in the order they joined; queue Cc/AdminCc count as the ticket's. */
-export function ticketPeople(conn: Conn, ticketId: number): TicketPeople | undefined {
-  const t = ticketRow(conn).get({ id: ticketId });
+export async function ticketPeople(conn: Conn, ticketId: number): Promise<TicketPeople | undefined> {
+  const t = await ticketRow(conn).get({ id: ticketId });
   if (!t) return undefined;
   const people: TicketPeople = { ...t, requesters: [], cc: [], adminCc: [] };
   const add = (list: number[], id: number) => { if (!list.includes(id)) list.push(id); };
-  for (const w of ticketRoles(conn).all({ id: ticketId })) add(w.role === 'requester' ? people.requesters : w.role === 'cc' ? people.cc : people.adminCc, w.user);
-  for (const w of queueRoles(conn).all({ id: t.queue })) add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
+  for (const w of await ticketRoles(conn).all({ id: ticketId })) add(w.role === 'requester' ? people.requesters : w.role === 'cc' ? people.cc : people.adminCc, w.user);
+  for (const w of await queueRoles(conn).all({ id: t.queue })) add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
   // A requester who is also on the Cc list is a requester.
   people.cc = people.cc.filter((id) => !people.requesters.includes(id));
   return people;
 }
 
-const aliases = prepared((db) => db.select({ alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)).prepare());
+const aliases = prepared((db) => db.select({ alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)));
 /** Every address of ours: the configured ones and the queue aliases. Mail to them would come back in. */
-export const ourAddresses = (conn: Conn, configured: string[]): Set<string> =>
-  new Set([...configured, ...aliases(conn).all().map((r) => r.alias!)]);
+export const ourAddresses = async (conn: Conn, configured: string[]): Promise<Set<string>> =>
+  new Set([...configured, ...(await aliases(conn).all()).map((r) => r.alias!)]);
 
-const queueOf = prepared((db) => db.select({ queue: tickets.queue_id }).from(tickets).where(eq(tickets.id, p('id'))).prepare());
-export const queueOfTicket = (conn: Conn, ticketId: number): number | undefined => queueOf(conn).get({ id: ticketId })?.queue;
+const queueOf = prepared((db) => db.select({ queue: tickets.queue_id }).from(tickets).where(eq(tickets.id, p('id'))));
+export const queueOfTicket = async (conn: Conn, ticketId: number): Promise<number | undefined> => (await queueOf(conn).get({ id: ticketId }))?.queue;
 
-export const teamMemberIds = (conn: Conn, team: number | null): number[] =>
-  team === null ? [] : membersOf(conn).all({ team }).map((m) => m.id);
+export const teamMemberIds = async (conn: Conn, team: number | null): Promise<number[]> =>
+  team === null ? [] : (await membersOf(conn).all({ team })).map((m) => m.id);
 
 /** Users by id in the order asked, each once; unknown ids are skipped. */
-export function usersByIds(conn: Conn, ids: number[]): Recipient[] {
+export async function usersByIds(conn: Conn, ids: number[]): Promise<Recipient[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
   if (unique.length === 1) {
-    const one = oneUser(conn).get({ id: unique[0] });
+    const one = await oneUser(conn).get({ id: unique[0] });
     return one ? [one] : [];
   }
-  const rows = conn.select(cols).from(users).where(inArray(users.id, unique)).all();
+  const rows = await conn.select(cols).from(users).where(inArray(users.id, unique));
   const byId = new Map(rows.map((r) => [r.id, r]));
   return unique.map((id) => byId.get(id)).filter((r): r is Recipient => r !== undefined);
 }
 
-export const userById = (conn: Conn, id: number | null): Recipient | undefined => (id === null ? undefined : oneUser(conn).get({ id }));
+export const userById = async (conn: Conn, id: number | null): Promise<Recipient | undefined> => (id === null ? undefined : await oneUser(conn).get({ id }));
 
 export const isStaffRole = (role: string | undefined) => role === 'admin' || role === 'agent';

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/client.js';
+import { type Conn, prepared } from '../db/port.js';
 import { queues, tickets, users } from '../db/schema.js';
 import { sampleScope } from './context.js';
 import { renderTemplate, templateError } from './templates.js';
@@ -61,15 +61,15 @@ export function signBody(body: string, signatures: string[]): string {
 }
 
 const p = sql.placeholder;
-const writer = prepared((db) => db.select({ name: users.name, email: users.email, signature: users.signature }).from(users).where(eq(users.id, p('id'))).prepare());
+const writer = prepared((db) => db.select({ name: users.name, email: users.email, signature: users.signature }).from(users).where(eq(users.id, p('id'))));
 const ticketAndQueue = prepared((db) => db.select({
   id: tickets.id, subject: tickets.subject, queue: queues.name, alias: queues.mail_alias, signature: queues.signature,
-}).from(tickets).innerJoin(queues, eq(queues.id, tickets.queue_id)).where(eq(tickets.id, p('id'))).prepare());
+}).from(tickets).innerJoin(queues, eq(queues.id, tickets.queue_id)).where(eq(tickets.id, p('id'))));
 
 /** Signs a public reply by `userId` on ticket `ticketId` with the user's and the queue's signature. */
-export function signReply(conn: Conn, ticketId: number, userId: number, body: string): string {
-  const u = writer(conn).get({ id: userId });
-  const t = ticketAndQueue(conn).get({ id: ticketId });
+export async function signReply(conn: Conn, ticketId: number, userId: number, body: string): Promise<string> {
+  const u = await writer(conn).get({ id: userId });
+  const t = await ticketAndQueue(conn).get({ id: ticketId });
   if (!u || !t || (u.signature.trim() === '' && t.signature.trim() === '')) return body;
   const scope: SignatureScope = {
     user: { name: u.name, email: u.email }, queue: { name: t.queue, mail_alias: t.alias }, ticket: { id: t.id, subject: t.subject },

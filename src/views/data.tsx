@@ -4,8 +4,8 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
  * objects as tables. It is the HTML representation of every route until a screen has a
  * purpose-built view.
  */
-export function DataView({ value }: { value: unknown }) {
-  return <div class="data">{render(value)}</div>;
+export async function DataView({ value }: { value: unknown }) {
+  return <div class="data">{await render(value)}</div>;
 }
 
 function render(value: unknown): JSX.Element | string {
@@ -18,17 +18,17 @@ function render(value: unknown): JSX.Element | string {
         <table>
           <thead><tr>{keys.map((k) => <th scope="col">{k}</th>)}</tr></thead>
           <tbody>
-            {value.map((row) => <tr>{keys.map((k) => <td>{render((row as Record<string, unknown>)[k])}</td>)}</tr>)}
+            {value.map((row) => <tr>{keys.map(async (k) => <td>{await render((row as Record<string, unknown>)[k])}</td>)}</tr>)}
           </tbody>
         </table>
       );
     }
-    return <ul>{value.map((v) => <li>{render(v)}</li>)}</ul>;
+    return <ul>{value.map(async (v) => <li>{await render(v)}</li>)}</ul>;
   }
   if (typeof value === 'object') {
     return (
       <dl>
-        {Object.entries(value as Record<string, unknown>).map(([k, v]) => <><dt>{k}</dt><dd>{render(v)}</dd></>)}
+        {Object.entries(value as Record<string, unknown>).map(async ([k, v]) => <><dt>{k}</dt><dd>{await render(v)}</dd></>)}
       </dl>
     );
   }

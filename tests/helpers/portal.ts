@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { sqliteOf } from '../../src/db/store.js';
 import { signPortalToken, type PortalClaims } from '../../src/scrips/portalLinks.js';
 import { base64Lines, entity, multipart, postMail } from './mail.js';
 import type { TestServer } from './server.js';
@@ -12,7 +13,7 @@ export { until };
 
 /** The server's portal key, as stored in its database (app_secrets). */
 export function portalSecretOf(s: TestServer): string {
-  const row = s.db.$client.prepare("SELECT value FROM app_secrets WHERE name = 'portal'").get() as { value: string } | undefined;
+  const row = sqliteOf(s.db).prepare("SELECT value FROM app_secrets WHERE name = 'portal'").get() as { value: string } | undefined;
   if (!row) throw new Error('no portal secret in app_secrets');
   return row.value;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../../src/app.js';
-import { closeDb, openDb, type Db } from '../../src/db/client.js';
+import { closeDb, openDb, type Db, sqliteOf } from '../../src/db/store.js';
 import { createToken } from '../../src/domain/auth.js';
 import { seedIfEmpty } from '../../src/domain/seed.js';
 import { loadEnv, type Env } from '../../src/env.js';
@@ -30,7 +30,7 @@ export interface TestServer {
   /** Every warning and error the server logged (they still go to stderr as well). */
   logged: LogEntry[];
   /** The hono app being served (its `routes` list every route). */
-  app: ReturnType<typeof createApp>;
+  app: Awaited<ReturnType<typeof createApp>>;
   db: Db;
   env: Env;
   dir: string;
@@ -56,14 +56,14 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     if (level === 'error' || level === 'warn') logged.push({ level, msg, fields: fields ?? {} });
     quiet(level, msg, fields);
   };
-  const workers = startWorkers(db, env, log);
-  const app = createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
+  const workers = await startWorkers(db, env, log);
+  const app = await createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(env) }, () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const admin = db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, ADMIN_EMAIL) }).sync()!;
-  const adminToken = createToken(db, { id: admin.id, email: admin.email, name: admin.name, role: 'admin' }, 'tests').token;
+  const admin = (await db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, ADMIN_EMAIL) }))!;
+  const adminToken = (await createToken(db, { id: admin.id, email: admin.email, name: admin.name, role: 'admin' }, 'tests')).token;
 
   async function api<T = any>(method: string, p: string, opts: ApiOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -87,7 +87,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   async function user(role: 'admin' | 'agent' | 'requester', email = `${role}${++counter}@example.com`) {
     const res = await api('POST', '/users', { body: { email, name: `${role} ${counter}`, role } });
     if (res.status !== 201) throw new Error(`creating user failed: ${res.status} ${res.text}`);
-    const token = createToken(db, { id: res.body.id, email, name: res.body.name, role }, 'tests').token;
+    const token = (await createToken(db, { id: res.body.id, email, name: res.body.name, role }, 'tests')).token;
     return { id: res.body.id as number, email, token };
   }
 
@@ -95,7 +95,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     (server as import("node:http").Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await workers.stop();
-    if (db.$client.open) closeDb(db); // a test may have closed it to provoke failures
+    if (sqliteOf(db).open) await closeDb(db); // a test may have closed it to provoke failures
     fs.rmSync(dir, { recursive: true, force: true });
   }
 

@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../../db/client.js';
+import { type Conn, prepared } from '../../db/port.js';
 import { customFields, ticketCustomValues, tickets, transactions } from '../../db/schema.js';
 import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
@@ -19,22 +19,22 @@ const isCreate = eq(transactions.type, 'Create');
 
 // One ticket (every write answers with its ticket) is the common case: compiled once.
 const descriptionOfOne = prepared((db) => db.select(descriptionCols).from(transactions)
-  .where(and(eq(transactions.ticket_id, sql.placeholder('id')), isCreate)).prepare());
+  .where(and(eq(transactions.ticket_id, sql.placeholder('id')), isCreate)));
 const valuesOfOne = prepared((db) => db.select(valueCols).from(ticketCustomValues)
-  .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id)).where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))).prepare());
+  .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id)).where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))));
 
 /** The descriptions (Create transaction bodies) of a batch of tickets. */
-export function descriptionsOf(conn: Conn, ids: number[]): Map<number, string> {
-  const rows = ids.length === 1 ? descriptionOfOne(conn).all({ id: ids[0] })
-    : conn.select(descriptionCols).from(transactions).where(and(inArray(transactions.ticket_id, ids), isCreate)).all();
+export async function descriptionsOf(conn: Conn, ids: number[]): Promise<Map<number, string>> {
+  const rows = ids.length === 1 ? await descriptionOfOne(conn).all({ id: ids[0] })
+    : await conn.select(descriptionCols).from(transactions).where(and(inArray(transactions.ticket_id, ids), isCreate));
   return new Map(rows.map((r) => [r.ticket_id, r.body ?? '']));
 }
 
 /** Custom field values of a batch of tickets, by ticket: `{ key: value }` in API form. */
-export function customValuesOf(conn: Conn, ids: number[]): Map<number, Record<string, string | number>> {
-  const values = ids.length === 1 ? valuesOfOne(conn).all({ id: ids[0] })
-    : conn.select(valueCols).from(ticketCustomValues).innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
-      .where(inArray(ticketCustomValues.ticket_id, ids)).all();
+export async function customValuesOf(conn: Conn, ids: number[]): Promise<Map<number, Record<string, string | number>>> {
+  const values = ids.length === 1 ? await valuesOfOne(conn).all({ id: ids[0] })
+    : await conn.select(valueCols).from(ticketCustomValues).innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
+      .where(inArray(ticketCustomValues.ticket_id, ids));
   const byTicket = new Map<number, Record<string, string | number>>();
   for (const v of values) {
     let obj = byTicket.get(v.ticket_id);
@@ -45,12 +45,12 @@ export function customValuesOf(conn: Conn, ids: number[]): Map<number, Record<st
 }
 
 /** Serializes tickets with their custom field values and descriptions, one query each for the batch. */
-export function ticketsJson(conn: Conn, rows: TicketRow[]): TicketJson[] {
+export async function ticketsJson(conn: Conn, rows: TicketRow[]): Promise<TicketJson[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const descriptions = descriptionsOf(conn, ids);
-  const values = customValuesOf(conn, ids);
-  const watchers = watchersOf(conn, ids);
+  const descriptions = await descriptionsOf(conn, ids);
+  const values = await customValuesOf(conn, ids);
+  const watchers = await watchersOf(conn, ids);
   return rows.map((r) => ticketJson(r, descriptions.get(r.id) ?? '', values.get(r.id) ?? {}, watchers.get(r.id)));
 }
 
@@ -64,8 +64,8 @@ export function ticketJson(r: TicketRow, description: string, customFields: Reco
   };
 }
 
-const ticketById = prepared((db) => db.select().from(tickets).where(eq(tickets.id, sql.placeholder('id'))).prepare());
+const ticketById = prepared((db) => db.select().from(tickets).where(eq(tickets.id, sql.placeholder('id'))));
 
-export function getTicketRow(conn: Conn, id: number): TicketRow | undefined {
-  return ticketById(conn).get({ id });
+export async function getTicketRow(conn: Conn, id: number): Promise<TicketRow | undefined> {
+  return await ticketById(conn).get({ id });
 }

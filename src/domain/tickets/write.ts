@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared } from '../../db/client.js';
+import { type Conn, type Db, prepared, transaction } from '../../db/port.js';
 import { ticketCustomValues, tickets } from '../../db/schema.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import { signReply } from '../../scrips/signature.js';
@@ -14,51 +14,49 @@ import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from 
 import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { nextResolvedAt, type Status } from '../../lifecycle.js';
 
-/** Writes take the database lock up front, so concurrent writers queue instead of failing to upgrade. */
-const IMMEDIATE = { behavior: 'immediate' } as const;
 
 export interface TicketChange { ticket: TicketJson; scrip_results: ScripResult[] }
 
 /** Loads a ticket the actor may see; others' tickets are "not found" to requesters. */
-function visibleTicket(conn: Conn, actor: Actor, id: number): TicketRow {
-  const row = getTicketRow(conn, id);
-  if (!row || (!worksAnyTicket(actor) && row.requester_id !== actor.id && !isCustomerOf(conn, id, actor.id))) throw notFound('Ticket', id);
+async function visibleTicket(conn: Conn, actor: Actor, id: number): Promise<TicketRow> {
+  const row = await getTicketRow(conn, id);
+  if (!row || (!worksAnyTicket(actor) && row.requester_id !== actor.id && !await isCustomerOf(conn, id, actor.id))) throw notFound('Ticket', id);
   return row;
 }
 
-export function getTicket(db: Db, actor: Actor, id: number): TicketJson {
-  return ticketsJson(db, [visibleTicket(db, actor, id)])[0];
+export async function getTicket(db: Db, actor: Actor, id: number): Promise<TicketJson> {
+  return (await ticketsJson(db, [await visibleTicket(db, actor, id)]))[0];
 }
 
 /** An attachment, if the actor may see its ticket and (for requesters) it is not on an internal note. */
-export function getAttachment(db: Db, actor: Actor, id: number) {
-  const a = attachmentWithTicket(db, id);
+export async function getAttachment(db: Db, actor: Actor, id: number) {
+  const a = await attachmentWithTicket(db, id);
   if (!a) throw notFound('Attachment', id);
-  try { visibleTicket(db, actor, a.ticket_id); } catch { throw notFound('Attachment', id); }
+  try { await visibleTicket(db, actor, a.ticket_id); } catch { throw notFound('Attachment', id); }
   if (a.type === 'Comment' && !isStaff(actor)) throw notFound('Attachment', id);
   return a;
 }
 
-export function listTicketTransactions(db: Db, actor: Actor, id: number): TransactionJson[] {
-  visibleTicket(db, actor, id);
+export async function listTicketTransactions(db: Db, actor: Actor, id: number): Promise<TransactionJson[]> {
+  await visibleTicket(db, actor, id);
   return transactionsOfTicket(db, id, { includeComments: isStaff(actor) });
 }
 
 /** One transaction of a ticket, as its history shows it to this actor (404 otherwise). */
-export function getTicketTransaction(db: Db, actor: Actor, ticketId: number, txnId: number): TransactionJson {
-  const t = listTicketTransactions(db, actor, ticketId).find((x) => x.id === txnId);
+export async function getTicketTransaction(db: Db, actor: Actor, ticketId: number, txnId: number): Promise<TransactionJson> {
+  const t = (await listTicketTransactions(db, actor, ticketId)).find((x) => x.id === txnId);
   if (!t) throw notFound('Transaction', txnId);
   return t;
 }
 
-function checkOwner(conn: Conn, id: number | null | undefined) {
+async function checkOwner(conn: Conn, id: number | null | undefined) {
   if (id == null) return;
-  const u = getUserRow(conn, id);
+  const u = await getUserRow(conn, id);
   if (!u) throw invalid('owner_id', `User ${id} does not exist`);
   if (u.disabled || u.role === 'requester') throw invalid('owner_id', `User ${id} cannot own tickets (must be an active agent or administrator)`);
 }
-function checkTeam(conn: Conn, id: number | null | undefined) {
-  if (id != null && !teamExists(conn, id)) throw invalid('team_id', `Team ${id} does not exist`);
+async function checkTeam(conn: Conn, id: number | null | undefined) {
+  if (id != null && !await teamExists(conn, id)) throw invalid('team_id', `Team ${id} does not exist`);
 }
 
 /** Validates custom field values for a queue; returns field id -> stored text (null = clear). */
@@ -103,11 +101,11 @@ const p = sql.placeholder;
 const insertTicket = prepared((db) => db.insert(tickets).values({
   queue_id: p('queue_id'), subject: p('subject'), status: p('status'), owner_id: p('owner_id'), team_id: p('team_id'),
   requester_id: p('requester_id'), priority: p('priority'), created_at: p('now'), updated_at: p('now'), resolved_at: p('resolved_at'),
-}).returning().prepare());
-const insertValue = prepared((db) => db.insert(ticketCustomValues).values({ ticket_id: p('ticket_id'), field_id: p('field_id'), value: p('value') }).prepare());
-const touchTicket = prepared((db) => db.update(tickets).set({ updated_at: sql`${p('now')}` }).where(eq(tickets.id, p('id'))).prepare());
+}).returning());
+const insertValue = prepared((db) => db.insert(ticketCustomValues).values({ ticket_id: p('ticket_id'), field_id: p('field_id'), value: p('value') }));
+const touchTicket = prepared((db) => db.update(tickets).set({ updated_at: sql`${p('now')}` }).where(eq(tickets.id, p('id'))));
 
-export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): TicketChange {
+export async function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Promise<TicketChange> {
   if (!isStaff(actor)) {
     for (const k of ['owner_id', 'team_id', 'requester_id', 'status', 'priority', 'requesters', 'admin_cc'] as const) {
       if (input[k] !== undefined) throw forbidden(`Requesters cannot set ${k}`);
@@ -115,49 +113,49 @@ export function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Ti
     // The mail gateway keeps a message's Cc; a signed-in requester Ccs people by mail.
     if (input.cc !== undefined && !actor.viaMail) throw forbidden('Requesters cannot set cc');
   }
-  return db.transaction((tx) => {
-    const queue = getQueueRow(tx, input.queue_id);
+  return transaction(db, async (tx) => {
+    const queue = await getQueueRow(tx, input.queue_id);
     if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
-    checkOwner(tx, input.owner_id);
-    checkTeam(tx, input.team_id);
-    if (input.requester_id !== undefined && !getUserRow(tx, input.requester_id)) throw invalid('requester_id', `User ${input.requester_id} does not exist`);
-    const named = resolvePeople(tx, input.requesters ?? [], 'requesters').map((u) => u.id);
+    await checkOwner(tx, input.owner_id);
+    await checkTeam(tx, input.team_id);
+    if (input.requester_id !== undefined && !await getUserRow(tx, input.requester_id)) throw invalid('requester_id', `User ${input.requester_id} does not exist`);
+    const named = (await resolvePeople(tx, input.requesters ?? [], 'requesters')).map((u) => u.id);
     // SPEC B3 stays: no requester named, the creator is the requester.
     const requesterIds = [...new Set([...(input.requester_id === undefined ? [] : [input.requester_id]), ...named])];
     if (requesterIds.length === 0) requesterIds.push(actor.id);
     const requesterId = requesterIds[0];
-    const ccIds = resolvePeople(tx, input.cc ?? [], 'cc').map((u) => u.id).filter((id) => !requesterIds.includes(id));
-    const adminCc = resolvePeople(tx, input.admin_cc ?? [], 'admin_cc');
+    const ccIds = (await resolvePeople(tx, input.cc ?? [], 'cc')).map((u) => u.id).filter((id) => !requesterIds.includes(id));
+    const adminCc = await resolvePeople(tx, input.admin_cc ?? [], 'admin_cc');
     adminCc.forEach((u, i) => { if (u.role === 'requester' || u.disabled) throw invalid(`admin_cc.${i}`, `${u.email} is not an active agent or administrator`); });
     // Mail cannot fill custom fields: a required one must not turn an incoming message away.
-    const cfValues = checkCustomFields(allCustomFields(tx), queue.id, input.custom_fields ?? {}, !actor.viaMail);
+    const cfValues = checkCustomFields(await allCustomFields(tx), queue.id, input.custom_fields ?? {}, !actor.viaMail);
     const now = nowIso();
     const status = input.status ?? 'new';
-    const row = insertTicket(tx).get({
+    const row = (await insertTicket(tx).get({
       queue_id: queue.id, subject: input.subject, status,
       owner_id: input.owner_id ?? null,
       // SPEC A: no team_id in the body -> the queue's team; an explicit null stays null.
       team_id: input.team_id !== undefined ? input.team_id : queue.team_id,
       requester_id: requesterId, priority: input.priority ?? 0, now,
       resolved_at: status === 'resolved' ? now : null,
-    });
-    addInitialWatchers(tx, row.id, 'requester', requesterIds, now);
-    addInitialWatchers(tx, row.id, 'cc', ccIds, now);
-    addInitialWatchers(tx, row.id, 'admin_cc', adminCc.map((u) => u.id), now);
+    }))!;
+    await addInitialWatchers(tx, row.id, 'requester', requesterIds, now);
+    await addInitialWatchers(tx, row.id, 'cc', ccIds, now);
+    await addInitialWatchers(tx, row.id, 'admin_cc', adminCc.map((u) => u.id), now);
     const values: Record<string, string | number> = {};
     for (const [field, value] of [...cfValues].sort(([a], [b]) => a.id - b.id)) { // by field, as ticketsJson reads them
       if (value === null) continue;
-      insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
+      await insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
       values[field.key] = customValueJson(field.type, value);
     }
-    const { scrip_results } = recordTransactions(tx, row.id, actor.id, [{
+    const { scrip_results } = await recordTransactions(tx, row.id, actor.id, [{
       type: 'Create', body: input.description || null, message_id: input.message_id ?? null, attachments: input.attachments,
     }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent });
     // Answered from what was written; the row is read again since a scrip may have set the status.
-    return { ticket: ticketJson(getTicketRow(tx, row.id)!, input.description || '', values, {
+    return { ticket: ticketJson((await getTicketRow(tx, row.id))!, input.description || '', values, {
       requesters: requesterIds, cc: ccIds, admin_cc: adminCc.map((u) => u.id),
     }), scrip_results };
-  }, IMMEDIATE);
+  });
 }
 
 export interface UpdateTicketInput {
@@ -173,15 +171,15 @@ const FIELD_TRANSACTIONS = [
 ] as const satisfies readonly (readonly [keyof UpdateTicketInput & keyof TicketRow, NewTransaction['type']])[];
 
 /** PATCH: one transaction per changed field, none when nothing changed (SPEC B3). */
-export function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTicketInput): TicketChange {
-  return db.transaction((tx) => {
-    const current = visibleTicket(tx, actor, id);
+export async function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTicketInput): Promise<TicketChange> {
+  return transaction(db, async (tx) => {
+    const current = await visibleTicket(tx, actor, id);
     if (!isStaff(actor)) throw forbidden('Requesters cannot change tickets');
-    if (input.queue_id !== undefined && !getQueueRow(tx, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+    if (input.queue_id !== undefined && !await getQueueRow(tx, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
     // Only a new owner is checked: re-sending the current one (since disabled) changes nothing.
-    if (input.owner_id !== current.owner_id) checkOwner(tx, input.owner_id);
-    checkTeam(tx, input.team_id);
-    const cfValues = checkCustomFields(allCustomFields(tx), input.queue_id ?? current.queue_id, input.custom_fields ?? {}, false);
+    if (input.owner_id !== current.owner_id) await checkOwner(tx, input.owner_id);
+    await checkTeam(tx, input.team_id);
+    const cfValues = checkCustomFields(await allCustomFields(tx), input.queue_id ?? current.queue_id, input.custom_fields ?? {}, false);
 
     const patch: Partial<TicketRow> = {};
     const entries: NewTransaction[] = [];
@@ -194,21 +192,21 @@ export function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTick
     const now = nowIso();
     if (patch.status !== undefined) patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
 
-    const existing = new Map(tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id)).all().map((v) => [v.field_id, v.value]));
+    const existing = new Map((await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id))).map((v) => [v.field_id, v.value]));
     for (const [field, value] of cfValues) {
       const old = existing.get(field.id) ?? null;
       if (old === value) continue;
       const where = and(eq(ticketCustomValues.ticket_id, id), eq(ticketCustomValues.field_id, field.id));
-      if (value === null) tx.delete(ticketCustomValues).where(where).run();
-      else tx.insert(ticketCustomValues).values({ ticket_id: id, field_id: field.id, value })
-        .onConflictDoUpdate({ target: [ticketCustomValues.ticket_id, ticketCustomValues.field_id], set: { value } }).run();
+      if (value === null) await tx.delete(ticketCustomValues).where(where);
+      else await tx.insert(ticketCustomValues).values({ ticket_id: id, field_id: field.id, value })
+        .onConflictDoUpdate({ target: [ticketCustomValues.ticket_id, ticketCustomValues.field_id], set: { value } });
       entries.push({ type: 'CustomField', field: field.key, old_value: old, new_value: value });
     }
-    if (entries.length === 0) return { ticket: ticketsJson(tx, [current])[0], scrip_results: [] };
-    tx.update(tickets).set({ ...patch, updated_at: now }).where(eq(tickets.id, id)).run();
-    const { scrip_results } = recordTransactions(tx, id, actor.id, entries, now);
-    return { ticket: ticketsJson(tx, [getTicketRow(tx, id)!])[0], scrip_results };
-  }, IMMEDIATE);
+    if (entries.length === 0) return { ticket: (await ticketsJson(tx, [current]))[0], scrip_results: [] };
+    await tx.update(tickets).set({ ...patch, updated_at: now }).where(eq(tickets.id, id));
+    const { scrip_results } = await recordTransactions(tx, id, actor.id, entries, now);
+    return { ticket: (await ticketsJson(tx, [(await getTicketRow(tx, id))!]))[0], scrip_results };
+  });
 }
 
 export interface CommentInput {
@@ -217,29 +215,29 @@ export interface CommentInput {
 }
 
 /** POST /tickets/:id/comment: internal note by default; a public reply with internal=false. */
-export function commentOnTicket(db: Db, actor: Actor, id: number, input: CommentInput): { transaction: TransactionJson; scrip_results: ScripResult[] } {
+export async function commentOnTicket(db: Db, actor: Actor, id: number, input: CommentInput): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   let internal = input.internal ?? true;
   if (!worksAnyTicket(actor)) {
     if (input.internal === true) throw forbidden('Requesters cannot write internal notes');
     internal = false;
   }
-  return db.transaction((tx) => {
-    visibleTicket(tx, actor, id);
+  return transaction(db, async (tx) => {
+    await visibleTicket(tx, actor, id);
     let creatorId = actor.id;
     if (input.creator_id !== undefined && input.creator_id !== actor.id) {
       if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');
-      if (!getUserRow(tx, input.creator_id)) throw invalid('creator_id', `User ${input.creator_id} does not exist`);
+      if (!await getUserRow(tx, input.creator_id)) throw invalid('creator_id', `User ${input.creator_id} does not exist`);
       creatorId = input.creator_id;
     }
     // SPEC C3: a public reply written by staff on the web or through the API closes with their
     // signature and the queue's, stored as sent. Mail keeps what the sender wrote; notes go unsigned.
-    const writer = creatorId === actor.id ? actor : getUserRow(tx, creatorId);
-    const body = !internal && !actor.viaMail && writer && isStaff(writer) ? signReply(tx, id, creatorId, input.body) : input.body;
+    const writer = creatorId === actor.id ? actor : await getUserRow(tx, creatorId);
+    const body = !internal && !actor.viaMail && writer && isStaff(writer) ? await signReply(tx, id, creatorId, input.body) : input.body;
     const now = nowIso();
-    touchTicket(tx).run({ now, id });
-    const { transactions, scrip_results } = recordTransactions(tx, id, creatorId, [{
+    await touchTicket(tx).run({ now, id });
+    const { transactions, scrip_results } = await recordTransactions(tx, id, creatorId, [{
       type: internal ? 'Comment' : 'Correspond', body, message_id: input.message_id ?? null, attachments: input.attachments,
     }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent });
     return { transaction: transactions[0], scrip_results };
-  }, IMMEDIATE);
+  });
 }

@@ -7,7 +7,7 @@ import { authenticate as checkPassword, createSession, createToken, deleteToken,
 import { AppError } from '../../domain/errors.js';
 import { getUserRow, normalizeEmail, userJson } from '../../domain/users.js';
 import { zText } from '../../domain/validation.js';
-import { dbProblem } from '../../db/client.js';
+import { storeProblem } from '../../db/port.js';
 import { LoginPage } from '../../views/pages.js';
 import type { AppEnv, Deps } from '../context.js';
 import { requestId } from '../errors.js';
@@ -35,8 +35,8 @@ export function authRoutes(deps: Deps) {
   const perIp = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_ATTEMPTS_PER_IP, duration: window });
   const perAccount = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_FAILURES, duration: window });
 
-  app.get('/healthz', (c) => {
-    const problem = dbProblem(dbOf(c));
+  app.get('/healthz', async (c) => {
+    const problem = await storeProblem(dbOf(c));
     if (!problem) return c.json({ ok: true });
     deps.log('error', 'health check failed', { request_id: requestId(c), problem });
     throw new AppError('unavailable', `Not ready: ${problem}`);
@@ -71,29 +71,29 @@ export function authRoutes(deps: Deps) {
       throw e;
     }
     await perAccount.delete(email);
-    const session = createSession(deps.db, actor.id, deps.env.SESSION_DAYS);
+    const session = await createSession(deps.db, actor.id, deps.env.SESSION_DAYS);
     setCookie(c, SESSION_COOKIE, session.secret, {
       httpOnly: true, sameSite: 'Lax', secure: deps.env.production, path: '/', expires: session.expires,
     });
-    return respond(c, userJson(getUserRow(deps.db, actor.id)!), { location: safeNext(body.next, actor.role) });
+    return respond(c, userJson((await getUserRow(deps.db, actor.id))!), { location: safeNext(body.next, actor.role) });
   });
 
-  app.post('/logout', (c) => {
+  app.post('/logout', async (c) => {
     const sid = getCookie(c, SESSION_COOKIE);
-    if (sid) destroySession(deps.db, sid);
+    if (sid) await destroySession(deps.db, sid);
     deleteCookie(c, SESSION_COOKIE, { path: '/', secure: deps.env.production });
     return noContent(c, '/login');
   });
 
-  app.get('/me', (c) => respond(c, userJson(getUserRow(deps.db, actorOf(c).id)!), { title: 'Me' }));
+  app.get('/me', async (c) => respond(c, userJson((await getUserRow(deps.db, actorOf(c).id))!), { title: 'Me' }));
 
-  app.get('/tokens', (c) => respond(c, { tokens: listTokens(dbOf(c), actorOf(c)) }, { title: 'API tokens' }));
+  app.get('/tokens', async (c) => respond(c, { tokens: await listTokens(dbOf(c), actorOf(c)) }, { title: 'API tokens' }));
   app.post('/tokens', async (c) => {
     const body = await readBody(c, TokenSchema);
     return respond(c, createToken(dbOf(c), actorOf(c), body.name), { status: 201, title: 'New API token' });
   });
-  app.delete('/tokens/:id', (c) => {
-    deleteToken(dbOf(c), actorOf(c), pathId(c));
+  app.delete('/tokens/:id', async (c) => {
+    await deleteToken(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/tokens');
   });
   return app;

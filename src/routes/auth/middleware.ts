@@ -25,13 +25,13 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     const header = c.req.header('authorization');
     if (header !== undefined) {
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-      const actor = token ? actorFromToken(db, token) : null;
+      const actor = token ? await actorFromToken(db, token) : null;
       if (!actor) throw new AppError('unauthenticated', 'Invalid or revoked API token');
       c.set('actor', actor);
       c.set('authVia', 'token');
     } else {
       const sid = getCookie(c, SESSION_COOKIE);
-      const actor = sid ? actorFromSession(db, sid) : null;
+      const actor = sid ? await actorFromSession(db, sid) : null;
       if (actor) { c.set('actor', actor); c.set('authVia', 'cookie'); }
     }
     if (!c.get('actor') && !isPublicPath(c.req.path)) throw new AppError('unauthenticated', 'Sign in or send an API token');

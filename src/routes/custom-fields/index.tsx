@@ -22,27 +22,27 @@ const ListQuery = z.strictObject({ queue_id: zId.optional() });
 
 export function customFieldRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => {
+  app.get('/', async (c) => {
     const { queue_id } = validate(ListQuery, queryObject(c));
-    const fields = listCustomFields(dbOf(c), actorOf(c), queue_id);
-    return respond(c, { custom_fields: fields }, { title: 'Custom fields', view: adminScreen(c, () => <CustomFieldsPage fields={fields} lookups={lookups(dbOf(c), actorOf(c))} />) });
+    const fields = await listCustomFields(dbOf(c), actorOf(c), queue_id);
+    return respond(c, { custom_fields: fields }, { title: 'Custom fields', view: adminScreen(c, async () => <CustomFieldsPage fields={fields} lookups={await lookups(dbOf(c), actorOf(c))} />) });
   });
   app.post('/', async (c) => {
     const actor = adminOf(c);
-    const field = createCustomField(dbOf(c), actor, await readBody(c, CreateSchema));
+    const field = await createCustomField(dbOf(c), actor, await readBody(c, CreateSchema));
     return respond(c, field, { status: 201, title: field.name, location: `/custom-fields/${field.id}` });
   });
-  app.get('/:id', (c) => {
-    const field = getCustomField(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, field, { title: field.name, view: adminScreen(c, () => <CustomFieldPage field={field} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  app.get('/:id', async (c) => {
+    const field = await getCustomField(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, field, { title: field.name, view: adminScreen(c, async () => <CustomFieldPage field={field} lookups={await lookups(dbOf(c), actorOf(c))} />) });
   });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);
     return respond(c, updateCustomField(dbOf(c), actor, id, await readBody(c, UpdateSchema)), { title: 'Custom field', location: `/custom-fields/${id}` });
   });
-  app.delete('/:id', (c) => {
-    deleteCustomField(dbOf(c), actorOf(c), pathId(c));
+  app.delete('/:id', async (c) => {
+    await deleteCustomField(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/custom-fields');
   });
   return app;

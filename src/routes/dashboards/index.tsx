@@ -17,28 +17,28 @@ const CreateSchema = z.strictObject({ name: zText(200, 1), team_id: zNullableId.
 const UpdateSchema = CreateSchema.omit({ widgets: true }).partial();
 
 /** The dashboard with its widgets' contents, as the page shows it (HTML only). */
-const page = (c: Context<AppEnv>, id: number) => () => <DashboardPage d={dashboardWithData(dbOf(c), actorOf(c), id)} lookups={lookups(dbOf(c), actorOf(c))} />;
+const page = (c: Context<AppEnv>, id: number) => async () => <DashboardPage d={await dashboardWithData(dbOf(c), actorOf(c), id)} lookups={await lookups(dbOf(c), actorOf(c))} />;
 
 export function dashboardRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => {
-    const dashboards = listDashboards(dbOf(c), actorOf(c));
-    return respond(c, { dashboards }, { title: 'Dashboards', view: () => <DashboardList dashboards={dashboards} lookups={lookups(dbOf(c), actorOf(c))} /> });
+  app.get('/', async (c) => {
+    const dashboards = await listDashboards(dbOf(c), actorOf(c));
+    return respond(c, { dashboards }, { title: 'Dashboards', view: async () => <DashboardList dashboards={dashboards} lookups={await lookups(dbOf(c), actorOf(c))} /> });
   });
   app.post('/', async (c) => {
-    const d = createDashboard(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
+    const d = await createDashboard(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
     return respond(c, d, { status: 201, title: d.name, location: `/dashboards/${d.id}`, view: page(c, d.id) });
   });
-  app.get('/:id', (c) => {
-    const d = dashboardWithData(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, d, { title: d.name, view: () => <DashboardPage d={d} lookups={lookups(dbOf(c), actorOf(c))} /> });
+  app.get('/:id', async (c) => {
+    const d = await dashboardWithData(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, d, { title: d.name, view: async () => <DashboardPage d={d} lookups={await lookups(dbOf(c), actorOf(c))} /> });
   });
   app.patch('/:id', async (c) => {
     const id = pathId(c);
     return respond(c, updateDashboard(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Dashboard', location: `/dashboards/${id}`, view: page(c, id) });
   });
-  app.delete('/:id', (c) => {
-    deleteDashboard(dbOf(c), actorOf(c), pathId(c));
+  app.delete('/:id', async (c) => {
+    await deleteDashboard(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/dashboards');
   });
   app.post('/:id/widgets', async (c) => {
@@ -50,9 +50,9 @@ export function dashboardRoutes() {
     const widgetId = pathId(c, 'widgetId');
     return respond(c, updateWidget(dbOf(c), actorOf(c), id, widgetId, await readBody(c, WidgetSchema.partial())), { title: 'Widget', location: `/dashboards/${id}`, view: page(c, id) });
   });
-  app.delete('/:id/widgets/:widgetId', (c) => {
+  app.delete('/:id/widgets/:widgetId', async (c) => {
     const id = pathId(c);
-    deleteWidget(dbOf(c), actorOf(c), id, pathId(c, 'widgetId'));
+    await deleteWidget(dbOf(c), actorOf(c), id, pathId(c, 'widgetId'));
     return noContent(c, `/dashboards/${id}`);
   });
   return app;

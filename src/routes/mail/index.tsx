@@ -10,7 +10,7 @@ import { processMail } from '../../mail/processor.js';
 import { readMailForm } from './form.js';
 import { IntakeEntryPage, IntakePage } from '../../views/admin/mail.js';
 import type { AppEnv, Deps } from '../context.js';
-import { actorOf, adminScreen, commitOf, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
+import { actorOf, adminScreen, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
 
 const Options = z.object({
   queue: z.string().trim().min(1).max(254).optional(),
@@ -70,7 +70,7 @@ export function mailRoutes(deps: Deps) {
     async (c) => {
       const { raw, opts } = await readMail(c);
       if (raw.length > max) tooLarge();
-      const result = await processMail(dbOf(c), raw, settings, { source: 'mailgate', queue: opts.queue, action: opts.action }, commitOf(c));
+      const result = await processMail(dbOf(c), raw, settings, { source: 'mailgate', queue: opts.queue, action: opts.action });
       return c.json(result, result.created ? 201 : 200);
     });
 
@@ -78,18 +78,18 @@ export function mailRoutes(deps: Deps) {
     verdict: z.enum(['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed']).optional(),
     limit: zInt(1, 500).optional(), offset: zInt(0, 1_000_000_000).optional(),
   });
-  app.get('/mail/intake', (c) => {
-    const list = listIntake(dbOf(c), actorOf(c), validate(ListQuery, queryObject(c)));
+  app.get('/mail/intake', async (c) => {
+    const list = await listIntake(dbOf(c), actorOf(c), validate(ListQuery, queryObject(c)));
     return respond(c, list, { title: 'Mail intake', view: adminScreen(c, () => <IntakePage intake={list.intake} total={list.total} />) });
   });
-  app.get('/mail/intake/:id', (c) => {
-    const entry = getIntake(dbOf(c), actorOf(c), pathId(c));
+  app.get('/mail/intake/:id', async (c) => {
+    const entry = await getIntake(dbOf(c), actorOf(c), pathId(c));
     return respond(c, entry, { title: `Message ${entry.id}`, view: adminScreen(c, () => <IntakeEntryPage entry={entry} />) });
   });
   app.post('/mail/intake/:id/replay', async (c) => {
     const actor = actorOf(c);
     requireAdmin(actor);
-    const raw = intakeRaw(dbOf(c), actor, pathId(c));
+    const raw = await intakeRaw(dbOf(c), actor, pathId(c));
     const result = await processMail(dbOf(c), raw, settings, { source: 'replay', replay: true });
     return respond(c, result, { status: result.created ? 201 : 200, title: 'Replayed', location: `/mail/intake/${pathId(c)}` });
   });

@@ -15,9 +15,9 @@ const ListQuery = z.strictObject({
 
 export function outboxRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => {
+  app.get('/', async (c) => {
     const query = validate(ListQuery, queryObject(c));
-    const list = listOutbox(dbOf(c), actorOf(c), query);
+    const list = await listOutbox(dbOf(c), actorOf(c), query);
     return respond(c, list, { title: 'Outbox', view: adminScreen(c, () => <OutboxPage outbox={list.outbox} total={list.total} status={query.status} />) });
   });
   app.get('/:id', (c) => respond(c, getOutboxEntry(dbOf(c), actorOf(c), pathId(c)), { title: 'Outbox entry' }));

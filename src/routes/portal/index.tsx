@@ -11,7 +11,7 @@ import { zText } from '../../domain/validation.js';
 import { PortalErrorPage, PortalHistory, PortalListPage, PortalTicketPage } from '../../views/portal.js';
 import type { AppEnv } from '../context.js';
 import { renderError } from '../errors.js';
-import { actorOf, commitOf, dbOf, isHtmx, pathId, readBody, readForm, respond, validate, wantsHtml } from '../respond.js';
+import { actorOf, dbOf, isHtmx, pathId, readBody, readForm, respond, validate, wantsHtml } from '../respond.js';
 
 type C = Context<AppEnv>;
 
@@ -87,8 +87,8 @@ function refuseCrossSite(c: C): void {
   if (foreign) throw new AppError('forbidden', 'Cross-site request refused');
 }
 
-function page(c: C, grant: PortalGrant, base: string) {
-  const view = portalView(dbOf(c), grant);
+async function page(c: C, grant: PortalGrant, base: string) {
+  const view = await portalView(dbOf(c), grant);
   const maxBytes = c.get('deps').env.MAX_MAIL_BYTES;
   return respond(c, view, {
     title: view.ticket.subject,
@@ -101,15 +101,15 @@ async function reply(c: C, grant: PortalGrant, base: string) {
   const input = await readReply(c);
   const { db, env } = c.get('deps');
   // The grant is checked again inside the unit of work (portalReply).
-  const transaction = await commitOf(c)(() => portalReply(db, grant, input, env.MAX_MAIL_BYTES));
+  const transaction = await portalReply(db, grant, input, env.MAX_MAIL_BYTES);
   return respond(c, { transaction }, {
     status: 201, title: 'Sent', location: base,
-    view: () => <PortalHistory view={portalView(db, grant)} base={base} />,
+    view: async () => <PortalHistory view={await portalView(db, grant)} base={base} />,
   });
 }
 
-function download(c: C, grant: PortalGrant) {
-  const a = portalAttachment(dbOf(c), grant, pathId(c, 'attachmentId'));
+async function download(c: C, grant: PortalGrant) {
+  const a = await portalAttachment(dbOf(c), grant, pathId(c, 'attachmentId'));
   return c.body(new Uint8Array(a.content), 200, {
     'Content-Type': a.content_type,
     'Content-Disposition': `attachment; filename="${a.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,
@@ -123,27 +123,27 @@ const sessionGrant = (c: C) => grantFromSession(dbOf(c), actorOf(c), pathId(c));
 export function portalRoutes() {
   const app = new Hono<AppEnv>();
 
-  app.get('/', (c) => {
+  app.get('/', async (c) => {
     const actor = actorOf(c);
     if (isStaff(actor)) return c.redirect('/tickets', 303);
-    const tickets = portalTickets(dbOf(c), actor);
+    const tickets = await portalTickets(dbOf(c), actor);
     return respond(c, { tickets }, { title: 'Your requests', view: () => <PortalListPage tickets={tickets} max={PORTAL_LIST_MAX} /> });
   });
   app.get('/tickets', (c) => c.redirect('/portal', 303));
-  app.get('/tickets/:id', (c) => {
+  app.get('/tickets/:id', async (c) => {
     const actor = actorOf(c);
     if (isStaff(actor)) return c.redirect(`/tickets/${pathId(c)}`, 303);
-    return page(c, sessionGrant(c), `/portal/tickets/${pathId(c)}`);
+    return page(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`);
   });
-  app.post('/tickets/:id/reply', (c) => {
+  app.post('/tickets/:id/reply', async (c) => {
     const id = pathId(c);
-    return reply(c, sessionGrant(c), `/portal/tickets/${id}`);
+    return reply(c, await sessionGrant(c), `/portal/tickets/${id}`);
   });
-  app.get('/tickets/:id/attachments/:attachmentId', (c) => download(c, sessionGrant(c)));
+  app.get('/tickets/:id/attachments/:attachmentId', async (c) => download(c, await sessionGrant(c)));
 
-  app.get('/:token', (c) => page(c, grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
-  app.post('/:token/reply', (c) => reply(c, grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
-  app.get('/:token/attachments/:attachmentId', (c) => download(c, grantFromToken(dbOf(c), c.req.param('token'))));
+  app.get('/:token', async (c) => page(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
+  app.post('/:token/reply', async (c) => reply(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
+  app.get('/:token/attachments/:attachmentId', async (c) => download(c, await grantFromToken(dbOf(c), c.req.param('token'))));
   return app;
 }
 
@@ -163,7 +163,7 @@ const HEADLINES: Partial<Record<AppError['code'], string>> = {
  * a page in the portal's own words for a browser — a refused link says what happened and how to
  * get a new one. Never a stack trace: `toAppError` has made every failure an AppError already.
  */
-export function renderPortalError(c: C, e: AppError): Response | Promise<Response> {
+export async function renderPortalError(c: C, e: AppError): Promise<Response | Promise<Response>> {
   if (!wantsHtml(c) || isHtmx(c) || e.code === 'unauthenticated') return renderError(c, e);
   c.status(e.status as 400);
   if (e instanceof PortalRefused) return c.render(<PortalErrorPage status={e.status} headline={e.headline} message={NEW_LINK_HINT} />, { title: e.headline });

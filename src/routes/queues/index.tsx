@@ -26,27 +26,27 @@ const UpdateQueueSchema = CreateQueueSchema.partial();
 
 export function queueRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => {
-    const queues = listQueues(dbOf(c), actorOf(c));
-    return respond(c, { queues }, { title: 'Queues', view: adminScreen(c, () => <QueuesPage queues={queues} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  app.get('/', async (c) => {
+    const queues = await listQueues(dbOf(c), actorOf(c));
+    return respond(c, { queues }, { title: 'Queues', view: adminScreen(c, async () => <QueuesPage queues={queues} lookups={await lookups(dbOf(c), actorOf(c))} />) });
   });
   app.post('/', async (c) => {
     const actor = adminOf(c);
-    const queue = createQueue(dbOf(c), actor, await readBody(c, CreateQueueSchema));
+    const queue = await createQueue(dbOf(c), actor, await readBody(c, CreateQueueSchema));
     return respond(c, queue, { status: 201, title: queue.name, location: `/queues/${queue.id}` });
   });
-  app.get('/:id', (c) => {
-    const queue = getQueue(dbOf(c), actorOf(c), pathId(c));
+  app.get('/:id', async (c) => {
+    const queue = await getQueue(dbOf(c), actorOf(c), pathId(c));
     const people = [...queue.cc ?? [], ...queue.admin_cc ?? []];
-    return respond(c, queue, { title: queue.name, view: adminScreen(c, () => <QueuePage queue={queue} lookups={lookups(dbOf(c), actorOf(c), people)} />) });
+    return respond(c, queue, { title: queue.name, view: adminScreen(c, async () => <QueuePage queue={queue} lookups={await lookups(dbOf(c), actorOf(c), people)} />) });
   });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);
     return respond(c, updateQueue(dbOf(c), actor, id, await readBody(c, UpdateQueueSchema)), { title: 'Queue', location: `/queues/${id}` });
   });
-  app.delete('/:id', (c) => {
-    deleteQueue(dbOf(c), actorOf(c), pathId(c));
+  app.delete('/:id', async (c) => {
+    await deleteQueue(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/queues');
   });
   return app;

@@ -16,9 +16,9 @@ const UpdateSchema = CreateSchema.omit({ owner_id: true }).partial();
 
 export function savedViewRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => respond(c, { saved_views: listSavedViews(dbOf(c), actorOf(c)) }, { title: 'Saved views' }));
+  app.get('/', async (c) => respond(c, { saved_views: await listSavedViews(dbOf(c), actorOf(c)) }, { title: 'Saved views' }));
   app.post('/', async (c) => {
-    const view = createSavedView(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
+    const view = await createSavedView(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
     return respond(c, view, { status: 201, title: view.name, location: `/tickets?view_id=${view.id}` });
   });
   app.get('/:id', (c) => respond(c, getSavedView(dbOf(c), actorOf(c), pathId(c)), { title: 'Saved view' }));
@@ -26,8 +26,8 @@ export function savedViewRoutes() {
     const id = pathId(c);
     return respond(c, updateSavedView(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Saved view', location: `/tickets?view_id=${id}` });
   });
-  app.delete('/:id', (c) => {
-    deleteSavedView(dbOf(c), actorOf(c), pathId(c));
+  app.delete('/:id', async (c) => {
+    await deleteSavedView(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/tickets');
   });
   return app;

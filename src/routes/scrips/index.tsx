@@ -24,24 +24,24 @@ const UpdateSchema = CreateSchema.partial();
 
 export function scripRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => {
-    const scrips = listScrips(dbOf(c), actorOf(c));
-    return respond(c, { scrips }, { title: 'Scrips', view: adminScreen(c, () => <ScripsPage scrips={scrips} templates={listTemplates(dbOf(c), actorOf(c))} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  app.get('/', async (c) => {
+    const scrips = await listScrips(dbOf(c), actorOf(c));
+    return respond(c, { scrips }, { title: 'Scrips', view: adminScreen(c, async () => <ScripsPage scrips={scrips} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} />) });
   });
   app.post('/', async (c) => {
-    const s = createScrip(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
+    const s = await createScrip(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
     return respond(c, s, { status: 201, title: s.key, location: `/scrips/${s.id}` });
   });
-  app.get('/:id', (c) => {
-    const scrip = getScrip(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, scrip, { title: scrip.key, view: adminScreen(c, () => <ScripPage scrip={scrip} templates={listTemplates(dbOf(c), actorOf(c))} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  app.get('/:id', async (c) => {
+    const scrip = await getScrip(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, scrip, { title: scrip.key, view: adminScreen(c, async () => <ScripPage scrip={scrip} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} />) });
   });
   app.patch('/:id', async (c) => {
     const id = pathId(c);
     return respond(c, updateScrip(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Scrip', location: `/scrips/${id}` });
   });
-  app.delete('/:id', (c) => {
-    deleteScrip(dbOf(c), actorOf(c), pathId(c));
+  app.delete('/:id', async (c) => {
+    await deleteScrip(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/scrips');
   });
   return app;

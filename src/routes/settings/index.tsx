@@ -30,9 +30,9 @@ export function settingsRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
   // Guessing the current password through a stolen session is braked like sign-in is.
   const guesses = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_FAILURES, duration: 15 * 60 });
-  const page = (saved: boolean) => (s: ReturnType<typeof getSettings>) => <SettingsPage settings={s} zones={timeZones()} saved={saved} />;
+  const page = (saved: boolean) => (s: Awaited<ReturnType<typeof getSettings>>) => <SettingsPage settings={s} zones={timeZones()} saved={saved} />;
 
-  app.get('/', (c) => respond(c, getSettings(dbOf(c), actorOf(c)), { title: 'Settings', view: page(c.req.query('saved') !== undefined) }));
+  app.get('/', async (c) => respond(c, await getSettings(dbOf(c), actorOf(c)), { title: 'Settings', view: page(c.req.query('saved') !== undefined) }));
 
   const update = async (c: Context<AppEnv>) => {
     const actor = actorOf(c);

@@ -13,26 +13,26 @@ const MemberSchema = z.strictObject({ user_id: zId });
 
 export function teamRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => {
-    const teams = listTeams(dbOf(c), actorOf(c));
-    return respond(c, { teams }, { title: 'Teams', view: adminScreen(c, () => <TeamsPage teams={teams} lookups={lookups(dbOf(c), actorOf(c), teams.flatMap((t) => t.members))} />) });
+  app.get('/', async (c) => {
+    const teams = await listTeams(dbOf(c), actorOf(c));
+    return respond(c, { teams }, { title: 'Teams', view: adminScreen(c, async () => <TeamsPage teams={teams} lookups={await lookups(dbOf(c), actorOf(c), teams.flatMap((t) => t.members))} />) });
   });
   app.post('/', async (c) => {
     const actor = adminOf(c);
-    const team = createTeam(dbOf(c), actor, await readBody(c, CreateTeamSchema));
+    const team = await createTeam(dbOf(c), actor, await readBody(c, CreateTeamSchema));
     return respond(c, team, { status: 201, title: team.name, location: `/teams/${team.id}` });
   });
-  app.get('/:id', (c) => {
-    const team = getTeam(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, team, { title: team.name, view: adminScreen(c, () => <TeamPage team={team} lookups={lookups(dbOf(c), actorOf(c), team.members)} />) });
+  app.get('/:id', async (c) => {
+    const team = await getTeam(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, team, { title: team.name, view: adminScreen(c, async () => <TeamPage team={team} lookups={await lookups(dbOf(c), actorOf(c), team.members)} />) });
   });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);
     return respond(c, updateTeam(dbOf(c), actor, id, await readBody(c, UpdateTeamSchema)), { title: 'Team', location: `/teams/${id}` });
   });
-  app.delete('/:id', (c) => {
-    deleteTeam(dbOf(c), actorOf(c), pathId(c));
+  app.delete('/:id', async (c) => {
+    await deleteTeam(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/teams');
   });
   app.post('/:id/members', async (c) => {
@@ -41,9 +41,9 @@ export function teamRoutes() {
     const { user_id } = await readBody(c, MemberSchema);
     return respond(c, addMember(dbOf(c), actor, id, user_id), { status: 201, title: 'Member added', location: `/teams/${id}` });
   });
-  app.delete('/:id/members/:userId', (c) => {
+  app.delete('/:id/members/:userId', async (c) => {
     const id = pathId(c);
-    removeMember(dbOf(c), actorOf(c), id, pathId(c, 'userId'));
+    await removeMember(dbOf(c), actorOf(c), id, pathId(c, 'userId'));
     return noContent(c, `/teams/${id}`);
   });
   return app;

@@ -17,32 +17,32 @@ const PreviewSchema = z.strictObject({ subject: z.string().max(1000).default('')
 
 export function templateRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => {
-    const templates = listTemplates(dbOf(c), actorOf(c));
-    return respond(c, { templates }, { title: 'Templates', view: adminScreen(c, () => <TemplatesPage templates={templates} lookups={lookups(dbOf(c), actorOf(c))} />) });
+  app.get('/', async (c) => {
+    const templates = await listTemplates(dbOf(c), actorOf(c));
+    return respond(c, { templates }, { title: 'Templates', view: adminScreen(c, async () => <TemplatesPage templates={templates} lookups={await lookups(dbOf(c), actorOf(c))} />) });
   });
   app.post('/', async (c) => {
-    const t = createTemplate(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
+    const t = await createTemplate(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
     return respond(c, t, { status: 201, title: t.name, location: `/templates/${t.id}` });
   });
   app.post('/preview', async (c) => {
-    const preview = previewTemplate(dbOf(c), actorOf(c), await readBody(c, PreviewSchema));
+    const preview = await previewTemplate(dbOf(c), actorOf(c), await readBody(c, PreviewSchema));
     return respond(c, preview, { title: 'Preview', view: () => <TemplatePreview {...preview} /> });
   });
-  app.get('/:id', (c) => {
-    const template = getTemplate(dbOf(c), actorOf(c), pathId(c));
+  app.get('/:id', async (c) => {
+    const template = await getTemplate(dbOf(c), actorOf(c), pathId(c));
     return respond(c, template, {
       title: template.name,
-      view: adminScreen(c, () => <TemplatePage template={template} lookups={lookups(dbOf(c), actorOf(c))}
-        usedBy={listScrips(dbOf(c), actorOf(c)).filter((s) => s.template_id === template.id).map((s) => s.key)} />),
+      view: adminScreen(c, async () => <TemplatePage template={template} lookups={await lookups(dbOf(c), actorOf(c))}
+        usedBy={(await listScrips(dbOf(c), actorOf(c))).filter((s) => s.template_id === template.id).map((s) => s.key)} />),
     });
   });
   app.patch('/:id', async (c) => {
     const id = pathId(c);
     return respond(c, updateTemplate(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Template', location: `/templates/${id}` });
   });
-  app.delete('/:id', (c) => {
-    deleteTemplate(dbOf(c), actorOf(c), pathId(c));
+  app.delete('/:id', async (c) => {
+    await deleteTemplate(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/templates');
   });
   return app;

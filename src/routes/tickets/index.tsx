@@ -12,34 +12,34 @@ import { TicketListPage, TicketListRegion, type TicketListProps } from '../../vi
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { PeopleChanged, TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, commitOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, respond, validate } from '../respond.js';
 import { AddWatcherSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
 
 type C = Context<AppEnv>;
 
 /** Everything the ticket page shows, loaded only for HTML. */
-function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson): TicketPageProps {
+async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson): Promise<TicketPageProps> {
   const db = dbOf(c);
-  const ticket = loaded ?? getTicket(db, actor, id);
-  const transactions = listTicketTransactions(db, actor, id);
+  const ticket = loaded ?? await getTicket(db, actor, id);
+  const transactions = await listTicketTransactions(db, actor, id);
   const staff = isStaff(actor);
   // The queue's Cc and AdminCc watch this ticket too (SPEC C2); customers do not see who watches.
-  const queueWatchers = staff ? queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] };
+  const queueWatchers = staff ? await queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] };
   // Names for the ticket's people and everyone the history names (requesters are not in the staff list).
   const named = (types: string[]) => transactions.filter((t) => types.includes(t.type))
     .flatMap((t) => [t.old_value, t.new_value].map((v) => (v && /^\d+$/.test(v) ? Number(v) : null)));
   const people = [ticket.requester_id, ...ticket.requesters, ...ticket.cc, ...ticket.admin_cc, ...queueWatchers.cc, ...queueWatchers.admin_cc,
     ...transactions.map((t) => t.creator_id), ...named(['SetOwner', 'AddWatcher', 'DelWatcher'])];
-  const l = lookups(db, actor, people);
+  const l = await lookups(db, actor, people);
   return {
     ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers,
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
   };
 }
 
-function newTicketProps(c: C, actor: Actor, values: Record<string, unknown>, errors: AppError['details'] = []) {
-  const l = lookups(dbOf(c), actor);
+async function newTicketProps(c: C, actor: Actor, values: Record<string, unknown>, errors: AppError['details'] = []) {
+  const l = await lookups(dbOf(c), actor);
   const queueId = Number(values.queue_id) || l.queues.find((q) => q.name === 'General')?.id || l.queues[0]?.id;
   return { lookups: l, fields: l.customFields.filter((f) => appliesToQueue(f, queueId)), values, errors: errors ?? [], staff: isStaff(actor) };
 }
@@ -57,18 +57,18 @@ function canonicalListUrl(params: Record<string, string>, defaultColumns: boolea
 export function ticketRoutes() {
   const app = new Hono<AppEnv>();
 
-  app.get('/', (c) => {
+  app.get('/', async (c) => {
     const { columns, ...params } = queryObject(c);
     const query = validate(TicketListQuerySchema, nestFilterParams(params));
     const chosen = columns === undefined ? undefined : validate(ColumnsParamSchema, columns, 'columns');
     const db = dbOf(c);
     const actor = actorOf(c);
-    const filters = effectiveFilter(db, actor, query);
-    const list = listByFilter(db, actor, filters);
+    const filters = await effectiveFilter(db, actor, query);
+    const list = await listByFilter(db, actor, filters);
     return respond(c, list, {
       title: 'Tickets',
-      view: () => {
-        const view = query.view_id !== undefined ? getSavedView(db, actor, query.view_id) : null;
+      view: async () => {
+        const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
         const props: TicketListProps = {
           ...list,
           // The list links to itself with the checked parameters, never the raw query string.
@@ -77,7 +77,7 @@ export function ticketRoutes() {
           view,
           columns: chosen?.length ? chosen : view?.columns ?? DEFAULT_COLUMNS,
           widths: view?.column_widths ?? {},
-          lookups: lookups(db, actor),
+          lookups: await lookups(db, actor),
         };
         // The filter form sends every field; the address pushed to history keeps only what is set.
         if (isHtmx(c)) c.header('HX-Push-Url', canonicalListUrl(props.params, !view && sameColumns(props.columns, DEFAULT_COLUMNS)));
@@ -86,10 +86,10 @@ export function ticketRoutes() {
     });
   });
 
-  app.get('/new', (c) => {
+  app.get('/new', async (c) => {
     const actor = actorOf(c);
     const values = nestFilterParams(queryObject(c));
-    const props = newTicketProps(c, actor, values);
+    const props = await newTicketProps(c, actor, values);
     return respond(c, { custom_fields: props.fields }, {
       title: 'New ticket',
       view: () => (isHtmx(c) ? <NewTicketForm {...props} /> : <section class="narrow"><NewTicketForm {...props} /></section>),
@@ -100,7 +100,7 @@ export function ticketRoutes() {
     const actor = actorOf(c);
     try {
       const input = await readBody(c, CreateTicketSchema);
-      const result = await commitOf(c)(() => createTicket(dbOf(c), actor, input));
+      const result = await createTicket(dbOf(c), actor, input);
       if (isHtmx(c)) c.header('HX-Redirect', `/tickets/${result.ticket.id}`);
       return respond(c, result, { status: 201, title: result.ticket.subject, location: `/tickets/${result.ticket.id}` });
     } catch (e) {
@@ -108,36 +108,36 @@ export function ticketRoutes() {
       // (in the dialog for htmx; as the new-ticket page again for a plain form post).
       if (!(e instanceof AppError) || e.code !== 'validation_failed' || !wantsHtml(c)) throw e;
       const values = await c.req.parseBody({ all: true, dot: true }).catch(() => ({}));
-      const form = <NewTicketForm {...newTicketProps(c, actor, values, e.details)} />;
+      const form = <NewTicketForm {...await newTicketProps(c, actor, values, e.details)} />;
       if (isHtmx(c)) return c.html(form, 422);
       c.status(422);
       return c.render(<section class="narrow">{form}</section>, { title: 'New ticket' });
     }
   });
 
-  app.get('/:id', (c) => {
+  app.get('/:id', async (c) => {
     const actor = actorOf(c);
-    const ticket = getTicket(dbOf(c), actor, pathId(c));
-    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: () => <TicketPage p={pageProps(c, actor, ticket.id, ticket)} /> });
+    const ticket = await getTicket(dbOf(c), actor, pathId(c));
+    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket)} /> });
   });
 
   app.patch('/:id', async (c) => {
     const id = pathId(c);
     const actor = actorOf(c);
     const input = await readBody(c, UpdateTicketSchema);
-    const result = await commitOf(c)(() => updateTicket(dbOf(c), actor, id, input));
-    return respond(c, result, { title: `#${id}`, location: `/tickets/${id}`, view: () => <TicketChanged p={pageProps(c, actor, id)} /> });
+    const result = await updateTicket(dbOf(c), actor, id, input);
+    return respond(c, result, { title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketChanged p={await pageProps(c, actor, id)} /> });
   });
 
-  app.get('/:id/transactions', (c) => {
+  app.get('/:id/transactions', async (c) => {
     const id = pathId(c);
-    return respond(c, { transactions: listTicketTransactions(dbOf(c), actorOf(c), id) }, { title: `#${id} history` });
+    return respond(c, { transactions: await listTicketTransactions(dbOf(c), actorOf(c), id) }, { title: `#${id} history` });
   });
 
-  app.get('/:id/transactions/:txnId', (c) => {
+  app.get('/:id/transactions/:txnId', async (c) => {
     const id = pathId(c);
     const txnId = pathId(c, 'txnId');
-    const transaction = getTicketTransaction(dbOf(c), actorOf(c), id, txnId);
+    const transaction = await getTicketTransaction(dbOf(c), actorOf(c), id, txnId);
     return respond(c, { transaction }, { title: `#${id} message ${txnId}`, view: () => <TxnBody ticketId={id} t={transaction} whole /> });
   });
 
@@ -145,8 +145,8 @@ export function ticketRoutes() {
     const id = pathId(c);
     const actor = actorOf(c);
     const input = await readBody(c, CommentSchema);
-    const result = await commitOf(c)(() => commentOnTicket(dbOf(c), actor, id, input));
-    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: () => <TicketReplied p={pageProps(c, actor, id)} /> });
+    const result = await commentOnTicket(dbOf(c), actor, id, input);
+    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketReplied p={await pageProps(c, actor, id)} /> });
   });
 
   // SPEC C2: people on the ticket. Each change is an AddWatcher/DelWatcher transaction.
@@ -154,8 +154,8 @@ export function ticketRoutes() {
     const id = pathId(c);
     const actor = actorOf(c);
     const input = await readBody(c, AddWatcherSchema);
-    const result = await commitOf(c)(() => addWatcher(dbOf(c), actor, id, input));
-    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: () => <PeopleChanged p={pageProps(c, actor, id)} /> });
+    const result = await addWatcher(dbOf(c), actor, id, input);
+    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <PeopleChanged p={await pageProps(c, actor, id)} /> });
   });
 
   app.delete('/:id/watchers/:role/:userId', async (c) => {
@@ -163,8 +163,8 @@ export function ticketRoutes() {
     const actor = actorOf(c);
     const role = validate(WatcherRoleSchema, c.req.param('role'), 'role');
     const userId = pathId(c, 'userId');
-    await commitOf(c)(() => removeWatcher(dbOf(c), actor, id, role, userId));
-    if (isHtmx(c)) return c.html(inZone(c, <PeopleChanged p={pageProps(c, actor, id)} />));
+    await removeWatcher(dbOf(c), actor, id, role, userId);
+    if (isHtmx(c)) return c.html(inZone(c, <PeopleChanged p={await pageProps(c, actor, id)} />));
     return noContent(c, `/tickets/${id}`);
   });
   return app;
@@ -173,8 +173,8 @@ export function ticketRoutes() {
 /** GET /attachments/:id — always a download (never rendered inline by the browser). */
 export function attachmentRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/:id', (c) => {
-    const a = getAttachment(dbOf(c), actorOf(c), pathId(c));
+  app.get('/:id', async (c) => {
+    const a = await getAttachment(dbOf(c), actorOf(c), pathId(c));
     return c.body(new Uint8Array(a.content), 200, {
       'Content-Type': a.content_type,
       'Content-Disposition': `attachment; filename="${a.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,

@@ -10,14 +10,14 @@ import { CreateUserSchema, UpdateUserSchema, UserListQuery } from './schemas.js'
 
 export function userRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => {
+  app.get('/', async (c) => {
     const { q, limit, ...filter } = validate(UserListQuery, queryObject(c));
     if (q !== undefined) {
       // The people search behind the Requester, Cc and "add person" fields: htmx gets the suggestions.
-      const users = searchPeople(dbOf(c), actorOf(c), q, limit ?? 10);
+      const users = await searchPeople(dbOf(c), actorOf(c), q, limit ?? 10);
       return respond(c, { users }, { title: 'Users', view: isHtmx(c) ? () => <PeopleOptions users={users} q={q} /> : adminScreen(c, () => <UsersPage users={users} />) });
     }
-    const users = listUsers(dbOf(c), actorOf(c), filter);
+    const users = await listUsers(dbOf(c), actorOf(c), filter);
     return respond(c, { users }, { title: 'Users', view: adminScreen(c, () => <UsersPage users={users} />) });
   });
   app.post('/', async (c) => {
@@ -25,9 +25,9 @@ export function userRoutes() {
     const user = await createUser(dbOf(c), actor, await readBody(c, CreateUserSchema));
     return respond(c, user, { status: 201, title: user.email, location: `/users/${user.id}` });
   });
-  app.get('/:id', (c) => {
-    const user = getUser(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, user, { title: user.email, view: adminScreen(c, () => <UserPage user={user} lookups={lookups(dbOf(c), actorOf(c), [user.id])} />) });
+  app.get('/:id', async (c) => {
+    const user = await getUser(dbOf(c), actorOf(c), pathId(c));
+    return respond(c, user, { title: user.email, view: adminScreen(c, async () => <UserPage user={user} lookups={await lookups(dbOf(c), actorOf(c), [user.id])} />) });
   });
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
@@ -35,13 +35,13 @@ export function userRoutes() {
     return respond(c, await updateUser(dbOf(c), actor, id, await readBody(c, UpdateUserSchema)), { title: 'User', location: `/users/${id}` });
   });
   // SPEC C2: every portal link handed to this user so far stops working (their portal_epoch moves on).
-  app.post('/:id/portal-links/revoke', (c) => {
+  app.post('/:id/portal-links/revoke', async (c) => {
     const id = pathId(c);
-    revokePortalLinks(dbOf(c), staffOf(c), id);
+    await revokePortalLinks(dbOf(c), staffOf(c), id);
     return noContent(c, `/users/${id}`);
   });
-  app.delete('/:id', (c) => {
-    deleteUser(dbOf(c), actorOf(c), pathId(c));
+  app.delete('/:id', async (c) => {
+    await deleteUser(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/users');
   });
   return app;

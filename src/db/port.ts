@@ -1,0 +1,162 @@
+import type { SQL } from 'drizzle-orm';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type * as schema from './schema.js';
+
+// The store port (docs/decisions/024): everything the domain, the scrips and the mail intake
+// may ask of the database, with no dialect in it. A store (src/db/sqlite or src/db/postgres,
+// chosen by src/db/store.ts) registers its handles here; the domain builds queries with
+// drizzle's query builder on a handle, always `await`s them (never `.get()`, `.all()`, `.run()`:
+// those exist on one dialect only), writes only inside `transaction()`, and asks the store for
+// what differs between dialects (case-insensitive names, text search, ticket lists).
+
+/**
+ * A handle to build queries on: the store's reader outside a unit of work, the unit of work's
+ * own handle inside one. (Typed with drizzle's SQLite builder types, whose query API — select,
+ * insert … returning, update, delete, onConflict… — is the one both dialects share.)
+ */
+export type Db = Omit<BetterSQLite3Database<typeof schema>, 'get' | 'all' | 'run' | 'values' | 'transaction'>;
+/** The handle inside a unit of work. */
+export type Tx = Db;
+/** Helpers that run inside or outside a unit of work take a `Conn`. */
+export type Conn = Db;
+
+/** A value now on SQLite (whose driver is synchronous), a promise on PostgreSQL: always `await` it. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** A query built once per store and run with `sql.placeholder()` parameters. */
+export interface Prepared<Row> {
+  get(params?: Record<string, unknown>): Awaitable<Row | undefined>;
+  all(params?: Record<string, unknown>): Awaitable<Row[]>;
+  run(params?: Record<string, unknown>): Awaitable<{ changes: number }>;
+}
+
+/** What a filtered ticket list asks the store (SPEC B4, after the domain resolved names and views). */
+export interface TicketListSpec {
+  /** A customer: only the tickets they are a requester or Cc of. */
+  customerId?: number;
+  queue_id?: number;
+  status?: string[];
+  owner_id?: number | 'none';
+  /** Owned by a member of this team. */
+  owner_team_id?: number;
+  ticket_team_id?: number;
+  requester_id?: number;
+  /** Case-insensitive substring of the subject or of a message the reader may see. */
+  q?: string;
+  includeComments: boolean;
+  /** Custom field values (exact, as stored). */
+  cf: { field_id: number; value: string }[];
+  sort: 'id' | 'created' | 'updated' | 'priority';
+  desc: boolean;
+  limit: number;
+  offset: number;
+}
+
+/** Thrown by a store when a text search would read more than its budget (the domain answers 422 on `q`). */
+export class SearchTooBroad extends Error {
+  constructor() { super('Too broad to search'); this.name = 'SearchTooBroad'; }
+}
+
+/** A row of `tickets`, as the query builder returns it. */
+export type TicketRowOf = typeof schema.tickets.$inferSelect;
+export type UserRowOf = typeof schema.users.$inferSelect;
+
+/** What each store implements. */
+export interface StoreImpl {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** The handle of the database outside any unit of work (reads only). */
+  readonly db: Db;
+  /** Runs `fn` as one unit of work: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Whether `conn` is the handle of an open unit of work. */
+  isTx(conn: Conn): boolean;
+  prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row>;
+  /** `column = value`, ignoring letter case: what the unique name indexes compare. */
+  sameName(column: unknown, value: string): SQL;
+  /** A column in a condition that must not drive the plan through its index (SQLite: `+column`). */
+  notIndexed(column: unknown): SQL;
+  /** The columns (`table.column`) of the unique constraint `err` broke; undefined for other errors. */
+  uniqueViolation(err: unknown): string[] | undefined;
+  /** A page of tickets and the total, for a list filter. */
+  listTickets(conn: Conn, spec: TicketListSpec): Promise<{ rows: TicketRowOf[]; total: number }>;
+  /** Active users whose name or e-mail contains `needle` (lower-cased), at most `n`, e-mail prefix matches first. */
+  searchPeople(conn: Conn, needle: string, n: number): Promise<UserRowOf[]>;
+  /** The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown. */
+  startMaintenance(onError: (what: string, error: string) => void, opts: { searchIndexMs: number }): { stop(): Promise<void> };
+  /** Why the store cannot serve, or null when it can (health check). */
+  problem(): Promise<string | null>;
+  close(): Promise<void>;
+}
+
+const stores = new WeakMap<object, StoreImpl>();
+let active: StoreImpl | undefined;
+
+/** Called by a store when it opens: its handles answer to it. */
+export function registerStore(impl: StoreImpl, handles: object[]): void {
+  for (const h of handles) stores.set(h, impl);
+  active = impl;
+}
+
+/** The store a handle belongs to. */
+export function storeOf(conn: Conn): StoreImpl {
+  const s = stores.get(conn);
+  if (!s) throw new Error('This database handle was not opened through src/db/store.ts');
+  return s;
+}
+
+/**
+ * One unit of work (one SQL transaction): `fn` gets the handle to use for every read and write
+ * of the change. Called with a unit of work's own handle, `fn` simply joins it. Only the
+ * database may be awaited inside `fn` (no network, no files): it holds the write lock.
+ */
+export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const store = storeOf(conn);
+  return store.isTx(conn) ? await fn(conn) : await store.transaction(fn);
+}
+
+/**
+ * A drizzle query built and compiled once per store, for the hot paths (building a query costs
+ * more than running a small one). Parameters are `sql.placeholder(name)`s; run it on any handle
+ * of the store, inside a unit of work or not.
+ */
+export function prepared<Q extends PromiseLike<unknown>>(build: (db: Db) => Q): (conn: Conn) => Prepared<RowOf<Q>> {
+  const key = {};
+  return (conn) => storeOf(conn).prepare<RowOf<Q>>(conn, key, build);
+}
+
+/** The row type of a query builder (what one element of its awaited result is). */
+export type RowOf<Q> = Awaited<Q> extends (infer R)[] ? R : never;
+
+/** The first row of a query's result (or undefined): `await first(db.select()…)`. */
+export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
+  return (await rows)[0];
+}
+
+/** `column = value` ignoring letter case, in the active store's dialect. */
+export function sameName(conn: Conn, column: unknown, value: string): SQL {
+  return storeOf(conn).sameName(column, value);
+}
+
+/** `column` in a condition, kept from choosing the plan through its index (a planner hint, where the dialect has one). */
+export function notIndexed(conn: Conn, column: unknown): SQL {
+  return storeOf(conn).notIndexed(column);
+}
+
+/** The columns of the unique constraint an error broke (`["teams.name"]`), or undefined. */
+export function uniqueViolation(err: unknown): string[] | undefined {
+  return active?.uniqueViolation(err);
+}
+
+/** Why the store cannot serve, or null when it can. */
+export const storeProblem = (conn: Conn) => storeOf(conn).problem();
+/** Closes the store (both connections on SQLite, the pool on PostgreSQL). */
+export const closeStore = (conn: Conn) => storeOf(conn).close();
+
+export const dialectOf = (conn: Conn) => storeOf(conn).dialect;
+
+/** The one row a write `… .returning()` gives back (it always gives one). */
+export async function one<T>(rows: PromiseLike<T[]>): Promise<T> {
+  const r = (await rows)[0];
+  if (r === undefined) throw new Error('The write returned no row');
+  return r;
+}

@@ -1,0 +1,214 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { type SQL, sql } from 'drizzle-orm';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl } from '../port.js';
+import * as schema from '../schema.js';
+import { startCheckpointer } from './checkpointer.js';
+import { type Commit, groupCommit } from './groupCommit.js';
+import { flushSearch, registerSearchFunctions } from './search.js';
+import { listTickets } from './ticketList.js';
+import { searchPeople } from './people.js';
+
+/** A drizzle handle on one of the store's two connections. */
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+// The SQL migrations live in the source tree (drizzle-kit writes them there); the server reads
+// them from there whether it runs from src/ (tsx) or from the compiled dist/.
+const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/db/migrations');
+
+function connect(file: string, readonly: boolean): Database.Database {
+  const sqlite = new Database(file, { readonly });
+  cacheStatements(sqlite);
+  if (!readonly) {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+  }
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('cache_size = -16000');
+  sqlite.pragma('temp_store = MEMORY');
+  registerSearchFunctions(sqlite);
+  return sqlite;
+}
+
+/**
+ * Opens (creating if needed) the SQLite file, applies migrations and registers the store
+ * (docs/decisions/024). Two connections: the writer, on which every unit of work runs (one
+ * at a time, batched by the group commit), and a read-only reader for everything outside a
+ * unit of work — which therefore only ever sees committed data, and cannot write by mistake.
+ * Returns the reader's handle: what the app passes around as `db`.
+ */
+export function openDb(file: string): PortDb {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const writer = connect(file, false);
+  if (file !== ':memory:') { const st = fs.statSync(file); opened.set(writer, { dev: st.dev, ino: st.ino }); }
+  const writerDb = drizzle(writer, { schema }) as Db;
+  migrate(writerDb, { migrationsFolder });
+  // A database in memory has no second connection: the reader is a second handle on the writer.
+  const reader = file === ':memory:' ? writer : connect(file, true);
+  const readerDb = drizzle(reader, { schema }) as Db;
+  roots.set(writer, writerDb);
+  roots.set(reader, reader === writer ? writerDb : readerDb);
+  const commit = groupCommit(writerDb);
+  const statements = new WeakMap<Database.Database, Map<object, Prepared<unknown>>>();
+  const impl: StoreImpl = {
+    dialect: 'sqlite',
+    db: readerDb as unknown as PortDb,
+    transaction: (fn) => commit(() => fn(writerDb as unknown as PortDb)),
+    isTx: (conn) => conn === (writerDb as unknown),
+    prepare<Row>(conn: Conn, key: object, build: (db: PortDb) => unknown): Prepared<Row> {
+      const client = clientOf(conn);
+      let byKey = statements.get(client);
+      if (!byKey) statements.set(client, (byKey = new Map()));
+      let p = byKey.get(key) as Prepared<Row> | undefined;
+      if (!p) {
+        const stmt = (build(roots.get(client)! as unknown as PortDb) as { prepare(): SyncPrepared }).prepare();
+        p = {
+          get: (params) => stmt.get(params) as Row | undefined,
+          all: (params) => stmt.all(params) as Row[],
+          run: (params) => ({ changes: stmt.run(params).changes }),
+        };
+        byKey.set(key, p as Prepared<unknown>);
+      }
+      return p;
+    },
+    sameName: (column, value) => sql`${column as SQLiteColumn} = ${value} COLLATE NOCASE`,
+    uniqueViolation,
+    notIndexed: (column) => sql`+${column as SQLiteColumn}`,
+    listTickets: async (conn, spec) => listTickets(conn as unknown as Db, spec),
+    searchPeople: async (conn, needle, n) => searchPeople(conn as unknown as Db, needle, n),
+    startMaintenance(onError, opts) {
+      const search = startSearchIndexer(writerDb, commit, onError, opts.searchIndexMs);
+      const checkpointer = startCheckpointer(writerDb, { onError: (error) => onError('wal checkpoint failed', error) });
+      return { async stop() { await search.stop(); await checkpointer?.stop(); } };
+    },
+    problem: async () => dbProblem(writerDb),
+    async close() {
+      if (reader !== writer) reader.close();
+      try { writer.pragma('optimize'); } finally { writer.close(); }
+    },
+  };
+  registerStore(impl, [readerDb, writerDb]);
+  writers.set(readerDb, writer);
+  writers.set(writerDb, writer);
+  return readerDb as unknown as PortDb;
+}
+
+const writers = new WeakMap<object, Database.Database>();
+/** The writer connection of a SQLite store (for SQLite-only tests, tools and maintenance). */
+export function sqliteOf(db: PortDb): Database.Database {
+  const w = writers.get(db);
+  if (!w) throw new Error('Not a SQLite store');
+  return w;
+}
+
+interface SyncPrepared { get(p?: unknown): unknown; all(p?: unknown): unknown[]; run(p?: unknown): { changes: number } }
+
+/** The connection under a handle. */
+export const clientOf = (conn: Conn | Db) => (conn as unknown as { session: { client: Database.Database } }).session.client;
+const roots = new WeakMap<Database.Database, Db>();
+/** The writer connection's handle of a SQLite store (SQLite-only tests and maintenance). */
+export const writerHandle = (db: PortDb): Db => roots.get(sqliteOf(db))!;
+/** The SQLite handle of a connection (for code under src/db/sqlite only). */
+export const sqliteHandle = (conn: Conn): Db => roots.get(clientOf(conn))!;
+
+/**
+ * Moves freshly written text into the full-text index in batches (docs/decisions/011): every
+ * `everyMs` while the server runs, all of it at start (left by a crash) and at stop. Searches
+ * see pending text anyway, so the interval only bounds how much is matched row by row.
+ */
+function startSearchIndexer(db: Db, commit: Commit, onError: (what: string, error: string) => void, everyMs: number): { stop(): Promise<void> } {
+  const pending = db.$client.prepare('SELECT 1 FROM search_pending LIMIT 1');
+  let flushing: Promise<void> | null = null;
+  // Through the group commit: the writer connection may be inside a unit of work right now.
+  const run = async (all: boolean) => {
+    try {
+      while (pending.get() && (await commit(async () => flushSearch(db))) > 0 && all) { /* a backlog from before a restart: all of it */ }
+    } catch (e) {
+      onError('search: indexing failed', String(e));
+    }
+  };
+  const flush = (all: boolean): Promise<void> => {
+    if (flushing) return flushing;
+    const p = run(all).finally(() => { if (flushing === p) flushing = null; });
+    return (flushing = p);
+  };
+  void flush(true);
+  const timer = setInterval(() => { void flush(false); }, everyMs);
+  timer.unref();
+  return { async stop() { clearInterval(timer); await flushing; await flush(true); } };
+}
+
+/**
+ * drizzle prepares every query anew, and preparing is the single largest cost of a small
+ * query in SQLite. Identical SQL text gets the same compiled statement back (an LRU of 1000),
+ * reset to better-sqlite3's default result mode, since drizzle switches some to raw rows.
+ */
+function cacheStatements(sqlite: Database.Database, max = 1000): void {
+  const cache = new Map<string, Database.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    let stmt = cache.get(source);
+    if (stmt) {
+      cache.delete(source); // re-inserted below: most recently used last
+    } else {
+      stmt = prepare(source);
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, stmt);
+    if (stmt.reader) stmt.raw(false);
+    return stmt;
+  }) as typeof sqlite.prepare;
+}
+
+/** The file each connection opened (device and inode), to notice it being removed or replaced. */
+const opened = new WeakMap<Database.Database, { dev: number; ino: number }>();
+
+/**
+ * Why the database cannot serve, or null when it can: the connection is open and answers a
+ * read of the schema, and its file is still the one at its path. The last check matters:
+ * SQLite keeps working on an open file that was deleted (its directory removed) or replaced
+ * (a restore copied over it), and everything written from then on would be lost.
+ */
+function dbProblem(db: Db): string | null {
+  const client = db.$client;
+  if (!client.open) return 'the database connection is closed';
+  try {
+    client.prepare('SELECT 1 AS ok FROM sqlite_schema LIMIT 1').get(); // a read transaction on the file, ~7 µs
+  } catch (e) {
+    return `the database does not answer (${(e as Error).message})`;
+  }
+  const was = opened.get(client);
+  if (!was) return null;
+  let now: fs.Stats | undefined;
+  try {
+    now = fs.statSync(client.name, { throwIfNoEntry: false });
+  } catch (e) {
+    return `the database file cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
+  if (!now) return 'the database file is gone from its directory';
+  if (now.dev !== was.dev || now.ino !== was.ino) return 'the database file was replaced while open; restart the server';
+  return null;
+}
+
+/** SQLite's error codes for constraint violations, so the domain can map them without SQL. */
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Database.SqliteError && (err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
+}
+
+/**
+ * The columns of the unique index (or primary key) a write broke, as `table.column` in index
+ * order (`["team_members.team_id", "team_members.user_id"]`); undefined for any other error.
+ * SQLite names them in the message: "UNIQUE constraint failed: teams.name".
+ */
+function uniqueViolation(err: unknown): string[] | undefined {
+  if (!isUniqueViolation(err)) return undefined;
+  const m = /constraint failed: (.+)$/.exec((err as Error).message);
+  return m ? m[1].split(',').map((c) => c.trim()) : [];
+}
+

@@ -1,0 +1,168 @@
+import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { SearchTooBroad, type TicketListSpec } from '../port.js';
+import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from '../schema.js';
+import type { Db } from './client.js';
+import { type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
+import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTextMatch } from './search.js';
+
+// A filtered ticket list on SQLite (SPEC B4): the text search held once in a temporary table
+// (decision 012), bounded work (decision 017), and a cost model choosing between walking a
+// sort index and sorting the set. The domain resolves names, views and permissions into a
+// TicketListSpec first.
+
+const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tickets.updated_at, priority: tickets.priority };
+
+/** What a list may count with: the total as a one-row `{ n }` statement. */
+interface CountQuery { get(): { n: number } | undefined; toSQL(): { sql: string; params: unknown[] } }
+
+/**
+ * A `cf.<key>` filter: its ticket ids in the lookup index, a test of one ticket (the walk), and
+ * its size counted in the index alone (every id in it is a ticket's).
+ */
+interface ValueSet { ids: SQL; has: (id: SQL) => SQL; count: CountQuery }
+
+/**
+ * Builds the WHERE conditions for a filter, once: plain column conditions, the `q` text match
+ * (a parenthesized query of ticket ids, one row per matching message) and the `cf.<key>` sets.
+ * Authorization is part of the query itself.
+ */
+function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; values: ValueSet[] } {
+  const plain: SQL[] = [];
+  const values: ValueSet[] = [];
+  let text: string | undefined;
+  // A customer sees the tickets they are a requester or Cc of (SPEC C2).
+  if (f.customerId !== undefined) {
+    plain.push(inArray(tickets.id, db.select({ id: ticketWatchers.ticket_id }).from(ticketWatchers)
+      .where(and(eq(ticketWatchers.user_id, f.customerId), inArray(ticketWatchers.role, ['requester', 'cc'])))));
+  }
+  if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
+  if (f.status && f.status.length > 0) plain.push(f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]));
+  if (f.owner_id === 'none') plain.push(isNull(tickets.owner_id));
+  else if (f.owner_id !== undefined) plain.push(eq(tickets.owner_id, f.owner_id));
+  if (f.owner_team_id !== undefined) {
+    plain.push(inArray(tickets.owner_id, db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, f.owner_team_id))));
+  }
+  if (f.ticket_team_id !== undefined) plain.push(eq(tickets.team_id, f.ticket_team_id));
+  if (f.requester_id !== undefined) plain.push(eq(tickets.requester_id, f.requester_id));
+  // Three or more characters: a set held once (holdText). Fewer: LIKE, over a customer's own tickets only.
+  if (f.q && [...f.q].length >= 3) text = f.q;
+  else if (f.q) plain.push(ticketTextMatch(f.q, { includeComments: f.includeComments, scoped: f.customerId !== undefined }));
+  for (const { field_id, value } of f.cf) {
+    const match = and(eq(ticketCustomValues.field_id, field_id), eq(ticketCustomValues.value, value));
+    values.push({
+      ids: sql`${db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues).where(match)}`,
+      // The (ticket_id, field_id) primary key: one probe per ticket the walk reads.
+      has: (id) => sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} WHERE ${ticketCustomValues.ticket_id} = ${id} AND ${match})`,
+      count: db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues).where(match),
+    });
+  }
+  return { plain, text, values };
+}
+
+/** Tickets a search may check against their text when the index can only narrow q down. */
+export const MAX_CHECKED_TICKETS = 5_000;
+/** Characters of message text one search may read to test it (each message read costs 512 more). */
+export const TEXT_CHECK_BUDGET = 8 * 1024 * 1024;
+/** A customer with at most this many tickets is searched by reading their tickets, not the index. */
+export const OWN_SCAN_MAX_TICKETS = 1_000;
+
+const ownTicketCount = (db: Db, id: number) => db.select({ n: sql<number>`count(*)` })
+  .from(sql`(SELECT 1 FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${id} AND ${ticketWatchers.role} IN ('requester', 'cc') LIMIT ${OWN_SCAN_MAX_TICKETS + 1})`).get()!.n;
+
+/**
+ * Runs q's set of tickets once into the temporary table (decision 012), with bounded work
+ * (decision 017):
+ * - a customer's own tickets are read and tested directly (they have few; the index holds
+ *   everyone's text), within TEXT_CHECK_BUDGET — past it, or past OWN_SCAN_MAX_TICKETS
+ *   tickets, the index is used as for staff, narrowed to their tickets;
+ * - through the index, when it could only narrow q down (q repeats a trigram, see textPlan in
+ *   search.ts), the candidates are tested against their text, within MAX_CHECKED_TICKETS and
+ *   TEXT_CHECK_BUDGET, else SearchTooBroad (the domain asks for more distinctive text).
+ */
+function holdText(db: Db, f: TicketListSpec, q: string): HeldIds {
+  const customer = f.customerId;
+  try {
+    if (customer !== undefined && ownTicketCount(db, customer) <= OWN_SCAN_MAX_TICKETS) {
+      try {
+        return checkTextWithin(db, TEXT_CHECK_BUDGET, () => holdIds(db, ownTextSet(q, customer)));
+      } catch (e) {
+        if (!(e instanceof TextCheckTooCostly)) throw e;
+      }
+    }
+    const text = textMatchSet(q, { includeComments: f.includeComments, requesterId: customer });
+    const held = holdIds(db, text.ids);
+    if (!text.check) return held;
+    if (held.size > MAX_CHECKED_TICKETS) throw new SearchTooBroad();
+    return checkTextWithin(db, TEXT_CHECK_BUDGET, () => keepHeld(db, held, text.check!));
+  } catch (e) {
+    releaseIds(db);
+    throw e instanceof TextCheckTooCostly ? new SearchTooBroad() : e;
+  }
+}
+
+/**
+ * The statements behind a list: the page, the count, and for `q` / `cf.<key>` a second form of
+ * the page (`walk`) that reads tickets in sort order and tests each against the sets.
+ * - `q` runs once, here, into a temporary table (`fill`; decision 012): the text search is the
+ *   costly part, and the count and the page both need its result.
+ * - `cf.<key>` stays in its index: the count reads the index alone, the walk probes the
+ *   primary key of ticket_custom_values for each ticket it reads, the page reads the set.
+ * A list filtered by sets alone is counted without reading a ticket (`count` is undefined for
+ * a lone `q`, whose size is the total). Exposed so the plans can be checked; the caller
+ * releases the table (`release`).
+ */
+export function listQueries(db: Db, f: TicketListSpec) {
+  const { limit, offset } = f;
+  const dir = f.desc ? desc : asc;
+  const page = (where: SQL | undefined) =>
+    db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[f.sort]), dir(tickets.id)).limit(limit).offset(offset);
+  const { plain, text, values } = conditions(db, f);
+  const held = text ? holdText(db, f, text) : undefined;
+  const id = sql`${tickets.id}`;
+  // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
+  const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...values.map((v) => sql`${id} IN ${v.ids}`));
+  const walkWhere = and(...plain, ...(held ? [sql`+${id} IN ${held.table}`] : []), ...values.map((v) => v.has(id)));
+  const countOf = (from: SQL | typeof tickets, cond?: SQL): CountQuery => db.select({ n: sql<number>`count(*)` }).from(from).where(cond);
+  let count: CountQuery | undefined;
+  if (plain.length > 0) count = countOf(tickets, where);
+  else if (held) count = values.length === 0 ? undefined : countOf(sql`${held.table} AS s`, and(...values.map((v) => v.has(sql`s.id`))));
+  else count = values.length === 1 ? values[0].count : countOf(tickets, where);
+  return {
+    limit, offset, count,
+    fill: held?.fill,
+    page: page(where),
+    walk: held || values.length > 0 ? page(walkWhere) : undefined,
+    total: (): number => (count ? count.get()!.n : held!.size),
+    release: () => { if (held) releaseIds(db); },
+  };
+}
+
+/** Index entries a walk may read, on average, before it is cheaper to sort the set instead. */
+export const WALK_BUDGET = 10_000;
+
+/**
+ * Walk or sort? A set of `total` tickets among `count` is met every count/total entries of a
+ * sort index, so a page ending at offset+limit is reached after about (offset+limit)·count/total
+ * entries. A dense set (a common word, a frequent value: thousands of tickets) is found that way
+ * in a few hundred reads, where sorting it would read every ticket of the set; a sparse one is
+ * cheaper to read and sort.
+ */
+export function shouldWalk(total: number, count: number, end: number): boolean {
+  return total > 0 && (end * count) / total <= WALK_BUDGET;
+}
+
+/**
+ * One list, run synchronously from start to end: the temporary table belongs to the connection,
+ * and no other list's statements can run in between.
+ */
+export function listTickets(db: Db, f: TicketListSpec) {
+  const q = listQueries(db, f);
+  try {
+    const total = q.total();
+    const walk = q.walk && shouldWalk(total, db.select({ n: sql<number>`coalesce(max(${tickets.id}), 0)` }).from(tickets).get()!.n, q.offset + q.limit);
+    const rows = total === 0 ? [] : (walk ? q.walk! : q.page).all();
+    return { rows, total };
+  } finally {
+    q.release();
+  }
+}
