@@ -5,12 +5,13 @@ import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { closeDb, openDb } from '../src/db/client.js';
+import { closeDb, openDb, uniqueViolation as sqliteUniqueViolation } from '../src/db/client.js';
 import * as sqliteSchema from '../src/db/schema.js';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
 import * as pgSchema from '../src/db/postgres/schema.js';
 import { containsPattern } from '../src/db/postgres/search.js';
 import { identityColumns, syncSequences } from '../src/db/postgres/sequences.js';
+import { sameName, uniqueColumns, uniqueViolation } from '../src/db/postgres/unique.js';
 import { createDatabase, createMigratedDatabase, pgAvailable, postgres, stopPostgres } from './helpers/postgres.js';
 
 // SPEC C6: one schema description (src/db/schema.ts), two dialects. The PostgreSQL tables are
@@ -256,6 +257,62 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
       // A renamed row counts too.
       expect(await violation(client, "UPDATE teams SET name = 'support' WHERE name = 'Support 2'"))
         .toEqual({ code: '23505', constraint: 'teams_name_uq' });
+    });
+  });
+
+  it('names the broken unique index\'s columns as SQLite does (uniqueViolation), for the same writes', async () => {
+    // The same statements on both stores; each answer is what src/domain/unique.ts turns into a 409.
+    const steps: [string, string[] | undefined][] = [
+      ["INSERT INTO users (email, role, created_at, updated_at) VALUES ('a@example.com', 'agent', 't', 't')", undefined],
+      ["INSERT INTO users (email, role, created_at, updated_at) VALUES ('a@example.com', 'admin', 't', 't')", ['users.email']],
+      ["INSERT INTO teams (name, created_at, updated_at) VALUES ('Support', 't', 't')", undefined],
+      ["INSERT INTO teams (name, created_at, updated_at) VALUES ('support', 't', 't')", ['teams.name']],
+      ["INSERT INTO team_members (team_id, user_id, created_at) VALUES (1, 1, 't')", undefined],
+      ["INSERT INTO team_members (team_id, user_id, created_at) VALUES (1, 1, 't')", ['team_members.team_id', 'team_members.user_id']],
+      ["INSERT INTO queues (name, mail_alias, created_at, updated_at) VALUES ('General', 'help@example.com', 't', 't')", undefined],
+      ["INSERT INTO queues (name, created_at, updated_at) VALUES ('GENERAL', 't', 't')", ['queues.name']],
+      ["INSERT INTO queues (name, mail_alias, created_at, updated_at) VALUES ('Billing', 'help@example.com', 't', 't')", ['queues.mail_alias']],
+      ["INSERT INTO scrips (key, condition, action, created_at, updated_at) VALUES ('k', 'on_create', 'notify_owner', 't', 't')", undefined],
+      ["INSERT INTO scrips (key, condition, action, created_at, updated_at) VALUES ('k', 'on_create', 'notify_owner', 't', 't')", ['scrips.key']],
+      ["INSERT INTO templates (name, created_at, updated_at) VALUES ('Autoreply', 't', 't')", undefined],
+      ["INSERT INTO templates (name, created_at, updated_at) VALUES ('AUTOREPLY', 't', 't')", ['templates.name']],
+      ["INSERT INTO custom_fields (key, name, type, created_at, updated_at) VALUES ('f', 'F', 'text', 't', 't')", undefined],
+      ["INSERT INTO custom_fields (key, name, type, created_at, updated_at) VALUES ('f', 'G', 'text', 't', 't')", ['custom_fields.key']],
+      ["INSERT INTO app_secrets (name, value, created_at) VALUES ('portal', 'x', 't')", undefined],
+      ["INSERT INTO app_secrets (name, value, created_at) VALUES ('portal', 'y', 't')", ['app_secrets.name']],
+      ["INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES ('h', 1, 't', 't')", undefined],
+      ["INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (1, 'a', 'h', 't')", undefined],
+      ["INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (1, 'b', 'h', 't')", ['api_tokens.token_hash']],
+    ];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-pg-unique-'));
+    const lite = openDb(path.join(dir, 'hxdesk.db'));
+    try {
+      await withDb(async (client) => {
+        for (const [statement, expected] of steps) {
+          let onLite: string[] | undefined;
+          try { lite.$client.prepare(statement).run(); } catch (e) { onLite = sqliteUniqueViolation(e); if (!onLite) throw e; }
+          let onPg: string[] | undefined;
+          try { await client.query(statement); } catch (e) { onPg = uniqueViolation(e); if (!onPg) throw e; }
+          expect({ statement, sqlite: onLite, postgres: onPg }).toEqual({ statement, sqlite: expected, postgres: expected });
+        }
+      });
+    } finally {
+      closeDb(lite);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // Every unique index and primary key of the schema is known by name.
+    expect([...uniqueColumns.keys()]).toEqual(expect.arrayContaining(['users_email_uq', 'teams_name_uq', 'team_members_team_id_user_id_pk', 'queues_name_uq', 'queues_mail_alias_uq', 'scrips_key_uq', 'users_pkey']));
+  });
+
+  it('looks names up through their unique index (sameName → lower(name) = lower($1))', async () => {
+    await withDb(async (client) => {
+      await client.query(`INSERT INTO teams (name, created_at, updated_at) SELECT 'Team ' || i, 't', 't' FROM generate_series(1, 2000) AS i`);
+      await client.query('ANALYZE teams');
+      const db = drizzle(client, { schema: pgSchema });
+      const query = db.select({ id: pgSchema.teams.id }).from(pgSchema.teams).where(sameName(pgSchema.teams.name, 'TEAM 42')).toSQL();
+      const plan = await explain(client, query.sql, query.params);
+      expect(plan.map((n) => n['Index Name']).filter(Boolean), JSON.stringify(plan)).toContain('teams_name_uq');
+      expect((await client.query(query.sql, query.params)).rows).toEqual([{ id: 42 }]);
     });
   });
 
