@@ -267,6 +267,10 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
       ["INSERT INTO users (email, role, created_at, updated_at) VALUES ('a@example.com', 'admin', 't', 't')", ['users.email']],
       ["INSERT INTO teams (name, created_at, updated_at) VALUES ('Support', 't', 't')", undefined],
       ["INSERT INTO teams (name, created_at, updated_at) VALUES ('support', 't', 't')", ['teams.name']],
+      // NOCASE folds ASCII letters only (decision 018); so does lower(name COLLATE "C").
+      ["INSERT INTO teams (name, created_at, updated_at) VALUES ('Équipe', 't', 't')", undefined],
+      ["INSERT INTO teams (name, created_at, updated_at) VALUES ('équipe', 't', 't')", undefined],
+      ["INSERT INTO teams (name, created_at, updated_at) VALUES ('ÉQUIPE', 't', 't')", ['teams.name']],
       ["INSERT INTO team_members (team_id, user_id, created_at) VALUES (1, 1, 't')", undefined],
       ["INSERT INTO team_members (team_id, user_id, created_at) VALUES (1, 1, 't')", ['team_members.team_id', 'team_members.user_id']],
       ["INSERT INTO queues (name, mail_alias, created_at, updated_at) VALUES ('General', 'help@example.com', 't', 't')", undefined],
@@ -304,7 +308,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
     expect([...uniqueColumns.keys()]).toEqual(expect.arrayContaining(['users_email_uq', 'teams_name_uq', 'team_members_team_id_user_id_pk', 'queues_name_uq', 'queues_mail_alias_uq', 'scrips_key_uq', 'users_pkey']));
   });
 
-  it('looks names up through their unique index (sameName → lower(name) = lower($1))', async () => {
+  it('looks names up through their unique index (sameName → lower(name COLLATE "C") = lower($1 …))', async () => {
     await withDb(async (client) => {
       await client.query(`INSERT INTO teams (name, created_at, updated_at) SELECT 'Team ' || i, 't', 't' FROM generate_series(1, 2000) AS i`);
       await client.query('ANALYZE teams');

@@ -21,7 +21,7 @@ import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm
  *
  * Defaults, NOT NULL, primary keys (also composite), foreign keys with their ON DELETE,
  * indexes, unique indexes and partial indexes (WHERE) carry over. A unique index on
- * `col COLLATE NOCASE` becomes a unique index on `lower(col)`. Anything else SQLite-specific
+ * `col COLLATE NOCASE` becomes a unique index on `lower(col COLLATE "C")` (ASCII case folding). Anything else SQLite-specific
  * throws here, so that it gets written out explicitly instead of silently changing meaning.
  */
 
@@ -66,7 +66,7 @@ function twinColumn(col: Column, columns: Record<string, PgColumn>): PgColumn {
 
 /**
  * Rewrites a SQLite SQL fragment (an index expression or WHERE) for PostgreSQL: columns are
- * replaced by the twin's, `<col> COLLATE NOCASE` becomes `lower(<col>)`; other text is kept
+ * replaced by the twin's, `<col> COLLATE NOCASE` becomes `lower(<col> COLLATE "C")`; other text is kept
  * as it is (plain comparisons, IS NOT NULL), unless it names something SQLite-only.
  */
 function rewrite(fragment: SQL, columns: Record<string, PgColumn>, where: string): SQL {
@@ -74,7 +74,9 @@ function rewrite(fragment: SQL, columns: Record<string, PgColumn>, where: string
   const texts = chunks.filter((c): c is StringChunk => is(c, StringChunk)).map((c) => c.value.join(''));
   const cols = chunks.filter((c) => is(c, Column)) as Column[];
   if (cols.length === 1 && texts.join('|').trim().replace(/\s+/g, ' ').toUpperCase() === '| COLLATE NOCASE') {
-    return sql`lower(${twinColumn(cols[0], columns)})`;
+    // lower() under the "C" collation folds ASCII letters only, as NOCASE does (decision 018:
+    // "Équipe" and "équipe" are two names), whatever locale the database was created with.
+    return sql`lower(${twinColumn(cols[0], columns)} COLLATE "C")`;
   }
   const foreign = texts.find((t) => /\b(COLLATE|GLOB|REGEXP|MATCH|json_|strftime|rowid)\b/i.test(t));
   if (foreign !== undefined) throw new Error(`${where}: cannot translate "${foreign.trim()}" for PostgreSQL; write it out explicitly`);

@@ -41,5 +41,9 @@ export function uniqueViolation(err: unknown): string[] | undefined {
   return [...(uniqueColumns.get(err.constraint ?? '') ?? [])];
 }
 
-/** `column = value` ignoring case, as the unique name indexes compare (lower(name)), so they serve it. */
-export const sameName = (column: PgColumn, value: string): SQL => sql`lower(${column}) = lower(${value})`;
+/**
+ * `column = value` ignoring ASCII case: the comparison of the unique name indexes
+ * (`lower(name COLLATE "C")`, SQLite's NOCASE), written as they are so that they serve it.
+ */
+export const sameName = (column: PgColumn, value: string): SQL =>
+  sql`lower(${column} COLLATE "C") = lower(${value}::text COLLATE "C")`;

@@ -289,14 +289,14 @@ CREATE INDEX "outbox_due_idx" ON "outbox" USING btree ("status","kind","next_att
 CREATE INDEX "outbox_message_id_idx" ON "outbox" USING btree ("message_id");--> statement-breakpoint
 CREATE INDEX "outbox_ticket_idx" ON "outbox" USING btree ("ticket_id","id");--> statement-breakpoint
 CREATE INDEX "queue_watchers_user_idx" ON "queue_watchers" USING btree ("user_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "queues_name_uq" ON "queues" USING btree (lower("name"));--> statement-breakpoint
+CREATE UNIQUE INDEX "queues_name_uq" ON "queues" USING btree (lower("name" COLLATE "C"));--> statement-breakpoint
 CREATE UNIQUE INDEX "queues_mail_alias_uq" ON "queues" USING btree ("mail_alias");--> statement-breakpoint
 CREATE INDEX "saved_views_owner_idx" ON "saved_views" USING btree ("owner_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "scrips_key_uq" ON "scrips" USING btree ("key");--> statement-breakpoint
 CREATE INDEX "sessions_user_idx" ON "sessions" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "team_members_user_idx" ON "team_members" USING btree ("user_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "teams_name_uq" ON "teams" USING btree (lower("name"));--> statement-breakpoint
-CREATE UNIQUE INDEX "templates_name_uq" ON "templates" USING btree (lower("name"));--> statement-breakpoint
+CREATE UNIQUE INDEX "teams_name_uq" ON "teams" USING btree (lower("name" COLLATE "C"));--> statement-breakpoint
+CREATE UNIQUE INDEX "templates_name_uq" ON "templates" USING btree (lower("name" COLLATE "C"));--> statement-breakpoint
 CREATE INDEX "ticket_custom_values_lookup_idx" ON "ticket_custom_values" USING btree ("field_id","value");--> statement-breakpoint
 CREATE INDEX "ticket_watchers_user_idx" ON "ticket_watchers" USING btree ("user_id","role");--> statement-breakpoint
 CREATE INDEX "tickets_queue_status_updated_idx" ON "tickets" USING btree ("queue_id","status","updated_at");--> statement-breakpoint
