@@ -133,7 +133,11 @@ export async function startPostgres(): Promise<PgCluster> {
   const startMs = Math.round(performance.now() - t0);
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   const admin = new pg.Client({ connectionString: url() });
+  admin.on('error', () => {}); // the server going away (stop(), a crash) must not throw out of the test process
   await admin.connect();
+  // CREATE DATABASE … STRATEGY exists from PostgreSQL 15 on (PG_BIN may point at an older server).
+  const version = Number((await admin.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0].v);
+  const strategy = version >= 150000 ? ' STRATEGY FILE_COPY' : '';
   let n = 0;
   let template: Promise<string> | null = null;
   let stopped = false;
@@ -141,7 +145,7 @@ export async function startPostgres(): Promise<PgCluster> {
   const createFrom = async (source: string | null): Promise<string> => {
     const name = `hx_${++n}`;
     // FILE_COPY copies the template's files instead of WAL-logging every block: faster for small databases.
-    const ddl = `CREATE DATABASE ${name}${source ? ` TEMPLATE ${source}` : ''} STRATEGY FILE_COPY`;
+    const ddl = `CREATE DATABASE ${name}${source ? ` TEMPLATE ${source}` : ''}${strategy}`;
     for (let attempt = 1; ; attempt++) {
       try {
         await admin.query(ddl);
@@ -163,7 +167,7 @@ export async function startPostgres(): Promise<PgCluster> {
     createDatabase: () => createFrom(null),
     createMigratedDatabase: async () => {
       template ??= (async () => {
-        await admin.query('CREATE DATABASE hx_template STRATEGY FILE_COPY');
+        await admin.query(`CREATE DATABASE hx_template${strategy}`);
         await migratePostgres(url('hx_template'));
         return 'hx_template';
       })();
