@@ -1,4 +1,5 @@
 // npm run bench [-- --size 10k|100k|1m|<n>] [--duration 5] [--connections 8] [--quick]
+// npm run bench -- --mixed …: the mixed 128-connection load instead (bench/mixed.ts, its options there)
 //
 // Builds (or reuses) a dataset of the given size with bulk SQL, copies it, starts the real
 // server on the copy in production mode, and measures operations over HTTP: each one with a
@@ -151,4 +152,5 @@ async function main() {
   }
 }
 
-main().catch((e) => { process.stderr.write(`${(e as Error).stack ?? e}\n`); process.exit(1); });
+if (args.includes('--mixed')) await import('./mixed.js');
+else main().catch((e) => { process.stderr.write(`${(e as Error).stack ?? e}\n`); process.exit(1); });

@@ -21,12 +21,12 @@ const rand = () => { state ^= state << 13; state ^= state >>> 17; state ^= state
 const pick = <T>(a: readonly T[]): T => a[Math.floor(rand() * a.length)];
 const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 
-const COMMON = ('the a to and of in is it you that for on with this be are have not we can your please our was will as at but if '
+export const COMMON = ('the a to and of in is it you that for on with this be are have not we can your please our was will as at but if '
   + 'from my an or there been has would could should when what which they all any some more about get need help thanks hello hi regards '
   + 'issue problem error again still now today yesterday since after before working broken cannot unable access account login password '
   + 'email invoice payment order delivery refund update install version server network connection screen laptop phone printer vpn '
   + 'office meeting customer support team ticket request urgent soon week month time system data file report page link button').split(' ');
-const RARE = Array.from({ length: 3000 }, (_, i) => {
+export const RARE = Array.from({ length: 3000 }, (_, i) => {
   const syll = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'vo', 'zi', 'pe', 'shu', 'gra', 'bel', 'dor', 'fin', 'hal', 'jor', 'kel', 'mar', 'nor', 'pol'];
   let w = '';
   let n = i + 7;

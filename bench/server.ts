@@ -16,12 +16,13 @@ export function startFlags(tree = root): string[] {
 /**
  * Starts the compiled server (build it first) with these settings over the production defaults;
  * resolves once it listens. `onOutput` sees everything it prints; `tree` is the checkout to run
- * (this one by default; another commit's worktree to compare against).
+ * (this one by default; another commit's worktree to compare against); `nodeFlags` go to node
+ * after npm start's own (e.g. `--cpu-prof`, which NODE_OPTIONS does not take).
  */
-export async function startProductionServer(dataDir: string, env: Record<string, string>, onOutput?: (chunk: string) => void, tree = root):
+export async function startProductionServer(dataDir: string, env: Record<string, string>, onOutput?: (chunk: string) => void, tree = root, nodeFlags: string[] = []):
 Promise<{ proc: ChildProcess; url: string; startMs: number }> {
   const started = performance.now();
-  const proc = spawn(process.execPath, [...startFlags(tree), 'dist/server.js'], {
+  const proc = spawn(process.execPath, [...startFlags(tree), ...nodeFlags, 'dist/server.js'], {
     cwd: tree, stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SMTP_URL: '', IMAP_URL: '', ...env },
   });
