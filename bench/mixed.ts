@@ -14,8 +14,12 @@
 // the tree given by --root (default: this one) with tsc and starts it as `npm start` does, in
 // production mode (bench/server.ts). With --url (repeatable) or --ports it starts nothing and
 // spreads the connections round-robin over those servers, which must already serve a bench
-// dataset (it signs in as the bench admin unless --token is given; mail needs --mailgate-token
-// or MAILGATE_TOKEN in the environment when the server's differs from the bench's).
+// dataset (it signs in to each as the bench admin for a token of its own, unless --token is
+// given; mail needs --mailgate-token or MAILGATE_TOKEN in the environment when the server's
+// differs from the bench's). --size only chooses the dataset of a server it starts.
+//
+// All connections are opened (one GET /healthz each) before the load: a connection opened while
+// the server is saturated can wait seconds in the kernel's accept queue (docs/performance.md).
 //
 // --store postgres: the server it starts gets DATABASE_URL=<--database-url> (required then);
 // that database must already hold the bench dataset (for instance copied there from
@@ -72,8 +76,6 @@ const TIMEOUT_MS = 10_000;
 const SLOW_MS = 2_000;
 const BENCH_MAILGATE_TOKEN = 'bench-mailgate-token-0123456789';
 const MAILGATE_TOKEN = opt['mailgate-token'] ?? (opt.url || opt.ports ? process.env.MAILGATE_TOKEN : undefined) ?? BENCH_MAILGATE_TOKEN;
-if (opt.store !== 'sqlite' && opt.store !== 'postgres') throw new Error(`--store is sqlite or postgres, not ${opt.store}`);
-if (opt.store === 'postgres' && !opt['database-url'] && !opt.url && !opt.ports) throw new Error('--store postgres needs --database-url postgres://… (or --url of servers already running on PostgreSQL)');
 const log = (m: string) => process.stderr.write(`mixed: ${m}\n`);
 
 // ---------------------------------------------------------------------------------------------
@@ -95,7 +97,7 @@ function rng(seed: number) {
 }
 type Rng = ReturnType<typeof rng>;
 
-interface World { maxId: number; queues: number[]; agents: number[]; teams: number[]; aliases: string[]; created: number[] }
+interface World { maxId: number; queues: number[]; agents: number[]; teams: number[]; aliases: string[]; /** tickets made during the run, by server (separate SQLite copies do not share them) */ created: number[][] }
 interface Req { kind: Kind; variant: string; method: string; path: string; body?: string; headers: Record<string, string> }
 
 const WORDS = COMMON.slice(COMMON.indexOf('access')); // helpdesk vocabulary: frequent in the data, but not function words
@@ -108,15 +110,16 @@ const THINGS = ['the VPN', 'my account', 'order', 'the printer', 'email', 'the p
  * A ticket to read or change: 70 % among the newest 5 % (at least 500) of the tickets (the ones
  * being worked on) or made during this run, 30 % anywhere.
  */
-function ticketId(r: Rng, w: World): number {
+function ticketId(r: Rng, w: World, server: number): number {
   if (r.next() < 0.3) return r.int(1, w.maxId);
   const recent = Math.max(500, Math.round(w.maxId * 0.05));
-  if (w.created.length && r.next() < 0.3) return r.pick(w.created);
+  const created = w.created[server] ?? [];
+  if (created.length && r.next() < 0.3) return r.pick(created);
   return r.int(Math.max(1, w.maxId - recent + 1), w.maxId);
 }
 
 const J = { 'content-type': 'application/json' };
-function makeRequest(r: Rng, w: World, seq: number): Req {
+function makeRequest(r: Rng, w: World, seq: number, server: number): Req {
   const kind = r.weighted(WEIGHTS);
   const get = (variant: string, p: string, headers: Record<string, string> = {}): Req => ({ kind, variant, method: 'GET', path: p, headers });
   switch (kind) {
@@ -144,23 +147,23 @@ function makeRequest(r: Rng, w: World, seq: number): Req {
       const word = v === 'rare word' ? RARE[r.int(300, RARE.length - 1)] : v === 'helpdesk word' ? r.pick(WORDS) : v === 'printer/password' ? r.pick([SUBJECT_WORD, 'password']) : BODY_ONLY_WORD;
       return get(v, `/tickets?q=${encodeURIComponent(word)}${r.next() < 0.4 ? '&status=new,open,stalled' : ''}`);
     }
-    case 'page': return get('ticket page', `/tickets/${ticketId(r, w)}`, { accept: 'text/html' });
+    case 'page': return get('ticket page', `/tickets/${ticketId(r, w, server)}`, { accept: 'text/html' });
     case 'create': {
       const owner = r.next() < 0.5 ? r.pick(w.agents) : null;
       const body = { queue_id: r.pick(w.queues), subject: `${r.pick(SUBJECTS)} ${r.pick(THINGS)} ${r.pick(RARE)}`, description: PARA(r, r.int(2, 5)), owner_id: owner, priority: r.int(0, 100) };
       return { kind, variant: owner ? 'owned' : 'unowned', method: 'POST', path: '/tickets', body: JSON.stringify(body), headers: J };
     }
-    case 'reply': return { kind, variant: 'public', method: 'POST', path: `/tickets/${ticketId(r, w)}/comment`, body: JSON.stringify({ body: PARA(r, r.int(1, 4)), internal: false }), headers: J };
+    case 'reply': return { kind, variant: 'public', method: 'POST', path: `/tickets/${ticketId(r, w, server)}/comment`, body: JSON.stringify({ body: PARA(r, r.int(1, 4)), internal: false }), headers: J };
     case 'patch': {
       const v = r.weighted([['status', 50], ['priority', 25], ['owner', 25]] as const);
       const body = v === 'status' ? { status: r.pick(['open', 'open', 'stalled', 'resolved', 'new']) } : v === 'priority' ? { priority: r.int(0, 100) } : { owner_id: r.next() < 0.15 ? null : r.pick(w.agents) };
-      return { kind, variant: v, method: 'PATCH', path: `/tickets/${ticketId(r, w)}`, body: JSON.stringify(body), headers: J };
+      return { kind, variant: v, method: 'PATCH', path: `/tickets/${ticketId(r, w, server)}`, body: JSON.stringify(body), headers: J };
     }
     case 'mailgate': {
       const reply = r.next() < 0.4;
       const html = r.next() < 0.5;
       const who = r.int(0, 999);
-      const id = ticketId(r, w);
+      const id = ticketId(r, w, server);
       const subject = reply ? `Re: [hxdesk #${id}] ${r.pick(SUBJECTS)} ${r.pick(THINGS)}` : `${r.pick(SUBJECTS)} ${r.pick(THINGS)} ${r.pick(RARE)}`;
       const text = `${PARA(r, r.int(1, 4))}\r\n\r\nRegards,\r\nMail Sender ${who}`;
       const head = [`From: "Mail Sender ${who}" <mixed${who}@customers.example>`, `To: ${r.pick(w.aliases)}`, `Subject: ${subject}`,
@@ -255,6 +258,8 @@ async function discover(base: string, auth: Record<string, string>): Promise<Wor
 }
 
 async function main() {
+  if (opt.store !== 'sqlite' && opt.store !== 'postgres') throw new Error(`--store is sqlite or postgres, not ${opt.store}`);
+  if (opt.store === 'postgres' && !opt['database-url'] && !opt.url && !opt.ports) throw new Error('--store postgres needs --database-url postgres://… (or --url of servers already running on PostgreSQL)');
   let bases: string[] = opt.url ?? [];
   if (opt.ports) bases = [...bases, ...opt.ports.split(',').map((p) => `http://127.0.0.1:${p.trim()}`)];
   let server: Awaited<ReturnType<typeof startProductionServer>> | undefined;
@@ -279,8 +284,10 @@ async function main() {
     log(`server ${TREE} on ${server.url} (${opt.store}), started in ${server.startMs} ms`);
   }
   try {
-    const auth = await signIn(bases[0]);
-    const world = await discover(bases[0], auth);
+    // A token per server (on one shared PostgreSQL database any would do; separate SQLite copies each need their own).
+    const auths = await Promise.all(bases.map((b) => signIn(b)));
+    const world = await discover(bases[0], auths[0]);
+    const size = server ? SIZE : world.maxId;
     log(`${world.maxId} tickets, ${world.queues.length} queues, ${world.agents.length} agents; ${CONNECTIONS} connections over ${bases.join(', ')}; warm-up ${WARMUP} s, measured ${SECONDS} s`);
 
     // Every connection is opened (one GET /healthz each, a few at a time) before the load starts:
@@ -309,13 +316,15 @@ async function main() {
       const r = rng(Number(opt.seed) * 1000 + i + 1);
       const agent = agents[i];
       const base = new URL(bases[i % bases.length]);
+      const auth = auths[i % bases.length];
       while (performance.now() < end) {
-        const req = makeRequest(r, world, seq++);
+        const req = makeRequest(r, world, seq++, i % bases.length);
         const sentAt = performance.now();
         const a = await send(agent, base, req, auth);
-        if (req.kind === 'create' && a.status === 201 && world.created.length < 50_000) {
+        if (req.kind === 'create' && a.status === 201) {
           const id = Number(/"id":(\d+)/.exec(a.body)?.[1]);
-          if (id) world.created.push(id);
+          const mine = (world.created[i % bases.length] ??= []);
+          if (id && mine.length < 50_000) mine.push(id);
         }
         if (sentAt >= measureFrom && sentAt < end) {
           stat(req.kind).add(a); stat(`${req.kind}: ${req.variant}`).add(a); stat('all').add(a);
@@ -356,7 +365,7 @@ async function main() {
     });
     const slowest = [...trace].sort((a, b) => b.ms - a.ms).slice(0, 10).map((t) => ({ ...t, at: Math.round(t.at * 100) / 100, ms: Math.round(t.ms) }));
     const out = {
-      size: SIZE, connections: CONNECTIONS, think_ms: THINK_MS, seconds: SECONDS, warmup: WARMUP, store: opt.store, tree: bases.length && !server ? null : TREE, urls: bases, dataset,
+      size, connections: CONNECTIONS, think_ms: THINK_MS, seconds: SECONDS, warmup: WARMUP, store: opt.store, tree: bases.length && !server ? null : TREE, urls: bases, dataset,
       kinds: Object.fromEntries(rows.map(([k, s]) => [k, s.summary(SECONDS)])),
       variants: Object.fromEntries(variants.map(([k, s]) => [k, s.summary(SECONDS)])),
       healthz_probe: probe.summary(SECONDS),
@@ -370,7 +379,7 @@ async function main() {
     const line = (name: string, s: ReturnType<Stat['summary']>) => `| ${name} | ${s.count} | ${s.per_s} | ${s.p50_ms} | ${s.p90_ms} | ${s.p99_ms} | ${s.max_ms} | ${s.over_2s} | ${s.timeouts} | ${errs(s.errors)} |`;
     const head = ['| kind | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | > 2 s | timeouts | errors |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|'];
     process.stdout.write([
-      '', `### Mixed load: ${SIZE.toLocaleString('en')} tickets, ${CONNECTIONS} connections${THINK_MS ? ` (think time 0–${2 * THINK_MS} ms)` : ''}, ${SECONDS} s (after ${WARMUP} s warm-up), ${opt.store}`, '',
+      '', `### Mixed load: ${size.toLocaleString('en')} tickets, ${CONNECTIONS} connections${THINK_MS ? ` (think time 0–${2 * THINK_MS} ms)` : ''}, ${SECONDS} s (after ${WARMUP} s warm-up), ${opt.store}`, '',
       ...head, ...rows.map(([k, s]) => line(k === 'all' ? '**all**' : k, s.summary(SECONDS))), line('/healthz probe (not in the mix)', out.healthz_probe), '',
       'By variant:', '', ...head, ...variants.map(([k, s]) => line(k, s.summary(SECONDS))), '',
       `Server CPU ${out.server_cpu_pct ?? '–'} % of one core (all its threads) · load generator CPU ${out.client_cpu_pct} % · server peak RSS ${out.server_peak_rss_mb ?? '–'} MB`, '',
@@ -387,4 +396,4 @@ async function main() {
   }
 }
 
-main().catch((e) => { process.stderr.write(`${(e as Error).stack ?? e}\n`); process.exit(1); });
+main().catch((e) => { process.stderr.write(`mixed: ${(e as Error).stack ?? e}\n`); process.exit(1); });
