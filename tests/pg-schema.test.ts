@@ -5,7 +5,8 @@ import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { closeDb, openDb, uniqueViolation as sqliteUniqueViolation } from '../src/db/client.js';
+import { closeDb, openDb, sqliteOf } from '../src/db/store.js';
+import { uniqueViolation as sqliteUniqueViolation } from '../src/db/sqlite/client.js';
 import * as sqliteSchema from '../src/db/schema.js';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
 import * as pgSchema from '../src/db/postgres/schema.js';
@@ -35,7 +36,7 @@ function sqliteShape(): Shape {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-pg-schema-'));
   const db = openDb(path.join(dir, 'hxdesk.db'));
   try {
-    const raw = db.$client;
+    const raw = sqliteOf(db);
     const tables = (raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[])
       .map((t) => t.name);
     // The exclusions are real: if SQLite's search tables change, this list must be looked at again.
@@ -294,7 +295,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
       await withDb(async (client) => {
         for (const [statement, expected] of steps) {
           let onLite: string[] | undefined;
-          try { lite.$client.prepare(statement).run(); } catch (e) { onLite = sqliteUniqueViolation(e); if (!onLite) throw e; }
+          try { sqliteOf(lite).prepare(statement).run(); } catch (e) { onLite = sqliteUniqueViolation(e); if (!onLite) throw e; }
           let onPg: string[] | undefined;
           try { await client.query(statement); } catch (e) { onPg = uniqueViolation(e); if (!onPg) throw e; }
           expect({ statement, sqlite: onLite, postgres: onPg }).toEqual({ statement, sqlite: expected, postgres: expected });

@@ -206,7 +206,7 @@ function isUniqueViolation(err: unknown): boolean {
  * order (`["team_members.team_id", "team_members.user_id"]`); undefined for any other error.
  * SQLite names them in the message: "UNIQUE constraint failed: teams.name".
  */
-function uniqueViolation(err: unknown): string[] | undefined {
+export function uniqueViolation(err: unknown): string[] | undefined {
   if (!isUniqueViolation(err)) return undefined;
   const m = /constraint failed: (.+)$/.exec((err as Error).message);
   return m ? m[1].split(',').map((c) => c.trim()) : [];
