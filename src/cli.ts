@@ -1,0 +1,150 @@
+// `hxdesk <command>`: the administrator's command line (SPEC C6, docs/decisions/024). bin/hxdesk.js
+// starts the server itself for `serve` and hands every other command to main() below.
+// Every failure is one line on stderr and exit status 1 (2 for a misused command line).
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { backupDatabase, restoreDatabase, StoreError } from './db/backup.js';
+import { closeDb, openDb } from './db/client.js';
+import type { Actor } from './domain/actor.js';
+import { generatePassword } from './domain/secrets.js';
+import { findUserByEmail, updateUser } from './domain/users.js';
+import { loadEnv, type Env } from './env.js';
+
+export const USAGE = `Usage: hxdesk <command> [options]
+
+Commands:
+  serve                          start the server (as npm start does)
+  backup <file> [--force]        write a consistent copy of the database to <file>, also while
+                                 the server runs; --force overwrites an existing <file>
+  restore <file>                 put a backup in place of the database (stop the server first);
+                                 the current database is kept in DATA_DIR/backups/
+  reset-password <email> [--password-stdin]
+                                 set a new password for a user and sign them out everywhere;
+                                 prints a generated password unless one is read from stdin
+  help                           show this text (also --help, -h)
+
+Settings come from the environment, as for the server: DATA_DIR (default ./data) holds
+the database hxdesk.db and its backups/.
+Exit status: 0 done, 1 failed, 2 wrong use of the command line.`;
+
+/** A failure to report as one line, with its exit status. */
+export class CliError extends Error {
+  constructor(message: string, readonly status = 1) { super(message); }
+}
+const usageError = (message: string) => new CliError(`${message} (see hxdesk --help)`, 2);
+
+interface Io { stdout: (s: string) => void; stderr: (s: string) => void; stdin: NodeJS.ReadableStream & { isTTY?: boolean } }
+
+/** The settings the server would use; a bad one is reported on one line. */
+function settings(): Env {
+  try {
+    return loadEnv();
+  } catch (e) {
+    throw new CliError((e as Error).message.replace(/:\n\s*/, ': ').replace(/\n\s*/g, '; '));
+  }
+}
+
+/** The store must already exist: these commands never create an empty one. */
+function existingStore(env: Env): string {
+  if (!fs.existsSync(env.dbPath)) throw new CliError(`no database at ${env.dbPath} (DATA_DIR=${env.DATA_DIR}); set DATA_DIR to the server's data directory`);
+  return env.dbPath;
+}
+
+/** parseArgs with our messages: one positional argument, the given flags. */
+function args(argv: string[], name: string, flags: Record<string, { type: 'boolean' }>, positional: string) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { ...flags, help: { type: 'boolean', short: 'h' } } });
+  } catch (e) {
+    throw usageError(`${name}: ${(e as Error).message.replace(/\. To specify a positional.*$/s, '')}`);
+  }
+  if (parsed.values.help) return null;
+  if (parsed.positionals.length === 0) throw usageError(`${name}: missing ${positional}`);
+  if (parsed.positionals.length > 1) throw usageError(`${name}: one ${positional} only, got ${parsed.positionals.length} arguments`);
+  return { values: parsed.values as Record<string, boolean | undefined>, arg: parsed.positionals[0] };
+}
+
+const kib = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
+
+async function backup(argv: string[], io: Io): Promise<void> {
+  const a = args(argv, 'backup', { force: { type: 'boolean' } }, '<file> to write');
+  if (!a) return io.stdout(`${USAGE}\n`);
+  const env = settings();
+  const done = await backupDatabase(existingStore(env), a.arg, { force: a.values.force });
+  io.stdout(`Backed up ${env.dbPath} to ${done.file} (${kib(done.bytes)}); restore it with: hxdesk restore ${done.file}\n`);
+}
+
+async function restore(argv: string[], io: Io): Promise<void> {
+  const a = args(argv, 'restore', {}, '<file> to restore');
+  if (!a) return io.stdout(`${USAGE}\n`);
+  const env = settings();
+  const done = await restoreDatabase(a.arg, env.dbPath);
+  const lines = [`Restored ${a.arg} into ${done.restored}.`];
+  if (done.previous) lines.push(`The database it replaced is kept as ${done.previous}.`);
+  if (done.pending.length > 0) lines.push(`It predates this version's schema: the server migrates it when it starts (${done.pending.join(', ')}).`);
+  lines.push('Start the server to use it.');
+  io.stdout(`${lines.join('\n')}\n`);
+}
+
+/** Reads the whole of stdin; the password is its first line. */
+async function readPassword(stdin: Io['stdin']): Promise<string> {
+  if (stdin.isTTY) throw usageError('reset-password: --password-stdin reads the password from a pipe (printf %s "$PW" | hxdesk reset-password …)');
+  const chunks: Buffer[] = [];
+  for await (const c of stdin) chunks.push(Buffer.from(c as Buffer));
+  const text = Buffer.concat(chunks).toString('utf8');
+  const password = text.replace(/\r?\n$/, '');
+  if (/[\r\n]/.test(password)) throw new CliError('reset-password: the password read from stdin has several lines; pipe the password alone');
+  // The rule of the users and settings forms (src/routes/users/schemas.ts).
+  if (password.length < 12) throw new CliError('reset-password: the password must be at least 12 characters');
+  if (password.length > 1024) throw new CliError('reset-password: the password must be at most 1024 characters');
+  return password;
+}
+
+/** The actor the domain sees for a change made on the server's own machine by its administrator. */
+const COMMAND_LINE: Actor = { id: 0, email: 'hxdesk reset-password', name: 'command line', role: 'admin' };
+
+async function resetPassword(argv: string[], io: Io): Promise<void> {
+  const a = args(argv, 'reset-password', { 'password-stdin': { type: 'boolean' } }, '<email>');
+  if (!a) return io.stdout(`${USAGE}\n`);
+  const env = settings();
+  const given = a.values['password-stdin'] ? await readPassword(io.stdin) : undefined;
+  const db = openDb(existingStore(env));
+  try {
+    const user = findUserByEmail(db, a.arg);
+    if (!user) throw new CliError(`reset-password: no user with the e-mail address ${a.arg.trim()}`);
+    const sessions = (db.$client.prepare('SELECT count(*) AS n FROM sessions WHERE user_id = ?').get(user.id) as { n: number }).n;
+    const password = given ?? generatePassword();
+    // The domain's own update: it hashes the password and signs the user out everywhere.
+    await updateUser(db, COMMAND_LINE, user.id, { password });
+    if (given === undefined) io.stdout(`New password for ${user.email}: ${password}\n`);
+    else io.stdout(`Password changed for ${user.email}.\n`);
+    io.stdout(`Signed out of ${sessions} session${sessions === 1 ? '' : 's'}. A running server's sign-in brake (LOGIN_MAX_FAILURES) lives in its memory: if sign-in still answers "too many attempts", wait 15 minutes or restart the server.\n`);
+    if (user.disabled) io.stderr(`hxdesk: note: ${user.email} is disabled; an administrator must enable the account before it can sign in\n`);
+    if (user.role === 'requester') io.stderr(`hxdesk: note: ${user.email} is a requester; the password signs in to the portal only\n`);
+  } finally {
+    closeDb(db);
+  }
+}
+
+const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<void>> = {
+  backup, restore, 'reset-password': resetPassword,
+};
+
+/** Runs one command line (without `node` and the script); resolves with the exit status. */
+export async function main(argv: string[], io: Io = {
+  stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), stdin: process.stdin,
+}): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined) throw usageError('no command given');
+    if (command === 'help' || command === '--help' || command === '-h') { io.stdout(`${USAGE}\n`); return 0; }
+    const run = COMMANDS[command];
+    if (!run) throw usageError(command.startsWith('-') ? `unknown option ${command} before the command` : `unknown command "${command}"`);
+    await run(rest, io);
+    return 0;
+  } catch (e) {
+    const err = e instanceof CliError ? e : e instanceof StoreError ? new CliError(e.message) : new CliError(`${command}: ${(e as Error)?.message ?? e}`);
+    io.stderr(`hxdesk: ${err.message.replace(/\s*\n\s*/g, '; ')}\n`);
+    return err.status;
+  }
+}

@@ -1,0 +1,280 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
+import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
+
+// `hxdesk backup | restore | reset-password` (SPEC C6, decision 024), each run as the real
+// command (bin/hxdesk.js) in its own process against a real server process on the same
+// DATA_DIR, as an administrator runs them on the server's machine.
+
+const ADMIN_EMAIL = 'admin@example.com';
+const ADMIN_PASSWORD = 'admin-password-123';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-cli-'));
+const servers: ServerProcess[] = [];
+afterAll(() => {
+  killAll(servers.map((s) => s.child));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+let dirs = 0;
+const dataDir = () => fs.mkdtempSync(path.join(tmp, `data${++dirs}-`));
+const envOf = (dir: string) => ({ DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD });
+
+async function serve(dir: string): Promise<ServerProcess> {
+  const s = await spawnServer(envOf(dir));
+  servers.push(s);
+  return s;
+}
+async function stop(s: ServerProcess): Promise<void> {
+  process.kill(-s.child.pid!, 'SIGTERM');
+  expect((await s.exit).code).toBe(0);
+}
+
+interface Answer { status: number; body: any }
+async function call(base: string, method: string, p: string, opts: { token?: string; cookie?: string; body?: unknown } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.cookie) { headers.cookie = opts.cookie; headers.origin = base; }
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+}
+/** Signs in; the session cookie, or the refusal's status. */
+async function login(base: string, email: string, password: string): Promise<{ status: number; cookie?: string }> {
+  const res = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  await res.text();
+  return { status: res.status, cookie: res.headers.get('set-cookie')?.split(';')[0] };
+}
+async function adminToken(base: string): Promise<string> {
+  const { cookie } = await login(base, ADMIN_EMAIL, ADMIN_PASSWORD);
+  const res = await call(base, 'POST', '/tokens', { cookie, body: { name: 'cli test' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.token;
+}
+async function createTicket(base: string, token: string, subject: string, description = 'text'): Promise<number> {
+  const res = await call(base, 'POST', '/tickets', { token, body: { queue_id: 1, subject, description } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.ticket.id;
+}
+
+describe('hxdesk --help and a wrong command line', () => {
+  it('prints the usage naming every command, and exits 2 with one line for a wrong command line', async () => {
+    const dir = dataDir();
+    for (const args of [['--help'], ['help'], ['-h']]) {
+      const run = await runCli(args, envOf(dir));
+      expectSuccess(run);
+      for (const cmd of ['serve', 'backup <file>', 'restore <file>', 'reset-password <email>', '--password-stdin', '--force']) expect(run.stdout).toContain(cmd);
+      expect(run.stderr).toBe('');
+    }
+    expectFailure(await runCli([], envOf(dir)), 2, /no command given.*--help/);
+    expectFailure(await runCli(['frobnicate'], envOf(dir)), 2, /unknown command "frobnicate"/);
+    expectFailure(await runCli(['backup'], envOf(dir)), 2, /backup: missing <file>/);
+    expectFailure(await runCli(['backup', 'a', 'b'], envOf(dir)), 2, /backup: one <file> to write only/);
+    expectFailure(await runCli(['backup', '--frob', 'x'], envOf(dir)), 2, /backup: Unknown option '--frob'/);
+    expectFailure(await runCli(['restore'], envOf(dir)), 2, /restore: missing <file>/);
+    expectFailure(await runCli(['reset-password'], envOf(dir)), 2, /reset-password: missing <email>/);
+    expectFailure(await runCli(['serve', '--port', '80'], envOf(dir)), 2, /serve takes no arguments/);
+    // No database under DATA_DIR: said so, and none is created.
+    expectFailure(await runCli(['backup', path.join(dir, 'copy.db')], envOf(dir)), 1, /no database at .*hxdesk\.db \(DATA_DIR=/);
+    expectFailure(await runCli(['reset-password', ADMIN_EMAIL], envOf(dir)), 1, /no database at/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    // A bad setting is named on one line, as the server names it.
+    expectFailure(await runCli(['backup', 'x.db'], { ...envOf(dir), SESSION_DAYS: 'many' }), 1, /Invalid configuration: SESSION_DAYS/);
+  }, 60_000);
+});
+
+describe('hxdesk backup while the server serves and takes writes', () => {
+  it('writes a consistent copy that passes integrity_check and serves every ticket created before the backup', async () => {
+    const dir = dataDir();
+    const server = await serve(dir);
+    const token = await adminToken(server.base);
+    // Some bulk, so the copy has pages to copy while tickets keep coming.
+    const big = 'x'.repeat(60_000);
+    const before: number[] = [];
+    for (let i = 0; i < 40; i++) before.push(await createTicket(server.base, token, `Before backup ${i}`, big));
+
+    // A writer creating tickets, one after another, for as long as the backup runs.
+    let writing = true;
+    const during: number[] = [];
+    const writer = (async () => {
+      while (writing) during.push(await createTicket(server.base, token, `During backup ${during.length}`));
+    })();
+    await new Promise((r) => setTimeout(r, 100)); // the writer is under way
+    const target = path.join(tmp, 'live-backup.sqlite');
+    const started = during.length;
+    const run = await runCli(['backup', target], envOf(dir));
+    const ended = during.length;
+    writing = false;
+    await writer;
+    expectSuccess(run);
+    expect(run.stdout).toMatch(/^Backed up .*hxdesk\.db to .*live-backup\.sqlite \(\d+(\.\d)? [KM]iB\); restore it with: hxdesk restore /);
+    expect(ended - started, 'tickets created while the backup ran').toBeGreaterThan(0);
+    expect(fs.readdirSync(tmp).filter((f) => f.includes('partial'))).toEqual([]);
+    expect(fs.readdirSync(tmp).filter((f) => f.startsWith('live-backup'))).toEqual(['live-backup.sqlite']); // one self-contained file
+
+    // The copy: sound, and a snapshot of one moment: tickets 1..k with no gap, k >= every ticket made before.
+    const copy = new Database(target, { readonly: true });
+    expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
+    const ids = (copy.prepare('SELECT id FROM tickets ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+    copy.close();
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
+    expect(ids.length).toBeGreaterThanOrEqual(before.length + started);
+    expect(ids.length).toBeLessThan(before.length + during.length); // not what came after it
+
+    // The live server kept serving and lost nothing.
+    const all = await call(server.base, 'GET', '/tickets?limit=1', { token });
+    expect(all.body.total).toBe(before.length + during.length);
+
+    // A server started on the copy serves the tickets made before the backup.
+    const restoredDir = dataDir();
+    fs.copyFileSync(target, path.join(restoredDir, 'hxdesk.db'));
+    const second = await serve(restoredDir);
+    const token2 = await adminToken(second.base); // the same admin and password: it is the same database
+    for (const id of [before[0], before.at(-1)!]) {
+      const t = await call(second.base, 'GET', `/tickets/${id}`, { token: token2 });
+      expect(t.status).toBe(200);
+      expect(t.body.subject).toBe(`Before backup ${before.indexOf(id)}`);
+    }
+    expect((await call(second.base, 'GET', '/tickets?limit=1', { token: token2 })).body.total).toBe(ids.length);
+    expect((await call(second.base, 'GET', '/tickets?q=During&limit=1', { token: token2 })).body.total).toBe(ids.length - before.length);
+
+    // An existing file is kept unless --force.
+    const size = fs.statSync(target).size;
+    expectFailure(await runCli(['backup', target], envOf(dir)), 1, /already exists; .*--force/);
+    expect(fs.statSync(target).size).toBe(size);
+    expectSuccess(await runCli(['backup', '--force', target], envOf(dir)));
+    const forced = new Database(target, { readonly: true });
+    expect((forced.prepare('SELECT count(*) AS n FROM tickets').get() as { n: number }).n).toBe(before.length + during.length);
+    forced.close();
+    expectFailure(await runCli(['backup', path.join(tmp, 'no-such-dir', 'x.db')], envOf(dir)), 1, /the directory .*no-such-dir does not exist/);
+    expectFailure(await runCli(['backup', path.join(dir, 'hxdesk.db'), '--force'], envOf(dir)), 1, /is the live database itself/);
+    await stop(second);
+    await stop(server);
+  }, 120_000);
+});
+
+describe('hxdesk restore', () => {
+  it('refuses while the server runs, then puts a backup back, keeps the database it replaced, and the server serves the restored data', async () => {
+    const dir = dataDir();
+    let server = await serve(dir);
+    let token = await adminToken(server.base);
+    const kept = await createTicket(server.base, token, 'Made before the backup');
+    const backupFile = path.join(tmp, 'round-trip.sqlite');
+    expectSuccess(await runCli(['backup', backupFile], envOf(dir)));
+    const lost = await createTicket(server.base, token, 'Made after the backup');
+
+    // While the server has the store open: refused, and nothing changed.
+    expectFailure(await runCli(['restore', backupFile], envOf(dir)), 1, /is in use \(a running hxdesk server\?\); stop the server/);
+    expect((await call(server.base, 'GET', `/tickets/${lost}`, { token })).status).toBe(200);
+    expect((await call(server.base, 'GET', '/healthz')).status).toBe(200);
+    expect(fs.existsSync(path.join(dir, 'backups'))).toBe(false);
+    await stop(server);
+
+    const run = await runCli(['restore', backupFile], envOf(dir));
+    expectSuccess(run);
+    const previous = /kept as (\S+\.sqlite)\./.exec(run.stdout)?.[1];
+    expect(previous, run.stdout).toMatch(new RegExp(`^${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/backups/hxdesk-before-restore-[\\dTZ-]+\\.sqlite$`));
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('hxdesk.db') || f.startsWith('.'))).toEqual(['hxdesk.db']); // no -wal/-shm, no leftovers
+
+    server = await serve(dir);
+    token = await adminToken(server.base);
+    expect((await call(server.base, 'GET', `/tickets/${kept}`, { token })).body.subject).toBe('Made before the backup');
+    expect((await call(server.base, 'GET', `/tickets/${lost}`, { token })).status).toBe(404);
+    // The database it replaced is whole: it has the ticket made after the backup.
+    const old = new Database(previous!, { readonly: true });
+    expect(old.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect((old.prepare('SELECT subject FROM tickets WHERE id = ?').get(lost) as { subject: string }).subject).toBe('Made after the backup');
+    old.close();
+    await stop(server);
+
+    // Restoring that copy brings the later ticket back (a round trip both ways).
+    expectSuccess(await runCli(['restore', previous!], envOf(dir)));
+    server = await serve(dir);
+    token = await adminToken(server.base);
+    expect((await call(server.base, 'GET', `/tickets/${lost}`, { token })).body.subject).toBe('Made after the backup');
+    expect(fs.readdirSync(path.join(dir, 'backups')).filter((f) => f.includes('-before-restore-'))).toHaveLength(2);
+    await stop(server);
+  }, 120_000);
+
+  it('refuses a file that is not an hxdesk database, or is damaged, and leaves the store alone', async () => {
+    const dir = dataDir();
+    const server = await serve(dir);
+    await stop(server);
+    const liveBefore = fs.readFileSync(path.join(dir, 'hxdesk.db'));
+
+    const text = path.join(tmp, 'notes.txt');
+    fs.writeFileSync(text, 'not a database at all, just some words\n'.repeat(200));
+    expectFailure(await runCli(['restore', text], envOf(dir)), 1, /notes\.txt cannot be opened as an SQLite database/);
+
+    const other = path.join(tmp, 'other-app.sqlite');
+    const o = new Database(other);
+    o.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
+    o.close();
+    expectFailure(await runCli(['restore', other], envOf(dir)), 1, /other-app\.sqlite is an SQLite database but not hxdesk's \(no table __drizzle_migrations, users/);
+
+    // A backup with a damaged page in the middle.
+    const damaged = path.join(tmp, 'damaged.sqlite');
+    expectSuccess(await runCli(['backup', damaged], envOf(dir)));
+    const bytes = fs.readFileSync(damaged);
+    const pageSize = bytes.readUInt16BE(16);
+    const pages = bytes.length / pageSize;
+    for (let p = 2; p < pages - 1; p++) bytes.fill(0xa5, p * pageSize + 8, p * pageSize + 40); // scribbles over page headers
+    fs.writeFileSync(damaged, bytes);
+    expectFailure(await runCli(['restore', damaged], envOf(dir)), 1, /damaged\.sqlite (fails SQLite's integrity check|cannot be opened)/);
+
+    expectFailure(await runCli(['restore', path.join(tmp, 'missing.sqlite')], envOf(dir)), 1, /missing\.sqlite does not exist/);
+
+    // A database from a newer hxdesk (a migration this version does not know).
+    const newer = path.join(tmp, 'newer.sqlite');
+    expectSuccess(await runCli(['backup', newer], envOf(dir)));
+    const n = new Database(newer);
+    n.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('f'.repeat(64), Date.now() + 365 * 86_400_000);
+    n.close();
+    expectFailure(await runCli(['restore', newer], envOf(dir)), 1, /made by a newer hxdesk/);
+
+    expect(fs.readFileSync(path.join(dir, 'hxdesk.db')).equals(liveBefore)).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'backups'))).toBe(false);
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]);
+  }, 120_000);
+});
+
+describe('hxdesk reset-password', () => {
+  it('sets a new password (read from stdin, or generated and printed), signs the user out everywhere; an unknown address is an error', async () => {
+    const dir = dataDir();
+    const server = await serve(dir);
+    const first = await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const second = await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD);
+    for (const s of [first, second]) expect((await call(server.base, 'GET', '/me', { cookie: s.cookie })).status).toBe(200);
+
+    const chosen = 'a brand new password 42';
+    const run = await runCli(['reset-password', 'Admin@Example.com', '--password-stdin'], envOf(dir), `${chosen}\n`);
+    expectSuccess(run);
+    expect(run.stdout).toMatch(/^Password changed for admin@example\.com\.\nSigned out of 2 sessions\./);
+    expect(run.stdout).not.toContain(chosen);
+    for (const s of [first, second]) expect((await call(server.base, 'GET', '/me', { cookie: s.cookie })).status).toBe(401);
+    expect((await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(401);
+    const fresh = await login(server.base, ADMIN_EMAIL, chosen);
+    expect(fresh.status).toBe(200);
+    expect((await call(server.base, 'GET', '/me', { cookie: fresh.cookie })).body).toMatchObject({ email: ADMIN_EMAIL, role: 'admin' });
+
+    // No password given: one is generated and printed once.
+    const gen = await runCli(['reset-password', ADMIN_EMAIL], envOf(dir));
+    expectSuccess(gen);
+    const generated = /^New password for admin@example\.com: (\S+)\n/.exec(gen.stdout)?.[1];
+    expect(generated, gen.stdout).toBeTruthy();
+    expect(generated!.length).toBeGreaterThanOrEqual(12);
+    expect((await call(server.base, 'GET', '/me', { cookie: fresh.cookie })).status).toBe(401);
+    expect((await login(server.base, ADMIN_EMAIL, chosen)).status).toBe(401);
+    expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(200);
+
+    expectFailure(await runCli(['reset-password', 'nobody@example.com'], envOf(dir)), 1, /no user with the e-mail address nobody@example\.com/);
+    expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), 'too short\n'), 1, /at least 12 characters/);
+    expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), 'line one is long\nline two\n'), 1, /several lines/);
+    expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(200); // the refused runs changed nothing
+    await stop(server);
+  }, 120_000);
+});
