@@ -9,6 +9,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl } from '../port.js';
 import * as schema from '../schema.js';
 import { startCheckpointer } from './checkpointer.js';
+import { backupBeforeMigrating } from './backup.js';
 import { type Commit, groupCommit } from './groupCommit.js';
 import { flushSearch, registerSearchFunctions } from './search.js';
 import { listTickets } from './ticketList.js';
@@ -48,6 +49,7 @@ export function openDb(file: string): PortDb {
   const writer = connect(file, false);
   if (file !== ':memory:') { const st = fs.statSync(file); opened.set(writer, { dev: st.dev, ino: st.ino }); }
   const writerDb = drizzle(writer, { schema }) as Db;
+  backupBeforeMigrating(writer, file, migrationsFolder); // SPEC C6: a copy in DATA_DIR/backups/ when migrations are pending
   migrate(writerDb, { migrationsFolder });
   // A database in memory has no second connection: the reader is a second handle on the writer.
   const reader = file === ':memory:' ? writer : connect(file, true);

@@ -68,6 +68,11 @@ function settleCopy(file: string, check?: (db: Database.Database) => void): void
   fsyncFile(file);
 }
 
+/** Removes what a failed copy left; never throws (it runs while another error is reported). */
+function removeQuietly(...files: string[]): void {
+  for (const f of files) { try { fs.rmSync(f, { force: true }); } catch { /* nothing there, or nothing to do */ } }
+}
+
 /** Writes the file's data and its directory entry to disk. */
 function fsyncFile(file: string): void {
   const fd = fs.openSync(file, 'r+');
@@ -103,7 +108,7 @@ export function backupBeforeMigrating(sqlite: Database.Database, file: string, m
     fs.renameSync(partial, target);
     fsyncDir(dir);
   } catch (e) {
-    fs.rmSync(partial, { force: true });
+    removeQuietly(partial);
     throw new StoreError(`cannot copy the database to ${dir} before migrating it (${(e as Error).message}); nothing was migrated`);
   }
   pruneMigrationBackups(file);
@@ -121,7 +126,7 @@ export function migrationBackups(file: string): string[] {
 }
 
 function pruneMigrationBackups(file: string, keep = KEEP_MIGRATION_BACKUPS): void {
-  for (const old of migrationBackups(file).slice(0, -keep)) fs.rmSync(old, { force: true });
+  for (const old of migrationBackups(file).slice(0, -keep)) removeQuietly(old);
 }
 
 /** The tables every hxdesk database has, whatever its migration. */
@@ -197,7 +202,7 @@ export async function backupDatabase(source: string, target: string, opts: { for
     fsyncDir(dir);
     return { file: to, pages: progress.totalPages, bytes: fs.statSync(to).size };
   } catch (e) {
-    for (const f of [partial, `${partial}-wal`, `${partial}-shm`]) fs.rmSync(f, { force: true });
+    removeQuietly(partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`);
     if (e instanceof StoreError) throw e;
     throw new StoreError(`the backup failed: ${(e as Error).message}`);
   } finally {
@@ -223,7 +228,7 @@ export async function restoreDatabase(source: string, live: string): Promise<Res
   const dataDir = path.dirname(live);
   fs.mkdirSync(dataDir, { recursive: true });
   const incoming = path.join(dataDir, `.${path.basename(live)}.restore-${process.pid}`);
-  const cleanIncoming = () => { for (const f of [incoming, `${incoming}-wal`, `${incoming}-shm`]) fs.rmSync(f, { force: true }); };
+  const cleanIncoming = () => removeQuietly(incoming, `${incoming}-wal`, `${incoming}-shm`, `${incoming}-journal`);
 
   // 1. The bytes to restore, checked where they will be used (the original is never written).
   const st = fs.statSync(from, { throwIfNoEntry: false });
@@ -302,7 +307,7 @@ async function keepCurrent(live: string, to: string): Promise<void> {
     settleCopy(partial);
     fs.renameSync(partial, to);
   } catch (e) {
-    for (const f of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) fs.rmSync(f, { force: true });
+    removeQuietly(partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`);
     throw new StoreError(`cannot keep a copy of the current database in ${path.dirname(to)} (${(e as Error).message}); nothing was restored`);
   } finally {
     db.close();
