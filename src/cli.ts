@@ -1,10 +1,11 @@
 // `hxdesk <command>`: the administrator's command line (SPEC C6, docs/decisions/024). bin/hxdesk.js
 // starts the server itself for `serve` and hands every other command to main() below.
 // Every failure is one line on stderr and exit status 1 (2 for a misused command line).
+import { count, eq } from 'drizzle-orm';
+import { sessions as sessionsTable } from './db/schema.js';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { backupDatabase, restoreDatabase, StoreError } from './db/backup.js';
-import { closeDb, openDb } from './db/client.js';
+import { backupDatabase, closeDb, openDb, restoreDatabase, StoreError } from './db/store.js';
 import type { Actor } from './domain/actor.js';
 import { generatePassword } from './domain/secrets.js';
 import { findUserByEmail, updateUser } from './domain/users.js';
@@ -110,9 +111,9 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
   const given = a.values['password-stdin'] ? await readPassword(io.stdin) : undefined;
   const db = openDb(existingStore(env));
   try {
-    const user = findUserByEmail(db, a.arg);
+    const user = await findUserByEmail(db, a.arg);
     if (!user) throw new CliError(`reset-password: no user with the e-mail address ${a.arg.trim()}`);
-    const sessions = (db.$client.prepare('SELECT count(*) AS n FROM sessions WHERE user_id = ?').get(user.id) as { n: number }).n;
+    const sessions = (await db.select({ n: count() }).from(sessionsTable).where(eq(sessionsTable.user_id, user.id)))[0].n;
     const password = given ?? generatePassword();
     // The domain's own update: it hashes the password and signs the user out everywhere.
     await updateUser(db, COMMAND_LINE, user.id, { password });
@@ -122,7 +123,7 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
     if (user.disabled) io.stderr(`hxdesk: note: ${user.email} is disabled; an administrator must enable the account before it can sign in\n`);
     if (user.role === 'requester') io.stderr(`hxdesk: note: ${user.email} is a requester; the password signs in to the portal only\n`);
   } finally {
-    closeDb(db);
+    await closeDb(db);
   }
 }
 

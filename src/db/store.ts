@@ -15,3 +15,6 @@ export function openDb(file: string): Db {
 export async function closeDb(db: Db): Promise<void> {
   await closeStore(db);
 }
+
+/** Online backup and restore of the SQLite store (SPEC C6; `hxdesk backup`, `hxdesk restore`). */
+export { backupDatabase, restoreDatabase, StoreError } from './sqlite/backup.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 
 /** The SQL migrations in the source tree, as openDb() reads them (from src/ and dist/ alike). */
-export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/db/migrations');
+export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/db/migrations');
 
 /** Pre-migration copies kept per database (SPEC C6: the last 3). */
 export const KEEP_MIGRATION_BACKUPS = 3;
