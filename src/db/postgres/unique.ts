@@ -33,7 +33,7 @@ export function isUniqueViolation(err: unknown): err is Error & { code: string; 
 
 /**
  * The columns of the unique index (or primary key) a write broke, as `table.column` in index
- * order — what src/db/client.ts's uniqueViolation reads from SQLite's message; undefined for any
+ * order — what src/db/sqlite/client.ts's uniqueViolation reads from SQLite's message; undefined for any
  * other error, [] for a constraint this schema does not describe.
  */
 export function uniqueViolation(err: unknown): string[] | undefined {
