@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { backupDatabase, closeDb, openDb, restoreDatabase, StoreError } from './db/store.js';
 import type { Actor } from './domain/actor.js';
 import { generatePassword } from './domain/secrets.js';
-import { findUserByEmail, updateUser } from './domain/users.js';
+import { checkThrottle, clearThrottle, throttleKey } from './domain/throttle.js';
+import { findUserByEmail, normalizeEmail, updateUser } from './domain/users.js';
 import { loadEnv, type Env } from './env.js';
 
 export const USAGE = `Usage: hxdesk <command> [options]
@@ -20,8 +21,9 @@ Commands:
   restore <file>                 put a backup in place of the database (stop the server first);
                                  the current database is kept in DATA_DIR/backups/
   reset-password <email> [--password-stdin]
-                                 set a new password for a user and sign them out everywhere;
-                                 prints a generated password unless one is read from stdin
+                                 set a new password for a user, sign them out everywhere and
+                                 lift their sign-in lockout; prints a generated password
+                                 unless one is read from stdin
   help                           show this text (also --help, -h)
 
 Settings come from the environment, as for the server: DATA_DIR (default ./data) holds
@@ -119,7 +121,15 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
     await updateUser(db, COMMAND_LINE, user.id, { password });
     if (given === undefined) io.stdout(`New password for ${user.email}: ${password}\n`);
     else io.stdout(`Password changed for ${user.email}.\n`);
-    io.stdout(`Signed out of ${sessions} session${sessions === 1 ? '' : 's'}. A running server's sign-in brake (LOGIN_MAX_FAILURES) lives in its memory: if sign-in still answers "too many attempts", wait 15 minutes or restart the server.\n`);
+    // The sign-in brake lives in the database (decision 028): lifting it here lifts it for every
+    // running server. Guesses at the current password (settings) are forgotten too.
+    const login = throttleKey.login(normalizeEmail(user.email));
+    const attempts = (await checkThrottle(db, login))?.count ?? 0;
+    await clearThrottle(db, login, throttleKey.password(user.id));
+    io.stdout(`Signed out of ${sessions} session${sessions === 1 ? '' : 's'}.\n`);
+    io.stdout(attempts > env.LOGIN_MAX_FAILURES
+      ? `Lifted the account's sign-in lockout (${attempts} attempts in the current window; LOGIN_MAX_FAILURES=${env.LOGIN_MAX_FAILURES}).\n`
+      : `The account was not locked out of signing in${attempts > 0 ? `; its ${attempts} failed attempt${attempts === 1 ? ' is' : 's are'} forgotten` : ''}.\n`);
     if (user.disabled) io.stderr(`hxdesk: note: ${user.email} is disabled; an administrator must enable the account before it can sign in\n`);
     if (user.role === 'requester') io.stderr(`hxdesk: note: ${user.email} is a requester; the password signs in to the portal only\n`);
   } finally {

@@ -20,6 +20,8 @@ afterAll(() => {
 const ADMIN = { ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: 'admin-password-123' };
 const journal = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../src/db/migrations/meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] }).entries;
 const latest = journal.length;
+/** How many migrations a database made before 0013 has (0000 … 0012). */
+const before0013 = journal.findIndex((e) => e.tag.startsWith('0013_'));
 
 /** Starts the server on `dir`, waits until it listens, stops it. */
 async function startAndStop(dir: string): Promise<void> {
@@ -52,7 +54,7 @@ describe('a copy of the database before migrations run at start', () => {
   it('copies an older database once, before migrating it; nothing when nothing is pending; the last 3 copies are kept', async () => {
     const dir = fs.mkdtempSync(path.join(tmp, 'upgrade-'));
     const file = oldInstall(dir, '0013_', 'From before 0013');
-    expect(migrationsIn(file)).toBe(latest - 1);
+    expect(migrationsIn(file)).toBe(before0013);
 
     await startAndStop(dir);
     const first = backupsOf(dir);
@@ -65,7 +67,7 @@ describe('a copy of the database before migrations run at start', () => {
     expect((copy.prepare('SELECT subject FROM tickets').get() as { subject: string }).subject).toBe('From before 0013');
     expect(copy.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'ticket_watchers'").get()).toBeUndefined();
     copy.close();
-    expect(migrationsIn(copyFile)).toBe(latest - 1);
+    expect(migrationsIn(copyFile)).toBe(before0013);
     expect(migrationsIn(file)).toBe(latest); // and the live one was migrated
 
     // Nothing pending at the next start: no new copy.
@@ -111,6 +113,6 @@ describe('a copy of the database before migrations run at start', () => {
     const run = await runServerToExit({ DATA_DIR: dir, ...ADMIN });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/Cannot open the database .*: cannot copy the database to .*backups before migrating it \(.*\); nothing was migrated/);
-    expect(migrationsIn(file)).toBe(latest - 1);
+    expect(migrationsIn(file)).toBe(before0013);
   }, 60_000);
 });

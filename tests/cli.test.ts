@@ -253,7 +253,7 @@ describe('hxdesk reset-password', () => {
     const chosen = 'a brand new password 42';
     const run = await runCli(['reset-password', 'Admin@Example.com', '--password-stdin'], envOf(dir), `${chosen}\n`);
     expectSuccess(run);
-    expect(run.stdout).toMatch(/^Password changed for admin@example\.com\.\nSigned out of 2 sessions\./);
+    expect(run.stdout).toBe('Password changed for admin@example.com.\nSigned out of 2 sessions.\nThe account was not locked out of signing in.\n');
     expect(run.stdout).not.toContain(chosen);
     for (const s of [first, second]) expect((await call(server.base, 'GET', '/me', { cookie: s.cookie })).status).toBe(401);
     expect((await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(401);
@@ -275,6 +275,15 @@ describe('hxdesk reset-password', () => {
     expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), 'too short\n'), 1, /at least 12 characters/);
     expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), 'line one is long\nline two\n'), 1, /several lines/);
     expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(200); // the refused runs changed nothing
+
+    // Locked out by too many failures (LOGIN_MAX_FAILURES, 10): the brake is in the database, so
+    // the command lifts it for the running server (decision 028).
+    for (let i = 0; i < 10; i++) expect((await login(server.base, ADMIN_EMAIL, `guess ${i}`)).status).toBe(401);
+    expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(429);
+    const unlock = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), `${chosen}\n`);
+    expectSuccess(unlock);
+    expect(unlock.stdout).toMatch(/\nLifted the account's sign-in lockout \(11 attempts in the current window; LOGIN_MAX_FAILURES=10\)\.\n$/);
+    expect((await login(server.base, ADMIN_EMAIL, chosen)).status).toBe(200);
     await stop(server);
   }, 120_000);
 });

@@ -282,3 +282,16 @@ export const appSecrets = sqliteTable('app_secrets', {
   value: text('value').notNull(),
   created_at: text('created_at').notNull(),
 });
+
+/**
+ * Sign-in brakes (SPEC C6, docs/decisions/028): one row per counted key (`ip:…`, `login:<email>`,
+ * `password:<user id>`) and fixed window. Every process of a cluster counts in the same row.
+ */
+export const loginThrottle = sqliteTable('login_throttle', {
+  key: text('key').primaryKey(),
+  /** Attempts counted in the window (the one over the limit and later ones included). */
+  failures: integer('failures').notNull(),
+  window_start: text('window_start').notNull(), // ISO timestamp of the first counted attempt
+  /** The end of the window: until then the key is blocked once `failures` passed the limit; a later attempt starts a new window. */
+  window_end: text('window_end').notNull(),
+}, (t) => [index('login_throttle_end_idx').on(t.window_end)]);

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { type Db, prepared, first, one, transaction } from '../db/port.js';
 import { apiTokens, sessions, users } from '../db/schema.js';
 import type { Actor } from './actor.js';
@@ -37,7 +37,7 @@ export async function destroySession(db: Db, secret: string): Promise<void> {
 // Every request resolves its actor: both lookups are compiled once.
 const sessionUser = prepared((db) => db.select({ user: users }).from(sessions).innerJoin(users, eq(users.id, sessions.user_id))
   .where(and(eq(sessions.id_hash, sql.placeholder('hash')), gt(sessions.expires_at, sql.placeholder('now')))));
-const tokenUser = prepared((db) => db.select({ user: users, tokenId: apiTokens.id }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.user_id))
+const tokenUser = prepared((db) => db.select({ user: users, tokenId: apiTokens.id, lastUsed: apiTokens.last_used_at }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.user_id))
   .where(eq(apiTokens.token_hash, sql.placeholder('hash'))));
 
 export async function actorFromSession(db: Db, secret: string): Promise<Actor | null> {
@@ -45,17 +45,21 @@ export async function actorFromSession(db: Db, secret: string): Promise<Actor | 
   return row && !row.user.disabled ? toActor(row.user) : null;
 }
 
-const lastUseWritten = new Map<number, number>();
+/** last_used_at is a hint for the owner, not an audit log: written at most once a minute per token. */
+const LAST_USE_STEP = 60_000;
 
 export async function actorFromToken(db: Db, token: string): Promise<Actor | null> {
   const hash = sha256(token);
   const row = await tokenUser(db).get({ hash });
   if (!row || row.user.disabled) return null;
-  // last_used_at is a hint for the owner, not an audit log: one write a minute per token, not one per request.
+  // The row just read tells whether a write is due, so a busy token costs no write per request.
+  // The write itself is conditional: of several processes (or requests) that find it due at
+  // once, one moves last_used_at and the others change nothing — no per-process memory needed.
   const now = Date.now();
-  if (now - (lastUseWritten.get(row.tokenId) ?? 0) > 60_000) {
-    lastUseWritten.set(row.tokenId, now);
-    await transaction(db, (tx) => tx.update(apiTokens).set({ last_used_at: new Date(now).toISOString() }).where(eq(apiTokens.id, row.tokenId)));
+  const stale = new Date(now - LAST_USE_STEP).toISOString();
+  if (row.lastUsed === null || row.lastUsed < stale) {
+    await transaction(db, (tx) => tx.update(apiTokens).set({ last_used_at: new Date(now).toISOString() })
+      .where(and(eq(apiTokens.id, row.tokenId), or(isNull(apiTokens.last_used_at), lt(apiTokens.last_used_at, stale)))));
   }
   return toActor(row.user);
 }

@@ -36,3 +36,4 @@ export const outbox = pgTwin(sqlite.outbox);
 export const mailIntake = pgTwin(sqlite.mailIntake);
 export const imapState = pgTwin(sqlite.imapState, { last_uid: 'bigint' });
 export const appSecrets = pgTwin(sqlite.appSecrets);
+export const loginThrottle = pgTwin(sqlite.loginThrottle);

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { authenticate as checkPassword, createSession, createToken, deleteToken, destroySession, listTokens } from '../../domain/auth.js';
 import { AppError } from '../../domain/errors.js';
+import { clearThrottle, countAttempt, throttleKey } from '../../domain/throttle.js';
 import { getUserRow, normalizeEmail, userJson } from '../../domain/users.js';
 import { zText } from '../../domain/validation.js';
 import { storeProblem } from '../../db/port.js';
@@ -31,9 +31,9 @@ const safeNext = (next: string | undefined, role?: string) =>
 
 export function authRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
+  // The brakes are counted in the database (domain/throttle.ts), so every process serving it
+  // shares them and a restart does not lift them.
   const window = 15 * 60;
-  const perIp = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_ATTEMPTS_PER_IP, duration: window });
-  const perAccount = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_FAILURES, duration: window });
 
   app.get('/healthz', async (c) => {
     const problem = await storeProblem(dbOf(c));
@@ -55,11 +55,11 @@ export function authRoutes(deps: Deps) {
     let ip = 'unknown';
     try { ip = getConnInfo(c).remote.address ?? 'unknown'; } catch { /* not a node socket */ }
     const tooMany = new AppError('rate_limited', 'Too many sign-in attempts; try again later');
-    try { await perIp.consume(ip); } catch { throw tooMany; }
+    if (!(await countAttempt(deps.db, throttleKey.ip(ip), deps.env.LOGIN_MAX_ATTEMPTS_PER_IP, window)).allowed) throw tooMany;
     // The attempt is counted against the account before the ~100 ms password hash, not after a
     // failure: otherwise every guess sent at once passes the check while the count is still 0.
-    // A success gives the count back (below); a failure keeps it.
-    try { await perAccount.consume(email); } catch { throw tooMany; }
+    // A success clears the count (below); a failure keeps it.
+    if (!(await countAttempt(deps.db, throttleKey.login(email), deps.env.LOGIN_MAX_FAILURES, window)).allowed) throw tooMany;
     let actor;
     try {
       actor = await checkPassword(deps.db, email, body.password);
@@ -70,7 +70,7 @@ export function authRoutes(deps: Deps) {
       }
       throw e;
     }
-    await perAccount.delete(email);
+    await clearThrottle(deps.db, throttleKey.login(email));
     const session = await createSession(deps.db, actor.id, deps.env.SESSION_DAYS);
     setCookie(c, SESSION_COOKIE, session.secret, {
       httpOnly: true, sameSite: 'Lax', secure: deps.env.production, path: '/', expires: session.expires,

@@ -1,9 +1,9 @@
 import { type Context, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import { getSettings, timeZones, updateSettings } from '../../domain/settings.js';
+import { clearThrottle, countAttempt, throttleKey } from '../../domain/throttle.js';
 import { zBool, zText } from '../../domain/validation.js';
 import { SettingsPage } from '../../views/settings.js';
 import { SESSION_COOKIE } from '../auth/middleware.js';
@@ -28,8 +28,8 @@ const SettingsSchema = z.strictObject({
 /** GET/PATCH /settings (and a plain form POST): the signed-in user's own settings. */
 export function settingsRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
-  // Guessing the current password through a stolen session is braked like sign-in is.
-  const guesses = new RateLimiterMemory({ points: deps.env.LOGIN_MAX_FAILURES, duration: 15 * 60 });
+  // Guessing the current password through a stolen session is braked like sign-in is (counted
+  // in the database, domain/throttle.ts).
   const page = (saved: boolean) => (s: Awaited<ReturnType<typeof getSettings>>) => <SettingsPage settings={s} zones={timeZones()} saved={saved} />;
 
   app.get('/', async (c) => respond(c, await getSettings(dbOf(c), actorOf(c)), { title: 'Settings', view: page(c.req.query('saved') !== undefined) }));
@@ -37,12 +37,12 @@ export function settingsRoutes(deps: Deps) {
   const update = async (c: Context<AppEnv>) => {
     const actor = actorOf(c);
     const input = await readBody(c, SettingsSchema);
-    const key = String(actor.id);
-    if (input.password !== undefined) {
-      try { await guesses.consume(key); } catch { throw new AppError('rate_limited', 'Too many attempts at the current password; try again later'); }
+    const key = throttleKey.password(actor.id);
+    if (input.password !== undefined && !(await countAttempt(dbOf(c), key, deps.env.LOGIN_MAX_FAILURES, 15 * 60)).allowed) {
+      throw new AppError('rate_limited', 'Too many attempts at the current password; try again later');
     }
     const settings = await updateSettings(dbOf(c), actor, input, { keepSession: c.get('authVia') === 'cookie' ? getCookie(c, SESSION_COOKIE) : undefined });
-    if (input.password !== undefined) await guesses.delete(key);
+    if (input.password !== undefined) await clearThrottle(dbOf(c), key);
     return respond(c, settings, { title: 'Settings', location: '/settings?saved', view: page(true) });
   };
   app.patch('/', update);
