@@ -81,12 +81,26 @@ export interface StoreImpl {
   listTickets(conn: Conn, spec: TicketListSpec): Promise<{ rows: TicketRowOf[]; total: number }>;
   /** Active users whose name or e-mail contains `needle` (lower-cased), at most `n`, e-mail prefix matches first. */
   searchPeople(conn: Conn, needle: string, n: number): Promise<UserRowOf[]>;
+  /**
+   * Rows a select reads inside a unit of work, locked for it and skipped by every other process
+   * that claims at the same time (PostgreSQL: `FOR UPDATE SKIP LOCKED`). SQLite has one writer at
+   * a time, so the query is returned as it is.
+   */
+  claimRows<Q>(query: Q): Q;
+  /**
+   * A lock held by this process until released, or until the process dies (PostgreSQL: a
+   * session advisory lock on a connection of its own), or null when another process holds it.
+   * SQLite serves one process per file: always granted.
+   */
+  tryLock(name: string): Promise<HeldLock | null>;
   /** The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown. */
   startMaintenance(onError: (what: string, error: string) => void, opts: { searchIndexMs: number }): { stop(): Promise<void> };
   /** Why the store cannot serve, or null when it can (health check). */
   problem(): Promise<string | null>;
   close(): Promise<void>;
 }
+
+export interface HeldLock { release(): Promise<void> }
 
 const stores = new WeakMap<object, StoreImpl>();
 let active: StoreImpl | undefined;
@@ -146,6 +160,11 @@ export function notIndexed(conn: Conn, column: unknown): SQL {
 export function uniqueViolation(err: unknown): string[] | undefined {
   return active?.uniqueViolation(err);
 }
+
+/** `query` (a select inside a unit of work) claiming its rows: other processes skip them. */
+export const claimRows = <Q>(conn: Conn, query: Q): Q => storeOf(conn).claimRows(query);
+/** A process-wide lock by name (one IMAP poller among several processes), or null when another process has it. */
+export const tryLock = (conn: Conn, name: string) => storeOf(conn).tryLock(name);
 
 /** Why the store cannot serve, or null when it can. */
 export const storeProblem = (conn: Conn) => storeOf(conn).problem();

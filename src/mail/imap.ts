@@ -1,5 +1,5 @@
 import { ImapFlow } from 'imapflow';
-import type { Db } from '../db/port.js';
+import { type Db, type HeldLock, tryLock } from '../db/port.js';
 import { getImapState, saveImapState } from '../domain/mailIntake.js';
 import { MailRejected, processMail, type ProcessorSettings } from './processor.js';
 
@@ -61,7 +61,12 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
     return c;
   }
 
+  // One poller per mailbox among all the processes on the store (SPEC C6): a process polls only
+  // while it holds the store's lock for it, which a process that dies gives up with its connection.
+  let leadership: HeldLock | null = null;
   async function pollOnce(): Promise<void> {
+    leadership ??= await tryLock(db, `imap:${key}`);
+    if (!leadership) return; // another process polls this mailbox; asked again at the next poll
     const c = await connect();
     const lock = await c.getMailboxLock(cfg.mailbox);
     try {
@@ -135,6 +140,7 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
       stopped = true;
       clearTimeout(timer);
       await running;
+      await leadership?.release().catch(() => {});
       if (client?.usable) await client.logout().catch(() => client?.close());
       else client?.close();
     },

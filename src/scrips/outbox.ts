@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
-import { type Conn, type Db, notIndexed, prepared, type Prepared, type RowOf, first, transaction, one } from '../db/port.js';
+import { claimRows, type Conn, type Db, notIndexed, prepared, type Prepared, type RowOf, first, transaction, one } from '../db/port.js';
 import { outbox, transactions } from '../db/schema.js';
 import { notifySettings } from './config.js';
 
@@ -231,20 +231,23 @@ function forKinds<Q extends PromiseLike<unknown>>(build: (db: Db, kinds: OutboxR
   };
 }
 // The worker looks after every write that answered (a kick): these run on every write request.
-const dueIds = forKinds((db, kinds) => db.select({ id: outbox.id }).from(outbox)
+const dueQuery = (db: Db, kinds: OutboxRow['kind'][]) => db.select({ id: outbox.id }).from(outbox)
   .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds), lte(outbox.next_attempt_at, sql.placeholder('now'))))
-  .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(sql.placeholder('limit')));
+  .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(sql.placeholder('limit'));
+const dueIds = forKinds(dueQuery);
+/** The same rows, claimed: a second process claiming at the same moment skips them (each notification is sent once). */
+const claimIds = forKinds((db, kinds) => claimRows(db, dueQuery(db, kinds)));
 const firstDue = forKinds((db, kinds) => db.select({ at: sql<string | null>`min(${outbox.next_attempt_at})` }).from(outbox)
   .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds))));
 
 /** Claims due rows of the given kinds: marks them `sending` and counts the attempt. */
 export async function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number): Promise<OutboxRow[]> {
   if (kinds.length === 0) return [];
-  const dueNow = async (conn: Conn) => await dueIds(conn, kinds).all({ now: new Date().toISOString(), limit });
+  const params = () => ({ now: new Date().toISOString(), limit });
   // Most kicks find nothing due: look first without taking the write lock.
-  if ((await dueNow(db)).length === 0) return [];
+  if ((await dueIds(db, kinds).all(params())).length === 0) return [];
   return transaction(db, async (tx) => {
-    const due = await dueNow(tx);
+    const due = await claimIds(tx, kinds).all(params());
     if (due.length === 0) return [];
     return (await tx.update(outbox).set({ status: 'sending', attempts: sql`${outbox.attempts} + 1` })
       .where(inArray(outbox.id, due.map((d) => d.id))).returning()).sort((a, b) => a.id - b.id);

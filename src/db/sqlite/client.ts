@@ -82,6 +82,8 @@ export function openDb(file: string): PortDb {
     sameName: (column, value) => sql`${column as SQLiteColumn} = ${value} COLLATE NOCASE`,
     uniqueViolation,
     notIndexed: (column) => sql`+${column as SQLiteColumn}`,
+    claimRows: (query) => query,
+    tryLock: async () => ({ release: async () => {} }),
     listTickets: async (conn, spec) => listTickets(conn as unknown as Db, spec),
     searchPeople: async (conn, needle, n) => searchPeople(conn as unknown as Db, needle, n),
     startMaintenance(onError, opts) {
