@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
-import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 
 // `hxdesk backup | restore | reset-password` (SPEC C6, decision 024), each run as the real
 // command (bin/hxdesk.js) in its own process against a real server process on the same
@@ -12,15 +12,7 @@ import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
 
 const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'admin-password-123';
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-cli-'));
-const servers: ServerProcess[] = [];
-afterAll(() => {
-  killAll(servers.map((s) => s.child));
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
-
-let dirs = 0;
-const dataDir = () => fs.mkdtempSync(path.join(tmp, `data${++dirs}-`));
+const { tmp, children: servers, dataDir } = processScope('cli');
 const envOf = (dir: string) => ({ DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD });
 
 async function serve(dir: string): Promise<ServerProcess> {

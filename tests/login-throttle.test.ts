@@ -7,7 +7,7 @@ import { apiTokens, loginThrottle } from '../src/db/schema.js';
 import { actorFromToken } from '../src/domain/auth.js';
 import { checkThrottle, clearThrottle, countAttempt } from '../src/domain/throttle.js';
 import { expectSuccess, runCli } from './helpers/cli.js';
-import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // SPEC C6: "sign-in rate limits and token bookkeeping live in the database" (decision 028).
@@ -18,15 +18,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'admin-password-123';
 const LIMIT = 3;
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-throttle-'));
-const children: ServerProcess[] = [];
-afterAll(() => {
-  killAll(children.map((s) => s.child));
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
-
-let dirs = 0;
-const dataDir = () => fs.mkdtempSync(path.join(tmp, `data${++dirs}-`));
+const { tmp, children: children, dataDir } = processScope('throttle');
 const envOf = (dir: string) => ({
   DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, LOGIN_MAX_FAILURES: String(LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '1000',
 });

@@ -9,18 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './helpers/expect.js';
-import { killAll, runServerToExit, spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, runServerToExit, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-ops-'));
-const children: ServerProcess[] = [];
-afterAll(() => {
-  killAll(children.map((c) => c.child));
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
-
-let dirs = 0;
-const dataDir = () => fs.mkdtempSync(path.join(tmp, `data${++dirs}-`));
+const { tmp, children: children, dataDir } = processScope('ops');
 const STACK = /\n\s+at .+:\d+:\d+/;
 
 async function get(url: string, headers: Record<string, string> = {}) {

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import { afterAll } from 'vitest';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -67,4 +70,19 @@ export function runServerToExit(env: Record<string, string>, timeoutMs = 30_000)
     const timer = setTimeout(() => { killAll([child]); reject(new Error(`server did not exit; output:\n${stdout}${stderr}`)); }, timeoutMs);
     child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
   });
+}
+
+/**
+ * A test file's real server processes and their data directories: every process pushed to
+ * `children` is killed, and the temp directory removed, after the file's tests.
+ */
+export function processScope(prefix: string): { tmp: string; children: ServerProcess[]; dataDir: () => string } {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `hxdesk-${prefix}-`));
+  const children: ServerProcess[] = [];
+  afterAll(() => {
+    killAll(children.map((c) => c.child));
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+  let dirs = 0;
+  return { tmp, children, dataDir: () => fs.mkdtempSync(path.join(tmp, `data${++dirs}-`)) };
 }
