@@ -5,7 +5,7 @@ import { count, eq } from 'drizzle-orm';
 import { sessions as sessionsTable } from './db/schema.js';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { backupDatabase, closeDb, openDb, restoreDatabase, StoreError } from './db/store.js';
+import { backupDatabase, closeDb, openDb, openStore, restoreDatabase, StoreError } from './db/store.js';
 import type { Actor } from './domain/actor.js';
 import { generatePassword } from './domain/secrets.js';
 import { checkThrottle, clearThrottle, throttleKey } from './domain/throttle.js';
@@ -49,6 +49,7 @@ function settings(): Env {
 
 /** The store must already exist: these commands never create an empty one. */
 function existingStore(env: Env): string {
+  if (env.DATABASE_URL) throw new CliError('the store is PostgreSQL (DATABASE_URL is set): back it up and restore it with pg_dump and pg_restore');
   if (!fs.existsSync(env.dbPath)) throw new CliError(`no database at ${env.dbPath} (DATA_DIR=${env.DATA_DIR}); set DATA_DIR to the server's data directory`);
   return env.dbPath;
 }
@@ -111,7 +112,7 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
   if (!a) return io.stdout(`${USAGE}\n`);
   const env = settings();
   const given = a.values['password-stdin'] ? await readPassword(io.stdin) : undefined;
-  const db = openDb(existingStore(env));
+  const db = env.DATABASE_URL ? await openStore(env) : openDb(existingStore(env));
   try {
     const user = await findUserByEmail(db, a.arg);
     if (!user) throw new CliError(`reset-password: no user with the e-mail address ${a.arg.trim()}`);

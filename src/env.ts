@@ -7,6 +7,8 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATA_DIR: z.string().min(1).default('./data'),
+  /** postgres://user:password@host:5432/db: run on PostgreSQL instead of DATA_DIR/hxdesk.db (SPEC C6). */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'Expected postgres:// or postgresql:// URL').optional(),
   /** Public URL of the server, used for links in mail and as an extra allowed CSRF origin. */
   PUBLIC_URL: z.url().optional(),
   ADMIN_EMAIL: z.email().default('admin@localhost'),

@@ -1,7 +1,7 @@
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import type { Db } from './db/port.js';
-import { closeDb, openDb } from './db/store.js';
+import { closeDb, openStore, storeLocation } from './db/store.js';
 import { seedIfEmpty } from './domain/seed.js';
 import { loadEnv } from './env.js';
 import { httpServerOptions } from './httpServer.js';
@@ -31,13 +31,15 @@ if (!env.MAILGATE_TOKEN) {
 }
 let db: Db;
 try {
-  db = openDb(env.dbPath);
+  db = await openStore(env);
 } catch (e) {
-  fatal(`Cannot open the database ${env.dbPath} (DATA_DIR=${env.DATA_DIR}): ${(e as Error).message}`, env.production);
+  fatal(env.DATABASE_URL
+    ? `Cannot open the database ${storeLocation(env)} (DATABASE_URL): ${(e as Error).message}`
+    : `Cannot open the database ${env.dbPath} (DATA_DIR=${env.DATA_DIR}): ${(e as Error).message}`, env.production);
 }
 const seed = await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
 if (seed.seeded) {
-  log('info', 'initialized a new database', { path: env.dbPath, admin: seed.adminEmail });
+  log('info', 'initialized a new database', { path: storeLocation(env), admin: seed.adminEmail });
   // Printed once, on first start only; it is stored hashed and cannot be shown again.
   if (seed.generatedPassword && env.production) {
     log('info', `First start: sign in as ${seed.adminEmail} with password ${seed.generatedPassword} (it is shown only once)`);
@@ -50,7 +52,7 @@ const workers = await startWorkers(db, env, log);
 const app = await createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
 const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) }, (info) => {
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
-    env: env.NODE_ENV, data: env.dbPath, startup_ms: Math.round(performance.now() - started),
+    env: env.NODE_ENV, data: storeLocation(env), startup_ms: Math.round(performance.now() - started),
   });
   startMailReading(); // after listening: the first mail need not wait for the worker thread
 });

@@ -111,6 +111,11 @@ export function registerStore(impl: StoreImpl, handles: object[]): void {
   active = impl;
 }
 
+/** A handle made after the store opened (PostgreSQL: each unit of work's own) answers to `impl` too. */
+export function registerHandle(impl: StoreImpl, handle: object): void {
+  stores.set(handle, impl);
+}
+
 /** The store a handle belongs to. */
 export function storeOf(conn: Conn): StoreImpl {
   const s = stores.get(conn);

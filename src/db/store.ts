@@ -1,15 +1,27 @@
 import { closeStore, type Db } from './port.js';
 
 export type { Db };
+import { openPostgres, poolOf } from './postgres/store.js';
 import { openDb as openSqlite, sqliteOf } from './sqlite/client.js';
 
-export { sqliteOf };
+export { poolOf, sqliteOf };
 
 // The store factory (docs/decisions/024): the one module that knows the implementations.
 
 /** Opens the SQLite store in `file` (creating and migrating it); returns its read handle. */
 export function openDb(file: string): Db {
   return openSqlite(file);
+}
+
+/** The store the settings name: PostgreSQL when DATABASE_URL is set, else the SQLite file in DATA_DIR. */
+export async function openStore(env: { DATABASE_URL?: string; dbPath: string }): Promise<Db> {
+  return env.DATABASE_URL ? openPostgres(env.DATABASE_URL) : openSqlite(env.dbPath);
+}
+
+/** Where the store is, for messages (the URL without its password, or the file). */
+export function storeLocation(env: { DATABASE_URL?: string; dbPath: string }): string {
+  if (!env.DATABASE_URL) return env.dbPath;
+  try { const u = new URL(env.DATABASE_URL); u.password = ''; return u.toString(); } catch { return 'DATABASE_URL'; }
 }
 
 export async function closeDb(db: Db): Promise<void> {

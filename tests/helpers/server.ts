@@ -4,13 +4,15 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../../src/app.js';
-import { closeDb, openDb, type Db, sqliteOf } from '../../src/db/store.js';
+import { closeDb, type Db, openStore, poolOf, sqliteOf } from '../../src/db/store.js';
 import { createToken } from '../../src/domain/auth.js';
 import { seedIfEmpty } from '../../src/domain/seed.js';
 import { loadEnv, type Env } from '../../src/env.js';
 import { httpServerOptions } from '../../src/httpServer.js';
 import { createLogger, type Level, type Logger } from '../../src/log.js';
 import { startWorkers, type Workers } from '../../src/workers.js';
+import { createMigratedDatabase } from './postgres.js';
+import { testStore } from './store.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-123';
@@ -44,11 +46,15 @@ export interface TestServer {
 
 let counter = 0;
 
-/** A real hxdesk: a fresh SQLite file in a temp dir, the real app, a real HTTP server on 127.0.0.1. */
+/**
+ * A real hxdesk: a fresh SQLite file in a temp dir (or, with HXDESK_TEST_STORE=postgres, a fresh
+ * migrated database in the test file's throwaway cluster), the real app, a real HTTP server on 127.0.0.1.
+ */
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-test-'));
-  const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, ...extraEnv });
-  const db = openDb(env.dbPath);
+  const store = testStore() === 'postgres' && !extraEnv.DATABASE_URL ? { DATABASE_URL: await createMigratedDatabase() } : {};
+  const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, ...store, ...extraEnv });
+  const db = await openStore(env);
   await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
   const quiet = createLogger({ json: true, silent: true });
   const logged: LogEntry[] = [];
@@ -95,7 +101,8 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     (server as import("node:http").Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await workers.stop();
-    if (sqliteOf(db).open) await closeDb(db); // a test may have closed it to provoke failures
+    // A test may have closed it to provoke failures.
+    if (env.DATABASE_URL ? !poolOf(db).ended : sqliteOf(db).open) await closeDb(db);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 

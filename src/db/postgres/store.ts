@@ -1,0 +1,123 @@
+import { sql } from 'drizzle-orm';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { PgTransaction } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import { type Conn, type Db, type Prepared, registerHandle, registerStore, type StoreImpl } from '../port.js';
+import * as schema from '../schema.js';
+import { migratePostgres } from './migrate.js';
+import { searchPeople } from './people.js';
+import { listTickets, type PgDb } from './ticketList.js';
+import { sameName, uniqueViolation } from './unique.js';
+
+// The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
+// node-postgres Pool and drizzle's node-postgres driver.
+//
+// The domain builds its queries on the SQLite table objects of src/db/schema.ts; this store
+// runs them through drizzle's pg dialect as they are (decision 027: the dialect reads tables and
+// columns by name, and the SQLite column mappings — booleans as 1/0, JSON as text — are values
+// PostgreSQL accepts for the derived columns). The derived pg tables (./schema.ts) describe the
+// migrations and name the unique indexes.
+
+/** int8 (count(*), sum(), bigint columns) and numeric as JavaScript numbers, as SQLite gives them. */
+const types = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+/** Every prepared query's statement name, by its key (unique per process: the names live on each connection). */
+const names = new WeakMap<object, string>();
+let named = 0;
+const nameOf = (key: object) => {
+  let n = names.get(key);
+  if (!n) names.set(key, (n = `hx_${++named}`));
+  return n;
+};
+
+interface PgPrepared { execute(params?: Record<string, unknown>): Promise<unknown> }
+
+/** The Prepared contract over a drizzle pg prepared query (rows for reads and RETURNING, a QueryResult otherwise). */
+function wrap<Row>(q: PgPrepared): Prepared<Row> {
+  return {
+    async get(params) {
+      const r = await q.execute(params);
+      return (Array.isArray(r) ? r[0] : r) as Row | undefined;
+    },
+    async all(params) {
+      const r = await q.execute(params);
+      return (Array.isArray(r) ? r : r === undefined ? [] : [r]) as Row[];
+    },
+    async run(params) {
+      const r = await q.execute(params);
+      return { changes: Array.isArray(r) ? r.length : ((r as { rowCount?: number | null })?.rowCount ?? 0) };
+    },
+  };
+}
+
+/**
+ * Opens the PostgreSQL store at `url` (postgres://…): applies pending migrations (one process
+ * at a time, under an advisory lock), then serves from a pool of `max` connections. Returns the
+ * pool's handle: what the app passes around as `db`.
+ */
+export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Db> {
+  await migratePostgres(url);
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, types });
+  // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
+  pool.on('error', () => {});
+  const pgDb: NodePgDatabase<Record<string, unknown>> = drizzle(pool, { schema: schema as unknown as Record<string, unknown> });
+  const root = pgDb as unknown as PgDb;
+  const statements = new Map<object, Prepared<unknown>>();
+  let closed = false;
+  const impl: StoreImpl = {
+    dialect: 'postgres',
+    db: root as unknown as Db,
+    transaction: (fn) => pgDb.transaction(async (tx) => {
+      registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
+      return fn(tx as unknown as Db);
+    }),
+    isTx: (conn) => conn instanceof PgTransaction,
+    prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {
+      const name = nameOf(key);
+      // A unit of work has its own connection: its statement is built on its handle (the server
+      // keeps the parsed statement per connection under the name).
+      if (conn instanceof PgTransaction) return wrap<Row>((build(conn as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name));
+      let p = statements.get(key) as Prepared<Row> | undefined;
+      if (!p) statements.set(key, (p = wrap<Row>((build(root as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name))));
+      return p;
+    },
+    sameName: (column, value) => sameName(column as never, value),
+    // No planner hint on PostgreSQL: its statistics choose; the column as it is.
+    notIndexed: (column) => sql`${column as never}`,
+    uniqueViolation,
+    listTickets: (conn, spec) => listTickets(conn as unknown as PgDb, spec),
+    searchPeople: (conn, needle, n) => searchPeople(conn as unknown as PgDb, needle, n),
+    // PostgreSQL maintains its trigram indexes in each writing transaction, and vacuums itself.
+    startMaintenance: () => ({ async stop() {} }),
+    async problem() {
+      if (closed) return 'the database connection is closed';
+      try {
+        await pool.query('SELECT 1');
+        return null;
+      } catch (e) {
+        return `the database does not answer (${(e as Error).message})`;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+  registerStore(impl, [root]);
+  pools.set(root, pool);
+  return root as unknown as Db;
+}
+
+const pools = new WeakMap<object, pg.Pool>();
+/** The pool of a PostgreSQL store (for PostgreSQL-only tests and tools). */
+export function poolOf(db: Db): pg.Pool {
+  const p = pools.get(db);
+  if (!p) throw new Error('Not a PostgreSQL store');
+  return p;
+}

@@ -1,0 +1,67 @@
+import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Db, TicketListSpec } from '../port.js';
+import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../schema.js';
+import { containsPattern } from './search.js';
+
+// A filtered ticket list on PostgreSQL (SPEC B4): the same TicketListSpec as
+// src/db/sqlite/ticketList.ts, as one plain statement for the page and one for the total. The
+// planner has statistics for every table here, so there is no temporary table, no walk/sort
+// cost model and no text-check budget: `q` is `ILIKE '%q%'` on tickets.subject and
+// transactions.body, served by the pg_trgm GIN indexes of migration 0001_trigram_search.
+
+/**
+ * A handle of the pg store, typed as the port's handle: queries are built on the domain's
+ * (SQLite-typed) tables and run by drizzle's pg dialect (decision 027).
+ */
+export type PgDb = Db;
+
+const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tickets.updated_at, priority: tickets.priority };
+
+/** The WHERE condition of a list filter (authorization included). */
+export function listCondition(f: TicketListSpec): SQL | undefined {
+  const conds: SQL[] = [];
+  // A customer sees the tickets they are a requester or Cc of (SPEC C2).
+  if (f.customerId !== undefined) {
+    conds.push(sql`${tickets.id} IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${f.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))`);
+  }
+  if (f.queue_id !== undefined) conds.push(eq(tickets.queue_id, f.queue_id));
+  if (f.status && f.status.length > 0) conds.push(f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]));
+  if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
+  else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
+  if (f.owner_team_id !== undefined) {
+    conds.push(sql`${tickets.owner_id} IN (SELECT ${teamMembers.user_id} FROM ${teamMembers} WHERE ${teamMembers.team_id} = ${f.owner_team_id})`);
+  }
+  if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
+  if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
+  if (f.q) {
+    const p = containsPattern(f.q);
+    // Internal notes only for readers who may see them (decision 025: `type <> 'Comment'`).
+    const visible = f.includeComments ? sql`` : sql` AND ${transactions.type} <> 'Comment'`;
+    // A union of two index searches (subject, bodies), each through its trigram index.
+    conds.push(sql`${tickets.id} IN (SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.subject} ILIKE ${p} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} ILIKE ${p}${visible})`);
+  }
+  for (const { field_id, value } of f.cf) {
+    conds.push(sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} WHERE ${ticketCustomValues.ticket_id} = ${tickets.id} AND ${ticketCustomValues.field_id} = ${field_id} AND ${ticketCustomValues.value} = ${value})`);
+  }
+  return conds.length ? and(...conds) : undefined;
+}
+
+/** The page and the count of a list (exported for the plan check). */
+export function listQueries(db: PgDb, f: TicketListSpec) {
+  const where = listCondition(f);
+  const dir = f.desc ? desc : asc;
+  const col = SORT_COLUMNS[f.sort];
+  // SQLite puts NULLs first in ascending order and last in descending; PostgreSQL the other way round.
+  const order = col === tickets.id ? dir(col) : f.desc ? sql`${col} DESC NULLS LAST` : sql`${col} ASC NULLS FIRST`;
+  return {
+    page: db.select().from(tickets).where(where).orderBy(order, dir(tickets.id)).limit(f.limit).offset(f.offset),
+    count: db.select({ n: sql<number>`count(*)::int` }).from(tickets).where(where),
+  };
+}
+
+export async function listTickets(db: PgDb, f: TicketListSpec) {
+  const q = listQueries(db, f);
+  const total = (await q.count)[0]?.n ?? 0;
+  const rows = total === 0 || f.offset >= total ? [] : await q.page;
+  return { rows: rows as (typeof tickets.$inferSelect)[], total };
+}
