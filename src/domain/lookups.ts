@@ -54,7 +54,7 @@ async function customerView(db: Db, actor: Actor, ids: (number | null)[]): Promi
 
 /** Staff, and the users asked for by id; by name. */
 async function staffAnd(db: Db, ids: (number | null)[]): Promise<Person[]> {
-  const staff = await staffQuery(db).all();
+  const staff = await staffQuery(db);
   const known = new Set(staff.map((u) => u.id));
   const extra = [...new Set(ids)].filter((id): id is number => id !== null && !known.has(id));
   const others = extra.length > 0 ? await db.select(person).from(users).where(inArray(users.id, extra)) : [];

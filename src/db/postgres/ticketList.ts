@@ -29,7 +29,7 @@ export function listCondition(f: TicketListSpec): SQL | undefined {
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
   if (f.owner_team_id !== undefined) {
-    conds.push(sql`${tickets.owner_id} IN (SELECT ${teamMembers.user_id} FROM ${teamMembers} WHERE ${teamMembers.team_id} = ${f.owner_team_id})`);
+    conds.push(sql`${tickets.owner_id} = ANY(ARRAY(SELECT ${teamMembers.user_id} FROM ${teamMembers} WHERE ${teamMembers.team_id} = ${f.owner_team_id}))`);
   }
   if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
@@ -37,11 +37,14 @@ export function listCondition(f: TicketListSpec): SQL | undefined {
     const p = containsPattern(f.q);
     // Internal notes only for readers who may see them (decision 025: `type <> 'Comment'`).
     const visible = f.includeComments ? sql`` : sql` AND ${transactions.type} <> 'Comment'`;
-    // A union of two index searches (subject, bodies), each through its trigram index.
-    conds.push(sql`${tickets.id} IN (SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.subject} ILIKE ${p} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} ILIKE ${p}${visible})`);
+    // A union of two index searches (subject, bodies), each through its trigram index, run
+    // once into an array (an InitPlan) whose ids are then read through the primary key: the
+    // planner cannot turn it into a hash join over every ticket (decision 027).
+    conds.push(sql`${tickets.id} = ANY(ARRAY(SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.subject} ILIKE ${p} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} ILIKE ${p}${visible}))`);
   }
   for (const { field_id, value } of f.cf) {
-    conds.push(sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} WHERE ${ticketCustomValues.ticket_id} = ${tickets.id} AND ${ticketCustomValues.field_id} = ${field_id} AND ${ticketCustomValues.value} = ${value})`);
+    // The value's tickets from ticket_custom_values_lookup_idx, as an array read through the primary key (as q).
+    conds.push(sql`${tickets.id} = ANY(ARRAY(SELECT ${ticketCustomValues.ticket_id} FROM ${ticketCustomValues} WHERE ${ticketCustomValues.field_id} = ${field_id} AND ${ticketCustomValues.value} = ${value}))`);
   }
   return conds.length ? and(...conds) : undefined;
 }
