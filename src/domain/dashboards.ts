@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, sql, count } from 'drizzle-orm';
 import { type Db, first, transaction, one } from '../db/port.js';
 import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets, users } from '../db/schema.js';
 import { listByFilter, listTickets } from './tickets/list.js';
@@ -177,16 +177,16 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
       return { kind: w.kind, view_id: viewId, view_name: view.name, tickets: list.tickets, total: list.total };
     }
     case 'status_counts':
-      return { kind: w.kind, counts: (await db.select({ status: tickets.status, count: sql<number>`count(*)` }).from(tickets).groupBy(tickets.status))
+      return { kind: w.kind, counts: (await db.select({ status: tickets.status, count: count() }).from(tickets).groupBy(tickets.status))
         .sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)) };
     case 'queue_counts':
-      return { kind: w.kind, counts: await db.select({ queue_id: queues.id, name: queues.name, count: sql<number>`count(${tickets.id})` })
+      return { kind: w.kind, counts: await db.select({ queue_id: queues.id, name: queues.name, count: count(tickets.id) })
         .from(queues).leftJoin(tickets, and(eq(tickets.queue_id, queues.id), inArray(tickets.status, ACTIVE)))
         .groupBy(queues.id).orderBy(asc(queues.name)) };
     case 'team_workload': {
       const teamId = Number(w.config.team_id) || d.team_id;
       if (!teamId) return { kind: w.kind, error: 'Choose a team (config.team_id) or give the dashboard one' };
-      const rows = await db.select({ user_id: users.id, name: users.name, count: sql<number>`count(${tickets.id})` })
+      const rows = await db.select({ user_id: users.id, name: users.name, count: count(tickets.id) })
         .from(teamMembers).innerJoin(users, eq(users.id, teamMembers.user_id))
         .leftJoin(tickets, and(eq(tickets.owner_id, users.id), inArray(tickets.status, ACTIVE)))
         .where(eq(teamMembers.team_id, teamId)).groupBy(users.id).orderBy(asc(users.name));

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, prepared, sameName, first, transaction } from '../db/port.js';
 import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
@@ -103,7 +103,7 @@ const seenAs = (verdicts: Verdict[]) => prepared((db) => db.select().from(mailIn
 const seenSettled = seenAs(SUCCESSFUL);
 /** Replaying an entry: only an earlier created/appended outcome counts as seen. */
 const seenApplied = seenAs(['created', 'appended']);
-const recentFrom = prepared((db) => db.select({ n: sql<number>`count(*)` }).from(mailIntake)
+const recentFrom = prepared((db) => db.select({ n: count() }).from(mailIntake)
   .where(and(eq(mailIntake.sender, p('sender')), gt(mailIntake.created_at, p('since')), inArray(mailIntake.verdict, ['created', 'appended']))));
 
 async function resolveQueue(conn: Conn, m: InboundMessage, hint: string | undefined): Promise<{ id: number; rule: string }> {
@@ -273,7 +273,7 @@ export async function listIntake(db: Db, actor: Actor, f: { verdict?: Verdict; l
   const offset = f.offset ?? 0;
   const where = f.verdict ? eq(mailIntake.verdict, f.verdict) : undefined;
   const rows = await db.select().from(mailIntake).where(where).orderBy(desc(mailIntake.id)).limit(limit).offset(offset);
-  const total = (await first(db.select({ n: sql<number>`count(*)` }).from(mailIntake).where(where)))!.n;
+  const total = (await first(db.select({ n: count() }).from(mailIntake).where(where)))!.n;
   return { intake: rows.map(intakeJson), total, limit, offset };
 }
 

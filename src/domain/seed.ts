@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { count, sql } from 'drizzle-orm';
 import { type Db, first, transaction, one } from '../db/port.js';
 import { queues, queueWatchers, scrips, templates, users } from '../db/schema.js';
 import { nowIso } from './actor.js';
@@ -110,7 +110,7 @@ export interface SeedResult { seeded: boolean; adminEmail?: string; generatedPas
 
 /** First start on an empty database (SPEC B2): an admin, the General queue, default templates and scrips. */
 export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassword?: string }): Promise<SeedResult> {
-  const { n } = (await first(db.select({ n: sql<number>`count(*)` }).from(users)))!;
+  const { n } = (await first(db.select({ n: count() }).from(users)))!;
   if (n > 0) return { seeded: false };
   const generatedPassword = opts.adminPassword ? undefined : generatePassword();
   const password_hash = await hashPassword(opts.adminPassword ?? generatedPassword!);
@@ -119,7 +119,7 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
   const email = normalizeEmail(opts.adminEmail);
   await transaction(db, async (tx) => {
     // Re-check inside the transaction: two processes starting at once must not both seed.
-    if ((await first(tx.select({ n: sql<number>`count(*)` }).from(users)))!.n > 0) return;
+    if ((await first(tx.select({ n: count() }).from(users)))!.n > 0) return;
     const admin = await one(tx.insert(users).values({ email, name: 'Administrator', role: 'admin', password_hash, ...stamp }).returning());
     const general = await one(tx.insert(queues).values({ name: 'General', description: 'Default queue', ...stamp }).returning());
     // Someone hears of new mail from the first day (SPEC C2 staff watchers): the administrator

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, ne, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, prepared, first, storeOf, transaction, one } from '../db/port.js';
 import { apiTokens, sessions, teamMembers, users } from '../db/schema.js';
 import { type Actor, type Role, nowIso, requireAdmin, requireStaff } from './actor.js';
@@ -61,7 +61,7 @@ export interface UpdateUserInput { email?: string; name?: string; role?: Role; p
 
 /** Counts active admins other than `exceptId`, so the last one cannot lock everybody out. */
 async function otherActiveAdmins(db: Db, exceptId: number): Promise<number> {
-  return (await first(db.select({ n: sql<number>`count(*)` }).from(users)
+  return (await first(db.select({ n: count() }).from(users)
     .where(and(eq(users.role, 'admin'), eq(users.disabled, false), ne(users.id, exceptId)))))!.n;
 }
 

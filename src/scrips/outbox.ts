@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, lte, sql, count } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { claimRows, type Conn, type Db, notIndexed, prepared, type Prepared, type RowOf, first, transaction, one } from '../db/port.js';
 import { outbox, transactions } from '../db/schema.js';
@@ -289,7 +289,7 @@ export async function listOutbox(db: Db, filter: { status?: OutboxRow['status'];
   if (filter.ticket_id) conds.push(eq(outbox.ticket_id, filter.ticket_id));
   const where = and(...conds);
   const rows = await db.select().from(outbox).where(where).orderBy(desc(outbox.id)).limit(filter.limit).offset(filter.offset);
-  const total = (await first(db.select({ n: sql<number>`count(*)` }).from(outbox).where(where)))!.n;
+  const total = (await first(db.select({ n: count() }).from(outbox).where(where)))!.n;
   return { rows, total };
 }
 

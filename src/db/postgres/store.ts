@@ -18,13 +18,26 @@ import { sameName, uniqueViolation } from './unique.js';
 // PostgreSQL accepts for the derived columns). The derived pg tables (./schema.ts) describe the
 // migrations and name the unique indexes.
 
-/** int8 (count(*), sum(), bigint columns) and numeric as JavaScript numbers, as SQLite gives them. */
-const types = {
-  getTypeParser: ((oid: number, format?: string) => {
-    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (v: string) => Number(v);
-    return pg.types.getTypeParser(oid, format as 'text');
-  }) as typeof pg.types.getTypeParser,
-};
+/**
+ * int8 as a JavaScript number, as SQLite gives every integer: count(*) and sum() in raw SQL,
+ * imap_state.last_uid (bigint). drizzle's node-postgres driver reads values through pg's global
+ * parsers, so this is set for the process (every integer this schema stores is below 2^53).
+ */
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+/**
+ * One unit of work at a time in this process, as on SQLite (its single writer): a unit of work
+ * reads, decides and writes as if alone (e.g. "no user with this address yet: create one"), which
+ * READ COMMITTED alone would not give two concurrent ones (decision 027).
+ */
+function serialized() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => {});
+    return run;
+  };
+}
 
 /** Every prepared query's statement name, by its key (unique per process: the names live on each connection). */
 const names = new WeakMap<object, string>();
@@ -62,20 +75,21 @@ function wrap<Row>(q: PgPrepared): Prepared<Row> {
  */
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Db> {
   await migratePostgres(url);
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, types });
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
   // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
   pool.on('error', () => {});
   const pgDb: NodePgDatabase<Record<string, unknown>> = drizzle(pool, { schema: schema as unknown as Record<string, unknown> });
   const root = pgDb as unknown as PgDb;
   const statements = new Map<object, Prepared<unknown>>();
+  const oneAtATime = serialized();
   let closed = false;
   const impl: StoreImpl = {
     dialect: 'postgres',
     db: root as unknown as Db,
-    transaction: (fn) => pgDb.transaction(async (tx) => {
+    transaction: (fn) => oneAtATime(() => pgDb.transaction(async (tx) => {
       registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
       return fn(tx as unknown as Db);
-    }),
+    })),
     isTx: (conn) => conn instanceof PgTransaction,
     prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {
       const name = nameOf(key);
