@@ -103,7 +103,8 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     sameName: (column, value) => sameName(column as never, value),
     // No planner hint on PostgreSQL: its statistics choose; the column as it is.
     notIndexed: (column) => sql`${column as never}`,
-    uniqueViolation,
+    // drizzle wraps the driver's error ("Failed query: …", the pg error as its cause).
+    uniqueViolation: (err) => uniqueViolation(err instanceof Error && err.cause !== undefined ? err.cause : err),
     listTickets: (conn, spec) => listTickets(conn as unknown as PgDb, spec),
     searchPeople: (conn, needle, n) => searchPeople(conn as unknown as PgDb, needle, n),
     // PostgreSQL maintains its trigram indexes in each writing transaction, and vacuums itself.
