@@ -178,6 +178,15 @@ export const closeStore = (conn: Conn) => storeOf(conn).close();
 
 export const dialectOf = (conn: Conn) => storeOf(conn).dialect;
 
+/**
+ * How many rows an awaited `update`/`delete`/`insert` (without `returning()`) changed: SQLite's
+ * result says `changes`, PostgreSQL's `rowCount`.
+ */
+export function changes(result: unknown): number {
+  const r = result as { changes?: number; rowCount?: number | null };
+  return Number(r.changes ?? r.rowCount ?? 0);
+}
+
 /** The one row a write `… .returning()` gives back (it always gives one). */
 export async function one<T>(rows: PromiseLike<T[]>): Promise<T> {
   const r = (await rows)[0];

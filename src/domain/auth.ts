@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
-import { type Db, prepared, first, one, transaction } from '../db/port.js';
+import { changes, type Db, prepared, first, one, transaction } from '../db/port.js';
 import { apiTokens, sessions, users } from '../db/schema.js';
 import type { Actor } from './actor.js';
 import { nowIso } from './actor.js';
@@ -82,5 +82,5 @@ export async function listTokens(db: Db, actor: Actor): Promise<TokenJson[]> {
 export async function deleteToken(db: Db, actor: Actor, id: number): Promise<void> {
   const where = actor.role === 'admin' ? eq(apiTokens.id, id) : and(eq(apiTokens.id, id), eq(apiTokens.user_id, actor.id));
   const res = await transaction(db, (tx) => tx.delete(apiTokens).where(where));
-  if (res.changes === 0) throw notFound('Token', id);
+  if (changes(res) === 0) throw notFound('Token', id);
 }

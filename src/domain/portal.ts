@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, type Db, first, storeOf, transaction } from '../db/port.js';
+import { changes, type Conn, type Db, first, storeOf, transaction } from '../db/port.js';
 import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 import { readPortalToken } from '../scrips/portalLinks.js';
 import { type Actor, requireStaff } from './actor.js';
@@ -175,5 +175,5 @@ export async function portalReply(db: Db, grant: PortalGrant, input: PortalReply
 export async function revokePortalLinks(db: Db, actor: Actor, userId: number): Promise<void> {
   requireStaff(actor);
   const res = await transaction(db, (tx) => tx.update(users).set({ portal_epoch: sql`${users.portal_epoch} + 1` }).where(eq(users.id, userId)));
-  if (res.changes === 0) throw notFound('User', userId);
+  if (changes(res) === 0) throw notFound('User', userId);
 }

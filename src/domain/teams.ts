@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
+import { changes, type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
 import { dashboards, queues, teamMembers, teams, tickets } from '../db/schema.js';
 import { type Actor, nowIso, requireAdmin, requireStaff } from './actor.js';
 import { invalid, notFound } from './errors.js';
@@ -85,5 +85,5 @@ export async function removeMember(db: Db, actor: Actor, teamId: number, userId:
   requireAdmin(actor);
   await getTeam(db, actor, teamId);
   const res = await transaction(db, (tx) => tx.delete(teamMembers).where(memberIs(teamId, userId)));
-  if (res.changes === 0) throw notFound(`User ${userId} in team`, teamId);
+  if (changes(res) === 0) throw notFound(`User ${userId} in team`, teamId);
 }

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
-import { type Conn, type Db, prepared, first, transaction } from '../db/port.js';
+import { changes, type Conn, type Db, prepared, first, transaction } from '../db/port.js';
 import { queueWatchers, tickets, ticketWatchers, WATCHER_ROLES } from '../db/schema.js';
 import type { ScripResult } from '../scrips/engine.js';
 import { notifySettings } from '../scrips/config.js';
@@ -122,7 +122,7 @@ export async function removeWatcher(db: Db, actor: Actor, ticketId: number, role
     const ticket = await first(tx.select({ id: tickets.id, requester_id: tickets.requester_id }).from(tickets).where(eq(tickets.id, ticketId)));
     if (!ticket) throw notFound('Ticket', ticketId);
     const where = and(eq(ticketWatchers.ticket_id, ticketId), eq(ticketWatchers.role, role), eq(ticketWatchers.user_id, userId));
-    if ((await tx.delete(ticketWatchers).where(where)).changes === 0) throw notFound(`Watcher ${role}/${userId} on ticket`, ticketId);
+    if (changes(await tx.delete(ticketWatchers).where(where)) === 0) throw notFound(`Watcher ${role}/${userId} on ticket`, ticketId);
     const now = nowIso();
     if (role === 'requester' && ticket.requester_id === userId) {
       // The next requester (in the order they joined) becomes the first; none left: no requester.

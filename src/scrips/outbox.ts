@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray, isNotNull, lte, sql, count } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
-import { claimRows, type Conn, type Db, notIndexed, prepared, type Prepared, type RowOf, first, transaction, one } from '../db/port.js';
+import { changes, claimRows, type Conn, type Db, notIndexed, prepared, type Prepared, type RowOf, first, transaction, one } from '../db/port.js';
 import { outbox, transactions } from '../db/schema.js';
 import { notifySettings } from './config.js';
 
@@ -217,7 +217,7 @@ export async function enqueueWebhook(conn: Conn, w: { ticketId: number; transact
 
 /** After a crash, rows caught mid-attempt go back to the queue (at-least-once delivery). */
 export async function requeueInterrupted(db: Db): Promise<number> {
-  return (await transaction(db, (tx) => tx.update(outbox).set({ status: 'queued' }).where(eq(outbox.status, 'sending')))).changes;
+  return changes(await transaction(db, (tx) => tx.update(outbox).set({ status: 'queued' }).where(eq(outbox.status, 'sending'))));
 }
 
 /** A query compiled once per database and per set of kinds (a worker always asks for the same ones). */

@@ -107,6 +107,25 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     uniqueViolation: (err) => uniqueViolation(err instanceof Error && err.cause !== undefined ? err.cause : err),
     listTickets: (conn, spec) => listTickets(conn as unknown as PgDb, spec),
     searchPeople: (conn, needle, n) => searchPeople(conn as unknown as PgDb, needle, n),
+    // Claimed rows are locked until the unit of work ends; another process claiming skips them.
+    claimRows: (query) => (query as unknown as { for(strength: 'update', cfg: { skipLocked: boolean }): unknown }).for('update', { skipLocked: true }) as typeof query,
+    // A session advisory lock on a connection of its own: held while this process lives, given
+    // up with the connection when it dies, so another process takes over.
+    async tryLock(name) {
+      const client = await pool.connect();
+      try {
+        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [name]);
+        if (!rows[0]?.ok) { client.release(); return null; }
+      } catch (e) {
+        client.release(true);
+        throw e;
+      }
+      return {
+        async release() {
+          try { await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]); } finally { client.release(); }
+        },
+      };
+    },
     // PostgreSQL maintains its trigram indexes in each writing transaction, and vacuums itself.
     startMaintenance: () => ({ async stop() {} }),
     async problem() {
