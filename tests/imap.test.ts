@@ -378,7 +378,9 @@ describe('IMAP polling against a real Dovecot', () => {
     const bombHtml = Buffer.from('<div>'.repeat(160_000)).toString('base64').replace(/.{76}/g, '$&\r\n');
     const bomb = mail({ from: 'mona@customer.example', subject: 'HTML bomb', messageId: '<bomb@customer.example>' })
       .replace('Content-Type: text/plain; charset=utf-8\r\n\r\nBody of HTML bomb.', `Content-Type: text/html\r\nContent-Transfer-Encoding: base64\r\n\r\n${bombHtml}`);
-    const uids = await append(dc, [bomb, mail({ from: 'ned@customer.example', subject: 'After the bomb' })]);
+    // Long enough that reading it surely takes more than 1 ms, however fast the machine.
+    const long = 'A line of text for the reader to take its time over.\r\n'.repeat(30_000);
+    const uids = await append(dc, [bomb, mail({ from: 'ned@customer.example', subject: 'After the bomb', body: long })]);
     await s.workers.imap!.pollNow();
 
     const list = (await tickets(s)).tickets;
