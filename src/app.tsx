@@ -117,12 +117,12 @@ export async function createApp(deps: Deps) {
     // into a web stream first, which costs more than the rest of a small write. Chunked bodies
     // (no length) are counted as they stream by bodyLimit.
     const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > max ? tooLarge(max)(c) : await next();
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > max ? tooLarge(max)(c) : next();
     return (upload ? uploadLimit : limit)(c, next);
   });
   // Plain HTML forms can only POST: `_method=PATCH|PUT|DELETE` re-dispatches them (works without JS).
   const isForm = (type: string | undefined) => !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);
-  app.use('*', async (c, next) => (c.req.method === 'POST' && c.req.path !== '/mailgate' && isForm(c.req.header('content-type')) ? await methodOverride(app, c, next) : await next()));
+  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mailgate' && isForm(c.req.header('content-type')) ? methodOverride(app, c, next) : next()));
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 
@@ -144,7 +144,7 @@ export async function createApp(deps: Deps) {
   app.route('/portal', portalRoutes());
   app.route('/settings', settingsRoutes(deps));
 
-  const answerError = async (c: Context<AppEnv>, e: AppError) => (isPortalPath(c.req.path) ? await renderPortalError(c, e) : await renderError(c, e));
+  const answerError = (c: Context<AppEnv>, e: AppError) => (isPortalPath(c.req.path) ? renderPortalError(c, e) : renderError(c, e));
   app.notFound((c) => answerError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));
   app.onError((err, c) => answerError(c, toAppError(err, c)));
   return app;

@@ -50,7 +50,7 @@ function clientGone(err: unknown, c: Context<AppEnv>): boolean {
   return (err as NodeJS.ErrnoException | null)?.code === 'ECONNRESET' || incoming?.aborted === true;
 }
 
-export async function renderError(c: Context<AppEnv>, e: AppError): Promise<Response | Promise<Response>> {
+export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise<Response> {
   if (e.code === 'rate_limited') c.header('Retry-After', '900');
   if (!wantsHtml(c)) {
     return c.json({ error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } }, e.status as 400);

@@ -66,8 +66,20 @@ export const TEXT_CHECK_BUDGET = 8 * 1024 * 1024;
 /** A customer with at most this many tickets is searched by reading their tickets, not the index. */
 export const OWN_SCAN_MAX_TICKETS = 1_000;
 
-const ownTicketCount = (db: Db, id: number) => db.select({ n: sql<number>`count(*)` })
-  .from(sql`(SELECT 1 FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${id} AND ${ticketWatchers.role} IN ('requester', 'cc') LIMIT ${OWN_SCAN_MAX_TICKETS + 1})`).get()!.n;
+/** A statement built once per connection (building costs more than running these). */
+function perConnection<Q>(build: (db: Db) => Q): (db: Db) => Q {
+  const built = new WeakMap<object, Q>();
+  return (db) => {
+    let q = built.get(db.$client);
+    if (q === undefined) built.set(db.$client, (q = build(db)));
+    return q;
+  };
+}
+
+const ownTicketCountQuery = perConnection((db) => db.select({ n: sql<number>`count(*)` })
+  .from(sql`(SELECT 1 FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${sql.placeholder('id')} AND ${ticketWatchers.role} IN ('requester', 'cc') LIMIT ${OWN_SCAN_MAX_TICKETS + 1})`).prepare());
+const ownTicketCount = (db: Db, id: number) => ownTicketCountQuery(db).get({ id })!.n;
+const ticketCount = perConnection((db) => db.select({ n: sql<number>`coalesce(max(${tickets.id}), 0)` }).from(tickets).prepare());
 
 /**
  * Runs q's set of tickets once into the temporary table (decision 012), with bounded work
@@ -159,7 +171,7 @@ export function listTickets(db: Db, f: TicketListSpec) {
   const q = listQueries(db, f);
   try {
     const total = q.total();
-    const walk = q.walk && shouldWalk(total, db.select({ n: sql<number>`coalesce(max(${tickets.id}), 0)` }).from(tickets).get()!.n, q.offset + q.limit);
+    const walk = q.walk && shouldWalk(total, ticketCount(db).get()!.n, q.offset + q.limit);
     const rows = total === 0 ? [] : (walk ? q.walk! : q.page).all();
     return { rows, total };
   } finally {

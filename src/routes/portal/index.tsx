@@ -163,7 +163,7 @@ const HEADLINES: Partial<Record<AppError['code'], string>> = {
  * a page in the portal's own words for a browser — a refused link says what happened and how to
  * get a new one. Never a stack trace: `toAppError` has made every failure an AppError already.
  */
-export async function renderPortalError(c: C, e: AppError): Promise<Response | Promise<Response>> {
+export function renderPortalError(c: C, e: AppError): Response | Promise<Response> {
   if (!wantsHtml(c) || isHtmx(c) || e.code === 'unauthenticated') return renderError(c, e);
   c.status(e.status as 400);
   if (e instanceof PortalRefused) return c.render(<PortalErrorPage status={e.status} headline={e.headline} message={NEW_LINK_HINT} />, { title: e.headline });
