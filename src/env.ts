@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -36,6 +37,11 @@ const EnvSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   OUTBOX_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  /**
+   * SQLite: threads that run ticket lists and searches, each on its own read-only connection, so
+   * that the thread serving HTTP never waits for one (0: on that thread). Default: one per core, at most 2.
+   */
+  READ_THREADS: z.coerce.number().int().min(0).max(16).default(Math.min(2, availableParallelism())),
   /** How often new text moves into the full-text index (searches see it before that too). */
   SEARCH_INDEX_MS: z.coerce.number().int().min(10).default(100),
   /** Bearer secret for POST /mailgate. Required in production (503 without it). */

@@ -91,6 +91,9 @@ export const tickets = sqliteTable('tickets', {
   index('tickets_status_updated_idx').on(t.status, t.updated_at),
   index('tickets_owner_updated_idx').on(t.owner_id, t.updated_at),
   index('tickets_team_updated_idx').on(t.team_id, t.updated_at),
+  // An owner (or a team's members) or a ticket team with a status: counted in the index alone (decision 031).
+  index('tickets_owner_status_updated_idx').on(t.owner_id, t.status, t.updated_at),
+  index('tickets_team_status_updated_idx').on(t.team_id, t.status, t.updated_at),
   index('tickets_requester_updated_idx').on(t.requester_id, t.updated_at),
   index('tickets_updated_idx').on(t.updated_at),
   index('tickets_created_idx').on(t.created_at),
@@ -166,7 +169,7 @@ export const ticketCustomValues = sqliteTable('ticket_custom_values', {
   ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
   field_id: integer('field_id').notNull().references(() => customFields.id, { onDelete: 'cascade' }),
   value: text('value').notNull(),
-}, (t) => [primaryKey({ columns: [t.ticket_id, t.field_id] }), index('ticket_custom_values_lookup_idx').on(t.field_id, t.value)]);
+}, (t) => [primaryKey({ columns: [t.ticket_id, t.field_id] }), index('ticket_custom_values_lookup_idx').on(t.field_id, t.value, t.ticket_id)]);
 
 export const templates = sqliteTable('templates', {
   id: integer('id').primaryKey({ autoIncrement: true }),

@@ -2,20 +2,20 @@ import { closeStore, type Db } from './port.js';
 
 export type { Db };
 import { openPostgres, poolOf } from './postgres/store.js';
-import { openDb as openSqlite, sqliteOf } from './sqlite/client.js';
+import { openDb as openSqlite, readerStats, sqliteOf } from './sqlite/client.js';
 
-export { poolOf, sqliteOf };
+export { poolOf, readerStats, sqliteOf };
 
 // The store factory (docs/decisions/024): the one module that knows the implementations.
 
 /** Opens the SQLite store in `file` (creating and migrating it); returns its read handle. */
-export function openDb(file: string): Db {
-  return openSqlite(file);
+export function openDb(file: string, opts: { readThreads?: number } = {}): Db {
+  return openSqlite(file, opts);
 }
 
 /** The store the settings name: PostgreSQL when DATABASE_URL is set, else the SQLite file in DATA_DIR. */
-export async function openStore(env: { DATABASE_URL?: string; dbPath: string }): Promise<Db> {
-  return env.DATABASE_URL ? openPostgres(env.DATABASE_URL) : openSqlite(env.dbPath);
+export async function openStore(env: { DATABASE_URL?: string; dbPath: string; READ_THREADS?: number }): Promise<Db> {
+  return env.DATABASE_URL ? openPostgres(env.DATABASE_URL) : openSqlite(env.dbPath, { readThreads: env.READ_THREADS });
 }
 
 /** Where the store is, for messages (the URL without its password, or the file). */

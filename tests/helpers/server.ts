@@ -53,7 +53,8 @@ let counter = 0;
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-test-'));
   const store = testStore() === 'postgres' && !extraEnv.DATABASE_URL ? { DATABASE_URL: await createMigratedDatabase() } : {};
-  const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, ...store, ...extraEnv });
+  // One reader thread (production: one per core, at most 2): every list of the suite goes through it.
+  const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, READ_THREADS: '1', ...store, ...extraEnv });
   const db = await openStore(env);
   await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
   const quiet = createLogger({ json: true, silent: true });

@@ -14,6 +14,7 @@ import { type Commit, groupCommit } from './groupCommit.js';
 import { flushSearch, registerSearchFunctions } from './search.js';
 import { listTickets } from './ticketList.js';
 import { searchPeople } from './people.js';
+import { type Readers, startReaders } from './readers.js';
 
 /** A drizzle handle on one of the store's two connections. */
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -22,7 +23,8 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 // them from there whether it runs from src/ (tsx) or from the compiled dist/.
 const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/db/migrations');
 
-function connect(file: string, readonly: boolean): Database.Database {
+/** One connection with hxdesk's settings and SQL functions (the reader threads open theirs with it too). */
+export function connect(file: string, readonly: boolean): Database.Database {
   const sqlite = new Database(file, { readonly });
   cacheStatements(sqlite);
   if (!readonly) {
@@ -44,7 +46,7 @@ function connect(file: string, readonly: boolean): Database.Database {
  * unit of work — which therefore only ever sees committed data, and cannot write by mistake.
  * Returns the reader's handle: what the app passes around as `db`.
  */
-export function openDb(file: string): PortDb {
+export function openDb(file: string, opts: { readThreads?: number } = {}): PortDb {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const writer = connect(file, false);
   if (file !== ':memory:') { const st = fs.statSync(file); opened.set(writer, { dev: st.dev, ino: st.ino }); }
@@ -57,6 +59,8 @@ export function openDb(file: string): PortDb {
   roots.set(writer, writerDb);
   roots.set(reader, reader === writer ? writerDb : readerDb);
   const commit = groupCommit(writerDb);
+  // Lists and searches outside a unit of work go to reader threads (./readers.ts), when asked for.
+  const readers = file !== ':memory:' && (opts.readThreads ?? 0) > 0 ? startReaders(file, opts.readThreads!) : undefined;
   const statements = new WeakMap<Database.Database, Map<object, Prepared<unknown>>>();
   const impl: StoreImpl = {
     dialect: 'sqlite',
@@ -84,7 +88,9 @@ export function openDb(file: string): PortDb {
     notIndexed: (column) => sql`+${column as SQLiteColumn}`,
     claimRows: (query) => query,
     tryLock: async () => ({ release: async () => {} }),
-    listTickets: async (conn, spec) => listTickets(conn as unknown as Db, spec),
+    listTickets: async (conn, spec) => (readers && conn !== (writerDb as unknown)
+      ? readers.list(spec) as Promise<{ rows: never[]; total: number }>
+      : listTickets(conn as unknown as Db, spec)),
     searchPeople: async (conn, needle, n) => searchPeople(conn as unknown as Db, needle, n),
     startMaintenance(onError, opts) {
       const search = startSearchIndexer(writerDb, commit, onError, opts.searchIndexMs);
@@ -93,6 +99,7 @@ export function openDb(file: string): PortDb {
     },
     problem: async () => dbProblem(writerDb),
     async close() {
+      await readers?.close();
       if (reader !== writer) reader.close();
       try { writer.pragma('optimize'); } finally { writer.close(); }
     },
@@ -100,10 +107,14 @@ export function openDb(file: string): PortDb {
   registerStore(impl, [readerDb, writerDb]);
   writers.set(readerDb, writer);
   writers.set(writerDb, writer);
+  if (readers) readerPools.set(readerDb, readers);
   return readerDb as unknown as PortDb;
 }
 
 const writers = new WeakMap<object, Database.Database>();
+const readerPools = new WeakMap<object, Readers>();
+/** A SQLite store's reader threads: how many, and the lists they answered (undefined: lists run on the HTTP thread). */
+export const readerStats = (db: PortDb) => readerPools.get(db)?.stats();
 /** The writer connection of a SQLite store (for SQLite-only tests, tools and maintenance). */
 export function sqliteOf(db: PortDb): Database.Database {
   const w = writers.get(db);
