@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { closeDb, openDb, sqliteOf } from '../src/db/store.js';
+import { closeDb, openDb, openStore, sqliteOf } from '../src/db/store.js';
 import { uniqueViolation as sqliteUniqueViolation } from '../src/db/sqlite/client.js';
 import * as sqliteSchema from '../src/db/schema.js';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
@@ -14,6 +14,7 @@ import { containsPattern } from '../src/db/postgres/search.js';
 import { identityColumns, syncSequences } from '../src/db/postgres/sequences.js';
 import { sameName, uniqueColumns, uniqueViolation } from '../src/db/postgres/unique.js';
 import { createDatabase, createMigratedDatabase, pgAvailable, postgres, stopPostgres } from './helpers/postgres.js';
+import { runServerToExit } from './helpers/process.js';
 
 // SPEC C6: one schema description (src/db/schema.ts), two dialects. The PostgreSQL tables are
 // derived from the SQLite ones (src/db/postgres/schema.ts); these tests hold the generated
@@ -364,5 +365,27 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
       const u = await client.query<{ m: boolean }>(`SELECT s ILIKE $1 AS m FROM (VALUES ('a_b'), ('axb'), ('a\\b')) AS v(s)`, [containsPattern('a_b')]);
       expect(u.rows.map((x) => x.m)).toEqual([true, false, false]);
     });
+  });
+
+  it('refuses a database that is not UTF8 at start, with words saying so, before migrating anything', async () => {
+    const cluster = await postgres();
+    const name = 'hx_latin1';
+    await withDb((client) => client.query(`CREATE DATABASE ${name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`), cluster.url());
+    const url = cluster.url(name);
+    await expect(openStore({ DATABASE_URL: url, dbPath: '' })).rejects.toThrow(`the database "${name}" has the encoding LATIN1; hxdesk needs a UTF8 database`);
+    // The server's start stops on it too, naming the database (without a password) and the fix.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-latin1-'));
+    const run = await runServerToExit({ DATABASE_URL: url, DATA_DIR: dataDir }).finally(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/Cannot open the database postgres:\/\/postgres@127\.0\.0\.1:\d+\/hx_latin1 \(DATABASE_URL\): the database "hx_latin1" has the encoding LATIN1; hxdesk needs a UTF8 database \(create one with: CREATE DATABASE hx_latin1 ENCODING 'UTF8' TEMPLATE template0\)/);
+    expect(run.stdout).not.toContain('listening on');
+    // Nothing was written to it: no migration table, no extension.
+    await withDb(async (client) => {
+      expect((await client.query("SELECT 1 FROM pg_namespace WHERE nspname = 'drizzle'")).rowCount).toBe(0);
+      expect((await client.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'")).rowCount).toBe(0);
+    }, url);
+    // A UTF8 database of the same cluster opens.
+    const ok = await openStore({ DATABASE_URL: await createDatabase(), dbPath: '' });
+    await closeDb(ok);
   });
 });

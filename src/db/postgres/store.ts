@@ -69,7 +69,7 @@ function wrap<Row>(q: PgPrepared): Prepared<Row> {
 }
 
 /**
- * Opens the PostgreSQL store at `url` (postgres://…): applies pending migrations (one process
+ * Opens the PostgreSQL store at `url` (postgres://…): refuses a database that is not UTF8, applies pending migrations (one process
  * at a time, under an advisory lock), then serves from a pool of `max` connections. Returns the
  * pool's handle: what the app passes around as `db`.
  */
