@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import { DrizzleQueryError, type SQL } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type * as schema from './schema.js';
 
@@ -192,4 +192,14 @@ export async function one<T>(rows: PromiseLike<T[]>): Promise<T> {
   const r = (await rows)[0];
   if (r === undefined) throw new Error('The write returned no row');
   return r;
+}
+
+/**
+ * What went wrong, in the database's own words, for a log or a stored error: drizzle wraps a
+ * driver's error on PostgreSQL ("Failed query: <the SQL> params: <the values>", the driver's
+ * error as `cause`), which would put statements and customer data where only the reason belongs.
+ */
+export function errorMessage(e: unknown): string {
+  const err = e instanceof DrizzleQueryError && e.cause instanceof Error ? e.cause : e;
+  return (err instanceof Error ? err.message : '') || String(err);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../db/port.js';
+import { type Db, errorMessage } from '../db/port.js';
 import { AppError } from '../domain/errors.js';
 import {
   applyInboundMail, logFailedMail, logRejectedMail, ownAddresses, type InboundMessage, type IntakeOptions, type IntakeResult,
@@ -42,7 +42,7 @@ export async function processMail(
     return await applyInboundMail(db, message, { ...opts, senderLimitPerHour: settings.senderLimitPerHour, ownAddresses: own });
   } catch (e) {
     if (e instanceof AppError && e.status < 500) throw await rejected(db, message, opts.source, e.message, e); // an unknown queue
-    await logFailedMail(db, message, opts.source, (e as Error).message || String(e));
+    await logFailedMail(db, message, opts.source, errorMessage(e));
     throw e;
   }
 }

@@ -29,8 +29,14 @@ export function toAppError(err: unknown, c: Context<AppEnv>): AppError {
     return new AppError('invalid_json', 'The request body was cut off');
   }
   const id = requestId(c);
-  log('error', 'unhandled error', { request_id: id, method: c.req.method, path: c.req.path, error: String(err), stack: (err as Error)?.stack });
-  return new AppError('internal', env.production ? `Internal server error (request ${id})` : `Internal server error (request ${id}): ${String(err)}`);
+  log('error', 'unhandled error', { request_id: id, method: c.req.method, path: c.req.path, error: withCause(err), stack: (err as Error)?.stack });
+  return new AppError('internal', env.production ? `Internal server error (request ${id})` : `Internal server error (request ${id}): ${withCause(err)}`);
+}
+
+/** An error and what caused it (on PostgreSQL the failed query says which statement, its cause why). */
+function withCause(err: unknown): string {
+  const cause = err instanceof Error ? err.cause : undefined;
+  return cause instanceof Error ? `${String(err)}\ncaused by: ${String(cause)}` : String(err);
 }
 
 /**

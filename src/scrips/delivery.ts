@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Db } from '../db/port.js';
+import { type Db, errorMessage } from '../db/port.js';
 import { composeMail } from './compose.js';
 import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, type OutboxRow } from './outbox.js';
 
@@ -77,7 +77,7 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
         try {
           await markSent(db, row.id, await deliver(row));
         } catch (e) {
-          const error = (e as Error).message || String(e);
+          const error = errorMessage(e);
           await markFailed(db, row, error, opts);
           opts.log('warn', 'outbox: delivery failed', { id: row.id, kind: row.kind, attempt: row.attempts, error });
         }

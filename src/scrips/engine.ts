@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/port.js';
+import { type Conn, errorMessage, prepared } from '../db/port.js';
 import { attachments, scrips, templates } from '../db/schema.js';
 import { ACTIVE_STATUSES, STATUSES } from '../lifecycle.js';
 import { notifySettings } from './config.js';
@@ -283,7 +283,7 @@ export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ result
     } catch (e) {
       result.ok = false;
       result.notifications = 0;
-      result.error = (e as Error).message || String(e);
+      result.error = errorMessage(e);
       writes = [];
     }
     // Outside the try: a failing write is a database failure and fails the whole change.
