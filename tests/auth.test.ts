@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteOf } from '../src/db/store.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { rawCount, rawGet, rawRun } from './helpers/db.js';
 
 let s: TestServer;
 beforeAll(async () => { s = await startServer(); });
@@ -328,12 +328,11 @@ describe('API tokens', () => {
   it('stores only a hash of the token', async () => {
     const made = await s.api('POST', '/tokens', { body: { name: 'hashed' } });
     expect(made.status).toBe(201);
-    const row = sqliteOf(s.db).prepare('SELECT token_hash FROM api_tokens WHERE id = ?').get(made.body.id) as { token_hash: string };
+    const row = (await rawGet<{ token_hash: string }>(s, 'SELECT token_hash FROM api_tokens WHERE id = ?', [made.body.id]))!;
     expect(row.token_hash).toBeTruthy();
     expect(row.token_hash).not.toBe(made.body.token);
     expect(row.token_hash).not.toContain(made.body.token);
-    const hit = sqliteOf(s.db).prepare('SELECT count(*) AS n FROM api_tokens WHERE token_hash = ? OR name = ?').get(made.body.token, made.body.token) as { n: number };
-    expect(hit.n).toBe(0);
+    expect(await rawCount(s, 'api_tokens', 'token_hash = ? OR name = ?', [made.body.token, made.body.token])).toBe(0);
   });
 
   it('DELETE /tokens/:id → 204 and the token stops working; a second delete is 404', async () => {
@@ -390,10 +389,10 @@ describe('API tokens', () => {
 describe('passwords are stored hashed', () => {
   it('users.password_hash is an scrypt hash that does not contain the password', async () => {
     const u = await userWithPassword(s);
-    const row = sqliteOf(s.db).prepare('SELECT password_hash FROM users WHERE id = ?').get(u.id) as { password_hash: string };
+    const row = (await rawGet<{ password_hash: string }>(s, 'SELECT password_hash FROM users WHERE id = ?', [u.id]))!;
     expect(row.password_hash.startsWith('scrypt$')).toBe(true);
     expect(row.password_hash).not.toContain(PASSWORD);
-    const admin = sqliteOf(s.db).prepare('SELECT password_hash FROM users WHERE email = ?').get(ADMIN_EMAIL) as { password_hash: string };
+    const admin = (await rawGet<{ password_hash: string }>(s, 'SELECT password_hash FROM users WHERE email = ?', [ADMIN_EMAIL]))!;
     expect(admin.password_hash.startsWith('scrypt$')).toBe(true);
     expect(admin.password_hash).not.toContain(ADMIN_PASSWORD);
   });
@@ -401,8 +400,8 @@ describe('passwords are stored hashed', () => {
   it('two users with the same password get different hashes (salted)', async () => {
     const a = await userWithPassword(s);
     const b = await userWithPassword(s);
-    const get = (id: number) => (sqliteOf(s.db).prepare('SELECT password_hash FROM users WHERE id = ?').get(id) as { password_hash: string }).password_hash;
-    expect(get(a.id)).not.toBe(get(b.id));
+    const get = async (id: number) => (await rawGet<{ password_hash: string }>(s, 'SELECT password_hash FROM users WHERE id = ?', [id]))!.password_hash;
+    expect(await get(a.id)).not.toBe(await get(b.id));
   });
 });
 
@@ -411,11 +410,11 @@ describe('CSRF protection for cookie-authenticated requests', () => {
   beforeAll(async () => { cookie = await signIn(s, ADMIN_EMAIL, ADMIN_PASSWORD); });
 
   it('a cross-site form post with the session cookie → 403 forbidden, nothing created', async () => {
-    const before = (sqliteOf(s.db).prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
+    const before = await rawCount(s, 'api_tokens');
     const res = await s.api('POST', '/tokens', { token: null, form: { name: 'csrf' }, headers: { cookie, origin: 'http://evil.example' } });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
-    const after = (sqliteOf(s.db).prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
+    const after = await rawCount(s, 'api_tokens');
     expect(after).toBe(before);
   });
 
@@ -534,7 +533,7 @@ describe('production mode', () => {
   });
 
   it('an internal error is a bare 500 `internal` with no stack trace or SQL', async () => {
-    sqliteOf(p.db).exec('ALTER TABLE teams RENAME TO teams_moved_away');
+    await rawRun(p, 'ALTER TABLE teams RENAME TO teams_moved_away');
     try {
       const res = await p.api('GET', '/teams');
       expect(res.status).toBe(500);
@@ -542,9 +541,9 @@ describe('production mode', () => {
       expect(res.text).not.toMatch(/stack|sqlite|teams|select|at .*\.ts/i);
       const html = await p.api('GET', '/teams', { headers: { accept: 'text/html' } });
       expect(html.status).toBe(500);
-      expect(html.text).not.toMatch(/sqlite|no such table|\.ts:\d+/i);
+      expect(html.text).not.toMatch(/sqlite|no such table|relation|\.ts:\d+/i);
     } finally {
-      sqliteOf(p.db).exec('ALTER TABLE teams_moved_away RENAME TO teams');
+      await rawRun(p, 'ALTER TABLE teams_moved_away RENAME TO teams');
     }
   });
 

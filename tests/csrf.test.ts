@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteOf } from '../src/db/store.js';
+import { rawCount } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await s.close(); });
 
-const tokens = () => (sqliteOf(s.db).prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
+const tokens = () => rawCount(s, 'api_tokens');
 const EVIL = 'https://evil.example';
 
 /** POST /tokens as JSON with the session cookie and the given extra headers. */
@@ -27,15 +27,15 @@ const jsonPost = (headers: Record<string, string>, name = 'csrf-json') =>
 
 describe('cookie-authenticated JSON requests', () => {
   it('a cross-site JSON POST with the session cookie → 403, nothing created', async () => {
-    const before = tokens();
+    const before = await tokens();
     expectError(await jsonPost({ origin: EVIL }), 403, 'forbidden');
-    expect(tokens()).toBe(before);
+    expect(await tokens()).toBe(before);
   });
 
   it('with no Origin and no Sec-Fetch-Site → 403', async () => {
-    const before = tokens();
+    const before = await tokens();
     expectError(await jsonPost({}), 403, 'forbidden');
-    expect(tokens()).toBe(before);
+    expect(await tokens()).toBe(before);
   });
 
   it('a foreign Origin is refused even beside Sec-Fetch-Site: same-origin', async () => {

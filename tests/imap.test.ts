@@ -1,14 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
-import { sqliteOf } from '../src/db/store.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { ImapFlow } from 'imapflow';
 import { afterAll, describe, expect, it } from 'vitest';
+import { poolOf, sqliteOf } from '../src/db/store.js';
+import { rawQuery, rawRun, sharedStore } from './helpers/db.js';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { killAll, spawnServer } from './helpers/process.js';
+import { testStore } from './helpers/store.js';
 
 // IMAP polling (SPEC B7, issue 4 point 6) against a real Dovecot on 127.0.0.1: UIDs and
 // UIDVALIDITY are tracked rather than \Seen, a message is flagged \Seen (or moved) only after its
@@ -171,7 +172,54 @@ async function intake(s: TestServer, query = ''): Promise<{ intake: IntakeRow[];
   return res.body;
 }
 const imapStateRows = (s: TestServer) =>
-  sqliteOf(s.db).prepare('SELECT mailbox, uid_validity, last_uid FROM imap_state ORDER BY mailbox').all() as { mailbox: string; uid_validity: string; last_uid: number }[];
+  rawQuery<{ mailbox: string; uid_validity: string; last_uid: number }>(s, 'SELECT mailbox, uid_validity, last_uid FROM imap_state ORDER BY mailbox');
+
+/** A real failure inside the ticket transaction: the database refuses to insert a ticket with this subject. */
+async function refuseTicket(s: TestServer, subject: string, message: string): Promise<{ drop(): Promise<void> }> {
+  if (testStore() === 'postgres') {
+    await rawRun(s, `CREATE FUNCTION imap_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${message}'; END $$;
+      CREATE TRIGGER imap_test_refuse BEFORE INSERT ON tickets FOR EACH ROW WHEN (NEW.subject = '${subject}') EXECUTE FUNCTION imap_test_refuse()`);
+    return { drop: async () => { await rawRun(s, 'DROP TRIGGER imap_test_refuse ON tickets; DROP FUNCTION imap_test_refuse()'); } };
+  }
+  await rawRun(s, `CREATE TRIGGER imap_test_refuse BEFORE INSERT ON tickets WHEN NEW.subject = '${subject}'
+    BEGIN SELECT RAISE(ABORT, '${message}'); END`);
+  return { drop: async () => { await rawRun(s, 'DROP TRIGGER imap_test_refuse'); } };
+}
+
+/**
+ * Polls once, with Dovecot killed while the ticket with this subject is being inserted (inside
+ * its transaction, before the poller can flag the message). SQLite calls back into this process
+ * from a trigger; PostgreSQL's trigger waits on an advisory lock this test holds, the test sees
+ * it waiting, kills Dovecot and lets the insert go on.
+ */
+async function pollCrashingDovecotAt(s: TestServer, dc: Dovecot, subject: string): Promise<void> {
+  if (testStore() === 'postgres') {
+    const LOCK = 727_001;
+    await rawRun(s, `CREATE FUNCTION imap_test_wait() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock(${LOCK}); RETURN NULL; END $$;
+      CREATE TRIGGER imap_test_drop AFTER INSERT ON tickets FOR EACH ROW WHEN (NEW.subject = '${subject}') EXECUTE FUNCTION imap_test_wait()`);
+    const holder = await poolOf(s.db).connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [LOCK]);
+      const polled = s.workers.imap!.pollNow();
+      await waitUntil('the insert waiting in the trigger', () => rawQuery(s, "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND NOT granted", [LOCK]), (r) => r.length === 1);
+      await dc.crash();
+      await holder.query('SELECT pg_advisory_unlock($1)', [LOCK]);
+      await polled;
+    } finally {
+      holder.release();
+      await rawRun(s, 'DROP TRIGGER imap_test_drop ON tickets; DROP FUNCTION imap_test_wait()');
+    }
+    return;
+  }
+  sqliteOf(s.db).function('imap_test_crash_dovecot', () => { void dc.crash(); return 1; });
+  await rawRun(s, `CREATE TRIGGER imap_test_drop AFTER INSERT ON tickets WHEN NEW.subject = '${subject}'
+    BEGIN SELECT imap_test_crash_dovecot(); END`);
+  try {
+    await s.workers.imap!.pollNow();
+  } finally {
+    await rawRun(s, 'DROP TRIGGER imap_test_drop');
+  }
+}
 
 // ---- polling into tickets (in-process server, polls on demand) -------------------------------
 
@@ -233,7 +281,7 @@ describe('IMAP polling against a real Dovecot', () => {
       ]);
 
     // The stored state is the mailbox's UIDVALIDITY and the highest UID handled.
-    expect(imapStateRows(s)).toEqual([{ mailbox: `support@127.0.0.1:${dc.port}/INBOX`, uid_validity: await uidValidityOf(dc), last_uid: uids[3] }]);
+    expect(await imapStateRows(s)).toEqual([{ mailbox: `support@127.0.0.1:${dc.port}/INBOX`, uid_validity: await uidValidityOf(dc), last_uid: uids[3] }]);
 
     // Polling again finds nothing new.
     await s.workers.imap!.pollNow();
@@ -290,7 +338,7 @@ describe('IMAP polling against a real Dovecot', () => {
     expect((await intake(s)).intake.map((r) => [r.subject, r.verdict, r.source])).toEqual([
       ['Third one', 'created', 'imap'], ['Still unread', 'created', 'imap'], ['Read by a colleague already', 'created', 'imap'],
     ]);
-    expect(imapStateRows(s)[0].last_uid).toBe(newUid);
+    expect((await imapStateRows(s))[0].last_uid).toBe(newUid);
   });
 
   it('with IMAP_MOVE_TO moves handled messages to that folder, a rejected one too (it is kept in the intake log)', async () => {
@@ -324,9 +372,8 @@ describe('IMAP polling against a real Dovecot', () => {
   it('leaves a failing message in place and unseen (logged as failed with its error), flags a rejected one (kept as rejected), and processes the rest', async () => {
     const dc = await newDovecot();
     const s = await newServer(dc);
-    // A real failure inside the ticket transaction: SQLite refuses this one ticket.
-    sqliteOf(s.db).exec(`CREATE TRIGGER imap_test_refuse BEFORE INSERT ON tickets WHEN NEW.subject = 'Explode please'
-      BEGIN SELECT RAISE(ABORT, 'tickets table refused the insert'); END`);
+    // A real failure inside the ticket transaction: the database refuses this one ticket.
+    const refusal = await refuseTicket(s, 'Explode please', 'tickets table refused the insert');
     const noFrom = mail({ from: '', subject: 'No sender here', messageId: '<nofrom@customer.example>' });
     const explode = mail({ from: 'jack@customer.example', subject: 'Explode please', messageId: '<explode@customer.example>' });
     const uids = await append(dc, [
@@ -365,7 +412,7 @@ describe('IMAP polling against a real Dovecot', () => {
     expect((await tickets(s)).total).toBe(2);
 
     // Once the cause is gone, the admin replays the entry and the ticket exists exactly once.
-    sqliteOf(s.db).exec('DROP TRIGGER imap_test_refuse');
+    await refusal.drop();
     const replay = await s.api('POST', `/mail/intake/${explodeEntry.id}/replay`);
     expect(replay.status).toBe(201);
     expect(replay.body).toMatchObject({ verdict: 'created', created: true, duplicate: false });
@@ -401,20 +448,16 @@ describe('IMAP polling against a real Dovecot', () => {
   it('does not skip the rest of a batch when the connection drops in the middle of it', async () => {
     const dc = await newDovecot();
     const s = await newServer(dc);
-    // Dovecot dies the moment the first message's ticket is inserted, before it can be flagged.
-    sqliteOf(s.db).function('imap_test_crash_dovecot', () => { void dc.crash(); return 1; });
-    sqliteOf(s.db).exec(`CREATE TRIGGER imap_test_drop AFTER INSERT ON tickets WHEN NEW.subject = 'Line drops after this one'
-      BEGIN SELECT imap_test_crash_dovecot(); END`);
     const uids = await append(dc, [
       mail({ from: 'xena@customer.example', subject: 'Line drops after this one' }),
       mail({ from: 'yuri@customer.example', subject: 'Second in the batch' }),
       mail({ from: 'zoe@customer.example', subject: 'Third in the batch', messageId: null }),
     ]);
-    await s.workers.imap!.pollNow();
+    // Dovecot dies the moment the first message's ticket is inserted, before it can be flagged.
+    await pollCrashingDovecotAt(s, dc, 'Line drops after this one');
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Line drops after this one']);
 
     await dc.resume();
-    sqliteOf(s.db).exec('DROP TRIGGER imap_test_drop');
     await waitUntil('the rest of the batch', async () => { await s.workers.imap!.pollNow(); return tickets(s); }, (l) => l.total === 3, 10_000);
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Line drops after this one', 'Second in the batch', 'Third in the batch']);
     await waitUntil('all three \\Seen', () => listBox(dc), (b) => b.length === 3 && b.every((m) => m.seen));
@@ -422,7 +465,7 @@ describe('IMAP polling against a real Dovecot', () => {
     expect(log.intake.map((r) => [r.subject, r.verdict])).toEqual([
       ['Third in the batch', 'created'], ['Second in the batch', 'created'], ['Line drops after this one', 'created'],
     ]);
-    expect(imapStateRows(s)[0].last_uid).toBe(uids[2]);
+    expect((await imapStateRows(s))[0].last_uid).toBe(uids[2]);
   });
 
   it('rescans after a UIDVALIDITY change and, recognising messages by identity, creates nothing twice', async () => {
@@ -437,11 +480,11 @@ describe('IMAP polling against a real Dovecot', () => {
     expect((await tickets(s)).total).toBe(3);
     const validity = await uidValidityOf(dc);
     const key = `support@127.0.0.1:${dc.port}/INBOX`;
-    expect(imapStateRows(s)).toEqual([{ mailbox: key, uid_validity: validity, last_uid: uids[2] }]);
+    expect(await imapStateRows(s)).toEqual([{ mailbox: key, uid_validity: validity, last_uid: uids[2] }]);
 
     // Unflag them so the rescan is visible, and tell the poller the mailbox was recreated.
     await markUnseen(dc, uids);
-    expect(sqliteOf(s.db).prepare('UPDATE imap_state SET uid_validity = ? WHERE mailbox = ?').run(`${validity}1`, key).changes).toBe(1);
+    expect(await rawRun(s, 'UPDATE imap_state SET uid_validity = ? WHERE mailbox = ?', [`${validity}1`, key])).toBe(1);
     const [fourth] = await append(dc, [mail({ from: 'paul@customer.example', subject: 'After the reset' })]);
     await s.workers.imap!.pollNow();
 
@@ -455,7 +498,7 @@ describe('IMAP polling against a real Dovecot', () => {
     const log = await intake(s);
     expect(log.total).toBe(4);
     expect(log.intake.every((r) => r.verdict === 'created' && r.source === 'imap')).toBe(true);
-    expect(imapStateRows(s)).toEqual([{ mailbox: key, uid_validity: validity, last_uid: fourth }]);
+    expect(await imapStateRows(s)).toEqual([{ mailbox: key, uid_validity: validity, last_uid: fourth }]);
   });
 
   it('handles a real UIDVALIDITY change by Dovecot (UIDs renumbered from 1) without losing or repeating mail', async () => {
@@ -465,7 +508,7 @@ describe('IMAP polling against a real Dovecot', () => {
     await s.workers.imap!.pollNow();
     expect((await tickets(s)).total).toBe(5);
     const oldValidity = await uidValidityOf(dc);
-    expect(imapStateRows(s)[0]).toMatchObject({ uid_validity: oldValidity, last_uid: uids[4] });
+    expect((await imapStateRows(s))[0]).toMatchObject({ uid_validity: oldValidity, last_uid: uids[4] });
     // A mail client deletes the first four.
     await withImap(dc, async (c) => {
       const lock = await c.getMailboxLock('INBOX');
@@ -486,7 +529,7 @@ describe('IMAP polling against a real Dovecot', () => {
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Old one', 'Old two', 'Old three', 'Old four', 'Old five', 'New after renumbering']);
     expect((await listBox(dc)).map((m) => [m.uid, m.subject, m.seen])).toEqual([[added - 1, 'Old five', true], [added, 'New after renumbering', true]]);
     expect((await intake(s)).total).toBe(6);
-    expect(imapStateRows(s)[0]).toMatchObject({ uid_validity: newValidity, last_uid: added });
+    expect((await imapStateRows(s))[0]).toMatchObject({ uid_validity: newValidity, last_uid: added });
   });
 
   it('reconnects by itself with backoff when Dovecot is down at start and comes back', async () => {
@@ -496,13 +539,13 @@ describe('IMAP polling against a real Dovecot', () => {
     const s = await startServer({ IMAP_URL: dc.url(), IMAP_POLL_SECONDS: '3600' });
     servers.push(s);
     await s.workers.imap!.pollNow(); // fails: nothing listens on the port
-    expect(imapStateRows(s)).toEqual([]);
+    expect(await imapStateRows(s)).toEqual([]);
     await dc.resume();
     await append(dc, [mail({ from: 'uma@customer.example', subject: 'Sent while the poller was retrying' })]);
     const list = await waitUntil('ticket from the reconnected poller', () => tickets(s), (l) => l.total === 1);
     expect(list.tickets.map((t) => t.subject)).toEqual(['Sent while the poller was retrying']);
     await waitUntil('message flagged', () => listBox(dc), (b) => b.length === 1 && b[0].seen);
-    expect(imapStateRows(s)).toHaveLength(1);
+    expect(await imapStateRows(s)).toHaveLength(1);
   });
 });
 
@@ -536,7 +579,8 @@ describe('the real server process', () => {
     const dc = await newDovecot();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-imap-crash-'));
     dirs.push(dataDir);
-    const baseEnv = { DATA_DIR: dataDir, ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword };
+    const store = await sharedStore(dataDir); // the SQLite file in dataDir, or a PostgreSQL database
+    const baseEnv = { ...store.env, ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword };
 
     // First start without IMAP: seed the database and make an API token.
     let proc = await spawnServer(baseEnv);
@@ -583,9 +627,7 @@ describe('the real server process', () => {
 
     /** The state a kill left: every message flagged \Seen has its ticket committed, none twice. */
     async function committedAfterKill(): Promise<string[]> {
-      const file = new Database(path.join(dataDir, 'hxdesk.db'), { readonly: true });
-      const committed = (file.prepare('SELECT subject FROM tickets ORDER BY id').all() as { subject: string }[]).map((r) => r.subject);
-      file.close();
+      const committed = (await store.query<{ subject: string }>('SELECT subject FROM tickets ORDER BY id')).map((r) => r.subject);
       const seen = (await listBox(dc)).filter((m) => m.seen).map((m) => m.subject);
       for (const subject of seen) expect(committed).toContain(subject);
       expect(new Set(committed).size).toBe(committed.length);
@@ -606,9 +648,7 @@ describe('the real server process', () => {
     // The narrowest window cannot be hit on purpose by a kill: tickets committed, but neither the
     // \Seen flags nor the poller's state written. Put the mailbox and the state there by hand.
     await markUnseen(dc, (await listBox(dc)).map((m) => m.uid));
-    const rewind = new Database(path.join(dataDir, 'hxdesk.db'));
-    expect(rewind.prepare('UPDATE imap_state SET last_uid = 0').run().changes).toBe(1);
-    rewind.close();
+    expect(await store.run('UPDATE imap_state SET last_uid = 0')).toBe(1);
 
     // Last start on the same data directory: the poller picks up where the state says.
     proc = await spawnServer({ ...baseEnv, IMAP_URL: dc.url(), IMAP_POLL_SECONDS: '0.2' });
@@ -639,7 +679,7 @@ describe('the real server process', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-imap-reconnect-'));
     dirs.push(dataDir);
     await append(dc, [mail({ from: 'vera@customer.example', subject: 'Before Dovecot went away' })]);
-    const proc = await spawnServer({ DATA_DIR: dataDir, ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword, IMAP_URL: dc.url(), IMAP_POLL_SECONDS: '0.2' });
+    const proc = await spawnServer({ ...(await sharedStore(dataDir)).env, ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword, IMAP_URL: dc.url(), IMAP_POLL_SECONDS: '0.2' });
     const token = await signIn(proc.base, adminEmail, adminPassword);
     await waitUntil('first ticket', () => get(proc.base, token, '/tickets?limit=1'), (l) => l.total === 1);
     await waitUntil('first message \\Seen', () => listBox(dc), (b) => b.length === 1 && b[0].seen);

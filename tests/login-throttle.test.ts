@@ -7,22 +7,26 @@ import { apiTokens, loginThrottle } from '../src/db/schema.js';
 import { actorFromToken } from '../src/domain/auth.js';
 import { checkThrottle, clearThrottle, countAttempt } from '../src/domain/throttle.js';
 import { expectSuccess, runCli } from './helpers/cli.js';
+import { sharedStore } from './helpers/db.js';
 import { killAll, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // SPEC C6: "sign-in rate limits and token bookkeeping live in the database" (decision 028).
 // The brake is a row per key in login_throttle, counted with one atomic upsert: it outlives a
 // restart, every process serving the database shares it, and `hxdesk reset-password` lifts it.
-// The processes here are real servers (node src/server.ts) on one SQLite file.
+// The processes here are real servers (node src/server.ts) on one database: the SQLite file of
+// a DATA_DIR, or (in the postgres project) one PostgreSQL database.
 
 const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'admin-password-123';
 const LIMIT = 3;
 const { tmp, children: children, dataDir } = processScope('throttle');
-const envOf = (dir: string) => ({
-  DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, LOGIN_MAX_FAILURES: String(LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '1000',
+/** A new store for processes to share: DATA_DIR (and DATABASE_URL on PostgreSQL). */
+const newStore = async (): Promise<Record<string, string>> => (await sharedStore(dataDir())).env;
+const envOf = (dir: Record<string, string>) => ({
+  ...dir, ADMIN_EMAIL, ADMIN_PASSWORD, LOGIN_MAX_FAILURES: String(LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '1000',
 });
-async function serve(dir: string): Promise<ServerProcess> {
+async function serve(dir: Record<string, string>): Promise<ServerProcess> {
   const s = await spawnServer(envOf(dir));
   children.push(s);
   return s;
@@ -59,8 +63,8 @@ async function agent(base: string, password: string): Promise<string> {
 }
 
 describe('the sign-in brake lives in the database', () => {
-  it('a lockout survives a restart of the server on the same DATA_DIR', async () => {
-    const dir = dataDir();
+  it('a lockout survives a restart of the server on the same database', async () => {
+    const dir = await newStore();
     const first = await serve(dir);
     for (let i = 0; i < LIMIT; i++) expect((await login(first.base, ADMIN_EMAIL, `wrong-${i}`)).status).toBe(401);
     const locked = await login(first.base, ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -77,7 +81,7 @@ describe('the sign-in brake lives in the database', () => {
   }, 120_000);
 
   it('two servers on one database share the count: failures alternating between them lock the account on both', async () => {
-    const dir = dataDir();
+    const dir = await newStore();
     const a = await serve(dir);
     const b = await serve(dir);
     const password = 'the right password!';
@@ -114,7 +118,7 @@ describe('the sign-in brake lives in the database', () => {
   }, 120_000);
 
   it('hxdesk reset-password lifts the lockout for every running server', async () => {
-    const dir = dataDir();
+    const dir = await newStore();
     const a = await serve(dir);
     const b = await serve(dir);
     for (let i = 0; i < LIMIT + 2; i++) await login(i % 2 === 0 ? a.base : b.base, ADMIN_EMAIL, `wrong-${i}`);

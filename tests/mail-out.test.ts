@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textToHtml } from '../src/scrips/html.js';
 import { launchBrowser } from './helpers/browser.js';
+import { rawCount, rawRun, sharedStoreEnv } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
@@ -341,7 +341,9 @@ describe('after a restart', () => {
     let b: TestServer | undefined;
     try {
       // First life: no SMTP_URL, so every mail waits in the outbox.
-      a = await startServer({ DATA_DIR: dir, MAILGATE_TOKEN });
+      // Both lives on one store: the SQLite file in `dir`, or one PostgreSQL database.
+      const store = await sharedStoreEnv();
+      a = await startServer({ DATA_DIR: dir, MAILGATE_TOKEN, ...store });
       await a.api('POST', '/queues', { body: { name: 'Billing', mail_alias: BILLING } });
       const agent = await a.user('agent', 'hal@staff.example');
       const c1 = mid('c1');
@@ -358,18 +360,15 @@ describe('after a restart', () => {
       expect(fileRow.attachment_ids).toHaveLength(1);
       // Threading is fixed when the change is made: the first reply does not reference the later one.
       expect(fileRow.headers.References.split(' ')).not.toContain(laterRow.message_id);
+
+      // Meanwhile the ticket is deleted by hand (its transactions and files go with it; the outbox keeps its rows).
+      expect(await rawRun(a, 'DELETE FROM tickets WHERE id = ?', [id])).toBe(1);
+      expect(await rawCount(a, 'attachments', 'id = ?', [fileRow.attachment_ids[0]])).toBe(0);
       await a.close();
       a = undefined;
 
-      // Meanwhile the ticket is deleted (its transactions and files go with it; the outbox keeps its rows).
-      const raw = new Database(path.join(dir, 'hxdesk.db'));
-      raw.pragma('foreign_keys = ON');
-      expect(raw.prepare('DELETE FROM tickets WHERE id = ?').run(id).changes).toBe(1);
-      expect(raw.prepare('SELECT count(*) AS n FROM attachments WHERE id = ?').get(fileRow.attachment_ids[0])).toEqual({ n: 0 });
-      raw.close();
-
       // Second life, with SMTP: everything goes out, the same messages as stored.
-      b = await startServer({ DATA_DIR: dir, MAILGATE_TOKEN, SMTP_URL: own.url, OUTBOX_POLL_MS: '50' });
+      b = await startServer({ DATA_DIR: dir, MAILGATE_TOKEN, SMTP_URL: own.url, OUTBOX_POLL_MS: '50', ...store });
       const rows = await until('all sent', async () => {
         const all = ((await b!.api('GET', '/outbox?limit=500')).body.outbox as Row[]).filter((r) => stored.some((x) => x.id === r.id));
         return all.every((r) => r.status === 'sent') && all;

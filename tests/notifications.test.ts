@@ -1,7 +1,7 @@
 import http from 'node:http';
-import { sqliteOf } from '../src/db/store.js';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRun } from './helpers/db.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { settle as settleOutbox, until } from './helpers/notify.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
@@ -547,7 +547,7 @@ describe('a scrip whose action throws', () => {
       });
       expect(res.status, res.text).toBe(201);
       // Damage it behind the API's back, the way a bad migration or hand edit might.
-      sqliteOf(s.db).prepare("UPDATE scrips SET config='{\"status\":\"bogus\"}' WHERE key=?").run(res.body.key);
+      expect(await rawRun(s, "UPDATE scrips SET config='{\"status\":\"bogus\"}' WHERE key=?", [res.body.key])).toBe(1);
       return res.body as { id: number; key: string };
     };
     const before = await mk('broken_before', 'on_create', 5);

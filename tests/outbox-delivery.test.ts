@@ -1,13 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import { sqliteOf } from '../src/db/store.js';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRun, sharedStore, type SharedStore } from './helpers/db.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
@@ -242,7 +241,7 @@ describe('webhook delivery', () => {
     expect(next1).toBeLessThanOrEqual(observed1 + 60_000);
 
     // Make the row due now (as if a minute had passed) and let it fail once more: the delay doubles.
-    sqliteOf(s.db).prepare('UPDATE outbox SET next_attempt_at = ? WHERE id = ?').run(new Date().toISOString(), first.id);
+    expect(await rawRun(s, 'UPDATE outbox SET next_attempt_at = ? WHERE id = ?', [new Date().toISOString(), first.id])).toBe(1);
     const second = await waitUntil('second failure recorded', () => webhookRow(s, ticketId), (r) => r.status === 'queued' && r.attempts === 2);
     const observed2 = Date.now();
     expect(second.last_error).toMatch(/500/);
@@ -266,7 +265,13 @@ describe('kill and restart of the real server process', () => {
   dirs.push(dataDir);
   const adminPassword = 'restart-admin-password';
   const adminEmail = 'boss@example.com';
-  const baseEnv = { DATA_DIR: dataDir, ADMIN_PASSWORD: adminPassword, ADMIN_EMAIL: adminEmail };
+  // The processes' store: the SQLite file in dataDir, or one PostgreSQL database.
+  let store: SharedStore;
+  let baseEnv: Record<string, string>;
+  beforeAll(async () => {
+    store = await sharedStore(dataDir);
+    baseEnv = { ...store.env, ADMIN_PASSWORD: adminPassword, ADMIN_EMAIL: adminEmail };
+  });
   let proc: Proc;
   let sink: SmtpSink;
   let token = '';
@@ -337,11 +342,9 @@ describe('kill and restart of the real server process', () => {
     expect(await proc.exit).toEqual({ code: null, signal: 'SIGKILL' });
 
     // Simulate a crash in the middle of an attempt on B's row: claimed (`sending`, attempt counted).
-    const file = new Database(path.join(dataDir, 'hxdesk.db'));
-    const rowB = file.prepare("SELECT id FROM outbox WHERE ticket_id = ? AND kind = 'email'").get(ticketIds[1]) as { id: number };
-    expect(file.prepare("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?").run(rowB.id).changes).toBe(1);
-    const before = file.prepare('SELECT ticket_id, status, attempts FROM outbox ORDER BY id').all();
-    file.close();
+    const [rowB] = await store.query<{ id: number }>("SELECT id FROM outbox WHERE ticket_id = ? AND kind = 'email'", [ticketIds[1]]);
+    expect(await store.run("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?", [rowB.id])).toBe(1);
+    const before = await store.query('SELECT ticket_id, status, attempts FROM outbox ORDER BY id');
     expect(before).toEqual([
       { ticket_id: ticketIds[0], status: 'queued', attempts: 0 },
       { ticket_id: ticketIds[1], status: 'sending', attempts: 1 },
@@ -379,9 +382,7 @@ describe('kill and restart of the real server process', () => {
 
   it('a graceful restart after delivery sends nothing again', async () => {
     expect(sink.messages).toHaveLength(3);
-    const file = new Database(path.join(dataDir, 'hxdesk.db'), { readonly: true });
-    const states = file.prepare('SELECT status FROM outbox').all() as { status: string }[];
-    file.close();
+    const states = await store.query<{ status: string }>('SELECT status FROM outbox');
     expect(states).toEqual([{ status: 'sent' }, { status: 'sent' }, { status: 'sent' }]);
 
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });
@@ -421,9 +422,7 @@ describe('kill and restart of the real server process', () => {
     killGroup(proc, 'SIGKILL');
     expect(await proc.exit).toEqual({ code: null, signal: 'SIGKILL' });
     // One copy caught mid-attempt by the crash.
-    const file = new Database(path.join(dataDir, 'hxdesk.db'));
-    expect(file.prepare("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?").run(replyRows[1].id).changes).toBe(1);
-    file.close();
+    expect(await store.run("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?", [replyRows[1].id])).toBe(1);
 
     const before = sink.messages.length;
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteOf } from '../src/db/store.js';
+import { rawGet } from './helpers/db.js';
 import { MAILGATE_TOKEN } from './helpers/mail.js';
 import { mailIn, mailTo, portalPathIn, replyForm, signedPath } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -110,13 +110,13 @@ describe('refused links: a readable 403, never a 500', () => {
 
   it('an expired link says it expired', async () => {
     const t = await customerTicket();
-    const old = signedPath(s, { ticketId: t.id, userId: t.userId, expires: Math.floor(Date.now() / 1000) - 60 });
+    const old = await signedPath(s, { ticketId: t.id, userId: t.userId, expires: Math.floor(Date.now() / 1000) - 60 });
     const res = await page(old);
     expect(res.status).toBe(403);
     const html = await res.text();
     expect(html).toContain('This link has expired.');
     expect(html).toContain('reply to any e-mail from us');
-    expect((await json(signedPath(s, { ticketId: t.id, userId: t.userId }))).status).toBe(200); // the same, unexpired, works
+    expect((await json(await signedPath(s, { ticketId: t.id, userId: t.userId }))).status).toBe(200); // the same, unexpired, works
   });
 
   it('revoking a user\'s links (staff, 204) ends every link handed out before; new mail brings a working one', async () => {
@@ -132,7 +132,7 @@ describe('refused links: a readable 403, never a 500', () => {
     expect(viaForm.headers.get('location')).toBe(`/users/${t.userId}`);
     const res = await s.api('POST', `/users/${t.userId}/portal-links/revoke`, { token: agent.token });
     expect(res.status, res.text).toBe(204);
-    expect(sqliteOf(s.db).prepare('SELECT portal_epoch FROM users WHERE id = ?').get(t.userId)).toEqual({ portal_epoch: 2 });
+    expect(await rawGet(s, 'SELECT portal_epoch FROM users WHERE id = ?', [t.userId])).toEqual({ portal_epoch: 2 });
     const refused = await page(t.link);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('This link is no longer valid.');
@@ -150,9 +150,9 @@ describe('refused links: a readable 403, never a 500', () => {
     const add = await s.api('POST', `/tickets/${t.id}/watchers`, { body: { role: 'cc', email: `cc${seq}@customer.example` }, token: agent.token });
     expect(add.status, add.text).toBe(201);
     const ccId = Number(add.body.transaction.new_value);
-    const ccLink = signedPath(s, { ticketId: t.id, userId: ccId });
+    const ccLink = await signedPath(s, { ticketId: t.id, userId: ccId });
     expect((await json(ccLink)).status).toBe(200);
-    expect((await json(signedPath(s, { ticketId: t.id + 1, userId: ccId }))).status).toBe(403); // a valid MAC, not their ticket
+    expect((await json(await signedPath(s, { ticketId: t.id + 1, userId: ccId }))).status).toBe(403); // a valid MAC, not their ticket
     expect((await s.api('DELETE', `/tickets/${t.id}/watchers/cc/${ccId}`, { token: agent.token })).status).toBe(204);
     const gone = await page(ccLink);
     expect(gone.status).toBe(403);
@@ -266,7 +266,7 @@ describe('POST /portal/:token/reply', () => {
     const staffer = await s.user('agent');
     const created = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Laptop for me', requesters: [staffer.id] } });
     expect(created.status, created.text).toBe(201);
-    const link = signedPath(s, { ticketId: created.body.ticket.id, userId: staffer.id });
+    const link = await signedPath(s, { ticketId: created.body.ticket.id, userId: staffer.id });
     const res = await json(`${link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Any news?' }) });
     expect(res.status).toBe(201);
     expect((await read(res)).transaction).toMatchObject({ type: 'Correspond', author: { staff: true } });

@@ -135,7 +135,7 @@ describe('new screens on a 360 px phone', () => {
     expect(b.y).toBeGreaterThanOrEqual(a.y + a.height);
     await screenshot(page, 'settings-360');
 
-    const link = signedPath(s, { ticketId: t.body.ticket.id, userId: requester.id });
+    const link = await signedPath(s, { ticketId: t.body.ticket.id, userId: requester.id });
     const customer = await browser.newContext({ baseURL: s.url, viewport: { width: 360, height: 740 } });
     contexts.push(customer);
     const portal = await customer.newPage();

@@ -11,6 +11,7 @@ import { expectError } from './helpers/expect.js';
 import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { databaseBefore } from './helpers/migrations.js';
+import { onlyOn } from './helpers/store.js';
 
 let s: TestServer;
 let seq = 0;
@@ -119,9 +120,11 @@ describe('an HTML form gets the conflict in words', () => {
   });
 });
 
-describe('two server processes on one SQLite file', () => {
+describe('two server processes on one database (the SQLite file, or the PostgreSQL database)', () => {
   let other: ServerProcess;
-  beforeAll(async () => { other = await spawnServer({ DATA_DIR: s.dir, NODE_ENV: 'test' }); }, 30_000);
+  beforeAll(async () => {
+    other = await spawnServer({ DATA_DIR: s.dir, NODE_ENV: 'test', ...(s.env.DATABASE_URL ? { DATABASE_URL: s.env.DATABASE_URL } : {}) });
+  }, 30_000);
   afterAll(() => { killAll([other.child]); });
 
   it('racing creates of the same team name: one 201, one 409 naming `name`, one row', async () => {
@@ -138,7 +141,8 @@ describe('two server processes on one SQLite file', () => {
   });
 });
 
-describe('migration 0012 on a database with names that differ only in case', () => {
+// SQLite's own migration over an SQLite file (PostgreSQL's schema began with case-insensitive names).
+onlyOn('sqlite')('migration 0012 on a database with names that differ only in case', () => {
   it('keeps the oldest name, renames the later ones with their id, and makes names case-insensitively unique', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mig-'));
     try {

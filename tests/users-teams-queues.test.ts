@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteOf } from '../src/db/store.js';
+import { rawCount } from './helpers/db.js';
 import { ADMIN_EMAIL, startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 
 let s: TestServer;
@@ -377,8 +377,7 @@ describe('teams', () => {
     const d = await s.api('GET', `/dashboards/${dash.body.id}`);
     expect(d.status).toBe(200);
     expect(d.body.team_id).toBeNull();
-    const members = sqliteOf(s.db).prepare('SELECT count(*) AS n FROM team_members WHERE team_id = ?').get(team.id) as { n: number };
-    expect(members.n).toBe(0);
+    expect(await rawCount(s, 'team_members', 'team_id = ?', [team.id])).toBe(0);
     // The user survives the team.
     expect((await s.api('GET', `/users/${member.id}`)).body.disabled).toBe(false);
   });

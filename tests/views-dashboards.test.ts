@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteOf } from '../src/db/store.js';
+import { rawCount, rawGet } from './helpers/db.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 
 // Saved views and dashboards over real HTTP (SPEC A, B3, B4 `view_id`, B5).
@@ -231,9 +231,9 @@ describe('saved views: read, update, delete', () => {
     const v = await createView(agentA.token, { name: 'Private to staff' });
     // One a requester may own from before views were staff-only.
     const now = new Date().toISOString();
-    const legacy = Number(sqliteOf(s.db).prepare(`INSERT INTO saved_views (name, owner_id, filters, columns, column_widths, created_at, updated_at)
-      VALUES ('Legacy', ?, '{}', '["ID"]', '{}', ?, ?)`).run(requester.id, now, now).lastInsertRowid);
-    const before = sqliteOf(s.db).prepare('SELECT count(*) AS n FROM saved_views').get();
+    const legacy = Number((await rawGet<{ id: number }>(s, `INSERT INTO saved_views (name, owner_id, filters, columns, column_widths, created_at, updated_at)
+      VALUES ('Legacy', ?, '{}', '["ID"]', '{}', ?, ?) RETURNING id`, [requester.id, now, now]))!.id);
+    const before = await rawCount(s, 'saved_views');
     const as = { token: requester.token };
     expectError(await s.api('GET', '/saved-views', as), 403, 'forbidden');
     expectError(await s.api('POST', '/saved-views', { ...as, body: { name: 'Mine' } }), 403, 'forbidden');
@@ -243,7 +243,7 @@ describe('saved views: read, update, delete', () => {
       expectError(await s.api('DELETE', `/saved-views/${id}`, as), 403, 'forbidden');
       expectError(await s.api('GET', `/tickets?view_id=${id}`, as), 403, 'forbidden');
     }
-    expect(sqliteOf(s.db).prepare('SELECT count(*) AS n FROM saved_views').get()).toEqual(before);
+    expect(await rawCount(s, 'saved_views')).toBe(before);
     expect((await s.api('GET', `/saved-views/${legacy}`)).body.name).toBe('Legacy');
     // The requester's ticket list (without view_id) still works.
     expect((await s.api('GET', '/tickets', as)).status).toBe(200);

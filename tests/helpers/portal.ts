@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { sqliteOf } from '../../src/db/store.js';
 import { signPortalToken, type PortalClaims } from '../../src/scrips/portalLinks.js';
+import { rawGet } from './db.js';
 import { base64Lines, entity, multipart, postMail } from './mail.js';
 import type { TestServer } from './server.js';
 import type { ReceivedMail, SmtpSink } from './smtp.js';
@@ -9,19 +9,19 @@ import { until } from './notify.js';
 export { until };
 
 // Helpers for the requester portal tests (SPEC C2): links out of real mail, links signed with
-// the server's own key (read from its SQLite file, as an operator could), mail in through /mailgate.
+// the server's own key (read from its database, as an operator could), mail in through /mailgate.
 
 /** The server's portal key, as stored in its database (app_secrets). */
-export function portalSecretOf(s: TestServer): string {
-  const row = sqliteOf(s.db).prepare("SELECT value FROM app_secrets WHERE name = 'portal'").get() as { value: string } | undefined;
+export async function portalSecretOf(s: TestServer): Promise<string> {
+  const row = await rawGet<{ value: string }>(s, "SELECT value FROM app_secrets WHERE name = 'portal'");
   if (!row) throw new Error('no portal secret in app_secrets');
   return row.value;
 }
 
 /** A link path signed with the server's key: valid for a day at epoch 0 unless told otherwise. */
-export function signedPath(s: TestServer, c: Partial<PortalClaims> & { ticketId: number; userId: number }): string {
+export async function signedPath(s: TestServer, c: Partial<PortalClaims> & { ticketId: number; userId: number }): Promise<string> {
   const claims: PortalClaims = { expires: Math.floor(Date.now() / 1000) + 86_400, epoch: 0, ...c };
-  return `/portal/${signPortalToken(claims, portalSecretOf(s))}`;
+  return `/portal/${signPortalToken(claims, await portalSecretOf(s))}`;
 }
 
 export const PORTAL_LINK = /\/portal\/\d+\.\d+\.\d+\.\d+\.[A-Za-z0-9_-]{43}/;

@@ -1,0 +1,108 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { dialectOf } from '../../src/db/port.js';
+import { type Db, poolOf, sqliteOf } from '../../src/db/store.js';
+import { createMigratedDatabase } from './postgres.js';
+import { testStore } from './store.js';
+
+// Raw SQL on a test server's own store, SQLite or PostgreSQL, for tests that arrange or inspect
+// database state the API does not show (a stored hash, a row count, a due time). The statement is
+// written once with `?` placeholders (the form both dialects share after translation); on
+// PostgreSQL each `?` becomes `$1`, `$2`, … . Keep the SQL itself neutral (no SQLite-only
+// functions, no `::casts`): what cannot be is a test about one dialect (`itOn` in ./store.ts).
+//
+// This goes around the store's units of work, as an operator's client would: use it between
+// requests, not to race them.
+
+type HasDb = { db: Db } | Db;
+const dbOf = (s: HasDb): Db => ('select' in s ? s : s.db);
+
+/** `?` placeholders as `$1`, `$2`, … (outside string literals and quoted names). */
+export function toPgParams(text: string): string {
+  let n = 0;
+  let out = '';
+  let quote: string | null = null;
+  for (const ch of text) {
+    if (quote) { if (ch === quote) quote = null; out += ch; continue; }
+    if (ch === "'" || ch === '"') { quote = ch; out += ch; continue; }
+    out += ch === '?' ? `$${++n}` : ch;
+  }
+  return out;
+}
+
+/** The rows a statement returns (a SELECT, or a write with RETURNING). */
+export async function rawQuery<Row = Record<string, unknown>>(s: HasDb, text: string, params: unknown[] = []): Promise<Row[]> {
+  const db = dbOf(s);
+  if (dialectOf(db) === 'postgres') return (await poolOf(db).query(toPgParams(text), params)).rows as Row[];
+  return sqliteOf(db).prepare(text).all(...params) as Row[];
+}
+
+/** The first row a statement returns, or undefined. */
+export async function rawGet<Row = Record<string, unknown>>(s: HasDb, text: string, params: unknown[] = []): Promise<Row | undefined> {
+  return (await rawQuery<Row>(s, text, params))[0];
+}
+
+/** Runs a write (or DDL) without RETURNING; returns how many rows it changed. */
+export async function rawRun(s: HasDb, text: string, params: unknown[] = []): Promise<number> {
+  const db = dbOf(s);
+  if (dialectOf(db) === 'postgres') return (await poolOf(db).query(toPgParams(text), params)).rowCount ?? 0;
+  const stmt = sqliteOf(db).prepare(text);
+  return stmt.run(...params).changes;
+}
+
+/** `SELECT count(*) … FROM table [WHERE …]` as a number, on either store. */
+export async function rawCount(s: HasDb, table: string, where = '', params: unknown[] = []): Promise<number> {
+  const row = await rawGet<{ n: number | string }>(s, `SELECT count(*) AS n FROM ${table}${where ? ` WHERE ${where}` : ''}`, params);
+  return Number(row?.n);
+}
+
+/**
+ * The settings for one store that several server lives (or processes) share, besides DATA_DIR:
+ * on PostgreSQL a fresh migrated database of the file's cluster (`DATABASE_URL`), on SQLite
+ * nothing (the file in DATA_DIR is the store).
+ */
+export async function sharedStoreEnv(): Promise<Record<string, string>> {
+  return testStore() === 'postgres' ? { DATABASE_URL: await createMigratedDatabase() } : {};
+}
+
+/** A store that server processes (spawned, or started and stopped in turn) share, and raw SQL on it from outside them. */
+export interface SharedStore {
+  /** DATA_DIR, and DATABASE_URL on PostgreSQL: what every process on this store is started with. */
+  env: Record<string, string>;
+  /** The rows a statement returns, on a connection of its own (the servers may be running, or dead). */
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs a write; returns how many rows it changed. */
+  run(text: string, params?: unknown[]): Promise<number>;
+}
+
+/**
+ * The store for server processes on `dataDir`: its SQLite file, or (on PostgreSQL) a fresh
+ * migrated database of the test file's cluster. Each `query`/`run` opens its own connection and
+ * closes it, as an operator's client would (foreign keys enforced on SQLite, as the server does).
+ */
+export async function sharedStore(dataDir: string): Promise<SharedStore> {
+  const env: Record<string, string> = { DATA_DIR: dataDir, ...await sharedStoreEnv() };
+  if (env.DATABASE_URL) {
+    const url = env.DATABASE_URL;
+    const withClient = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try { return await fn(c); } finally { await c.end(); }
+    };
+    return {
+      env,
+      query: (text, params = []) => withClient(async (c) => (await c.query(toPgParams(text), params)).rows),
+      run: (text, params = []) => withClient(async (c) => (await c.query(toPgParams(text), params)).rowCount ?? 0),
+    };
+  }
+  const withFile = <T>(fn: (f: Database.Database) => T): T => {
+    const f = new Database(path.join(dataDir, 'hxdesk.db'));
+    try { f.pragma('foreign_keys = ON'); return fn(f); } finally { f.close(); }
+  };
+  return {
+    env,
+    query: async (text, params = []) => withFile((f) => f.prepare(text).all(...params) as never[]),
+    run: async (text, params = []) => withFile((f) => f.prepare(text).run(...params).changes),
+  };
+}
