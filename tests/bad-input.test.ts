@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteOf } from '../src/db/store.js';
+import { rawCount } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 
 // Malformed requests the security audit found answered with 500 (and a stack trace in the log).
 // Each must be a SPEC B5 4xx that changes nothing and logs no error.
@@ -10,7 +10,7 @@ let s: TestServer;
 beforeAll(async () => { s = await startServer(); });
 afterAll(async () => { await s.close(); });
 
-const count = (table: string) => (sqliteOf(s.db).prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (table: string, where = '') => rawCount(s, table, where);
 
 /** A raw request: exact headers and body, answered as { status, body }. */
 async function send(method: string, path: string, headers: Record<string, string>, body?: string | FormData) {
@@ -34,7 +34,7 @@ describe('form field names nested too deep', () => {
     expectError(deep, 422, 'validation_failed', ['x.x.x.x.x.x.x.x.x']);
     const ok = await send('POST', '/teams', { ...bearer(), 'content-type': FORM }, `name=Deep&${Array(8).fill('x').join('.')}=1`);
     expectError(ok, 422, 'validation_failed', ['x']); // an unknown field, said by the schema
-    expect(count("teams WHERE name = 'Deep'")).toBe(0);
+    expect(await count('teams', "name = 'Deep'")).toBe(0);
   });
 
   it('more nested objects than hono allows (10,000) → 422 too', async () => {
@@ -45,22 +45,22 @@ describe('form field names nested too deep', () => {
 
 describe('a field sent as text and as a nested object at once', () => {
   it('POST /tickets from the new-ticket form (htmx) with subject and subject.url → 422, the form shown again (fuzz seed 7, request 4455)', async () => {
-    const before = count('tickets');
+    const before = await count('tickets');
     for (const body of ['subject=ID&subject=Subject&subject.url=2024-13-45', 'subject.url=x', 'queue_id=1&subject=a&subject.url=b&custom_fields.nope.deeper=1']) {
       const res = await send('POST', '/tickets', { ...bearer(), 'content-type': FORM, 'hx-request': 'true' }, body);
       expect(res.status, body).toBe(422);
       expect(res.text).toContain('id="new-ticket-form"');
     }
-    expect(count('tickets')).toBe(before);
+    expect(await count('tickets')).toBe(before);
   });
 });
 
 describe('_method override on form posts', () => {
   it.each(['TRACE', 'CONNECT', 'a b', 'GET', 'HEAD', 'OPTIONS', 'PROPFIND'])('_method=%j → 422 naming _method, nothing created', async (method) => {
-    const before = count('api_tokens');
+    const before = await count('api_tokens');
     const res = await send('POST', '/tokens', { ...bearer(), 'content-type': FORM }, `_method=${encodeURIComponent(method)}&name=override`);
     expectError(res, 422, 'validation_failed', ['_method']);
-    expect(count('api_tokens')).toBe(before);
+    expect(await count('api_tokens')).toBe(before);
   });
 
   it('an empty _method (or POST) is the POST as sent', async () => {
@@ -106,14 +106,14 @@ describe('multipart bodies that do not parse', () => {
   });
 
   it('a body that does not match its boundary → 400, nothing created', async () => {
-    const before = count('teams');
+    const before = await count('teams');
     const body = '--other\r\nContent-Disposition: form-data; name="name"\r\n\r\nWrong boundary\r\n--other--\r\n';
     const res = await send('POST', '/teams', { ...bearer(), 'content-type': 'multipart/form-data; boundary=expected' }, body);
     expectError(res, 400, 'invalid_json');
     expect(res.body.error.message).toContain('multipart/form-data');
     const cut = await send('POST', '/teams', { ...bearer(), 'content-type': 'multipart/form-data; boundary=b' }, '--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nCut');
     expectError(cut, 400, 'invalid_json');
-    expect(count('teams')).toBe(before);
+    expect(await count('teams')).toBe(before);
   });
 });
 
@@ -132,6 +132,29 @@ describe('POST /templates/preview beyond the Liquid limits', () => {
   it('a runaway draft on the sample → 422', async () => {
     const res = await s.api('POST', '/templates/preview', { body: { body: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' } });
     expectError(res, 422, 'validation_failed', ['body']);
+  });
+});
+
+describe('NUL characters in text', () => {
+  it('are a 422 naming the field, on either store (PostgreSQL text cannot hold one): JSON, forms, query strings and nested values', async () => {
+    const nul = (path: string, res: ApiResponse) => {
+      expectError(res, 422, 'validation_failed', [path]);
+      expect(res.body.error.details).toEqual([{ path, message: 'Must not contain NUL characters' }]);
+    };
+    const teams = await count('teams');
+    nul('name', await s.api('POST', '/teams', { body: { name: 'Night\u0000shift' } }));
+    nul('name', await s.api('POST', '/teams', { form: { name: 'Night\u0000shift' } }));
+    expect(await count('teams')).toBe(teams);
+    nul('signature', await s.api('PATCH', '/settings', { body: { signature: 'Regards\u0000' } }));
+    nul('name', await s.api('PATCH', '/settings', { body: { name: 'a\u0000b' } }));
+    const tickets = await count('tickets');
+    nul('subject', await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Zero\u0000byte' } }));
+    nul('description', await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Fine', description: 'not\u0000fine' } }));
+    expect(await count('tickets')).toBe(tickets);
+    nul('q', await s.api('GET', '/users?q=ab%00c'));
+    nul('widgets.0.title', await s.api('POST', '/dashboards', { body: { name: 'Board', widgets: [{ kind: 'status_counts', title: 'T\u0000' }] } }));
+    // Other control characters are text like any other (a tab, a form feed).
+    expect((await s.api('POST', '/teams', { body: { name: 'Tab\tteam' } })).status).toBe(201);
   });
 });
 

@@ -30,6 +30,24 @@ function uuencode(name: string, data: Buffer): string {
 }
 
 describe('huge and pathological text', () => {
+  it('NUL bytes in the subject, the sender\'s name and the text (which PostgreSQL text cannot hold) become U+FFFD; the raw message is kept as it came', async () => {
+    const raw = Buffer.concat([
+      entity(envelope({ From: 'Nu\u0000ll Sender <nul.sender@customer.example>', Subject: 'Zero\u0000byte subject', 'Content-Type': 'text/plain; charset=utf-8' }),
+        'Before\u0000after, and\u0000\u0000twice.\r\n'),
+    ]);
+    const res = await postMail(s, raw);
+    expect(res.status, res.text).toBe(201);
+    const kept = await keptOf(s, res.body);
+    expect(kept.body).toBe('Before\ufffdafter, and\ufffd\ufffdtwice.');
+    const ticket = await get(s, `/tickets/${res.body.ticket_id}`);
+    expect(ticket.subject).toBe('Zero\ufffdbyte subject');
+    const requester = await get(s, `/users/${ticket.requester_id}`);
+    expect(requester.name).not.toContain('\u0000');
+    const intake = await get(s, '/mail/intake?limit=1');
+    expect(intake.intake[0]).toMatchObject({ verdict: 'created', ticket_id: res.body.ticket_id });
+    expect((await get(s, `/mail/intake/${intake.intake[0].id}`)).raw).toBe(raw.toString('utf8'));
+  });
+
   it('the HTML bomb (<div> × 160,000, base64, 1 MiB) becomes a ticket: no text to show, the HTML kept whole', async () => {
     const html = Buffer.from('<div>'.repeat(160_000));
     const res = await postMail(s, entity({ ...envelope(), 'Content-Type': 'text/html; charset=utf-8', 'Content-Transfer-Encoding': 'base64' }, base64Lines(html)));

@@ -37,9 +37,24 @@ function workers(): Piscina {
   return pool;
 }
 
-const revive = (mail: InboundMail): InboundMail => ({
+const revive = (mail: InboundMail): InboundMail => withoutNul({
   ...mail, attachments: mail.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })),
 });
+
+/**
+ * Every NUL character in what was read (subject, names, text, content types) as U+FFFD, the
+ * replacement character: a NUL means nothing in text, and PostgreSQL's text cannot hold one, so
+ * the same message becomes the same ticket on either store. Bytes (the raw message, files) are
+ * kept as they are.
+ */
+function withoutNul<T>(v: T): T {
+  if (typeof v === 'string') return (v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v) as T;
+  if (Array.isArray(v)) return v.map(withoutNul) as T;
+  if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutNul(x)])) as T;
+  }
+  return v;
+}
 
 function why(e: unknown, timeoutMs: number): string {
   const err = e as { name?: string; code?: string; message?: string };

@@ -107,7 +107,25 @@ export function validate<S extends z.ZodType>(schema: S, raw: unknown, prefix = 
     const details = zodDetails(parsed.error, prefix);
     throw new AppError('validation_failed', `Invalid ${details.map((d) => d.path).join(', ')}`, details);
   }
+  const nul = nulPaths(parsed.data, prefix);
+  if (nul.length > 0) {
+    throw new AppError('validation_failed', `Invalid ${nul.join(', ')}`, nul.map((path) => ({ path, message: 'Must not contain NUL characters' })));
+  }
   return parsed.data;
+}
+
+/**
+ * Where accepted input still holds a NUL character: it means nothing in any text we keep, and
+ * PostgreSQL's text cannot hold one (SQLite's can), so both stores refuse it alike, as a 422
+ * naming the field (fields with a stricter rule of their own, like `q`, say theirs first).
+ */
+function nulPaths(v: unknown, path: string): string[] {
+  if (typeof v === 'string') return v.includes('\0') ? [path || '(body)'] : [];
+  if (Array.isArray(v)) return v.flatMap((x, i) => nulPaths(x, path ? `${path}.${i}` : String(i)));
+  if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.entries(v).flatMap(([k, x]) => [...(k.includes('\0') ? [path ? `${path}.${k}` : k] : []), ...nulPaths(x, path ? `${path}.${k}` : k)]);
+  }
+  return [];
 }
 
 /** The query string as an object: a repeated parameter becomes an array. */
