@@ -1,5 +1,4 @@
 // What an operator relies on, checked against the real server process (`node --import tsx
-import { sqliteOf } from '../src/db/store.js';
 // src/server.ts`, as the other process tests start it): a bad setting stops the start with its
 // name, production mode writes one JSON object per log line and caches static files, and
 // /healthz answers 503 when the database is really gone.
@@ -7,10 +6,17 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transaction } from '../src/db/port.js';
+import { users } from '../src/db/schema.js';
+import { rawGet, rawQuery, rawRun, sharedStore } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { killAll, runServerToExit, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
+import { postgres } from './helpers/postgres.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { itOn } from './helpers/store.js';
 
 const { tmp, children: children, dataDir } = processScope('ops');
 const STACK = /\n\s+at .+:\d+:\d+/;
@@ -75,9 +81,11 @@ describe('a bad setting stops the server with a message naming it', () => {
 describe('production mode', () => {
   let prod: ServerProcess;
   let dir: string;
+  let store: Record<string, string>;
   beforeAll(async () => {
     dir = dataDir();
-    prod = await spawnServer({ NODE_ENV: 'production', DATA_DIR: dir, ADMIN_EMAIL: 'ops@example.com', ADMIN_PASSWORD: '', MAILGATE_TOKEN: 'a-mailgate-token-of-some-length' });
+    store = (await sharedStore(dir)).env; // the SQLite file in dir, or a PostgreSQL database
+    prod = await spawnServer({ NODE_ENV: 'production', ...store, ADMIN_EMAIL: 'ops@example.com', ADMIN_PASSWORD: '', MAILGATE_TOKEN: 'a-mailgate-token-of-some-length' });
     children.push(prod);
   });
 
@@ -102,7 +110,7 @@ describe('production mode', () => {
     }
   });
 
-  it('/healthz: 200 while the database is there; 503 with the error body, logged with the request id, when its file is gone', async () => {
+  itOn('sqlite')('/healthz: 200 while the database is there; 503 with the error body, logged with the request id, when its file is gone', async () => {
     expect((await get(`${prod.base}/healthz`)).body).toEqual({ ok: true });
     const file = path.join(dir, 'hxdesk.db');
     const aside = path.join(tmp, 'moved-away.db');
@@ -128,6 +136,32 @@ describe('production mode', () => {
     expect(gone.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  itOn('postgres')('/healthz: 200 while the database answers; 503 with the error body, logged with the request id, while it refuses connections', async () => {
+    expect((await get(`${prod.base}/healthz`)).body).toEqual({ ok: true });
+    const name = new URL(store.DATABASE_URL).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: (await postgres()).url() });
+    await admin.connect();
+    try {
+      // The database stops taking connections and the server's are cut (as a restart or an operator would).
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      const down = await get(`${prod.base}/healthz`, { 'x-request-id': 'probe-pg' });
+      expectError(down, 503, 'unavailable');
+      expect(down.body.error.message).toMatch(/database does not answer/);
+      expect(down.text).not.toMatch(STACK);
+      expect(down.headers.get('x-request-id')).toBe('probe-pg');
+      await expect.poll(() => jsonLines(prod.output()).find((l) => l.request_id === 'probe-pg'), { timeout: 5000 })
+        .toMatchObject({ level: 'error', msg: 'health check failed', problem: expect.stringMatching(/database does not answer/) });
+
+      // Taking connections again: healthy again, with no restart.
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      expect((await get(`${prod.base}/healthz`)).status).toBe(200);
+    } finally {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+  });
+
   it('stops on SIGTERM with exit code 0, still writing JSON lines', async () => {
     process.kill(prod.child.pid!, 'SIGTERM');
     expect(await prod.exit).toEqual({ code: 0, signal: null });
@@ -150,6 +184,36 @@ describe('development mode', () => {
   });
 });
 
+describe('a PostgreSQL connection cut in the middle of a unit of work', () => {
+  itOn('postgres')('fails that unit of work, not the process; the next requests are served', async () => {
+    const s = await startServer();
+    try {
+      let resume!: () => void;
+      const resumed = new Promise<void>((r) => { resume = r; });
+      let started!: (pid: number) => void;
+      const backend = new Promise<number>((r) => { started = r; });
+      const work = transaction(s.db, async (tx) => {
+        const [row] = await tx.select({ pid: sql<number>`pg_backend_pid()` }).from(users).limit(1);
+        started(row.pid);
+        await resumed; // between two queries: the connection is checked out and idle
+        return tx.select().from(users).limit(1);
+      });
+      const pid = await backend;
+      expect(await rawGet(s, 'SELECT pg_terminate_backend(?) AS ok', [pid])).toEqual({ ok: true });
+      // The server has closed it; let the client hear so (its 'error' event) before the unit of work goes on.
+      await expect.poll(() => rawQuery(s, 'SELECT 1 FROM pg_stat_activity WHERE pid = ?', [pid]), { timeout: 5000 }).toEqual([]);
+      await new Promise((r) => setTimeout(r, 50));
+      resume();
+      await expect(work).rejects.toThrow();
+      expect((await s.api('GET', '/teams')).status).toBe(200);
+      expect((await s.api('POST', '/teams', { body: { name: 'After the cut' } })).status).toBe(201);
+      expect((await s.api('GET', '/healthz')).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('an unexpected failure in production', () => {
   let s: TestServer;
   beforeAll(async () => { s = await startServer({ NODE_ENV: 'production' }); });
@@ -157,7 +221,7 @@ describe('an unexpected failure in production', () => {
 
   it('is a 500 with the request id and neither stack nor SQL, in JSON and in HTML', async () => {
     // A real fault underneath the app: a table it reads is missing.
-    sqliteOf(s.db).exec('DROP TABLE saved_views');
+    await rawRun(s, 'DROP TABLE saved_views');
     const json = await s.api('GET', '/saved-views', { headers: { 'x-request-id': 'req-42' } });
     expectError(json, 500, 'internal');
     expect(json.body.error).toEqual({ code: 'internal', message: 'Internal server error (request req-42)' });
@@ -168,7 +232,7 @@ describe('an unexpected failure in production', () => {
     const id = html.headers.get('x-request-id')!;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(html.text).toContain(`Internal server error (request ${id})`);
-    expect(html.text).not.toMatch(/saved_views|SqliteError|no such table/);
+    expect(html.text).not.toMatch(/saved_views|SqliteError|no such table|relation/);
     expect(html.text).not.toMatch(STACK);
   });
 });

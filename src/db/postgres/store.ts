@@ -78,6 +78,11 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
   // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
   pool.on('error', () => {});
+  // Nor one on a connection in use between two of its queries (a unit of work, the IMAP lock's
+  // connection): pg-pool listens only while a connection is idle, and an 'error' event nobody
+  // listens to is an uncaught exception. The connection's next query fails instead, and with it
+  // the unit of work; the pool drops the broken connection when it comes back.
+  pool.on('connect', (client) => { client.on('error', () => {}); });
   const pgDb: NodePgDatabase<Record<string, unknown>> = drizzle(pool, { schema: schema as unknown as Record<string, unknown> });
   const root = pgDb as unknown as PgDb;
   const statements = new Map<object, Prepared<unknown>>();
@@ -122,7 +127,14 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
       }
       return {
         async release() {
-          try { await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]); } finally { client.release(); }
+          try {
+            await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
+            client.release();
+          } catch (e) {
+            // The connection is broken (or the unlock failed): closing it ends the session, and
+            // the session's locks with it.
+            client.release(e as Error);
+          }
         },
       };
     },
