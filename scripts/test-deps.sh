@@ -12,7 +12,7 @@ command -v chromium >/dev/null 2>&1 || [ -n "${CHROMIUM_PATH:-}" ] || need+=(chr
 command -v dovecot >/dev/null 2>&1 || [ -x /usr/sbin/dovecot ] || need+=(dovecot-imapd)
 command -v exim >/dev/null 2>&1 || [ -x /usr/sbin/exim ] || need+=(exim4-daemon-light)
 # Any server version's initdb will do (Debian 12: 15, with pg_trgm); the metapackage picks the release's.
-compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || [ -n "${PG_BIN:-}" ] || need+=(postgresql)
+[ "${HXDESK_TEST_POSTGRES:-}" = 0 ] || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || [ -n "${PG_BIN:-}" ] || need+=(postgresql)
 # Mail nobody here wrote, from Debian's packages, for tests/mail-corpus.test.ts (fetched once).
 fetch_corpus() { bash "$here/mail-corpus.sh"; }
 [ ${#need[@]} -eq 0 ] && { fetch_corpus; exit 0; }
