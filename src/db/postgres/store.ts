@@ -39,6 +39,44 @@ function serialized() {
   };
 }
 
+/** serialization_failure and deadlock_detected: the unit of work lost to a concurrent one and may simply run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+/** How often a unit of work runs again after a conflict before the error is reported. */
+export const MAX_ATTEMPTS = 30;
+
+/** The SQLSTATE of a driver error, or of the driver error drizzle wrapped ("Failed query: …", the pg error as its cause). */
+export function sqlState(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * Runs a unit of work, again while it fails with a serialization failure or a deadlock. Every
+ * unit of work is SERIALIZABLE: several processes on one database each run theirs as if alone
+ * (a ticket read, decided on and written; "no user with this address: create one"; a claim),
+ * and the database aborts the one of two that would break that with 40001. Running it again is
+ * safe by the port's contract: only the database is awaited inside a unit of work, and its
+ * effects were rolled back. PostgreSQL's SSI makes sure a retry does not fail again on the same
+ * conflict (the other transaction has committed). A short random pause spreads retries apart.
+ */
+async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(sqlState(e) ?? '')) throw e;
+      conflicts++;
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
+    }
+  }
+}
+let conflicts = 0;
+/** How many units of work this process ran again after a conflict (for tests and logs). */
+export const conflictRetries = () => conflicts;
+
 /** Every prepared query's statement name, by its key (unique per process: the names live on each connection). */
 const names = new WeakMap<object, string>();
 let named = 0;
@@ -91,10 +129,11 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   const impl: StoreImpl = {
     dialect: 'postgres',
     db: root as unknown as Db,
-    transaction: (fn) => oneAtATime(() => pgDb.transaction(async (tx) => {
+    // SERIALIZABLE, run again when PostgreSQL says it conflicted with another process's (decision 030).
+    transaction: (fn) => oneAtATime(() => retryConflicts(() => pgDb.transaction(async (tx) => {
       registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
       return fn(tx as unknown as Db);
-    })),
+    }, { isolationLevel: 'serializable' }))),
     isTx: (conn) => conn instanceof PgTransaction,
     prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {
       const name = nameOf(key);
