@@ -244,6 +244,8 @@ export const outbox = sqliteTable('outbox', {
   next_attempt_at: text('next_attempt_at').notNull(),
   created_at: text('created_at').notNull(),
   sent_at: text('sent_at'),
+  /** The delivery worker whose attempt a `sending` row is (decision 030): put back when that worker is gone. */
+  claimed_by: text('claimed_by'),
 }, (t) => [
   index('outbox_due_idx').on(t.status, t.kind, t.next_attempt_at),
   index('outbox_message_id_idx').on(t.message_id),

@@ -1,8 +1,9 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { type Db, errorMessage } from '../db/port.js';
+import { hostname } from 'node:os';
+import { type Db, errorMessage, tryLock } from '../db/port.js';
 import { composeMail } from './compose.js';
-import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, type OutboxRow } from './outbox.js';
+import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, workerLock, type OutboxRow } from './outbox.js';
 
 export interface DeliveryOptions {
   /** Without it e-mail rows stay queued (SPEC B6) and only webhooks are delivered. */
@@ -35,8 +36,16 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   // server dropped while idle is replaced at the next message.
   const transport: Transporter | null = opts.smtpUrl ? nodemailer.createTransport({ url: opts.smtpUrl, pool: true, maxConnections: 1 } as Parameters<typeof nodemailer.createTransport>[0]) : null;
   const kinds: OutboxRow['kind'][] = transport ? ['email', 'webhook'] : ['webhook'];
-  const recovered = await requeueInterrupted(db);
-  if (recovered > 0) opts.log('warn', 'outbox: re-queued deliveries interrupted by a restart', { count: recovered });
+  // This worker's identity on its claims, and the lock that says it is alive while this process
+  // lives (decision 030): another process puts its rows back only once it can take that lock.
+  const self = `${hostname()}:${process.pid}:${randomUUID()}`;
+  const alive = await tryLock(db, workerLock(self));
+  if (!alive) throw new Error('outbox: could not take this worker\'s own lock');
+  const recover = async () => {
+    const n = await requeueInterrupted(db, self);
+    if (n > 0) opts.log('warn', 'outbox: re-queued deliveries interrupted by a restart or a process that stopped', { count: n });
+  };
+  await recover();
   if (!transport) opts.log('info', 'outbox: SMTP_URL is not set; e-mail stays queued in the outbox');
 
   let timer: NodeJS.Timeout | undefined;
@@ -70,7 +79,7 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
 
   async function drain(): Promise<void> {
     for (;;) {
-      const batch = await claimDue(db, kinds, 20);
+      const batch = await claimDue(db, kinds, 20, self);
       if (batch.length === 0) return;
       for (const [i, row] of batch.entries()) {
         if (stopped) { await releaseClaimed(db, batch.slice(i).map((r) => r.id)); return; }
@@ -86,12 +95,19 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
     }
   }
 
+  // Another process's worker that died mid-batch left rows `sending`: looked for at every poll
+  // (not on the kicks of write requests), at most once per OUTBOX_POLL_MS.
+  let recoveredAt = Date.now();
   async function schedule(): Promise<void> {
     if (stopped) return;
     clearTimeout(timer);
     const due = await nextDueAt(db, kinds);
     const wait = due ? Math.min(opts.pollMs, Math.max(0, Date.parse(due) - Date.now())) : opts.pollMs;
-    timer = setTimeout(() => void tick(), wait);
+    timer = setTimeout(() => {
+      if (Date.now() - recoveredAt < opts.pollMs) { void tick(); return; }
+      recoveredAt = Date.now();
+      void recover().catch((e) => opts.log('error', 'outbox: worker error', { error: String(e) })).finally(() => void tick());
+    }, wait);
     timer.unref();
   }
 
@@ -123,6 +139,7 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
       clearTimeout(timer);
       await running;
       transport?.close();
+      await alive.release().catch(() => {});
     },
   };
 }
