@@ -62,18 +62,25 @@ export function sqlState(err: unknown): string | undefined {
  * effects were rolled back. PostgreSQL's SSI makes sure a retry does not fail again on the same
  * conflict (the other transaction has committed). A short random pause spreads retries apart.
  */
-async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
+async function retryConflicts<T>(run: (sawConflict: () => void) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
+    let sawConflict = false;
     try {
-      return await run();
+      return await run(() => { sawConflict = true; });
     } catch (e) {
-      if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(sqlState(e) ?? '')) throw e;
+      const state = sqlState(e) ?? '';
+      // 25P02 (in failed sql transaction): a statement failed earlier and the domain went on (a
+      // scrip's failure is recorded, not thrown); a retry is right when that failure was a conflict.
+      const retryable = RETRYABLE.has(state) || (state === '25P02' && sawConflict);
+      if (attempt >= MAX_ATTEMPTS || !retryable) throw e;
       conflicts++;
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
     }
   }
 }
 let conflicts = 0;
+/** Per connection, the first statement failure of its current unit of work. */
+const failures = new WeakMap<object, unknown>();
 /** How many units of work this process ran again after a conflict (for tests and logs). */
 export const conflictRetries = () => conflicts;
 
@@ -120,7 +127,20 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   // connection): pg-pool listens only while a connection is idle, and an 'error' event nobody
   // listens to is an uncaught exception. The connection's next query fails instead, and with it
   // the unit of work; the pool drops the broken connection when it comes back.
-  pool.on('connect', (client) => { client.on('error', () => {}); });
+  // And it remembers, per connection, the first statement that failed in the current unit of
+  // work, even when the domain caught the error and went on (a scrip's failure is recorded in its
+  // result): on PostgreSQL that failure aborted the transaction (decision 030).
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const r = query(...args);
+      if (r && typeof (r as Promise<unknown>).then === 'function') {
+        (r as Promise<unknown>).then(undefined, (e: unknown) => { if (!failures.has(client)) failures.set(client, e); });
+      }
+      return r;
+    };
+  });
   const pgDb: NodePgDatabase<Record<string, unknown>> = drizzle(pool, { schema: schema as unknown as Record<string, unknown> });
   const root = pgDb as unknown as PgDb;
   const statements = new Map<object, Prepared<unknown>>();
@@ -130,9 +150,19 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     dialect: 'postgres',
     db: root as unknown as Db,
     // SERIALIZABLE, run again when PostgreSQL says it conflicted with another process's (decision 030).
-    transaction: (fn) => oneAtATime(() => retryConflicts(() => pgDb.transaction(async (tx) => {
+    transaction: (fn) => oneAtATime(() => retryConflicts((sawConflict) => pgDb.transaction(async (tx) => {
       registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
-      return fn(tx as unknown as Db);
+      const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
+      failures.delete(client);
+      try {
+        const result = await fn(tx as unknown as Db);
+        // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
+        // COMMIT would roll it back without an error. The first failure is the unit of work's.
+        if (failures.has(client)) throw failures.get(client);
+        return result;
+      } finally {
+        if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
+      }
     }, { isolationLevel: 'serializable' }))),
     isTx: (conn) => conn instanceof PgTransaction,
     prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {
