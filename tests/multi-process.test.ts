@@ -1,0 +1,283 @@
+import { ImapFlow } from 'imapflow';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDovecot, type Dovecot } from './helpers/dovecot.js';
+import { pgAvailable, startPostgres, type PgCluster } from './helpers/postgres.js';
+import { killAll, processScope, spawnServer, type ServerProcess } from './helpers/process.js';
+import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+
+// SPEC C6: several hxdesk processes on one PostgreSQL database, no other shared component
+// (decision 030). Two real server processes (node src/server.ts) on one migrated database of a
+// throwaway cluster, one SMTP sink that both deliver to, one Dovecot mailbox both are told to
+// poll. Every unit of work is SERIALIZABLE (run again on a conflict), outbox rows are claimed
+// with FOR UPDATE SKIP LOCKED and marked with their worker, a dead worker's rows are put back by
+// a survivor, one process polls IMAP under an advisory lock. Counted at the sink: what it
+// accepted (answered 250), nothing deduplicated.
+
+const pgTest = describe.skipIf(!pgAvailable());
+const ADMIN_EMAIL = 'admin@example.com';
+const ADMIN_PASSWORD = 'admin-password-123';
+const LOGIN_LIMIT = 4;
+const { children, dataDir } = processScope('multi');
+
+/** Polls `probe` until `done` holds; never asserts on elapsed time, only on states. */
+async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (;;) {
+    last = await probe();
+    if (done(last)) return last;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+interface Answer { status: number; body: any; cookie?: string }
+async function send(base: string, method: string, p: string, body?: unknown, auth: { token?: string; cookie?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (auth.token) headers.authorization = `Bearer ${auth.token}`;
+  if (auth.cookie) { headers.cookie = auth.cookie; headers.origin = base; }
+  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return {
+    status: res.status,
+    body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
+    cookie: res.headers.get('set-cookie')?.split(';')[0],
+  };
+}
+
+/** Runs `jobs` with at most `width` in flight. */
+async function inParallel<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const out: T[] = new Array(jobs.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < jobs.length) { const i = next++; out[i] = await jobs[i](); }
+  }));
+  return out;
+}
+
+const ticketOf = (m: ReceivedMail) => Number(/\[hxdesk #(\d+)\]/.exec(m.parsed.subject ?? '')?.[1] ?? 0);
+/** `recipient ticket` of every accepted message, with how often each arrived. */
+function deliveries(messages: ReceivedMail[]): Map<string, number> {
+  const n = new Map<string, number>();
+  for (const m of messages) for (const to of m.envelope.to) {
+    const k = `${to.toLowerCase()} #${ticketOf(m)}`;
+    n.set(k, (n.get(k) ?? 0) + 1);
+  }
+  return n;
+}
+
+pgTest('two server processes on one PostgreSQL database', () => {
+  let cluster: PgCluster;
+  let url = '';
+  let sql: pg.Pool;
+  let sink: SmtpSink;
+  let dovecot: Dovecot;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  let token = '';
+  let queueId = 0;
+
+  const envOf = () => ({
+    DATABASE_URL: url, DATA_DIR: dataDir(), ADMIN_EMAIL, ADMIN_PASSWORD, SMTP_URL: sink.url, MAIL_FROM: 'support@example.com',
+    WEBHOOK_SECRET: 'one-secret-for-every-process', OUTBOX_POLL_MS: '200', OUTBOX_RETRY_BASE_MS: '200',
+    LOGIN_MAX_FAILURES: String(LOGIN_LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '100000',
+    IMAP_URL: dovecot.url(), IMAP_POLL_SECONDS: '0.2',
+  });
+  async function serve(): Promise<ServerProcess> {
+    const s = await spawnServer(envOf());
+    children.push(s);
+    return s;
+  }
+  const kill9 = async (s: ServerProcess) => { process.kill(-s.child.pid!, 'SIGKILL'); await s.exit; };
+
+  /** Outbox rows by status, read from the database itself. */
+  async function statuses(): Promise<Record<string, number>> {
+    const { rows } = await sql.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM outbox WHERE kind = 'email' GROUP BY status");
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+  /** `recipient #ticket` of every e-mail row in the outbox. */
+  async function expectedDeliveries(): Promise<string[]> {
+    const { rows } = await sql.query<{ k: string }>("SELECT lower(recipient) || ' #' || ticket_id AS k FROM outbox WHERE kind = 'email' ORDER BY k");
+    return rows.map((r) => r.k);
+  }
+  /** Every row sent, and the sink holds exactly one accepted copy of each row's mail. */
+  async function expectEachDeliveredOnce(): Promise<void> {
+    await waitUntil('every notification sent', statuses, (s) => Object.keys(s).every((k) => k === 'sent'), 120_000);
+    const expected = await expectedDeliveries();
+    const got = deliveries(sink.messages);
+    const doubled = [...got].filter(([, n]) => n > 1);
+    expect(doubled).toEqual([]);
+    expect([...got.keys()].sort()).toEqual(expected);
+    expect(sink.messages).toHaveLength(expected.length);
+  }
+
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    url = await cluster.createMigratedDatabase();
+    sql = new pg.Pool({ connectionString: url, max: 2 });
+    sink = await startSmtpSink();
+    dovecot = await startDovecot();
+    // Both start at once on the empty database: both try to seed it, one does.
+    [a, b] = await Promise.all([serve(), serve()]);
+    const admin = await send(a.base, 'POST', '/login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    expect(admin.status).toBe(200);
+    const tok = await send(a.base, 'POST', '/tokens', { name: 'multi-process' }, { cookie: admin.cookie });
+    expect(tok.status).toBe(201);
+    token = tok.body.token;
+    const queues = await send(b.base, 'GET', '/queues', undefined, { token });
+    expect(queues.status).toBe(200);
+    queueId = (queues.body.queues ?? queues.body).find((q: { name: string }) => q.name === 'General').id;
+  }, 120_000);
+
+  afterAll(async () => {
+    killAll(children.map((c) => c.child)); // their pooled SMTP sessions would keep the sink open
+    await Promise.all(children.map((c) => c.exit));
+    await sql?.end();
+    await sink?.close();
+    await dovecot?.stop();
+    await cluster?.stop();
+  });
+
+  it('both started on the empty database: one administrator, one of each seeded queue', async () => {
+    const { rows: admins } = await sql.query("SELECT id FROM users WHERE lower(email) = lower($1)", [ADMIN_EMAIL]);
+    expect(admins).toHaveLength(1);
+    const { rows: queues } = await sql.query<{ name: string; n: number }>('SELECT name, count(*)::int AS n FROM queues GROUP BY name');
+    expect(queues.every((q) => q.n === 1)).toBe(true);
+  });
+
+  it('200 tickets created across both processes at once: every notification delivered exactly once', async () => {
+    // Requesters by address, ten of them new: both processes create the same people at once
+    // ("no user with this address: create one" — a unit of work that must run as if alone).
+    const jobs = Array.from({ length: 200 }, (_, i) => async () => {
+      const base = i % 2 === 0 ? a.base : b.base;
+      const res = await send(base, 'POST', '/tickets', {
+        queue_id: queueId, subject: `Burst ${i}`, requesters: [`customer${i % 10}@customers.example`],
+      }, { token });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.ticket.id as number;
+    });
+    const ids = await inParallel(jobs, 8);
+    expect(new Set(ids).size).toBe(200);
+    const { rows: people } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE email LIKE '%@customers.example'");
+    expect(people[0].n).toBe(10);
+    const expected = await expectedDeliveries();
+    expect(expected.length).toBeGreaterThanOrEqual(200);
+    await expectEachDeliveredOnce();
+    // Both processes delivered (each claimed rows the other skipped).
+    expect(a.output() + b.output()).not.toMatch(/outbox: worker error/);
+  }, 180_000);
+
+  it('one ticket changed from both processes at once: every change recorded against the value it replaced', async () => {
+    const t = await send(a.base, 'POST', '/tickets', { queue_id: queueId, subject: 'Contended', requesters: ['contended@customers.example'], priority: 0 }, { token });
+    expect(t.status).toBe(201);
+    const id = t.body.ticket.id as number;
+    // 40 changes of one field, alternating between the processes, 8 in flight: each reads the
+    // ticket, decides, and records "old → new" in one unit of work. Run as if alone, the recorded
+    // history is one chain; two interleaved would both record the same old value (a lost update).
+    const answers = await inParallel(Array.from({ length: 40 }, (_, i) => () =>
+      send(i % 2 === 0 ? a.base : b.base, 'PATCH', `/tickets/${id}`, { priority: i + 1 }, { token })), 8);
+    expect(answers.map((r) => r.status)).toEqual(Array(40).fill(200));
+    const { rows } = await sql.query<{ old_value: string | null; new_value: string }>(
+      "SELECT old_value, new_value FROM transactions WHERE ticket_id = $1 AND type = 'SetPriority' ORDER BY id", [id]);
+    expect(rows).toHaveLength(40);
+    let value = '0';
+    for (const r of rows) {
+      expect(r.old_value).toBe(value);
+      value = r.new_value;
+    }
+    const { rows: [ticket] } = await sql.query<{ priority: number }>('SELECT priority FROM tickets WHERE id = $1', [id]);
+    expect(String(ticket.priority)).toBe(value);
+  }, 120_000);
+
+  it('a SIGKILL of a process mid-delivery: its claimed rows go to the survivor, nothing lost or doubled', async () => {
+    const before = sink.messages.length;
+    sink.hold();
+    // One ticket with twelve requesters: twelve rows committed at once, claimed in one batch by
+    // the process that wrote them (its write kicks its worker).
+    const res = await send(a.base, 'POST', '/tickets', {
+      queue_id: queueId, subject: 'Burst to many', requesters: Array.from({ length: 12 }, (_, i) => `many${i}@customers.example`),
+    }, { token });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // A has claimed rows (marked with its pid) and the first one's data is at the sink, unanswered.
+    const claimedByA = () => sql.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox WHERE status = 'sending' AND claimed_by LIKE $1", [`%:${a.child.pid}:%`]).then((r) => r.rows[0].n);
+    await waitUntil('A mid-delivery', async () => ({ claimed: await claimedByA(), held: sink.held() }), (s) => s.claimed >= 2 && s.held >= 1);
+    await kill9(a);
+    await waitUntil('the sink sees A gone', () => sink.heldOrphans(), (n) => n >= 1);
+    sink.release();
+    // The message A was sending when it died was never accepted (no 250): not a delivery.
+    expect(sink.dropped.length).toBeGreaterThanOrEqual(1);
+    await expectEachDeliveredOnce();
+    expect(sink.messages.length - before).toBe(12);
+    expect(b.output()).toMatch(/re-queued deliveries interrupted/);
+
+    // A restarts while B is the one delivering: it must not take B's attempts for its own dead ones.
+    sink.hold();
+    const more = await send(b.base, 'POST', '/tickets', {
+      queue_id: queueId, subject: 'Burst while A restarts', requesters: Array.from({ length: 6 }, (_, i) => `more${i}@customers.example`),
+    }, { token });
+    expect(more.status).toBe(201);
+    await waitUntil('B mid-delivery', () => sink.held(), (n) => n >= 1);
+    a = await serve();
+    sink.release();
+    await expectEachDeliveredOnce();
+    expect(sink.messages.length - before).toBe(18);
+  }, 180_000);
+
+  it('one IMAP poller at a time; SIGKILL of the holder: the survivor polls, each message one ticket', async () => {
+    const append = async (subject: string, id: string) => {
+      const c = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
+      await c.connect();
+      try {
+        await c.append('INBOX', [`From: Customer <imap-${id}@customers.example>`, 'To: support@example.com', `Subject: ${subject}`,
+          `Message-ID: <${id}@customers.example>`, 'Date: Tue, 02 Jun 2026 10:00:00 +0000', '', `Body of ${subject}.`, ''].join('\r\n'));
+      } finally { await c.logout(); }
+    };
+    const ticketsWith = async (subject: string) => (await sql.query<{ id: number }>('SELECT id FROM tickets WHERE subject = $1', [subject])).rows;
+    const handledBy = (s: ServerProcess) => (s.output().match(/imap: message handled/g) ?? []).length;
+
+    await append('First by IMAP', 'imap-1');
+    await waitUntil('a ticket for the first message', () => ticketsWith('First by IMAP'), (r) => r.length === 1);
+    // Exactly one of the live processes is the poller (B has been up all along; A came back).
+    const [holder, other] = handledBy(b) > 0 ? [b, a] : [a, b];
+    const logs = () => `A:\n${a.output().slice(-3000)}\nB:\n${b.output().slice(-3000)}`;
+    expect(handledBy(holder), logs()).toBe(1);
+    expect(handledBy(other), logs()).toBe(0);
+    await append('Second by IMAP', 'imap-2');
+    await waitUntil('a ticket for the second message', () => ticketsWith('Second by IMAP'), (r) => r.length === 1);
+    expect(handledBy(holder)).toBe(2);
+    expect(handledBy(other)).toBe(0);
+
+    await kill9(holder);
+    await append('After the poller died', 'imap-3');
+    await waitUntil('the survivor takes the mailbox over', () => ticketsWith('After the poller died'), (r) => r.length === 1);
+    expect(handledBy(other)).toBeGreaterThanOrEqual(1);
+    for (const s of ['First by IMAP', 'Second by IMAP', 'After the poller died']) expect(await ticketsWith(s)).toHaveLength(1);
+    const { rows: intake } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM mail_intake WHERE message_id LIKE '<imap-%'");
+    expect(intake[0].n).toBe(3);
+    if (holder === a) a = await serve(); else b = await serve();
+  }, 120_000);
+
+  it('failed sign-ins on one process count on the other; a token works on both and its last use is recorded once', async () => {
+    const user = await send(a.base, 'POST', '/users', { email: 'brake@example.com', name: 'Brake', role: 'agent', password: 'brake-password-123' }, { token });
+    expect(user.status, JSON.stringify(user.body)).toBe(201);
+    for (let i = 0; i < LOGIN_LIMIT; i++) {
+      const r = await send(i % 2 === 0 ? a.base : b.base, 'POST', '/login', { email: 'brake@example.com', password: `wrong-${i}` });
+      expect(r.status).toBe(401);
+    }
+    for (const s of [a, b]) {
+      const r = await send(s.base, 'POST', '/login', { email: 'brake@example.com', password: 'brake-password-123' });
+      expect(r.status).toBe(429);
+    }
+    const { rows } = await sql.query<{ failures: number }>("SELECT failures FROM login_throttle WHERE key = 'login:brake@example.com'");
+    expect(rows[0].failures).toBe(LOGIN_LIMIT + 2);
+
+    await sql.query('UPDATE api_tokens SET last_used_at = NULL');
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send(i % 2 === 0 ? a.base : b.base, 'GET', '/tickets?limit=1', undefined, { token })));
+    expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const { rows: tokens } = await sql.query<{ last_used_at: string | null }>('SELECT last_used_at FROM api_tokens');
+    expect(tokens).toHaveLength(1);
+    expect(tokens[0].last_used_at).not.toBeNull();
+  }, 60_000);
+});
