@@ -259,6 +259,26 @@ pgTest('two server processes on one PostgreSQL database', () => {
     if (holder === a) a = await serve(); else b = await serve();
   }, 120_000);
 
+  it('the poller\'s lock connection cut by the database: it notices, and one process polls again', async () => {
+    const lockName = `imap:${dovecot.user}@${dovecot.host}:${dovecot.port}/INBOX`;
+    const holders = async () => (await sql.query<{ pid: number }>(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtext($1)::bigint & 4294967295)::oid", [lockName])).rows.map((r) => r.pid);
+    const [holderPid] = await waitUntil('one holder of the IMAP lock', holders, (p) => p.length === 1);
+    const lost = () => (a.output() + b.output()).match(/imap: lost the polling lock/g)?.length ?? 0;
+    const lostBefore = lost();
+    await sql.query('SELECT pg_terminate_backend($1)', [holderPid]);
+    await waitUntil('the poller notices its lock is gone', lost, (n) => n > lostBefore);
+    await waitUntil('one process holds the lock again', holders, (p) => p.length === 1 && p[0] !== holderPid);
+    const c = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
+    await c.connect();
+    await c.append('INBOX', ['From: Customer <imap-4@customers.example>', 'To: support@example.com', 'Subject: After the lock was cut',
+      'Message-ID: <imap-4@customers.example>', 'Date: Tue, 02 Jun 2026 10:00:00 +0000', '', 'Body.', ''].join('\r\n'));
+    await c.logout();
+    const tickets = () => sql.query('SELECT id FROM tickets WHERE subject = $1', ['After the lock was cut']).then((r) => r.rows);
+    await waitUntil('a ticket for the message', tickets, (r) => r.length === 1);
+    expect(await holders()).toHaveLength(1);
+  }, 60_000);
+
   it('failed sign-ins on one process count on the other; a token works on both and its last use is recorded once', async () => {
     const user = await send(a.base, 'POST', '/users', { email: 'brake@example.com', name: 'Brake', role: 'agent', password: 'brake-password-123' }, { token });
     expect(user.status, JSON.stringify(user.body)).toBe(201);

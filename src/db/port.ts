@@ -100,7 +100,14 @@ export interface StoreImpl {
   close(): Promise<void>;
 }
 
-export interface HeldLock { release(): Promise<void> }
+export interface HeldLock {
+  /**
+   * Whether the lock is still this process's (PostgreSQL: its connection is alive — a session
+   * lock ends with its session, e.g. when the server restarted or the network cut it).
+   */
+  held(): Promise<boolean>;
+  release(): Promise<void>;
+}
 
 const stores = new WeakMap<object, StoreImpl>();
 let active: StoreImpl | undefined;

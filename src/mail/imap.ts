@@ -65,6 +65,12 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
   // while it holds the store's lock for it, which a process that dies gives up with its connection.
   let leadership: HeldLock | null = null;
   async function pollOnce(): Promise<void> {
+    // A lock whose connection to the database was lost is no longer ours: another process may poll now.
+    if (leadership && !(await leadership.held())) {
+      opts.log('warn', 'imap: lost the polling lock (database connection); asking for it again', { mailbox: key });
+      await leadership.release().catch(() => {});
+      leadership = null;
+    }
     leadership ??= await tryLock(db, `imap:${key}`);
     if (!leadership) return; // another process polls this mailbox; asked again at the next poll
     const c = await connect();

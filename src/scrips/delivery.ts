@@ -28,7 +28,8 @@ export const signWebhook = (secret: string, body: string) => `sha256=${createHma
 /**
  * The in-process delivery worker: claims due outbox rows, sends them one at a time, records
  * each attempt, and backs off exponentially on failure. Rows a crash left `sending` are
- * queued again at start, so committed notifications are never lost.
+ * queued again — at start, and by any other process's worker at its next poll once the dead
+ * worker's lock is free (decision 030) — so committed notifications are never lost.
  */
 export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<DeliveryWorker> {
   // One pooled connection: a burst of mail (a reply to a requester, their Cc and the staff) goes
@@ -38,11 +39,25 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   const kinds: OutboxRow['kind'][] = transport ? ['email', 'webhook'] : ['webhook'];
   // This worker's identity on its claims, and the lock that says it is alive while this process
   // lives (decision 030): another process puts its rows back only once it can take that lock.
-  const self = `${hostname()}:${process.pid}:${randomUUID()}`;
-  const alive = await tryLock(db, workerLock(self));
-  if (!alive) throw new Error('outbox: could not take this worker\'s own lock');
+  const newIdentity = async () => {
+    const id = `${hostname()}:${process.pid}:${randomUUID()}`;
+    const lock = await tryLock(db, workerLock(id));
+    if (!lock) throw new Error('outbox: could not take this worker\'s own lock');
+    return { id, lock };
+  };
+  let { id: self, lock: alive } = await newIdentity();
+  /** Every identity this worker has claimed under: its own rows are never "a dead worker's". */
+  const mine = new Set([self]);
   const recover = async () => {
-    const n = await requeueInterrupted(db, self);
+    // The lock that says this worker is alive went with a lost database connection: others may
+    // put its rows back. Claim under a new identity from now on (checked at every poll).
+    if (!(await alive.held())) {
+      await alive.release().catch(() => {});
+      ({ id: self, lock: alive } = await newIdentity());
+      mine.add(self);
+      opts.log('warn', 'outbox: lost the worker lock (database connection); continuing under a new identity');
+    }
+    const n = await requeueInterrupted(db, mine);
     if (n > 0) opts.log('warn', 'outbox: re-queued deliveries interrupted by a restart or a process that stopped', { count: n });
   };
   await recover();

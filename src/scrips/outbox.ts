@@ -221,14 +221,14 @@ export async function enqueueWebhook(conn: Conn, w: { ticketId: number; transact
  * Whether a worker is gone is asked of the store: each live worker holds the lock
  * `outbox-worker:<id>` (decision 030), so a lock that can be taken names a dead worker — on
  * PostgreSQL the session advisory lock its process held until it died; on SQLite, one process
- * per file, every other worker is a previous run. Rows of `self` (this worker) stay. Rows with no
+ * per file, every other worker is a previous run. Rows of `self` (this worker's identities) stay. Rows with no
  * owner (written before workers had ids) count as a dead worker's.
  */
-export async function requeueInterrupted(db: Db, self?: string): Promise<number> {
+export async function requeueInterrupted(db: Db, self: ReadonlySet<string> = new Set()): Promise<number> {
   const owners = await db.selectDistinct({ owner: outbox.claimed_by }).from(outbox).where(eq(outbox.status, 'sending'));
   let n = 0;
   for (const { owner } of owners) {
-    if (owner === self) continue;
+    if (owner !== null && self.has(owner)) continue;
     const lock = owner === null ? null : await tryLock(db, workerLock(owner));
     if (owner !== null && !lock) continue; // a live worker's attempt
     try {

@@ -194,8 +194,22 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
         client.release(true);
         throw e;
       }
+      // A session lock lives as long as its connection: once that connection fails, the lock is gone.
+      let lost = false;
+      client.on('error', () => { lost = true; });
       return {
+        async held() {
+          if (lost) return false;
+          try {
+            await client.query('SELECT 1');
+            return true;
+          } catch {
+            lost = true;
+            return false;
+          }
+        },
         async release() {
+          if (lost) { client.release(true); return; }
           try {
             await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
             client.release();
