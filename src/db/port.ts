@@ -93,6 +93,12 @@ export interface StoreImpl {
    * SQLite serves one process per file: always granted.
    */
   tryLock(name: string): Promise<HeldLock | null>;
+  /**
+   * Whether `tryLock` tells this process about other live processes on the store (PostgreSQL),
+   * so a lock it can take names a process that is gone. SQLite: one process per file; a lock is
+   * always granted, and only a new start tells that the previous run is gone.
+   */
+  readonly locksSeeOtherProcesses: boolean;
   /** The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown. */
   startMaintenance(onError: (what: string, error: string) => void, opts: { searchIndexMs: number }): { stop(): Promise<void> };
   /** Why the store cannot serve, or null when it can (health check). */
@@ -177,6 +183,9 @@ export function uniqueViolation(err: unknown): string[] | undefined {
 export const claimRows = <Q>(conn: Conn, query: Q): Q => storeOf(conn).claimRows(query);
 /** A process-wide lock by name (one IMAP poller among several processes), or null when another process has it. */
 export const tryLock = (conn: Conn, name: string) => storeOf(conn).tryLock(name);
+
+/** Whether a lock `tryLock` grants proves its earlier holder in another process gone (see StoreImpl). */
+export const locksSeeOtherProcesses = (conn: Conn) => storeOf(conn).locksSeeOtherProcesses;
 
 /** Why the store cannot serve, or null when it can. */
 export const storeProblem = (conn: Conn) => storeOf(conn).problem();

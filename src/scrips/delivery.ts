@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { hostname } from 'node:os';
-import { type Db, errorMessage, tryLock } from '../db/port.js';
+import { type Db, errorMessage, locksSeeOtherProcesses, tryLock } from '../db/port.js';
 import { composeMail } from './compose.js';
 import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, workerLock, type OutboxRow } from './outbox.js';
 
@@ -111,7 +111,9 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   }
 
   // Another process's worker that died mid-batch left rows `sending`: looked for at every poll
-  // (not on the kicks of write requests), at most once per OUTBOX_POLL_MS.
+  // (not on the kicks of write requests), at most once per OUTBOX_POLL_MS — where the store's
+  // locks tell about other processes (PostgreSQL). On SQLite only a start finds a dead run's rows.
+  const sharedStore = locksSeeOtherProcesses(db);
   let recoveredAt = Date.now();
   async function schedule(): Promise<void> {
     if (stopped) return;
@@ -119,7 +121,7 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
     const due = await nextDueAt(db, kinds);
     const wait = due ? Math.min(opts.pollMs, Math.max(0, Date.parse(due) - Date.now())) : opts.pollMs;
     timer = setTimeout(() => {
-      if (Date.now() - recoveredAt < opts.pollMs) { void tick(); return; }
+      if (!sharedStore || Date.now() - recoveredAt < opts.pollMs) { void tick(); return; }
       recoveredAt = Date.now();
       void recover().catch((e) => opts.log('error', 'outbox: worker error', { error: String(e) })).finally(() => void tick());
     }, wait);

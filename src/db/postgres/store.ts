@@ -221,6 +221,7 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
         },
       };
     },
+    locksSeeOtherProcesses: true,
     // PostgreSQL maintains its trigram indexes in each writing transaction, and vacuums itself.
     startMaintenance: () => ({ async stop() {} }),
     async problem() {

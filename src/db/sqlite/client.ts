@@ -88,6 +88,7 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
     notIndexed: (column) => sql`+${column as SQLiteColumn}`,
     claimRows: (query) => query,
     tryLock: async () => ({ held: async () => true, release: async () => {} }),
+    locksSeeOtherProcesses: false,
     listTickets: async (conn, spec) => (readers && conn !== (writerDb as unknown)
       ? readers.list(spec) as Promise<{ rows: never[]; total: number }>
       : listTickets(conn as unknown as Db, spec)),
