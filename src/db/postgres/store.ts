@@ -73,7 +73,6 @@ async function retryConflicts<T>(run: (sawConflict: () => void) => Promise<T>): 
       // scrip's failure is recorded, not thrown); a retry is right when that failure was a conflict.
       const retryable = RETRYABLE.has(state) || (state === '25P02' && sawConflict);
       if (attempt >= MAX_ATTEMPTS || !retryable) throw e;
-      conflicts++;
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
     }
   }
