@@ -26,9 +26,9 @@ import { sameName, uniqueViolation } from './unique.js';
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
 /**
- * One unit of work at a time in this process, as on SQLite (its single writer): a unit of work
- * reads, decides and writes as if alone (e.g. "no user with this address yet: create one"), which
- * READ COMMITTED alone would not give two concurrent ones (decision 027).
+ * One unit of work at a time in this process, as on SQLite (its single writer), decision 027.
+ * Across processes SERIALIZABLE does that job (retryConflicts, decision 030); within one, this
+ * queue keeps concurrent serializable transactions — and so conflicts and retries — at one per process.
  */
 function serialized() {
   let tail: Promise<unknown> = Promise.resolve();
@@ -77,11 +77,8 @@ async function retryConflicts<T>(run: (sawConflict: () => void) => Promise<T>): 
     }
   }
 }
-let conflicts = 0;
 /** Per connection, the first statement failure of its current unit of work. */
 const failures = new WeakMap<object, unknown>();
-/** How many units of work this process ran again after a conflict (for tests and logs). */
-export const conflictRetries = () => conflicts;
 
 /** Every prepared query's statement name, by its key (unique per process: the names live on each connection). */
 const names = new WeakMap<object, string>();
