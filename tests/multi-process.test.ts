@@ -18,6 +18,7 @@ const pgTest = describe.skipIf(!pgAvailable());
 const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'admin-password-123';
 const LOGIN_LIMIT = 4;
+const MAILGATE_TOKEN = 'mailgate-secret-for-both';
 const { children, dataDir } = processScope('multi');
 
 /** Polls `probe` until `done` holds; never asserts on elapsed time, only on states. */
@@ -83,7 +84,7 @@ pgTest('two server processes on one PostgreSQL database', () => {
     DATABASE_URL: url, DATA_DIR: dataDir(), ADMIN_EMAIL, ADMIN_PASSWORD, SMTP_URL: sink.url, MAIL_FROM: 'support@example.com',
     WEBHOOK_SECRET: 'one-secret-for-every-process', OUTBOX_POLL_MS: '200', OUTBOX_RETRY_BASE_MS: '200',
     LOGIN_MAX_FAILURES: String(LOGIN_LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '100000',
-    IMAP_URL: dovecot.url(), IMAP_POLL_SECONDS: '0.2',
+    IMAP_URL: dovecot.url(), IMAP_POLL_SECONDS: '0.2', MAILGATE_TOKEN,
   });
   async function serve(): Promise<ServerProcess> {
     const s = await spawnServer(envOf());
@@ -191,7 +192,34 @@ pgTest('two server processes on one PostgreSQL database', () => {
     expect(String(ticket.priority)).toBe(value);
   }, 120_000);
 
+  it('the same message delivered to both processes at once is applied once', async () => {
+    // Ten messages, each posted to both processes' mail gateway at the same moment; all from one
+    // new sender, so both also try to create that person at once.
+    const results = await Promise.all(Array.from({ length: 10 }, async (_, i) => {
+      const raw = ['From: Twice <twice@customers.example>', 'To: support@example.com', `Subject: Delivered twice ${i}`,
+        `Message-ID: <twice-${i}@customers.example>`, 'Date: Tue, 02 Jun 2026 10:00:00 +0000', '', `Message ${i}.`, ''].join('\r\n');
+      const post = (base: string) => fetch(`${base}/mailgate`, {
+        method: 'POST', headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${MAILGATE_TOKEN}` }, body: raw,
+      }).then(async (r) => ({ status: r.status, body: await r.json() as { ticket_id: number; duplicate: boolean } }));
+      return Promise.all([post(a.base), post(b.base)]);
+    }));
+    for (const pair of results) {
+      expect(pair.map((r) => r.status).sort(), JSON.stringify(pair)).toEqual([200, 201]);
+      expect(pair[0].body.ticket_id).toBe(pair[1].body.ticket_id);
+      expect(pair.filter((r) => r.body.duplicate)).toHaveLength(1);
+    }
+    const { rows: tickets } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM tickets WHERE subject LIKE 'Delivered twice %'");
+    expect(tickets[0].n).toBe(10);
+    const { rows: intake } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM mail_intake WHERE message_id LIKE '<twice-%'");
+    expect(intake[0].n).toBe(10);
+    const { rows: senders } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE email = 'twice@customers.example'");
+    expect(senders[0].n).toBe(1);
+    // Each new ticket's autoreply, once (a duplicate delivery notifies nobody).
+    await expectEachDeliveredOnce();
+  }, 60_000);
+
   it('a SIGKILL of a process mid-delivery: its claimed rows go to the survivor, nothing lost or doubled', async () => {
+    await expectEachDeliveredOnce(); // nothing from earlier tests still on its way
     const before = sink.messages.length;
     sink.hold();
     // One ticket with twelve requesters: twelve rows committed at once and claimed in batches
