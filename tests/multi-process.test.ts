@@ -145,7 +145,8 @@ pgTest('two server processes on one PostgreSQL database', () => {
     const { rows: admins } = await sql.query("SELECT id FROM users WHERE lower(email) = lower($1)", [ADMIN_EMAIL]);
     expect(admins).toHaveLength(1);
     const { rows: queues } = await sql.query<{ name: string; n: number }>('SELECT name, count(*)::int AS n FROM queues GROUP BY name');
-    expect(queues.every((q) => q.n === 1)).toBe(true);
+    expect(queues.length).toBeGreaterThan(0);
+    expect(queues.filter((q) => q.n !== 1)).toEqual([]);
   });
 
   it('200 tickets created across both processes at once: every notification delivered exactly once', async () => {
@@ -166,8 +167,7 @@ pgTest('two server processes on one PostgreSQL database', () => {
     const expected = await expectedDeliveries();
     expect(expected.length).toBeGreaterThanOrEqual(200);
     await expectEachDeliveredOnce();
-    // Both processes delivered (each claimed rows the other skipped).
-    expect(a.output() + b.output()).not.toMatch(/outbox: worker error/);
+    expect(a.output() + b.output()).not.toMatch(/outbox: (worker error|delivery failed)/);
   }, 180_000);
 
   it('one ticket changed from both processes at once: every change recorded against the value it replaced', async () => {
@@ -325,7 +325,7 @@ pgTest('two server processes on one PostgreSQL database', () => {
     expect(await holders()).toHaveLength(1);
   }, 60_000);
 
-  it('failed sign-ins on one process count on the other; a token works on both and its last use is recorded once', async () => {
+  it('failed sign-ins on one process count on the other; a token works on both and its last use is recorded', async () => {
     const user = await send(a.base, 'POST', '/users', { email: 'brake@example.com', name: 'Brake', role: 'agent', password: 'brake-password-123' }, { token });
     expect(user.status, JSON.stringify(user.body)).toBe(201);
     for (let i = 0; i < LOGIN_LIMIT; i++) {
