@@ -5,7 +5,9 @@ import { count, eq } from 'drizzle-orm';
 import { sessions as sessionsTable } from './db/schema.js';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { backupDatabase, closeDb, openDb, openStore, restoreDatabase, StoreError } from './db/store.js';
+import {
+  backupDatabase, checkPostgresUrl, closeDb, copyStore, openDb, openStore, redactUrl, restoreDatabase, StoreError,
+} from './db/store.js';
 import type { Actor } from './domain/actor.js';
 import { generatePassword } from './domain/secrets.js';
 import { checkThrottle, clearThrottle, throttleKey } from './domain/throttle.js';
@@ -20,6 +22,10 @@ Commands:
                                  the server runs; --force overwrites an existing <file>
   restore <file>                 put a backup in place of the database (stop the server first);
                                  the current database is kept in DATA_DIR/backups/
+  copy-store --to <postgres-url> [--from <file>]
+                                 copy the SQLite database, every row with its id, into an
+                                 empty PostgreSQL database (stop the server first); see
+                                 hxdesk copy-store --help
   reset-password <email> [--password-stdin]
                                  set a new password for a user, sign them out everywhere and
                                  lift their sign-in lockout; prints a generated password
@@ -138,8 +144,66 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
   }
 }
 
+export const COPY_STORE_USAGE = `Usage: hxdesk copy-store --to <postgres-url> [--from <file>]
+
+Moves a SQLite install to PostgreSQL: copies every table of hxdesk's schema from the SQLite
+database (DATA_DIR/hxdesk.db, or --from <file>, e.g. a backup) into the PostgreSQL database
+at <postgres-url> (postgres://user@host:port/database), keeping every id, message,
+attachment, setting, session, API token and intake-log row as it is.
+
+  1. The SQLite file must not be in use: stop the server first (it is refused otherwise:
+     what the server writes after the copy would be lost). It must have no migration
+     pending: start this version's server on it once, then stop it. It is never written.
+  2. The target must be an empty database (createdb hxdesk) on PostgreSQL 14 or newer,
+     UTF8, with pg_trgm available; a database holding any table that is not hxdesk's,
+     or any row in hxdesk's, is refused and left as it is.
+  3. The target is migrated, then every table is copied in one transaction (all or
+     nothing), the id sequences are moved past the copied ids, and VACUUM ANALYZE runs.
+     The full-text index of SQLite is not copied: PostgreSQL's pg_trgm indexes replace it.
+
+Then start hxdesk with DATABASE_URL=<postgres-url> and the same DATA_DIR (its
+webhook-secret file is still read from there when WEBHOOK_SECRET is not set).
+The password may be left out of the URL: PGPASSWORD or ~/.pgpass give it (the command
+line is visible to other users of the machine).
+Exit status: 0 copied, 1 refused or failed (the target then holds no copied row),
+2 wrong use of the command line.`;
+
+/** Right-aligned counts in the progress lines. */
+const pad = (s: string, n: number) => s + ' '.repeat(Math.max(1, n - s.length));
+
+async function copyStoreCommand(argv: string[], io: Io): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv, strict: true, allowPositionals: false,
+      options: { to: { type: 'string' }, from: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (e) {
+    throw usageError(`copy-store: ${(e as Error).message.replace(/\. To specify a positional.*$/s, '')}`);
+  }
+  if (parsed.values.help) return io.stdout(`${COPY_STORE_USAGE}\n`);
+  const to = parsed.values.to;
+  if (to === undefined || to === '') throw usageError('copy-store: missing --to <postgres-url>');
+  const bad = checkPostgresUrl(to);
+  if (bad) throw usageError(`copy-store: ${bad}`);
+  const env = settings();
+  const from = parsed.values.from ?? env.dbPath;
+  if (!parsed.values.from && !fs.existsSync(from)) throw new CliError(`copy-store: no database at ${from} (DATA_DIR=${env.DATA_DIR}); set DATA_DIR to the server's data directory, or give --from <file>`);
+  io.stdout(`Copying ${from} to ${redactUrl(to)}\n`);
+  const done = await copyStore(from, to, {
+    onTable: (t) => io.stdout(`  ${pad(t.table, 22)}${String(t.rows).padStart(9)} row${t.rows === 1 ? ' ' : 's'}${t.bytes ? `  (${kib(t.bytes)})` : ''}\n`),
+  });
+  const seconds = (done.ms / 1000).toFixed(1);
+  io.stdout(`Copied ${done.rows} rows in ${done.tables.length} tables${done.bytes ? ` (${kib(done.bytes)} of attachments and raw mail)` : ''} in ${seconds} s: `
+    + `ids kept, sequences moved past them${done.vacuumed ? ', VACUUM ANALYZE done' : ''}.\n`);
+  if (done.skipped.length) io.stdout(`Not copied, SQLite's own bookkeeping and search index (pg_trgm indexes search on PostgreSQL): ${done.skipped.join(', ')}.\n`);
+  if (done.foreign.length) io.stderr(`hxdesk: note: tables in ${from} that are not hxdesk's were not copied: ${done.foreign.join(', ')}\n`);
+  for (const w of done.warnings) io.stderr(`hxdesk: note: ${w}\n`);
+  io.stdout(`${from} is unchanged. Start the server with DATABASE_URL=${redactUrl(to)} to serve from PostgreSQL.\n`);
+}
+
 const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<void>> = {
-  backup, restore, 'reset-password': resetPassword,
+  backup, restore, 'copy-store': copyStoreCommand, 'reset-password': resetPassword,
 };
 
 /** Runs one command line (without `node` and the script); resolves with the exit status. */
