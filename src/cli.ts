@@ -191,7 +191,7 @@ async function copyStoreCommand(argv: string[], io: Io): Promise<void> {
   if (!parsed.values.from && !fs.existsSync(from)) throw new CliError(`copy-store: no database at ${from} (DATA_DIR=${env.DATA_DIR}); set DATA_DIR to the server's data directory, or give --from <file>`);
   io.stdout(`Copying ${from} to ${redactUrl(to)}\n`);
   const done = await copyStore(from, to, {
-    onTable: (t) => io.stdout(`  ${pad(t.table, 22)}${String(t.rows).padStart(9)} row${t.rows === 1 ? ' ' : 's'}${t.bytes ? `  (${kib(t.bytes)})` : ''}\n`),
+    onTable: (t) => io.stdout(`  ${pad(t.table, 22)}${String(t.rows).padStart(9)} ${t.rows === 1 ? 'row' : 'rows'}${t.bytes ? `  (${kib(t.bytes)})` : ''}\n`),
   });
   const seconds = (done.ms / 1000).toFixed(1);
   io.stdout(`Copied ${done.rows} rows in ${done.tables.length} tables${done.bytes ? ` (${kib(done.bytes)} of attachments and raw mail)` : ''} in ${seconds} s: `

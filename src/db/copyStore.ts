@@ -200,7 +200,9 @@ async function targetContents(client: pg.ClientBase, plan: TablePlan[]): Promise
       ORDER BY 1, 2`);
   const foreign = rows.filter((r) => !ours.has(r.name)).map((r) => (r.schema === 'public' ? r.name : `${r.schema}.${r.name}`));
   const filled: string[] = [];
-  for (const r of rows.filter((x) => ours.has(x.name))) {
+  // In copy order (users first): the tables that tell most about what the database is.
+  const rank = (name: string) => plan.findIndex((t) => t.name === name);
+  for (const r of rows.filter((x) => ours.has(x.name)).sort((a, b) => rank(a.name) - rank(b.name))) {
     const n = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quote(r.schema)}.${quote(r.name)}`)).rows[0].n;
     if (n > 0) filled.push(`${r.name} (${n} row${n === 1 ? '' : 's'})`);
   }
