@@ -319,6 +319,20 @@ pgTest('hxdesk copy-store', () => {
     expect(sha256(fs.readFileSync(old))).toBe(oldHash);
     expect(await pgState(target)).toEqual({});
 
+    // A value PostgreSQL cannot hold (U+0000 in text) found mid-copy: the transaction rolls back,
+    // the target keeps hxdesk's tables (migrated) with no row in any of them.
+    const nul = path.join(dir, 'nul.db');
+    fs.copyFileSync(file, nul);
+    const n = new Database(nul);
+    n.exec("UPDATE queues SET description = 'before' || char(0) || 'after' WHERE id = 1");
+    n.close();
+    const rolledBack = await createDatabase();
+    expectFailure(await runCli(['copy-store', '--to', rolledBack, '--from', nul], envOf(dir)), 1,
+      /queues id 1, column description: the text holds a NUL character, which PostgreSQL cannot store in text; nothing was copied/);
+    const leftover = await pgState(rolledBack);
+    expect(leftover['public.users']).toBe(0);
+    expect(Object.entries(leftover).filter(([t, rows]) => t !== 'drizzle.__drizzle_migrations' && rows > 0)).toEqual([]);
+
     // And the same file as it is now copies into that untouched target.
     const good = await runCli(['copy-store', '--to', target, '--from', file], envOf(dir));
     expectSuccess(good);
