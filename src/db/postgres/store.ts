@@ -142,6 +142,9 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   const statements = new Map<object, Prepared<unknown>>();
   const oneAtATime = serialized();
   let closed = false;
+  // Connections holding a session lock: closing the store ends them (the pool waits for every
+  // checked-out connection, and a lock's connection is out for as long as the lock is held).
+  const lockClients = new Set<pg.PoolClient>();
   const impl: StoreImpl = {
     dialect: 'postgres',
     db: root as unknown as Db,
@@ -193,9 +196,14 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
       // A session lock lives as long as its connection: once that connection fails, the lock is gone.
       let lost = false;
       client.on('error', () => { lost = true; });
+      lockClients.add(client);
+      const giveBack = (err?: boolean | Error) => {
+        if (!lockClients.delete(client)) return; // already ended by close()
+        client.release(err);
+      };
       return {
         async held() {
-          if (lost) return false;
+          if (lost || !lockClients.has(client)) return false;
           try {
             await client.query('SELECT 1');
             return true;
@@ -205,14 +213,14 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
           }
         },
         async release() {
-          if (lost) { client.release(true); return; }
+          if (lost || !lockClients.has(client)) { giveBack(true); return; }
           try {
             await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
-            client.release();
+            giveBack();
           } catch (e) {
             // The connection is broken (or the unlock failed): closing it ends the session, and
             // the session's locks with it.
-            client.release(e as Error);
+            giveBack(e as Error);
           }
         },
       };
@@ -232,6 +240,8 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     async close() {
       if (closed) return;
       closed = true;
+      // Ending a lock's connection ends its session and the lock with it; its holder learns from held().
+      for (const client of lockClients) { lockClients.delete(client); client.release(true); }
       await pool.end();
     },
   };
