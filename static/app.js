@@ -138,6 +138,9 @@
     } else {
       input.value = value;
     }
+    // What was picked is not asked about: a search typed before the pick and still waiting in
+    // htmx's queue would otherwise send the picked address and open the list over the form.
+    input.dataset.picked = input.value;
     closeList(input);
     input.focus();
     input.setSelectionRange(input.value.length, input.value.length);
@@ -147,7 +150,7 @@
     const input = e.detail.elt;
     if (!isPeopleSearch(input)) return;
     const q = typedPart(input).slice(0, PEOPLE_Q_MAX);
-    if (q === '') { e.preventDefault(); closeList(input); return; }
+    if (q === '' || input.dataset.picked === input.value) { e.preventDefault(); closeList(input); return; }
     e.detail.parameters.q = q;
     e.detail.parameters.limit = PEOPLE_LIMIT;
   });
@@ -158,7 +161,8 @@
     const list = listOf(input);
     const options = [...list.querySelectorAll('[role="option"]')];
     options.forEach((o, i) => { o.id = `${list.id}-${i}`; });
-    const open = options.length > 0 && document.activeElement === input && typedPart(input) !== '';
+    const open = options.length > 0 && document.activeElement === input && typedPart(input) !== ''
+      && input.dataset.picked !== input.value;
     if (!open) { closeList(input); return; }
     list.hidden = false;
     input.setAttribute('aria-expanded', 'true');

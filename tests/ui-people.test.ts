@@ -295,6 +295,40 @@ describe('in the browser', () => {
     await screenshot(page, 'ticket-people-changed');
   }, 120_000);
 
+  it('picking a suggestion while a search waits for its typing delay asks nothing and keeps the list shut', async () => {
+    // A page whose timers the test moves: the 200 ms typing delay runs out only when told to.
+    const p = await context.newPage();
+    try {
+      await p.clock.install();
+      await p.goto(`${s.url}/tickets/${ticketId}`);
+      await peopleBox(p).waitFor();
+      await peopleBox(p).getByLabel('Role', { exact: true }).selectOption({ label: 'Cc (gets public replies)' });
+      const person = peopleBox(p).getByRole('combobox', { name: 'Person' });
+      const asked: string[] = [];
+      p.on('request', (r) => { if (/\/users\?/.test(r.url())) asked.push(new URL(r.url()).searchParams.get('q') ?? ''); });
+      await person.pressSequentially('qui');
+      await p.clock.runFor(250);
+      const option = peopleBox(p).getByRole('option', { name: /Quinn Queuewatch/ });
+      await option.waitFor();
+      // More typing starts the delay again; Quinn is picked before it runs out.
+      await person.pressSequentially('nn');
+      await option.click();
+      expect(await person.inputValue()).toBe('quinn@example.com');
+      await p.clock.runFor(1000);
+      await settled(p);
+      // The delay ran out after the pick: no search for the picked address, the list stays shut.
+      expect(asked).toEqual(['qui']);
+      expect(await person.getAttribute('aria-expanded')).toBe('false');
+      expect(await peopleBox(p).locator('.person-options').isHidden()).toBe(true);
+      await peopleBox(p).getByRole('button', { name: 'Add' }).click();
+      await p.clock.runFor(1000);
+      await expect.poll(() => peopleBox(p).getByRole('list', { name: 'Cc', exact: true }).innerText(), poll).toContain('Quinn Queuewatch');
+    } finally {
+      await p.close();
+    }
+    await api('DELETE', `/tickets/${ticketId}/watchers/cc/${ids.quinn}`);
+  }, 120_000);
+
   it('shows the queue\'s watchers as "via queue", not removable here; a reply says when nobody is mailed', async () => {
     const network = (await api('POST', '/queues', { name: 'Network' })).id;
     await transaction(s.db, (tx) => setQueueWatchers(tx, network, 'admin_cc', [ids.quinn]));
