@@ -16,7 +16,7 @@ import { expectError } from './helpers/expect.js';
 import { killAll, runServerToExit, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 import { postgres } from './helpers/postgres.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { itOn } from './helpers/store.js';
+import { itOn, onlyOn } from './helpers/store.js';
 
 const { tmp, children: children, dataDir } = processScope('ops');
 const STACK = /\n\s+at .+:\d+:\d+/;
@@ -184,8 +184,8 @@ describe('development mode', () => {
   });
 });
 
-describe('a PostgreSQL connection cut in the middle of a unit of work', () => {
-  itOn('postgres')('fails that unit of work, not the process; the next requests are served', async () => {
+onlyOn('postgres')('a PostgreSQL connection cut in the middle of a unit of work', () => {
+  it('fails that unit of work, not the process; the next requests are served', async () => {
     const s = await startServer();
     try {
       let resume!: () => void;

@@ -5,14 +5,13 @@ import { listTickets } from '../src/db/sqlite/ticketList.js';
 import { readerStats } from '../src/db/store.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
-import { onlyOn } from './helpers/store.js';
 
 // SQLite's reader threads (decision 031): lists and searches outside a unit of work run on
 // worker threads with their own read-only connections. They must give the answers the HTTP
 // thread's own connection gives, see every committed change at once, and carry a search that
 // is too broad back as the same 422.
 
-onlyOn('sqlite')('reader threads (SQLite)', () => {
+describe('reader threads (SQLite)', () => {
   let s: TestServer;
   let severity: number;
   const withAb4: number[] = []; // tickets whose description holds 'abababab'
