@@ -13,6 +13,7 @@ import { seedIfEmpty } from '../src/domain/seed.js';
 import { inboundIdsQuery } from '../src/scrips/outbox.js';
 import { addMember, createTeam } from '../src/domain/teams.js';
 import { listSpec } from '../src/domain/tickets/list.js';
+import { customValuesQuery } from '../src/domain/tickets/serialize.js';
 import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { listQueries as sqliteListQueries, shouldWalk } from '../src/db/sqlite/ticketList.js';
 import type { TicketFilter } from '../src/domain/tickets/query.js';
@@ -214,5 +215,37 @@ describe('EXPLAIN QUERY PLAN of what every page reads', () => {
     const lines = explain([staffQuery(db)]);
     expect(lines.join('\n')).toMatch(/^SEARCH users USING INDEX users_role_idx \(role=\?\)/);
     expect(lines.filter((l) => /^SCAN users\b/.test(l))).toEqual([]);
+  });
+});
+
+describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', () => {
+  // The custom values of a page of tickets. The lookup index (field_id, value, ticket_id) covers
+  // this query; read through it, the values of every ticket are read for each field (30 ms a page
+  // at 100k tickets). A database migrated to that index still has statistics for the primary key
+  // only until it is analysed again — the situation in which SQLite chose the covering index.
+  // On the writer: the connection the statistics are changed (and reloaded) on below.
+  const valuesPlan = () => {
+    const q = customValuesQuery(db, Array.from({ length: 50 }, (_, i) => i + 1)).toSQL();
+    return (sqliteOf(db).prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(q.params as unknown[])) as { detail: string }[]).map((r) => r.detail);
+  };
+  // By the primary key (ticket_id, field_id), whichever table SQLite reads first (the fields are few).
+  const byTicket = /^(SCAN custom_fields\n)?SEARCH ticket_custom_values USING INDEX sqlite_autoindex_ticket_custom_values_1 \(ticket_id=\?( AND field_id=\?)?\)(\nSEARCH custom_fields USING INTEGER PRIMARY KEY \(rowid=\?\))?$/;
+
+  it('custom values of a page of tickets are read by ticket through the primary key, not the lookup index (no statistics)', () => {
+    expect(valuesPlan().join('\n')).toMatch(byTicket);
+  });
+
+  it('… and with the statistics of an install analysed before the lookup index existed (none for it)', () => {
+    const raw = sqliteOf(db);
+    raw.exec('ANALYZE');
+    raw.prepare("DELETE FROM sqlite_stat1 WHERE idx = 'ticket_custom_values_lookup_idx'").run();
+    raw.prepare("DELETE FROM sqlite_stat4 WHERE idx = 'ticket_custom_values_lookup_idx'").run();
+    raw.prepare("UPDATE sqlite_stat1 SET stat = '150007 2 1' WHERE idx = 'sqlite_autoindex_ticket_custom_values_1'").run();
+    raw.exec('ANALYZE sqlite_schema'); // loads the statistics as written
+    try {
+      expect(valuesPlan().join('\n')).toMatch(byTicket);
+    } finally {
+      raw.exec('DELETE FROM sqlite_stat1; DELETE FROM sqlite_stat4; ANALYZE sqlite_schema');
+    }
   });
 });
