@@ -21,9 +21,9 @@
 // All connections are opened (one GET /healthz each) before the load: a connection opened while
 // the server is saturated can wait seconds in the kernel's accept queue (docs/performance.md).
 //
-// --store postgres: the server it starts gets DATABASE_URL=<--database-url> (required then);
-// that database must already hold the bench dataset (for instance copied there from
-// data/bench/dataset-<n>/hxdesk.db with `hxdesk copy-store --to …` once that exists).
+// --store postgres: the server it starts gets a fresh copy (CREATE DATABASE … TEMPLATE, dropped
+// afterwards) of the database --database-url names (required then), which must hold the bench
+// dataset: copy it there once with `hxdesk copy-store --from data/bench/dataset-<n>/hxdesk.db --to …`.
 //
 // --think-ms <n>: each connection pauses 0–2n ms (uniform) between its requests (default 0: a
 // closed loop, where mean latency = connections ÷ throughput).
@@ -40,7 +40,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_ADMIN, BODY_ONLY_WORD, COMMON, ensureDataset, RARE, SUBJECT_WORD } from './seed.js';
-import { root as here, startProductionServer, statusMb } from './server.js';
+import { copyPgDatabase, root as here, startProductionServer, statusMb } from './server.js';
 
 const { values: opt } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--mixed'),
@@ -264,6 +264,7 @@ async function main() {
   if (opt.ports) bases = [...bases, ...opt.ports.split(',').map((p) => `http://127.0.0.1:${p.trim()}`)];
   let server: Awaited<ReturnType<typeof startProductionServer>> | undefined;
   let serverOut = '';
+  let pgCopy: Awaited<ReturnType<typeof copyPgDatabase>> | undefined;
   let dataset: unknown;
   if (!bases.length) {
     const dataRoot = path.join(here, 'data', 'bench');
@@ -277,7 +278,8 @@ async function main() {
     if (!opt['no-build']) execFileSync(process.execPath, [path.join(TREE, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: TREE, stdio: 'inherit' });
     // Idle keep-alive connections stay open (as behind a load balancer, README): a pre-opened one must not be closed under the client.
     const env: Record<string, string> = { MAILGATE_TOKEN, MAIL_SENDER_MAX_PER_HOUR: '100000000', LOGIN_MAX_ATTEMPTS_PER_IP: '100000', HTTP_KEEPALIVE_TIMEOUT_MS: '60000' };
-    if (opt.store === 'postgres') env.DATABASE_URL = opt['database-url']!;
+    // On a fresh copy of the dataset's database (its writes leave the dataset as it was).
+    if (opt.store === 'postgres') env.DATABASE_URL = (pgCopy = await copyPgDatabase(opt['database-url']!, `hxdesk_bench_mixed_${process.pid}`)).url;
     const flags = opt['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opt['cpu-prof'])}`] : [];
     server = await startProductionServer(runDir, env, (s) => { serverOut = (serverOut + s).slice(-20_000); }, TREE, flags);
     bases = [server.url];
@@ -393,6 +395,7 @@ async function main() {
       await Promise.race([exited, new Promise((res) => setTimeout(res, 10_000))]);
       if (/"level":"(error|warn)"/.test(serverOut)) log(`server warnings/errors (last lines):\n${serverOut.split('\n').filter((l) => /"level":"(error|warn)"/.test(l)).slice(-10).join('\n')}`);
     }
+    await pgCopy?.drop();
   }
 }
 

@@ -1,4 +1,5 @@
 // npm run bench [-- --size 10k|100k|1m|<n>] [--duration 5] [--connections 8] [--quick]
+//                  [--store sqlite|postgres|both] [--database-url postgres://…/<db holding the dataset>]
 // npm run bench -- --mixed …: the mixed 128-connection load instead (bench/mixed.ts, its options there)
 //
 // Builds (or reuses) a dataset of the given size with bulk SQL, copies it, starts the real
@@ -6,12 +7,17 @@
 // single client (sequential requests, latency percentiles) and the writes and mail also under
 // concurrent load (autocannon). Prints one JSON line per operation, then a Markdown table,
 // the server's peak RSS and its start time on the dataset.
+//
+// --store postgres runs the same operations on PostgreSQL: --database-url names a database that
+// holds the dataset (copied there with `hxdesk copy-store --to …`); each run works on a fresh
+// copy of it (CREATE DATABASE … TEMPLATE), dropped afterwards. --store both runs SQLite, then
+// PostgreSQL, and adds a table of per-operation ratios (PostgreSQL ÷ SQLite).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { BENCH_ADMIN, BODY_ONLY_WORD, ensureDataset, SUBJECT_WORD } from './seed.js';
-import { root, startProductionServer, statusMb } from './server.js';
+import { copyPgDatabase, root, startProductionServer, statusMb } from './server.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : fallback; };
@@ -22,16 +28,20 @@ const CONNECTIONS = Number(arg('connections', '8'));
 const QUICK = args.includes('--quick');
 const ITER = QUICK ? 50 : 200;
 const MAILGATE_TOKEN = 'bench-mailgate-token-0123456789';
+const STORE = arg('store', 'sqlite');
+if (!['sqlite', 'postgres', 'both'].includes(STORE)) throw new Error(`--store is sqlite, postgres or both, not ${STORE}`);
+const DATABASE_URL = arg('database-url', '');
+if (STORE !== 'sqlite' && !DATABASE_URL) throw new Error(`--store ${STORE} needs --database-url postgres://…/<a database holding the dataset>`);
 
 interface Result { op: string; mode: 'single' | 'load'; requests: number; ops_per_s: number; p50_ms: number; p95_ms: number; p99_ms: number; errors: number }
-const results: Result[] = [];
+let results: Result[] = [];
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const round = (n: number) => Math.round(n * 100) / 100;
 
 function report(r: Result) {
   results.push(r);
-  process.stdout.write(`${JSON.stringify({ size: SIZE, ...r })}\n`);
+  process.stdout.write(`${JSON.stringify({ size: SIZE, store: current, ...r })}\n`);
 }
 
 async function single(op: string, n: number, make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> }, base: string, auth: Record<string, string>) {
@@ -80,20 +90,49 @@ const rawMail = (i: number, prefix: string) => ({
     + `Hello, since this morning the VPN drops every few minutes. Could you please have a look? Regards, sender ${i % 500}\r\n`,
 });
 
+let current: 'sqlite' | 'postgres' = 'sqlite';
+
 async function main() {
   const dataRoot = path.join(root, 'data', 'bench');
   const seedDir = path.join(dataRoot, `dataset-${SIZE}`);
   process.stderr.write(`bench: dataset of ${SIZE} tickets in ${seedDir}\n`);
   const { dbPath, stats, reused } = await ensureDataset(seedDir, SIZE, (m) => process.stderr.write(`${m}\n`));
   process.stderr.write(`bench: dataset ${reused ? 'reused' : `built in ${(stats.ms / 1000).toFixed(1)} s`}: ${stats.tickets} tickets, ${stats.transactions} transactions, ${(stats.bytes / 1e6).toFixed(0)} MB\n`);
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  const byStore = new Map<string, Result[]>();
+  for (const store of STORE === 'both' ? (['sqlite', 'postgres'] as const) : [STORE as 'sqlite' | 'postgres']) {
+    current = store;
+    results = [];
+    await measure(store, dbPath, stats);
+    byStore.set(store, results);
+  }
+  const sq = byStore.get('sqlite');
+  const pgr = byStore.get('postgres');
+  if (sq && pgr) {
+    const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '–');
+    process.stdout.write(['', `### PostgreSQL ÷ SQLite, ${SIZE.toLocaleString('en')} tickets`, '',
+      '| operation | mode | ops/s ratio | p50 ratio | p99 ratio |', '|---|---|---:|---:|---:|',
+      ...pgr.map((r) => {
+        const s2 = sq.find((x) => x.op === r.op && x.mode === r.mode)!;
+        return `| ${r.op} | ${r.mode === 'single' ? '1 client' : `${CONNECTIONS} conns`} | ${ratio(r.ops_per_s, s2.ops_per_s)} | ${ratio(r.p50_ms, s2.p50_ms)} | ${ratio(r.p99_ms, s2.p99_ms)} |`;
+      }), ''].join('\n'));
+  }
+}
+
+async function measure(store: 'sqlite' | 'postgres', dbPath: string, stats: Awaited<ReturnType<typeof ensureDataset>>['stats']) {
+  const dataRoot = path.join(root, 'data', 'bench');
   const runDir = path.join(dataRoot, `run-${SIZE}`);
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true });
-  fs.copyFileSync(dbPath, path.join(runDir, 'hxdesk.db'));
-
-  // The server runs as `npm start` runs it: compiled to dist/ (see docs/decisions/010).
-  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  const { proc, url, startMs } = await startProductionServer(runDir, { MAILGATE_TOKEN, MAIL_SENDER_MAX_PER_HOUR: '1000000', LOGIN_MAX_ATTEMPTS_PER_IP: '100000' });
+  const env: Record<string, string> = { MAILGATE_TOKEN, MAIL_SENDER_MAX_PER_HOUR: '1000000', LOGIN_MAX_ATTEMPTS_PER_IP: '100000' };
+  let copy: { url: string; drop(): Promise<void> } | undefined;
+  if (store === 'postgres') {
+    copy = await copyPgDatabase(DATABASE_URL, `hxdesk_bench_run_${process.pid}`);
+    env.DATABASE_URL = copy.url;
+  } else {
+    fs.copyFileSync(dbPath, path.join(runDir, 'hxdesk.db'));
+  }
+  const { proc, url, startMs } = await startProductionServer(runDir, env);
   try {
     const login = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
@@ -140,15 +179,18 @@ async function main() {
     await load('list queue+status', url, auth, (i) => get(`/tickets?queue_id=${1 + (i % 8)}&status=open`)());
 
     const rss = Math.round(statusMb(proc.pid!));
-    process.stdout.write(`${JSON.stringify({ size: SIZE, peak_rss_mb: rss, start_ms: startMs, dataset: stats })}\n`);
-    const lines = ['', `### ${SIZE.toLocaleString('en')} tickets, ${stats.transactions.toLocaleString('en')} transactions`, '',
+    process.stdout.write(`${JSON.stringify({ size: SIZE, store, peak_rss_mb: rss, start_ms: startMs, dataset: stats })}\n`);
+    const lines = ['', `### ${SIZE.toLocaleString('en')} tickets, ${stats.transactions.toLocaleString('en')} transactions, ${store === 'postgres' ? 'PostgreSQL' : 'SQLite'}`, '',
       '| operation | mode | ops/s | p50 ms | p95 ms | p99 ms | errors |', '|---|---|---:|---:|---:|---:|---:|',
       ...results.map((r) => `| ${r.op} | ${r.mode === 'single' ? '1 client' : `${CONNECTIONS} conns`} | ${r.ops_per_s} | ${r.p50_ms} | ${r.p95_ms} | ${r.p99_ms} | ${r.errors} |`),
       '', `Server peak RSS ${rss} MB · start ${startMs} ms (spawn to listening, dataset ${(stats.bytes / 1e6).toFixed(0)} MB)`,
       `Under load the p95 column is autocannon's p97.5 (it reports no p95), whole milliseconds.`, ''];
     process.stdout.write(lines.join('\n'));
   } finally {
+    const exited = new Promise((r) => proc.once('exit', r));
     proc.kill('SIGTERM');
+    await exited;
+    await copy?.drop();
   }
 }
 

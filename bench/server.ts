@@ -47,3 +47,27 @@ export function statusMb(pid: number, field = 'VmHWM'): number {
   try { text = fs.readFileSync(`/proc/${pid}/status`, 'utf8'); } catch { return 0; }
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) / 1024;
 }
+
+/**
+ * A fresh copy of the PostgreSQL database at `url` (CREATE DATABASE … TEMPLATE: a file copy in
+ * the server), so that a benchmark's writes leave the dataset as it was. The source database
+ * must have no other connections. Resolves to the copy's URL and a function that drops it.
+ */
+export async function copyPgDatabase(url: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const source = new URL(url);
+  const from = decodeURIComponent(source.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const run = async (sql: string) => {
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect();
+    try { await client.query(sql); } finally { await client.end(); }
+  };
+  const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
+  await run(`DROP DATABASE IF EXISTS ${ident(name)}`);
+  await run(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(from)}`);
+  const copy = new URL(url);
+  copy.pathname = `/${name}`;
+  return { url: copy.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`) };
+}
