@@ -1,18 +1,14 @@
 // `hxdesk <command>`: the administrator's command line (SPEC C6, docs/decisions/024). bin/hxdesk.js
 // starts the server itself for `serve` and hands every other command to main() below.
 // Every failure is one line on stderr and exit status 1 (2 for a misused command line).
-import { count, eq } from 'drizzle-orm';
-import { sessions as sessionsTable } from './db/schema.js';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import {
-  backupDatabase, checkPostgresUrl, closeDb, copyStore, openDb, openStore, redactUrl, restoreDatabase, StoreError,
-} from './db/store.js';
 import type { Actor } from './domain/actor.js';
-import { generatePassword } from './domain/secrets.js';
-import { checkThrottle, clearThrottle, throttleKey } from './domain/throttle.js';
-import { findUserByEmail, normalizeEmail, updateUser } from './domain/users.js';
 import { loadEnv, type Env } from './env.js';
+
+// The store and the domain are loaded by the command that needs them: `--help` and a misused
+// command line answer without loading either (about half of a run's start-up).
+const store = () => import('./db/store.js');
 
 export const USAGE = `Usage: hxdesk <command> [options]
 
@@ -80,6 +76,7 @@ async function backup(argv: string[], io: Io): Promise<void> {
   const a = args(argv, 'backup', { force: { type: 'boolean' } }, '<file> to write');
   if (!a) return io.stdout(`${USAGE}\n`);
   const env = settings();
+  const { backupDatabase } = await store();
   const done = await backupDatabase(existingStore(env), a.arg, { force: a.values.force });
   io.stdout(`Backed up ${env.dbPath} to ${done.file} (${kib(done.bytes)}); restore it with: hxdesk restore ${done.file}\n`);
 }
@@ -88,6 +85,7 @@ async function restore(argv: string[], io: Io): Promise<void> {
   const a = args(argv, 'restore', {}, '<file> to restore');
   if (!a) return io.stdout(`${USAGE}\n`);
   const env = settings();
+  const { restoreDatabase } = await store();
   const done = await restoreDatabase(a.arg, env.dbPath);
   const lines = [`Restored ${a.arg} into ${done.restored}.`];
   if (done.previous) lines.push(`The database it replaced is kept as ${done.previous}.`);
@@ -118,6 +116,9 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
   if (!a) return io.stdout(`${USAGE}\n`);
   const env = settings();
   const given = a.values['password-stdin'] ? await readPassword(io.stdin) : undefined;
+  const [{ closeDb, openDb, openStore }, { count, eq }, { sessions: sessionsTable }, { generatePassword }, { checkThrottle, clearThrottle, throttleKey }, { findUserByEmail, normalizeEmail, updateUser }] = await Promise.all([
+    store(), import('drizzle-orm'), import('./db/schema.js'), import('./domain/secrets.js'), import('./domain/throttle.js'), import('./domain/users.js'),
+  ]);
   const db = env.DATABASE_URL ? await openStore(env) : openDb(existingStore(env));
   try {
     const user = await findUserByEmail(db, a.arg);
@@ -184,6 +185,7 @@ async function copyStoreCommand(argv: string[], io: Io): Promise<void> {
   if (parsed.values.help) return io.stdout(`${COPY_STORE_USAGE}\n`);
   const to = parsed.values.to;
   if (to === undefined || to === '') throw usageError('copy-store: missing --to <postgres-url>');
+  const { checkPostgresUrl, copyStore, redactUrl } = await store();
   const bad = checkPostgresUrl(to);
   if (bad) throw usageError(`copy-store: ${bad}`);
   const env = settings();
@@ -219,7 +221,7 @@ export async function main(argv: string[], io: Io = {
     await run(rest, io);
     return 0;
   } catch (e) {
-    const err = e instanceof CliError ? e : e instanceof StoreError ? new CliError(e.message) : new CliError(`${command}: ${(e as Error)?.message ?? e}`);
+    const err = e instanceof CliError ? e : e instanceof (await store()).StoreError ? new CliError((e as Error).message) : new CliError(`${command}: ${(e as Error)?.message ?? e}`);
     io.stderr(`hxdesk: ${err.message.replace(/\s*\n\s*/g, '; ')}\n`);
     return err.status;
   }
