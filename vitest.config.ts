@@ -15,6 +15,14 @@ const sqliteOnly = [
   'tests/query-plans.test.ts', 'tests/reader-threads.test.ts', 'tests/search-index.test.ts', 'tests/start.test.ts',
 ];
 
+// Files that only drive Chromium: what they check is the browser side (htmx, layout, focus,
+// accessible names), over routes the HTTP suite covers on both stores. Run once, on SQLite,
+// to keep the whole CI run (two stores) within its 20 minutes. (ui-people's HTTP half runs on
+// both; its browser half is marked SQLite-only in the file.)
+const browserOnly = [
+  'tests/portal-browser.test.ts', 'tests/ui-admin.test.ts', 'tests/ui-request-errors.test.ts', 'tests/ui-settings.test.ts', 'tests/ui-tickets.test.ts',
+];
+
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql
 // package; scripts/test-deps.sh installs it). HXDESK_TEST_POSTGRES=0 leaves it out (a quick local
 // run); HXDESK_TEST_POSTGRES=1 requires it (CI: a machine without it fails instead of quietly
@@ -41,7 +49,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['tests/**/*.test.{ts,tsx}'],
-          exclude: sqliteOnly,
+          exclude: [...sqliteOnly, ...browserOnly],
           env: { HXDESK_TEST_STORE: 'postgres' },
           setupFiles: ['tests/helpers/pgSetup.ts'],
           ...shared,
