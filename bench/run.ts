@@ -34,7 +34,9 @@ const DATABASE_URL = arg('database-url', '');
 if (STORE !== 'sqlite' && !DATABASE_URL) throw new Error(`--store ${STORE} needs --database-url postgres://…/<a database holding the dataset>`);
 
 interface Result { op: string; mode: 'single' | 'load'; requests: number; ops_per_s: number; p50_ms: number; p95_ms: number; p99_ms: number; errors: number }
+// The operations of the store being measured (measure() starts a new list per store).
 let results: Result[] = [];
+let current: 'sqlite' | 'postgres' = 'sqlite';
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -90,21 +92,18 @@ const rawMail = (i: number, prefix: string) => ({
     + `Hello, since this morning the VPN drops every few minutes. Could you please have a look? Regards, sender ${i % 500}\r\n`,
 });
 
-let current: 'sqlite' | 'postgres' = 'sqlite';
+const dataRoot = path.join(root, 'data', 'bench');
 
 async function main() {
-  const dataRoot = path.join(root, 'data', 'bench');
   const seedDir = path.join(dataRoot, `dataset-${SIZE}`);
   process.stderr.write(`bench: dataset of ${SIZE} tickets in ${seedDir}\n`);
   const { dbPath, stats, reused } = await ensureDataset(seedDir, SIZE, (m) => process.stderr.write(`${m}\n`));
   process.stderr.write(`bench: dataset ${reused ? 'reused' : `built in ${(stats.ms / 1000).toFixed(1)} s`}: ${stats.tickets} tickets, ${stats.transactions} transactions, ${(stats.bytes / 1e6).toFixed(0)} MB\n`);
+  // The server runs as `npm start` runs it: compiled to dist/ (see docs/decisions/010).
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   const byStore = new Map<string, Result[]>();
   for (const store of STORE === 'both' ? (['sqlite', 'postgres'] as const) : [STORE as 'sqlite' | 'postgres']) {
-    current = store;
-    results = [];
-    await measure(store, dbPath, stats);
-    byStore.set(store, results);
+    byStore.set(store, await measure(store, dbPath, stats));
   }
   const sq = byStore.get('sqlite');
   const pgr = byStore.get('postgres');
@@ -119,8 +118,10 @@ async function main() {
   }
 }
 
-async function measure(store: 'sqlite' | 'postgres', dbPath: string, stats: Awaited<ReturnType<typeof ensureDataset>>['stats']) {
-  const dataRoot = path.join(root, 'data', 'bench');
+/** Every operation on a fresh copy of the dataset in `store`; prints them and returns them. */
+async function measure(store: 'sqlite' | 'postgres', dbPath: string, stats: Awaited<ReturnType<typeof ensureDataset>>['stats']): Promise<Result[]> {
+  current = store;
+  results = [];
   const runDir = path.join(dataRoot, `run-${SIZE}`);
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true });
@@ -186,6 +187,7 @@ async function measure(store: 'sqlite' | 'postgres', dbPath: string, stats: Awai
       '', `Server peak RSS ${rss} MB · start ${startMs} ms (spawn to listening, dataset ${(stats.bytes / 1e6).toFixed(0)} MB)`,
       `Under load the p95 column is autocannon's p97.5 (it reports no p95), whole milliseconds.`, ''];
     process.stdout.write(lines.join('\n'));
+    return results;
   } finally {
     const exited = new Promise((r) => proc.once('exit', r));
     proc.kill('SIGTERM');

@@ -59,14 +59,14 @@ export async function copyPgDatabase(url: string, name: string): Promise<{ url: 
   const from = decodeURIComponent(source.pathname.slice(1));
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const run = async (sql: string) => {
+  // Statements one by one on one connection (CREATE DATABASE cannot run in a transaction block).
+  const run = async (...statements: string[]) => {
     const client = new pg.Client({ connectionString: admin.toString() });
     await client.connect();
-    try { await client.query(sql); } finally { await client.end(); }
+    try { for (const sql of statements) await client.query(sql); } finally { await client.end(); }
   };
   const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
-  await run(`DROP DATABASE IF EXISTS ${ident(name)}`);
-  await run(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(from)}`);
+  await run(`DROP DATABASE IF EXISTS ${ident(name)}`, `CREATE DATABASE ${ident(name)} TEMPLATE ${ident(from)}`);
   const copy = new URL(url);
   copy.pathname = `/${name}`;
   return { url: copy.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`) };
