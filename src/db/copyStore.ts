@@ -20,7 +20,7 @@ import Database from 'better-sqlite3';
 import { is } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { migratePostgres } from './postgres/migrate.js';
+import { migratePostgres, requireUtf8 } from './postgres/migrate.js';
 import * as pgSchema from './postgres/schema.js';
 import { syncSequences } from './postgres/sequences.js';
 import { checkHxdeskDatabase, StoreError } from './sqlite/backup.js';
@@ -214,8 +214,8 @@ async function checkTarget(client: pg.ClientBase, where: string, plan: TablePlan
   const setting = async (name: string) => (await client.query<{ v: string }>('SELECT current_setting($1) AS v', [name])).rows[0].v;
   const version = Number(await setting('server_version_num'));
   if (version < 140000) throw new StoreError(`${where} runs PostgreSQL ${await setting('server_version')}; hxdesk needs 14 or newer`);
-  const encoding = await setting('server_encoding');
-  if (encoding !== 'UTF8') throw new StoreError(`${where} is a ${encoding} database; hxdesk needs a UTF8 one (CREATE DATABASE … ENCODING 'UTF8')`);
+  // The check the store makes at every start, made before anything is written.
+  try { await requireUtf8(client); } catch (e) { throw new StoreError(`${where}: ${(e as Error).message}`); }
   const trgm = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'");
   if (trgm.rowCount === 0) throw new StoreError(`${where}: the pg_trgm extension is not installed on that server (Debian: postgresql-contrib); hxdesk's search needs it`);
   const { filled, foreign } = await targetContents(client, plan);
