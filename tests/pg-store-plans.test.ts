@@ -81,6 +81,18 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     });
   }
 
+  // Every sort column is NOT NULL: a NULLS clause that differs from the index's order (PostgreSQL
+  // scans an ascending index backwards as DESC NULLS FIRST) made it sort every ticket instead of
+  // reading the first pages off the index — 56 ms instead of 1.3 ms for the active tickets at
+  // 100k. (A filter that keeps few rows may rightly be sorted: only the whole table is checked.)
+  for (const [sort, desc] of [['updated', true], ['updated', false], ['created', true], ['created', false], ['priority', true]] as const) {
+    it(`all tickets, sorted by ${sort} ${desc ? 'descending' : 'ascending'}: the page is read in index order, not sorted whole`, async () => {
+      const lines = await plan({ ...base, sort, desc, offset: 100 });
+      const page = lines.slice(0, lines.indexOf(''));
+      expect(page.filter((l) => /^(->\s*)?Sort\s+\(/.test(l.trim())), page.join('\n')).toEqual([]);
+    });
+  }
+
   it('the lists find what they should (page and total agree with the data)', async () => {
     const printer = await listTickets(db, { ...base, q: 'PRINTER' });
     expect(printer.total).toBe(Math.floor(TICKETS / 97));
@@ -91,5 +103,8 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     const mine = await listTickets(db, { ...base, customerId: 103 });
     expect(mine.rows.every((t) => t.requester_id === 103)).toBe(true);
     expect(mine.total).toBe(mine.rows.length);
+    const high = await listTickets(db, { ...base, cf: [{ field_id: 1, value: 'high' }], limit: 1000 });
+    expect(high.total).toBe(Math.floor(TICKETS / 13));
+    expect(high.rows.map((t) => t.id)).toEqual(Array.from({ length: high.total }, (_, i) => 13 * (i + 1))); // the newest first: ticket g was updated g minutes ago
   });
 });
