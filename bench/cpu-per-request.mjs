@@ -1,44 +1,80 @@
-// CPU time per request, in process (app.fetch, no network), to compare two trees of hxdesk:
-//   node bench/cpu-per-request.mjs <tree> [n]   (build the tree first: npx tsc -p tsconfig.build.json;
-//   the 10k dataset must exist: npm run bench -- --size 10k --quick makes it). Prints JSON, µs per request.
+// CPU time per request, in process (app.fetch, no network), of two trees of hxdesk side by side:
+//   node bench/cpu-per-request.mjs <treeA> <treeB> [rounds=15] [n=40]
+// Both trees are loaded into this one process, each on its own copy of the 10k dataset (its own
+// node_modules too: build each tree first with npx tsc -p tsconfig.build.json; the dataset comes
+// from npm run bench -- --size 10k --quick). For each operation, `rounds` times: n requests on A,
+// n on B (the order alternates each round), after a warm-up. Pairs taken a few milliseconds apart
+// see the same machine, so B ÷ A per round cancels this VM's drift (±30 % between whole runs);
+// the median of those ratios, with the spread of the middle half, is what is printed.
+// One tree only (`<treeA>`) prints its medians alone. OPS=name,name limits the operations.
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
-const tree = process.argv[2]; const N = Number(process.argv[3] ?? 300);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpucmp-'));
-fs.copyFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'data', 'bench', 'dataset-10000', 'hxdesk.db'), path.join(dir, 'hxdesk.db'));
-const d = (p) => import(path.join(tree, 'dist', p));
-const { loadEnv } = await d('env.js');
-const storeMod = fs.existsSync(path.join(tree, 'dist/db/store.js')) ? await d('db/store.js') : await d('db/client.js');
-const { createApp } = await d('app.js');
-const { createToken } = await d('domain/auth.js');
-const env = loadEnv({ NODE_ENV: 'production', DATA_DIR: dir, MAILGATE_TOKEN: 'x'.repeat(32) });
-const db = storeMod.openDb(path.join(dir, 'hxdesk.db'));
-const log = () => {};
-const app = await createApp({ db, env, log });
-const token = (await createToken(db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'cpu')).token;
-const H = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-const call = async (method, p, body, extra = {}) => {
-  const res = await app.fetch(new Request(`http://x${p}`, { method, headers: { ...H, ...extra }, body: body ? JSON.stringify(body) : undefined }));
-  const t = await res.text(); if (res.status >= 400) throw new Error(`${method} ${p} ${res.status} ${t.slice(0, 200)}`); return t;
-};
-let ticket = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu base', description: 'x' })).ticket.id;
-const ops = {
-  'create ticket': (i) => call('POST', '/tickets', { queue_id: 1, subject: `CPU ticket ${i}`, description: `Body ${i}` }),
-  'public reply': (i) => call('POST', `/tickets/${ticket}/comment`, { body: `Reply ${i}`, internal: false }),
-  'internal comment': (i) => call('POST', `/tickets/${ticket}/comment`, { body: `Note ${i}`, internal: true }),
-  'PATCH status': (i) => call('PATCH', `/tickets/${ticket}`, { status: i % 2 ? 'open' : 'stalled' }),
-  'list queue+status': () => call('GET', '/tickets?queue_id=1&status=open'),
-  'list owner_id=none': () => call('GET', '/tickets?owner_id=none&status=new'),
-  'q subject word': () => call('GET', '/tickets?q=printer'),
-  'ticket page HTML': () => call('GET', `/tickets/${ticket}`, undefined, { accept: 'text/html' }),
-  'ticket list HTML': () => call('GET', '/tickets', undefined, { accept: 'text/html' }),
-};
-const out = {};
-for (const [name, fn] of Object.entries(ops)) {
-  for (let i = 0; i < 20; i++) await fn(i); // warm
-  const c0 = process.cpuUsage(); const t0 = performance.now();
-  for (let i = 0; i < N; i++) await fn(i);
-  const c = process.cpuUsage(c0); const t = performance.now() - t0;
-  out[name] = { cpu_us: Math.round((c.user + c.system) / N), wall_us: Math.round((t * 1000) / N) };
+const [treeA, treeB] = process.argv.slice(2, 4).map((t) => (t && !/^\d+$/.test(t) ? path.resolve(t) : undefined));
+const nums = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
+const ROUNDS = nums[0] ?? 15; const N = nums[1] ?? 40;
+if (!treeA) { console.error('usage: node bench/cpu-per-request.mjs <treeA> [treeB] [rounds] [n]'); process.exit(2); }
+const dataset = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'data', 'bench', 'dataset-10000', 'hxdesk.db');
+
+async function load(tree) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpucmp-'));
+  fs.copyFileSync(dataset, path.join(dir, 'hxdesk.db'));
+  const d = (p) => import(path.join(tree, 'dist', p));
+  const { loadEnv } = await d('env.js');
+  const storeMod = fs.existsSync(path.join(tree, 'dist/db/store.js')) ? await d('db/store.js') : await d('db/client.js');
+  const { createApp } = await d('app.js');
+  const { createToken } = await d('domain/auth.js');
+  const env = loadEnv({ NODE_ENV: 'production', DATA_DIR: dir, MAILGATE_TOKEN: 'x'.repeat(32) });
+  const db = storeMod.openDb(path.join(dir, 'hxdesk.db'));
+  const app = await createApp({ db, env, log: () => {} });
+  const token = (await createToken(db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'cpu')).token;
+  const H = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const call = async (method, p, body, extra = {}) => {
+    const res = await app.fetch(new Request(`http://x${p}`, { method, headers: { ...H, ...extra }, body: body ? JSON.stringify(body) : undefined }));
+    const t = await res.text(); if (res.status >= 400) throw new Error(`${tree}: ${method} ${p} ${res.status} ${t.slice(0, 200)}`); return t;
+  };
+  const ticket = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu base', description: 'x' })).ticket.id;
+  // A ticket page to read that does not grow while it is measured (the comments go to `ticket`).
+  const page = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu page', description: 'x' })).ticket.id;
+  for (let i = 0; i < 50; i++) await call('POST', `/tickets/${page}/comment`, { body: `Entry ${i}`, internal: i % 3 === 0 });
+  return {
+    'create ticket': (i) => call('POST', '/tickets', { queue_id: 1, subject: `CPU ticket ${i}`, description: `Body ${i}` }),
+    'public reply': (i) => call('POST', `/tickets/${ticket}/comment`, { body: `Reply ${i}`, internal: false }),
+    'internal comment': (i) => call('POST', `/tickets/${ticket}/comment`, { body: `Note ${i}`, internal: true }),
+    'PATCH status': (i) => call('PATCH', `/tickets/${ticket}`, { status: i % 2 ? 'open' : 'stalled' }),
+    'list queue+status': () => call('GET', '/tickets?queue_id=1&status=open'),
+    'list owner_id=none': () => call('GET', '/tickets?owner_id=none&status=new'),
+    'q subject word': () => call('GET', '/tickets?q=printer'),
+    'ticket page HTML (50 entries)': () => call('GET', `/tickets/${page}`, undefined, { accept: 'text/html' }),
+    'ticket list HTML': () => call('GET', '/tickets', undefined, { accept: 'text/html' }),
+  };
 }
-console.log(JSON.stringify(out));
+
+const trees = [treeA, treeB].filter(Boolean);
+const opsOf = await Promise.all(trees.map(load));
+const only = process.env.OPS?.split(',');
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const quart = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+async function batch(fn, n, from) {
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < n; i++) await fn(from + i);
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / n;
+}
+const out = {};
+let k = 0;
+for (const name of Object.keys(opsOf[0]).filter((n) => !only || only.includes(n))) {
+  for (const ops of opsOf) await batch(ops[name], 20, (k += 20)); // warm
+  const per = trees.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 ? [...trees.keys()].reverse() : [...trees.keys()];
+    for (const t of order) per[t].push(await batch(opsOf[t][name], N, (k += N)));
+  }
+  const row = { a_us: Math.round(median(per[0])) };
+  if (trees.length > 1) {
+    const ratios = per[0].map((a, i) => per[1][i] / a);
+    Object.assign(row, { b_us: Math.round(median(per[1])), b_over_a: +median(ratios).toFixed(3), q1: +quart(ratios, 0.25).toFixed(3), q3: +quart(ratios, 0.75).toFixed(3) });
+  }
+  out[name] = row;
+  console.error(name, JSON.stringify(row));
+}
+console.log(JSON.stringify({ a: treeA, b: treeB, rounds: ROUNDS, n: N, ops: out }));
 process.exit(0);

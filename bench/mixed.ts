@@ -1,6 +1,7 @@
 // npm run bench -- --mixed [--size 100k] [--connections 128] [--seconds 30] [--warmup 5]
 //                          [--store sqlite|postgres] [--database-url postgres://…] [--root <worktree>]
-//                          [--url <base> …] [--ports 3000,3001] [--json] [--cpu-prof <dir>] [--seed <n>] [--think-ms 0] [--no-build]
+//                          [--url <base> …] [--ports 3000,3001] [--processes 1] [--weights list=40,page=10]
+//                          [--json] [--cpu-prof <dir>] [--seed <n>] [--think-ms 0] [--no-build]
 // (also: node --import tsx bench/mixed.ts …)
 //
 // The mixed load of the 128-connection target: N keep-alive connections, each a closed loop of
@@ -24,6 +25,12 @@
 // --store postgres: the server it starts gets a fresh copy (CREATE DATABASE … TEMPLATE, dropped
 // afterwards) of the database --database-url names (required then), which must hold the bench
 // dataset: copy it there once with `hxdesk copy-store --from data/bench/dataset-<n>/hxdesk.db --to …`.
+//
+// --processes <n> (PostgreSQL): starts n servers on the one database copy and spreads the
+// connections over them round-robin (connection i goes to server i mod n), as a load balancer
+// would; server CPU and RSS are then their sums. --weights kind=n,…: another mix (the kinds are
+// list, q, page, create, reply, patch, mailgate; those not named are left out), e.g.
+// `--weights list=40,q=10,page=10` for reads alone.
 //
 // --think-ms <n>: each connection pauses 0–2n ms (uniform) between its requests (default 0: a
 // closed loop, where mean latency = connections ÷ throughput).
@@ -61,6 +68,8 @@ const { values: opt } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     seed: { type: 'string', default: '1' },
     'think-ms': { type: 'string', default: '0' },
+    processes: { type: 'string', default: '1' },
+    weights: { type: 'string' },
   },
   allowPositionals: false,
 });
@@ -81,8 +90,17 @@ const log = (m: string) => process.stderr.write(`mixed: ${m}\n`);
 // ---------------------------------------------------------------------------------------------
 // The mix.
 type Kind = 'list' | 'q' | 'page' | 'create' | 'reply' | 'patch' | 'mailgate';
-const WEIGHTS: [Kind, number][] = [['list', 40], ['q', 10], ['page', 10], ['create', 15], ['reply', 10], ['patch', 10], ['mailgate', 5]];
+const MIX: [Kind, number][] = [['list', 40], ['q', 10], ['page', 10], ['create', 15], ['reply', 10], ['patch', 10], ['mailgate', 5]];
+function parseWeights(text: string): [Kind, number][] {
+  return text.split(',').map((part) => {
+    const [k, n] = part.split('=');
+    if (!MIX.some(([m]) => m === k) || !(Number(n) > 0)) throw new Error(`--weights: "${part}" is not kind=n with a kind of ${MIX.map(([m]) => m).join(', ')} and n > 0`);
+    return [k as Kind, Number(n)];
+  });
+}
+const WEIGHTS = opt.weights ? parseWeights(opt.weights) : MIX;
 const KINDS = WEIGHTS.map(([k]) => k);
+const PROCESSES = Number(opt.processes);
 
 /** xorshift32, one per connection: the same --seed gives the same request sequence. */
 function rng(seed: number) {
@@ -262,7 +280,10 @@ async function main() {
   if (opt.store === 'postgres' && !opt['database-url'] && !opt.url && !opt.ports) throw new Error('--store postgres needs --database-url postgres://… (or --url of servers already running on PostgreSQL)');
   let bases: string[] = opt.url ?? [];
   if (opt.ports) bases = [...bases, ...opt.ports.split(',').map((p) => `http://127.0.0.1:${p.trim()}`)];
-  let server: Awaited<ReturnType<typeof startProductionServer>> | undefined;
+  if (!(PROCESSES >= 1)) throw new Error(`--processes is a number ≥ 1, not ${opt.processes}`);
+  if (PROCESSES > 1 && opt.store !== 'postgres') throw new Error('--processes above 1 needs --store postgres (several processes share one PostgreSQL database)');
+  if (PROCESSES > 1 && bases.length) throw new Error('--processes starts servers; with --url or --ports they are already running');
+  let servers: Awaited<ReturnType<typeof startProductionServer>>[] = [];
   let serverOut = '';
   let pgCopy: Awaited<ReturnType<typeof copyPgDatabase>> | undefined;
   let dataset: unknown;
@@ -281,15 +302,19 @@ async function main() {
     // On a fresh copy of the dataset's database (its writes leave the dataset as it was).
     if (opt.store === 'postgres') env.DATABASE_URL = (pgCopy = await copyPgDatabase(opt['database-url']!, `hxdesk_bench_mixed_${process.pid}`)).url;
     const flags = opt['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opt['cpu-prof'])}`] : [];
-    server = await startProductionServer(runDir, env, (s) => { serverOut = (serverOut + s).slice(-20_000); }, TREE, flags);
-    bases = [server.url];
-    log(`server ${TREE} on ${server.url} (${opt.store}), started in ${server.startMs} ms`);
+    // Each process gets a data directory of its own (on PostgreSQL it holds only backups and locks).
+    servers = await Promise.all(Array.from({ length: PROCESSES }, (_, n) => {
+      const dir = n ? fs.mkdtempSync(path.join(runDir, `process-${n}-`)) : runDir;
+      return startProductionServer(dir, env, (s) => { serverOut = (serverOut + s).slice(-20_000); }, TREE, flags);
+    }));
+    bases = servers.map((s) => s.url);
+    log(`${servers.length} server(s) ${TREE} on ${bases.join(', ')} (${opt.store}), started in ${servers.map((s) => s.startMs).join(', ')} ms`);
   }
   try {
     // A token per server (on one shared PostgreSQL database any would do; separate SQLite copies each need their own).
     const auths = await Promise.all(bases.map((b) => signIn(b)));
     const world = await discover(bases[0], auths[0]);
-    const size = server ? SIZE : world.maxId;
+    const size = servers.length ? SIZE : world.maxId;
     log(`${world.maxId} tickets, ${world.queues.length} queues, ${world.agents.length} agents; ${CONNECTIONS} connections over ${bases.join(', ')}; warm-up ${WARMUP} s, measured ${SECONDS} s`);
 
     // Every connection is opened (one GET /healthz each, a few at a time) before the load starts:
@@ -347,13 +372,25 @@ async function main() {
       }
       agent.destroy();
     };
-    const warm = setTimeout(() => { cpu0 = { server: server ? cpuSeconds(server.proc.pid!) : NaN, client: process.cpuUsage() }; }, WARMUP * 1000);
+    const serversCpu = () => (servers.length ? servers.reduce((sum, s) => sum + cpuSeconds(s.proc.pid!), 0) : NaN);
+    const warm = setTimeout(() => { cpu0 = { server: serversCpu(), client: process.cpuUsage() }; }, WARMUP * 1000);
     let peakRss = 0;
-    const rssTimer = setInterval(() => { if (server) peakRss = Math.max(peakRss, statusMb(server.proc.pid!, 'VmRSS')); }, 500);
+    const rssTimer = setInterval(() => { if (servers.length) peakRss = Math.max(peakRss, servers.reduce((sum, s) => sum + statusMb(s.proc.pid!, 'VmRSS'), 0)); }, 500);
+    // The load generator's own event loop, checked every 20 ms: a pause here (its GC, the machine)
+    // delays every answer it is waiting for at once and would pass for a server stall.
+    const clientLag: number[] = [];
+    let tick = performance.now();
+    const lagTimer = setInterval(() => {
+      const now = performance.now();
+      const late = now - tick - 20;
+      tick = now;
+      if (now >= measureFrom && now < end) { const sec = Math.floor((now - measureFrom) / 1000); clientLag[sec] = Math.max(clientLag[sec] ?? 0, late); }
+    }, 20);
     await Promise.all([...Array.from({ length: CONNECTIONS }, (_, i) => loop(i)), probeLoop()]);
+    clearInterval(lagTimer);
     clearTimeout(warm);
     clearInterval(rssTimer);
-    const serverCpu = server ? (cpuSeconds(server.proc.pid!) - cpu0.server) : NaN;
+    const serverCpu = serversCpu() - cpu0.server;
     const clientCpu = process.cpuUsage(cpu0.client);
     const wall = (performance.now() - measureFrom) / 1000;
 
@@ -363,17 +400,18 @@ async function main() {
     const timeline = Array.from({ length: Math.ceil(SECONDS) }, (_, sec) => {
       const ms = trace.filter((t) => Math.floor(t.at) === sec).map((t) => t.ms).sort((a, b) => a - b);
       const q = (p: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(p * ms.length))] ?? 0);
-      return { s: sec, n: ms.length, p50: q(0.5), p99: q(0.99), max: Math.round(ms[ms.length - 1] ?? 0) };
+      return { s: sec, n: ms.length, p50: q(0.5), p99: q(0.99), max: Math.round(ms[ms.length - 1] ?? 0), client_lag_ms: Math.round(clientLag[sec] ?? 0) };
     });
     const slowest = [...trace].sort((a, b) => b.ms - a.ms).slice(0, 10).map((t) => ({ ...t, at: Math.round(t.at * 100) / 100, ms: Math.round(t.ms) }));
     const out = {
-      size, connections: CONNECTIONS, think_ms: THINK_MS, seconds: SECONDS, warmup: WARMUP, store: opt.store, tree: bases.length && !server ? null : TREE, urls: bases, dataset,
+      size, connections: CONNECTIONS, think_ms: THINK_MS, seconds: SECONDS, warmup: WARMUP, store: opt.store, tree: servers.length ? TREE : null, urls: bases, processes: servers.length || null, weights: Object.fromEntries(WEIGHTS), dataset,
       kinds: Object.fromEntries(rows.map(([k, s]) => [k, s.summary(SECONDS)])),
       variants: Object.fromEntries(variants.map(([k, s]) => [k, s.summary(SECONDS)])),
       healthz_probe: probe.summary(SECONDS),
-      server_cpu_pct: server ? Math.round((serverCpu / wall) * 100) : null,
+      server_cpu_pct: servers.length ? Math.round((serverCpu / wall) * 100) : null,
       client_cpu_pct: Math.round(((clientCpu.user + clientCpu.system) / 1e6 / wall) * 100),
-      server_peak_rss_mb: server ? Math.round(peakRss) : null,
+      server_peak_rss_mb: servers.length ? Math.round(peakRss) : null,
+      client_max_lag_ms: Math.round(Math.max(0, ...clientLag.filter((x) => x !== undefined))),
       timeline, slowest,
     };
     if (opt.json) { process.stdout.write(`${JSON.stringify(out)}\n`); return; }
@@ -381,18 +419,21 @@ async function main() {
     const line = (name: string, s: ReturnType<Stat['summary']>) => `| ${name} | ${s.count} | ${s.per_s} | ${s.p50_ms} | ${s.p90_ms} | ${s.p99_ms} | ${s.max_ms} | ${s.over_2s} | ${s.timeouts} | ${errs(s.errors)} |`;
     const head = ['| kind | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | > 2 s | timeouts | errors |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|'];
     process.stdout.write([
-      '', `### Mixed load: ${size.toLocaleString('en')} tickets, ${CONNECTIONS} connections${THINK_MS ? ` (think time 0–${2 * THINK_MS} ms)` : ''}, ${SECONDS} s (after ${WARMUP} s warm-up), ${opt.store}`, '',
+      '', `### Mixed load: ${size.toLocaleString('en')} tickets, ${CONNECTIONS} connections${THINK_MS ? ` (think time 0–${2 * THINK_MS} ms)` : ''}, ${SECONDS} s (after ${WARMUP} s warm-up), ${opt.store}${bases.length > 1 ? `, ${bases.length} servers` : ''}`, '',
+      ...(opt.weights ? [`Mix: ${WEIGHTS.map(([k, n]) => `${k} ${n}`).join(', ')}`, ''] : []),
       ...head, ...rows.map(([k, s]) => line(k === 'all' ? '**all**' : k, s.summary(SECONDS))), line('/healthz probe (not in the mix)', out.healthz_probe), '',
       'By variant:', '', ...head, ...variants.map(([k, s]) => line(k, s.summary(SECONDS))), '',
-      `Server CPU ${out.server_cpu_pct ?? '–'} % of one core (all its threads) · load generator CPU ${out.client_cpu_pct} % · server peak RSS ${out.server_peak_rss_mb ?? '–'} MB`, '',
-      `Per second (by send time) — requests p50/p99/max ms: ${timeline.map((t) => `${t.s}s ${t.n} ${t.p50}/${t.p99}/${t.max}`).join(' · ')}`, '',
+      `Server CPU ${out.server_cpu_pct ?? '–'} % of one core (all its threads${servers.length > 1 ? `, ${servers.length} processes` : ''}) · load generator CPU ${out.client_cpu_pct} % · server peak RSS ${out.server_peak_rss_mb ?? '–'} MB · load generator's event loop late by up to ${out.client_max_lag_ms} ms`, '',
+      `Per second (by send time) — requests p50/p99/max ms [load generator late by]: ${timeline.map((t) => `${t.s}s ${t.n} ${t.p50}/${t.p99}/${t.max} [${t.client_lag_ms}]`).join(' · ')}`, '',
       'Slowest requests:', ...slowest.map((t) => `- ${t.ms} ms, sent at ${t.at} s: ${t.what} → ${t.status}`), '',
     ].join('\n'));
   } finally {
-    if (server) {
-      const exited = new Promise((res) => server!.proc.once('exit', res));
-      server.proc.kill('SIGTERM');
-      await Promise.race([exited, new Promise((res) => setTimeout(res, 10_000))]);
+    if (servers.length) {
+      await Promise.all(servers.map(async (server) => {
+        const exited = new Promise((res) => server.proc.once('exit', res));
+        server.proc.kill('SIGTERM');
+        await Promise.race([exited, new Promise((res) => setTimeout(res, 10_000))]);
+      }));
       if (/"level":"(error|warn)"/.test(serverOut)) log(`server warnings/errors (last lines):\n${serverOut.split('\n').filter((l) => /"level":"(error|warn)"/.test(l)).slice(-10).join('\n')}`);
     }
     await pgCopy?.drop();
