@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, TicketListSpec } from '../src/db/port.js';
-import { listQueries, listTickets } from '../src/db/postgres/ticketList.js';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { listQueries, listTickets, textIdsQuery } from '../src/db/postgres/ticketList.js';
 import { closeDb, openStore, poolOf } from '../src/db/store.js';
 import { createMigratedDatabase, pgAvailable, stopPostgres } from './helpers/postgres.js';
 
@@ -63,14 +64,20 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
   }, 60_000);
   afterAll(async () => { await closeDb(db); await stopPostgres(); });
 
+  const explain = async ({ sql, params }: { sql: string; params: unknown[] }) =>
+    (await poolOf(db).query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)).rows.map((r) => r['QUERY PLAN']);
+
+  /** The plans of the page, the count and (with q) the text search that runs before them. */
   async function plan(spec: TicketListSpec): Promise<string[]> {
-    const q = listQueries(db, spec);
     const lines: string[] = [];
-    for (const stmt of [q.page, q.count]) {
-      const { sql, params } = stmt.toSQL();
-      const res = await poolOf(db).query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params);
-      lines.push(...res.rows.map((r) => r['QUERY PLAN']), '');
+    let textIds: number[] | undefined;
+    if (spec.q) {
+      const text = new PgDialect().sqlToQuery(textIdsQuery({ ...spec, q: spec.q }));
+      textIds = (await poolOf(db).query<{ ids: number[] }>(text.sql, text.params)).rows[0].ids;
+      lines.push(...await explain(text), '');
     }
+    const q = listQueries(db, spec, textIds);
+    for (const stmt of [q.page, q.count]) lines.push(...await explain(stmt.toSQL()), '');
     return lines;
   }
 
