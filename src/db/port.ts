@@ -41,6 +41,10 @@ export interface TicketListSpec {
   owner_team_id?: number;
   ticket_team_id?: number;
   requester_id?: number;
+  /** This ticket only (a `q` of `#123`: the domain asks for the ticket by its number). */
+  id?: number;
+  /** Every ticket but this one (the rest of such a list, without the ticket shown first). */
+  exceptId?: number;
   /** Case-insensitive substring of the subject or of a message the reader may see. */
   q?: string;
   includeComments: boolean;

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { Db, TicketListSpec } from '../port.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../schema.js';
@@ -48,6 +48,8 @@ function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
   }
   if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
+  if (f.id !== undefined) conds.push(eq(tickets.id, f.id));
+  if (f.exceptId !== undefined) conds.push(ne(tickets.id, f.exceptId));
   if (f.q) {
     if (!textIds) throw new Error('a list with q needs the ids of textIdsQuery');
     // Read through the primary key: the planner cannot turn an array into a hash join over every

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import { SearchTooBroad, type TicketListSpec } from '../port.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from '../schema.js';
 import type { Db } from './client.js';
@@ -44,6 +44,8 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
   }
   if (f.ticket_team_id !== undefined) plain.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) plain.push(eq(tickets.requester_id, f.requester_id));
+  if (f.id !== undefined) plain.push(eq(tickets.id, f.id));
+  if (f.exceptId !== undefined) plain.push(ne(tickets.id, f.exceptId));
   // Three or more characters: a set held once (holdText). Fewer: LIKE, over a customer's own tickets only.
   if (f.q && [...f.q].length >= 3) text = f.q;
   else if (f.q) plain.push(ticketTextMatch(f.q, { includeComments: f.includeComments, scoped: f.customerId !== undefined }));

@@ -60,13 +60,30 @@ export async function listTickets(db: Db, actor: Actor, query: TicketListQuery):
 
 const tooBroad = () => invalid('q', 'Too broad to search: this text repeats itself, and too much text contains its pieces to check it all. Add more distinctive words');
 
-export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promise<TicketList> {
-  const spec = await listSpec(db, actor, f);
-  let found;
+async function fromStore(db: Db, spec: TicketListSpec) {
   try {
-    found = await storeOf(db).listTickets(db, spec);
+    return await storeOf(db).listTickets(db, spec);
   } catch (e) {
     throw e instanceof SearchTooBroad ? tooBroad() : e;
   }
-  return { tickets: await ticketsJson(db, found.rows), total: found.total, limit: spec.limit, offset: spec.offset };
+}
+
+/** A `q` that names a ticket by its number: `123` or `#123` (SPEC C4). */
+const TICKET_NUMBER = /^#?(\d{1,9})$/;
+
+export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promise<TicketList> {
+  const spec = await listSpec(db, actor, f);
+  const number = spec.q ? TICKET_NUMBER.exec(spec.q) : null;
+  // `q` = a ticket's number: that ticket first, if the reader may see it and it passes the other
+  // filters, then the text matches as for any q (a `123` may also be written in messages),
+  // without it. The list stays one list: totals and offsets count the ticket once, first.
+  const pinned = number ? (await fromStore(db, { ...spec, q: undefined, id: Number(number[1]), offset: 0, limit: 1 })).rows[0] : undefined;
+  if (!pinned) {
+    const found = await fromStore(db, spec);
+    return { tickets: await ticketsJson(db, found.rows), total: found.total, limit: spec.limit, offset: spec.offset };
+  }
+  const first = spec.offset === 0;
+  const rest = await fromStore(db, { ...spec, exceptId: pinned.id, offset: first ? 0 : spec.offset - 1, limit: first ? spec.limit - 1 : spec.limit });
+  const rows = first ? [pinned, ...rest.rows] : rest.rows;
+  return { tickets: await ticketsJson(db, rows), total: rest.total + 1, limit: spec.limit, offset: spec.offset };
 }
