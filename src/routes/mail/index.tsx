@@ -79,8 +79,10 @@ export function mailRoutes(deps: Deps) {
     limit: zInt(1, 500).optional(), offset: zInt(0, 1_000_000_000).optional(),
   });
   app.get('/mail/intake', async (c) => {
-    const list = await listIntake(dbOf(c), actorOf(c), validate(ListQuery, queryObject(c)));
-    return respond(c, list, { title: 'Mail intake', view: adminScreen(c, () => <IntakePage intake={list.intake} total={list.total} />) });
+    const query = validate(ListQuery, queryObject(c));
+    const list = await listIntake(dbOf(c), actorOf(c), query);
+    const { offset: _offset, ...kept } = query;
+    return respond(c, list, { title: 'Mail intake', view: adminScreen(c, () => <IntakePage intake={list.intake} total={list.total} limit={list.limit} offset={list.offset} query={kept} />) });
   });
   app.get('/mail/intake/:id', async (c) => {
     const entry = await getIntake(dbOf(c), actorOf(c), pathId(c));

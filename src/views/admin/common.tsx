@@ -58,3 +58,26 @@ export const Choice = ({ name, label, value, options }: { name: string; label: s
 export const Check = ({ name, label, checked }: { name: string; label: string; checked?: boolean }) => (
   <label class="checkbox"><input type="hidden" name={name} value="false" /><input type="checkbox" name={name} value="true" checked={checked} /> {label}</label>
 );
+
+/**
+ * The pager of an admin list: where this page is in the whole ("51–73 of 73") and links to the
+ * previous and next pages, each the same list (its filters kept in `query`) at another offset.
+ */
+export function ListPager({ path, query, total, limit, offset }: {
+  path: string; query: Record<string, string | number | undefined>; total: number; limit: number; offset: number;
+}) {
+  const href = (at: number) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+    if (at > 0) params.set('offset', String(at));
+    const qs = params.toString();
+    return qs ? `${path}?${qs}` : path;
+  };
+  return (
+    <nav class="pager" aria-label="Pages">
+      <span>{total === 0 || offset >= total ? `0 of ${total}` : `${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}</span>
+      {offset > 0 && <a href={href(Math.max(0, Math.min(offset, total) - limit))} rel="prev">← Previous</a>}
+      {offset + limit < total && <a href={href(offset + limit)} rel="next">Next →</a>}
+    </nav>
+  );
+}

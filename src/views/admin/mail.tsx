@@ -2,9 +2,12 @@ import type { IntakeJson } from '../../domain/mailIntake.js';
 import type { OutboxJson } from '../../domain/outbox.js';
 import type { Mailbox } from '../../scrips/outbox.js';
 import { when } from '../format.js';
-import { AdminForm, AdminFrame } from './common.js';
+import { AdminForm, AdminFrame, ListPager } from './common.js';
 
-export function OutboxPage({ outbox, total, status }: { outbox: OutboxJson[]; total: number; status?: string }) {
+export function OutboxPage({ outbox, total, limit, offset, query }: {
+  outbox: OutboxJson[]; total: number; limit: number; offset: number; query: { status?: string; ticket_id?: number; limit?: number };
+}) {
+  const status = query.status;
   return (
     <AdminFrame current="/outbox" title="Outbox">
       <nav class="views" aria-label="Filter by state">
@@ -28,6 +31,7 @@ export function OutboxPage({ outbox, total, status }: { outbox: OutboxJson[]; to
           ))}
         </tbody>
       </table>
+      <ListPager path="/outbox" query={query} total={total} limit={limit} offset={offset} />
     </AdminFrame>
   );
 }
@@ -45,7 +49,9 @@ function Addressed({ to, cc }: { to: Mailbox[]; cc: Mailbox[] }) {
   );
 }
 
-export function IntakePage({ intake, total }: { intake: IntakeJson[]; total: number }) {
+export function IntakePage({ intake, total, limit, offset, query }: {
+  intake: IntakeJson[]; total: number; limit: number; offset: number; query: { verdict?: string; limit?: number };
+}) {
   return (
     <AdminFrame current="/mail/intake" title="Mail intake">
       <p class="muted">{total} message{total === 1 ? '' : 's'} received</p>
@@ -61,6 +67,7 @@ export function IntakePage({ intake, total }: { intake: IntakeJson[]; total: num
           ))}
         </tbody>
       </table>
+      <ListPager path="/mail/intake" query={query} total={total} limit={limit} offset={offset} />
     </AdminFrame>
   );
 }
