@@ -81,6 +81,19 @@
     setWidth(handle.dataset.resize, th.getBoundingClientRect().width + (e.key === 'ArrowRight' ? step : -step));
   });
 
+  // The column picker keeps one column: the last ticked box does not untick, and says why (an
+  // empty choice would show the default columns beside a picker with nothing ticked).
+  document.addEventListener('click', (e) => {
+    const box = e.target.closest?.('.column-picker input[type=checkbox][name=columns]');
+    if (!box) return;
+    const hint = box.closest('fieldset')?.querySelector('#columns-hint');
+    if (hint) hint.textContent = '';
+    if (!box.checked && !box.closest('fieldset').querySelector('input[name=columns]:checked')) {
+      e.preventDefault(); // the box stays ticked and no change is sent
+      if (hint) hint.textContent = 'At least one column stays visible.';
+    }
+  });
+
   // Dialogs.
   document.addEventListener('click', (e) => {
     const opener = e.target.closest?.('[data-open-dialog]');

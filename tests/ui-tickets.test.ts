@@ -289,6 +289,24 @@ describe('ticket list', () => {
     await togglePicker(page, false);
   }, 90_000);
 
+  it('the last visible column cannot be unticked: the picker and the table keep agreeing', async () => {
+    await openList(page);
+    await togglePicker(page, true);
+    for (const c of DEFAULT_HEADERS.filter((h) => h !== 'Subject')) await page.getByRole('checkbox', { name: c, exact: true }).uncheck();
+    await expect.poll(() => headerNames(page), poll).toEqual(['Subject']);
+    const subject = page.getByRole('checkbox', { name: 'Subject', exact: true });
+    await subject.click();
+    await page.keyboard.press('Space'); // the keyboard too
+    expect(await subject.isChecked()).toBe(true);
+    await expect.poll(() => page.locator('#columns-hint').textContent(), poll).toBe('At least one column stays visible.');
+    expect(await headerNames(page)).toEqual(['Subject']);
+    expect(param(page, 'columns')).toBe('Subject');
+    await page.getByRole('checkbox', { name: 'ID', exact: true }).check();
+    await expect.poll(() => headerNames(page), poll).toEqual(['ID', 'Subject']);
+    expect(await page.locator('#columns-hint').textContent()).toBe('');
+    await togglePicker(page, false);
+  }, 90_000);
+
   it('dragging a header edge resizes the column between 50 and 800 px while Subject takes the rest', async () => {
     await openList(page);
     expect(await columnWidth(page, 'Queue')).toBeCloseTo(150, 0);

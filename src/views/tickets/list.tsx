@@ -163,6 +163,7 @@ export function TicketListPage(p: TicketListProps) {
             {ALL_COLUMNS.map((c) => (
               <label><input type="checkbox" name="columns" value={c} checked={p.columns.includes(c)} /> {c}</label>
             ))}
+            <small class="hint" id="columns-hint" role="status"></small>
           </fieldset>
         </details>
         <noscript><button type="submit">Apply</button></noscript>
