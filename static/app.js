@@ -355,6 +355,15 @@
     say(source, `The server took too long to answer, so this may not have been saved.${kept(source)} Try again.`);
   });
 
+  // A value the browser refuses before anything is sent (a number out of range, a required field
+  // left empty): htmx sends nothing, so the form says why under the field, and the value stays.
+  document.addEventListener('htmx:validation:failed', (e) => {
+    const where = errorTarget(e.target);
+    if (!where?.target) return;
+    where.target.textContent = e.detail?.message || e.target.validationMessage || 'This value is not accepted.';
+    where.target.classList.add('has-error');
+  });
+
   // Typing again clears the error shown for that form.
   document.addEventListener('input', (e) => {
     const where = errorTarget(e.target);

@@ -166,6 +166,27 @@ describe('every htmx form, not only the reply box', () => {
     await expect.poll(() => error.innerText(), poll).toBe('');
   });
 
+  it('a refused property value (priority 150) is said under the field and stays there, not silently replaced', async () => {
+    await page.goto(`/tickets/${ticketId}`);
+    const props = page.getByRole('complementary', { name: 'Ticket properties' });
+    const priority = props.getByLabel('Priority');
+    await priority.waitFor();
+    const before = (await s.api('GET', `/tickets/${ticketId}`)).body.priority;
+    await priority.fill('150');
+    await priority.press('Tab');
+    const error = page.locator('#err-priority');
+    await expect.poll(() => error.innerText(), poll).not.toBe('');
+    expect(await error.innerText()).toMatch(/100/);
+    await expectInView(page, error);
+    expect(await priority.inputValue()).toBe('150');
+    expect((await s.api('GET', `/tickets/${ticketId}`)).body.priority).toBe(before);
+    await priority.fill('60');
+    await priority.press('Tab');
+    await expect.poll(async () => (await s.api('GET', `/tickets/${ticketId}`)).body.priority, poll).toBe(60);
+    await expect.poll(() => page.locator('#err-priority').innerText(), poll).toBe('');
+    expect(await props.getByLabel('Priority').inputValue()).toBe('60');
+  });
+
   it('the new-ticket dialog at 360px: a proxy error page is said inside the form, every field kept, then it creates', async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto('/tickets');
