@@ -81,8 +81,7 @@ export function mailRoutes(deps: Deps) {
   app.get('/mail/intake', async (c) => {
     const query = validate(ListQuery, queryObject(c));
     const list = await listIntake(dbOf(c), actorOf(c), query);
-    const { offset: _offset, ...kept } = query;
-    return respond(c, list, { title: 'Mail intake', view: adminScreen(c, () => <IntakePage intake={list.intake} total={list.total} limit={list.limit} offset={list.offset} query={kept} />) });
+    return respond(c, list, { title: 'Mail intake', view: adminScreen(c, () => <IntakePage intake={list.intake} total={list.total} limit={list.limit} offset={list.offset} query={query} />) });
   });
   app.get('/mail/intake/:id', async (c) => {
     const entry = await getIntake(dbOf(c), actorOf(c), pathId(c));

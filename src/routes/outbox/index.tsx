@@ -18,8 +18,7 @@ export function outboxRoutes() {
   app.get('/', async (c) => {
     const query = validate(ListQuery, queryObject(c));
     const list = await listOutbox(dbOf(c), actorOf(c), query);
-    const { offset: _offset, ...kept } = query;
-    return respond(c, list, { title: 'Outbox', view: adminScreen(c, () => <OutboxPage outbox={list.outbox} total={list.total} limit={list.limit} offset={list.offset} query={kept} />) });
+    return respond(c, list, { title: 'Outbox', view: adminScreen(c, () => <OutboxPage outbox={list.outbox} total={list.total} limit={list.limit} offset={list.offset} query={query} />) });
   });
   app.get('/:id', (c) => respond(c, getOutboxEntry(dbOf(c), actorOf(c), pathId(c)), { title: 'Outbox entry' }));
   app.post('/:id/retry', (c) => {

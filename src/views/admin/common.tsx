@@ -61,14 +61,14 @@ export const Check = ({ name, label, checked }: { name: string; label: string; c
 
 /**
  * The pager of an admin list: where this page is in the whole ("51–73 of 73") and links to the
- * previous and next pages, each the same list (its filters kept in `query`) at another offset.
+ * previous and next pages, each the same list (the filters of `query` kept, its offset replaced).
  */
 export function ListPager({ path, query, total, limit, offset }: {
   path: string; query: Record<string, string | number | undefined>; total: number; limit: number; offset: number;
 }) {
   const href = (at: number) => {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+    for (const [k, v] of Object.entries(query)) if (k !== 'offset' && v !== undefined && v !== '') params.set(k, String(v));
     if (at > 0) params.set('offset', String(at));
     const qs = params.toString();
     return qs ? `${path}?${qs}` : path;

@@ -5,7 +5,7 @@ import { when } from '../format.js';
 import { AdminForm, AdminFrame, ListPager } from './common.js';
 
 export function OutboxPage({ outbox, total, limit, offset, query }: {
-  outbox: OutboxJson[]; total: number; limit: number; offset: number; query: { status?: string; ticket_id?: number; limit?: number };
+  outbox: OutboxJson[]; total: number; limit: number; offset: number; query: { status?: string; ticket_id?: number; limit?: number; offset?: number };
 }) {
   const status = query.status;
   return (
@@ -50,7 +50,7 @@ function Addressed({ to, cc }: { to: Mailbox[]; cc: Mailbox[] }) {
 }
 
 export function IntakePage({ intake, total, limit, offset, query }: {
-  intake: IntakeJson[]; total: number; limit: number; offset: number; query: { verdict?: string; limit?: number };
+  intake: IntakeJson[]; total: number; limit: number; offset: number; query: { verdict?: string; limit?: number; offset?: number };
 }) {
   return (
     <AdminFrame current="/mail/intake" title="Mail intake">
