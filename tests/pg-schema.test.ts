@@ -171,7 +171,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
       // Every SQLite autoincrement id, and nothing else, is an identity column.
       const identities = r.rows.filter((row) => row.is_identity === 'YES').map((row) => row.key).sort();
       expect(identities).toEqual(identityColumns.map(([t, c]) => `${t}.${c}`).sort());
-      expect(identities.length).toBe(15);
+      expect(identities.length).toBe(16);
     });
   });
 

@@ -220,8 +220,25 @@ export const savedViews = sqliteTable('saved_views', {
   filters: text('filters').notNull().default('{}'), // JSON object of GET /tickets parameters
   columns: text('columns').notNull(), // JSON array of column names
   column_widths: text('column_widths').notNull().default('{}'), // JSON object column -> px
+  /** Shared with this team's members (they see and use it; only the owner changes it). */
+  team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
   ...timestamps,
-}, (t) => [index('saved_views_owner_idx').on(t.owner_id)]);
+}, (t) => [index('saved_views_owner_idx').on(t.owner_id), index('saved_views_team_idx').on(t.team_id)]);
+
+/**
+ * Canned responses (SPEC C4): a Liquid body inserted into the reply box by name. `owner_id`
+ * null = shared (admins manage it), else the agent's own; `queue_id` null = every queue.
+ * `set_status` is applied to the ticket when the reply that used it is sent.
+ */
+export const cannedResponses = sqliteTable('canned_responses', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  body: text('body').notNull(),
+  queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
+  owner_id: integer('owner_id').references(() => users.id, { onDelete: 'cascade' }),
+  set_status: text('set_status'),
+  ...timestamps,
+}, (t) => [index('canned_responses_owner_idx').on(t.owner_id), index('canned_responses_queue_idx').on(t.queue_id)]);
 
 /** Notifications waiting for (or done with) delivery; written in the ticket change's transaction. */
 export const outbox = sqliteTable('outbox', {

@@ -32,6 +32,7 @@ export const scrips = pgTwin(sqlite.scrips);
 export const dashboards = pgTwin(sqlite.dashboards);
 export const dashboardWidgets = pgTwin(sqlite.dashboardWidgets);
 export const savedViews = pgTwin(sqlite.savedViews);
+export const cannedResponses = pgTwin(sqlite.cannedResponses);
 export const outbox = pgTwin(sqlite.outbox);
 export const mailIntake = pgTwin(sqlite.mailIntake);
 export const imapState = pgTwin(sqlite.imapState, { last_uid: 'bigint' });
