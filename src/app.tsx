@@ -24,6 +24,7 @@ import { mailRoutes } from './routes/mail/index.js';
 import { outboxRoutes } from './routes/outbox/index.js';
 import { isPortalPath, isPortalUpload, portalRoutes, renderPortalError } from './routes/portal/index.js';
 import { queueRoutes } from './routes/queues/index.js';
+import { responseRoutes } from './routes/responses/index.js';
 import { savedViewRoutes } from './routes/saved-views/index.js';
 import { scripRoutes } from './routes/scrips/index.js';
 import { settingsRoutes } from './routes/settings/index.js';
@@ -145,6 +146,7 @@ export async function createApp(deps: Deps) {
   app.route('/saved-views', savedViewRoutes());
   app.route('/dashboards', dashboardRoutes());
   app.route('/templates', templateRoutes());
+  app.route('/responses', responseRoutes());
   app.route('/scrips', scripRoutes());
   app.route('/outbox', outboxRoutes());
   app.route('/portal', portalRoutes());
