@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { appliesToQueue } from '../../domain/customFields.js';
 import { AppError, invalid } from '../../domain/errors.js';
 import { lookups } from '../../domain/lookups.js';
+import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
 import { effectiveFilter, listByFilter } from '../../domain/tickets/list.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
@@ -36,6 +37,8 @@ async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson): P
   return {
     ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers,
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
+    responses: staff ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
+    maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
   };
 }
 
