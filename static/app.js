@@ -535,7 +535,7 @@
   document.addEventListener('keydown', (e) => {
     if (e.key !== 'Enter' || !e.target.matches?.('[data-canned-picker]')) return;
     e.preventDefault(); // inserts; does not send the reply
-    insertCanned(e.target);
+    if (e.target.value.trim() !== '') insertCanned(e.target); // (an option picked from the list was inserted already)
   });
   document.addEventListener('input', (e) => {
     // Picking an option of the list (mouse or arrows + Enter in the browser's list) inserts it at once.

@@ -109,6 +109,13 @@ describe('POST /tickets/:id/comment with files', () => {
     const huge = await post(`/tickets/${t.id}/comment`, form({ body: 'x' }, [{ name: 'huge.bin', type: 'application/octet-stream', content: Buffer.alloc(2 * 1024 * 1024) }]));
     expect(huge.status).toBe(413);
     expect(huge.headers.get('connection')).toBe('close');
+    // So is a body without a declared length (chunked): counted as it streams, cut off at the bound.
+    const chunk = new TextEncoder().encode(`{"body":"x","attachments":[{"filename":"a.bin","content_base64":"${'QUFB'.repeat(16 * 1024)}`);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({ pull(ctl) { if (sent++ < 40) ctl.enqueue(chunk); else ctl.close(); } });
+    const chunked = await fetch(`${s.url}/tickets/${t.id}/comment`, { method: 'POST', body: stream, duplex: 'half',
+      headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json' } } as RequestInit).catch((e: Error) => e);
+    expect(chunked instanceof Error ? chunked.message : chunked.status).toBe(413);
     // htmx: the error is an HTML fragment for the box under the reply form.
     const htmx = await post(`/tickets/${t.id}/comment`, form({ body: 'x' }, [{ name: 'c.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1) }]), { 'hx-request': 'true', origin: s.url });
     expect(htmx.status).toBe(413);
