@@ -24,6 +24,7 @@ import { mailRoutes } from './routes/mail/index.js';
 import { outboxRoutes } from './routes/outbox/index.js';
 import { isPortalPath, isPortalUpload, portalRoutes, renderPortalError } from './routes/portal/index.js';
 import { queueRoutes } from './routes/queues/index.js';
+import { responseRoutes } from './routes/responses/index.js';
 import { savedViewRoutes } from './routes/saved-views/index.js';
 import { scripRoutes } from './routes/scrips/index.js';
 import { settingsRoutes } from './routes/settings/index.js';
@@ -109,16 +110,22 @@ export async function createApp(deps: Deps) {
   };
   const limit = bodyLimit({ maxSize: MAX_BODY, onError: tooLarge(MAX_BODY) });
   const uploadLimit = bodyLimit({ maxSize: MAX_UPLOAD, onError: tooLarge(MAX_UPLOAD) });
+  // A staff reply or note carries files (SPEC C4): MAX_ATTACHMENT_BYTES of them, as base64 in JSON
+  // (4/3 the size) or in a multipart body, plus the text. The files' own total is checked after.
+  const MAX_REPLY = Math.ceil(deps.env.MAX_ATTACHMENT_BYTES * 4 / 3) + MAX_BODY;
+  const isReplyUpload = (p: string) => /^\/tickets\/[^/]+\/comment$/.test(p);
+  const replyLimit = bodyLimit({ maxSize: MAX_REPLY, onError: tooLarge(MAX_REPLY) });
   app.use('*', async (c, next) => {
     if (c.req.path === '/mailgate' || c.req.method === 'GET' || c.req.method === 'HEAD') return next(); // mail has its own MAX_MAIL_BYTES
     const upload = c.req.method === 'POST' && isPortalUpload(c.req.path);
-    const max = upload ? MAX_UPLOAD : MAX_BODY;
+    const reply = !upload && c.req.method === 'POST' && isReplyUpload(c.req.path);
+    const max = upload ? MAX_UPLOAD : reply ? MAX_REPLY : MAX_BODY;
     // A declared length is checked from the header alone: hono's bodyLimit would turn the request
     // into a web stream first, which costs more than the rest of a small write. Chunked bodies
     // (no length) are counted as they stream by bodyLimit.
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > max ? tooLarge(max)(c) : next();
-    return (upload ? uploadLimit : limit)(c, next);
+    return (upload ? uploadLimit : reply ? replyLimit : limit)(c, next);
   });
   // Plain HTML forms can only POST: `_method=PATCH|PUT|DELETE` re-dispatches them (works without JS).
   const isForm = (type: string | undefined) => !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);
@@ -139,6 +146,7 @@ export async function createApp(deps: Deps) {
   app.route('/saved-views', savedViewRoutes());
   app.route('/dashboards', dashboardRoutes());
   app.route('/templates', templateRoutes());
+  app.route('/responses', responseRoutes());
   app.route('/scrips', scripRoutes());
   app.route('/outbox', outboxRoutes());
   app.route('/portal', portalRoutes());

@@ -47,6 +47,8 @@ const EnvSchema = z.object({
   /** Bearer secret for POST /mailgate. Required in production (503 without it). */
   MAILGATE_TOKEN: z.string().min(16, 'MAILGATE_TOKEN must be at least 16 characters').optional(),
   MAX_MAIL_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+  /** Files one staff reply or note may carry, in all (SPEC C4); more is refused with 413. */
+  MAX_ATTACHMENT_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
   /** How long one message may take to read (MIME, charsets, HTML to text) before only its headers are read and the raw message is attached. */
   MAIL_PARSE_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
   /** Messages one sender may open or append per hour before more are rejected (mail loop brake). */

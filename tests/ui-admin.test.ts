@@ -106,7 +106,7 @@ describe('layout and error pages', () => {
   it('shows the navigation by role, the signed-in user, 404 and 403 pages, and signs in to the page asked for', async () => {
     const admin = await as('admin');
     await admin.goto('/tickets');
-    expect(await mainNav(admin)).toEqual(['Tickets', 'Dashboards', 'Admin']);
+    expect(await mainNav(admin)).toEqual(['Tickets', 'Dashboards', 'Responses', 'Admin']);
     await admin.locator('header.topbar').getByText('Administrator', { exact: true }).waitFor();
     await newPage(admin, () => admin.getByRole('link', { name: 'Admin', exact: true }).click());
     await poll(() => heading(admin).textContent()).toBe('Users');
@@ -121,7 +121,7 @@ describe('layout and error pages', () => {
 
     const agent = await as(alice);
     await agent.goto('/tickets');
-    expect(await mainNav(agent)).toEqual(['Tickets', 'Dashboards']);
+    expect(await mainNav(agent)).toEqual(['Tickets', 'Dashboards', 'Responses']);
     await agent.locator('header.topbar').getByText('Alice Agent', { exact: true }).waitFor();
     const denied = await agent.goto('/scrips');
     expect(denied?.status()).toBe(403);
@@ -156,7 +156,7 @@ describe('an agent and the admin area', () => {
       expect(res?.status(), path).toBe(403);
       expect(await heading(agent).textContent(), path).toMatch(/^403 · forbidden/);
       expect(await agent.locator('.admin-nav').count(), path).toBe(0);
-      expect(await mainNav(agent), path).toEqual(['Tickets', 'Dashboards']);
+      expect(await mainNav(agent), path).toEqual(['Tickets', 'Dashboards', 'Responses']);
     }
     const api = await s.api('GET', '/users', { token: bob.token });
     expect(api.status).toBe(200);
@@ -594,6 +594,8 @@ describe('accessibility basics', () => {
     while (!(await active()).startsWith('TEXTAREA#reply-body') && steps++ < 40) await page.keyboard.press('Tab');
     expect(await active()).toMatch(/^TEXTAREA#reply-body/);
     await page.keyboard.type('Typed and sent from the keyboard.');
+    await page.keyboard.press('Tab'); // the file picker (SPEC C4), then Send
+    expect(await active()).toBe('INPUT#reply-attachments:');
     await page.keyboard.press('Tab');
     expect(await active()).toBe('BUTTON#:Send');
     await page.keyboard.press('Enter');

@@ -27,7 +27,7 @@ export async function getTemplate(db: Db, actor: Actor, id: number): Promise<Tem
 export interface TemplateInput { name: string; description?: string; subject?: string; body?: string; queue_id?: number | null }
 
 /** A template that does not parse, or names a variable or filter that does not exist, is 422. */
-async function checkLiquid(db: Db, parts: { subject?: string; body?: string }) {
+export async function checkLiquid(db: Db, parts: { subject?: string; body?: string }) {
   const scope = sampleScope((await allCustomFields(db)).map((f) => f.key));
   const details: ErrorDetail[] = [];
   for (const key of ['subject', 'body'] as const) {
@@ -74,20 +74,33 @@ export interface PreviewInput { subject: string; body: string; ticket_id?: numbe
 export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput): Promise<{ subject: string; body: string }> {
   requireAdmin(actor);
   await checkLiquid(db, input);
-  let scope = sampleScope((await allCustomFields(db)).map((f) => f.key));
+  let scope: object = sampleScope((await allCustomFields(db)).map((f) => f.key));
   if (input.ticket_id !== undefined) {
     if (!await getTicketRow(db, input.ticket_id)) throw invalid('ticket_id', `Ticket ${input.ticket_id} does not exist`);
-    const last = (await first(db.select({ id: max(transactions.id) }).from(transactions).where(eq(transactions.ticket_id, input.ticket_id))))!;
-    scope = { ...await fullScope(db, input.ticket_id, last.id), scrip: scope.scrip };
+    scope = await ticketScope(db, input.ticket_id);
   }
   return { subject: previewPart('subject', input.subject, scope).replace(/\s+/g, ' ').trim(), body: previewPart('body', input.body, scope) };
+}
+
+/**
+ * What a template sees of a real ticket: the ticket and its latest transaction, as a preview
+ * shows them (the sample's `scrip`, since no scrip is running). The caller checks the ticket exists.
+ */
+export async function ticketScope(db: Db, ticketId: number): Promise<object> {
+  const last = (await first(db.select({ id: max(transactions.id) }).from(transactions).where(eq(transactions.ticket_id, ticketId))))!;
+  return { ...await fullScope(db, ticketId, last.id), scrip: sampleScope([]).scrip };
+}
+
+/** Renders Liquid `source` as templates render (same engine and limits); its own failure is 422 naming `path`. */
+export function renderLiquid(path: string, source: string, scope: object): string {
+  return previewPart(path, source, scope);
 }
 
 /**
  * The check above renders against the sample; a real ticket can make the same draft exceed the
  * render time or memory limit (a loop over a long description). That is the draft's fault: 422.
  */
-function previewPart(path: 'subject' | 'body', source: string, scope: object): string {
+function previewPart(path: string, source: string, scope: object): string {
   try {
     return renderTemplate(source, scope);
   } catch (e) {

@@ -5,14 +5,14 @@ import type { ScripResult } from '../../scrips/engine.js';
 import { signReply } from '../../scrips/signature.js';
 import { type Actor, isAdmin, isStaff, nowIso, worksAnyTicket } from '../actor.js';
 import { allCustomFields, appliesToQueue, customValueJson, normalizeCustomValue, type CustomFieldJson } from '../customFields.js';
-import { forbidden, invalid, notFound } from '../errors.js';
+import { AppError, forbidden, invalid, notFound } from '../errors.js';
 import { getQueueRow } from '../queues.js';
 import { teamExists } from '../teams.js';
 import { attachmentWithTicket, recordTransactions, transactionsOfTicket, type NewAttachment, type NewTransaction, type TransactionJson } from '../transactions.js';
 import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
 import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
-import { nextResolvedAt, type Status } from '../../lifecycle.js';
+import { nextResolvedAt, STATUSES, type Status } from '../../lifecycle.js';
 
 
 export interface TicketChange { ticket: TicketJson; scrip_results: ScripResult[] }
@@ -212,14 +212,36 @@ export async function updateTicket(db: Db, actor: Actor, id: number, input: Upda
 export interface CommentInput {
   body: string; internal?: boolean; creator_id?: number;
   message_id?: string | null; attachments?: NewAttachment[]; auto_submitted?: boolean; already_sent?: string[];
+  /** SPEC C4: a status to set with the message (a canned response's), in the same unit of work. */
+  set_status?: Status;
 }
 
+export interface CommentOptions {
+  /** The most bytes the files may have in all (MAX_ATTACHMENT_BYTES); more is 413 and nothing is written. */
+  maxAttachmentBytes?: number;
+}
+
+const sizeText = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`);
+const bytesText = (n: number) => `${n.toLocaleString('en')} bytes`;
+
 /** POST /tickets/:id/comment: internal note by default; a public reply with internal=false. */
-export async function commentOnTicket(db: Db, actor: Actor, id: number, input: CommentInput): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
+export async function commentOnTicket(
+  db: Db, actor: Actor, id: number, input: CommentInput, opts: CommentOptions = {},
+): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   let internal = input.internal ?? true;
   if (!worksAnyTicket(actor)) {
     if (input.internal === true) throw forbidden('Requesters cannot write internal notes');
     internal = false;
+  }
+  if (input.set_status !== undefined && !isStaff(actor)) throw forbidden('Requesters cannot change the status');
+  if (input.set_status !== undefined && !(STATUSES as readonly string[]).includes(input.set_status)) {
+    throw invalid('set_status', `Expected one of: ${STATUSES.join(', ')}`);
+  }
+  const files = input.attachments ?? [];
+  const size = files.reduce((n, a) => n + a.content.length, 0);
+  if (opts.maxAttachmentBytes !== undefined && size > opts.maxAttachmentBytes) {
+    const why = `${bytesText(size)} in all; at most ${bytesText(opts.maxAttachmentBytes)} (${sizeText(opts.maxAttachmentBytes)}) may be sent with one message`;
+    throw new AppError('too_large', `The attachments are ${why}`, [{ path: 'attachments', message: why }]);
   }
   return transaction(db, async (tx) => {
     await visibleTicket(tx, actor, id);
@@ -238,6 +260,11 @@ export async function commentOnTicket(db: Db, actor: Actor, id: number, input: C
     const { transactions, scrip_results } = await recordTransactions(tx, id, creatorId, [{
       type: internal ? 'Comment' : 'Correspond', body, message_id: input.message_id ?? null, attachments: input.attachments,
     }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent });
+    // The status a canned response asks for, after the message (which may have reopened the ticket).
+    if (input.set_status !== undefined) {
+      const changed = await updateTicket(tx, actor, id, { status: input.set_status });
+      scrip_results.push(...changed.scrip_results);
+    }
     return { transaction: transactions[0], scrip_results };
   });
 }

@@ -12,6 +12,7 @@ import { PortalErrorPage, PortalHistory, PortalListPage, PortalTicketPage } from
 import type { AppEnv } from '../context.js';
 import { renderError } from '../errors.js';
 import { actorOf, dbOf, isHtmx, pathId, readBody, readForm, respond, validate, wantsHtml } from '../respond.js';
+import { cleanName, cleanType } from '../uploads.js';
 
 type C = Context<AppEnv>;
 
@@ -34,17 +35,6 @@ const ReplySchema = z.strictObject({
   body: z.string().max(100_000, 'At most 100000 characters').optional(),
   attachments: z.array(file).optional(),
 });
-
-/** A browser's file name without its path, control characters or quotes' worth of trouble. */
-function cleanName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\x00-\x1f\x7f]/g, '').trim().slice(0, 255);
-  return clean || 'attachment';
-}
-const cleanType = (type: string | undefined) => {
-  const t = (type ?? '').split(';')[0].trim().toLowerCase();
-  return /^[a-z0-9][\w.+-]*\/[\w.+-]+$/.test(t) ? t : 'application/octet-stream';
-};
 
 /** The reply in whichever shape it came: JSON, urlencoded or multipart with files. */
 async function readReply(c: C): Promise<PortalReplyInput> {

@@ -1,7 +1,8 @@
 import { Hono, type Context } from 'hono';
 import { appliesToQueue } from '../../domain/customFields.js';
-import { AppError } from '../../domain/errors.js';
+import { AppError, invalid } from '../../domain/errors.js';
 import { lookups } from '../../domain/lookups.js';
+import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
 import { effectiveFilter, listByFilter } from '../../domain/tickets/list.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
@@ -13,6 +14,7 @@ import { NewTicketForm } from '../../views/tickets/new.js';
 import { PeopleChanged, TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { readBodyWithFiles } from '../uploads.js';
 import { AddWatcherSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
 
@@ -35,6 +37,8 @@ async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson): P
   return {
     ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers,
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
+    responses: staff ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
+    maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
   };
 }
 
@@ -144,8 +148,10 @@ export function ticketRoutes() {
   app.post('/:id/comment', async (c) => {
     const id = pathId(c);
     const actor = actorOf(c);
-    const input = await readBody(c, CommentSchema);
-    const result = await commentOnTicket(dbOf(c), actor, id, input);
+    // SPEC C4: files come as multipart `attachments` or JSON base64; MAX_ATTACHMENT_BYTES in all.
+    const { input, attachments } = await readBodyWithFiles(c, CommentSchema);
+    if (input.body.trim() === '' && attachments.length === 0) throw invalid('body', 'Must not be empty');
+    const result = await commentOnTicket(dbOf(c), actor, id, { ...input, attachments }, { maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES });
     return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketReplied p={await pageProps(c, actor, id)} /> });
   });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { STATUSES } from '../../lifecycle.js';
 import { COLUMNS, zColumn } from '../../domain/savedViews.js';
 import { zDistinctList } from '../../domain/tickets/query.js';
+import { AttachmentsInputSchema } from '../uploads.js';
 import { zBool, zId, zInt, zJsonObject, zList, zNullableId, zText } from '../../domain/validation.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
@@ -46,10 +47,17 @@ export const UpdateTicketSchema = z.strictObject({
   custom_fields: customFields.optional(),
 });
 
+/**
+ * A reply or note. The text may be empty only when files come with it (checked once the files
+ * are read: a form's files are not fields). `set_status` is a canned response's status, applied
+ * in the same unit of work ("" = none).
+ */
 export const CommentSchema = z.strictObject({
-  body: z.string({ error: 'Required' }).max(100_000, 'At most 100000 characters').refine((s) => s.trim() !== '', 'Must not be empty'),
+  body: z.string({ error: 'Required' }).max(100_000, 'At most 100000 characters').default(''),
   internal: zBool.optional(),
   creator_id: zId.optional(),
+  set_status: z.union([z.literal('').transform(() => undefined), status]).optional(),
+  attachments: AttachmentsInputSchema,
 });
 
 /** The list's `columns` parameter: known column names, each once (at most the seven). */

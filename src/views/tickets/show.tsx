@@ -5,6 +5,7 @@ import type { TransactionJson } from '../../domain/transactions.js';
 import { STATUSES } from '../../lifecycle.js';
 import { queueName, STATUS_LABEL, teamName, userName, when } from '../format.js';
 import { PeopleBox, publicReplyWords } from './people.js';
+import type { ResponseJson } from '../../domain/responses.js';
 
 export interface TicketPageProps {
   ticket: TicketJson;
@@ -17,6 +18,10 @@ export interface TicketPageProps {
   actorId: number;
   /** The queue's Cc and AdminCc (user ids): watchers of every ticket in the queue. */
   queueWatchers: { cc: number[]; admin_cc: number[] };
+  /** Staff: the canned responses for this ticket's queue (own and shared), for the reply box. */
+  responses?: Pick<ResponseJson, 'id' | 'name' | 'set_status'>[];
+  /** MAX_ATTACHMENT_BYTES: what the files of one message may have in all. */
+  maxAttachmentBytes?: number;
 }
 
 const WATCHER_ROLE: Record<string, string> = { requester: 'a requester', cc: 'Cc', admin_cc: 'AdminCc' };
@@ -230,11 +235,34 @@ export function PeopleChanged({ p }: { p: TicketPageProps }) {
   return <><People p={p} /><History p={p} oob /><ReplyRecipients p={p} oob /></>;
 }
 
+/** The canned response picker (SPEC C4): type a name, pick it, and its text is inserted (static/app.js). */
+function CannedPicker({ p }: { p: TicketPageProps }) {
+  const responses = p.responses ?? [];
+  if (!p.staff || responses.length === 0) return null;
+  return (
+    <div class="canned-picker">
+      <label for="canned-response">Canned response</label>
+      <div class="canned-row">
+        <input id="canned-response" list="canned-responses" autocomplete="off" placeholder="Type a name…" data-canned-picker
+          data-ticket-id={String(p.ticket.id)} aria-describedby="canned-hint" />
+        <button type="button" data-canned-insert>Insert</button>
+      </div>
+      <datalist id="canned-responses">
+        {responses.map((r) => <option value={r.name} data-id={String(r.id)} data-set-status={r.set_status ?? ''} />)}
+      </datalist>
+      <small class="hint" id="canned-hint">Enter inserts it into the message, where it can be edited before sending.</small>
+    </div>
+  );
+}
+
+const MIB = 1024 * 1024;
+const limitText = (n: number) => (n >= MIB ? `${+(n / MIB).toFixed(1)} MiB` : `${+(n / 1024).toFixed(1)} KiB`);
+
 export function ReplyBox({ p }: { p: TicketPageProps }) {
   const id = p.ticket.id;
   return (
-    <form id="reply-form" class="reply" method="post" action={`/tickets/${id}/comment`} hx-post={`/tickets/${id}/comment`}
-      hx-target="#history" hx-swap="outerHTML" data-error-target="#reply-error" data-reset-on-success>
+    <form id="reply-form" class="reply" method="post" action={`/tickets/${id}/comment`} enctype="multipart/form-data" hx-post={`/tickets/${id}/comment`}
+      hx-encoding="multipart/form-data" hx-target="#history" hx-swap="outerHTML" data-error-target="#reply-error" data-reset-on-success data-reply-box>
       <h2>Respond</h2>
       {p.staff ? (
         <fieldset class="reply-kind">
@@ -243,8 +271,25 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
           <label><input type="radio" name="internal" value="true" /> Internal note (owner and AdminCc only)</label>
         </fieldset>
       ) : <input type="hidden" name="internal" value="false" />}
+      <CannedPicker p={p} />
       <label for="reply-body" class="visually-hidden">Message</label>
       <textarea id="reply-body" name="body" rows={6} placeholder="Write a message…"></textarea>
+      {p.staff && (
+        <>
+          <input type="hidden" name="set_status" value="" id="reply-set-status" />
+          <p id="reply-status-note" class="reply-status-note" role="status" hidden>
+            <span></span> <button type="button" data-clear-status>Keep the status</button>
+          </p>
+        </>
+      )}
+      <div class="reply-files">
+        <label for="reply-attachments">Attach files</label>
+        <input type="file" id="reply-attachments" name="attachments" multiple aria-describedby="reply-files-hint" />
+        <ul id="reply-file-list" class="reply-file-list" aria-label="Files to send"></ul>
+        <small class="hint" id="reply-files-hint">
+          Or drop files on the reply box, or paste them into the message.{p.maxAttachmentBytes ? ` At most ${limitText(p.maxAttachmentBytes)} in all.` : ''}
+        </small>
+      </div>
       <div class="reply-actions"><button type="submit" class="primary">Send</button></div>
       <div id="reply-error" class="error reply-error" role="alert" aria-live="polite"></div>
     </form>

@@ -1,0 +1,57 @@
+import { Hono } from 'hono';
+import { lookups } from '../../domain/lookups.js';
+import { createResponse, deleteResponse, getResponse, listResponses, renderResponse, updateResponse } from '../../domain/responses.js';
+import { ResponsePage, ResponsesPage } from '../../views/responses.js';
+import type { AppEnv } from '../context.js';
+import { actorOf, dbOf, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { CreateResponseSchema, ListResponsesQuery, RenderResponseQuery, UpdateResponseSchema } from './schemas.js';
+
+/**
+ * SPEC C4: canned responses (decision 034). `GET /responses` (own + shared; `queue_id`, `q`),
+ * `POST /responses`, `GET/PATCH/DELETE /responses/:id`, and `GET /responses/:id/render?ticket_id=N`:
+ * the body rendered for that ticket, `{ id, name, body, set_status }`, for the reply box.
+ */
+export function responseRoutes() {
+  const app = new Hono<AppEnv>();
+
+  app.get('/', async (c) => {
+    const { saved, ...filter } = validate(ListResponsesQuery, queryObject(c));
+    const actor = actorOf(c);
+    const responses = await listResponses(dbOf(c), actor, filter);
+    return respond(c, { responses }, {
+      title: 'Canned responses',
+      view: async () => <ResponsesPage responses={responses} actor={actor} lookups={await lookups(dbOf(c), actor)} saved={saved !== undefined} />,
+    });
+  });
+
+  app.post('/', async (c) => {
+    const r = await createResponse(dbOf(c), actorOf(c), await readBody(c, CreateResponseSchema));
+    return respond(c, r, { status: 201, title: r.name, location: '/responses?saved' });
+  });
+
+  app.get('/:id/render', async (c) => {
+    const { ticket_id } = validate(RenderResponseQuery, queryObject(c));
+    return respond(c, await renderResponse(dbOf(c), actorOf(c), pathId(c), ticket_id), { title: 'Canned response' });
+  });
+
+  app.get('/:id', async (c) => {
+    const actor = actorOf(c);
+    const r = await getResponse(dbOf(c), actor, pathId(c));
+    return respond(c, r, {
+      title: r.name,
+      view: async () => <ResponsePage response={r} actor={actor} lookups={await lookups(dbOf(c), actor)} saved={c.req.query('saved') !== undefined} />,
+    });
+  });
+
+  app.patch('/:id', async (c) => {
+    const id = pathId(c);
+    const r = await updateResponse(dbOf(c), actorOf(c), id, await readBody(c, UpdateResponseSchema));
+    return respond(c, r, { title: r.name, location: `/responses/${id}?saved` });
+  });
+
+  app.delete('/:id', async (c) => {
+    await deleteResponse(dbOf(c), actorOf(c), pathId(c));
+    return noContent(c, '/responses?saved');
+  });
+  return app;
+}

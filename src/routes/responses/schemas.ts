@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { STATUSES } from '../../lifecycle.js';
+import { zBool, zId, zNullableId, zText } from '../../domain/validation.js';
+
+// SPEC C4: canned responses (decision 034). One schema per request for JSON and forms alike.
+
+/** A status the reply will set, or none ("" from a form's "no change" choice, or null). */
+const setStatus = z.union([z.literal('').transform(() => null), z.null(), z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` })]);
+
+export const CreateResponseSchema = z.strictObject({
+  name: zText(200, 1),
+  body: z.string({ error: 'Required' }).max(100_000, 'At most 100000 characters').refine((s) => s.trim() !== '', 'Must not be empty'),
+  queue_id: zNullableId.optional(),
+  set_status: setStatus.optional(),
+  /** Shared with every agent (administrators only); otherwise the writer's own. */
+  shared: zBool.optional(),
+});
+export const UpdateResponseSchema = CreateResponseSchema.partial();
+
+export const ListResponsesQuery = z.strictObject({
+  queue_id: zId.optional(),
+  q: z.string().trim().max(200, 'At most 200 characters').optional(),
+  saved: z.string().optional(),
+});
+
+export const RenderResponseQuery = z.strictObject({ ticket_id: zId });
