@@ -35,6 +35,8 @@ export interface TicketListSpec {
   /** A customer: only the tickets they are a requester or Cc of. */
   customerId?: number;
   queue_id?: number;
+  /** In one of these queues (none: no ticket). */
+  queue_ids?: number[];
   status?: string[];
   owner_id?: number | 'none';
   /** Owned by a member of this team. */

@@ -40,6 +40,7 @@ function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
     conds.push(sql`${tickets.id} IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${f.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))`);
   }
   if (f.queue_id !== undefined) conds.push(eq(tickets.queue_id, f.queue_id));
+  if (f.queue_ids !== undefined) conds.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
   if (f.status && f.status.length > 0) conds.push(f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]));
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));

@@ -36,6 +36,7 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
       .where(and(eq(ticketWatchers.user_id, f.customerId), inArray(ticketWatchers.role, ['requester', 'cc'])))));
   }
   if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
+  if (f.queue_ids !== undefined) plain.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
   if (f.status && f.status.length > 0) plain.push(f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]));
   if (f.owner_id === 'none') plain.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) plain.push(eq(tickets.owner_id, f.owner_id));

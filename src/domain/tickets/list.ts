@@ -1,3 +1,5 @@
+import { eq, inArray } from 'drizzle-orm';
+import { queues, teamMembers } from '../../db/schema.js';
 import { SearchTooBroad, storeOf, type Db, type TicketListSpec } from '../../db/port.js';
 import { type Actor, isStaff } from '../actor.js';
 import { allCustomFields, type CustomFieldJson } from '../customFields.js';
@@ -45,12 +47,20 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
   }
   const sort = (f.sort ?? '-updated');
   return {
+    queue_ids: f.my_teams ? await myTeamsQueueIds(db, actor) : undefined,
     customerId: isStaff(actor) ? undefined : actor.id,
-    queue_id: f.queue_id, status: f.status, owner_id: f.owner_id, owner_team_id: f.team_id, ticket_team_id: f.ticket_team_id,
+    queue_id: f.queue_id, status: f.status, owner_id: f.owner_id === 'me' ? actor.id : f.owner_id, owner_team_id: f.team_id, ticket_team_id: f.ticket_team_id,
     requester_id: f.requester_id, q: f.q || undefined, includeComments: isStaff(actor), cf,
     sort: sort.replace(/^-/, '') as TicketListSpec['sort'], desc: sort.startsWith('-'),
     limit: f.limit ?? 50, offset: f.offset ?? 0,
   };
+}
+
+/** The queues whose team the actor is a member of (the built-in list "Unassigned in my teams' queues"). */
+async function myTeamsQueueIds(db: Db, actor: Actor): Promise<number[]> {
+  const rows = await db.select({ id: queues.id }).from(queues)
+    .where(inArray(queues.team_id, db.select({ id: teamMembers.team_id }).from(teamMembers).where(eq(teamMembers.user_id, actor.id))));
+  return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
 /** GET /tickets (SPEC B4). */
