@@ -1,6 +1,6 @@
 import type { Db } from '../../db/port.js';
 import type { ScripResult } from '../../scrips/engine.js';
-import { type Actor, requireStaff } from '../actor.js';
+import type { Actor } from '../actor.js';
 import { AppError } from '../errors.js';
 import { updateTicket, type UpdateTicketInput } from './write.js';
 
@@ -15,12 +15,12 @@ export interface BulkResult { id: number; ok: boolean; error?: string; scrip_res
 /**
  * PATCH /tickets: the same change to each ticket, in the order given, each in its own unit of
  * work with its scrips — through updateTicket itself, so a ticket's answer (its error above all)
- * is the one the single PATCH gives. One ticket's failure (not found, not allowed, a change it
+ * is the one the single PATCH gives (a requester's own ticket: "Requesters cannot change tickets",
+ * another's: not found). One ticket's failure (not found, not allowed, a change it
  * refuses) is its own result; the others still change. Failures other than an AppError (the
  * database gone) stop the batch: they are not about one ticket.
  */
 export async function bulkUpdateTickets(db: Db, actor: Actor, ids: number[], changes: BulkChanges): Promise<BulkResult[]> {
-  requireStaff(actor);
   const results: BulkResult[] = [];
   for (const id of ids) {
     try {
