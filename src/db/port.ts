@@ -49,6 +49,11 @@ export interface TicketListSpec {
   exceptId?: number;
   /** Case-insensitive substring of the subject or of a message the reader may see. */
   q?: string;
+  /**
+   * With q: the people whose name or address matched it (the domain's bounded people search,
+   * decision 035); q also finds the tickets any of them is a requester of (ticket_watchers).
+   */
+  qRequesterIds?: number[];
   includeComments: boolean;
   /** Custom field values (exact, as stored). */
   cf: { field_id: number; value: string }[];

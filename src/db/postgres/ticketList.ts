@@ -29,7 +29,11 @@ const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tic
 export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
   const p = containsPattern(f.q);
   const visible = f.includeComments ? sql`` : sql` AND ${transactions.type} <> 'Comment'`;
-  return sql`SELECT ARRAY(SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.subject} ILIKE ${p} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} ILIKE ${p}${visible}) AS ids`;
+  // The tickets of the people q named (decision 035), through ticket_watchers_user_idx.
+  const people = f.qRequesterIds?.length
+    ? sql` UNION SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${`{${f.qRequesterIds.join(',')}}`}::int[]) AND ${ticketWatchers.role} = 'requester'`
+    : sql``;
+  return sql`SELECT ARRAY(SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.subject} ILIKE ${p} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} ILIKE ${p}${visible}${people}) AS ids`;
 }
 
 /** The WHERE condition of a list filter (authorization included); `textIds`: the tickets that contain q. */

@@ -11,7 +11,7 @@ import { effectiveFilter, listByFilter, type TicketList } from '../../domain/tic
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import { flatFilterParams, nestFilterParams, TicketListQuerySchema, type TicketFilter, type TicketListQuery } from '../../domain/tickets/query.js';
 import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTransaction, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
-import { isStaff, type Actor } from '../../domain/actor.js';
+import { isAdmin, isStaff, type Actor } from '../../domain/actor.js';
 import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { PeopleChanged, TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
@@ -64,6 +64,7 @@ async function listProps(c: C, actor: Actor, query: TicketListQuery, chosen: Col
   const filters = loaded?.filters ?? await effectiveFilter(db, actor, query);
   const list = loaded?.list ?? await listByFilter(db, actor, filters);
   const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
+  const l = await lookups(db, actor);
   return {
     ...list,
     // The list links to itself with the checked parameters, never the raw query string.
@@ -72,8 +73,10 @@ async function listProps(c: C, actor: Actor, query: TicketListQuery, chosen: Col
     view,
     columns: chosen?.length ? chosen : view?.columns ?? DEFAULT_COLUMNS,
     widths: view?.column_widths ?? {},
-    lookups: await lookups(db, actor),
+    lookups: l,
     bulk: isStaff(actor),
+    shareTeams: l.teams.filter((t) => isAdmin(actor) || t.members.includes(actor.id)),
+    canEditView: view !== null && (view.owner_id === actor.id || isAdmin(actor)),
   };
 }
 

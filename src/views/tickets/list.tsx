@@ -24,6 +24,10 @@ export interface TicketListProps {
   summary?: string;
   /** Whether the reader may change tickets (checkboxes and the bulk bar). */
   bulk?: boolean;
+  /** The teams the reader may share a view with (their own; every team for an administrator). */
+  shareTeams?: { id: number; name: string }[];
+  /** Whether the reader may change the view shown (its owner, or an administrator). */
+  canEditView?: boolean;
 }
 
 /** The URL of this list with some parameters changed. */
@@ -106,10 +110,18 @@ export function TicketListRegion(p: TicketListProps) {
             <input type="hidden" name="columns" value={p.columns.join(',')} />
             <input type="hidden" name="column_widths" value={widthsJson} data-widths />
             <label>Name <input name="name" required maxlength={100} /></label>
+            {(p.shareTeams?.length ?? 0) > 0 && (
+              <label>Share with team
+                <select name="team_id">
+                  <option value="">Only me</option>
+                  {p.shareTeams!.map((t) => <option value={String(t.id)}>{t.name}</option>)}
+                </select>
+              </label>
+            )}
             <button type="submit">Save view</button>
           </form>
         </details>
-        {p.view && (
+        {p.view && p.canEditView && (
           <form method="post" action={`/saved-views/${p.view.id}`} class="inline-form">
             <input type="hidden" name="_method" value="PATCH" />
             <input type="hidden" name="filters" value={filtersJson} />
@@ -118,7 +130,7 @@ export function TicketListRegion(p: TicketListProps) {
             <button type="submit">Update “{p.view.name}”</button>
           </form>
         )}
-        {p.view && (
+        {p.view && p.canEditView && (
           <form method="post" action={`/saved-views/${p.view.id}`} class="inline-form" hx-confirm={`Delete the view “${p.view.name}”?`}>
             <input type="hidden" name="_method" value="DELETE" />
             <button type="submit" class="danger">Delete view</button>
@@ -156,7 +168,7 @@ export function TicketListPage(p: TicketListProps) {
           {BUILTIN_LISTS.map((b) => <a href={builtinListUrl(b)} class={!p.view && builtin?.key === b.key ? 'current' : ''}
             aria-current={!p.view && builtin?.key === b.key ? 'page' : undefined}>{b.name}</a>)}
           {l.savedViews.map((v) => <a href={`/tickets?view_id=${v.id}`} class={p.view?.id === v.id ? 'current' : ''}
-            aria-current={p.view?.id === v.id ? 'page' : undefined}>{v.name}</a>)}
+            aria-current={p.view?.id === v.id ? 'page' : undefined}>{v.name}{v.shared && <span class="shared-by"> (shared by {v.owner_name})</span>}</a>)}
         </nav>
         <a class="button primary" href="/tickets/new" data-open-dialog="new-ticket" hx-get="/tickets/new" hx-target="#new-ticket-body" hx-push-url="false">New ticket</a>
       </header>
