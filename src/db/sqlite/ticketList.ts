@@ -158,6 +158,8 @@ export function listQueries(db: Db, f: TicketListSpec) {
   return {
     limit, offset, count,
     fill: held?.fill,
+    /** The statement adding the tickets of the people q named to the held set (for its plan check). */
+    fillRequesters: held && f.qRequesterIds?.length ? sql`INSERT OR IGNORE INTO temp.hx_ids SELECT * FROM ${requestersTickets(f.qRequesterIds)}` : undefined,
     page: page(where),
     walk: held || values.length > 0 ? page(walkWhere) : undefined,
     total: (): number => (count ? count.get()!.n : held!.size),
