@@ -12,8 +12,9 @@ export const BUILTIN_LISTS = [
 
 export type BuiltinList = (typeof BUILTIN_LISTS)[number];
 
+/** `/tickets?owner_id=me&status=new,open,stalled` (commas kept: the list reads them as they are). */
 export const builtinListUrl = (b: BuiltinList) => {
-  const s = new URLSearchParams(b.params).toString();
+  const s = Object.entries(b.params).map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2C', ',')}`).join('&');
   return `/tickets${s ? `?${s}` : ''}`;
 };
 
