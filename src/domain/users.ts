@@ -148,24 +148,25 @@ type Match = Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'crea
  * most `limit` matches.
  */
 export async function searchPeople(db: Db, actor: Actor, q: string, limit = 10): Promise<UserJson[]> {
-  return (await searchPeoplePage(db, actor, q, { limit: Math.min(limit, PEOPLE_SEARCH_MAX) })).users;
+  const n = Math.max(1, Math.min(limit, PEOPLE_SEARCH_MAX));
+  return (await searchPeoplePage(db, actor, q, { limit: n }, n)).users;
 }
 
 /** The most matches a people search ranks and pages through (decision 035). */
 export const PEOPLE_SEARCH_PAGES_MAX = 1000;
 
 /**
- * GET /users?q=: a page of the people search, ranked as searchPeople. Each bounded read stops
- * after offset+limit+1 matches (at most PEOPLE_SEARCH_PAGES_MAX): `total` is what was found,
- * so when there are more it is at least offset+limit+1 — enough to offer the next page.
+ * GET /users?q=: a page of the people search, ranked as searchPeople. Each of its bounded reads
+ * stops after `read` matches (PEOPLE_SEARCH_PAGES_MAX for a page of GET /users, so `total` is
+ * exact up to that many people; the suggestions of a people field read only what they show).
  */
-export async function searchPeoplePage(db: Db, actor: Actor, q: string, page: { limit?: number; offset?: number } = {}): Promise<UserPage> {
+export async function searchPeoplePage(db: Db, actor: Actor, q: string, page: { limit?: number; offset?: number } = {}, read = PEOPLE_SEARCH_PAGES_MAX): Promise<UserPage> {
   requireStaff(actor);
   const needle = q.trim().toLowerCase();
   const limit = Math.max(1, page.limit ?? USERS_PAGE_DEFAULT);
   const offset = page.offset ?? 0;
   if (needle === '') return { users: [], total: 0, limit, offset };
-  const n = Math.min(PEOPLE_SEARCH_PAGES_MAX, offset + limit + 1);
+  const n = Math.min(PEOPLE_SEARCH_PAGES_MAX, read);
   const rank = (u: Match) => {
     if (u.email === needle) return 0;
     if (u.email.startsWith(needle)) return 1;
