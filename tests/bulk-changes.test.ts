@@ -125,5 +125,15 @@ describe('PATCH /tickets', () => {
     expect(res.text).toMatch(/^<div id="ticket-list"/);
     expect(res.text).toContain('Changed 1 ticket</p>');
     expect(res.text).toContain(`aria-label="Select ticket #${a}"`);
+    // A hand-made return_to that is no list still answers the change (the plain list), never a 422.
+    for (const back of ['?status=bogus', '?view_id=99999', '?columns=Colour']) {
+      const b = await make('Htmx B');
+      const odd = await s.api('PATCH', '/tickets', {
+        token: agent.token, headers: { 'hx-request': 'true', 'hx-target': 'ticket-list' }, form: { ids: [String(b)], 'changes.status': 'open', return_to: back },
+      });
+      expect(odd.status, back).toBe(200);
+      expect(odd.text).toContain('Changed 1 ticket</p>');
+      expect((await ticket(b)).status).toBe('open');
+    }
   });
 });

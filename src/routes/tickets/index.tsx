@@ -138,12 +138,16 @@ export function ticketRoutes() {
       setCookie(c, FLASH, encodeURIComponent(summary.slice(0, 1000)), FLASH_OPTIONS);
       return c.redirect(`/tickets${back}`, 303);
     }
-    // htmx: the list region again, as its query string asks, with the summary.
-    const params = Object.fromEntries(new URLSearchParams(back));
-    const { columns, ...rest } = params;
-    const query = validate(TicketListQuerySchema, nestFilterParams(rest));
-    const chosen = columns === undefined ? undefined : validate(ColumnsParamSchema, columns, 'columns');
-    return c.html(inZone(c, <TicketListRegion {...await listProps(c, actor, query, chosen)} summary={summary} />));
+    // htmx: the list region again, as its query string asks, with the summary. The tickets have
+    // changed by now: a return_to that is no list (hand-made) shows the plain list, not a 422.
+    const { columns, ...rest } = Object.fromEntries(new URLSearchParams(back));
+    const query = TicketListQuerySchema.safeParse(nestFilterParams(rest));
+    const chosen = columns === undefined ? undefined : ColumnsParamSchema.safeParse(columns);
+    const asked = query.success && chosen?.success !== false
+      ? await listProps(c, actor, query.data, chosen?.data).catch((e) => { if (e instanceof AppError) return null; throw e; })
+      : null;
+    const props = asked ?? await listProps(c, actor, {}, undefined);
+    return c.html(inZone(c, <TicketListRegion {...props} summary={summary} />));
   });
 
   app.get('/new', async (c) => {
