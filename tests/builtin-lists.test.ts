@@ -158,6 +158,11 @@ describe('saved views shared with a team', () => {
     expect(viaView).toEqual(await ids(`queue_id=${supportQueue}`, bob.token));
     const page = (await s.api('GET', '/tickets', { token: bob.token, headers: { accept: 'text/html' } })).text;
     expect(page).toContain(`Support backlog<span class="shared-by"> (shared by ${annName})</span>`);
+    // The save-view form offers the reader's own teams to share with.
+    const share = /<label>Share with team\s*<select name="team_id">(.*?)<\/select>/s.exec(page)?.[1] ?? '';
+    expect(share).toContain(`<option value="">Only me</option><option value="${support}">Support</option>`);
+    expect(share).not.toContain('>Other<');
+    expect((await s.api('GET', '/tickets', { token: cat.token, headers: { accept: 'text/html' } })).text).not.toContain('Share with team');
   });
 
   it('only the owner (or an administrator) changes or deletes it', async () => {
