@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { STAFF_LANDING } from './domain/tickets/builtinLists.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono, type Context } from 'hono';
@@ -133,7 +134,7 @@ export async function createApp(deps: Deps) {
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 
-  app.get('/', (c) => c.redirect(c.get('actor')?.role === 'requester' ? '/portal' : '/tickets', 303));
+  app.get('/', (c) => c.redirect(c.get('actor')?.role === 'requester' ? '/portal' : STAFF_LANDING, 303));
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.route('/', authRoutes(deps));
   app.route('/', mailRoutes(deps));

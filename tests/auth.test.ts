@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { rawCount, rawGet, rawRun } from './helpers/db.js';
 
+/** Where staff land after signing in (SPEC C4, decision 035): My open tickets. */
+const LANDING = '/tickets?owner_id=me&status=new,open,stalled';
+
 let s: TestServer;
 beforeAll(async () => { s = await startServer(); });
 afterAll(async () => { await s.close(); });
@@ -57,13 +60,13 @@ describe('POST /login', () => {
     expect(res.body.id).toBe(u.id);
   });
 
-  it('signs in with a form post and redirects (303) to /tickets', async () => {
+  it('signs in with a form post and redirects (303) to My open tickets (SPEC C4)', async () => {
     const u = await userWithPassword(s);
     const res = await s.api('POST', '/login', {
       token: null, form: { email: u.email, password: PASSWORD }, headers: { accept: 'text/html', origin: s.url },
     });
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/tickets');
+    expect(res.headers.get('location')).toBe(LANDING);
     const cookie = cookiePair(sessionSetCookie(res));
     const me = await s.api('GET', '/me', { token: null, headers: { cookie } });
     expect(me.status).toBe(200);
@@ -84,14 +87,14 @@ describe('POST /login', () => {
     // Browsers drop tabs and newlines inside URLs, so these would become //evil.example.
     '/\t/evil.example', '/\n/evil.example', '/\r\n/evil.example', '/tickets\r\nSet-Cookie: injected=1',
   ])(
-    'never redirects off-site: next=%j lands on /tickets',
+    'never redirects off-site: next=%j lands on My open tickets',
     async (next) => {
       const u = await userWithPassword(s);
       const res = await s.api('POST', '/login', {
         token: null, form: { email: u.email, password: PASSWORD, next }, headers: { accept: 'text/html', origin: s.url },
       });
       expect(res.status).toBe(303);
-      expect(res.headers.get('location')).toBe('/tickets');
+      expect(res.headers.get('location')).toBe(LANDING);
     },
   );
 
@@ -104,7 +107,7 @@ describe('POST /login', () => {
     for (const next of ['//evil.example', '/\t/evil.example', '/\n/evil.example']) {
       const res = await s.api('GET', `/login?next=${encodeURIComponent(next)}`, { token: null, headers: html });
       expect(res.status).toBe(303);
-      expect(res.headers.get('location')).toBe('/tickets');
+      expect(res.headers.get('location')).toBe(LANDING);
     }
   });
 

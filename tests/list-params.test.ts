@@ -59,7 +59,7 @@ describe('columns', () => {
     const all = 'ID,Subject,Status,Queue,Owner,Created,Updated';
     const page = await s.api('GET', `/tickets?columns=${all}`, { headers: HTML });
     expect(page.status).toBe(200);
-    expect(count(page.text, '<th scope="col"')).toBe(7);
+    expect(count(page.text, '<th scope="col" data-column=')).toBe(7); // (and the row checkboxes' column, SPEC C4)
     expect(count(page.text, '<td class="num">')).toBe(3);
   });
 });
@@ -110,8 +110,9 @@ describe('the list links to itself with the checked values only', () => {
     // The q in links (URL-encoded), in the search box and the save-view forms (HTML-escaped JSON).
     const inLinks = count(page.text, new URLSearchParams({ q }).toString());
     const escaped = count(page.text, '&quot;'.repeat(200));
-    // Sortable headers ID, Created, Updated and the pager's Previous: each an href and an hx-get.
-    expect(inLinks).toBe(8);
+    // Sortable headers ID, Created, Updated and the pager's Previous: each an href and an hx-get;
+    // and the bulk form's return_to (SPEC C4: back to this list after a bulk change).
+    expect(inLinks).toBe(9);
     expect(escaped).toBe(1); // the search box; the save-view forms carry it JSON-escaped
     expect(page.text.length).toBeLessThan(60_000);
   });

@@ -33,6 +33,11 @@ const FILTERS: Record<string, Partial<TicketListSpec>> = {
   'queue + owner + q + cf': { queue_id: 2, owner_id: 2, q: 'printer', cf: [{ field_id: 1, value: 'high' }] },
   'owner_id + sort by priority + offset': { owner_id: 2, sort: 'priority', offset: 10 },
   'sort by id, ascending': { sort: 'id', desc: false },
+  // SPEC C4 built-in lists (decision 035): "My open tickets" and "Unassigned in my teams' queues".
+  'built-in: my open tickets': { owner_id: 2, status: ['new', 'open', 'stalled'] },
+  "built-in: unassigned in my teams' queues": { owner_id: 'none', status: ['new', 'open', 'stalled'], queue_ids: [2, 5] },
+  // q on the requester's name or address: the people the domain found, their tickets through ticket_watchers.
+  'q naming requesters': { q: 'user 103', qRequesterIds: [103, 104] },
 };
 
 pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
@@ -99,6 +104,18 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
       expect(page.filter((l) => /^(->\s*)?Sort\s+\(/.test(l.trim())), page.join('\n')).toEqual([]);
     });
   }
+
+  it('q naming requesters: their tickets through the watcher index, added to the text matches', async () => {
+    const lines = await plan({ ...base, q: 'user 103', qRequesterIds: [103, 104] });
+    expect(lines.join('\n')).toMatch(/Index (Only )?Scan using ticket_watchers_user_idx on ticket_watchers|Bitmap Index Scan on ticket_watchers_user_idx/);
+    const found = await listTickets(db, { ...base, q: 'user 103', qRequesterIds: [103, 104], limit: 1000 });
+    expect(found.rows.every((t) => t.requester_id === 103 || t.requester_id === 104)).toBe(true);
+    expect(found.total).toBe(26); // requester 103 or 104: g % 400 of 2 or 3, 13 tickets each (1 ≤ g ≤ 5000)
+    expect(found.rows).toHaveLength(26);
+    const queues = await listTickets(db, { ...base, owner_id: 'none', queue_ids: [2, 5], limit: 1000 });
+    expect(queues.rows.every((t) => t.owner_id === null && [2, 5].includes(t.queue_id))).toBe(true);
+    expect((await listTickets(db, { ...base, queue_ids: [] })).total).toBe(0);
+  });
 
   it('the lists find what they should (page and total agree with the data)', async () => {
     const printer = await listTickets(db, { ...base, q: 'PRINTER' });

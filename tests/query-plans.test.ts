@@ -32,6 +32,7 @@ let dir: string;
 let db: Db;
 let admin: Actor;
 let requester: Actor;
+let agentActor: Actor;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-plans-'));
@@ -41,6 +42,7 @@ beforeAll(async () => {
   const agent = await createUser(db, admin, { email: 'agent@example.com', name: 'Agent', role: 'agent' });
   const req = await createUser(db, admin, { email: 'req@example.com', name: 'Req', role: 'requester' });
   requester = { id: req.id, email: req.email, name: req.name, role: 'requester' };
+  agentActor = { id: agent.id, email: agent.email, name: agent.name, role: 'agent' };
   const team = await createTeam(db, admin, { name: 'Support' });
   await addMember(db, admin, team.id, agent.id);
   const queue = await createQueue(db, admin, { name: 'IT', team_id: team.id });
@@ -246,6 +248,39 @@ describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', 
       expect(valuesPlan().join('\n')).toMatch(byTicket);
     } finally {
       raw.exec('DELETE FROM sqlite_stat1; DELETE FROM sqlite_stat4; ANALYZE sqlite_schema');
+    }
+  });
+});
+
+// SPEC C4 (decision 035): the built-in lists and q on the requester's name or address stay indexed.
+describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () => {
+  const active = 'new,open,stalled';
+  for (const [name, params] of Object.entries({
+    'My open tickets': { owner_id: 'me', status: active },
+    "Unassigned in my teams' queues": { owner_id: 'none', status: active, my_teams: 'true' },
+  })) {
+    it(`${name}: no scan of tickets; read through an index`, async () => {
+      const spec = await listSpec(db, agentActor, TicketFilterSchema.parse(nestFilterParams(params)));
+      if (params.my_teams) expect(spec.queue_ids!.length).toBeGreaterThan(0);
+      const q = await listQueries(db, agentActor, TicketFilterSchema.parse(nestFilterParams(params)));
+      const lines = explain([q.fill, q.page, q.count]);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
+      expect(lines.some((l) => /^SEARCH tickets USING (COVERING )?INDEX tickets_(owner|queue)_status_updated_idx/.test(l)), lines.join('\n')).toBe(true);
+    });
+  }
+
+  it('q naming a requester: their tickets through ticket_watchers_user_idx, the people through the e-mail index', async () => {
+    for (const q of ['req@example', 'Req']) {
+      const spec = await listSpec(db, admin, TicketFilterSchema.parse(nestFilterParams({ q })));
+      expect(spec.qRequesterIds, q).toEqual([requester.id]);
+      const qs = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ q })));
+      try {
+        const lines = explain([qs.fill, qs.fillRequesters, qs.page, qs.count]);
+        const text = lines.join('\n');
+        expect(lines.filter(fullScan), text).toEqual([]);
+        expect(text, q).toMatch(/SEARCH ticket_watchers USING (COVERING )?INDEX ticket_watchers_user_idx \(user_id=\? AND role=\?\)/);
+      } finally { qs.release(); }
     }
   });
 });

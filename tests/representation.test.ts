@@ -516,13 +516,14 @@ describe('static files, headers, root', () => {
     }
   });
 
-  it('GET / redirects to the ticket list (signed in) or to the login (browser, signed out)', async () => {
+  it('GET / redirects to My open tickets (signed in staff) or to the login (browser, signed out)', async () => {
     const res = await s.api('GET', '/');
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/tickets');
+    // SPEC C4: staff land on their open tickets (decision 035).
+    expect(res.headers.get('location')).toBe('/tickets?owner_id=me&status=new,open,stalled');
     const html = await s.api('GET', '/', { headers: HTML });
     expect(html.status).toBe(303);
-    expect(html.headers.get('location')).toBe('/tickets');
+    expect(html.headers.get('location')).toBe('/tickets?owner_id=me&status=new,open,stalled');
     const anon = await s.api('GET', '/', { token: null, headers: HTML });
     expect(anon.status).toBe(303);
     expect(anon.headers.get('location')).toMatch(/^\/login/);

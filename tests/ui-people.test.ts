@@ -89,11 +89,11 @@ describe('GET /users?q= (people search)', () => {
     expect(emails(await search('nobody-by-this-name'))).toEqual([]);
   });
 
-  it('gives at most limit people (default 10, at most 50)', async () => {
-    expect((await search('filler')).body.users).toHaveLength(10);
+  it('gives at most limit people (default 50, at most 500), paged by offset (SPEC C4, decision 035)', async () => {
+    expect((await search('filler')).body.users).toHaveLength(50);
     expect((await search('filler', '&limit=3')).body.users).toHaveLength(3);
     expect((await search('filler', '&limit=50')).body.users).toHaveLength(50);
-    for (const bad of ['0', '51', 'ten', '-1']) {
+    for (const bad of ['0', '501', 'ten', '-1']) {
       const res = await search('filler', `&limit=${bad}`);
       expect(res.status, bad).toBe(422);
       expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(['limit']);
@@ -113,14 +113,16 @@ describe('GET /users?q= (people search)', () => {
     expect(emails(await search('dan', '', agent.token))).toEqual(['dan@customer.example', 'dora@customer.example']);
   });
 
-  it('keeps GET /users without q as it was; limit and filters belong to one or the other', async () => {
+  it('GET /users without q pages everyone (never all at once); role and disabled belong to the list, not to a search', async () => {
     const all = await s.api('GET', '/users');
     expect(all.status).toBe(200);
-    expect(all.body.users.length).toBeGreaterThan(PEOPLE_SEARCH_WINDOW + 1000);
-    expect(all.body.users.some((u: { id: number }) => u.id === ids.gone)).toBe(true); // disabled users are listed
+    expect(all.body.users).toHaveLength(50);
+    expect(all.body.total).toBeGreaterThan(PEOPLE_SEARCH_WINDOW + 1000);
+    const disabled = await s.api('GET', '/users?disabled=true&limit=500');
+    expect(disabled.body.users.some((u: { id: number }) => u.id === ids.gone)).toBe(true); // disabled users are listed
     const agents = await s.api('GET', '/users?role=agent');
     expect(agents.body.users.every((u: { role: string }) => u.role === 'agent')).toBe(true);
-    expect((await s.api('GET', '/users?limit=5')).status).toBe(422);
+    expect((await s.api('GET', '/users?limit=5')).body.users).toHaveLength(5);
     const mixed = await s.api('GET', '/users?q=dan&role=agent');
     expect(mixed.status).toBe(422);
     expect(mixed.body.error.details[0].path).toBe('role');

@@ -33,7 +33,7 @@ async function api<T = any>(method: string, path: string, body?: unknown): Promi
 
 const table = (p: Page) => p.locator('#tickets-table');
 const subjects = (p: Page) => table(p).locator('tbody td.subject').allInnerTexts();
-const headerNames = async (p: Page) => (await table(p).locator('thead th').allInnerTexts()).map((t) => t.replace(/[▲▼]/g, '').trim());
+const headerNames = async (p: Page) => (await table(p).locator('thead th[data-column]').allInnerTexts()).map((t) => t.replace(/[▲▼]/g, '').trim());
 const pagerText = (p: Page) => p.locator('.pager > span').innerText();
 const filter = (p: Page, name: string) => p.locator(`#filters select[name="${name}"]`);
 const param = (p: Page, name: string) => new URL(p.url()).searchParams.get(name);
@@ -197,7 +197,7 @@ describe('ticket list', () => {
     await filter(page, 'owner_id').selectOption({ label: 'Unassigned' });
     await page.waitForURL((u) => u.searchParams.get('owner_id') === 'none');
     await expect.poll(() => pagerText(page), poll).toBe(`1–${unassignedCount} of ${unassignedCount}`);
-    const owners = await table(page).locator('tbody tr td:nth-child(5)').allInnerTexts();
+    const owners = await table(page).locator('tbody tr td:not(.select):nth-child(6)').allInnerTexts();
     expect(owners).toHaveLength(unassignedCount);
     expect(new Set(owners)).toEqual(new Set(['Unassigned']));
     expect(await subjects(page)).not.toContain('Printer jam on floor 3');
@@ -278,7 +278,7 @@ describe('ticket list', () => {
     await page.getByRole('checkbox', { name: 'Queue', exact: true }).check();
     await expect.poll(() => headerNames(page), poll).toEqual(['Subject', 'Status', 'Queue', 'Owner', 'Created']);
     // Every body row has a cell per visible column.
-    expect(await table(page).locator('tbody tr').first().locator('td').count()).toBe(5);
+    expect(await table(page).locator('tbody tr').first().locator('td:not(.select)').count()).toBe(5);
 
     await page.getByRole('checkbox', { name: 'ID', exact: true }).check();
     await page.getByRole('checkbox', { name: 'Updated', exact: true }).check();
@@ -317,7 +317,7 @@ describe('ticket list', () => {
     await expect.poll(() => columnWidth(page, 'Queue'), poll).toBeGreaterThan(799);
     expect(Math.abs((await columnWidth(page, 'Queue')) - 800)).toBeLessThanOrEqual(1);
     // The body cells follow the header; Subject keeps a readable minimum.
-    const queueCell = await table(page).locator('tbody tr').first().locator('td').nth(3).boundingBox();
+    const queueCell = await table(page).locator('tbody tr').first().locator('td:not(.select)').nth(3).boundingBox();
     expect(Math.abs(queueCell!.width - 800)).toBeLessThanOrEqual(1);
     expect(await columnWidth(page, 'Subject')).toBeGreaterThanOrEqual(200);
 
@@ -329,6 +329,7 @@ describe('ticket list', () => {
     const subjectAfter = await columnWidth(page, 'Subject');
     expect(Math.abs(subjectAfter - (subjectBefore + 100))).toBeLessThanOrEqual(1);
     const others = await Promise.all(['ID', 'Status', 'Queue', 'Owner', 'Updated'].map((c) => columnWidth(page, c)));
+    others.push((await table(page).locator('thead th.select').boundingBox())!.width); // the row checkboxes (SPEC C4)
     const inner = await page.locator('.table-scroll').evaluate((el: any) => el.clientWidth as number);
     expect(Math.abs(subjectAfter + others.reduce((a, b) => a + b, 0) - inner)).toBeLessThanOrEqual(1);
 
@@ -392,8 +393,8 @@ describe('saved views', () => {
     await screenshot(page, 'saved-view');
 
     // Leaving the view: the default columns and widths.
-    const views = page.getByRole('navigation', { name: 'Saved views' });
-    await views.getByRole('link', { name: 'All tickets' }).click();
+    const views = page.getByRole('navigation', { name: 'Lists and saved views' });
+    await views.getByRole('link', { name: 'All', exact: true }).click();
     await page.waitForURL((u) => u.pathname === '/tickets' && u.search === '');
     await expect.poll(() => headerNames(page), poll).toEqual(DEFAULT_HEADERS);
     await expect.poll(() => columnWidth(page, 'Queue'), poll).toBeCloseTo(150, 0);
@@ -430,7 +431,7 @@ describe('saved views', () => {
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Delete view' }).click();
     await page.waitForURL((u) => u.pathname === '/tickets' && !u.searchParams.has('view_id'));
-    await expect.poll(() => views.getByRole('link').allInnerTexts(), poll).toEqual(['All tickets']);
+    await expect.poll(() => views.getByRole('link').allInnerTexts(), poll).toEqual(['My open tickets', 'Unassigned in my teams’ queues', 'All']);
     expect((await s.api('GET', `/saved-views/${viewId}`)).status).toBe(404);
   }, 150_000);
 });

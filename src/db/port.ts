@@ -35,6 +35,8 @@ export interface TicketListSpec {
   /** A customer: only the tickets they are a requester or Cc of. */
   customerId?: number;
   queue_id?: number;
+  /** In one of these queues (none: no ticket). */
+  queue_ids?: number[];
   status?: string[];
   owner_id?: number | 'none';
   /** Owned by a member of this team. */
@@ -47,6 +49,11 @@ export interface TicketListSpec {
   exceptId?: number;
   /** Case-insensitive substring of the subject or of a message the reader may see. */
   q?: string;
+  /**
+   * With q: the people whose name or address matched it (the domain's bounded people search,
+   * decision 035); q also finds the tickets any of them is a requester of (ticket_watchers).
+   */
+  qRequesterIds?: number[];
   includeComments: boolean;
   /** Custom field values (exact, as stored). */
   cf: { field_id: number; value: string }[];

@@ -1,8 +1,9 @@
-import { asc, eq, inArray } from 'drizzle-orm';
+import { asc, inArray } from 'drizzle-orm';
 import type { Db } from '../db/port.js';
-import { queues, savedViews, teamMembers, teams, users } from '../db/schema.js';
-import { type Actor, isStaff, parseJson } from './actor.js';
+import { queues, teamMembers, teams, users } from '../db/schema.js';
+import { type Actor, isStaff } from './actor.js';
 import { allCustomFields, type CustomFieldJson } from './customFields.js';
+import { listedViews } from './savedViews.js';
 
 export interface Named { id: number; name: string }
 export interface Person { id: number; name: string; email: string; role: string; disabled: boolean }
@@ -13,7 +14,8 @@ export interface Lookups {
   teams: (Named & { members: number[] })[];
   users: Person[];
   customFields: CustomFieldJson[];
-  savedViews: { id: number; name: string; columns: string[] }[];
+  /** The reader's views and those shared with their teams (`shared`, by `owner_name`). */
+  savedViews: { id: number; name: string; columns: string[]; shared: boolean; owner_name: string }[];
 }
 
 /**
@@ -30,8 +32,8 @@ export async function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[]
     users: isStaff(actor) ? await staffAnd(db, alsoUsers) : await customerView(db, actor, alsoUsers),
     customFields: isStaff(actor) ? await allCustomFields(db) : [],
     // Saved views are for staff (decision 016): a requester has none to pick.
-    savedViews: !isStaff(actor) ? [] : (await db.select({ id: savedViews.id, name: savedViews.name, columns: savedViews.columns }).from(savedViews)
-      .where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name))).map((v) => ({ ...v, columns: parseJson<string[]>(v.columns, []) })),
+    savedViews: !isStaff(actor) ? [] : (await listedViews(db, actor))
+      .map((v) => ({ id: v.id, name: v.name, columns: v.columns, shared: v.shared, owner_name: v.owner_name })),
   };
 }
 

@@ -1,12 +1,13 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import { z } from 'zod';
 import { type Db, first, one, transaction } from '../db/port.js';
-import { savedViews } from '../db/schema.js';
+import { savedViews, teamMembers, users } from '../db/schema.js';
 import { type Actor, isAdmin, nowIso, parseJson, requireStaff } from './actor.js';
 import { allCustomFields } from './customFields.js';
 import { AppError, forbidden, invalid, notFound } from './errors.js';
 import { nestFilterParams, TicketFilterSchema, type TicketFilter } from './tickets/query.js';
 import { getUserRow } from './users.js';
+import { teamExists } from './teams.js';
 import { zodDetails } from './validation.js';
 
 /** The seven ticket-list columns (SPEC A), and the set shown when no saved view is active. */
@@ -19,12 +20,17 @@ export const MAX_WIDTH = 800;
 export interface SavedViewJson {
   id: number; name: string; owner_id: number; filters: TicketFilter; columns: Column[]; column_widths: Partial<Record<Column, number>>;
   created_at: string; updated_at: string;
+  /** The team it is shared with (its members see it in their lists), or null: the owner's own. */
+  team_id: number | null;
 }
+
+/** A view in someone's list: theirs, or shared with one of their teams by another (SPEC C4). */
+export interface ListedViewJson extends SavedViewJson { shared: boolean; owner_name: string }
 type Row = typeof savedViews.$inferSelect;
 
 const toJson = (r: Row): SavedViewJson => ({
   id: r.id, name: r.name, owner_id: r.owner_id, filters: parseJson(r.filters, {}), columns: parseJson(r.columns, DEFAULT_COLUMNS),
-  column_widths: parseJson(r.column_widths, {}), created_at: r.created_at, updated_at: r.updated_at,
+  column_widths: parseJson(r.column_widths, {}), created_at: r.created_at, updated_at: r.updated_at, team_id: r.team_id,
 });
 
 /**
@@ -65,6 +71,31 @@ async function checkFilters(db: Db, raw: Record<string, unknown>): Promise<Ticke
 
 export interface SavedViewInput {
   name: string; owner_id?: number; filters?: Record<string, unknown>; columns?: Column[]; column_widths?: Partial<Record<Column, number>>;
+  /** Share with this team (null: stop sharing). The owner must be a member, unless an administrator shares it. */
+  team_id?: number | null;
+}
+
+/**
+ * A view is shared only with a team its owner belongs to (its members then see it listed); an
+ * administrator may share anyone's view with any team. An unknown team is a 422 on team_id.
+ */
+async function checkShare(db: Db, actor: Actor, ownerId: number, teamId: number | null | undefined): Promise<void> {
+  if (teamId == null) return;
+  if (!await teamExists(db, teamId)) throw invalid('team_id', `Team ${teamId} does not exist`);
+  if (isAdmin(actor)) return;
+  const member = await first(db.select().from(teamMembers).where(and(eq(teamMembers.team_id, teamId), eq(teamMembers.user_id, ownerId))));
+  if (!member) throw forbidden(`You can share a view only with a team you belong to (not team ${teamId})`);
+}
+
+/** The views in a reader's list: their own and those shared with a team they belong to, by name. */
+export async function listedViews(db: Db, actor: Actor): Promise<ListedViewJson[]> {
+  requireStaff(actor);
+  const myTeams = db.select({ id: teamMembers.team_id }).from(teamMembers).where(eq(teamMembers.user_id, actor.id));
+  const rows = await db.select({ v: savedViews, owner_name: users.name, owner_email: users.email }).from(savedViews)
+    .innerJoin(users, eq(users.id, savedViews.owner_id))
+    .where(or(eq(savedViews.owner_id, actor.id), inArray(savedViews.team_id, myTeams)))
+    .orderBy(asc(savedViews.name), asc(savedViews.id));
+  return rows.map((r) => ({ ...toJson(r.v), shared: r.v.owner_id !== actor.id, owner_name: r.owner_name || r.owner_email }));
 }
 
 function checkColumns(columns: Column[] | undefined) {
@@ -72,9 +103,9 @@ function checkColumns(columns: Column[] | undefined) {
   if (columns && new Set(columns).size !== columns.length) throw invalid('columns', 'Each column may appear once');
 }
 
-export async function listSavedViews(db: Db, actor: Actor): Promise<SavedViewJson[]> {
-  requireStaff(actor);
-  return (await db.select().from(savedViews).where(eq(savedViews.owner_id, actor.id)).orderBy(asc(savedViews.name), asc(savedViews.id))).map(toJson);
+/** GET /saved-views: the actor's own views and those shared with their teams (`shared: true`, with the owner's name). */
+export async function listSavedViews(db: Db, actor: Actor): Promise<ListedViewJson[]> {
+  return listedViews(db, actor);
 }
 
 export async function getSavedView(db: Db, actor: Actor, id: number): Promise<SavedViewJson> {
@@ -93,16 +124,18 @@ export async function createSavedView(db: Db, actor: Actor, input: SavedViewInpu
   }
   const filters = await checkFilters(db, input.filters ?? {});
   checkColumns(input.columns);
+  await checkShare(db, actor, ownerId, input.team_id);
   const now = nowIso();
   return toJson(await transaction(db, (tx) => one(tx.insert(savedViews).values({
-    name: input.name, owner_id: ownerId, filters: JSON.stringify(filters), columns: JSON.stringify(input.columns ?? DEFAULT_COLUMNS),
+    name: input.name, owner_id: ownerId, team_id: input.team_id ?? null, filters: JSON.stringify(filters), columns: JSON.stringify(input.columns ?? DEFAULT_COLUMNS),
     column_widths: JSON.stringify(input.column_widths ?? {}), created_at: now, updated_at: now,
   }).returning())));
 }
 
 export async function updateSavedView(db: Db, actor: Actor, id: number, input: Partial<Omit<SavedViewInput, 'owner_id'>>): Promise<SavedViewJson> {
-  await editableView(db, actor, id);
+  const row = await editableView(db, actor, id);
   const set: Partial<Row> = { updated_at: nowIso() };
+  if (input.team_id !== undefined) { await checkShare(db, actor, row.owner_id, input.team_id); set.team_id = input.team_id; }
   if (input.name !== undefined) set.name = input.name;
   if (input.filters !== undefined) set.filters = JSON.stringify(await checkFilters(db, input.filters));
   if (input.columns !== undefined) { checkColumns(input.columns); set.columns = JSON.stringify(input.columns); }

@@ -36,12 +36,26 @@ export async function getUser(db: Db, actor: Actor, id: number): Promise<UserJso
 
 export interface UserListFilter { role?: Role; disabled?: boolean }
 
-export async function listUsers(db: Db, actor: Actor, filter: UserListFilter = {}): Promise<UserJson[]> {
+/** A page of users (SPEC C4, decision 035): shaped as GET /tickets answers. */
+export interface UserPage { users: UserJson[]; total: number; limit: number; offset: number }
+export const USERS_PAGE_DEFAULT = 50;
+export const USERS_PAGE_MAX = 500;
+
+/**
+ * GET /users: a page of users in id order (the primary key: no sort over every user — there
+ * may be 200k requesters), with the total of the filter (users_role_idx for a role).
+ */
+export async function listUsers(db: Db, actor: Actor, filter: UserListFilter = {}, page: { limit?: number; offset?: number } = {}): Promise<UserPage> {
   requireStaff(actor);
   const conds = [];
   if (filter.role) conds.push(eq(users.role, filter.role));
   if (filter.disabled !== undefined) conds.push(eq(users.disabled, filter.disabled));
-  return (await db.select().from(users).where(and(...conds)).orderBy(asc(users.name), asc(users.id))).map(userJson);
+  const limit = page.limit ?? USERS_PAGE_DEFAULT;
+  const offset = page.offset ?? 0;
+  const where = and(...conds);
+  const total = (await db.select({ n: count() }).from(users).where(where))[0]?.n ?? 0;
+  const rows = offset >= total ? [] : await db.select().from(users).where(where).orderBy(asc(users.id)).limit(limit).offset(offset);
+  return { users: rows.map(userJson), total: Number(total), limit, offset };
 }
 
 export interface CreateUserInput { email: string; name?: string; role?: Role; password?: string | null; disabled?: boolean }
@@ -134,10 +148,25 @@ type Match = Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'crea
  * most `limit` matches.
  */
 export async function searchPeople(db: Db, actor: Actor, q: string, limit = 10): Promise<UserJson[]> {
+  const n = Math.max(1, Math.min(limit, PEOPLE_SEARCH_MAX));
+  return (await searchPeoplePage(db, actor, q, { limit: n }, n)).users;
+}
+
+/** The most matches a people search ranks and pages through (decision 035). */
+export const PEOPLE_SEARCH_PAGES_MAX = 1000;
+
+/**
+ * GET /users?q=: a page of the people search, ranked as searchPeople. Each of its bounded reads
+ * stops after `read` matches (PEOPLE_SEARCH_PAGES_MAX for a page of GET /users, so `total` is
+ * exact up to that many people; the suggestions of a people field read only what they show).
+ */
+export async function searchPeoplePage(db: Db, actor: Actor, q: string, page: { limit?: number; offset?: number } = {}, read = PEOPLE_SEARCH_PAGES_MAX): Promise<UserPage> {
   requireStaff(actor);
   const needle = q.trim().toLowerCase();
-  const n = Math.max(1, Math.min(PEOPLE_SEARCH_MAX, limit));
-  if (needle === '') return [];
+  const limit = Math.max(1, page.limit ?? USERS_PAGE_DEFAULT);
+  const offset = page.offset ?? 0;
+  if (needle === '') return { users: [], total: 0, limit, offset };
+  const n = Math.min(PEOPLE_SEARCH_PAGES_MAX, read);
   const rank = (u: Match) => {
     if (u.email === needle) return 0;
     if (u.email.startsWith(needle)) return 1;
@@ -146,9 +175,9 @@ export async function searchPeople(db: Db, actor: Actor, q: string, limit = 10):
   };
   const seen = new Map<number, Match>();
   for (const u of await storeOf(db).searchPeople(db, needle, n)) seen.set(u.id, u);
-  return [...seen.values()]
+  const ranked = [...seen.values()]
     .map((u) => ({ u, r: rank(u) }))
     .sort((a, b) => a.r - b.r || (a.u.name || a.u.email).localeCompare(b.u.name || b.u.email) || a.u.id - b.u.id)
-    .slice(0, n)
-    .map(({ u }) => userJson(u));
+    .slice(0, PEOPLE_SEARCH_PAGES_MAX);
+  return { users: ranked.slice(offset, offset + limit).map(({ u }) => userJson(u)), total: ranked.length, limit, offset };
 }

@@ -29,7 +29,11 @@ const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tic
 export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
   const p = containsPattern(f.q);
   const visible = f.includeComments ? sql`` : sql` AND ${transactions.type} <> 'Comment'`;
-  return sql`SELECT ARRAY(SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.subject} ILIKE ${p} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} ILIKE ${p}${visible}) AS ids`;
+  // The tickets of the people q named (decision 035), through ticket_watchers_user_idx.
+  const people = f.qRequesterIds?.length
+    ? sql` UNION SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${`{${f.qRequesterIds.join(',')}}`}::int[]) AND ${ticketWatchers.role} = 'requester'`
+    : sql``;
+  return sql`SELECT ARRAY(SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.subject} ILIKE ${p} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} ILIKE ${p}${visible}${people}) AS ids`;
 }
 
 /** The WHERE condition of a list filter (authorization included); `textIds`: the tickets that contain q. */
@@ -40,6 +44,7 @@ function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
     conds.push(sql`${tickets.id} IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${f.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))`);
   }
   if (f.queue_id !== undefined) conds.push(eq(tickets.queue_id, f.queue_id));
+  if (f.queue_ids !== undefined) conds.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
   if (f.status && f.status.length > 0) conds.push(f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]));
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));

@@ -34,6 +34,11 @@ export function holdIds(db: Db, source: SQLWrapper): HeldIds {
   return { table: TABLE, size, fill };
 }
 
+/** Adds the ids of `source` (a parenthesized query of one column) to the held set; returns how many were new. */
+export function addIds(db: Db, source: SQLWrapper): number {
+  return db.run(sql`INSERT OR IGNORE INTO ${TABLE} SELECT * FROM ${source}`).changes;
+}
+
 /**
  * Keeps only the held ids for which `keep(id)` holds (an exact test of candidates that an index
  * could only narrow down); returns the held set with its new size.

@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import { SearchTooBroad, type TicketListSpec } from '../port.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from '../schema.js';
 import type { Db } from './client.js';
-import { type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
+import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
 import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTextMatch } from './search.js';
 
 // A filtered ticket list on SQLite (SPEC B4): the text search held once in a temporary table
@@ -36,6 +36,7 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
       .where(and(eq(ticketWatchers.user_id, f.customerId), inArray(ticketWatchers.role, ['requester', 'cc'])))));
   }
   if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
+  if (f.queue_ids !== undefined) plain.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
   if (f.status && f.status.length > 0) plain.push(f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]));
   if (f.owner_id === 'none') plain.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) plain.push(eq(tickets.owner_id, f.owner_id));
@@ -48,7 +49,10 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
   if (f.exceptId !== undefined) plain.push(ne(tickets.id, f.exceptId));
   // Three or more characters: a set held once (holdText). Fewer: LIKE, over a customer's own tickets only.
   if (f.q && [...f.q].length >= 3) text = f.q;
-  else if (f.q) plain.push(ticketTextMatch(f.q, { includeComments: f.includeComments, scoped: f.customerId !== undefined }));
+  else if (f.q) {
+    const match = ticketTextMatch(f.q, { includeComments: f.includeComments, scoped: f.customerId !== undefined });
+    plain.push(f.qRequesterIds?.length ? or(match, inArray(tickets.id, requestersTickets(f.qRequesterIds)))! : match);
+  }
   for (const { field_id, value } of f.cf) {
     const match = and(eq(ticketCustomValues.field_id, field_id), eq(ticketCustomValues.value, value));
     values.push({
@@ -60,6 +64,10 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
   }
   return { plain, text, values };
 }
+
+/** The tickets these people are requesters of, through the ticket_watchers_user_idx (user_id, role). */
+const requestersTickets = (ids: number[]): SQL =>
+  sql`(SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} IN (${sql.join(ids.map((i) => sql`${i}`), sql`, `)}) AND ${ticketWatchers.role} = 'requester')`;
 
 /** Tickets a search may check against their text when the index can only narrow q down. */
 export const MAX_CHECKED_TICKETS = 5_000;
@@ -83,6 +91,12 @@ const ownTicketCountQuery = perConnection((db) => db.select({ n: sql<number>`cou
 const ownTicketCount = (db: Db, id: number) => ownTicketCountQuery(db).get({ id })!.n;
 const ticketCount = perConnection((db) => db.select({ n: sql<number>`coalesce(max(${tickets.id}), 0)` }).from(tickets).prepare());
 
+/** The held text set plus the tickets of the people q named (staff lists only; decision 035). */
+function withRequesters(db: Db, f: TicketListSpec, held: HeldIds): HeldIds {
+  if (!f.qRequesterIds?.length) return held;
+  return { ...held, size: held.size + addIds(db, requestersTickets(f.qRequesterIds)) };
+}
+
 /**
  * Runs q's set of tickets once into the temporary table (decision 012), with bounded work
  * (decision 017):
@@ -105,9 +119,9 @@ function holdText(db: Db, f: TicketListSpec, q: string): HeldIds {
     }
     const text = textMatchSet(q, { includeComments: f.includeComments, requesterId: customer });
     const held = holdIds(db, text.ids);
-    if (!text.check) return held;
+    if (!text.check) return withRequesters(db, f, held);
     if (held.size > MAX_CHECKED_TICKETS) throw new SearchTooBroad();
-    return checkTextWithin(db, TEXT_CHECK_BUDGET, () => keepHeld(db, held, text.check!));
+    return withRequesters(db, f, checkTextWithin(db, TEXT_CHECK_BUDGET, () => keepHeld(db, held, text.check!)));
   } catch (e) {
     releaseIds(db);
     throw e instanceof TextCheckTooCostly ? new SearchTooBroad() : e;
@@ -144,6 +158,8 @@ export function listQueries(db: Db, f: TicketListSpec) {
   return {
     limit, offset, count,
     fill: held?.fill,
+    /** The statement adding the tickets of the people q named to the held set (for its plan check). */
+    fillRequesters: held && f.qRequesterIds?.length ? sql`INSERT OR IGNORE INTO temp.hx_ids SELECT * FROM ${requestersTickets(f.qRequesterIds)}` : undefined,
     page: page(where),
     walk: held || values.length > 0 ? page(walkWhere) : undefined,
     total: (): number => (count ? count.get()!.n : held!.size),

@@ -1,8 +1,11 @@
+import { eq, inArray } from 'drizzle-orm';
+import { queues, teamMembers } from '../../db/schema.js';
 import { SearchTooBroad, storeOf, type Db, type TicketListSpec } from '../../db/port.js';
 import { type Actor, isStaff } from '../actor.js';
 import { allCustomFields, type CustomFieldJson } from '../customFields.js';
 import { invalid } from '../errors.js';
 import { getSavedViewFilters } from '../savedViews.js';
+import { searchPeople } from '../users.js';
 import type { TicketFilter, TicketListQuery } from './query.js';
 import { ticketsJson, type TicketJson } from './serialize.js';
 
@@ -45,12 +48,35 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
   }
   const sort = (f.sort ?? '-updated');
   return {
+    queue_ids: f.my_teams ? await myTeamsQueueIds(db, actor) : undefined,
     customerId: isStaff(actor) ? undefined : actor.id,
-    queue_id: f.queue_id, status: f.status, owner_id: f.owner_id, owner_team_id: f.team_id, ticket_team_id: f.ticket_team_id,
+    queue_id: f.queue_id, status: f.status, owner_id: f.owner_id === 'me' ? actor.id : f.owner_id, owner_team_id: f.team_id, ticket_team_id: f.ticket_team_id,
     requester_id: f.requester_id, q: f.q || undefined, includeComments: isStaff(actor), cf,
+    qRequesterIds: f.q && isStaff(actor) ? await requestersNamed(db, actor, f.q) : undefined,
     sort: sort.replace(/^-/, '') as TicketListSpec['sort'], desc: sort.startsWith('-'),
     limit: f.limit ?? 50, offset: f.offset ?? 0,
   };
+}
+
+/** The queues whose team the actor is a member of (the built-in list "Unassigned in my teams' queues"). */
+async function myTeamsQueueIds(db: Db, actor: Actor): Promise<number[]> {
+  const rows = await db.select({ id: queues.id }).from(queues)
+    .where(inArray(queues.team_id, db.select({ id: teamMembers.team_id }).from(teamMembers).where(eq(teamMembers.user_id, actor.id))));
+  return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+/** The most people a `q` finds tickets of as their requester (decision 035). */
+export const Q_PEOPLE_MAX = 50;
+
+/**
+ * The people whose name or address contains q, for staff lists: the bounded people search
+ * (decision 023: addresses by prefix through the e-mail index, staff, and names and addresses
+ * among the newest users), at most Q_PEOPLE_MAX of them. A ticket number (`#123`) names no one.
+ */
+async function requestersNamed(db: Db, actor: Actor, q: string): Promise<number[] | undefined> {
+  if (TICKET_NUMBER.test(q) || q.trim().length < 2) return undefined;
+  const people = await searchPeople(db, actor, q, Q_PEOPLE_MAX);
+  return people.length ? people.map((u) => u.id).sort((a, b) => a - b) : undefined;
 }
 
 /** GET /tickets (SPEC B4). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { zId, zInt, zList } from '../validation.js';
+import { zBool, zId, zInt, zList } from '../validation.js';
 import { STATUSES } from '../../lifecycle.js';
 
 export const SORTS = ['id', 'created', 'updated', 'priority'] as const;
@@ -35,7 +35,10 @@ export const zDistinctList = <T extends z.ZodType>(item: T, what: string, max: n
 export const TicketFilterSchema = z.strictObject({
   queue_id: zId.optional(),
   status: zDistinctList(z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` }), 'status', STATUSES.length).optional(),
-  owner_id: z.union([z.literal('none'), zId], { error: 'Expected a user id or "none"' }).optional(),
+  // "me": the reader (a saved view or a link with it means whoever opens it).
+  owner_id: z.union([z.literal('none'), z.literal('me'), zId], { error: 'Expected a user id, "me" or "none"' }).optional(),
+  /** Tickets in the queues of the reader's teams (the queue's team, SPEC C4 built-in lists). */
+  my_teams: zBool.optional(),
   q: zTerm.optional(),
   cf: z.record(z.string(), zTerm).optional(),
   team_id: zId.optional(),

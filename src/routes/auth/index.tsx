@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { STAFF_LANDING } from '../../domain/tickets/builtinLists.js';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
@@ -27,7 +28,7 @@ const TokenSchema = z.object({ name: zText(100, 1) });
  * cannot go into a Location header at all.
  */
 const safeNext = (next: string | undefined, role?: string) =>
-  (next && /^\/(?![/\\])[^\x00-\x1f\x7f]*$/.test(next) ? next : role === 'requester' ? '/portal' : '/tickets');
+  (next && /^\/(?![/\\])[^\x00-\x1f\x7f]*$/.test(next) ? next : role === 'requester' ? '/portal' : STAFF_LANDING);
 
 export function authRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();

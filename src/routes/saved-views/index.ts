@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { createSavedView, deleteSavedView, getSavedView, listSavedViews, updateSavedView, zColumn, zWidth } from '../../domain/savedViews.js';
-import { zId, zJsonObject, zJsonText, zList, zText } from '../../domain/validation.js';
+import { zId, zNullableId, zJsonObject, zJsonText, zList, zText } from '../../domain/validation.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
 
@@ -11,6 +11,8 @@ const CreateSchema = z.strictObject({
   filters: zJsonObject.optional(),
   columns: zList(zColumn).optional(),
   column_widths: zJsonText(z.partialRecord(zColumn, zWidth)).optional(),
+  // SPEC C4: shared with a team ("" from the form's "Only me": not shared).
+  team_id: zNullableId.optional(),
 });
 const UpdateSchema = CreateSchema.omit({ owner_id: true }).partial();
 

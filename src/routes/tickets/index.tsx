@@ -1,21 +1,25 @@
 import { Hono, type Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { z } from 'zod';
+import { bulkSummary, bulkUpdateTickets } from '../../domain/tickets/bulk.js';
+import type { Column } from '../../domain/savedViews.js';
 import { appliesToQueue } from '../../domain/customFields.js';
 import { AppError, invalid } from '../../domain/errors.js';
 import { lookups } from '../../domain/lookups.js';
 import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
-import { effectiveFilter, listByFilter } from '../../domain/tickets/list.js';
+import { effectiveFilter, listByFilter, type TicketList } from '../../domain/tickets/list.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
-import { flatFilterParams, nestFilterParams, TicketListQuerySchema } from '../../domain/tickets/query.js';
+import { flatFilterParams, nestFilterParams, TicketListQuerySchema, type TicketFilter, type TicketListQuery } from '../../domain/tickets/query.js';
 import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTransaction, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
-import { isStaff, type Actor } from '../../domain/actor.js';
+import { isAdmin, isStaff, type Actor } from '../../domain/actor.js';
 import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { PeopleChanged, TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, readForm, respond, validate } from '../respond.js';
 import { readBodyWithFiles } from '../uploads.js';
-import { AddWatcherSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
+import { AddWatcherSchema, BulkUpdateSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
 
 type C = Context<AppEnv>;
@@ -58,6 +62,39 @@ function canonicalListUrl(params: Record<string, string>, defaultColumns: boolea
   return `/tickets${s ? `?${s}` : ''}`;
 }
 
+/** The list screen's props for a checked query (the JSON answer is its first four fields). */
+async function listProps(c: C, actor: Actor, query: TicketListQuery, chosen: Column[] | undefined, loaded?: { filters: TicketFilter; list: TicketList }): Promise<TicketListProps> {
+  const db = dbOf(c);
+  const filters = loaded?.filters ?? await effectiveFilter(db, actor, query);
+  const list = loaded?.list ?? await listByFilter(db, actor, filters);
+  const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
+  const l = await lookups(db, actor);
+  return {
+    ...list,
+    // The list links to itself with the checked parameters, never the raw query string.
+    params: { ...flatFilterParams(query), ...(chosen ? { columns: chosen.join(',') } : {}) },
+    filters,
+    view,
+    columns: chosen?.length ? chosen : view?.columns ?? DEFAULT_COLUMNS,
+    widths: view?.column_widths ?? {},
+    lookups: l,
+    bulk: isStaff(actor),
+    shareTeams: l.teams.filter((t) => isAdmin(actor) || t.members.includes(actor.id)),
+    canEditView: view !== null && (view.owner_id === actor.id || isAdmin(actor)),
+  };
+}
+
+/** The bulk form's summary, carried over its redirect for one request. */
+const FLASH = 'hx_list_summary';
+const FLASH_OPTIONS = { path: '/tickets', httpOnly: true, sameSite: 'Lax', maxAge: 60 } as const;
+const safeDecode = (s: string) => { try { return decodeURIComponent(s); } catch { return undefined; } };
+
+/** Where a refused bulk form goes back to: its own return_to when it is a query string, else the list. */
+async function formReturnTo(c: C): Promise<string> {
+  const v = (await readForm(c).catch(() => ({} as Record<string, unknown>))).return_to;
+  return typeof v === 'string' && /^(\?[^\x00-\x1f\x7f#]*)?$/.test(v) && v.length <= 4000 ? v : '';
+}
+
 export function ticketRoutes() {
   const app = new Hono<AppEnv>();
 
@@ -65,29 +102,56 @@ export function ticketRoutes() {
     const { columns, ...params } = queryObject(c);
     const query = validate(TicketListQuerySchema, nestFilterParams(params));
     const chosen = columns === undefined ? undefined : validate(ColumnsParamSchema, columns, 'columns');
-    const db = dbOf(c);
     const actor = actorOf(c);
-    const filters = await effectiveFilter(db, actor, query);
-    const list = await listByFilter(db, actor, filters);
+    const filters = await effectiveFilter(dbOf(c), actor, query);
+    const list = await listByFilter(dbOf(c), actor, filters);
     return respond(c, list, {
       title: 'Tickets',
       view: async () => {
-        const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
-        const props: TicketListProps = {
-          ...list,
-          // The list links to itself with the checked parameters, never the raw query string.
-          params: { ...flatFilterParams(query), ...(chosen ? { columns: chosen.join(',') } : {}) },
-          filters,
-          view,
-          columns: chosen?.length ? chosen : view?.columns ?? DEFAULT_COLUMNS,
-          widths: view?.column_widths ?? {},
-          lookups: await lookups(db, actor),
-        };
+        const props = await listProps(c, actor, query, chosen, { filters, list });
+        // What the last bulk change of a plain form post said (read once).
+        const flash = getCookie(c, FLASH);
+        if (flash !== undefined) deleteCookie(c, FLASH, { path: FLASH_OPTIONS.path });
+        const summary = flash === undefined ? undefined : safeDecode(flash);
         // The filter form sends every field; the address pushed to history keeps only what is set.
-        if (isHtmx(c)) c.header('HX-Push-Url', canonicalListUrl(props.params, !view && sameColumns(props.columns, DEFAULT_COLUMNS)));
-        return c.req.header('hx-target') === 'ticket-list' ? <TicketListRegion {...props} /> : <TicketListPage {...props} />;
+        if (isHtmx(c)) c.header('HX-Push-Url', canonicalListUrl(props.params, !props.view && sameColumns(props.columns, DEFAULT_COLUMNS)));
+        return c.req.header('hx-target') === 'ticket-list' ? <TicketListRegion {...props} summary={summary} /> : <TicketListPage {...props} summary={summary} />;
       },
     });
+  });
+
+  // SPEC C4: one change to many tickets, each in its own unit of work (decision 035).
+  app.patch('/', async (c) => {
+    const actor = actorOf(c);
+    const db = dbOf(c);
+    let input: z.infer<typeof BulkUpdateSchema>;
+    try {
+      input = await readBody(c, BulkUpdateSchema);
+    } catch (e) {
+      // A plain form post goes back to its list, saying what was wrong; htmx shows the error at the form.
+      if (!(e instanceof AppError) || !wantsHtml(c) || isHtmx(c)) throw e;
+      const back = await formReturnTo(c);
+      setCookie(c, FLASH, encodeURIComponent(`Nothing changed: ${e.details?.map((d) => `${d.path}: ${d.message}`).join('; ') ?? e.message}`.slice(0, 1000)), FLASH_OPTIONS);
+      return c.redirect(`/tickets${back}`, 303);
+    }
+    const results = await bulkUpdateTickets(db, actor, input.ids, input.changes);
+    if (!wantsHtml(c)) return c.json({ results });
+    const summary = bulkSummary(results);
+    const back = input.return_to ?? '';
+    if (!isHtmx(c)) {
+      setCookie(c, FLASH, encodeURIComponent(summary.slice(0, 1000)), FLASH_OPTIONS);
+      return c.redirect(`/tickets${back}`, 303);
+    }
+    // htmx: the list region again, as its query string asks, with the summary. The tickets have
+    // changed by now: a return_to that is no list (hand-made) shows the plain list, not a 422.
+    const { columns, ...rest } = Object.fromEntries(new URLSearchParams(back));
+    const query = TicketListQuerySchema.safeParse(nestFilterParams(rest));
+    const chosen = columns === undefined ? undefined : ColumnsParamSchema.safeParse(columns);
+    const asked = query.success && chosen?.success !== false
+      ? await listProps(c, actor, query.data, chosen?.data).catch((e) => { if (e instanceof AppError) return null; throw e; })
+      : null;
+    const props = asked ?? await listProps(c, actor, {}, undefined);
+    return c.html(inZone(c, <TicketListRegion {...props} summary={summary} />));
   });
 
   app.get('/new', async (c) => {

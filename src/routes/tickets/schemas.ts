@@ -4,6 +4,7 @@ import { COLUMNS, zColumn } from '../../domain/savedViews.js';
 import { zDistinctList } from '../../domain/tickets/query.js';
 import { AttachmentsInputSchema } from '../uploads.js';
 import { zBool, zId, zInt, zJsonObject, zList, zNullableId, zText } from '../../domain/validation.js';
+import { BULK_MAX_IDS } from '../../domain/tickets/bulk.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
 const customFields = zJsonObject;
@@ -62,3 +63,31 @@ export const CommentSchema = z.strictObject({
 
 /** The list's `columns` parameter: known column names, each once (at most the seven). */
 export const ColumnsParamSchema = zDistinctList(zColumn, 'column', COLUMNS.length);
+
+/** "none" (a form's choice) or null: clear it; an id sets it. */
+const zClearableId = z.union([z.literal('none').transform(() => null), z.null(), zId], { error: 'Expected an id, null or "none"' });
+/** A form's empty choice ("no change") is no change at all. */
+const withoutBlank = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
+  ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== '' && x !== undefined)) : v);
+
+export const BulkChangesSchema = z.preprocess(withoutBlank, z.strictObject({
+  status: status.optional(),
+  owner_id: zClearableId.optional(),
+  queue_id: zId.optional(),
+  team_id: zClearableId.optional(),
+  priority: zInt(0, 100).optional(),
+}).refine((v) => Object.keys(v).length > 0, 'Choose at least one change (status, owner_id, queue_id, team_id or priority)'));
+
+/**
+ * PATCH /tickets (SPEC C4): the same change to up to BULK_MAX_IDS tickets. A form sends
+ * `ids` repeated and `changes.status` …; `return_to` is the list's query string to go back to.
+ */
+export const BulkUpdateSchema = z.strictObject({
+  ids: zList(z.unknown())
+    .refine((v) => v.length > 0, { message: 'Select at least one ticket', abort: true })
+    .refine((v) => v.length <= BULK_MAX_IDS, { message: `At most ${BULK_MAX_IDS} tickets at a time`, abort: true })
+    .pipe(z.array(zId))
+    .refine((v) => new Set(v).size === v.length, 'Each ticket may appear once'),
+  changes: BulkChangesSchema,
+  return_to: z.string().max(4000).regex(/^(\?[^\x00-\x1f\x7f#]*)?$/, 'Expected the list\'s query string (starting with ?)').optional(),
+});

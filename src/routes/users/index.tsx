@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { lookups } from '../../domain/lookups.js';
 import { revokePortalLinks } from '../../domain/portal.js';
-import { createUser, deleteUser, getUser, listUsers, searchPeople, updateUser } from '../../domain/users.js';
+import { createUser, deleteUser, getUser, listUsers, searchPeoplePage, updateUser } from '../../domain/users.js';
 import { PeopleOptions } from '../../views/tickets/people.js';
 import { UserPage, UsersPage } from '../../views/admin/people.js';
 import type { AppEnv } from '../context.js';
@@ -11,14 +11,13 @@ import { CreateUserSchema, UpdateUserSchema, UserListQuery } from './schemas.js'
 export function userRoutes() {
   const app = new Hono<AppEnv>();
   app.get('/', async (c) => {
-    const { q, limit, ...filter } = validate(UserListQuery, queryObject(c));
-    if (q !== undefined) {
-      // The people search behind the Requester, Cc and "add person" fields: htmx gets the suggestions.
-      const users = await searchPeople(dbOf(c), actorOf(c), q, limit ?? 10);
-      return respond(c, { users }, { title: 'Users', view: isHtmx(c) ? () => <PeopleOptions users={users} q={q} /> : adminScreen(c, () => <UsersPage users={users} />) });
-    }
-    const users = await listUsers(dbOf(c), actorOf(c), filter);
-    return respond(c, { users }, { title: 'Users', view: adminScreen(c, () => <UsersPage users={users} />) });
+    const { q, limit, offset, ...filter } = validate(UserListQuery, queryObject(c));
+    const db = dbOf(c);
+    const actor = actorOf(c);
+    const page = q !== undefined ? await searchPeoplePage(db, actor, q, { limit, offset }) : await listUsers(db, actor, filter, { limit, offset });
+    // The people search behind the Requester, Cc and "add person" fields: htmx gets the suggestions.
+    if (q !== undefined && isHtmx(c)) return respond(c, page, { title: 'Users', view: () => <PeopleOptions users={page.users} q={q} /> });
+    return respond(c, page, { title: 'Users', view: adminScreen(c, () => <UsersPage page={page} query={{ q, limit, ...filter }} />) });
   });
   app.post('/', async (c) => {
     const actor = adminOf(c);

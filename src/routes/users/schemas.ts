@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ROLES } from '../../domain/actor.js';
 import { zBool, zInt, zText } from '../../domain/validation.js';
+import { USERS_PAGE_MAX } from '../../domain/users.js';
 
 const email = z.string().trim().max(254).pipe(z.email('Expected an e-mail address'));
 const password = z.string().min(12, 'At least 12 characters').max(1024, 'At most 1024 characters');
@@ -13,18 +14,17 @@ export const UpdateUserSchema = z.strictObject({
   email: email.optional(), name: zText(200).optional(), role: role.optional(), password: password.nullable().optional(), disabled: zBool.optional(),
 });
 /**
- * GET /users: every user (by role, disabled), or with `q` a people search: at most `limit`
- * (1–50, default 10) active people whose name or address contains q.
+ * GET /users (SPEC C4, decision 035): a page of users — by role and disabled, or with `q` a
+ * people search (active people whose name or address contains q, best first). `limit` 1–500
+ * (default 50) and `offset` page both, as GET /tickets pages; never everyone at once.
  */
 export const UserListQuery = z.strictObject({
   role: role.optional(), disabled: zBool.optional(),
   q: z.string().trim().min(1, 'Must not be empty').max(200, 'At most 200 characters').optional(),
-  limit: zInt(1, 50).optional(),
+  limit: zInt(1, USERS_PAGE_MAX).optional(),
+  offset: zInt(0, 1_000_000_000).optional(),
 }).superRefine((v, ctx) => {
-  if (v.q === undefined) {
-    if (v.limit !== undefined) ctx.addIssue({ code: 'custom', path: ['limit'], message: 'Only with q (a search)' });
-    return;
-  }
+  if (v.q === undefined) return;
   // A search finds active people of every role, best first; these filters are for the full list.
   for (const k of ['role', 'disabled'] as const) if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'Not with q (a search finds active people of every role)' });
 });

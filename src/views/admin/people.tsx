@@ -1,15 +1,24 @@
 import type { Lookups } from '../../domain/lookups.js';
 import type { TeamJson } from '../../domain/teams.js';
-import type { UserJson } from '../../domain/users.js';
+import type { UserJson, UserPage } from '../../domain/users.js';
 import { when } from '../format.js';
-import { AdminForm, AdminFrame, Check, Choice, Text } from './common.js';
+import { AdminForm, AdminFrame, Check, Choice, ListPager, Text } from './common.js';
 
 const ROLE_OPTIONS: [string, string][] = [['agent', 'Agent'], ['admin', 'Administrator'], ['requester', 'Requester']];
 
-export function UsersPage({ users }: { users: UserJson[] }) {
+export function UsersPage({ page, query }: { page: UserPage; query: Record<string, string | number | boolean | undefined> }) {
+  const { users } = page;
+  const flat = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v === undefined ? undefined : String(v)]));
   return (
     <AdminFrame current="/users" title="Users">
+      <form class="people-search" method="get" action="/users" role="search">
+        <label>Search people <input type="search" name="q" value={String(query.q ?? '')} maxlength={200} placeholder="Name or address" /></label>
+        {query.limit !== undefined && <input type="hidden" name="limit" value={String(query.limit)} />}
+        <button type="submit">Search</button>
+        {query.q !== undefined && <a href="/users">Show everyone</a>}
+      </form>
       <div class="admin-grid">
+        <div>
         <table class="plain">
           <thead><tr><th>Name</th><th>Email</th><th>Role</th><th>State</th></tr></thead>
           <tbody>
@@ -20,6 +29,9 @@ export function UsersPage({ users }: { users: UserJson[] }) {
             ))}
           </tbody>
         </table>
+        {users.length === 0 && <p class="muted">No one matches.</p>}
+        <ListPager path="/users" query={flat} total={page.total} limit={page.limit} offset={page.offset} />
+        </div>
         <div class="card">
           <h2>New user</h2>
           <AdminForm action="/users" id="new-user">

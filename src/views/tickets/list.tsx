@@ -3,6 +3,8 @@ import type { Column, SavedViewJson } from '../../domain/savedViews.js';
 import type { TicketFilter } from '../../domain/tickets/query.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import { STATUSES } from '../../lifecycle.js';
+import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
+import { BULK_FORM, BulkBar } from './bulkBar.js';
 import { queueName, STATUS_LABEL, userName, when } from '../format.js';
 
 export const ALL_COLUMNS: Column[] = ['ID', 'Subject', 'Status', 'Queue', 'Owner', 'Created', 'Updated'];
@@ -18,6 +20,14 @@ export interface TicketListProps {
   columns: Column[];
   widths: Partial<Record<Column, number>>;
   lookups: Lookups;
+  /** What the last bulk change said ("Changed 12 tickets; 2 failed: …"). */
+  summary?: string;
+  /** Whether the reader may change tickets (checkboxes and the bulk bar). */
+  bulk?: boolean;
+  /** The teams the reader may share a view with (their own; every team for an administrator). */
+  shareTeams?: { id: number; name: string }[];
+  /** Whether the reader may change the view shown (its owner, or an administrator). */
+  canEditView?: boolean;
 }
 
 /** The URL of this list with some parameters changed. */
@@ -63,20 +73,27 @@ export function TicketListRegion(p: TicketListProps) {
   const widths = { ...DEFAULT_WIDTHS, ...p.widths };
   const filtersJson = JSON.stringify(Object.fromEntries(Object.entries(p.filters).filter(([k]) => k !== 'limit' && k !== 'offset')));
   const widthsJson = JSON.stringify(Object.fromEntries(p.columns.filter((c) => c !== 'Subject').map((c) => [c, widths[c]])));
+  const returnTo = link(p, {}).slice('/tickets'.length);
+  const span = p.columns.length + (p.bulk ? 1 : 0);
   return (
     <div id="ticket-list" class="ticket-list" data-columns={p.columns.join(',')}>
+      {p.bulk ? <BulkBar l={p.lookups} returnTo={returnTo} summary={p.summary} /> : p.summary && <p class="bulk-summary" role="status">{p.summary}</p>}
       {/* The filter form's sort lives here so that a header click (which swaps only this region) updates it too. */}
       {p.filters.sort && <input type="hidden" name="sort" value={p.filters.sort} form="filters" />}
       <div class="table-scroll">
         <table class="tickets" id="tickets-table">
           <colgroup>
+            {p.bulk && <col class="select-col" />}
             {p.columns.map((c) => <col data-col={c} style={c === 'Subject' ? undefined : `width:${widths[c]}px`} />)}
           </colgroup>
-          <thead><tr>{p.columns.map((c) => <HeaderCell column={c} p={p} />)}</tr></thead>
+          <thead><tr>
+            {p.bulk && <th scope="col" class="select"><input type="checkbox" data-select-all aria-label="Select all tickets on this page" /></th>}
+            {p.columns.map((c) => <HeaderCell column={c} p={p} />)}
+          </tr></thead>
           <tbody>
             {tickets.length === 0
-              ? <tr><td colspan={p.columns.length} class="empty">No tickets match these filters.</td></tr>
-              : tickets.map((t) => <tr>{p.columns.map((c) => <Cell column={c} t={t} l={p.lookups} />)}</tr>)}
+              ? <tr><td colspan={span} class="empty">No tickets match these filters.</td></tr>
+              : tickets.map((t) => <tr>{p.bulk && <td class="select"><input type="checkbox" name="ids" value={String(t.id)} form={BULK_FORM} aria-label={`Select ticket #${t.id}`} /></td>}{p.columns.map((c) => <Cell column={c} t={t} l={p.lookups} />)}</tr>)}
           </tbody>
         </table>
       </div>
@@ -93,10 +110,18 @@ export function TicketListRegion(p: TicketListProps) {
             <input type="hidden" name="columns" value={p.columns.join(',')} />
             <input type="hidden" name="column_widths" value={widthsJson} data-widths />
             <label>Name <input name="name" required maxlength={100} /></label>
+            {(p.shareTeams?.length ?? 0) > 0 && (
+              <label>Share with team
+                <select name="team_id">
+                  <option value="">Only me</option>
+                  {p.shareTeams!.map((t) => <option value={String(t.id)}>{t.name}</option>)}
+                </select>
+              </label>
+            )}
             <button type="submit">Save view</button>
           </form>
         </details>
-        {p.view && (
+        {p.view && p.canEditView && (
           <form method="post" action={`/saved-views/${p.view.id}`} class="inline-form">
             <input type="hidden" name="_method" value="PATCH" />
             <input type="hidden" name="filters" value={filtersJson} />
@@ -105,7 +130,7 @@ export function TicketListRegion(p: TicketListProps) {
             <button type="submit">Update “{p.view.name}”</button>
           </form>
         )}
-        {p.view && (
+        {p.view && p.canEditView && (
           <form method="post" action={`/saved-views/${p.view.id}`} class="inline-form" hx-confirm={`Delete the view “${p.view.name}”?`}>
             <input type="hidden" name="_method" value="DELETE" />
             <button type="submit" class="danger">Delete view</button>
@@ -133,13 +158,17 @@ export function TicketListPage(p: TicketListProps) {
   const statusOptions: [string, string][] = [['', 'Any status'], ['new,open,stalled', 'Active'], ['resolved,rejected,deleted', 'Inactive'],
     ...STATUSES.map((s): [string, string] => [s, STATUS_LABEL[s]])];
   if (status && !statusOptions.some(([v]) => v === status)) statusOptions.push([status, status]);
+  const builtin = currentBuiltin(p.params);
+  const title = p.view ? p.view.name : builtin && builtin.key !== 'all' ? builtin.name : 'Tickets';
   return (
     <section class="tickets-page">
       <header class="page-head">
-        <h1>{p.view ? p.view.name : 'Tickets'}</h1>
-        <nav class="views" aria-label="Saved views">
-          <a href="/tickets" class={p.view ? '' : 'current'}>All tickets</a>
-          {l.savedViews.map((v) => <a href={`/tickets?view_id=${v.id}`} class={p.view?.id === v.id ? 'current' : ''}>{v.name}</a>)}
+        <h1>{title}</h1>
+        <nav class="views" aria-label="Lists and saved views">
+          {BUILTIN_LISTS.map((b) => <a href={builtinListUrl(b)} class={!p.view && builtin?.key === b.key ? 'current' : ''}
+            aria-current={!p.view && builtin?.key === b.key ? 'page' : undefined}>{b.name}</a>)}
+          {l.savedViews.map((v) => <a href={`/tickets?view_id=${v.id}`} class={p.view?.id === v.id ? 'current' : ''}
+            aria-current={p.view?.id === v.id ? 'page' : undefined}>{v.name}{v.shared && <span class="shared-by"> (shared by {v.owner_name})</span>}</a>)}
         </nav>
         <a class="button primary" href="/tickets/new" data-open-dialog="new-ticket" hx-get="/tickets/new" hx-target="#new-ticket-body" hx-push-url="false">New ticket</a>
       </header>
@@ -150,7 +179,8 @@ export function TicketListPage(p: TicketListProps) {
         <Select name="queue_id" label="Queue" value={String(f.queue_id ?? '')} options={[['', 'Any queue'], ...l.queues.map((q): [string, string] => [String(q.id), q.name])]} />
         <Select name="status" label="Status" value={status} options={statusOptions} />
         <Select name="owner_id" label="Owner" value={String(f.owner_id ?? '')}
-          options={[['', 'Anyone'], ['none', 'Unassigned'], ...staff.map((u): [string, string] => [String(u.id), u.name || u.email])]} />
+          options={[['', 'Anyone'], ['me', 'Me'], ['none', 'Unassigned'], ...staff.map((u): [string, string] => [String(u.id), u.name || u.email])]} />
+        <label class="check"><input type="checkbox" name="my_teams" value="true" checked={f.my_teams === true} /> In my teams’ queues</label>
         <Select name="team_id" label="Owner's team" value={String(f.team_id ?? '')} options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]} />
         <Select name="ticket_team_id" label="Ticket team" value={String(f.ticket_team_id ?? '')} options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]} />
         {l.customFields.map((cf) => cf.type === 'select'

@@ -136,6 +136,28 @@ function Prop({ id, name, label, children }: { id: number; name: string; label: 
 
 const options = (items: [string, string][], value: string) => items.map(([v, t]) => <option value={v} selected={v === value}>{t}</option>);
 
+/** One-click triage (SPEC C4): Take (owner := me) and Resolve, each a PATCH like any property. */
+function QuickActions({ p }: { p: TicketPageProps }) {
+  const t = p.ticket;
+  const quick = (field: string, value: string, text: string) => (
+    <form method="post" action={`/tickets/${t.id}`} hx-patch={`/tickets/${t.id}`} hx-target="#properties" hx-swap="outerHTML" data-error-target="#err-quick">
+      <input type="hidden" name="_method" value="PATCH" />
+      <input type="hidden" name={field} value={value} />
+      <button type="submit">{text}</button>
+    </form>
+  );
+  const take = t.owner_id !== p.actorId;
+  const resolve = t.status !== 'resolved';
+  if (!take && !resolve) return null;
+  return (
+    <div class="quick-actions">
+      {take && quick('owner_id', String(p.actorId), 'Take')}
+      {resolve && quick('status', 'resolved', 'Resolve')}
+      <div class="field-error" id="err-quick" role="alert"></div>
+    </div>
+  );
+}
+
 export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   const { ticket: t, lookups: l } = p;
   const staffUsers = l.users.filter((u) => u.role !== 'requester' && (!u.disabled || u.id === t.owner_id));
@@ -152,6 +174,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   }
   return (
     <aside id="properties" class="properties" aria-label="Ticket properties" hx-swap-oob={oob ? 'true' : undefined}>
+      <QuickActions p={p} />
       <Prop id={t.id} name="status" label="Status">
         <select id="prop-status" name="status">{options(STATUSES.map((s) => [s, STATUS_LABEL[s]]), t.status)}</select>
       </Prop>

@@ -1,0 +1,34 @@
+import { ACTIVE_STATUSES } from '../../lifecycle.js';
+
+/**
+ * The built-in lists beside the saved views (SPEC C4, decision 035): plain list filters, their
+ * state in the query string like any list, relative to whoever opens them ("me", "my teams").
+ */
+export const BUILTIN_LISTS = [
+  { key: 'mine', name: 'My open tickets', params: { owner_id: 'me', status: ACTIVE_STATUSES.join(',') } },
+  { key: 'unassigned', name: 'Unassigned in my teams’ queues', params: { owner_id: 'none', status: ACTIVE_STATUSES.join(','), my_teams: 'true' } },
+  { key: 'all', name: 'All', params: {} },
+] as const satisfies readonly { key: string; name: string; params: Record<string, string> }[];
+
+export type BuiltinList = (typeof BUILTIN_LISTS)[number];
+
+/** `/tickets?owner_id=me&status=new,open,stalled` (commas kept: the list reads them as they are). */
+export const builtinListUrl = (b: BuiltinList) => {
+  const s = Object.entries(b.params).map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2C', ',')}`).join('&');
+  return `/tickets${s ? `?${s}` : ''}`;
+};
+
+/** Where agents and administrators land after signing in and at `/`: their open tickets. */
+export const STAFF_LANDING = builtinListUrl(BUILTIN_LISTS[0]);
+
+/** Parameters that only show a list differently (order, page, columns): a list is still "current" with them. */
+const PRESENTATION = new Set(['sort', 'limit', 'offset', 'columns']);
+
+/** The built-in list these list parameters are, if any (presentation parameters aside). */
+export function currentBuiltin(params: Record<string, string>): BuiltinList | undefined {
+  const own = Object.entries(params).filter(([k, v]) => !PRESENTATION.has(k) && v !== '');
+  return BUILTIN_LISTS.find((b) => {
+    const want = Object.entries(b.params) as [string, string][];
+    return want.length === own.length && want.every(([k, v]) => own.some(([k2, v2]) => k2 === k && (v2 === v || (k === 'my_teams' && ['1', 'true', 'on', 'yes'].includes(v2)))));
+  });
+}

@@ -1,0 +1,44 @@
+import type { Db } from '../../db/port.js';
+import type { ScripResult } from '../../scrips/engine.js';
+import type { Actor } from '../actor.js';
+import { AppError } from '../errors.js';
+import { updateTicket, type UpdateTicketInput } from './write.js';
+
+/** The most tickets one bulk change may name (SPEC C4: triage at speed). */
+export const BULK_MAX_IDS = 500;
+
+/** The fields a bulk change may set: the ones an agent triages by. */
+export type BulkChanges = Pick<UpdateTicketInput, 'status' | 'owner_id' | 'queue_id' | 'team_id' | 'priority'>;
+
+export interface BulkResult { id: number; ok: boolean; error?: string; scrip_results?: ScripResult[] }
+
+/**
+ * PATCH /tickets: the same change to each ticket, in the order given, each in its own unit of
+ * work with its scrips — through updateTicket itself, so a ticket's answer (its error above all)
+ * is the one the single PATCH gives (a requester's own ticket: "Requesters cannot change tickets",
+ * another's: not found). One ticket's failure (not found, not allowed, a change it
+ * refuses) is its own result; the others still change. Failures other than an AppError (the
+ * database gone) stop the batch: they are not about one ticket.
+ */
+export async function bulkUpdateTickets(db: Db, actor: Actor, ids: number[], changes: BulkChanges): Promise<BulkResult[]> {
+  const results: BulkResult[] = [];
+  for (const id of ids) {
+    try {
+      const { scrip_results } = await updateTicket(db, actor, id, changes);
+      results.push({ id, ok: true, scrip_results });
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status >= 500) throw e;
+      results.push({ id, ok: false, error: e.message });
+    }
+  }
+  return results;
+}
+
+/** "Changed 12 tickets; 2 failed: #5 Ticket 5 not found, #9 …" — what the list says after a bulk change. */
+export function bulkSummary(results: BulkResult[]): string {
+  const ok = results.filter((r) => r.ok).length;
+  const failed = results.filter((r) => !r.ok);
+  const changed = `Changed ${ok} ticket${ok === 1 ? '' : 's'}`;
+  if (failed.length === 0) return changed;
+  return `${changed}; ${failed.length} failed: ${failed.map((r) => `#${r.id} ${r.error}`).join(', ')}`;
+}
