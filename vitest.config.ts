@@ -21,6 +21,7 @@ const sqliteOnly = [
 // both; its browser half is marked SQLite-only in the file.)
 const browserOnly = [
   'tests/portal-browser.test.ts', 'tests/ui-admin.test.ts', 'tests/ui-request-errors.test.ts', 'tests/ui-settings.test.ts', 'tests/ui-tickets.test.ts',
+  'tests/ui-screens.test.ts', 'tests/ui-keyboard.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

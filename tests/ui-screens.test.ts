@@ -1,0 +1,152 @@
+// Every screen of hxdesk in Chromium at a desktop width (1280 px) and a phone width (360 px):
+// axe-core finds no serious or critical violation, the page never scrolls sideways, there is
+// exactly one h1, and a "Skip to content" link is the first stop of Tab and moves focus to main.
+// One server, one browser, one context per kind of person; a screenshot of each screen per width
+// (.artifacts/screens/screen-<name>-<width>.png) for a reviewer. The axe counts of every screen go
+// to .artifacts/axe-counts.json (what the decision record 036 quotes).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeCheck } from './helpers/axe.js';
+import { launchBrowser, SCREENSHOTS, screenshot, signedIn } from './helpers/browser.js';
+import { MAILGATE_TOKEN } from './helpers/mail.js';
+import { mailIn } from './helpers/portal.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+
+const T = 20_000;
+const WIDTHS = [1280, 360];
+const REQUESTER = { email: 'rita.requester@customer.example', password: 'requester-password-1' };
+const NY = { email: 'nora.newyork@example.com', password: 'new-york-password-1' };
+
+let s: TestServer;
+let browser: Browser;
+let staff: { context: BrowserContext; page: Page };
+let requester: { context: BrowserContext; page: Page };
+let anonymous: { context: BrowserContext; page: Page };
+const ids = { ticket: 0, portalTicket: 0, team: 0, field: 0, dashboard: 0, template: 0, scrip: 0, outbox: 0, intake: 0, user: 0 };
+const counts: Record<string, { width: number; serious: number; total: number; rules: string[] }[]> = {};
+
+async function api<T = any>(method: string, p: string, body?: unknown): Promise<T> {
+  const res = await s.api(method, p, body === undefined ? {} : { body });
+  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
+  return res.body as T;
+}
+
+interface Screen { name: string; who: () => { page: Page }; path: () => string; ready?: (p: Page) => Promise<void> }
+
+const SCREENS: Screen[] = [
+  { name: 'login', who: () => anonymous, path: () => '/login' },
+  { name: 'ticket-list', who: () => staff, path: () => '/tickets', ready: async (p) => { await p.locator('#tickets-table').waitFor({ timeout: T }); } },
+  { name: 'ticket', who: () => staff, path: () => `/tickets/${ids.ticket}` },
+  {
+    name: 'new-ticket-dialog', who: () => staff, path: () => '/tickets',
+    ready: async (p) => {
+      await p.getByRole('link', { name: 'New ticket' }).click();
+      await p.locator('dialog[open] #new-ticket-form select[name=queue_id]').waitFor({ timeout: T });
+    },
+  },
+  { name: 'new-ticket-page', who: () => staff, path: () => '/tickets/new' },
+  { name: 'dashboards', who: () => staff, path: () => '/dashboards' },
+  { name: 'dashboard', who: () => staff, path: () => `/dashboards/${ids.dashboard}` },
+  { name: 'settings', who: () => staff, path: () => '/settings' },
+  { name: 'users', who: () => staff, path: () => '/users' },
+  { name: 'user', who: () => staff, path: () => `/users/${ids.user}` },
+  { name: 'teams', who: () => staff, path: () => '/teams' },
+  { name: 'team', who: () => staff, path: () => `/teams/${ids.team}` },
+  { name: 'queues', who: () => staff, path: () => '/queues' },
+  { name: 'queue', who: () => staff, path: () => '/queues/1' },
+  { name: 'custom-fields', who: () => staff, path: () => '/custom-fields' },
+  { name: 'custom-field', who: () => staff, path: () => `/custom-fields/${ids.field}` },
+  { name: 'templates', who: () => staff, path: () => '/templates' },
+  { name: 'template', who: () => staff, path: () => `/templates/${ids.template}` },
+  { name: 'scrips', who: () => staff, path: () => '/scrips' },
+  { name: 'scrip', who: () => staff, path: () => `/scrips/${ids.scrip}` },
+  { name: 'outbox', who: () => staff, path: () => '/outbox' },
+  { name: 'mail-intake', who: () => staff, path: () => '/mail/intake' },
+  { name: 'mail-intake-entry', who: () => staff, path: () => `/mail/intake/${ids.intake}` },
+  { name: 'portal-list', who: () => requester, path: () => '/portal' },
+  { name: 'portal-ticket', who: () => requester, path: () => `/portal/tickets/${ids.portalTicket}` },
+];
+
+beforeAll(async () => {
+  s = await startServer({ MAILGATE_TOKEN });
+  const general = 1;
+  const alice = await api('POST', '/users', { email: 'alice.agent@example.com', name: 'Alice Agent', role: 'agent' });
+  ids.user = alice.id;
+  ids.team = (await api('POST', '/teams', { name: 'Hardware', description: 'Printers, screens and keyboards' })).id;
+  ids.field = (await api('POST', '/custom-fields', { key: 'size', name: 'Size', type: 'select', options: ['S', 'M', 'L'] })).id;
+  ids.dashboard = (await api('POST', '/dashboards', {
+    name: 'Morning board', widgets: [{ kind: 'status_counts', config: {} }, { kind: 'queue_counts', config: {} }, { kind: 'team_workload', config: {} }, { kind: 'my_tickets', config: {} }],
+  })).id;
+  ids.template = (await api('GET', '/templates')).templates[0].id;
+  ids.scrip = (await api('GET', '/scrips')).scrips[0].id;
+  const rq = await api('POST', '/users', { email: REQUESTER.email, name: 'Rita Requester', role: 'requester', password: REQUESTER.password });
+  await api('POST', '/users', { email: NY.email, name: 'Nora New York', role: 'agent', password: NY.password });
+  for (let i = 0; i < 12; i++) {
+    await api('POST', '/tickets', { queue_id: general, subject: `Screen check ticket ${i} with a rather long subject to fill the column`, requester_id: rq.id });
+  }
+  const t = await api('POST', '/tickets', {
+    queue_id: general, subject: 'Printer on floor 3 prints every page twice', requester_id: rq.id, owner_id: alice.id, team_id: ids.team,
+    description: 'Since Monday every job comes out twice.\nThe queue shows one job.',
+  });
+  ids.ticket = t.ticket.id;
+  ids.portalTicket = t.ticket.id;
+  await api('POST', `/tickets/${ids.ticket}/comment`, { internal: false, body: 'Could you send the printer\'s model number?' });
+  await api('POST', `/tickets/${ids.ticket}/comment`, { internal: true, body: 'Internal: probably the duplex driver again.' });
+  const mail = await mailIn(s, { from: 'walter.mail@customer.example', name: 'Walter Mail', subject: 'Mail from outside', body: 'Hello, my screen is dark.' });
+  void mail;
+  ids.intake = (await api('GET', '/mail/intake')).intake[0].id;
+  browser = await launchBrowser();
+  staff = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD);
+  requester = await signedIn(browser, s.url, REQUESTER.email, REQUESTER.password);
+  const ctx = await browser.newContext({ baseURL: s.url, viewport: { width: 1280, height: 800 } });
+  anonymous = { context: ctx, page: await ctx.newPage() };
+});
+
+afterAll(async () => {
+  if (Object.keys(counts).length) {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    fs.writeFileSync(path.join(SCREENSHOTS, '..', 'axe-counts.json'), JSON.stringify(counts, null, 1));
+  }
+  await browser?.close();
+  await s?.close();
+});
+
+describe('every screen at 1280 px and 360 px', () => {
+  for (const screen of SCREENS) {
+    it(screen.name, async () => {
+      const { page } = screen.who();
+      const problems: string[] = [];
+      counts[screen.name] = [];
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: width < 400 ? 740 : 800 });
+        await page.goto(screen.path());
+        await page.locator('main').waitFor({ timeout: T });
+        await screen.ready?.(page);
+        const axe = await axeCheck(page);
+        counts[screen.name].push({ width, serious: axe.serious.length, total: axe.all.length, rules: axe.all.map((v) => `${v.id}:${v.impact}`) });
+        if (axe.serious.length) problems.push(`${width}px axe:\n${axe.message}`);
+        const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: innerWidth }));
+        if (scroll.sw > scroll.iw) problems.push(`${width}px: the page scrolls sideways (${scroll.sw} > ${scroll.iw})`);
+        const h1 = await page.locator('h1').count();
+        if (h1 !== 1) problems.push(`${width}px: ${h1} h1 elements`);
+        await screenshot(page, `screen-${screen.name}-${width}`);
+      }
+      // The skip link: the first Tab stop of a freshly loaded page, and it moves focus to main.
+      if (screen.name !== 'new-ticket-dialog') {
+        await page.goto(screen.path());
+        await page.locator('main').waitFor({ timeout: T });
+        await page.keyboard.press('Tab');
+        const first = await page.evaluate(() => ({ text: (document.activeElement as HTMLElement)?.innerText?.trim(), href: document.activeElement?.getAttribute('href') }));
+        if (first.text !== 'Skip to content') problems.push(`the first Tab stop is ${JSON.stringify(first)}, not "Skip to content"`);
+        else {
+          await page.keyboard.press('Enter');
+          const inMain = await page.evaluate(() => !!document.activeElement?.closest('main'));
+          if (!inMain) problems.push('"Skip to content" did not move focus to main');
+        }
+      }
+      expect(problems, problems.join('\n')).toEqual([]);
+    });
+  }
+});
