@@ -38,6 +38,7 @@
     if (!col) return;
     const w = clamp(width);
     col.style.width = `${w}px`;
+    table()?.querySelector(`.resizer[data-resize="${name}"]`)?.setAttribute('aria-valuenow', String(w)); // a focusable separator says its value
     dragged[name] = w;
     fitTable();
   }

@@ -18,6 +18,8 @@ export function Layout({ title, user, children }: LayoutProps) {
         <script src="/static/app.js" defer></script>
       </head>
       <body hx-boost="true">
+        {/* The first Tab stop of every page: past the top bar straight to the page itself. */}
+        <a class="skip-link" href="#main">Skip to content</a>
         <header class="topbar">
           <a class="brand" href="/tickets">hxdesk</a>
           {user && (
@@ -35,7 +37,7 @@ export function Layout({ title, user, children }: LayoutProps) {
             </form>
           )}
         </header>
-        <main id="main">{children}</main>
+        <main id="main" tabindex={-1}>{children}</main>
       </body>
     </html>
   );

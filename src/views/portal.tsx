@@ -33,6 +33,7 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
         <script src="/static/app.js" defer></script>
       </head>
       <body class="portal-body">
+        <a class="skip-link" href="#main">Skip to content</a>
         <header class="portal-top">
           <span class="brand">Support</span>
           {customer && (
@@ -42,7 +43,7 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
             </nav>
           )}
         </header>
-        <main id="main" class="portal">{children}</main>
+        <main id="main" class="portal" tabindex={-1}>{children}</main>
       </body>
     </html>
   );

@@ -2,7 +2,7 @@ import type { IntakeJson } from '../../domain/mailIntake.js';
 import type { OutboxJson } from '../../domain/outbox.js';
 import type { Mailbox } from '../../scrips/outbox.js';
 import { when } from '../format.js';
-import { AdminForm, AdminFrame, ListPager } from './common.js';
+import { AdminForm, AdminFrame, Wide, ListPager } from './common.js';
 
 export function OutboxPage({ outbox, total, limit, offset, query }: {
   outbox: OutboxJson[]; total: number; limit: number; offset: number; query: { status?: string; ticket_id?: number; limit?: number; offset?: number };
@@ -16,8 +16,8 @@ export function OutboxPage({ outbox, total, limit, offset, query }: {
         ))}
       </nav>
       <p class="muted">{total} notification{total === 1 ? '' : 's'}</p>
-      <table class="plain">
-        <thead><tr><th>#</th><th>Kind</th><th>Recipient</th><th>Subject</th><th>Ticket</th><th>State</th><th>Audience</th><th>Addressed to</th><th>Attempts</th><th>Last error or note</th><th>Created</th><th></th></tr></thead>
+      <Wide label="Outbox messages"><table class="plain">
+        <thead><tr><th>#</th><th>Kind</th><th>Recipient</th><th>Subject</th><th>Ticket</th><th>State</th><th>Audience</th><th>Addressed to</th><th>Attempts</th><th>Last error or note</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>
           {outbox.map((o) => (
             <tr>
@@ -30,7 +30,7 @@ export function OutboxPage({ outbox, total, limit, offset, query }: {
             </tr>
           ))}
         </tbody>
-      </table>
+      </table></Wide>
       <ListPager path="/outbox" query={query} total={total} limit={limit} offset={offset} />
     </AdminFrame>
   );
@@ -55,7 +55,7 @@ export function IntakePage({ intake, total, limit, offset, query }: {
   return (
     <AdminFrame current="/mail/intake" title="Mail intake">
       <p class="muted">{total} message{total === 1 ? '' : 's'} received</p>
-      <table class="plain">
+      <Wide label="Received messages"><table class="plain">
         <thead><tr><th>#</th><th>Received</th><th>From</th><th>Subject</th><th>Verdict</th><th>Rule</th><th>Ticket</th><th>Source</th></tr></thead>
         <tbody>
           {intake.map((m) => (
@@ -66,7 +66,7 @@ export function IntakePage({ intake, total, limit, offset, query }: {
             </tr>
           ))}
         </tbody>
-      </table>
+      </table></Wide>
       <ListPager path="/mail/intake" query={query} total={total} limit={limit} offset={offset} />
     </AdminFrame>
   );

@@ -2,7 +2,7 @@ import type { Lookups } from '../../domain/lookups.js';
 import type { TeamJson } from '../../domain/teams.js';
 import type { UserJson } from '../../domain/users.js';
 import { when } from '../format.js';
-import { AdminForm, AdminFrame, Check, Choice, Text } from './common.js';
+import { AdminForm, AdminFrame, Wide, Check, Choice, Text } from './common.js';
 
 const ROLE_OPTIONS: [string, string][] = [['agent', 'Agent'], ['admin', 'Administrator'], ['requester', 'Requester']];
 
@@ -10,7 +10,7 @@ export function UsersPage({ users }: { users: UserJson[] }) {
   return (
     <AdminFrame current="/users" title="Users">
       <div class="admin-grid">
-        <table class="plain">
+        <Wide label="Users"><table class="plain">
           <thead><tr><th>Name</th><th>Email</th><th>Role</th><th>State</th></tr></thead>
           <tbody>
             {users.map((u) => (
@@ -19,7 +19,7 @@ export function UsersPage({ users }: { users: UserJson[] }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></Wide>
         <div class="card">
           <h2>New user</h2>
           <AdminForm action="/users" id="new-user">
@@ -77,7 +77,7 @@ export function TeamsPage({ teams, lookups: l }: { teams: TeamJson[]; lookups: L
   return (
     <AdminFrame current="/teams" title="Teams">
       <div class="admin-grid">
-        <table class="plain">
+        <Wide label="Teams"><table class="plain">
           <thead><tr><th>Team</th><th>Description</th><th>Members</th></tr></thead>
           <tbody>
             {teams.length === 0 && <tr><td colspan={3} class="empty">No teams yet.</td></tr>}
@@ -86,7 +86,7 @@ export function TeamsPage({ teams, lookups: l }: { teams: TeamJson[]; lookups: L
                 <td>{t.members.map((id) => l.users.find((u) => u.id === id)?.name ?? `#${id}`).join(', ')}</td></tr>
             ))}
           </tbody>
-        </table>
+        </table></Wide>
         <div class="card">
           <h2>New team</h2>
           <AdminForm action="/teams" id="new-team">
@@ -107,7 +107,7 @@ export function TeamPage({ team: t, lookups: l }: { team: TeamJson; lookups: Loo
       <div class="admin-grid">
         <div class="card">
           <h2>Members</h2>
-          <table class="plain">
+          <Wide label="Members"><table class="plain">
             <tbody>
               {t.members.length === 0 && <tr><td class="empty">No members yet.</td></tr>}
               {t.members.map((id) => {
@@ -119,7 +119,7 @@ export function TeamPage({ team: t, lookups: l }: { team: TeamJson; lookups: Loo
                 );
               })}
             </tbody>
-          </table>
+          </table></Wide>
           <AdminForm action={`/teams/${t.id}/members`} id="add-member">
             <Choice name="user_id" label="Add a member" options={candidates.map((u): [string, string] => [String(u.id), `${u.name || u.email} (${u.email})`])} />
             <button type="submit">Add to team</button>

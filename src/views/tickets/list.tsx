@@ -52,7 +52,8 @@ function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
   return (
     <th scope="col" data-column={column} aria-sort={current === key ? 'ascending' : current === `-${key}` ? 'descending' : undefined}>
       <span class="th-label">{label}</span>
-      {column !== 'Subject' && <span class="resizer" data-resize={column} role="separator" aria-orientation="vertical" aria-label={`Resize ${column}`} tabindex={0}></span>}
+      {column !== 'Subject' && <span class="resizer" data-resize={column} role="separator" aria-orientation="vertical" aria-label={`Resize ${column}`} tabindex={0}
+        aria-valuemin={50} aria-valuemax={800} aria-valuenow={({ ...DEFAULT_WIDTHS, ...p.widths } as Record<string, number>)[column]}></span>}
     </th>
   );
 }
