@@ -127,7 +127,7 @@ describe('every screen at 1280 px and 360 px', () => {
         const axe = await axeCheck(page);
         counts[screen.name].push({ width, serious: axe.serious.length, total: axe.all.length, rules: axe.all.map((v) => `${v.id}:${v.impact}`) });
         if (axe.serious.length) problems.push(`${width}px axe:\n${axe.message}`);
-        const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: innerWidth }));
+        const scroll = await page.evaluate(() => ({ sw: (globalThis as any).document.documentElement.scrollWidth, iw: (globalThis as any).innerWidth }));
         if (scroll.sw > scroll.iw) problems.push(`${width}px: the page scrolls sideways (${scroll.sw} > ${scroll.iw})`);
         const h1 = await page.locator('h1').count();
         if (h1 !== 1) problems.push(`${width}px: ${h1} h1 elements`);
@@ -138,21 +138,74 @@ describe('every screen at 1280 px and 360 px', () => {
       if (screen.name !== 'new-ticket-dialog') {
         await page.goto(screen.path());
         await page.locator('main').waitFor({ timeout: T });
-        const firstInDom = await page.evaluate(() => (document.querySelector('a[href], button, input:not([type=hidden]), select, textarea, [tabindex]:not([tabindex="-1"])') as HTMLElement | null)?.innerText?.trim());
+        const firstInDom = await page.evaluate(() => ((globalThis as any).document.querySelector('a[href], button, input:not([type=hidden]), select, textarea, [tabindex]:not([tabindex="-1"])') as any)?.innerText?.trim());
         if (firstInDom !== 'Skip to content') problems.push(`the first focusable element is ${JSON.stringify(firstInDom)}, not "Skip to content"`);
-        const autofocused = await page.evaluate(() => document.activeElement !== document.body);
+        const autofocused = await page.evaluate(() => (globalThis as any).document.activeElement !== (globalThis as any).document.body);
         if (autofocused) await page.locator('a.skip-link').focus();
         else await page.keyboard.press('Tab');
-        const first = await page.evaluate(() => (document.activeElement as HTMLElement)?.innerText?.trim());
+        const first = await page.evaluate(() => ((globalThis as any).document.activeElement as any)?.innerText?.trim());
         if (first !== 'Skip to content') problems.push(`the first Tab stop is ${JSON.stringify(first)}, not "Skip to content"`);
         else {
           expect(await page.locator('a.skip-link').isVisible()).toBe(true);
           await page.keyboard.press('Enter');
-          const inMain = await page.evaluate(() => document.activeElement?.id === 'main');
+          const inMain = await page.evaluate(() => (globalThis as any).document.activeElement?.id === 'main');
           if (!inMain) problems.push('"Skip to content" did not move focus to main');
         }
       }
       expect(problems, problems.join('\n')).toEqual([]);
     });
   }
+
+  it('at 360 px: the ticket page puts its properties above the history, the reply box keeps its size', async () => {
+    const { page } = staff;
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`/tickets/${ids.ticket}`);
+    const side = (await page.locator('.ticket-side').boundingBox())!;
+    const history = (await page.locator('#history').boundingBox())!;
+    const reply = (await page.locator('#reply-body').boundingBox())!;
+    expect(side.y + side.height).toBeLessThanOrEqual(history.y);
+    expect(side.width).toBeGreaterThan(300);
+    expect(reply.width).toBeGreaterThan(300);
+    expect(reply.height).toBeGreaterThan(100);
+    // At 1280 px the properties stay a column on the right of the history.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const wideSide = (await page.locator('.ticket-side').boundingBox())!;
+    const wideHistory = (await page.locator('#history').boundingBox())!;
+    expect(wideSide.x).toBeGreaterThan(wideHistory.x + wideHistory.width);
+    expect(Math.abs(wideSide.y - wideHistory.y)).toBeLessThan(40);
+  });
+
+  it('at 360 px: the ticket list scrolls in its own box both ways and its header stays in sight', async () => {
+    const { page } = staff;
+    await page.setViewportSize({ width: 360, height: 560 }); // a phone in landscape-ish: the box is shorter than the list
+    await page.goto('/tickets');
+    const box = page.locator('.table-scroll');
+    await box.waitFor({ timeout: T });
+    const m = await box.evaluate((el: any) => ({ sh: el.scrollHeight, ch: el.clientHeight, sw: el.scrollWidth, cw: el.clientWidth }));
+    expect(m.sw).toBeGreaterThan(m.cw); // the table is wider than the screen: it scrolls sideways inside its box
+    expect(m.sh).toBeGreaterThan(m.ch); // and down inside it
+    await box.evaluate((el: any) => { el.scrollTop = 200; el.scrollLeft = 60; });
+    await page.waitForTimeout(50);
+    const top = (await box.boundingBox())!.y;
+    const head = (await page.locator('#tickets-table thead th').first().boundingBox())!;
+    expect(Math.abs(head.y - top)).toBeLessThanOrEqual(2); // stuck to the top of the scrolled box
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await screenshot(page, 'screen-ticket-list-scrolled-360');
+  });
+
+  it('at 360 px: the new-ticket dialog fits the screen and scrolls inside itself', async () => {
+    const { page } = staff;
+    await page.setViewportSize({ width: 360, height: 640 });
+    await page.goto('/tickets');
+    await page.getByRole('link', { name: 'New ticket' }).click();
+    const dialog = page.locator('dialog[open]');
+    await dialog.locator('#new-ticket-form select[name=queue_id]').waitFor({ timeout: T });
+    const b = (await dialog.boundingBox())!;
+    expect(b.x).toBeGreaterThanOrEqual(0);
+    expect(b.x + b.width).toBeLessThanOrEqual(360);
+    expect(b.y).toBeGreaterThanOrEqual(0);
+    expect(b.y + b.height).toBeLessThanOrEqual(640);
+    expect(await dialog.evaluate((el: any) => (globalThis as any).getComputedStyle(el).overflowY)).toBe('auto');
+    await page.keyboard.press('Escape');
+  });
 });
