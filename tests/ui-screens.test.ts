@@ -208,4 +208,29 @@ describe('every screen at 1280 px and 360 px', () => {
     expect(await dialog.evaluate((el: any) => (globalThis as any).getComputedStyle(el).overflowY)).toBe('auto');
     await page.keyboard.press('Escape');
   });
+
+  it('times: relative words, the exact minute in the reader\'s zone on hover (America/New_York), UTC in JSON', async () => {
+    const nora = await signedIn(browser, s.url, NY.email, NY.password);
+    await nora.page.goto('/settings');
+    await nora.page.getByLabel('Time zone').fill('America/New_York');
+    await nora.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await nora.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: T });
+    await nora.page.goto(`/tickets/${ids.ticket}`);
+    const created = (await api('GET', `/tickets/${ids.ticket}`)).created_at as string;
+    expect(created).toMatch(/Z$/); // the JSON stays UTC
+    const time = nora.page.locator('#history time').first();
+    expect(await time.getAttribute('datetime')).toBe(created);
+    const ny = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      .format(new Date(created)).replace(',', '');
+    expect(await time.getAttribute('title')).toMatch(new RegExp(`^${ny} E[SD]T$`));
+    expect(await time.innerText()).toMatch(/^(just now|\d+ min ago)$/);
+    // The list's Updated cell: the same kind of time.
+    await nora.page.goto('/tickets');
+    const cell = nora.page.locator('#tickets-table tbody td.date time').first();
+    expect(await cell.getAttribute('title')).toMatch(/ E[SD]T$/);
+    await nora.context.close();
+    // The admin (no zone chosen) sees UTC, said so.
+    await staff.page.goto(`/tickets/${ids.ticket}`);
+    expect(await staff.page.locator('#history time').first().getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+  });
 });

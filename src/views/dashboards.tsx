@@ -2,7 +2,7 @@ import type { DashboardJson, WidgetData, WidgetJson } from '../domain/dashboards
 import type { Lookups } from '../domain/lookups.js';
 import type { TicketJson } from '../domain/tickets/serialize.js';
 import { Wide } from './admin/common.js';
-import { STATUS_LABEL, teamName, userName, when } from './format.js';
+import { STATUS_LABEL, teamName, userName, When } from './format.js';
 
 const KINDS: [string, string][] = [
   ['my_tickets', 'My open tickets'], ['ticket_list', 'Tickets of a saved view'], ['status_counts', 'Tickets by status'],
@@ -43,7 +43,7 @@ function MiniList({ tickets, total, more }: { tickets: TicketJson[]; total: numb
   return (
     <>
       <ul class="mini-list">
-        {tickets.map((t) => <li><a href={`/tickets/${t.id}`}>#{t.id} {t.subject}</a> <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status]}</span> <span class="muted small">{when(t.updated_at)}</span></li>)}
+        {tickets.map((t) => <li><a href={`/tickets/${t.id}`}>#{t.id} {t.subject}</a> <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status]}</span> <span class="muted small"><When iso={t.updated_at} /></span></li>)}
       </ul>
       {total > tickets.length && (more ? <a href={more}>All {total} →</a> : <span class="muted small">{total} in all</span>)}
     </>

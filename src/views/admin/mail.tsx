@@ -1,7 +1,7 @@
 import type { IntakeJson } from '../../domain/mailIntake.js';
 import type { OutboxJson } from '../../domain/outbox.js';
 import type { Mailbox } from '../../scrips/outbox.js';
-import { when } from '../format.js';
+import { When } from '../format.js';
 import { AdminForm, AdminFrame, Wide, ListPager } from './common.js';
 
 export function OutboxPage({ outbox, total, limit, offset, query }: {
@@ -24,7 +24,7 @@ export function OutboxPage({ outbox, total, limit, offset, query }: {
               <td><a href={`/outbox/${o.id}`}>{o.id}</a></td><td>{o.kind}</td><td>{o.recipient}</td><td>{o.subject ?? '—'}</td>
               <td>{o.ticket_id ? <a href={`/tickets/${o.ticket_id}`}>#{o.ticket_id}</a> : '—'}</td><td>{o.status}</td>
               <td>{o.audience ?? '—'}</td><td><Addressed to={o.to} cc={o.cc} /></td><td>{o.attempts}</td>
-              <td class="error">{o.last_error ?? ''}</td><td>{when(o.created_at)}</td>
+              <td class="error">{o.last_error ?? ''}</td><td><When iso={o.created_at} /></td>
               <td>{o.status === 'failed' || o.status === 'queued'
                 ? <AdminForm action={`/outbox/${o.id}/retry`} id={`retry-${o.id}`}><button type="submit">Retry now</button></AdminForm> : null}</td>
             </tr>
@@ -60,7 +60,7 @@ export function IntakePage({ intake, total, limit, offset, query }: {
         <tbody>
           {intake.map((m) => (
             <tr>
-              <td><a href={`/mail/intake/${m.id}`}>{m.id}</a></td><td>{when(m.created_at)}</td><td>{m.sender ?? '—'}</td><td>{m.subject}</td>
+              <td><a href={`/mail/intake/${m.id}`}>{m.id}</a></td><td><When iso={m.created_at} /></td><td>{m.sender ?? '—'}</td><td>{m.subject}</td>
               <td class={m.verdict === 'failed' || m.verdict === 'rejected' ? 'error' : ''}>{m.verdict}</td><td>{m.error ?? m.rule}</td>
               <td>{m.ticket_id ? <a href={`/tickets/${m.ticket_id}`}>#{m.ticket_id}</a> : '—'}</td><td>{m.source}</td>
             </tr>
@@ -76,7 +76,7 @@ export function IntakeEntryPage({ entry: m }: { entry: IntakeJson & { raw: strin
   return (
     <AdminFrame current="/mail/intake" title={`Message ${m.id}`}>
       <dl class="data">
-        <dt>Received</dt><dd>{when(m.created_at)} via {m.source}</dd>
+        <dt>Received</dt><dd><When iso={m.created_at} /> via {m.source}</dd>
         <dt>From</dt><dd>{m.sender ?? '—'}</dd>
         <dt>Subject</dt><dd>{m.subject}</dd>
         <dt>Identity</dt><dd><code>{m.identity}</code></dd>

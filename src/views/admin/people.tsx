@@ -1,7 +1,7 @@
 import type { Lookups } from '../../domain/lookups.js';
 import type { TeamJson } from '../../domain/teams.js';
 import type { UserJson } from '../../domain/users.js';
-import { when } from '../format.js';
+import { When } from '../format.js';
 import { AdminForm, AdminFrame, Wide, Check, Choice, Text } from './common.js';
 
 const ROLE_OPTIONS: [string, string][] = [['agent', 'Agent'], ['admin', 'Administrator'], ['requester', 'Requester']];
@@ -56,7 +56,7 @@ export function UserPage({ user: u, lookups: l }: { user: UserJson; lookups: Loo
         <div class="card">
           <h2>Teams</h2>
           {teams.length ? <ul>{teams.map((t) => <li><a href={`/teams/${t.id}`}>{t.name}</a></li>)}</ul> : <p class="muted">In no team.</p>}
-          <p class="muted small">Created {when(u.created_at)} · updated {when(u.updated_at)}</p>
+          <p class="muted small">Created <When iso={u.created_at} /> · updated <When iso={u.updated_at} /></p>
           <AdminForm action={`/users/${u.id}/portal-links/revoke`} id="revoke-portal-links"
             confirm={`Revoke every portal link mailed to ${u.email} so far? Their next mail from us brings a new one.`}>
             <button type="submit">Revoke portal links</button>

@@ -3,7 +3,7 @@ import type { Column, SavedViewJson } from '../../domain/savedViews.js';
 import type { TicketFilter } from '../../domain/tickets/query.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import { STATUSES } from '../../lifecycle.js';
-import { queueName, STATUS_LABEL, userName, when } from '../format.js';
+import { queueName, STATUS_LABEL, userName, When } from '../format.js';
 
 export const ALL_COLUMNS: Column[] = ['ID', 'Subject', 'Status', 'Queue', 'Owner', 'Created', 'Updated'];
 export const DEFAULT_WIDTHS: Record<Column, number> = { ID: 80, Subject: 0, Status: 110, Queue: 150, Owner: 160, Created: 165, Updated: 165 };
@@ -35,8 +35,8 @@ function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
     case 'Status': return <td><span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span></td>;
     case 'Queue': return <td>{queueName(l, t.queue_id)}</td>;
     case 'Owner': return <td class={t.owner_id == null ? 'muted' : ''}>{userName(l, t.owner_id, 'Unassigned')}</td>;
-    case 'Created': return <td class="date">{when(t.created_at)}</td>;
-    case 'Updated': return <td class="date">{when(t.updated_at)}</td>;
+    case 'Created': return <td class="date"><When iso={t.created_at} /></td>;
+    case 'Updated': return <td class="date"><When iso={t.updated_at} /></td>;
   }
 }
 
