@@ -58,7 +58,7 @@ export async function createApp(deps: Deps) {
     const zone = actor?.timezone ?? 'UTC';
     const now = Date.now(); // one "now" for every relative time of the page
     if (isPortalPath(c.req.path)) return <TimeZone.Provider value={zone}><Now.Provider value={now}><PortalLayout title={title} user={actor ?? null}>{children}</PortalLayout></Now.Provider></TimeZone.Provider>;
-    return <TimeZone.Provider value={zone}><Now.Provider value={now}><Layout title={title} user={actor ?? null}>{children}</Layout></Now.Provider></TimeZone.Provider>;
+    return <TimeZone.Provider value={zone}><Now.Provider value={now}><Layout title={title} user={actor ?? null} saved={c.req.method === 'GET' && c.req.query('saved') !== undefined}>{children}</Layout></Now.Provider></TimeZone.Provider>;
   }));
   // Portal pages carry a secret in their address: it must not leak in a Referer (to a site a
   // message links to, or a downloaded file's), nor stay in a shared computer's cache.

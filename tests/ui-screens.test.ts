@@ -233,4 +233,33 @@ describe('every screen at 1280 px and 360 px', () => {
     await staff.page.goto(`/tickets/${ids.ticket}`);
     expect(await staff.page.locator('#history time').first().getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
   });
+
+  it('admin forms say "Saved" (role=status) after a save; a refused value is said and stays', async () => {
+    const { page } = staff;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    for (const [path, field, value] of [
+      ['/queues/1', 'Description', 'Everything else'], [`/teams/${ids.team}`, 'Description', 'Printers and screens'],
+      [`/users/${ids.user}`, 'Name', 'Alice A. Agent'], [`/custom-fields/${ids.field}`, 'Name', 'T-shirt size'],
+      [`/templates/${ids.template}`, 'Description', 'Sent when a ticket is opened'], [`/scrips/${ids.scrip}`, 'Description', 'Tell the requester'],
+    ] as const) {
+      await page.goto(path);
+      const form = page.locator('main form').filter({ has: page.getByRole('button', { name: 'Save', exact: true }) }).first();
+      await form.getByLabel(field, { exact: true }).fill(value);
+      await form.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: 8000 }).catch((e) => { throw new Error(`${path}: no Saved (${page.url()}): ${e.message.split('\\n')[0]}`); });
+      expect(new URL(page.url()).pathname).toBe(path);
+      expect(await page.locator('main form').filter({ has: page.getByRole('button', { name: 'Save', exact: true }) }).first().getByLabel(field, { exact: true }).inputValue()).toBe(value);
+    }
+    // Refused: the error is said in the form, the typed value stays, nothing says Saved.
+    await page.goto('/queues/1');
+    const form = page.locator('#edit-queue');
+    await form.getByLabel('Name', { exact: true }).fill('N'.repeat(101)); // the browser lets it through, the server refuses it
+    await form.getByLabel('Description', { exact: true }).fill('Kept after a refusal');
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => page.locator('#edit-queue-error').innerText(), { timeout: T }).not.toBe('');
+    expect(await page.locator('#edit-queue-error').innerText()).toMatch(/name/i);
+    expect(await form.getByLabel('Description', { exact: true }).inputValue()).toBe('Kept after a refusal');
+    expect(await form.getByLabel('Name', { exact: true }).inputValue()).toBe('N'.repeat(101));
+    expect(await page.getByRole('status').filter({ hasText: 'Saved.' }).count()).toBe(0);
+  }, 90_000);
 });
