@@ -407,6 +407,52 @@
     if (e.detail?.boosted) for (const name of Object.keys(dragged)) delete dragged[name];
     applyDragged();
   });
+  // --- Field errors ---
+  // A refused form's error box lists what was wrong per field (`data-field` on each line, from
+  // the server's error view): each message is also said under its own field, which is marked
+  // invalid and described by it. What was typed stays; the next answer (or typing there) clears it.
+  function clearFieldErrors(form) {
+    form.querySelectorAll('.field-error[data-field-error]').forEach((el) => el.remove());
+    form.querySelectorAll('[aria-invalid="true"][data-field-invalid]').forEach((el) => {
+      el.removeAttribute('aria-invalid');
+      el.removeAttribute('data-field-invalid');
+      const ids = (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && !id.startsWith('fe-'));
+      if (ids.length) el.setAttribute('aria-describedby', ids.join(' ')); else el.removeAttribute('aria-describedby');
+    });
+  }
+  document.addEventListener('htmx:afterSwap', (e) => {
+    const box = e.detail?.target;
+    const owner = box?.id ? document.querySelector(`form[data-error-target="#${CSS.escape(box.id)}"]`) : null;
+    if (!owner) return;
+    clearFieldErrors(owner);
+    box.querySelectorAll('[data-field]').forEach((line) => {
+      const name = line.dataset.field;
+      const field = [...owner.elements].find((el) => el.name === name && el.type !== 'hidden');
+      if (!field) return;
+      const note = document.createElement('span');
+      note.className = 'field-error';
+      note.dataset.fieldError = '';
+      note.id = `fe-${owner.id}-${name.replace(/\W/g, '-')}`;
+      note.textContent = line.dataset.message || line.textContent;
+      (field.closest('label') ?? field).insertAdjacentElement('afterend', note); // after the label: its name stays the field's name
+      field.setAttribute('aria-invalid', 'true');
+      field.dataset.fieldInvalid = '';
+      field.setAttribute('aria-describedby', `${field.getAttribute('aria-describedby') ?? ''} ${note.id}`.trim());
+    });
+  });
+  document.addEventListener('htmx:afterRequest', (e) => {
+    const form = e.detail?.elt?.closest?.('form');
+    if (form && e.detail.successful && e.detail.xhr?.status < 400) clearFieldErrors(form);
+  });
+  document.addEventListener('input', (e) => {
+    const field = e.target;
+    if (field?.dataset?.fieldInvalid === undefined) return;
+    document.getElementById(`fe-${field.form?.id}-${field.name.replace(/\W/g, '-')}`)?.remove();
+    field.removeAttribute('aria-invalid');
+    delete field.dataset.fieldInvalid;
+  });
+  // --- end Field errors ---
+
   // --- Keyboard shortcuts ---
   // "/" search · "j"/"k" next/previous ticket in the list · Enter open it · "r" public reply ·
   // "n" internal note · Ctrl+Enter (Cmd+Enter) send the reply · "?" this list. None fires while

@@ -258,6 +258,14 @@ describe('every screen at 1280 px and 360 px', () => {
     await form.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.locator('#edit-queue-error').innerText(), { timeout: T }).not.toBe('');
     expect(await page.locator('#edit-queue-error').innerText()).toMatch(/name/i);
+    // …and under the field itself, which is marked invalid and described by it.
+    const name = form.getByLabel('Name', { exact: true });
+    await expect.poll(() => name.getAttribute('aria-invalid'), { timeout: T }).toBe('true');
+    const note = page.locator(`#${await name.getAttribute('aria-describedby')}`);
+    expect(await note.innerText()).toMatch(/100/);
+    const [fieldBox, noteBox] = [(await name.boundingBox())!, (await note.boundingBox())!];
+    expect(noteBox.y).toBeGreaterThanOrEqual(fieldBox.y + fieldBox.height - 1);
+    expect(noteBox.y).toBeLessThan(fieldBox.y + fieldBox.height + 40);
     expect(await form.getByLabel('Description', { exact: true }).inputValue()).toBe('Kept after a refusal');
     expect(await form.getByLabel('Name', { exact: true }).inputValue()).toBe('N'.repeat(101));
     expect(await page.getByRole('status').filter({ hasText: 'Saved.' }).count()).toBe(0);
