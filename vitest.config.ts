@@ -12,7 +12,7 @@ const sqliteOnly = [
   'tests/checkpointer.test.ts', 'tests/cli-copy-store.test.ts', 'tests/cli-migration-backups.test.ts', 'tests/cli-serve.test.ts', 'tests/cli.test.ts',
   'tests/group-commit.test.ts', 'tests/mail-out-html.test.ts', 'tests/mailgate-exim.test.ts', 'tests/mailgate-start.test.ts',
   'tests/migration-0013.test.ts', 'tests/multi-process.test.ts', 'tests/pg-helper.test.ts', 'tests/pg-schema.test.ts', 'tests/pg-store-plans.test.ts', 'tests/pg-units-of-work.test.ts',
-  'tests/query-plans.test.ts', 'tests/reader-threads.test.ts', 'tests/search-index.test.ts', 'tests/start.test.ts',
+  'tests/query-plans.test.ts', 'tests/reader-threads.test.ts', 'tests/search-index.test.ts', 'tests/start.test.ts', 'tests/time-format.test.ts',
 ];
 
 // Files that only drive Chromium: what they check is the browser side (htmx, layout, focus,
@@ -23,6 +23,7 @@ const browserOnly = [
   'tests/portal-browser.test.ts', 'tests/ui-admin.test.ts', 'tests/ui-request-errors.test.ts', 'tests/ui-settings.test.ts', 'tests/ui-tickets.test.ts',
   'tests/ui-reply-box.test.ts',
   'tests/ui-triage.test.ts',
+  'tests/ui-screens.test.ts', 'tests/ui-keyboard.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

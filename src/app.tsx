@@ -11,7 +11,7 @@ import { AppError } from './domain/errors.js';
 import { appSecret } from './domain/secrets.js';
 import { configureMailReading } from './mail/reader.js';
 import { configureNotifications } from './scrips/config.js';
-import { TimeZone } from './views/format.js';
+import { Now, TimeZone } from './views/format.js';
 import { Layout } from './views/layout.js';
 import { PortalLayout } from './views/portal.js';
 import { authRoutes } from './routes/auth/index.js';
@@ -58,8 +58,9 @@ export async function createApp(deps: Deps) {
     const actor = (c as Context<AppEnv>).get('actor');
     // The requester portal has its own plain shell: nothing of the staff side.
     const zone = actor?.timezone ?? 'UTC';
-    if (isPortalPath(c.req.path)) return <TimeZone.Provider value={zone}><PortalLayout title={title} user={actor ?? null}>{children}</PortalLayout></TimeZone.Provider>;
-    return <TimeZone.Provider value={zone}><Layout title={title} user={actor ?? null}>{children}</Layout></TimeZone.Provider>;
+    const now = Date.now(); // one "now" for every relative time of the page
+    if (isPortalPath(c.req.path)) return <TimeZone.Provider value={zone}><Now.Provider value={now}><PortalLayout title={title} user={actor ?? null}>{children}</PortalLayout></Now.Provider></TimeZone.Provider>;
+    return <TimeZone.Provider value={zone}><Now.Provider value={now}><Layout title={title} user={actor ?? null} saved={c.req.method === 'GET' && c.req.query('saved') !== undefined}>{children}</Layout></Now.Provider></TimeZone.Provider>;
   }));
   // Portal pages carry a secret in their address: it must not leak in a Referer (to a site a
   // message links to, or a downloaded file's), nor stay in a shared computer's cache.

@@ -38,6 +38,7 @@
     if (!col) return;
     const w = clamp(width);
     col.style.width = `${w}px`;
+    table()?.querySelector(`.resizer[data-resize="${name}"]`)?.setAttribute('aria-valuenow', String(w)); // a focusable separator says its value
     dragged[name] = w;
     fitTable();
   }
@@ -99,11 +100,29 @@
     const opener = e.target.closest?.('[data-open-dialog]');
     if (opener) {
       const dialog = document.getElementById(opener.dataset.openDialog);
-      if (dialog && !dialog.open) dialog.showModal();
+      if (dialog && !dialog.open) { dialog.showModal(); focusFirstField(dialog); }
     }
     const closer = e.target.closest?.('[data-close-dialog]');
     if (closer) closer.closest('dialog')?.close();
   });
+
+  // --- Dialog focus ---
+  // An opened dialog puts focus in its first field (a field the server marked invalid first), not
+  // on the dialog itself; its content may arrive later (htmx), so the same happens after a swap
+  // inside an open dialog that left focus outside a field of it.
+  const FIELD = 'input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled])';
+  function focusFirstField(dialog) {
+    const target = dialog.querySelector('[aria-invalid="true"]') ?? dialog.querySelector('[autofocus]') ?? dialog.querySelector(FIELD)
+      ?? dialog.querySelector('button, a[href], [tabindex]:not([tabindex="-1"])');
+    target?.focus();
+  }
+  document.addEventListener('htmx:afterSettle', (e) => {
+    const dialog = e.detail?.target?.closest?.('dialog[open]');
+    if (!dialog) return;
+    const active = document.activeElement;
+    if (!active || active === document.body || !dialog.contains(active) || !active.matches(FIELD)) focusFirstField(dialog);
+  });
+  // --- end Dialog focus ---
 
   // ---- People fields (Requester, Cc, "add someone"): suggestions as one types -----------------
   // The input asks GET /users?q=<the part being typed> (htmx, hx-params="none": q is set here) and
@@ -388,6 +407,155 @@
     if (e.detail?.boosted) for (const name of Object.keys(dragged)) delete dragged[name];
     applyDragged();
   });
+  // --- Field errors ---
+  // A refused form's error box lists what was wrong per field (`data-field` on each line, from
+  // the server's error view): each message is also said under its own field, which is marked
+  // invalid and described by it. What was typed stays; the next answer (or typing there) clears it.
+  function clearFieldErrors(form) {
+    form.querySelectorAll('.field-error[data-field-error]').forEach((el) => el.remove());
+    form.querySelectorAll('[aria-invalid="true"][data-field-invalid]').forEach((el) => {
+      el.removeAttribute('aria-invalid');
+      el.removeAttribute('data-field-invalid');
+      const ids = (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && !id.startsWith('fe-'));
+      if (ids.length) el.setAttribute('aria-describedby', ids.join(' ')); else el.removeAttribute('aria-describedby');
+    });
+  }
+  document.addEventListener('htmx:afterSwap', (e) => {
+    const box = e.detail?.target;
+    const owner = box?.id ? document.querySelector(`form[data-error-target="#${CSS.escape(box.id)}"]`) : null;
+    if (!owner) return;
+    clearFieldErrors(owner);
+    box.querySelectorAll('[data-field]').forEach((line) => {
+      const name = line.dataset.field;
+      const field = [...owner.elements].find((el) => el.name === name && el.type !== 'hidden');
+      if (!field) return;
+      const note = document.createElement('span');
+      note.className = 'field-error';
+      note.dataset.fieldError = '';
+      note.id = `fe-${owner.id}-${name.replace(/\W/g, '-')}`;
+      note.textContent = line.dataset.message || line.textContent;
+      (field.closest('label') ?? field).insertAdjacentElement('afterend', note); // after the label: its name stays the field's name
+      field.setAttribute('aria-invalid', 'true');
+      field.dataset.fieldInvalid = '';
+      field.setAttribute('aria-describedby', `${field.getAttribute('aria-describedby') ?? ''} ${note.id}`.trim());
+    });
+  });
+  document.addEventListener('htmx:afterRequest', (e) => {
+    const form = e.detail?.elt?.closest?.('form');
+    if (form && e.detail.successful && e.detail.xhr?.status < 400) clearFieldErrors(form);
+  });
+  document.addEventListener('input', (e) => {
+    const field = e.target;
+    if (field?.dataset?.fieldInvalid === undefined) return;
+    document.getElementById(`fe-${field.form?.id}-${field.name.replace(/\W/g, '-')}`)?.remove();
+    field.removeAttribute('aria-invalid');
+    delete field.dataset.fieldInvalid;
+  });
+  // --- end Field errors ---
+
+  // --- Keyboard shortcuts ---
+  // "/" search · "j"/"k" next/previous ticket in the list · Enter open it · "r" public reply ·
+  // "n" internal note · Ctrl+Enter (Cmd+Enter) send the reply · "?" this list. None fires while
+  // typing in a field (Ctrl+Enter in the reply box excepted) or with Ctrl/Cmd/Alt held. Delegated
+  // on document, so htmx swaps keep them. The list of keys is a dialog built here (no markup on
+  // every page): Escape closes it and focus goes back where it was.
+  const KEYS = [['/', 'Search tickets'], ['j', 'Next ticket in the list'], ['k', 'Previous ticket in the list'], ['Enter', 'Open the highlighted ticket'],
+    ['r', 'Write a public reply (ticket page)'], ['n', 'Write an internal note (ticket page)'], ['Ctrl+Enter', 'Send the reply or note (Cmd+Enter on a Mac)'],
+    ['?', 'Show these keys']];
+  const typing = (el) => !!el?.closest?.('input, textarea, select, [contenteditable]:not([contenteditable="false"])');
+
+  function keysDialog() {
+    let d = document.getElementById('keys-help');
+    if (d) return d;
+    d = document.createElement('dialog');
+    d.id = 'keys-help';
+    d.className = 'keys-help';
+    d.setAttribute('aria-labelledby', 'keys-help-title');
+    const h = document.createElement('h2');
+    h.id = 'keys-help-title';
+    h.textContent = 'Keyboard shortcuts';
+    const dl = document.createElement('dl');
+    for (const [key, what] of KEYS) {
+      const dt = document.createElement('dt');
+      const kbd = document.createElement('kbd');
+      kbd.textContent = key;
+      dt.append(kbd);
+      const dd = document.createElement('dd');
+      dd.textContent = what;
+      dl.append(dt, dd);
+    }
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.textContent = 'Close';
+    close.dataset.closeDialog = '';
+    d.append(h, dl, close);
+    let back = null;
+    d.addEventListener('close', () => { if (back?.isConnected) back.focus(); back = null; });
+    d.openFrom = (el) => { back = el; d.showModal(); close.focus(); };
+    document.body.append(d);
+    return d;
+  }
+
+  const rows = () => [...document.querySelectorAll('#tickets-table tbody tr')].filter((tr) => tr.querySelector('a[href^="/tickets/"]'));
+  const rowLink = (tr) => tr.querySelector('td:not(:has(input)) a[href^="/tickets/"]') ?? tr.querySelector('a[href^="/tickets/"]');
+  function moveRow(step) {
+    const all = rows();
+    if (!all.length) return false;
+    const now = all.findIndex((tr) => tr.classList.contains('kbd-current') || tr.contains(document.activeElement));
+    const next = all[now < 0 ? (step > 0 ? 0 : all.length - 1) : Math.max(0, Math.min(all.length - 1, now + step))];
+    all.forEach((tr) => { tr.classList.remove('kbd-current'); tr.removeAttribute('aria-current'); });
+    next.classList.add('kbd-current');
+    next.setAttribute('aria-current', 'true');
+    rowLink(next)?.focus();
+    next.scrollIntoView({ block: 'nearest' });
+    return true;
+  }
+
+  function startReply(internal) {
+    const form = document.getElementById('reply-form');
+    const box = form?.querySelector('textarea[name=body]');
+    if (!box) return false;
+    const radio = form.querySelector(`input[type=radio][name=internal][value="${internal}"]`);
+    if (radio) radio.checked = true;
+    box.focus();
+    box.scrollIntoView({ block: 'nearest' });
+    return true;
+  }
+
+  document.addEventListener('keydown', (e) => {
+    if (e.defaultPrevented || e.isComposing) return;
+    // Ctrl+Enter / Cmd+Enter in the reply box sends it (the form's own submit: htmx or a plain post).
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
+      const form = e.target.closest?.('#reply-form');
+      if (form && e.target.matches('textarea')) { e.preventDefault(); form.requestSubmit(); }
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    if (document.querySelector('dialog[open]')) return; // a dialog has the keyboard
+    let done = false;
+    switch (e.key) {
+      case '/': { const q = document.getElementById('q'); if (q) { q.focus(); q.select(); done = true; } break; }
+      case 'j': done = moveRow(1); break;
+      case 'k': done = moveRow(-1); break;
+      case 'Enter': {
+        const current = document.querySelector('#tickets-table tr.kbd-current');
+        if (current && !e.target.closest?.('a, button, summary')) { rowLink(current)?.click(); done = true; }
+        break;
+      }
+      case 'r': done = startReply(false); break;
+      case 'n': done = startReply(true); break;
+      case '?': keysDialog().openFrom(document.activeElement); done = true; break;
+    }
+    if (done) e.preventDefault();
+  });
+  // Focus (a click, Tab) on another row of the list drops the highlight of the old one.
+  document.addEventListener('focusin', (e) => {
+    const tr = e.target.closest?.('#tickets-table tbody tr');
+    if (!tr) return;
+    document.querySelectorAll('#tickets-table tr.kbd-current').forEach((r) => { if (r !== tr) { r.classList.remove('kbd-current'); r.removeAttribute('aria-current'); } });
+  });
+  // --- end Keyboard shortcuts ---
+
   document.addEventListener('DOMContentLoaded', fitTable);
   if (document.readyState !== 'loading') fitTable();
 

@@ -61,7 +61,7 @@ describe('B1: one route, three representations', () => {
       expect(isFullPage(res.text), `${p}: ${res.text.slice(0, 200)}`).toBe(true);
       expect(res.text).toContain('<link rel="stylesheet" href="/static/app.css"');
       expect(res.text).toContain('src="/static/htmx.min.js"');
-      expect(res.text).toContain('<main id="main">');
+      expect(res.text).toContain('<main id="main" tabindex="-1">');
     }
     const team = await s.api('GET', `/teams/${teamId}`, { headers: HTML });
     expect(team.text).toContain('Representation team');
@@ -183,8 +183,8 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
     const res = await s.api('POST', '/teams', { form: { name: 'Redirected team' }, headers: HTML });
     expect(res.status).toBe(303);
     const location = res.headers.get('location');
-    expect(location).toMatch(/^\/teams\/\d+$/);
-    const id = Number(location!.split('/').pop());
+    expect(location).toMatch(/^\/teams\/\d+\?saved$/); // the page says Saved (C4)
+    const id = Number(new URL(location!, s.url).pathname.split('/').pop());
     const got = await s.api('GET', `/teams/${id}`);
     expect(got.status).toBe(200);
     expect(got.body.name).toBe('Redirected team');

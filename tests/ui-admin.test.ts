@@ -191,7 +191,9 @@ describe('dashboards', () => {
     await page.getByText('No dashboards yet.').waitFor();
     await page.getByLabel('Name').fill('Ops board');
     await newPage(page, () => page.getByRole('button', { name: 'Create dashboard' }).click());
-    expect(page.url()).toMatch(/\/dashboards\/\d+$/);
+    // The new dashboard's page, saying it was saved (C4: every admin form says so).
+    expect(page.url()).toMatch(/\/dashboards\/\d+\?saved$/);
+    expect(await page.getByRole('status').filter({ hasText: 'Saved.' }).count()).toBe(1);
     expect(await page.getByLabel('Dashboard', { exact: true }).inputValue()).toBe('Ops board');
     await page.getByText('Shared with everyone').waitFor();
 
@@ -227,7 +229,7 @@ describe('dashboards', () => {
     await newPage(page, () => list.getByRole('link', { name: tk.refund.subject }).click());
     expect(new URL(page.url()).pathname).toBe(`/tickets/${tk.refund.id}`);
     await page.goBack();
-    await page.waitForURL(/\/dashboards\/\d+$/);
+    await page.waitForURL(/\/dashboards\/\d+(\?saved)?$/);
     await widget(page, 'Billing list').waitFor();
 
     // Reorder with ↑/↓, then remove one.

@@ -6,7 +6,7 @@ import { type Actor, requireAdmin, requireStaff } from '../domain/actor.js';
 import { AppError } from '../domain/errors.js';
 import { zId, zodDetails } from '../domain/validation.js';
 import { DataView } from '../views/data.js';
-import { TimeZone } from '../views/format.js';
+import { Now, TimeZone } from '../views/format.js';
 import type { AppEnv } from './context.js';
 
 type C = Context<AppEnv>;
@@ -28,7 +28,9 @@ export interface RespondOptions<T> {
 }
 
 /** Content rendered for the signed-in reader: times in their time zone (UTC for nobody). */
-export const inZone = (c: C, content: JSX.Element) => <TimeZone.Provider value={c.get('actor')?.timezone ?? 'UTC'}>{content}</TimeZone.Provider>;
+export const inZone = (c: C, content: JSX.Element) => (
+  <TimeZone.Provider value={c.get('actor')?.timezone ?? 'UTC'}><Now.Provider value={Date.now()}>{content}</Now.Provider></TimeZone.Provider>
+);
 
 export async function respond<T>(c: C, answer: T | Promise<T>, opts: RespondOptions<T> = {}): Promise<Response> {
   const data = await answer;

@@ -1,7 +1,8 @@
 import type { DashboardJson, WidgetData, WidgetJson } from '../domain/dashboards.js';
 import type { Lookups } from '../domain/lookups.js';
 import type { TicketJson } from '../domain/tickets/serialize.js';
-import { STATUS_LABEL, teamName, userName, when } from './format.js';
+import { Wide } from './admin/common.js';
+import { STATUS_LABEL, teamName, userName, When } from './format.js';
 
 const KINDS: [string, string][] = [
   ['my_tickets', 'My open tickets'], ['ticket_list', 'Tickets of a saved view'], ['status_counts', 'Tickets by status'],
@@ -13,7 +14,7 @@ export function DashboardList({ dashboards, lookups: l }: { dashboards: Dashboar
     <section>
       <header class="page-head"><h1>Dashboards</h1></header>
       <div class="admin-grid">
-        <table class="plain">
+        <Wide label="Dashboards"><table class="plain">
           <thead><tr><th>Name</th><th>Team</th><th>Widgets</th></tr></thead>
           <tbody>
             {dashboards.length === 0 && <tr><td colspan={3} class="empty">No dashboards yet.</td></tr>}
@@ -21,7 +22,7 @@ export function DashboardList({ dashboards, lookups: l }: { dashboards: Dashboar
               <tr><td><a href={`/dashboards/${d.id}`}>{d.name}</a></td><td>{teamName(l, d.team_id, 'Everyone')}</td><td>{d.widgets.length}</td></tr>
             ))}
           </tbody>
-        </table>
+        </table></Wide>
         <div class="card">
           <h2>New dashboard</h2>
           <form method="post" action="/dashboards">
@@ -42,7 +43,7 @@ function MiniList({ tickets, total, more }: { tickets: TicketJson[]; total: numb
   return (
     <>
       <ul class="mini-list">
-        {tickets.map((t) => <li><a href={`/tickets/${t.id}`}>#{t.id} {t.subject}</a> <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status]}</span> <span class="muted small">{when(t.updated_at)}</span></li>)}
+        {tickets.map((t) => <li><a href={`/tickets/${t.id}`}>#{t.id} {t.subject}</a> <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status]}</span> <span class="muted small"><When iso={t.updated_at} /></span></li>)}
       </ul>
       {total > tickets.length && (more ? <a href={more}>All {total} →</a> : <span class="muted small">{total} in all</span>)}
     </>
@@ -86,6 +87,8 @@ export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups
   return (
     <section id="dashboard" class="dashboard">
       <header class="page-head">
+        {/* The page's one heading; its visible form is the name field next to it. */}
+        <h1 class="visually-hidden">{d.name}</h1>
         <form method="post" action={base} hx-patch={base} hx-trigger="change" hx-target="#dashboard" hx-swap="outerHTML" class="inline-form" data-error-target="#dash-error">
           <input type="hidden" name="_method" value="PATCH" />
           <label>Dashboard <input name="name" value={d.name} required maxlength={200} /></label>

@@ -1,4 +1,4 @@
-import { createContext, useContext } from 'hono/jsx';
+import { createContext, jsx, useContext } from 'hono/jsx';
 import type { Lookups } from '../domain/lookups.js';
 
 /**
@@ -18,19 +18,90 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** The parts of `date` as a clock in `zone` shows it; null for a zone this Node does not know. */
+function partsIn(date: Date, zone: string): Record<string, string> | null {
+  try {
+    return Object.fromEntries(formatter(zone).formatToParts(date).map((p) => [p.type, p.value]));
+  } catch {
+    return null;
+  }
+}
+
 /** "2026-11-21 09:41" in the reader's time zone (UTC by default): compact, sortable, unambiguous. */
 export function when(iso: string | null | undefined, zone: string = useContext(TimeZone)): string {
   if (!iso) return '';
   const utc = `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
   const date = new Date(iso);
   if (zone === 'UTC' || Number.isNaN(date.getTime())) return utc;
-  let parts: Record<string, string>;
-  try {
-    parts = Object.fromEntries(formatter(zone).formatToParts(date).map((p) => [p.type, p.value]));
-  } catch {
-    return utc; // a zone this Node no longer knows: UTC rather than no date
-  }
+  const parts = partsIn(date, zone);
+  if (!parts) return utc; // a zone this Node no longer knows: UTC rather than no date
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+}
+
+/**
+ * The moment "now" of a render (ms since the epoch), provided with the time zone around every page
+ * and fragment (src/app.tsx, src/routes/respond.tsx `inZone`): relative times ("5 min ago") are a
+ * pure function of the time, the reader's zone and this. 0 (no provider): the clock at render.
+ */
+export const Now = createContext(0);
+
+const zoneNames = new Map<string, Intl.DateTimeFormat>();
+/** The zone's short name at that moment ("CET", "EDT", "GMT+1", "UTC"): it changes with DST. */
+function zoneName(date: Date, zone: string): string {
+  let f = zoneNames.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' });
+    zoneNames.set(zone, f);
+  }
+  return f.formatToParts(date).find((p) => p.type === 'timeZoneName')?.value ?? zone;
+}
+
+/** "2026-11-23 14:05 CET": the exact minute in the reader's zone, with the zone's name (UTC if unknown). */
+export function exactTime(iso: string, zone: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  try {
+    const name = zoneName(date, zone);
+    return `${when(iso, zone)} ${name}`;
+  } catch {
+    return `${when(iso, 'UTC')} UTC`;
+  }
+}
+
+/** Days between two calendar dates "YYYY-MM-DD". */
+const dayNumber = (p: Record<string, string>) => Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day)) / 86_400_000;
+
+/**
+ * How long ago, in words: "just now" (under a minute), "5 min ago", "3 h ago" (under 12 hours, or
+ * earlier the same day), "yesterday", "2 days ago" … "6 days ago" (calendar days in the reader's
+ * zone), then the date there ("2026-11-10"). A time ahead of `now` (clocks differ by a little):
+ * "just now" within a minute, else the date and time.
+ */
+export function relativeTime(iso: string, now: number, zone: string): string {
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return iso;
+  const diff = now - t;
+  if (diff < 60_000) return diff > -60_000 ? 'just now' : when(iso, zone);
+  if (diff < 3_600_000) return `${Math.floor(diff / 60_000)} min ago`;
+  const then = partsIn(new Date(t), zone) ?? partsIn(new Date(t), 'UTC')!;
+  const today = partsIn(new Date(now), zone) ?? partsIn(new Date(now), 'UTC')!;
+  const days = dayNumber(today) - dayNumber(then);
+  if (diff < 12 * 3_600_000 || days === 0) return `${Math.floor(diff / 3_600_000)} h ago`;
+  if (days === 1) return 'yesterday';
+  if (days < 7) return `${days} days ago`;
+  return `${then.year}-${then.month}-${then.day}`;
+}
+
+/**
+ * A time on a page: `<time datetime="ISO" title="2026-11-23 14:05 CET">3 h ago</time>`, in the
+ * reader's zone and relative to the render's `now` (both from context unless given). JSON keeps
+ * the UTC ISO string. (A page left open keeps the words of its render; the title stays exact.)
+ */
+export function When({ iso, zone, now }: { iso: string | null | undefined; zone?: string; now?: number }) {
+  if (!iso) return null;
+  const z = zone ?? useContext(TimeZone);
+  const at = now ?? (useContext(Now) || Date.now());
+  return jsx('time', { datetime: iso, title: exactTime(iso, z) }, relativeTime(iso, at, z));
 }
 
 export const userName = (l: Lookups, id: number | null | undefined, none = 'Nobody') => {

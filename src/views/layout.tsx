@@ -1,10 +1,14 @@
 import type { Child } from 'hono/jsx';
 
 export interface LayoutUser { name: string; email: string; role: string }
-export interface LayoutProps { title?: string; user: LayoutUser | null; children?: Child }
+export interface LayoutProps {
+  title?: string; user: LayoutUser | null; children?: Child;
+  /** The page is where a saved form landed (`?saved`, src/routes/*: every settings and admin edit form): say so. */
+  saved?: boolean;
+}
 
 /** The one page shell. Every full page is this layout around the same component htmx swaps. */
-export function Layout({ title, user, children }: LayoutProps) {
+export function Layout({ title, user, children, saved }: LayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -18,6 +22,8 @@ export function Layout({ title, user, children }: LayoutProps) {
         <script src="/static/app.js" defer></script>
       </head>
       <body hx-boost="true">
+        {/* The first Tab stop of every page: past the top bar straight to the page itself. */}
+        <a class="skip-link" href="#main">Skip to content</a>
         <header class="topbar">
           <a class="brand" href="/tickets">hxdesk</a>
           {user && (
@@ -36,7 +42,10 @@ export function Layout({ title, user, children }: LayoutProps) {
             </form>
           )}
         </header>
-        <main id="main">{children}</main>
+        <main id="main" tabindex={-1}>
+          {saved && <p class="notice saved-notice" role="status">Saved.</p>}
+          {children}
+        </main>
       </body>
     </html>
   );

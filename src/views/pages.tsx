@@ -21,7 +21,7 @@ export function ErrorView({ status, code, message, details }: ErrorViewProps) {
       <h1>{status} · {code.replaceAll('_', ' ')}</h1>
       <p>{message}</p>
       {details && details.length > 0 && (
-        <ul>{details.map((d) => <li><code>{d.path}</code>: {d.message}</li>)}</ul>
+        <ul>{details.map((d) => <li data-field={d.path} data-message={d.message}><code>{d.path}</code>: {d.message}</li>)}</ul>
       )}
       {status === 403 || status === 404 ? <p><a href="/tickets">Back to tickets</a></p> : null}
     </section>
@@ -33,8 +33,8 @@ export function InlineError({ message, details }: Omit<ErrorViewProps, 'status' 
   if (details && details.length > 0) {
     return (
       <div class="inline-error">
-        {details.length === 1 ? <p>{humanPath(details[0].path)}: {details[0].message}</p>
-          : <ul>{details.map((d) => <li>{humanPath(d.path)}: {d.message}</li>)}</ul>}
+        {details.length === 1 ? <p data-field={details[0].path} data-message={details[0].message}>{humanPath(details[0].path)}: {details[0].message}</p>
+          : <ul>{details.map((d) => <li data-field={d.path} data-message={d.message}>{humanPath(d.path)}: {d.message}</li>)}</ul>}
       </div>
     );
   }

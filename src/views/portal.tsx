@@ -1,6 +1,6 @@
 import type { Child } from 'hono/jsx';
 import type { PortalTicketJson, PortalTransactionJson, PortalView } from '../domain/portal.js';
-import { when } from './format.js';
+import { When } from './format.js';
 import { foldAt } from './tickets/show.js';
 
 // The requester portal (SPEC C2): one plain, phone-sized page layout for customers. It shows
@@ -14,7 +14,6 @@ export const CUSTOMER_STATUS: Record<string, string> = {
   new: 'Received', open: 'In progress', stalled: 'On hold', resolved: 'Resolved', rejected: 'Closed', deleted: 'Closed',
 };
 
-const at = (iso: string) => `${when(iso)} UTC`;
 const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
 /** The portal's page shell. `user` is a signed-in customer (their list is one click away). */
@@ -33,6 +32,7 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
         <script src="/static/app.js" defer></script>
       </head>
       <body class="portal-body">
+        <a class="skip-link" href="#main">Skip to content</a>
         <header class="portal-top">
           <span class="brand">Support</span>
           {customer && (
@@ -42,7 +42,7 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
             </nav>
           )}
         </header>
-        <main id="main" class="portal">{children}</main>
+        <main id="main" class="portal" tabindex={-1}>{children}</main>
       </body>
     </html>
   );
@@ -68,7 +68,7 @@ export function PortalHistory({ view, base }: { view: PortalView; base: string }
         <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}${t.author.staff ? ' from-staff' : ''}`}>
           <div class="txn-head">
             <span class="txn-what"><strong>{t.author.name}</strong>{t.type === 'Create' ? ' opened this request' : ' wrote'}</span>
-            <time datetime={t.created_at}>{at(t.created_at)}</time>
+            <When iso={t.created_at} />
           </div>
           <Body t={t} />
           {t.attachments.length > 0 && (
@@ -110,7 +110,7 @@ export function PortalTicketPage({ view, base, maxBytes }: PortalPageProps) {
       <header class="portal-head">
         <h1>{t.subject}</h1>
         <p class="muted">
-          Request #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · opened {at(t.created_at)}
+          Request #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · opened <When iso={t.created_at} />
         </p>
       </header>
       <PortalHistory view={view} base={base} />
@@ -130,7 +130,7 @@ export function PortalListPage({ tickets, max }: { tickets: PortalTicketJson[]; 
           {tickets.map((t) => (
             <li>
               <a href={`/portal/tickets/${t.id}`}>{t.subject}</a>
-              <span class="muted"> #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · updated {at(t.updated_at)}</span>
+              <span class="muted"> #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · updated <When iso={t.updated_at} /></span>
             </li>
           ))}
         </ul>

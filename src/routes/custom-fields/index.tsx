@@ -30,7 +30,7 @@ export function customFieldRoutes() {
   app.post('/', async (c) => {
     const actor = adminOf(c);
     const field = await createCustomField(dbOf(c), actor, await readBody(c, CreateSchema));
-    return respond(c, field, { status: 201, title: field.name, location: `/custom-fields/${field.id}` });
+    return respond(c, field, { status: 201, title: field.name, location: `/custom-fields/${field.id}?saved` });
   });
   app.get('/:id', async (c) => {
     const field = await getCustomField(dbOf(c), actorOf(c), pathId(c));
@@ -39,7 +39,7 @@ export function customFieldRoutes() {
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);
-    return respond(c, updateCustomField(dbOf(c), actor, id, await readBody(c, UpdateSchema)), { title: 'Custom field', location: `/custom-fields/${id}` });
+    return respond(c, updateCustomField(dbOf(c), actor, id, await readBody(c, UpdateSchema)), { title: 'Custom field', location: `/custom-fields/${id}?saved` });
   });
   app.delete('/:id', async (c) => {
     await deleteCustomField(dbOf(c), actorOf(c), pathId(c));

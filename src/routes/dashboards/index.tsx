@@ -27,7 +27,7 @@ export function dashboardRoutes() {
   });
   app.post('/', async (c) => {
     const d = await createDashboard(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
-    return respond(c, d, { status: 201, title: d.name, location: `/dashboards/${d.id}`, view: page(c, d.id) });
+    return respond(c, d, { status: 201, title: d.name, location: `/dashboards/${d.id}?saved`, view: page(c, d.id) });
   });
   app.get('/:id', async (c) => {
     const d = await dashboardWithData(dbOf(c), actorOf(c), pathId(c));
@@ -35,7 +35,7 @@ export function dashboardRoutes() {
   });
   app.patch('/:id', async (c) => {
     const id = pathId(c);
-    return respond(c, updateDashboard(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Dashboard', location: `/dashboards/${id}`, view: page(c, id) });
+    return respond(c, updateDashboard(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Dashboard', location: `/dashboards/${id}?saved`, view: page(c, id) });
   });
   app.delete('/:id', async (c) => {
     await deleteDashboard(dbOf(c), actorOf(c), pathId(c));
@@ -43,12 +43,12 @@ export function dashboardRoutes() {
   });
   app.post('/:id/widgets', async (c) => {
     const id = pathId(c);
-    return respond(c, addWidget(dbOf(c), actorOf(c), id, await readBody(c, WidgetSchema)), { status: 201, title: 'Widget', location: `/dashboards/${id}`, view: page(c, id) });
+    return respond(c, addWidget(dbOf(c), actorOf(c), id, await readBody(c, WidgetSchema)), { status: 201, title: 'Widget', location: `/dashboards/${id}?saved`, view: page(c, id) });
   });
   app.patch('/:id/widgets/:widgetId', async (c) => {
     const id = pathId(c);
     const widgetId = pathId(c, 'widgetId');
-    return respond(c, updateWidget(dbOf(c), actorOf(c), id, widgetId, await readBody(c, WidgetSchema.partial())), { title: 'Widget', location: `/dashboards/${id}`, view: page(c, id) });
+    return respond(c, updateWidget(dbOf(c), actorOf(c), id, widgetId, await readBody(c, WidgetSchema.partial())), { title: 'Widget', location: `/dashboards/${id}?saved`, view: page(c, id) });
   });
   app.delete('/:id/widgets/:widgetId', async (c) => {
     const id = pathId(c);

@@ -33,7 +33,7 @@ export function queueRoutes() {
   app.post('/', async (c) => {
     const actor = adminOf(c);
     const queue = await createQueue(dbOf(c), actor, await readBody(c, CreateQueueSchema));
-    return respond(c, queue, { status: 201, title: queue.name, location: `/queues/${queue.id}` });
+    return respond(c, queue, { status: 201, title: queue.name, location: `/queues/${queue.id}?saved` });
   });
   app.get('/:id', async (c) => {
     const queue = await getQueue(dbOf(c), actorOf(c), pathId(c));
@@ -43,7 +43,7 @@ export function queueRoutes() {
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);
-    return respond(c, updateQueue(dbOf(c), actor, id, await readBody(c, UpdateQueueSchema)), { title: 'Queue', location: `/queues/${id}` });
+    return respond(c, updateQueue(dbOf(c), actor, id, await readBody(c, UpdateQueueSchema)), { title: 'Queue', location: `/queues/${id}?saved` });
   });
   app.delete('/:id', async (c) => {
     await deleteQueue(dbOf(c), actorOf(c), pathId(c));

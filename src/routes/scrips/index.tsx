@@ -30,7 +30,7 @@ export function scripRoutes() {
   });
   app.post('/', async (c) => {
     const s = await createScrip(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
-    return respond(c, s, { status: 201, title: s.key, location: `/scrips/${s.id}` });
+    return respond(c, s, { status: 201, title: s.key, location: `/scrips/${s.id}?saved` });
   });
   app.get('/:id', async (c) => {
     const scrip = await getScrip(dbOf(c), actorOf(c), pathId(c));
@@ -38,7 +38,7 @@ export function scripRoutes() {
   });
   app.patch('/:id', async (c) => {
     const id = pathId(c);
-    return respond(c, updateScrip(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Scrip', location: `/scrips/${id}` });
+    return respond(c, updateScrip(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Scrip', location: `/scrips/${id}?saved` });
   });
   app.delete('/:id', async (c) => {
     await deleteScrip(dbOf(c), actorOf(c), pathId(c));

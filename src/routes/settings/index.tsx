@@ -32,7 +32,7 @@ export function settingsRoutes(deps: Deps) {
   // in the database, domain/throttle.ts).
   const page = (saved: boolean) => (s: Awaited<ReturnType<typeof getSettings>>) => <SettingsPage settings={s} zones={timeZones()} saved={saved} />;
 
-  app.get('/', async (c) => respond(c, await getSettings(dbOf(c), actorOf(c)), { title: 'Settings', view: page(c.req.query('saved') !== undefined) }));
+  app.get('/', async (c) => respond(c, await getSettings(dbOf(c), actorOf(c)), { title: 'Settings', view: page(false) })); // `?saved`: the layout says Saved
 
   const update = async (c: Context<AppEnv>) => {
     const actor = actorOf(c);

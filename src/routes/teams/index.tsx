@@ -20,7 +20,7 @@ export function teamRoutes() {
   app.post('/', async (c) => {
     const actor = adminOf(c);
     const team = await createTeam(dbOf(c), actor, await readBody(c, CreateTeamSchema));
-    return respond(c, team, { status: 201, title: team.name, location: `/teams/${team.id}` });
+    return respond(c, team, { status: 201, title: team.name, location: `/teams/${team.id}?saved` });
   });
   app.get('/:id', async (c) => {
     const team = await getTeam(dbOf(c), actorOf(c), pathId(c));
@@ -29,7 +29,7 @@ export function teamRoutes() {
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);
-    return respond(c, updateTeam(dbOf(c), actor, id, await readBody(c, UpdateTeamSchema)), { title: 'Team', location: `/teams/${id}` });
+    return respond(c, updateTeam(dbOf(c), actor, id, await readBody(c, UpdateTeamSchema)), { title: 'Team', location: `/teams/${id}?saved` });
   });
   app.delete('/:id', async (c) => {
     await deleteTeam(dbOf(c), actorOf(c), pathId(c));
@@ -39,7 +39,7 @@ export function teamRoutes() {
     const actor = adminOf(c);
     const id = pathId(c);
     const { user_id } = await readBody(c, MemberSchema);
-    return respond(c, addMember(dbOf(c), actor, id, user_id), { status: 201, title: 'Member added', location: `/teams/${id}` });
+    return respond(c, addMember(dbOf(c), actor, id, user_id), { status: 201, title: 'Member added', location: `/teams/${id}?saved` });
   });
   app.delete('/:id/members/:userId', async (c) => {
     const id = pathId(c);

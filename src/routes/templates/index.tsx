@@ -23,7 +23,7 @@ export function templateRoutes() {
   });
   app.post('/', async (c) => {
     const t = await createTemplate(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
-    return respond(c, t, { status: 201, title: t.name, location: `/templates/${t.id}` });
+    return respond(c, t, { status: 201, title: t.name, location: `/templates/${t.id}?saved` });
   });
   app.post('/preview', async (c) => {
     const preview = await previewTemplate(dbOf(c), actorOf(c), await readBody(c, PreviewSchema));
@@ -39,7 +39,7 @@ export function templateRoutes() {
   });
   app.patch('/:id', async (c) => {
     const id = pathId(c);
-    return respond(c, updateTemplate(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Template', location: `/templates/${id}` });
+    return respond(c, updateTemplate(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Template', location: `/templates/${id}?saved` });
   });
   app.delete('/:id', async (c) => {
     await deleteTemplate(dbOf(c), actorOf(c), pathId(c));

@@ -160,7 +160,7 @@ export function ticketRoutes() {
     const props = await newTicketProps(c, actor, values);
     return respond(c, { custom_fields: props.fields }, {
       title: 'New ticket',
-      view: () => (isHtmx(c) ? <NewTicketForm {...props} /> : <section class="narrow"><NewTicketForm {...props} /></section>),
+      view: () => (isHtmx(c) ? <NewTicketForm {...props} /> : <section class="narrow"><NewTicketForm {...props} page /></section>),
     });
   });
 
@@ -176,10 +176,10 @@ export function ticketRoutes() {
       // (in the dialog for htmx; as the new-ticket page again for a plain form post).
       if (!(e instanceof AppError) || e.code !== 'validation_failed' || !wantsHtml(c)) throw e;
       const values = await c.req.parseBody({ all: true, dot: true }).catch(() => ({}));
-      const form = <NewTicketForm {...await newTicketProps(c, actor, values, e.details)} />;
-      if (isHtmx(c)) return c.html(form, 422);
+      const props = await newTicketProps(c, actor, values, e.details);
+      if (isHtmx(c)) return c.html(<NewTicketForm {...props} />, 422);
       c.status(422);
-      return c.render(<section class="narrow">{form}</section>, { title: 'New ticket' });
+      return c.render(<section class="narrow"><NewTicketForm {...props} page /></section>, { title: 'New ticket' });
     }
   });
 

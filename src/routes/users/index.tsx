@@ -22,7 +22,7 @@ export function userRoutes() {
   app.post('/', async (c) => {
     const actor = adminOf(c);
     const user = await createUser(dbOf(c), actor, await readBody(c, CreateUserSchema));
-    return respond(c, user, { status: 201, title: user.email, location: `/users/${user.id}` });
+    return respond(c, user, { status: 201, title: user.email, location: `/users/${user.id}?saved` });
   });
   app.get('/:id', async (c) => {
     const user = await getUser(dbOf(c), actorOf(c), pathId(c));
@@ -31,7 +31,7 @@ export function userRoutes() {
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);
-    return respond(c, await updateUser(dbOf(c), actor, id, await readBody(c, UpdateUserSchema)), { title: 'User', location: `/users/${id}` });
+    return respond(c, await updateUser(dbOf(c), actor, id, await readBody(c, UpdateUserSchema)), { title: 'User', location: `/users/${id}?saved` });
   });
   // SPEC C2: every portal link handed to this user so far stops working (their portal_epoch moves on).
   app.post('/:id/portal-links/revoke', async (c) => {

@@ -19,6 +19,14 @@ export function AdminFrame({ current, title, children }: { current: string; titl
 }
 
 /**
+ * A wide table's own horizontal scroller: on a narrow screen the table scrolls inside it and the
+ * page never scrolls sideways. Focusable and named, so a keyboard can scroll it too.
+ */
+export const Wide = ({ label, children }: { label: string; children?: Child }) => (
+  <div class="table-wrap" role="region" aria-label={label} tabindex={0}>{children}</div>
+);
+
+/**
  * A form that works as a plain POST (with `_method` for PATCH/DELETE) and, with htmx, shows
  * its errors in place instead of losing what was typed.
  */

@@ -5,7 +5,7 @@ import type { ScripJson } from '../../domain/scrips.js';
 import type { TemplateJson } from '../../domain/templates.js';
 import { ACTIONS, CONDITIONS } from '../../scrips/engine.js';
 import { queueName, teamName } from '../format.js';
-import { AdminForm, AdminFrame, Area, Check, Choice, Text } from './common.js';
+import { AdminForm, AdminFrame, Wide, Area, Check, Choice, Text } from './common.js';
 
 const teamOptions = (l: Lookups): [string, string][] => [['', 'No team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])];
 const queueOptions = (l: Lookups, none: string): [string, string][] => [['', none], ...l.queues.map((q): [string, string] => [String(q.id), q.name])];
@@ -14,10 +14,10 @@ export function QueuesPage({ queues, lookups: l }: { queues: QueueJson[]; lookup
   return (
     <AdminFrame current="/queues" title="Queues">
       <div class="admin-grid">
-        <table class="plain">
+        <Wide label="Queues"><table class="plain">
           <thead><tr><th>Queue</th><th>Mail alias</th><th>Default team</th></tr></thead>
           <tbody>{queues.map((q) => <tr><td><a href={`/queues/${q.id}`}>{q.name}</a></td><td>{q.mail_alias ?? '—'}</td><td>{teamName(l, q.team_id, '—')}</td></tr>)}</tbody>
-        </table>
+        </table></Wide>
         <div class="card">
           <h2>New queue</h2>
           <QueueFields id="new-queue" action="/queues" l={l} />
@@ -95,7 +95,7 @@ export function CustomFieldsPage({ fields, lookups: l }: { fields: CustomFieldJs
   return (
     <AdminFrame current="/custom-fields" title="Custom fields">
       <div class="admin-grid">
-        <table class="plain">
+        <Wide label="Custom fields"><table class="plain">
           <thead><tr><th>Name</th><th>Key</th><th>Type</th><th>Pattern</th><th>Required</th><th>Queues</th></tr></thead>
           <tbody>
             {fields.length === 0 && <tr><td colspan={6} class="empty">No custom fields yet.</td></tr>}
@@ -105,7 +105,7 @@ export function CustomFieldsPage({ fields, lookups: l }: { fields: CustomFieldJs
                 <td>{f.queue_ids.length ? f.queue_ids.map((id) => queueName(l, id)).join(', ') : 'All'}</td></tr>
             ))}
           </tbody>
-        </table>
+        </table></Wide>
         <div class="card"><h2>New custom field</h2><FieldForm id="new-field" action="/custom-fields" l={l} /></div>
       </div>
     </AdminFrame>
@@ -133,10 +133,10 @@ export function TemplatesPage({ templates, lookups: l }: { templates: TemplateJs
   return (
     <AdminFrame current="/templates" title="Templates">
       <div class="admin-grid">
-        <table class="plain">
+        <Wide label="Templates"><table class="plain">
           <thead><tr><th>Name</th><th>Description</th><th>Queue</th></tr></thead>
           <tbody>{templates.map((t) => <tr><td><a href={`/templates/${t.id}`}>{t.name}</a></td><td>{t.description}</td><td>{t.queue_id ? queueName(l, t.queue_id) : 'All'}</td></tr>)}</tbody>
-        </table>
+        </table></Wide>
         <div class="card">
           <h2>New template</h2>
           <AdminForm action="/templates" id="new-template">
@@ -208,7 +208,7 @@ export function ScripsPage({ scrips, templates, lookups: l }: { scrips: ScripJso
   return (
     <AdminFrame current="/scrips" title="Scrips">
       <div class="admin-grid">
-        <table class="plain">
+        <Wide label="Scrips"><table class="plain">
           <thead><tr><th>Order</th><th>Key</th><th>When</th><th>Do</th><th>Template</th><th>Queue</th><th>On</th></tr></thead>
           <tbody>
             {scrips.map((s) => (
@@ -216,7 +216,7 @@ export function ScripsPage({ scrips, templates, lookups: l }: { scrips: ScripJso
                 <td>{templates.find((t) => t.id === s.template_id)?.name ?? '—'}</td><td>{s.queue_id ? queueName(l, s.queue_id) : 'All'}</td><td>{s.enabled ? 'Yes' : 'No'}</td></tr>
             ))}
           </tbody>
-        </table>
+        </table></Wide>
         <div class="card"><h2>New scrip</h2><ScripFields id="new-scrip" action="/scrips" l={l} templates={templates} /></div>
       </div>
     </AdminFrame>

@@ -1,8 +1,8 @@
 import type { IntakeJson } from '../../domain/mailIntake.js';
 import type { OutboxJson } from '../../domain/outbox.js';
 import type { Mailbox } from '../../scrips/outbox.js';
-import { when } from '../format.js';
-import { AdminForm, AdminFrame, ListPager } from './common.js';
+import { When } from '../format.js';
+import { AdminForm, AdminFrame, Wide, ListPager } from './common.js';
 
 export function OutboxPage({ outbox, total, limit, offset, query }: {
   outbox: OutboxJson[]; total: number; limit: number; offset: number; query: { status?: string; ticket_id?: number; limit?: number; offset?: number };
@@ -16,21 +16,21 @@ export function OutboxPage({ outbox, total, limit, offset, query }: {
         ))}
       </nav>
       <p class="muted">{total} notification{total === 1 ? '' : 's'}</p>
-      <table class="plain">
-        <thead><tr><th>#</th><th>Kind</th><th>Recipient</th><th>Subject</th><th>Ticket</th><th>State</th><th>Audience</th><th>Addressed to</th><th>Attempts</th><th>Last error or note</th><th>Created</th><th></th></tr></thead>
+      <Wide label="Outbox messages"><table class="plain">
+        <thead><tr><th>#</th><th>Kind</th><th>Recipient</th><th>Subject</th><th>Ticket</th><th>State</th><th>Audience</th><th>Addressed to</th><th>Attempts</th><th>Last error or note</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>
           {outbox.map((o) => (
             <tr>
               <td><a href={`/outbox/${o.id}`}>{o.id}</a></td><td>{o.kind}</td><td>{o.recipient}</td><td>{o.subject ?? '—'}</td>
               <td>{o.ticket_id ? <a href={`/tickets/${o.ticket_id}`}>#{o.ticket_id}</a> : '—'}</td><td>{o.status}</td>
               <td>{o.audience ?? '—'}</td><td><Addressed to={o.to} cc={o.cc} /></td><td>{o.attempts}</td>
-              <td class="error">{o.last_error ?? ''}</td><td>{when(o.created_at)}</td>
+              <td class="error">{o.last_error ?? ''}</td><td><When iso={o.created_at} /></td>
               <td>{o.status === 'failed' || o.status === 'queued'
                 ? <AdminForm action={`/outbox/${o.id}/retry`} id={`retry-${o.id}`}><button type="submit">Retry now</button></AdminForm> : null}</td>
             </tr>
           ))}
         </tbody>
-      </table>
+      </table></Wide>
       <ListPager path="/outbox" query={query} total={total} limit={limit} offset={offset} />
     </AdminFrame>
   );
@@ -55,18 +55,18 @@ export function IntakePage({ intake, total, limit, offset, query }: {
   return (
     <AdminFrame current="/mail/intake" title="Mail intake">
       <p class="muted">{total} message{total === 1 ? '' : 's'} received</p>
-      <table class="plain">
+      <Wide label="Received messages"><table class="plain">
         <thead><tr><th>#</th><th>Received</th><th>From</th><th>Subject</th><th>Verdict</th><th>Rule</th><th>Ticket</th><th>Source</th></tr></thead>
         <tbody>
           {intake.map((m) => (
             <tr>
-              <td><a href={`/mail/intake/${m.id}`}>{m.id}</a></td><td>{when(m.created_at)}</td><td>{m.sender ?? '—'}</td><td>{m.subject}</td>
+              <td><a href={`/mail/intake/${m.id}`}>{m.id}</a></td><td><When iso={m.created_at} /></td><td>{m.sender ?? '—'}</td><td>{m.subject}</td>
               <td class={m.verdict === 'failed' || m.verdict === 'rejected' ? 'error' : ''}>{m.verdict}</td><td>{m.error ?? m.rule}</td>
               <td>{m.ticket_id ? <a href={`/tickets/${m.ticket_id}`}>#{m.ticket_id}</a> : '—'}</td><td>{m.source}</td>
             </tr>
           ))}
         </tbody>
-      </table>
+      </table></Wide>
       <ListPager path="/mail/intake" query={query} total={total} limit={limit} offset={offset} />
     </AdminFrame>
   );
@@ -76,7 +76,7 @@ export function IntakeEntryPage({ entry: m }: { entry: IntakeJson & { raw: strin
   return (
     <AdminFrame current="/mail/intake" title={`Message ${m.id}`}>
       <dl class="data">
-        <dt>Received</dt><dd>{when(m.created_at)} via {m.source}</dd>
+        <dt>Received</dt><dd><When iso={m.created_at} /> via {m.source}</dd>
         <dt>From</dt><dd>{m.sender ?? '—'}</dd>
         <dt>Subject</dt><dd>{m.subject}</dd>
         <dt>Identity</dt><dd><code>{m.identity}</code></dd>

@@ -1,8 +1,8 @@
 import type { Lookups } from '../../domain/lookups.js';
 import type { TeamJson } from '../../domain/teams.js';
 import type { UserJson, UserPage } from '../../domain/users.js';
-import { when } from '../format.js';
-import { AdminForm, AdminFrame, Check, Choice, ListPager, Text } from './common.js';
+import { When } from '../format.js';
+import { AdminForm, AdminFrame, Wide, Check, Choice, ListPager, Text } from './common.js';
 
 const ROLE_OPTIONS: [string, string][] = [['agent', 'Agent'], ['admin', 'Administrator'], ['requester', 'Requester']];
 
@@ -19,7 +19,7 @@ export function UsersPage({ page, query }: { page: UserPage; query: Record<strin
       </form>
       <div class="admin-grid">
         <div>
-        <table class="plain">
+        <Wide label="Users"><table class="plain">
           <thead><tr><th>Name</th><th>Email</th><th>Role</th><th>State</th></tr></thead>
           <tbody>
             {users.map((u) => (
@@ -28,7 +28,7 @@ export function UsersPage({ page, query }: { page: UserPage; query: Record<strin
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></Wide>
         {users.length === 0 && <p class="muted">No one matches.</p>}
         <ListPager path="/users" query={flat} total={page.total} limit={page.limit} offset={page.offset} />
         </div>
@@ -68,7 +68,7 @@ export function UserPage({ user: u, lookups: l }: { user: UserJson; lookups: Loo
         <div class="card">
           <h2>Teams</h2>
           {teams.length ? <ul>{teams.map((t) => <li><a href={`/teams/${t.id}`}>{t.name}</a></li>)}</ul> : <p class="muted">In no team.</p>}
-          <p class="muted small">Created {when(u.created_at)} · updated {when(u.updated_at)}</p>
+          <p class="muted small">Created <When iso={u.created_at} /> · updated <When iso={u.updated_at} /></p>
           <AdminForm action={`/users/${u.id}/portal-links/revoke`} id="revoke-portal-links"
             confirm={`Revoke every portal link mailed to ${u.email} so far? Their next mail from us brings a new one.`}>
             <button type="submit">Revoke portal links</button>
@@ -89,7 +89,7 @@ export function TeamsPage({ teams, lookups: l }: { teams: TeamJson[]; lookups: L
   return (
     <AdminFrame current="/teams" title="Teams">
       <div class="admin-grid">
-        <table class="plain">
+        <Wide label="Teams"><table class="plain">
           <thead><tr><th>Team</th><th>Description</th><th>Members</th></tr></thead>
           <tbody>
             {teams.length === 0 && <tr><td colspan={3} class="empty">No teams yet.</td></tr>}
@@ -98,7 +98,7 @@ export function TeamsPage({ teams, lookups: l }: { teams: TeamJson[]; lookups: L
                 <td>{t.members.map((id) => l.users.find((u) => u.id === id)?.name ?? `#${id}`).join(', ')}</td></tr>
             ))}
           </tbody>
-        </table>
+        </table></Wide>
         <div class="card">
           <h2>New team</h2>
           <AdminForm action="/teams" id="new-team">
@@ -119,7 +119,7 @@ export function TeamPage({ team: t, lookups: l }: { team: TeamJson; lookups: Loo
       <div class="admin-grid">
         <div class="card">
           <h2>Members</h2>
-          <table class="plain">
+          <Wide label="Members"><table class="plain">
             <tbody>
               {t.members.length === 0 && <tr><td class="empty">No members yet.</td></tr>}
               {t.members.map((id) => {
@@ -131,7 +131,7 @@ export function TeamPage({ team: t, lookups: l }: { team: TeamJson; lookups: Loo
                 );
               })}
             </tbody>
-          </table>
+          </table></Wide>
           <AdminForm action={`/teams/${t.id}/members`} id="add-member">
             <Choice name="user_id" label="Add a member" options={candidates.map((u): [string, string] => [String(u.id), `${u.name || u.email} (${u.email})`])} />
             <button type="submit">Add to team</button>

@@ -5,7 +5,7 @@ import type { TicketJson } from '../../domain/tickets/serialize.js';
 import { STATUSES } from '../../lifecycle.js';
 import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
-import { queueName, STATUS_LABEL, userName, when } from '../format.js';
+import { queueName, STATUS_LABEL, userName, When } from '../format.js';
 
 export const ALL_COLUMNS: Column[] = ['ID', 'Subject', 'Status', 'Queue', 'Owner', 'Created', 'Updated'];
 export const DEFAULT_WIDTHS: Record<Column, number> = { ID: 80, Subject: 0, Status: 110, Queue: 150, Owner: 160, Created: 165, Updated: 165 };
@@ -45,8 +45,8 @@ function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
     case 'Status': return <td><span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span></td>;
     case 'Queue': return <td>{queueName(l, t.queue_id)}</td>;
     case 'Owner': return <td class={t.owner_id == null ? 'muted' : ''}>{userName(l, t.owner_id, 'Unassigned')}</td>;
-    case 'Created': return <td class="date">{when(t.created_at)}</td>;
-    case 'Updated': return <td class="date">{when(t.updated_at)}</td>;
+    case 'Created': return <td class="date"><When iso={t.created_at} /></td>;
+    case 'Updated': return <td class="date"><When iso={t.updated_at} /></td>;
   }
 }
 
@@ -62,7 +62,8 @@ function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
   return (
     <th scope="col" data-column={column} aria-sort={current === key ? 'ascending' : current === `-${key}` ? 'descending' : undefined}>
       <span class="th-label">{label}</span>
-      {column !== 'Subject' && <span class="resizer" data-resize={column} role="separator" aria-orientation="vertical" aria-label={`Resize ${column}`} tabindex={0}></span>}
+      {column !== 'Subject' && <span class="resizer" data-resize={column} role="separator" aria-orientation="vertical" aria-label={`Resize ${column}`} tabindex={0}
+        aria-valuemin={50} aria-valuemax={800} aria-valuenow={({ ...DEFAULT_WIDTHS, ...p.widths } as Record<string, number>)[column]}></span>}
     </th>
   );
 }

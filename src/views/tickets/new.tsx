@@ -11,6 +11,8 @@ export interface NewTicketProps {
   errors: ErrorDetail[];
   /** Staff name the requesters and Cc; a customer opening a ticket is its requester. */
   staff?: boolean;
+  /** The plain /tickets/new page: its title is the page's one h1 (in the dialog an h2 under the list's h1). */
+  page?: boolean;
 }
 
 /** The errors of a people field: the field itself or any of its entries (`cc.1`). */
@@ -31,7 +33,7 @@ function FieldError({ errors, path }: { errors: ErrorDetail[]; path: string }) {
 }
 
 /** The new-ticket form; the dialog and the plain /tickets/new page show the same one. */
-export function NewTicketForm({ lookups: l, fields, values, errors, staff: isStaffForm = true }: NewTicketProps) {
+export function NewTicketForm({ lookups: l, fields, values, errors, staff: isStaffForm = true, page = false }: NewTicketProps) {
   const queueId = val(values, 'queue_id') || String(l.queues.find((q) => q.name === 'General')?.id ?? l.queues[0]?.id ?? '');
   const staff = l.users.filter((u) => u.role !== 'requester' && !u.disabled);
   const other = errors.filter((e) => !['queue_id', 'subject', 'description', 'owner_id', 'team_id'].includes(e.path) && !e.path.startsWith('custom_fields.')
@@ -39,7 +41,7 @@ export function NewTicketForm({ lookups: l, fields, values, errors, staff: isSta
   return (
     <form id="new-ticket-form" class="new-ticket" method="post" action="/tickets" hx-post="/tickets" hx-target="#new-ticket-body"
       data-error-target="#new-ticket-body" data-error-swap="innerHTML" novalidate>
-      <h2 id="new-ticket-title">New ticket</h2>
+      {page ? <h1 id="new-ticket-title">New ticket</h1> : <h2 id="new-ticket-title">New ticket</h2>}
       <label>Queue
         <select name="queue_id" hx-get="/tickets/new" hx-trigger="change" hx-target="#new-ticket-body" hx-include="#new-ticket-form" hx-push-url="false">
           {l.queues.map((q) => <option value={String(q.id)} selected={String(q.id) === queueId}>{q.name}</option>)}

@@ -3,7 +3,7 @@ import type { Lookups, Person } from '../../domain/lookups.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { STATUSES } from '../../lifecycle.js';
-import { queueName, STATUS_LABEL, teamName, userName, when } from '../format.js';
+import { queueName, STATUS_LABEL, teamName, userName, When } from '../format.js';
 import { PeopleBox, publicReplyWords } from './people.js';
 import type { ResponseJson } from '../../domain/responses.js';
 
@@ -94,7 +94,7 @@ export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
         <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}`}>
           <div class="txn-head">
             <span class="txn-what">{describe(t, p)}</span>
-            <time datetime={t.created_at}>{when(t.created_at)}</time>
+            <When iso={t.created_at} />
           </div>
           {t.body && <TxnBody ticketId={p.ticket.id} t={t} />}
           {t.attachments.length > 0 && (
@@ -167,7 +167,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
         <dl>
           <dt>Status</dt><dd>{STATUS_LABEL[t.status] ?? t.status}</dd>
           <dt>Queue</dt><dd>{queueName(l, t.queue_id)}</dd>
-          <dt>Created</dt><dd>{when(t.created_at)}</dd>
+          <dt>Created</dt><dd><When iso={t.created_at} /></dd>
         </dl>
       </aside>
     );
@@ -199,9 +199,9 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
           {f.pattern && <small class="hint">Format: <code>{f.pattern}</code></small>}
         </Prop>
       ))}
-      <div class="prop muted"><span class="label">Created</span> {when(t.created_at)}</div>
-      <div class="prop muted"><span class="label">Updated</span> {when(t.updated_at)}</div>
-      {t.resolved_at && <div class="prop muted"><span class="label">Resolved</span> {when(t.resolved_at)}</div>}
+      <div class="prop muted"><span class="label">Created</span> <When iso={t.created_at} /></div>
+      <div class="prop muted"><span class="label">Updated</span> <When iso={t.updated_at} /></div>
+      {t.resolved_at && <div class="prop muted"><span class="label">Resolved</span> <When iso={t.resolved_at} /></div>}
     </aside>
   );
 }
