@@ -1,4 +1,4 @@
-// Keyboard shortcuts (static/app.js, "Keyboard shortcuts") and a keyboard-only walk through the
+// Keyboard shortcuts (static/keys.js) and a keyboard-only walk through the
 // agent's day in Chromium: search with "/", pick a ticket with "j"/"k" and Enter, reply with "r"
 // and Ctrl+Enter, read the keys with "?". Plus the dialogs' first-field focus.
 import type { Browser, BrowserContext, Page } from 'playwright-core';

@@ -24,7 +24,7 @@ let browser: Browser;
 let staff: { context: BrowserContext; page: Page };
 let requester: { context: BrowserContext; page: Page };
 let anonymous: { context: BrowserContext; page: Page };
-const ids = { ticket: 0, portalTicket: 0, team: 0, field: 0, dashboard: 0, template: 0, scrip: 0, outbox: 0, intake: 0, user: 0 };
+const ids = { ticket: 0, portalTicket: 0, team: 0, field: 0, dashboard: 0, template: 0, scrip: 0, outbox: 0, intake: 0, user: 0, response: 0 };
 const counts: Record<string, { width: number; serious: number; total: number; rules: string[] }[]> = {};
 
 async function api<T = any>(method: string, p: string, body?: unknown): Promise<T> {
@@ -62,6 +62,15 @@ const SCREENS: Screen[] = [
   { name: 'template', who: () => staff, path: () => `/templates/${ids.template}` },
   { name: 'scrips', who: () => staff, path: () => '/scrips' },
   { name: 'scrip', who: () => staff, path: () => `/scrips/${ids.scrip}` },
+  { name: 'responses', who: () => staff, path: () => '/responses' },
+  { name: 'response', who: () => staff, path: () => `/responses/${ids.response}` },
+  {
+    name: 'ticket-list-selected', who: () => staff, path: () => '/tickets?status=new,open,stalled',
+    ready: async (p) => {
+      await p.getByRole('checkbox', { name: 'Select all tickets on this page' }).check();
+      await p.locator('#bulk-count').filter({ hasText: /^1\d selected$/ }).waitFor({ timeout: T });
+    },
+  },
   { name: 'outbox', who: () => staff, path: () => '/outbox' },
   { name: 'mail-intake', who: () => staff, path: () => '/mail/intake' },
   { name: 'mail-intake-entry', who: () => staff, path: () => `/mail/intake/${ids.intake}` },
@@ -81,6 +90,7 @@ beforeAll(async () => {
   })).id;
   ids.template = (await api('GET', '/templates')).templates[0].id;
   ids.scrip = (await api('GET', '/scrips')).scrips[0].id;
+  ids.response = (await api('POST', '/responses', { name: 'Printer fixed', shared: true, set_status: 'resolved', body: 'Hello {{ ticket.requester.name }}, the printer is fixed.' })).id;
   const rq = await api('POST', '/users', { email: REQUESTER.email, name: 'Rita Requester', role: 'requester', password: REQUESTER.password });
   await api('POST', '/users', { email: NY.email, name: 'Nora New York', role: 'agent', password: NY.password });
   for (let i = 0; i < 12; i++) {
@@ -127,8 +137,16 @@ describe('every screen at 1280 px and 360 px', () => {
         const axe = await axeCheck(page);
         counts[screen.name].push({ width, serious: axe.serious.length, total: axe.all.length, rules: axe.all.map((v) => `${v.id}:${v.impact}`) });
         if (axe.serious.length) problems.push(`${width}px axe:\n${axe.message}`);
-        const scroll = await page.evaluate(() => ({ sw: (globalThis as any).document.documentElement.scrollWidth, iw: (globalThis as any).innerWidth }));
-        if (scroll.sw > scroll.iw) problems.push(`${width}px: the page scrolls sideways (${scroll.sw} > ${scroll.iw})`);
+        const scroll = await page.evaluate(() => {
+          const d = (globalThis as any).document;
+          const iw = (globalThis as any).innerWidth as number;
+          // What sticks out (the innermost elements only), to say where the fix goes.
+          const out = [...d.querySelectorAll('main *')].filter((el: any) => el.getBoundingClientRect().right > iw + 0.5 && !el.closest('.table-scroll, .table-wrap'))
+            .filter((el: any, _i: number, all: any[]) => !all.some((o: any) => o !== el && el.contains(o)))
+            .slice(0, 5).map((el: any) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).replace(/ /g, '.')}` : ''} right=${Math.round(el.getBoundingClientRect().right)}`);
+          return { sw: d.documentElement.scrollWidth as number, iw, out };
+        });
+        if (scroll.sw > scroll.iw) problems.push(`${width}px: the page scrolls sideways (${scroll.sw} > ${scroll.iw}): ${scroll.out.join(', ')}`);
         const h1 = await page.locator('h1').count();
         if (h1 !== 1) problems.push(`${width}px: ${h1} h1 elements`);
         await screenshot(page, `screen-${screen.name}-${width}`);

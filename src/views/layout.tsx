@@ -20,6 +20,9 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/htmx.min.js" defer></script>
         <script src="/static/app.js" defer></script>
+        <script src="/static/keys.js" defer></script>
+        <script src="/static/bulk.js" defer></script>
+        <script src="/static/reply-box.js" defer></script>
       </head>
       <body hx-boost="true">
         {/* The first Tab stop of every page: past the top bar straight to the page itself. */}

@@ -258,7 +258,7 @@ export function PeopleChanged({ p }: { p: TicketPageProps }) {
   return <><People p={p} /><History p={p} oob /><ReplyRecipients p={p} oob /></>;
 }
 
-/** The canned response picker (SPEC C4): type a name, pick it, and its text is inserted (static/app.js). */
+/** The canned response picker (SPEC C4): type a name, pick it, and its text is inserted (static/reply-box.js). */
 function CannedPicker({ p }: { p: TicketPageProps }) {
   const responses = p.responses ?? [];
   if (!p.staff || responses.length === 0) return null;
