@@ -45,6 +45,10 @@ async function load(tree) {
     'q subject word': () => call('GET', '/tickets?q=printer'),
     'ticket page HTML (50 entries)': () => call('GET', `/tickets/${page}`, undefined, { accept: 'text/html' }),
     'ticket list HTML': () => call('GET', '/tickets', undefined, { accept: 'text/html' }),
+    // Since C4 a q also looks for requesters by name and address (docs/decisions/035), and GET
+    // /users pages (50 by default) where it answered everyone before.
+    'q requester name': () => call('GET', '/tickets?q=Customer%20123'),
+    'GET /users': () => call('GET', '/users'),
   };
 }
 

@@ -18,13 +18,29 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** The parts of `date` as a clock in `zone` shows it; null for a zone this Node does not know. */
+/**
+ * The parts of `date` as a clock in `zone` shows it; null for a zone this Node does not know.
+ * A list page asks for ~100 times at once (and for `now` with each): UTC is read off the ISO
+ * string, other zones' answers are kept per minute (a bounded memo: formatToParts is the cost).
+ */
+const partsMemo = new Map<string, Record<string, string> | null>();
 function partsIn(date: Date, zone: string): Record<string, string> | null {
-  try {
-    return Object.fromEntries(formatter(zone).formatToParts(date).map((p) => [p.type, p.value]));
-  } catch {
-    return null;
+  if (zone === 'UTC') {
+    const iso = date.toISOString();
+    return { year: iso.slice(0, 4), month: iso.slice(5, 7), day: iso.slice(8, 10), hour: iso.slice(11, 13), minute: iso.slice(14, 16) };
   }
+  const key = `${zone}|${Math.floor(date.getTime() / 60_000)}`;
+  const known = partsMemo.get(key);
+  if (known !== undefined) return known;
+  let parts: Record<string, string> | null;
+  try {
+    parts = Object.fromEntries(formatter(zone).formatToParts(date).map((p) => [p.type, p.value]));
+  } catch {
+    parts = null;
+  }
+  if (partsMemo.size >= 10_000) partsMemo.clear();
+  partsMemo.set(key, parts);
+  return parts;
 }
 
 /** "2026-11-21 09:41" in the reader's time zone (UTC by default): compact, sortable, unambiguous. */
@@ -47,7 +63,19 @@ export const Now = createContext(0);
 
 const zoneNames = new Map<string, Intl.DateTimeFormat>();
 /** The zone's short name at that moment ("CET", "EDT", "GMT+1", "UTC"): it changes with DST. */
+const zoneNameMemo = new Map<string, string>();
 function zoneName(date: Date, zone: string): string {
+  if (zone === 'UTC') return 'UTC';
+  // Zone names change only at offset transitions, which fall on quarter hours (UTC): kept per quarter hour.
+  const key = `${zone}|${Math.floor(date.getTime() / 900_000)}`;
+  const known = zoneNameMemo.get(key);
+  if (known !== undefined) return known;
+  const name = zoneNameOf(date, zone);
+  if (zoneNameMemo.size >= 10_000) zoneNameMemo.clear();
+  zoneNameMemo.set(key, name);
+  return name;
+}
+function zoneNameOf(date: Date, zone: string): string {
   let f = zoneNames.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' });
