@@ -56,26 +56,32 @@ async function createTicket(base: string, token: string, subject: string, descri
 describe('hxdesk --help and a wrong command line', () => {
   it('prints the usage naming every command, and exits 2 with one line for a wrong command line', async () => {
     const dir = dataDir();
-    for (const args of [['--help'], ['help'], ['-h']]) {
-      const run = await runCli(args, envOf(dir));
+    // Each line is its own process, none writes anything: they run side by side.
+    const cli = (args: string[], env: Record<string, string> = envOf(dir)) => runCli(args, env);
+    const [helps, wrong, noDb, badSetting] = await Promise.all([
+      Promise.all([['--help'], ['help'], ['-h']].map((args) => cli(args))),
+      Promise.all([
+        [[], /no command given.*--help/], [['frobnicate'], /unknown command "frobnicate"/], [['backup'], /backup: missing <file>/],
+        [['backup', 'a', 'b'], /backup: one <file> to write only/], [['backup', '--frob', 'x'], /backup: Unknown option '--frob'/],
+        [['restore'], /restore: missing <file>/], [['reset-password'], /reset-password: missing <email>/], [['serve', '--port', '80'], /serve takes no arguments/],
+      ].map(async ([args, message]) => [await cli(args as string[]), message as RegExp] as const)),
+      // No database under DATA_DIR: said so, and none is created.
+      Promise.all([
+        cli(['backup', path.join(dir, 'copy.db')]).then((run) => [run, /no database at .*hxdesk\.db \(DATA_DIR=/] as const),
+        cli(['reset-password', ADMIN_EMAIL]).then((run) => [run, /no database at/] as const),
+      ]),
+      // A bad setting is named on one line, as the server names it.
+      cli(['backup', 'x.db'], { ...envOf(dir), SESSION_DAYS: 'many' }),
+    ]);
+    for (const run of helps) {
       expectSuccess(run);
       for (const cmd of ['serve', 'backup <file>', 'restore <file>', 'reset-password <email>', '--password-stdin', '--force']) expect(run.stdout).toContain(cmd);
       expect(run.stderr).toBe('');
     }
-    expectFailure(await runCli([], envOf(dir)), 2, /no command given.*--help/);
-    expectFailure(await runCli(['frobnicate'], envOf(dir)), 2, /unknown command "frobnicate"/);
-    expectFailure(await runCli(['backup'], envOf(dir)), 2, /backup: missing <file>/);
-    expectFailure(await runCli(['backup', 'a', 'b'], envOf(dir)), 2, /backup: one <file> to write only/);
-    expectFailure(await runCli(['backup', '--frob', 'x'], envOf(dir)), 2, /backup: Unknown option '--frob'/);
-    expectFailure(await runCli(['restore'], envOf(dir)), 2, /restore: missing <file>/);
-    expectFailure(await runCli(['reset-password'], envOf(dir)), 2, /reset-password: missing <email>/);
-    expectFailure(await runCli(['serve', '--port', '80'], envOf(dir)), 2, /serve takes no arguments/);
-    // No database under DATA_DIR: said so, and none is created.
-    expectFailure(await runCli(['backup', path.join(dir, 'copy.db')], envOf(dir)), 1, /no database at .*hxdesk\.db \(DATA_DIR=/);
-    expectFailure(await runCli(['reset-password', ADMIN_EMAIL], envOf(dir)), 1, /no database at/);
+    for (const [run, message] of wrong) expectFailure(run, 2, message);
+    for (const [run, message] of noDb) expectFailure(run, 1, message);
     expect(fs.readdirSync(dir)).toEqual([]);
-    // A bad setting is named on one line, as the server names it.
-    expectFailure(await runCli(['backup', 'x.db'], { ...envOf(dir), SESSION_DAYS: 'many' }), 1, /Invalid configuration: SESSION_DAYS/);
+    expectFailure(badSetting, 1, /Invalid configuration: SESSION_DAYS/);
   }, 60_000);
 });
 
