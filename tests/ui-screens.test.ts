@@ -252,6 +252,22 @@ describe('every screen at 1280 px and 360 px', () => {
     expect(await staff.page.locator('#history time').first().getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
   });
 
+  it('relative times keep up with a page left open: ten minutes later the history says so', async () => {
+    const { context, page } = await signedIn(browser, s.url, NY.email, NY.password);
+    try {
+      await page.clock.install({ time: new Date() });
+      await page.goto(`/tickets/${ids.ticket}`);
+      const time = page.locator('#history time').first();
+      expect(await time.innerText()).toMatch(/^(just now|\d min ago)$/);
+      const title = await time.getAttribute('title');
+      await page.clock.fastForward('10:00');
+      await expect.poll(() => time.innerText(), { timeout: T }).toMatch(/^1\d min ago$/);
+      expect(await time.getAttribute('title')).toBe(title); // the exact time does not move
+    } finally {
+      await context.close();
+    }
+  });
+
   it('admin forms say "Saved" (role=status) after a save; a refused value is said and stays', async () => {
     const { page } = staff;
     await page.setViewportSize({ width: 1280, height: 800 });

@@ -30,6 +30,7 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/htmx.min.js" defer></script>
         <script src="/static/app.js" defer></script>
+        <script src="/static/times.js" defer></script>
       </head>
       <body class="portal-body">
         <a class="skip-link" href="#main">Skip to content</a>
