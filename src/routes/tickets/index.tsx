@@ -24,8 +24,11 @@ import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watcher
 
 type C = Context<AppEnv>;
 
-/** Everything the ticket page shows, loaded only for HTML. */
-async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson): Promise<TicketPageProps> {
+/**
+ * Everything the ticket page shows, loaded only for HTML. The canned responses are read only for
+ * an answer that renders the reply box (`replyBox`): the page, and the fragment after a reply.
+ */
+async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson, replyBox = false): Promise<TicketPageProps> {
   const db = dbOf(c);
   const ticket = loaded ?? await getTicket(db, actor, id);
   const transactions = await listTicketTransactions(db, actor, id);
@@ -41,7 +44,7 @@ async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson): P
   return {
     ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers,
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
-    responses: staff ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
+    responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
   };
 }
@@ -186,7 +189,7 @@ export function ticketRoutes() {
   app.get('/:id', async (c) => {
     const actor = actorOf(c);
     const ticket = await getTicket(dbOf(c), actor, pathId(c));
-    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket)} /> });
+    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket, true)} /> });
   });
 
   app.patch('/:id', async (c) => {
@@ -216,7 +219,7 @@ export function ticketRoutes() {
     const { input, attachments } = await readBodyWithFiles(c, CommentSchema);
     if (input.body.trim() === '' && attachments.length === 0) throw invalid('body', 'Must not be empty');
     const result = await commentOnTicket(dbOf(c), actor, id, { ...input, attachments }, { maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES });
-    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketReplied p={await pageProps(c, actor, id)} /> });
+    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketReplied p={await pageProps(c, actor, id, undefined, true)} /> });
   });
 
   // SPEC C2: people on the ticket. Each change is an AddWatcher/DelWatcher transaction.
