@@ -3,7 +3,7 @@ import type { Db } from '../db/port.js';
 import { queues, teamMembers, teams, users } from '../db/schema.js';
 import { type Actor, isStaff } from './actor.js';
 import { allCustomFields, type CustomFieldJson } from './customFields.js';
-import { listedViews } from './savedViews.js';
+import { listSavedViews } from './savedViews.js';
 
 export interface Named { id: number; name: string }
 export interface Person { id: number; name: string; email: string; role: string; disabled: boolean }
@@ -32,7 +32,7 @@ export async function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[]
     users: isStaff(actor) ? await staffAnd(db, alsoUsers) : await customerView(db, actor, alsoUsers),
     customFields: isStaff(actor) ? await allCustomFields(db) : [],
     // Saved views are for staff (decision 016): a requester has none to pick.
-    savedViews: !isStaff(actor) ? [] : (await listedViews(db, actor))
+    savedViews: !isStaff(actor) ? [] : (await listSavedViews(db, actor))
       .map((v) => ({ id: v.id, name: v.name, columns: v.columns, shared: v.shared, owner_name: v.owner_name })),
   };
 }

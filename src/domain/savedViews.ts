@@ -87,8 +87,8 @@ async function checkShare(db: Db, actor: Actor, ownerId: number, teamId: number 
   if (!member) throw forbidden(`You can share a view only with a team you belong to (not team ${teamId})`);
 }
 
-/** The views in a reader's list: their own and those shared with a team they belong to, by name. */
-export async function listedViews(db: Db, actor: Actor): Promise<ListedViewJson[]> {
+/** GET /saved-views and the list screen: the reader's own views and those shared with a team they belong to (`shared: true`, with the owner's name), by name. */
+export async function listSavedViews(db: Db, actor: Actor): Promise<ListedViewJson[]> {
   requireStaff(actor);
   const myTeams = db.select({ id: teamMembers.team_id }).from(teamMembers).where(eq(teamMembers.user_id, actor.id));
   const rows = await db.select({ v: savedViews, owner_name: users.name, owner_email: users.email }).from(savedViews)
@@ -101,11 +101,6 @@ export async function listedViews(db: Db, actor: Actor): Promise<ListedViewJson[
 function checkColumns(columns: Column[] | undefined) {
   if (columns && columns.length === 0) throw invalid('columns', 'Choose at least one column');
   if (columns && new Set(columns).size !== columns.length) throw invalid('columns', 'Each column may appear once');
-}
-
-/** GET /saved-views: the actor's own views and those shared with their teams (`shared: true`, with the owner's name). */
-export async function listSavedViews(db: Db, actor: Actor): Promise<ListedViewJson[]> {
-  return listedViews(db, actor);
 }
 
 export async function getSavedView(db: Db, actor: Actor, id: number): Promise<SavedViewJson> {
