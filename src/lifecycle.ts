@@ -2,6 +2,7 @@
 /** RT's default lifecycle (SPEC B3). Any status may move to any other. */
 export const STATUSES = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'] as const;
 export type Status = (typeof STATUSES)[number];
+export const isStatus = (s: unknown): s is Status => (STATUSES as readonly unknown[]).includes(s);
 export const ACTIVE_STATUSES: readonly Status[] = ['new', 'open', 'stalled'];
 export const INACTIVE_STATUSES: readonly Status[] = ['resolved', 'rejected', 'deleted'];
 

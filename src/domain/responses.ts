@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import { type Conn, type Db, first, one, transaction } from '../db/port.js';
 import { cannedResponses } from '../db/schema.js';
-import { STATUSES, type Status } from '../lifecycle.js';
+import { isStatus, STATUSES, type Status } from '../lifecycle.js';
 import { type Actor, isAdmin, nowIso, requireStaff } from './actor.js';
 import { AppError, forbidden, invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
@@ -60,7 +60,7 @@ function requireManage(actor: Actor, r: Pick<ResponseJson, 'owner_id'>): void {
 }
 
 function checkStatus(status: string | null | undefined): void {
-  if (status != null && !(STATUSES as readonly string[]).includes(status)) throw invalid('set_status', `Expected one of: ${STATUSES.join(', ')}`);
+  if (status != null && !isStatus(status)) throw invalid('set_status', `Expected one of: ${STATUSES.join(', ')}`);
 }
 
 async function checkQueue(conn: Conn, id: number | null | undefined): Promise<void> {

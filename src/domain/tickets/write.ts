@@ -12,7 +12,7 @@ import { attachmentWithTicket, recordTransactions, transactionsOfTicket, type Ne
 import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
 import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
-import { nextResolvedAt, STATUSES, type Status } from '../../lifecycle.js';
+import { isStatus, nextResolvedAt, STATUSES, type Status } from '../../lifecycle.js';
 
 
 export interface TicketChange { ticket: TicketJson; scrip_results: ScripResult[] }
@@ -234,7 +234,7 @@ export async function commentOnTicket(
     internal = false;
   }
   if (input.set_status !== undefined && !isStaff(actor)) throw forbidden('Requesters cannot change the status');
-  if (input.set_status !== undefined && !(STATUSES as readonly string[]).includes(input.set_status)) {
+  if (input.set_status !== undefined && !isStatus(input.set_status)) {
     throw invalid('set_status', `Expected one of: ${STATUSES.join(', ')}`);
   }
   const files = input.attachments ?? [];
