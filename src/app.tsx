@@ -11,7 +11,6 @@ import { AppError } from './domain/errors.js';
 import { appSecret } from './domain/secrets.js';
 import { configureMailReading } from './mail/reader.js';
 import { configureNotifications } from './scrips/config.js';
-import { Now, TimeZone } from './views/format.js';
 import { Layout } from './views/layout.js';
 import { PortalLayout } from './views/portal.js';
 import { authRoutes } from './routes/auth/index.js';
@@ -26,6 +25,7 @@ import { outboxRoutes } from './routes/outbox/index.js';
 import { isPortalPath, isPortalUpload, portalRoutes, renderPortalError } from './routes/portal/index.js';
 import { queueRoutes } from './routes/queues/index.js';
 import { responseRoutes } from './routes/responses/index.js';
+import { inZone } from './routes/respond.js';
 import { savedViewRoutes } from './routes/saved-views/index.js';
 import { scripRoutes } from './routes/scrips/index.js';
 import { settingsRoutes } from './routes/settings/index.js';
@@ -55,12 +55,12 @@ export async function createApp(deps: Deps) {
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status < 400) deps.afterWrite?.();
   });
   app.use('*', jsxRenderer(({ children, title }, c) => {
-    const actor = (c as Context<AppEnv>).get('actor');
-    // The requester portal has its own plain shell: nothing of the staff side.
-    const zone = actor?.timezone ?? 'UTC';
-    const now = Date.now(); // one "now" for every relative time of the page
-    if (isPortalPath(c.req.path)) return <TimeZone.Provider value={zone}><Now.Provider value={now}><PortalLayout title={title} user={actor ?? null}>{children}</PortalLayout></Now.Provider></TimeZone.Provider>;
-    return <TimeZone.Provider value={zone}><Now.Provider value={now}><Layout title={title} user={actor ?? null} saved={c.req.method === 'GET' && c.req.query('saved') !== undefined}>{children}</Layout></Now.Provider></TimeZone.Provider>;
+    const ctx = c as Context<AppEnv>;
+    const actor = ctx.get('actor');
+    // The reader's zone and one "now" for every time of the page (inZone); the requester portal
+    // has its own plain shell: nothing of the staff side.
+    if (isPortalPath(c.req.path)) return inZone(ctx, <PortalLayout title={title} user={actor ?? null}>{children}</PortalLayout>);
+    return inZone(ctx, <Layout title={title} user={actor ?? null} saved={c.req.method === 'GET' && c.req.query('saved') !== undefined}>{children}</Layout>);
   }));
   // Portal pages carry a secret in their address: it must not leak in a Referer (to a site a
   // message links to, or a downloaded file's), nor stay in a shared computer's cache.
