@@ -33,9 +33,13 @@ import { teamRoutes } from './routes/teams/index.js';
 import { templateRoutes } from './routes/templates/index.js';
 import { attachmentRoutes, ticketRoutes } from './routes/tickets/index.js';
 import { userRoutes } from './routes/users/index.js';
+import { eventRoutes } from './routes/events/index.js';
+import { startHub } from './events/hub.js';
+import { PUBLIC_TYPES } from './domain/portal.js';
 
 const staticDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../static');
 const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
+const sseFile = createRequire(import.meta.url).resolve('htmx-ext-sse/dist/sse.min.js');
 
 /** The app factory: middleware, every route group, one error handler. */
 export async function createApp(deps: Deps) {
@@ -49,6 +53,12 @@ export async function createApp(deps: Deps) {
   });
   configureMailReading({ timeoutMs: deps.env.MAIL_PARSE_TIMEOUT_MS });
 
+  // SPEC C5: the live-update hub, one per process (src/events/hub.ts).
+  deps.hub ??= await startHub(deps.db, {
+    customerSees: (type) => (PUBLIC_TYPES as readonly string[]).includes(type),
+    heartbeatMs: deps.env.EVENTS_HEARTBEAT_MS, maxStreamsPerUser: deps.env.EVENTS_MAX_STREAMS_PER_USER, maxStreams: deps.env.EVENTS_MAX_STREAMS,
+    onError: (what, e) => deps.log('error', what, { error: e instanceof Error ? e.message : String(e) }),
+  });
   app.use('*', async (c, next) => {
     c.set('deps', deps);
     await next();
@@ -98,6 +108,7 @@ export async function createApp(deps: Deps) {
   }
 
   app.get('/static/htmx.min.js', serveStatic({ path: htmxFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
+  app.get('/static/htmx-sse.min.js', serveStatic({ path: sseFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
   app.use('/static/*', serveStatic({ root: staticDir, rewriteRequestPath: (p) => p.replace(/^\/static/, ''), onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
 
   // The unread rest of an oversized body is left on the socket: close the connection after the
@@ -139,6 +150,7 @@ export async function createApp(deps: Deps) {
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.route('/', authRoutes(deps));
   app.route('/', mailRoutes(deps));
+  app.route('/events', eventRoutes());
   app.route('/users', userRoutes());
   app.route('/teams', teamRoutes());
   app.route('/queues', queueRoutes());

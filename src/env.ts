@@ -58,6 +58,14 @@ const EnvSchema = z.object({
   IMAP_POLL_SECONDS: z.coerce.number().min(0.05).default(60),
   /** Move handled messages to this folder instead of only flagging them \\Seen. */
   IMAP_MOVE_TO: z.string().min(1).optional(),
+  /** SPEC C5: how often an idle live stream (GET /events) gets a heartbeat, so proxies keep it open. */
+  EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(25_000),
+  /** How long a browser waits before it reconnects a dropped live stream. */
+  EVENTS_RETRY_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
+  /** Live streams one user may have open at a time (one per tab); more are answered 429. */
+  EVENTS_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Live streams one process keeps open in all; more are answered 429. */
+  EVENTS_MAX_STREAMS: z.coerce.number().int().min(1).max(1_000_000).default(5_000),
   /** Time a client has to send its request headers (slow-header clients are cut off with 408). */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
   /** Time a client has to send a whole request, body included: covers MAX_MAIL_BYTES at ~2 Mbit/s. */

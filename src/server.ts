@@ -1,5 +1,6 @@
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
+import type { Deps } from './routes/context.js';
 import type { Db } from './db/port.js';
 import { closeDb, openStore, storeLocation } from './db/store.js';
 import { seedIfEmpty } from './domain/seed.js';
@@ -49,7 +50,8 @@ if (seed.seeded) {
 }
 
 const workers = await startWorkers(db, env, log);
-const app = await createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
+const deps: Deps = { db, env, log, afterWrite: () => workers.delivery.kick() };
+const app = await createApp(deps);
 const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) }, (info) => {
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
     env: env.NODE_ENV, data: storeLocation(env), startup_ms: Math.round(performance.now() - started),
@@ -69,7 +71,7 @@ function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log('info', `${signal}: shutting down`);
-  server.close(async () => { await workers.stop(); await closeDb(db); process.exit(0); });
+  server.close(async () => { deps.hub?.stop(); await workers.stop(); await closeDb(db); process.exit(0); });
   (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
   setTimeout(() => process.exit(0), 3000).unref();
 }

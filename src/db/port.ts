@@ -112,10 +112,29 @@ export interface StoreImpl {
   readonly locksSeeOtherProcesses: boolean;
   /** The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown. */
   startMaintenance(onError: (what: string, error: string) => void, opts: { searchIndexMs: number }): { stop(): Promise<void> };
+  /**
+   * Called inside a unit of work before it appends to the change log (the `transactions` table,
+   * SPEC C5): PostgreSQL takes the log's order lock (so log ids become visible in commit order:
+   * a reader that has seen id N never later finds a new id below N) and queues a NOTIFY that the
+   * database delivers at commit, and only then. SQLite (one writer) notes that the unit of work
+   * appended, and tells its listeners once it has committed.
+   */
+  logAppend(tx: Tx): Awaitable<void>;
+  /**
+   * Hears the store's signals, from every process of the store: `'log'` after a unit of work that
+   * appended to the change log committed (and after a lost LISTEN connection came back, when
+   * some may have been missed), `'message'` with a payload someone `broadcast`. Returns the
+   * unsubscribe.
+   */
+  listen(fn: (signal: StoreSignal) => void): () => void;
+  /** Sends a short message (at most 7,000 bytes) to every listener of every process of the store. */
+  broadcast(payload: string): Promise<void>;
   /** Why the store cannot serve, or null when it can (health check). */
   problem(): Promise<string | null>;
   close(): Promise<void>;
 }
+
+export type StoreSignal = { kind: 'log' } | { kind: 'message'; payload: string };
 
 export interface HeldLock {
   /**
@@ -197,6 +216,13 @@ export const tryLock = (conn: Conn, name: string) => storeOf(conn).tryLock(name)
 
 /** Whether a lock `tryLock` grants proves its earlier holder in another process gone (see StoreImpl). */
 export const locksSeeOtherProcesses = (conn: Conn) => storeOf(conn).locksSeeOtherProcesses;
+
+/** Inside a unit of work, before appending to the change log (`transactions`): see StoreImpl.logAppend. */
+export const logAppend = (tx: Tx) => storeOf(tx).logAppend(tx);
+/** Hears the change log grow and broadcast messages, from every process of the store; returns the unsubscribe. */
+export const listenStore = (conn: Conn, fn: (signal: StoreSignal) => void) => storeOf(conn).listen(fn);
+/** A short message to every process of the store (presence, SPEC C5). */
+export const broadcast = (conn: Conn, payload: string) => storeOf(conn).broadcast(payload);
 
 /** Why the store cannot serve, or null when it can. */
 export const storeProblem = (conn: Conn) => storeOf(conn).problem();

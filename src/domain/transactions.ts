@@ -1,5 +1,5 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, prepared, first } from '../db/port.js';
+import { type Conn, logAppend, prepared, first } from '../db/port.js';
 import { attachments, tickets, transactions } from '../db/schema.js';
 import { nextResolvedAt } from '../lifecycle.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
@@ -102,6 +102,7 @@ const insertRow = prepared((db) => db.insert(transactions).values({
 }).returning());
 
 async function insertTransaction(conn: Conn, ticketId: number, actorId: number | null, e: NewTransaction, now: string): Promise<Row> {
+  await logAppend(conn); // the change log's order, and live updates once committed (SPEC C5)
   const row = (await insertRow(conn).get({
     ticket_id: ticketId, type: e.type, creator_id: actorId, body: e.body ?? null, field: e.field ?? null,
     old_value: e.old_value ?? null, new_value: e.new_value ?? null, message_id: e.message_id ?? null, created_at: now,

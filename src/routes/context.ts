@@ -1,6 +1,7 @@
 import type { Db } from '../db/port.js';
 import type { Actor } from '../domain/actor.js';
 import type { Env } from '../env.js';
+import type { Hub } from '../events/hub.js';
 import type { Logger } from '../log.js';
 
 /** Everything a request handler can reach: built once by the app factory. */
@@ -8,6 +9,8 @@ export interface Deps {
   db: Db; env: Env; log: Logger;
   /** Called after a successful write request, so queued notifications go out at once. */
   afterWrite?: () => void;
+  /** The live-update hub (SPEC C5): started by the app factory unless given. */
+  hub?: Hub;
 }
 
 export interface AppEnv {

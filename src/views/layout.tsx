@@ -19,6 +19,8 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
         <title>{title ? `${title} · hxdesk` : 'hxdesk'}</title>
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/htmx.min.js" defer></script>
+        <script src="/static/htmx-sse.min.js" defer></script>
+        <script src="/static/live.js" defer></script>
         <script src="/static/app.js" defer></script>
         <script src="/static/keys.js" defer></script>
         <script src="/static/bulk.js" defer></script>

@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../../src/app.js';
+import type { Deps } from '../../src/routes/context.js';
+import type { Hub } from '../../src/events/hub.js';
 import { closeDb, type Db, openStore, poolOf, sqliteOf } from '../../src/db/store.js';
 import { createToken } from '../../src/domain/auth.js';
 import { seedIfEmpty } from '../../src/domain/seed.js';
@@ -38,6 +40,8 @@ export interface TestServer {
   dir: string;
   adminToken: string;
   workers: Workers;
+  /** The live-update hub the app runs (SPEC C5). */
+  hub: Hub;
   api<T = any>(method: string, path: string, opts?: ApiOptions): Promise<ApiResponse<T>>;
   /** Creates a user through the API and returns it with an API token of its own. */
   user(role: 'admin' | 'agent' | 'requester', email?: string): Promise<{ id: number; email: string; token: string }>;
@@ -64,7 +68,8 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     quiet(level, msg, fields);
   };
   const workers = await startWorkers(db, env, log);
-  const app = await createApp({ db, env, log, afterWrite: () => workers.delivery.kick() });
+  const deps: Deps = { db, env, log, afterWrite: () => workers.delivery.kick() };
+  const app = await createApp(deps);
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(env) }, () => resolve(s));
   });
@@ -102,10 +107,11 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     (server as import("node:http").Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await workers.stop();
+    deps.hub?.stop();
     // A test may have closed it to provoke failures.
     if (env.DATABASE_URL ? !poolOf(db).ended : sqliteOf(db).open) await closeDb(db);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  return { url, logged, app, db, env, dir, adminToken, workers, api, user, close };
+  return { url, logged, app, db, env, dir, adminToken, workers, hub: deps.hub!, api, user, close };
 }

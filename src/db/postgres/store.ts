@@ -5,6 +5,7 @@ import pg from 'pg';
 import { type Conn, type Db, type Prepared, registerHandle, registerStore, type StoreImpl } from '../port.js';
 import * as schema from '../schema.js';
 import { migratePostgres } from './migrate.js';
+import { logAppender, pgSignals } from './signals.js';
 import { searchPeople } from './people.js';
 import { listTickets, type PgDb } from './ticketList.js';
 import { sameName, uniqueViolation } from './unique.js';
@@ -145,6 +146,7 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   // Connections holding a session lock: closing the store ends them (the pool waits for every
   // checked-out connection, and a lock's connection is out for as long as the lock is held).
   const lockClients = new Set<pg.PoolClient>();
+  const signals = pgSignals(url, pool);
   const impl: StoreImpl = {
     dialect: 'postgres',
     db: root as unknown as Db,
@@ -164,6 +166,9 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
       }
     }, { isolationLevel: 'serializable' }))),
     isTx: (conn) => conn instanceof PgTransaction,
+    logAppend: logAppender(),
+    listen: (fn) => signals.listen(fn),
+    broadcast: (payload) => signals.broadcast(payload),
     prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {
       const name = nameOf(key);
       // A unit of work has its own connection: its statement is built on its handle (the server
@@ -240,6 +245,7 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     async close() {
       if (closed) return;
       closed = true;
+      await signals.close();
       // Ending a lock's connection ends its session and the lock with it; its holder learns from held().
       for (const client of lockClients) { lockClients.delete(client); client.release(true); }
       await pool.end();

@@ -6,7 +6,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl } from '../port.js';
+import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl, type StoreSignal } from '../port.js';
 import * as schema from '../schema.js';
 import { startCheckpointer } from './checkpointer.js';
 import { backupBeforeMigrating } from './backup.js';
@@ -62,10 +62,20 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
   // Lists and searches outside a unit of work go to reader threads (./readers.ts), when asked for.
   const readers = file !== ':memory:' && (opts.readThreads ?? 0) > 0 ? startReaders(file, opts.readThreads!) : undefined;
   const statements = new WeakMap<Database.Database, Map<object, Prepared<unknown>>>();
+  // SPEC C5: one process per file, so the store's signals stay in it. A unit of work that appended
+  // to the change log sets `appended`; its listeners hear 'log' once it has committed (a rolled
+  // back one costs them a read that finds nothing new).
+  const listeners = new Set<(signal: StoreSignal) => void>();
+  const signal = (s: StoreSignal) => { for (const fn of listeners) { try { fn(s); } catch { /* a listener's own failure */ } } };
+  let appended = false;
+  const afterUnit = () => { if (appended) { appended = false; signal({ kind: 'log' }); } };
   const impl: StoreImpl = {
     dialect: 'sqlite',
     db: readerDb as unknown as PortDb,
-    transaction: (fn) => commit(() => fn(writerDb as unknown as PortDb)),
+    transaction: (fn) => commit(() => fn(writerDb as unknown as PortDb)).finally(afterUnit),
+    logAppend: () => { appended = true; },
+    listen(fn) { listeners.add(fn); return () => { listeners.delete(fn); }; },
+    broadcast: async (payload) => { queueMicrotask(() => signal({ kind: 'message', payload })); },
     isTx: (conn) => conn === (writerDb as unknown),
     prepare<Row>(conn: Conn, key: object, build: (db: PortDb) => unknown): Prepared<Row> {
       const client = clientOf(conn);
@@ -100,6 +110,7 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
     },
     problem: async () => dbProblem(writerDb),
     async close() {
+      listeners.clear();
       await readers?.close();
       if (reader !== writer) reader.close();
       try { writer.pragma('optimize'); } finally { writer.close(); }

@@ -12,7 +12,7 @@ import { effectiveFilter, listByFilter, type TicketList } from '../../domain/tic
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import { flatFilterParams, nestFilterParams, TicketListQuerySchema, type TicketFilter, type TicketListQuery } from '../../domain/tickets/query.js';
 import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTransaction, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
-import { isAdmin, isStaff, type Actor } from '../../domain/actor.js';
+import { isAdmin, isStaff, requireStaff, type Actor } from '../../domain/actor.js';
 import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { PeopleChanged, TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
@@ -220,6 +220,16 @@ export function ticketRoutes() {
     if (input.body.trim() === '' && attachments.length === 0) throw invalid('body', 'Must not be empty');
     const result = await commentOnTicket(dbOf(c), actor, id, { ...input, attachments }, { maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES });
     return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketReplied p={await pageProps(c, actor, id, undefined, true)} /> });
+  });
+
+  // SPEC C5: the reply box says its writer is typing (throttled by the page); others see it live.
+  app.post('/:id/typing', async (c) => {
+    const id = pathId(c);
+    const actor = actorOf(c);
+    requireStaff(actor);
+    await getTicket(dbOf(c), actor, id);
+    c.get('deps').hub?.typing(id, { id: actor.id, name: actor.name || actor.email });
+    return c.body(null, 204);
   });
 
   // SPEC C2: people on the ticket. Each change is an AddWatcher/DelWatcher transaction.

@@ -1,0 +1,304 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, gt, inArray, lte, max } from 'drizzle-orm';
+import { broadcast, type Db, listenStore, type StoreSignal } from '../db/port.js';
+import { tickets, ticketWatchers, transactions } from '../db/schema.js';
+
+// The live-update bus (SPEC C5, docs/decisions/037). The change log is the `transactions` table:
+// every change of a ticket appends to it in its unit of work, and the store signals once that
+// has committed (in this process on SQLite, from any process through LISTEN/NOTIFY on
+// PostgreSQL). The hub then reads what is new, once for all streams, and hands each stream its
+// reader's share: staff see every ticket; a customer only their own tickets' public entries.
+// An event's id is the id of its last log entry, so a stream that comes back with
+// Last-Event-ID is caught up from the log itself: nothing lost, nothing twice.
+//
+// Presence (who is viewing a ticket, who is typing a reply) is not stored: each process
+// broadcasts its own share every few seconds, and a share not heard again expires.
+
+/** What a stream is told: these entries of the change log on one ticket (the reader may see them). */
+export interface LiveEvent { id: number; ticket_id: number; types: string[] }
+/** Someone on a ticket page: viewing it, maybe typing a reply. */
+export interface Viewer { id: number; name: string; typing: boolean }
+
+/** Where a stream's messages go (the SSE route writes them). */
+export interface StreamSink {
+  event(e: LiveEvent): void;
+  /** Who else is on the ticket page this stream shows (the reader left out). */
+  presence(ticketId: number, viewers: Viewer[]): void;
+  /** The stream fell too far behind to be caught up: the page should load its live parts again. */
+  reset(): void;
+  /** A heartbeat, so proxies and the browser see the connection alive. */
+  ping(): void;
+}
+
+export interface StreamSpec {
+  user: { id: number; name: string };
+  /** Staff see every ticket and every entry; customers their own tickets' public entries. */
+  staff: boolean;
+  /** The ticket page this stream belongs to: the reader is counted as viewing it (staff). */
+  ticketId?: number;
+  /** Only this ticket's events (a portal page opened through a signed link). */
+  onlyTicket?: number;
+  /** The last event id the client had (Last-Event-ID): what came after it is sent first. */
+  after?: number;
+}
+
+export interface HubOptions {
+  /** Which entries a customer sees (the portal's public types). */
+  customerSees: (type: string) => boolean;
+  heartbeatMs: number;
+  maxStreamsPerUser: number;
+  maxStreams: number;
+  /** How long a typing ping counts. */
+  typingMs?: number;
+  /** How often each process repeats its presence share; a share is dropped after three missed. */
+  presenceEveryMs?: number;
+  onError?: (what: string, error: unknown) => void;
+}
+
+/** Refused: too many open streams (for the user, or in all). */
+export class TooManyStreams extends Error {
+  constructor(readonly scope: 'user' | 'server', readonly limit: number) {
+    super(scope === 'user' ? `At most ${limit} live streams per user are open at a time: close another tab first` : `The server has ${limit} live streams open, its limit: try again later`);
+    this.name = 'TooManyStreams';
+  }
+}
+
+interface Stream { spec: StreamSpec; sink: StreamSink; lastSent: number }
+interface LogRow { id: number; ticket_id: number; type: string }
+interface Share { viewers: Viewer[]; expires: number }
+
+/** How many log entries one read takes; a stream further behind than CATCH_UP_MAX is reset. */
+const PAGE = 1000;
+const CATCH_UP_MAX = 2000;
+
+export interface Hub {
+  /** Throws TooManyStreams when the user (or the server) has as many streams open as allowed. */
+  admit(userId: number): void;
+  /** Opens a stream (throws TooManyStreams); `close` when the connection ends. */
+  open(spec: StreamSpec, sink: StreamSink): Promise<{ close(): void }>;
+  /** The user is typing a reply on the ticket (a throttled ping from the reply box). */
+  typing(ticketId: number, user: { id: number; name: string }): void;
+  /** Who is on the ticket's page now, across processes. */
+  viewers(ticketId: number): Viewer[];
+  /** Open streams in this process (for health and tests). */
+  readonly streams: number;
+  stop(): void;
+}
+
+export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
+  const pid = randomUUID().slice(0, 8);
+  const typingMs = opts.typingMs ?? 6000;
+  const presenceEveryMs = opts.presenceEveryMs ?? 4000;
+  const shareTtl = presenceEveryMs * 3;
+  const onError = opts.onError ?? (() => {});
+  const streams = new Set<Stream>();
+  const perUser = new Map<number, number>();
+  let lastId = (await db.select({ id: max(transactions.id) }).from(transactions))[0]?.id ?? 0;
+
+  // ── the change log ──
+  // Reads and catch-ups run one at a time, in order: a stream registers between two reads, with
+  // everything up to the hub's last read sent, so the next read starts where its catch-up ended.
+  let chain: Promise<void> = Promise.resolve();
+  let pending = false;
+  const enqueue = (fn: () => Promise<void>) => { chain = chain.then(fn).catch((e) => onError('live update read failed', e)); return chain; };
+  const kick = () => {
+    if (pending) return;
+    pending = true;
+    void enqueue(async () => { pending = false; await readNew(); });
+  };
+
+  const readLog = (after: number, upTo?: number, limit = PAGE) => db.select({ id: transactions.id, ticket_id: transactions.ticket_id, type: transactions.type })
+    .from(transactions).where(upTo === undefined ? gt(transactions.id, after) : and(gt(transactions.id, after), lte(transactions.id, upTo)))
+    .orderBy(asc(transactions.id)).limit(limit) as Promise<LogRow[]>;
+
+  /** Each ticket's customers (requester and Cc), read only when a customer's stream is open. */
+  async function customersOf(ticketIds: number[]): Promise<Map<number, Set<number>>> {
+    const m = new Map<number, Set<number>>();
+    if (ticketIds.length === 0) return m;
+    const add = (t: number, u: number | null) => { if (u === null) return; let s = m.get(t); if (!s) m.set(t, (s = new Set())); s.add(u); };
+    for (const r of await db.select({ t: tickets.id, u: tickets.requester_id }).from(tickets).where(inArray(tickets.id, ticketIds))) add(r.t, r.u);
+    for (const r of await db.select({ t: ticketWatchers.ticket_id, u: ticketWatchers.user_id }).from(ticketWatchers)
+      .where(and(inArray(ticketWatchers.ticket_id, ticketIds), inArray(ticketWatchers.role, ['requester', 'cc'])))) add(r.t, r.u);
+    return m;
+  }
+
+  /** Hands `rows` (in log order) to `targets`, each its share, one event per ticket. */
+  async function deliver(rows: LogRow[], targets: Iterable<Stream>): Promise<void> {
+    const list = [...targets];
+    if (rows.length === 0 || list.length === 0) return;
+    const byTicket = new Map<number, LogRow[]>();
+    for (const r of rows) { let g = byTicket.get(r.ticket_id); if (!g) byTicket.set(r.ticket_id, (g = [])); g.push(r); }
+    const customers = list.some((s) => !s.spec.staff) ? await customersOf([...byTicket.keys()]) : new Map<number, Set<number>>();
+    // Tickets in the order of their last entry: a catch-up replays the log in order.
+    const groups = [...byTicket.values()].sort((a, b) => a[a.length - 1].id - b[b.length - 1].id);
+    for (const s of list) {
+      for (const g of groups) {
+        const ticketId = g[0].ticket_id;
+        if (s.spec.onlyTicket !== undefined && s.spec.onlyTicket !== ticketId) continue;
+        if (!s.spec.staff && !customers.get(ticketId)?.has(s.spec.user.id)) continue;
+        const seen = g.filter((r) => r.id > s.lastSent && (s.spec.staff || opts.customerSees(r.type)));
+        if (seen.length === 0) continue;
+        const id = seen[seen.length - 1].id;
+        s.lastSent = id;
+        try { s.sink.event({ id, ticket_id: ticketId, types: [...new Set(seen.map((r) => r.type))] }); } catch (e) { onError('live update write failed', e); }
+      }
+    }
+  }
+
+  async function readNew(): Promise<void> {
+    for (;;) {
+      const rows = await readLog(lastId);
+      if (rows.length === 0) return;
+      lastId = rows[rows.length - 1].id;
+      await deliver(rows, streams);
+      if (rows.length < PAGE) return;
+    }
+  }
+
+  // ── presence ──
+  const local = new Map<number, Map<Stream, { id: number; name: string }>>(); // ticket → this process's viewing streams
+  const typers = new Map<number, Map<number, { name: string; until: number }>>(); // ticket → user → typing until
+  const shares = new Map<number, Map<string, Share>>(); // ticket → process → its latest share
+  const shown = new Map<number, string>(); // ticket → the merged viewers last delivered (JSON)
+
+  function ownShare(ticketId: number): Viewer[] {
+    const now = Date.now();
+    const v = new Map<number, Viewer>();
+    for (const u of local.get(ticketId)?.values() ?? []) v.set(u.id, { id: u.id, name: u.name, typing: false });
+    for (const [id, t] of typers.get(ticketId) ?? []) {
+      if (t.until <= now) continue;
+      v.set(id, { id, name: t.name, typing: true });
+    }
+    return [...v.values()].slice(0, 50);
+  }
+
+  function publish(ticketId: number): void {
+    const v = ownShare(ticketId);
+    const payload = JSON.stringify({ p: pid, t: ticketId, v: v.map((x) => [x.id, x.name.slice(0, 60), x.typing ? 1 : 0]) });
+    broadcast(db, payload).catch((e) => onError('presence broadcast failed', e));
+  }
+
+  function merged(ticketId: number): Viewer[] {
+    const now = Date.now();
+    const v = new Map<number, Viewer>();
+    for (const share of shares.get(ticketId)?.values() ?? []) {
+      if (share.expires <= now) continue;
+      for (const x of share.viewers) {
+        const had = v.get(x.id);
+        v.set(x.id, { ...x, typing: x.typing || (had?.typing ?? false) });
+      }
+    }
+    return [...v.values()].sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+  }
+
+  function showPresence(ticketId: number, force = false): void {
+    const viewers = merged(ticketId);
+    const key = JSON.stringify(viewers);
+    if (!force && shown.get(ticketId) === key) return;
+    if (viewers.length === 0) shown.delete(ticketId); else shown.set(ticketId, key);
+    for (const s of local.get(ticketId)?.keys() ?? []) {
+      try { s.sink.presence(ticketId, viewers.filter((x) => x.id !== s.spec.user.id)); } catch (e) { onError('live update write failed', e); }
+    }
+  }
+
+  function heard(payload: string): void {
+    let m: { p: string; t: number; v: [number, string, number][] };
+    try { m = JSON.parse(payload); } catch { return; }
+    if (typeof m?.p !== 'string' || !Number.isInteger(m.t) || !Array.isArray(m.v)) return;
+    let byProcess = shares.get(m.t);
+    if (!byProcess) shares.set(m.t, (byProcess = new Map()));
+    if (m.v.length === 0) byProcess.delete(m.p);
+    else byProcess.set(m.p, { viewers: m.v.map(([id, name, typing]) => ({ id, name, typing: typing === 1 })), expires: Date.now() + shareTtl });
+    if (byProcess.size === 0) shares.delete(m.t);
+    showPresence(m.t);
+  }
+
+  const unlisten = listenStore(db, (s: StoreSignal) => { if (s.kind === 'log') kick(); else heard(s.payload); });
+
+  // Repeat this process's shares; drop what expired (a process gone, a tab closed, typing stopped).
+  const repeat = setInterval(() => {
+    for (const t of new Set([...local.keys(), ...typers.keys()])) publish(t);
+  }, presenceEveryMs);
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [t, users] of typers) {
+      let stopped = false;
+      for (const [u, x] of users) if (x.until <= now) { users.delete(u); stopped = true; }
+      if (users.size === 0) typers.delete(t);
+      if (stopped) publish(t);
+    }
+    for (const [t, byProcess] of shares) {
+      let gone = false;
+      for (const [p, share] of byProcess) if (share.expires <= now) { byProcess.delete(p); gone = true; }
+      if (byProcess.size === 0) shares.delete(t);
+      if (gone) showPresence(t);
+    }
+  }, 1000);
+  const heartbeat = setInterval(() => {
+    for (const s of streams) { try { s.sink.ping(); } catch { /* the connection's own close ends it */ } }
+  }, opts.heartbeatMs);
+  for (const t of [repeat, sweep, heartbeat]) t.unref();
+
+  function admit(userId: number): void {
+    if ((perUser.get(userId) ?? 0) >= opts.maxStreamsPerUser) throw new TooManyStreams('user', opts.maxStreamsPerUser);
+    if (streams.size >= opts.maxStreams) throw new TooManyStreams('server', opts.maxStreams);
+  }
+
+  return {
+    admit,
+    async open(spec, sink) {
+      admit(spec.user.id);
+      perUser.set(spec.user.id, (perUser.get(spec.user.id) ?? 0) + 1);
+      const stream: Stream = { spec, sink, lastSent: 0 };
+      let closed = false;
+      await enqueue(async () => {
+        if (closed) return;
+        const after = spec.after;
+        if (after !== undefined && after < lastId) {
+          const rows = await readLog(after, lastId, CATCH_UP_MAX + 1);
+          if (rows.length > CATCH_UP_MAX) sink.reset();
+          else await deliver(rows, [stream]);
+        }
+        stream.lastSent = lastId;
+        streams.add(stream);
+      });
+      if (spec.staff && spec.ticketId !== undefined && !closed) {
+        let m = local.get(spec.ticketId);
+        if (!m) local.set(spec.ticketId, (m = new Map()));
+        m.set(stream, spec.user);
+        publish(spec.ticketId);
+        showPresence(spec.ticketId, true);
+      }
+      return {
+        close() {
+          if (closed) return;
+          closed = true;
+          streams.delete(stream);
+          const n = (perUser.get(spec.user.id) ?? 1) - 1;
+          if (n <= 0) perUser.delete(spec.user.id); else perUser.set(spec.user.id, n);
+          const t = spec.ticketId;
+          const m = t === undefined ? undefined : local.get(t);
+          if (t !== undefined && m?.delete(stream)) {
+            if (m.size === 0) local.delete(t);
+            // The tab closed: its reader stops typing there too, unless another of their tabs shows the ticket.
+            if (![...(m.values())].some((u) => u.id === spec.user.id)) typers.get(t)?.delete(spec.user.id);
+            publish(t);
+          }
+        },
+      };
+    },
+    typing(ticketId, user) {
+      let users = typers.get(ticketId);
+      if (!users) typers.set(ticketId, (users = new Map()));
+      const was = users.get(user.id);
+      users.set(user.id, { name: user.name, until: Date.now() + typingMs });
+      if (!was || was.until <= Date.now()) publish(ticketId);
+    },
+    viewers: (ticketId) => merged(ticketId),
+    get streams() { return streams.size; },
+    stop() {
+      unlisten();
+      for (const t of [repeat, sweep, heartbeat]) clearInterval(t);
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from './helpers/server.js';
+import { openSse, type SseStream } from './helpers/sse.js';
+
+// SPEC C5: GET /events over real HTTP, on both stores. Events come after the unit of work
+// commits, carry only what the reader may see, come back after a reconnect from Last-Event-ID
+// without a gap or a repeat; presence and typing; the caps per user; bad input.
+
+let s: TestServer;
+let agent: { id: number; email: string; token: string };
+let other: { id: number; email: string; token: string };
+let customer: { id: number; email: string; token: string };
+let stranger: { id: number; email: string; token: string };
+const open: SseStream[] = [];
+
+beforeAll(async () => {
+  s = await startServer({ EVENTS_MAX_STREAMS_PER_USER: '3', EVENTS_HEARTBEAT_MS: '300' });
+  agent = await s.user('agent');
+  other = await s.user('agent');
+  customer = await s.user('requester');
+  stranger = await s.user('requester');
+});
+afterAll(async () => { for (const o of open) o.close(); await s?.close(); });
+
+async function stream(token: string, query = '', headers: Record<string, string> = {}) {
+  const st = await openSse(`${s.url}/events${query}`, { authorization: `Bearer ${token}`, ...headers });
+  open.push(st);
+  if (st.status === 200) await st.next((m) => m.event === 'hello');
+  return st;
+}
+
+let seq = 0;
+async function ticket(requesterId = customer.id) {
+  const res = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: `Live ${++seq}`, description: 'Hello', requester_id: requesterId } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.ticket.id as number;
+}
+const reply = (id: number, token: string, body: unknown) => s.api('POST', `/tickets/${id}/comment`, { token, body });
+const ticketEvents = (st: SseStream, id: number) => st.messages.filter((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
+
+describe('GET /events', () => {
+  it('tells staff of a new ticket and of each change, with the log id and the kinds of entry', async () => {
+    const st = await stream(agent.token);
+    const id = await ticket();
+    const created = await st.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
+    expect(JSON.parse(created.data).types).toContain('Create');
+    expect(Number(created.id)).toBeGreaterThan(0);
+    // The same event, named for the ticket's page.
+    await st.next((m) => m.event === `ticket-${id}`);
+    const before = st.messages.length;
+    expect((await reply(id, other.token, { body: 'On it', internal: true })).status).toBe(201);
+    const note = await st.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id, { from: before });
+    expect(JSON.parse(note.data).types).toEqual(['Comment']);
+    expect(Number(note.id)).toBeGreaterThan(Number(created.id));
+  });
+
+  it("gives a customer their own tickets' public entries only", async () => {
+    const mine = await stream(customer.token);
+    const theirs = await stream(stranger.token);
+    const id = await ticket();
+    await mine.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
+    const n = mine.messages.length;
+    expect((await reply(id, agent.token, { body: 'internal only', internal: true })).status).toBe(201);
+    expect((await reply(id, agent.token, { body: 'Dear customer', internal: false })).status).toBe(201);
+    const pub = await mine.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id, { from: n });
+    expect(JSON.parse(pub.data).types).toEqual(['Correspond']);
+    // The note came first, and was not sent: the one event after the create is the reply.
+    expect(ticketEvents(mine, id)).toHaveLength(2);
+    expect(ticketEvents(theirs, id)).toHaveLength(0);
+  });
+
+  it('catches a reconnecting stream up from Last-Event-ID: nothing lost, nothing twice', async () => {
+    const id = await ticket();
+    const first = await stream(agent.token);
+    expect((await reply(id, agent.token, { body: 'one', internal: true })).status).toBe(201);
+    const seen = await first.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id && JSON.parse(m.data).types.includes('Comment'));
+    first.close();
+    // Changes while no stream is open.
+    expect((await reply(id, agent.token, { body: 'two', internal: true })).status).toBe(201);
+    expect((await s.api('PATCH', `/tickets/${id}`, { body: { priority: 7 } })).status).toBe(200);
+    const again = await stream(agent.token, '', { 'last-event-id': seen.id! });
+    const caught = await again.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
+    expect(JSON.parse(caught.data).types.sort()).toEqual(['Comment', 'SetPriority']);
+    expect(Number(caught.id)).toBeGreaterThan(Number(seen.id));
+    // And `?after=` does the same for a client that cannot send the header.
+    const viaQuery = await stream(agent.token, `?after=${seen.id}`);
+    const same = await viaQuery.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
+    expect(same.id).toBe(caught.id);
+    // Nothing more for this ticket came on either: no repeats.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(ticketEvents(again, id)).toHaveLength(1);
+    expect(ticketEvents(viaQuery, id)).toHaveLength(1);
+    again.close();
+    viaQuery.close();
+  });
+
+  it('shows who else views a ticket, who is typing, and forgets a closed tab at once', async () => {
+    const id = await ticket();
+    const a = await stream(agent.token, `?ticket=${id}`);
+    const b = await stream(other.token, `?ticket=${id}`);
+    const seesB = await a.next((m) => m.event === 'presence' && m.data.includes('agent') && m.data.includes(`data-user-id="${other.id}"`));
+    expect(seesB.data).not.toContain(`data-user-id="${agent.id}"`); // never oneself
+    await b.next((m) => m.event === 'presence' && m.data.includes(`data-user-id="${agent.id}"`));
+    const n = a.messages.length;
+    expect((await s.api('POST', `/tickets/${id}/typing`, { token: other.token })).status).toBe(204);
+    const typing = await a.next((m) => m.event === 'presence' && m.data.includes('typing a reply'), { from: n });
+    expect(typing.data).toMatch(/is typing a reply/);
+    const m = a.messages.length;
+    b.close();
+    const gone = await a.next((x) => x.event === 'presence' && !x.data.includes(`data-user-id="${other.id}"`), { from: m });
+    expect(gone.data).not.toContain('Also here');
+    a.close();
+  });
+
+  it('sends heartbeats', async () => {
+    const st = await stream(agent.token);
+    await new Promise((r) => setTimeout(r, 800));
+    expect(st.pings).toBeGreaterThanOrEqual(2);
+    st.close();
+  });
+
+  it('caps the streams of one user (429) and frees the place when a tab closes', async () => {
+    const u = await s.user('agent');
+    const tabs = [await stream(u.token), await stream(u.token), await stream(u.token)];
+    const fourth = await stream(u.token);
+    expect(fourth.status).toBe(429);
+    tabs[0].close();
+    await expect.poll(async () => { const t = await stream(u.token); t.close(); return t.status; }, { timeout: 3000 }).toBe(200);
+  });
+
+  it('refuses bad input and tickets the reader may not see, and strangers', async () => {
+    const id = await ticket();
+    expect((await s.api('GET', '/events?ticket=abc', { headers: { accept: 'text/event-stream' } })).status).toBe(422);
+    expect((await s.api('GET', '/events?nope=1', { headers: { accept: 'text/event-stream' } })).status).toBe(422);
+    expect((await s.api('GET', `/events?ticket=${id}`, { token: stranger.token, headers: { accept: 'application/json' } })).status).toBe(404);
+    expect((await s.api('GET', '/events', { token: '', headers: { accept: 'application/json' } })).status).toBe(401);
+    expect((await s.api('POST', `/tickets/${id}/typing`, { token: customer.token })).status).toBe(403);
+  });
+});
