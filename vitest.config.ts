@@ -43,6 +43,8 @@ const onPostgres = pgWanted !== '0' && pgAvailable();
 
 export default defineConfig({
   test: {
+    // The server and CLI compiled once, for the tests that start real processes (tests/helpers/buildOnce.ts).
+    globalSetup: ['tests/helpers/buildOnce.ts'],
     // Each test file starts its own server on its own SQLite file; two cores, two workers.
     maxWorkers: 2,
     projects: [

@@ -59,7 +59,12 @@ async function run() {
   if (argv[0] === 'serve') return serve(argv.slice(1));
   const source = path.join(root, 'src', 'cli.ts');
   let cli;
-  if (fs.existsSync(source) && resolved('tsx/esm/api')) {
+  // HXDESK_CLI_FROM names a compiled cli.js to run instead (the test suite compiles src/ once for all its processes).
+  const from = process.env.HXDESK_CLI_FROM;
+  if (from) {
+    if (!fs.existsSync(from)) fail(`HXDESK_CLI_FROM=${from} does not exist`);
+    cli = await import(pathToFileURL(path.resolve(from)).href);
+  } else if (fs.existsSync(source) && resolved('tsx/esm/api')) {
     const { register } = await import('tsx/esm/api');
     register({ tsconfig: path.join(root, 'tsconfig.json') });
     cli = await import(pathToFileURL(source).href);

@@ -14,7 +14,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 // SPEC C6: "sign-in rate limits and token bookkeeping live in the database" (decision 028).
 // The brake is a row per key in login_throttle, counted with one atomic upsert: it outlives a
 // restart, every process serving the database shares it, and `hxdesk reset-password` lifts it.
-// The processes here are real servers (node src/server.ts) on one database: the SQLite file of
+// The processes here are real servers (the compiled server) on one database: the SQLite file of
 // a DATA_DIR, or (in the postgres project) one PostgreSQL database.
 
 const ADMIN_EMAIL = 'admin@example.com';

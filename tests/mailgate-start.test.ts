@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
 
 // SPEC C1: an open mail gateway never goes unnoticed. The server is started as `npm run dev`
-// starts it (src/server.ts in its own process) and what it prints is read.
+// starts it (the compiled server in its own process) and what it prints is read.
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mailgate-start-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -14,7 +14,7 @@ const TOKEN = 'mailgate-start-secret-0123456789';
 describe('the server at start (SPEC C1)', () => {
   const children: ServerProcess[] = [];
   afterAll(() => killAll(children.map((c) => c.child)));
-  /** Starts `src/server.ts` as a process and returns what it printed up to serving its first request. */
+  /** Starts the server as a process and returns what it printed up to serving its first request. */
   async function startOutput(env: Record<string, string>) {
     const data = fs.mkdtempSync(path.join(dir, 'data-'));
     const p = await spawnServer({ DATA_DIR: data, ADMIN_PASSWORD: 'admin-password-123', MAILGATE_TOKEN: '', ...env });

@@ -7,7 +7,7 @@ import { killAll, processScope, spawnServer, type ServerProcess } from './helper
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 
 // SPEC C6: several hxdesk processes on one PostgreSQL database, no other shared component
-// (decision 030). Two real server processes (node src/server.ts) on one migrated database of a
+// (decision 030). Two real server processes (the compiled server) on one migrated database of a
 // throwaway cluster, one SMTP sink that both deliver to, one Dovecot mailbox both are told to
 // poll. Every unit of work is SERIALIZABLE (run again on a conflict), outbox rows are claimed
 // with FOR UPDATE SKIP LOCKED and marked with their worker, a dead worker's rows are put back by

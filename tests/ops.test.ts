@@ -1,5 +1,5 @@
-// What an operator relies on, checked against the real server process (`node --import tsx
-// src/server.ts`, as the other process tests start it): a bad setting stops the start with its
+// What an operator relies on, checked against the real server process (the server
+// compiled once for the run, as the other process tests start it): a bad setting stops the start with its
 // name, production mode writes one JSON object per log line and caches static files, and
 // /healthz answers 503 when the database is really gone.
 import fs from 'node:fs';

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { TEST_DIST } from './buildOnce.js';
 
 export const HXDESK_BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'hxdesk.js');
 
@@ -10,7 +11,7 @@ export interface CliRun { code: number | null; signal: NodeJS.Signals | null; st
 export function runCli(args: string[], env: Record<string, string>, stdin?: string, timeoutMs = 60_000): Promise<CliRun> {
   const child = spawn(process.execPath, [HXDESK_BIN, ...args], {
     cwd: path.resolve(import.meta.dirname, '..', '..'), stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'development', HOST: '127.0.0.1', PORT: '0', ...env },
+    env: { ...process.env, NODE_ENV: 'development', HOST: '127.0.0.1', PORT: '0', HXDESK_CLI_FROM: path.join(TEST_DIST, 'cli.js'), ...env },
   });
   let stdout = '';
   let stderr = '';

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { afterAll } from 'vitest';
 import path from 'node:path';
+import { TEST_DIST } from './buildOnce.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
@@ -21,11 +22,11 @@ const CLEAN: Record<string, string> = {
 };
 
 /**
- * Spawns `node --import tsx src/server.ts` (what `npm start` runs) in its own process group,
+ * Spawns the server compiled once for the run (TEST_DIST/server.js, as `npm start` runs dist/server.js) in its own process group,
  * so a test can SIGKILL or SIGTERM it whole, and resolves once it listens.
  */
 export async function spawnServer(env: Record<string, string>, onOutput?: (all: string) => void): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [path.join(TEST_DIST, 'server.js')], {
     cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLEAN, ...env },
   });
   let output = '';
@@ -59,7 +60,7 @@ export function killAll(children: ChildProcess[]): void {
  * must fail. Resolves with the exit and what it wrote (stdout and stderr apart).
  */
 export function runServerToExit(env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [path.join(TEST_DIST, 'server.js')], {
     cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLEAN, ...env },
   });
   let stdout = '';
