@@ -564,28 +564,17 @@ describe('without JavaScript', () => {
 });
 
 describe('accessibility basics', () => {
-  it('gives every visible field on the list, ticket, dashboard and admin pages an accessible name', async () => {
+  // Every page's fields are checked by axe in tests/ui-screens.test.ts (its `label` rule is critical there);
+  // here what no screen of that walk shows: the column picker open, and the dialog opened from the list.
+  it('gives every visible field of the column picker and the new-ticket dialog an accessible name', async () => {
     const page = await as('admin');
-    const dash = await ok('POST', '/dashboards', { name: 'A11y board', widgets: [{ kind: 'status_counts' }] });
-    const tpl = (await ok('GET', '/templates')).templates[0].id;
-    const scrip = (await ok('GET', '/scrips')).scrips[0].id;
-    const field = (await ok('GET', '/custom-fields')).custom_fields[0].id;
-    const pages = ['/tickets', `/tickets/${tk.invoice.id}`, '/tickets/new', '/dashboards', `/dashboards/${dash.id}`,
-      '/users', `/users/${alice.id}`, '/teams', `/teams/${supportId}`, '/queues', `/queues/${billingId}`, '/custom-fields', `/custom-fields/${field}`,
-      '/templates', `/templates/${tpl}`, '/scrips', `/scrips/${scrip}`, '/outbox', '/mail/intake'];
-    let fields = 0;
-    for (const path of pages) {
-      expect((await page.goto(path))?.status(), path).toBe(200);
-      fields += await expectLabelled(page, path);
-    }
-    // The list's column picker and the new-ticket dialog, opened.
     await page.goto('/tickets');
     await page.getByText('Columns', { exact: true }).click();
-    fields += await expectLabelled(page, '/tickets with the column picker open');
+    let fields = await expectLabelled(page, '/tickets with the column picker open');
     await page.getByRole('link', { name: 'New ticket' }).click();
     await page.locator('dialog#new-ticket').getByLabel('Subject').waitFor();
     fields += await expectLabelled(page, 'the new-ticket dialog');
-    expect(fields).toBeGreaterThan(100);
+    expect(fields).toBeGreaterThan(20);
   }, LONG);
 
   it('reaches the reply box and sends a reply with the keyboard alone', async () => {
