@@ -119,6 +119,15 @@ describe('GET /events', () => {
     st.close();
   });
 
+  it('ends the stream of a token revoked meanwhile, at its next heartbeat', async () => {
+    const made = await s.api('POST', '/tokens', { token: agent.token, body: { name: 'short-lived' } });
+    expect(made.status, made.text).toBe(201);
+    const st = await stream(made.body.token);
+    expect(st.status).toBe(200);
+    expect((await s.api('DELETE', `/tokens/${made.body.id}`, { token: agent.token })).status).toBe(204);
+    await st.ended; // the server ended it (a heartbeat comes every 300 ms here)
+  });
+
   it('caps the streams of one user (429) and frees the place when a tab closes', async () => {
     const u = await s.user('agent');
     const tabs = [await stream(u.token), await stream(u.token), await stream(u.token)];
