@@ -52,6 +52,9 @@ describe('GET /events', () => {
     const note = await st.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id, { from: before });
     expect(JSON.parse(note.data).types).toEqual(['Comment']);
     expect(Number(note.id)).toBeGreaterThan(Number(created.id));
+    // Published after the commit: what the event names is there for anyone who reads at once.
+    const history = await s.api('GET', `/tickets/${id}/transactions`, { token: agent.token });
+    expect(history.body.transactions.map((t: { id: number }) => t.id)).toContain(Number(note.id));
   });
 
   it("gives a customer their own tickets' public entries only", async () => {
