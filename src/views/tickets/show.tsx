@@ -303,6 +303,9 @@ function Stale({ p, stale, oob }: { p: TicketPageProps; stale: TransactionJson[]
   return <StaleWarning count={stale.length} files={p.reply?.files} oob={oob}>{stale.map((t) => <HistoryEntry p={p} t={t} copy />)}</StaleWarning>;
 }
 
+/** Where the reply box's errors are said (`data-error-target`); emptied out of band by a sent message. */
+const ReplyErrorPlace = ({ oob }: { oob?: boolean }) => <div id="reply-error" class="error reply-error" role="alert" aria-live="polite" hx-swap-oob={oob ? 'true' : undefined}></div>;
+
 export function ReplyBox({ p }: { p: TicketPageProps }) {
   const id = p.ticket.id;
   const draft = p.reply;
@@ -342,7 +345,7 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
         </small>
       </div>
       <div class="reply-actions"><button type="submit" class="primary">Send</button></div>
-      <div id="reply-error" class="error reply-error" role="alert" aria-live="polite"></div>
+      <ReplyErrorPlace />
     </form>
   );
 }
@@ -357,10 +360,10 @@ export function TicketChanged({ p }: { p: TicketPageProps }) {
 
 /**
  * After a reply: the history (target) plus the properties (a reply may reopen the ticket); the
- * reply box's marker moves to the newest entry and a stale warning goes (SPEC C5).
+ * reply box's marker moves to the newest entry, and a stale warning or an earlier error goes (SPEC C5).
  */
 export function TicketReplied({ p }: { p: TicketPageProps }) {
-  return <><History p={p} /><Properties p={p} oob /><TicketHead p={p} oob /><Stale p={p} stale={[]} oob /><SeenMarker value={newestId(p.transactions)} oob /></>;
+  return <><History p={p} /><Properties p={p} oob /><TicketHead p={p} oob /><Stale p={p} stale={[]} oob /><SeenMarker value={newestId(p.transactions)} oob /><ReplyErrorPlace oob /></>;
 }
 
 /**
