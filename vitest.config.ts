@@ -25,6 +25,7 @@ const browserOnly = [
   'tests/portal-browser.test.ts', 'tests/ui-admin.test.ts', 'tests/ui-request-errors.test.ts', 'tests/ui-settings.test.ts', 'tests/ui-tickets.test.ts',
   'tests/ui-reply-box.test.ts',
   'tests/ui-triage.test.ts',
+  'tests/ui-collision.test.ts',
   'tests/ui-screens.test.ts', 'tests/ui-keyboard.test.ts', 'tests/ui-triage-walkthrough.test.ts',
 ];
 

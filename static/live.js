@@ -53,4 +53,28 @@
   // ── ticket list and dashboards ──
 
   // ── collision (stale replies) ──
+  // SPEC C5 (docs/decisions/040): a reply refused as stale brings the new entries above the reply
+  // text (#reply-stale, swapped out of band) and moves the form's marker past them; a sent one
+  // empties that place. The server's fragments do that; here only where eyes and focus go: the
+  // warning is scrolled into view, and focus on "Send anyway" when the warning is replaced moves
+  // to the new warning's button, or (once sent) to the message box, instead of being lost.
+  var focusInWarning = false;
+  document.addEventListener('htmx:oobBeforeSwap', function (e) {
+    var old = e.detail && e.detail.target;
+    if (old && old.id === 'reply-stale') focusInWarning = old.contains(document.activeElement);
+  });
+  document.addEventListener('htmx:oobAfterSwap', function (e) {
+    var warning = e.target;
+    if (!warning || warning.id !== 'reply-stale') return;
+    var hadFocus = focusInWarning;
+    focusInWarning = false;
+    if (warning.classList.contains('has-stale')) {
+      warning.scrollIntoView({ block: 'nearest' });
+      var again = warning.querySelector('[data-send-anyway]');
+      if (hadFocus && again) again.focus();
+    } else if (hadFocus) {
+      var box = document.getElementById('reply-body');
+      if (box) box.focus();
+    }
+  });
 })();

@@ -1,3 +1,5 @@
+import type { TransactionJson } from './transactions.js';
+
 /** The error codes of SPEC B5 and the HTTP status each one maps to. */
 export const ERROR_STATUS = {
   invalid_json: 400,
@@ -6,6 +8,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** SPEC C5: a reply or note on a ticket that received correspondence since the writer loaded it. */
+  stale: 409,
   too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,
@@ -20,10 +24,21 @@ export interface ErrorDetail { path: string; message: string }
 /** A failure the caller can act on; thrown anywhere, answered once by the app's onError. */
 export class AppError extends Error {
   readonly status: number;
-  constructor(readonly code: ErrorCode, message: string, readonly details?: ErrorDetail[]) {
+  /** `extra`: more members of the JSON error object (a `stale` error's transactions). */
+  constructor(readonly code: ErrorCode, message: string, readonly details?: ErrorDetail[], readonly extra?: Record<string, unknown>) {
     super(message);
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
+  }
+}
+
+/**
+ * SPEC C5, docs/decisions/040: the ticket received correspondence after the writer loaded it.
+ * Carries every entry newer than the writer's marker, as the history shows them to the writer.
+ */
+export class StaleError extends AppError {
+  constructor(message: string, readonly transactions: TransactionJson[]) {
+    super('stale', message, undefined, { transactions });
   }
 }
 

@@ -59,7 +59,7 @@ function clientGone(err: unknown, c: Context<AppEnv>): boolean {
 export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise<Response> {
   if (e.code === 'rate_limited') c.header('Retry-After', '900');
   if (!wantsHtml(c)) {
-    return c.json({ error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } }, e.status as 400);
+    return c.json({ error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...e.extra } }, e.status as 400);
   }
   if (e.code === 'unauthenticated') {
     const next = c.req.method === 'GET' ? `?next=${encodeURIComponent(c.req.path + new URL(c.req.url).search)}` : '';

@@ -5,7 +5,7 @@ import type { ScripResult } from '../../scrips/engine.js';
 import { signReply } from '../../scrips/signature.js';
 import { type Actor, isAdmin, isStaff, nowIso, worksAnyTicket } from '../actor.js';
 import { allCustomFields, appliesToQueue, customValueJson, normalizeCustomValue, type CustomFieldJson } from '../customFields.js';
-import { AppError, forbidden, invalid, notFound } from '../errors.js';
+import { AppError, forbidden, invalid, notFound, StaleError } from '../errors.js';
 import { getQueueRow } from '../queues.js';
 import { teamExists } from '../teams.js';
 import { attachmentWithTicket, recordTransactions, transactionsOfTicket, type NewAttachment, type NewTransaction, type TransactionJson } from '../transactions.js';
@@ -214,6 +214,13 @@ export interface CommentInput {
   message_id?: string | null; attachments?: NewAttachment[]; auto_submitted?: boolean; already_sent?: string[];
   /** SPEC C4: a status to set with the message (a canned response's), in the same unit of work. */
   set_status?: Status;
+  /**
+   * SPEC C5: the id of the newest history entry the writer had loaded. When the ticket has
+   * correspondence by someone else after it, nothing is written and a `stale` error (409)
+   * carries the newer entries, unless `force`. Without it (mail, scripts) no check is made.
+   */
+  seen_transaction_id?: number;
+  force?: boolean;
 }
 
 export interface CommentOptions {
@@ -223,6 +230,23 @@ export interface CommentOptions {
 
 const sizeText = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`);
 const bytesText = (n: number) => `${n.toLocaleString('en')} bytes`;
+
+/**
+ * SPEC C5, docs/decisions/040: refuses a message written without knowing of newer mail. What
+ * counts is correspondence (Create, Correspond) by someone other than the writer after the
+ * marker; internal notes, property changes and the writer's own messages do not. The marker is
+ * a position in the change log (ids only grow): one above the ticket's newest entry, or another
+ * ticket's, just means "nothing on this ticket after that point". The error carries every entry
+ * after the marker that the writer may see, as their history shows it. Runs inside the unit of
+ * work of the write (serialized on both stores), so no message slips in between check and write.
+ */
+async function refuseIfStale(tx: Conn, actor: Actor, id: number, seen: number): Promise<void> {
+  const newer = await transactionsOfTicket(tx, id, { includeComments: isStaff(actor), after: seen });
+  const mail = newer.filter((t) => (t.type === 'Correspond' || t.type === 'Create') && t.creator_id !== actor.id);
+  if (mail.length === 0) return;
+  const n = mail.length === 1 ? 'A new message' : `${mail.length} new messages`;
+  throw new StaleError(`${n} arrived on ticket #${id} after you loaded it: read ${mail.length === 1 ? 'it' : 'them'} first, or send again with force: true to send anyway`, newer);
+}
 
 /** POST /tickets/:id/comment: internal note by default; a public reply with internal=false. */
 export async function commentOnTicket(
@@ -251,6 +275,7 @@ export async function commentOnTicket(
       if (!await getUserRow(tx, input.creator_id)) throw invalid('creator_id', `User ${input.creator_id} does not exist`);
       creatorId = input.creator_id;
     }
+    if (input.seen_transaction_id !== undefined && !input.force) await refuseIfStale(tx, actor, id, input.seen_transaction_id);
     // SPEC C3: a public reply written by staff on the web or through the API closes with their
     // signature and the queue's, stored as sent. Mail keeps what the sender wrote; notes go unsigned.
     const writer = creatorId === actor.id ? actor : await getUserRow(tx, creatorId);

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { bulkSummary, bulkUpdateTickets } from '../../domain/tickets/bulk.js';
 import type { Column } from '../../domain/savedViews.js';
 import { appliesToQueue } from '../../domain/customFields.js';
-import { AppError, invalid } from '../../domain/errors.js';
+import { AppError, invalid, StaleError } from '../../domain/errors.js';
 import { lookups } from '../../domain/lookups.js';
 import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
@@ -15,7 +15,7 @@ import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTrans
 import { isAdmin, isStaff, requireStaff, type Actor } from '../../domain/actor.js';
 import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
-import { PeopleChanged, TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
+import { PeopleChanged, ReplyRefused, TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, readForm, respond, validate } from '../respond.js';
 import { readBodyWithFiles } from '../uploads.js';
@@ -218,7 +218,18 @@ export function ticketRoutes() {
     // SPEC C4: files come as multipart `attachments` or JSON base64; MAX_ATTACHMENT_BYTES in all.
     const { input, attachments } = await readBodyWithFiles(c, CommentSchema);
     if (input.body.trim() === '' && attachments.length === 0) throw invalid('body', 'Must not be empty');
-    const result = await commentOnTicket(dbOf(c), actor, id, { ...input, attachments }, { maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES });
+    let result;
+    try {
+      result = await commentOnTicket(dbOf(c), actor, id, { ...input, attachments }, { maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES });
+    } catch (e) {
+      // SPEC C5: newer mail came in. The page shows it above the reply box, which keeps what was typed.
+      if (!(e instanceof StaleError) || !wantsHtml(c)) throw e;
+      const p = await pageProps(c, actor, id, undefined, !isHtmx(c));
+      if (isHtmx(c)) return c.html(inZone(c, <ReplyRefused p={p} stale={e.transactions} />), 409);
+      const reply = { body: input.body, internal: input.internal ?? true, set_status: input.set_status, files: attachments.length, stale: e.transactions };
+      c.status(409);
+      return c.render(<TicketPage p={{ ...p, reply }} />, { title: `#${id} ${p.ticket.subject}` });
+    }
     return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketReplied p={await pageProps(c, actor, id, undefined, true)} /> });
   });
 

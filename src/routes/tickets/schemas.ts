@@ -59,6 +59,9 @@ export const CommentSchema = z.strictObject({
   creator_id: zId.optional(),
   set_status: z.union([z.literal('').transform(() => undefined), status]).optional(),
   attachments: AttachmentsInputSchema,
+  /** SPEC C5: the newest history entry the writer had loaded; newer mail by others is 409 `stale` unless `force`. */
+  seen_transaction_id: zId.optional(),
+  force: zBool.optional(),
 });
 
 /** The list's `columns` parameter: known column names, each once (at most the seven). */

@@ -6,6 +6,7 @@ import { STATUSES } from '../../lifecycle.js';
 import { queueName, STATUS_LABEL, teamName, userName, When } from '../format.js';
 import { PeopleBox, publicReplyWords } from './people.js';
 import type { ResponseJson } from '../../domain/responses.js';
+import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
 
 export interface TicketPageProps {
   ticket: TicketJson;
@@ -22,7 +23,12 @@ export interface TicketPageProps {
   responses?: Pick<ResponseJson, 'id' | 'name' | 'set_status'>[];
   /** MAX_ATTACHMENT_BYTES: what the files of one message may have in all. */
   maxAttachmentBytes?: number;
+  /** SPEC C5: a message refused as stale (a plain form post), shown again with what came in. */
+  reply?: ReplyDraft;
 }
+
+/** What a refused reply box had: its text and kind, and the entries that came in after its page. */
+export interface ReplyDraft { body: string; internal: boolean; set_status?: string; files: number; stale: TransactionJson[] }
 
 const WATCHER_ROLE: Record<string, string> = { requester: 'a requester', cc: 'Cc', admin_cc: 'AdminCc' };
 const WATCHER_LIST: Record<string, string> = { requester: 'the requesters', cc: 'Cc', admin_cc: 'AdminCc' };
@@ -69,17 +75,20 @@ export function foldAt(body: string): number | null {
  * A message's text, folded when long: the start, then "Show all" — a link to the whole text
  * (its own page without JavaScript; with htmx the whole text replaces the fold in place).
  */
-export function TxnBody({ ticketId, t, whole }: { ticketId: number; t: TransactionJson; whole?: boolean }) {
+export function TxnBody({ ticketId, t, whole, copy }: { ticketId: number; t: TransactionJson; whole?: boolean; copy?: boolean }) {
   const body = t.body ?? '';
   const cut = whole ? null : foldAt(body);
-  if (cut === null) return <div class="txn-body" id={`txn-body-${t.id}`}>{body}</div>;
+  const id = copy ? undefined : `txn-body-${t.id}`;
+  if (cut === null) return <div class="txn-body" id={id}>{body}</div>;
   const lines = body.split('\n').length;
   const url = `/tickets/${ticketId}/transactions/${t.id}`;
+  // A copy (the stale warning above the reply box) opens the whole text in a new tab: the page keeps the typed reply.
+  const how = copy ? { target: '_blank', rel: 'noopener', 'hx-boost': 'false' } : { 'hx-get': url, 'hx-target': `#${id}`, 'hx-swap': 'outerHTML', 'hx-push-url': 'false' };
   return (
-    <div class="txn-body folded" id={`txn-body-${t.id}`}>
+    <div class="txn-body folded" id={id}>
       {body.slice(0, cut)}
       <p class="fold">
-        <a href={url} hx-get={url} hx-target={`#txn-body-${t.id}`} hx-swap="outerHTML" hx-push-url="false">
+        <a href={url} {...how}>
           Show all ({lines.toLocaleString('en')} lines, {Math.ceil(body.length / 1024).toLocaleString('en')} KB)
         </a>
       </p>
@@ -90,31 +99,36 @@ export function TxnBody({ ticketId, t, whole }: { ticketId: number; t: Transacti
 export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   return (
     <ol id="history" class="history" aria-label="History" hx-swap-oob={oob ? 'true' : undefined}>
-      {p.transactions.map((t) => (
-        <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}`}>
-          <div class="txn-head">
-            <span class="txn-what">{describe(t, p)}</span>
-            <When iso={t.created_at} />
-          </div>
-          {t.body && <TxnBody ticketId={p.ticket.id} t={t} />}
-          {t.attachments.length > 0 && (
-            <ul class="attachments">
-              {t.attachments.map((a) => <li><a href={`/attachments/${a.id}`} download={a.filename}>{a.filename}</a> <span class="muted">{a.content_type}, {formatSize(a.size)}</span></li>)}
-            </ul>
-          )}
-          {p.staff && t.scrip_results.length > 0 && (
-            <ul class="scrip-results" aria-label="Scrips">
-              {t.scrip_results.map((r) => (
-                <li class={r.ok ? 'ok' : 'failed'}>
-                  {r.ok ? '✓' : '✗'} {r.key} <span class="muted">({r.action}{r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})</span>
-                  {r.error && <span class="error"> {r.error}</span>}
-                </li>
-              ))}
-            </ul>
-          )}
-        </li>
-      ))}
+      {p.transactions.map((t) => <HistoryEntry p={p} t={t} />)}
     </ol>
+  );
+}
+
+/** One entry of the history; a `copy` (in the stale warning) has none of the ids of the history's own. */
+export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: TransactionJson; copy?: boolean }) {
+  return (
+    <li id={copy ? undefined : `txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}`}>
+      <div class="txn-head">
+        <span class="txn-what">{describe(t, p)}</span>
+        <When iso={t.created_at} />
+      </div>
+      {t.body && <TxnBody ticketId={p.ticket.id} t={t} copy={copy} />}
+      {t.attachments.length > 0 && (
+        <ul class="attachments">
+          {t.attachments.map((a) => <li><a href={`/attachments/${a.id}`} download={a.filename}>{a.filename}</a> <span class="muted">{a.content_type}, {formatSize(a.size)}</span></li>)}
+        </ul>
+      )}
+      {p.staff && t.scrip_results.length > 0 && (
+        <ul class="scrip-results" aria-label="Scrips">
+          {t.scrip_results.map((r) => (
+            <li class={r.ok ? 'ok' : 'failed'}>
+              {r.ok ? '✓' : '✗'} {r.key} <span class="muted">({r.action}{r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})</span>
+              {r.error && <span class="error"> {r.error}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
   );
 }
 
@@ -281,27 +295,44 @@ function CannedPicker({ p }: { p: TicketPageProps }) {
 const MIB = 1024 * 1024;
 const limitText = (n: number) => (n >= MIB ? `${+(n / MIB).toFixed(1)} MiB` : `${+(n / 1024).toFixed(1)} KiB`);
 
+/** The newest history entry a reader has been shown: the reply box's marker (SPEC C5). */
+const newestId = (entries: TransactionJson[]) => (entries.length ? Math.max(...entries.map((t) => t.id)) : undefined);
+
+/** The new entries above the reply box (none: the empty place they go). */
+function Stale({ p, stale, oob }: { p: TicketPageProps; stale: TransactionJson[]; oob?: boolean }) {
+  return <StaleWarning count={stale.length} files={p.reply?.files} oob={oob}>{stale.map((t) => <HistoryEntry p={p} t={t} copy />)}</StaleWarning>;
+}
+
+/** Where the reply box's errors are said (`data-error-target`); emptied out of band by a sent message. */
+const ReplyErrorPlace = ({ oob }: { oob?: boolean }) => <div id="reply-error" class="error reply-error" role="alert" aria-live="polite" hx-swap-oob={oob ? 'true' : undefined}></div>;
+
 export function ReplyBox({ p }: { p: TicketPageProps }) {
   const id = p.ticket.id;
+  const draft = p.reply;
+  // The marker is the newest entry this page showed; live updates of the history do not move it
+  // (the writer has not necessarily read them): only a sent message or the stale warning does.
+  const seen = draft ? newestId(draft.stale) : newestId(p.transactions);
   return (
     <form id="reply-form" class="reply" method="post" action={`/tickets/${id}/comment`} enctype="multipart/form-data" hx-post={`/tickets/${id}/comment`}
       hx-encoding="multipart/form-data" hx-target="#history" hx-swap="outerHTML" data-error-target="#reply-error" data-reset-on-success data-reply-box>
       <h2>Respond</h2>
+      <Stale p={p} stale={draft?.stale ?? []} />
+      <SeenMarker value={seen} />
       {p.staff ? (
         <fieldset class="reply-kind">
           <legend class="visually-hidden">Kind of message</legend>
-          <label><input type="radio" name="internal" value="false" checked /> <span>Public reply <ReplyRecipients p={p} /></span></label>
-          <label><input type="radio" name="internal" value="true" /> Internal note (owner and AdminCc only)</label>
+          <label><input type="radio" name="internal" value="false" checked={!draft?.internal} /> <span>Public reply <ReplyRecipients p={p} /></span></label>
+          <label><input type="radio" name="internal" value="true" checked={!!draft?.internal} /> Internal note (owner and AdminCc only)</label>
         </fieldset>
       ) : <input type="hidden" name="internal" value="false" />}
       <CannedPicker p={p} />
       <label for="reply-body" class="visually-hidden">Message</label>
-      <textarea id="reply-body" name="body" rows={6} placeholder="Write a message…"></textarea>
+      <textarea id="reply-body" name="body" rows={6} placeholder="Write a message…">{draft ? `\n${draft.body}` /* the parser drops one leading newline */ : ''}</textarea>
       {p.staff && (
         <>
-          <input type="hidden" name="set_status" value="" id="reply-set-status" />
-          <p id="reply-status-note" class="reply-status-note" role="status" hidden>
-            <span></span> <button type="button" data-clear-status>Keep the status</button>
+          <input type="hidden" name="set_status" value={draft?.set_status ?? ''} id="reply-set-status" />
+          <p id="reply-status-note" class="reply-status-note" role="status" hidden={!draft?.set_status}>
+            <span>{draft?.set_status ? `Will set status to ${draft.set_status}.` : ''}</span> <button type="button" data-clear-status>Keep the status</button>
           </p>
         </>
       )}
@@ -314,7 +345,7 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
         </small>
       </div>
       <div class="reply-actions"><button type="submit" class="primary">Send</button></div>
-      <div id="reply-error" class="error reply-error" role="alert" aria-live="polite"></div>
+      <ReplyErrorPlace />
     </form>
   );
 }
@@ -327,9 +358,21 @@ export function TicketChanged({ p }: { p: TicketPageProps }) {
   return <><Properties p={p} /><TicketHead p={p} oob /><History p={p} oob />{p.staff && <><People p={p} oob /><ReplyRecipients p={p} oob /></>}</>;
 }
 
-/** After a reply: the history (target) plus the properties (a reply may reopen the ticket). */
+/**
+ * After a reply: the history (target) plus the properties (a reply may reopen the ticket); the
+ * reply box's marker moves to the newest entry, and a stale warning or an earlier error goes (SPEC C5).
+ */
 export function TicketReplied({ p }: { p: TicketPageProps }) {
-  return <><History p={p} /><Properties p={p} oob /><TicketHead p={p} oob /></>;
+  return <><History p={p} /><Properties p={p} oob /><TicketHead p={p} oob /><Stale p={p} stale={[]} oob /><SeenMarker value={newestId(p.transactions)} oob /><ReplyErrorPlace oob /></>;
+}
+
+/**
+ * A reply refused as stale (htmx, 409): a line for the reply box's error place (the target),
+ * the new entries above the text and the marker moved past them, out of band. The text, files
+ * and kind stay as they are: the form is not swapped.
+ */
+export function ReplyRefused({ p, stale }: { p: TicketPageProps; stale: TransactionJson[] }) {
+  return <><StaleNote /><Stale p={p} stale={stale} oob /><SeenMarker value={newestId(stale)} oob /></>;
 }
 
 export function TicketPage({ p }: { p: TicketPageProps }) {
