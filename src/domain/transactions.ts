@@ -1,4 +1,4 @@
-import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { type Conn, logAppend, prepared, first } from '../db/port.js';
 import { attachments, tickets, transactions } from '../db/schema.js';
 import { nextResolvedAt } from '../lifecycle.js';
@@ -51,8 +51,9 @@ export async function transactionsJson(conn: Conn, rows: Row[]): Promise<Transac
 /** What only staff see of a history: internal notes, and who was made AdminCc (a staff role). */
 const staffOnly = (r: Row) => r.type === 'Comment' || ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
 
-export async function transactionsOfTicket(conn: Conn, ticketId: number, opts: { includeComments: boolean }): Promise<TransactionJson[]> {
-  const rows = await conn.select().from(transactions).where(eq(transactions.ticket_id, ticketId)).orderBy(asc(transactions.id));
+export async function transactionsOfTicket(conn: Conn, ticketId: number, opts: { includeComments: boolean; after?: number }): Promise<TransactionJson[]> {
+  const where = opts.after === undefined ? eq(transactions.ticket_id, ticketId) : and(eq(transactions.ticket_id, ticketId), gt(transactions.id, opts.after));
+  const rows = await conn.select().from(transactions).where(where).orderBy(asc(transactions.id));
   return transactionsJson(conn, opts.includeComments ? rows : rows.filter((r) => !staffOnly(r)));
 }
 

@@ -4,6 +4,7 @@ import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { STATUSES } from '../../lifecycle.js';
 import { queueName, STATUS_LABEL, teamName, userName, When } from '../format.js';
+import { Presence } from '../live.js';
 import { PeopleBox, publicReplyWords } from './people.js';
 import type { ResponseJson } from '../../domain/responses.js';
 
@@ -87,33 +88,38 @@ export function TxnBody({ ticketId, t, whole }: { ticketId: number; t: Transacti
   );
 }
 
+/** One entry of the history: the page, a reply's fragment and the live update (SPEC C5) all render it. */
+export function HistoryEntry({ t, p }: { t: TransactionJson; p: TicketPageProps }) {
+  return (
+    <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}`} data-txn-id={String(t.id)}>
+      <div class="txn-head">
+        <span class="txn-what">{describe(t, p)}</span>
+        <When iso={t.created_at} />
+      </div>
+      {t.body && <TxnBody ticketId={p.ticket.id} t={t} />}
+      {t.attachments.length > 0 && (
+        <ul class="attachments">
+          {t.attachments.map((a) => <li><a href={`/attachments/${a.id}`} download={a.filename}>{a.filename}</a> <span class="muted">{a.content_type}, {formatSize(a.size)}</span></li>)}
+        </ul>
+      )}
+      {p.staff && t.scrip_results.length > 0 && (
+        <ul class="scrip-results" aria-label="Scrips">
+          {t.scrip_results.map((r) => (
+            <li class={r.ok ? 'ok' : 'failed'}>
+              {r.ok ? '✓' : '✗'} {r.key} <span class="muted">({r.action}{r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})</span>
+              {r.error && <span class="error"> {r.error}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
 export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   return (
     <ol id="history" class="history" aria-label="History" hx-swap-oob={oob ? 'true' : undefined}>
-      {p.transactions.map((t) => (
-        <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}`}>
-          <div class="txn-head">
-            <span class="txn-what">{describe(t, p)}</span>
-            <When iso={t.created_at} />
-          </div>
-          {t.body && <TxnBody ticketId={p.ticket.id} t={t} />}
-          {t.attachments.length > 0 && (
-            <ul class="attachments">
-              {t.attachments.map((a) => <li><a href={`/attachments/${a.id}`} download={a.filename}>{a.filename}</a> <span class="muted">{a.content_type}, {formatSize(a.size)}</span></li>)}
-            </ul>
-          )}
-          {p.staff && t.scrip_results.length > 0 && (
-            <ul class="scrip-results" aria-label="Scrips">
-              {t.scrip_results.map((r) => (
-                <li class={r.ok ? 'ok' : 'failed'}>
-                  {r.ok ? '✓' : '✗'} {r.key} <span class="muted">({r.action}{r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})</span>
-                  {r.error && <span class="error"> {r.error}</span>}
-                </li>
-              ))}
-            </ul>
-          )}
-        </li>
-      ))}
+      {p.transactions.map((t) => <HistoryEntry t={t} p={p} />)}
     </ol>
   );
 }
@@ -332,10 +338,37 @@ export function TicketReplied({ p }: { p: TicketPageProps }) {
   return <><History p={p} /><Properties p={p} oob /><TicketHead p={p} oob /></>;
 }
 
-export function TicketPage({ p }: { p: TicketPageProps }) {
+/**
+ * GET /tickets/:id/live (SPEC C5): what changed since the page's last entry. `p.transactions` are
+ * the new entries only, appended to the history; the other parts are swapped whole, out of band
+ * (static/live.js leaves a part alone while the agent is using a control in it, and loads it
+ * again once they leave). The reply box is never part of it: only who a reply goes to.
+ */
+export function TicketLive({ p }: { p: TicketPageProps }) {
   return (
-    <section id="ticket" class="ticket-page" data-ticket-id={String(p.ticket.id)}>
+    <>
+      <ol class="history" hx-swap-oob="beforeend:#history">{p.transactions.map((t) => <HistoryEntry t={t} p={p} />)}</ol>
+      <Properties p={p} oob />
+      <TicketHead p={p} oob />
+      {p.staff && <><People p={p} oob /><ReplyRecipients p={p} oob /></>}
+    </>
+  );
+}
+
+/**
+ * The ticket page, its live root (SPEC C5): one stream (`/events?ticket=`) for presence and for
+ * this ticket's changes; on each, the hidden #ticket-live loads what is new (static/live.js adds
+ * `after`, the page's last entry, to its request).
+ */
+export function TicketPage({ p }: { p: TicketPageProps }) {
+  const id = p.ticket.id;
+  return (
+    <section id="ticket" class="ticket-page" data-ticket-id={String(id)} hx-ext="sse" sse-connect={`/events?ticket=${id}`} data-live-root
+      data-typing-url={p.staff ? `/tickets/${id}/typing` : undefined}>
+      <div id="ticket-live" hidden hx-get={`/tickets/${id}/live`} hx-trigger={`sse:ticket-${id}, live:refresh`} hx-swap="none"
+        hx-sync="this:queue last" data-live-refresh data-ticket-live></div>
       <TicketHead p={p} />
+      {p.staff && <div class="presence-slot" role="status" aria-live="polite"><Presence viewers={[]} /></div>}
       <div class="ticket-grid">
         <div class="ticket-main">
           <History p={p} />
