@@ -75,12 +75,11 @@
     var target = e.detail.target;
     if (target.id === 'history' || target.id === 'portal-history') {
       // Whatever swaps into the history: never an entry twice.
+      // (An appended fragment's top level are the entries; a whole new history is left as it is.)
       var fragment = e.detail.fragment;
-      if (fragment && fragment.querySelectorAll) {
-        fragment.querySelectorAll(':scope > li[id]').forEach(function (li) {
-          if (document.getElementById(li.id)) li.remove();
-        });
-      }
+      Array.prototype.slice.call((fragment && fragment.children) || []).forEach(function (li) {
+        if (li.tagName === 'LI' && li.id && document.getElementById(li.id)) li.remove();
+      });
       return;
     }
     if (!liveSwap) return;
