@@ -69,6 +69,14 @@
   document.addEventListener('htmx:configRequest', function (e) {
     if (isLive(e.detail.elt)) e.detail.parameters.after = String(lastTxnId());
   });
+  // A live load that fails (the server restarting, the reader signed out) is not the reader's to
+  // see: nothing is swapped and no error is said; the stream's reconnect loads the parts again.
+  document.addEventListener('htmx:beforeSwap', function (e) {
+    if (isLive(e.target) && e.detail.xhr.status >= 400) { e.detail.shouldSwap = false; e.stopPropagation(); }
+  }, true);
+  ['htmx:sendError', 'htmx:timeout'].forEach(function (name) {
+    document.addEventListener(name, function (e) { if (isLive(e.target)) e.stopPropagation(); }, true);
+  });
   document.addEventListener('htmx:beforeSwap', function (e) { liveSwap = isLive(e.detail.elt) ? e.detail.elt : null; });
   document.addEventListener('htmx:afterRequest', function (e) { if (isLive(e.detail.elt)) liveSwap = null; });
   document.addEventListener('htmx:oobBeforeSwap', function (e) {

@@ -140,6 +140,14 @@ describe('the ticket page, live', () => {
   it('catches up after the server restarts on the same port and data: changes appear, nothing twice', async () => {
     await s.close();
     await expect.poll(() => ben.page.locator('[data-live-root]').getAttribute('data-live-state'), poll).toBe('reconnecting');
+    // A live load while the server is away (here: asked for by hand) fails quietly: no error is said on the page.
+    const failed = ben.page.evaluate(() => new Promise((resolve) => {
+      const g = globalThis as any;
+      g.document.addEventListener('htmx:afterRequest', () => resolve(true), { once: true });
+      g.htmx.trigger('#ticket-live', 'live:refresh');
+    }));
+    await failed;
+    expect(await ben.page.locator('[data-words="true"]').count()).toBe(0);
     s = await startServer(env);
     // Made at once, most likely before the page has reconnected: caught up on reconnect.
     await api('POST', `/tickets/${ticketId}/comment`, { body: 'Written while you were away', internal: true });
