@@ -49,6 +49,75 @@
   }
 
   // ── ticket page (live parts, presence, typing) ──
+  // The hidden #ticket-live (data-ticket-live) loads what is new on each `ticket-<id>` event and
+  // after a reconnect: `after` is the last history entry the page shows, read when the request
+  // goes out (hx-sync queues one more at most), so a repeated or replayed event adds nothing.
+  // New entries already on the page (a reply's own answer may have brought them) are dropped.
+  // A part the agent is using (a focused select, the subject being edited, the person search)
+  // is left as it is and loaded again when the focus leaves it. The reply box is never touched.
+  function lastTxnId() {
+    var max = 0;
+    document.querySelectorAll('#history > li[data-txn-id], #portal-history > li[data-txn-id]').forEach(function (li) {
+      var n = Number(li.getAttribute('data-txn-id'));
+      if (n > max) max = n;
+    });
+    return max;
+  }
+  var liveSwap = null; // the data-ticket-live element whose answer is being swapped
+  var deferred = null; // the data-ticket-live element with a part left alone for the focus
+  var isLive = function (elt) { return !!(elt && elt.hasAttribute && elt.hasAttribute('data-ticket-live')); };
+  document.addEventListener('htmx:configRequest', function (e) {
+    if (isLive(e.detail.elt)) e.detail.parameters.after = String(lastTxnId());
+  });
+  // A live load that fails (the server restarting, the reader signed out) is not the reader's to
+  // see: nothing is swapped and no error is said; the stream's reconnect loads the parts again.
+  document.addEventListener('htmx:beforeSwap', function (e) {
+    if (isLive(e.target) && e.detail.xhr.status >= 400) { e.detail.shouldSwap = false; e.stopPropagation(); }
+  }, true);
+  ['htmx:sendError', 'htmx:timeout'].forEach(function (name) {
+    document.addEventListener(name, function (e) { if (isLive(e.target)) e.stopPropagation(); }, true);
+  });
+  document.addEventListener('htmx:beforeSwap', function (e) { liveSwap = isLive(e.detail.elt) ? e.detail.elt : null; });
+  document.addEventListener('htmx:afterRequest', function (e) { if (isLive(e.detail.elt)) liveSwap = null; });
+  document.addEventListener('htmx:oobBeforeSwap', function (e) {
+    var target = e.detail.target;
+    if (target.id === 'history' || target.id === 'portal-history') {
+      // Whatever swaps into the history: never an entry twice.
+      // (An appended fragment's top level are the entries; a whole new history is left as it is.)
+      var fragment = e.detail.fragment;
+      Array.prototype.slice.call((fragment && fragment.children) || []).forEach(function (li) {
+        if (li.tagName === 'LI' && li.id && document.getElementById(li.id)) li.remove();
+      });
+      return;
+    }
+    if (!liveSwap) return;
+    var active = document.activeElement;
+    if (active && active !== document.body && target.contains(active) && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(active.tagName)) {
+      e.detail.shouldSwap = false;
+      deferred = liveSwap;
+    }
+  });
+  document.addEventListener('focusout', function () {
+    if (!deferred) return;
+    // After the focus has moved: load the parts again (left alone again if it moved within one).
+    setTimeout(function () {
+      var live = deferred;
+      deferred = null;
+      if (live && document.body.contains(live)) htmx.trigger(live, 'live:refresh');
+    }, 0);
+  });
+
+  // Typing: the reply box says so at most every 3 s while its writer types (POST …/typing, 204).
+  var typedAt = 0;
+  document.addEventListener('input', function (e) {
+    var box = e.target;
+    if (!box || box.id !== 'reply-body') return;
+    var root = box.closest('[data-typing-url]');
+    if (!root || Date.now() - typedAt < 3000) return;
+    typedAt = Date.now();
+    fetch(root.getAttribute('data-typing-url'), { method: 'POST', credentials: 'same-origin' }).catch(function () { /* presence is best effort */ });
+  });
+
 
   // ── ticket list and dashboards ──
 

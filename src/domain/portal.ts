@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { changes, type Conn, type Db, first, storeOf, transaction } from '../db/port.js';
 import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 import { readPortalToken } from '../scrips/portalLinks.js';
@@ -116,12 +116,16 @@ async function publicTransactions(conn: Conn, rows: (typeof transactions.$inferS
   }));
 }
 
-/** What the portal shows of the granted ticket: its subject and status, and the public history. */
-export async function portalView(conn: Conn, grant: PortalGrant): Promise<PortalView> {
+/**
+ * What the portal shows of the granted ticket: its subject and status, and the public history
+ * (with `after`, only its entries after that id: the live update, SPEC C5).
+ */
+export async function portalView(conn: Conn, grant: PortalGrant, opts: { after?: number } = {}): Promise<PortalView> {
   const row = await getTicketRow(conn, grant.ticketId);
   if (!row) throw notFound('Ticket', grant.ticketId);
   const rows = await conn.select().from(transactions)
-    .where(and(eq(transactions.ticket_id, grant.ticketId), inArray(transactions.type, [...PUBLIC_TYPES]))).orderBy(asc(transactions.id));
+    .where(and(eq(transactions.ticket_id, grant.ticketId), inArray(transactions.type, [...PUBLIC_TYPES]),
+      opts.after === undefined ? undefined : gt(transactions.id, opts.after))).orderBy(asc(transactions.id));
   return { ticket: ticketPublic(row), transactions: await publicTransactions(conn, rows) };
 }
 

@@ -29,6 +29,8 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
         <title>{title ? `${title} · Support` : 'Support'}</title>
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/htmx.min.js" defer></script>
+        <script src="/static/htmx-sse.min.js" defer></script>
+        <script src="/static/live.js" defer></script>
         <script src="/static/app.js" defer></script>
         <script src="/static/times.js" defer></script>
       </head>
@@ -61,27 +63,47 @@ function Body({ t }: { t: PortalTransactionJson }) {
   );
 }
 
-/** The public history: who wrote what, when, with their files. htmx swaps it after a reply. */
-export function PortalHistory({ view, base }: { view: PortalView; base: string }) {
+/** One public entry: who wrote what, when, with their files (the page and its live update render it). */
+export function PortalEntry({ t, base }: { t: PortalTransactionJson; base: string }) {
   return (
-    <ol id="portal-history" class="history" aria-label="Messages">
-      {view.transactions.map((t) => (
-        <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}${t.author.staff ? ' from-staff' : ''}`}>
-          <div class="txn-head">
-            <span class="txn-what"><strong>{t.author.name}</strong>{t.type === 'Create' ? ' opened this request' : ' wrote'}</span>
-            <When iso={t.created_at} />
-          </div>
-          <Body t={t} />
-          {t.attachments.length > 0 && (
-            <ul class="attachments" aria-label="Files">
-              {t.attachments.map((a) => (
-                <li><a href={`${base}/attachments/${a.id}`} download={a.filename} rel="noreferrer">{a.filename}</a> <span class="muted">{size(a.size)}</span></li>
-              ))}
-            </ul>
-          )}
-        </li>
-      ))}
-    </ol>
+    <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}${t.author.staff ? ' from-staff' : ''}`} data-txn-id={String(t.id)}>
+      <div class="txn-head">
+        <span class="txn-what"><strong>{t.author.name}</strong>{t.type === 'Create' ? ' opened this request' : ' wrote'}</span>
+        <When iso={t.created_at} />
+      </div>
+      <Body t={t} />
+      {t.attachments.length > 0 && (
+        <ul class="attachments" aria-label="Files">
+          {t.attachments.map((a) => (
+            <li><a href={`${base}/attachments/${a.id}`} download={a.filename} rel="noreferrer">{a.filename}</a> <span class="muted">{size(a.size)}</span></li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+/** The public history. htmx swaps it after a reply. */
+export function PortalHistory({ view, base }: { view: PortalView; base: string }) {
+  return <ol id="portal-history" class="history" aria-label="Messages">{view.transactions.map((t) => <PortalEntry t={t} base={base} />)}</ol>;
+}
+
+/** The request's number, status and age under its subject. */
+function PortalStatus({ ticket: t, oob }: { ticket: PortalTicketJson; oob?: boolean }) {
+  return (
+    <p class="muted" id="portal-status" hx-swap-oob={oob ? 'true' : undefined}>
+      Request #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · opened <When iso={t.created_at} />
+    </p>
+  );
+}
+
+/** `…/live?after=` (SPEC C5): the new public entries, appended to the history, and the status now. */
+export function PortalLive({ view, base }: { view: PortalView; base: string }) {
+  return (
+    <>
+      <ol class="history" hx-swap-oob="beforeend:#portal-history">{view.transactions.map((t) => <PortalEntry t={t} base={base} />)}</ol>
+      <PortalStatus ticket={view.ticket} oob />
+    </>
   );
 }
 
@@ -107,12 +129,13 @@ export interface PortalPageProps { view: PortalView; base: string; maxBytes: num
 export function PortalTicketPage({ view, base, maxBytes }: PortalPageProps) {
   const t = view.ticket;
   return (
-    <article class="portal-ticket" data-ticket-id={String(t.id)}>
+    <article class="portal-ticket" data-ticket-id={String(t.id)} hx-ext="sse" sse-connect={`${base}/events`} data-live-root>
+      {/* The live update (SPEC C5): new public replies appear as they are written (static/live.js). */}
+      <div hidden hx-get={`${base}/live`} hx-trigger={`sse:ticket-${t.id}, live:refresh`} hx-swap="none" hx-sync="this:queue last"
+        data-live-refresh data-ticket-live></div>
       <header class="portal-head">
         <h1>{t.subject}</h1>
-        <p class="muted">
-          Request #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · opened <When iso={t.created_at} />
-        </p>
+        <PortalStatus ticket={t} />
       </header>
       <PortalHistory view={view} base={base} />
       <PortalReplyForm base={base} maxBytes={maxBytes} />

@@ -71,7 +71,8 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   const deps: Deps = { db, env, log, afterWrite: () => workers.delivery.kick() };
   const app = await createApp(deps);
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(env) }, () => resolve(s));
+    // PORT given: the same port again (a server's next life on the same DATA_DIR, as after a restart).
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: extraEnv.PORT ? env.PORT : 0, serverOptions: httpServerOptions(env) }, () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const admin = (await db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, ADMIN_EMAIL) }))!;

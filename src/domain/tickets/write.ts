@@ -37,9 +37,10 @@ export async function getAttachment(db: Db, actor: Actor, id: number) {
   return a;
 }
 
-export async function listTicketTransactions(db: Db, actor: Actor, id: number): Promise<TransactionJson[]> {
+/** A ticket's history as this actor may see it (customers: no internal notes); `after`: only the entries after that id. */
+export async function listTicketTransactions(db: Db, actor: Actor, id: number, opts: { after?: number } = {}): Promise<TransactionJson[]> {
   await visibleTicket(db, actor, id);
-  return transactionsOfTicket(db, id, { includeComments: isStaff(actor) });
+  return transactionsOfTicket(db, id, { includeComments: isStaff(actor), after: opts.after });
 }
 
 /** One transaction of a ticket, as its history shows it to this actor (404 otherwise). */

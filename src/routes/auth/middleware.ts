@@ -8,11 +8,11 @@ export const SESSION_COOKIE = 'hxdesk_session';
 
 /**
  * Paths reachable without signing in (SPEC B2). /mailgate has its own bearer secret; a portal
- * link (`/portal/<token>`, its reply and its files) is its own credential, checked by the route.
+ * link (`/portal/<token>`, its reply, its files and its live updates) is its own credential, checked by the route.
  * `/portal` itself and `/portal/tickets/…` are for signed-in customers and are not listed.
  */
 const PUBLIC = [/^\/login$/, /^\/logout$/, /^\/healthz$/, /^\/static\//, /^\/favicon\.ico$/, /^\/mailgate$/,
-  /^\/portal\/(?!tickets(?:\/|$))[^/]+(?:\/reply|\/attachments\/[^/]+)?$/];
+  /^\/portal\/(?!tickets(?:\/|$))[^/]+(?:\/reply|\/events|\/live|\/attachments\/[^/]+)?$/];
 export const isPublicPath = (path: string) => PUBLIC.some((re) => re.test(path));
 
 /** Resolves the actor from a bearer token or the session cookie, then requires one where needed. */

@@ -38,7 +38,7 @@ function lastEventId(c: C, after: number | undefined): number | undefined {
 }
 
 /** Whether the credential the stream was opened with still signs someone in (checked with each heartbeat). */
-function stillSignedIn(c: C): () => Promise<boolean> {
+export function stillSignedIn(c: C): () => Promise<boolean> {
   const db = dbOf(c);
   const header = c.req.header('authorization');
   const token = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];

@@ -8,9 +8,11 @@ import {
 } from '../../domain/portal.js';
 import type { NewAttachment } from '../../domain/transactions.js';
 import { zText } from '../../domain/validation.js';
-import { PortalErrorPage, PortalHistory, PortalListPage, PortalTicketPage } from '../../views/portal.js';
+import { PortalErrorPage, PortalHistory, PortalListPage, PortalLive, PortalTicketPage } from '../../views/portal.js';
 import type { AppEnv } from '../context.js';
 import { renderError } from '../errors.js';
+import { liveStream, stillSignedIn } from '../events/index.js';
+import { LiveQuerySchema } from '../tickets/schemas.js';
 import { actorOf, dbOf, isHtmx, pathId, readBody, readForm, respond, validate, wantsHtml } from '../respond.js';
 import { cleanName, cleanType } from '../uploads.js';
 
@@ -86,6 +88,24 @@ async function page(c: C, grant: PortalGrant, base: string) {
   });
 }
 
+/** `…/live?after=` (SPEC C5): the public entries after the page's last, and the ticket now. */
+async function live(c: C, grant: PortalGrant, base: string) {
+  const { after } = validate(LiveQuerySchema, c.req.query());
+  const view = await portalView(dbOf(c), grant, { after });
+  return respond(c, view, { title: view.ticket.subject, view: () => <PortalLive view={view} base={base} /> });
+}
+
+/**
+ * `…/events` (SPEC C5): the page's live stream, this ticket's public entries only (the hub gives
+ * a customer's stream nothing else). `still` says whether the grant still holds: checked with
+ * every heartbeat, so a revoked link or a person taken off the ticket stops hearing of it.
+ */
+function events(c: C, grant: PortalGrant, still: () => Promise<boolean>) {
+  const u = grant.user;
+  return liveStream(c, { user: { id: u.id, name: u.name || u.email }, staff: false, onlyTicket: grant.ticketId }, still);
+}
+const holds = (p: Promise<unknown>) => p.then(() => true, (e) => { if (e instanceof AppError) return false; throw e; });
+
 async function reply(c: C, grant: PortalGrant, base: string) {
   refuseCrossSite(c);
   const input = await readReply(c);
@@ -130,10 +150,25 @@ export function portalRoutes() {
     return reply(c, await sessionGrant(c), `/portal/tickets/${id}`);
   });
   app.get('/tickets/:id/attachments/:attachmentId', async (c) => download(c, await sessionGrant(c)));
+  app.get('/tickets/:id/live', async (c) => live(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`));
+  app.get('/tickets/:id/events', async (c) => {
+    const grant = await sessionGrant(c);
+    const signedIn = stillSignedIn(c);
+    const db = dbOf(c);
+    const actor = actorOf(c);
+    return events(c, grant, async () => await signedIn() && await holds(grantFromSession(db, actor, grant.ticketId)));
+  });
 
   app.get('/:token', async (c) => page(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
   app.post('/:token/reply', async (c) => reply(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
   app.get('/:token/attachments/:attachmentId', async (c) => download(c, await grantFromToken(dbOf(c), c.req.param('token'))));
+  app.get('/:token/live', async (c) => live(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
+  app.get('/:token/events', async (c) => {
+    const db = dbOf(c);
+    const token = c.req.param('token');
+    // The link is the credential: it must still be valid (not expired, not revoked) at each heartbeat.
+    return events(c, await grantFromToken(db, token), () => holds(grantFromToken(db, token)));
+  });
   return app;
 }
 

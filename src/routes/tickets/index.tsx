@@ -10,16 +10,17 @@ import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
 import { effectiveFilter, listByFilter, type TicketList } from '../../domain/tickets/list.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
+import type { TransactionJson } from '../../domain/transactions.js';
 import { flatFilterParams, nestFilterParams, TicketListQuerySchema, type TicketFilter, type TicketListQuery } from '../../domain/tickets/query.js';
 import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTransaction, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
 import { isAdmin, isStaff, requireStaff, type Actor } from '../../domain/actor.js';
 import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
-import { PeopleChanged, ReplyRefused, TicketChanged, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
+import { PeopleChanged, ReplyRefused, TicketChanged, TicketLive, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, readForm, respond, validate } from '../respond.js';
 import { readBodyWithFiles } from '../uploads.js';
-import { AddWatcherSchema, BulkUpdateSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
+import { AddWatcherSchema, BulkUpdateSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, LiveQuerySchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
 
 type C = Context<AppEnv>;
@@ -27,11 +28,12 @@ type C = Context<AppEnv>;
 /**
  * Everything the ticket page shows, loaded only for HTML. The canned responses are read only for
  * an answer that renders the reply box (`replyBox`): the page, and the fragment after a reply.
+ * `history`: the entries to show, when not the whole history (the live update's new ones).
  */
-async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson, replyBox = false): Promise<TicketPageProps> {
+async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson, replyBox = false, history?: TransactionJson[]): Promise<TicketPageProps> {
   const db = dbOf(c);
   const ticket = loaded ?? await getTicket(db, actor, id);
-  const transactions = await listTicketTransactions(db, actor, id);
+  const transactions = history ?? await listTicketTransactions(db, actor, id);
   const staff = isStaff(actor);
   // The queue's Cc and AdminCc watch this ticket too (SPEC C2); customers do not see who watches.
   const queueWatchers = staff ? await queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] };
@@ -231,6 +233,22 @@ export function ticketRoutes() {
       return c.render(<TicketPage p={{ ...p, reply }} />, { title: `#${id} ${p.ticket.subject}` });
     }
     return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketReplied p={await pageProps(c, actor, id, undefined, true)} /> });
+  });
+
+  // SPEC C5: what changed on the ticket since the entry `after` (the page's last): for a page, the
+  // new entries appended to its history and its other parts out of band (TicketLive); JSON
+  // clients get the same entries and the ticket as it is now.
+  app.get('/:id/live', async (c) => {
+    const id = pathId(c);
+    const { after } = validate(LiveQuerySchema, c.req.query());
+    const actor = actorOf(c);
+    const db = dbOf(c);
+    const ticket = await getTicket(db, actor, id);
+    const transactions = await listTicketTransactions(db, actor, id, { after });
+    return respond(c, { transactions, ticket }, {
+      title: `#${id}`,
+      view: async () => <TicketLive p={await pageProps(c, actor, id, ticket, false, transactions)} />,
+    });
   });
 
   // SPEC C5: the reply box says its writer is typing (throttled by the page); others see it live.

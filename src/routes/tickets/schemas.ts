@@ -94,3 +94,12 @@ export const BulkUpdateSchema = z.strictObject({
   changes: BulkChangesSchema,
   return_to: z.string().max(4000).regex(/^(\?[^\x00-\x1f\x7f#]*)?$/, 'Expected the list\'s query string (starting with ?)').optional(),
 });
+
+/**
+ * GET /tickets/:id/live and the portal's `…/live` (SPEC C5): `after` is the last history entry
+ * the page shows; what came after it is answered (everything without it).
+ */
+export const LiveQuerySchema = z.strictObject({
+  after: z.coerce.number({ error: 'Expected a whole number' }).int('Expected a whole number').min(0, 'Expected a whole number')
+    .max(Number.MAX_SAFE_INTEGER, 'Expected a whole number').optional(),
+});

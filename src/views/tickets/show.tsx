@@ -4,6 +4,7 @@ import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { STATUSES } from '../../lifecycle.js';
 import { queueName, STATUS_LABEL, teamName, userName, When } from '../format.js';
+import { Presence } from '../live.js';
 import { PeopleBox, publicReplyWords } from './people.js';
 import type { ResponseJson } from '../../domain/responses.js';
 import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
@@ -104,10 +105,13 @@ export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   );
 }
 
-/** One entry of the history; a `copy` (in the stale warning) has none of the ids of the history's own. */
+/**
+ * One entry of the history: the page, a reply's fragment and the live update (SPEC C5) all render
+ * it. A `copy` (in the stale warning) has none of the ids of the history's own.
+ */
 export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: TransactionJson; copy?: boolean }) {
   return (
-    <li id={copy ? undefined : `txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}`}>
+    <li id={copy ? undefined : `txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}`} data-txn-id={copy ? undefined : String(t.id)}>
       <div class="txn-head">
         <span class="txn-what">{describe(t, p)}</span>
         <When iso={t.created_at} />
@@ -375,10 +379,37 @@ export function ReplyRefused({ p, stale }: { p: TicketPageProps; stale: Transact
   return <><StaleNote /><Stale p={p} stale={stale} oob /><SeenMarker value={newestId(stale)} oob /></>;
 }
 
-export function TicketPage({ p }: { p: TicketPageProps }) {
+/**
+ * GET /tickets/:id/live (SPEC C5): what changed since the page's last entry. `p.transactions` are
+ * the new entries only, appended to the history; the other parts are swapped whole, out of band
+ * (static/live.js leaves a part alone while the agent is using a control in it, and loads it
+ * again once they leave). The reply box is never part of it: only who a reply goes to.
+ */
+export function TicketLive({ p }: { p: TicketPageProps }) {
   return (
-    <section id="ticket" class="ticket-page" data-ticket-id={String(p.ticket.id)}>
+    <>
+      <ol class="history" hx-swap-oob="beforeend:#history">{p.transactions.map((t) => <HistoryEntry t={t} p={p} />)}</ol>
+      <Properties p={p} oob />
+      <TicketHead p={p} oob />
+      {p.staff && <><People p={p} oob /><ReplyRecipients p={p} oob /></>}
+    </>
+  );
+}
+
+/**
+ * The ticket page, its live root (SPEC C5): one stream (`/events?ticket=`) for presence and for
+ * this ticket's changes; on each, the hidden #ticket-live loads what is new (static/live.js adds
+ * `after`, the page's last entry, to its request).
+ */
+export function TicketPage({ p }: { p: TicketPageProps }) {
+  const id = p.ticket.id;
+  return (
+    <section id="ticket" class="ticket-page" data-ticket-id={String(id)} hx-ext="sse" sse-connect={`/events?ticket=${id}`} data-live-root
+      data-typing-url={p.staff ? `/tickets/${id}/typing` : undefined}>
+      <div id="ticket-live" hidden hx-get={`/tickets/${id}/live`} hx-trigger={`sse:ticket-${id}, live:refresh`} hx-swap="none"
+        hx-sync="this:queue last" data-live-refresh data-ticket-live></div>
       <TicketHead p={p} />
+      {p.staff && <div class="presence-slot" role="status" aria-live="polite"><Presence viewers={[]} /></div>}
       <div class="ticket-grid">
         <div class="ticket-main">
           <History p={p} />
