@@ -26,6 +26,7 @@ const browserOnly = [
   'tests/ui-reply-box.test.ts',
   'tests/ui-triage.test.ts',
   'tests/ui-screens.test.ts', 'tests/ui-keyboard.test.ts', 'tests/ui-triage-walkthrough.test.ts',
+  'tests/ui-live-list.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

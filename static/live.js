@@ -232,7 +232,9 @@
 
   // Show reloads the list the address already names: no new history entry.
   document.addEventListener('htmx:beforeHistoryUpdate', function (e) {
-    if (reloading && e.detail && e.detail.history) e.detail.history.type = 'replace';
+    if (!reloading || !e.detail || !e.detail.history) return;
+    e.detail.history.type = 'replace';
+    e.detail.history.path = location.pathname + location.search;
   });
   document.addEventListener('htmx:afterSwap', function (e) {
     var region = listRegion();
