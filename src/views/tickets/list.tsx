@@ -51,7 +51,10 @@ function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
   }
 }
 
-/** A sort key as the page keeps it on a row (`data-key`): numbers as they are, times as ISO text. */
+/**
+ * A sort key as the page keeps it on a row (`data-key`): numbers as they are, times as ISO text;
+ * the rule of the domain's sortKeyOf (a view runs no domain code), which live answers carry too.
+ */
 const keyAttr = (k: SortKey) => JSON.stringify(k);
 const sortKey = (t: TicketJson, sort: string): SortKey => {
   const by = sort.replace(/^-/, '');
@@ -134,8 +137,8 @@ export function TicketListRegion(p: TicketListProps) {
       {/* The filter form's sort lives here so that a header click (which swaps only this region) updates it too. */}
       {p.filters.sort && <input type="hidden" name="sort" value={p.filters.sort} form="filters" />}
       <div class="live-wrap">
-      <LiveBar />
-      <div class="table-scroll">
+        <LiveBar />
+        <div class="table-scroll">
         <table class="tickets" id="tickets-table">
           <colgroup>
             {p.bulk && <col class="select-col" />}
@@ -151,7 +154,7 @@ export function TicketListRegion(p: TicketListProps) {
               : tickets.map((t) => <TicketRow t={t} p={p} />)}
           </tbody>
         </table>
-      </div>
+        </div>
       </div>
       <nav class="pager" aria-label="Pages">
         <span>{total === 0 ? '0 tickets' : `${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}</span>
