@@ -125,9 +125,12 @@
 
   function updateRow(tr, row) {
     var cells = Array.prototype.slice.call(row.children);
+    var changed = false;
     Array.prototype.slice.call(tr.children).forEach(function (td, i) {
       var next = cells[i];
       if (!next || td.classList.contains('select')) return; // the checkbox stays: its tick and its focus
+      if (td.outerHTML === next.outerHTML) return;
+      changed = true;
       var focused = td.contains(document.activeElement);
       var copy = document.importNode(next, true);
       td.replaceWith(copy);
@@ -135,6 +138,7 @@
       if (focused) { var a = copy.querySelector('a, button, input'); if (a) a.focus(); }
     });
     tr.setAttribute('data-key', row.getAttribute('data-key'));
+    if (!changed) return;
     tr.classList.add('live-changed');
     setTimeout(function () { tr.classList.remove('live-changed'); }, 2000);
   }
