@@ -11,7 +11,7 @@ const shared = {
 const sqliteOnly = [
   'tests/checkpointer.test.ts', 'tests/cli-copy-store.test.ts', 'tests/cli-migration-backups.test.ts', 'tests/cli-serve.test.ts', 'tests/cli.test.ts',
   'tests/group-commit.test.ts', 'tests/mail-out-html.test.ts', 'tests/mailgate-exim.test.ts', 'tests/mailgate-start.test.ts',
-  'tests/migration-0013.test.ts', 'tests/multi-process.test.ts', 'tests/pg-helper.test.ts', 'tests/pg-schema.test.ts', 'tests/pg-store-plans.test.ts', 'tests/pg-units-of-work.test.ts',
+  'tests/migration-0013.test.ts', 'tests/multi-process.test.ts', 'tests/pg-helper.test.ts', 'tests/pg-live-processes.test.ts', 'tests/pg-schema.test.ts', 'tests/pg-store-plans.test.ts', 'tests/pg-units-of-work.test.ts',
   'tests/query-plans.test.ts', 'tests/reader-threads.test.ts', 'tests/search-index.test.ts', 'tests/start.test.ts', 'tests/time-format.test.ts',
   // The HTTP server's own guards (header and body timeouts, 408): the same code before either store is reached.
   'tests/slow-clients.test.ts',
@@ -28,6 +28,7 @@ const browserOnly = [
   'tests/ui-collision.test.ts',
   'tests/ui-screens.test.ts', 'tests/ui-keyboard.test.ts', 'tests/ui-triage-walkthrough.test.ts',
   'tests/ui-live-ticket.test.ts',
+  'tests/ui-live-list.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

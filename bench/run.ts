@@ -1,6 +1,7 @@
 // npm run bench [-- --size 10k|100k|1m|<n>] [--duration 5] [--connections 8] [--quick]
 //                  [--store sqlite|postgres|both] [--database-url postgres://…/<db holding the dataset>]
 // npm run bench -- --mixed …: the mixed 128-connection load instead (bench/mixed.ts, its options there)
+// npm run bench -- --live …: live updates (SPEC C5): server memory with idle streams, event delivery latency (bench/live.ts)
 //
 // Builds (or reuses) a dataset of the given size with bulk SQL, copies it, starts the real
 // server on the copy in production mode, and measures operations over HTTP: each one with a
@@ -197,4 +198,5 @@ async function measure(store: 'sqlite' | 'postgres', dbPath: string, stats: Awai
 }
 
 if (args.includes('--mixed')) await import('./mixed.js');
+else if (args.includes('--live')) await import('./live.js');
 else main().catch((e) => { process.stderr.write(`${(e as Error).stack ?? e}\n`); process.exit(1); });

@@ -47,6 +47,7 @@
     for (const [name, w] of Object.entries(dragged)) {
       const col = colOf(name);
       if (col) col.style.width = `${w}px`;
+      table()?.querySelector(`.resizer[data-resize="${name}"]`)?.setAttribute('aria-valuenow', String(w)); // the separator says the width kept
     }
     fitTable();
   }

@@ -120,6 +120,214 @@
 
 
   // ── ticket list and dashboards ──
+  // The ticket list (SPEC C5). `#ticket-list` hears `sse:ticket`; the named tickets are gathered
+  // for LIST_BATCH_MS and asked about under the list's own query (GET /tickets?<query>&live_ids=…,
+  // answered with each ticket's row in this list's columns and whether it is in the list now).
+  // - A row on the page is changed in place: its cells are replaced, its checkbox (selection,
+  //   focus) and its keyboard mark stay, and it does not move (the list's order is the server's
+  //   at its last load).
+  // - A row that left the list is dimmed and marked "no longer in this list", not removed from
+  //   under the pointer; the next load of the list (Show, a filter, a page) leaves it out.
+  // - A ticket new to the list goes in only where nothing moves for it: an empty list, or after
+  //   the last row of a page that is not full. Otherwise the bar over the table counts it
+  //   ("3 new tickets — Show", said politely) and Show loads the list region, ticks kept.
+  // Dashboards: each widget (`data-live-widget`) loads its own fragment again at most once a
+  // second while tickets change (the last change is never dropped), and after a reconnect.
+  var LIST_BATCH_MS = 300;
+  var WIDGET_EVERY_MS = 1000;
+  var asked = new Set();
+  var batchTimer = null;
+  var asking = false;
+  var fresh = new Set(); // new tickets of this list held back for the bar
+  var reloading = false;
+  var keepTicked = null;
+
+  function listRegion() { return document.querySelector('[data-live-list]'); }
+  function rowOf(tbody, id) { return tbody.querySelector('tr[data-id="' + CSS.escape(String(id)) + '"]'); }
+  function keyOf(tr) { try { return JSON.parse(tr.getAttribute('data-key')); } catch (e) { return null; } }
+  function compare(a, b) {
+    for (var i = 0; i < 2; i++) { if (a[i] < b[i]) return -1; if (a[i] > b[i]) return 1; }
+    return 0;
+  }
+
+  function ask(ids) {
+    ids.forEach(function (id) { asked.add(String(id)); });
+    if (!batchTimer) batchTimer = setTimeout(askNow, LIST_BATCH_MS);
+  }
+
+  function askNow() {
+    batchTimer = null;
+    var region = listRegion();
+    if (!region) { asked.clear(); return; }
+    if (asked.size === 0) return;
+    if (asking) { batchTimer = setTimeout(askNow, LIST_BATCH_MS); return; }
+    var ids = Array.from(asked).slice(0, 100);
+    ids.forEach(function (id) { asked.delete(id); });
+    var query = region.getAttribute('data-live-query') || '';
+    asking = true;
+    fetch('/tickets?' + (query ? query + '&' : '') + 'live_ids=' + ids.join(','), { headers: { 'HX-Request': 'true' }, credentials: 'same-origin' })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        // A list loaded meanwhile (other filters, Show) is the server's newer word: this answer is dropped.
+        if (html && listRegion() === region && region.getAttribute('data-live-query') === query) applyRows(region, html);
+      })
+      .catch(function () { /* the next event or reconnect asks again */ })
+      .then(function () {
+        asking = false;
+        if (asked.size && !batchTimer) batchTimer = setTimeout(askNow, LIST_BATCH_MS);
+      });
+  }
+
+  function markGone(tr, gone) {
+    tr.classList.toggle('live-gone', gone);
+    var note = tr.querySelector('.live-gone-note');
+    if (gone && !note) {
+      var cell = tr.querySelector('td.subject') || tr.querySelector('td:not(.select)');
+      if (!cell) return;
+      note = document.createElement('span');
+      note.className = 'live-gone-note';
+      note.textContent = 'no longer in this list';
+      cell.appendChild(document.createTextNode(' '));
+      cell.appendChild(note);
+    } else if (!gone && note) note.remove();
+  }
+
+  function updateRow(tr, row) {
+    var cells = Array.prototype.slice.call(row.children);
+    var changed = false;
+    Array.prototype.slice.call(tr.children).forEach(function (td, i) {
+      var next = cells[i];
+      if (!next || td.classList.contains('select')) return; // the checkbox stays: its tick and its focus
+      if (td.outerHTML === next.outerHTML) return;
+      changed = true;
+      var focused = td.contains(document.activeElement);
+      var copy = document.importNode(next, true);
+      td.replaceWith(copy);
+      if (window.htmx) htmx.process(copy);
+      if (focused) { var a = copy.querySelector('a, button, input'); if (a) a.focus(); }
+    });
+    tr.setAttribute('data-key', row.getAttribute('data-key'));
+    if (!changed) return;
+    tr.classList.add('live-changed');
+    setTimeout(function () { tr.classList.remove('live-changed'); }, 2000);
+  }
+
+  function insertRow(region, tbody, row) {
+    var rows = Array.prototype.slice.call(tbody.querySelectorAll('tr[data-id]'));
+    var desc = (region.getAttribute('data-sort') || '-updated').charAt(0) === '-';
+    var limit = Number(region.getAttribute('data-limit')) || 50;
+    var offset = Number(region.getAttribute('data-offset')) || 0;
+    var key = keyOf(row);
+    var last = key !== null && rows.every(function (tr) { var k = keyOf(tr); var c = k ? compare(key, k) : 0; return desc ? c < 0 : c > 0; });
+    if (!((rows.length === 0 && offset === 0) || (last && rows.length > 0 && rows.length < limit))) return false;
+    var empty = tbody.querySelector('td.empty');
+    if (empty) empty.closest('tr').remove();
+    var tr = document.importNode(row, true);
+    tbody.appendChild(tr);
+    if (window.htmx) htmx.process(tr);
+    tr.classList.add('live-changed');
+    setTimeout(function () { tr.classList.remove('live-changed'); }, 2000);
+    var box = tr.querySelector('input[name="ids"]');
+    if (box) box.dispatchEvent(new Event('change', { bubbles: true })); // the selection count and "select all" follow
+    return true;
+  }
+
+  function applyRows(region, html) {
+    var answer = new DOMParser().parseFromString(html, 'text/html').getElementById('live-rows');
+    var tbody = region.querySelector('#tickets-table tbody');
+    if (!answer || !tbody) return;
+    (answer.getAttribute('data-gone') || '').split(',').filter(Boolean).forEach(function (id) {
+      fresh.delete(id);
+      var tr = rowOf(tbody, id);
+      if (tr) markGone(tr, true);
+    });
+    Array.prototype.slice.call(answer.querySelectorAll('tbody > tr[data-id]')).forEach(function (row) {
+      var id = row.getAttribute('data-id');
+      var match = row.getAttribute('data-match') === 'true';
+      row.removeAttribute('data-match');
+      var tr = rowOf(tbody, id);
+      if (tr) { updateRow(tr, row); markGone(tr, !match); return; }
+      if (!match) { fresh.delete(id); return; }
+      if (!fresh.has(id) && !insertRow(region, tbody, row)) fresh.add(id);
+    });
+    showBar(region);
+  }
+
+  function showBar(region) {
+    var bar = region.querySelector('[data-live-bar]');
+    if (!bar) return;
+    var n = fresh.size;
+    var text = n === 1 ? '1 new ticket' : n + ' new tickets';
+    var count = bar.querySelector('[data-live-count]');
+    bar.hidden = n === 0;
+    if (n > 0 && count.textContent !== text) {
+      count.textContent = text;
+      var say = region.querySelector('[data-live-say]');
+      if (say) say.textContent = text + ' in this list: Show loads them.';
+    }
+  }
+
+  /** Loads the list region again (Show): ticks kept, the address left as it is, dragged widths kept (app.js). */
+  function reloadList(region) {
+    var query = region.getAttribute('data-live-query') || '';
+    keepTicked = Array.prototype.slice.call(region.querySelectorAll('input[name="ids"]:checked')).map(function (b) { return b.value; });
+    reloading = true;
+    fresh.clear();
+    return htmx.ajax('GET', '/tickets' + (query ? '?' + query : ''), { target: '#ticket-list', swap: 'outerHTML' })
+      .then(function () { reloading = false; }, function () { reloading = false; });
+  }
+
+  document.addEventListener('sse:ticket', function (e) {
+    var el = e.target;
+    var data;
+    try { data = JSON.parse(e.detail.data); } catch (err) { return; }
+    if (el.matches && el.matches('[data-live-list]')) ask([data.ticket_id]);
+    else if (el.matches && el.matches('[data-live-tick]')) {
+      var root = el.closest('[data-live-root]') || document;
+      root.querySelectorAll('[data-live-widget]').forEach(widgetSoon);
+    }
+  });
+
+  // After a reconnect or a reset: the rows on the page are asked about again (what was missed of
+  // new tickets comes with the stream's catch-up).
+  document.addEventListener('live:refresh', function (e) {
+    var region = e.target;
+    if (!region.matches || !region.matches('[data-live-list]')) return;
+    ask(Array.prototype.map.call(region.querySelectorAll('#tickets-table tbody tr[data-id]'), function (tr) { return tr.getAttribute('data-id'); }));
+  });
+
+  document.addEventListener('click', function (e) {
+    var button = e.target.closest && e.target.closest('[data-live-show]');
+    if (!button) return;
+    var region = button.closest('[data-live-list]');
+    if (region) reloadList(region);
+  });
+
+  // Show reloads the list the address already names: no new history entry.
+  document.addEventListener('htmx:beforeHistoryUpdate', function (e) {
+    if (!reloading || !e.detail || !e.detail.history) return;
+    e.detail.history.type = 'replace';
+    e.detail.history.path = location.pathname + location.search;
+  });
+  document.addEventListener('htmx:afterSwap', function (e) {
+    var region = listRegion();
+    if (!region || !e.detail.target || e.detail.target.id !== 'ticket-list') return;
+    // Any new load of the list is the server's whole word: the bar starts again from none.
+    fresh.clear();
+    if (keepTicked) {
+      keepTicked.forEach(function (id) {
+        var box = region.querySelector('input[name="ids"][value="' + CSS.escape(id) + '"]');
+        if (box) box.checked = true;
+      });
+      keepTicked = null;
+    }
+  });
+
+  var widgetTimers = new WeakMap();
+  function widgetSoon(w) {
+    if (widgetTimers.get(w)) return; // one load per WIDGET_EVERY_MS; it reads what is there by then
+    widgetTimers.set(w, setTimeout(function () { widgetTimers.delete(w); htmx.trigger(w, 'live:load'); }, WIDGET_EVERY_MS));
+  }
 
   // ── collision (stale replies) ──
   // SPEC C5 (docs/decisions/040): a reply refused as stale brings the new entries above the reply

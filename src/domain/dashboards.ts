@@ -210,3 +210,11 @@ export async function dashboardWithData(db: Db, actor: Actor, id: number): Promi
   for (const w of d.widgets) widgets.push({ ...w, data: await widgetData(db, actor, d, w) });
   return { ...d, widgets };
 }
+
+/** One widget of a dashboard the actor may see, with its contents (SPEC C5: a widget loads its own again). */
+export async function widgetWithData(db: Db, actor: Actor, dashboardId: number, widgetId: number): Promise<{ widget: WidgetJson; data: WidgetData }> {
+  const d = await getDashboard(db, actor, dashboardId);
+  const widget = d.widgets.find((w) => w.id === widgetId);
+  if (!widget) throw notFound('Widget', widgetId);
+  return { widget, data: await widgetData(db, actor, d, widget) };
+}

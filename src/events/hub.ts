@@ -132,14 +132,17 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
     // Tickets in the order of their last entry: a catch-up replays the log in order.
     const groups = [...byTicket.values()].sort((a, b) => a[a.length - 1].id - b[b.length - 1].id);
     for (const s of list) {
+      // What the stream had before these rows: a ticket's earlier entries in this batch count
+      // even when another ticket's event (sent first, its last entry later) moved lastSent past them.
+      const had = s.lastSent;
       for (const g of groups) {
         const ticketId = g[0].ticket_id;
         if (s.spec.onlyTicket !== undefined && s.spec.onlyTicket !== ticketId) continue;
         if (!s.spec.staff && !customers.get(ticketId)?.has(s.spec.user.id)) continue;
-        const seen = g.filter((r) => r.id > s.lastSent && (s.spec.staff || opts.customerSees(r.type)));
+        const seen = g.filter((r) => r.id > had && (s.spec.staff || opts.customerSees(r.type)));
         if (seen.length === 0) continue;
         const id = seen[seen.length - 1].id;
-        s.lastSent = id;
+        s.lastSent = Math.max(s.lastSent, id);
         try { s.sink.event({ id, ticket_id: ticketId, types: [...new Set(seen.map((r) => r.type))] }); } catch (e) { onError('live update write failed', e); }
       }
     }

@@ -1,3 +1,4 @@
+import type { Child } from 'hono/jsx';
 import type { DashboardJson, WidgetData, WidgetJson } from '../domain/dashboards.js';
 import type { Lookups } from '../domain/lookups.js';
 import type { TicketJson } from '../domain/tickets/serialize.js';
@@ -65,7 +66,7 @@ function Bars({ rows }: { rows: { label: string; count: number; href?: string }[
   );
 }
 
-function WidgetBody({ data, l }: { data: WidgetData; l: Lookups }) {
+export function WidgetBody({ data, l }: { data: WidgetData; l: Lookups }) {
   if ('error' in data) return <p class="error">{data.error}</p>;
   switch (data.kind) {
     case 'ticket_list': return <MiniList tickets={data.tickets} total={data.total} more={`/tickets?view_id=${data.view_id}`} />;
@@ -79,6 +80,19 @@ function WidgetBody({ data, l }: { data: WidgetData; l: Lookups }) {
 
 /** What a widget's heading (and its buttons' names) call it: its title, else its kind. */
 const widgetTitle = (w: WidgetJson) => w.title || KINDS.find(([k]) => k === w.kind)?.[1] || w.kind;
+
+/**
+ * The dashboard page's live part (SPEC C5): one stream for the tab, outside `#dashboard` (which
+ * its own forms swap), and the element that hears `sse:ticket` for the widgets.
+ */
+export function DashboardLive({ children }: { children?: Child }) {
+  return (
+    <div hx-ext="sse" sse-connect="/events" data-live-root>
+      <span hidden hx-trigger="sse:ticket" data-live-tick></span>
+      {children}
+    </div>
+  );
+}
 
 type DashboardWithData = Omit<DashboardJson, 'widgets'> & { widgets: (WidgetJson & { data: WidgetData })[] };
 
@@ -123,7 +137,11 @@ export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups
                 </form>
               </span>
             </h2>
-            <WidgetBody data={w.data} l={l} />
+            {/* SPEC C5: the widget loads its own contents again while tickets change (static/live.js). */}
+            <div class="widget-body" id={`widget-body-${w.id}`} data-live-widget data-live-refresh hx-get={`${base}/widgets/${w.id}`}
+              hx-trigger="live:load, live:refresh" hx-swap="innerHTML" hx-push-url="false">
+              <WidgetBody data={w.data} l={l} />
+            </div>
           </article>
         ))}
         <article class="card">

@@ -151,6 +151,7 @@ function send(s: TestServer, agent: http.Agent, p: Planned): Promise<{ status: n
     }
     req.setTimeout(30_000, () => { req.destroy(new Error('no answer in 30 s')); });
     req.on('response', (res) => {
+      if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) { resolve({ status: res.statusCode ?? 0, type: 'text/event-stream', text: '' }); req.destroy(); return; }
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));

@@ -113,3 +113,49 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
   const rows = first ? [pinned, ...rest.rows] : rest.rows;
   return { tickets: await ticketsJson(db, rows), total: rest.total + 1, limit: spec.limit, offset: spec.offset };
 }
+
+// ---- live lists (SPEC C5) ------------------------------------------------------------------
+
+/** The most ticket ids one live question may name (the page asks in batches of changed tickets). */
+export const LIVE_IDS_MAX = 100;
+
+/** Where a ticket sorts in a list: the sort column's value, then the id (the stores' own tie-break). */
+export type SortKey = [number | string, number];
+
+/**
+ * One changed ticket, asked about under a list's filters: whether it is in the list now, its
+ * row as the reader may see it (also when it left the list: the page shows it changed, marked,
+ * until it loads the list again), and its sort key. A ticket the reader may not see is only
+ * `{ id, visible: false, matches: false }`.
+ */
+export interface LiveRow { id: number; visible: boolean; matches: boolean; ticket?: TicketJson; sort_key?: SortKey }
+
+export function sortKeyOf(t: TicketJson, sort: string): SortKey {
+  const by = sort.replace(/^-/, '');
+  const v = by === 'created' ? t.created_at : by === 'updated' ? t.updated_at : by === 'priority' ? t.priority : t.id;
+  return [v, t.id];
+}
+
+/**
+ * Which of `ids` are in the list of filters `f` now (SPEC C5: the list page asks about the
+ * tickets its live stream named). The same list query as the page, narrowed to one ticket:
+ * text search, custom fields, "me", "my teams" and the reader's own permissions all apply.
+ */
+export async function liveRows(db: Db, actor: Actor, f: TicketFilter, ids: number[]): Promise<{ sort: string; rows: LiveRow[] }> {
+  const spec = await listSpec(db, actor, f);
+  const number = spec.q ? TICKET_NUMBER.exec(spec.q) : null;
+  // Only the reader's own permissions: the ticket as they may see it, in or out of this list.
+  const seen: TicketListSpec = { customerId: spec.customerId, includeComments: spec.includeComments, cf: [], sort: 'id', desc: false, limit: 1, offset: 0 };
+  const sort = f.sort ?? '-updated';
+  const rows: LiveRow[] = [];
+  for (const id of ids) {
+    const row = (await fromStore(db, { ...seen, id })).rows[0];
+    if (!row) { rows.push({ id, visible: false, matches: false }); continue; }
+    const one = { ...spec, id, offset: 0, limit: 1 };
+    const matches = (await fromStore(db, one)).rows.length > 0
+      || (number !== null && Number(number[1]) === id && (await fromStore(db, { ...one, q: undefined })).rows.length > 0);
+    const [ticket] = await ticketsJson(db, [row]);
+    rows.push({ id, visible: true, matches, ticket, sort_key: sortKeyOf(ticket, sort) });
+  }
+  return { sort, rows };
+}

@@ -1,11 +1,11 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { addWidget, createDashboard, dashboardWithData, deleteDashboard, deleteWidget, listDashboards, updateDashboard, updateWidget, WIDGET_KINDS } from '../../domain/dashboards.js';
+import { addWidget, createDashboard, dashboardWithData, widgetWithData, deleteDashboard, deleteWidget, listDashboards, updateDashboard, updateWidget, WIDGET_KINDS } from '../../domain/dashboards.js';
 import { lookups } from '../../domain/lookups.js';
 import { zInt, zJsonObject, zNullableId, zText } from '../../domain/validation.js';
-import { DashboardList, DashboardPage } from '../../views/dashboards.js';
+import { DashboardList, DashboardLive, DashboardPage, WidgetBody } from '../../views/dashboards.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+import { actorOf, dbOf, isHtmx, noContent, pathId, readBody, respond } from '../respond.js';
 
 const WidgetSchema = z.strictObject({
   kind: z.enum(WIDGET_KINDS, { error: `Expected one of: ${WIDGET_KINDS.join(', ')}` }),
@@ -31,7 +31,15 @@ export function dashboardRoutes() {
   });
   app.get('/:id', async (c) => {
     const d = await dashboardWithData(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, d, { title: d.name, view: async () => <DashboardPage d={d} lookups={await lookups(dbOf(c), actorOf(c))} /> });
+    return respond(c, d, { title: d.name, view: async () => {
+      const content = <DashboardPage d={d} lookups={await lookups(dbOf(c), actorOf(c))} />;
+      return isHtmx(c) ? content : <DashboardLive>{content}</DashboardLive>;
+    } });
+  });
+  // SPEC C5: one widget's contents, as the dashboard shows them (each widget loads its own while tickets change).
+  app.get('/:id/widgets/:widgetId', async (c) => {
+    const { widget, data } = await widgetWithData(dbOf(c), actorOf(c), pathId(c), pathId(c, 'widgetId'));
+    return respond(c, { ...widget, data }, { title: 'Widget', view: async () => <WidgetBody data={data} l={await lookups(dbOf(c), actorOf(c))} /> });
   });
   app.patch('/:id', async (c) => {
     const id = pathId(c);

@@ -8,19 +8,19 @@ import { AppError, invalid, StaleError } from '../../domain/errors.js';
 import { lookups } from '../../domain/lookups.js';
 import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
-import { effectiveFilter, listByFilter, type TicketList } from '../../domain/tickets/list.js';
+import { effectiveFilter, listByFilter, liveRows, type TicketList } from '../../domain/tickets/list.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { flatFilterParams, nestFilterParams, TicketListQuerySchema, type TicketFilter, type TicketListQuery } from '../../domain/tickets/query.js';
 import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTransaction, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
 import { isAdmin, isStaff, requireStaff, type Actor } from '../../domain/actor.js';
-import { TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
+import { LiveRows, TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { PeopleChanged, ReplyRefused, TicketChanged, TicketLive, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, readForm, respond, validate } from '../respond.js';
 import { readBodyWithFiles } from '../uploads.js';
-import { AddWatcherSchema, BulkUpdateSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, LiveQuerySchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
+import { AddWatcherSchema, BulkUpdateSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, LiveIdsSchema, LiveQuerySchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
 
 type C = Context<AppEnv>;
@@ -104,11 +104,20 @@ export function ticketRoutes() {
   const app = new Hono<AppEnv>();
 
   app.get('/', async (c) => {
-    const { columns, ...params } = queryObject(c);
+    const { columns, live_ids: liveIds, ...params } = queryObject(c);
     const query = validate(TicketListQuerySchema, nestFilterParams(params));
     const chosen = columns === undefined ? undefined : validate(ColumnsParamSchema, columns, 'columns');
     const actor = actorOf(c);
     const filters = await effectiveFilter(dbOf(c), actor, query);
+    // SPEC C5: the list page asks about the tickets its live stream named, under its own query.
+    if (liveIds !== undefined) {
+      const ids = validate(LiveIdsSchema, liveIds, 'live_ids');
+      const live = await liveRows(dbOf(c), actor, filters, ids);
+      return respond(c, live, {
+        title: 'Tickets',
+        view: async () => <LiveRows rows={live.rows} p={await listProps(c, actor, query, chosen, { filters, list: { tickets: [], total: 0, limit: 0, offset: 0 } })} />,
+      });
+    }
     const list = await listByFilter(dbOf(c), actor, filters);
     return respond(c, list, {
       title: 'Tickets',

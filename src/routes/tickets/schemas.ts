@@ -5,6 +5,7 @@ import { zDistinctList } from '../../domain/tickets/query.js';
 import { AttachmentsInputSchema } from '../uploads.js';
 import { zBool, zId, zInt, zJsonObject, zList, zNullableId, zText } from '../../domain/validation.js';
 import { BULK_MAX_IDS } from '../../domain/tickets/bulk.js';
+import { LIVE_IDS_MAX } from '../../domain/tickets/list.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
 const customFields = zJsonObject;
@@ -66,6 +67,9 @@ export const CommentSchema = z.strictObject({
 
 /** The list's `columns` parameter: known column names, each once (at most the seven). */
 export const ColumnsParamSchema = zDistinctList(zColumn, 'column', COLUMNS.length);
+
+/** SPEC C5: the tickets a live list asks about (`live_ids=3,8`): ids, each once, at most LIVE_IDS_MAX. */
+export const LiveIdsSchema = zDistinctList(zId, 'id', LIVE_IDS_MAX);
 
 /** "none" (a form's choice) or null: clear it; an id sets it. */
 const zClearableId = z.union([z.literal('none').transform(() => null), z.null(), zId], { error: 'Expected an id, null or "none"' });

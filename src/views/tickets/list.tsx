@@ -2,6 +2,7 @@ import type { Lookups } from '../../domain/lookups.js';
 import type { Column, SavedViewJson } from '../../domain/savedViews.js';
 import type { TicketFilter } from '../../domain/tickets/query.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
+import type { LiveRow, SortKey } from '../../domain/tickets/list.js';
 import { STATUSES } from '../../lifecycle.js';
 import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
@@ -50,6 +51,26 @@ function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
   }
 }
 
+/**
+ * A sort key as the page keeps it on a row (`data-key`): numbers as they are, times as ISO text;
+ * the rule of the domain's sortKeyOf (a view runs no domain code), which live answers carry too.
+ */
+const keyAttr = (k: SortKey) => JSON.stringify(k);
+const sortKey = (t: TicketJson, sort: string): SortKey => {
+  const by = sort.replace(/^-/, '');
+  return [by === 'created' ? t.created_at : by === 'updated' ? t.updated_at : by === 'priority' ? t.priority : t.id, t.id];
+};
+
+/** One ticket's row: the same for the page and for a live update of it (SPEC C5). */
+export function TicketRow({ t, p, match }: { t: TicketJson; p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups' | 'filters'>; match?: boolean }) {
+  return (
+    <tr data-id={String(t.id)} data-key={keyAttr(sortKey(t, p.filters.sort ?? '-updated'))} data-match={match === undefined ? undefined : String(match)}>
+      {p.bulk && <td class="select"><input type="checkbox" name="ids" value={String(t.id)} form={BULK_FORM} aria-label={`Select ticket #${t.id}`} /></td>}
+      {p.columns.map((c) => <Cell column={c} t={t} l={p.lookups} />)}
+    </tr>
+  );
+}
+
 function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
   const key = SORT_OF[column];
   const current = p.filters.sort ?? '-updated';
@@ -68,6 +89,38 @@ function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
   );
 }
 
+/** The list's own query string (what the live rows are asked under): its parameters, columns included. */
+const liveQuery = (p: TicketListProps) => new URLSearchParams(Object.entries(p.params).filter(([, v]) => v !== '')).toString();
+
+/**
+ * SPEC C5: new tickets that would make the rows in view jump are not inserted; this bar says how
+ * many there are and loads the list again (static/live.js). The words are said politely by a
+ * status region that is always there; the bar itself sits over the table, taking no room.
+ */
+function LiveBar() {
+  return (
+    <>
+      <span class="visually-hidden" role="status" aria-live="polite" data-live-say></span>
+      <div class="live-bar" data-live-bar hidden>
+        <span data-live-count></span> — <button type="button" data-live-show>Show</button>
+      </div>
+    </>
+  );
+}
+
+/**
+ * The answer to a live question (`GET /tickets?…&live_ids=…`, htmx): each asked ticket's row
+ * under the list's columns, `data-match` saying whether it is in the list now; tickets the
+ * reader may not see are listed as gone (`data-gone`).
+ */
+export function LiveRows({ rows, p }: { rows: LiveRow[]; p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups' | 'filters'> }) {
+  return (
+    <table id="live-rows" data-gone={rows.filter((r) => !r.visible).map((r) => r.id).join(',')}>
+      <tbody>{rows.filter((r) => r.ticket).map((r) => <TicketRow t={r.ticket!} p={p} match={r.matches} />)}</tbody>
+    </table>
+  );
+}
+
 /** The part htmx swaps: table, pager and the save-view forms that carry the current state. */
 export function TicketListRegion(p: TicketListProps) {
   const { tickets, total, limit, offset } = p;
@@ -77,11 +130,15 @@ export function TicketListRegion(p: TicketListProps) {
   const returnTo = link(p, {}).slice('/tickets'.length);
   const span = p.columns.length + (p.bulk ? 1 : 0);
   return (
-    <div id="ticket-list" class="ticket-list" data-columns={p.columns.join(',')}>
+    <div id="ticket-list" class="ticket-list" data-columns={p.columns.join(',')}
+      data-live-list data-live-refresh hx-trigger="sse:ticket" data-live-query={liveQuery(p)} data-sort={p.filters.sort ?? '-updated'}
+      data-offset={String(offset)} data-limit={String(limit)}>
       {p.bulk ? <BulkBar l={p.lookups} returnTo={returnTo} summary={p.summary} /> : p.summary && <p class="bulk-summary" role="status">{p.summary}</p>}
       {/* The filter form's sort lives here so that a header click (which swaps only this region) updates it too. */}
       {p.filters.sort && <input type="hidden" name="sort" value={p.filters.sort} form="filters" />}
-      <div class="table-scroll">
+      <div class="live-wrap">
+        <LiveBar />
+        <div class="table-scroll">
         <table class="tickets" id="tickets-table">
           <colgroup>
             {p.bulk && <col class="select-col" />}
@@ -94,9 +151,10 @@ export function TicketListRegion(p: TicketListProps) {
           <tbody>
             {tickets.length === 0
               ? <tr><td colspan={span} class="empty">No tickets match these filters.</td></tr>
-              : tickets.map((t) => <tr>{p.bulk && <td class="select"><input type="checkbox" name="ids" value={String(t.id)} form={BULK_FORM} aria-label={`Select ticket #${t.id}`} /></td>}{p.columns.map((c) => <Cell column={c} t={t} l={p.lookups} />)}</tr>)}
+              : tickets.map((t) => <TicketRow t={t} p={p} />)}
           </tbody>
         </table>
+        </div>
       </div>
       <nav class="pager" aria-label="Pages">
         <span>{total === 0 ? '0 tickets' : `${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}</span>
@@ -162,7 +220,8 @@ export function TicketListPage(p: TicketListProps) {
   const builtin = currentBuiltin(p.params);
   const title = p.view ? p.view.name : builtin && builtin.key !== 'all' ? builtin.name : 'Tickets';
   return (
-    <section class="tickets-page">
+    // SPEC C5: the page's live stream; the list region (swapped by filters, sorting and paging) listens inside it.
+    <section class="tickets-page" hx-ext="sse" sse-connect="/events" data-live-root>
       <header class="page-head">
         <h1>{title}</h1>
         <nav class="views" aria-label="Lists and saved views">

@@ -1,0 +1,128 @@
+// SPEC C5 in a real browser (Debian's Chromium): agent A has "My open tickets" open while B
+// changes tickets through the API. A's rows change in place (the sticky header, the columns and
+// a dragged width untouched, a ticked row still ticked), a row that left the list is marked, a
+// new ticket that would push the rows down waits behind "1 new ticket — Show", which loads it
+// (by keyboard); the same at 360 px; a dashboard count follows.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeCheck } from './helpers/axe.js';
+import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+const T = 15_000;
+const poll = { timeout: T, interval: 100 };
+const PASSWORD = 'live-list-password-123';
+
+let s: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let agentId = 0;
+let queueId = 0;
+const mine: number[] = [];
+
+async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await s.api(method, path, body === undefined ? {} : { body });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body as T;
+}
+const row = (id: number) => page.locator(`#tickets-table tbody tr[data-id="${id}"]`);
+const rowIds = () => page.locator('#tickets-table tbody tr[data-id]').evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-id'))));
+const widths = () => page.locator('#tickets-table col[data-col]').evaluateAll((cols) => cols.map((c) => `${c.getAttribute('data-col')}:${(c as any).style.width}`).join(' '));
+const header = () => page.locator('#tickets-table thead').innerHTML();
+const streamOpen = (p: Page) => p.waitForSelector('[data-live-root][data-live-state="open"]', { timeout: T });
+
+beforeAll(async () => {
+  s = await startServer();
+  agentId = (await api('POST', '/users', { email: 'live@example.com', name: 'Liv Agent', role: 'agent', password: PASSWORD })).id;
+  const team = await api('POST', '/teams', { name: 'Live team' });
+  await api('POST', `/teams/${team.id}/members`, { user_id: agentId });
+  queueId = (await api('POST', '/queues', { name: 'Live queue', team_id: team.id })).id;
+  for (let i = 0; i < 3; i++) mine.push((await api('POST', '/tickets', { queue_id: queueId, subject: `Mine ${i + 1}`, owner_id: agentId, status: 'open' })).ticket.id);
+  browser = await launchBrowser();
+  ({ context, page } = await signedIn(browser, s.url, 'live@example.com', PASSWORD));
+}, 120_000);
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await s?.close();
+});
+
+describe('the live ticket list', () => {
+  let dragged = '';
+  let head = '';
+
+  it('changes a row in place: the header, the widths and a ticked row untouched', async () => {
+    await expect.poll(() => page.locator('h1').innerText(), poll).toBe('My open tickets');
+    await streamOpen(page);
+    // A width dragged (by keyboard) and a row ticked before anything changes.
+    await page.getByRole('separator', { name: 'Resize Status' }).focus();
+    for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight');
+    dragged = await widths();
+    expect(dragged).toContain('Status:150px');
+    await page.getByRole('checkbox', { name: `Select ticket #${mine[0]}`, exact: true }).check();
+    head = await header();
+    const order = await rowIds();
+
+    await api('PATCH', `/tickets/${mine[1]}`, { status: 'stalled' });
+    await expect.poll(() => row(mine[1]).locator('.status').innerText(), poll).toBe('Stalled');
+    expect(await rowIds()).toEqual(order); // it did not move (newest-first would put it on top)
+    expect(await widths()).toBe(dragged);
+    expect(await header()).toBe(head);
+    expect(await page.getByRole('checkbox', { name: `Select ticket #${mine[0]}`, exact: true }).isChecked()).toBe(true);
+    expect(await page.locator('#bulk-count').innerText()).toBe('1 selected');
+  });
+
+  it('marks a row that left the list instead of taking it away', async () => {
+    await api('PATCH', `/tickets/${mine[2]}`, { status: 'resolved' });
+    await expect.poll(() => row(mine[2]).getAttribute('class'), poll).toContain('live-gone');
+    expect(await row(mine[2]).innerText()).toContain('no longer in this list');
+    expect(await row(mine[2]).locator('.status').innerText()).toBe('Resolved');
+  });
+
+  it('holds a new ticket behind "1 new ticket — Show", which loads it (keyboard), ticks and widths kept', async () => {
+    const order = await rowIds();
+    const created = (await api('POST', '/tickets', { queue_id: queueId, subject: 'Brand new', owner_id: agentId, status: 'open' })).ticket.id as number;
+    const bar = page.locator('[data-live-bar]');
+    await expect.poll(() => bar.isVisible(), poll).toBe(true);
+    expect(await bar.innerText()).toMatch(/1 new ticket\s+—\s+Show/);
+    expect(await page.locator('[data-live-say]').innerText()).toContain('1 new ticket');
+    expect(await rowIds()).toEqual(order); // nothing moved
+    const axe = await axeCheck(page);
+    expect(axe.serious, axe.message).toEqual([]);
+    await screenshot(page, 'live-list-new-ticket-bar');
+
+    await page.getByRole('button', { name: 'Show', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(rowIds, poll).toEqual([created, mine[1], mine[0]]); // newest first; the resolved one gone
+    expect(await bar.isVisible()).toBe(false);
+    expect(await widths()).toBe(dragged);
+    expect(await header()).toBe(head);
+    expect(await page.getByRole('checkbox', { name: `Select ticket #${mine[0]}`, exact: true }).isChecked()).toBe(true);
+    expect(new URL(page.url()).search).toBe('?owner_id=me&status=new,open,stalled');
+  });
+
+  it('works at 360 px: the bar fits, the page does not scroll sideways', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await api('POST', '/tickets', { queue_id: queueId, subject: 'Another one', owner_id: agentId, status: 'new' });
+    const bar = page.locator('[data-live-bar]');
+    await expect.poll(() => bar.isVisible(), poll).toBe(true);
+    const box = (await bar.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(360);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await screenshot(page, 'live-list-360');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('updates a dashboard count', async () => {
+    const d = await api('POST', '/dashboards', { name: 'Live board', widgets: [{ kind: 'status_counts' }] });
+    await page.goto(`/dashboards/${d.id}`);
+    await streamOpen(page);
+    const openCount = () => page.locator('.widget .bar', { hasText: 'Open' }).locator('.num').innerText().then(Number);
+    const before = await openCount();
+    await api('POST', '/tickets', { queue_id: queueId, subject: 'Counted', status: 'open' });
+    await expect.poll(openCount, poll).toBe(before + 1);
+    await screenshot(page, 'live-dashboard');
+  });
+});
