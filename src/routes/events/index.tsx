@@ -7,7 +7,7 @@ import { actorFromSession, actorFromToken } from '../../domain/auth.js';
 import { AppError } from '../../domain/errors.js';
 import { getTicket } from '../../domain/tickets/write.js';
 import { TooManyStreams, type StreamSpec } from '../../events/hub.js';
-import { Presence } from '../../views/live.js';
+import { PresenceWho } from '../../views/live.js';
 import { SESSION_COOKIE } from '../auth/middleware.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, dbOf, validate } from '../respond.js';
@@ -85,7 +85,7 @@ export function liveStream(c: C, spec: StreamSpec, recheck: () => Promise<boolea
           send({ event: 'ticket', data, id: String(e.id) });
           send({ event: `ticket-${e.ticket_id}`, data, id: String(e.id) });
         },
-        presence: (_ticketId, viewers) => send({ event: 'presence', data: String(<Presence viewers={viewers} />) }),
+        presence: (_ticketId, viewers) => send({ event: 'presence', data: String(<PresenceWho viewers={viewers} />) }),
         reset: () => send({ event: 'reset', data: '' }),
         ping,
       });
