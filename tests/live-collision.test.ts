@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers/server.js';
 import { message } from './helpers/mailgate.js';
 
-// SPEC C5, docs/decisions/040: nobody answers the same mail blind. A reply or note sent with the
+// SPEC C5, docs/decisions/038: nobody answers the same mail blind. A reply or note sent with the
 // id of the newest history entry its writer had loaded (`seen_transaction_id`) is refused with
 // 409 `stale` and the newer entries when someone else wrote on the ticket since; nothing is
 // written. `force: true` sends anyway; without a marker nothing changes for API clients.

@@ -1,4 +1,4 @@
-// Collision warnings in a real browser (SPEC C5, docs/decisions/040): agent A has a ticket open
+// Collision warnings in a real browser (SPEC C5, docs/decisions/038): agent A has a ticket open
 // and writes a note with a file; B replies meanwhile (API). A's Send is refused: B's reply shows
 // above the message box, A's text, file and kind are still there; "Send anyway" sends it once,
 // the warning goes and the marker moves, so the next message without new mail goes straight through.

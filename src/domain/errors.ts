@@ -33,7 +33,7 @@ export class AppError extends Error {
 }
 
 /**
- * SPEC C5, docs/decisions/040: the ticket received correspondence after the writer loaded it.
+ * SPEC C5, docs/decisions/038: the ticket received correspondence after the writer loaded it.
  * Carries every entry newer than the writer's marker, as the history shows them to the writer.
  */
 export class StaleError extends AppError {

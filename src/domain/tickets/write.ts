@@ -233,7 +233,7 @@ const sizeText = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixe
 const bytesText = (n: number) => `${n.toLocaleString('en')} bytes`;
 
 /**
- * SPEC C5, docs/decisions/040: refuses a message written without knowing of newer mail. What
+ * SPEC C5, docs/decisions/038: refuses a message written without knowing of newer mail. What
  * counts is correspondence (Create, Correspond) by someone other than the writer after the
  * marker; internal notes, property changes and the writer's own messages do not. The marker is
  * a position in the change log (ids only grow): one above the ticket's newest entry, or another

@@ -1,6 +1,6 @@
 import type { Child } from 'hono/jsx';
 
-// SPEC C5, docs/decisions/040: nobody answers the same mail blind. The reply box carries the id
+// SPEC C5, docs/decisions/038: nobody answers the same mail blind. The reply box carries the id
 // of the newest history entry its page showed (`seen_transaction_id`); a message sent after
 // someone else wrote on the ticket is refused (409 `stale`), and the new entries are shown here,
 // above the text, which stays, with "Send anyway" (the same form, `force=true`).
