@@ -39,6 +39,20 @@ const reply = (id: number, token: string, body: unknown) => s.api('POST', `/tick
 const ticketEvents = (st: SseStream, id: number) => st.messages.filter((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
 
 describe('GET /events', () => {
+  it('keeps up while no stream is open: a later stream is caught up from its id, then goes live', async () => {
+    expect(s.hub.streams).toBe(0);
+    const id = await ticket();
+    const seen = (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions.at(-1).id as number;
+    expect((await reply(id, agent.token, { body: 'while nobody listened', internal: true })).status).toBe(201);
+    const st = await stream(agent.token, `?after=${seen}`);
+    const caught = await st.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
+    expect(JSON.parse(caught.data).types).toEqual(['Comment']);
+    expect((await s.api('PATCH', `/tickets/${id}`, { body: { priority: 3 } })).status).toBe(200);
+    const live = await st.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id && Number(m.id) > Number(caught.id));
+    expect(JSON.parse(live.data).types).toEqual(['SetPriority']);
+    st.close();
+  });
+
   it('tells staff of a new ticket and of each change, with the log id and the kinds of entry', async () => {
     const st = await stream(agent.token);
     const id = await ticket();

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { pgAvailable, startPostgres, type PgCluster } from './helpers/postgres.js';
-import { killAll, processScope, spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, processScope, spawnServer, type ServerProcess, send } from './helpers/process.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 
 // SPEC C6: several hxdesk processes on one PostgreSQL database, no other shared component
@@ -33,20 +33,6 @@ async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v
   }
 }
 
-interface Answer { status: number; body: any; cookie?: string }
-async function send(base: string, method: string, p: string, body?: unknown, auth: { token?: string; cookie?: string } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (auth.token) headers.authorization = `Bearer ${auth.token}`;
-  if (auth.cookie) { headers.cookie = auth.cookie; headers.origin = base; }
-  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
-    cookie: res.headers.get('set-cookie')?.split(';')[0],
-  };
-}
 
 /** Runs `jobs` with at most `width` in flight. */
 async function inParallel<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {

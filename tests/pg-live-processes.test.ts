@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable, startPostgres, type PgCluster } from './helpers/postgres.js';
-import { killAll, processScope, spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, processScope, spawnServer, type ServerProcess, send } from './helpers/process.js';
 import { openSse, type SseMessage, type SseStream } from './helpers/sse.js';
 
 // SPEC C5 across processes (decision 030): two real server processes (node src/server.ts) on one
@@ -16,16 +16,6 @@ const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'admin-password-123';
 const { children, dataDir } = processScope('pg-live');
 
-interface Answer { status: number; body: any; cookie?: string }
-async function send(base: string, method: string, p: string, body?: unknown, auth: { token?: string; cookie?: string } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (auth.token) headers.authorization = `Bearer ${auth.token}`;
-  if (auth.cookie) { headers.cookie = auth.cookie; headers.origin = base; }
-  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text, cookie: res.headers.get('set-cookie')?.split(';')[0] };
-}
 
 describe.skipIf(!pgAvailable())('live updates across two server processes on one PostgreSQL database', () => {
   let cluster: PgCluster;

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer, okApi } from './helpers/server.js';
 
 const T = 15_000;
 const poll = { timeout: T, interval: 100 };
@@ -21,11 +21,7 @@ let agentId = 0;
 let queueId = 0;
 const mine: number[] = [];
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await s.api(method, path, body === undefined ? {} : { body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 const row = (id: number) => page.locator(`#tickets-table tbody tr[data-id="${id}"]`);
 const rowIds = () => page.locator('#tickets-table tbody tr[data-id]').evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-id'))));
 const widths = () => page.locator('#tickets-table col[data-col]').evaluateAll((cols) => cols.map((c) => `${c.getAttribute('data-col')}:${(c as any).style.width}`).join(' '));

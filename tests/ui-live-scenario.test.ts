@@ -13,7 +13,7 @@ import { launchBrowser, signedIn } from './helpers/browser.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { message } from './helpers/mailgate.js';
 import { killAll, processScope, spawnServer, type ServerProcess } from './helpers/process.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer, okApi } from './helpers/server.js';
 
 const T = 20_000;
 const poll = { timeout: T, interval: 100 };
@@ -27,11 +27,7 @@ let browser: Browser;
 let a: { context: BrowserContext; page: Page };
 let b: { context: BrowserContext; page: Page };
 
-async function api<R = any>(method: string, path: string, body?: unknown): Promise<R> {
-  const res = await s.api(method, path, body === undefined ? {} : { body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as R;
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 
 beforeAll(async () => {
   s = await startServer({ MAILGATE_TOKEN });

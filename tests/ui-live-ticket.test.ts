@@ -18,7 +18,7 @@ import { sharedStoreEnv } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { freePort, message } from './helpers/mailgate.js';
 import { signedPath } from './helpers/portal.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer, okApi } from './helpers/server.js';
 
 const T = 20_000;
 const poll = { timeout: T, interval: 100 };
@@ -32,11 +32,7 @@ let ann: { context: BrowserContext; page: Page };
 let ben: { context: BrowserContext; page: Page };
 let ticketId = 0;
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await s.api(method, path, body === undefined ? {} : { body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 
 /** A customer's mail to the ticket, through POST /mailgate as an MTA delivers it. */
 async function mailIn(body: string): Promise<void> {

@@ -12,7 +12,7 @@ import { peopleSearchQueries, PEOPLE_SEARCH_WINDOW } from '../src/db/sqlite/peop
 import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { setQueueWatchers } from '../src/domain/watchers.js';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer, okApi } from './helpers/server.js';
 import { itOn, onlyOn, testStore } from './helpers/store.js';
 
 const T = 20_000;
@@ -23,11 +23,7 @@ let adminName = '';
 const ids = { general: 0, support: 0, alice: 0, carol: 0, dan: 0, dora: 0, gone: 0, old: 0, quinn: 0 };
 const CUSTOMER_PASSWORD = 'carol-password-123';
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await s.api(method, path, body === undefined ? {} : { body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 const search = (q: string, extra = '', token?: string) => s.api('GET', `/users?q=${encodeURIComponent(q)}${extra}`, token ? { token } : {});
 const emails = (res: { body: { users: { email: string }[] } }) => res.body.users.map((u) => u.email);
 

@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer, okApi } from './helpers/server.js';
 
 const T = 20_000;
 const poll = { timeout: T, interval: 100 };
@@ -17,11 +17,7 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await s.api(method, path, body === undefined ? {} : { body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 
 let seq = 0;
 async function ticket(): Promise<number> {

@@ -4,7 +4,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer, okApi } from './helpers/server.js';
 
 /** How long a polled condition may take: the suite runs on two cores next to other browsers. */
 const T = 20_000;
@@ -23,11 +23,7 @@ const FILLERS = 62;
 let unassignedCount = 0;
 let adminName = '';
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await s.api(method, path, body === undefined ? {} : { body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 
 // ---- what the list shows ----------------------------------------------------------------------
 

@@ -5,7 +5,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer, okApi } from './helpers/server.js';
 
 const T = 20_000;
 const poll = { timeout: T, interval: 100 };
@@ -19,11 +19,7 @@ let agentId = 0;
 let queueId = 0;
 const mine: number[] = [];
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await s.api(method, path, body === undefined ? {} : { body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 const settled = (p: Page) => p.waitForFunction(
   () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout: T, polling: 50 });
 const rowBox = (p: Page, id: number) => p.getByRole('checkbox', { name: `Select ticket #${id}`, exact: true });

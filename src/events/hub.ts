@@ -93,7 +93,12 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
   const onError = opts.onError ?? (() => {});
   const streams = new Set<Stream>();
   const perUser = new Map<number, number>();
-  let lastId = (await db.select({ id: max(transactions.id) }).from(transactions))[0]?.id ?? 0;
+  const newestId = async () => (await db.select({ id: max(transactions.id) }).from(transactions))[0]?.id ?? 0;
+  let lastId = await newestId();
+  // With no stream open nobody needs the new rows: a signal only marks the hub behind, and the
+  // next stream to open moves it to the log's end first (no read per write of a quiet server).
+  let behind = false;
+  let opening = 0; // streams between open() and their registration: a signal then must be read
 
   // ── the change log ──
   // Reads and catch-ups run one at a time, in order: a stream registers between two reads, with
@@ -102,6 +107,7 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
   let pending = false;
   const enqueue = (fn: () => Promise<void>) => { chain = chain.then(fn).catch((e) => onError('live update read failed', e)); return chain; };
   const kick = () => {
+    if (streams.size === 0 && opening === 0) { behind = true; return; }
     if (pending) return;
     pending = true;
     void enqueue(async () => { pending = false; await readNew(); });
@@ -254,16 +260,22 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
       perUser.set(spec.user.id, (perUser.get(spec.user.id) ?? 0) + 1);
       const stream: Stream = { spec, sink, lastSent: 0 };
       let closed = false;
+      opening++;
       await enqueue(async () => {
-        if (closed) return;
-        const after = spec.after;
-        if (after !== undefined && after < lastId) {
-          const rows = await readLog(after, lastId, CATCH_UP_MAX + 1);
-          if (rows.length > CATCH_UP_MAX) sink.reset();
-          else await deliver(rows, [stream]);
+        try {
+          if (closed) return;
+          if (behind && streams.size === 0) { behind = false; lastId = await newestId(); }
+          const after = spec.after;
+          if (after !== undefined && after < lastId) {
+            const rows = await readLog(after, lastId, CATCH_UP_MAX + 1);
+            if (rows.length > CATCH_UP_MAX) sink.reset();
+            else await deliver(rows, [stream]);
+          }
+          stream.lastSent = lastId;
+          streams.add(stream);
+        } finally {
+          opening--;
         }
-        stream.lastSent = lastId;
-        streams.add(stream);
       });
       if (spec.staff && spec.ticketId !== undefined && !closed) {
         let m = local.get(spec.ticketId);

@@ -87,3 +87,23 @@ export function processScope(prefix: string): { tmp: string; children: ServerPro
   let dirs = 0;
   return { tmp, children, dataDir: () => fs.mkdtempSync(path.join(tmp, `data${++dirs}-`)) };
 }
+
+/** An answer of a real server process, as `send` reads it. */
+export interface Answer { status: number; body: any; cookie?: string }
+/**
+ * One JSON request to the server process at `base`: with a bearer token, or with a session cookie
+ * (and its own Origin, as a browser sends it).
+ */
+export async function send(base: string, method: string, p: string, body?: unknown, auth: { token?: string; cookie?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (auth.token) headers.authorization = `Bearer ${auth.token}`;
+  if (auth.cookie) { headers.cookie = auth.cookie; headers.origin = base; }
+  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return {
+    status: res.status,
+    body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
+    cookie: res.headers.get('set-cookie')?.split(';')[0],
+  };
+}

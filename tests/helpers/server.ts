@@ -116,3 +116,15 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
 
   return { url, logged, app, db, env, dir, adminToken, workers, hub: deps.hub!, api, user, close };
 }
+
+/**
+ * `api` for set-up steps that must work: the answer's body, or an error naming the request and
+ * what the server said (browser tests arrange their data this way).
+ */
+export function okApi(s: Pick<TestServer, 'api'>) {
+  return async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await s.api(method, path, body === undefined ? {} : { body });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res.body as T;
+  };
+}
