@@ -137,9 +137,10 @@ export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups
                 </form>
               </span>
             </h2>
-            {/* SPEC C5: the widget loads its own contents again while tickets change (static/live.js). */}
+            {/* SPEC C5: the widget loads its own contents again while tickets change (static/live.js).
+                Its links are boosted page loads: they must not inherit its target, swap and push-url. */}
             <div class="widget-body" id={`widget-body-${w.id}`} data-live-widget data-live-refresh hx-get={`${base}/widgets/${w.id}`}
-              hx-trigger="live:load, live:refresh" hx-swap="innerHTML" hx-push-url="false">
+              hx-trigger="live:load, live:refresh" hx-swap="innerHTML" hx-push-url="false" hx-disinherit="*">
               <WidgetBody data={w.data} l={l} />
             </div>
           </article>
