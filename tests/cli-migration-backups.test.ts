@@ -30,7 +30,8 @@ async function startAndStop(dir: string): Promise<void> {
   const health = await fetch(`${s.base}/healthz`);
   expect(health.status).toBe(200);
   process.kill(-s.child.pid!, 'SIGTERM');
-  expect((await s.exit).code).toBe(0);
+  const exit = await s.exit;
+  expect(exit, `the server's exit after SIGTERM; it wrote:\n${s.output()}`).toEqual({ code: 0, signal: null });
 }
 
 const backupsOf = (dir: string) => (fs.existsSync(path.join(dir, 'backups')) ? fs.readdirSync(path.join(dir, 'backups')).sort() : []);
