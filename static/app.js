@@ -403,11 +403,15 @@
     if (form?.matches?.('form[data-reset-on-success]')) form.querySelectorAll('textarea, input[type=file]').forEach((t) => { t.value = ''; });
   });
 
-  document.addEventListener('htmx:afterSettle', (e) => {
+  // Applied as soon as the new list is in (afterSwap, before the settle delay and the next paint:
+  // no flash of the server's widths) and again once settled.
+  const keepWidths = (e) => {
     // A boosted link or form is a navigation to another page: its widths are the server's.
     if (e.detail?.boosted) for (const name of Object.keys(dragged)) delete dragged[name];
     applyDragged();
-  });
+  };
+  document.addEventListener('htmx:afterSwap', keepWidths);
+  document.addEventListener('htmx:afterSettle', keepWidths);
   // --- Field errors ---
   // A refused form's error box lists what was wrong per field (`data-field` on each line, from
   // the server's error view): each message is also said under its own field, which is marked

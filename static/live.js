@@ -129,7 +129,7 @@
   // - A row that left the list is dimmed and marked "no longer in this list", not removed from
   //   under the pointer; the next load of the list (Show, a filter, a page) leaves it out.
   // - A ticket new to the list goes in only where nothing moves for it: an empty list, or after
-  //   the last row of a page that is not full. Otherwise the bar over the table counts it
+  //   the last row of a page that is not full. Otherwise the bar (floating at the window's foot) counts it
   //   ("3 new tickets — Show", said politely) and Show loads the list region, ticks kept.
   // Dashboards: each widget (`data-live-widget`) loads its own fragment again at most once a
   // second while tickets change (the last change is never dropped), and after a reconnect.
