@@ -1,6 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable, startPostgres, type PgCluster } from './helpers/postgres.js';
+import { logAppend, transaction } from '../src/db/port.js';
+import { transactions } from '../src/db/schema.js';
+import { closeDb } from '../src/db/store.js';
+import { openPostgres } from '../src/db/postgres/store.js';
 import { killAll, processScope, spawnServer, type ServerProcess, send } from './helpers/process.js';
 import { openSse, type SseMessage, type SseStream } from './helpers/sse.js';
 
@@ -19,6 +23,7 @@ const { children, dataDir } = processScope('pg-live');
 
 describe.skipIf(!pgAvailable())('live updates across two server processes on one PostgreSQL database', () => {
   let cluster: PgCluster;
+  let url = '';
   let sql: pg.Pool;
   let p1: ServerProcess;
   let p2: ServerProcess;
@@ -53,7 +58,7 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
 
   beforeAll(async () => {
     cluster = await startPostgres();
-    const url = await cluster.createMigratedDatabase();
+    url = await cluster.createMigratedDatabase();
     sql = new pg.Pool({ connectionString: url, max: 2 });
     const env = () => ({ DATABASE_URL: url, DATA_DIR: dataDir(), ADMIN_EMAIL, ADMIN_PASSWORD, LOGIN_MAX_ATTEMPTS_PER_IP: '100000' });
     // Both start at once on the empty database (one seeds it).
@@ -155,5 +160,41 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
     expect(Number(next.id)).toBeGreaterThan(want[want.length - 1].id);
     expect(got()).toEqual([...want, { id: Number(next.id), ticket_id: b, types: ['Comment'] }]);
     again.close();
+  });
+
+  // The change log's order lock (src/db/postgres/signals.ts): two stores on the database (two
+  // processes, as far as PostgreSQL can tell). A unit of work that appended holds the log until
+  // it commits; another process's append waits for it, so ids become visible in commit order and
+  // a reader that has seen id N never finds a smaller one later.
+  it('makes log ids visible in commit order across processes: a second append waits for the first commit', async () => {
+    const ticketId = await newTicket(p1.base, 'Order lock');
+    const [one, two] = await Promise.all([openPostgres(url), openPostgres(url)]);
+    let commitFirst!: () => void;
+    const held = new Promise<void>((r) => { commitFirst = r; });
+    try {
+      let firstId = 0;
+      let appended!: () => void;
+      const firstAppended = new Promise<void>((r) => { appended = r; });
+      const append = async (tx: Parameters<Parameters<typeof transaction>[1]>[0], body: string) => {
+        await logAppend(tx);
+        const [row] = await tx.insert(transactions).values({ ticket_id: ticketId, type: 'Comment', body, created_at: new Date().toISOString() }).returning({ id: transactions.id });
+        return row.id;
+      };
+      const first = transaction(one, async (tx) => { firstId = await append(tx, 'first'); appended(); await held; });
+      await firstAppended;
+      let secondId = 0;
+      const second = transaction(two, async (tx) => { secondId = await append(tx, 'second'); });
+      // While the first is open, the second cannot append (without the lock it takes an id and commits first).
+      await new Promise((r) => setTimeout(r, 300));
+      expect(secondId).toBe(0);
+      const visible = await sql.query<{ id: number }>('SELECT id FROM transactions WHERE ticket_id = $1 AND body = $2', [ticketId, 'second']);
+      expect(visible.rows).toEqual([]);
+      commitFirst();
+      await Promise.all([first, second]);
+      expect(secondId).toBeGreaterThan(firstId);
+    } finally {
+      commitFirst(); // a failed check must not leave the first unit of work open (closing waits for it)
+      await Promise.all([closeDb(one), closeDb(two)]);
+    }
   });
 });
