@@ -85,14 +85,26 @@ export async function readMail(raw: Buffer): Promise<MailReading> {
   }
 }
 
+/**
+ * Answered once the first thread has loaded its module. Node 20 aborts the whole process (a V8
+ * fatal error, "IsGraphAsync … must be used on an instantiated module") when a worker thread is
+ * terminated while it is still loading an ES module: a server stopped right after it started
+ * (SIGTERM a moment after it listens) crashed instead of exiting cleanly. So closing waits for this.
+ */
+let loaded: Promise<unknown> | undefined;
+
 /** Starts the worker thread now (the server, once it listens), so the first message does not wait for it. */
 export function startMailReading(): void {
-  workers();
+  // A task of nothing (the headers of an empty message): its answer says the thread is ready.
+  loaded ??= workers().run({ raw: new Uint8Array(0), reason: 'start' }, { name: 'headersOnly' }).catch(() => {});
 }
 
-/** Stops the worker threads (a graceful shutdown). */
+/** Stops the worker threads (a graceful shutdown), once the first has loaded (see `loaded`). */
 export async function closeMailReading(): Promise<void> {
   const p = pool;
+  const ready = loaded;
   pool = undefined;
+  loaded = undefined;
+  if (ready) await Promise.race([ready, new Promise((r) => { setTimeout(r, 5000).unref(); })]);
   await p?.destroy();
 }
