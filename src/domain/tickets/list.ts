@@ -6,7 +6,7 @@ import { allCustomFields, type CustomFieldJson } from '../customFields.js';
 import { invalid } from '../errors.js';
 import { getSavedViewFilters } from '../savedViews.js';
 import { searchPeople } from '../users.js';
-import type { TicketFilter, TicketListQuery } from './query.js';
+import { sortKeyOf, type SortKey, type TicketFilter, type TicketListQuery } from './query.js';
 import { ticketsJson, type TicketJson } from './serialize.js';
 
 export interface TicketList { tickets: TicketJson[]; total: number; limit: number; offset: number }
@@ -119,9 +119,6 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
 /** The most ticket ids one live question may name (the page asks in batches of changed tickets). */
 export const LIVE_IDS_MAX = 100;
 
-/** Where a ticket sorts in a list: the sort column's value, then the id (the stores' own tie-break). */
-export type SortKey = [number | string, number];
-
 /**
  * One changed ticket, asked about under a list's filters: whether it is in the list now, its
  * row as the reader may see it (also when it left the list: the page shows it changed, marked,
@@ -129,12 +126,6 @@ export type SortKey = [number | string, number];
  * `{ id, visible: false, matches: false }`.
  */
 export interface LiveRow { id: number; visible: boolean; matches: boolean; ticket?: TicketJson; sort_key?: SortKey }
-
-export function sortKeyOf(t: TicketJson, sort: string): SortKey {
-  const by = sort.replace(/^-/, '');
-  const v = by === 'created' ? t.created_at : by === 'updated' ? t.updated_at : by === 'priority' ? t.priority : t.id;
-  return [v, t.id];
-}
 
 /**
  * Which of `ids` are in the list of filters `f` now (SPEC C5: the list page asks about the
@@ -149,11 +140,14 @@ export async function liveRows(db: Db, actor: Actor, f: TicketFilter, ids: numbe
   const sort = f.sort ?? '-updated';
   const rows: LiveRow[] = [];
   for (const id of ids) {
-    const row = (await fromStore(db, { ...seen, id })).rows[0];
-    if (!row) { rows.push({ id, visible: false, matches: false }); continue; }
+    // The list's own query first: a ticket in the list is one the reader may see (its
+    // permissions are part of the query), so only a ticket not in it needs the second read.
     const one = { ...spec, id, offset: 0, limit: 1 };
-    const matches = (await fromStore(db, one)).rows.length > 0
-      || (number !== null && Number(number[1]) === id && (await fromStore(db, { ...one, q: undefined })).rows.length > 0);
+    let row = (await fromStore(db, one)).rows[0]
+      ?? (number !== null && Number(number[1]) === id ? (await fromStore(db, { ...one, q: undefined })).rows[0] : undefined);
+    const matches = row !== undefined;
+    row ??= (await fromStore(db, { ...seen, id })).rows[0];
+    if (!row) { rows.push({ id, visible: false, matches: false }); continue; }
     const [ticket] = await ticketsJson(db, [row]);
     rows.push({ id, visible: true, matches, ticket, sort_key: sortKeyOf(ticket, sort) });
   }

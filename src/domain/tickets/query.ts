@@ -86,3 +86,12 @@ export function nestFilterParams(params: Record<string, unknown>): Record<string
   if (Object.keys(cf).length > 0) out.cf = cf;
   return out;
 }
+
+/** Where a ticket sorts in a list: the sort column's value, then the id (the stores' own tie-break). */
+export type SortKey = [number | string, number];
+
+/** A ticket's sort key under a list's `sort` (`-updated` …): what a live list places new rows by (SPEC C5). */
+export function sortKeyOf(t: { id: number; created_at: string; updated_at: string; priority: number }, sort: string): SortKey {
+  const by = sort.replace(/^-/, '');
+  return [by === 'created' ? t.created_at : by === 'updated' ? t.updated_at : by === 'priority' ? t.priority : t.id, t.id];
+}

@@ -2,7 +2,8 @@ import type { Lookups } from '../../domain/lookups.js';
 import type { Column, SavedViewJson } from '../../domain/savedViews.js';
 import type { TicketFilter } from '../../domain/tickets/query.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
-import type { LiveRow, SortKey } from '../../domain/tickets/list.js';
+import type { LiveRow } from '../../domain/tickets/list.js';
+import { sortKeyOf, type SortKey } from '../../domain/tickets/query.js';
 import { STATUSES } from '../../lifecycle.js';
 import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
@@ -51,20 +52,13 @@ function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
   }
 }
 
-/**
- * A sort key as the page keeps it on a row (`data-key`): numbers as they are, times as ISO text;
- * the rule of the domain's sortKeyOf (a view runs no domain code), which live answers carry too.
- */
+/** A sort key as the page keeps it on a row (`data-key`): numbers as they are, times as ISO text. */
 const keyAttr = (k: SortKey) => JSON.stringify(k);
-const sortKey = (t: TicketJson, sort: string): SortKey => {
-  const by = sort.replace(/^-/, '');
-  return [by === 'created' ? t.created_at : by === 'updated' ? t.updated_at : by === 'priority' ? t.priority : t.id, t.id];
-};
 
 /** One ticket's row: the same for the page and for a live update of it (SPEC C5). */
 export function TicketRow({ t, p, match }: { t: TicketJson; p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups' | 'filters'>; match?: boolean }) {
   return (
-    <tr data-id={String(t.id)} data-key={keyAttr(sortKey(t, p.filters.sort ?? '-updated'))} data-match={match === undefined ? undefined : String(match)}>
+    <tr data-id={String(t.id)} data-key={keyAttr(sortKeyOf(t, p.filters.sort ?? '-updated'))} data-match={match === undefined ? undefined : String(match)}>
       {p.bulk && <td class="select"><input type="checkbox" name="ids" value={String(t.id)} form={BULK_FORM} aria-label={`Select ticket #${t.id}`} /></td>}
       {p.columns.map((c) => <Cell column={c} t={t} l={p.lookups} />)}
     </tr>
