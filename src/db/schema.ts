@@ -69,6 +69,10 @@ export const queues = sqliteTable('queues', {
   /** New mail's other To/Cc addresses become Cc watchers of the ticket (SPEC C2). */
   keep_mail_cc: integer('keep_mail_cc', { mode: 'boolean' }).notNull().default(true),
   signature: text('signature').notNull().default(''), // Liquid, closes public replies from this queue
+  /** SPEC D0: at most this many new people of one message become Cc (0–10) … */
+  mail_cc_per_message: integer('mail_cc_per_message').notNull().default(10),
+  /** … and at most this many of one ticket's people come from mail (0–20); the rest are listed as not added. */
+  mail_cc_per_ticket: integer('mail_cc_per_ticket').notNull().default(20),
   ...timestamps,
 }, (t) => [uniqueIndex('queues_name_uq').on(sql`${t.name} COLLATE NOCASE`), uniqueIndex('queues_mail_alias_uq').on(t.mail_alias)]);
 
@@ -129,6 +133,8 @@ export const transactions = sqliteTable('transactions', {
   new_value: text('new_value'),
   message_id: text('message_id'),
   scrip_results: text('scrip_results').notNull().default('[]'), // JSON array, SPEC B6
+  /** SPEC D0: mail from someone not on the ticket (not a requester, Cc or staff), kept as an internal Comment. */
+  outside_sender: integer('outside_sender', { mode: 'boolean' }).notNull().default(false),
   created_at: text('created_at').notNull(),
 }, (t) => [
   index('transactions_ticket_idx').on(t.ticket_id, t.id),
@@ -137,6 +143,22 @@ export const transactions = sqliteTable('transactions', {
   // Finds a ticket's description (its Create transaction) without reading its other messages.
   index('transactions_create_idx').on(t.ticket_id).where(sql`type = 'Create'`),
 ]);
+
+/**
+ * SPEC D0: the people named in the To/Cc of mail on a ticket, as the Cc bounds judged them: `added`
+ * rows count against the queue's `mail_cc_per_ticket`; the others (with the reason) are listed
+ * on the ticket as "not added", for staff to add with one action.
+ */
+export const ticketMailCc = sqliteTable('ticket_mail_cc', {
+  ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(), // lower-cased
+  name: text('name').notNull().default(''),
+  added: integer('added', { mode: 'boolean' }).notNull(),
+  reason: text('reason'),
+  /** The message that named them (its Create or Correspond). */
+  transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
+  created_at: text('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.ticket_id, t.email] })]);
 
 export const attachments = sqliteTable('attachments', {
   id: integer('id').primaryKey({ autoIncrement: true }),

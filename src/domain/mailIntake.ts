@@ -4,11 +4,12 @@ import { imapState, mailIntake, outbox, queues, tickets, transactions } from '..
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { AppError, invalid, notFound } from './errors.js';
 import { findQueueByName } from './queues.js';
-import { commentOnTicket, createTicket } from './tickets/write.js';
+import { judgeMailCc, recordMailCc } from './mailCc.js';
+import { commentOnTicket, createTicket, recordOutsideMail } from './tickets/write.js';
 import type { NewAttachment } from './transactions.js';
-import { ensureMailUser, type UserRow } from './users.js';
-import { addWatcherIn, watchersOf } from './watchers.js';
-import { ourAddresses } from '../scrips/people.js';
+import { ensureMailUser } from './users.js';
+import { addWatcherIn } from './watchers.js';
+import { isStaffRole, ourAddresses, ticketPeople } from '../scrips/people.js';
 
 // The domain half of e-mail intake (SPEC B7): given a parsed and classified message, decide
 // queue, sender and ticket, apply it through the same ticket functions as the API, and log it
@@ -158,25 +159,8 @@ async function logIntake(conn: Conn, m: Logged, source: string, v: Partial<Intak
   }))!;
 }
 
-const keepsMailCc = async (conn: Conn, queueId: number) => (await queueById(conn).get({ id: queueId }))?.keep_mail_cc ?? true;
-const ticketQueue = async (conn: Conn, ticketId: number) => (await ticketExists(conn).get({ id: ticketId }))!.queue;
-
-/**
- * The people of a message who may become Cc watchers: not our own addresses (queue aliases,
- * MAIL_FROM), not staff (they hear of the ticket as staff), not disabled. Unknown addresses
- * become stub requesters, as senders do.
- */
-async function copiedPeople(conn: Conn, m: InboundMessage, opts: IntakeOptions, people: { address: string; name: string }[]): Promise<UserRow[]> {
-  const own = new Set([...opts.ownAddresses ?? [], ...m.deliveredTo]);
-  const out: UserRow[] = [];
-  for (const p of people.slice(0, 50)) {
-    if (!p.address || own.has(p.address)) continue;
-    const { user } = await ensureMailUser(conn, p.address, p.name);
-    if (user.disabled || user.role !== 'requester' || out.some((u) => u.id === user.id)) continue;
-    out.push(user);
-  }
-  return out;
-}
+/** Addresses a message names that are ours (queue aliases, MAIL_FROM, the address that brought it): never a Cc. */
+const ownOf = (m: InboundMessage, opts: IntakeOptions) => new Set([...opts.ownAddresses ?? [], ...m.deliveredTo]);
 
 /** Applies one inbound message exactly once. */
 export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
@@ -203,34 +187,48 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
       + (m.degraded ? `; text not read (${m.degraded}): the raw message is attached` : '');
 
     const alreadySent = [...new Set(m.copied.map((a) => a.address))];
+    const own = ownOf(m, opts);
     if (ticket.id !== null) {
       const body = m.text || '(no text)';
-      // SPEC C2: people the reply adds (and a sender not yet on the ticket) become Cc watchers.
-      // Not for `action: comment` (staff forwarding into an internal note): that mail is not the conversation.
-      if (!auto && opts.action !== 'comment' && await keepsMailCc(tx, await ticketQueue(tx, ticket.id))) {
-        const on = new Set(Object.values((await (await watchersOf(tx, [ticket.id])).get(ticket.id))!).flat());
-        for (const u of await copiedPeople(tx, m, opts, [m.from, ...m.copied])) {
-          if (!on.has(u.id)) await addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id);
-        }
+      const people = (await ticketPeople(tx, ticket.id))!;
+      // SPEC D0: mail from someone who is not on the ticket (not a requester or Cc, not staff) is
+      // kept as an internal comment that staff hear of; nobody is added, no customer is mailed.
+      if (!isStaffRole(user.role) && ![...people.requesters, ...people.cc].includes(user.id)) {
+        const { transaction } = await recordOutsideMail(tx, user.id, ticket.id, {
+          body, message_id: m.messageId, attachments: m.attachments, auto_submitted: auto,
+        });
+        const rule = `${ticket.rule}; sender ${user.email} is not on ticket #${ticket.id} (not a requester, Cc or staff): kept as an internal comment, nobody added or mailed but staff (outside sender)`;
+        const row = await logIntake(tx, m, opts.source, { verdict: 'appended', rule: rule + note, ticket_id: ticket.id, transaction_id: transaction.id });
+        return resultOf(row, false, userCreated);
       }
+      // SPEC C2 and D0: new people in To/Cc of a requester's or Cc's reply become Cc, within bounds.
+      // Not for `action: comment` (staff forwarding into an internal note): that mail is not the conversation.
+      const judged = !auto && opts.action !== 'comment'
+        ? await judgeMailCc(tx, people.queue, ticket.id, m.copied, { own, onTicket: new Set([...people.requesters, ...people.cc, user.id]) })
+        : null;
+      for (const u of judged?.add ?? []) await addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id);
       const { transaction } = await commentOnTicket(tx, actor, ticket.id, {
         body, internal: opts.action === 'comment', message_id: m.messageId, attachments: m.attachments, auto_submitted: auto,
         already_sent: alreadySent,
       });
-      const row = await logIntake(tx, m, opts.source, { verdict: 'appended', rule: ticket.rule + note, ticket_id: ticket.id, transaction_id: transaction.id });
+      if (judged) await recordMailCc(tx, ticket.id, transaction.id, judged);
+      const rule = [ticket.rule + note, judged?.summary].filter(Boolean).join('; ');
+      const row = await logIntake(tx, m, opts.source, { verdict: 'appended', rule, ticket_id: ticket.id, transaction_id: transaction.id });
       return resultOf(row, false, userCreated);
     }
     const queue = await resolveQueue(tx, m, opts.queue);
     const subject = m.subject.replace(TAG_RE, '').replace(/\s+/g, ' ').trim() || '(no subject)';
-    // SPEC C2: the other people in To/Cc of a new message become its Cc watchers.
-    const cc = !auto && await keepsMailCc(tx, queue.id) ? (await copiedPeople(tx, m, opts, m.copied)).map((u) => u.id).filter((id) => id !== user.id) : [];
+    // SPEC C2 and D0: the other people in To/Cc of a new message become its Cc, within bounds.
+    const judged = auto ? null : await judgeMailCc(tx, queue.id, null, m.copied, { own, onTicket: new Set([user.id]) });
     const change = await createTicket(tx, actor, {
       queue_id: queue.id, subject: subject.slice(0, 500), description: m.text, message_id: m.messageId, attachments: m.attachments,
-      auto_submitted: auto, cc, already_sent: alreadySent,
+      auto_submitted: auto, cc: judged?.add.map((u) => u.id) ?? [], already_sent: alreadySent,
     });
     const first = (await firstTransaction(tx).get({ ticket: change.ticket.id }))!;
+    if (judged) await recordMailCc(tx, change.ticket.id, first.id, judged);
     const row = await logIntake(tx, m, opts.source, {
-      verdict: 'created', rule: `${ticket.rule}; ${queue.rule}${note}`, ticket_id: change.ticket.id, transaction_id: first.id,
+      verdict: 'created', rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary].filter(Boolean).join('; '),
+      ticket_id: change.ticket.id, transaction_id: first.id,
     });
     return resultOf(row, false, userCreated);
   });

@@ -47,6 +47,8 @@ export interface QueueInput {
   name: string; description?: string; mail_alias?: string | null; team_id?: number | null;
   /** New mail's other To/Cc people become Cc watchers of its ticket (default true). */
   keep_mail_cc?: boolean;
+  /** SPEC D0: new people of one message who become Cc (1–10), and people a ticket gets from mail (1–20). */
+  mail_cc_per_message?: number; mail_cc_per_ticket?: number;
   /** Liquid closing public replies from this queue, after the writer's own signature (SPEC C3). */
   signature?: string;
   /** The whole list of the queue's Cc / AdminCc, as user ids or addresses. */
@@ -84,6 +86,8 @@ export async function createQueue(db: Db, actor: Actor, raw: QueueInput): Promis
     const row = await one(tx.insert(queues).values({
       name: input.name, description: input.description ?? '', mail_alias: input.mail_alias ?? null, team_id: input.team_id ?? null,
       keep_mail_cc: input.keep_mail_cc ?? true, signature: input.signature ?? '', created_at: now, updated_at: now,
+      ...(input.mail_cc_per_message === undefined ? {} : { mail_cc_per_message: input.mail_cc_per_message }),
+      ...(input.mail_cc_per_ticket === undefined ? {} : { mail_cc_per_ticket: input.mail_cc_per_ticket }),
     }).returning());
     await setWatchers(tx, row.id, input);
     return withWatchers(tx, actor, row);

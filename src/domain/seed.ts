@@ -33,7 +33,7 @@ Ticket #{{ ticket.id }} ({{ ticket.queue.name }}). Reply to this message, or see
   {
     name: 'Staff correspondence', description: 'Tells the staff on a ticket about a public reply (owner, AdminCc; the team when unowned)',
     subject: 'Re: {{ ticket.subject }}',
-    body: `{{ transaction.creator.name | default: transaction.creator.email }} replied on ticket #{{ ticket.id }} ({{ ticket.queue.name }}, {{ ticket.status }}, owner: {{ ticket.owner.name | default: "nobody" }}):
+    body: `{% if transaction.outside_sender %}{{ transaction.creator.name | default: transaction.creator.email }} <{{ transaction.creator.email }}>, who is not on ticket #{{ ticket.id }} ({{ ticket.queue.name }}, {{ ticket.status }}, owner: {{ ticket.owner.name | default: "nobody" }}), wrote to it. It is kept as an internal comment and nobody else was mailed; to let them in, choose "Add as Cc" on the ticket.{% else %}{{ transaction.creator.name | default: transaction.creator.email }} replied on ticket #{{ ticket.id }} ({{ ticket.queue.name }}, {{ ticket.status }}, owner: {{ ticket.owner.name | default: "nobody" }}):{% endif %}
 
 {{ transaction.body }}
 

@@ -20,13 +20,18 @@ export interface NewTransaction {
   new_value?: string | null;
   message_id?: string | null;
   attachments?: NewAttachment[];
+  /** SPEC D0: mail from someone not on the ticket, kept as an internal Comment. */
+  outside_sender?: boolean;
 }
 
 export interface AttachmentJson { id: number; filename: string; content_type: string; size: number }
 export interface TransactionJson {
   id: number; ticket_id: number; type: string; creator_id: number | null; body: string | null; field: string | null;
   old_value: string | null; new_value: string | null; message_id: string | null; attachments: AttachmentJson[];
-  scrip_results: ScripResult[]; created_at: string;
+  scrip_results: ScripResult[];
+  /** SPEC D0: a Comment that is mail from someone not on the ticket (its creator); staff only ever see it. */
+  outside_sender: boolean;
+  created_at: string;
 }
 
 type Row = typeof transactions.$inferSelect;
@@ -44,7 +49,7 @@ export async function transactionsJson(conn: Conn, rows: Row[]): Promise<Transac
     id: r.id, ticket_id: r.ticket_id, type: r.type, creator_id: r.creator_id, body: r.body, field: r.field,
     old_value: r.old_value, new_value: r.new_value, message_id: r.message_id,
     attachments: atts.filter((a) => a.transaction_id === r.id).map(({ transaction_id: _, ...a }) => a),
-    scrip_results: parseJson<ScripResult[]>(r.scrip_results, []), created_at: r.created_at,
+    scrip_results: parseJson<ScripResult[]>(r.scrip_results, []), outside_sender: r.outside_sender, created_at: r.created_at,
   }));
 }
 
@@ -82,7 +87,7 @@ export async function recordTransactions(
     let row = await insertTransaction(conn, ticketId, actorId, e, now);
     const { results, effects } = await runScrips(conn, {
       ticketId, transactionId: row.id, type: row.type, actorId, field: row.field, oldValue: row.old_value, newValue: row.new_value,
-      autoSubmitted: opts.autoSubmitted, alreadySent: opts.alreadySent,
+      outsideSender: row.outside_sender, autoSubmitted: opts.autoSubmitted, alreadySent: opts.alreadySent,
     });
     if (results.length > 0) {
       row = { ...row, scrip_results: JSON.stringify(results) };
@@ -100,14 +105,16 @@ const setScripResults = prepared((db) => db.update(transactions).set({ scrip_res
 const insertRow = prepared((db) => db.insert(transactions).values({
   ticket_id: sql.placeholder('ticket_id'), type: sql.placeholder('type'), creator_id: sql.placeholder('creator_id'),
   body: sql.placeholder('body'), field: sql.placeholder('field'), old_value: sql.placeholder('old_value'),
-  new_value: sql.placeholder('new_value'), message_id: sql.placeholder('message_id'), created_at: sql.placeholder('created_at'),
+  new_value: sql.placeholder('new_value'), message_id: sql.placeholder('message_id'), outside_sender: sql.placeholder('outside_sender'),
+  created_at: sql.placeholder('created_at'),
 }).returning());
 
 async function insertTransaction(conn: Conn, ticketId: number, actorId: number | null, e: NewTransaction, now: string): Promise<Row> {
   await logAppend(conn); // the change log's order, and live updates once committed (SPEC C5)
   const row = (await insertRow(conn).get({
     ticket_id: ticketId, type: e.type, creator_id: actorId, body: e.body ?? null, field: e.field ?? null,
-    old_value: e.old_value ?? null, new_value: e.new_value ?? null, message_id: e.message_id ?? null, created_at: now,
+    old_value: e.old_value ?? null, new_value: e.new_value ?? null, message_id: e.message_id ?? null, outside_sender: e.outside_sender ?? false,
+    created_at: now,
   }))!;
   for (const a of e.attachments ?? []) {
     await conn.insert(attachments).values({ transaction_id: row.id, filename: a.filename, content_type: a.content_type,

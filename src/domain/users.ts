@@ -23,8 +23,9 @@ export async function getUserRow(db: Conn, id: number): Promise<UserRow | undefi
   return await userById(db).get({ id });
 }
 
-export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return await first(db.select().from(users).where(eq(users.email, normalizeEmail(email))));
+/** The user with this address (any case), if there is one. */
+export async function findUserByEmail(conn: Conn, email: string): Promise<UserRow | undefined> {
+  return await userByEmail(conn).get({ email: normalizeEmail(email) });
 }
 
 export async function getUser(db: Db, actor: Actor, id: number): Promise<UserJson> {

@@ -16,6 +16,8 @@ export interface TicketScope {
 }
 export interface TransactionScope {
   id: number; type: string; body: string | null; field: string | null; old_value: string | null; new_value: string | null;
+  /** SPEC D0: mail from someone not on the ticket, kept as an internal Comment. */
+  outside_sender: boolean;
   created_at: string; creator: Person | null;
 }
 export interface Scope {
@@ -111,7 +113,8 @@ export class ScopeLoader {
       const x = this.transactionId === null ? undefined : await transactionQuery(conn).get({ id: this.transactionId });
       this.txnRow = x;
       this.transaction = x ? {
-        id: x.id, type: x.type, body: x.body, field: x.field, old_value: x.old_value, new_value: x.new_value, created_at: x.created_at,
+        id: x.id, type: x.type, body: x.body, field: x.field, old_value: x.old_value, new_value: x.new_value,
+        outside_sender: x.outside_sender, created_at: x.created_at,
       } as TransactionScope : null;
     }
     if (needs.creator && this.transaction && !this.creatorLoaded) {
@@ -144,7 +147,7 @@ export function sampleScope(customFieldKeys: string[]): Scope {
       requesters: [someone(3, 'Rita')], cc: [someone(4, 'Carl')], admin_cc: [someone(5, 'Ada')],
     },
     transaction: {
-      id: 456, type: 'Correspond', body: 'We are on it.', field: 'status', old_value: 'new', new_value: 'open', created_at: now,
+      id: 456, type: 'Correspond', body: 'We are on it.', field: 'status', old_value: 'new', new_value: 'open', outside_sender: false, created_at: now,
       creator: someone(2, 'Olivia'),
     },
     scrip: { id: 1, key: 'sample_scrip', description: 'A sample scrip' },

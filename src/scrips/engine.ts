@@ -5,7 +5,9 @@ import { ACTIVE_STATUSES, STATUSES } from '../lifecycle.js';
 import { notifySettings } from './config.js';
 import { ALL_NEEDS, type Scope, ScopeLoader, type ScopeNeeds, withUrl } from './context.js';
 import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './outbox.js';
-import { isStaffRole, ourAddresses, queueOfTicket, type Recipient, teamMemberIds, ticketPeople, type TicketPeople, userById, usersByIds } from './people.js';
+import {
+  isStaffRole, ourAddresses, queueOfTicket, type Recipient, staffSpokePublicly, teamMemberIds, ticketPeople, type TicketPeople, userById, usersByIds,
+} from './people.js';
 import { portalUrl } from './portalLinks.js';
 import { renderTemplate, templateNeeds } from './templates.js';
 
@@ -17,6 +19,11 @@ export interface ScripResult {
   ok: boolean;
   notifications: number;
   error?: string;
+  /**
+   * SPEC D0: customers this action did not mail, and why (what a customer wrote reaches the
+   * ticket's other customers only after a staff member has replied publicly on it).
+   */
+  withheld?: { recipients: string[]; reason: string };
 }
 
 /** What the engine sees of a freshly written transaction. */
@@ -28,6 +35,8 @@ export interface ScripEvent {
   field: string | null;
   oldValue: string | null;
   newValue: string | null;
+  /** SPEC D0: a Comment that is mail from someone not on the ticket: staff hear of it as of a customer's reply. */
+  outsideSender?: boolean;
   /** Set for mail that announced itself as automatic (Auto-Submitted, Precedence: bulk…): no autoreply. */
   autoSubmitted?: boolean;
   /** For inbound mail: the addresses it was sent to (To, Cc). They have it already, so it is not relayed to them. */
@@ -57,9 +66,12 @@ const CONDITION_TESTS: Record<Condition, (e: ScripEvent, actorRole: () => Promis
   on_create: (e) => e.type === 'Create',
   on_transaction: () => true,
   on_correspond: (e) => e.type === 'Correspond',
-  // A reply from a requester or Cc (anyone not staff), by mail or the portal.
-  on_customer_correspond: async (e, role) => e.type === 'Correspond' && e.actorId !== null && !isStaffRole(await role()),
-  on_comment: (e) => e.type === 'Comment',
+  // A reply from a requester or Cc (anyone not staff), by mail or the portal; and mail from an
+  // outside sender (SPEC D0), which staff hear of as they would of a customer's reply.
+  on_customer_correspond: async (e, role) => (e.type === 'Correspond' && e.actorId !== null && !isStaffRole(await role()))
+    || (e.type === 'Comment' && e.outsideSender === true),
+  // A note staff wrote: not an outside sender's mail, though it is kept as a Comment too.
+  on_comment: (e) => e.type === 'Comment' && !e.outsideSender,
   on_status_change: (e) => e.type === 'Status',
   on_resolve: (e) => e.type === 'Status' && e.newValue === 'resolved',
   on_reopen: (e) => e.type === 'Status' && !isActive(e.oldValue) && isActive(e.newValue),
@@ -90,12 +102,22 @@ interface ActionContext {
   mailed: Set<string>;
   /** Queues a write (an outbox row); the engine performs it only if the whole action succeeds. */
   write: (w: () => Promise<unknown>) => void;
+  /** The actor's role (undefined: nobody, or a user since deleted). */
+  actorRole: () => Promise<string | undefined>;
+  /** Whether a staff member has written publicly on the ticket (read once per transaction). */
+  staffSpoke: () => Promise<boolean>;
+  /** Customers this action held back (SPEC D0 relay gate), reported on its result. */
+  withheld: string[];
 }
 
 /** Which staff preference (SPEC C2 settings page) a staff mail about this event answers to. */
-function preferenceFor(type: string): 'notify_new_tickets' | 'notify_replies' | 'notify_notes' | null {
-  return type === 'Create' ? 'notify_new_tickets' : type === 'Correspond' ? 'notify_replies' : type === 'Comment' ? 'notify_notes' : null;
+function preferenceFor(e: ScripEvent): 'notify_new_tickets' | 'notify_replies' | 'notify_notes' | null {
+  if (e.type === 'Comment') return e.outsideSender ? 'notify_replies' : 'notify_notes';
+  return e.type === 'Create' ? 'notify_new_tickets' : e.type === 'Correspond' ? 'notify_replies' : null;
 }
+
+/** Why a customer's text was not mailed on to the other customers (SPEC D0). */
+export const RELAY_HELD = 'no staff member has replied publicly on this ticket yet: what a customer writes reaches only staff until then';
 
 /** Text a person wrote (a new ticket, a reply, a note), as opposed to a change of a field or machine mail. */
 const isHumanText = (e: ScripEvent) => ['Create', 'Correspond', 'Comment'].includes(e.type) && e.actorId !== null && !e.autoSubmitted;
@@ -120,15 +142,22 @@ interface MailPlan {
 /** Queues one copy per recipient of the scrip's template (SPEC C2/C3), and returns how many. */
 async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   const { event } = ctx;
-  const pref = plan.audience === 'staff' ? preferenceFor(event.type) : null;
+  const pref = plan.audience === 'staff' ? preferenceFor(event) : null;
   const already = new Set(event.alreadySent ?? []);
   const human = isHumanText(event) && !plan.autoreply;
   const key = (r: Recipient) => `${human ? 'text' : ctx.scrip.template_id}|${r.email}`;
-  const wanted = plan.recipients.filter((r) => !r.disabled
+  let wanted = plan.recipients.filter((r) => !r.disabled
     && (plan.includeActor || r.id !== event.actorId)
     && !ctx.mailed.has(key(r))
     && !already.has(r.email)
     && !(pref && isStaffRole(r.role) && !r[pref]));
+  // SPEC D0, no relay before staff speak: what a customer wrote (and what it set off) goes to the
+  // ticket's other customers only once a staff member has replied publicly on the ticket.
+  if (plan.audience === 'customer' && event.actorId !== null && wanted.some((r) => r.id !== event.actorId)
+    && !isStaffRole(await ctx.actorRole()) && !await ctx.staffSpoke()) {
+    ctx.withheld.push(...wanted.filter((r) => r.id !== event.actorId).map((r) => r.email));
+    wanted = wanted.filter((r) => r.id === event.actorId);
+  }
   if (wanted.length === 0) return 0;
   // Never one of our own addresses (a watcher added before the address became a queue alias or MAIL_ADDRESSES).
   const ours = await ctx.ours();
@@ -256,6 +285,7 @@ export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ result
   let files: number[] | undefined;
   let actorRole: string | undefined | null = null;
   const roleOfActor = async () => (actorRole === null ? (actorRole = (await userById(conn, event.actorId))?.role) : actorRole);
+  let spoke: boolean | undefined;
   const loader = new ScopeLoader(conn, event.ticketId, event.transactionId);
   const mailed = new Set<string>();
   const results: ScripResult[] = [];
@@ -269,15 +299,20 @@ export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ result
       if (!run) throw new Error(`Unknown action ${scrip.action}`);
       const local: ScripEffects = {};
       const localMailed = new Set(mailed);
+      const withheld: string[] = [];
       const notifications = await run({
         conn, event, scrip, effects: local, mailed: localMailed, people: async () => (people ??= (await ticketPeople(conn, event.ticketId))!),
         ours: async () => (ours ??= await ourAddresses(conn, notifySettings().ownAddresses)),
         attachmentIds: async () => (files ??= (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
         config: JSON.parse(scrip.config) as Record<string, unknown>,
         write: (w) => writes.push(w),
+        actorRole: roleOfActor,
+        staffSpoke: async () => (spoke ??= await staffSpokePublicly(conn, event.ticketId)),
+        withheld,
         scope: async (needs) => ({ ...await loader.load(needs), scrip: { id: scrip.id, key: scrip.key, description: scrip.description } }),
       });
       result.notifications = notifications;
+      if (withheld.length > 0) result.withheld = { recipients: [...new Set(withheld)], reason: RELAY_HELD };
       Object.assign(effects, local);
       for (const k of localMailed) mailed.add(k);
     } catch (e) {

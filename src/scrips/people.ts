@@ -1,6 +1,6 @@
-import { asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
-import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, users } from '../db/schema.js';
+import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 
 // Who is on a ticket, as the scrip engine needs it to address mail (SPEC C2): requesters, Cc
 // and AdminCc of the ticket and of its queue, the owner and the ticket's team.
@@ -71,3 +71,14 @@ export async function usersByIds(conn: Conn, ids: number[]): Promise<Recipient[]
 export const userById = async (conn: Conn, id: number | null): Promise<Recipient | undefined> => (id === null ? undefined : await oneUser(conn).get({ id }));
 
 export const isStaffRole = (role: string | undefined) => role === 'admin' || role === 'agent';
+
+const staffWrote = prepared((db) => db.select({ id: transactions.id }).from(transactions)
+  .innerJoin(users, eq(users.id, transactions.creator_id))
+  .where(and(eq(transactions.ticket_id, p('id')), inArray(transactions.type, ['Create', 'Correspond']), inArray(users.role, ['admin', 'agent'])))
+  .limit(1));
+/**
+ * SPEC D0: whether a staff member has written publicly on the ticket (a public reply, or the
+ * ticket itself when staff opened it): until then what a customer writes is not mailed on to
+ * the other customers.
+ */
+export const staffSpokePublicly = async (conn: Conn, ticketId: number): Promise<boolean> => (await staffWrote(conn).get({ id: ticketId })) !== undefined;

@@ -23,6 +23,7 @@ export const tickets = pgTwin(sqlite.tickets);
 export const ticketWatchers = pgTwin(sqlite.ticketWatchers);
 export const queueWatchers = pgTwin(sqlite.queueWatchers);
 export const transactions = pgTwin(sqlite.transactions);
+export const ticketMailCc = pgTwin(sqlite.ticketMailCc);
 export const attachments = pgTwin(sqlite.attachments);
 export const customFields = pgTwin(sqlite.customFields);
 export const customFieldQueues = pgTwin(sqlite.customFieldQueues);

@@ -294,3 +294,21 @@ export async function commentOnTicket(
     return { transaction: transactions[0], scrip_results };
   });
 }
+
+/**
+ * SPEC D0: mail from someone who is not on the ticket (not a requester or Cc, not staff), threaded
+ * to it by its subject tag or a Message-ID. It is kept as an internal Comment marked
+ * `outside_sender`, by that sender, with its files; its scrips tell the ticket's staff as of a
+ * customer's reply, and nothing else changes (no watcher, no customer mail, no status). The mail
+ * intake decided the ticket: no visibility check (the sender cannot see the ticket, by definition).
+ */
+export async function recordOutsideMail(
+  tx: Conn, senderId: number, ticketId: number, input: { body: string; message_id: string | null; attachments: NewAttachment[]; auto_submitted: boolean },
+): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
+  const now = nowIso();
+  await touchTicket(tx).run({ now, id: ticketId });
+  const { transactions, scrip_results } = await recordTransactions(tx, ticketId, senderId, [{
+    type: 'Comment', body: input.body, message_id: input.message_id, attachments: input.attachments, outside_sender: true,
+  }], now, { autoSubmitted: input.auto_submitted });
+  return { transaction: transactions[0], scrip_results };
+}

@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { createQueue, deleteQueue, getQueue, listQueues, updateQueue } from '../../domain/queues.js';
 import { lookups } from '../../domain/lookups.js';
-import { zBool, zList, zNullableId, zText } from '../../domain/validation.js';
+import { zBool, zInt, zList, zNullableId, zText } from '../../domain/validation.js';
+import { MAIL_CC_PER_MESSAGE, MAIL_CC_PER_TICKET } from '../../domain/mailCc.js';
 import { QueuePage, QueuesPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
@@ -19,7 +20,10 @@ const people = z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((x)
   .pipe(z.array(personRef).max(100, 'At most 100 people'));
 const CreateQueueSchema = z.strictObject({
   name: zText(100, 1), description: zText(2000).optional(), mail_alias: mailAlias.optional(), team_id: zNullableId.optional(),
-  keep_mail_cc: zBool.optional(), signature: z.string().max(4000, 'At most 4000 characters').optional(),
+  keep_mail_cc: zBool.optional(),
+  // SPEC D0: the Cc bounds may be lowered, never raised.
+  mail_cc_per_message: zInt(1, MAIL_CC_PER_MESSAGE).optional(), mail_cc_per_ticket: zInt(1, MAIL_CC_PER_TICKET).optional(),
+  signature: z.string().max(4000, 'At most 4000 characters').optional(),
   cc: people.optional(), admin_cc: people.optional(),
 });
 const UpdateQueueSchema = CreateQueueSchema.partial();

@@ -22,6 +22,7 @@ import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObjec
 import { readBodyWithFiles } from '../uploads.js';
 import { AddWatcherSchema, BulkUpdateSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, LiveIdsSchema, LiveQuerySchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
+import { ccNotAdded } from '../../domain/mailCc.js';
 
 type C = Context<AppEnv>;
 
@@ -45,6 +46,7 @@ async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson, re
   const l = await lookups(db, actor, people);
   return {
     ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers,
+    notAdded: staff ? await ccNotAdded(db, actor, id) : [],
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
     responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
@@ -200,7 +202,9 @@ export function ticketRoutes() {
   app.get('/:id', async (c) => {
     const actor = actorOf(c);
     const ticket = await getTicket(dbOf(c), actor, pathId(c));
-    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket, true)} /> });
+    // SPEC D0: staff also read who mail named and the Cc bounds left out (the page shows it in its People box).
+    const answer = isStaff(actor) && !wantsHtml(c) ? { ...ticket, cc_not_added: await ccNotAdded(dbOf(c), actor, ticket.id) } : ticket;
+    return respond(c, answer, { title: `#${ticket.id} ${ticket.subject}`, view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket, true)} /> });
   });
 
   app.patch('/:id', async (c) => {

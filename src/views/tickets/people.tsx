@@ -1,6 +1,7 @@
 import type { ErrorDetail } from '../../domain/errors.js';
 import type { Person } from '../../domain/lookups.js';
 import type { UserJson } from '../../domain/users.js';
+import type { NotAddedJson } from '../../domain/mailCc.js';
 
 // People on a ticket (SPEC C2): the person field with suggestions (new-ticket dialog, "add"
 // form), the suggestion list GET /users?q= answers htmx with, and the wording of who is mailed.
@@ -99,6 +100,8 @@ export interface PeopleBoxProps {
   /** The queue's Cc and AdminCc: watchers of every ticket in it, changed on the queue only. */
   queueCc: Person[];
   queueAdminCc: Person[];
+  /** SPEC D0: people mail named whom the Cc bounds left out, each with "Add as Cc". */
+  notAdded?: NotAddedJson[];
   oob?: boolean;
 }
 
@@ -142,6 +145,35 @@ function RoleList({ ticketId, role, own, viaQueue = [] }: { ticketId: number; ro
   );
 }
 
+/**
+ * SPEC D0: the people mail named whom the Cc bounds did not add, with the reason, one action away
+ * from being Cc (the "add someone" route, by address).
+ */
+function NotAdded({ ticketId, people }: { ticketId: number; people: NotAddedJson[] }) {
+  const add = `/tickets/${ticketId}/watchers`;
+  return (
+    <div class="people-role not-added">
+      <h3 id="people-not-added">Not added from mail</h3>
+      <ul aria-labelledby="people-not-added">
+        {people.map((n) => (
+          <li class="person">
+            <span class="person-who">
+              <span class="person-name">{n.name || n.email}</span>
+              {n.name && <span class="person-email">{n.email}</span>}
+              <span class="person-note">{n.reason}</span>
+            </span>
+            <form method="post" action={add} hx-post={add} hx-target="#people" hx-swap="outerHTML" data-error-target="#people-error">
+              <input type="hidden" name="role" value="cc" />
+              <input type="hidden" name="email" value={n.name ? `"${n.name.replace(/["\\<>]/g, "")}" <${n.email}>` : n.email} />
+              <button type="submit" class="link-button" aria-label={`Add ${n.name || n.email} as Cc`}>Add as Cc</button>
+            </form>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 /** Who is on the ticket, each removable, and a form to add someone (staff only). */
 export function PeopleBox(p: PeopleBoxProps) {
   const add = `/tickets/${p.ticketId}/watchers`;
@@ -151,6 +183,7 @@ export function PeopleBox(p: PeopleBoxProps) {
       <RoleList ticketId={p.ticketId} role="requester" own={p.requesters} />
       <RoleList ticketId={p.ticketId} role="cc" own={p.cc} viaQueue={p.queueCc} />
       <RoleList ticketId={p.ticketId} role="admin_cc" own={p.adminCc} viaQueue={p.queueAdminCc} />
+      {(p.notAdded ?? []).length > 0 && <NotAdded ticketId={p.ticketId} people={p.notAdded!} />}
       <form class="people-add" method="post" action={add} hx-post={add} hx-target="#people" hx-swap="outerHTML" data-error-target="#people-error">
         <h3>Add someone</h3>
         <label for="people-add-role">Role</label>

@@ -6,6 +6,7 @@ import { queueName, STATUS_LABEL, teamName, userName, When } from '../format.js'
 import { Presence } from '../live.js';
 import { PeopleBox, publicReplyWords } from './people.js';
 import type { ResponseJson } from '../../domain/responses.js';
+import type { NotAddedJson } from '../../domain/mailCc.js';
 import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
 import { Properties } from './properties.js';
 
@@ -22,6 +23,8 @@ export interface TicketPageProps {
   actorId: number;
   /** The queue's Cc and AdminCc (user ids): watchers of every ticket in the queue. */
   queueWatchers: { cc: number[]; admin_cc: number[] };
+  /** Staff: who mail named on the ticket and the Cc bounds left out (SPEC D0). */
+  notAdded?: NotAddedJson[];
   /** Staff: the canned responses for this ticket's queue (own and shared), for the reply box. */
   responses?: Pick<ResponseJson, 'id' | 'name' | 'set_status'>[];
   /** MAX_ATTACHMENT_BYTES: what the files of one message may have in all. */
@@ -45,7 +48,7 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
   switch (t.type) {
     case 'Create': return `Ticket created by ${by}`;
     case 'Correspond': return `Reply by ${by}`;
-    case 'Comment': return `Internal note by ${by}`;
+    case 'Comment': return t.outside_sender ? `Mail from an outside sender, ${sender(l, t.creator_id)}` : `Internal note by ${by}`;
     case 'Status': return `Status changed from ${STATUS_LABEL[t.old_value ?? ''] ?? t.old_value} to ${STATUS_LABEL[t.new_value ?? ''] ?? t.new_value} by ${by}`;
     case 'SetOwner': return `Owner changed from ${from(t.old_value, (id) => userName(l, id, 'Unassigned'))} to ${from(t.new_value, (id) => userName(l, id, 'Unassigned'))} by ${by}`;
     case 'SetTeam': return `Team changed from ${from(t.old_value, (id) => teamName(l, id))} to ${from(t.new_value, (id) => teamName(l, id))} by ${by}`;
@@ -60,6 +63,39 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     }
     default: return `${t.type} by ${by}`;
   }
+}
+
+/** Who wrote a message, with the address: "Dora Lee <dora@example.com>". */
+function sender(l: Lookups, id: number | null): string {
+  const u = id === null ? undefined : l.users.find((x) => x.id === id);
+  if (!u) return userName(l, id);
+  return u.name ? `${u.name} <${u.email}>` : u.email;
+}
+
+/**
+ * SPEC D0: an outside sender's mail is kept internal; staff let the person in with one action,
+ * the existing watchers route (offered while they are not a requester or Cc of the ticket).
+ */
+function OutsideSender({ p, t }: { p: TicketPageProps; t: TransactionJson }) {
+  const id = t.creator_id;
+  if (id === null) return null;
+  const on = [...p.ticket.requesters, ...p.ticket.cc, ...p.queueWatchers.cc].includes(id);
+  const url = `/tickets/${p.ticket.id}/watchers`;
+  return (
+    <div class="outside-sender">
+      <p class="muted small">
+        {on ? 'They are on the ticket now.' : 'Not on this ticket: kept as an internal comment, nobody else was mailed and the portal does not show it.'}
+      </p>
+      {!on && (
+        <form method="post" action={url} hx-post={url} hx-target="#people" hx-swap="outerHTML" data-error-target={`#outside-error-${t.id}`}>
+          <input type="hidden" name="role" value="cc" />
+          <input type="hidden" name="user_id" value={String(id)} />
+          <button type="submit" aria-label={`Add ${sender(p.lookups, id)} as Cc`}>Add as Cc</button>
+          <span class="field-error" id={`outside-error-${t.id}`} role="alert"></span>
+        </form>
+      )}
+    </div>
+  );
 }
 
 /** Past these, a message shows its start and a link to the rest (a 100,000-line mail is not a 100,000-line page). */
@@ -119,6 +155,7 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
         <When iso={t.created_at} />
       </div>
       {t.body && <TxnBody ticketId={p.ticket.id} t={t} copy={copy} />}
+      {p.staff && t.outside_sender && !copy && <OutsideSender p={p} t={t} />}
       {t.attachments.length > 0 && (
         <ul class="attachments">
           {t.attachments.map((a) => <li><a href={`/attachments/${a.id}`} download={a.filename}>{a.filename}</a> <span class="muted">{a.content_type}, {formatSize(a.size)}</span></li>)}
@@ -130,6 +167,7 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
             <li class={r.ok ? 'ok' : 'failed'}>
               {r.ok ? '✓' : '✗'} {r.key} <span class="muted">({r.action}{r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})</span>
               {r.error && <span class="error"> {r.error}</span>}
+              {r.withheld && <span class="withheld"> Not mailed to {r.withheld.recipients.join(', ')}: {r.withheld.reason}.</span>}
             </li>
           ))}
         </ul>
@@ -184,7 +222,7 @@ export function ReplyRecipients({ p, oob }: { p: TicketPageProps; oob?: boolean 
 }
 
 export function People({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
-  return <PeopleBox ticketId={p.ticket.id} {...ticketPeople(p)} oob={oob} />;
+  return <PeopleBox ticketId={p.ticket.id} {...ticketPeople(p)} notAdded={p.notAdded ?? []} oob={oob} />;
 }
 
 /** After someone was added or removed: the People box (target), the history and who a reply goes to. */
