@@ -29,6 +29,7 @@ const browserOnly = [
   'tests/ui-screens.test.ts', 'tests/ui-keyboard.test.ts', 'tests/ui-triage-walkthrough.test.ts',
   'tests/ui-live-ticket.test.ts',
   'tests/ui-live-list.test.ts',
+  'tests/ui-outside-senders.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

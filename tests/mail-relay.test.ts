@@ -146,9 +146,11 @@ describe('no relay before staff speak', () => {
     expect((await outboxOf(s, id)).filter((r) => r.transaction_id === reply.transaction_id).map((r) => [r.recipient, r.audience])).toEqual([['admin@example.com', 'staff']]);
     const page = await s.api('GET', `/tickets/${id}`, { headers: { accept: 'text/html' } });
     expect(page.text).toContain('Not mailed to dora@customer.example: no staff member has replied publicly');
+    expect(page.text).toContain('reaches staff only, not the other customers');
 
     const staff = await s.api('POST', `/tickets/${id}/comment`, { token: agent.token, body: { body: 'We are on it.', internal: false } });
     expect(staff.status, staff.text).toBe(201);
+    expect((await s.api('GET', `/tickets/${id}`, { headers: { accept: 'text/html' } })).text).not.toContain('reaches staff only');
     await mail({ from: 'carla@customer.example', subject: `Re: [hxdesk #${id}]` }, 'Thanks, one more thing.');
     await settle(s, id);
     const got = (await customerMail(id)).map((r) => [r.recipient, r.transaction_id]);

@@ -102,6 +102,8 @@ export interface PeopleBoxProps {
   queueAdminCc: Person[];
   /** SPEC D0: people mail named whom the Cc bounds left out, each with "Add as Cc". */
   notAdded?: NotAddedJson[];
+  /** SPEC D0: no staff member has written publicly yet, so customers' messages reach staff only. */
+  relayHeld?: boolean;
   oob?: boolean;
 }
 
@@ -165,7 +167,7 @@ function NotAdded({ ticketId, people }: { ticketId: number; people: NotAddedJson
             <form method="post" action={add} hx-post={add} hx-target="#people" hx-swap="outerHTML" data-error-target="#people-error">
               <input type="hidden" name="role" value="cc" />
               <input type="hidden" name="email" value={n.name ? `"${n.name.replace(/["\\<>]/g, "")}" <${n.email}>` : n.email} />
-              <button type="submit" class="link-button" aria-label={`Add ${n.name || n.email} as Cc`}>Add as Cc</button>
+              <button type="submit" class="link-button" aria-label={`Add as Cc: ${n.name || n.email}`}>Add as Cc</button>
             </form>
           </li>
         ))}
@@ -184,6 +186,9 @@ export function PeopleBox(p: PeopleBoxProps) {
       <RoleList ticketId={p.ticketId} role="cc" own={p.cc} viaQueue={p.queueCc} />
       <RoleList ticketId={p.ticketId} role="admin_cc" own={p.adminCc} viaQueue={p.queueAdminCc} />
       {(p.notAdded ?? []).length > 0 && <NotAdded ticketId={p.ticketId} people={p.notAdded!} />}
+      {p.relayHeld && (
+        <p class="muted small relay-held">Until someone on staff replies publicly, what a customer writes on this ticket reaches staff only, not the other customers.</p>
+      )}
       <form class="people-add" method="post" action={add} hx-post={add} hx-target="#people" hx-swap="outerHTML" data-error-target="#people-error">
         <h3>Add someone</h3>
         <label for="people-add-role">Role</label>

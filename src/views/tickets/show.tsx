@@ -90,7 +90,7 @@ function OutsideSender({ p, t }: { p: TicketPageProps; t: TransactionJson }) {
         <form method="post" action={url} hx-post={url} hx-target="#people" hx-swap="outerHTML" data-error-target={`#outside-error-${t.id}`}>
           <input type="hidden" name="role" value="cc" />
           <input type="hidden" name="user_id" value={String(id)} />
-          <button type="submit" aria-label={`Add ${sender(p.lookups, id)} as Cc`}>Add as Cc</button>
+          <button type="submit" aria-label={`Add as Cc: ${sender(p.lookups, id)}`}>Add as Cc</button>
           <span class="field-error" id={`outside-error-${t.id}`} role="alert"></span>
         </form>
       )}
@@ -211,6 +211,17 @@ function ticketPeople(p: TicketPageProps) {
   };
 }
 
+/**
+ * SPEC D0: whether what a customer writes is still held back from the other customers: the ticket
+ * has more than one customer and no staff member has written publicly on it yet.
+ */
+function relayHeld(p: TicketPageProps): boolean {
+  const { ticket: t, lookups: l } = p;
+  if (new Set([...t.requesters, ...t.cc, ...p.queueWatchers.cc]).size < 2) return false;
+  const staff = (id: number | null) => { const role = l.users.find((u) => u.id === id)?.role; return role === 'admin' || role === 'agent'; };
+  return !p.transactions.some((x) => (x.type === 'Create' || x.type === 'Correspond') && staff(x.creator_id));
+}
+
 /** "(mailed to Ann Lee, Cc Bob)": requesters (To) and Cc, the ticket's and the queue's, without the writer and disabled people. */
 export function ReplyRecipients({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   const people = ticketPeople(p);
@@ -222,7 +233,7 @@ export function ReplyRecipients({ p, oob }: { p: TicketPageProps; oob?: boolean 
 }
 
 export function People({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
-  return <PeopleBox ticketId={p.ticket.id} {...ticketPeople(p)} notAdded={p.notAdded ?? []} oob={oob} />;
+  return <PeopleBox ticketId={p.ticket.id} {...ticketPeople(p)} notAdded={p.notAdded ?? []} relayHeld={relayHeld(p)} oob={oob} />;
 }
 
 /** After someone was added or removed: the People box (target), the history and who a reply goes to. */
