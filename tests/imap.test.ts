@@ -229,7 +229,8 @@ describe('IMAP polling against a real Dovecot', () => {
     const s = await newServer(dc);
     const queues = await s.api('GET', '/queues');
     const general = queues.body.queues.find((q: { name: string }) => q.name === 'General').id as number;
-    const existing = await s.api('POST', '/tickets', { body: { queue_id: general, subject: 'Existing request', description: 'Made in the web UI' } });
+    // Carol is its requester: mail from someone not on a ticket would be kept as an internal comment (SPEC D0).
+    const existing = await s.api('POST', '/tickets', { body: { queue_id: general, subject: 'Existing request', description: 'Made in the web UI', requesters: ['Carol Client <carol@customer.example>'] } });
     expect(existing.status).toBe(201);
     const t0 = existing.body.ticket.id as number;
 

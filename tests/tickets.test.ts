@@ -21,7 +21,7 @@ const TICKET_KEYS = [
   'status', 'subject', 'team_id', 'updated_at',
 ];
 const TRANSACTION_KEYS = [
-  'attachments', 'body', 'created_at', 'creator_id', 'field', 'id', 'message_id', 'new_value', 'old_value', 'scrip_results',
+  'attachments', 'body', 'created_at', 'creator_id', 'field', 'id', 'message_id', 'new_value', 'old_value', 'outside_sender', 'scrip_results',
   'ticket_id', 'type',
 ];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -202,9 +202,7 @@ export function ticketRoutes() {
   app.get('/:id', async (c) => {
     const actor = actorOf(c);
     const ticket = await getTicket(dbOf(c), actor, pathId(c));
-    // SPEC D0: staff also read who mail named and the Cc bounds left out (the page shows it in its People box).
-    const answer = isStaff(actor) && !wantsHtml(c) ? { ...ticket, cc_not_added: await ccNotAdded(dbOf(c), actor, ticket.id) } : ticket;
-    return respond(c, answer, { title: `#${ticket.id} ${ticket.subject}`, view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket, true)} /> });
+    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket, true)} /> });
   });
 
   app.patch('/:id', async (c) => {
@@ -218,6 +216,14 @@ export function ticketRoutes() {
   app.get('/:id/transactions', async (c) => {
     const id = pathId(c);
     return respond(c, { transactions: await listTicketTransactions(dbOf(c), actorOf(c), id) }, { title: `#${id} history` });
+  });
+
+  // SPEC D0: who mail named on the ticket and the Cc bounds left out, with the reason (staff; the page's People box).
+  app.get('/:id/cc-not-added', async (c) => {
+    const id = pathId(c);
+    const actor = actorOf(c);
+    const notAdded = await ccNotAdded(dbOf(c), actor, (await getTicket(dbOf(c), actor, id)).id);
+    return respond(c, { cc_not_added: notAdded }, { title: `#${id} not added from mail` });
   });
 
   app.get('/:id/transactions/:txnId', async (c) => {

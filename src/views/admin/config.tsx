@@ -41,8 +41,8 @@ function QueueFields({ id, action, l, q }: { id: string; action: string; l: Look
       <Text name="mail_alias" label="Mail alias" type="email" value={q?.mail_alias} hint="Mail to this address opens tickets in this queue." />
       <Choice name="team_id" label="Default team for new tickets" value={q?.team_id} options={teamOptions(l)} />
       <Check name="keep_mail_cc" label="People in To/Cc of new mail become Cc of its ticket" checked={q?.keep_mail_cc ?? true} />
-      <Text name="mail_cc_per_message" label="New Cc from one message, at most (1–10)" type="number" value={q?.mail_cc_per_message ?? 10} required />
-      <Text name="mail_cc_per_ticket" label="Cc a ticket gets from mail, at most (1–20)" type="number" value={q?.mail_cc_per_ticket ?? 20} required
+      <Text name="mail_cc_per_message" label="Most new Cc people from one message (1–10)" type="number" value={q?.mail_cc_per_message ?? 10} required />
+      <Text name="mail_cc_per_ticket" label="Most Cc people a ticket gets from mail (1–20)" type="number" value={q?.mail_cc_per_ticket ?? 20} required
         hint="Past these, the people are listed on the ticket as not added, for staff to add with one click." />
       <Text name="cc" label="Cc (watch every ticket: get public replies)" value={addresses(l, q?.cc)} placeholder="ann@example.com, 7"
         hint="Addresses or user ids, comma-separated; unknown addresses become requester accounts." />
