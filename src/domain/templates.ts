@@ -2,7 +2,7 @@ import { asc, eq, max } from 'drizzle-orm';
 import { type Db, first, one, transaction } from '../db/port.js';
 import { scrips, templates, transactions } from '../db/schema.js';
 import { fullScope, sampleScope } from '../scrips/context.js';
-import { isTemplateError, renderTemplate, templateError } from '../scrips/templates.js';
+import { isTemplateError, renderTemplate, templateError, templateErrorMessage } from '../scrips/templates.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { allCustomFields } from './customFields.js';
 import { AppError, conflict, invalid, notFound, type ErrorDetail } from './errors.js';
@@ -26,14 +26,17 @@ export async function getTemplate(db: Db, actor: Actor, id: number): Promise<Tem
 
 export interface TemplateInput { name: string; description?: string; subject?: string; body?: string; queue_id?: number | null }
 
-/** A template that does not parse, or names a variable or filter that does not exist, is 422. */
+/**
+ * A template that does not parse, names a variable or filter that does not exist, or renders
+ * larger than 1 MiB against the sample (SPEC D0), is 422 naming the part.
+ */
 export async function checkLiquid(db: Db, parts: { subject?: string; body?: string }) {
   const scope = sampleScope((await allCustomFields(db)).map((f) => f.key));
   const details: ErrorDetail[] = [];
   for (const key of ['subject', 'body'] as const) {
     const source = parts[key];
     const error = source === undefined ? null : templateError(source, scope);
-    if (error) details.push({ path: key, message: `Liquid error: ${error}` });
+    if (error) details.push({ path: key, message: error });
   }
   if (details.length) throw new AppError('validation_failed', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
 }
@@ -98,13 +101,14 @@ export function renderLiquid(path: string, source: string, scope: object): strin
 
 /**
  * The check above renders against the sample; a real ticket can make the same draft exceed the
- * render time or memory limit (a loop over a long description). That is the draft's fault: 422.
+ * render time or memory limit, or render larger than 1 MiB (a loop over a long description, SPEC
+ * D0). That is the draft's fault: 422 naming the part, and the render stopped at the limit.
  */
 function previewPart(path: string, source: string, scope: object): string {
   try {
     return renderTemplate(source, scope);
   } catch (e) {
-    if (isTemplateError(e)) throw invalid(path, `Liquid error: ${e.message.split('\n')[0]}`);
+    if (isTemplateError(e)) throw invalid(path, templateErrorMessage(e));
     throw e;
   }
 }
