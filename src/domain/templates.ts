@@ -1,4 +1,4 @@
-import { asc, eq, max } from 'drizzle-orm';
+import { and, asc, eq, inArray, max } from 'drizzle-orm';
 import { type Db, first, one, transaction } from '../db/port.js';
 import { scrips, templates, transactions } from '../db/schema.js';
 import { fullScope, sampleScope } from '../scrips/context.js';
@@ -85,12 +85,21 @@ export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput)
   return { subject: previewPart('subject', input.subject, scope).replace(/\s+/g, ' ').trim(), body: previewPart('body', input.body, scope) };
 }
 
+/** The entries a customer sees of a ticket's conversation: what they wrote and what they were answered (no internal notes). */
+const PUBLIC_TYPES = ['Create', 'Correspond'];
+
 /**
- * What a template sees of a real ticket: the ticket and its latest transaction, as a preview
- * shows them (the sample's `scrip`, since no scrip is running). The caller checks the ticket exists.
+ * What a template sees of a real ticket: the ticket and one of its transactions, with the
+ * sample's `scrip` (no scrip is running). `newest`: its latest transaction of any kind, as a
+ * template preview shows it (a staff notice about a note renders that note). `public`: its
+ * newest Create or Correspond, what the customer last saw — for a canned response, whose text
+ * goes into a public reply, so `{{ transaction.body }}` is never an internal note (SPEC D0,
+ * decision 040). The caller checks the ticket exists.
  */
-export async function ticketScope(db: Db, ticketId: number): Promise<object> {
-  const last = (await first(db.select({ id: max(transactions.id) }).from(transactions).where(eq(transactions.ticket_id, ticketId))))!;
+export async function ticketScope(db: Db, ticketId: number, which: 'newest' | 'public' = 'newest'): Promise<object> {
+  const where = eq(transactions.ticket_id, ticketId);
+  const last = (await first(db.select({ id: max(transactions.id) }).from(transactions)
+    .where(which === 'public' ? and(where, inArray(transactions.type, PUBLIC_TYPES)) : where)))!;
   return { ...await fullScope(db, ticketId, last.id), scrip: sampleScope([]).scrip };
 }
 
