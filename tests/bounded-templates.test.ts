@@ -63,10 +63,10 @@ describe('a canned response rendered for a ticket with a 1 MB description from m
     expect(ok.body.body).toBe('ab'.repeat(200));
   });
 
-  it('stops at the limit: 10,000 repetitions, or text captured into a variable, are refused the same way', async () => {
+  it('stops at the limit: a thousand repetitions, or text captured into a variable, are refused the same way', async () => {
     const big = await mailedTicket();
     for (const body of [
-      '{% for i in (1..10000) %}{{ ticket.description }}{% endfor %}', // 100 kB against the sample
+      '{% for i in (1..1000) %}{{ ticket.description }}{% endfor %}', // 1000 rounds: a GB without the limit
       `{% capture all %}${REPEAT}{% endcapture %}{{ all | size }}`,
       '{% for i in (1..200) %}{% capture one %}{{ ticket.description }}{% endcapture %}{{ one }}{% endfor %}',
     ]) {
