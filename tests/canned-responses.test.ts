@@ -163,6 +163,28 @@ describe('GET /responses/:id/render', () => {
     expect(res.body).toEqual({ id: r.body.id, name: r.body.name, set_status: 'resolved', body: `Hello ${person.name}, about #${t.id} "${t.subject}" in General (new).` });
   });
 
+  it('transaction is the newest entry the customer saw (Create or Correspond), never an internal note', async () => {
+    // SPEC D0 (decision 040): the text goes into a public reply; a note quoted there would reach the customer.
+    const t = await ticket();
+    const r = await as(agent.token).post('/responses', { name: name('Quote'), body: 'You wrote ({{ transaction.type }}): {{ transaction.body }}' });
+    expect(r.status, r.text).toBe(201);
+    const render = async () => (await as(agent.token).get(`/responses/${r.body.id}/render?ticket_id=${t.id}`)).body.body;
+    const write = async (token: string, body: string, internal: boolean) =>
+      expect((await s.api('POST', `/tickets/${t.id}/comment`, { token, body: { body, internal } })).status).toBe(201);
+    await write(agent.token, 'Secret: the customer is difficult', true);
+    expect(await render()).toBe('You wrote (Create): It smokes.');
+    await write(requester.token, 'Any news?', false);
+    await write(agent.token, 'Secret: escalate to Bob', true);
+    await as(agent.token).patch(`/tickets/${t.id}`, { priority: 50 });
+    expect(await render()).toBe('You wrote (Correspond): Any news?');
+    await write(agent.token, 'We are on it.', false);
+    await write(agent.token, 'Secret: waiting for the vendor', true);
+    expect(await render()).toBe('You wrote (Correspond): We are on it.');
+    // A template preview still shows the newest entry of any kind (a staff notice about a note renders the note).
+    const preview = await s.api('POST', '/templates/preview', { body: { subject: 'x', body: '{{ transaction.body }}', ticket_id: t.id } });
+    expect(preview.body.body).toBe('Secret: waiting for the vendor');
+  });
+
   it('a ticket the actor cannot see, a response of another queue, a missing ticket_id: clear 4xx', async () => {
     const t = await ticket();
     const billing = await as(agent.token).post('/responses', { name: name('Billing only'), body: 'x', queue_id: queue2 });

@@ -1,8 +1,8 @@
-import { asc, eq, max } from 'drizzle-orm';
+import { and, asc, eq, inArray, max } from 'drizzle-orm';
 import { type Db, first, one, transaction } from '../db/port.js';
 import { scrips, templates, transactions } from '../db/schema.js';
 import { fullScope, sampleScope } from '../scrips/context.js';
-import { isTemplateError, renderTemplate, templateError } from '../scrips/templates.js';
+import { isTemplateError, renderTemplate, templateError, templateErrorMessage } from '../scrips/templates.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { allCustomFields } from './customFields.js';
 import { AppError, conflict, invalid, notFound, type ErrorDetail } from './errors.js';
@@ -26,14 +26,17 @@ export async function getTemplate(db: Db, actor: Actor, id: number): Promise<Tem
 
 export interface TemplateInput { name: string; description?: string; subject?: string; body?: string; queue_id?: number | null }
 
-/** A template that does not parse, or names a variable or filter that does not exist, is 422. */
+/**
+ * A template that does not parse, names a variable or filter that does not exist, or renders
+ * larger than 1 MiB against the sample (SPEC D0), is 422 naming the part.
+ */
 export async function checkLiquid(db: Db, parts: { subject?: string; body?: string }) {
   const scope = sampleScope((await allCustomFields(db)).map((f) => f.key));
   const details: ErrorDetail[] = [];
   for (const key of ['subject', 'body'] as const) {
     const source = parts[key];
     const error = source === undefined ? null : templateError(source, scope);
-    if (error) details.push({ path: key, message: `Liquid error: ${error}` });
+    if (error) details.push({ path: key, message: error });
   }
   if (details.length) throw new AppError('validation_failed', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
 }
@@ -82,12 +85,21 @@ export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput)
   return { subject: previewPart('subject', input.subject, scope).replace(/\s+/g, ' ').trim(), body: previewPart('body', input.body, scope) };
 }
 
+/** The entries a customer sees of a ticket's conversation: what they wrote and what they were answered (no internal notes). */
+const PUBLIC_TYPES = ['Create', 'Correspond'];
+
 /**
- * What a template sees of a real ticket: the ticket and its latest transaction, as a preview
- * shows them (the sample's `scrip`, since no scrip is running). The caller checks the ticket exists.
+ * What a template sees of a real ticket: the ticket and one of its transactions, with the
+ * sample's `scrip` (no scrip is running). `newest`: its latest transaction of any kind, as a
+ * template preview shows it (a staff notice about a note renders that note). `public`: its
+ * newest Create or Correspond, what the customer last saw — for a canned response, whose text
+ * goes into a public reply, so `{{ transaction.body }}` is never an internal note (SPEC D0,
+ * decision 040). The caller checks the ticket exists.
  */
-export async function ticketScope(db: Db, ticketId: number): Promise<object> {
-  const last = (await first(db.select({ id: max(transactions.id) }).from(transactions).where(eq(transactions.ticket_id, ticketId))))!;
+export async function ticketScope(db: Db, ticketId: number, which: 'newest' | 'public' = 'newest'): Promise<object> {
+  const where = eq(transactions.ticket_id, ticketId);
+  const last = (await first(db.select({ id: max(transactions.id) }).from(transactions)
+    .where(which === 'public' ? and(where, inArray(transactions.type, PUBLIC_TYPES)) : where)))!;
   return { ...await fullScope(db, ticketId, last.id), scrip: sampleScope([]).scrip };
 }
 
@@ -98,13 +110,14 @@ export function renderLiquid(path: string, source: string, scope: object): strin
 
 /**
  * The check above renders against the sample; a real ticket can make the same draft exceed the
- * render time or memory limit (a loop over a long description). That is the draft's fault: 422.
+ * render time or memory limit, or render larger than 1 MiB (a loop over a long description, SPEC
+ * D0). That is the draft's fault: 422 naming the part, and the render stopped at the limit.
  */
 function previewPart(path: string, source: string, scope: object): string {
   try {
     return renderTemplate(source, scope);
   } catch (e) {
-    if (isTemplateError(e)) throw invalid(path, `Liquid error: ${e.message.split('\n')[0]}`);
+    if (isTemplateError(e)) throw invalid(path, templateErrorMessage(e));
     throw e;
   }
 }

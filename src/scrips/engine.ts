@@ -9,7 +9,7 @@ import {
   isStaffRole, ourAddresses, queueOfTicket, type Recipient, staffSpokePublicly, teamMemberIds, ticketPeople, type TicketPeople, userById, usersByIds,
 } from './people.js';
 import { portalUrl } from './portalLinks.js';
-import { renderTemplate, templateNeeds } from './templates.js';
+import { RENDER_MAX_BYTES, renderTemplate, RenderTooLarge, templateNeeds } from './templates.js';
 
 /** The outcome of one scrip whose condition matched a transaction (SPEC B6). */
 export interface ScripResult {
@@ -183,12 +183,21 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   // Staff copies differ only where the template names its `recipient`: otherwise rendered once.
   const personal = plan.audience === 'customer' || /\brecipient\b/.test(tpl.subject) || /\brecipient\b/.test(tpl.body);
   let shared: { subject: string; body: string } | undefined;
+  // SPEC D0: a part rendering larger than 1 MiB fails the scrip (no copy is queued), and says so.
+  const part = (name: 'subject' | 'body', own: object) => {
+    try {
+      return renderTemplate(tpl[name], own);
+    } catch (e) {
+      if (e instanceof RenderTooLarge) throw new Error(`The ${name} of template "${tpl.name}" renders larger than 1 MiB (${RENDER_MAX_BYTES} bytes); nothing was sent`);
+      throw e;
+    }
+  };
   const render = (r: Recipient) => {
     if (!personal && shared) return shared;
     // Customer mail never links to a page its reader cannot open: its ticket.url is their portal link.
     const url = plan.audience === 'customer' ? portalUrl(event.ticketId, r.id, r.portal_epoch) : staffUrl;
     const own = { ...scope, ticket: withUrl(scope.ticket, url), recipient: { id: r.id, name: r.name, email: r.email } };
-    return (shared = { subject: renderTemplate(tpl.subject, own).replace(/\s+/g, ' ').trim(), body: renderTemplate(tpl.body, own) });
+    return (shared = { subject: part('subject', own).replace(/\s+/g, ' ').trim(), body: part('body', own) });
   };
   const copies: EmailInput[] = to.map((r) => ({
     ticketId: event.ticketId, transactionId: event.transactionId, scripId: ctx.scrip.id, recipient: r.email,

@@ -32,16 +32,22 @@ export function signatureSample(): SignatureScope {
   };
 }
 
-/** The Liquid error of a signature, or null when it is fine (empty is fine). */
+/** What is wrong with a signature (a Liquid error, or larger than 1 MiB against the sample), or null when it is fine (empty is fine). */
 export const signatureError = (source: string): string | null => (source.trim() === '' ? null : templateError(source, signatureSample()));
 
-/** A rendered signature without surrounding blank lines; '' when empty or when it fails to render. */
+/**
+ * A rendered signature without surrounding blank lines; '' when empty or when it fails to render.
+ * A reply is never refused over its signature (it was checked when saved): one that fails with
+ * the real values — a render limit, or larger than 1 MiB (SPEC D0: its render stops there) — is
+ * left out and the reply goes, as decision 040 explains (a ticket's subject comes from whoever
+ * mailed in, and must not be able to stop every public reply on it).
+ */
 export function renderSignature(source: string, scope: SignatureScope): string {
   if (source.trim() === '') return '';
   try {
     return renderTemplate(source, scope).replace(/\r\n?/g, '\n').replace(/^(?:[ \t]*\n)+/, '').trimEnd();
   } catch {
-    return ''; // a reply is never refused over its signature (it was checked when saved)
+    return '';
   }
 }
 
