@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isStaff } from '../../domain/actor.js';
 import { AppError, invalid } from '../../domain/errors.js';
 import {
-  grantFromSession, grantFromToken, NEW_LINK_HINT, PORTAL_LIST_MAX, portalAttachment, portalReply, PortalRefused, portalTickets, portalView,
+  grantFromSession, grantFromToken, MAX_REPLY_FILES, NEW_LINK_HINT, PORTAL_LIST_MAX, portalAttachment, portalReply, PortalRefused, portalTickets, portalView,
   type PortalGrant, type PortalReplyInput,
 } from '../../domain/portal.js';
 import type { NewAttachment } from '../../domain/transactions.js';
@@ -35,7 +35,7 @@ const file = z.strictObject({
 /** JSON `{ body, attachments? }` (C4's attachment shape) or a form with `body` and files in `attachments`. */
 const ReplySchema = z.strictObject({
   body: z.string().max(100_000, 'At most 100000 characters').optional(),
-  attachments: z.array(file).optional(),
+  attachments: z.array(file).max(MAX_REPLY_FILES, `At most ${MAX_REPLY_FILES} files`).optional(),
 });
 
 /** The reply in whichever shape it came: JSON, urlencoded or multipart with files. */
