@@ -25,7 +25,7 @@ import { outboxRoutes } from './routes/outbox/index.js';
 import { isPortalPath, isPortalUpload, portalRoutes, renderPortalError } from './routes/portal/index.js';
 import { queueRoutes } from './routes/queues/index.js';
 import { responseRoutes } from './routes/responses/index.js';
-import { inZone } from './routes/respond.js';
+import { inZone, readMultipart } from './routes/respond.js';
 import { savedViewRoutes } from './routes/saved-views/index.js';
 import { scripRoutes } from './routes/scrips/index.js';
 import { settingsRoutes } from './routes/settings/index.js';
@@ -35,7 +35,7 @@ import { attachmentRoutes, ticketRoutes } from './routes/tickets/index.js';
 import { userRoutes } from './routes/users/index.js';
 import { eventRoutes } from './routes/events/index.js';
 import { startHub } from './events/hub.js';
-import { PUBLIC_TYPES } from './domain/portal.js';
+import { MAX_REPLY_FILES, PUBLIC_TYPES } from './domain/portal.js';
 
 const staticDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../static');
 const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
@@ -139,6 +139,12 @@ export async function createApp(deps: Deps) {
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > max ? tooLarge(max)(c) : next();
     return (upload ? uploadLimit : reply ? replyLimit : limit)(c, next);
+  });
+  // A portal reply takes MAX_REPLY_FILES files: counted as the body comes in, before methodOverride
+  // reads it (any other form is counted against MAX_FORM_FILES when it is read: readForm).
+  app.use('*', async (c, next) => {
+    if (c.req.method === 'POST' && isPortalUpload(c.req.path) && /^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) await readMultipart(c, MAX_REPLY_FILES);
+    return next();
   });
   // Plain HTML forms can only POST: `_method=PATCH|PUT|DELETE` re-dispatches them (works without JS).
   const isForm = (type: string | undefined) => !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);

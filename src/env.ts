@@ -26,6 +26,11 @@ const EnvSchema = z.object({
   /** How long a portal link in customer mail stays valid (SPEC C2). */
   PORTAL_LINK_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /**
+   * Bytes of files one person may send through the portal in a day (413 past it; their replies
+   * an hour are MAIL_SENDER_MAX_PER_HOUR, 429 past it). At most 2 GiB − 1: what the brake's counter holds.
+   */
+  PORTAL_MAX_BYTES_PER_DAY: z.coerce.number().int().min(1).max(2 ** 31 - 1).default(100 * 1024 * 1024),
+  /**
    * Other addresses that deliver to hxdesk (comma-separated), besides queue aliases and MAIL_FROM:
    * never made a watcher, never mailed, and mail from them is ours (no loops). The IMAP_URL user
    * counts when it is an address.

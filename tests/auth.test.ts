@@ -223,6 +223,26 @@ describe('sessions: GET /me and POST /logout', () => {
     expect(byToken.body.error.code).toBe('unauthenticated');
   });
 
+  it('disabling is for good: re-enabling the user brings back none of their API tokens or sessions', async () => {
+    const u = await userWithPassword(s);
+    const cookie = await signIn(s, u.email, PASSWORD);
+    const made = await s.api('POST', '/tokens', { token: null, body: { name: 'cli' }, headers: { cookie, origin: s.url } });
+    expect(made.status).toBe(201);
+    expect((await s.api('GET', '/me', { token: made.body.token })).status).toBe(200);
+    expect((await s.api('PATCH', `/users/${u.id}`, { body: { disabled: true } })).status).toBe(200);
+    expect((await s.api('PATCH', `/users/${u.id}`, { body: { disabled: false } })).body.disabled).toBe(false);
+    for (const old of [{ token: made.body.token }, { token: null, headers: { cookie } }]) {
+      const me = await s.api('GET', '/me', old);
+      expect(me.status).toBe(401);
+      expect(me.body.error).toMatchObject({ code: 'unauthenticated' });
+    }
+    expect(await rawCount(s, 'api_tokens', 'user_id = ?', [u.id])).toBe(0);
+    // What the user does after being enabled again works: a new sign-in, a new token.
+    const again = await signIn(s, u.email, PASSWORD);
+    const fresh = await s.api('POST', '/tokens', { token: null, body: { name: 'cli' }, headers: { cookie: again, origin: s.url } });
+    expect((await s.api('GET', '/me', { token: fresh.body.token })).status).toBe(200);
+  });
+
   it('changing a password ends existing sessions and the old password stops working', async () => {
     const u = await userWithPassword(s);
     const cookie = await signIn(s, u.email, PASSWORD);

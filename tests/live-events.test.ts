@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedPath } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { openSse, type SseStream } from './helpers/sse.js';
 
@@ -161,5 +162,52 @@ describe('GET /events', () => {
     expect((await s.api('GET', `/events?ticket=${id}`, { token: stranger.token, headers: { accept: 'application/json' } })).status).toBe(404);
     expect((await s.api('GET', '/events', { token: '', headers: { accept: 'application/json' } })).status).toBe(401);
     expect((await s.api('POST', `/tickets/${id}/typing`, { token: customer.token })).status).toBe(403);
+  });
+});
+
+describe('places for customers (requesters and portal links): a fifth of EVENTS_MAX_STREAMS', () => {
+  let t: TestServer;
+  const tabs: SseStream[] = [];
+  beforeAll(async () => { t = await startServer({ EVENTS_MAX_STREAMS: '10', EVENTS_HEARTBEAT_MS: '300' }); });
+  afterAll(async () => { for (const o of tabs) o.close(); await t?.close(); });
+
+  const sse = async (path: string, token?: string) => {
+    const st = await openSse(t.url + path, token ? { authorization: `Bearer ${token}` } : {});
+    tabs.push(st);
+    if (st.status === 200) await st.next((m) => m.event === 'hello');
+    return st;
+  };
+  /** A customer with a ticket of their own and the link to it. */
+  async function linkHolder(n: number) {
+    const u = await t.user('requester');
+    const res = await t.api('POST', '/tickets', { body: { queue_id: 1, subject: `Streams ${n}`, description: 'Hello', requesters: [u.id] } });
+    expect(res.status, res.text).toBe(201);
+    return { ...u, link: await signedPath(t, { ticketId: res.body.ticket.id, userId: u.id }) };
+  }
+
+  it('customers with links cannot take the places staff pages need; staff can open theirs; a closed customer tab frees a place', async () => {
+    await fetch(`${t.url}/portal/not-a-link`); // the server makes its link key on first use
+    const customers: Awaited<ReturnType<typeof linkHolder>>[] = [];
+    for (let i = 0; i < 10; i++) customers.push(await linkHolder(i));
+    // Every customer opens the live stream of their portal page: two (10 / 5) get a place.
+    const opened = [];
+    for (const c of customers) opened.push(await sse(`${c.link}/events`));
+    expect(opened.map((o) => o.status)).toEqual([200, 200, 429, 429, 429, 429, 429, 429, 429, 429]);
+    const refused = await fetch(`${t.url}${customers[2].link}/events`, { headers: { accept: 'application/json' } });
+    expect(refused.status).toBe(429);
+    expect((await refused.json() as any).error).toEqual({ code: 'rate_limited', message: 'Customers have 2 live streams open, the most this server gives them: try again later' });
+    // A requester signed in is a customer too.
+    expect((await sse('/events', customers[3].token)).status).toBe(429);
+    // Staff have the other eight places.
+    const staff = [await t.user('agent'), await t.user('agent')];
+    const staffTabs = [];
+    for (let i = 0; i < 8; i++) staffTabs.push(await sse('/events', staff[i % 2].token));
+    expect(staffTabs.map((o) => o.status)).toEqual(Array(8).fill(200));
+    expect(t.hub.streams).toBe(10);
+    // Full: nobody else now.
+    expect((await sse('/events', t.adminToken)).status).toBe(429);
+    // A customer closes their tab: that place goes to a customer again.
+    opened[0].close();
+    await expect.poll(async () => { const o = await sse(`${customers[4].link}/events`); o.close(); return o.status; }, { timeout: 3000 }).toBe(200);
   });
 });

@@ -162,6 +162,25 @@ describe('refused links: a readable 403, never a 500', () => {
     expect((await s.api('DELETE', `/users/${t.userId}`)).status).toBe(204);
     expect((await json(t.link)).status).toBe(403);
   });
+
+  it('disabling a person ends their links for good: enabling them again does not bring the links back', async () => {
+    for (const disable of [(id: number) => s.api('PATCH', `/users/${id}`, { body: { disabled: true } }), (id: number) => s.api('DELETE', `/users/${id}`)]) {
+      const t = await customerTicket();
+      expect((await json(t.link)).status).toBe(200);
+      expect((await disable(t.userId)).status).toBeLessThan(300);
+      expect((await s.api('PATCH', `/users/${t.userId}`, { body: { disabled: false } })).body.disabled).toBe(false);
+      const res = await page(t.link);
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('This link is no longer valid.');
+      const reply = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"body":"back again"}' });
+      expect(reply.status).toBe(403);
+      expect((await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions.some((x: any) => x.body === 'back again')).toBe(false);
+      // The next mail to them brings a link that works.
+      await s.api('POST', `/tickets/${t.id}/comment`, { body: { body: `Welcome back ${t.id}`, internal: false }, token: agent.token });
+      const fresh = portalPathIn(await mailTo(sink, t.from, (m) => (m.parsed.text ?? '').includes(`Welcome back ${t.id}`)));
+      expect((await json(fresh)).status).toBe(200);
+    }
+  });
 });
 
 describe('GET /portal/:token/attachments/:id', () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { multipartBody, postUnfinished } from './helpers/forms.js';
 import { mailTo } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
@@ -120,6 +121,43 @@ describe('POST /tickets/:id/comment with files', () => {
     const htmx = await post(`/tickets/${t.id}/comment`, form({ body: 'x' }, [{ name: 'c.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1) }]), { 'hx-request': 'true', origin: s.url });
     expect(htmx.status).toBe(413);
     expect(await htmx.text()).toContain('at most 65,536 bytes (64 KiB) may be sent with one message');
+    expect(await history(t.id)).toEqual(before);
+  });
+});
+
+describe('how many files a message takes: 100, whichever shape it comes in', () => {
+  const files = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}.txt`, type: 'text/plain', content: Buffer.from(`file ${i}`) }));
+  const TOO_MANY = { code: 'validation_failed', message: 'Invalid attachments', details: [{ path: 'attachments', message: 'At most 100 files' }] };
+
+  it('multipart with 101 or 2,000 files is 422 as JSON with 101 is, and nothing is written; 100 are taken', async () => {
+    const t = await ticket();
+    const before = await history(t.id);
+    const viaJson = await s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, body: {
+      body: 'x', attachments: files(101).map((f) => ({ filename: f.name, content_base64: f.content.toString('base64') })),
+    } });
+    expect(viaJson.status).toBe(422);
+    expect(viaJson.body.error).toEqual(TOO_MANY);
+    for (const n of [101, 2000]) {
+      const res = await post(`/tickets/${t.id}/comment`, form({ body: `${n} files`, internal: 'true' }, files(n)));
+      expect(res.status, String(n)).toBe(422);
+      expect((await res.json() as any).error).toEqual(TOO_MANY);
+    }
+    expect(await history(t.id)).toEqual(before);
+    const hundred = await post(`/tickets/${t.id}/comment`, form({ body: '100 files', internal: 'true' }, files(100)));
+    expect(hundred.status).toBe(201);
+    expect((await hundred.json() as any).transaction.attachments).toHaveLength(100);
+  });
+
+  it('is refused at file 101, before the rest of the body has come (and the connection is closed after)', async () => {
+    const t = await ticket();
+    const before = await history(t.id);
+    const { body, contentType } = multipartBody({ body: 'more to come', internal: 'true' }, files(101));
+    // The body up to the 101st file's bytes, not its end, nor the body's.
+    const head = body.subarray(0, body.indexOf('file 100', body.indexOf('filename="f100.txt"')) + 'file 100'.length);
+    const res = await postUnfinished(`${s.url}/tickets/${t.id}/comment`, { authorization: `Bearer ${agent.token}`, 'content-type': contentType }, head, body.length + 500_000);
+    expect(res.status).toBe(422);
+    expect(res.headers.connection).toBe('close');
+    expect(JSON.parse(res.text).error).toEqual(TOO_MANY);
     expect(await history(t.id)).toEqual(before);
   });
 });

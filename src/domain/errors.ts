@@ -42,6 +42,16 @@ export class StaleError extends AppError {
   }
 }
 
+/**
+ * A refusal that passes with time (a brake's 429, a 413 of a daily allowance): answered with
+ * `Retry-After: <retryAfterSec>` (decision 041).
+ */
+export class TryLater extends AppError {
+  constructor(code: 'rate_limited' | 'too_large', message: string, readonly retryAfterSec: number) {
+    super(code, message);
+  }
+}
+
 export const notFound = (what: string, id?: number | string) =>
   new AppError('not_found', id === undefined ? `${what} not found` : `${what} ${id} not found`);
 export const forbidden = (message = 'You are not allowed to do this') => new AppError('forbidden', message);

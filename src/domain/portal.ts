@@ -3,8 +3,9 @@ import { changes, type Conn, type Db, first, storeOf, transaction } from '../db/
 import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 import { readPortalToken } from '../scrips/portalLinks.js';
 import { type Actor, requireStaff } from './actor.js';
-import { AppError, invalid, notFound } from './errors.js';
+import { AppError, invalid, notFound, TryLater } from './errors.js';
 import { appSecret } from './secrets.js';
+import { spendAllowance, sweepThrottle, throttleKey } from './throttle.js';
 import { getTicketRow } from './tickets/serialize.js';
 import { commentOnTicket } from './tickets/write.js';
 import { attachmentWithTicket, transactionsJson, type AttachmentJson, type NewAttachment } from './transactions.js';
@@ -151,28 +152,72 @@ export interface PortalReplyInput { body: string; attachments: NewAttachment[] }
 /** Files one reply may carry. */
 export const MAX_REPLY_FILES = 20;
 
+/** What one person may send through the portal (decision 041); the route passes the settings. */
+export interface PortalLimits {
+  /** MAX_MAIL_BYTES: the files of one reply, in all. */
+  maxBytes: number;
+  /** MAIL_SENDER_MAX_PER_HOUR: replies one person may send in an hour (link and session together). */
+  messagesPerHour: number;
+  /** PORTAL_MAX_BYTES_PER_DAY: bytes of files one person may send in a day. */
+  bytesPerDay: number;
+}
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
 const mib = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
+/** How long until the brake lets go, in words: "a minute", "42 minutes", "5 hours". */
+function wait(sec: number): string {
+  if (sec <= 60) return 'a minute';
+  if (sec < 90 * 60) return `${Math.ceil(sec / 60)} minutes`;
+  return `${Math.ceil(sec / 3600)} hours`;
+}
 
 /**
  * A customer's reply: a public Correspond by the granted user, with its files, in one unit of
  * work with its scrips. The grant is checked again inside the SQL transaction, so a link
  * revoked (or a person taken off the ticket) a moment before cannot still write.
+ *
+ * Brakes per person (decision 041), counted in that unit of work in the person's rows of
+ * login_throttle: `messagesPerHour` replies an hour (429), `bytesPerDay` of files a day (413).
+ * A refusal throws, so the rollback takes back everything, the count included: nothing of a
+ * refused reply is stored. `now` moves the windows (tests).
  */
-export async function portalReply(db: Db, grant: PortalGrant, input: PortalReplyInput, maxBytes: number): Promise<PortalTransactionJson> {
+export async function portalReply(db: Db, grant: PortalGrant, input: PortalReplyInput, limits: PortalLimits, now = Date.now()): Promise<PortalTransactionJson> {
   const body = input.body.trim() === '' ? '' : input.body;
   if (body === '' && input.attachments.length === 0) throw invalid('body', 'Write a message or attach a file');
   if (input.attachments.length > MAX_REPLY_FILES) throw invalid('attachments', `At most ${MAX_REPLY_FILES} files`);
   const size = input.attachments.reduce((n, a) => n + a.content.length, 0);
-  if (size > maxBytes) throw new AppError('too_large', `The files are larger than ${mib(maxBytes)} in all`);
-  return transaction(db, async (tx) => {
+  if (size > limits.maxBytes) throw new AppError('too_large', `The files are larger than ${mib(limits.maxBytes)} in all`);
+  const perDay = `We take at most ${mib(limits.bytesPerDay)} of files a day from one person`;
+  if (size > limits.bytesPerDay) throw new AppError('too_large', `${perDay}, and these files are ${mib(size)}.`);
+  let sweep = false;
+  const reply = await transaction(db, async (tx) => {
     const user = await stillGranted(tx, grant.ticketId, grant.user.id, grant.epoch);
     if (!user) throw grant.epoch === undefined ? notFound('Ticket', grant.ticketId) : new PortalRefused('revoked');
+    const sent = await spendAllowance(tx, throttleKey.portalMessages(user.id), 1, limits.messagesPerHour, HOUR, now);
+    if (!sent.allowed) {
+      throw new TryLater('rate_limited', `You have sent ${limits.messagesPerHour} messages within the hour, as many as we take from one person. `
+        + `You can write again in ${wait(sent.retryAfterSec)}.`, sent.retryAfterSec);
+    }
+    sweep = sent.newWindow;
+    if (size > 0) {
+      const spent = await spendAllowance(tx, throttleKey.portalBytes(user.id), size, limits.bytesPerDay, DAY, now);
+      if (!spent.allowed) {
+        throw new TryLater('too_large', `${perDay}: these files (${mib(size)}) are more than the ${mib(limits.bytesPerDay - spent.used)} you have left. `
+          + `You can send more files in ${wait(spent.retryAfterSec)}; a message without files can be sent now.`, spent.retryAfterSec);
+      }
+      sweep ||= spent.newWindow;
+    }
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
     // Always public: a staff member who is also a requester writes here as the customer does.
     const { transaction } = await commentOnTicket(tx, actor, grant.ticketId, { body, internal: false, attachments: input.attachments });
     const row = (await first(tx.select().from(transactions).where(eq(transactions.id, transaction.id))))!;
     return (await publicTransactions(tx, [row]))[0];
   });
+  // A new window began: ended ones are swept in a unit of work of their own, as sign-ins do (decision 028).
+  if (sweep) await sweepThrottle(db, now);
+  return reply;
 }
 
 /** POST /users/:id/portal-links/revoke: every link handed to this user so far stops working. */

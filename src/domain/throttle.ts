@@ -1,5 +1,5 @@
 import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm';
-import { type Db, first, one, transaction } from '../db/port.js';
+import { type Db, first, one, transaction, type Tx } from '../db/port.js';
 import { loginThrottle } from '../db/schema.js';
 
 // Sign-in brakes kept in the database (SPEC C6, docs/decisions/028): every process serving the
@@ -17,6 +17,10 @@ export const throttleKey = {
   login: (email: string) => `login:${email}`,
   /** Guesses at the current password through a signed-in session (settings). */
   password: (userId: number) => `password:${userId}`,
+  /** Replies one person sent through the portal (decision 041). */
+  portalMessages: (userId: number) => `portal:${userId}`,
+  /** Bytes of files one person sent through the portal (decision 041): `failures` holds bytes. */
+  portalBytes: (userId: number) => `portal-bytes:${userId}`,
 };
 
 export interface Attempt {
@@ -74,6 +78,57 @@ export async function clearThrottle(db: Db, ...keys: string[]): Promise<number> 
   if (keys.length === 0) return 0;
   const gone = await transaction(db, (tx) => tx.delete(loginThrottle).where(inArray(loginThrottle.key, keys)).returning({ key: loginThrottle.key }));
   return gone.length;
+}
+
+export interface Allowance {
+  /** Whether `amount` fitted in what was left (it is then spent). */
+  allowed: boolean;
+  /** What is spent in the window now (this amount included when allowed). */
+  used: number;
+  /** Seconds until the window ends (at least 1). */
+  retryAfterSec: number;
+  /** This spend began a window: a sweep of ended ones is due after the commit (sweepThrottle). */
+  newWindow: boolean;
+}
+
+/**
+ * Spends `amount` of the `limit` allowed under `key` per window of `windowSec`, inside the
+ * caller's unit of work (decision 041). Unlike countAttempt, what does not fit is not counted:
+ * the row is read and locked with one upsert (which also starts a new window when the last one
+ * ended), and written only when `amount` fits. Its lock is held to the caller's commit, so
+ * spenders in any number of processes queue for the row and each sees what the others spent;
+ * a caller that refuses throws, and its rollback takes the upsert back too.
+ */
+export async function spendAllowance(tx: Tx, key: string, amount: number, limit: number, windowSec: number, now = Date.now()): Promise<Allowance> {
+  const at = new Date(now).toISOString();
+  const end = new Date(now + windowSec * 1000).toISOString();
+  const t = loginThrottle;
+  const over = sql`${t.window_end} <= ${at}`;
+  const row = await one(tx.insert(t)
+    .values({ key, failures: 0, window_start: at, window_end: end })
+    .onConflictDoUpdate({
+      target: t.key,
+      set: {
+        failures: sql`CASE WHEN ${over} THEN 0 ELSE ${t.failures} END`,
+        window_start: sql`CASE WHEN ${over} THEN ${at} ELSE ${t.window_start} END`,
+        window_end: sql`CASE WHEN ${over} THEN ${end} ELSE ${t.window_end} END`,
+      },
+    })
+    .returning({ used: t.failures, window_start: t.window_start, window_end: t.window_end }));
+  const allowed = row.used + amount <= limit;
+  // Computed here, not in SQL: a sum past the column's 32 bits is never written, nor computed there.
+  if (allowed && amount > 0) await tx.update(t).set({ failures: row.used + amount }).where(eq(t.key, key));
+  return {
+    allowed,
+    used: allowed ? row.used + amount : row.used,
+    retryAfterSec: Math.max(1, Math.ceil((Date.parse(row.window_end) - now) / 1000)),
+    newWindow: row.window_start === at,
+  };
+}
+
+/** A sweep of ended windows after a unit of work that began one (spendAllowance's newWindow); best-effort. */
+export async function sweepThrottle(db: Db, now = Date.now()): Promise<void> {
+  await sweepExpired(db, new Date(now).toISOString()).catch(() => {});
 }
 
 /** Removes up to SWEEP_BATCH rows whose windows ended by `at`. */

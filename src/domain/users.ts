@@ -95,10 +95,22 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
   if (Object.keys(patch).length === 0) return userJson(current);
   return unique({ email: patch.email }, () => transaction(db, async (tx) => {
     const row = await one(tx.update(users).set({ ...patch, updated_at: nowIso() }).where(eq(users.id, id)).returning());
-    // A disabled user, or one whose password changed, is signed out everywhere.
-    if (patch.disabled === true || patch.password_hash !== undefined) await tx.delete(sessions).where(eq(sessions.user_id, id));
+    // One whose password changed is signed out everywhere; a disabled user loses every credential.
+    if (patch.disabled === true) await revokeCredentials(tx, id);
+    else if (patch.password_hash !== undefined) await tx.delete(sessions).where(eq(sessions.user_id, id));
     return userJson(row);
   }));
+}
+
+/**
+ * Disabling is for good (docs/decisions/041): the user's sessions and API tokens are deleted and
+ * their portal links revoked (the epoch raised), so enabling the account again brings none of
+ * them back. They sign in again, make new tokens, and our next mail brings a new link.
+ */
+async function revokeCredentials(tx: Conn, id: number): Promise<void> {
+  await tx.delete(sessions).where(eq(sessions.user_id, id));
+  await tx.delete(apiTokens).where(eq(apiTokens.user_id, id));
+  await tx.update(users).set({ portal_epoch: sql`${users.portal_epoch} + 1` }).where(eq(users.id, id));
 }
 
 /** SPEC B3: DELETE disables the user and removes team memberships; history keeps the user. */
@@ -112,8 +124,7 @@ export async function deleteUser(db: Db, actor: Actor, id: number): Promise<void
   await transaction(db, async (tx) => {
     await tx.update(users).set({ disabled: true, updated_at: nowIso() }).where(eq(users.id, id));
     await tx.delete(teamMembers).where(eq(teamMembers.user_id, id));
-    await tx.delete(sessions).where(eq(sessions.user_id, id));
-    await tx.delete(apiTokens).where(eq(apiTokens.user_id, id));
+    await revokeCredentials(tx, id);
   });
 }
 

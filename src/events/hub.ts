@@ -47,6 +47,7 @@ export interface HubOptions {
   customerSees: (type: string) => boolean;
   heartbeatMs: number;
   maxStreamsPerUser: number;
+  /** Streams in all; customers' streams (requesters and portal links) hold at most a fifth of them. */
   maxStreams: number;
   /** How long a typing ping counts. */
   typingMs?: number;
@@ -55,13 +56,21 @@ export interface HubOptions {
   onError?: (what: string, error: unknown) => void;
 }
 
-/** Refused: too many open streams (for the user, or in all). */
+/** Refused: too many open streams (for the user, for customers in all, or in all). */
 export class TooManyStreams extends Error {
-  constructor(readonly scope: 'user' | 'server', readonly limit: number) {
-    super(scope === 'user' ? `At most ${limit} live streams per user are open at a time: close another tab first` : `The server has ${limit} live streams open, its limit: try again later`);
+  constructor(readonly scope: 'user' | 'customers' | 'server', readonly limit: number) {
+    super(scope === 'user' ? `At most ${limit} live streams per user are open at a time: close another tab first`
+      : scope === 'customers' ? `Customers have ${limit} live streams open, the most this server gives them: try again later`
+        : `The server has ${limit} live streams open, its limit: try again later`);
     this.name = 'TooManyStreams';
   }
 }
+
+/**
+ * The places customers (requesters signed in, portal links) may hold together: a fifth of the
+ * server's, so that however many links are handed out, staff pages always find a place.
+ */
+export const customerStreamsOf = (maxStreams: number) => Math.floor(maxStreams / 5);
 
 interface Stream { spec: StreamSpec; sink: StreamSink; lastSent: number }
 interface LogRow { id: number; ticket_id: number; type: string }
@@ -72,8 +81,8 @@ const PAGE = 1000;
 const CATCH_UP_MAX = 2000;
 
 export interface Hub {
-  /** Throws TooManyStreams when the user (or the server) has as many streams open as allowed. */
-  admit(userId: number): void;
+  /** Throws TooManyStreams when the user (or customers, or the server) has as many streams open as allowed. */
+  admit(spec: Pick<StreamSpec, 'user' | 'staff'>): void;
   /** Opens a stream (throws TooManyStreams); `close` when the connection ends. */
   open(spec: StreamSpec, sink: StreamSink): Promise<{ close(): void }>;
   /** The user is typing a reply on the ticket (a throttled ping from the reply box). */
@@ -93,6 +102,8 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
   const onError = opts.onError ?? (() => {});
   const streams = new Set<Stream>();
   const perUser = new Map<number, number>();
+  const maxCustomerStreams = customerStreamsOf(opts.maxStreams);
+  let customerStreams = 0; // open (or opening) streams of customers
   const newestId = async () => (await db.select({ id: max(transactions.id) }).from(transactions))[0]?.id ?? 0;
   let lastId = await newestId();
   // With no stream open nobody needs the new rows: a signal only marks the hub behind, and the
@@ -248,16 +259,18 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
   }, opts.heartbeatMs);
   for (const t of [repeat, sweep, heartbeat]) t.unref();
 
-  function admit(userId: number): void {
-    if ((perUser.get(userId) ?? 0) >= opts.maxStreamsPerUser) throw new TooManyStreams('user', opts.maxStreamsPerUser);
+  function admit(spec: Pick<StreamSpec, 'user' | 'staff'>): void {
+    if ((perUser.get(spec.user.id) ?? 0) >= opts.maxStreamsPerUser) throw new TooManyStreams('user', opts.maxStreamsPerUser);
+    if (!spec.staff && customerStreams >= maxCustomerStreams) throw new TooManyStreams('customers', maxCustomerStreams);
     if (streams.size >= opts.maxStreams) throw new TooManyStreams('server', opts.maxStreams);
   }
 
   return {
     admit,
     async open(spec, sink) {
-      admit(spec.user.id);
+      admit(spec);
       perUser.set(spec.user.id, (perUser.get(spec.user.id) ?? 0) + 1);
+      if (!spec.staff) customerStreams++;
       const stream: Stream = { spec, sink, lastSent: 0 };
       let closed = false;
       opening++;
@@ -291,6 +304,7 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
           streams.delete(stream);
           const n = (perUser.get(spec.user.id) ?? 1) - 1;
           if (n <= 0) perUser.delete(spec.user.id); else perUser.set(spec.user.id, n);
+          if (!spec.staff) customerStreams--;
           const t = spec.ticketId;
           const m = t === undefined ? undefined : local.get(t);
           if (t !== undefined && m?.delete(stream)) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { AppError, type ErrorCode } from '../domain/errors.js';
+import { AppError, type ErrorCode, TryLater } from '../domain/errors.js';
 import { uniqueConflict } from '../domain/unique.js';
 import { ErrorView, InlineError } from '../views/pages.js';
 import type { AppEnv } from './context.js';
@@ -57,7 +57,8 @@ function clientGone(err: unknown, c: Context<AppEnv>): boolean {
 }
 
 export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise<Response> {
-  if (e.code === 'rate_limited') c.header('Retry-After', '900');
+  if (e instanceof TryLater) c.header('Retry-After', String(e.retryAfterSec));
+  else if (e.code === 'rate_limited') c.header('Retry-After', '900');
   if (!wantsHtml(c)) {
     return c.json({ error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...e.extra } }, e.status as 400);
   }

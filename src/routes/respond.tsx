@@ -1,3 +1,4 @@
+import busboy from 'busboy';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -56,11 +57,65 @@ const mediaType = (c: C) => (c.req.header('content-type') ?? '').split(';')[0].t
 export const MAX_FIELD_DEPTH = 8;
 type Form = Record<string, string | File | (string | File)[] | Record<string, unknown>>;
 
+/** Files one form may carry, as JSON's `attachments` (SPEC C4); a portal reply takes fewer (app.tsx). */
+export const MAX_FORM_FILES = 100;
+
+/** Too many files, in the words JSON's schema uses for `attachments`. */
+const tooManyFiles = (field: string, max: number) =>
+  new AppError('validation_failed', `Invalid ${field}`, [{ path: field, message: `At most ${max} files` }]);
+
+/**
+ * Reads a multipart body into hono's body cache (where parseBody and methodOverride find it),
+ * counting its file parts as the bytes come in (busboy): at file `maxFiles + 1` the body is
+ * refused (422, nothing parsed into files, the rest never read — the connection is closed
+ * after the answer). Read once: a second call finds the body read already and counts nothing.
+ * busboy only counts here; whether the body is well-formed is still hono's parser's to say.
+ */
+export async function readMultipart(c: C, maxFiles: number): Promise<void> {
+  const raw = c.req.raw.body;
+  if (!raw || Object.keys(c.req.bodyCache).length > 0 || raw.locked) return;
+  let refused: string | undefined;
+  let files = 0;
+  let parser: busboy.Busboy | undefined;
+  try {
+    parser = busboy({ headers: { 'content-type': c.req.header('content-type') ?? '' } });
+    parser.on('file', (name, stream) => {
+      stream.resume();
+      if (++files > maxFiles) refused ??= name;
+    });
+    parser.on('error', () => { parser = undefined; }); // malformed: not ours to say here
+  } catch {
+    parser = undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = raw.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+    parser?.write(value);
+    if (refused !== undefined) {
+      reader.releaseLock();
+      c.header('Connection', 'close');
+      throw tooManyFiles(refused, maxFiles);
+    }
+  }
+  parser?.end();
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) { body.set(chunk, at); at += chunk.length; }
+  // What hono itself keeps there is the promise of the body (its type says the body).
+  (c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer> }).arrayBuffer = Promise.resolve(body.buffer);
+}
+
 /**
  * A form body (urlencoded or multipart), repeated fields as arrays and dotted names nested, as
  * hono's parseBody reads it (and caches: reading it twice parses once). What it cannot read is a
  * 4xx, never a 500: a multipart type without a boundary is 415, a body that does not parse 400,
- * names nested deeper than MAX_FIELD_DEPTH (or too many nested objects) 422.
+ * names nested deeper than MAX_FIELD_DEPTH (or too many nested objects) 422, more than
+ * MAX_FORM_FILES files 422 (counted before they are parsed: readMultipart).
  */
 export async function readForm(c: C): Promise<Form> {
   if (mediaType(c) === 'multipart/form-data' && !/;\s*boundary=(?:"[^"]+"|[^;\s]+)/i.test(c.req.header('content-type') ?? '')) {
@@ -68,8 +123,10 @@ export async function readForm(c: C): Promise<Form> {
   }
   let flat: Record<string, unknown>;
   try {
+    if (mediaType(c) === 'multipart/form-data') await readMultipart(c, MAX_FORM_FILES);
     flat = await c.req.parseBody({ all: true });
-  } catch {
+  } catch (e) {
+    if (e instanceof AppError) throw e;
     throw new AppError('invalid_json', `The request body is not valid ${mediaType(c)}`);
   }
   const deep = Object.keys(flat).find((k) => k.split('.', MAX_FIELD_DEPTH + 1).length > MAX_FIELD_DEPTH);

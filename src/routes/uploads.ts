@@ -4,7 +4,7 @@ import { invalid } from '../domain/errors.js';
 import type { NewAttachment } from '../domain/transactions.js';
 import { zText } from '../domain/validation.js';
 import type { AppEnv } from './context.js';
-import { readBody, readForm, validate } from './respond.js';
+import { MAX_FORM_FILES, readBody, readForm, validate } from './respond.js';
 
 type C = Context<AppEnv>;
 
@@ -23,7 +23,7 @@ export const AttachmentInputSchema = z.strictObject({
     return BASE64.test(packed) && packed.length % 4 === 0;
   }, 'Expected base64 (A–Z, a–z, 0–9, +, /, padded with = to a multiple of 4 characters)'),
 });
-export const AttachmentsInputSchema = z.array(AttachmentInputSchema).max(100, 'At most 100 files').optional();
+export const AttachmentsInputSchema = z.array(AttachmentInputSchema).max(MAX_FORM_FILES, `At most ${MAX_FORM_FILES} files`).optional();
 
 /** A browser's file name without its path, control characters or quotes' worth of trouble. */
 export function cleanName(name: string): string {

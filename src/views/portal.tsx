@@ -1,5 +1,5 @@
 import type { Child } from 'hono/jsx';
-import type { PortalTicketJson, PortalTransactionJson, PortalView } from '../domain/portal.js';
+import { MAX_REPLY_FILES, type PortalTicketJson, type PortalTransactionJson, type PortalView } from '../domain/portal.js';
 import { When } from './format.js';
 import { foldAt } from './tickets/show.js';
 
@@ -116,7 +116,7 @@ export function PortalReplyForm({ base, maxBytes }: { base: string; maxBytes: nu
       <h2>Add to this request</h2>
       <label for="reply-body">Your message</label>
       <textarea id="reply-body" name="body" rows={6} placeholder="Write your reply…"></textarea>
-      <label for="reply-files">Attach files <span class="hint">(optional, up to {size(maxBytes)} in all)</span></label>
+      <label for="reply-files">Attach files <span class="hint">(optional, up to {MAX_REPLY_FILES} files and {size(maxBytes)} in all)</span></label>
       <input id="reply-files" type="file" name="attachments" multiple />
       <div class="reply-actions"><button type="submit" class="primary">Send</button></div>
       <div id="reply-error" class="error reply-error" role="alert" aria-live="polite"></div>

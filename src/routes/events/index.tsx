@@ -54,7 +54,7 @@ export function liveStream(c: C, spec: StreamSpec, recheck: () => Promise<boolea
   const { hub, env } = c.get('deps');
   if (!hub) throw new AppError('unavailable', 'Live updates are not running');
   try {
-    hub.admit(spec.user.id);
+    hub.admit(spec);
   } catch (e) {
     if (e instanceof TooManyStreams) throw new AppError('rate_limited', e.message);
     throw e;

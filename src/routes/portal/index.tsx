@@ -1,9 +1,9 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { isStaff } from '../../domain/actor.js';
-import { AppError, invalid } from '../../domain/errors.js';
+import { AppError, invalid, TryLater } from '../../domain/errors.js';
 import {
-  grantFromSession, grantFromToken, NEW_LINK_HINT, PORTAL_LIST_MAX, portalAttachment, portalReply, PortalRefused, portalTickets, portalView,
+  grantFromSession, grantFromToken, MAX_REPLY_FILES, NEW_LINK_HINT, PORTAL_LIST_MAX, portalAttachment, portalReply, PortalRefused, portalTickets, portalView,
   type PortalGrant, type PortalReplyInput,
 } from '../../domain/portal.js';
 import type { NewAttachment } from '../../domain/transactions.js';
@@ -35,7 +35,7 @@ const file = z.strictObject({
 /** JSON `{ body, attachments? }` (C4's attachment shape) or a form with `body` and files in `attachments`. */
 const ReplySchema = z.strictObject({
   body: z.string().max(100_000, 'At most 100000 characters').optional(),
-  attachments: z.array(file).optional(),
+  attachments: z.array(file).max(MAX_REPLY_FILES, `At most ${MAX_REPLY_FILES} files`).optional(),
 });
 
 /** The reply in whichever shape it came: JSON, urlencoded or multipart with files. */
@@ -110,8 +110,10 @@ async function reply(c: C, grant: PortalGrant, base: string) {
   refuseCrossSite(c);
   const input = await readReply(c);
   const { db, env } = c.get('deps');
-  // The grant is checked again inside the unit of work (portalReply).
-  const transaction = await portalReply(db, grant, input, env.MAX_MAIL_BYTES);
+  // The grant is checked again inside the unit of work (portalReply), and the person's brakes counted there.
+  const transaction = await portalReply(db, grant, input, {
+    maxBytes: env.MAX_MAIL_BYTES, messagesPerHour: env.MAIL_SENDER_MAX_PER_HOUR, bytesPerDay: env.PORTAL_MAX_BYTES_PER_DAY,
+  });
   return respond(c, { transaction }, {
     status: 201, title: 'Sent', location: base,
     view: async () => <PortalHistory view={await portalView(db, grant)} base={base} />,
@@ -180,7 +182,7 @@ function backLink(path: string): string | undefined {
 
 const HEADLINES: Partial<Record<AppError['code'], string>> = {
   not_found: 'Not found', forbidden: 'Not allowed', too_large: 'Too large', validation_failed: 'Please check your message',
-  rate_limited: 'Too many requests', unsupported_media_type: 'Cannot read this', invalid_json: 'Cannot read this',
+  rate_limited: 'Too many messages', unsupported_media_type: 'Cannot read this', invalid_json: 'Cannot read this',
 };
 
 /**
@@ -190,6 +192,7 @@ const HEADLINES: Partial<Record<AppError['code'], string>> = {
  */
 export function renderPortalError(c: C, e: AppError): Response | Promise<Response> {
   if (!wantsHtml(c) || isHtmx(c) || e.code === 'unauthenticated') return renderError(c, e);
+  if (e instanceof TryLater) c.header('Retry-After', String(e.retryAfterSec));
   c.status(e.status as 400);
   if (e instanceof PortalRefused) return c.render(<PortalErrorPage status={e.status} headline={e.headline} message={NEW_LINK_HINT} />, { title: e.headline });
   const headline = HEADLINES[e.code] ?? 'Something went wrong';
