@@ -1,6 +1,7 @@
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import type { Deps } from './routes/context.js';
+import { DataDirError, prepareDataDir } from './dataDir.js';
 import type { Db } from './db/port.js';
 import { closeDb, openStore, storeLocation } from './db/store.js';
 import { seedIfEmpty } from './domain/seed.js';
@@ -23,6 +24,17 @@ try {
   env = loadEnv();
 } catch (e) {
   fatal((e as Error).message, process.env.NODE_ENV === 'production');
+}
+// Decision 042: DATA_DIR is 0700 and must take files — the SQLite store lives there, and so does
+// the webhook secret (needed on PostgreSQL too, unless WEBHOOK_SECRET is set). A directory that
+// cannot be written stops the start here, on one line naming it.
+if (!env.DATABASE_URL || !env.WEBHOOK_SECRET) {
+  try {
+    prepareDataDir(env.DATA_DIR);
+  } catch (e) {
+    if (!(e instanceof DataDirError)) throw e;
+    fatal(e.message, env.production);
+  }
 }
 const log = createLogger({ json: env.production });
 if (!env.MAILGATE_TOKEN) {

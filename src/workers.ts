@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { tightenFile, writePrivateFile } from './dataDir.js';
 import { type Db, storeOf } from './db/port.js';
 import { newSecret } from './domain/secrets.js';
 import type { Env } from './env.js';
@@ -26,14 +27,18 @@ export async function startWorkers(db: Db, env: Env, log: Logger): Promise<Worke
 
 /**
  * Webhooks are always signed (SPEC B6). Without WEBHOOK_SECRET a secret is generated once and
- * kept beside the database (mode 0600), so receivers can be given it and it survives restarts.
+ * kept beside the database (mode 0600 whatever the umask; an older install's looser file is
+ * tightened, decision 042), so receivers can be given it and it survives restarts.
  */
 function storedSecret(file: string, log: Logger): string {
   try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
+    const secret = fs.readFileSync(file, 'utf8').trim();
+    tightenFile(file);
+    return secret;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     const secret = newSecret();
-    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    writePrivateFile(file, `${secret}\n`);
     log('info', `generated a webhook signing secret in ${file} (set WEBHOOK_SECRET to choose one)`);
     return secret;
   }

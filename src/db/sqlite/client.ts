@@ -6,15 +6,17 @@ import { type SQL, sql } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { ensurePrivateDir } from '../../dataDir.js';
 import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl, type StoreSignal } from '../port.js';
 import * as schema from '../schema.js';
 import { startCheckpointer } from './checkpointer.js';
-import { backupBeforeMigrating } from './backup.js';
+import { backupBeforeMigrating, privateBackups } from './backup.js';
 import { type Commit, groupCommit } from './groupCommit.js';
 import { flushSearch, registerSearchFunctions } from './search.js';
 import { listTickets } from './ticketList.js';
 import { searchPeople } from './people.js';
 import { type Readers, startReaders } from './readers.js';
+import { privateDatabaseFiles } from './storage.js';
 
 /** A drizzle handle on one of the store's two connections. */
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -47,7 +49,15 @@ export function connect(file: string, readonly: boolean): Database.Database {
  * Returns the reader's handle: what the app passes around as `db`.
  */
 export function openDb(file: string, opts: { readThreads?: number } = {}): PortDb {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // Decision 042: the directory 0700 when we create it, the database and its -wal/-shm 0600 (an
+    // older install's looser files tightened), and so every copy in backups/.
+    ensurePrivateDir(path.dirname(file));
+    privateDatabaseFiles(file);
+    privateBackups(file);
+    // SQLite opens a file it cannot write read-only without a word; every write would then fail.
+    try { fs.accessSync(file, fs.constants.W_OK); } catch (e) { throw new Error(`${file} cannot be written (${(e as NodeJS.ErrnoException).code})`); }
+  }
   const writer = connect(file, false);
   if (file !== ':memory:') { const st = fs.statSync(file); opened.set(writer, { dev: st.dev, ino: st.ino }); }
   const writerDb = drizzle(writer, { schema }) as Db;
