@@ -9,6 +9,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ensurePrivateDir } from '../../dataDir.js';
 import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl, type StoreSignal } from '../port.js';
 import * as schema from '../schema.js';
+import { storageWatch } from '../storageWatch.js';
 import { startCheckpointer } from './checkpointer.js';
 import { backupBeforeMigrating, privateBackups } from './backup.js';
 import { type Commit, groupCommit } from './groupCommit.js';
@@ -16,7 +17,7 @@ import { flushSearch, registerSearchFunctions } from './search.js';
 import { listTickets } from './ticketList.js';
 import { searchPeople } from './people.js';
 import { type Readers, startReaders } from './readers.js';
-import { privateDatabaseFiles } from './storage.js';
+import { privateDatabaseFiles, probeWrite, sqliteStorageFailure } from './storage.js';
 
 /** A drizzle handle on one of the store's two connections. */
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -79,10 +80,14 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
   const signal = (s: StoreSignal) => { for (const fn of listeners) { try { fn(s); } catch { /* a listener's own failure */ } } };
   let appended = false;
   const afterUnit = () => { if (appended) { appended = false; signal({ kind: 'log' }); } };
+  // Decision 042: a unit of work that fails for lack of space (or on a read-only file) is thrown
+  // as StorageUnavailable and remembered; the probe write, through the group commit, clears it.
+  const storageFailure = (err: unknown) => sqliteStorageFailure(err, file);
+  const storage = storageWatch({ classify: storageFailure, probe: () => commit(async () => probeWrite(writer)) });
   const impl: StoreImpl = {
     dialect: 'sqlite',
     db: readerDb as unknown as PortDb,
-    transaction: (fn) => commit(() => fn(writerDb as unknown as PortDb)).finally(afterUnit),
+    transaction: (fn) => storage.run(() => commit(() => fn(writerDb as unknown as PortDb))).finally(afterUnit),
     logAppend: () => { appended = true; },
     listen(fn) { listeners.add(fn); return () => { listeners.delete(fn); }; },
     broadcast: async (payload) => { queueMicrotask(() => signal({ kind: 'message', payload })); },
@@ -119,6 +124,8 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
       return { async stop() { await search.stop(); await checkpointer?.stop(); } };
     },
     problem: async () => dbProblem(writerDb),
+    storageFailure,
+    storageProblem: () => storage.problem(),
     async close() {
       listeners.clear();
       await readers?.close();
