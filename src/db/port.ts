@@ -151,8 +151,11 @@ export interface StoreImpl {
    * always granted, and only a new start tells that the previous run is gone.
    */
   readonly locksSeeOtherProcesses: boolean;
-  /** The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown. */
-  startMaintenance(onError: (what: string, error: string) => void, opts: { searchIndexMs: number }): { stop(): Promise<void> };
+  /**
+   * The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown.
+   * `onError` hears each failure (a StorageUnavailable when it is one); the caller limits the lines.
+   */
+  startMaintenance(onError: (what: string, error: unknown) => void, opts: { searchIndexMs: number }): { stop(): Promise<void> };
   /**
    * Called inside a unit of work before it appends to the change log (the `transactions` table,
    * SPEC C5): PostgreSQL takes the log's order lock (so log ids become visible in commit order:

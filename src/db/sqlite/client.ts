@@ -9,7 +9,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ensurePrivateDir } from '../../dataDir.js';
 import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl, type StoreSignal } from '../port.js';
 import * as schema from '../schema.js';
-import { storageWatch } from '../storageWatch.js';
+import { storageWatch, type StorageWatch } from '../storageWatch.js';
 import { startCheckpointer } from './checkpointer.js';
 import { backupBeforeMigrating, privateBackups } from './backup.js';
 import { type Commit, groupCommit } from './groupCommit.js';
@@ -119,8 +119,9 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
       : listTickets(conn as unknown as Db, spec)),
     searchPeople: async (conn, needle, n) => searchPeople(conn as unknown as Db, needle, n),
     startMaintenance(onError, opts) {
-      const search = startSearchIndexer(writerDb, commit, onError, opts.searchIndexMs);
-      const checkpointer = startCheckpointer(writerDb, { onError: (error) => onError('wal checkpoint failed', error) });
+      const search = startSearchIndexer(writerDb, commit, storage, onError, opts.searchIndexMs);
+      // A checkpoint that fails (no room to grow the file) is said, not remembered: writes may still fit in the WAL.
+      const checkpointer = startCheckpointer(writerDb, { onError: (error) => onError('wal checkpoint failed', storageFailure(error) ?? error) });
       return { async stop() { await search.stop(); await checkpointer?.stop(); } };
     },
     problem: async () => dbProblem(writerDb),
@@ -161,20 +162,28 @@ export const writerHandle = (db: PortDb): Db => roots.get(sqliteOf(db))!;
 /** The SQLite handle of a connection (for code under src/db/sqlite only). */
 export const sqliteHandle = (conn: Conn): Db => roots.get(clientOf(conn))!;
 
+/** After a storage failure the search indexer waits this long before trying again (decision 042). */
+const INDEX_RETRY_MS = 1000;
+
 /**
  * Moves freshly written text into the full-text index in batches (docs/decisions/011): every
  * `everyMs` while the server runs, all of it at start (left by a crash) and at stop. Searches
- * see pending text anyway, so the interval only bounds how much is matched row by row.
+ * see pending text anyway, so the interval only bounds how much is matched row by row. When the
+ * disk cannot take the index's writes it skips its turns for INDEX_RETRY_MS (decision 042).
  */
-function startSearchIndexer(db: Db, commit: Commit, onError: (what: string, error: string) => void, everyMs: number): { stop(): Promise<void> } {
+function startSearchIndexer(db: Db, commit: Commit, storage: StorageWatch, onError: (what: string, error: unknown) => void, everyMs: number): { stop(): Promise<void> } {
   const pending = db.$client.prepare('SELECT 1 FROM search_pending LIMIT 1');
   let flushing: Promise<void> | null = null;
+  let pausedUntil = 0;
   // Through the group commit: the writer connection may be inside a unit of work right now.
   const run = async (all: boolean) => {
+    if (!all && Date.now() < pausedUntil) return;
     try {
       while (pending.get() && (await commit(async () => flushSearch(db))) > 0 && all) { /* a backlog from before a restart: all of it */ }
     } catch (e) {
-      onError('search: indexing failed', String(e));
+      const error = storage.failed(e);
+      if (error !== e) pausedUntil = Date.now() + INDEX_RETRY_MS;
+      onError('search: indexing failed', error);
     }
   };
   const flush = (all: boolean): Promise<void> => {
