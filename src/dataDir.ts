@@ -27,23 +27,30 @@ const why = (e: unknown) => {
 };
 
 const isOwn = (st: fs.Stats) => process.getuid === undefined || st.uid === process.getuid();
+/** A directory others share (the sticky bit, as /tmp has, or writable by all): never ours to close. */
+const isShared = (st: fs.Stats) => (st.mode & 0o1002) !== 0;
 
 /**
  * Sets `target` to `mode` when it is looser (an older install, another umask). Missing files are
  * fine; a file of another user is left alone — it cannot be changed by us, and DATA_DIR's own
- * 0700 keeps it from everyone but that user anyway.
+ * 0700 keeps it from everyone but that user anyway — and so is a shared directory.
  */
 function tighten(target: string, mode: number): void {
   const st = fs.lstatSync(target, { throwIfNoEntry: false });
-  if (!st || st.isSymbolicLink() || (st.mode & 0o777 & ~mode) === 0 || !isOwn(st)) return;
+  if (!st || st.isSymbolicLink() || (st.mode & 0o777 & ~mode) === 0 || !isOwn(st) || (st.isDirectory() && isShared(st))) return;
   fs.chmodSync(target, mode);
 }
 export const tightenFile = (file: string) => tighten(file, PRIVATE_FILE);
 export const tightenDir = (dir: string) => tighten(dir, PRIVATE_DIR);
 
-/** Creates `dir` (and its parents) when missing; `dir` itself ends up 0700. */
+/** Creates `dir` (and its parents) when missing, `dir` itself 0700; an existing directory is left as it is. */
+export function createPrivateDir(dir: string): void {
+  if (fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR }) !== undefined) fs.chmodSync(dir, PRIVATE_DIR);
+}
+
+/** A directory of hxdesk's own (DATA_DIR, backups/): created 0700, or tightened to 0700. */
 export function ensurePrivateDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+  createPrivateDir(dir);
   tightenDir(dir);
 }
 
@@ -101,6 +108,10 @@ export function copyPrivateFile(from: string, to: string): void {
  */
 export function prepareDataDir(dir: string): void {
   const where = `the data directory ${dir} (DATA_DIR)`;
+  const st = fs.statSync(dir, { throwIfNoEntry: false });
+  if (st?.isDirectory() && isShared(st)) {
+    throw new DataDirError(`Cannot use ${where}: other users can write to it (mode ${(st.mode & 0o7777).toString(8)}); give hxdesk a directory of its own`);
+  }
   try {
     ensurePrivateDir(dir);
   } catch (e) {

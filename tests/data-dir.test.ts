@@ -121,6 +121,21 @@ describe('file modes', () => {
   });
 });
 
+describe('a data directory shared with other users', () => {
+  it('is refused, not closed: one line naming it, exit 1, its mode kept (a DATA_DIR of /tmp must not make /tmp 0700)', async () => {
+    const dir = path.join(scope.tmp, 'shared');
+    fs.mkdirSync(dir);
+    fs.chmodSync(dir, 0o1777);
+    const run = await runServerToExit(await storeEnv(dir));
+    expect(run.code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(1);
+    expect(run.stderr).toMatch(/^[^\n]+\n$/);
+    expect(run.stderr).toContain(`the data directory ${dir} (DATA_DIR): other users can write to it (mode 1777)`);
+    expect(mode(dir)).toBe('777');
+    expect(fs.statSync(dir).mode & 0o1000).toBe(0o1000);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
 describe.skipIf(!canMount())('a data directory the server cannot write', () => {
   /** One line on stderr naming the directory, nothing else, a non-zero exit. */
   function expectOneLine(run: { code: number | null; stdout: string; stderr: string }, dir: string) {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { copyPrivateFile, ensurePrivateDir, ensurePrivateFile, tightenDir, tightenFile } from '../../dataDir.js';
+import { copyPrivateFile, createPrivateDir, ensurePrivateDir, ensurePrivateFile, tightenDir, tightenFile } from '../../dataDir.js';
 
 /** The SQL migrations in the source tree, as openDb() reads them (from src/ and dist/ alike). */
 export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/db/migrations');
@@ -250,7 +250,7 @@ export async function restoreDatabase(source: string, live: string): Promise<Res
   const from = path.resolve(source);
   if (from === path.resolve(live)) throw new StoreError(`${from} is the live database itself`);
   const dataDir = path.dirname(live);
-  ensurePrivateDir(dataDir);
+  createPrivateDir(dataDir);
   const incoming = path.join(dataDir, `.${path.basename(live)}.restore-${process.pid}`);
   const cleanIncoming = () => removeQuietly(incoming, `${incoming}-wal`, `${incoming}-shm`, `${incoming}-journal`);
 

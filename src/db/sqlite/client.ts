@@ -6,7 +6,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { ensurePrivateDir } from '../../dataDir.js';
+import { createPrivateDir } from '../../dataDir.js';
 import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl, type StoreSignal } from '../port.js';
 import * as schema from '../schema.js';
 import { storageWatch, type StorageWatch } from '../storageWatch.js';
@@ -51,9 +51,10 @@ export function connect(file: string, readonly: boolean): Database.Database {
  */
 export function openDb(file: string, opts: { readThreads?: number } = {}): PortDb {
   if (file !== ':memory:') {
-    // Decision 042: the directory 0700 when we create it, the database and its -wal/-shm 0600 (an
-    // older install's looser files tightened), and so every copy in backups/.
-    ensurePrivateDir(path.dirname(file));
+    // Decision 042: the directory 0700 when we create it (an existing DATA_DIR is the server's to
+    // tighten, at start), the database and its -wal/-shm 0600 (an older install's looser files
+    // tightened), and so every copy in backups/.
+    createPrivateDir(path.dirname(file));
     privateDatabaseFiles(file);
     privateBackups(file);
     // SQLite opens a file it cannot write read-only without a word; every write would then fail.
