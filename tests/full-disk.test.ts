@@ -294,3 +294,68 @@ describe.skipIf(!mountable)('a full disk under the store', () => {
     expect(said()).toHaveLength(2);
   });
 });
+
+// A read-only store: the whole cluster made read-only as a standby or an administrator's
+// `default_transaction_read_only` makes it (ALTER SYSTEM and a reload reach the open connections).
+// Every write is refused at once, so the outbox worker's back-off is checked as on SQLite's full disk.
+onlyOn('postgres')('a read-only PostgreSQL database', () => {
+  let s: TestServer | undefined;
+  let admin: pg.Client | undefined;
+  const receiver = heldReceiver();
+  const readOnly = async (on: boolean) => {
+    await admin!.query(on ? 'ALTER SYSTEM SET default_transaction_read_only = on' : 'ALTER SYSTEM RESET default_transaction_read_only');
+    await admin!.query('SELECT pg_reload_conf()');
+    // The reload reaches every session before its next statement once one of the server's own says so.
+    await waitUntil('the reload', async () => (await rawGet<{ v: string }>(s!, 'SELECT current_setting(?) AS v', ['default_transaction_read_only']))?.v, (v) => v === (on ? 'on' : 'off'));
+  };
+  afterAll(async () => {
+    if (admin) { await readOnly(false).catch(() => {}); await admin.end().catch(() => {}); }
+    receiver.release();
+    await s?.close();
+    await receiver.close();
+  });
+
+  it('writes answer 503 storage_unavailable (read_only), /healthz says so, the outbox worker backs off; all resumes when it takes writes again', async () => {
+    s = await startServer({ WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests', OUTBOX_POLL_MS: '50' }, { now });
+    admin = new pg.Client({ connectionString: (await postgres()).url() });
+    admin.on('error', () => {});
+    await admin.connect();
+    await admin.query('SET default_transaction_read_only = off'); // this session keeps writing, to undo it
+    const hook = await receiver.listen();
+    expect((await s.api('POST', '/scrips', { body: { key: 'hook_read_only', condition: 'on_create', action: 'notify_webhook', config: { url: hook } } })).status).toBe(201);
+    const queue = (await s.api('GET', '/queues')).body.queues[0].id;
+    const a = await s.api('POST', '/tickets', { body: { queue_id: queue, subject: 'Before the database turned read-only' } });
+    expect(a.status).toBe(201);
+    await waitUntil('the delivery in flight', () => receiver.hits.length, (n) => n === 1);
+
+    await readOnly(true);
+    const tickets = await rawCount(s, 'tickets');
+    const create = await s.api('POST', '/tickets', { body: { queue_id: queue, subject: 'While read-only' } });
+    expect(create.status, create.text).toBe(503);
+    expect(create.body.error).toMatchObject({ code: 'storage_unavailable', message: expect.stringMatching(/the database is read-only/) });
+    expect(create.headers.get('retry-after')).toBe('30');
+    expect((await s.api('PATCH', `/tickets/${a.body.ticket.id}`, { body: { status: 'open' } })).status).toBe(503);
+    expect(await rawCount(s, 'tickets')).toBe(tickets);
+    expect((await s.api('GET', `/tickets/${a.body.ticket.id}`)).body.status).toBe('new');
+    const health = await s.api('GET', '/healthz', { token: null });
+    expect(health.status).toBe(503);
+    expect(health.body.error).toMatchObject({ code: 'storage_unavailable', cause: 'read_only', message: 'Not ready: writes fail, the database is read-only' });
+
+    const said = () => s!.logged.filter((l) => /^outbox: delivery paused, the database is read-only/.test(l.msg));
+    receiver.release();
+    await waitUntil('the first line', () => said().length, (n) => n === 1);
+    expect(said()[0].fields).toMatchObject({ cause: 'read_only', owed: 1 });
+    await new Promise((r) => setTimeout(r, 1500)); // the worker's own turns, real time
+    expect(said()).toHaveLength(1);
+    clock += 10_000;
+    await waitUntil('the second line', () => said().length, (n) => n === 2);
+    expect(said()[1].fields.repeated).toBeGreaterThanOrEqual(3);
+
+    await readOnly(false);
+    await waitUntil('healthz ok', async () => (await s!.api('GET', '/healthz', { token: null })).status, (st) => st === 200);
+    expect((await s.api('POST', '/tickets', { body: { queue_id: queue, subject: 'Writable again' } })).status).toBe(201);
+    const row = await waitUntil('the held delivery recorded', () => rawGet<{ status: string; attempts: number }>(s!, 'SELECT status, attempts FROM outbox WHERE ticket_id = ?', [a.body.ticket.id]), (r) => r?.status === 'sent');
+    expect(row).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(s.logged.filter((l) => /unhandled error/.test(l.msg))).toEqual([]);
+  });
+});
