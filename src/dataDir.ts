@@ -17,7 +17,7 @@ const REASONS: Record<string, string> = {
   EROFS: 'it is on a read-only file system',
   EACCES: 'permission denied',
   EPERM: 'operation not permitted (is it owned by another user?)',
-  ENOTDIR: 'it is not a directory',
+  ENOTDIR: 'it, or a directory above it, is not a directory',
   EEXIST: 'it is not a directory',
   ENOSPC: 'no space left on the device',
 };
@@ -107,8 +107,13 @@ export function copyPrivateFile(from: string, to: string): void {
  * serves what it can and answers writes 503 until there is room, decision 042).
  */
 export function prepareDataDir(dir: string): void {
-  const where = `the data directory ${dir} (DATA_DIR)`;
-  const st = fs.statSync(dir, { throwIfNoEntry: false });
+  const where = `the data directory (DATA_DIR=${dir})`;
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(dir, { throwIfNoEntry: false });
+  } catch (e) {
+    throw new DataDirError(`Cannot use ${where}: ${why(e)}`); // a file where a directory should be (ENOTDIR), no permission
+  }
   if (st?.isDirectory() && isShared(st)) {
     throw new DataDirError(`Cannot use ${where}: other users can write to it (mode ${(st.mode & 0o7777).toString(8)}); give hxdesk a directory of its own`);
   }

@@ -129,7 +129,7 @@ describe('a data directory shared with other users', () => {
     const run = await runServerToExit(await storeEnv(dir));
     expect(run.code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(1);
     expect(run.stderr).toMatch(/^[^\n]+\n$/);
-    expect(run.stderr).toContain(`the data directory ${dir} (DATA_DIR): other users can write to it (mode 1777)`);
+    expect(run.stderr).toContain(`the data directory (DATA_DIR=${dir}): other users can write to it (mode 1777)`);
     expect(mode(dir)).toBe('777');
     expect(fs.statSync(dir).mode & 0o1000).toBe(0o1000);
     expect(fs.readdirSync(dir)).toEqual([]);
@@ -143,8 +143,7 @@ describe.skipIf(!canMount())('a data directory the server cannot write', () => {
     expect(run.code).not.toBeNull();
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^[^\n]+\n$/);
-    expect(run.stderr).toContain(dir);
-    expect(run.stderr).toMatch(/DATA_DIR/);
+    expect(run.stderr).toContain(`data directory (DATA_DIR=${dir})`);
     expect(run.stderr).toMatch(/read-only/);
     expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   }
@@ -179,6 +178,6 @@ describe.skipIf(!canMount())('a data directory the server cannot write', () => {
     const run = await runServerToExit({ ...(await storeEnv(dir)), NODE_ENV: 'production', MAILGATE_TOKEN: 'a-mailgate-token-0123456789' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^[^\n]+\n$/);
-    expect(JSON.parse(run.stderr)).toMatchObject({ level: 'error', msg: expect.stringMatching(new RegExp(`^Cannot use the data directory ${dir} \\(DATA_DIR\\): it is on a read-only file system`)) });
+    expect(JSON.parse(run.stderr)).toMatchObject({ level: 'error', msg: `Cannot use the data directory (DATA_DIR=${dir}): it is on a read-only file system (EROFS)` });
   });
 });
