@@ -1,7 +1,8 @@
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import type { Deps } from './routes/context.js';
-import type { Db } from './db/port.js';
+import { DataDirError, prepareDataDir } from './dataDir.js';
+import { type Db, storageUnavailable } from './db/port.js';
 import { closeDb, openStore, storeLocation } from './db/store.js';
 import { seedIfEmpty } from './domain/seed.js';
 import { loadEnv } from './env.js';
@@ -24,6 +25,17 @@ try {
 } catch (e) {
   fatal((e as Error).message, process.env.NODE_ENV === 'production');
 }
+// Decision 042: DATA_DIR is 0700 and must take files — the SQLite store lives there, and so does
+// the webhook secret (needed on PostgreSQL too, unless WEBHOOK_SECRET is set). A directory that
+// cannot be written stops the start here, on one line naming it.
+if (!env.DATABASE_URL || !env.WEBHOOK_SECRET) {
+  try {
+    prepareDataDir(env.DATA_DIR);
+  } catch (e) {
+    if (!(e instanceof DataDirError)) throw e;
+    fatal(e.message, env.production);
+  }
+}
 const log = createLogger({ json: env.production });
 if (!env.MAILGATE_TOKEN) {
   // SPEC C1: an open mail gateway must never go unnoticed.
@@ -38,7 +50,13 @@ try {
     ? `Cannot open the database ${storeLocation(env)} (DATABASE_URL): ${(e as Error).message}`
     : `Cannot open the database ${env.dbPath} (DATA_DIR=${env.DATA_DIR}): ${(e as Error).message}`, env.production);
 }
-const seed = await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
+/** A start that meets a full disk or a read-only store says so on one line (decision 042); anything else is a bug, thrown. */
+const orStop = <T>(p: Promise<T>): Promise<T> => p.catch((e: unknown) => {
+  const storage = storageUnavailable(e);
+  if (!storage) throw e;
+  return fatal(`Cannot start: ${storage.message} (${storeLocation(env)})`, env.production);
+});
+const seed = await orStop(seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD }));
 if (seed.seeded) {
   log('info', 'initialized a new database', { path: storeLocation(env), admin: seed.adminEmail });
   // Printed once, on first start only; it is stored hashed and cannot be shown again.
@@ -49,9 +67,9 @@ if (seed.seeded) {
   }
 }
 
-const workers = await startWorkers(db, env, log);
+const workers = await orStop(startWorkers(db, env, log));
 const deps: Deps = { db, env, log, afterWrite: () => workers.delivery.kick() };
-const app = await createApp(deps);
+const app = await orStop(createApp(deps));
 const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) }, (info) => {
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
     env: env.NODE_ENV, data: storeLocation(env), startup_ms: Math.round(performance.now() - started),

@@ -1,24 +1,33 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Db, storeOf } from './db/port.js';
+import { tightenFile, writePrivateFile } from './dataDir.js';
+import { type Db, errorMessage, storageUnavailable, storeOf } from './db/port.js';
 import { newSecret } from './domain/secrets.js';
 import type { Env } from './env.js';
-import type { Logger } from './log.js';
+import { throttled, type Logger } from './log.js';
 import { startImapPoller, type ImapPoller } from './mail/imap.js';
 import { closeMailReading } from './mail/reader.js';
 import { startDelivery, type DeliveryWorker } from './scrips/delivery.js';
 
 export interface Workers { delivery: DeliveryWorker; imap: ImapPoller | null; stop(): Promise<void> }
 
-/** The background work of the process: outbox delivery, IMAP polling, the store's own upkeep (search indexing). */
-export async function startWorkers(db: Db, env: Env, log: Logger): Promise<Workers> {
-  const maintenance = storeOf(db).startMaintenance((what, error) => log('warn', what, { error }), { searchIndexMs: env.SEARCH_INDEX_MS });
+/**
+ * The background work of the process: outbox delivery, IMAP polling, the store's own upkeep
+ * (search indexing). Their failures are said once per worker and cause every 10 s (decision 042);
+ * `now` is the clock of that window (tests give their own).
+ */
+export async function startWorkers(db: Db, env: Env, log: Logger, opts: { now?: () => number } = {}): Promise<Workers> {
+  const say = throttled(log, { now: opts.now });
+  const maintenance = storeOf(db).startMaintenance((what, error) => {
+    const storage = storageUnavailable(error);
+    say(`${what}:${storage?.storage ?? errorMessage(error)}`, 'warn', storage ? `${what}: ${storage.message}; trying again` : what, { error: errorMessage(error) });
+  }, { searchIndexMs: env.SEARCH_INDEX_MS });
   const delivery = await startDelivery(db, {
     smtpUrl: env.SMTP_URL, webhookSecret: env.WEBHOOK_SECRET ?? storedSecret(path.join(env.DATA_DIR, 'webhook-secret'), log), pollMs: env.OUTBOX_POLL_MS,
-    retryBaseMs: env.OUTBOX_RETRY_BASE_MS, maxAttempts: env.OUTBOX_MAX_ATTEMPTS, log,
+    retryBaseMs: env.OUTBOX_RETRY_BASE_MS, maxAttempts: env.OUTBOX_MAX_ATTEMPTS, log, say,
   });
   const imap = env.IMAP_URL ? startImapPoller(db, {
-    url: env.IMAP_URL, pollSeconds: env.IMAP_POLL_SECONDS, moveTo: env.IMAP_MOVE_TO, log,
+    url: env.IMAP_URL, pollSeconds: env.IMAP_POLL_SECONDS, moveTo: env.IMAP_MOVE_TO, log, say,
     settings: { mailFrom: env.MAIL_FROM, senderLimitPerHour: env.MAIL_SENDER_MAX_PER_HOUR, ownAddresses: env.MAIL_ADDRESSES },
   }) : null;
   return { delivery, imap, stop: async () => { await imap?.stop(); await delivery.stop(); await maintenance.stop(); await closeMailReading(); } };
@@ -26,14 +35,18 @@ export async function startWorkers(db: Db, env: Env, log: Logger): Promise<Worke
 
 /**
  * Webhooks are always signed (SPEC B6). Without WEBHOOK_SECRET a secret is generated once and
- * kept beside the database (mode 0600), so receivers can be given it and it survives restarts.
+ * kept beside the database (mode 0600 whatever the umask; an older install's looser file is
+ * tightened, decision 042), so receivers can be given it and it survives restarts.
  */
 function storedSecret(file: string, log: Logger): string {
   try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
+    const secret = fs.readFileSync(file, 'utf8').trim();
+    tightenFile(file);
+    return secret;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     const secret = newSecret();
-    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    writePrivateFile(file, `${secret}\n`);
     log('info', `generated a webhook signing secret in ${file} (set WEBHOOK_SECRET to choose one)`);
     return secret;
   }

@@ -26,3 +26,15 @@ describe('the domain imports no dialect', () => {
     expect(text, 'opens a transaction of a driver instead of the port').not.toMatch(/\.transaction\(\(|\$client/);
   });
 });
+
+// Decision 042: a full disk or a read-only store reaches the rest of the code as the port's
+// StorageUnavailable; which driver codes mean it is known under src/db/<dialect>/ only.
+const OUTSIDE_THE_DIALECTS = files('src').filter((f) => !/^src\/db\/(sqlite|postgres)\//.test(f));
+const DIALECT_ERROR_CODES = /\bSQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)\w*|['"](53\d{3}|53[0-9A-Z]{3}|25006|58030)['"]/;
+
+describe('storage failures are read by the stores', () => {
+  it.each(OUTSIDE_THE_DIALECTS)('%s', (file) => {
+    const hits = fs.readFileSync(path.join(root, file), 'utf8').split('\n').filter((l) => DIALECT_ERROR_CODES.test(l));
+    expect(hits, 'names a database error code outside src/db/<dialect>/').toEqual([]);
+  });
+});

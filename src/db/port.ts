@@ -68,6 +68,47 @@ export class SearchTooBroad extends Error {
   constructor() { super('Too broad to search'); this.name = 'SearchTooBroad'; }
 }
 
+/**
+ * Why a store cannot write (docs/decisions/042): its disk is full, it is read-only (a file system
+ * remounted read-only, a standby database), the disk failed a read or a write, or the database
+ * server ran out of another resource (connections, memory). Each store maps its own error codes
+ * to these under src/db/<dialect>/; nothing above the store sees a dialect's code.
+ */
+export type StorageCause = 'disk_full' | 'read_only' | 'io_error' | 'exhausted';
+
+const STORAGE_WORDS: Record<StorageCause, string> = {
+  disk_full: 'the disk holding the database is full',
+  read_only: 'the database is read-only',
+  io_error: 'the disk holding the database failed a read or write',
+  exhausted: 'the database server is out of resources',
+};
+
+/**
+ * A unit of work (or a read) failed because the store cannot write: an outage of the machine,
+ * not a fault of the request nor of ours. Answered 503 `storage_unavailable` with Retry-After;
+ * the background workers back off. `detail` is the database's own words (no SQL, no data).
+ */
+export class StorageUnavailable extends Error {
+  /** The cause in words, without the database's own (which may name its files): what clients are told. */
+  readonly summary: string;
+  constructor(readonly storage: StorageCause, readonly detail: string, options?: { cause?: unknown }) {
+    super(`${STORAGE_WORDS[storage]} (${detail})`, options);
+    this.name = 'StorageUnavailable';
+    this.summary = STORAGE_WORDS[storage];
+  }
+}
+
+/**
+ * The storage failure `err` stands for, or undefined: `err` itself, one in its causes, or the
+ * active store's reading of a driver error that escaped a unit of work.
+ */
+export function storageUnavailable(err: unknown): StorageUnavailable | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof StorageUnavailable) return e;
+  }
+  return active?.storageFailure(err);
+}
+
 /** A row of `tickets`, as the query builder returns it. */
 export type TicketRowOf = typeof schema.tickets.$inferSelect;
 export type UserRowOf = typeof schema.users.$inferSelect;
@@ -110,8 +151,11 @@ export interface StoreImpl {
    * always granted, and only a new start tells that the previous run is gone.
    */
   readonly locksSeeOtherProcesses: boolean;
-  /** The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown. */
-  startMaintenance(onError: (what: string, error: string) => void, opts: { searchIndexMs: number }): { stop(): Promise<void> };
+  /**
+   * The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown.
+   * `onError` hears each failure (a StorageUnavailable when it is one); the caller limits the lines.
+   */
+  startMaintenance(onError: (what: string, error: unknown) => void, opts: { searchIndexMs: number }): { stop(): Promise<void> };
   /**
    * Called inside a unit of work before it appends to the change log (the `transactions` table,
    * SPEC C5): PostgreSQL takes the log's order lock (so log ids become visible in commit order:
@@ -131,6 +175,14 @@ export interface StoreImpl {
   broadcast(payload: string): Promise<void>;
   /** Why the store cannot serve, or null when it can (health check). */
   problem(): Promise<string | null>;
+  /** The storage failure a driver error means (disk full, read-only…), or undefined for any other error. */
+  storageFailure(err: unknown): StorageUnavailable | undefined;
+  /**
+   * The storage failure the store's writes met, while it lasts, or null: set when a unit of work
+   * fails for lack of storage, cleared once a probe write of the store's own commits again
+   * (tried when asked, at most once a second).
+   */
+  storageProblem(): Promise<StorageUnavailable | null>;
   close(): Promise<void>;
 }
 
@@ -226,6 +278,8 @@ export const broadcast = (conn: Conn, payload: string) => storeOf(conn).broadcas
 
 /** Why the store cannot serve, or null when it can. */
 export const storeProblem = (conn: Conn) => storeOf(conn).problem();
+/** Whether the store's writes fail for lack of storage right now (checked again when asked): the failure, or null. */
+export const storeStorageProblem = (conn: Conn) => storeOf(conn).storageProblem();
 /** Closes the store (both connections on SQLite, the pool on PostgreSQL). */
 export const closeStore = (conn: Conn) => storeOf(conn).close();
 

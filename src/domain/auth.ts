@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
-import { changes, type Db, prepared, first, one, transaction } from '../db/port.js';
+import { changes, type Db, prepared, first, one, storageUnavailable, transaction } from '../db/port.js';
 import { apiTokens, sessions, users } from '../db/schema.js';
 import type { Actor } from './actor.js';
 import { nowIso } from './actor.js';
@@ -59,7 +59,9 @@ export async function actorFromToken(db: Db, token: string): Promise<Actor | nul
   const stale = new Date(now - LAST_USE_STEP).toISOString();
   if (row.lastUsed === null || row.lastUsed < stale) {
     await transaction(db, (tx) => tx.update(apiTokens).set({ last_used_at: new Date(now).toISOString() })
-      .where(and(eq(apiTokens.id, row.tokenId), or(isNull(apiTokens.last_used_at), lt(apiTokens.last_used_at, stale)))));
+      .where(and(eq(apiTokens.id, row.tokenId), or(isNull(apiTokens.last_used_at), lt(apiTokens.last_used_at, stale)))))
+      // A hint: a store that cannot write (a full disk, decision 042) does not stop the request; the next one tries again.
+      .catch((e: unknown) => { if (!storageUnavailable(e)) throw e; });
   }
   return toActor(row.user);
 }

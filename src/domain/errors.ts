@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  /** Decision 042: the store cannot write (a full disk, a read-only store); answered with Retry-After. */
+  storage_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

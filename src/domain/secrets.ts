@@ -41,6 +41,10 @@ export const generatePassword = () => randomBytes(15).toString('base64url');
  * an installation signs and checks links with the same key.
  */
 export async function appSecret(db: Db, name: string): Promise<string> {
+  const read = async () => (await first(db.select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, name))))?.value;
+  // Read first: a start on a full disk or a read-only store needs no write once the secret exists (decision 042).
+  const known = await read();
+  if (known !== undefined) return known;
   await transaction(db, (tx) => tx.insert(appSecrets).values({ name, value: newSecret(), created_at: new Date().toISOString() }).onConflictDoNothing());
-  return (await first(db.select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, name))))!.value;
+  return (await read())!;
 }

@@ -1,5 +1,6 @@
 import { ImapFlow } from 'imapflow';
-import { type Db, type HeldLock, tryLock } from '../db/port.js';
+import { type Db, type HeldLock, storageUnavailable, tryLock } from '../db/port.js';
+import { throttled, type Throttled } from '../log.js';
 import { getImapState, saveImapState } from '../domain/mailIntake.js';
 import { MailRejected, processMail, type ProcessorSettings } from './processor.js';
 
@@ -9,6 +10,8 @@ export interface ImapOptions {
   moveTo?: string;
   settings: ProcessorSettings;
   log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** Failed polls, each cause at most once per 10 s (decision 042); made from `log` when not given. */
+  say?: Throttled;
 }
 
 export interface ImapPoller {
@@ -42,6 +45,7 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
   let running: Promise<void> | null = null;
   let stopped = false;
   let failures = 0;
+  const say = opts.say ?? throttled(opts.log);
 
   async function connect(): Promise<ImapFlow> {
     if (client?.usable) return client;
@@ -99,6 +103,9 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
             if (!done && c.usable) opts.log('warn', 'imap: message handled but not flagged or moved', { uid, moveTo: opts.moveTo });
             opts.log('info', 'imap: message handled', { uid, verdict: result.verdict, ticket: result.ticket_id, duplicate: result.duplicate });
           } catch (e) {
+            // The store cannot write (decision 042): the message was not even logged as failed. The
+            // batch stops here, this UID not done; the next poll (backed off) fetches it again.
+            if (storageUnavailable(e)) throw e;
             opts.log('warn', 'imap: message failed; left in the mailbox', { uid, error: (e as Error).message });
           }
         }
@@ -124,10 +131,13 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
   async function run(): Promise<void> {
     if (running) return running;
     running = pollOnce()
-      .then(() => { failures = 0; })
+      .then(() => { failures = 0; say.clear('imap:'); })
       .catch((e) => {
         failures += 1;
-        opts.log('warn', 'imap: poll failed; will reconnect', { mailbox: key, error: (e as Error).message, failures });
+        const storage = storageUnavailable(e);
+        say(`imap:${storage?.storage ?? (e as Error).message}`, 'warn', storage ? `imap: poll paused, ${storage.message}; trying again` : 'imap: poll failed; will reconnect',
+          { mailbox: key, error: (e as Error).message, failures });
+        if (storage) return; // the IMAP session is fine: kept for the next poll
         client?.close();
         client = null;
       })

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { storageUnavailable } from '../db/port.js';
 import { AppError, type ErrorCode, TryLater } from '../domain/errors.js';
 import { uniqueConflict } from '../domain/unique.js';
+import { type Logger, throttled, type Throttled } from '../log.js';
 import { ErrorView, InlineError } from '../views/pages.js';
 import type { AppEnv } from './context.js';
 import { isHtmx, wantsHtml } from './respond.js';
@@ -12,8 +14,20 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   413: 'too_large', 415: 'unsupported_media_type', 422: 'validation_failed', 429: 'rate_limited', 503: 'unavailable',
 };
 
+/** Seconds a client is asked to wait when the store cannot write (decision 042). */
+export const STORAGE_RETRY_AFTER = 30;
+
+/** Per logger, the requests refused for lack of storage: one line per cause every 10 s, not one per request. */
+const storageLines = new WeakMap<Logger, Throttled>();
+
 /** Maps anything thrown to SPEC B5's error; unknown errors are logged and become a bare 500. */
 export function toAppError(err: unknown, c: Context<AppEnv>): AppError {
+  const e = mapError(err, c);
+  if (e.code === 'storage_unavailable') c.header('Retry-After', String(STORAGE_RETRY_AFTER));
+  return e;
+}
+
+function mapError(err: unknown, c: Context<AppEnv>): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof HTTPException) {
     const code = CODE_BY_STATUS[err.status] ?? 'internal';
@@ -22,6 +36,15 @@ export function toAppError(err: unknown, c: Context<AppEnv>): AppError {
   const taken = uniqueConflict(err); // a unique index no domain function expected to meet: still a 409 naming the field
   if (taken) return taken;
   const { log, env } = c.get('deps');
+  // Decision 042: a full disk or a read-only store is an outage of the machine, said out loud
+  // (503, /healthz, one log line per cause every 10 s), never a 500 with a stack trace.
+  const storage = storageUnavailable(err);
+  if (storage) {
+    let say = storageLines.get(log);
+    if (!say) storageLines.set(log, (say = throttled(log)));
+    say(`request:${storage.storage}`, 'error', `writes refused: ${storage.message}`, { cause: storage.storage, method: c.req.method, path: c.req.path });
+    return new AppError('storage_unavailable', `The server cannot store changes right now: ${storage.summary}. Try again later.`);
+  }
   if (clientGone(err, c)) {
     // The client hung up mid-body, or the server's request timeout cut it off (Node has answered
     // 408 already): nobody reads this answer, and it is no fault of ours.

@@ -1,7 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { hostname } from 'node:os';
-import { type Db, errorMessage, locksSeeOtherProcesses, tryLock } from '../db/port.js';
+import { type Db, errorMessage, locksSeeOtherProcesses, storageUnavailable, tryLock } from '../db/port.js';
+import { throttled, type Throttled } from '../log.js';
 import { composeMail } from './compose.js';
 import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, workerLock, type OutboxRow } from './outbox.js';
 
@@ -14,6 +15,8 @@ export interface DeliveryOptions {
   maxAttempts: number;
   webhookTimeoutMs?: number;
   log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** The worker's own failures, each cause at most once per 10 s (decision 042); made from `log` when not given. */
+  say?: Throttled;
 }
 
 export interface DeliveryWorker {
@@ -67,6 +70,15 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   let running: Promise<void> | null = null;
   let stopped = false;
   let again = false;
+  const say = opts.say ?? throttled(opts.log);
+  /**
+   * Decision 042: bookkeeping a storage failure kept from being written — a sent row not yet
+   * marked sent (it must not be sent again), a failed attempt, the unattempted rest of a batch put
+   * back — written first, in order, when the worker runs again.
+   */
+  const owed: (() => Promise<void>)[] = [];
+  /** While the store cannot write: how many turns failed in a row (the back-off grows with it). */
+  let storageFailures = 0;
 
   /** Sends one row; for mail, returns a note for the admin when it went out without some of its files. */
   async function deliver(row: OutboxRow): Promise<string | null> {
@@ -92,22 +104,58 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
     return null;
   }
 
+  async function settleOwed(): Promise<void> {
+    while (owed.length > 0) { await owed[0](); owed.shift(); }
+  }
+
   async function drain(): Promise<void> {
+    await settleOwed();
     for (;;) {
       const batch = await claimDue(db, kinds, 20, self);
       if (batch.length === 0) return;
       for (const [i, row] of batch.entries()) {
         if (stopped) { await releaseClaimed(db, batch.slice(i).map((r) => r.id)); return; }
+        let record: () => Promise<void>;
         try {
-          await markSent(db, row.id, await deliver(row));
+          const note = await deliver(row);
+          record = () => markSent(db, row.id, note);
         } catch (e) {
           const error = errorMessage(e);
-          await markFailed(db, row, error, opts);
+          record = () => markFailed(db, row, error, opts);
           opts.log('warn', 'outbox: delivery failed', { id: row.id, kind: row.kind, attempt: row.attempts, error });
+        }
+        try {
+          await record();
+        } catch (e) {
+          if (!storageUnavailable(e)) throw e;
+          owed.push(record);
+          const rest = batch.slice(i + 1).map((r) => r.id);
+          if (rest.length > 0) owed.push(() => releaseClaimed(db, rest));
+          throw e;
         }
       }
       if (stopped) return;
     }
+  }
+
+  /** A turn that failed: said once per cause per 10 s; a storage failure backs the worker off. Returns the wait before the next turn, if any. */
+  function failed(e: unknown): number | undefined {
+    const storage = storageUnavailable(e);
+    if (!storage) {
+      say(`outbox:error:${errorMessage(e)}`, 'error', 'outbox: worker error', { error: errorMessage(e) });
+      return undefined;
+    }
+    storageFailures++;
+    const wait = Math.min(opts.pollMs * 2 ** (storageFailures - 1), opts.pollMs * 10);
+    say(`outbox:${storage.storage}`, 'error', `outbox: delivery paused, ${storage.message}; trying again`, { cause: storage.storage, owed: owed.length });
+    return wait;
+  }
+
+  function resumed(): void {
+    if (storageFailures === 0) return;
+    storageFailures = 0;
+    say.clear('outbox:');
+    opts.log('info', 'outbox: the store takes writes again; delivery resumed');
   }
 
   // Another process's worker that died mid-batch left rows `sending`: looked for at every poll
@@ -115,15 +163,15 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   // locks tell about other processes (PostgreSQL). On SQLite only a start finds a dead run's rows.
   const sharedStore = locksSeeOtherProcesses(db);
   let recoveredAt = Date.now();
-  async function schedule(): Promise<void> {
+  async function schedule(backoff?: number): Promise<void> {
     if (stopped) return;
     clearTimeout(timer);
-    const due = await nextDueAt(db, kinds);
-    const wait = due ? Math.min(opts.pollMs, Math.max(0, Date.parse(due) - Date.now())) : opts.pollMs;
+    const due = backoff === undefined ? await nextDueAt(db, kinds) : null;
+    const wait = backoff ?? (due ? Math.min(opts.pollMs, Math.max(0, Date.parse(due) - Date.now())) : opts.pollMs);
     timer = setTimeout(() => {
       if (!sharedStore || Date.now() - recoveredAt < opts.pollMs) { void tick(); return; }
       recoveredAt = Date.now();
-      void recover().catch((e) => opts.log('error', 'outbox: worker error', { error: String(e) })).finally(() => void tick());
+      void recover().catch((e) => { failed(e); }).finally(() => void tick());
     }, wait);
     timer.unref();
   }
@@ -131,11 +179,13 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   async function tick(): Promise<void> {
     if (stopped) return;
     if (running) { again = true; return; }
+    let backoff: number | undefined;
     running = drain()
-      .catch((e) => opts.log('error', 'outbox: worker error', { error: String(e) }))
+      .then(resumed, (e) => { backoff = failed(e); })
       .finally(() => {
         running = null;
-        if (again) { again = false; void tick(); } else void schedule().catch((e) => opts.log('error', 'outbox: worker error', { error: String(e) }));
+        // After a storage failure the next turn waits (a kick, after a write that worked, may come sooner).
+        if (again && backoff === undefined) { again = false; void tick(); } else { again = false; void schedule(backoff).catch((e) => { failed(e); }); }
       });
   }
 
@@ -155,6 +205,8 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
       stopped = true;
       clearTimeout(timer);
       await running;
+      // What a storage failure left unwritten, one last time (else the rows stay `sending` and the next start re-queues them).
+      await settleOwed().catch(() => {});
       transport?.close();
       await alive.release().catch(() => {});
     },

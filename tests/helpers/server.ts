@@ -54,7 +54,7 @@ let counter = 0;
  * A real hxdesk: a fresh SQLite file in a temp dir (or, with HXDESK_TEST_STORE=postgres, a fresh
  * migrated database in the test file's throwaway cluster), the real app, a real HTTP server on 127.0.0.1.
  */
-export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
+export async function startServer(extraEnv: Record<string, string> = {}, opts: { now?: () => number } = {}): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-test-'));
   const store = testStore() === 'postgres' && !extraEnv.DATABASE_URL ? { DATABASE_URL: await createMigratedDatabase() } : {};
   // One reader thread (production: one per core, at most 2): every list of the suite goes through it.
@@ -67,7 +67,8 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     if (level === 'error' || level === 'warn') logged.push({ level, msg, fields: fields ?? {} });
     quiet(level, msg, fields);
   };
-  const workers = await startWorkers(db, env, log);
+  // `now`: the clock of the workers' log window (decision 042), when the test keeps its own.
+  const workers = await startWorkers(db, env, log, { now: opts.now });
   const deps: Deps = { db, env, log, afterWrite: () => workers.delivery.kick() };
   const app = await createApp(deps);
   const server: ServerType = await new Promise((resolve) => {

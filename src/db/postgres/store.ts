@@ -4,7 +4,9 @@ import { PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { type Conn, type Db, type Prepared, registerHandle, registerStore, type StoreImpl } from '../port.js';
 import * as schema from '../schema.js';
+import { storageWatch } from '../storageWatch.js';
 import { migratePostgres } from './migrate.js';
+import { pgStorageFailure, probeWrite, sqlState } from './storage.js';
 import { logAppender, pgSignals } from './signals.js';
 import { searchPeople } from './people.js';
 import { listTickets, type PgDb } from './ticketList.js';
@@ -45,14 +47,7 @@ const RETRYABLE = new Set(['40001', '40P01']);
 /** How often a unit of work runs again after a conflict before the error is reported. */
 export const MAX_ATTEMPTS = 30;
 
-/** The SQLSTATE of a driver error, or of the driver error drizzle wrapped ("Failed query: …", the pg error as its cause). */
-export function sqlState(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-  }
-  return undefined;
-}
+export { sqlState };
 
 /**
  * Runs a unit of work, again while it fails with a serialization failure or a deadlock. Every
@@ -147,11 +142,14 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   // checked-out connection, and a lock's connection is out for as long as the lock is held).
   const lockClients = new Set<pg.PoolClient>();
   const signals = pgSignals(url, pool);
+  // Decision 042: a unit of work that fails for lack of space (or on a read-only database) is
+  // thrown as StorageUnavailable and remembered; the probe write clears it.
+  const storage = storageWatch({ classify: pgStorageFailure, probe: () => probeWrite(pool) });
   const impl: StoreImpl = {
     dialect: 'postgres',
     db: root as unknown as Db,
     // SERIALIZABLE, run again when PostgreSQL says it conflicted with another process's (decision 030).
-    transaction: (fn) => oneAtATime(() => retryConflicts((sawConflict) => pgDb.transaction(async (tx) => {
+    transaction: (fn) => storage.run(() => oneAtATime(() => retryConflicts((sawConflict) => pgDb.transaction(async (tx) => {
       registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
       const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
       failures.delete(client);
@@ -164,7 +162,7 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
       } finally {
         if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
       }
-    }, { isolationLevel: 'serializable' }))),
+    }, { isolationLevel: 'serializable' })))),
     isTx: (conn) => conn instanceof PgTransaction,
     logAppend: logAppender(),
     listen: (fn) => signals.listen(fn),
@@ -242,6 +240,8 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
         return `the database does not answer (${(e as Error).message})`;
       }
     },
+    storageFailure: pgStorageFailure,
+    storageProblem: () => storage.problem(),
     async close() {
       if (closed) return;
       closed = true;

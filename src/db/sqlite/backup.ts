@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { copyPrivateFile, createPrivateDir, ensurePrivateDir, ensurePrivateFile, tightenDir, tightenFile } from '../../dataDir.js';
 
 /** The SQL migrations in the source tree, as openDb() reads them (from src/ and dist/ alike). */
 export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/db/migrations');
@@ -51,6 +52,29 @@ const stem = (file: string) => path.basename(file).replace(/\.[^.]*$/, '');
 
 /** Where the copies of a database file go: `backups/` beside it (DATA_DIR/backups). */
 export const backupsDir = (file: string) => path.join(path.dirname(file), 'backups');
+
+/**
+ * Decision 042: every copy holds the store's secrets, so `backups/` is 0700 and each file in it
+ * 0600 — tightened at every open, for the copies an older version left readable.
+ */
+export function privateBackups(file: string): void {
+  if (file === ':memory:' || file === '') return;
+  const dir = backupsDir(file);
+  let names: string[];
+  try { names = fs.readdirSync(dir); } catch { return; }
+  tightenDir(dir);
+  for (const n of names) tightenFile(path.join(dir, n));
+}
+
+/**
+ * An empty file, mode 0600, for SQLite to write a copy into (VACUUM INTO and the backup API both
+ * accept an empty file): created with the mode it keeps, so the copy is never readable by others,
+ * not even while it is being written in a directory they can read.
+ */
+function privateTarget(file: string): void {
+  fs.rmSync(file, { force: true });
+  ensurePrivateFile(file);
+}
 
 /**
  * Makes a fresh copy a single self-contained file: rollback journal mode (a copy of a WAL
@@ -101,8 +125,8 @@ export function backupBeforeMigrating(sqlite: Database.Database, file: string, m
   const target = path.join(dir, name);
   const partial = path.join(dir, `.${name}.partial`);
   try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.rmSync(partial, { force: true });
+    ensurePrivateDir(dir);
+    privateTarget(partial);
     sqlite.prepare('VACUUM INTO ?').run(partial);
     settleCopy(partial);
     fs.renameSync(partial, target);
@@ -193,7 +217,7 @@ export async function backupDatabase(source: string, target: string, opts: { for
   try {
     const missing = OUR_TABLES.filter((t) => !hasTable(db, t));
     if (missing.length > 0) throw new StoreError(`${from} is not an hxdesk database (no table ${missing.join(', ')})`);
-    fs.rmSync(partial, { force: true });
+    privateTarget(partial);
     // better-sqlite3 first asks for the page count, then takes as many pages per step as the
     // progress callback returns: all of them, so no other process's write can restart it.
     const progress = await db.backup(partial, { progress: () => 0x7fffffff });
@@ -226,7 +250,7 @@ export async function restoreDatabase(source: string, live: string): Promise<Res
   const from = path.resolve(source);
   if (from === path.resolve(live)) throw new StoreError(`${from} is the live database itself`);
   const dataDir = path.dirname(live);
-  fs.mkdirSync(dataDir, { recursive: true });
+  createPrivateDir(dataDir);
   const incoming = path.join(dataDir, `.${path.basename(live)}.restore-${process.pid}`);
   const cleanIncoming = () => removeQuietly(incoming, `${incoming}-wal`, `${incoming}-shm`, `${incoming}-journal`);
 
@@ -236,10 +260,12 @@ export async function restoreDatabase(source: string, live: string): Promise<Res
   if (!st.isFile()) throw new StoreError(`${from} is not a file`);
   let pending: string[];
   try {
-    fs.copyFileSync(from, incoming);
+    // Copied with mode 0600, whatever the mode of the user's file: it becomes the live database.
+    fs.rmSync(incoming, { force: true });
+    copyPrivateFile(from, incoming);
     const wal = `${from}-wal`;
     // A copy taken by hand with its -wal beside it: that WAL holds committed data, keep it.
-    if (fs.statSync(wal, { throwIfNoEntry: false })?.isFile()) fs.copyFileSync(wal, `${incoming}-wal`);
+    if (fs.statSync(wal, { throwIfNoEntry: false })?.isFile()) { fs.rmSync(`${incoming}-wal`, { force: true }); copyPrivateFile(wal, `${incoming}-wal`); }
     const db = openExisting(incoming, from);
     try {
       ({ pending } = checkHxdeskDatabase(db, from));
@@ -292,17 +318,18 @@ async function keepCurrent(live: string, to: string): Promise<void> {
       throw new StoreError(`${live} is in use (a running hxdesk server?); stop the server, then run the restore again`);
     }
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-      // Not a database we could lock or read: keep it as it is on disk, then replace it.
-      fs.mkdirSync(path.dirname(to), { recursive: true });
-      fs.copyFileSync(live, to);
-      if (fs.existsSync(`${live}-wal`)) fs.copyFileSync(`${live}-wal`, `${to}-wal`);
+      // Not a database we could lock or read: keep it as it is on disk (mode 0600), then replace it.
+      ensurePrivateDir(path.dirname(to));
+      copyPrivateFile(live, to);
+      if (fs.existsSync(`${live}-wal`)) copyPrivateFile(`${live}-wal`, `${to}-wal`);
       return;
     }
     throw new StoreError(`cannot open the current database ${live} (${(e as Error).message})`);
   }
   const partial = `${to}.partial`;
   try {
-    fs.mkdirSync(path.dirname(to), { recursive: true });
+    ensurePrivateDir(path.dirname(to));
+    privateTarget(partial);
     await db.backup(partial, { progress: () => 0x7fffffff });
     settleCopy(partial);
     fs.renameSync(partial, to);

@@ -15,21 +15,28 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-const timer = setInterval(() => { try { checkpoint.get(); } catch (e) { parentPort.postMessage(String(e)); } }, workerData.everyMs);
+// After a failure (a full disk: the file cannot grow to take the log's pages) the next turns are
+// skipped for a second; the error goes to the main thread with its SQLite code (decision 042).
+let pausedUntil = 0;
+const timer = setInterval(() => {
+  if (Date.now() < pausedUntil) return;
+  try { checkpoint.get(); } catch (e) { pausedUntil = Date.now() + 1000; parentPort.postMessage({ code: e.code, message: e.message }); }
+}, workerData.everyMs);
 parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
 `;
 
 export interface Checkpointer { stop(): Promise<void> }
 
-export function startCheckpointer(db: Db, opts: { everyMs?: number; onError?: (e: string) => void } = {}): Checkpointer | null {
+/** `onError` hears a failed checkpoint as `{ code, message }` (SQLite's code), or the worker's own error. */
+export function startCheckpointer(db: Db, opts: { everyMs?: number; onError?: (e: unknown) => void } = {}): Checkpointer | null {
   const file = db.$client.name;
   if (file === ':memory:' || db.$client.memory) return null;
   db.$client.pragma('wal_autocheckpoint = 10000');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs: opts.everyMs ?? 200 } });
   worker.unref();
-  worker.on('message', (m: string) => opts.onError?.(m));
-  worker.on('error', (e) => opts.onError?.(String(e)));
+  worker.on('message', (m: { code?: string; message: string }) => opts.onError?.(m));
+  worker.on('error', (e) => opts.onError?.(e));
   return {
     stop: () => new Promise<void>((resolve) => {
       worker.once('exit', () => resolve());

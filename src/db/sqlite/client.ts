@@ -6,15 +6,18 @@ import { type SQL, sql } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { createPrivateDir } from '../../dataDir.js';
 import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl, type StoreSignal } from '../port.js';
 import * as schema from '../schema.js';
+import { storageWatch, type StorageWatch } from '../storageWatch.js';
 import { startCheckpointer } from './checkpointer.js';
-import { backupBeforeMigrating } from './backup.js';
+import { backupBeforeMigrating, privateBackups } from './backup.js';
 import { type Commit, groupCommit } from './groupCommit.js';
 import { flushSearch, registerSearchFunctions } from './search.js';
 import { listTickets } from './ticketList.js';
 import { searchPeople } from './people.js';
 import { type Readers, startReaders } from './readers.js';
+import { privateDatabaseFiles, probeWrite, sqliteStorageFailure } from './storage.js';
 
 /** A drizzle handle on one of the store's two connections. */
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -47,7 +50,16 @@ export function connect(file: string, readonly: boolean): Database.Database {
  * Returns the reader's handle: what the app passes around as `db`.
  */
 export function openDb(file: string, opts: { readThreads?: number } = {}): PortDb {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // Decision 042: the directory 0700 when we create it (an existing DATA_DIR is the server's to
+    // tighten, at start), the database and its -wal/-shm 0600 (an older install's looser files
+    // tightened), and so every copy in backups/.
+    createPrivateDir(path.dirname(file));
+    privateDatabaseFiles(file);
+    privateBackups(file);
+    // SQLite opens a file it cannot write read-only without a word; every write would then fail.
+    try { fs.accessSync(file, fs.constants.W_OK); } catch (e) { throw new Error(`${file} cannot be written (${(e as NodeJS.ErrnoException).code})`); }
+  }
   const writer = connect(file, false);
   if (file !== ':memory:') { const st = fs.statSync(file); opened.set(writer, { dev: st.dev, ino: st.ino }); }
   const writerDb = drizzle(writer, { schema }) as Db;
@@ -69,10 +81,14 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
   const signal = (s: StoreSignal) => { for (const fn of listeners) { try { fn(s); } catch { /* a listener's own failure */ } } };
   let appended = false;
   const afterUnit = () => { if (appended) { appended = false; signal({ kind: 'log' }); } };
+  // Decision 042: a unit of work that fails for lack of space (or on a read-only file) is thrown
+  // as StorageUnavailable and remembered; the probe write, through the group commit, clears it.
+  const storageFailure = (err: unknown) => sqliteStorageFailure(err, file);
+  const storage = storageWatch({ classify: storageFailure, probe: () => commit(async () => probeWrite(writer)) });
   const impl: StoreImpl = {
     dialect: 'sqlite',
     db: readerDb as unknown as PortDb,
-    transaction: (fn) => commit(() => fn(writerDb as unknown as PortDb)).finally(afterUnit),
+    transaction: (fn) => storage.run(() => commit(() => fn(writerDb as unknown as PortDb))).finally(afterUnit),
     logAppend: () => { appended = true; },
     listen(fn) { listeners.add(fn); return () => { listeners.delete(fn); }; },
     broadcast: async (payload) => { queueMicrotask(() => signal({ kind: 'message', payload })); },
@@ -104,11 +120,14 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
       : listTickets(conn as unknown as Db, spec)),
     searchPeople: async (conn, needle, n) => searchPeople(conn as unknown as Db, needle, n),
     startMaintenance(onError, opts) {
-      const search = startSearchIndexer(writerDb, commit, onError, opts.searchIndexMs);
-      const checkpointer = startCheckpointer(writerDb, { onError: (error) => onError('wal checkpoint failed', error) });
+      const search = startSearchIndexer(writerDb, commit, storage, onError, opts.searchIndexMs);
+      // A checkpoint that fails (no room to grow the file) is said, not remembered: writes may still fit in the WAL.
+      const checkpointer = startCheckpointer(writerDb, { onError: (error) => onError('wal checkpoint failed', storageFailure(error) ?? error) });
       return { async stop() { await search.stop(); await checkpointer?.stop(); } };
     },
     problem: async () => dbProblem(writerDb),
+    storageFailure,
+    storageProblem: () => storage.problem(),
     async close() {
       listeners.clear();
       await readers?.close();
@@ -144,20 +163,28 @@ export const writerHandle = (db: PortDb): Db => roots.get(sqliteOf(db))!;
 /** The SQLite handle of a connection (for code under src/db/sqlite only). */
 export const sqliteHandle = (conn: Conn): Db => roots.get(clientOf(conn))!;
 
+/** After a storage failure the search indexer waits this long before trying again (decision 042). */
+const INDEX_RETRY_MS = 1000;
+
 /**
  * Moves freshly written text into the full-text index in batches (docs/decisions/011): every
  * `everyMs` while the server runs, all of it at start (left by a crash) and at stop. Searches
- * see pending text anyway, so the interval only bounds how much is matched row by row.
+ * see pending text anyway, so the interval only bounds how much is matched row by row. When the
+ * disk cannot take the index's writes it skips its turns for INDEX_RETRY_MS (decision 042).
  */
-function startSearchIndexer(db: Db, commit: Commit, onError: (what: string, error: string) => void, everyMs: number): { stop(): Promise<void> } {
+function startSearchIndexer(db: Db, commit: Commit, storage: StorageWatch, onError: (what: string, error: unknown) => void, everyMs: number): { stop(): Promise<void> } {
   const pending = db.$client.prepare('SELECT 1 FROM search_pending LIMIT 1');
   let flushing: Promise<void> | null = null;
+  let pausedUntil = 0;
   // Through the group commit: the writer connection may be inside a unit of work right now.
   const run = async (all: boolean) => {
+    if (!all && Date.now() < pausedUntil) return;
     try {
       while (pending.get() && (await commit(async () => flushSearch(db))) > 0 && all) { /* a backlog from before a restart: all of it */ }
     } catch (e) {
-      onError('search: indexing failed', String(e));
+      const error = storage.failed(e);
+      if (error !== e) pausedUntil = Date.now() + INDEX_RETRY_MS;
+      onError('search: indexing failed', error);
     }
   };
   const flush = (all: boolean): Promise<void> => {

@@ -38,6 +38,15 @@ export function groupCommit(db: Db): Commit {
   const release = sqlite.prepare('RELEASE hx_change');
   const rollbackTo = sqlite.prepare('ROLLBACK TO hx_change');
 
+  /**
+   * Ends a failed transaction. A ROLLBACK that fails too (the disk failing) must not throw past
+   * the caller's promise, which would then never settle: SQLite has rolled back on its own
+   * (a failed COMMIT after SQLITE_FULL or an I/O error does), or the connection is gone.
+   */
+  const abandon = () => {
+    try { if (sqlite.inTransaction) rollback.run(); } catch { /* see above */ }
+  };
+
   async function runAlone(job: Job): Promise<void> {
     let value: unknown;
     try {
@@ -45,7 +54,7 @@ export function groupCommit(db: Db): Commit {
       value = await job.change();
       commit.run();
     } catch (e) {
-      if (sqlite.inTransaction) rollback.run();
+      abandon();
       job.reject(e);
       return;
     }
@@ -70,7 +79,7 @@ export function groupCommit(db: Db): Commit {
       }
       commit.run();
     } catch {
-      if (sqlite.inTransaction) rollback.run();
+      abandon();
       for (const job of jobs) await runAlone(job);
       return;
     }

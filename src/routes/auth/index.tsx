@@ -8,7 +8,7 @@ import { AppError } from '../../domain/errors.js';
 import { clearThrottle, countAttempt, throttleKey } from '../../domain/throttle.js';
 import { getUserRow, normalizeEmail, userJson } from '../../domain/users.js';
 import { zText } from '../../domain/validation.js';
-import { storeProblem } from '../../db/port.js';
+import { storeProblem, storeStorageProblem } from '../../db/port.js';
 import { LoginPage } from '../../views/pages.js';
 import type { AppEnv, Deps } from '../context.js';
 import { requestId } from '../errors.js';
@@ -38,9 +38,14 @@ export function authRoutes(deps: Deps) {
 
   app.get('/healthz', async (c) => {
     const problem = await storeProblem(dbOf(c));
-    if (!problem) return c.json({ ok: true });
-    deps.log('error', 'health check failed', { request_id: requestId(c), problem });
-    throw new AppError('unavailable', `Not ready: ${problem}`);
+    if (problem) {
+      deps.log('error', 'health check failed', { request_id: requestId(c), problem });
+      throw new AppError('unavailable', `Not ready: ${problem}`);
+    }
+    // Decision 042: while writes fail for lack of storage the server is not healthy, though it reads.
+    const storage = await storeStorageProblem(dbOf(c));
+    if (storage) throw new AppError('storage_unavailable', `Not ready: writes fail, ${storage.summary}`, undefined, { cause: storage.storage });
+    return c.json({ ok: true });
   });
 
   app.get('/login', (c) => {
