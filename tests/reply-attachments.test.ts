@@ -162,6 +162,22 @@ describe('how many files a message takes: 100, whichever shape it comes in', () 
   });
 });
 
+describe('a multipart body that ends inside a file', () => {
+  it('is 400 in words, writes nothing, and the server goes on (no uncaught error from the file count)', async () => {
+    const t = await ticket();
+    const before = await history(t.id);
+    const two = [0, 1].map((i) => ({ name: `f${i}.txt`, type: 'text/plain', content: Buffer.from(`file ${i}`) }));
+    const { body, contentType } = multipartBody({ body: 'cut short', internal: 'true' }, two);
+    // Complete as far as it goes: the second file's bytes start, and the body ends (no closing boundary).
+    const cut = body.subarray(0, body.indexOf('file 1', body.indexOf('filename="f1.txt"')) + 2);
+    const res = await post(`/tickets/${t.id}/comment`, new Blob([new Uint8Array(cut)]) as unknown as string, { 'content-type': contentType });
+    expect(res.status).toBe(400);
+    expect((await res.json() as any).error).toEqual({ code: 'invalid_json', message: 'The request body is not valid multipart/form-data' });
+    expect(await history(t.id)).toEqual(before);
+    expect((await s.api('GET', `/tickets/${t.id}`)).status).toBe(200);
+  });
+});
+
 describe('files in notifications', () => {
   it('a public reply mails its files to the requester (name, type, bytes); an internal note never does', async () => {
     const t = await ticket();

@@ -80,6 +80,8 @@ export async function readMultipart(c: C, maxFiles: number): Promise<void> {
   try {
     parser = busboy({ headers: { 'content-type': c.req.header('content-type') ?? '' } });
     parser.on('file', (name, stream) => {
+      // A body that ends inside this file errors its stream too (busboy destroys it): not a crash.
+      stream.on('error', () => {});
       stream.resume();
       if (++files > maxFiles) refused ??= name;
     });
