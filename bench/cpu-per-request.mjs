@@ -15,6 +15,7 @@ if (!treeA) { console.error('usage: node bench/cpu-per-request.mjs <treeA> [tree
 const dataset = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'data', 'bench', 'dataset-10000', 'hxdesk.db');
 
 async function load(tree) {
+  const treeTag = path.basename(tree);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpucmp-'));
   fs.copyFileSync(dataset, path.join(dir, 'hxdesk.db'));
   const d = (p) => import(path.join(tree, 'dist', p));
@@ -22,7 +23,7 @@ async function load(tree) {
   const storeMod = fs.existsSync(path.join(tree, 'dist/db/store.js')) ? await d('db/store.js') : await d('db/client.js');
   const { createApp } = await d('app.js');
   const { createToken } = await d('domain/auth.js');
-  const env = loadEnv({ NODE_ENV: 'production', DATA_DIR: dir, MAILGATE_TOKEN: 'x'.repeat(32) });
+  const env = loadEnv({ NODE_ENV: 'production', DATA_DIR: dir, MAILGATE_TOKEN: 'x'.repeat(32), MAIL_SENDER_MAX_PER_HOUR: '1000000', MAIL_ADDRESSES: 'support@cpu.example' });
   const db = storeMod.openDb(path.join(dir, 'hxdesk.db'));
   const app = await createApp({ db, env, log: () => {} });
   const token = (await createToken(db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'cpu')).token;
@@ -35,7 +36,16 @@ async function load(tree) {
   // A ticket page to read that does not grow while it is measured (the comments go to `ticket`).
   const page = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu page', description: 'x' })).ticket.id;
   for (let i = 0; i < 50; i++) await call('POST', `/tickets/${page}/comment`, { body: `Entry ${i}`, internal: i % 3 === 0 });
+  // Mail on a customer's ticket (SPEC D0 reads who is on it, bounds its Cc, gates the relay): the
+  // customer's own replies naming three colleagues (on the ticket after the first), and mail from
+  // people who are not on it.
+  const customer = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu mail', description: 'x', requesters: ['cust@cpu.example'] })).ticket.id;
+  const mail = (from, i, cc = '') => call('POST', '/mailgate', { message: `From: ${from}\r\nTo: support@cpu.example\r\n${cc ? `Cc: ${cc}\r\n` : ''}`
+    + `Subject: Re: [hxdesk #${customer}] cpu mail\r\nMessage-ID: <cpu.${i}.${Math.random().toString(36).slice(2)}@${treeTag}>\r\n\r\nReply ${i}\r\n` },
+  { authorization: 'Bearer ' + 'x'.repeat(32) });
   return {
+    'mail reply (customer; 3 Cc)': (i) => mail('cust@cpu.example', i, 'a@cpu.example, b@cpu.example, c@cpu.example'),
+    'mail from someone not on the ticket': (i) => mail(`stranger${i}@else.example`, i),
     'create ticket': (i) => call('POST', '/tickets', { queue_id: 1, subject: `CPU ticket ${i}`, description: `Body ${i}` }),
     'public reply': (i) => call('POST', `/tickets/${ticket}/comment`, { body: `Reply ${i}`, internal: false }),
     'internal comment': (i) => call('POST', `/tickets/${ticket}/comment`, { body: `Note ${i}`, internal: true }),

@@ -63,6 +63,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       });
     },
   });
+  // A client killed mid-session (a SIGKILLed server) resets its connection: that is the client's end, not the sink's.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
   return {
