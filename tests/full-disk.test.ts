@@ -11,7 +11,7 @@ import { seedIfEmpty } from '../src/domain/seed.js';
 import { loadEnv } from '../src/env.js';
 import { startWorkers, type Workers } from '../src/workers.js';
 import { rawCount, rawGet, rawRun } from './helpers/db.js';
-import { canMount, fillDisk, mountTmpfs, unmount } from './helpers/mounts.js';
+import { fillDisk, mountTmpfs, unmount } from './helpers/mounts.js';
 import { createMigratedDatabase, postgres } from './helpers/postgres.js';
 import { type ApiResponse, type LogEntry, startServer, type TestServer } from './helpers/server.js';
 import { onlyOn, testStore } from './helpers/store.js';
@@ -66,8 +66,7 @@ async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v
 
 const MAIL = (subject: string) => Buffer.from(`From: Cleo <cleo@customer.example>\r\nTo: support@example.com\r\nSubject: ${subject}\r\nMessage-ID: <${subject.replace(/\W/g, '')}@customer.example>\r\nDate: Mon, 1 Jan 2029 10:00:00 +0000\r\n\r\nHello\r\n`);
 
-const mountable = canMount();
-describe.skipIf(!mountable)('a full disk under the store', () => {
+describe('a full disk under the store', () => {
   let s: TestServer;
   let pgAdmin: pg.Client | undefined;
   let dbName = '';
@@ -253,7 +252,7 @@ describe.skipIf(!mountable)('a full disk under the store', () => {
 // The search indexer is SQLite's own upkeep (PostgreSQL maintains its indexes in each write). Its
 // store is opened here and its workers started only once the disk is full, so that the text it
 // must index is there, unindexed, when it first runs.
-(mountable ? onlyOn('sqlite') : describe.skip)('the search indexer on a full disk', () => {
+onlyOn('sqlite')('the search indexer on a full disk', () => {
   const disk2 = path.join(tmp, 'disk2');
   let db: Db | undefined;
   let workers: Workers | undefined;

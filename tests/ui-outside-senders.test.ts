@@ -15,14 +15,14 @@ let s: TestServer;
 let browser: Browser;
 let seq = 0;
 
-function raw(h: { from: string; cc?: string[]; subject: string }, body: string): Buffer {
+function rawMail(h: { from: string; cc?: string[]; subject: string }, body: string): Buffer {
   return entity({
     From: h.from, To: 'support@helpdesk.example', ...(h.cc ? { Cc: h.cc.join(', ') } : {}), Subject: h.subject,
     'Message-ID': `<ui-outside.${++seq}.${Date.now().toString(36)}@customer.example>`, 'MIME-Version': '1.0', 'Content-Type': 'text/plain; charset=utf-8',
   }, `${body}\r\n`);
 }
-async function mail(h: Parameters<typeof raw>[0], body: string) {
-  const res = await postMail(s, raw(h, body));
+async function mail(h: Parameters<typeof rawMail>[0], body: string) {
+  const res = await postMail(s, rawMail(h, body));
   expect(res.status, res.text).toBeLessThan(300);
   return res.body as { ticket_id: number; transaction_id: number };
 }

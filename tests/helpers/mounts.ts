@@ -7,10 +7,15 @@ import path from 'node:path';
 // root; root ignores a directory's mode, so a read-only mount is the only real "cannot write").
 
 /** Whether this process may mount file systems (root on Linux). */
-export const canMount = () => process.platform === 'linux' && process.getuid?.() === 0;
+const canMount = () => process.platform === 'linux' && process.getuid?.() === 0;
+/** The tests that mount run as root on Linux, as CI does (never skipped: a clear failure instead). */
+function mustMount(): void {
+  if (!canMount()) throw new Error('this test mounts a tmpfs: run the suite as root on Linux, as CI does');
+}
 
 /** Mounts a tmpfs of `sizeMb` MiB at `dir` (created if missing); `readOnly` mounts it read-only. */
 export function mountTmpfs(dir: string, sizeMb: number, opts: { readOnly?: boolean; mode?: number } = {}): void {
+  mustMount();
   fs.mkdirSync(dir, { recursive: true });
   const options = [`size=${sizeMb}m`, `mode=${(opts.mode ?? 0o755).toString(8)}`, ...(opts.readOnly ? ['ro'] : [])];
   execFileSync('mount', ['-t', 'tmpfs', '-o', options.join(','), 'tmpfs', dir]);
@@ -18,6 +23,7 @@ export function mountTmpfs(dir: string, sizeMb: number, opts: { readOnly?: boole
 
 /** Mounts `source` again at `dir`, read-only (a bind mount: the same files, refusing every write). */
 export function bindReadOnly(source: string, dir: string): void {
+  mustMount();
   fs.mkdirSync(dir, { recursive: true });
   execFileSync('mount', ['--bind', source, dir]);
   try {
