@@ -81,6 +81,15 @@ describe('Cc from mail, bounded', () => {
     expect(after.cc_not_added.map((n: any) => n.email)).toEqual(named.slice(11));
   });
 
+  it('a message naming 1,000 people: 10 become Cc, 50 are listed, and the rule counts the rest', async () => {
+    const named = people('k', 1000, 'crowd.example');
+    const res = await mail({ from: 'fay@customer.example', cc: named, subject: 'A crowd' });
+    const t = await ticketOf(res.ticket_id);
+    expect(await emailsOf(t.cc)).toEqual(named.slice(0, 10));
+    expect(t.cc_not_added.map((n: any) => n.email)).toEqual(named.slice(10, 60));
+    expect(res.rule).toContain('Cc from mail: 10 added, 189 not added (more than 10 new people in one message); 801 more addresses in To/Cc not looked at' // To: our own address, then the 1,000);
+  });
+
   it('a ticket gets at most 20 people from mail, whoever mails it; a removed one still counts', async () => {
     const first = people('a', 10);
     const res = await mail({ from: 'dan@customer.example', cc: first, subject: 'Twenty' });

@@ -18,6 +18,11 @@ export const MAIL_CC_PER_MESSAGE = 10;
 export const MAIL_CC_PER_TICKET = 20;
 /** People of one message listed as not added, at most (a message may name thousands; the raw mail keeps them all). */
 export const NOT_ADDED_LISTED = 50;
+/**
+ * Addresses of one message looked at, at most: each costs a lookup inside the mail's unit of
+ * work, and a 25 MiB message can name hundreds of thousands. The rest are counted in the rule.
+ */
+export const NAMED_LOOKED_AT = 200;
 
 export interface Named { address: string; name: string }
 
@@ -49,15 +54,17 @@ export async function judgeMailCc(
   const none: CcJudgement = { add: [], notAdded: [], notAddedCount: 0, summary: null };
   if (!queue) return none;
   const newPeople: Named[] = [];
-  for (const person of named) {
+  const unread = Math.max(0, named.length - NAMED_LOOKED_AT);
+  const more = unread === 0 ? '' : `; ${unread} more addresses in To/Cc not looked at`;
+  for (const person of named.slice(0, NAMED_LOOKED_AT)) {
     const address = person.address.trim().toLowerCase();
     if (!address || skip.own.has(address) || newPeople.some((x) => x.address === address)) continue;
     const user = await findUserByEmail(conn, address);
     if (user && (user.disabled || user.role !== 'requester' || skip.onTicket.has(user.id))) continue;
     newPeople.push({ address, name: person.name });
   }
-  if (newPeople.length === 0) return none;
-  if (!queue.keep_mail_cc) return { ...none, summary: `Cc from mail is off in queue ${queue.name}: ${newPeople.length} not added` };
+  if (newPeople.length === 0) return { ...none, summary: more ? `Cc from mail: nobody new${more}` : null };
+  if (!queue.keep_mail_cc) return { ...none, summary: `Cc from mail is off in queue ${queue.name}: ${newPeople.length} not added${more}` };
   const perMessage = Math.max(0, Math.min(queue.mail_cc_per_message, MAIL_CC_PER_MESSAGE));
   const perTicket = Math.max(0, Math.min(queue.mail_cc_per_ticket, MAIL_CC_PER_TICKET));
   const already = ticketId === null ? 0 : (await addedFromMail(conn).get({ ticket: ticketId }))!.n;
@@ -70,7 +77,7 @@ export async function judgeMailCc(
     : `${perTicket} ${perTicket === 1 ? 'person was' : 'people were'} already added to this ticket from mail`);
   const notAdded = rest.slice(0, NOT_ADDED_LISTED).map((person, i) => ({ ...person, reason: reasonFor(i) }));
   const reasons = [...new Set(rest.map((_, i) => reasonFor(i)))].join('; ');
-  const summary = rest.length === 0 ? null : `Cc from mail: ${add.length} added, ${rest.length} not added (${reasons})`;
+  const summary = rest.length === 0 && !more ? null : `Cc from mail: ${add.length} added, ${rest.length} not added${rest.length ? ` (${reasons})` : ''}${more}`;
   return { add, notAdded, notAddedCount: rest.length, summary };
 }
 
