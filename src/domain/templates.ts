@@ -5,6 +5,7 @@ import { fullScope, sampleScope } from '../scrips/context.js';
 import { isTemplateError, renderTemplate, templateError, templateErrorMessage } from '../scrips/templates.js';
 import { type Actor, nowIso, requireAdmin } from './actor.js';
 import { allCustomFields } from './customFields.js';
+import { PUBLIC_TYPES } from './portal.js';
 import { AppError, conflict, invalid, notFound, type ErrorDetail } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { getTicketRow } from './tickets/serialize.js';
@@ -85,9 +86,6 @@ export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput)
   return { subject: previewPart('subject', input.subject, scope).replace(/\s+/g, ' ').trim(), body: previewPart('body', input.body, scope) };
 }
 
-/** The entries a customer sees of a ticket's conversation: what they wrote and what they were answered (no internal notes). */
-const PUBLIC_TYPES = ['Create', 'Correspond'];
-
 /**
  * What a template sees of a real ticket: the ticket and one of its transactions, with the
  * sample's `scrip` (no scrip is running). `newest`: its latest transaction of any kind, as a
@@ -99,7 +97,7 @@ const PUBLIC_TYPES = ['Create', 'Correspond'];
 export async function ticketScope(db: Db, ticketId: number, which: 'newest' | 'public' = 'newest'): Promise<object> {
   const where = eq(transactions.ticket_id, ticketId);
   const last = (await first(db.select({ id: max(transactions.id) }).from(transactions)
-    .where(which === 'public' ? and(where, inArray(transactions.type, PUBLIC_TYPES)) : where)))!;
+    .where(which === 'public' ? and(where, inArray(transactions.type, [...PUBLIC_TYPES])) : where)))!;
   return { ...await fullScope(db, ticketId, last.id), scrip: sampleScope([]).scrip };
 }
 
