@@ -20,10 +20,15 @@ export const STORAGE_RETRY_AFTER = 30;
 /** Per logger, the requests refused for lack of storage: one line per cause every 10 s, not one per request. */
 const storageLines = new WeakMap<Logger, Throttled>();
 
-/** Maps anything thrown to SPEC B5's error; unknown errors are logged and become a bare 500. */
+/**
+ * Maps anything thrown to SPEC B5's error; unknown errors are logged and become a bare 500. The
+ * one place an answer learns when to come back (Retry-After), whichever page renders it.
+ */
 export function toAppError(err: unknown, c: Context<AppEnv>): AppError {
   const e = mapError(err, c);
-  if (e.code === 'storage_unavailable') c.header('Retry-After', String(STORAGE_RETRY_AFTER));
+  const retryAfter = e instanceof TryLater ? e.retryAfterSec
+    : e.code === 'storage_unavailable' ? STORAGE_RETRY_AFTER : e.code === 'rate_limited' ? 900 : undefined;
+  if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
   return e;
 }
 
@@ -80,8 +85,6 @@ function clientGone(err: unknown, c: Context<AppEnv>): boolean {
 }
 
 export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise<Response> {
-  if (e instanceof TryLater) c.header('Retry-After', String(e.retryAfterSec));
-  else if (e.code === 'rate_limited') c.header('Retry-After', '900');
   if (!wantsHtml(c)) {
     return c.json({ error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...e.extra } }, e.status as 400);
   }

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { isStaff } from '../../domain/actor.js';
-import { AppError, invalid, TryLater } from '../../domain/errors.js';
+import { AppError, invalid } from '../../domain/errors.js';
 import {
   grantFromSession, grantFromToken, MAX_REPLY_FILES, NEW_LINK_HINT, PORTAL_LIST_MAX, portalAttachment, portalReply, PortalRefused, portalTickets, portalView,
   type PortalGrant, type PortalReplyInput,
@@ -192,7 +192,6 @@ const HEADLINES: Partial<Record<AppError['code'], string>> = {
  */
 export function renderPortalError(c: C, e: AppError): Response | Promise<Response> {
   if (!wantsHtml(c) || isHtmx(c) || e.code === 'unauthenticated') return renderError(c, e);
-  if (e instanceof TryLater) c.header('Retry-After', String(e.retryAfterSec));
   c.status(e.status as 400);
   if (e instanceof PortalRefused) return c.render(<PortalErrorPage status={e.status} headline={e.headline} message={NEW_LINK_HINT} />, { title: e.headline });
   const headline = HEADLINES[e.code] ?? 'Something went wrong';
