@@ -103,10 +103,13 @@ export class StorageUnavailable extends Error {
  * active store's reading of a driver error that escaped a unit of work.
  */
 export function storageUnavailable(err: unknown): StorageUnavailable | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof StorageUnavailable) return e;
-  }
+  for (const e of causeChain(err)) if (e instanceof StorageUnavailable) return e;
   return active?.storageFailure(err);
+}
+
+/** An error and the errors it wraps (`cause`, as drizzle wraps a driver's error), a few deep. */
+export function* causeChain(err: unknown): Generator<object> {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) yield e;
 }
 
 /** A row of `tickets`, as the query builder returns it. */

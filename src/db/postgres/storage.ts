@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type StorageCause, StorageUnavailable } from '../port.js';
+import { causeChain, type StorageCause, StorageUnavailable } from '../port.js';
 
 // PostgreSQL's side of a full disk or a read-only store (docs/decisions/042): which SQLSTATEs
 // mean that the database cannot take writes, and the probe write that tells when it can again.
@@ -10,7 +10,7 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 function driverError(err: unknown): { code: string; message: string } | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causeChain(err)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return { code, message: String((e as { message?: unknown }).message ?? code) };
   }

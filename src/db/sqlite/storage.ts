@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { ensurePrivateFile, tightenFile } from '../../dataDir.js';
-import { type StorageCause, StorageUnavailable } from '../port.js';
+import { causeChain, type StorageCause, StorageUnavailable } from '../port.js';
 
 // SQLite's side of a full disk or a read-only store (docs/decisions/042): which of its errors mean
 // that the file cannot be written, the probe write that tells when it can again, and the modes
@@ -57,7 +57,7 @@ function causeOf(code: string, file: string): StorageCause | undefined {
  * error); the checkpointer thread sends `{ code, message }`.
  */
 export function sqliteStorageFailure(err: unknown, file: string): StorageUnavailable | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causeChain(err)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string' || !code.startsWith('SQLITE_')) continue;
     const cause = causeOf(code, file);
