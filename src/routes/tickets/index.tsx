@@ -22,7 +22,7 @@ import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObjec
 import { readBodyWithFiles } from '../uploads.js';
 import { AddWatcherSchema, BulkUpdateSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, LiveIdsSchema, LiveQuerySchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
-import { ccNotAdded } from '../../domain/mailCc.js';
+import { ccNotAdded, notAddedOf } from '../../domain/mailCc.js';
 
 type C = Context<AppEnv>;
 
@@ -46,7 +46,8 @@ async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson, re
   const l = await lookups(db, actor, people);
   return {
     ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers,
-    notAdded: staff ? await ccNotAdded(db, actor, id) : [],
+    // SPEC D0: who mail named and the Cc bounds left out, less whoever is on the ticket now (its people are loaded above).
+    notAdded: staff ? await notAddedOf(db, id, new Set(l.users.filter((u) => [...ticket.requesters, ...ticket.cc, ...queueWatchers.cc].includes(u.id)).map((u) => u.email))) : [],
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
     responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
@@ -221,8 +222,7 @@ export function ticketRoutes() {
   // SPEC D0: who mail named on the ticket and the Cc bounds left out, with the reason (staff; the page's People box).
   app.get('/:id/cc-not-added', async (c) => {
     const id = pathId(c);
-    const actor = actorOf(c);
-    const notAdded = await ccNotAdded(dbOf(c), actor, (await getTicket(dbOf(c), actor, id)).id);
+    const notAdded = await ccNotAdded(dbOf(c), actorOf(c), id);
     return respond(c, { cc_not_added: notAdded }, { title: `#${id} not added from mail` });
   });
 
