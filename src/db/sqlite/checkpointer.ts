@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Db } from './client.js';
+import type { Db } from './handle.js';
 
 // SQLite copies the write-ahead log back into the database file ("checkpoint") from whichever
 // connection commits when the log passes wal_autocheckpoint pages, and fsyncs on the way: on

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { type SQL, sql } from 'drizzle-orm';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createPrivateDir } from '../../dataDir.js';
@@ -13,34 +13,19 @@ import { storageWatch, type StorageWatch } from '../storageWatch.js';
 import { startCheckpointer } from './checkpointer.js';
 import { backupBeforeMigrating, privateBackups } from './backup.js';
 import { type Commit, groupCommit } from './groupCommit.js';
-import { flushSearch, registerSearchFunctions } from './search.js';
+import { flushSearch } from './search.js';
 import { listTickets } from './ticketList.js';
 import { searchPeople } from './people.js';
 import { type Readers, startReaders } from './readers.js';
 import { privateDatabaseFiles, probeWrite, sqliteStorageFailure } from './storage.js';
+import { connect } from './connection.js';
+import type { Db } from './handle.js';
 
-/** A drizzle handle on one of the store's two connections. */
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+export type { Db };
 
 // The SQL migrations live in the source tree (drizzle-kit writes them there); the server reads
 // them from there whether it runs from src/ (tsx) or from the compiled dist/.
 const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/db/migrations');
-
-/** One connection with hxdesk's settings and SQL functions (the reader threads open theirs with it too). */
-export function connect(file: string, readonly: boolean): Database.Database {
-  const sqlite = new Database(file, { readonly });
-  cacheStatements(sqlite);
-  if (!readonly) {
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-  }
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('cache_size = -16000');
-  sqlite.pragma('temp_store = MEMORY');
-  registerSearchFunctions(sqlite);
-  return sqlite;
-}
 
 /**
  * Opens (creating if needed) the SQLite file, applies migrations and registers the store
@@ -196,28 +181,6 @@ function startSearchIndexer(db: Db, commit: Commit, storage: StorageWatch, onErr
   const timer = setInterval(() => { void flush(false); }, everyMs);
   timer.unref();
   return { async stop() { clearInterval(timer); await flushing; await flush(true); } };
-}
-
-/**
- * drizzle prepares every query anew, and preparing is the single largest cost of a small
- * query in SQLite. Identical SQL text gets the same compiled statement back (an LRU of 1000),
- * reset to better-sqlite3's default result mode, since drizzle switches some to raw rows.
- */
-function cacheStatements(sqlite: Database.Database, max = 1000): void {
-  const cache = new Map<string, Database.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  sqlite.prepare = ((source: string) => {
-    let stmt = cache.get(source);
-    if (stmt) {
-      cache.delete(source); // re-inserted below: most recently used last
-    } else {
-      stmt = prepare(source);
-      if (cache.size >= max) cache.delete(cache.keys().next().value!);
-    }
-    cache.set(source, stmt);
-    if (stmt.reader) stmt.raw(false);
-    return stmt;
-  }) as typeof sqlite.prepare;
 }
 
 /** The file each connection opened (device and inode), to notice it being removed or replaced. */

@@ -1,4 +1,4 @@
-import type { Db } from './client.js';
+import type { Db } from './handle.js';
 
 /**
  * Runs a unit of work (an async function of the writer connection) in a shared SQL transaction

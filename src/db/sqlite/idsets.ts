@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { Db } from './client.js';
+import type { Db } from './handle.js';
 
 /** A set of ids held in a temporary table for the statements of one list. */
 export interface HeldIds {

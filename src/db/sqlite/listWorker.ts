@@ -1,7 +1,8 @@
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { SearchTooBroad, type TicketListSpec } from '../port.js';
 import * as schema from '../schema.js';
-import { connect, type Db } from './client.js';
+import { connect } from './connection.js';
+import type { Db } from './handle.js';
 import { listTickets } from './ticketList.js';
 
 // A reader thread (./readers.ts): runs ticket lists and searches on its own read-only

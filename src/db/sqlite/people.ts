@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { users } from '../schema.js';
-import type { Db } from './client.js';
+import type { Db } from './handle.js';
 
 /** How many of the newest users a name search reads, at most (an id range of the table). */
 export const PEOPLE_SEARCH_WINDOW = 20_000;

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db } from './client.js';
+import type { Db } from './handle.js';
 
 /**
  * SQL functions registered on each connection by openDb:
