@@ -1,4 +1,4 @@
-import type { TransactionJson } from './transactions.js';
+import type { TransactionJson } from './transactionJson.js';
 
 /** The error codes of SPEC B5 and the HTTP status each one maps to. */
 export const ERROR_STATUS = {

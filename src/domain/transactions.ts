@@ -4,6 +4,7 @@ import { attachments, tickets, transactions } from '../db/schema.js';
 import { nextResolvedAt } from '../lifecycle.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { parseJson } from './actor.js';
+import type { AttachmentJson, TransactionJson } from './transactionJson.js';
 
 export const TRANSACTION_TYPES = [
   'Create', 'Correspond', 'Comment', 'Status', 'SetOwner', 'SetTeam', 'SetQueue', 'SetSubject', 'SetPriority', 'CustomField',
@@ -24,15 +25,7 @@ export interface NewTransaction {
   outside_sender?: boolean;
 }
 
-export interface AttachmentJson { id: number; filename: string; content_type: string; size: number }
-export interface TransactionJson {
-  id: number; ticket_id: number; type: string; creator_id: number | null; body: string | null; field: string | null;
-  old_value: string | null; new_value: string | null; message_id: string | null; attachments: AttachmentJson[];
-  scrip_results: ScripResult[];
-  /** SPEC D0: a Comment that is mail from someone not on the ticket (its creator); staff only ever see it. */
-  outside_sender: boolean;
-  created_at: string;
-}
+export type { AttachmentJson, TransactionJson };
 
 type Row = typeof transactions.$inferSelect;
 
