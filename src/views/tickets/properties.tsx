@@ -1,6 +1,6 @@
 import { STATUSES } from '../../lifecycle.js';
 import { queueName, STATUS_LABEL, When } from '../format.js';
-import type { TicketPageProps } from './show.js';
+import type { TicketPageProps } from './pageProps.js';
 
 // The ticket page's properties panel: each property a small form of its own, PATCHed on change.
 

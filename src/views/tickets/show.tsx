@@ -1,40 +1,15 @@
-import type { CustomFieldJson } from '../../domain/customFields.js';
 import type { Lookups, Person } from '../../domain/lookups.js';
-import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { queueName, STATUS_LABEL, teamName, userName, When } from '../format.js';
 import { Presence } from '../live.js';
 import { PeopleBox, publicReplyWords } from './people.js';
-import type { ResponseJson } from '../../domain/responses.js';
-import type { NotAddedJson } from '../../domain/mailCc.js';
 import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
 import { Properties } from './properties.js';
+import type { ReplyDraft, TicketPageProps } from './pageProps.js';
 
 export { Properties };
 
-export interface TicketPageProps {
-  ticket: TicketJson;
-  transactions: TransactionJson[];
-  lookups: Lookups;
-  /** The custom fields that apply to the ticket's queue. */
-  fields: CustomFieldJson[];
-  staff: boolean;
-  /** Who is looking (the writer of a reply is not mailed it). */
-  actorId: number;
-  /** The queue's Cc and AdminCc (user ids): watchers of every ticket in the queue. */
-  queueWatchers: { cc: number[]; admin_cc: number[] };
-  /** Staff: who mail named on the ticket and the Cc bounds left out (SPEC D0). */
-  notAdded?: NotAddedJson[];
-  /** Staff: the canned responses for this ticket's queue (own and shared), for the reply box. */
-  responses?: Pick<ResponseJson, 'id' | 'name' | 'set_status'>[];
-  /** MAX_ATTACHMENT_BYTES: what the files of one message may have in all. */
-  maxAttachmentBytes?: number;
-  /** SPEC C5: a message refused as stale (a plain form post), shown again with what came in. */
-  reply?: ReplyDraft;
-}
-
-/** What a refused reply box had: its text and kind, and the entries that came in after its page. */
-export interface ReplyDraft { body: string; internal: boolean; set_status?: string; files: number; stale: TransactionJson[] }
+export type { ReplyDraft, TicketPageProps };
 
 const WATCHER_ROLE: Record<string, string> = { requester: 'a requester', cc: 'Cc', admin_cc: 'AdminCc' };
 const WATCHER_LIST: Record<string, string> = { requester: 'the requesters', cc: 'Cc', admin_cc: 'AdminCc' };
