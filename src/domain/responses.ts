@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import { type Conn, type Db, first, one, transaction } from '../db/port.js';
 import { cannedResponses } from '../db/schema.js';
-import { isStatus, STATUSES, type Status } from '../lifecycle.js';
+import { isStatus, STATUSES, type Status } from './lifecycle.js';
 import { type Actor, isAdmin, nowIso, requireStaff } from './actor.js';
 import { AppError, forbidden, invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';

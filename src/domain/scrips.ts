@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import { type Db, first, one, transaction } from '../db/port.js';
 import { scrips, templates } from '../db/schema.js';
-import { STATUSES } from '../lifecycle.js';
+import { STATUSES } from './lifecycle.js';
 import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/engine.js';
 import { type Actor, nowIso, parseJson, requireAdmin } from './actor.js';
 import { invalid, notFound } from './errors.js';

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { type Conn, logAppend, prepared, first } from '../db/port.js';
 import { attachments, tickets, transactions } from '../db/schema.js';
-import { nextResolvedAt } from '../lifecycle.js';
+import { nextResolvedAt } from './lifecycle.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { parseJson } from './actor.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';

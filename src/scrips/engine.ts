@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import { type Conn, errorMessage, prepared } from '../db/port.js';
 import { attachments, scrips, templates } from '../db/schema.js';
-import { ACTIVE_STATUSES, STATUSES } from '../lifecycle.js';
+import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
 import { notifySettings } from './config.js';
 import { ALL_NEEDS, type Scope, ScopeLoader, type ScopeNeeds, withUrl } from './context.js';
 import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './outbox.js';

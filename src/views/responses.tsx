@@ -1,7 +1,7 @@
 import { type Actor, isAdmin } from '../domain/actor.js';
 import type { Lookups } from '../domain/lookups.js';
 import { canManage, type ResponseJson } from '../domain/responses.js';
-import { STATUSES } from '../lifecycle.js';
+import { STATUSES } from '../domain/lifecycle.js';
 import { AdminForm, Area, Check, Choice, Text } from './admin/common.js';
 import { queueName, STATUS_LABEL } from './format.js';
 

@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES } from '../../lifecycle.js';
+import { ACTIVE_STATUSES } from '../lifecycle.js';
 
 /**
  * The built-in lists beside the saved views (SPEC C4, decision 035): plain list filters, their

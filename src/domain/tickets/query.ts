@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { zBool, zId, zInt, zList } from '../validation.js';
-import { STATUSES } from '../../lifecycle.js';
+import { STATUSES } from '../lifecycle.js';
 
 export const SORTS = ['id', 'created', 'updated', 'priority'] as const;
 const sortValues = SORTS.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];

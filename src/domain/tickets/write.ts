@@ -12,7 +12,7 @@ import { attachmentWithTicket, recordTransactions, transactionsOfTicket, type Ne
 import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
 import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
-import { isStatus, nextResolvedAt, STATUSES, type Status } from '../../lifecycle.js';
+import { isStatus, nextResolvedAt, STATUSES, type Status } from '../lifecycle.js';
 
 
 export interface TicketChange { ticket: TicketJson; scrip_results: ScripResult[] }

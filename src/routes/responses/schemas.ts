@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATUSES } from '../../lifecycle.js';
+import { STATUSES } from '../../domain/lifecycle.js';
 import { zBool, zId, zNullableId, zText } from '../../domain/validation.js';
 
 // SPEC C4: canned responses (decision 034). One schema per request for JSON and forms alike.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATUSES } from '../../lifecycle.js';
+import { STATUSES } from '../../domain/lifecycle.js';
 import { COLUMNS, zColumn } from '../../domain/savedViews.js';
 import { zDistinctList } from '../../domain/tickets/query.js';
 import { AttachmentsInputSchema } from '../uploads.js';

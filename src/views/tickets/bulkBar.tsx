@@ -1,5 +1,5 @@
 import type { Lookups } from '../../domain/lookups.js';
-import { STATUSES } from '../../lifecycle.js';
+import { STATUSES } from '../../domain/lifecycle.js';
 import { STATUS_LABEL } from '../format.js';
 
 /** The form the row checkboxes belong to (they sit in the table, outside it: `form="bulk-form"`). */

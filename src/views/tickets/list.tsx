@@ -4,7 +4,7 @@ import type { TicketFilter } from '../../domain/tickets/query.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { LiveRow } from '../../domain/tickets/list.js';
 import { sortKeyOf, type SortKey } from '../../domain/tickets/query.js';
-import { STATUSES } from '../../lifecycle.js';
+import { STATUSES } from '../../domain/lifecycle.js';
 import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
 import { queueName, STATUS_LABEL, userName, When } from '../format.js';

@@ -1,4 +1,4 @@
-import { STATUSES } from '../../lifecycle.js';
+import { STATUSES } from '../../domain/lifecycle.js';
 import { queueName, STATUS_LABEL, When } from '../format.js';
 import type { TicketPageProps } from './pageProps.js';
 

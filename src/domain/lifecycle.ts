@@ -1,4 +1,6 @@
-// The ticket lifecycle: a leaf module (imports nothing) shared by the domain and the scrip engine.
+// The ticket lifecycle, a domain rule: which statuses there are, which are active, what a move
+// does to resolved_at. A leaf (it imports nothing), so the scrip engine below the domain may read
+// it too; views get the statuses they offer as props (ARCHITECTURE.md, decision 046).
 /** RT's default lifecycle (SPEC B3). Any status may move to any other. */
 export const STATUSES = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'] as const;
 export type Status = (typeof STATUSES)[number];
