@@ -1,5 +1,5 @@
 import type { Child } from 'hono/jsx';
-import { MAX_REPLY_FILES, type PortalTicketJson, type PortalTransactionJson, type PortalView } from '../domain/portal.js';
+import type { PortalTicketJson, PortalTransactionJson, PortalView } from '../domain/portal.js';
 import { When } from './format.js';
 import { foldAt } from './tickets/show.js';
 
@@ -107,7 +107,7 @@ export function PortalLive({ view, base }: { view: PortalView; base: string }) {
   );
 }
 
-export function PortalReplyForm({ base, maxBytes }: { base: string; maxBytes: number }) {
+export function PortalReplyForm({ base, maxBytes, maxFiles }: { base: string; maxBytes: number; maxFiles: number }) {
   const action = `${base}/reply`;
   return (
     <form id="portal-reply" class="reply" method="post" action={action} enctype="multipart/form-data"
@@ -116,7 +116,7 @@ export function PortalReplyForm({ base, maxBytes }: { base: string; maxBytes: nu
       <h2>Add to this request</h2>
       <label for="reply-body">Your message</label>
       <textarea id="reply-body" name="body" rows={6} placeholder="Write your reply…"></textarea>
-      <label for="reply-files">Attach files <span class="hint">(optional, up to {MAX_REPLY_FILES} files and {size(maxBytes)} in all)</span></label>
+      <label for="reply-files">Attach files <span class="hint">(optional, up to {maxFiles} files and {size(maxBytes)} in all)</span></label>
       <input id="reply-files" type="file" name="attachments" multiple />
       <div class="reply-actions"><button type="submit" class="primary">Send</button></div>
       <div id="reply-error" class="error reply-error" role="alert" aria-live="polite"></div>
@@ -124,9 +124,10 @@ export function PortalReplyForm({ base, maxBytes }: { base: string; maxBytes: nu
   );
 }
 
-export interface PortalPageProps { view: PortalView; base: string; maxBytes: number }
+/** `maxBytes`, `maxFiles`: what one reply may carry (the route's limits: decision 046). */
+export interface PortalPageProps { view: PortalView; base: string; maxBytes: number; maxFiles: number }
 
-export function PortalTicketPage({ view, base, maxBytes }: PortalPageProps) {
+export function PortalTicketPage({ view, base, maxBytes, maxFiles }: PortalPageProps) {
   const t = view.ticket;
   return (
     <article class="portal-ticket" data-ticket-id={String(t.id)} hx-ext="sse" sse-connect={`${base}/events`} data-live-root>
@@ -138,7 +139,7 @@ export function PortalTicketPage({ view, base, maxBytes }: PortalPageProps) {
         <PortalStatus ticket={t} />
       </header>
       <PortalHistory view={view} base={base} />
-      <PortalReplyForm base={base} maxBytes={maxBytes} />
+      <PortalReplyForm base={base} maxBytes={maxBytes} maxFiles={maxFiles} />
       <p class="hint portal-foot">You can also reply to any of our e-mails about this request.</p>
     </article>
   );

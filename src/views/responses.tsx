@@ -1,34 +1,43 @@
-import { type Actor, isAdmin } from '../domain/actor.js';
 import type { Lookups } from '../domain/lookups.js';
-import { canManage, type ResponseJson } from '../domain/responses.js';
-import { STATUSES } from '../domain/lifecycle.js';
+import type { ResponseJson } from '../domain/responses.js';
 import { AdminForm, Area, Check, Choice, Text } from './admin/common.js';
 import { queueName, STATUS_LABEL } from './format.js';
 
 // SPEC C4: the canned responses page (decision 034): an agent's own and the shared ones, a form
-// for a new one, and a page per response to edit or delete it.
+// for a new one, and a page per response to edit or delete it. What the reader may do and the
+// statuses to offer arrive as props, decided by the route (decision 046).
 
 const BODY_HINT = 'Liquid, as in templates: {{ ticket.id }}, {{ ticket.subject }}, {{ ticket.requester.name }}, {{ ticket.owner.name }}, '
   + '{{ ticket.queue.name }}, {{ ticket.status }}, {{ ticket.url }}, {{ ticket.custom_fields.<key> }}. Inserted into the reply box, where it can be edited before sending.';
 
 const queueChoices = (l: Lookups): [string, string][] => [['', 'All queues'], ...l.queues.map((q): [string, string] => [String(q.id), q.name])];
-const statusChoices: [string, string][] = [['', 'No change'], ...STATUSES.map((s): [string, string] => [s, STATUS_LABEL[s] ?? s])];
+const statusChoices = (statuses: readonly string[]): [string, string][] => [['', 'No change'], ...statuses.map((s): [string, string] => [s, STATUS_LABEL[s] ?? s])];
 
-function Fields({ r, l, admin }: { r?: ResponseJson; l: Lookups; admin: boolean }) {
+/** What both pages are given besides the responses: the route decides it (decision 046). */
+export interface ResponsePageProps {
+  lookups: Lookups;
+  /** The statuses a response may set when sent. */
+  statuses: readonly string[];
+  /** Whether the reader may make a response shared with all agents (administrators). */
+  mayShare: boolean;
+  saved?: boolean;
+}
+
+function Fields({ r, l, statuses, mayShare }: { r?: ResponseJson; l: Lookups; statuses: readonly string[]; mayShare: boolean }) {
   return (
     <>
       <Text name="name" label="Name" value={r?.name} required />
       <Choice name="queue_id" label="Queue" value={r?.queue_id} options={queueChoices(l)} />
-      <Choice name="set_status" label="Set status when sent" value={r?.set_status} options={statusChoices} />
+      <Choice name="set_status" label="Set status when sent" value={r?.set_status} options={statusChoices(statuses)} />
       <Area name="body" label="Text" value={r?.body} rows={8} hint={BODY_HINT} />
-      {admin && <Check name="shared" label="Shared with all agents" checked={r ? r.owner_id === null : false} />}
+      {mayShare && <Check name="shared" label="Shared with all agents" checked={r ? r.owner_id === null : false} />}
     </>
   );
 }
 
 const scopeOf = (r: ResponseJson) => (r.owner_id === null ? 'Shared' : 'Mine');
 
-export function ResponsesPage({ responses, actor, lookups: l, saved }: { responses: ResponseJson[]; actor: Actor; lookups: Lookups; saved?: boolean }) {
+export function ResponsesPage({ responses, lookups: l, statuses, mayShare, saved }: ResponsePageProps & { responses: ResponseJson[] }) {
   return (
     <section class="responses">
       <header class="page-head"><h1>Canned responses</h1></header>
@@ -54,7 +63,7 @@ export function ResponsesPage({ responses, actor, lookups: l, saved }: { respons
         <div class="card">
           <h2>New canned response</h2>
           <AdminForm action="/responses" id="new-response">
-            <Fields l={l} admin={isAdmin(actor)} />
+            <Fields l={l} statuses={statuses} mayShare={mayShare} />
             <button type="submit" class="primary">Create response</button>
           </AdminForm>
         </div>
@@ -63,18 +72,21 @@ export function ResponsesPage({ responses, actor, lookups: l, saved }: { respons
   );
 }
 
-export function ResponsePage({ response: r, actor, lookups: l, saved }: { response: ResponseJson; actor: Actor; lookups: Lookups; saved?: boolean }) {
-  const mine = canManage(actor, r);
+export function ResponsePage({ response: r, mayManage, lookups: l, statuses, mayShare, saved }: ResponsePageProps & {
+  response: ResponseJson;
+  /** Whether the reader may change or delete it: their own, or (administrators) a shared one. */
+  mayManage: boolean;
+}) {
   return (
     <section class="responses">
       <header class="page-head"><h1>Canned response {r.name}</h1></header>
       <p><a href="/responses">← All canned responses</a></p>
       {saved && <p class="notice" role="status">Saved.</p>}
-      {mine ? (
+      {mayManage ? (
         <div class="admin-grid">
           <div class="card">
             <AdminForm action={`/responses/${r.id}`} method="PATCH" id="edit-response">
-              <Fields r={r} l={l} admin={isAdmin(actor)} />
+              <Fields r={r} l={l} statuses={statuses} mayShare={mayShare} />
               <button type="submit" class="primary">Save</button>
             </AdminForm>
           </div>

@@ -84,7 +84,7 @@ async function page(c: C, grant: PortalGrant, base: string) {
   const maxBytes = c.get('deps').env.MAX_MAIL_BYTES;
   return respond(c, view, {
     title: view.ticket.subject,
-    view: () => (isHtmx(c) ? <PortalHistory view={view} base={base} /> : <PortalTicketPage view={view} base={base} maxBytes={maxBytes} />),
+    view: () => (isHtmx(c) ? <PortalHistory view={view} base={base} /> : <PortalTicketPage view={view} base={base} maxBytes={maxBytes} maxFiles={MAX_REPLY_FILES} />),
   });
 }
 

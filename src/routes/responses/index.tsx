@@ -1,10 +1,15 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { type Actor, isAdmin } from '../../domain/actor.js';
+import { STATUSES } from '../../domain/lifecycle.js';
 import { lookups } from '../../domain/lookups.js';
-import { createResponse, deleteResponse, getResponse, listResponses, renderResponse, updateResponse } from '../../domain/responses.js';
+import { canManage, createResponse, deleteResponse, getResponse, listResponses, renderResponse, updateResponse } from '../../domain/responses.js';
 import { ResponsePage, ResponsesPage } from '../../views/responses.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, dbOf, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
 import { CreateResponseSchema, ListResponsesQuery, RenderResponseQuery, UpdateResponseSchema } from './schemas.js';
+
+/** What the pages show besides the responses: the choices and what the reader may do (decision 046). */
+const pageProps = async (c: Context<AppEnv>, actor: Actor) => ({ lookups: await lookups(dbOf(c), actor), statuses: STATUSES, mayShare: isAdmin(actor) });
 
 /**
  * SPEC C4: canned responses (decision 034). `GET /responses` (own + shared; `queue_id`, `q`),
@@ -20,7 +25,7 @@ export function responseRoutes() {
     const responses = await listResponses(dbOf(c), actor, filter);
     return respond(c, { responses }, {
       title: 'Canned responses',
-      view: async () => <ResponsesPage responses={responses} actor={actor} lookups={await lookups(dbOf(c), actor)} saved={saved !== undefined} />,
+      view: async () => <ResponsesPage responses={responses} {...await pageProps(c, actor)} saved={saved !== undefined} />,
     });
   });
 
@@ -39,7 +44,7 @@ export function responseRoutes() {
     const r = await getResponse(dbOf(c), actor, pathId(c));
     return respond(c, r, {
       title: r.name,
-      view: async () => <ResponsePage response={r} actor={actor} lookups={await lookups(dbOf(c), actor)} saved={c.req.query('saved') !== undefined} />,
+      view: async () => <ResponsePage response={r} mayManage={canManage(actor, r)} {...await pageProps(c, actor)} saved={c.req.query('saved') !== undefined} />,
     });
   });
 

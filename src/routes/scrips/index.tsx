@@ -21,12 +21,14 @@ const CreateSchema = z.strictObject({
   config: zJsonObject.optional(),
 });
 const UpdateSchema = CreateSchema.partial();
+/** What the scrip forms offer (the views import no engine: decision 046). */
+const CHOICES = { conditions: CONDITIONS, actions: ACTIONS };
 
 export function scripRoutes() {
   const app = new Hono<AppEnv>();
   app.get('/', async (c) => {
     const scrips = await listScrips(dbOf(c), actorOf(c));
-    return respond(c, { scrips }, { title: 'Scrips', view: adminScreen(c, async () => <ScripsPage scrips={scrips} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} />) });
+    return respond(c, { scrips }, { title: 'Scrips', view: adminScreen(c, async () => <ScripsPage scrips={scrips} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} choices={CHOICES} />) });
   });
   app.post('/', async (c) => {
     const s = await createScrip(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
@@ -34,7 +36,7 @@ export function scripRoutes() {
   });
   app.get('/:id', async (c) => {
     const scrip = await getScrip(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, scrip, { title: scrip.key, view: adminScreen(c, async () => <ScripPage scrip={scrip} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} />) });
+    return respond(c, scrip, { title: scrip.key, view: adminScreen(c, async () => <ScripPage scrip={scrip} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} choices={CHOICES} />) });
   });
   app.patch('/:id', async (c) => {
     const id = pathId(c);

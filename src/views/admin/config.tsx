@@ -3,7 +3,6 @@ import type { Lookups } from '../../domain/lookups.js';
 import type { QueueJson } from '../../domain/queues.js';
 import type { ScripJson } from '../../domain/scrips.js';
 import type { TemplateJson } from '../../domain/templates.js';
-import { ACTIONS, CONDITIONS } from '../../scrips/engine.js';
 import { queueName, teamName } from '../format.js';
 import { AdminForm, AdminFrame, Wide, Area, Check, Choice, Text } from './common.js';
 
@@ -190,13 +189,16 @@ export function TemplatePreview({ subject, body }: { subject: string; body: stri
   return <div><p><strong>Subject:</strong> {subject}</p><div class="preview-body">{body}</div></div>;
 }
 
-function ScripFields({ id, action, l, s, templates }: { id: string; action: string; l: Lookups; s?: ScripJson; templates: TemplateJson[] }) {
+/** The conditions and actions a scrip may have: the engine's, handed over by the route (decision 046). */
+export interface ScripChoices { conditions: readonly string[]; actions: readonly string[] }
+
+function ScripFields({ id, action, l, s, templates, choices }: { id: string; action: string; l: Lookups; s?: ScripJson; templates: TemplateJson[]; choices: ScripChoices }) {
   return (
     <AdminForm action={action} method={s ? 'PATCH' : 'POST'} id={id}>
       <Text name="key" label="Key" value={s?.key} required />
       <Text name="description" label="Description" value={s?.description} />
-      <Choice name="condition" label="When" value={s?.condition ?? 'on_create'} options={CONDITIONS.map((c): [string, string] => [c, c.replace(/_/g, ' ')])} />
-      <Choice name="action" label="Do" value={s?.action ?? 'notify_requester'} options={ACTIONS.map((a): [string, string] => [a, a.replace(/_/g, ' ')])} />
+      <Choice name="condition" label="When" value={s?.condition ?? 'on_create'} options={choices.conditions.map((c): [string, string] => [c, c.replace(/_/g, ' ')])} />
+      <Choice name="action" label="Do" value={s?.action ?? 'notify_requester'} options={choices.actions.map((a): [string, string] => [a, a.replace(/_/g, ' ')])} />
       <Choice name="template_id" label="Template" value={s?.template_id} options={[['', '—'], ...templates.map((t): [string, string] => [String(t.id), t.name])]} />
       <Choice name="queue_id" label="Queue" value={s?.queue_id} options={queueOptions(l, 'All queues')} />
       <Text name="sort_order" label="Order" type="number" value={s?.sort_order ?? 0} />
@@ -207,7 +209,7 @@ function ScripFields({ id, action, l, s, templates }: { id: string; action: stri
   );
 }
 
-export function ScripsPage({ scrips, templates, lookups: l }: { scrips: ScripJson[]; templates: TemplateJson[]; lookups: Lookups }) {
+export function ScripsPage({ scrips, templates, lookups: l, choices }: { scrips: ScripJson[]; templates: TemplateJson[]; lookups: Lookups; choices: ScripChoices }) {
   return (
     <AdminFrame current="/scrips" title="Scrips">
       <div class="admin-grid">
@@ -220,17 +222,17 @@ export function ScripsPage({ scrips, templates, lookups: l }: { scrips: ScripJso
             ))}
           </tbody>
         </table></Wide>
-        <div class="card"><h2>New scrip</h2><ScripFields id="new-scrip" action="/scrips" l={l} templates={templates} /></div>
+        <div class="card"><h2>New scrip</h2><ScripFields id="new-scrip" action="/scrips" l={l} templates={templates} choices={choices} /></div>
       </div>
     </AdminFrame>
   );
 }
 
-export function ScripPage({ scrip: s, templates, lookups: l }: { scrip: ScripJson; templates: TemplateJson[]; lookups: Lookups }) {
+export function ScripPage({ scrip: s, templates, lookups: l, choices }: { scrip: ScripJson; templates: TemplateJson[]; lookups: Lookups; choices: ScripChoices }) {
   return (
     <AdminFrame current="/scrips" title={`Scrip ${s.key}`}>
       <div class="admin-grid">
-        <div class="card"><ScripFields id="edit-scrip" action={`/scrips/${s.id}`} l={l} s={s} templates={templates} /></div>
+        <div class="card"><ScripFields id="edit-scrip" action={`/scrips/${s.id}`} l={l} s={s} templates={templates} choices={choices} /></div>
         <div class="card">
           <AdminForm action={`/scrips/${s.id}`} method="DELETE" id="delete-scrip" confirm={`Delete scrip ${s.key}?`}>
             <button type="submit" class="danger">Delete scrip</button>
