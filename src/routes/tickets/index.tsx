@@ -11,7 +11,9 @@ import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
 import { effectiveFilter, listByFilter, liveRows, type TicketList } from '../../domain/tickets/list.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
-import { flatFilterParams, nestFilterParams, TicketListQuerySchema, type TicketFilter, type TicketListQuery } from '../../domain/tickets/query.js';
+import { flatFilterParams, nestFilterParams, sortKeyOf, TicketListQuerySchema, type TicketFilter, type TicketListQuery } from '../../domain/tickets/query.js';
+import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
+import { STATUSES } from '../../domain/lifecycle.js';
 import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTransaction, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
 import { isAdmin, isStaff, requireStaff, type Actor } from '../../domain/actor.js';
 import { LiveRows, TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
@@ -45,7 +47,7 @@ async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson, re
     ...transactions.map((t) => t.creator_id), ...named(['SetOwner', 'AddWatcher', 'DelWatcher'])];
   const l = await lookups(db, actor, people);
   return {
-    ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers,
+    ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers, statuses: STATUSES,
     // SPEC D0: who mail named and the Cc bounds left out, less whoever is on the ticket now (its people are loaded above).
     notAdded: staff ? await notAddedOf(db, id, new Set(l.users.filter((u) => [...ticket.requesters, ...ticket.cc, ...queueWatchers.cc].includes(u.id)).map((u) => u.email))) : [],
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
@@ -77,10 +79,12 @@ async function listProps(c: C, actor: Actor, query: TicketListQuery, chosen: Col
   const list = loaded?.list ?? await listByFilter(db, actor, filters);
   const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
   const l = await lookups(db, actor);
+  // The list links to itself with the checked parameters, never the raw query string.
+  const params = { ...flatFilterParams(query), ...(chosen ? { columns: chosen.join(',') } : {}) };
+  const sort = filters.sort ?? '-updated';
   return {
     ...list,
-    // The list links to itself with the checked parameters, never the raw query string.
-    params: { ...flatFilterParams(query), ...(chosen ? { columns: chosen.join(',') } : {}) },
+    params,
     filters,
     view,
     columns: chosen?.length ? chosen : view?.columns ?? DEFAULT_COLUMNS,
@@ -89,8 +93,15 @@ async function listProps(c: C, actor: Actor, query: TicketListQuery, chosen: Col
     bulk: isStaff(actor),
     shareTeams: l.teams.filter((t) => isAdmin(actor) || t.members.includes(actor.id)),
     canEditView: view !== null && (view.owner_id === actor.id || isAdmin(actor)),
+    statuses: STATUSES,
+    builtinLists: BUILTIN_LIST_LINKS,
+    builtin: currentBuiltin(params),
+    sortKeys: Object.fromEntries(list.tickets.map((t) => [t.id, sortKeyOf(t, sort)])),
   };
 }
+
+/** The built-in lists as the list page links them. */
+const BUILTIN_LIST_LINKS = BUILTIN_LISTS.map((b) => ({ key: b.key, name: b.name, url: builtinListUrl(b) }));
 
 /** The bulk form's summary, carried over its redirect for one request. */
 const FLASH = 'hx_list_summary';

@@ -1,5 +1,4 @@
 import type { Lookups } from '../../domain/lookups.js';
-import { STATUSES } from '../../domain/lifecycle.js';
 import { STATUS_LABEL } from '../format.js';
 
 /** The form the row checkboxes belong to (they sit in the table, outside it: `form="bulk-form"`). */
@@ -17,9 +16,9 @@ const Choice = ({ name, label, options }: { name: string; label: string; options
 /**
  * The bulk action bar (SPEC C4): the change to make to the ticked rows. A plain form POST
  * (`_method=PATCH`) redirected back to the list with its query string; with htmx a PATCH that
- * swaps the list region. `returnTo`: this list's query string.
+ * swaps the list region. `statuses`: those a ticket may be set to; `returnTo`: this list's query string.
  */
-export function BulkBar({ l, returnTo, summary }: { l: Lookups; returnTo: string; summary?: string }) {
+export function BulkBar({ l, statuses, returnTo, summary }: { l: Lookups; statuses: readonly string[]; returnTo: string; summary?: string }) {
   const staff = l.users.filter((u) => u.role !== 'requester' && !u.disabled);
   return (
     <form id={BULK_FORM} class="bulk-bar" method="post" action="/tickets" hx-patch="/tickets" hx-target="#ticket-list" hx-swap="outerHTML"
@@ -27,7 +26,7 @@ export function BulkBar({ l, returnTo, summary }: { l: Lookups; returnTo: string
       <input type="hidden" name="_method" value="PATCH" />
       <input type="hidden" name="return_to" value={returnTo} />
       <span class="bulk-count" id="bulk-count" aria-live="polite">0 selected</span>
-      <Choice name="status" label="Status" options={STATUSES.map((s): [string, string] => [s, STATUS_LABEL[s]])} />
+      <Choice name="status" label="Status" options={statuses.map((s): [string, string] => [s, STATUS_LABEL[s]])} />
       <Choice name="owner_id" label="Owner" options={[['none', 'Unassigned'], ...staff.map((u): [string, string] => [String(u.id), u.name || u.email])]} />
       <Choice name="queue_id" label="Queue" options={l.queues.map((q): [string, string] => [String(q.id), q.name])} />
       <Choice name="team_id" label="Team" options={[['none', 'No team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]} />

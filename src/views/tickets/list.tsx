@@ -3,9 +3,7 @@ import type { Column, SavedViewJson } from '../../domain/savedViews.js';
 import type { TicketFilter } from '../../domain/tickets/query.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { LiveRow } from '../../domain/tickets/list.js';
-import { sortKeyOf, type SortKey } from '../../domain/tickets/query.js';
-import { STATUSES } from '../../domain/lifecycle.js';
-import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
+import type { SortKey } from '../../domain/tickets/query.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
 import { queueName, STATUS_LABEL, userName, When } from '../format.js';
 
@@ -30,6 +28,15 @@ export interface TicketListProps {
   shareTeams?: { id: number; name: string }[];
   /** Whether the reader may change the view shown (its owner, or an administrator). */
   canEditView?: boolean;
+  // Decided by the route from the domain (decision 046: a view imports no domain at run time).
+  /** The statuses the filter and the bulk bar offer (SPEC B3). */
+  statuses: readonly string[];
+  /** The built-in lists beside the saved views (decision 035), each with its URL. */
+  builtinLists: readonly { key: string; name: string; url: string }[];
+  /** The built-in list these parameters are, if any. */
+  builtin?: { key: string; name: string };
+  /** Each listed ticket's key under the list's order, by ticket id: where a live update places rows (SPEC C5). */
+  sortKeys: Record<number, SortKey>;
 }
 
 /** The URL of this list with some parameters changed. */
@@ -56,9 +63,9 @@ function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
 const keyAttr = (k: SortKey) => JSON.stringify(k);
 
 /** One ticket's row: the same for the page and for a live update of it (SPEC C5). */
-export function TicketRow({ t, p, match }: { t: TicketJson; p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups' | 'filters'>; match?: boolean }) {
+export function TicketRow({ t, p, sortKey, match }: { t: TicketJson; p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups'>; sortKey: SortKey; match?: boolean }) {
   return (
-    <tr data-id={String(t.id)} data-key={keyAttr(sortKeyOf(t, p.filters.sort ?? '-updated'))} data-match={match === undefined ? undefined : String(match)}>
+    <tr data-id={String(t.id)} data-key={keyAttr(sortKey)} data-match={match === undefined ? undefined : String(match)}>
       {p.bulk && <td class="select"><input type="checkbox" name="ids" value={String(t.id)} form={BULK_FORM} aria-label={`Select ticket #${t.id}`} /></td>}
       {p.columns.map((c) => <Cell column={c} t={t} l={p.lookups} />)}
     </tr>
@@ -107,10 +114,10 @@ function LiveBar() {
  * under the list's columns, `data-match` saying whether it is in the list now; tickets the
  * reader may not see are listed as gone (`data-gone`).
  */
-export function LiveRows({ rows, p }: { rows: LiveRow[]; p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups' | 'filters'> }) {
+export function LiveRows({ rows, p }: { rows: LiveRow[]; p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups'> }) {
   return (
     <table id="live-rows" data-gone={rows.filter((r) => !r.visible).map((r) => r.id).join(',')}>
-      <tbody>{rows.filter((r) => r.ticket).map((r) => <TicketRow t={r.ticket!} p={p} match={r.matches} />)}</tbody>
+      <tbody>{rows.filter((r) => r.ticket).map((r) => <TicketRow t={r.ticket!} p={p} sortKey={r.sort_key!} match={r.matches} />)}</tbody>
     </table>
   );
 }
@@ -127,7 +134,7 @@ export function TicketListRegion(p: TicketListProps) {
     <div id="ticket-list" class="ticket-list" data-columns={p.columns.join(',')}
       data-live-list data-live-refresh hx-trigger="sse:ticket" data-live-query={liveQuery(p)} data-sort={p.filters.sort ?? '-updated'}
       data-offset={String(offset)} data-limit={String(limit)}>
-      {p.bulk ? <BulkBar l={p.lookups} returnTo={returnTo} summary={p.summary} /> : p.summary && <p class="bulk-summary" role="status">{p.summary}</p>}
+      {p.bulk ? <BulkBar l={p.lookups} statuses={p.statuses} returnTo={returnTo} summary={p.summary} /> : p.summary && <p class="bulk-summary" role="status">{p.summary}</p>}
       {/* The filter form's sort lives here so that a header click (which swaps only this region) updates it too. */}
       {p.filters.sort && <input type="hidden" name="sort" value={p.filters.sort} form="filters" />}
       <div class="live-wrap">
@@ -145,7 +152,7 @@ export function TicketListRegion(p: TicketListProps) {
           <tbody>
             {tickets.length === 0
               ? <tr><td colspan={span} class="empty">No tickets match these filters.</td></tr>
-              : tickets.map((t) => <TicketRow t={t} p={p} />)}
+              : tickets.map((t) => <TicketRow t={t} p={p} sortKey={p.sortKeys[t.id]} />)}
           </tbody>
         </table>
         </div>
@@ -209,9 +216,9 @@ export function TicketListPage(p: TicketListProps) {
   const staff = l.users.filter((u) => u.role !== 'requester' && !u.disabled);
   const status = f.status?.join(',') ?? '';
   const statusOptions: [string, string][] = [['', 'Any status'], ['new,open,stalled', 'Active'], ['resolved,rejected,deleted', 'Inactive'],
-    ...STATUSES.map((s): [string, string] => [s, STATUS_LABEL[s]])];
+    ...p.statuses.map((s): [string, string] => [s, STATUS_LABEL[s]])];
   if (status && !statusOptions.some(([v]) => v === status)) statusOptions.push([status, status]);
-  const builtin = currentBuiltin(p.params);
+  const builtin = p.builtin;
   const title = p.view ? p.view.name : builtin && builtin.key !== 'all' ? builtin.name : 'Tickets';
   return (
     // SPEC C5: the page's live stream; the list region (swapped by filters, sorting and paging) listens inside it.
@@ -219,7 +226,7 @@ export function TicketListPage(p: TicketListProps) {
       <header class="page-head">
         <h1>{title}</h1>
         <nav class="views" aria-label="Lists and saved views">
-          {BUILTIN_LISTS.map((b) => <a href={builtinListUrl(b)} class={!p.view && builtin?.key === b.key ? 'current' : ''}
+          {p.builtinLists.map((b) => <a href={b.url} class={!p.view && builtin?.key === b.key ? 'current' : ''}
             aria-current={!p.view && builtin?.key === b.key ? 'page' : undefined}>{b.name}</a>)}
           {l.savedViews.map((v) => <a href={`/tickets?view_id=${v.id}`} class={p.view?.id === v.id ? 'current' : ''}
             aria-current={p.view?.id === v.id ? 'page' : undefined}>{v.name}{v.shared && <span class="shared-by"> (shared by {v.owner_name})</span>}</a>)}

@@ -15,6 +15,8 @@ export interface TicketPageProps {
   /** The custom fields that apply to the ticket's queue. */
   fields: CustomFieldJson[];
   staff: boolean;
+  /** The statuses the ticket may be set to (SPEC B3): the domain's, handed over by the route. */
+  statuses: readonly string[];
   /** Who is looking (the writer of a reply is not mailed it). */
   actorId: number;
   /** The queue's Cc and AdminCc (user ids): watchers of every ticket in the queue. */

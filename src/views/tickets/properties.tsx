@@ -1,4 +1,3 @@
-import { STATUSES } from '../../domain/lifecycle.js';
 import { queueName, STATUS_LABEL, When } from '../format.js';
 import type { TicketPageProps } from './pageProps.js';
 
@@ -60,7 +59,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
     <aside id="properties" class="properties" aria-label="Ticket properties" hx-swap-oob={oob ? 'true' : undefined}>
       <QuickActions p={p} />
       <Prop id={t.id} name="status" label="Status">
-        <select id="prop-status" name="status">{options(STATUSES.map((s) => [s, STATUS_LABEL[s]]), t.status)}</select>
+        <select id="prop-status" name="status">{options(p.statuses.map((s) => [s, STATUS_LABEL[s]]), t.status)}</select>
       </Prop>
       <Prop id={t.id} name="queue_id" label="Queue">
         <select id="prop-queue_id" name="queue_id">{options(l.queues.map((q) => [String(q.id), q.name]), String(t.queue_id))}</select>
