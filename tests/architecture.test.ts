@@ -1,12 +1,170 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importCycles, importGraph, type ImportEdge } from './helpers/importGraph.js';
+
+// ARCHITECTURE.md's arrows and its "Never" list, checked on the import graph of src/ as
+// TypeScript's parser reads it (tests/helpers/importGraph.ts, docs/decisions/046): each rule
+// names the edges that break it, by file and line. A new rule is one more entry in RULES.
+
+const root = path.resolve(import.meta.dirname, '..');
+const graph = importGraph(root);
+
+/**
+ * The layers, lowest first. An import goes to a lower rank, or stays in its own layer; two
+ * layers of one rank are strangers. A file's layer is the first whose prefix it starts with.
+ */
+const LAYERS = [
+  // Modules that import nothing of ours, so every layer may read them: the settings, the
+  // logger, private files, and the ticket lifecycle (the domain's vocabulary, which the scrip
+  // engine's conditions speak too; views still get statuses as props).
+  { name: 'leaf', rank: 0, prefixes: ['src/env.ts', 'src/log.ts', 'src/dataDir.ts', 'src/domain/lifecycle.ts'] },
+  { name: 'store port', rank: 1, prefixes: ['src/db/port.ts', 'src/db/schema.ts', 'src/db/storageWatch.ts', 'src/db/shared/'] },
+  { name: 'store implementation', rank: 2, prefixes: ['src/db/sqlite/', 'src/db/postgres/'] },
+  { name: 'store factory', rank: 3, prefixes: ['src/db/store.ts', 'src/db/copyStore.ts'] },
+  { name: 'scrips', rank: 4, prefixes: ['src/scrips/'] },
+  { name: 'events', rank: 4, prefixes: ['src/events/'] },
+  { name: 'domain', rank: 5, prefixes: ['src/domain/'] },
+  { name: 'mail', rank: 6, prefixes: ['src/mail/'] },
+  { name: 'views', rank: 6, prefixes: ['src/views/'] },
+  { name: 'routes', rank: 7, prefixes: ['src/routes/'] },
+  { name: 'app', rank: 8, prefixes: ['src/app.tsx'] },
+  { name: 'start', rank: 9, prefixes: ['src/server.ts', 'src/cli.ts', 'src/cli/', 'src/workers.ts', 'src/httpServer.ts'] },
+] as const;
+type Layer = (typeof LAYERS)[number];
+
+/** Whether `file` is one of `prefixes` or lies in one of those ending in `/`. */
+const under = (file: string, ...prefixes: readonly string[]) => prefixes.some((p) => file === p || (p.endsWith('/') && file.startsWith(p)));
+const layerOf = (file: string): Layer | undefined => LAYERS.find((l) => under(file, ...l.prefixes));
+const storeImplementation = (file: string) => /^src\/db\/(sqlite|postgres)\//.exec(file)?.[0];
+const describeEdge = (e: ImportEdge) => `${e.from}:${e.line} imports ${e.to}${e.typeOnly ? ' (types only)' : ' at run time'}${e.kind === 'static' ? '' : ` (${e.kind})`}`;
+
+interface Rule {
+  /** The rule as ARCHITECTURE.md says it. */
+  never: string;
+  /** What to do instead, for the failure message. */
+  instead: string;
+  offends(e: ImportEdge): boolean;
+}
+
+const RULES: Rule[] = [
+  {
+    never: 'views → db, domain or scrips at run time (views → nothing of ours but other views and plain types)',
+    instead: 'pass what the view shows as props from the route (permissions as booleans, choices as lists); import types with `import type`',
+    offends: (e) => under(e.from, 'src/views/') && !e.typeOnly && !under(e.to, 'src/views/'),
+  },
+  {
+    never: 'domain → routes or views',
+    instead: 'the domain returns data; the route renders it',
+    offends: (e) => under(e.from, 'src/domain/') && under(e.to, 'src/routes/', 'src/views/'),
+  },
+  {
+    never: 'domain → a store implementation',
+    instead: 'talk to src/db/port.ts',
+    offends: (e) => under(e.from, 'src/domain/') && storeImplementation(e.to) !== undefined,
+  },
+  {
+    never: 'db → anything above it',
+    instead: 'the store may use only the store and leaf modules (settings, logger, private files)',
+    offends: (e) => under(e.from, 'src/db/') && !under(e.to, 'src/db/') && layerOf(e.to)?.name !== 'leaf',
+  },
+  {
+    never: 'scrips → routes or views',
+    instead: 'the scrip engine works on the store; what the admin screens show reaches them through the routes',
+    offends: (e) => under(e.from, 'src/scrips/') && under(e.to, 'src/routes/', 'src/views/'),
+  },
+  {
+    never: 'mail → routes or views',
+    instead: 'mail parses and calls the domain',
+    offends: (e) => under(e.from, 'src/mail/') && under(e.to, 'src/routes/', 'src/views/'),
+  },
+  {
+    never: "anything but the store factory and the CLI's copy-store → a store implementation",
+    instead: 'open the store through src/db/store.ts and use src/db/port.ts',
+    offends: (e) => {
+      const impl = storeImplementation(e.to);
+      return impl !== undefined && !under(e.from, 'src/db/store.ts', 'src/db/copyStore.ts', impl);
+    },
+  },
+  {
+    never: 'an arrow upward: an import from a lower layer to a higher one, or between two layers of one rank',
+    instead: 'move what both need down into a module of its own (a leaf, or the lower layer), or hand it over as an argument',
+    offends: (e) => {
+      const [from, to] = [layerOf(e.from), layerOf(e.to)];
+      return from !== undefined && to !== undefined && from !== to && from.rank <= to.rank;
+    },
+  },
+  {
+    never: 'a leaf module importing one of ours',
+    instead: 'a leaf imports packages and node: modules only',
+    offends: (e) => layerOf(e.from)?.name === 'leaf',
+  },
+];
+
+describe('ARCHITECTURE.md: never', () => {
+  for (const rule of RULES) {
+    it(rule.never, () => {
+      const offending = graph.edges.filter((e) => rule.offends(e)).map(describeEdge);
+      expect(offending, `${rule.never}. Instead: ${rule.instead}`).toEqual([]);
+    });
+  }
+});
+
+describe('the import graph', () => {
+  it('has every source file in a layer', () => {
+    expect(graph.files.filter((f) => !layerOf(f)), 'files in no layer of tests/architecture.test.ts (place them in LAYERS)').toEqual([]);
+  });
+
+  it('has no import naming a file that is not there', () => {
+    expect(graph.unresolved.map((u) => `${u.from}:${u.line} ${u.specifier}`)).toEqual([]);
+  });
+
+  // Type-only circles count too (decision 046): they are the same tangle, one refactor from a
+  // run-time one. A worker thread's entry is left out: it is loaded in a thread of its own.
+  it('has no import circle, not even through types', () => {
+    const circles = importCycles(graph.files, graph.edges.filter((e) => e.kind !== 'worker'));
+    const described = circles.map((c) => {
+      const others = c.files.filter((f) => !c.circle.includes(f));
+      return c.circle.join(' → ') + (others.length ? `; tangled with them: ${others.join(', ')}` : '');
+    });
+    expect(described, 'import circles (move what the files share into a file of its own)').toEqual([]);
+  });
+
+  it('tells type-only imports from run-time ones, and finds circles through types', () => {
+    const fixture = importGraph(path.join(root, 'tests/fixtures/import-graph'));
+    const from = (f: string) => fixture.edges.filter((e) => e.from === f).map((e) => `${e.to.replace('src/', '')} ${e.kind}${e.typeOnly ? ' type' : ''}`);
+    expect(from('src/a.ts').sort()).toEqual([
+      'circleB.ts static',
+      // `import { type U }` loads inline.ts: verbatimModuleSyntax keeps it as `import {} from`.
+      'inline.ts static',
+      'lazy.ts dynamic',
+      'reexport.ts reexport',
+      'side.ts static',
+      'typeQuery.ts static type',
+      'typeReexport.ts reexport type',
+      'types.ts static type',
+      'worker.ts worker',
+    ]);
+    expect(importCycles(fixture.files, fixture.edges).map((c) => c.circle)).toEqual([['src/a.ts', 'src/circleB.ts', 'src/circleC.ts', 'src/a.ts']]);
+  });
+
+  it('sees the imports it must see (the reader is not blind)', () => {
+    const has = (from: string, to: string, typeOnly: boolean) => graph.edges.some((e) => e.from === from && e.to === to && e.typeOnly === typeOnly);
+    expect(has('src/server.ts', 'src/app.tsx', false)).toBe(true);
+    expect(has('src/db/store.ts', 'src/db/copyStore.ts', false)).toBe(true); // export … from
+    expect(has('src/cli.ts', 'src/db/store.ts', false)).toBe(true); // import('…')
+    expect(has('src/db/sqlite/readers.ts', 'src/db/sqlite/listWorker.ts', false)).toBe(true); // new URL('./listWorker…', import.meta.url)
+    expect(has('src/views/tickets/show.tsx', 'src/domain/transactions.ts', true)).toBe(true); // import type
+  });
+});
+
+// The rules below read the files' text (a rule that is not about our own imports goes here, as a
+// describe of its own): driver packages, SQL and error codes of one dialect.
 
 // Decision 026 and ARCHITECTURE: the domain (and everything above the store) is unaware of
 // which database it runs on. It talks to src/db/port.ts; only src/db/store.ts (the factory),
 // the CLI and the server may reach an implementation.
 
-const root = path.resolve(import.meta.dirname, '..');
 const files = (dir: string): string[] => fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) =>
   e.isDirectory() ? files(path.join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [path.join(dir, e.name)] : []);
 const ABOVE_THE_STORE = ['src/domain', 'src/scrips', 'src/mail', 'src/routes', 'src/views', 'src/events'].filter((d) => fs.existsSync(path.join(root, d)))
