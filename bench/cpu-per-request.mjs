@@ -42,7 +42,7 @@ async function load(tree) {
   const customer = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu mail', description: 'x', requesters: ['cust@cpu.example'] })).ticket.id;
   const mail = (from, i, cc = '') => call('POST', '/mailgate', { message: `From: ${from}\r\nTo: support@cpu.example\r\n${cc ? `Cc: ${cc}\r\n` : ''}`
     + `Subject: Re: [hxdesk #${customer}] cpu mail\r\nMessage-ID: <cpu.${i}.${Math.random().toString(36).slice(2)}@${treeTag}>\r\n\r\nReply ${i}\r\n` },
-  { authorization: 'Bearer ' + 'x'.repeat(32) });
+  { authorization: `Bearer ${'x'.repeat(32)}` });
   return {
     'mail reply (customer; 3 Cc)': (i) => mail('cust@cpu.example', i, 'a@cpu.example, b@cpu.example, c@cpu.example'),
     'mail from someone not on the ticket': (i) => mail(`stranger${i}@else.example`, i),

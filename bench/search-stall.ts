@@ -127,7 +127,7 @@ async function main() {
     process.stderr.write(`search-stall: ${MIB} MiB of "x" in ${MIB} messages, q = "x" x ${Q_LEN}, server RSS ${Math.round(status(proc.pid!, 'VmRSS'))} MB\n`);
 
     const runs: Run[] = [];
-    runs: for (const [who, auth] of [['requester', requester], ...(args.includes('--requester-only') ? [] : [['admin', admin]])] as [string, Record<string, string>][]) {
+    everyone: for (const [who, auth] of [['requester', requester], ...(args.includes('--requester-only') ? [] : [['admin', admin]])] as [string, Record<string, string>][]) {
       const search = `/tickets?q=${encodeURIComponent(q)}`;
       for (const [what, target, n, headers] of [
         ['search', search, 1, {}], ['search', search, PARALLEL, {}],
@@ -139,7 +139,7 @@ async function main() {
         process.stdout.write(`${JSON.stringify({ mib: MIB, q_len: Q_LEN, ...r })}\n`);
         if (proc.exitCode !== null || proc.signalCode !== null) {
           process.stderr.write(`search-stall: the server died (${proc.exitCode ?? proc.signalCode}); its last output:\n${serverOutput}\n`);
-          break runs;
+          break everyone;
         }
       }
     }

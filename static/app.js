@@ -153,7 +153,7 @@
   }
 
   function setActive(input, option) {
-    listOf(input)?.querySelectorAll('[aria-selected="true"]').forEach((o) => o.setAttribute('aria-selected', 'false'));
+    listOf(input)?.querySelectorAll('[aria-selected="true"]').forEach((o) => { o.setAttribute('aria-selected', 'false'); });
     if (!option) { input.removeAttribute('aria-activedescendant'); return; }
     option.setAttribute('aria-selected', 'true');
     input.setAttribute('aria-activedescendant', option.id);
@@ -417,7 +417,7 @@
   // the server's error view): each message is also said under its own field, which is marked
   // invalid and described by it. What was typed stays; the next answer (or typing there) clears it.
   function clearFieldErrors(form) {
-    form.querySelectorAll('.field-error[data-field-error]').forEach((el) => el.remove());
+    form.querySelectorAll('.field-error[data-field-error]').forEach((el) => { el.remove(); });
     form.querySelectorAll('[aria-invalid="true"][data-field-invalid]').forEach((el) => {
       el.removeAttribute('aria-invalid');
       el.removeAttribute('data-field-invalid');

@@ -7,41 +7,41 @@
 //   one asks for what came after it (`?after=`; the browser's own reconnects send Last-Event-ID);
 // - after a reconnect, or when the server says `reset`, every `[data-live-refresh]` element gets
 //   a `live:refresh` event, so parts that missed something load again (their triggers list it).
-(function () {
+(() => {
   'use strict';
-  var lastId = {}; // sse-connect URL → last event id seen on it
+  const lastId = {}; // sse-connect URL → last event id seen on it
 
   function withAfter(url) {
-    var id = lastId[url];
+    const id = lastId[url];
     if (!id) return url;
-    return url + (url.indexOf('?') < 0 ? '?' : '&') + 'after=' + encodeURIComponent(id);
+    return `${url}${url.indexOf('?') < 0 ? '?' : '&'}after=${encodeURIComponent(id)}`;
   }
 
   function refresh(root) {
-    root.querySelectorAll('[data-live-refresh]').forEach(function (el) { htmx.trigger(el, 'live:refresh'); });
+    root.querySelectorAll('[data-live-refresh]').forEach((el) => { htmx.trigger(el, 'live:refresh'); });
   }
 
   // Set before htmx processes the page (this script runs after htmx's and the extension's, before DOMContentLoaded).
   if (window.htmx) {
-    htmx.createEventSource = function (url) {
-      var source = new EventSource(withAfter(url), { withCredentials: true });
-      var opened = false;
-      var remember = function (e) { if (e.lastEventId) lastId[url] = e.lastEventId; };
+    htmx.createEventSource = (url) => {
+      const source = new EventSource(withAfter(url), { withCredentials: true });
+      let opened = false;
+      const remember = (e) => { if (e.lastEventId) lastId[url] = e.lastEventId; };
       source.addEventListener('ticket', remember);
-      source.addEventListener('open', function () {
-        var root = document.querySelector('[sse-connect="' + CSS.escape(url) + '"]');
+      source.addEventListener('open', () => {
+        const root = document.querySelector(`[sse-connect="${CSS.escape(url)}"]`);
         // The first open of a brand-new page needs nothing; any later open (the browser's own
         // reconnect, or a new source after a failed one) may have missed what the page shows.
         if (opened || lastId[url]) { if (root) refresh(root); }
         opened = true;
         if (root) root.setAttribute('data-live-state', 'open');
       });
-      source.addEventListener('error', function () {
-        var root = document.querySelector('[sse-connect="' + CSS.escape(url) + '"]');
+      source.addEventListener('error', () => {
+        const root = document.querySelector(`[sse-connect="${CSS.escape(url)}"]`);
         if (root) root.setAttribute('data-live-state', 'reconnecting');
       });
-      source.addEventListener('reset', function () {
-        var root = document.querySelector('[sse-connect="' + CSS.escape(url) + '"]');
+      source.addEventListener('reset', () => {
+        const root = document.querySelector(`[sse-connect="${CSS.escape(url)}"]`);
         if (root) refresh(root);
       });
       return source;
@@ -56,66 +56,66 @@
   // A part the agent is using (a focused select, the subject being edited, the person search)
   // is left as it is and loaded again when the focus leaves it. The reply box is never touched.
   function lastTxnId() {
-    var max = 0;
-    document.querySelectorAll('#history > li[data-txn-id], #portal-history > li[data-txn-id]').forEach(function (li) {
-      var n = Number(li.getAttribute('data-txn-id'));
+    let max = 0;
+    document.querySelectorAll('#history > li[data-txn-id], #portal-history > li[data-txn-id]').forEach((li) => {
+      const n = Number(li.getAttribute('data-txn-id'));
       if (n > max) max = n;
     });
     return max;
   }
-  var liveSwap = null; // the data-ticket-live element whose answer is being swapped
-  var deferred = null; // the data-ticket-live element with a part left alone for the focus
-  var isLive = function (elt) { return !!(elt && elt.hasAttribute && elt.hasAttribute('data-ticket-live')); };
-  document.addEventListener('htmx:configRequest', function (e) {
+  let liveSwap = null; // the data-ticket-live element whose answer is being swapped
+  let deferred = null; // the data-ticket-live element with a part left alone for the focus
+  const isLive = (elt) => !!(elt && elt.hasAttribute && elt.hasAttribute('data-ticket-live'));
+  document.addEventListener('htmx:configRequest', (e) => {
     if (isLive(e.detail.elt)) e.detail.parameters.after = String(lastTxnId());
   });
   // A live load that fails (the server restarting, the reader signed out) is not the reader's to
   // see: nothing is swapped and no error is said; the stream's reconnect loads the parts again.
-  document.addEventListener('htmx:beforeSwap', function (e) {
+  document.addEventListener('htmx:beforeSwap', (e) => {
     if (isLive(e.target) && e.detail.xhr.status >= 400) { e.detail.shouldSwap = false; e.stopPropagation(); }
   }, true);
-  ['htmx:sendError', 'htmx:timeout'].forEach(function (name) {
-    document.addEventListener(name, function (e) { if (isLive(e.target)) e.stopPropagation(); }, true);
+  ['htmx:sendError', 'htmx:timeout'].forEach((name) => {
+    document.addEventListener(name, (e) => { if (isLive(e.target)) e.stopPropagation(); }, true);
   });
-  document.addEventListener('htmx:beforeSwap', function (e) { liveSwap = isLive(e.detail.elt) ? e.detail.elt : null; });
-  document.addEventListener('htmx:afterRequest', function (e) { if (isLive(e.detail.elt)) liveSwap = null; });
-  document.addEventListener('htmx:oobBeforeSwap', function (e) {
-    var target = e.detail.target;
+  document.addEventListener('htmx:beforeSwap', (e) => { liveSwap = isLive(e.detail.elt) ? e.detail.elt : null; });
+  document.addEventListener('htmx:afterRequest', (e) => { if (isLive(e.detail.elt)) liveSwap = null; });
+  document.addEventListener('htmx:oobBeforeSwap', (e) => {
+    const target = e.detail.target;
     if (target.id === 'history' || target.id === 'portal-history') {
       // Whatever swaps into the history: never an entry twice.
       // (An appended fragment's top level are the entries; a whole new history is left as it is.)
-      var fragment = e.detail.fragment;
-      Array.prototype.slice.call((fragment && fragment.children) || []).forEach(function (li) {
+      const fragment = e.detail.fragment;
+      Array.prototype.slice.call((fragment && fragment.children) || []).forEach((li) => {
         if (li.tagName === 'LI' && li.id && document.getElementById(li.id)) li.remove();
       });
       return;
     }
     if (!liveSwap) return;
-    var active = document.activeElement;
+    const active = document.activeElement;
     if (active && active !== document.body && target.contains(active) && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(active.tagName)) {
       e.detail.shouldSwap = false;
       deferred = liveSwap;
     }
   });
-  document.addEventListener('focusout', function () {
+  document.addEventListener('focusout', () => {
     if (!deferred) return;
     // After the focus has moved: load the parts again (left alone again if it moved within one).
-    setTimeout(function () {
-      var live = deferred;
+    setTimeout(() => {
+      const live = deferred;
       deferred = null;
       if (live && document.body.contains(live)) htmx.trigger(live, 'live:refresh');
     }, 0);
   });
 
   // Typing: the reply box says so at most every 3 s while its writer types (POST …/typing, 204).
-  var typedAt = 0;
-  document.addEventListener('input', function (e) {
-    var box = e.target;
+  let typedAt = 0;
+  document.addEventListener('input', (e) => {
+    const box = e.target;
     if (!box || box.id !== 'reply-body') return;
-    var root = box.closest('[data-typing-url]');
+    const root = box.closest('[data-typing-url]');
     if (!root || Date.now() - typedAt < 3000) return;
     typedAt = Date.now();
-    fetch(root.getAttribute('data-typing-url'), { method: 'POST', credentials: 'same-origin' }).catch(function () { /* presence is best effort */ });
+    fetch(root.getAttribute('data-typing-url'), { method: 'POST', credentials: 'same-origin' }).catch(() => { /* presence is best effort */ });
   });
 
 
@@ -133,46 +133,46 @@
   //   ("3 new tickets — Show", said politely) and Show loads the list region, ticks kept.
   // Dashboards: each widget (`data-live-widget`) loads its own fragment again at most once a
   // second while tickets change (the last change is never dropped), and after a reconnect.
-  var LIST_BATCH_MS = 300;
-  var WIDGET_EVERY_MS = 1000;
-  var asked = new Set();
-  var batchTimer = null;
-  var asking = false;
-  var fresh = new Set(); // new tickets of this list held back for the bar
-  var reloading = false;
-  var keepTicked = null;
+  const LIST_BATCH_MS = 300;
+  const WIDGET_EVERY_MS = 1000;
+  const asked = new Set();
+  let batchTimer = null;
+  let asking = false;
+  const fresh = new Set(); // new tickets of this list held back for the bar
+  let reloading = false;
+  let keepTicked = null;
 
   function listRegion() { return document.querySelector('[data-live-list]'); }
-  function rowOf(tbody, id) { return tbody.querySelector('tr[data-id="' + CSS.escape(String(id)) + '"]'); }
-  function keyOf(tr) { try { return JSON.parse(tr.getAttribute('data-key')); } catch (e) { return null; } }
+  function rowOf(tbody, id) { return tbody.querySelector(`tr[data-id="${CSS.escape(String(id))}"]`); }
+  function keyOf(tr) { try { return JSON.parse(tr.getAttribute('data-key')); } catch { return null; } }
   function compare(a, b) {
-    for (var i = 0; i < 2; i++) { if (a[i] < b[i]) return -1; if (a[i] > b[i]) return 1; }
+    for (let i = 0; i < 2; i++) { if (a[i] < b[i]) return -1; if (a[i] > b[i]) return 1; }
     return 0;
   }
 
   function ask(ids) {
-    ids.forEach(function (id) { asked.add(String(id)); });
+    ids.forEach((id) => { asked.add(String(id)); });
     if (!batchTimer) batchTimer = setTimeout(askNow, LIST_BATCH_MS);
   }
 
   function askNow() {
     batchTimer = null;
-    var region = listRegion();
+    const region = listRegion();
     if (!region) { asked.clear(); return; }
     if (asked.size === 0) return;
     if (asking) { batchTimer = setTimeout(askNow, LIST_BATCH_MS); return; }
-    var ids = Array.from(asked).slice(0, 100);
-    ids.forEach(function (id) { asked.delete(id); });
-    var query = region.getAttribute('data-live-query') || '';
+    const ids = Array.from(asked).slice(0, 100);
+    ids.forEach((id) => { asked.delete(id); });
+    const query = region.getAttribute('data-live-query') || '';
     asking = true;
-    fetch('/tickets?' + (query ? query + '&' : '') + 'live_ids=' + ids.join(','), { headers: { 'HX-Request': 'true' }, credentials: 'same-origin' })
-      .then(function (r) { return r.ok ? r.text() : null; })
-      .then(function (html) {
+    fetch(`/tickets?${query ? `${query}&` : ''}live_ids=${ids.join(',')}`, { headers: { 'HX-Request': 'true' }, credentials: 'same-origin' })
+      .then((r) => r.ok ? r.text() : null)
+      .then((html) => {
         // A list loaded meanwhile (other filters, Show) is the server's newer word: this answer is dropped.
         if (html && listRegion() === region && region.getAttribute('data-live-query') === query) applyRows(region, html);
       })
-      .catch(function () { /* the next event or reconnect asks again */ })
-      .then(function () {
+      .catch(() => { /* the next event or reconnect asks again */ })
+      .then(() => {
         asking = false;
         if (asked.size && !batchTimer) batchTimer = setTimeout(askNow, LIST_BATCH_MS);
       });
@@ -180,9 +180,9 @@
 
   function markGone(tr, gone) {
     tr.classList.toggle('live-gone', gone);
-    var note = tr.querySelector('.live-gone-note');
+    let note = tr.querySelector('.live-gone-note');
     if (gone && !note) {
-      var cell = tr.querySelector('td.subject') || tr.querySelector('td:not(.select)');
+      const cell = tr.querySelector('td.subject') || tr.querySelector('td:not(.select)');
       if (!cell) return;
       note = document.createElement('span');
       note.className = 'live-gone-note';
@@ -193,59 +193,59 @@
   }
 
   function updateRow(tr, row) {
-    var cells = Array.prototype.slice.call(row.children);
-    var changed = false;
-    Array.prototype.slice.call(tr.children).forEach(function (td, i) {
-      var next = cells[i];
+    const cells = Array.prototype.slice.call(row.children);
+    let changed = false;
+    Array.prototype.slice.call(tr.children).forEach((td, i) => {
+      const next = cells[i];
       if (!next || td.classList.contains('select')) return; // the checkbox stays: its tick and its focus
       if (td.outerHTML === next.outerHTML) return;
       changed = true;
-      var focused = td.contains(document.activeElement);
-      var copy = document.importNode(next, true);
+      const focused = td.contains(document.activeElement);
+      const copy = document.importNode(next, true);
       td.replaceWith(copy);
       if (window.htmx) htmx.process(copy);
-      if (focused) { var a = copy.querySelector('a, button, input'); if (a) a.focus(); }
+      if (focused) { const a = copy.querySelector('a, button, input'); if (a) a.focus(); }
     });
     tr.setAttribute('data-key', row.getAttribute('data-key'));
     if (!changed) return;
     tr.classList.add('live-changed');
-    setTimeout(function () { tr.classList.remove('live-changed'); }, 2000);
+    setTimeout(() => { tr.classList.remove('live-changed'); }, 2000);
   }
 
   function insertRow(region, tbody, row) {
-    var rows = Array.prototype.slice.call(tbody.querySelectorAll('tr[data-id]'));
-    var desc = (region.getAttribute('data-sort') || '-updated').charAt(0) === '-';
-    var limit = Number(region.getAttribute('data-limit')) || 50;
-    var offset = Number(region.getAttribute('data-offset')) || 0;
-    var key = keyOf(row);
-    var last = key !== null && rows.every(function (tr) { var k = keyOf(tr); var c = k ? compare(key, k) : 0; return desc ? c < 0 : c > 0; });
+    const rows = Array.prototype.slice.call(tbody.querySelectorAll('tr[data-id]'));
+    const desc = (region.getAttribute('data-sort') || '-updated').charAt(0) === '-';
+    const limit = Number(region.getAttribute('data-limit')) || 50;
+    const offset = Number(region.getAttribute('data-offset')) || 0;
+    const key = keyOf(row);
+    const last = key !== null && rows.every((tr) => { const k = keyOf(tr); const c = k ? compare(key, k) : 0; return desc ? c < 0 : c > 0; });
     if (!((rows.length === 0 && offset === 0) || (last && rows.length > 0 && rows.length < limit))) return false;
-    var empty = tbody.querySelector('td.empty');
+    const empty = tbody.querySelector('td.empty');
     if (empty) empty.closest('tr').remove();
-    var tr = document.importNode(row, true);
+    const tr = document.importNode(row, true);
     tbody.appendChild(tr);
     if (window.htmx) htmx.process(tr);
     tr.classList.add('live-changed');
-    setTimeout(function () { tr.classList.remove('live-changed'); }, 2000);
-    var box = tr.querySelector('input[name="ids"]');
+    setTimeout(() => { tr.classList.remove('live-changed'); }, 2000);
+    const box = tr.querySelector('input[name="ids"]');
     if (box) box.dispatchEvent(new Event('change', { bubbles: true })); // the selection count and "select all" follow
     return true;
   }
 
   function applyRows(region, html) {
-    var answer = new DOMParser().parseFromString(html, 'text/html').getElementById('live-rows');
-    var tbody = region.querySelector('#tickets-table tbody');
+    const answer = new DOMParser().parseFromString(html, 'text/html').getElementById('live-rows');
+    const tbody = region.querySelector('#tickets-table tbody');
     if (!answer || !tbody) return;
-    (answer.getAttribute('data-gone') || '').split(',').filter(Boolean).forEach(function (id) {
+    (answer.getAttribute('data-gone') || '').split(',').filter(Boolean).forEach((id) => {
       fresh.delete(id);
-      var tr = rowOf(tbody, id);
+      const tr = rowOf(tbody, id);
       if (tr) markGone(tr, true);
     });
-    Array.prototype.slice.call(answer.querySelectorAll('tbody > tr[data-id]')).forEach(function (row) {
-      var id = row.getAttribute('data-id');
-      var match = row.getAttribute('data-match') === 'true';
+    Array.prototype.slice.call(answer.querySelectorAll('tbody > tr[data-id]')).forEach((row) => {
+      const id = row.getAttribute('data-id');
+      const match = row.getAttribute('data-match') === 'true';
       row.removeAttribute('data-match');
-      var tr = rowOf(tbody, id);
+      const tr = rowOf(tbody, id);
       if (tr) { updateRow(tr, row); markGone(tr, !match); return; }
       if (!match) { fresh.delete(id); return; }
       if (!fresh.has(id) && !insertRow(region, tbody, row)) fresh.add(id);
@@ -254,79 +254,79 @@
   }
 
   function showBar(region) {
-    var bar = region.querySelector('[data-live-bar]');
+    const bar = region.querySelector('[data-live-bar]');
     if (!bar) return;
-    var n = fresh.size;
-    var text = n === 1 ? '1 new ticket' : n + ' new tickets';
-    var count = bar.querySelector('[data-live-count]');
+    const n = fresh.size;
+    const text = n === 1 ? '1 new ticket' : `${n} new tickets`;
+    const count = bar.querySelector('[data-live-count]');
     bar.hidden = n === 0;
     if (n > 0 && count.textContent !== text) {
       count.textContent = text;
-      var say = region.querySelector('[data-live-say]');
-      if (say) say.textContent = text + ' in this list: Show loads them.';
+      const say = region.querySelector('[data-live-say]');
+      if (say) say.textContent = `${text} in this list: Show loads them.`;
     }
   }
 
   /** Loads the list region again (Show): ticks kept, the address left as it is, dragged widths kept (app.js). */
   function reloadList(region) {
-    var query = region.getAttribute('data-live-query') || '';
-    keepTicked = Array.prototype.slice.call(region.querySelectorAll('input[name="ids"]:checked')).map(function (b) { return b.value; });
+    const query = region.getAttribute('data-live-query') || '';
+    keepTicked = Array.prototype.slice.call(region.querySelectorAll('input[name="ids"]:checked')).map((b) => b.value);
     reloading = true;
     fresh.clear();
-    return htmx.ajax('GET', '/tickets' + (query ? '?' + query : ''), { target: '#ticket-list', swap: 'outerHTML' })
-      .then(function () { reloading = false; }, function () { reloading = false; });
+    return htmx.ajax('GET', `/tickets${query ? `?${query}` : ''}`, { target: '#ticket-list', swap: 'outerHTML' })
+      .then(() => { reloading = false; }, () => { reloading = false; });
   }
 
-  document.addEventListener('sse:ticket', function (e) {
-    var el = e.target;
-    var data;
-    try { data = JSON.parse(e.detail.data); } catch (err) { return; }
+  document.addEventListener('sse:ticket', (e) => {
+    const el = e.target;
+    let data;
+    try { data = JSON.parse(e.detail.data); } catch { return; }
     if (el.matches && el.matches('[data-live-list]')) ask([data.ticket_id]);
     else if (el.matches && el.matches('[data-live-tick]')) {
-      var root = el.closest('[data-live-root]') || document;
+      const root = el.closest('[data-live-root]') || document;
       root.querySelectorAll('[data-live-widget]').forEach(widgetSoon);
     }
   });
 
   // After a reconnect or a reset: the rows on the page are asked about again (what was missed of
   // new tickets comes with the stream's catch-up).
-  document.addEventListener('live:refresh', function (e) {
-    var region = e.target;
+  document.addEventListener('live:refresh', (e) => {
+    const region = e.target;
     if (!region.matches || !region.matches('[data-live-list]')) return;
-    ask(Array.prototype.map.call(region.querySelectorAll('#tickets-table tbody tr[data-id]'), function (tr) { return tr.getAttribute('data-id'); }));
+    ask(Array.prototype.map.call(region.querySelectorAll('#tickets-table tbody tr[data-id]'), (tr) => tr.getAttribute('data-id')));
   });
 
-  document.addEventListener('click', function (e) {
-    var button = e.target.closest && e.target.closest('[data-live-show]');
+  document.addEventListener('click', (e) => {
+    const button = e.target.closest && e.target.closest('[data-live-show]');
     if (!button) return;
-    var region = button.closest('[data-live-list]');
+    const region = button.closest('[data-live-list]');
     if (region) reloadList(region);
   });
 
   // Show reloads the list the address already names: no new history entry.
-  document.addEventListener('htmx:beforeHistoryUpdate', function (e) {
+  document.addEventListener('htmx:beforeHistoryUpdate', (e) => {
     if (!reloading || !e.detail || !e.detail.history) return;
     e.detail.history.type = 'replace';
     e.detail.history.path = location.pathname + location.search;
   });
-  document.addEventListener('htmx:afterSwap', function (e) {
-    var region = listRegion();
+  document.addEventListener('htmx:afterSwap', (e) => {
+    const region = listRegion();
     if (!region || !e.detail.target || e.detail.target.id !== 'ticket-list') return;
     // Any new load of the list is the server's whole word: the bar starts again from none.
     fresh.clear();
     if (keepTicked) {
-      keepTicked.forEach(function (id) {
-        var box = region.querySelector('input[name="ids"][value="' + CSS.escape(id) + '"]');
+      keepTicked.forEach((id) => {
+        const box = region.querySelector(`input[name="ids"][value="${CSS.escape(id)}"]`);
         if (box) box.checked = true;
       });
       keepTicked = null;
     }
   });
 
-  var widgetTimers = new WeakMap();
+  const widgetTimers = new WeakMap();
   function widgetSoon(w) {
     if (widgetTimers.get(w)) return; // one load per WIDGET_EVERY_MS; it reads what is there by then
-    widgetTimers.set(w, setTimeout(function () { widgetTimers.delete(w); htmx.trigger(w, 'live:load'); }, WIDGET_EVERY_MS));
+    widgetTimers.set(w, setTimeout(() => { widgetTimers.delete(w); htmx.trigger(w, 'live:load'); }, WIDGET_EVERY_MS));
   }
 
   // ── collision (stale replies) ──
@@ -335,22 +335,22 @@
   // empties that place. The server's fragments do that; here only where eyes and focus go: the
   // warning is scrolled into view, and focus on "Send anyway" when the warning is replaced moves
   // to the new warning's button, or (once sent) to the message box, instead of being lost.
-  var focusInWarning = false;
-  document.addEventListener('htmx:oobBeforeSwap', function (e) {
-    var old = e.detail && e.detail.target;
+  let focusInWarning = false;
+  document.addEventListener('htmx:oobBeforeSwap', (e) => {
+    const old = e.detail && e.detail.target;
     if (old && old.id === 'reply-stale') focusInWarning = old.contains(document.activeElement);
   });
-  document.addEventListener('htmx:oobAfterSwap', function (e) {
-    var warning = e.target;
+  document.addEventListener('htmx:oobAfterSwap', (e) => {
+    const warning = e.target;
     if (!warning || warning.id !== 'reply-stale') return;
-    var hadFocus = focusInWarning;
+    const hadFocus = focusInWarning;
     focusInWarning = false;
     if (warning.classList.contains('has-stale')) {
       warning.scrollIntoView({ block: 'nearest' });
-      var again = warning.querySelector('[data-send-anyway]');
+      const again = warning.querySelector('[data-send-anyway]');
       if (hadFocus && again) again.focus();
     } else if (hadFocus) {
-      var box = document.getElementById('reply-body');
+      const box = document.getElementById('reply-body');
       if (box) box.focus();
     }
   });

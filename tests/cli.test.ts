@@ -1,10 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
-import { killAll, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
+import { spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 
 // `hxdesk backup | restore | reset-password` (SPEC C6, decision 024), each run as the real
 // command (bin/hxdesk.js) in its own process against a real server process on the same

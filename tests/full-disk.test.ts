@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,6 +1,4 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiTokens, loginThrottle } from '../src/db/schema.js';
@@ -8,7 +6,7 @@ import { actorFromToken } from '../src/domain/auth.js';
 import { checkThrottle, clearThrottle, countAttempt } from '../src/domain/throttle.js';
 import { expectSuccess, runCli } from './helpers/cli.js';
 import { sharedStore } from './helpers/db.js';
-import { killAll, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
+import { spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // SPEC C6: "sign-in rate limits and token bookkeeping live in the database" (decision 028).
@@ -20,7 +18,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'admin-password-123';
 const LIMIT = 3;
-const { tmp, children: children, dataDir } = processScope('throttle');
+const { children, dataDir } = processScope('throttle');
 /** A new store for processes to share: DATA_DIR (and DATABASE_URL on PostgreSQL). */
 const newStore = async (): Promise<Record<string, string>> => (await sharedStore(dataDir())).env;
 const envOf = (dir: Record<string, string>) => ({

@@ -58,7 +58,7 @@ describe('the HTML of a text', () => {
     expect(body(textToHtml('a\n\n> q'))).toBe(`a<br>\n<br>${q('q')}`);
     expect(body(textToHtml(' > not a quote'))).toBe('&nbsp;&gt; not a quote');
     const nested = (n: number, inner: string): string => (n === 0 ? inner : q(nested(n - 1, inner)));
-    expect(body(textToHtml('>'.repeat(15) + ' deep'))).toBe(nested(12, '&gt;&gt;&gt; deep'));
+    expect(body(textToHtml(`${'>'.repeat(15)} deep`))).toBe(nested(12, '&gt;&gt;&gt; deep'));
     expect(textToHtml('')).toContain('<div style');
   });
 

@@ -59,7 +59,6 @@ let sink: SmtpSink;
 let s: TestServer;
 let ann: { id: number; email: string; token: string };
 let olga: { id: number; email: string; token: string };
-let billingId: number;
 
 /** The mail of a ticket with this Message-ID sent to `to` (waits for it). */
 const mailTo = (to: string, pred: (m: ReceivedMail) => boolean) => until(`mail to ${to}`, () => sink.messages.find((m) => m.envelope.to.includes(to) && pred(m)));
@@ -87,7 +86,6 @@ beforeAll(async () => {
   s = await startServer({ MAILGATE_TOKEN, SMTP_URL: sink.url, OUTBOX_POLL_MS: '50' });
   const q = await s.api('POST', '/queues', { body: { name: 'Billing', mail_alias: BILLING } });
   expect(q.status, q.text).toBe(201);
-  billingId = q.body.id;
   ann = await s.user('agent', 'ann@staff.example');
   olga = await s.user('agent', 'olga@staff.example');
   expect((await s.api('PATCH', `/users/${ann.id}`, { body: { name: 'Ann Lée' } })).status).toBe(200);

@@ -2,7 +2,7 @@ import { transaction } from '../src/db/port.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
@@ -43,10 +43,12 @@ function firstWaveSeed(raw: Database.Database) {
     ['notify_requester_on_resolve', 'on_resolve', 'notify_requester', 'Resolved'],
     ['open_inactive_on_correspond', 'on_correspond', 'open_inactive', null],
   ];
-  scrips.forEach(([key, condition, action, tpl], i) => ins(
-    'INSERT INTO scrips (key, condition, action, template_id, sort_order, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    key, condition, action, tpl ? t[tpl] : null, (i + 1) * 10, now, now,
-  ));
+  scrips.forEach(([key, condition, action, tpl], i) => {
+    ins(
+      'INSERT INTO scrips (key, condition, action, template_id, sort_order, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      key, condition, action, tpl ? t[tpl] : null, (i + 1) * 10, now, now,
+    );
+  });
   ins("INSERT INTO users (email, name, role, created_at, updated_at) VALUES ('rita@customer.example', 'Rita', 'requester', ?, ?)", now, now);
   ins("INSERT INTO tickets (queue_id, subject, status, requester_id, created_at, updated_at) VALUES (1, 'Old ticket', 'open', 2, ?, ?)", now, now);
   ins("INSERT INTO tickets (queue_id, subject, status, requester_id, created_at, updated_at) VALUES (1, 'No requester', 'open', NULL, ?, ?)", now, now);

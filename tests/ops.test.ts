@@ -4,7 +4,6 @@
 // /healthz answers 503 when the database is really gone.
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
@@ -13,12 +12,12 @@ import { transaction } from '../src/db/port.js';
 import { users } from '../src/db/schema.js';
 import { rawGet, rawQuery, rawRun, sharedStore } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
-import { killAll, runServerToExit, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
+import { runServerToExit, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 import { postgres } from './helpers/postgres.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { itOn, onlyOn, testStore } from './helpers/store.js';
 
-const { tmp, children: children, dataDir } = processScope('ops');
+const { tmp, children, dataDir } = processScope('ops');
 const STACK = /\n\s+at .+:\d+:\d+/;
 
 async function get(url: string, headers: Record<string, string> = {}) {
@@ -57,7 +56,7 @@ describe('a bad setting stops the server with a message naming it', () => {
     ['PUBLIC_URL=example', () => ({ PUBLIC_URL: 'example' }), /PUBLIC_URL/],
     ['IMAP_URL=http://x', () => ({ IMAP_URL: 'http://mail.example.com' }), /IMAP_URL/],
     ['DATA_DIR naming a file', () => ({ DATA_DIR: path.join(file, 'data') }), /DATA_DIR=/],
-    ['PORT already in use', () => ({ PORT: String(busyPort) }), new RegExp(`PORT=\\d+ is already in use`)],
+    ['PORT already in use', () => ({ PORT: String(busyPort) }), /PORT=\d+ is already in use/],
   ];
   // The first seven are refused by the environment's schema before any store is opened, the same
   // code on either store: run once, on SQLite (the CI run's time goes to what differs by store).

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { closeDb, openDb, openStore, sqliteOf } from '../src/db/store.js';
 import { uniqueViolation as sqliteUniqueViolation } from '../src/db/sqlite/client.js';
-import * as sqliteSchema from '../src/db/schema.js';
+import type * as sqliteSchema from '../src/db/schema.js';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
 import * as pgSchema from '../src/db/postgres/schema.js';
 import { containsPattern } from '../src/db/postgres/search.js';

@@ -81,7 +81,7 @@ describe('every condition fires on its own transactions and on no other', () => 
       const fresh = txs.slice(known);
       known = txs.length;
       expect(fresh.map((t) => t.type), 'one transaction per change').toHaveLength(perTransaction.length);
-      fresh.forEach((t, i) => expected.set(t.id, set(...perTransaction[i])));
+      fresh.forEach((t, i) => { expected.set(t.id, set(...perTransaction[i])); });
       if (perTransaction.length === 1) expect(fired(answer.scrip_results)).toEqual(set(...perTransaction[0]));
       for (const t of fresh) expect(fired(t.scrip_results), `${t.type} ${t.old_value} -> ${t.new_value}`).toEqual(expected.get(t.id));
       return fresh;

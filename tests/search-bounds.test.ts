@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteOf } from '../src/db/store.js';
-import type { Db } from '../src/db/store.js';
 import { flushSearch } from '../src/db/sqlite/search.js';
 import type { Actor } from '../src/domain/actor.js';
 import { createToken } from '../src/domain/auth.js';
 import { MAX_CHECKED_TICKETS, OWN_SCAN_MAX_TICKETS, TEXT_CHECK_BUDGET } from '../src/db/sqlite/ticketList.js';
-import { sqliteHandle, writerHandle } from '../src/db/sqlite/client.js';
+import { writerHandle } from '../src/db/sqlite/client.js';
 import { transaction } from '../src/db/port.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { expectError } from './helpers/expect.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteOf } from '../src/db/store.js';
-import { sqliteHandle, writerHandle } from '../src/db/sqlite/client.js';
+import { writerHandle } from '../src/db/sqlite/client.js';
 import { flushSearch } from '../src/db/sqlite/search.js';
 import { startServer, type TestServer } from './helpers/server.js';
 

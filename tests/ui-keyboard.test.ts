@@ -1,7 +1,7 @@
 // Keyboard shortcuts (static/keys.js) and a keyboard-only walk through the
 // agent's day in Chromium: search with "/", pick a ticket with "j"/"k" and Enter, reply with "r"
 // and Ctrl+Enter, read the keys with "?". Plus the dialogs' first-field focus.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
@@ -11,7 +11,6 @@ const poll = { timeout: T, interval: 100 };
 
 let s: TestServer;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const ids: number[] = [];
 
@@ -30,7 +29,7 @@ beforeAll(async () => {
     ids.push(res.body.ticket.id);
   }
   browser = await launchBrowser();
-  ({ context, page } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD));
+  ({ page } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD));
 });
 afterAll(async () => { await browser?.close(); await s?.close(); });
 

@@ -282,7 +282,7 @@ onlyOn('sqlite')('in the browser', () => {
     // Enter sends the form (no option is chosen): suggestions that open meanwhile cannot be in the way of a click.
     await peopleBox().getByRole('combobox', { name: 'Person' }).fill('alice@example.com');
     await peopleBox().getByRole('combobox', { name: 'Person' }).press('Enter');
-    await expect.poll(() => error.innerText(), poll).toBe('alice@example.com is already an AdminCc of ticket ' + ticketId);
+    await expect.poll(() => error.innerText(), poll).toBe(`alice@example.com is already an AdminCc of ticket ${ticketId}`);
     expect(await peopleBox().getByRole('combobox', { name: 'Person' }).inputValue()).toBe('alice@example.com');
     // Not an address: 422 in words. Typing clears the words.
     await peopleBox().getByLabel('Role', { exact: true }).selectOption({ label: 'Cc (gets public replies)' });

@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
-import { changes, type Db, prepared, first, one, storageUnavailable, transaction } from '../db/port.js';
+import { changes, type Db, prepared, one, storageUnavailable, transaction } from '../db/port.js';
 import { apiTokens, sessions, users } from '../db/schema.js';
 import type { Actor } from './actor.js';
 import { nowIso } from './actor.js';

@@ -1,4 +1,4 @@
-import { count, sql } from 'drizzle-orm';
+import { count } from 'drizzle-orm';
 import { type Db, first, transaction, one } from '../db/port.js';
 import { queues, queueWatchers, scrips, templates, users } from '../db/schema.js';
 import { nowIso } from './actor.js';

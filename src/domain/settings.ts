@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { type Db, first, transaction, one } from '../db/port.js';
+import { type Db, transaction, one } from '../db/port.js';
 import { sessions, users } from '../db/schema.js';
 import { signatureError } from '../scrips/signature.js';
 import { type Actor, type Role, isStaff, nowIso } from './actor.js';

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, ne, sql, count } from 'drizzle-orm';
+import { and, asc, eq, ne, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, prepared, first, storeOf, transaction, one } from '../db/port.js';
 import { apiTokens, sessions, teamMembers, users } from '../db/schema.js';
 import { type Actor, type Role, nowIso, requireAdmin, requireStaff } from './actor.js';

@@ -2,12 +2,12 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import { changes, type Conn, type Db, prepared, first, transaction } from '../db/port.js';
-import { queueWatchers, tickets, ticketWatchers, WATCHER_ROLES } from '../db/schema.js';
+import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/schema.js';
 import type { ScripResult } from '../scrips/engine.js';
 import { notifySettings } from '../scrips/config.js';
 import { ourAddresses } from '../scrips/people.js';
 import { type Actor, isStaff, nowIso } from './actor.js';
-import { AppError, conflict, forbidden, invalid, notFound } from './errors.js';
+import { conflict, forbidden, invalid, notFound } from './errors.js';
 import { recordTransactions, type TransactionJson } from './transactions.js';
 import { ensureMailUser, getUserRow, type UserRow } from './users.js';
 
@@ -145,7 +145,7 @@ export async function queueWatchersOf(conn: Conn, queueId: number): Promise<{ cc
 /** Replaces a queue's Cc or AdminCc list (PATCH /queues/:id); the caller checks the actor is an admin. */
 export async function setQueueWatchers(conn: Conn, queueId: number, role: 'cc' | 'admin_cc', refs: PersonRef[]): Promise<void> {
   const people = await resolvePeople(conn, refs, role);
-  people.forEach((u, i) => checkRole(role, u, `${role}.${i}`));
+  people.forEach((u, i) => { checkRole(role, u, `${role}.${i}`); });
   await conn.delete(queueWatchers).where(and(eq(queueWatchers.queue_id, queueId), eq(queueWatchers.role, role)));
   const now = nowIso();
   for (const u of people) await conn.insert(queueWatchers).values({ queue_id: queueId, role, user_id: u.id, created_at: now });

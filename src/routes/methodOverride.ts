@@ -13,6 +13,7 @@ const OVERRIDABLE = ['PATCH', 'PUT', 'DELETE'];
  * would turn a write into a read, and `POST` is simply the request as sent. hono's own
  * methodOverride would also re-encode an urlencoded body with repeated fields collapsed.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: hono's `next()` resolves to void; a handler answers a Response or nothing
 export async function methodOverride(app: Hono<AppEnv>, c: Context<AppEnv>, next: Next): Promise<Response | void> {
   const field = (await readForm(c))._method;
   if (field === undefined || field === '') return next(); // an empty field asks for nothing

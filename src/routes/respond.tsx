@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { type Actor, requireAdmin, requireStaff } from '../domain/actor.js';
 import { AppError } from '../domain/errors.js';
 import { zId, zodDetails } from '../domain/validation.js';
-import { DataView } from '../views/data.js';
+import { DataPage } from '../views/data.js';
 import { Now, TimeZone } from '../views/format.js';
 import type { AppEnv } from './context.js';
 
@@ -38,7 +38,7 @@ export async function respond<T>(c: C, answer: T | Promise<T>, opts: RespondOpti
   const status = opts.status ?? 200;
   if (!wantsHtml(c)) return c.json(data as object, status);
   if (opts.location && !isHtmx(c) && c.req.method !== 'GET') return c.redirect(opts.location, 303);
-  const content = opts.view ? await opts.view(data) : <DataView value={data} />;
+  const content = opts.view ? await opts.view(data) : <DataPage value={data} />;
   if (isHtmx(c)) return c.html(inZone(c, content), status);
   c.status(status);
   return c.render(content, { title: opts.title });

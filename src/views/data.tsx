@@ -4,7 +4,7 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
  * objects as tables. It is the HTML representation of every route until a screen has a
  * purpose-built view.
  */
-export async function DataView({ value }: { value: unknown }) {
+export async function DataPage({ value }: { value: unknown }) {
   return <div class="data">{await render(value)}</div>;
 }
 

@@ -13,7 +13,7 @@ export function Presence({ viewers }: { viewers: Viewer[] }) {
 
 /** The words inside `#presence`: who else is here, and who of them is typing a reply. */
 export function PresenceWho({ viewers }: { viewers: Viewer[] }) {
-  if (viewers.length === 0) return <></>;
+  if (viewers.length === 0) return null;
   const typing = viewers.filter((v) => v.typing);
   return (
     <>

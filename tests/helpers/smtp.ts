@@ -40,7 +40,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const closed = new Set<string>();
   const accept = (mail: ReceivedMail, callback: () => void) => {
     messages.push(mail);
-    waiters.splice(0).forEach((w) => w());
+    for (const w of waiters.splice(0)) w();
     callback();
   };
   const server = new SMTPServer({

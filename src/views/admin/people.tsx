@@ -1,12 +1,12 @@
 import type { Lookups } from '../../domain/lookups.js';
 import type { TeamJson } from '../../domain/teams.js';
-import type { UserJson, UserPage } from '../../domain/users.js';
+import type { UserJson, UserPage as UserListPage } from '../../domain/users.js';
 import { When } from '../format.js';
 import { AdminForm, AdminFrame, Wide, Check, Choice, ListPager, Text } from './common.js';
 
 const ROLE_OPTIONS: [string, string][] = [['agent', 'Agent'], ['admin', 'Administrator'], ['requester', 'Requester']];
 
-export function UsersPage({ page, query }: { page: UserPage; query: Record<string, string | number | boolean | undefined> }) {
+export function UsersPage({ page, query }: { page: UserListPage; query: Record<string, string | number | boolean | undefined> }) {
   const { users } = page;
   const flat = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v === undefined ? undefined : String(v)]));
   return (

@@ -85,6 +85,7 @@ export function NewTicketForm({ lookups: l, fields, values, errors, staff: isSta
         const path = `custom_fields.${f.key}`;
         const hintId = `hint-${f.key}`;
         return (
+          // biome-ignore lint/a11y/noLabelWithoutControl: the control is the select or input inside, chosen by the field's type
           <label class="cf">{f.name}{f.required ? ' *' : ''}
             {f.type === 'select'
               ? <select name={path} aria-describedby={hintId}><option value="">—</option>{f.options.map((o) => <option value={o} selected={o === val(values, path)}>{o}</option>)}</select>
