@@ -39,7 +39,7 @@ const valuesQuery = prepared((db) => db.select({ key: customFields.key, type: cu
   .where(eq(ticketCustomValues.ticket_id, id)));
 const watchersQuery = prepared((db) => db.select({ id: users.id, name: users.name, email: users.email }).from(ticketWatchers)
   .innerJoin(users, eq(users.id, ticketWatchers.user_id))
-  .where(and(eq(ticketWatchers.ticket_id, id), eq(ticketWatchers.role, sql.placeholder('role')))).orderBy(ticketWatchers.created_at, users.id));
+  .where(and(eq(ticketWatchers.ticket_id, id), eq(ticketWatchers.role, sql.placeholder('role')))).orderBy(ticketWatchers.position, ticketWatchers.created_at, users.id));
 const transactionQuery = prepared((db) => db.select().from(transactions).where(eq(transactions.id, id)));
 
 /** The parts of a ticket scope that cost a query of their own; the rest comes with the ticket row. */
