@@ -56,7 +56,7 @@ async function person(conn: Conn, userId: number | null): Promise<Person | null>
 }
 
 /**
- * The explicit scope loader (decision 024): the template's variables are known before it is
+ * The explicit scope loader (decision 026): the template's variables are known before it is
  * rendered (Liquid's static analysis, src/scrips/templates.ts), so only the parts it reads are
  * loaded — a description, custom fields, people — each with one query, and the template then
  * renders against plain data. Loaded parts are kept, so the scrips of one change share them.
