@@ -330,7 +330,7 @@
   }
 
   // ── collision (stale replies) ──
-  // SPEC C5 (docs/decisions/040): a reply refused as stale brings the new entries above the reply
+  // SPEC C5 (docs/decisions/038): a reply refused as stale brings the new entries above the reply
   // text (#reply-stale, swapped out of band) and moves the form's marker past them; a sent one
   // empties that place. The server's fragments do that; here only where eyes and focus go: the
   // warning is scrolled into view, and focus on "Send anyway" when the warning is replaced moves

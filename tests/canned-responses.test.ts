@@ -83,6 +83,37 @@ describe('canned responses: who manages which', () => {
     expect((await s.api('DELETE', `/responses/${shared.body.id}`)).status).toBe(204);
   });
 
+  it('owner_id, the field every response carries, is accepted back: null = shared (administrators), one\'s own id = one\'s own', async () => {
+    const a = as(agent.token);
+    // What a client read, sent back unchanged.
+    const own = await a.post('/responses', { name: name('Round trip'), body: 'x', owner_id: agent.id });
+    expect(own.status, own.text).toBe(201);
+    expect(own.body.owner_id).toBe(agent.id);
+    const { id, created_at: _c, updated_at: _u, ...read } = (await a.get(`/responses/${own.body.id}`)).body;
+    const back = await a.patch(`/responses/${id}`, { ...read, body: 'edited' });
+    expect(back.status, back.text).toBe(200);
+    expect(back.body).toMatchObject({ owner_id: agent.id, body: 'edited' });
+    const shared = await s.api('POST', '/responses', { body: { name: name('Shared by id'), body: 'x', owner_id: null } });
+    expect(shared.status, shared.text).toBe(201);
+    expect(shared.body.owner_id).toBeNull();
+    const { id: sid, created_at: _c2, updated_at: _u2, ...sharedRead } = shared.body;
+    expect((await s.api('PATCH', `/responses/${sid}`, { body: { ...sharedRead, name: `${sharedRead.name} (edited)` } })).status).toBe(200);
+    // An administrator makes a shared one their own, and shares it again.
+    const adminId = (await s.api('GET', '/me')).body.id as number;
+    expect((await s.api('PATCH', `/responses/${sid}`, { body: { owner_id: adminId } })).body.owner_id).toBe(adminId);
+    expect((await s.api('PATCH', `/responses/${sid}`, { body: { owner_id: null } })).body.owner_id).toBeNull();
+    // Refused, changing nothing: an agent sharing (403), anyone's else id or a contradiction (422).
+    expect((await a.post('/responses', { name: name('Not mine'), body: 'x', owner_id: null })).status).toBe(403);
+    expect((await a.patch(`/responses/${id}`, { owner_id: null })).status).toBe(403);
+    for (const body of [{ name: name('Theirs'), body: 'x', owner_id: other.id }, { name: name('Both'), body: 'x', owner_id: agent.id, shared: true }, { name: name('Bad'), body: 'x', owner_id: 'me' }]) {
+      const res = await a.post('/responses', body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.error.details.map((d: any) => d.path)).toEqual(['owner_id']);
+    }
+    expect((await a.patch(`/responses/${id}`, { owner_id: other.id })).status).toBe(422);
+    expect((await a.get(`/responses/${id}`)).body).toMatchObject({ owner_id: agent.id, body: 'edited' });
+  });
+
   it('requesters have no canned responses at all (403)', async () => {
     const shared = await s.api('POST', '/responses', { body: { name: name('Shared'), body: 'x', shared: true } });
     const r = as(requester.token);

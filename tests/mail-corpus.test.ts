@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMail } from '../src/mail/reader.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
-// Mail nobody here wrote (scripts/mail-corpus.sh fetches it from Debian's packages: Request
-// Tracker's, CPython's, enmime's and notmuch's test messages) goes through POST /mailgate of a
-// real server. Each ticket is compared with what CPython's email package reads in the same
+// Mail nobody here wrote (scripts/mail-corpus.sh fetches it from Debian's packages: the test
+// messages of Request Tracker, CPython, enmime, notmuch, Perl's MIME-tools, GMime and GNU
+// Mailutils) goes through POST /mailgate of a real server. Each ticket is compared with what CPython's email package reads in the same
 // file (tests/helpers/mail_reference.py): every word of its text, every file byte for byte,
 // every forwarded message, the sender.
 
@@ -27,16 +27,36 @@ interface Kept { body: string; attachments: { filename: string; content_type: st
 interface Outcome { file: string; project: string; status: number; body: any; added?: { status: number; body: any }; kept?: Kept }
 
 /**
- * The messages CPython and hxdesk read differently, each one a nested multipart that reuses its
- * parent's boundary (CPython's own test of that, and an Outlook Express message): a structure
- * two careful readers resolve differently. hxdesk reads every part as a part — so it keeps more
- * as files (`extraFiles`, never fewer: nothing CPython keeps is lost) and CPython reads some part
- * headers, or the unchosen HTML alternative, as text (`words` it has that the ticket's text does not).
+ * The messages CPython and hxdesk read differently: structures two careful readers resolve
+ * differently. Where hxdesk reads more parts as parts, it keeps more as files (`extraFiles`) and
+ * CPython reads some part headers, a preamble, or the unchosen HTML alternative as text (`words`
+ * it has that the ticket's text does not). A file CPython has that hxdesk does not (`lost`) is
+ * only ever one whose bytes both keep, read differently.
  */
-const AMBIGUOUS: Record<string, { words: number; extraFiles: number; htmls: [number, number] }> = {
-  'python/msg_15.txt': { words: 1, extraFiles: 1, htmls: [0, 1] }, // "text": the unchosen HTML alternative's one other word
-  'python/msg_38.txt': { words: 22, extraFiles: 5, htmls: [0, 0] }, // part headers CPython reads as text ("Content-Type: application/octet-stream" …)
+/** `emls` and `htmls`: how many hxdesk keeps, how many CPython reads (emls [0, 0] unless given). */
+interface Difference { words: number; lost?: number; extraFiles: number; emls?: [number, number]; htmls: [number, number] }
+const AMBIGUOUS: Record<string, Difference> = {
+  // `name="7DDA4_foo_9E5D72.zip"` under a Content-Type ending in `;`, without its indent: a header
+  // to enmime and hxdesk (the file is the 7 bytes of its base64), the start of the body to
+  // CPython (its "file" is the 63 bytes it decodes from the header lines below).
+  'enmime/low-quality__bad-header-wrap.raw': { words: 0, lost: 1, extraFiles: 1, htmls: [0, 0] },
+  // A nested multipart that reuses its parent's boundary (an Outlook Express message): hxdesk
+  // reads every part as a part. "text": the unchosen HTML alternative's one other word.
+  'python/msg_15.txt': { words: 1, extraFiles: 1, htmls: [0, 1] },
   'python/msg_39.txt': { words: 0, extraFiles: 4, htmls: [0, 0] },
+  // `boundary="simple\r\n boundary"`: RFC 5322 unfolds it to "simple boundary" (RFC 2046's own
+  // example); CPython keeps the line break in it, so no delimiter matches and it reads the whole
+  // body, preamble and part headers included, as text. hxdesk reads the parts.
+  'mime-tools/multi-simple.msg': { words: 22, extraFiles: 0, htmls: [0, 0] },
+  'mime-tools/multi-clen.msg': { words: 28, extraFiles: 2, htmls: [0, 0] }, // its text/x-numbers and text/x-alphabet parts: files
+  'mime-tools/multi-digest.msg': { words: 43, extraFiles: 0, emls: [2, 0], htmls: [0, 0] }, // a digest's parts are messages
+  // Two boundary parameters (a test of ambiguity): CPython takes the first, mailsplit the last.
+  // The part CPython reads as a file is text inside the part hxdesk reads, base64 and all.
+  'mime-tools/double-boundary.msg': { words: 0, lost: 1, extraFiles: 0, htmls: [0, 0] },
+  // An inner multipart closed by a mangled line (`XXXXXX--unique-boundary-2--`): its last GIF
+  // runs on to the outer delimiter in both readers, whose lenient base64 decoders disagree on the
+  // trailing junk (405 bytes against 401).
+  'mime-tools/multi-frag.msg': { words: 0, lost: 1, extraFiles: 1, emls: [1, 1], htmls: [0, 0] },
 };
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -65,14 +85,14 @@ async function keptIn(result: any): Promise<Kept> {
   return { body: t.body ?? '', attachments };
 }
 
-/** What is kept of a message that makes no ticket (a delivery report): what the reader keeps. */
+/** What is kept of a message that makes no ticket (a delivery report, a duplicate): what the reader keeps. */
 async function keptByReader(raw: Buffer): Promise<Kept> {
   const { mail } = await readMail(raw);
   return { body: mail.text, attachments: mail.attachments.map((a) => ({ filename: a.filename, content_type: a.content_type, sha256: sha256(a.content) })) };
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(CORPUS, '.complete-v1'))) throw new Error('No mail corpus: run scripts/mail-corpus.sh (npm test does)');
+  if (!fs.existsSync(path.join(CORPUS, '.complete-v2'))) throw new Error('No mail corpus: run scripts/mail-corpus.sh (npm test does)');
   const files = fs.readdirSync(CORPUS, { recursive: true, withFileTypes: true }).filter((d) => d.isFile() && !d.name.startsWith('.'))
     .map((d) => path.join(d.parentPath, d.name)).sort();
   const lines = execFileSync('python3', [path.join(ROOT, 'tests/helpers/mail_reference.py')], { input: files.join('\n'), maxBuffer: 1 << 28 }).toString();
@@ -86,7 +106,9 @@ beforeAll(async () => {
     if (o.status === 422) o.added = await post(withSender(raw));
     const applied = o.added ?? o;
     if (applied.body.transaction_id && !applied.body.duplicate) o.kept = await keptIn(applied.body);
-    else if (applied.body.verdict === 'ignored_auto') o.kept = await keptByReader(o.added ? withSender(raw) : raw);
+    // A delivery report, or a message whose Message-ID came before (test mailboxes reuse ids
+    // for different messages): what the reader keeps of it.
+    else if (applied.body.verdict === 'ignored_auto' || applied.body.duplicate) o.kept = await keptByReader(o.added ? withSender(raw) : raw);
     outcomes.push(o);
   }
   for (let offset = 0; ; offset += 500) {
@@ -97,9 +119,9 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(async () => { await s?.close(); });
 
-describe('a corpus of real mail from four mail projects, through POST /mailgate', () => {
-  it('holds at least 150 messages from each of RT, CPython, enmime and notmuch, and none is answered 5xx', () => {
-    expect([...new Set(outcomes.map((o) => o.project))].sort()).toEqual(['enmime', 'notmuch', 'python', 'rt']);
+describe('a corpus of real mail from seven mail projects, through POST /mailgate', () => {
+  it('holds messages from each of RT, CPython, enmime, notmuch, MIME-tools, GMime and Mailutils, and none is answered 5xx', () => {
+    expect([...new Set(outcomes.map((o) => o.project))].sort()).toEqual(['enmime', 'gmime', 'mailutils', 'mime-tools', 'notmuch', 'python', 'rt']);
     expect(outcomes.length).toBeGreaterThanOrEqual(150);
     expect(outcomes.filter((o) => o.status >= 500 || (o.added?.status ?? 0) >= 500).map((o) => [o.file, o.status, o.body])).toEqual([]);
   });
@@ -146,8 +168,9 @@ describe('a corpus of real mail from four mail projects, through POST /mailgate'
       const lost = ref.files.filter((f) => { const i = left.indexOf(f.sha256); if (i < 0) return true; left.splice(i, 1); return false; });
       return { file: o.file, lost: lost.length, extra: left.length, emls: [emls.length, ref.emls], messages: [messages.length, ref.messages], htmls: [htmls.length, ref.htmls] };
     }).filter((r) => r.lost || r.extra || r.emls[0] !== r.emls[1] || r.messages[0] !== r.messages[1] || r.htmls[0] !== r.htmls[1]);
-    expect(wrong.map(({ file, ...rest }) => [file, rest])).toEqual(
-      Object.entries(AMBIGUOUS).map(([f, d]) => [f, { lost: 0, extra: d.extraFiles, emls: [0, 0], messages: [0, 0], htmls: d.htmls }]));
+    expect(Object.fromEntries(wrong.map(({ file, ...rest }) => [file, rest]))).toEqual(Object.fromEntries(Object.entries(AMBIGUOUS)
+      .filter(([, d]) => d.lost || d.extraFiles || d.emls || d.htmls[0] !== d.htmls[1])
+      .map(([f, d]) => [f, { lost: d.lost ?? 0, extra: d.extraFiles, emls: d.emls ?? [0, 0], messages: [0, 0], htmls: d.htmls }])));
     const files = outcomes.reduce((n, o) => n + (o.kept?.attachments.length ?? 0), 0);
     expect(files).toBeGreaterThanOrEqual(100);
   });

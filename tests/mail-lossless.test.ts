@@ -23,6 +23,21 @@ async function created(raw: Buffer | string) {
 const withFrom = (raw: Buffer) => Buffer.concat([Buffer.from('From: Corpus <corpus@customer.example>\r\n'), raw]);
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+/** The data lines of a uuencoded file (45 bytes a line), as uuencode(1) writes them. */
+function uuencode(data: Buffer): string {
+  const ch = (n: number) => (n === 0 ? '`' : String.fromCharCode(n + 32));
+  let out = '';
+  for (let i = 0; i < data.length; i += 45) {
+    const line = data.subarray(i, i + 45);
+    out += ch(line.length);
+    for (let j = 0; j < line.length; j += 3) {
+      const [a, b = 0, c = 0] = [line[j], line[j + 1], line[j + 2]];
+      out += ch(a >> 2) + ch(((a << 4) | (b >> 4)) & 63) + ch(((b << 2) | (c >> 6)) & 63) + ch(c & 63);
+    }
+    out += '\r\n';
+  }
+  return out;
+}
 
 // ---- HTML-only bodies inside any multipart, in 27 charsets ------------------------------------
 
@@ -126,6 +141,39 @@ describe('broken structure still gives its text', () => {
     const kept = await created(corpus('python/msg_35.txt'));
     expect(kept.body).toBe("counter to RFC 2822, there's no separating newline here");
   });
+
+  it('a part whose headers run into its text without a blank line (CPython msg_47) keeps that text', async () => {
+    const kept = await created(Buffer.from([
+      ...Object.entries(envelope({ 'Content-Type': 'multipart/mixed; boundary=foo' })).map(([k, v]) => `${k}: ${v}`), '',
+      '--foo', 'Content-Type: text/plain', 'The printer on floor 3 is jammed again.', '',
+      '--foo', 'Content-Type: text/html', '<html><body><p>It smokes, too.</p></body></html>', '', '--foo--', '',
+    ].join('\r\n')));
+    expect(kept.body).toBe('The printer on floor 3 is jammed again.\n\nIt smokes, too.');
+    expect(kept.files.map((f) => f.filename)).toEqual(['message.html']);
+  });
+
+  it('delimiter lines followed by spaces or tabs (RFC 2046 transport padding) still separate the parts', async () => {
+    const kept = await created(Buffer.concat([
+      entity({ ...envelope(), 'Content-Type': 'multipart/mixed; boundary="pad"' }, ''),
+      Buffer.from('--pad  \t\r\n'), entity({ 'Content-Type': 'text/plain' }, 'The invoice is attached.\r\n'),
+      Buffer.from('--pad\t\r\n'), entity({ 'Content-Type': 'application/pdf; name="invoice.pdf"', 'Content-Transfer-Encoding': 'base64' }, `${base64Lines(PDF)}\r\n`),
+      Buffer.from('--pad-- \r\n'),
+    ]));
+    expect(kept.body).toBe('The invoice is attached.');
+    expect(kept.files.map((f) => [f.filename, sha256(f.content)])).toEqual([['invoice.pdf', sha256(PDF)]]);
+  });
+
+  it('a nested multipart that never closes ends at its parent\'s next delimiter: the later parts are kept', async () => {
+    const kept = await created(Buffer.concat([
+      entity({ ...envelope(), 'Content-Type': 'multipart/mixed; boundary="outer"' }, ''),
+      Buffer.from('--outer\r\n'), entity({ 'Content-Type': 'multipart/alternative; boundary="inner"' }, ''),
+      Buffer.from('--inner\r\n'), entity({ 'Content-Type': 'text/plain' }, 'See the log.\r\n'),
+      Buffer.from('--outer\r\n'), entity({ 'Content-Type': 'text/plain; name="server.log"' }, 'ERROR disk full\r\n'),
+      Buffer.from('--outer--\r\n'),
+    ]));
+    expect(kept.body).toBe('See the log.');
+    expect(kept.files.map((f) => [f.filename, f.content.toString()])).toEqual([['server.log', 'ERROR disk full']]);
+  });
 });
 
 // ---- parts that are files ----------------------------------------------------------------------
@@ -169,6 +217,28 @@ describe('inline parts that are files are files, not text', () => {
     expect(jpg.content.length).toBe(104846);
     expect(kept.body).toContain('(See attached file: Naz_Head.jpg)');
     expect(kept.body).not.toMatch(/^begin 644|^M[\x20-\x60]{60}$/m);
+  });
+
+  it('a part sent with Content-Transfer-Encoding x-uuencode or uuencode is the decoded file, not its `begin 644` text', async () => {
+    for (const cte of ['x-uuencode', 'uuencode']) {
+      const kept = await created(entity({ ...envelope(), 'Content-Type': 'multipart/mixed; boundary="uu"' }, multipart('uu', [
+        entity({ 'Content-Type': 'text/plain' }, 'The scan is attached.'),
+        entity({ 'Content-Type': 'application/pdf; name="scan.pdf"', 'Content-Transfer-Encoding': cte }, `begin 644 scan.pdf\r\n${uuencode(PDF)}\`\r\nend`),
+      ])));
+      expect(kept.body, cte).toBe('The scan is attached.');
+      expect(kept.files.map((f) => [f.filename, f.content_type, sha256(f.content)]), cte).toEqual([['scan.pdf', 'application/pdf', sha256(PDF)]]);
+    }
+  });
+
+  it('a part empty but for the line break before the next delimiter is an empty file, not one byte', async () => {
+    const kept = await created(Buffer.from([
+      ...Object.entries(envelope({ 'Content-Type': 'multipart/mixed; boundary="e"' })).map(([k, v]) => `${k}: ${v}`), '',
+      '--e', 'Content-Type: text/plain; name="empty.txt"', '', '',
+      '--e', 'Content-Type: text/plain; name="one-line.txt"', '', '', '',
+      '--e', 'Content-Type: text/plain', '', 'Two files, one of them empty.', '--e--', '',
+    ].join('\r\n')));
+    expect(kept.body).toBe('Two files, one of them empty.');
+    expect(kept.files.map((f) => [f.filename, f.content.toString()])).toEqual([['empty.txt', ''], ['one-line.txt', '\r\n']]);
   });
 
   it('a forwarded message/rfc822 part is kept whole as an .eml file (RT email-file-attachment.eml)', async () => {

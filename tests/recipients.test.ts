@@ -264,6 +264,44 @@ describe('tickets opened by an agent', () => {
   });
 });
 
+describe('requesters in the order they were added (requester_id is the first)', () => {
+  it('an existing user named after a new address stays second: in the ticket, the list, the page, the Liquid list and the mail', async () => {
+    const known = await s.user('requester'); // an older user: a lower id than the address that becomes a user below
+    const newcomer = `zoe${++seq}@customer.example`;
+    let id = 0;
+    const got = await mailFrom(() => id, async () => {
+      const res = await s.api('POST', '/tickets', {
+        body: { queue_id: queueId, subject: uniq('Order of requesters'), requesters: [`Zoe New <${newcomer}>`, known.id] }, token: ann.token,
+      });
+      expect(res.status, res.text).toBe(201);
+      id = res.body.ticket.id;
+    });
+    const zoe = (await userByEmail(newcomer))!;
+    expect(zoe.id).toBeGreaterThan(known.id);
+    const t = await ticket(id);
+    expect(t).toMatchObject({ requester_id: zoe.id, requesters: [zoe.id, known.id] });
+    const listed = (await s.api('GET', `/tickets?q=${encodeURIComponent(t.subject)}`)).body.tickets as any[];
+    expect(listed.map((x) => [x.id, x.requesters])).toEqual([[id, [zoe.id, known.id]]]);
+    // The autoreply goes To both requesters, in that order.
+    const autoreply = [...got.values()].flat().find((m) => m.envelope.to[0] === newcomer)!;
+    expect([autoreply.parsed.to].flat().flatMap((l: any) => l.value.map((v: any) => v.address))).toEqual([newcomer, known.email]);
+    // The ticket page lists them so.
+    const page = await fetch(`${s.url}/tickets/${id}`, { headers: { authorization: `Bearer ${s.adminToken}`, accept: 'text/html' } }).then((r) => r.text());
+    const people = page.slice(page.indexOf('id="people-requester"'));
+    expect(people.indexOf(newcomer)).toBeGreaterThan(0);
+    expect(people.indexOf(newcomer)).toBeLessThan(people.indexOf(known.email));
+    // A third joins last; when the first leaves, the second (not the lowest id) becomes requester_id.
+    expect((await s.api('POST', `/tickets/${id}/watchers`, { body: { role: 'requester', user_id: ben.id } })).status).toBe(201);
+    expect((await ticket(id)).requesters).toEqual([zoe.id, known.id, ben.id]);
+    expect((await s.api('DELETE', `/tickets/${id}/watchers/requester/${zoe.id}`)).status).toBe(204);
+    expect(await ticket(id)).toMatchObject({ requester_id: known.id, requesters: [known.id, ben.id] });
+    // Templates list them in the same order.
+    const rendered = await s.api('POST', '/templates/preview', { body: { subject: 'Order', body: '{% for r in ticket.requesters %}[{{ r.email }}]{% endfor %}', ticket_id: id } });
+    expect(rendered.status, rendered.text).toBe(200);
+    expect(rendered.body.body).toBe(`[${known.email}][${ben.email}]`);
+  });
+});
+
 describe('watcher routes', () => {
   let id: number;
   let requester: Person;

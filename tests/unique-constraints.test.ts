@@ -5,13 +5,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, openDb, sqliteOf } from '../src/db/store.js';
 import { expectError } from './helpers/expect.js';
 import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { databaseBefore } from './helpers/migrations.js';
-import { onlyOn } from './helpers/store.js';
+import { itOn, onlyOn } from './helpers/store.js';
 
 let s: TestServer;
 let seq = 0;
@@ -59,6 +60,11 @@ const RESOURCES: Resource[] = [
     body: (key) => ({ key, condition: 'on_correspond', action: 'open_inactive' }) },
   { name: 'custom fields', route: '/custom-fields', list: 'custom_fields', field: 'key', value: () => uniq('order_ref_'),
     body: (key) => ({ key, name: 'Order reference', type: 'text' }) },
+  // An administrator's own canned responses, and the shared ones (owner_id null: decision 048).
+  { name: 'canned responses (own)', route: '/responses', list: 'responses', field: 'name', value: () => uniq('Thanks '), variant: lower,
+    body: (name) => ({ name, body: 'Thank you!' }) },
+  { name: 'canned responses (shared)', route: '/responses', list: 'responses', field: 'name', value: () => uniq('Welcome '), variant: lower,
+    body: (name) => ({ name, body: 'Welcome!', owner_id: null }) },
 ];
 
 const count = async (r: Resource) => ((await s.api('GET', r.route)).body[r.list] as unknown[]).length;
@@ -138,6 +144,54 @@ describe('two server processes on one database (the SQLite file, or the PostgreS
       expect(results.map((x) => x.status).sort()).toEqual([201, 409]);
       expect(results.find((x) => x.status === 409)!.body.error.details).toEqual([{ path: 'name', message: `A team with the name "${name}" already exists` }]);
       expect((await s.api('GET', '/teams')).body.teams.filter((t: { name: string }) => t.name === name)).toHaveLength(1);
+    }
+  });
+
+  /** POST /responses to one of the two processes, as the administrator. */
+  const postResponse = (base: string, body: Record<string, unknown>) => fetch(`${base}/responses`, {
+    method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Hello', ...body }),
+  }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
+
+  /** One 201 and one 409 with the body a lone duplicate gets; one row of that name. */
+  async function expectOneWinner(results: { status: number; body: any }[], name: string, shared: boolean) {
+    expect(results.map((x) => x.status).sort(), name).toEqual([201, 409]);
+    const message = `A ${shared ? 'shared ' : ''}canned response named "${name}" already exists`;
+    expect(results.find((x) => x.status === 409)!.body.error).toEqual({ code: 'conflict', message, details: [{ path: 'name', message }] });
+    expect((await s.api('GET', `/responses?q=${encodeURIComponent(name)}`)).body.responses).toHaveLength(1);
+  }
+
+  it('racing creates of the same canned response name, shared or one\'s own: one 201, one 409 naming `name` as a lone create does', async () => {
+    for (const shared of [false, true, false, true]) {
+      const name = uniq(shared ? 'Shared race ' : 'Own race ');
+      const body = { name, ...(shared ? { owner_id: null } : {}) };
+      await expectOneWinner(await Promise.all([postResponse(s.url, body), postResponse(other.base, body)]), name, shared);
+    }
+  });
+
+  // Really at the same time: both writers wait on a lock of the table, then go together, so each
+  // would pass a check made before its insert; only the unique index can refuse the second.
+  itOn('postgres')('canned responses created at the same moment on two connections: one 201, one 409', async () => {
+    const client = new pg.Client({ connectionString: s.env.DATABASE_URL });
+    await client.connect();
+    try {
+      for (const shared of [true, false]) {
+        const name = uniq(shared ? 'Shared moment ' : 'Own moment ');
+        const body = { name, ...(shared ? { owner_id: null } : {}) };
+        await client.query('BEGIN');
+        await client.query('LOCK TABLE canned_responses IN ACCESS EXCLUSIVE MODE');
+        const racing = Promise.all([postResponse(s.url, body), postResponse(other.base, body)]);
+        // Both writers are waiting for the table (a state, polled: nothing here moves time).
+        for (let waited = 0; ; waited++) {
+          const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'canned_responses'::regclass AND NOT granted");
+          if (rows[0].n >= 2) break;
+          if (waited > 1000) throw new Error('the two creates never reached the table');
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        await client.query('COMMIT');
+        await expectOneWinner(await racing, name, shared);
+      }
+    } finally {
+      await client.end();
     }
   });
 });

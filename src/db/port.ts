@@ -2,7 +2,7 @@ import { DrizzleQueryError, type SQL } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type * as schema from './schema.js';
 
-// The store port (docs/decisions/024): everything the domain, the scrips and the mail intake
+// The store port (docs/decisions/026): everything the domain, the scrips and the mail intake
 // may ask of the database, with no dialect in it. A store (src/db/sqlite or src/db/postgres,
 // chosen by src/db/store.ts) registers its handles here; the domain builds queries with
 // drizzle's query builder on a handle, always `await`s them (never `.get()`, `.all()`, `.run()`:

@@ -106,11 +106,16 @@ export const tickets = sqliteTable('tickets', {
 
 export const WATCHER_ROLES = ['requester', 'cc', 'admin_cc'] as const;
 
-/** People on a ticket (SPEC C2). Every requester is a row here; `tickets.requester_id` is the first. */
+/**
+ * People on a ticket (SPEC C2). Every requester is a row here; `tickets.requester_id` is the first.
+ * `position` keeps the order they were added in (one more than the ticket's highest so far):
+ * people are listed by it, never by id.
+ */
 export const ticketWatchers = sqliteTable('ticket_watchers', {
   ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
   role: text('role', { enum: WATCHER_ROLES }).notNull(),
   user_id: integer('user_id').notNull().references(() => users.id),
+  position: integer('position').notNull().default(0),
   created_at: text('created_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.ticket_id, t.role, t.user_id] }), index('ticket_watchers_user_idx').on(t.user_id, t.role)]);
 
@@ -260,7 +265,12 @@ export const cannedResponses = sqliteTable('canned_responses', {
   owner_id: integer('owner_id').references(() => users.id, { onDelete: 'cascade' }),
   set_status: text('set_status'),
   ...timestamps,
-}, (t) => [index('canned_responses_owner_idx').on(t.owner_id), index('canned_responses_queue_idx').on(t.queue_id)]);
+}, (t) => [
+  index('canned_responses_owner_idx').on(t.owner_id), index('canned_responses_queue_idx').on(t.queue_id),
+  // A name is unique among one agent's responses and among the shared ones, ignoring case (decision 048).
+  uniqueIndex('canned_responses_own_name_uq').on(t.owner_id, sql`${t.name} COLLATE NOCASE`).where(sql`owner_id IS NOT NULL`),
+  uniqueIndex('canned_responses_shared_name_uq').on(sql`${t.name} COLLATE NOCASE`).where(sql`owner_id IS NULL`),
+]);
 
 /** Notifications waiting for (or done with) delivery; written in the ticket change's transaction. */
 export const outbox = sqliteTable('outbox', {

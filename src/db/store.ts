@@ -6,7 +6,7 @@ import { openDb as openSqlite, readerStats, sqliteOf } from './sqlite/client.js'
 
 export { poolOf, readerStats, sqliteOf };
 
-// The store factory (docs/decisions/024): the one module that knows the implementations.
+// The store factory (docs/decisions/026): the one module that knows the implementations.
 
 /** Opens the SQLite store in `file` (creating and migrating it); returns its read handle. */
 export function openDb(file: string, opts: { readThreads?: number } = {}): Db {

@@ -1,11 +1,12 @@
-import { and, asc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { type Conn, type Db, first, one, transaction } from '../db/port.js';
 import { cannedResponses } from '../db/schema.js';
 import { isStatus, STATUSES, type Status } from './lifecycle.js';
 import { type Actor, isAdmin, nowIso, requireStaff } from './actor.js';
-import { AppError, forbidden, invalid, notFound } from './errors.js';
+import { forbidden, invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { checkLiquid, renderLiquid, ticketScope } from './templates.js';
+import { unique } from './unique.js';
 import { getTicket } from './tickets/write.js';
 
 // SPEC C4: canned responses (decision 034). A response is Liquid text an agent inserts into the
@@ -19,6 +20,8 @@ export interface ResponseInput {
   name: string; body: string; queue_id?: number | null; set_status?: Status | null;
   /** Shared with every agent (administrators only); otherwise the writer's own. */
   shared?: boolean;
+  /** The same choice as the field every response carries: null = shared, the writer's own id = theirs. */
+  owner_id?: number | null;
 }
 
 export interface ResponseFilter {
@@ -68,51 +71,59 @@ async function checkQueue(conn: Conn, id: number | null | undefined): Promise<vo
 }
 
 /**
- * A name is unique among one owner's responses, and among the shared ones (any case). Checked in
- * the unit of work that writes: SQLite has one writer at a time; on PostgreSQL two writers racing
- * for the same name is an edge this rule accepts (the table has no index for a NULL owner).
+ * Whose the response is to be, from `owner_id` (null = shared, one's own id) or `shared`, which
+ * say the same thing: a client may send back the `owner_id` it read. undefined when neither is given.
  */
-async function checkName(tx: Conn, name: string, ownerId: number | null, except?: number): Promise<void> {
-  const where = [sql`lower(${cannedResponses.name}) = ${name.toLowerCase()}`,
-    ownerId === null ? isNull(cannedResponses.owner_id) : eq(cannedResponses.owner_id, ownerId)];
-  if (except !== undefined) where.push(ne(cannedResponses.id, except));
-  if (await first(tx.select({ id: cannedResponses.id }).from(cannedResponses).where(and(...where)))) {
-    const message = `A ${ownerId === null ? 'shared ' : ''}canned response named "${name}" already exists`;
-    throw new AppError('conflict', message, [{ path: 'name', message }]);
+function ownerFrom(actor: Actor, input: Partial<ResponseInput>): number | null | undefined {
+  if (input.owner_id !== undefined && input.owner_id !== null && input.owner_id !== actor.id) {
+    throw invalid('owner_id', `A canned response is your own (owner_id ${actor.id}) or shared (null), never another person's`);
   }
+  if (input.owner_id !== undefined && input.shared !== undefined && (input.owner_id === null) !== input.shared) {
+    throw invalid('owner_id', `owner_id ${input.owner_id} and shared: ${input.shared} say different things`);
+  }
+  if (input.owner_id !== undefined) return input.owner_id;
+  return input.shared === undefined ? undefined : input.shared ? null : actor.id;
 }
+
+/**
+ * A name is unique among one owner's responses, and among the shared ones (any case): the unique
+ * indexes canned_responses_own_name_uq and canned_responses_shared_name_uq decide, on both stores,
+ * also for two writers racing (decision 048); a broken one is 409 naming `name` (src/domain/unique.ts).
+ */
+const uniqueName = <T>(name: string, write: () => Promise<T>) => unique({ name }, write);
 
 export async function createResponse(db: Db, actor: Actor, input: ResponseInput): Promise<ResponseJson> {
   requireStaff(actor);
-  if (input.shared && !isAdmin(actor)) throw forbidden('Only administrators can create shared canned responses');
+  const chosen = ownerFrom(actor, input);
+  const ownerId = chosen === undefined ? actor.id : chosen;
+  if (ownerId === null && !isAdmin(actor)) throw forbidden('Only administrators can create shared canned responses');
   checkStatus(input.set_status);
   await checkLiquid(db, { body: input.body });
-  const ownerId = input.shared ? null : actor.id;
   const now = nowIso();
-  return transaction(db, async (tx) => {
+  return uniqueName(input.name, () => transaction(db, async (tx) => {
     await checkQueue(tx, input.queue_id);
-    await checkName(tx, input.name, ownerId);
     return one(tx.insert(cannedResponses).values({
       name: input.name, body: input.body, queue_id: input.queue_id ?? null, owner_id: ownerId, set_status: input.set_status ?? null,
       created_at: now, updated_at: now,
     }).returning());
-  });
+  }));
 }
 
 export async function updateResponse(db: Db, actor: Actor, id: number, input: Partial<ResponseInput>): Promise<ResponseJson> {
-  requireManage(actor, await getResponse(db, actor, id));
-  if (input.shared && !isAdmin(actor)) throw forbidden('Only administrators can share canned responses');
+  const before = await getResponse(db, actor, id);
+  requireManage(actor, before);
+  const owner = ownerFrom(actor, input);
+  if (owner === null && before.owner_id !== null && !isAdmin(actor)) throw forbidden('Only administrators can share canned responses');
   checkStatus(input.set_status);
   if (input.body !== undefined) await checkLiquid(db, { body: input.body });
-  return transaction(db, async (tx) => {
+  return uniqueName(input.name ?? before.name, () => transaction(db, async (tx) => {
     const current = await getResponse(tx, actor, id);
     requireManage(actor, current);
-    const ownerId = input.shared === undefined ? current.owner_id : input.shared ? null : actor.id;
     await checkQueue(tx, input.queue_id);
-    if (input.name !== undefined || ownerId !== current.owner_id) await checkName(tx, input.name ?? current.name, ownerId, id);
-    const { shared: _, ...fields } = input;
-    return one(tx.update(cannedResponses).set({ ...fields, owner_id: ownerId, updated_at: nowIso() }).where(eq(cannedResponses.id, id)).returning());
-  });
+    const { shared: _, owner_id: __, ...fields } = input;
+    return one(tx.update(cannedResponses).set({ ...fields, owner_id: owner === undefined ? current.owner_id : owner, updated_at: nowIso() })
+      .where(eq(cannedResponses.id, id)).returning());
+  }));
 }
 
 export async function deleteResponse(db: Db, actor: Actor, id: number): Promise<void> {

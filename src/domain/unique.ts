@@ -25,6 +25,13 @@ const MEANINGS: Record<string, Meaning> = {
   'templates.name': named('template', 'name', 'the name'),
   'scrips.key': named('scrip', 'key', 'the key'),
   'custom_fields.key': named('custom field', 'key', 'the key'),
+  // Canned responses (decision 048): one agent's own, and the shared ones (owner_id null).
+  'canned_responses.owner_id,canned_responses.name': {
+    path: 'name', message: (v) => `A canned response named "${String(v.name)}" already exists`,
+  },
+  'canned_responses.name': {
+    path: 'name', message: (v) => `A shared canned response named "${String(v.name)}" already exists`,
+  },
   'team_members.team_id,team_members.user_id': {
     path: 'user_id',
     message: (v) => (v.user_id == null ? 'That user is already a member of this team' : `User ${String(v.user_id)} is already a member of team ${String(v.team_id)}`),

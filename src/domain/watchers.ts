@@ -53,10 +53,15 @@ export async function resolvePeople(conn: Conn, refs: PersonRef[], path: string,
 }
 
 const p = sql.placeholder;
+/** The order people were added in (decision 048): `position`, never their ids. */
+export const addedOrder = [asc(ticketWatchers.position), asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)];
 const rolesOfOne = prepared((db) => db.select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
-  .from(ticketWatchers).where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)));
-const insertWatcher = prepared((db) => db.insert(ticketWatchers)
-  .values({ ticket_id: p('ticket'), role: p('role'), user_id: p('user'), created_at: p('now') }).onConflictDoNothing());
+  .from(ticketWatchers).where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(...addedOrder));
+/** One more person on a ticket, after everyone already on it. */
+const insertWatcher = prepared((db) => db.insert(ticketWatchers).values({
+  ticket_id: p('ticket'), role: p('role'), user_id: p('user'), created_at: p('now'),
+  position: sql`(SELECT coalesce(max(${sql.identifier('position')}), 0) + 1 FROM ${ticketWatchers} WHERE ${sql.identifier('ticket_id')} = ${p('ticket')})`,
+}).onConflictDoNothing());
 const watching = prepared((db) => db.select({ n: sql<number>`1` }).from(ticketWatchers)
   .where(and(eq(ticketWatchers.ticket_id, p('ticket')), eq(ticketWatchers.user_id, p('user')), inArray(ticketWatchers.role, ['requester', 'cc']))));
 
@@ -64,7 +69,7 @@ const watching = prepared((db) => db.select({ n: sql<number>`1` }).from(ticketWa
 export async function watchersOf(conn: Conn, ids: number[]): Promise<Map<number, Watchers>> {
   const rows = ids.length === 1 ? await rolesOfOne(conn).all({ id: ids[0] })
     : ids.length === 0 ? [] : await conn.select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
-      .from(ticketWatchers).where(inArray(ticketWatchers.ticket_id, ids)).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id));
+      .from(ticketWatchers).where(inArray(ticketWatchers.ticket_id, ids)).orderBy(...addedOrder);
   const out = new Map<number, Watchers>(ids.map((id) => [id, { requesters: [], cc: [], admin_cc: [] }]));
   for (const r of rows) out.get(r.ticket)![r.role === 'requester' ? 'requesters' : r.role].push(r.user);
   return out;

@@ -1,7 +1,7 @@
 import { Splitter, type MimeNode } from '@zone-eu/mailsplit';
 import libbase64 from 'libbase64';
 import libqp from 'libqp';
-import { uudecodeLines } from './uuencode.js';
+import { uudecodePart } from './uuencode.js';
 
 /**
  * One MIME part of a message, as @zone-eu/mailsplit (mailparser's own splitter) reads it: its
@@ -52,7 +52,7 @@ const decoded = (encoding: string, raw: Buffer, text: boolean): Buffer => {
     // Text labelled base64 that is not base64 is the text itself; a broken file is decoded leniently, as mail clients do.
     case 'base64': { const s = raw.toString('latin1'); return !text || looksBase64(s) ? base64(s) : raw; }
     case 'quoted-printable': return libqp.decode(raw.toString('latin1'));
-    case 'x-uuencode': case 'uuencode': case 'x-uue': return uudecodeLines(raw.toString('latin1').split(/\r?\n/)) ?? raw;
+    case 'x-uuencode': case 'uuencode': case 'x-uue': case 'uue': return uudecodePart(raw.toString('latin1')) ?? raw;
     // 7bit, 8bit, binary, and any unknown or broken encoding (`Content-Transfer-Encoding: text/html`):
     // the bytes as they came, never nothing.
     default: return raw;
@@ -66,7 +66,10 @@ export function splitMime(raw: Buffer): Promise<MimePart> {
     const parts = new Map<MimeNode, MimePart & { chunks: Buffer[] }>();
     const order: { node: MimeNode; value?: Buffer }[] = []; // every node and chunk as it came
     let root: (MimePart & { chunks: Buffer[] }) | undefined;
+    let lastBody: (MimePart & { chunks: Buffer[] }) | undefined; // the leaf whose body came last, until anything else comes
     splitter.on('data', (chunk) => {
+      if (chunk.type === 'data' && lastBody && chunk.value?.[0] === 0x2d) dropDelimiterLineBreak(lastBody.chunks);
+      lastBody = chunk.type === 'body' ? parts.get(chunk.node) : undefined;
       if (chunk.type === 'node') {
         const node = chunk as MimeNode;
         const parent = node.parentNode ? parts.get(node.parentNode) : undefined;
@@ -105,8 +108,21 @@ export function splitMime(raw: Buffer): Promise<MimePart> {
       }
       resolve(root);
     });
-    splitter.end(withHeaderSeparator(raw));
+    splitter.end(withPartSeparators(withHeaderSeparator(raw)));
   });
+}
+
+/**
+ * The line break before a delimiter line belongs to the delimiter (RFC 2046 5.1.1). mailsplit
+ * leaves it in the body of a part that holds nothing else when a sibling follows (a part empty
+ * but for that line break would be a one-byte file): a delimiter that arrives without its
+ * leading line break takes it back from the body before it.
+ */
+function dropDelimiterLineBreak(chunks: Buffer[]): void {
+  const last = chunks.length - 1;
+  const c = chunks[last];
+  if (!c || c[c.length - 1] !== 0x0a) return;
+  chunks[last] = c.subarray(0, c.length - (c.length > 1 && c[c.length - 2] === 0x0d ? 2 : 1));
 }
 
 /**
@@ -143,6 +159,73 @@ function withoutBoundaryLines(bytes: Buffer, node: MimeNode): Buffer {
   return Buffer.from(kept.join('\n').trim(), 'latin1');
 }
 
+const HEADER_LINE = /^[!-9;-~]+[ \t]*:/;
+const BOUNDARY_PARAM = /\bboundary[ \t]*=[ \t]*(?:"([^"\r\n]+)"|([^\s;"]+))/gi;
+
+/**
+ * Three ways a part's structure is written that RFC 2046 readers (CPython among them) accept and
+ * mailsplit does not, repaired before splitting so that nothing a sender wrote is lost:
+ * - a delimiter line followed by spaces or tabs (transport padding, RFC 2046 5.1.1): the padding
+ *   is dropped, or the line would not separate anything and every part would be text;
+ * - a nested multipart that never closes (MIME-tools' multi-frag): a delimiter of the multipart
+ *   around it closes it, or every later part of the outer one would be swallowed by its last part;
+ * - a part whose header block runs straight into its text without the blank line (CPython's
+ *   msg_47: `Content-Type: text/plain` then `bar`): a line break is put before the first line
+ *   that is neither a header field nor a continuation, so that it is text and not a header.
+ * The delimiters are those of every `boundary=` parameter in the message.
+ */
+export function withPartSeparators(raw: Buffer): Buffer {
+  const text = raw.toString('latin1');
+  const boundaries = new Set<string>();
+  for (const m of text.matchAll(BOUNDARY_PARAM)) if (boundaries.size < 1000) boundaries.add(m[1] ?? m[2]);
+  if (!boundaries.size) return raw;
+  const escaped = [...boundaries].sort((a, b) => b.length - a.length).map((b) => b.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const delimiter = new RegExp(`^--(${escaped})(--)?([ \t]*)(\r?\n|$)`, 'gm');
+  const isDelimiter = new RegExp(`^--(?:${escaped})(--)?[ \t]*$`);
+  const edits: { at: number; remove: number; insert: string }[] = [];
+  const open: string[] = []; // the multiparts whose parts are being read, outermost first
+  for (const m of text.matchAll(delimiter)) {
+    const [line, name, closing, padding, eol] = m;
+    const lineEnd = m.index + line.length;
+    if (padding) edits.push({ at: lineEnd - eol.length - padding.length, remove: padding.length, insert: '' });
+    const depth = open.lastIndexOf(name);
+    if (depth >= 0) {
+      // A delimiter of an enclosing multipart ends the ones inside it that never closed.
+      for (let i = open.length - 1; i > depth; i--) edits.push({ at: m.index, remove: 0, insert: `--${open[i]}--${eol || '\r\n'}` });
+      open.length = closing ? depth : depth + 1;
+    } else if (!closing) {
+      open.push(name);
+    }
+    if (closing || !eol) continue;
+    // The part's header block: up to the blank line, or the next delimiter (a part of headers only).
+    let textAt = -1;
+    for (let at = lineEnd, n = 0; at < text.length; n++) {
+      const nl = text.indexOf('\n', at);
+      const l = text.slice(at, nl < 0 ? text.length : nl).replace(/\r$/, '');
+      if (l === '' || isDelimiter.test(l)) break;
+      if (HEADER_LINE.test(l)) {
+        // A header field after the odd line: that line was a header wrapped without its
+        // indent (`name="x.zip"` under a Content-Type ending in `;`), not text. Left as it is.
+        textAt = -1;
+      } else if (textAt < 0 && !(n > 0 && /^[ \t]/.test(l))) {
+        textAt = at;
+      }
+      if (nl < 0) break;
+      at = nl + 1;
+    }
+    if (textAt >= 0) edits.push({ at: textAt, remove: 0, insert: eol });
+  }
+  if (!edits.length) return raw;
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const e of edits.sort((a, b) => a.at - b.at)) {
+    out.push(raw.subarray(from, e.at), Buffer.from(e.insert, 'latin1'));
+    from = e.at + e.remove;
+  }
+  out.push(raw.subarray(from));
+  return Buffer.concat(out);
+}
+
 /**
  * A message whose header block runs straight into the text (no blank line: RFC 5322 says
  * there must be one) would have its first lines read as headers and lost. As CPython's parser
@@ -156,7 +239,7 @@ export function withHeaderSeparator(raw: Buffer): Buffer {
     const text = head.slice(at, nl < 0 ? head.length : nl).replace(/\r$/, '');
     if (text === '') return raw; // the separator is there
     // (an mbox `From ` line counts as a header wherever it is, as CPython reads it)
-    const header = /^[!-9;-~]+[ \t]*:/.test(text) || (line > 0 && /^[ \t]/.test(text)) || text.startsWith('From ');
+    const header = HEADER_LINE.test(text) || (line > 0 && /^[ \t]/.test(text)) || text.startsWith('From ');
     if (!header) return line === 0 ? raw : Buffer.concat([raw.subarray(0, at), Buffer.from('\r\n'), raw.subarray(at)]);
     if (nl < 0) return raw;
     at = nl + 1;

@@ -27,6 +27,19 @@ export function uudecodeLines(lines: string[]): Buffer | null {
   return Buffer.from(out);
 }
 
+/**
+ * The body of a part sent with `Content-Transfer-Encoding: x-uuencode` (or `uuencode`): the data
+ * between its `begin 644 name` and `end` lines (as CPython decodes it), or, without a `begin`
+ * line, every line as data; null when it is not well formed (the part is then kept as it came).
+ */
+export function uudecodePart(text: string): Buffer | null {
+  const lines = text.split(/\r?\n/);
+  const begin = lines.findIndex((l) => /^begin [0-7]{3,4}( |$)/.test(l));
+  if (begin < 0) return uudecodeLines(lines);
+  const end = lines.findIndex((l, i) => i > begin && l.trimEnd() === 'end');
+  return end < 0 ? null : uudecodeLines(lines.slice(begin + 1, end));
+}
+
 export interface UuFile { filename: string; content: Buffer }
 
 /** Takes the well-formed uuencoded blocks out of a text: the files, and the text without them. */

@@ -39,7 +39,7 @@ const valuesQuery = prepared((db) => db.select({ key: customFields.key, type: cu
   .where(eq(ticketCustomValues.ticket_id, id)));
 const watchersQuery = prepared((db) => db.select({ id: users.id, name: users.name, email: users.email }).from(ticketWatchers)
   .innerJoin(users, eq(users.id, ticketWatchers.user_id))
-  .where(and(eq(ticketWatchers.ticket_id, id), eq(ticketWatchers.role, sql.placeholder('role')))).orderBy(ticketWatchers.created_at, users.id));
+  .where(and(eq(ticketWatchers.ticket_id, id), eq(ticketWatchers.role, sql.placeholder('role')))).orderBy(ticketWatchers.position, ticketWatchers.created_at, users.id));
 const transactionQuery = prepared((db) => db.select().from(transactions).where(eq(transactions.id, id)));
 
 /** The parts of a ticket scope that cost a query of their own; the rest comes with the ticket row. */
@@ -56,7 +56,7 @@ async function person(conn: Conn, userId: number | null): Promise<Person | null>
 }
 
 /**
- * The explicit scope loader (decision 024): the template's variables are known before it is
+ * The explicit scope loader (decision 026): the template's variables are known before it is
  * rendered (Liquid's static analysis, src/scrips/templates.ts), so only the parts it reads are
  * loaded — a description, custom fields, people — each with one query, and the template then
  * renders against plain data. Loaded parts are kept, so the scrips of one change share them.

@@ -25,7 +25,7 @@ export interface TicketPeople {
 const ticketRow = prepared((db) => db.select({ queue: tickets.queue_id, owner: tickets.owner_id, team: tickets.team_id, status: tickets.status })
   .from(tickets).where(eq(tickets.id, p('id'))));
 const ticketRoles = prepared((db) => db.select({ role: ticketWatchers.role, user: ticketWatchers.user_id }).from(ticketWatchers)
-  .where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)));
+  .where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.position), asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)));
 const queueRoles = prepared((db) => db.select({ role: queueWatchers.role, user: queueWatchers.user_id }).from(queueWatchers)
   .where(eq(queueWatchers.queue_id, p('id'))).orderBy(asc(queueWatchers.user_id)));
 const membersOf = prepared((db) => db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, p('team'))));

@@ -120,7 +120,7 @@ const needsBySource = new Map<string, ScopeNeeds>();
 const PARTS = new Set<string>(TICKET_PARTS);
 
 /**
- * What of the scope a template reads (decision 024), by Liquid's static analysis: the ticket
+ * What of the scope a template reads (decision 026), by Liquid's static analysis: the ticket
  * parts that cost a query (`ticket.owner.name` → owner), and the transaction's creator. A
  * template that names `ticket` or `transaction` whole (a loop over it, an `assign`) gets all.
  * A template that does not parse needs nothing (rendering it fails anyway).

@@ -10,14 +10,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
  * own openDb then applies the rest, as an upgrade does.
  */
 export function databaseBefore(dir: string, before: string, fill: (raw: Database.Database) => void): string {
-  const old = path.join(dir, 'migrations');
-  fs.cpSync(path.resolve(import.meta.dirname, '../../src/db/migrations'), old, { recursive: true });
-  const journalFile = path.join(old, 'meta/_journal.json');
-  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8'));
-  const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith(before));
-  if (at < 1) throw new Error(`no migration ${before} after the first`);
-  journal.entries = journal.entries.slice(0, at);
-  fs.writeFileSync(journalFile, JSON.stringify(journal));
+  const old = migrationsBefore(dir, 'src/db/migrations', before);
   const file = path.join(dir, 'hxdesk.db');
   const raw = new Database(file);
   try {
@@ -27,4 +20,21 @@ export function databaseBefore(dir: string, before: string, fill: (raw: Database
     raw.close();
   }
   return file;
+}
+
+/**
+ * A copy (in `dir`) of the migrations folder `from` (relative to the repository) holding every
+ * migration before the one whose tag starts with `before`; for a database as an older install has it
+ * (`migratePostgres(url, pgFolder)` with `src/db/postgres/migrations`).
+ */
+export function migrationsBefore(dir: string, from: string, before: string): string {
+  const old = path.join(dir, `migrations-before-${before.replace(/\W/g, '')}`);
+  fs.cpSync(path.resolve(import.meta.dirname, '../..', from), old, { recursive: true });
+  const journalFile = path.join(old, 'meta/_journal.json');
+  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8'));
+  const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith(before));
+  if (at < 1) throw new Error(`no migration ${before} after the first`);
+  journal.entries = journal.entries.slice(0, at);
+  fs.writeFileSync(journalFile, JSON.stringify(journal));
+  return old;
 }

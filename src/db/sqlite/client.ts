@@ -29,7 +29,7 @@ const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 /**
  * Opens (creating if needed) the SQLite file, applies migrations and registers the store
- * (docs/decisions/024). Two connections: the writer, on which every unit of work runs (one
+ * (docs/decisions/026). Two connections: the writer, on which every unit of work runs (one
  * at a time, batched by the group commit), and a read-only reader for everything outside a
  * unit of work — which therefore only ever sees committed data, and cannot write by mistake.
  * Returns the reader's handle: what the app passes around as `db`.

@@ -3,7 +3,7 @@ import type { Db } from './handle.js';
 /**
  * Runs a unit of work (an async function of the writer connection) in a shared SQL transaction
  * with the other units of work that arrive in the same turn of the event loop, and settles each
- * caller's promise once that transaction has committed (docs/decisions/013 and 024).
+ * caller's promise once that transaction has committed (docs/decisions/013 and 026).
  */
 export type Commit = <T>(change: () => Promise<T>) => Promise<T>;
 

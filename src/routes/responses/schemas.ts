@@ -14,6 +14,8 @@ export const CreateResponseSchema = z.strictObject({
   set_status: setStatus.optional(),
   /** Shared with every agent (administrators only); otherwise the writer's own. */
   shared: zBool.optional(),
+  /** The same choice as the field every response carries: null = shared, one's own id = one's own. */
+  owner_id: zNullableId.optional(),
 });
 export const UpdateResponseSchema = CreateResponseSchema.partial();
 
