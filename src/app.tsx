@@ -13,6 +13,7 @@ import { configureMailReading } from './mail/reader.js';
 import { configureNotifications } from './scrips/config.js';
 import { Layout } from './views/layout.js';
 import { PortalLayout } from './views/portal.js';
+import { accessLog } from './routes/access.js';
 import { authRoutes } from './routes/auth/index.js';
 import { authenticate, csrfProtection } from './routes/auth/middleware.js';
 import { methodOverride } from './routes/methodOverride.js';
@@ -59,6 +60,8 @@ export async function createApp(deps: Deps) {
     heartbeatMs: deps.env.EVENTS_HEARTBEAT_MS, maxStreamsPerUser: deps.env.EVENTS_MAX_STREAMS_PER_USER, maxStreams: deps.env.EVENTS_MAX_STREAMS,
     onError: (what, e) => deps.log('error', what, { error: e instanceof Error ? e.message : String(e) }),
   });
+  // First: the request's id and its access line (docs/decisions/044), around everything else.
+  app.use('*', accessLog(deps.log, { json: deps.env.production }));
   app.use('*', async (c, next) => {
     c.set('deps', deps);
     await next();
@@ -99,13 +102,6 @@ export async function createApp(deps: Deps) {
     // which made every answer take @hono/node-server's slow path.
     if (!c.req.path.startsWith('/static/')) c.res.headers.append('Vary', 'Accept, HX-Request');
   });
-  if (!deps.env.production) {
-    app.use('*', async (c, next) => {
-      const started = performance.now();
-      await next();
-      if (deps.env.NODE_ENV === 'development') deps.log('debug', `${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
-    });
-  }
 
   app.get('/static/htmx.min.js', serveStatic({ path: htmxFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
   app.get('/static/htmx-sse.min.js', serveStatic({ path: sseFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));

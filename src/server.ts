@@ -36,7 +36,7 @@ if (!env.DATABASE_URL || !env.WEBHOOK_SECRET) {
     fatal(e.message, env.production);
   }
 }
-const log = createLogger({ json: env.production });
+const log = createLogger({ json: env.production, level: env.LOG_LEVEL });
 if (!env.MAILGATE_TOKEN) {
   // SPEC C1: an open mail gateway must never go unnoticed.
   if (env.production) log('warn', 'POST /mailgate is off (503) until MAILGATE_TOKEN is set');

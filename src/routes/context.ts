@@ -3,6 +3,7 @@ import type { Actor } from '../domain/actor.js';
 import type { Env } from '../env.js';
 import type { Hub } from '../events/hub.js';
 import type { Logger } from '../log.js';
+import type { Redispatch } from './access.js';
 
 /** Everything a request handler can reach: built once by the app factory. */
 export interface Deps {
@@ -19,6 +20,10 @@ export interface AppEnv {
     /** The signed-in user or token owner; null on public routes. */
     actor: Actor | null;
     authVia: 'cookie' | 'token' | null;
+    /** The id of the request, in its log lines and its `X-Request-Id` answer (routes/access.ts). */
+    requestId: string;
+    /** Set when a form's `_method` dispatched the request again: what the inner dispatch found. */
+    redispatched?: Redispatch;
   };
 }
 
