@@ -8,9 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { jsxRenderer } from 'hono/jsx-renderer';
 import { secureHeaders } from 'hono/secure-headers';
 import { AppError } from './domain/errors.js';
-import { appSecret } from './domain/secrets.js';
-import { configureMailReading } from './mail/reader.js';
-import { configureNotifications } from './scrips/config.js';
+import { loadSettings } from './settings.js';
 import { Layout } from './views/layout.js';
 import { PortalLayout } from './views/portal.js';
 import { accessLog } from './routes/access.js';
@@ -47,12 +45,10 @@ export async function createApp(deps: Deps) {
   const app = new Hono<AppEnv>();
   const staticCache = deps.env.production ? 'public, max-age=86400' : 'no-cache';
 
-  configureNotifications({
-    publicUrl: deps.env.PUBLIC_URL ?? `http://${deps.env.HOST}:${deps.env.PORT}`, mailFrom: deps.env.MAIL_FROM,
-    ownAddresses: [deps.env.MAIL_FROM.toLowerCase(), ...deps.env.MAIL_ADDRESSES],
-    portalSecret: await appSecret(deps.db, 'portal'), portalLinkDays: deps.env.PORTAL_LINK_DAYS,
-  });
-  configureMailReading({ timeoutMs: deps.env.MAIL_PARSE_TIMEOUT_MS });
+  // The app's settings (docs/decisions/045), handed down to the routes through deps: this app's
+  // own, whatever other app runs in the process. Built here unless the server gave them (it gives
+  // the same object to its workers).
+  deps.settings ??= await loadSettings(deps.db, deps.env);
 
   // SPEC C5: the live-update hub, one per process (src/events/hub.ts).
   deps.hub ??= await startHub(deps.db, {
@@ -65,7 +61,6 @@ export async function createApp(deps: Deps) {
   app.use('*', async (c, next) => {
     c.set('deps', deps);
     await next();
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status < 400) deps.afterWrite?.();
   });
   app.use('*', jsxRenderer(({ children, title }, c) => {
     const ctx = c as Context<AppEnv>;

@@ -9,6 +9,7 @@ import { loadEnv } from './env.js';
 import { httpServerOptions } from './httpServer.js';
 import { createLogger } from './log.js';
 import { startMailReading } from './mail/reader.js';
+import { loadSettings } from './settings.js';
 import { startWorkers } from './workers.js';
 
 const started = performance.now();
@@ -67,8 +68,10 @@ if (seed.seeded) {
   }
 }
 
-const workers = await orStop(startWorkers(db, env, log));
-const deps: Deps = { db, env, log, afterWrite: () => workers.delivery.kick() };
+// One settings object for the app and its workers (docs/decisions/045).
+const settings = await orStop(loadSettings(db, env));
+const workers = await orStop(startWorkers(db, env, log, { settings }));
+const deps: Deps = { db, env, log, settings };
 const app = await orStop(createApp(deps));
 const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) }, (info) => {
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {

@@ -3,13 +3,14 @@ import type { Actor } from '../domain/actor.js';
 import type { Env } from '../env.js';
 import type { Hub } from '../events/hub.js';
 import type { Logger } from '../log.js';
+import type { Settings } from '../settings.js';
 import type { Redispatch } from './access.js';
 
 /** Everything a request handler can reach: built once by the app factory. */
 export interface Deps {
   db: Db; env: Env; log: Logger;
-  /** Called after a successful write request, so queued notifications go out at once. */
-  afterWrite?: () => void;
+  /** The app's settings (src/settings.ts): given by the server, else built by the app factory. */
+  settings?: Settings;
   /** The live-update hub (SPEC C5): started by the app factory unless given. */
   hub?: Hub;
 }
