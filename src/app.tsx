@@ -8,11 +8,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { jsxRenderer } from 'hono/jsx-renderer';
 import { secureHeaders } from 'hono/secure-headers';
 import { AppError } from './domain/errors.js';
-import { appSecret } from './domain/secrets.js';
-import { configureMailReading } from './mail/reader.js';
-import { configureNotifications } from './scrips/config.js';
+import { loadSettings } from './settings.js';
 import { Layout } from './views/layout.js';
 import { PortalLayout } from './views/portal.js';
+import { accessLog } from './routes/access.js';
 import { authRoutes } from './routes/auth/index.js';
 import { authenticate, csrfProtection } from './routes/auth/middleware.js';
 import { methodOverride } from './routes/methodOverride.js';
@@ -46,12 +45,10 @@ export async function createApp(deps: Deps) {
   const app = new Hono<AppEnv>();
   const staticCache = deps.env.production ? 'public, max-age=86400' : 'no-cache';
 
-  configureNotifications({
-    publicUrl: deps.env.PUBLIC_URL ?? `http://${deps.env.HOST}:${deps.env.PORT}`, mailFrom: deps.env.MAIL_FROM,
-    ownAddresses: [deps.env.MAIL_FROM.toLowerCase(), ...deps.env.MAIL_ADDRESSES],
-    portalSecret: await appSecret(deps.db, 'portal'), portalLinkDays: deps.env.PORTAL_LINK_DAYS,
-  });
-  configureMailReading({ timeoutMs: deps.env.MAIL_PARSE_TIMEOUT_MS });
+  // The app's settings (docs/decisions/045), handed down to the routes through deps: this app's
+  // own, whatever other app runs in the process. Built here unless the server gave them (it gives
+  // the same object to its workers).
+  deps.settings ??= await loadSettings(deps.db, deps.env);
 
   // SPEC C5: the live-update hub, one per process (src/events/hub.ts).
   deps.hub ??= await startHub(deps.db, {
@@ -59,10 +56,11 @@ export async function createApp(deps: Deps) {
     heartbeatMs: deps.env.EVENTS_HEARTBEAT_MS, maxStreamsPerUser: deps.env.EVENTS_MAX_STREAMS_PER_USER, maxStreams: deps.env.EVENTS_MAX_STREAMS,
     onError: (what, e) => deps.log('error', what, { error: e instanceof Error ? e.message : String(e) }),
   });
+  // First: the request's id and its access line (docs/decisions/044), around everything else.
+  app.use('*', accessLog(deps.log, { json: deps.env.production }));
   app.use('*', async (c, next) => {
     c.set('deps', deps);
     await next();
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status < 400) deps.afterWrite?.();
   });
   app.use('*', jsxRenderer(({ children, title }, c) => {
     const ctx = c as Context<AppEnv>;
@@ -99,13 +97,6 @@ export async function createApp(deps: Deps) {
     // which made every answer take @hono/node-server's slow path.
     if (!c.req.path.startsWith('/static/')) c.res.headers.append('Vary', 'Accept, HX-Request');
   });
-  if (!deps.env.production) {
-    app.use('*', async (c, next) => {
-      const started = performance.now();
-      await next();
-      if (deps.env.NODE_ENV === 'development') deps.log('debug', `${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
-    });
-  }
 
   app.get('/static/htmx.min.js', serveStatic({ path: htmxFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
   app.get('/static/htmx-sse.min.js', serveStatic({ path: sseFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));

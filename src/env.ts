@@ -2,12 +2,20 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
+/** The log levels, least important first (the logger's `Level`; env.ts is a leaf and imports none of ours). */
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
 /** Every setting hxdesk reads, validated once at boot. */
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATA_DIR: z.string().min(1).default('./data'),
+  /**
+   * The least important log lines written: `info` has a line per request (production: one JSON
+   * line each, docs/decisions/044); `warn` leaves those out and keeps warnings and errors.
+   */
+  LOG_LEVEL: z.enum(LOG_LEVELS, `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`).default('info'),
   /** postgres://user:password@host:5432/db: run on PostgreSQL instead of DATA_DIR/hxdesk.db (SPEC C6). */
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'Expected postgres:// or postgresql:// URL').optional(),
   /** Public URL of the server, used for links in mail and as an extra allowed CSRF origin. */

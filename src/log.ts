@@ -1,13 +1,45 @@
-/** Minimal structured logging: JSON lines in production, readable lines in development. */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { pino } from 'pino';
+
+/**
+ * Structured logging: JSON lines in production (pino), readable lines in development. Lines at
+ * `warn` and `error` go to stderr, the rest to stdout. Every line written while a request is
+ * served carries its `request_id` (docs/decisions/044), whoever writes it.
+ */
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 export interface Logger { (level: Level, msg: string, fields?: Record<string, unknown>): void }
 
-export function createLogger(opts: { json: boolean; silent?: boolean }): Logger {
+/** The request being served, for the lines written while serving it. */
+const serving = new AsyncLocalStorage<{ id: string }>();
+
+/** Runs `fn` (the rest of a request) with `id` on every line it logs. */
+export const withRequestId = <T>(id: string, fn: () => T): T => serving.run({ id }, fn);
+/** The id of the request being served, if any. */
+export const currentRequestId = (): string | undefined => serving.getStore()?.id;
+/**
+ * Runs `fn` outside any request: for work a request only sets off (a worker's next turn, a
+ * timer), whose lines belong to no request and must not carry the id of the one that woke it.
+ */
+export const outsideRequest = <T>(fn: () => T): T => serving.exit(fn);
+
+const rank: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+export function createLogger(opts: { json: boolean; level?: Level; silent?: boolean }): Logger {
+  const min: Level = opts.silent ? 'error' : opts.level ?? 'info';
+  if (opts.json) {
+    const p = pino({
+      level: min, base: undefined, timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: () => { const id = currentRequestId(); return id === undefined ? {} : { request_id: id }; },
+    }, pino.multistream([{ level: 'debug', stream: process.stdout }, { level: 'warn', stream: process.stderr }], { dedupe: true }));
+    return (level, msg, fields) => { p[level](fields ?? {}, msg); };
+  }
   return (level, msg, fields = {}) => {
-    if (opts.silent && level !== 'error') return;
+    if (rank[level] < rank[min]) return;
+    const id = currentRequestId();
+    const all = id === undefined || 'request_id' in fields ? fields : { ...fields, request_id: id };
     const out = level === 'error' || level === 'warn' ? process.stderr : process.stdout;
-    if (opts.json) out.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
-    else out.write(`${level.toUpperCase().padEnd(5)} ${msg}${Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : ''}\n`);
+    out.write(`${level.toUpperCase().padEnd(5)} ${msg}${Object.keys(all).length ? ` ${JSON.stringify(all)}` : ''}\n`);
   };
 }
 

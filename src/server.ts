@@ -9,6 +9,7 @@ import { loadEnv } from './env.js';
 import { httpServerOptions } from './httpServer.js';
 import { createLogger } from './log.js';
 import { startMailReading } from './mail/reader.js';
+import { loadSettings } from './settings.js';
 import { startWorkers } from './workers.js';
 
 const started = performance.now();
@@ -36,7 +37,7 @@ if (!env.DATABASE_URL || !env.WEBHOOK_SECRET) {
     fatal(e.message, env.production);
   }
 }
-const log = createLogger({ json: env.production });
+const log = createLogger({ json: env.production, level: env.LOG_LEVEL });
 if (!env.MAILGATE_TOKEN) {
   // SPEC C1: an open mail gateway must never go unnoticed.
   if (env.production) log('warn', 'POST /mailgate is off (503) until MAILGATE_TOKEN is set');
@@ -67,8 +68,10 @@ if (seed.seeded) {
   }
 }
 
-const workers = await orStop(startWorkers(db, env, log));
-const deps: Deps = { db, env, log, afterWrite: () => workers.delivery.kick() };
+// One settings object for the app and its workers (docs/decisions/045).
+const settings = await orStop(loadSettings(db, env));
+const workers = await orStop(startWorkers(db, env, log, { settings }));
+const deps: Deps = { db, env, log, settings };
 const app = await orStop(createApp(deps));
 const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) }, (info) => {
   log('info', `hxdesk listening on http://${info.address}:${info.port}`, {

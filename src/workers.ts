@@ -8,6 +8,7 @@ import { throttled, type Logger } from './log.js';
 import { startImapPoller, type ImapPoller } from './mail/imap.js';
 import { closeMailReading } from './mail/reader.js';
 import { startDelivery, type DeliveryWorker } from './scrips/delivery.js';
+import { loadSettings, type Settings } from './settings.js';
 
 export interface Workers { delivery: DeliveryWorker; imap: ImapPoller | null; stop(): Promise<void> }
 
@@ -15,8 +16,11 @@ export interface Workers { delivery: DeliveryWorker; imap: ImapPoller | null; st
  * The background work of the process: outbox delivery, IMAP polling, the store's own upkeep
  * (search indexing). Their failures are said once per worker and cause every 10 s (decision 042);
  * `now` is the clock of that window (tests give their own).
+ *
+ * `settings`: the app's (src/settings.ts), the same object the app is given, for the mail the
+ * IMAP poller takes in; built from `env` and the store when not given (and IMAP_URL is set).
  */
-export async function startWorkers(db: Db, env: Env, log: Logger, opts: { now?: () => number } = {}): Promise<Workers> {
+export async function startWorkers(db: Db, env: Env, log: Logger, opts: { now?: () => number; settings?: Settings } = {}): Promise<Workers> {
   const say = throttled(log, { now: opts.now });
   const maintenance = storeOf(db).startMaintenance((what, error) => {
     const storage = storageUnavailable(error);
@@ -27,8 +31,7 @@ export async function startWorkers(db: Db, env: Env, log: Logger, opts: { now?: 
     retryBaseMs: env.OUTBOX_RETRY_BASE_MS, maxAttempts: env.OUTBOX_MAX_ATTEMPTS, log, say,
   });
   const imap = env.IMAP_URL ? startImapPoller(db, {
-    url: env.IMAP_URL, pollSeconds: env.IMAP_POLL_SECONDS, moveTo: env.IMAP_MOVE_TO, log, say,
-    settings: { mailFrom: env.MAIL_FROM, senderLimitPerHour: env.MAIL_SENDER_MAX_PER_HOUR, ownAddresses: env.MAIL_ADDRESSES },
+    url: env.IMAP_URL, pollSeconds: env.IMAP_POLL_SECONDS, moveTo: env.IMAP_MOVE_TO, log, say, settings: opts.settings ?? await loadSettings(db, env),
   }) : null;
   return { delivery, imap, stop: async () => { await imap?.stop(); await delivery.stop(); await maintenance.stop(); await closeMailReading(); } };
 }

@@ -28,7 +28,7 @@ const LAYERS = [
   { name: 'mail', rank: 6, prefixes: ['src/mail/'] },
   { name: 'views', rank: 6, prefixes: ['src/views/'] },
   { name: 'routes', rank: 7, prefixes: ['src/routes/'] },
-  { name: 'app', rank: 8, prefixes: ['src/app.tsx'] },
+  { name: 'app', rank: 8, prefixes: ['src/app.tsx', 'src/settings.ts'] },
   { name: 'start', rank: 9, prefixes: ['src/server.ts', 'src/cli.ts', 'src/cli/', 'src/workers.ts', 'src/httpServer.ts'] },
 ] as const;
 type Layer = (typeof LAYERS)[number];

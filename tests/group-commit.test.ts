@@ -8,6 +8,9 @@ import { transaction, type Tx } from '../src/db/port.js';
 import type { Actor } from '../src/domain/actor.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
+import { loadEnv } from '../src/env.js';
+import type { NotifySettings } from '../src/scrips/config.js';
+import { loadSettings } from '../src/settings.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // Decision 013: ticket changes that arrive together share one SQL transaction (each in its own
@@ -20,11 +23,13 @@ let other: Database.Database;
 /** A unit of work: the store batches those that arrive in one turn into one SQL transaction. */
 const commit = <T>(fn: (tx: Tx) => Promise<T>) => transaction(db, fn);
 const admin: Actor = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' };
+let notify: NotifySettings;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-group-'));
   db = openDb(path.join(dir, 'hxdesk.db'));
   await seedIfEmpty(db, { adminEmail: admin.email, adminPassword: 'admin-password-123' });
+  notify = (await loadSettings(db, loadEnv({ NODE_ENV: 'test', DATA_DIR: dir }))).notify;
   other = new Database(path.join(dir, 'hxdesk.db'), { readonly: true });
 });
 afterAll(async () => {
@@ -35,7 +40,7 @@ afterAll(async () => {
 
 const committedSubjects = (ids: number[]) => ids.map((id) =>
   (other.prepare('SELECT subject FROM tickets WHERE id = ?').get(id) as { subject: string } | undefined)?.subject ?? null);
-const create = (subject: string) => async (tx: Tx) => (await createTicket(tx, admin, { queue_id: 1, subject, description: `About ${subject}` })).ticket.id;
+const create = (subject: string) => async (tx: Tx) => (await createTicket(tx, admin, { queue_id: 1, subject, description: `About ${subject}` }, notify)).ticket.id;
 
 describe('group commit', () => {
   it('changes of one turn commit together, and each caller hears of it only after the COMMIT', async () => {
@@ -61,10 +66,10 @@ describe('group commit', () => {
     const results = await Promise.allSettled([
       commit(create('kept one')),
       commit(async (tx) => {
-        await createTicket(tx, admin, { queue_id: 1, subject: 'half-written' });
+        await createTicket(tx, admin, { queue_id: 1, subject: 'half-written' }, notify);
         throw new Error('the change failed after writing');
       }),
-      commit((tx) => commentOnTicket(tx, admin, 999_999, { body: 'no such ticket' })),
+      commit((tx) => commentOnTicket(tx, admin, 999_999, { body: 'no such ticket' }, { notify })),
       commit(create('kept two')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);

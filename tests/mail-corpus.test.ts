@@ -87,7 +87,7 @@ async function keptIn(result: any): Promise<Kept> {
 
 /** What is kept of a message that makes no ticket (a delivery report, a duplicate): what the reader keeps. */
 async function keptByReader(raw: Buffer): Promise<Kept> {
-  const { mail } = await readMail(raw);
+  const { mail } = await readMail(raw, 15_000);
   return { body: mail.text, attachments: mail.attachments.map((a) => ({ filename: a.filename, content_type: a.content_type, sha256: sha256(a.content) })) };
 }
 

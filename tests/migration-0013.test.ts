@@ -8,6 +8,8 @@ import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { setQueueWatchers } from '../src/domain/watchers.js';
+import { loadEnv } from '../src/env.js';
+import { loadSettings } from '../src/settings.js';
 import { databaseBefore } from './helpers/migrations.js';
 
 // Migration 0013 (SPEC C2: "a migration adds them (enabled) to existing ones"): an install made
@@ -78,9 +80,10 @@ describe('migration 0013 on an install of the first wave', () => {
       // The upgraded install notifies as a new one does: an internal note reaches the queue's AdminCc.
       const admin = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' as const };
       sqliteOf(db).prepare("INSERT INTO users (email, name, role, created_at, updated_at) VALUES ('ada@example.com', 'Ada', 'agent', ?, ?)").run(now, now);
-      await transaction(db, (tx) => setQueueWatchers(tx, 1, 'admin_cc', ['ada@example.com']));
-      await commentOnTicket(db, admin, 1, { body: 'Checked the logs.' });
-      const created = await createTicket(db, admin, { queue_id: 1, subject: 'Phone call', requesters: ['rita@customer.example'] });
+      const { notify } = await loadSettings(db, loadEnv({ NODE_ENV: 'test' }));
+      await transaction(db, (tx) => setQueueWatchers(tx, 1, 'admin_cc', ['ada@example.com'], notify.ownAddresses));
+      await commentOnTicket(db, admin, 1, { body: 'Checked the logs.' }, { notify });
+      const created = await createTicket(db, admin, { queue_id: 1, subject: 'Phone call', requesters: ['rita@customer.example'] }, notify);
       const rows = sqliteOf(db).prepare('SELECT ticket_id, recipient, audience FROM outbox ORDER BY id').all();
       expect(rows).toEqual([
         { ticket_id: 1, recipient: 'ada@example.com', audience: 'staff' },

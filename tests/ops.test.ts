@@ -123,7 +123,7 @@ describe('production mode', () => {
     expectError(moved, 503, 'unavailable');
     expect(moved.body.error.message).toMatch(/database file is gone/);
     expect(moved.headers.get('x-request-id')).toBe('probe-1');
-    await expect.poll(() => jsonLines(prod.output()).find((l) => l.request_id === 'probe-1'), { timeout: 5000 })
+    await expect.poll(() => jsonLines(prod.output()).find((l) => l.request_id === 'probe-1' && l.msg !== 'request'), { timeout: 5000 })
       .toMatchObject({ level: 'error', msg: 'health check failed', problem: expect.stringMatching(/database file is gone/) });
 
     // Back in place: healthy again.
@@ -152,7 +152,7 @@ describe('production mode', () => {
       expect(down.body.error.message).toMatch(/database does not answer/);
       expect(down.text).not.toMatch(STACK);
       expect(down.headers.get('x-request-id')).toBe('probe-pg');
-      await expect.poll(() => jsonLines(prod.output()).find((l) => l.request_id === 'probe-pg'), { timeout: 5000 })
+      await expect.poll(() => jsonLines(prod.output()).find((l) => l.request_id === 'probe-pg' && l.msg !== 'request'), { timeout: 5000 })
         .toMatchObject({ level: 'error', msg: 'health check failed', problem: expect.stringMatching(/database does not answer/) });
 
       // Taking connections again: healthy again, with no restart.

@@ -86,7 +86,7 @@ describe('replies per person: MAIL_SENDER_MAX_PER_HOUR an hour', () => {
     expect((await post(`${(await customer()).link}/reply`, JSON.stringify({ body: 'hello' }), { 'content-type': 'application/json' })).status).toBe(201);
     // An hour later (the clock moved, through the domain function the route calls) the person may write again.
     const grant = await grantFromToken(s.db, tokenOf(c.link));
-    const later = await portalReply(s.db, grant, { body: 'an hour later', attachments: [] }, limits, Date.now() + 3_601_000);
+    const later = await portalReply(s.db, grant, { body: 'an hour later', attachments: [] }, limits, s.settings.notify, Date.now() + 3_601_000);
     expect(later).toMatchObject({ type: 'Correspond', body: 'an hour later' });
   });
 });
@@ -118,7 +118,7 @@ describe('files per person: PORTAL_MAX_BYTES_PER_DAY a day', () => {
     expect((await post(`/portal/tickets/${c.ticketId}/reply`, replyForm('signed in', [bin(1)]), { cookie })).status).toBe(413);
     // A day later the person may send files again.
     const grant = await grantFromToken(s.db, tokenOf(c.link));
-    const later = await portalReply(s.db, grant, { body: 'a day later', attachments: [{ filename: 'a.jpg', content_type: 'image/jpeg', content: Buffer.alloc(30_000) }] }, limits, Date.now() + 86_401_000);
+    const later = await portalReply(s.db, grant, { body: 'a day later', attachments: [{ filename: 'a.jpg', content_type: 'image/jpeg', content: Buffer.alloc(30_000) }] }, limits, s.settings.notify, Date.now() + 86_401_000);
     expect(later.attachments).toHaveLength(1);
   });
 

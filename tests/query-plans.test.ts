@@ -5,6 +5,8 @@ import { is, sql, SQL } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
+import { loadEnv } from '../src/env.js';
+import { loadSettings } from '../src/settings.js';
 import type { Actor } from '../src/domain/actor.js';
 import { createCustomField } from '../src/domain/customFields.js';
 import { createQueue } from '../src/domain/queues.js';
@@ -39,20 +41,21 @@ beforeAll(async () => {
   db = openDb(path.join(dir, 'hxdesk.db'));
   await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'admin-password-123' });
   admin = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' };
+  const { notify } = await loadSettings(db, loadEnv({ NODE_ENV: 'test', DATA_DIR: dir }));
   const agent = await createUser(db, admin, { email: 'agent@example.com', name: 'Agent', role: 'agent' });
   const req = await createUser(db, admin, { email: 'req@example.com', name: 'Req', role: 'requester' });
   requester = { id: req.id, email: req.email, name: req.name, role: 'requester' };
   agentActor = { id: agent.id, email: agent.email, name: agent.name, role: 'agent' };
   const team = await createTeam(db, admin, { name: 'Support' });
   await addMember(db, admin, team.id, agent.id);
-  const queue = await createQueue(db, admin, { name: 'IT', team_id: team.id });
+  const queue = await createQueue(db, admin, { name: 'IT', team_id: team.id }, notify);
   await createCustomField(db, admin, { key: 'severity', name: 'Severity', type: 'select', options: ['low', 'high'] });
   for (let i = 0; i < 30; i++) {
     const t = await createTicket(db, admin, {
       queue_id: i % 2 ? queue.id : 1, subject: `Printer ${i}`, description: `Body ${i}`, owner_id: i % 3 ? agent.id : null,
       requester_id: req.id, custom_fields: { severity: i % 2 ? 'high' : 'low' },
-    });
-    await commentOnTicket(db, admin, t.ticket.id, { body: `A reply about toner ${i}`, internal: false });
+    }, notify);
+    await commentOnTicket(db, admin, t.ticket.id, { body: `A reply about toner ${i}`, internal: false }, { notify });
   }
 });
 afterAll(async () => {

@@ -219,11 +219,11 @@ describe('bounded work', () => {
     const other = await s.user('requester');
     const ids: Record<string, number> = {};
     await transaction(s.db, async (tx) => {
-      for (let i = 0; i <= OWN_SCAN_MAX_TICKETS; i++) await createTicket(tx, admin, { queue_id: 1, subject: `Routine check ${i}`, requester_id: busy.id });
-      ids.pub = (await createTicket(tx, admin, { queue_id: 1, subject: 'Fruit', description: 'A kiwikiwi basket', requester_id: busy.id })).ticket.id;
-      ids.note = (await createTicket(tx, admin, { queue_id: 1, subject: 'Fruit too', requester_id: busy.id })).ticket.id;
-      await commentOnTicket(tx, admin, ids.note, { body: 'kiwikiwi in a note', internal: true });
-      ids.other = (await createTicket(tx, admin, { queue_id: 1, subject: 'kiwikiwi for someone else', requester_id: other.id })).ticket.id;
+      for (let i = 0; i <= OWN_SCAN_MAX_TICKETS; i++) await createTicket(tx, admin, { queue_id: 1, subject: `Routine check ${i}`, requester_id: busy.id }, s.settings.notify);
+      ids.pub = (await createTicket(tx, admin, { queue_id: 1, subject: 'Fruit', description: 'A kiwikiwi basket', requester_id: busy.id }, s.settings.notify)).ticket.id;
+      ids.note = (await createTicket(tx, admin, { queue_id: 1, subject: 'Fruit too', requester_id: busy.id }, s.settings.notify)).ticket.id;
+      await commentOnTicket(tx, admin, ids.note, { body: 'kiwikiwi in a note', internal: true }, { notify: s.settings.notify });
+      ids.other = (await createTicket(tx, admin, { queue_id: 1, subject: 'kiwikiwi for someone else', requester_id: other.id }, s.settings.notify)).ticket.id;
     });
     for (const [who, token, expected] of [['busy', busy.token, [ids.pub]], ['other', other.token, [ids.other]], ['staff', undefined, sorted(ids.pub, ids.note, ids.other)]] as const) {
       expect(await found(s, 'kiwikiwi', token), who).toEqual(expected);

@@ -337,7 +337,7 @@ onlyOn('sqlite')('in the browser', () => {
 
   it('shows the queue\'s watchers as "via queue", not removable here; a reply says when nobody is mailed', async () => {
     const network = (await api('POST', '/queues', { name: 'Network' })).id;
-    await transaction(s.db, (tx) => setQueueWatchers(tx, network, 'admin_cc', [ids.quinn]));
+    await transaction(s.db, (tx) => setQueueWatchers(tx, network, 'admin_cc', [ids.quinn], s.settings.notify.ownAddresses));
     const own = (await api('POST', '/tickets', { queue_id: ids.general, subject: 'Note to self' })).ticket.id;
     await page.goto(`/tickets/${own}`);
     await peopleBox().waitFor();

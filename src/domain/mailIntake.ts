@@ -9,6 +9,7 @@ import { commentOnTicket, createTicket, recordOutsideMail } from './tickets/writ
 import type { NewAttachment } from './transactions.js';
 import { ensureMailUser } from './users.js';
 import { addWatcherIn } from './watchers.js';
+import type { NotifySettings } from '../scrips/config.js';
 import { isStaffRole, ourAddresses, ticketPeople } from '../scrips/people.js';
 
 // The domain half of e-mail intake (SPEC B7): given a parsed and classified message, decide
@@ -53,6 +54,8 @@ export interface IntakeOptions {
   replay?: boolean;
   /** Our own addresses (MAIL_FROM and every queue alias): never a watcher. */
   ownAddresses?: string[];
+  /** The settings of the app the mail came through, for the notifications of the change. */
+  notify: NotifySettings;
 }
 
 export interface IntakeResult {
@@ -196,7 +199,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
       if (!isStaffRole(user.role) && ![...people.requesters, ...people.cc].includes(user.id)) {
         const { transaction } = await recordOutsideMail(tx, user.id, ticket.id, {
           body, message_id: m.messageId, attachments: m.attachments, auto_submitted: auto,
-        });
+        }, opts.notify);
         const rule = `${ticket.rule}; sender ${user.email} is not on ticket #${ticket.id} (not a requester, Cc or staff): kept as an internal comment, nobody added or mailed but staff (outside sender)`;
         const row = await logIntake(tx, m, opts.source, { verdict: 'appended', rule: rule + note, ticket_id: ticket.id, transaction_id: transaction.id });
         return resultOf(row, false, userCreated);
@@ -206,11 +209,11 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
       const judged = !auto && opts.action !== 'comment'
         ? await judgeMailCc(tx, people.queue, ticket.id, m.copied, { own, onTicket: new Set([...people.requesters, ...people.cc, user.id]) })
         : null;
-      for (const u of judged?.add ?? []) await addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id);
+      for (const u of judged?.add ?? []) await addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id, { notify: opts.notify });
       const { transaction } = await commentOnTicket(tx, actor, ticket.id, {
         body, internal: opts.action === 'comment', message_id: m.messageId, attachments: m.attachments, auto_submitted: auto,
         already_sent: alreadySent,
-      });
+      }, { notify: opts.notify });
       if (judged) await recordMailCc(tx, ticket.id, transaction.id, judged);
       const rule = [ticket.rule + note, judged?.summary].filter(Boolean).join('; ');
       const row = await logIntake(tx, m, opts.source, { verdict: 'appended', rule, ticket_id: ticket.id, transaction_id: transaction.id });
@@ -223,7 +226,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
     const change = await createTicket(tx, actor, {
       queue_id: queue.id, subject: subject.slice(0, 500), description: m.text, message_id: m.messageId, attachments: m.attachments,
       auto_submitted: auto, cc: judged?.add.map((u) => u.id) ?? [], already_sent: alreadySent,
-    });
+    }, opts.notify);
     const first = (await firstTransaction(tx).get({ ticket: change.ticket.id }))!;
     if (judged) await recordMailCc(tx, change.ticket.id, first.id, judged);
     const row = await logIntake(tx, m, opts.source, {

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { changes, type Conn, type Db, first, storeOf, transaction } from '../db/port.js';
 import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
+import type { NotifySettings } from '../scrips/config.js';
 import { readPortalToken } from '../scrips/portalLinks.js';
 import { type Actor, requireStaff } from './actor.js';
 import { AppError, invalid, notFound, TryLater } from './errors.js';
@@ -183,7 +184,9 @@ function wait(sec: number): string {
  * A refusal throws, so the rollback takes back everything, the count included: nothing of a
  * refused reply is stored. `now` moves the windows (tests).
  */
-export async function portalReply(db: Db, grant: PortalGrant, input: PortalReplyInput, limits: PortalLimits, now = Date.now()): Promise<PortalTransactionJson> {
+export async function portalReply(
+  db: Db, grant: PortalGrant, input: PortalReplyInput, limits: PortalLimits, notify: NotifySettings, now = Date.now(),
+): Promise<PortalTransactionJson> {
   const body = input.body.trim() === '' ? '' : input.body;
   if (body === '' && input.attachments.length === 0) throw invalid('body', 'Write a message or attach a file');
   if (input.attachments.length > MAX_REPLY_FILES) throw invalid('attachments', `At most ${MAX_REPLY_FILES} files`);
@@ -211,7 +214,7 @@ export async function portalReply(db: Db, grant: PortalGrant, input: PortalReply
     }
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
     // Always public: a staff member who is also a requester writes here as the customer does.
-    const { transaction } = await commentOnTicket(tx, actor, grant.ticketId, { body, internal: false, attachments: input.attachments });
+    const { transaction } = await commentOnTicket(tx, actor, grant.ticketId, { body, internal: false, attachments: input.attachments }, { notify });
     const row = (await first(tx.select().from(transactions).where(eq(transactions.id, transaction.id))))!;
     return (await publicTransactions(tx, [row]))[0];
   });

@@ -1,6 +1,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared, sameName, first, transaction, one } from '../db/port.js';
 import { queues, queueWatchers, tickets } from '../db/schema.js';
+import type { NotifySettings } from '../scrips/config.js';
 import { signatureError } from '../scrips/signature.js';
 import { type Actor, isStaff, nowIso, requireAdmin } from './actor.js';
 import { conflict, invalid, notFound } from './errors.js';
@@ -72,12 +73,13 @@ function columns(input: Partial<QueueInput>) {
   return rest;
 }
 
-async function setWatchers(conn: Conn, queueId: number, input: Partial<QueueInput>) {
-  if (input.cc !== undefined) await setQueueWatchers(conn, queueId, 'cc', input.cc);
-  if (input.admin_cc !== undefined) await setQueueWatchers(conn, queueId, 'admin_cc', input.admin_cc);
+/** `own`: our addresses besides the queue aliases (MAIL_FROM, MAIL_ADDRESSES), never a watcher. */
+async function setWatchers(conn: Conn, queueId: number, input: Partial<QueueInput>, own: string[]) {
+  if (input.cc !== undefined) await setQueueWatchers(conn, queueId, 'cc', input.cc, own);
+  if (input.admin_cc !== undefined) await setQueueWatchers(conn, queueId, 'admin_cc', input.admin_cc, own);
 }
 
-export async function createQueue(db: Db, actor: Actor, raw: QueueInput): Promise<QueueJson> {
+export async function createQueue(db: Db, actor: Actor, raw: QueueInput, notify: NotifySettings): Promise<QueueJson> {
   requireAdmin(actor);
   const input = normalize(raw);
   const now = nowIso();
@@ -89,19 +91,19 @@ export async function createQueue(db: Db, actor: Actor, raw: QueueInput): Promis
       ...(input.mail_cc_per_message === undefined ? {} : { mail_cc_per_message: input.mail_cc_per_message }),
       ...(input.mail_cc_per_ticket === undefined ? {} : { mail_cc_per_ticket: input.mail_cc_per_ticket }),
     }).returning());
-    await setWatchers(tx, row.id, input);
+    await setWatchers(tx, row.id, input, notify.ownAddresses);
     return withWatchers(tx, actor, row);
   }));
 }
 
-export async function updateQueue(db: Db, actor: Actor, id: number, raw: Partial<QueueInput>): Promise<QueueJson> {
+export async function updateQueue(db: Db, actor: Actor, id: number, raw: Partial<QueueInput>, notify: NotifySettings): Promise<QueueJson> {
   requireAdmin(actor);
   const input = normalize(raw);
   return unique(input, () => transaction(db, async (tx) => {
     if (!await getQueueRow(tx, id)) throw notFound('Queue', id);
     await check(tx, input);
     const row = await one(tx.update(queues).set({ ...columns(input), updated_at: nowIso() }).where(eq(queues.id, id)).returning());
-    await setWatchers(tx, id, input);
+    await setWatchers(tx, id, input, notify.ownAddresses);
     return withWatchers(tx, actor, row);
   }));
 }

@@ -139,9 +139,9 @@ export async function deleteResponse(db: Db, actor: Actor, id: number): Promise<
  * Correspond), never an internal note; a failure of the response's own Liquid, or a text larger
  * than 1 MiB (SPEC D0), is 422 naming `body`, never a 500.
  */
-export async function renderResponse(db: Db, actor: Actor, id: number, ticketId: number): Promise<RenderedResponse> {
+export async function renderResponse(db: Db, actor: Actor, id: number, ticketId: number, publicUrl: string): Promise<RenderedResponse> {
   const r = await getResponse(db, actor, id);
   const ticket = await getTicket(db, actor, ticketId);
   if (r.queue_id !== null && r.queue_id !== ticket.queue_id) throw invalid('ticket_id', `"${r.name}" is for another queue than ticket ${ticketId}'s`);
-  return { id: r.id, name: r.name, body: renderLiquid('body', r.body, await ticketScope(db, ticketId, 'public')), set_status: r.set_status };
+  return { id: r.id, name: r.name, body: renderLiquid('body', r.body, await ticketScope(db, ticketId, publicUrl, 'public')), set_status: r.set_status };
 }

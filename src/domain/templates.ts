@@ -74,14 +74,17 @@ export async function deleteTemplate(db: Db, actor: Actor, id: number): Promise<
 
 export interface PreviewInput { subject: string; body: string; ticket_id?: number }
 
-/** Renders a draft against a real ticket (its latest transaction) or, without one, the sample. */
-export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput): Promise<{ subject: string; body: string }> {
+/**
+ * Renders a draft against a real ticket (its latest transaction) or, without one, the sample;
+ * `ticket.url` is on `publicUrl` (this server's, NotifySettings).
+ */
+export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput, publicUrl: string): Promise<{ subject: string; body: string }> {
   requireAdmin(actor);
   await checkLiquid(db, input);
-  let scope: object = sampleScope((await allCustomFields(db)).map((f) => f.key));
+  let scope: object = sampleScope((await allCustomFields(db)).map((f) => f.key), publicUrl);
   if (input.ticket_id !== undefined) {
     if (!await getTicketRow(db, input.ticket_id)) throw invalid('ticket_id', `Ticket ${input.ticket_id} does not exist`);
-    scope = await ticketScope(db, input.ticket_id);
+    scope = await ticketScope(db, input.ticket_id, publicUrl);
   }
   return { subject: previewPart('subject', input.subject, scope).replace(/\s+/g, ' ').trim(), body: previewPart('body', input.body, scope) };
 }
@@ -94,11 +97,11 @@ export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput)
  * goes into a public reply, so `{{ transaction.body }}` is never an internal note (SPEC D0,
  * decision 040). The caller checks the ticket exists.
  */
-export async function ticketScope(db: Db, ticketId: number, which: 'newest' | 'public' = 'newest'): Promise<object> {
+export async function ticketScope(db: Db, ticketId: number, publicUrl: string, which: 'newest' | 'public' = 'newest'): Promise<object> {
   const where = eq(transactions.ticket_id, ticketId);
   const last = (await first(db.select({ id: max(transactions.id) }).from(transactions)
     .where(which === 'public' ? and(where, inArray(transactions.type, [...PUBLIC_TYPES])) : where)))!;
-  return { ...await fullScope(db, ticketId, last.id), scrip: sampleScope([]).scrip };
+  return { ...await fullScope(db, ticketId, last.id, publicUrl), scrip: sampleScope([]).scrip };
 }
 
 /** Renders Liquid `source` as templates render (same engine and limits); its own failure is 422 naming `path`. */

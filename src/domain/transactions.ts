@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { type Conn, logAppend, prepared, first } from '../db/port.js';
 import { attachments, tickets, transactions } from '../db/schema.js';
 import { nextResolvedAt } from './lifecycle.js';
+import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { parseJson } from './actor.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
@@ -57,6 +58,8 @@ export async function transactionsOfTicket(conn: Conn, ticketId: number, opts: {
 }
 
 export interface RecordOptions {
+  /** The settings of the app the change came through, for its scrips' notifications (docs/decisions/045). */
+  notify: NotifySettings;
   /** Inbound mail that announced itself as automatic: scrips send it no autoreply. */
   autoSubmitted?: boolean;
   /** Inbound mail: the addresses it was sent to, who need no copy of it from us. */
@@ -72,7 +75,7 @@ export interface RecordOptions {
  * roll back) together.
  */
 export async function recordTransactions(
-  conn: Conn, ticketId: number, actorId: number | null, entries: NewTransaction[], now: string, opts: RecordOptions = {},
+  conn: Conn, ticketId: number, actorId: number | null, entries: NewTransaction[], now: string, opts: RecordOptions,
 ): Promise<{ transactions: TransactionJson[]; scrip_results: ScripResult[] }> {
   const written: Row[] = [];
   const allResults: ScripResult[] = [];
@@ -80,7 +83,7 @@ export async function recordTransactions(
     let row = await insertTransaction(conn, ticketId, actorId, e, now);
     const { results, effects } = await runScrips(conn, {
       ticketId, transactionId: row.id, type: row.type, actorId, field: row.field, oldValue: row.old_value, newValue: row.new_value,
-      outsideSender: row.outside_sender, autoSubmitted: opts.autoSubmitted, alreadySent: opts.alreadySent,
+      outsideSender: row.outside_sender, autoSubmitted: opts.autoSubmitted, alreadySent: opts.alreadySent, notify: opts.notify,
     });
     if (results.length > 0) {
       row = { ...row, scrip_results: JSON.stringify(results) };

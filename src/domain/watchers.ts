@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { changes, type Conn, type Db, prepared, first, transaction } from '../db/port.js';
 import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/schema.js';
 import type { ScripResult } from '../scrips/engine.js';
-import { notifySettings } from '../scrips/config.js';
+import type { NotifySettings } from '../scrips/config.js';
 import { ourAddresses } from '../scrips/people.js';
 import { type Actor, isStaff, nowIso } from './actor.js';
 import { conflict, forbidden, invalid, notFound } from './errors.js';
@@ -31,9 +31,10 @@ export function parseAddress(text: string): { name: string; address: string } | 
 
 /**
  * Turns ids and addresses into users: an id must exist; an unknown address becomes a stub
- * requester (no password), as mail does. `path` names the field in a 422.
+ * requester (no password), as mail does; one of our own addresses (`own`: MAIL_FROM,
+ * MAIL_ADDRESSES; queue aliases) is refused. `path` names the field in a 422.
  */
-export async function resolvePeople(conn: Conn, refs: PersonRef[], path: string, opts: { single?: boolean } = {}): Promise<UserRow[]> {
+export async function resolvePeople(conn: Conn, refs: PersonRef[], path: string, opts: { own: string[]; single?: boolean }): Promise<UserRow[]> {
   const out: UserRow[] = [];
   for (const [i, ref] of refs.entries()) {
     const at = opts.single ? path : `${path}.${i}`;
@@ -44,7 +45,7 @@ export async function resolvePeople(conn: Conn, refs: PersonRef[], path: string,
     } else {
       const a = parseAddress(ref);
       if (!a) throw invalid(at, `"${ref.slice(0, 200)}" is not a valid e-mail address`);
-      if ((await ourAddresses(conn, notifySettings().ownAddresses)).has(a.address)) throw invalid(at, `${a.address} is one of hxdesk's own addresses`);
+      if ((await ourAddresses(conn, opts.own)).has(a.address)) throw invalid(at, `${a.address} is one of hxdesk's own addresses`);
       user = (await ensureMailUser(conn, a.address, a.name)).user;
     }
     if (!out.some((u) => u.id === user!.id)) out.push(user);
@@ -91,16 +92,16 @@ function checkRole(role: WatcherRole, user: UserRow, path: string): void {
 export interface AddWatcherInput { role: WatcherRole; user_id?: number; email?: string }
 
 /** POST /tickets/:id/watchers: an `AddWatcher` transaction that runs scrips. */
-export async function addWatcher(db: Db, actor: Actor, ticketId: number, input: AddWatcherInput): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
+export async function addWatcher(db: Db, actor: Actor, ticketId: number, input: AddWatcherInput, notify: NotifySettings): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   if (!isStaff(actor)) throw forbidden('Requesters cannot change who is on a ticket; Cc people by replying to the mail instead');
   return transaction(db, async (tx) => {
     if (!await first(tx.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, ticketId)))) throw notFound('Ticket', ticketId);
     const path = input.user_id !== undefined ? 'user_id' : 'email';
     const ref = input.user_id ?? input.email;
     if (ref === undefined) throw invalid('user_id', 'Give user_id or email');
-    const [user] = await resolvePeople(tx, [ref], path, { single: true });
+    const [user] = await resolvePeople(tx, [ref], path, { own: notify.ownAddresses, single: true });
     checkRole(input.role, user, path);
-    const r = await addWatcherIn(tx, actor.id, ticketId, input.role, user.id);
+    const r = await addWatcherIn(tx, actor.id, ticketId, input.role, user.id, { notify });
     if (!r) throw conflict(`${user.email} is already ${ROLE_NAMES[input.role]} of ticket ${ticketId}`);
     return r;
   });
@@ -109,7 +110,7 @@ export async function addWatcher(db: Db, actor: Actor, ticketId: number, input: 
 export const ROLE_NAMES: Record<WatcherRole, string> = { requester: 'a requester', cc: 'a Cc', admin_cc: 'an AdminCc' };
 
 /** Adds one watcher with its transaction, inside the caller's SQL transaction; null when already there. */
-export async function addWatcherIn(conn: Conn, actorId: number | null, ticketId: number, role: WatcherRole, userId: number, opts: { alreadySent?: string[] } = {}) {
+export async function addWatcherIn(conn: Conn, actorId: number | null, ticketId: number, role: WatcherRole, userId: number, opts: { notify: NotifySettings; alreadySent?: string[] }) {
   const now = nowIso();
   if ((await insertWatcher(conn).run({ ticket: ticketId, role, user: userId, now })).changes === 0) return null;
   if (role === 'requester') {
@@ -121,7 +122,7 @@ export async function addWatcherIn(conn: Conn, actorId: number | null, ticketId:
 }
 
 /** DELETE /tickets/:id/watchers/:role/:userId: a `DelWatcher` transaction that runs scrips. */
-export async function removeWatcher(db: Db, actor: Actor, ticketId: number, role: WatcherRole, userId: number): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
+export async function removeWatcher(db: Db, actor: Actor, ticketId: number, role: WatcherRole, userId: number, notify: NotifySettings): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   if (!isStaff(actor)) throw forbidden('Requesters cannot change who is on a ticket');
   return transaction(db, async (tx) => {
     const ticket = await first(tx.select({ id: tickets.id, requester_id: tickets.requester_id }).from(tickets).where(eq(tickets.id, ticketId)));
@@ -135,7 +136,7 @@ export async function removeWatcher(db: Db, actor: Actor, ticketId: number, role
       await tx.update(tickets).set({ requester_id: next?.user ?? null }).where(eq(tickets.id, ticketId));
     }
     await tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, ticketId));
-    const { transactions, scrip_results } = await recordTransactions(tx, ticketId, actor.id, [{ type: 'DelWatcher', field: role, old_value: String(userId) }], now);
+    const { transactions, scrip_results } = await recordTransactions(tx, ticketId, actor.id, [{ type: 'DelWatcher', field: role, old_value: String(userId) }], now, { notify });
     return { transaction: transactions[0], scrip_results };
   });
 }
@@ -148,8 +149,8 @@ export async function queueWatchersOf(conn: Conn, queueId: number): Promise<{ cc
 }
 
 /** Replaces a queue's Cc or AdminCc list (PATCH /queues/:id); the caller checks the actor is an admin. */
-export async function setQueueWatchers(conn: Conn, queueId: number, role: 'cc' | 'admin_cc', refs: PersonRef[]): Promise<void> {
-  const people = await resolvePeople(conn, refs, role);
+export async function setQueueWatchers(conn: Conn, queueId: number, role: 'cc' | 'admin_cc', refs: PersonRef[], own: string[]): Promise<void> {
+  const people = await resolvePeople(conn, refs, role, { own });
   people.forEach((u, i) => { checkRole(role, u, `${role}.${i}`); });
   await conn.delete(queueWatchers).where(and(eq(queueWatchers.queue_id, queueId), eq(queueWatchers.role, role)));
   const now = nowIso();

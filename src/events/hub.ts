@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, gt, inArray, lte, max } from 'drizzle-orm';
 import { broadcast, type Db, listenStore, type StoreSignal } from '../db/port.js';
 import { tickets, ticketWatchers, transactions } from '../db/schema.js';
+import { outsideRequest } from '../log.js';
 
 // The live-update bus (SPEC C5, docs/decisions/037). The change log is the `transactions` table:
 // every change of a ticket appends to it in its unit of work, and the store signals once that
@@ -233,7 +234,9 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
     showPresence(m.t);
   }
 
-  const unlisten = listenStore(db, (s: StoreSignal) => { if (s.kind === 'log') kick(); else heard(s.payload); });
+  // A signal may come from inside a request (SQLite: after its unit of work): what it sets off
+  // is the hub's own work, not that request's (its log lines carry no request id).
+  const unlisten = listenStore(db, (s: StoreSignal) => outsideRequest(() => { if (s.kind === 'log') kick(); else heard(s.payload); }));
 
   // Repeat this process's shares; drop what expired (a process gone, a tab closed, typing stopped).
   const repeat = setInterval(() => {

@@ -4,15 +4,25 @@ import { AppError } from '../domain/errors.js';
 import {
   applyInboundMail, logFailedMail, logRejectedMail, ownAddresses, type InboundMessage, type IntakeOptions, type IntakeResult,
 } from '../domain/mailIntake.js';
+import type { NotifySettings } from '../scrips/config.js';
 import { classify } from './classify.js';
 import { MalformedMail } from './malformed.js';
 import { readMail } from './reader.js';
 
-export interface ProcessorSettings {
-  mailFrom: string; senderLimitPerHour: number;
-  /** Addresses of ours besides MAIL_FROM and the queue aliases (MAIL_ADDRESSES, the IMAP account). */
-  ownAddresses?: string[];
+/** How mail is read and taken in. */
+export interface MailSettings {
+  /** Messages one sender may open or append per hour (MAIL_SENDER_MAX_PER_HOUR). */
+  senderLimitPerHour: number;
+  /** How long reading one message may take (MAIL_PARSE_TIMEOUT_MS). */
+  parseTimeoutMs: number;
 }
+
+/**
+ * What the processor is handed by whoever received the mail (/mailgate, the IMAP poller):
+ * part of the app's settings (src/settings.ts). `notify.mailFrom` and `notify.ownAddresses`
+ * (MAIL_FROM, MAIL_ADDRESSES, the IMAP account) are ours, besides the queue aliases.
+ */
+export interface ProcessorSettings { notify: NotifySettings; mail: MailSettings }
 
 /**
  * The transport-agnostic e-mail processor: raw RFC 822 in, intake result out. /mailgate, the
@@ -23,23 +33,23 @@ export interface ProcessorSettings {
  * group commit with other changes of the moment).
  */
 export async function processMail(
-  db: Db, raw: Buffer, settings: ProcessorSettings, opts: Omit<IntakeOptions, 'senderLimitPerHour'>,
+  db: Db, raw: Buffer, settings: ProcessorSettings, opts: Omit<IntakeOptions, 'senderLimitPerHour' | 'notify'>,
 ): Promise<IntakeResult> {
   let reading;
   try {
-    reading = await readMail(raw);
+    reading = await readMail(raw, settings.mail.parseTimeoutMs);
   } catch (e) {
     if (!(e instanceof MalformedMail)) throw e;
     const identity = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
     throw await rejected(db, { identity, messageId: null, from: { address: '', name: '' }, subject: '', raw }, opts.source, e.message);
   }
   const { mail, degraded } = reading;
-  const own = [...await ownAddresses(db, settings.mailFrom), ...settings.ownAddresses ?? []];
+  const own = [...new Set([...await ownAddresses(db, settings.notify.mailFrom), ...settings.notify.ownAddresses])];
   const kind = classify(mail, own);
   const { headers: _headers, contentType: _type, reportType: _report, ...parsed } = mail;
   const message: InboundMessage = { ...parsed, raw, kind: kind.kind, kindReason: kind.kind === 'human' ? undefined : kind.reason, degraded };
   try {
-    return await applyInboundMail(db, message, { ...opts, senderLimitPerHour: settings.senderLimitPerHour, ownAddresses: own });
+    return await applyInboundMail(db, message, { ...opts, senderLimitPerHour: settings.mail.senderLimitPerHour, ownAddresses: own, notify: settings.notify });
   } catch (e) {
     if (e instanceof AppError && e.status < 500) throw await rejected(db, message, opts.source, e.message, e); // an unknown queue
     await logFailedMail(db, message, opts.source, errorMessage(e));

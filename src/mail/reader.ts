@@ -19,19 +19,17 @@ export interface MailReading {
 /** Reading the top-level headers alone (at most 1 MiB) gets its own limit: it is the fallback that keeps the message. */
 const HEADERS_TIMEOUT_MS = 5000;
 const fromSource = import.meta.url.endsWith('.ts'); // under tsx or vitest, not the compiled dist/
-let limits = { timeoutMs: 15_000, memoryMb: 512 };
+/** The memory one reading thread may use. */
+const MEMORY_MB = 512;
+// One pool of threads per process, shared by every app in it (as the CPU is); what each reading
+// may take (MAIL_PARSE_TIMEOUT_MS) is its caller's setting, given with each message.
 let pool: Piscina | undefined;
-
-/** Set once at boot from the environment (MAIL_PARSE_TIMEOUT_MS). */
-export function configureMailReading(options: Partial<typeof limits>): void {
-  limits = { ...limits, ...options };
-}
 
 function workers(): Piscina {
   pool ??= new Piscina({
     filename: new URL(fromSource ? './parseWorker.source.mjs' : './parseWorker.js', import.meta.url).href,
     minThreads: 1, maxThreads: Math.max(1, Math.min(2, availableParallelism())), idleTimeout: 60_000, recordTiming: false,
-    resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
+    resourceLimits: { maxOldGenerationSizeMb: MEMORY_MB },
 
   });
   return pool;
@@ -59,7 +57,7 @@ function withoutNul<T>(v: T): T {
 function why(e: unknown, timeoutMs: number): string {
   const err = e as { name?: string; code?: string; message?: string };
   if (err?.name === 'AbortError') return `reading it took longer than ${timeoutMs / 1000} s`;
-  if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') return `reading it needed more than ${limits.memoryMb} MB of memory`;
+  if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') return `reading it needed more than ${MEMORY_MB} MB of memory`;
   return `the parser failed (${(err?.message ?? String(e)).slice(0, 200)})`;
 }
 
@@ -69,13 +67,16 @@ async function run(name: 'parse' | 'headersOnly', task: unknown, timeoutMs: numb
   return revive(answer.mail);
 }
 
-/** Reads a raw message. Throws MalformedMail for what cannot be a message (no sender). */
-export async function readMail(raw: Buffer): Promise<MailReading> {
+/**
+ * Reads a raw message within `timeoutMs` (MAIL_PARSE_TIMEOUT_MS). Throws MalformedMail for what
+ * cannot be a message (no sender).
+ */
+export async function readMail(raw: Buffer, timeoutMs: number): Promise<MailReading> {
   try {
-    return { mail: await run('parse', raw, limits.timeoutMs) };
+    return { mail: await run('parse', raw, timeoutMs) };
   } catch (e) {
     if (e instanceof MalformedMail) throw e;
-    const reason = why(e, limits.timeoutMs);
+    const reason = why(e, timeoutMs);
     try {
       return { mail: await run('headersOnly', { raw, reason }, HEADERS_TIMEOUT_MS), degraded: reason };
     } catch (e2) {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { storageUnavailable } from '../db/port.js';
@@ -57,7 +56,7 @@ function mapError(err: unknown, c: Context<AppEnv>): AppError {
     return new AppError('invalid_json', 'The request body was cut off');
   }
   const id = requestId(c);
-  log('error', 'unhandled error', { request_id: id, method: c.req.method, path: c.req.path, error: withCause(err), stack: (err as Error)?.stack });
+  log('error', 'unhandled error', { method: c.req.method, path: c.req.path, error: withCause(err), stack: (err as Error)?.stack });
   return new AppError('internal', env.production ? `Internal server error (request ${id})` : `Internal server error (request ${id}): ${withCause(err)}`);
 }
 
@@ -68,15 +67,10 @@ function withCause(err: unknown): string {
 }
 
 /**
- * The id that ties a failed request's log line to what its client saw: the proxy's
- * `X-Request-Id` when it sends a sane one, else a new one; answered in `X-Request-Id` too.
+ * The id that ties a request's log lines to what its client saw (given by routes/access.ts: the
+ * proxy's `X-Request-Id` when it sends a sane one, else a new one; answered in `X-Request-Id`).
  */
-export function requestId(c: Context): string {
-  const given = c.req.header('x-request-id');
-  const id = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-  c.header('X-Request-Id', id);
-  return id;
-}
+export const requestId = (c: Context<AppEnv>): string => c.get('requestId');
 
 /** Node aborts a request's body stream with ECONNRESET ("aborted") when its connection closes. */
 function clientGone(err: unknown, c: Context<AppEnv>): boolean {

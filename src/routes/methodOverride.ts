@@ -1,5 +1,7 @@
 import type { Context, Hono, Next } from 'hono';
 import { invalid } from '../domain/errors.js';
+import { REDISPATCH } from './access.js';
+import type { Redispatch } from './context.js';
 import type { AppEnv } from './context.js';
 import { readForm } from './respond.js';
 
@@ -21,5 +23,8 @@ export async function methodOverride(app: Hono<AppEnv>, c: Context<AppEnv>, next
   if (method === 'POST') return next();
   if (!OVERRIDABLE.includes(method)) throw invalid('_method', `Expected ${OVERRIDABLE.join(', ')} or POST`);
   const body = await c.req.arrayBuffer(); // already read (and cached) by readForm
-  return app.fetch(new Request(c.req.url, { method, headers: c.req.raw.headers, body }), c.env);
+  // Still the same request: one id, one access line (the outer one, told the inner's route and user).
+  const record: Redispatch = { id: c.get('requestId') };
+  c.set('redispatched', record);
+  return app.fetch(new Request(c.req.url, { method, headers: c.req.raw.headers, body }), { ...(c.env as object), [REDISPATCH]: record });
 }

@@ -212,6 +212,8 @@ export function actorOf(c: C): Actor {
 export const staffOf = (c: C): Actor => { const a = actorOf(c); requireStaff(a); return a; };
 export const adminOf = (c: C): Actor => { const a = actorOf(c); requireAdmin(a); return a; };
 export const dbOf = (c: C) => c.get('deps').db;
+/** The app's notification settings (its URL, sender, portal key), for the domain calls that notify. */
+export const notifyOf = (c: C) => c.get('deps').settings!.notify;
 
 /**
  * An admin-area screen. The JSON behind it may be open to agents (they read users and teams to

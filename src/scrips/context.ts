@@ -1,7 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
 import { customFields, queues, teams, ticketCustomValues, tickets, ticketWatchers, transactions, users } from '../db/schema.js';
-import { notifySettings } from './config.js';
 
 // The variables a template sees (SPEC B3): `ticket` (with queue, owner, team, requester, url),
 // `transaction` (with creator) and `scrip`. Plain data only: no functions, no secrets.
@@ -68,7 +67,8 @@ export class ScopeLoader {
   private row: typeof tickets.$inferSelect | undefined;
   private txnRow: typeof transactions.$inferSelect | undefined;
 
-  constructor(private readonly conn: Conn, private readonly ticketId: number, private readonly transactionId: number | null) {}
+  /** `publicUrl`: this server's (NotifySettings), for the staff page's `ticket.url`. */
+  constructor(private readonly conn: Conn, private readonly ticketId: number, private readonly transactionId: number | null, private readonly publicUrl: string) {}
 
   /** The scope with at least the parts `needs` names (plain values: no getters, no queries left). */
   async load(needs: ScopeNeeds): Promise<{ ticket: TicketScope; transaction: TransactionScope | null }> {
@@ -82,7 +82,7 @@ export class ScopeLoader {
         id: t.id, subject: t.subject, status: t.status, priority: t.priority,
         created_at: t.created_at, updated_at: t.updated_at, resolved_at: t.resolved_at,
         queue: { id: q.id, name: q.name, description: q.description, mail_alias: q.mail_alias },
-        url: `${notifySettings().publicUrl}/tickets/${t.id}`,
+        url: `${this.publicUrl}/tickets/${t.id}`,
       };
     }
     const t = this.row!;
@@ -126,15 +126,18 @@ export class ScopeLoader {
 }
 
 /** The whole scope of a ticket and one of its transactions (template previews, webhooks). */
-export async function fullScope(conn: Conn, ticketId: number, transactionId: number | null) {
-  return new ScopeLoader(conn, ticketId, transactionId).load(ALL_NEEDS);
+export async function fullScope(conn: Conn, ticketId: number, transactionId: number | null, publicUrl: string) {
+  return new ScopeLoader(conn, ticketId, transactionId, publicUrl).load(ALL_NEEDS);
 }
 
 /** The same ticket scope with another `url` (customer mail links to the reader's portal page). */
 export const withUrl = (ticket: TicketScope, url: string): TicketScope => ({ ...ticket, url });
 
-/** A complete scope with every variable present, for checking templates when they are saved. */
-export function sampleScope(customFieldKeys: string[]): Scope {
+/**
+ * A complete scope with every variable present, for checking templates when they are saved (and
+ * previewing them): its `ticket.url` is on `publicUrl` when given, this server's.
+ */
+export function sampleScope(customFieldKeys: string[], publicUrl = 'https://hxdesk.example'): Scope {
   const someone = (id: number, name: string): Person => ({ id, name, email: `${name.toLowerCase()}@example.com` });
   const now = new Date().toISOString();
   return {
@@ -143,7 +146,7 @@ export function sampleScope(customFieldKeys: string[]): Scope {
       resolved_at: now, custom_fields: Object.fromEntries(customFieldKeys.map((k) => [k, 'value'])),
       queue: { id: 1, name: 'General', description: 'Default queue', mail_alias: 'support@example.com' },
       owner: someone(2, 'Olivia'), team: { id: 1, name: 'Support', description: 'First line' }, requester: someone(3, 'Rita'),
-      url: `${notifySettings().publicUrl}/tickets/123`,
+      url: `${publicUrl}/tickets/123`,
       requesters: [someone(3, 'Rita')], cc: [someone(4, 'Carl')], admin_cc: [someone(5, 'Ada')],
     },
     transaction: {

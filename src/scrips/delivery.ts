@@ -1,8 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { hostname } from 'node:os';
-import { type Db, errorMessage, locksSeeOtherProcesses, storageUnavailable, tryLock } from '../db/port.js';
-import { throttled, type Throttled } from '../log.js';
+import { type Db, errorMessage, listenStore, locksSeeOtherProcesses, storageUnavailable, tryLock } from '../db/port.js';
+import { outsideRequest, throttled, type Throttled } from '../log.js';
 import { composeMail } from './compose.js';
 import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, workerLock, type OutboxRow } from './outbox.js';
 
@@ -20,8 +20,6 @@ export interface DeliveryOptions {
 }
 
 export interface DeliveryWorker {
-  /** Look for due rows now rather than at the next poll (call after a commit that wrote some). */
-  kick(): void;
   /** Finishes the attempt in flight, puts the rest of its batch back, then stops. */
   stop(): Promise<void>;
 }
@@ -189,20 +187,28 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
       });
   }
 
-  // Writes kick the worker; the kicks of one turn of the event loop (a burst of writes under
-  // load) make one look at the outbox, after their responses are on their way.
+  // Decision 045: the store's change signal wakes the worker, as it wakes the live-update hub. Every
+  // outbox row is written by a unit of work that appends to the change log (a ticket change and
+  // its scrips; an admin's retry says so too), and the store signals once that has committed —
+  // in this process on SQLite, from every process through LISTEN/NOTIFY on PostgreSQL — so mail
+  // leaves at once whichever door the change came through: HTTP, IMAP, another process. The
+  // signals of one turn of the event loop (a burst of writes under load) make one look at the
+  // outbox, after the writes' responses are on their way; the poll (OUTBOX_POLL_MS) stays for
+  // retries that fall due and for a signal lost with a database connection.
   let kicked = false;
   function kick(): void {
     if (kicked || stopped) return;
     kicked = true;
     setImmediate(() => { kicked = false; void tick(); });
   }
+  // Outside the request whose commit signalled (SQLite): the worker's lines are its own.
+  const unlisten = listenStore(db, (s) => { if (s.kind === 'log') outsideRequest(kick); });
 
   void tick();
   return {
-    kick,
     async stop() {
       stopped = true;
+      unlisten();
       clearTimeout(timer);
       await running;
       // What a storage failure left unwritten, one last time (else the rows stay `sending` and the next start re-queues them).

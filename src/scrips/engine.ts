@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import { type Conn, errorMessage, prepared } from '../db/port.js';
 import { attachments, scrips, templates } from '../db/schema.js';
 import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
-import { notifySettings } from './config.js';
+import type { NotifySettings } from './config.js';
 import { ALL_NEEDS, type Scope, ScopeLoader, type ScopeNeeds, withUrl } from './context.js';
 import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './outbox.js';
 import {
@@ -41,6 +41,8 @@ export interface ScripEvent {
   autoSubmitted?: boolean;
   /** For inbound mail: the addresses it was sent to (To, Cc). They have it already, so it is not relayed to them. */
   alreadySent?: string[];
+  /** The settings of the app the change came through: its URL, sender, portal key, own addresses. */
+  notify: NotifySettings;
 }
 
 /** A change a scrip asks for; the domain applies it as a transaction that runs no scrips. */
@@ -173,13 +175,13 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
     creator: human || subjectNeeds.creator || bodyNeeds.creator, // a person's text is sent in their name
   });
   const queue = scope.ticket.queue;
-  const address = queue.mail_alias ?? notifySettings().mailFrom;
+  const address = queue.mail_alias ?? event.notify.mailFrom;
   const from: Mailbox = { name: human ? `${displayName(scope.transaction?.creator)} (${queue.name})` : queue.name, address };
   const autoSubmitted = plan.autoreply ? 'auto-replied' : human && plan.audience === 'customer' ? null : 'auto-generated';
   const attachmentIds = human ? await ctx.attachmentIds() : [];
   const headerTo = plan.to?.filter((r) => !r.disabled).map(mailbox);
   const headerCc = plan.cc?.filter((r) => !r.disabled).map(mailbox) ?? [];
-  const staffUrl = `${notifySettings().publicUrl}/tickets/${event.ticketId}`;
+  const staffUrl = `${event.notify.publicUrl}/tickets/${event.ticketId}`;
   // Staff copies differ only where the template names its `recipient`: otherwise rendered once.
   const personal = plan.audience === 'customer' || /\brecipient\b/.test(tpl.subject) || /\brecipient\b/.test(tpl.body);
   let shared: { subject: string; body: string } | undefined;
@@ -195,7 +197,7 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   const render = (r: Recipient) => {
     if (!personal && shared) return shared;
     // Customer mail never links to a page its reader cannot open: its ticket.url is their portal link.
-    const url = plan.audience === 'customer' ? portalUrl(event.ticketId, r.id, r.portal_epoch) : staffUrl;
+    const url = plan.audience === 'customer' ? portalUrl(event.notify, event.ticketId, r.id, r.portal_epoch) : staffUrl;
     const own = { ...scope, ticket: withUrl(scope.ticket, url), recipient: { id: r.id, name: r.name, email: r.email } };
     return (shared = { subject: part('subject', own).replace(/\s+/g, ' ').trim(), body: part('body', own) });
   };
@@ -204,7 +206,7 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
     to: headerTo?.length ? headerTo : [mailbox(r)], cc: headerCc, from, replyTo: { name: queue.name, address },
     ...render(r), audience: plan.audience, autoSubmitted, attachmentIds,
   }));
-  ctx.write(() => enqueueEmails(ctx.conn, copies));
+  ctx.write(() => enqueueEmails(ctx.conn, copies, event.notify.mailFrom));
   for (const r of to) ctx.mailed.add(key(r));
   return to.length;
 }
@@ -295,7 +297,7 @@ export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ result
   let actorRole: string | undefined | null = null;
   const roleOfActor = async () => (actorRole === null ? (actorRole = (await userById(conn, event.actorId))?.role) : actorRole);
   let spoke: boolean | undefined;
-  const loader = new ScopeLoader(conn, event.ticketId, event.transactionId);
+  const loader = new ScopeLoader(conn, event.ticketId, event.transactionId, event.notify.publicUrl);
   const mailed = new Set<string>();
   const results: ScripResult[] = [];
   for (const scrip of candidates) {
@@ -311,7 +313,7 @@ export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ result
       const withheld: string[] = [];
       const notifications = await run({
         conn, event, scrip, effects: local, mailed: localMailed, people: async () => (people ??= (await ticketPeople(conn, event.ticketId))!),
-        ours: async () => (ours ??= await ourAddresses(conn, notifySettings().ownAddresses)),
+        ours: async () => (ours ??= await ourAddresses(conn, event.notify.ownAddresses)),
         attachmentIds: async () => (files ??= (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
         config: JSON.parse(scrip.config) as Record<string, unknown>,
         write: (w) => writes.push(w),

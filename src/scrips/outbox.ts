@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, sql, count } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
-import { changes, claimRows, type Conn, type Db, notIndexed, prepared, type Prepared, type RowOf, first, transaction, tryLock, one } from '../db/port.js';
+import { changes, claimRows, type Conn, type Db, logAppend, notIndexed, prepared, type Prepared, type RowOf, first, transaction, tryLock, one } from '../db/port.js';
 import { outbox, transactions } from '../db/schema.js';
-import { notifySettings } from './config.js';
 
 // The durable outbox (SPEC B6): notifications are rows written in the ticket change's SQL
 // transaction; the delivery worker sends them later. A row is `queued` until sent, `sending`
@@ -12,12 +11,13 @@ import { notifySettings } from './config.js';
 export type OutboxRow = typeof outbox.$inferSelect;
 export const SUBJECT_TAG = (ticketId: number) => `[hxdesk #${ticketId}]`;
 
-const mailDomain = () => notifySettings().mailFrom.split('@')[1] || 'localhost';
+/** Our Message-IDs are named by MAIL_FROM's domain. */
+const mailDomain = (mailFrom: string) => mailFrom.split('@')[1] || 'localhost';
 
 // randomUUID draws from a cached pool of entropy; randomBytes asks OpenSSL on every call (2–20 µs).
 // A UUID's first 12 hex digits (around the first dash) are 48 random bits.
 const random48 = () => { const u = randomUUID(); return u.slice(0, 8) + u.slice(9, 13); };
-export const newMessageId = (ticketId: number) => `<hxdesk.${ticketId}.${Date.now().toString(36)}.${random48()}@${mailDomain()}>`;
+export const newMessageId = (ticketId: number, mailFrom: string) => `<hxdesk.${ticketId}.${Date.now().toString(36)}.${random48()}@${mailDomain(mailFrom)}>`;
 
 /**
  * The Message-IDs of a ticket's mail, oldest first: inbound mail (on its transactions) and our own
@@ -150,12 +150,12 @@ export function formatMailbox(m: Mailbox): string {
 /**
  * Writes the copies of one mail (the same transaction, scrip and audience): one row per copy,
  * with the threading headers worked out once and one Message-ID they share. Call inside the
- * change's SQL transaction.
+ * change's SQL transaction. `mailFrom` (MAIL_FROM) names a new Message-ID's domain.
  */
-export async function enqueueEmails(conn: Conn, copies: EmailInput[]): Promise<void> {
+export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: string): Promise<void> {
   if (copies.length === 0) return;
   const t = await threading(conn, copies[0]);
-  const messageId = t.sharedMessageId ?? newMessageId(copies[0].ticketId);
+  const messageId = t.sharedMessageId ?? newMessageId(copies[0].ticketId, mailFrom);
   const now = new Date().toISOString();
   for (const m of copies) {
     const headers: Record<string, string> = {
@@ -322,6 +322,11 @@ export async function getOutboxRow(db: Db, id: number): Promise<OutboxRow | unde
 }
 
 export async function requeue(db: Db, id: number): Promise<OutboxRow> {
-  return await transaction(db, (tx) => one(tx.update(outbox).set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: new Date().toISOString(), claimed_by: null })
-    .where(eq(outbox.id, id)).returning()));
+  return await transaction(db, async (tx) => {
+    // The store's change signal, which the delivery workers follow (decision 045): the row goes
+    // out at once, from whichever process takes it. (The live-update hub finds nothing new.)
+    await logAppend(tx);
+    return one(tx.update(outbox).set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: new Date().toISOString(), claimed_by: null })
+      .where(eq(outbox.id, id)).returning());
+  });
 }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { notifySettings } from './config.js';
+import type { NotifySettings } from './config.js';
 
 // Portal links (SPEC C2): `/portal/<ticket>.<user>.<expires>.<epoch>.<mac>`, an HMAC-SHA256 over
 // the four numbers with a server secret. Bound to one ticket and one user, valid until
@@ -9,13 +9,13 @@ export interface PortalClaims { ticketId: number; userId: number; expires: numbe
 
 const mac = (secret: string, body: string) => createHmac('sha256', secret).update(`portal:${body}`).digest('base64url');
 
-export function signPortalToken(c: PortalClaims, secret = notifySettings().portalSecret): string {
+export function signPortalToken(c: PortalClaims, secret: string): string {
   const body = `${c.ticketId}.${c.userId}.${c.expires}.${c.epoch}`;
   return `${body}.${mac(secret, body)}`;
 }
 
 /** The claims of a well-formed token whose MAC is right, or null. Expiry and epoch are the caller's to check. */
-export function readPortalToken(token: string, secret = notifySettings().portalSecret): PortalClaims | null {
+export function readPortalToken(token: string, secret: string): PortalClaims | null {
   const m = /^(\d{1,12})\.(\d{1,12})\.(\d{1,12})\.(\d{1,9})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m) return null;
   const body = `${m[1]}.${m[2]}.${m[3]}.${m[4]}`;
@@ -25,9 +25,8 @@ export function readPortalToken(token: string, secret = notifySettings().portalS
   return { ticketId: Number(m[1]), userId: Number(m[2]), expires: Number(m[3]), epoch: Number(m[4]) };
 }
 
-/** A fresh link for this user to this ticket, valid PORTAL_LINK_DAYS from now. */
-export function portalUrl(ticketId: number, userId: number, epoch: number, now = Date.now()): string {
-  const { publicUrl, portalLinkDays } = notifySettings();
-  const expires = Math.floor(now / 1000) + portalLinkDays * 86_400;
-  return `${publicUrl}/portal/${signPortalToken({ ticketId, userId, expires, epoch })}`;
+/** A fresh link for this user to this ticket, valid PORTAL_LINK_DAYS from now, on this server's URL with its key. */
+export function portalUrl(settings: NotifySettings, ticketId: number, userId: number, epoch: number, now = Date.now()): string {
+  const expires = Math.floor(now / 1000) + settings.portalLinkDays * 86_400;
+  return `${settings.publicUrl}/portal/${signPortalToken({ ticketId, userId, expires, epoch }, settings.portalSecret)}`;
 }

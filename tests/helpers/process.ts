@@ -15,7 +15,7 @@ export interface ServerProcess {
 }
 
 /** Settings a test machine may have in its environment that must not leak into a spawned server. */
-const CLEAN: Record<string, string> = {
+export const CLEAN: Record<string, string> = {
   HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'development', PUBLIC_URL: '', MAIL_FROM: '', SMTP_URL: '', WEBHOOK_SECRET: '',
   OUTBOX_POLL_MS: '', OUTBOX_RETRY_BASE_MS: '', OUTBOX_MAX_ATTEMPTS: '', IMAP_URL: '', IMAP_POLL_SECONDS: '', IMAP_MOVE_TO: '',
   MAIL_SENDER_MAX_PER_HOUR: '', DATABASE_URL: '',

@@ -12,6 +12,7 @@ import { seedIfEmpty } from '../../src/domain/seed.js';
 import { loadEnv, type Env } from '../../src/env.js';
 import { httpServerOptions } from '../../src/httpServer.js';
 import { createLogger, type Level, type Logger } from '../../src/log.js';
+import { loadSettings, type Settings } from '../../src/settings.js';
 import { startWorkers, type Workers } from '../../src/workers.js';
 import { createMigratedDatabase } from './postgres.js';
 import { testStore } from './store.js';
@@ -42,6 +43,8 @@ export interface TestServer {
   workers: Workers;
   /** The live-update hub the app runs (SPEC C5). */
   hub: Hub;
+  /** The app's settings (its URL, sender, portal key…): what a test calling the domain directly hands it. */
+  settings: Settings;
   api<T = any>(method: string, path: string, opts?: ApiOptions): Promise<ApiResponse<T>>;
   /** Creates a user through the API and returns it with an API token of its own. */
   user(role: 'admin' | 'agent' | 'requester', email?: string): Promise<{ id: number; email: string; token: string }>;
@@ -68,8 +71,10 @@ export async function startServer(extraEnv: Record<string, string> = {}, opts: {
     quiet(level, msg, fields);
   };
   // `now`: the clock of the workers' log window (decision 042), when the test keeps its own.
-  const workers = await startWorkers(db, env, log, { now: opts.now });
-  const deps: Deps = { db, env, log, afterWrite: () => workers.delivery.kick() };
+  // One settings object for the app and its workers, as the server makes it (docs/decisions/045).
+  const settings = await loadSettings(db, env);
+  const workers = await startWorkers(db, env, log, { now: opts.now, settings });
+  const deps: Deps = { db, env, log, settings };
   const app = await createApp(deps);
   const server: ServerType = await new Promise((resolve) => {
     // PORT given: the same port again (a server's next life on the same DATA_DIR, as after a restart).
@@ -115,7 +120,7 @@ export async function startServer(extraEnv: Record<string, string> = {}, opts: {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  return { url, logged, app, db, env, dir, adminToken, workers, hub: deps.hub!, api, user, close };
+  return { url, logged, app, db, env, dir, adminToken, workers, hub: deps.hub!, settings, api, user, close };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/port.js';
+import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import type { Actor } from '../actor.js';
 import { AppError } from '../errors.js';
@@ -20,11 +21,11 @@ export interface BulkResult { id: number; ok: boolean; error?: string; scrip_res
  * refuses) is its own result; the others still change. Failures other than an AppError (the
  * database gone) stop the batch: they are not about one ticket.
  */
-export async function bulkUpdateTickets(db: Db, actor: Actor, ids: number[], changes: BulkChanges): Promise<BulkResult[]> {
+export async function bulkUpdateTickets(db: Db, actor: Actor, ids: number[], changes: BulkChanges, notify: NotifySettings): Promise<BulkResult[]> {
   const results: BulkResult[] = [];
   for (const id of ids) {
     try {
-      const { scrip_results } = await updateTicket(db, actor, id, changes);
+      const { scrip_results } = await updateTicket(db, actor, id, changes, notify);
       results.push({ id, ok: true, scrip_results });
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500) throw e;

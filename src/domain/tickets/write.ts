@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared, transaction } from '../../db/port.js';
 import { ticketCustomValues, tickets } from '../../db/schema.js';
+import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import { signReply } from '../../scrips/signature.js';
 import { type Actor, isAdmin, isStaff, nowIso, worksAnyTicket } from '../actor.js';
@@ -106,7 +107,8 @@ const insertTicket = prepared((db) => db.insert(tickets).values({
 const insertValue = prepared((db) => db.insert(ticketCustomValues).values({ ticket_id: p('ticket_id'), field_id: p('field_id'), value: p('value') }));
 const touchTicket = prepared((db) => db.update(tickets).set({ updated_at: sql`${p('now')}` }).where(eq(tickets.id, p('id'))));
 
-export async function createTicket(db: Db, actor: Actor, input: CreateTicketInput): Promise<TicketChange> {
+/** `notify`: the settings of the app the change comes through (docs/decisions/045), for its notifications. */
+export async function createTicket(db: Db, actor: Actor, input: CreateTicketInput, notify: NotifySettings): Promise<TicketChange> {
   if (!isStaff(actor)) {
     for (const k of ['owner_id', 'team_id', 'requester_id', 'status', 'priority', 'requesters', 'admin_cc'] as const) {
       if (input[k] !== undefined) throw forbidden(`Requesters cannot set ${k}`);
@@ -120,13 +122,13 @@ export async function createTicket(db: Db, actor: Actor, input: CreateTicketInpu
     await checkOwner(tx, input.owner_id);
     await checkTeam(tx, input.team_id);
     if (input.requester_id !== undefined && !await getUserRow(tx, input.requester_id)) throw invalid('requester_id', `User ${input.requester_id} does not exist`);
-    const named = (await resolvePeople(tx, input.requesters ?? [], 'requesters')).map((u) => u.id);
+    const named = (await resolvePeople(tx, input.requesters ?? [], 'requesters', { own: notify.ownAddresses })).map((u) => u.id);
     // SPEC B3 stays: no requester named, the creator is the requester.
     const requesterIds = [...new Set([...(input.requester_id === undefined ? [] : [input.requester_id]), ...named])];
     if (requesterIds.length === 0) requesterIds.push(actor.id);
     const requesterId = requesterIds[0];
-    const ccIds = (await resolvePeople(tx, input.cc ?? [], 'cc')).map((u) => u.id).filter((id) => !requesterIds.includes(id));
-    const adminCc = await resolvePeople(tx, input.admin_cc ?? [], 'admin_cc');
+    const ccIds = (await resolvePeople(tx, input.cc ?? [], 'cc', { own: notify.ownAddresses })).map((u) => u.id).filter((id) => !requesterIds.includes(id));
+    const adminCc = await resolvePeople(tx, input.admin_cc ?? [], 'admin_cc', { own: notify.ownAddresses });
     adminCc.forEach((u, i) => { if (u.role === 'requester' || u.disabled) throw invalid(`admin_cc.${i}`, `${u.email} is not an active agent or administrator`); });
     // Mail cannot fill custom fields: a required one must not turn an incoming message away.
     const cfValues = checkCustomFields(await allCustomFields(tx), queue.id, input.custom_fields ?? {}, !actor.viaMail);
@@ -151,7 +153,7 @@ export async function createTicket(db: Db, actor: Actor, input: CreateTicketInpu
     }
     const { scrip_results } = await recordTransactions(tx, row.id, actor.id, [{
       type: 'Create', body: input.description || null, message_id: input.message_id ?? null, attachments: input.attachments,
-    }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent });
+    }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify });
     // Answered from what was written; the row is read again since a scrip may have set the status.
     return { ticket: ticketJson((await getTicketRow(tx, row.id))!, input.description || '', values, {
       requesters: requesterIds, cc: ccIds, admin_cc: adminCc.map((u) => u.id),
@@ -172,7 +174,7 @@ const FIELD_TRANSACTIONS = [
 ] as const satisfies readonly (readonly [keyof UpdateTicketInput & keyof TicketRow, NewTransaction['type']])[];
 
 /** PATCH: one transaction per changed field, none when nothing changed (SPEC B3). */
-export async function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTicketInput): Promise<TicketChange> {
+export async function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTicketInput, notify: NotifySettings): Promise<TicketChange> {
   return transaction(db, async (tx) => {
     const current = await visibleTicket(tx, actor, id);
     if (!isStaff(actor)) throw forbidden('Requesters cannot change tickets');
@@ -205,7 +207,7 @@ export async function updateTicket(db: Db, actor: Actor, id: number, input: Upda
     }
     if (entries.length === 0) return { ticket: (await ticketsJson(tx, [current]))[0], scrip_results: [] };
     await tx.update(tickets).set({ ...patch, updated_at: now }).where(eq(tickets.id, id));
-    const { scrip_results } = await recordTransactions(tx, id, actor.id, entries, now);
+    const { scrip_results } = await recordTransactions(tx, id, actor.id, entries, now, { notify });
     return { ticket: (await ticketsJson(tx, [(await getTicketRow(tx, id))!]))[0], scrip_results };
   });
 }
@@ -225,6 +227,8 @@ export interface CommentInput {
 }
 
 export interface CommentOptions {
+  /** The settings of the app the change comes through, for its notifications. */
+  notify: NotifySettings;
   /** The most bytes the files may have in all (MAX_ATTACHMENT_BYTES); more is 413 and nothing is written. */
   maxAttachmentBytes?: number;
 }
@@ -251,7 +255,7 @@ async function refuseIfStale(tx: Conn, actor: Actor, id: number, seen: number): 
 
 /** POST /tickets/:id/comment: internal note by default; a public reply with internal=false. */
 export async function commentOnTicket(
-  db: Db, actor: Actor, id: number, input: CommentInput, opts: CommentOptions = {},
+  db: Db, actor: Actor, id: number, input: CommentInput, opts: CommentOptions,
 ): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   let internal = input.internal ?? true;
   if (!worksAnyTicket(actor)) {
@@ -285,10 +289,10 @@ export async function commentOnTicket(
     await touchTicket(tx).run({ now, id });
     const { transactions, scrip_results } = await recordTransactions(tx, id, creatorId, [{
       type: internal ? 'Comment' : 'Correspond', body, message_id: input.message_id ?? null, attachments: input.attachments,
-    }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent });
+    }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify: opts.notify });
     // The status a canned response asks for, after the message (which may have reopened the ticket).
     if (input.set_status !== undefined) {
-      const changed = await updateTicket(tx, actor, id, { status: input.set_status });
+      const changed = await updateTicket(tx, actor, id, { status: input.set_status }, opts.notify);
       scrip_results.push(...changed.scrip_results);
     }
     return { transaction: transactions[0], scrip_results };
@@ -303,12 +307,12 @@ export async function commentOnTicket(
  * intake decided the ticket: no visibility check (the sender cannot see the ticket, by definition).
  */
 export async function recordOutsideMail(
-  tx: Conn, senderId: number, ticketId: number, input: { body: string; message_id: string | null; attachments: NewAttachment[]; auto_submitted: boolean },
+  tx: Conn, senderId: number, ticketId: number, input: { body: string; message_id: string | null; attachments: NewAttachment[]; auto_submitted: boolean }, notify: NotifySettings,
 ): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   const now = nowIso();
   await touchTicket(tx).run({ now, id: ticketId });
   const { transactions, scrip_results } = await recordTransactions(tx, ticketId, senderId, [{
     type: 'Comment', body: input.body, message_id: input.message_id, attachments: input.attachments, outside_sender: true,
-  }], now, { autoSubmitted: input.auto_submitted });
+  }], now, { autoSubmitted: input.auto_submitted, notify });
   return { transaction: transactions[0], scrip_results };
 }

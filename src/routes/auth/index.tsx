@@ -11,7 +11,6 @@ import { zText } from '../../domain/validation.js';
 import { storeProblem, storeStorageProblem } from '../../db/port.js';
 import { LoginPage } from '../../views/pages.js';
 import type { AppEnv, Deps } from '../context.js';
-import { requestId } from '../errors.js';
 import { actorOf, dbOf, isHtmx, noContent, pathId, readBody, respond, wantsHtml } from '../respond.js';
 import { SESSION_COOKIE } from './middleware.js';
 
@@ -39,7 +38,7 @@ export function authRoutes(deps: Deps) {
   app.get('/healthz', async (c) => {
     const problem = await storeProblem(dbOf(c));
     if (problem) {
-      deps.log('error', 'health check failed', { request_id: requestId(c), problem });
+      deps.log('error', 'health check failed', { problem }); // with the request's id, as every line of a request (routes/access.ts)
       throw new AppError('unavailable', `Not ready: ${problem}`);
     }
     // Decision 042: while writes fail for lack of storage the server is not healthy, though it reads.

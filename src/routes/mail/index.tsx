@@ -25,7 +25,7 @@ export function mailRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
   const max = deps.env.MAX_MAIL_BYTES;
   const tooLarge = () => { throw new AppError('too_large', `The message is larger than MAX_MAIL_BYTES (${max} bytes)`); };
-  const settings = { mailFrom: deps.env.MAIL_FROM, senderLimitPerHour: deps.env.MAIL_SENDER_MAX_PER_HOUR, ownAddresses: deps.env.MAIL_ADDRESSES };
+  const settings = deps.settings!; // the app factory's, built before the routes
 
   function checkToken(c: Context<AppEnv>) {
     const token = deps.env.MAILGATE_TOKEN;

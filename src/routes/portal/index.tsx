@@ -13,7 +13,7 @@ import type { AppEnv } from '../context.js';
 import { renderError } from '../errors.js';
 import { liveStream, stillSignedIn } from '../events/index.js';
 import { LiveQuerySchema } from '../tickets/schemas.js';
-import { actorOf, dbOf, isHtmx, pathId, readBody, readForm, respond, validate, wantsHtml } from '../respond.js';
+import { actorOf, dbOf, isHtmx, notifyOf, pathId, readBody, readForm, respond, validate, wantsHtml } from '../respond.js';
 import { cleanName, cleanType } from '../uploads.js';
 
 type C = Context<AppEnv>;
@@ -113,7 +113,7 @@ async function reply(c: C, grant: PortalGrant, base: string) {
   // The grant is checked again inside the unit of work (portalReply), and the person's brakes counted there.
   const transaction = await portalReply(db, grant, input, {
     maxBytes: env.MAX_MAIL_BYTES, messagesPerHour: env.MAIL_SENDER_MAX_PER_HOUR, bytesPerDay: env.PORTAL_MAX_BYTES_PER_DAY,
-  });
+  }, notifyOf(c));
   return respond(c, { transaction }, {
     status: 201, title: 'Sent', location: base,
     view: async () => <PortalHistory view={await portalView(db, grant)} base={base} />,

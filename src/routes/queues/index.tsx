@@ -6,7 +6,7 @@ import { zBool, zInt, zList, zNullableId, zText } from '../../domain/validation.
 import { MAIL_CC_PER_MESSAGE, MAIL_CC_PER_TICKET } from '../../domain/mailCc.js';
 import { QueuePage, QueuesPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, adminOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+import { actorOf, adminOf, adminScreen, dbOf, noContent, notifyOf, pathId, readBody, respond } from '../respond.js';
 
 const mailAlias = z.union([
   z.literal('').transform(() => null), z.null(), z.string().trim().max(254).pipe(z.email('Expected an e-mail address')),
@@ -36,7 +36,7 @@ export function queueRoutes() {
   });
   app.post('/', async (c) => {
     const actor = adminOf(c);
-    const queue = await createQueue(dbOf(c), actor, await readBody(c, CreateQueueSchema));
+    const queue = await createQueue(dbOf(c), actor, await readBody(c, CreateQueueSchema), notifyOf(c));
     return respond(c, queue, { status: 201, title: queue.name, location: `/queues/${queue.id}?saved` });
   });
   app.get('/:id', async (c) => {
@@ -47,7 +47,7 @@ export function queueRoutes() {
   app.patch('/:id', async (c) => {
     const actor = adminOf(c);
     const id = pathId(c);
-    return respond(c, updateQueue(dbOf(c), actor, id, await readBody(c, UpdateQueueSchema)), { title: 'Queue', location: `/queues/${id}?saved` });
+    return respond(c, updateQueue(dbOf(c), actor, id, await readBody(c, UpdateQueueSchema), notifyOf(c)), { title: 'Queue', location: `/queues/${id}?saved` });
   });
   app.delete('/:id', async (c) => {
     await deleteQueue(dbOf(c), actorOf(c), pathId(c));

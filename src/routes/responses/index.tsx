@@ -5,7 +5,7 @@ import { lookups } from '../../domain/lookups.js';
 import { canManage, createResponse, deleteResponse, getResponse, listResponses, renderResponse, updateResponse } from '../../domain/responses.js';
 import { ResponsePage, ResponsesPage } from '../../views/responses.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, dbOf, noContent, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, dbOf, noContent, notifyOf, pathId, queryObject, readBody, respond, validate } from '../respond.js';
 import { CreateResponseSchema, ListResponsesQuery, RenderResponseQuery, UpdateResponseSchema } from './schemas.js';
 
 /** What the pages show besides the responses: the choices and what the reader may do (decision 046). */
@@ -36,7 +36,7 @@ export function responseRoutes() {
 
   app.get('/:id/render', async (c) => {
     const { ticket_id } = validate(RenderResponseQuery, queryObject(c));
-    return respond(c, await renderResponse(dbOf(c), actorOf(c), pathId(c), ticket_id), { title: 'Canned response' });
+    return respond(c, await renderResponse(dbOf(c), actorOf(c), pathId(c), ticket_id, notifyOf(c).publicUrl), { title: 'Canned response' });
   });
 
   app.get('/:id', async (c) => {

@@ -6,7 +6,7 @@ import { listScrips } from '../../domain/scrips.js';
 import { zId, zNullableId, zText } from '../../domain/validation.js';
 import { TemplatePage, TemplatePreview, TemplatesPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
+import { actorOf, adminScreen, dbOf, noContent, notifyOf, pathId, readBody, respond } from '../respond.js';
 
 const CreateSchema = z.strictObject({
   name: zText(100, 1), description: zText(2000).optional(), subject: z.string().max(1000).optional(), body: z.string().max(100_000).optional(),
@@ -26,7 +26,7 @@ export function templateRoutes() {
     return respond(c, t, { status: 201, title: t.name, location: `/templates/${t.id}?saved` });
   });
   app.post('/preview', async (c) => {
-    const preview = await previewTemplate(dbOf(c), actorOf(c), await readBody(c, PreviewSchema));
+    const preview = await previewTemplate(dbOf(c), actorOf(c), await readBody(c, PreviewSchema), notifyOf(c).publicUrl);
     return respond(c, preview, { title: 'Preview', view: () => <TemplatePreview {...preview} /> });
   });
   app.get('/:id', async (c) => {

@@ -20,7 +20,7 @@ import { LiveRows, TicketListPage, TicketListRegion, type TicketListProps } from
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { PeopleChanged, ReplyRefused, TicketChanged, TicketLive, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, dbOf, inZone, isHtmx, noContent, wantsHtml, pathId, queryObject, readBody, readForm, respond, validate } from '../respond.js';
+import { actorOf, dbOf, inZone, isHtmx, noContent, notifyOf, wantsHtml, pathId, queryObject, readBody, readForm, respond, validate } from '../respond.js';
 import { readBodyWithFiles } from '../uploads.js';
 import { AddWatcherSchema, BulkUpdateSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, LiveIdsSchema, LiveQuerySchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
@@ -162,7 +162,7 @@ export function ticketRoutes() {
       setCookie(c, FLASH, encodeURIComponent(`Nothing changed: ${e.details?.map((d) => `${d.path}: ${d.message}`).join('; ') ?? e.message}`.slice(0, 1000)), FLASH_OPTIONS);
       return c.redirect(`/tickets${back}`, 303);
     }
-    const results = await bulkUpdateTickets(db, actor, input.ids, input.changes);
+    const results = await bulkUpdateTickets(db, actor, input.ids, input.changes, notifyOf(c));
     if (!wantsHtml(c)) return c.json({ results });
     const summary = bulkSummary(results);
     const back = input.return_to ?? '';
@@ -196,7 +196,7 @@ export function ticketRoutes() {
     const actor = actorOf(c);
     try {
       const input = await readBody(c, CreateTicketSchema);
-      const result = await createTicket(dbOf(c), actor, input);
+      const result = await createTicket(dbOf(c), actor, input, notifyOf(c));
       if (isHtmx(c)) c.header('HX-Redirect', `/tickets/${result.ticket.id}`);
       return respond(c, result, { status: 201, title: result.ticket.subject, location: `/tickets/${result.ticket.id}` });
     } catch (e) {
@@ -221,7 +221,7 @@ export function ticketRoutes() {
     const id = pathId(c);
     const actor = actorOf(c);
     const input = await readBody(c, UpdateTicketSchema);
-    const result = await updateTicket(dbOf(c), actor, id, input);
+    const result = await updateTicket(dbOf(c), actor, id, input, notifyOf(c));
     return respond(c, result, { title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketChanged p={await pageProps(c, actor, id)} /> });
   });
 
@@ -252,7 +252,7 @@ export function ticketRoutes() {
     if (input.body.trim() === '' && attachments.length === 0) throw invalid('body', 'Must not be empty');
     let result;
     try {
-      result = await commentOnTicket(dbOf(c), actor, id, { ...input, attachments }, { maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES });
+      result = await commentOnTicket(dbOf(c), actor, id, { ...input, attachments }, { maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES, notify: notifyOf(c) });
     } catch (e) {
       // SPEC C5: newer mail came in. The page shows it above the reply box, which keeps what was typed.
       if (!(e instanceof StaleError) || !wantsHtml(c)) throw e;
@@ -296,7 +296,7 @@ export function ticketRoutes() {
     const id = pathId(c);
     const actor = actorOf(c);
     const input = await readBody(c, AddWatcherSchema);
-    const result = await addWatcher(dbOf(c), actor, id, input);
+    const result = await addWatcher(dbOf(c), actor, id, input, notifyOf(c));
     return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <PeopleChanged p={await pageProps(c, actor, id)} /> });
   });
 
@@ -305,7 +305,7 @@ export function ticketRoutes() {
     const actor = actorOf(c);
     const role = validate(WatcherRoleSchema, c.req.param('role'), 'role');
     const userId = pathId(c, 'userId');
-    await removeWatcher(dbOf(c), actor, id, role, userId);
+    await removeWatcher(dbOf(c), actor, id, role, userId, notifyOf(c));
     if (isHtmx(c)) return c.html(inZone(c, <PeopleChanged p={await pageProps(c, actor, id)} />));
     return noContent(c, `/tickets/${id}`);
   });
