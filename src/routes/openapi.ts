@@ -57,11 +57,28 @@ export interface OperationDoc {
 const SUCCESS_TEXT: Record<Success, string> = { 200: 'OK', 201: 'Created', 204: 'Done; no body' };
 const jsonOut = (schema: z.ZodType) => ({ 'application/json': { schema: resolver(schema as never, { options: { io: 'output' } }) } });
 
+type Json = Record<string, unknown>;
+/**
+ * A checked value's input is what a pipe takes in, which says less than what it passes on: a
+ * list read as "anything in an array" before its items are checked, a number before its range
+ * is. The document says the checked side for those (the items, the range).
+ */
+function pipeOverride(ctx: { zodSchema: unknown; jsonSchema: Json }) {
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; out?: z.ZodType } } })._zod.def;
+  if (def.type !== 'pipe' || !def.out) return;
+  const json = ctx.jsonSchema;
+  const out = inputSchema(def.out) as Json;
+  const isNumber = (x: Json) => x.type === 'number' || x.type === 'integer';
+  if (json.type === 'array' && out.type === 'array' && Object.keys((json.items as Json | undefined) ?? {}).length === 0) json.items = out.items;
+  else if (isNumber(out) && isNumber(json)) Object.assign(json, out);
+  else if (isNumber(out) && Array.isArray(json.anyOf)) json.anyOf = (json.anyOf as Json[]).map((m) => (isNumber(m) ? out : m));
+}
+
 /** The JSON Schema of what a request may send (zod's input side: what a form's strings may be, too). */
-export const inputSchema = (schema: z.ZodType) => {
-  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+export function inputSchema(schema: z.ZodType): OpenAPIV3_1.SchemaObject {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: pipeOverride }) as Json;
   return json as OpenAPIV3_1.SchemaObject;
-};
+}
 
 /** Query parameters from an object schema; an object-valued one (`cf`) is the route's to describe. */
 function queryParameters(schema: z.ZodType): OpenAPIV3_1.ParameterObject[] {
@@ -137,7 +154,9 @@ DELETE as 204 with no body. Times are ISO 8601 in UTC.
 statuses each operation lists.`;
 
 /** Path parameters are positive ids unless a route says otherwise; errors are the shared schema. */
-function finish(doc: OpenAPIV3_1.Document, errorSchema: z.ZodType): OpenAPIV3_1.Document {
+function finish(generated: OpenAPIV3_1.Document, errorSchema: z.ZodType): OpenAPIV3_1.Document {
+  // A copy: the generated document shares objects with the routes' descriptions, which stay as they are.
+  const doc = structuredClone(generated);
   const schemas = (doc.components ??= {}).schemas ??= {};
   // The error body, with the named schemas it holds (a `stale` error's transactions) as components.
   const { $schema: _, $defs, ...error } = JSON.parse(JSON.stringify(z.toJSONSchema(errorSchema, { io: 'output' })).replaceAll('"#/$defs/', '"#/components/schemas/'));

@@ -42,6 +42,18 @@ function inline(s: string): Child[] {
 
 const literal = (v: unknown) => <code>{JSON.stringify(v)}</code>;
 
+/**
+ * What a form may send in place of a JSON value (digits for a number, "on"/"off" for a boolean,
+ * "" for none): in the document, left out of the page's type lines (the introduction says so).
+ */
+const FORM_WORDS = ['true', 'false', 'on', 'off', '1', '0', 'yes', 'no'];
+const isFormSpelling = (u: JsonSchema) => u.type === 'string' && (u.const === '' || /^\^-?\??\\d\+\$$/.test(u.pattern ?? '')
+  || (u.enum !== undefined && u.enum.every((x) => FORM_WORDS.includes(String(x)))));
+const withoutFormSpellings = (union: JsonSchema[]) => {
+  const json = union.filter((u) => !isFormSpelling(u));
+  return json.length > 0 ? json : union;
+};
+
 /** A short name for a schema's type: `string`, `integer or null`, `array of Ticket`, a link to a named schema. */
 function TypeOf({ s, doc }: { s: JsonSchema; doc: ApiDocument }): Child {
   if (s.$ref) {
@@ -49,7 +61,7 @@ function TypeOf({ s, doc }: { s: JsonSchema; doc: ApiDocument }): Child {
     return isBody(name) ? <span>object</span> : <a href={`#schema-${slug(name)}`}>{name}</a>;
   }
   const union = s.anyOf ?? s.oneOf;
-  if (union) return <>{join(union.map((u) => <TypeOf s={u} doc={doc} />), ' or ')}</>;
+  if (union) return <>{join(withoutFormSpellings(union).map((u) => <TypeOf s={u} doc={doc} />), ' or ')}</>;
   if (s.const !== undefined) return literal(s.const);
   if (s.enum) return <>{join(s.enum.map(literal), ' | ')}</>;
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
@@ -70,14 +82,17 @@ function join(items: Child[], sep: string): Child[] {
 /** Limits worth reading: lengths, ranges, patterns, defaults (not the 2^53 bounds of every integer). */
 function limits(s: JsonSchema): string[] {
   const out: string[] = [];
-  if (s.minLength !== undefined && s.minLength > 0) out.push(`at least ${s.minLength} characters`);
-  if (s.maxLength !== undefined) out.push(`at most ${s.maxLength} characters`);
-  if (s.exclusiveMinimum !== undefined && s.exclusiveMinimum !== -BIG) out.push(`more than ${s.exclusiveMinimum}`);
+  const chars = (n: number) => `${n} character${n === 1 ? '' : 's'}`;
+  if (s.minLength !== undefined && s.minLength > 0) out.push(`at least ${chars(s.minLength)}`);
+  if (s.maxLength !== undefined) out.push(`at most ${chars(s.maxLength)}`);
+  if (s.exclusiveMinimum === 0) out.push('positive');
+  else if (s.exclusiveMinimum !== undefined && s.exclusiveMinimum !== -BIG) out.push(`more than ${s.exclusiveMinimum}`);
   if (s.minimum !== undefined && Math.abs(s.minimum) !== BIG) out.push(`at least ${s.minimum}`);
   if (s.maximum !== undefined && Math.abs(s.maximum) !== BIG) out.push(`at most ${s.maximum}`);
   if (s.minItems !== undefined && s.minItems > 0) out.push(`at least ${s.minItems} items`);
   if (s.maxItems !== undefined) out.push(`at most ${s.maxItems} items`);
-  if (s.pattern !== undefined && !/^\^?\\d\+\$?$|^\^-\?\\d\+\$$/.test(s.pattern)) out.push(`matches ${s.pattern}`);
+  // A date-time's pattern says no more than its format does.
+  if (s.pattern !== undefined && s.format === undefined) out.push(`matches ${s.pattern}`);
   return out;
 }
 
@@ -92,8 +107,11 @@ function nested(s: JsonSchema, doc: ApiDocument): JsonSchema[] {
   return (s.anyOf ?? s.oneOf ?? []).flatMap((u) => nested(u, doc));
 }
 
-/** An object's fields as a list: name, type, required or not, limits, what it means; nested objects inside. */
-export function Fields({ s, doc, depth = 0 }: { s: JsonSchema; doc: ApiDocument; depth?: number }) {
+/**
+ * An object's fields as a list: name, type, limits, what it means; nested objects inside. What a
+ * request must send is marked required; what an answer may leave out is marked so.
+ */
+export function Fields({ s, doc, sent, depth = 0 }: { s: JsonSchema; doc: ApiDocument; sent: boolean; depth?: number }) {
   const required = new Set(s.required ?? []);
   return (
     <ul class="api-fields">
@@ -103,10 +121,11 @@ export function Fields({ s, doc, depth = 0 }: { s: JsonSchema; doc: ApiDocument;
         return (
           <li>
             <code class="api-name">{name}</code> <span class="api-type"><TypeOf s={f} doc={doc} /></span>
-            {required.has(name) ? <span class="api-required"> required</span> : null}
+            {sent && required.has(name) ? <span class="api-required"> required</span> : null}
+            {!sent && !required.has(name) ? <span class="muted"> · may be absent</span> : null}
             {notes.length > 0 && <span class="muted"> · {notes.join(', ')}</span>}
             {f.description && <div class="api-desc">{inline(f.description)}</div>}
-            {inner.map((o) => <Fields s={o} doc={doc} depth={depth + 1} />)}
+            {inner.map((o) => <Fields s={o} doc={doc} sent={sent} depth={depth + 1} />)}
           </li>
         );
       })}
@@ -115,14 +134,14 @@ export function Fields({ s, doc, depth = 0 }: { s: JsonSchema; doc: ApiDocument;
 }
 
 /** A request or response body: its type line, and its fields when it is (or names) an object of its own. */
-function Body({ media, doc }: { media: Media | undefined; doc: ApiDocument }) {
+function Body({ media, doc, sent }: { media: Media | undefined; doc: ApiDocument; sent: boolean }) {
   const s = media?.schema;
   if (!s) return null;
   const inner = nested(s, doc);
   return (
     <div class="api-body">
       <p class="api-type-line">Body: <TypeOf s={s} doc={doc} /></p>
-      {inner.map((o) => <Fields s={o} doc={doc} />)}
+      {inner.map((o) => <Fields s={o} doc={doc} sent={sent} />)}
     </div>
   );
 }
@@ -159,14 +178,14 @@ function OperationView({ method, path, op, doc }: { method: string; path: string
         <>
           <h4>Request</h4>
           <p class="muted small">{media.map((m) => <code>{m}</code>).flatMap((x, i) => (i ? [', ', x] : [x]))}</p>
-          <Body media={op.requestBody!.content['application/json'] ?? Object.values(op.requestBody!.content)[0]} doc={doc} />
+          <Body media={op.requestBody!.content['application/json'] ?? Object.values(op.requestBody!.content)[0]} doc={doc} sent />
         </>
       )}
       <h4>Responses</h4>
       {ok.map(([status, r]) => (
         <div class="api-response">
           <p><strong>{status}</strong> {r.description}{r.content && !r.content['application/json'] ? <> (<code>{Object.keys(r.content).join(', ')}</code>)</> : null}</p>
-          <Body media={r.content?.['application/json']} doc={doc} />
+          <Body media={r.content?.['application/json']} doc={doc} sent={false} />
         </div>
       ))}
       {errors.length > 0 && (
@@ -221,9 +240,9 @@ export function ApiDocsPage({ doc }: { doc: ApiDocument }) {
           <section class="api-op" id={`schema-${slug(name)}`} aria-labelledby={`schema-${slug(name)}-h`}>
             <h3 id={`schema-${slug(name)}-h`}>{name}</h3>
             {s.description && <div class="api-text"><Text text={s.description} /></div>}
-            {s.properties ? <Fields s={s} doc={doc} /> : <>
+            {s.properties ? <Fields s={s} doc={doc} sent={false} /> : <>
               <p class="api-type-line"><TypeOf s={s} doc={doc} /></p>
-              {nested(s, doc).map((o) => <div class="api-variant"><Fields s={o} doc={doc} /></div>)}
+              {nested(s, doc).map((o) => <div class="api-variant"><Fields s={o} doc={doc} sent={false} /></div>)}
             </>}
           </section>
         ))}

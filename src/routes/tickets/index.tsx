@@ -114,7 +114,7 @@ export function ticketRoutes() {
 
   app.get('/', doc({
     summary: 'List tickets',
-    description: 'SPEC B4\'s filters, sort and paging. `cf.<key>=<value>` filters by a custom field (several combine with AND). With `live_ids` (a live list asking about the tickets its event stream named) the answer is `LiveRows` instead.',
+    description: 'Filters, sort and paging (the list is capped by `limit`). `cf.<key>=<value>` filters by a custom field (several combine with AND). With `live_ids` (a live list asking about the tickets its event stream named) the answer is `LiveRows` instead.',
     query: TicketListQuerySchema.extend({ columns: ColumnsParamSchema.optional(), live_ids: LiveIdsSchema.optional() }),
     ok: { 200: z.union([TicketListSchema, LiveRowsSchema]) }, errors: [403, 404],
   }), async (c) => {
