@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { bulkSummary, bulkUpdateTickets } from '../../domain/tickets/bulk.js';
+import { BULK_MAX_IDS, bulkSummary, bulkUpdateTickets } from '../../domain/tickets/bulk.js';
 import type { Column } from '../../domain/savedViews.js';
 import { appliesToQueue } from '../../domain/customFields.js';
 import { AppError, invalid, StaleError } from '../../domain/errors.js';
@@ -151,7 +151,7 @@ export function ticketRoutes() {
   // SPEC C4: one change to many tickets, each in its own unit of work (decision 035).
   app.patch('/', doc({
     summary: 'Change many tickets',
-    description: 'The same change to up to 100 tickets, each in its own unit of work: one ticket\'s failure is its own `results` entry.',
+    description: `The same change to up to ${BULK_MAX_IDS} tickets, each in its own unit of work: one ticket's failure is its own \`results\` entry.`,
     body: BulkUpdateSchema, ok: { 200: BulkResultsSchema },
   }), async (c) => {
     const actor = actorOf(c);
