@@ -30,6 +30,7 @@ const browserOnly = [
   'tests/ui-live-ticket.test.ts',
   'tests/ui-live-list.test.ts',
   'tests/ui-outside-senders.test.ts',
+  'tests/ui-api-docs.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

@@ -12,6 +12,7 @@ import { loadSettings } from './settings.js';
 import { Layout } from './views/layout.js';
 import { PortalLayout } from './views/portal.js';
 import { accessLog } from './routes/access.js';
+import { apiDocRoutes } from './routes/api-docs/index.js';
 import { authRoutes } from './routes/auth/index.js';
 import { authenticate, csrfProtection } from './routes/auth/middleware.js';
 import { methodOverride } from './routes/methodOverride.js';
@@ -162,6 +163,8 @@ export async function createApp(deps: Deps) {
   app.route('/outbox', outboxRoutes());
   app.route('/portal', portalRoutes());
   app.route('/settings', settingsRoutes(deps));
+  // SPEC D5: the document of every route above, and its reference page.
+  app.route('/', apiDocRoutes(app));
 
   const answerError = (c: Context<AppEnv>, e: AppError) => (isPortalPath(c.req.path) ? renderPortalError(c, e) : renderError(c, e));
   app.notFound((c) => answerError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));

@@ -1,12 +1,25 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { z } from 'zod';
 import { storageUnavailable } from '../db/port.js';
-import { AppError, type ErrorCode, TryLater } from '../domain/errors.js';
+import { AppError, ERROR_STATUS, type ErrorCode, TryLater } from '../domain/errors.js';
 import { uniqueConflict } from '../domain/unique.js';
 import { type Logger, throttled, type Throttled } from '../log.js';
 import { ErrorView, InlineError } from '../views/pages.js';
 import type { AppEnv } from './context.js';
 import { isHtmx, wantsHtml } from './respond.js';
+import { TransactionSchema } from './tickets/schemas.js';
+
+/** SPEC B5: every JSON error, whichever route answers it (the document's `Error`). */
+export const ErrorBodySchema = z.strictObject({
+  error: z.strictObject({
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    details: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional().describe('`validation_failed`: each refused field'),
+    transactions: z.array(TransactionSchema).optional().describe('`stale`: the entries that came in since the writer loaded the ticket'),
+    cause: z.string().optional().describe('`storage_unavailable` on /healthz: what cannot be written'),
+  }),
+});
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'invalid_json', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
@@ -80,7 +93,8 @@ function clientGone(err: unknown, c: Context<AppEnv>): boolean {
 
 export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise<Response> {
   if (!wantsHtml(c)) {
-    return c.json({ error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...e.extra } }, e.status as 400);
+    const body: z.input<typeof ErrorBodySchema> = { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...e.extra } };
+    return c.json(body, e.status as 400);
   }
   if (e.code === 'unauthenticated') {
     const next = c.req.method === 'GET' ? `?next=${encodeURIComponent(c.req.path + new URL(c.req.url).search)}` : '';

@@ -16,6 +16,7 @@ import { loadSettings, type Settings } from '../../src/settings.js';
 import { startWorkers, type Workers } from '../../src/workers.js';
 import { createMigratedDatabase } from './postgres.js';
 import { testStore } from './store.js';
+import { responseChecker } from './openapi.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-123';
@@ -100,6 +101,16 @@ export async function startServer(extraEnv: Record<string, string> = {}, opts: {
     const text = await res.text();
     let parsed: any = text;
     if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    // SPEC D5: an API answer (not a page or fragment) must be what the OpenAPI document says.
+    const wanted = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    if (wanted['hx-request'] !== 'true' && !(wanted.accept ?? '').includes('text/html')) {
+      const override = [opts.form?._method ?? []].flat()[0];
+      const asked = method.toUpperCase() === 'POST' && override ? override.trim().toUpperCase() : method.toUpperCase();
+      const mismatch = (await responseChecker(app)).check({
+        method: asked, path: new URL(url + p).pathname, status: res.status, contentType: res.headers.get('content-type') ?? '', body: parsed,
+      });
+      if (mismatch) throw new Error(`OpenAPI document mismatch: ${mismatch}`);
+    }
     return { status: res.status, body: parsed, headers: res.headers, text };
   }
 

@@ -3,23 +3,20 @@ import { STAFF_LANDING } from '../../domain/tickets/builtinLists.js';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
+import { documented } from '../openapi.js';
+import { UserSchema } from '../users/schemas.js';
+import { HealthSchema, LoginSchema, NewTokenSchema, TokenJsonSchema, TokenSchema } from './schemas.js';
 import { authenticate as checkPassword, createSession, createToken, deleteToken, destroySession, listTokens } from '../../domain/auth.js';
 import { AppError } from '../../domain/errors.js';
 import { clearThrottle, countAttempt, throttleKey } from '../../domain/throttle.js';
 import { getUserRow, normalizeEmail, userJson } from '../../domain/users.js';
-import { zText } from '../../domain/validation.js';
 import { storeProblem, storeStorageProblem } from '../../db/port.js';
 import { LoginPage } from '../../views/pages.js';
 import type { AppEnv, Deps } from '../context.js';
 import { actorOf, dbOf, isHtmx, noContent, pathId, readBody, respond, wantsHtml } from '../respond.js';
 import { SESSION_COOKIE } from './middleware.js';
 
-const LoginSchema = z.object({
-  email: z.string().trim().min(1, 'Required').max(254),
-  password: z.string().min(1, 'Required').max(1024),
-  next: z.string().optional(),
-});
-const TokenSchema = z.object({ name: zText(100, 1) });
+const doc = documented('Sign-in and tokens');
 
 /**
  * Only same-site paths are followed after signing in (no open redirect). Control characters are
@@ -35,7 +32,7 @@ export function authRoutes(deps: Deps) {
   // shares them and a restart does not lift them.
   const window = 15 * 60;
 
-  app.get('/healthz', async (c) => {
+  app.get('/healthz', documented('Operations')({ summary: 'Is the server ready', description: '503 while the database is unreachable or cannot write.', public: true, ok: { 200: HealthSchema }, errors: [503] }), async (c) => {
     const problem = await storeProblem(dbOf(c));
     if (problem) {
       deps.log('error', 'health check failed', { problem }); // with the request's id, as every line of a request (routes/access.ts)
@@ -47,14 +44,17 @@ export function authRoutes(deps: Deps) {
     return c.json({ ok: true });
   });
 
-  app.get('/login', (c) => {
+  app.get('/login', doc({ summary: 'How to sign in', public: true, ok: { 200: z.strictObject({ login: z.string() }) } }), (c) => {
     if (c.get('actor') && wantsHtml(c)) return c.redirect(safeNext(c.req.query('next'), c.get('actor')?.role), 303);
     return respond(c, { login: 'POST /login with { email, password }' }, {
       title: 'Sign in', view: () => <LoginPage next={c.req.query('next')} />,
     });
   });
 
-  app.post('/login', async (c) => {
+  app.post('/login', doc({
+    summary: 'Sign in', description: 'Sets the HttpOnly session cookie. Attempts are braked per address and per account (429).',
+    public: true, body: LoginSchema, ok: { 200: UserSchema }, errors: [401, 429],
+  }), async (c) => {
     const body = await readBody(c, LoginSchema);
     const email = normalizeEmail(body.email);
     let ip = 'unknown';
@@ -83,21 +83,21 @@ export function authRoutes(deps: Deps) {
     return respond(c, userJson((await getUserRow(deps.db, actor.id))!), { location: safeNext(body.next, actor.role) });
   });
 
-  app.post('/logout', async (c) => {
+  app.post('/logout', doc({ summary: 'Sign out', public: true, ok: { 204: null } }), async (c) => {
     const sid = getCookie(c, SESSION_COOKIE);
     if (sid) await destroySession(deps.db, sid);
     deleteCookie(c, SESSION_COOKIE, { path: '/', secure: deps.env.production });
     return noContent(c, '/login');
   });
 
-  app.get('/me', async (c) => respond(c, userJson((await getUserRow(deps.db, actorOf(c).id))!), { title: 'Me' }));
+  app.get('/me', doc({ summary: 'Who you are', ok: { 200: UserSchema } }), async (c) => respond(c, userJson((await getUserRow(deps.db, actorOf(c).id))!), { title: 'Me' }));
 
-  app.get('/tokens', async (c) => respond(c, { tokens: await listTokens(dbOf(c), actorOf(c)) }, { title: 'API tokens' }));
-  app.post('/tokens', async (c) => {
+  app.get('/tokens', doc({ summary: 'Your API tokens', ok: { 200: z.strictObject({ tokens: z.array(TokenJsonSchema) }) } }), async (c) => respond(c, { tokens: await listTokens(dbOf(c), actorOf(c)) }, { title: 'API tokens' }));
+  app.post('/tokens', doc({ summary: 'Create an API token', body: TokenSchema, ok: { 201: NewTokenSchema } }), async (c) => {
     const body = await readBody(c, TokenSchema);
     return respond(c, createToken(dbOf(c), actorOf(c), body.name), { status: 201, title: 'New API token' });
   });
-  app.delete('/tokens/:id', async (c) => {
+  app.delete('/tokens/:id', doc({ summary: 'Revoke an API token', ok: { 204: null } }), async (c) => {
     await deleteToken(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/tokens');
   });

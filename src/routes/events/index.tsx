@@ -11,6 +11,7 @@ import { PresenceWho } from '../../views/live.js';
 import { SESSION_COOKIE } from '../auth/middleware.js';
 import type { AppEnv } from '../context.js';
 import { actorOf, dbOf, validate } from '../respond.js';
+import { documented } from '../openapi.js';
 
 // GET /events (SPEC C5): one server-sent event stream per tab, carrying what its reader may see.
 // Messages (docs/decisions/037):
@@ -103,7 +104,11 @@ export function liveStream(c: C, spec: StreamSpec, recheck: () => Promise<boolea
 
 export function eventRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', async (c) => {
+  app.get('/', documented('Live updates')({
+    summary: 'The live-update stream',
+    description: 'Server-sent events: `ticket` (and `ticket-<id>`) with `{ id, ticket_id, types }` when a ticket you may see changes, `presence` on a ticket page\'s stream, `reset` when the stream fell behind. A reconnect sends `Last-Event-ID` (or `after`) and is caught up.',
+    query: EventsQuerySchema, ok: { 200: { media: 'text/event-stream', description: 'The stream', schema: { type: 'string' } } }, errors: [404, 429, 503],
+  }), async (c) => {
     const q = validate(EventsQuerySchema, c.req.query());
     const actor: Actor = actorOf(c);
     // A ticket page's stream: the ticket must be one the reader may see (404 otherwise).

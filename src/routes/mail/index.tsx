@@ -5,18 +5,15 @@ import { z } from 'zod';
 import { requireAdmin } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { getIntake, intakeRaw, listIntake } from '../../domain/mailIntake.js';
-import { zInt } from '../../domain/validation.js';
 import { processMail } from '../../mail/processor.js';
 import { readMailForm } from './form.js';
 import { IntakeEntryPage, IntakePage } from '../../views/admin/mail.js';
 import type { AppEnv, Deps } from '../context.js';
+import { documented } from '../openapi.js';
+import { IntakeEntryWithRawSchema, IntakeListQuery, IntakeListSchema, IntakeResultSchema, MailJsonSchema, MailOptionsSchema } from './schemas.js';
 import { actorOf, adminScreen, dbOf, pathId, queryObject, respond, validate } from '../respond.js';
 
-const Options = z.object({
-  queue: z.string().trim().min(1).max(254).optional(),
-  action: z.enum(['correspond', 'comment'], { error: 'Expected correspond or comment' }).optional(),
-});
-const JsonBody = Options.extend({ message: z.string({ error: 'Required: the raw RFC 822 message' }).min(1, 'Must not be empty') });
+const doc = documented('Mail');
 
 const same = (a: string, b: string) => timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 
@@ -38,15 +35,15 @@ export function mailRoutes(deps: Deps) {
   }
 
   /** The raw message and options from any of the three body formats. */
-  async function readMail(c: Context<AppEnv>): Promise<{ raw: Buffer; opts: z.infer<typeof Options> }> {
+  async function readMail(c: Context<AppEnv>): Promise<{ raw: Buffer; opts: z.infer<typeof MailOptionsSchema> }> {
     const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
     if (type === 'message/rfc822' || type === 'text/plain' || type === 'application/octet-stream') {
-      return { raw: Buffer.from(await c.req.arrayBuffer()), opts: validate(Options, c.req.query()) };
+      return { raw: Buffer.from(await c.req.arrayBuffer()), opts: validate(MailOptionsSchema, c.req.query()) };
     }
     if (type === 'application/json') {
       let json: unknown;
       try { json = JSON.parse(await c.req.text()); } catch { throw new AppError('invalid_json', 'The request body is not valid JSON'); }
-      const body = validate(JsonBody, json);
+      const body = validate(MailJsonSchema, json);
       return { raw: Buffer.from(body.message, 'utf8'), opts: body };
     }
     if (type === 'multipart/form-data' || type === 'application/x-www-form-urlencoded') {
@@ -55,12 +52,24 @@ export function mailRoutes(deps: Deps) {
         throw new AppError('validation_failed', 'Send the raw message as "message" (or body-mime / email)', [{ path: 'message', message: 'Required' }]);
       }
       const strings = Object.fromEntries(Object.entries({ queue: form.queue, action: form.action }).filter(([, v]) => v !== undefined));
-      return { raw: form.message, opts: validate(Options, strings) };
+      return { raw: form.message, opts: validate(MailOptionsSchema, strings) };
     }
     throw new AppError('unsupported_media_type', 'Send message/rfc822, JSON { message } or form data');
   }
 
   app.post('/mailgate',
+    doc({
+      summary: 'Hand over an incoming e-mail', public: true,
+      description: 'For mail transfer agents: `Authorization: Bearer $MAILGATE_TOKEN` (not an API token). The raw message as `message/rfc822` (options `queue` and `action` in the query string), as JSON, or as form fields (`message`; Mailgun\'s `body-mime` and SendGrid\'s `email` too). 201 when it opened a ticket, 200 otherwise (an append, a duplicate, an ignored or refused message).',
+      query: MailOptionsSchema,
+      content: {
+        'message/rfc822': { schema: { type: 'string', description: 'The raw message (up to MAX_MAIL_BYTES)' } },
+        'application/json': { schema: MailJsonSchema },
+        'multipart/form-data': { schema: MailJsonSchema },
+        'application/x-www-form-urlencoded': { schema: MailJsonSchema },
+      },
+      ok: { 200: IntakeResultSchema, 201: IntakeResultSchema }, errors: [401, 503],
+    }),
     async (c, next) => { checkToken(c); await next(); },
     // Checked against Content-Length first and while streaming: an oversized message is never read whole.
     async (c, next) => {
@@ -74,20 +83,16 @@ export function mailRoutes(deps: Deps) {
       return c.json(result, result.created ? 201 : 200);
     });
 
-  const ListQuery = z.strictObject({
-    verdict: z.enum(['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed']).optional(),
-    limit: zInt(1, 500).optional(), offset: zInt(0, 1_000_000_000).optional(),
-  });
-  app.get('/mail/intake', async (c) => {
-    const query = validate(ListQuery, queryObject(c));
+  app.get('/mail/intake', doc({ summary: 'The mail intake log (admins)', query: IntakeListQuery, ok: { 200: IntakeListSchema }, errors: [403] }), async (c) => {
+    const query = validate(IntakeListQuery, queryObject(c));
     const list = await listIntake(dbOf(c), actorOf(c), query);
     return respond(c, list, { title: 'Mail intake', view: adminScreen(c, () => <IntakePage intake={list.intake} total={list.total} limit={list.limit} offset={list.offset} query={query} />) });
   });
-  app.get('/mail/intake/:id', async (c) => {
+  app.get('/mail/intake/:id', doc({ summary: 'One message of the intake log, raw (admins)', ok: { 200: IntakeEntryWithRawSchema }, errors: [403] }), async (c) => {
     const entry = await getIntake(dbOf(c), actorOf(c), pathId(c));
     return respond(c, entry, { title: `Message ${entry.id}`, view: adminScreen(c, () => <IntakeEntryPage entry={entry} />) });
   });
-  app.post('/mail/intake/:id/replay', async (c) => {
+  app.post('/mail/intake/:id/replay', doc({ summary: 'Process a logged message again (admins)', ok: { 200: IntakeResultSchema, 201: IntakeResultSchema }, errors: [422] }), async (c) => {
     const actor = actorOf(c);
     requireAdmin(actor);
     const raw = await intakeRaw(dbOf(c), actor, pathId(c));

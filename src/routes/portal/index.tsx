@@ -7,9 +7,10 @@ import {
   type PortalGrant, type PortalReplyInput,
 } from '../../domain/portal.js';
 import type { NewAttachment } from '../../domain/transactions.js';
-import { zText } from '../../domain/validation.js';
 import { PortalErrorPage, PortalHistory, PortalListPage, PortalLive, PortalTicketPage } from '../../views/portal.js';
 import type { AppEnv } from '../context.js';
+import { documented } from '../openapi.js';
+import { PortalTicketSchema, PortalTransactionSchema, PortalViewSchema, ReplySchema } from './schemas.js';
 import { renderError } from '../errors.js';
 import { liveStream, stillSignedIn } from '../events/index.js';
 import { LiveQuerySchema } from '../tickets/schemas.js';
@@ -27,16 +28,9 @@ export const isPortalPath = (path: string) => /^\/portal(\/|$)/.test(path);
 /** The reply routes, which take files: their bodies may be as large as a mail (MAX_MAIL_BYTES). */
 export const isPortalUpload = (path: string) => /^\/portal\/(?:tickets\/[^/]+|[^/]+)\/reply$/.test(path);
 
-const file = z.strictObject({
-  filename: zText(255, 1),
-  content_type: z.string().trim().max(255).optional(),
-  content_base64: z.string().regex(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, 'Expected base64'),
-});
-/** JSON `{ body, attachments? }` (C4's attachment shape) or a form with `body` and files in `attachments`. */
-const ReplySchema = z.strictObject({
-  body: z.string().max(100_000, 'At most 100000 characters').optional(),
-  attachments: z.array(file).max(MAX_REPLY_FILES, `At most ${MAX_REPLY_FILES} files`).optional(),
-});
+const doc = documented('Portal');
+const TOKEN = { token: z.string().describe('The signed link\'s secret') };
+const download = { 200: { media: 'application/octet-stream', description: 'The file\'s bytes, always as a download' } };
 
 /** The reply in whichever shape it came: JSON, urlencoded or multipart with files. */
 async function readReply(c: C): Promise<PortalReplyInput> {
@@ -120,7 +114,7 @@ async function reply(c: C, grant: PortalGrant, base: string) {
   });
 }
 
-async function download(c: C, grant: PortalGrant) {
+async function downloadFile(c: C, grant: PortalGrant) {
   const a = await portalAttachment(dbOf(c), grant, pathId(c, 'attachmentId'));
   return c.body(new Uint8Array(a.content), 200, {
     'Content-Type': a.content_type,
@@ -135,25 +129,25 @@ const sessionGrant = (c: C) => grantFromSession(dbOf(c), actorOf(c), pathId(c));
 export function portalRoutes() {
   const app = new Hono<AppEnv>();
 
-  app.get('/', async (c) => {
+  app.get('/', doc({ summary: 'Your requests (customers)', description: 'Staff are redirected to /tickets.', ok: { 200: z.strictObject({ tickets: z.array(PortalTicketSchema) }) } }), async (c) => {
     const actor = actorOf(c);
     if (isStaff(actor)) return c.redirect('/tickets', 303);
     const tickets = await portalTickets(dbOf(c), actor);
     return respond(c, { tickets }, { title: 'Your requests', view: () => <PortalListPage tickets={tickets} max={PORTAL_LIST_MAX} /> });
   });
   app.get('/tickets', (c) => c.redirect('/portal', 303));
-  app.get('/tickets/:id', async (c) => {
+  app.get('/tickets/:id', doc({ summary: 'One of your requests (customers)', ok: { 200: PortalViewSchema } }), async (c) => {
     const actor = actorOf(c);
     if (isStaff(actor)) return c.redirect(`/tickets/${pathId(c)}`, 303);
     return page(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`);
   });
-  app.post('/tickets/:id/reply', async (c) => {
+  app.post('/tickets/:id/reply', doc({ summary: 'Reply to one of your requests', body: ReplySchema, files: true, ok: { 201: z.strictObject({ transaction: PortalTransactionSchema }) }, errors: [403, 429] }), async (c) => {
     const id = pathId(c);
     return reply(c, await sessionGrant(c), `/portal/tickets/${id}`);
   });
-  app.get('/tickets/:id/attachments/:attachmentId', async (c) => download(c, await sessionGrant(c)));
-  app.get('/tickets/:id/live', async (c) => live(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`));
-  app.get('/tickets/:id/events', async (c) => {
+  app.get('/tickets/:id/attachments/:attachmentId', doc({ summary: 'A file of one of your requests', ok: download }), async (c) => downloadFile(c, await sessionGrant(c)));
+  app.get('/tickets/:id/live', doc({ summary: 'What came after an entry', query: LiveQuerySchema, ok: { 200: PortalViewSchema } }), async (c) => live(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`));
+  app.get('/tickets/:id/events', doc({ summary: 'Live updates of one of your requests', ok: { 200: { media: 'text/event-stream', description: 'This ticket\'s public entries as they come (as GET /events)', schema: { type: 'string' } } }, errors: [429, 503] }), async (c) => {
     const grant = await sessionGrant(c);
     const signedIn = stillSignedIn(c);
     const db = dbOf(c);
@@ -161,11 +155,11 @@ export function portalRoutes() {
     return events(c, grant, async () => await signedIn() && await holds(grantFromSession(db, actor, grant.ticketId)));
   });
 
-  app.get('/:token', async (c) => page(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
-  app.post('/:token/reply', async (c) => reply(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
-  app.get('/:token/attachments/:attachmentId', async (c) => download(c, await grantFromToken(dbOf(c), c.req.param('token'))));
-  app.get('/:token/live', async (c) => live(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
-  app.get('/:token/events', async (c) => {
+  app.get('/:token', doc({ summary: 'A request, by its portal link', public: true, path: TOKEN, ok: { 200: PortalViewSchema }, errors: [403] }), async (c) => page(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
+  app.post('/:token/reply', doc({ summary: 'Reply by a portal link', public: true, path: TOKEN, body: ReplySchema, files: true, ok: { 201: z.strictObject({ transaction: PortalTransactionSchema }) }, errors: [429] }), async (c) => reply(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
+  app.get('/:token/attachments/:attachmentId', doc({ summary: 'A file, by a portal link', public: true, path: TOKEN, ok: download, errors: [403] }), async (c) => downloadFile(c, await grantFromToken(dbOf(c), c.req.param('token'))));
+  app.get('/:token/live', doc({ summary: 'What came after an entry, by a portal link', public: true, path: TOKEN, query: LiveQuerySchema, ok: { 200: PortalViewSchema }, errors: [403] }), async (c) => live(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
+  app.get('/:token/events', doc({ summary: 'Live updates, by a portal link', public: true, path: TOKEN, ok: { 200: { media: 'text/event-stream', description: 'This ticket\'s public entries as they come (as GET /events)', schema: { type: 'string' } } }, errors: [403, 429, 503] }), async (c) => {
     const db = dbOf(c);
     const token = c.req.param('token');
     // The link is the credential: it must still be valid (not expired, not revoked) at each heartbeat.

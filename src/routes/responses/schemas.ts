@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { STATUSES } from '../../domain/lifecycle.js';
 import { zBool, zId, zNullableId, zText } from '../../domain/validation.js';
+import { zRowId, zTimestamp } from '../openapi.js';
 
 // SPEC C4: canned responses (decision 034). One schema per request for JSON and forms alike.
 
@@ -26,3 +27,11 @@ export const ListResponsesQuery = z.strictObject({
 });
 
 export const RenderResponseQuery = z.strictObject({ ticket_id: zId });
+
+/** A canned response as the API answers it; `owner_id` null: shared with every agent. */
+export const ResponseSchema = z.strictObject({
+  id: zRowId, name: z.string(), body: z.string(), queue_id: zRowId.nullable(), owner_id: zRowId.nullable().describe('null: shared'),
+  set_status: z.enum(STATUSES).nullable(), created_at: zTimestamp, updated_at: zTimestamp,
+}).meta({ id: 'CannedResponse' });
+export const RenderedResponseSchema = z.strictObject({ id: zRowId, name: z.string(), body: z.string(), set_status: z.enum(STATUSES).nullable() })
+  .meta({ id: 'RenderedResponse', description: 'A canned response\'s body rendered for one ticket' });

@@ -3,46 +3,36 @@ import { z } from 'zod';
 import { createScrip, deleteScrip, getScrip, listScrips, updateScrip } from '../../domain/scrips.js';
 import { lookups } from '../../domain/lookups.js';
 import { listTemplates } from '../../domain/templates.js';
-import { zBool, zInt, zJsonObject, zNullableId, zText } from '../../domain/validation.js';
-import { ScripPage, ScripsPage } from '../../views/admin/config.js';
 import { ACTIONS, CONDITIONS } from '../../scrips/engine.js';
+import { ScripPage, ScripsPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
+import { documented } from '../openapi.js';
+import { CreateScripSchema as CreateSchema, ScripSchema, UpdateScripSchema as UpdateSchema } from './schemas.js';
 import { actorOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
 
-const CreateSchema = z.strictObject({
-  key: zText(64, 1),
-  description: zText(2000).optional(),
-  condition: z.enum(CONDITIONS, { error: `Expected one of: ${CONDITIONS.join(', ')}` }),
-  action: z.enum(ACTIONS, { error: `Expected one of: ${ACTIONS.join(', ')}` }),
-  template_id: zNullableId.optional(),
-  queue_id: zNullableId.optional(),
-  enabled: zBool.optional(),
-  sort_order: zInt(-1_000_000, 1_000_000).optional(),
-  config: zJsonObject.optional(),
-});
-const UpdateSchema = CreateSchema.partial();
+const doc = documented('Scrips');
 /** What the scrip forms offer (the views import no engine: decision 046). */
 const CHOICES = { conditions: CONDITIONS, actions: ACTIONS };
 
 export function scripRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', async (c) => {
+  app.get('/', doc({ summary: 'List scrips', ok: { 200: z.strictObject({ scrips: z.array(ScripSchema) }) }, errors: [403] }), async (c) => {
     const scrips = await listScrips(dbOf(c), actorOf(c));
     return respond(c, { scrips }, { title: 'Scrips', view: adminScreen(c, async () => <ScripsPage scrips={scrips} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} choices={CHOICES} />) });
   });
-  app.post('/', async (c) => {
+  app.post('/', doc({ summary: 'Create a scrip (admins)', body: CreateSchema, ok: { 201: ScripSchema }, errors: [409] }), async (c) => {
     const s = await createScrip(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
     return respond(c, s, { status: 201, title: s.key, location: `/scrips/${s.id}?saved` });
   });
-  app.get('/:id', async (c) => {
+  app.get('/:id', doc({ summary: 'A scrip', ok: { 200: ScripSchema }, errors: [403] }), async (c) => {
     const scrip = await getScrip(dbOf(c), actorOf(c), pathId(c));
     return respond(c, scrip, { title: scrip.key, view: adminScreen(c, async () => <ScripPage scrip={scrip} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} choices={CHOICES} />) });
   });
-  app.patch('/:id', async (c) => {
+  app.patch('/:id', doc({ summary: 'Change a scrip (admins)', body: UpdateSchema, ok: { 200: ScripSchema }, errors: [409] }), async (c) => {
     const id = pathId(c);
     return respond(c, updateScrip(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Scrip', location: `/scrips/${id}?saved` });
   });
-  app.delete('/:id', async (c) => {
+  app.delete('/:id', doc({ summary: 'Delete a scrip (admins)', ok: { 204: null } }), async (c) => {
     await deleteScrip(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/scrips');
   });

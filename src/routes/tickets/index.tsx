@@ -1,7 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { z } from 'zod';
-import { bulkSummary, bulkUpdateTickets } from '../../domain/tickets/bulk.js';
+import { BULK_MAX_IDS, bulkSummary, bulkUpdateTickets } from '../../domain/tickets/bulk.js';
 import type { Column } from '../../domain/savedViews.js';
 import { appliesToQueue } from '../../domain/customFields.js';
 import { AppError, invalid, StaleError } from '../../domain/errors.js';
@@ -22,11 +21,18 @@ import { PeopleChanged, ReplyRefused, TicketChanged, TicketLive, TicketPage, Tic
 import type { AppEnv } from '../context.js';
 import { actorOf, dbOf, inZone, isHtmx, noContent, notifyOf, wantsHtml, pathId, queryObject, readBody, readForm, respond, validate } from '../respond.js';
 import { readBodyWithFiles } from '../uploads.js';
-import { AddWatcherSchema, BulkUpdateSchema, ColumnsParamSchema, CommentSchema, CreateTicketSchema, LiveIdsSchema, LiveQuerySchema, UpdateTicketSchema, WatcherRoleSchema } from './schemas.js';
+import {
+  AddWatcherSchema, BulkResultsSchema, BulkUpdateSchema, ColumnsParamSchema, CommentResultSchema, CommentSchema, CreateTicketSchema, LiveIdsSchema, LiveQuerySchema,
+  LiveRowsSchema, NotAddedSchema, TicketChangeSchema, TicketListSchema, TicketSchema, TransactionSchema, UpdateTicketSchema, WatcherRoleSchema,
+} from './schemas.js';
+import { CustomFieldSchema } from '../custom-fields/schemas.js';
+import { documented } from '../openapi.js';
+import { z } from 'zod';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
 import { ccNotAdded, notAddedOf } from '../../domain/mailCc.js';
 
 type C = Context<AppEnv>;
+const doc = documented('Tickets');
 
 /**
  * Everything the ticket page shows, loaded only for HTML. The canned responses are read only for
@@ -117,7 +123,12 @@ async function formReturnTo(c: C): Promise<string> {
 export function ticketRoutes() {
   const app = new Hono<AppEnv>();
 
-  app.get('/', async (c) => {
+  app.get('/', doc({
+    summary: 'List tickets',
+    description: 'Filters, sort and paging (the list is capped by `limit`). `cf.<key>=<value>` filters by a custom field (several combine with AND). With `live_ids` (a live list asking about the tickets its event stream named) the answer is `LiveRows` instead.',
+    query: TicketListQuerySchema.extend({ columns: ColumnsParamSchema.optional(), live_ids: LiveIdsSchema.optional() }),
+    ok: { 200: z.union([TicketListSchema, LiveRowsSchema]) }, errors: [403, 404],
+  }), async (c) => {
     const { columns, live_ids: liveIds, ...params } = queryObject(c);
     const query = validate(TicketListQuerySchema, nestFilterParams(params));
     const chosen = columns === undefined ? undefined : validate(ColumnsParamSchema, columns, 'columns');
@@ -149,7 +160,11 @@ export function ticketRoutes() {
   });
 
   // SPEC C4: one change to many tickets, each in its own unit of work (decision 035).
-  app.patch('/', async (c) => {
+  app.patch('/', doc({
+    summary: 'Change many tickets',
+    description: `The same change to up to ${BULK_MAX_IDS} tickets, each in its own unit of work: one ticket's failure is its own \`results\` entry.`,
+    body: BulkUpdateSchema, ok: { 200: BulkResultsSchema },
+  }), async (c) => {
     const actor = actorOf(c);
     const db = dbOf(c);
     let input: z.infer<typeof BulkUpdateSchema>;
@@ -182,7 +197,10 @@ export function ticketRoutes() {
     return c.html(inZone(c, <TicketListRegion {...props} summary={summary} />));
   });
 
-  app.get('/new', async (c) => {
+  app.get('/new', doc({
+    summary: 'What a new ticket asks for', description: 'The custom fields of the new-ticket form (for the queue given as `queue_id`, else General).',
+    ok: { 200: z.strictObject({ custom_fields: z.array(CustomFieldSchema) }) },
+  }), async (c) => {
     const actor = actorOf(c);
     const values = nestFilterParams(queryObject(c));
     const props = await newTicketProps(c, actor, values);
@@ -192,7 +210,9 @@ export function ticketRoutes() {
     });
   });
 
-  app.post('/', async (c) => {
+  app.post('/', doc({
+    summary: 'Open a ticket', body: CreateTicketSchema, ok: { 201: TicketChangeSchema }, errors: [404],
+  }), async (c) => {
     const actor = actorOf(c);
     try {
       const input = await readBody(c, CreateTicketSchema);
@@ -211,13 +231,16 @@ export function ticketRoutes() {
     }
   });
 
-  app.get('/:id', async (c) => {
+  app.get('/:id', doc({ summary: 'A ticket', ok: { 200: TicketSchema } }), async (c) => {
     const actor = actorOf(c);
     const ticket = await getTicket(dbOf(c), actor, pathId(c));
     return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket, true)} /> });
   });
 
-  app.patch('/:id', async (c) => {
+  app.patch('/:id', doc({
+    summary: 'Change a ticket', description: 'One history entry per changed field; a change to nothing makes none.',
+    body: UpdateTicketSchema, ok: { 200: TicketChangeSchema },
+  }), async (c) => {
     const id = pathId(c);
     const actor = actorOf(c);
     const input = await readBody(c, UpdateTicketSchema);
@@ -225,26 +248,32 @@ export function ticketRoutes() {
     return respond(c, result, { title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketChanged p={await pageProps(c, actor, id)} /> });
   });
 
-  app.get('/:id/transactions', async (c) => {
+  app.get('/:id/transactions', doc({ summary: 'A ticket\'s history', ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema) }) } }), async (c) => {
     const id = pathId(c);
     return respond(c, { transactions: await listTicketTransactions(dbOf(c), actorOf(c), id) }, { title: `#${id} history` });
   });
 
   // SPEC D0: who mail named on the ticket and the Cc bounds left out, with the reason (staff; the page's People box).
-  app.get('/:id/cc-not-added', async (c) => {
+  app.get('/:id/cc-not-added', doc({
+    summary: 'People mail named but the Cc bounds left out', ok: { 200: z.strictObject({ cc_not_added: z.array(NotAddedSchema) }) }, errors: [403],
+  }), async (c) => {
     const id = pathId(c);
     const notAdded = await ccNotAdded(dbOf(c), actorOf(c), id);
     return respond(c, { cc_not_added: notAdded }, { title: `#${id} not added from mail` });
   });
 
-  app.get('/:id/transactions/:txnId', async (c) => {
+  app.get('/:id/transactions/:txnId', doc({ summary: 'One history entry', ok: { 200: z.strictObject({ transaction: TransactionSchema }) } }), async (c) => {
     const id = pathId(c);
     const txnId = pathId(c, 'txnId');
     const transaction = await getTicketTransaction(dbOf(c), actorOf(c), id, txnId);
     return respond(c, { transaction }, { title: `#${id} message ${txnId}`, view: () => <TxnBody ticketId={id} t={transaction} whole /> });
   });
 
-  app.post('/:id/comment', async (c) => {
+  app.post('/:id/comment', doc({
+    summary: 'Reply or add a note',
+    description: '`internal` defaults to true (a note). Files come as multipart `attachments` or as JSON base64. 409 `stale` when mail came in after `seen_transaction_id` (unless `force`).',
+    body: CommentSchema, files: true, ok: { 201: CommentResultSchema }, errors: [409],
+  }), async (c) => {
     const id = pathId(c);
     const actor = actorOf(c);
     // SPEC C4: files come as multipart `attachments` or JSON base64; MAX_ATTACHMENT_BYTES in all.
@@ -268,7 +297,10 @@ export function ticketRoutes() {
   // SPEC C5: what changed on the ticket since the entry `after` (the page's last): for a page, the
   // new entries appended to its history and its other parts out of band (TicketLive); JSON
   // clients get the same entries and the ticket as it is now.
-  app.get('/:id/live', async (c) => {
+  app.get('/:id/live', doc({
+    summary: 'What changed since a history entry', query: LiveQuerySchema,
+    ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema), ticket: TicketSchema }) },
+  }), async (c) => {
     const id = pathId(c);
     const { after } = validate(LiveQuerySchema, c.req.query());
     const actor = actorOf(c);
@@ -282,7 +314,7 @@ export function ticketRoutes() {
   });
 
   // SPEC C5: the reply box says its writer is typing (throttled by the page); others see it live.
-  app.post('/:id/typing', async (c) => {
+  app.post('/:id/typing', doc({ summary: 'Say you are writing a reply', ok: { 204: null } }), async (c) => {
     const id = pathId(c);
     const actor = actorOf(c);
     requireStaff(actor);
@@ -292,7 +324,9 @@ export function ticketRoutes() {
   });
 
   // SPEC C2: people on the ticket. Each change is an AddWatcher/DelWatcher transaction.
-  app.post('/:id/watchers', async (c) => {
+  app.post('/:id/watchers', doc({
+    summary: 'Add a requester, Cc or AdminCc', body: AddWatcherSchema, ok: { 201: CommentResultSchema }, errors: [409],
+  }), async (c) => {
     const id = pathId(c);
     const actor = actorOf(c);
     const input = await readBody(c, AddWatcherSchema);
@@ -300,7 +334,9 @@ export function ticketRoutes() {
     return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <PeopleChanged p={await pageProps(c, actor, id)} /> });
   });
 
-  app.delete('/:id/watchers/:role/:userId', async (c) => {
+  app.delete('/:id/watchers/:role/:userId', doc({
+    summary: 'Take someone off a ticket', path: { role: WatcherRoleSchema }, ok: { 204: null }, errors: [422],
+  }), async (c) => {
     const id = pathId(c);
     const actor = actorOf(c);
     const role = validate(WatcherRoleSchema, c.req.param('role'), 'role');
@@ -315,7 +351,10 @@ export function ticketRoutes() {
 /** GET /attachments/:id — always a download (never rendered inline by the browser). */
 export function attachmentRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/:id', async (c) => {
+  app.get('/:id', documented('Attachments')({
+    summary: 'Download a file', description: 'Always a download, with the file\'s own `Content-Type`.',
+    ok: { 200: { media: 'application/octet-stream', description: 'The file\'s bytes' } },
+  }), async (c) => {
     const a = await getAttachment(dbOf(c), actorOf(c), pathId(c));
     return c.body(new Uint8Array(a.content), 200, {
       'Content-Type': a.content_type,

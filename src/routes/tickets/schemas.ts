@@ -6,6 +6,8 @@ import { AttachmentsInputSchema } from '../uploads.js';
 import { zBool, zId, zInt, zJsonObject, zList, zNullableId, zText } from '../../domain/validation.js';
 import { BULK_MAX_IDS } from '../../domain/tickets/bulk.js';
 import { LIVE_IDS_MAX } from '../../domain/tickets/list.js';
+import { TRANSACTION_TYPES } from '../../domain/transactions.js';
+import { zRowId, zTimestamp } from '../openapi.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
 const customFields = zJsonObject;
@@ -107,3 +109,54 @@ export const LiveQuerySchema = z.strictObject({
   after: z.coerce.number({ error: 'Expected a whole number' }).int('Expected a whole number').min(0, 'Expected a whole number')
     .max(Number.MAX_SAFE_INTEGER, 'Expected a whole number').optional(),
 });
+
+// ---- What the ticket routes answer (SPEC B3, D5): the document's response schemas ----------
+
+/** SPEC B6: one entry per scrip whose condition matched. */
+export const ScripResultSchema = z.strictObject({
+  scrip_id: zRowId, key: z.string(), action: z.string(), ok: z.boolean(), notifications: z.number().int().min(0),
+  error: z.string().optional(),
+  withheld: z.strictObject({ recipients: z.array(z.string()), reason: z.string() }).optional()
+    .describe('Customers this action did not mail, and why'),
+}).meta({ id: 'ScripResult' });
+
+export const AttachmentSchema = z.strictObject({ id: zRowId, filename: z.string(), content_type: z.string(), size: z.number().int().min(0) })
+  .meta({ id: 'Attachment', description: 'A file on a message; its bytes: GET /attachments/{id}' });
+
+export const TransactionSchema = z.strictObject({
+  id: zRowId, ticket_id: zRowId, type: z.enum(TRANSACTION_TYPES), creator_id: zRowId.nullable(), body: z.string().nullable(),
+  field: z.string().nullable(), old_value: z.string().nullable(), new_value: z.string().nullable(), message_id: z.string().nullable(),
+  attachments: z.array(AttachmentSchema), scrip_results: z.array(ScripResultSchema),
+  outside_sender: z.boolean().describe('A Comment that is mail from someone not on the ticket'),
+  created_at: zTimestamp,
+}).meta({ id: 'Transaction', description: 'One entry of a ticket\'s history' });
+
+export const TicketSchema = z.strictObject({
+  id: zRowId, queue_id: zRowId, subject: z.string(), description: z.string(), status: z.enum(STATUSES),
+  owner_id: zRowId.nullable(), team_id: zRowId.nullable(), requester_id: zRowId.nullable(), priority: z.number().int().min(0).max(100),
+  custom_fields: z.record(z.string(), z.union([z.string(), z.number()])).describe('Values by custom field key'),
+  created_at: zTimestamp, updated_at: zTimestamp, resolved_at: zTimestamp.nullable(),
+  requesters: z.array(zRowId), cc: z.array(zRowId), admin_cc: z.array(zRowId),
+}).meta({ id: 'Ticket' });
+
+export const TicketListSchema = z.strictObject({
+  tickets: z.array(TicketSchema), total: z.number().int().min(0), limit: z.number().int().min(0), offset: z.number().int().min(0),
+}).meta({ id: 'TicketList' });
+
+/** SPEC C5: what a live list learns of the tickets its stream named. */
+export const LiveRowsSchema = z.strictObject({
+  sort: z.string(),
+  rows: z.array(z.strictObject({
+    id: zRowId, visible: z.boolean(), matches: z.boolean(), ticket: TicketSchema.optional(),
+    sort_key: z.tuple([z.union([z.number(), z.string()]), z.number()]).optional(),
+  })),
+}).meta({ id: 'LiveRows' });
+
+export const TicketChangeSchema = z.strictObject({ ticket: TicketSchema, scrip_results: z.array(ScripResultSchema) }).meta({ id: 'TicketChange' });
+export const CommentResultSchema = z.strictObject({ transaction: TransactionSchema, scrip_results: z.array(ScripResultSchema) }).meta({ id: 'TransactionChange', description: 'A new history entry and the scrips it ran' });
+export const BulkResultsSchema = z.strictObject({
+  results: z.array(z.strictObject({ id: zRowId, ok: z.boolean(), error: z.string().optional(), scrip_results: z.array(ScripResultSchema).optional() })),
+}).meta({ id: 'BulkResults' });
+export const NotAddedSchema = z.strictObject({
+  email: z.string(), name: z.string(), reason: z.string(), transaction_id: zRowId.nullable(), created_at: zTimestamp,
+}).meta({ id: 'NotAdded', description: 'Someone mail named whom the Cc bounds left off the ticket' });

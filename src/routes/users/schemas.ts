@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../../domain/actor.js';
 import { zBool, zInt, zText } from '../../domain/validation.js';
 import { USERS_PAGE_MAX } from '../../domain/users.js';
+import { zRowId, zTimestamp } from '../openapi.js';
 
 const email = z.string().trim().max(254).pipe(z.email('Expected an e-mail address'));
 const password = z.string().min(12, 'At least 12 characters').max(1024, 'At most 1024 characters');
@@ -28,3 +29,11 @@ export const UserListQuery = z.strictObject({
   // A search finds active people of every role, best first; these filters are for the full list.
   for (const k of ['role', 'disabled'] as const) if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'Not with q (a search finds active people of every role)' });
 });
+
+/** A user as the API answers it (SPEC B3): never a password. */
+export const UserSchema = z.strictObject({
+  id: zRowId, email: z.string(), name: z.string(), role: z.enum(ROLES), disabled: z.boolean(), created_at: zTimestamp, updated_at: zTimestamp,
+}).meta({ id: 'User' });
+export const UserPageSchema = z.strictObject({
+  users: z.array(UserSchema), total: z.number().int().min(0), limit: z.number().int().min(0), offset: z.number().int().min(0),
+}).meta({ id: 'UserPage' });

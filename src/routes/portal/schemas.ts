@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { MAX_REPLY_FILES, PUBLIC_TYPES } from '../../domain/portal.js';
+import { zText } from '../../domain/validation.js';
+import { zRowId, zTimestamp } from '../openapi.js';
+import { AttachmentSchema } from '../tickets/schemas.js';
+
+const file = z.strictObject({
+  filename: zText(255, 1),
+  content_type: z.string().trim().max(255).optional(),
+  content_base64: z.string().regex(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, 'Expected base64'),
+});
+/** JSON `{ body, attachments? }` (C4's attachment shape) or a form with `body` and files in `attachments`. */
+export const ReplySchema = z.strictObject({
+  body: z.string().max(100_000, 'At most 100000 characters').optional(),
+  attachments: z.array(file).max(MAX_REPLY_FILES, `At most ${MAX_REPLY_FILES} files`).optional(),
+});
+
+/** A ticket as its customer sees it: no owner, queue, team or internal field. */
+export const PortalTicketSchema = z.strictObject({ id: zRowId, subject: z.string(), status: z.string(), created_at: zTimestamp, updated_at: zTimestamp })
+  .meta({ id: 'PortalTicket' });
+export const PortalTransactionSchema = z.strictObject({
+  id: zRowId, type: z.enum(PUBLIC_TYPES),
+  author: z.strictObject({ name: z.string(), staff: z.boolean() }).describe('Staff by name only, never their address'),
+  body: z.string(), created_at: zTimestamp, attachments: z.array(AttachmentSchema),
+}).meta({ id: 'PortalTransaction' });
+export const PortalViewSchema = z.strictObject({ ticket: PortalTicketSchema, transactions: z.array(PortalTransactionSchema) }).meta({ id: 'PortalView' });
