@@ -126,6 +126,12 @@ describe('the checker every api() answer goes through', () => {
     expect(checker.check({ method: 'GET', path: '/nowhere', status: 404, contentType: 'application/json', body: { message: 'No route' } })).toMatch(/required property 'error'/);
   });
 
+  it('knows the redirects an API client can get: staff asking for the portal are sent to their own pages', async () => {
+    const portal = await s.api('GET', '/portal');
+    expect(portal.status).toBe(303);
+    expect(portal.headers.get('location')).toBe('/tickets');
+  });
+
   it('picks the literal route over a parameter (GET /tickets/new is not GET /tickets/{id})', () => {
     expect(checker.operation('GET', '/tickets/new')?.path).toBe('/tickets/new');
     expect(checker.operation('GET', '/tickets/12')?.path).toBe('/tickets/{id}');

@@ -30,7 +30,7 @@ export const ERROR_MEANING: Record<ErrorStatus, string> = {
 export const zTimestamp = z.iso.datetime({ offset: true }).describe('ISO 8601, UTC');
 export const zRowId = z.number().int().positive();
 
-type Success = 200 | 201 | 204;
+type Success = 200 | 201 | 204 | 303;
 /** A success answer: a JSON schema, `null` for no body (204), or another media type. */
 type SuccessBody = z.ZodType | null | { media: string; description: string; schema?: OpenAPIV3_1.SchemaObject };
 
@@ -54,7 +54,7 @@ export interface OperationDoc {
   errors?: ErrorStatus[];
 }
 
-const SUCCESS_TEXT: Record<Success, string> = { 200: 'OK', 201: 'Created', 204: 'Done; no body' };
+const SUCCESS_TEXT: Record<Success, string> = { 200: 'OK', 201: 'Created', 204: 'Done; no body', 303: 'Elsewhere: see `Location`' };
 const jsonOut = (schema: z.ZodType) => ({ 'application/json': { schema: resolver(schema as never, { options: { io: 'output' } }) } });
 
 type Json = Record<string, unknown>;

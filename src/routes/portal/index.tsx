@@ -30,7 +30,7 @@ export const isPortalUpload = (path: string) => /^\/portal\/(?:tickets\/[^/]+|[^
 
 const doc = documented('Portal');
 const TOKEN = { token: z.string().describe('The signed link\'s secret') };
-const download = { 200: { media: 'application/octet-stream', description: 'The file\'s bytes, always as a download' } };
+const DOWNLOAD = { 200: { media: 'application/octet-stream', description: 'The file\'s bytes, always as a download' } };
 
 /** The reply in whichever shape it came: JSON, urlencoded or multipart with files. */
 async function readReply(c: C): Promise<PortalReplyInput> {
@@ -114,7 +114,7 @@ async function reply(c: C, grant: PortalGrant, base: string) {
   });
 }
 
-async function downloadFile(c: C, grant: PortalGrant) {
+async function download(c: C, grant: PortalGrant) {
   const a = await portalAttachment(dbOf(c), grant, pathId(c, 'attachmentId'));
   return c.body(new Uint8Array(a.content), 200, {
     'Content-Type': a.content_type,
@@ -129,14 +129,14 @@ const sessionGrant = (c: C) => grantFromSession(dbOf(c), actorOf(c), pathId(c));
 export function portalRoutes() {
   const app = new Hono<AppEnv>();
 
-  app.get('/', doc({ summary: 'Your requests (customers)', description: 'Staff are redirected to /tickets.', ok: { 200: z.strictObject({ tickets: z.array(PortalTicketSchema) }) } }), async (c) => {
+  app.get('/', doc({ summary: 'Your requests (customers)', description: 'Staff are sent to /tickets (303).', ok: { 200: z.strictObject({ tickets: z.array(PortalTicketSchema) }), 303: null } }), async (c) => {
     const actor = actorOf(c);
     if (isStaff(actor)) return c.redirect('/tickets', 303);
     const tickets = await portalTickets(dbOf(c), actor);
     return respond(c, { tickets }, { title: 'Your requests', view: () => <PortalListPage tickets={tickets} max={PORTAL_LIST_MAX} /> });
   });
   app.get('/tickets', (c) => c.redirect('/portal', 303));
-  app.get('/tickets/:id', doc({ summary: 'One of your requests (customers)', ok: { 200: PortalViewSchema } }), async (c) => {
+  app.get('/tickets/:id', doc({ summary: 'One of your requests (customers)', description: 'Staff are sent to the ticket (303).', ok: { 200: PortalViewSchema, 303: null } }), async (c) => {
     const actor = actorOf(c);
     if (isStaff(actor)) return c.redirect(`/tickets/${pathId(c)}`, 303);
     return page(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`);
@@ -145,7 +145,7 @@ export function portalRoutes() {
     const id = pathId(c);
     return reply(c, await sessionGrant(c), `/portal/tickets/${id}`);
   });
-  app.get('/tickets/:id/attachments/:attachmentId', doc({ summary: 'A file of one of your requests', ok: download }), async (c) => downloadFile(c, await sessionGrant(c)));
+  app.get('/tickets/:id/attachments/:attachmentId', doc({ summary: 'A file of one of your requests', ok: DOWNLOAD }), async (c) => download(c, await sessionGrant(c)));
   app.get('/tickets/:id/live', doc({ summary: 'What came after an entry', query: LiveQuerySchema, ok: { 200: PortalViewSchema } }), async (c) => live(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`));
   app.get('/tickets/:id/events', doc({ summary: 'Live updates of one of your requests', ok: { 200: { media: 'text/event-stream', description: 'This ticket\'s public entries as they come (as GET /events)', schema: { type: 'string' } } }, errors: [429, 503] }), async (c) => {
     const grant = await sessionGrant(c);
@@ -157,7 +157,7 @@ export function portalRoutes() {
 
   app.get('/:token', doc({ summary: 'A request, by its portal link', public: true, path: TOKEN, ok: { 200: PortalViewSchema }, errors: [403] }), async (c) => page(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
   app.post('/:token/reply', doc({ summary: 'Reply by a portal link', public: true, path: TOKEN, body: ReplySchema, files: true, ok: { 201: z.strictObject({ transaction: PortalTransactionSchema }) }, errors: [429] }), async (c) => reply(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
-  app.get('/:token/attachments/:attachmentId', doc({ summary: 'A file, by a portal link', public: true, path: TOKEN, ok: download, errors: [403] }), async (c) => downloadFile(c, await grantFromToken(dbOf(c), c.req.param('token'))));
+  app.get('/:token/attachments/:attachmentId', doc({ summary: 'A file, by a portal link', public: true, path: TOKEN, ok: DOWNLOAD, errors: [403] }), async (c) => download(c, await grantFromToken(dbOf(c), c.req.param('token'))));
   app.get('/:token/live', doc({ summary: 'What came after an entry, by a portal link', public: true, path: TOKEN, query: LiveQuerySchema, ok: { 200: PortalViewSchema }, errors: [403] }), async (c) => live(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
   app.get('/:token/events', doc({ summary: 'Live updates, by a portal link', public: true, path: TOKEN, ok: { 200: { media: 'text/event-stream', description: 'This ticket\'s public entries as they come (as GET /events)', schema: { type: 'string' } } }, errors: [403, 429, 503] }), async (c) => {
     const db = dbOf(c);
