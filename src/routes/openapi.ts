@@ -1,6 +1,7 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { describeRoute, generateSpecs, resolver } from 'hono-openapi';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import type { AppEnv } from './context.js';
 import { z } from 'zod';
 
 // SPEC D5: the OpenAPI 3.1 document of the JSON API, built from the routes themselves. Each
@@ -190,7 +191,7 @@ function finish(generated: OpenAPIV3_1.Document, errorSchema: z.ZodType): OpenAP
 }
 
 /** The OpenAPI 3.1 document of `app`'s JSON API. */
-export async function openApiDocument(app: Hono<any>, errorSchema: z.ZodType, version: string): Promise<OpenAPIV3_1.Document> {
+export async function openApiDocument(app: Hono<AppEnv>, errorSchema: z.ZodType, version: string): Promise<OpenAPIV3_1.Document> {
   const doc = await generateSpecs(app, {
     documentation: {
       info: { title: 'hxdesk API', version, description: INTRO },

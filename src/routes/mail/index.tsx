@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { requireAdmin } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { getIntake, intakeRaw, listIntake } from '../../domain/mailIntake.js';
