@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRun } from './helpers/db.js';
-import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/expect.js';
+import { startServer, type TestServer } from './helpers/server.js';
 import { settle as settleOutbox, until } from './helpers/notify.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 
@@ -18,11 +19,6 @@ interface Person { id: number; email: string; token: string; name: string }
 
 let seq = 0;
 const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 8)}`;
-
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-}
 
 async function person(server: TestServer, role: 'admin' | 'agent' | 'requester'): Promise<Person> {
   const u = await server.user(role);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawCount } from './helpers/db.js';
-import { ADMIN_EMAIL, startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { errorPaths, expectError } from './helpers/expect.js';
+import { ADMIN_EMAIL, startServer, type TestServer } from './helpers/server.js';
 
 let s: TestServer;
 let agent: { id: number; email: string; token: string };
@@ -14,14 +15,6 @@ afterAll(async () => { await s.close(); });
 
 let seq = 0;
 const uniq = (prefix: string) => `${prefix}-${++seq}`;
-const paths = (res: ApiResponse) => (res.body.error?.details ?? []).map((d: { path: string }) => d.path);
-
-function expectError(res: ApiResponse, status: number, code: string, detailPath?: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  if (detailPath !== undefined) expect(paths(res)).toContain(detailPath);
-}
 
 const USER_KEYS = ['created_at', 'disabled', 'email', 'id', 'name', 'role', 'updated_at'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
