@@ -15,6 +15,7 @@ import { fillDisk, mountTmpfs, unmount } from './helpers/mounts.js';
 import { createMigratedDatabase, postgres } from './helpers/postgres.js';
 import { type ApiResponse, type LogEntry, startServer, type TestServer } from './helpers/server.js';
 import { onlyOn, testStore } from './helpers/store.js';
+import { waitUntil } from './helpers/wait.js';
 
 // Decision 042, issue 25: a full disk is an outage the server says out loud. The store is put on
 // a small tmpfs mounted here — SQLite: DATA_DIR on it; PostgreSQL: the test database in a
@@ -52,16 +53,6 @@ function heldReceiver() {
     listen: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`))),
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
-}
-
-async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const MAIL = (subject: string) => Buffer.from(`From: Cleo <cleo@customer.example>\r\nTo: support@example.com\r\nSubject: ${subject}\r\nMessage-ID: <${subject.replace(/\W/g, '')}@customer.example>\r\nDate: Mon, 1 Jan 2029 10:00:00 +0000\r\n\r\nHello\r\n`);

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRun } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { settle as settleOutbox, until } from './helpers/notify.js';
+import { settle as settleOutbox } from './helpers/notify.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { until } from './helpers/wait.js';
 
 // Scrips, templates and notifications end to end (SPEC B6): changes through the HTTP API, mail
 // through the durable outbox and the delivery worker into a real SMTP server.
