@@ -7,6 +7,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, type Db, openStore, sqliteOf } from '../src/db/store.js';
+import { testClock, useClock } from '../src/domain/clock.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { loadEnv } from '../src/env.js';
 import { startWorkers, type Workers } from '../src/workers.js';
@@ -30,9 +31,8 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-fulldisk-'));
 fs.chmodSync(tmp, 0o755); // the postgres user walks through it to its tablespace
 const disk = path.join(tmp, 'disk');
 
-/** The clock of the workers' log window: moved by the test only. */
-let clock = 1_000_000;
-const now = () => clock;
+/** The servers' clock (and so their workers' log window): moved by the test only. */
+const clock = testClock();
 
 /** A webhook receiver that holds its first request until released, then answers everything 200. */
 function heldReceiver() {
@@ -99,7 +99,7 @@ describe('a full disk under the store', () => {
     } else {
       env.DATA_DIR = path.join(disk, 'data');
     }
-    s = await startServer(env, { now });
+    s = await startServer(env, { clock });
     queueId = (await s.api('GET', '/queues')).body.queues[0].id;
   });
 
@@ -214,7 +214,7 @@ describe('a full disk under the store', () => {
     expect(said()).toHaveLength(1);
     expect(lines(/^outbox: worker error/)).toEqual([]);
     // Ten seconds later (of the workers' clock) the next failed turn says it again, with how many were held back.
-    clock += 10_000;
+    clock.advance(10_000);
     await waitUntil('the second line', () => said().length, (n) => n === 2);
     expect(said()[1].fields.repeated).toBeGreaterThanOrEqual(3);
     expect(receiver.hits).toHaveLength(1);
@@ -262,22 +262,23 @@ onlyOn('sqlite')('the search indexer on a full disk', () => {
     mountTmpfs(disk2, 8);
     const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: path.join(disk2, 'data'), WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests', SEARCH_INDEX_MS: '20' });
     db = await openStore(env);
+    useClock(db, clock);
     await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'admin-password-123' });
     const sqlite = sqliteOf(db);
-    const at = new Date().toISOString();
+    const at = new Date(clock.now()).toISOString();
     sqlite.prepare("INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (1, 'Unindexed text', 'new', ?, ?)").run(at, at);
     expect(await rawCount(db, 'search_pending')).toBeGreaterThan(0);
     expect(sqlite.pragma('wal_checkpoint(TRUNCATE)')).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
     filler = fillDisk(disk2);
 
     const logged: { msg: string; fields: Record<string, unknown> }[] = [];
-    workers = await startWorkers(db, env, (level, msg, fields = {}) => { if (level !== 'debug') logged.push({ msg, fields }); }, { now });
+    workers = await startWorkers(db, env, (level, msg, fields = {}) => { if (level !== 'debug') logged.push({ msg, fields }); });
     const said = () => logged.filter((l) => /^search: indexing failed: the disk holding the database is full/.test(l.msg));
     await waitUntil('the first line', () => said().length, (n) => n === 1);
     // A real wait for its turns (every 20 ms, or 1 s after a failure).
     await new Promise((r) => setTimeout(r, 2200));
     expect(said()).toHaveLength(1);
-    clock += 10_000;
+    clock.advance(10_000);
     await waitUntil('the second line', () => said().length, (n) => n === 2);
     expect(said()[1].fields.repeated).toBeGreaterThanOrEqual(1);
 
@@ -309,7 +310,7 @@ onlyOn('postgres')('a read-only PostgreSQL database', () => {
   });
 
   it('writes answer 503 storage_unavailable (read_only), /healthz says so, the outbox worker backs off; all resumes when it takes writes again', async () => {
-    s = await startServer({ WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests', OUTBOX_POLL_MS: '50' }, { now });
+    s = await startServer({ WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests', OUTBOX_POLL_MS: '50' }, { clock });
     admin = new pg.Client({ connectionString: (await postgres()).url() });
     admin.on('error', () => {});
     await admin.connect();
@@ -340,7 +341,7 @@ onlyOn('postgres')('a read-only PostgreSQL database', () => {
     expect(said()[0].fields).toMatchObject({ cause: 'read_only', owed: 1 });
     await new Promise((r) => setTimeout(r, 1500)); // the worker's own turns, real time
     expect(said()).toHaveLength(1);
-    clock += 10_000;
+    clock.advance(10_000);
     await waitUntil('the second line', () => said().length, (n) => n === 2);
     expect(said()[1].fields.repeated).toBeGreaterThanOrEqual(3);
 

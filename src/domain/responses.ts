@@ -2,7 +2,8 @@ import { and, asc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import { type Conn, type Db, first, one, transaction } from '../db/port.js';
 import { cannedResponses } from '../db/schema.js';
 import { isStatus, STATUSES, type Status } from '../lifecycle.js';
-import { type Actor, isAdmin, nowIso, requireStaff } from './actor.js';
+import { type Actor, isAdmin, requireStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { AppError, forbidden, invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { checkLiquid, renderLiquid, ticketScope } from './templates.js';
@@ -88,7 +89,7 @@ export async function createResponse(db: Db, actor: Actor, input: ResponseInput)
   checkStatus(input.set_status);
   await checkLiquid(db, { body: input.body });
   const ownerId = input.shared ? null : actor.id;
-  const now = nowIso();
+  const now = nowIso(db);
   return transaction(db, async (tx) => {
     await checkQueue(tx, input.queue_id);
     await checkName(tx, input.name, ownerId);
@@ -111,7 +112,7 @@ export async function updateResponse(db: Db, actor: Actor, id: number, input: Pa
     await checkQueue(tx, input.queue_id);
     if (input.name !== undefined || ownerId !== current.owner_id) await checkName(tx, input.name ?? current.name, ownerId, id);
     const { shared: _, ...fields } = input;
-    return one(tx.update(cannedResponses).set({ ...fields, owner_id: ownerId, updated_at: nowIso() }).where(eq(cannedResponses.id, id)).returning());
+    return one(tx.update(cannedResponses).set({ ...fields, owner_id: ownerId, updated_at: nowIso(db) }).where(eq(cannedResponses.id, id)).returning());
   });
 }
 

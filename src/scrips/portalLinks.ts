@@ -25,8 +25,8 @@ export function readPortalToken(token: string, secret = notifySettings().portalS
   return { ticketId: Number(m[1]), userId: Number(m[2]), expires: Number(m[3]), epoch: Number(m[4]) };
 }
 
-/** A fresh link for this user to this ticket, valid PORTAL_LINK_DAYS from now. */
-export function portalUrl(ticketId: number, userId: number, epoch: number, now = Date.now()): string {
+/** A fresh link for this user to this ticket, valid PORTAL_LINK_DAYS from `now` (the store's clock, ms). */
+export function portalUrl(ticketId: number, userId: number, epoch: number, now: number): string {
   const { publicUrl, portalLinkDays } = notifySettings();
   const expires = Math.floor(now / 1000) + portalLinkDays * 86_400;
   return `${publicUrl}/portal/${signPortalToken({ ticketId, userId, expires, epoch })}`;
