@@ -13,7 +13,7 @@ import { loadEnv } from '../src/env.js';
 import { startWorkers, type Workers } from '../src/workers.js';
 import { rawCount, rawGet, rawRun } from './helpers/db.js';
 import { fillDisk, mountTmpfs, unmount } from './helpers/mounts.js';
-import { createMigratedDatabase, postgres } from './helpers/postgres.js';
+import { type PgCluster, startPostgres } from './helpers/postgres.js';
 import { type ApiResponse, type LogEntry, startServer, type TestServer } from './helpers/server.js';
 import { onlyOn, testStore } from './helpers/store.js';
 import { waitUntil } from './helpers/wait.js';
@@ -27,6 +27,11 @@ import { waitUntil } from './helpers/wait.js';
 // no restart, once the file is deleted.
 
 const onPg = testStore() === 'postgres';
+// The tests change the cluster itself (a tablespace on a small disk, ALTER SYSTEM): a cluster of
+// this file's own, not the worker's that the next files use.
+let ownCluster: Promise<PgCluster> | undefined;
+const cluster = () => (ownCluster ??= startPostgres());
+afterAll(async () => { await (await ownCluster?.catch(() => undefined))?.stop(); });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-fulldisk-'));
 fs.chmodSync(tmp, 0o755); // the postgres user walks through it to its tablespace
 const disk = path.join(tmp, 'disk');
@@ -88,9 +93,9 @@ describe('a full disk under the store', () => {
       fs.mkdirSync(space);
       const [uid, gid] = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))!.split(':').slice(2, 4).map(Number);
       fs.chownSync(space, uid, gid);
-      const url = await createMigratedDatabase();
+      const url = await (await cluster()).createMigratedDatabase();
       dbName = new URL(url).pathname.slice(1);
-      pgAdmin = new pg.Client({ connectionString: (await postgres()).url() });
+      pgAdmin = new pg.Client({ connectionString: (await cluster()).url() });
       pgAdmin.on('error', () => {});
       await pgAdmin.connect();
       await pgAdmin.query(`CREATE TABLESPACE hx_full_disk LOCATION '${space}'`);
@@ -310,8 +315,8 @@ onlyOn('postgres')('a read-only PostgreSQL database', () => {
   });
 
   it('writes answer 503 storage_unavailable (read_only), /healthz says so, the outbox worker backs off; all resumes when it takes writes again', async () => {
-    s = await startServer({ WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests', OUTBOX_POLL_MS: '50' }, { clock });
-    admin = new pg.Client({ connectionString: (await postgres()).url() });
+    s = await startServer({ WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests', OUTBOX_POLL_MS: '50', DATABASE_URL: await (await cluster()).createMigratedDatabase() }, { clock });
+    admin = new pg.Client({ connectionString: (await cluster()).url() });
     admin.on('error', () => {});
     await admin.connect();
     await admin.query('SET default_transaction_read_only = off'); // this session keeps writing, to undo it
