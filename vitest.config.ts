@@ -48,15 +48,16 @@ const onPostgres = pgWanted !== '0' && pgAvailable();
 
 export default defineConfig({
   test: {
-    // The server and CLI compiled once, for the tests that start real processes (tests/helpers/buildOnce.ts).
-    globalSetup: ['tests/helpers/buildOnce.ts'],
+    // The server and CLI compiled once, for the tests that start real processes (tests/helpers/buildOnce.ts);
+    // the run's PostgreSQL clusters, one per worker slot, stopped at the end (tests/helpers/pgRun.ts).
+    globalSetup: ['tests/helpers/buildOnce.ts', 'tests/helpers/pgRun.ts'],
     // Each test file starts its own server on its own SQLite file; two cores, two workers.
     maxWorkers: 2,
     projects: [
       // The whole suite on SQLite (the default store).
       { test: { name: 'sqlite', include: ['tests/**/*.test.{ts,tsx}'], ...shared } },
       // Then the HTTP suite on PostgreSQL (SPEC C6), when a throwaway cluster can be started here:
-      // every server of a file on a fresh database in that file's cluster (tests/helpers/server.ts).
+      // every server of a file on a fresh database in its worker's cluster (tests/helpers/server.ts).
       ...(onPostgres ? [{
         test: {
           name: 'postgres',

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tightenFile, writePrivateFile } from './dataDir.js';
 import { type Db, errorMessage, storageUnavailable, storeOf } from './db/port.js';
+import { clockOf } from './domain/clock.js';
 import { newSecret } from './domain/secrets.js';
 import type { Env } from './env.js';
 import { throttled, type Logger } from './log.js';
@@ -14,14 +15,15 @@ export interface Workers { delivery: DeliveryWorker; imap: ImapPoller | null; st
 
 /**
  * The background work of the process: outbox delivery, IMAP polling, the store's own upkeep
- * (search indexing). Their failures are said once per worker and cause every 10 s (decision 042);
- * `now` is the clock of that window (tests give their own).
+ * (search indexing). Their failures are said once per worker and cause every 10 s (decision 042)
+ * of the store's clock (decision 047: a test that holds the clock holds that window too).
  *
  * `settings`: the app's (src/settings.ts), the same object the app is given, for the mail the
  * IMAP poller takes in; built from `env` and the store when not given (and IMAP_URL is set).
  */
-export async function startWorkers(db: Db, env: Env, log: Logger, opts: { now?: () => number; settings?: Settings } = {}): Promise<Workers> {
-  const say = throttled(log, { now: opts.now });
+export async function startWorkers(db: Db, env: Env, log: Logger, opts: { settings?: Settings } = {}): Promise<Workers> {
+  const clock = clockOf(db);
+  const say = throttled(log, { now: () => clock.now() });
   const maintenance = storeOf(db).startMaintenance((what, error) => {
     const storage = storageUnavailable(error);
     say(`${what}:${storage?.storage ?? errorMessage(error)}`, 'warn', storage ? `${what}: ${storage.message}; trying again` : what, { error: errorMessage(error) });

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
-import { createDatabase, pgAvailable, stopPostgres } from './helpers/postgres.js';
+import { createDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 import { processScope, type ServerProcess, spawnServer } from './helpers/process.js';
 
 // `hxdesk copy-store --to postgres://…` (SPEC C6, docs/decisions/029): a SQLite install built
@@ -135,7 +135,7 @@ async function snapshot(base: string, token: string, searches: string[]): Promis
 const pgTest = describe.skipIf(!pgAvailable());
 
 pgTest('hxdesk copy-store', () => {
-  afterAll(stopPostgres);
+  afterAll(releasePostgres);
 
   it('moves a SQLite install to PostgreSQL: the API answers the same, ids, bytes, search, passwords and tokens included; sequences continue past the copied ids', async () => {
     const dir = dataDir();

@@ -7,14 +7,16 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, type Db, openStore, sqliteOf } from '../src/db/store.js';
+import { testClock, useClock } from '../src/domain/clock.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 import { loadEnv } from '../src/env.js';
 import { startWorkers, type Workers } from '../src/workers.js';
 import { rawCount, rawGet, rawRun } from './helpers/db.js';
 import { fillDisk, mountTmpfs, unmount } from './helpers/mounts.js';
-import { createMigratedDatabase, postgres } from './helpers/postgres.js';
+import { type PgCluster, startPostgres } from './helpers/postgres.js';
 import { type ApiResponse, type LogEntry, startServer, type TestServer } from './helpers/server.js';
 import { onlyOn, testStore } from './helpers/store.js';
+import { waitUntil } from './helpers/wait.js';
 
 // Decision 042, issue 25: a full disk is an outage the server says out loud. The store is put on
 // a small tmpfs mounted here — SQLite: DATA_DIR on it; PostgreSQL: the test database in a
@@ -25,13 +27,17 @@ import { onlyOn, testStore } from './helpers/store.js';
 // no restart, once the file is deleted.
 
 const onPg = testStore() === 'postgres';
+// The tests change the cluster itself (a tablespace on a small disk, ALTER SYSTEM): a cluster of
+// this file's own, not the worker's that the next files use.
+let ownCluster: Promise<PgCluster> | undefined;
+const cluster = () => (ownCluster ??= startPostgres());
+afterAll(async () => { await (await ownCluster?.catch(() => undefined))?.stop(); });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-fulldisk-'));
 fs.chmodSync(tmp, 0o755); // the postgres user walks through it to its tablespace
 const disk = path.join(tmp, 'disk');
 
-/** The clock of the workers' log window: moved by the test only. */
-let clock = 1_000_000;
-const now = () => clock;
+/** The servers' clock (and so their workers' log window): moved by the test only. */
+const clock = testClock();
 
 /** A webhook receiver that holds its first request until released, then answers everything 200. */
 function heldReceiver() {
@@ -52,16 +58,6 @@ function heldReceiver() {
     listen: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`))),
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
-}
-
-async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const MAIL = (subject: string) => Buffer.from(`From: Cleo <cleo@customer.example>\r\nTo: support@example.com\r\nSubject: ${subject}\r\nMessage-ID: <${subject.replace(/\W/g, '')}@customer.example>\r\nDate: Mon, 1 Jan 2029 10:00:00 +0000\r\n\r\nHello\r\n`);
@@ -97,9 +93,9 @@ describe('a full disk under the store', () => {
       fs.mkdirSync(space);
       const [uid, gid] = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))!.split(':').slice(2, 4).map(Number);
       fs.chownSync(space, uid, gid);
-      const url = await createMigratedDatabase();
+      const url = await (await cluster()).createMigratedDatabase();
       dbName = new URL(url).pathname.slice(1);
-      pgAdmin = new pg.Client({ connectionString: (await postgres()).url() });
+      pgAdmin = new pg.Client({ connectionString: (await cluster()).url() });
       pgAdmin.on('error', () => {});
       await pgAdmin.connect();
       await pgAdmin.query(`CREATE TABLESPACE hx_full_disk LOCATION '${space}'`);
@@ -108,7 +104,7 @@ describe('a full disk under the store', () => {
     } else {
       env.DATA_DIR = path.join(disk, 'data');
     }
-    s = await startServer(env, { now });
+    s = await startServer(env, { clock });
     queueId = (await s.api('GET', '/queues')).body.queues[0].id;
   });
 
@@ -223,7 +219,7 @@ describe('a full disk under the store', () => {
     expect(said()).toHaveLength(1);
     expect(lines(/^outbox: worker error/)).toEqual([]);
     // Ten seconds later (of the workers' clock) the next failed turn says it again, with how many were held back.
-    clock += 10_000;
+    clock.advance(10_000);
     await waitUntil('the second line', () => said().length, (n) => n === 2);
     expect(said()[1].fields.repeated).toBeGreaterThanOrEqual(3);
     expect(receiver.hits).toHaveLength(1);
@@ -271,22 +267,23 @@ onlyOn('sqlite')('the search indexer on a full disk', () => {
     mountTmpfs(disk2, 8);
     const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: path.join(disk2, 'data'), WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests', SEARCH_INDEX_MS: '20' });
     db = await openStore(env);
+    useClock(db, clock);
     await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'admin-password-123' });
     const sqlite = sqliteOf(db);
-    const at = new Date().toISOString();
+    const at = new Date(clock.now()).toISOString();
     sqlite.prepare("INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (1, 'Unindexed text', 'new', ?, ?)").run(at, at);
     expect(await rawCount(db, 'search_pending')).toBeGreaterThan(0);
     expect(sqlite.pragma('wal_checkpoint(TRUNCATE)')).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
     filler = fillDisk(disk2);
 
     const logged: { msg: string; fields: Record<string, unknown> }[] = [];
-    workers = await startWorkers(db, env, (level, msg, fields = {}) => { if (level !== 'debug') logged.push({ msg, fields }); }, { now });
+    workers = await startWorkers(db, env, (level, msg, fields = {}) => { if (level !== 'debug') logged.push({ msg, fields }); });
     const said = () => logged.filter((l) => /^search: indexing failed: the disk holding the database is full/.test(l.msg));
     await waitUntil('the first line', () => said().length, (n) => n === 1);
     // A real wait for its turns (every 20 ms, or 1 s after a failure).
     await new Promise((r) => setTimeout(r, 2200));
     expect(said()).toHaveLength(1);
-    clock += 10_000;
+    clock.advance(10_000);
     await waitUntil('the second line', () => said().length, (n) => n === 2);
     expect(said()[1].fields.repeated).toBeGreaterThanOrEqual(1);
 
@@ -318,8 +315,8 @@ onlyOn('postgres')('a read-only PostgreSQL database', () => {
   });
 
   it('writes answer 503 storage_unavailable (read_only), /healthz says so, the outbox worker backs off; all resumes when it takes writes again', async () => {
-    s = await startServer({ WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests', OUTBOX_POLL_MS: '50' }, { now });
-    admin = new pg.Client({ connectionString: (await postgres()).url() });
+    s = await startServer({ WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests', OUTBOX_POLL_MS: '50', DATABASE_URL: await (await cluster()).createMigratedDatabase() }, { clock });
+    admin = new pg.Client({ connectionString: (await cluster()).url() });
     admin.on('error', () => {});
     await admin.connect();
     await admin.query('SET default_transaction_read_only = off'); // this session keeps writing, to undo it
@@ -349,7 +346,7 @@ onlyOn('postgres')('a read-only PostgreSQL database', () => {
     expect(said()[0].fields).toMatchObject({ cause: 'read_only', owed: 1 });
     await new Promise((r) => setTimeout(r, 1500)); // the worker's own turns, real time
     expect(said()).toHaveLength(1);
-    clock += 10_000;
+    clock.advance(10_000);
     await waitUntil('the second line', () => said().length, (n) => n === 2);
     expect(said()[1].fields.repeated).toBeGreaterThanOrEqual(3);
 

@@ -10,6 +10,7 @@ import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { killAll, spawnServer } from './helpers/process.js';
 import { testStore } from './helpers/store.js';
+import { waitUntil } from './helpers/wait.js';
 
 // IMAP polling (SPEC B7, issue 4 point 6) against a real Dovecot on 127.0.0.1: UIDs and
 // UIDVALIDITY are tracked rather than \Seen, a message is flagged \Seen (or moved) only after its
@@ -18,6 +19,8 @@ import { testStore } from './helpers/store.js';
 // by itself when Dovecot goes away and comes back.
 
 
+// Dovecot and the servers restart under the tests: a probe may fail while they are down.
+const IMAP = { timeoutMs: 30_000, intervalMs: 50, retryErrors: true };
 const dovecots: Dovecot[] = [];
 const servers: TestServer[] = [];
 const children: ChildProcess[] = [];
@@ -33,21 +36,6 @@ afterAll(async () => {
 // ---- helpers ------------------------------------------------------------------------------
 
 /** Polls `probe` until `done` holds for its value; never asserts on elapsed time, only on states. */
-async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    try {
-      last = await probe();
-      if (done(last)) return last;
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}; last value: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function newDovecot(): Promise<Dovecot> {
   const dc = await startDovecot();
   dovecots.push(dc);
@@ -201,7 +189,7 @@ async function pollCrashingDovecotAt(s: TestServer, dc: Dovecot, subject: string
     try {
       await holder.query('SELECT pg_advisory_lock($1)', [LOCK]);
       const polled = s.workers.imap!.pollNow();
-      await waitUntil('the insert waiting in the trigger', () => rawQuery(s, "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND NOT granted", [LOCK]), (r) => r.length === 1);
+      await waitUntil('the insert waiting in the trigger', () => rawQuery(s, "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND NOT granted", [LOCK]), (r) => r.length === 1, IMAP);
       await dc.crash();
       await holder.query('SELECT pg_advisory_unlock($1)', [LOCK]);
       await polled;
@@ -459,9 +447,9 @@ describe('IMAP polling against a real Dovecot', () => {
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Line drops after this one']);
 
     await dc.resume();
-    await waitUntil('the rest of the batch', async () => { await s.workers.imap!.pollNow(); return tickets(s); }, (l) => l.total === 3, 10_000);
+    await waitUntil('the rest of the batch', async () => { await s.workers.imap!.pollNow(); return tickets(s); }, (l) => l.total === 3, { ...IMAP, timeoutMs: 10_000 });
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Line drops after this one', 'Second in the batch', 'Third in the batch']);
-    await waitUntil('all three \\Seen', () => listBox(dc), (b) => b.length === 3 && b.every((m) => m.seen));
+    await waitUntil('all three \\Seen', () => listBox(dc), (b) => b.length === 3 && b.every((m) => m.seen), IMAP);
     const log = await intake(s);
     expect(log.intake.map((r) => [r.subject, r.verdict])).toEqual([
       ['Third in the batch', 'created'], ['Second in the batch', 'created'], ['Line drops after this one', 'created'],
@@ -526,7 +514,7 @@ describe('IMAP polling against a real Dovecot', () => {
     // Its UID is below the old high-water mark: only the UIDVALIDITY check finds it.
     expect(added).toBeLessThan(uids[4]);
 
-    await waitUntil('the new message polled', async () => { await s.workers.imap!.pollNow(); return tickets(s); }, (l) => l.total === 6);
+    await waitUntil('the new message polled', async () => { await s.workers.imap!.pollNow(); return tickets(s); }, (l) => l.total === 6, IMAP);
     expect((await tickets(s)).tickets.map((t) => t.subject)).toEqual(['Old one', 'Old two', 'Old three', 'Old four', 'Old five', 'New after renumbering']);
     expect((await listBox(dc)).map((m) => [m.uid, m.subject, m.seen])).toEqual([[added - 1, 'Old five', true], [added, 'New after renumbering', true]]);
     expect((await intake(s)).total).toBe(6);
@@ -543,9 +531,9 @@ describe('IMAP polling against a real Dovecot', () => {
     expect(await imapStateRows(s)).toEqual([]);
     await dc.resume();
     await append(dc, [mail({ from: 'uma@customer.example', subject: 'Sent while the poller was retrying' })]);
-    const list = await waitUntil('ticket from the reconnected poller', () => tickets(s), (l) => l.total === 1);
+    const list = await waitUntil('ticket from the reconnected poller', () => tickets(s), (l) => l.total === 1, IMAP);
     expect(list.tickets.map((t) => t.subject)).toEqual(['Sent while the poller was retrying']);
-    await waitUntil('message flagged', () => listBox(dc), (b) => b.length === 1 && b[0].seen);
+    await waitUntil('message flagged', () => listBox(dc), (b) => b.length === 1 && b[0].seen, IMAP);
     expect(await imapStateRows(s)).toHaveLength(1);
   });
 });
@@ -622,7 +610,7 @@ describe('the real server process', () => {
           if (res?.ok && ((await res.json()) as { total: number }).total >= 1) kill();
         }
         return killed;
-      }, (k) => k, 60_000);
+      }, (k) => k, { ...IMAP, timeoutMs: 60_000 });
       expect(await p.exit).toEqual({ code: null, signal: 'SIGKILL' });
     }
 
@@ -653,8 +641,8 @@ describe('the real server process', () => {
 
     // Last start on the same data directory: the poller picks up where the state says.
     proc = await spawnServer({ ...baseEnv, IMAP_URL: dc.url(), IMAP_POLL_SECONDS: '0.2' });
-    await waitUntil('all 20 messages \\Seen', () => listBox(dc), (b) => b.length === 20 && b.every((m) => m.seen), 60_000);
-    const list = await waitUntil('20 tickets', () => get(proc.base, token, '/tickets?sort=id&limit=500'), (l) => l.total === 20, 60_000);
+    await waitUntil('all 20 messages \\Seen', () => listBox(dc), (b) => b.length === 20 && b.every((m) => m.seen), { ...IMAP, timeoutMs: 60_000 });
+    const list = await waitUntil('20 tickets', () => get(proc.base, token, '/tickets?sort=id&limit=500'), (l) => l.total === 20, { ...IMAP, timeoutMs: 60_000 });
     expect((list.tickets as TicketRow[]).map((t) => t.subject).sort()).toEqual(subjects);
     expect((list.tickets as TicketRow[]).map((t) => t.description).sort()).toEqual(subjects.map((_, i) => `Request number ${i + 1}.`).sort());
     const requesters = new Set((list.tickets as TicketRow[]).map((t) => t.requester_id));
@@ -667,7 +655,7 @@ describe('the real server process', () => {
 
     // Later polls go on from there: one more message is one more ticket, and nothing else changes.
     await append(dc, [mail({ from: 'late@customer.example', subject: 'After the crash batch' })]);
-    const more = await waitUntil('21 tickets', () => get(proc.base, token, '/tickets?sort=id&limit=500'), (l) => l.total === 21, 60_000);
+    const more = await waitUntil('21 tickets', () => get(proc.base, token, '/tickets?sort=id&limit=500'), (l) => l.total === 21, { ...IMAP, timeoutMs: 60_000 });
     expect((more.tickets as TicketRow[]).map((t) => t.subject).sort()).toEqual([...subjects, 'After the crash batch'].sort());
     expect((await get(proc.base, token, '/mail/intake?limit=500')).total).toBe(21);
 
@@ -682,20 +670,20 @@ describe('the real server process', () => {
     await append(dc, [mail({ from: 'vera@customer.example', subject: 'Before Dovecot went away' })]);
     const proc = await spawnServer({ ...(await sharedStore(dataDir)).env, ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword, IMAP_URL: dc.url(), IMAP_POLL_SECONDS: '0.2' });
     const token = await signIn(proc.base, adminEmail, adminPassword);
-    await waitUntil('first ticket', () => get(proc.base, token, '/tickets?limit=1'), (l) => l.total === 1);
-    await waitUntil('first message \\Seen', () => listBox(dc), (b) => b.length === 1 && b[0].seen);
+    await waitUntil('first ticket', () => get(proc.base, token, '/tickets?limit=1'), (l) => l.total === 1, IMAP);
+    await waitUntil('first message \\Seen', () => listBox(dc), (b) => b.length === 1 && b[0].seen, IMAP);
 
     // No poll failed while Dovecot was up (counted before halting: polls every 0.2 s may fail at once after).
     const failedBefore = (proc.output().match(/imap: poll failed; will reconnect/g) ?? []).length;
     expect(failedBefore).toBe(0);
     await dc.halt();
-    await waitUntil('a failed poll', () => proc.output(), (o) => /imap: poll failed; will reconnect.*"failures":1/.test(o));
+    await waitUntil('a failed poll', () => proc.output(), (o) => /imap: poll failed; will reconnect.*"failures":1/.test(o), IMAP);
 
     await dc.resume();
     await append(dc, [mail({ from: 'walt@customer.example', subject: 'Sent while the server was down' })]);
-    const list = await waitUntil('second ticket', () => get(proc.base, token, '/tickets?sort=id&limit=500'), (l) => l.total === 2);
+    const list = await waitUntil('second ticket', () => get(proc.base, token, '/tickets?sort=id&limit=500'), (l) => l.total === 2, IMAP);
     expect((list.tickets as TicketRow[]).map((t) => t.subject)).toEqual(['Before Dovecot went away', 'Sent while the server was down']);
-    await waitUntil('both messages \\Seen', () => listBox(dc), (b) => b.length === 2 && b.every((m) => m.seen));
+    await waitUntil('both messages \\Seen', () => listBox(dc), (b) => b.length === 2 && b.every((m) => m.seen), IMAP);
     const log = await get(proc.base, token, '/mail/intake?limit=500');
     expect((log.intake as IntakeRow[]).map((r) => [r.subject, r.verdict, r.source])).toEqual([
       ['Sent while the server was down', 'created', 'imap'], ['Before Dovecot went away', 'created', 'imap'],

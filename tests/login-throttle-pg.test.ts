@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerStore, type Db, type StoreImpl } from '../src/db/port.js';
 import * as pgSchema from '../src/db/postgres/schema.js';
 import { checkThrottle, clearThrottle, countAttempt } from '../src/domain/throttle.js';
-import { createMigratedDatabase, pgAvailable, stopPostgres } from './helpers/postgres.js';
+import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 
 // The sign-in brake's SQL (domain/throttle.ts, decision 028) on PostgreSQL: the upsert with
 // CASE arithmetic, the bounded sweep and the delete, on a database made by the PostgreSQL
@@ -22,7 +22,7 @@ describe.skipIf(!pgAvailable())('login_throttle on PostgreSQL', () => {
   }, 120_000);
   afterAll(async () => {
     await pool?.end();
-    await stopPostgres();
+    await releasePostgres();
   });
 
   it('40 attempts at once through 10 connections: counts 1 to 40, the first 5 allowed', async () => {

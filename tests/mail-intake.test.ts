@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { expectError } from './helpers/expect.js';
+import { waitUntil } from './helpers/wait.js';
 
 // E-mail intake through POST /mailgate (SPEC B7, B6 loop rule, B5 errors; issue 4 points 1–5
 // and 7). Everything goes through real HTTP against a real server on its own SQLite file; the
@@ -72,16 +73,6 @@ async function postMultipart(s: TestServer, fields: Record<string, string | Blob
 
 
 /** Polls `probe` until `done` holds; never asserts on elapsed time, only on states. */
-async function waitUntil<T>(label: string, probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}; last value: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 async function get(s: TestServer, p: string) {
   const res = await s.api('GET', p);
   expect(res.status, `${p}: ${res.text}`).toBe(200);

@@ -8,6 +8,7 @@ import { rawCount, rawRun, sharedStoreEnv } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { until } from './helpers/wait.js';
 
 // Mail out that other systems and people treat right (SPEC C3), end to end: changes through the
 // HTTP API and /mailgate, rows through the durable outbox and the server's delivery worker, into
@@ -25,16 +26,6 @@ function rfc822(h: Record<string, string>, body: string, file?: { name: string; 
   return [...head, `Content-Type: multipart/mixed; boundary="${b}"`, '', `--${b}`, 'Content-Type: text/plain; charset=utf-8', '', body,
     `--${b}`, `Content-Type: ${file.type}; name="${file.name}"`, `Content-Disposition: attachment; filename="${file.name}"`,
     'Content-Transfer-Encoding: base64', '', file.content.toString('base64').replace(/.{76}/g, '$&\r\n'), `--${b}--`, ''].join('\r\n');
-}
-
-async function until<T>(label: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 type Row = Record<string, any>;

@@ -7,7 +7,7 @@ import { afterAll, afterEach, expect, it } from 'vitest';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
 import { closeDb, openDb, sqliteOf } from '../src/db/store.js';
 import { databaseBefore, migrationsBefore } from './helpers/migrations.js';
-import { createDatabase, stopPostgres } from './helpers/postgres.js';
+import { createDatabase, releasePostgres } from './helpers/postgres.js';
 import { onlyOn } from './helpers/store.js';
 
 // Migrations 0020 (SQLite) and 0007 (PostgreSQL), decision 048, on an install made before them:
@@ -18,7 +18,7 @@ import { onlyOn } from './helpers/store.js';
 const dirs: string[] = [];
 const tmp = () => { const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mig20-')); dirs.push(d); return d; };
 afterEach(() => { for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
-afterAll(async () => { await stopPostgres(); });
+afterAll(releasePostgres);
 
 const now = new Date().toISOString();
 /** What the old install holds, as SQL both dialects take (ids given, as they were). */

@@ -5,6 +5,7 @@ import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { pgAvailable, startPostgres, type PgCluster } from './helpers/postgres.js';
 import { killAll, processScope, spawnServer, type ServerProcess, send } from './helpers/process.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { waitUntil } from './helpers/wait.js';
 
 // SPEC C6: several hxdesk processes on one PostgreSQL database, no other shared component
 // (decision 030). Two real server processes (the compiled server) on one migrated database of a
@@ -15,6 +16,8 @@ import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.
 // accepted (answered 250), nothing deduplicated.
 
 const pgTest = describe.skipIf(!pgAvailable());
+// Whole processes start, crash and take over: their waits are long.
+const PROCS = { timeoutMs: 60_000, intervalMs: 50 };
 const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'admin-password-123';
 const LOGIN_LIMIT = 4;
@@ -22,17 +25,6 @@ const MAILGATE_TOKEN = 'mailgate-secret-for-both';
 const { children, dataDir } = processScope('multi');
 
 /** Polls `probe` until `done` holds; never asserts on elapsed time, only on states. */
-async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    last = await probe();
-    if (done(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 
 /** Runs `jobs` with at most `width` in flight. */
 async function inParallel<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
@@ -91,7 +83,7 @@ pgTest('two server processes on one PostgreSQL database', () => {
   }
   /** Every row sent, and the sink holds exactly one accepted copy of each row's mail. */
   async function expectEachDeliveredOnce(): Promise<void> {
-    await waitUntil('every notification sent', statuses, (s) => Object.keys(s).every((k) => k === 'sent'), 120_000);
+    await waitUntil('every notification sent', statuses, (s) => Object.keys(s).every((k) => k === 'sent'), { ...PROCS, timeoutMs: 120_000 });
     const expected = await expectedDeliveries();
     const got = deliveries(sink.messages);
     const doubled = [...got].filter(([, n]) => n > 1);
@@ -223,12 +215,12 @@ pgTest('two server processes on one PostgreSQL database', () => {
       return n;
     };
     const claimed = await waitUntil('a process mid-delivery', async () => ({ byPid: [...await claimedByPid()], held: sink.held() }),
-      (s) => s.byPid.length > 0 && s.held === s.byPid.length && s.byPid.some(([, n]) => n >= 2));
+      (s) => s.byPid.length > 0 && s.held === s.byPid.length && s.byPid.some(([, n]) => n >= 2), PROCS);
     const [victimPid] = claimed.byPid.sort((x, y) => y[1] - x[1])[0];
     const [victim, survivor] = victimPid === a.child.pid ? [a, b] : [b, a];
     expect(victim.child.pid).toBe(victimPid);
     await kill9(victim);
-    await waitUntil('the sink sees the victim gone', () => sink.heldOrphans(), (n) => n >= 1);
+    await waitUntil('the sink sees the victim gone', () => sink.heldOrphans(), (n) => n >= 1, PROCS);
     sink.release();
     // The message the victim was sending when it died was never accepted (no 250): not a delivery.
     expect(sink.dropped.length).toBe(1);
@@ -244,7 +236,7 @@ pgTest('two server processes on one PostgreSQL database', () => {
     }, { token });
     expect(more.status).toBe(201);
     await waitUntil('the survivor mid-delivery', async () => ({ byPid: [...await claimedByPid()], held: sink.held() }),
-      (s) => s.byPid.length === 1 && s.byPid[0][0] === survivor.child.pid && s.held === 1);
+      (s) => s.byPid.length === 1 && s.byPid[0][0] === survivor.child.pid && s.held === 1, PROCS);
     const restarted = await serve();
     if (victim === a) a = restarted; else b = restarted;
     sink.release();
@@ -268,14 +260,14 @@ pgTest('two server processes on one PostgreSQL database', () => {
     // "message handled" is logged after the ticket committed and the message was flagged: wait for it.
     const handled = () => handledBy(a) + handledBy(b);
     await append('First by IMAP', 'imap-1');
-    await waitUntil('the first message handled', handled, (n) => n === 1);
+    await waitUntil('the first message handled', handled, (n) => n === 1, PROCS);
     // Exactly one of the live processes is the poller (B has been up all along; A came back).
     const [holder, other] = handledBy(b) > 0 ? [b, a] : [a, b];
     const logs = () => `A:\n${a.output().slice(-3000)}\nB:\n${b.output().slice(-3000)}`;
     expect(handledBy(holder), logs()).toBe(1);
     expect(handledBy(other), logs()).toBe(0);
     await append('Second by IMAP', 'imap-2');
-    await waitUntil('the second message handled', () => handledBy(holder), (n) => n === 2);
+    await waitUntil('the second message handled', () => handledBy(holder), (n) => n === 2, PROCS);
     expect(handledBy(holder)).toBe(2);
     expect(handledBy(other)).toBe(0);
 
@@ -284,7 +276,7 @@ pgTest('two server processes on one PostgreSQL database', () => {
     // The survivor handles the new message (and, if the holder died before recording its last
     // UID, that message again: recognised by its identity, no second ticket).
     await waitUntil('the survivor takes the mailbox over', async () => ({ handled: handledBy(other), tickets: (await ticketsWith('After the poller died')).length }),
-      (s) => s.handled >= 1 && s.tickets === 1);
+      (s) => s.handled >= 1 && s.tickets === 1, PROCS);
     for (const s of ['First by IMAP', 'Second by IMAP', 'After the poller died']) expect(await ticketsWith(s)).toHaveLength(1);
     const { rows: intake } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM mail_intake WHERE message_id LIKE '<imap-%'");
     expect(intake[0].n).toBe(3);
@@ -295,19 +287,19 @@ pgTest('two server processes on one PostgreSQL database', () => {
     const lockName = `imap:${dovecot.user}@${dovecot.host}:${dovecot.port}/INBOX`;
     const holders = async () => (await sql.query<{ pid: number }>(
       "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtext($1)::bigint & 4294967295)::oid", [lockName])).rows.map((r) => r.pid);
-    const [holderPid] = await waitUntil('one holder of the IMAP lock', holders, (p) => p.length === 1);
+    const [holderPid] = await waitUntil('one holder of the IMAP lock', holders, (p) => p.length === 1, PROCS);
     const lost = () => (a.output() + b.output()).match(/imap: lost the polling lock/g)?.length ?? 0;
     const lostBefore = lost();
     await sql.query('SELECT pg_terminate_backend($1)', [holderPid]);
-    await waitUntil('the poller notices its lock is gone', lost, (n) => n > lostBefore);
-    await waitUntil('one process holds the lock again', holders, (p) => p.length === 1 && p[0] !== holderPid);
+    await waitUntil('the poller notices its lock is gone', lost, (n) => n > lostBefore, PROCS);
+    await waitUntil('one process holds the lock again', holders, (p) => p.length === 1 && p[0] !== holderPid, PROCS);
     const c = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
     await c.connect();
     await c.append('INBOX', ['From: Customer <imap-4@customers.example>', 'To: support@example.com', 'Subject: After the lock was cut',
       'Message-ID: <imap-4@customers.example>', 'Date: Tue, 02 Jun 2026 10:00:00 +0000', '', 'Body.', ''].join('\r\n'));
     await c.logout();
     const tickets = () => sql.query('SELECT id FROM tickets WHERE subject = $1', ['After the lock was cut']).then((r) => r.rows);
-    await waitUntil('a ticket for the message', tickets, (r) => r.length === 1);
+    await waitUntil('a ticket for the message', tickets, (r) => r.length === 1, PROCS);
     expect(await holders()).toHaveLength(1);
   }, 60_000);
 

@@ -2,9 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRun } from './helpers/db.js';
-import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
-import { settle as settleOutbox, until } from './helpers/notify.js';
+import { expectError } from './helpers/expect.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { settle as settleOutbox } from './helpers/notify.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { until } from './helpers/wait.js';
 
 // Scrips, templates and notifications end to end (SPEC B6): changes through the HTTP API, mail
 // through the durable outbox and the delivery worker into a real SMTP server.
@@ -18,11 +20,6 @@ interface Person { id: number; email: string; token: string; name: string }
 
 let seq = 0;
 const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 8)}`;
-
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-}
 
 async function person(server: TestServer, role: 'admin' | 'agent' | 'requester'): Promise<Person> {
   const u = await server.user(role);

@@ -10,6 +10,7 @@ import { rawRun, sharedStore, type SharedStore } from './helpers/db.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
+import { waitUntil } from './helpers/wait.js';
 
 // The durable outbox and its delivery worker (SPEC B6, issue 3 point 4): signed webhooks with
 // retries and exponential backoff, a final `failed` state and the admin retry, and delivery that
@@ -20,17 +21,6 @@ const SECRET = 'webhook-secret-for-tests-0123456789';
 // ---- helpers ------------------------------------------------------------------------------
 
 /** Polls `probe` until `done` holds for its value; never asserts on elapsed time, only on states. */
-async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    last = await probe();
-    if (done(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}; last value: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 interface Hit { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer; at: number }
 interface Receiver { url: string; hits: Hit[]; close(): Promise<void> }
 

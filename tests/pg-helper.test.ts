@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase, createMigratedDatabase, pgAvailable, postgres, startPostgres, stopPostgres } from './helpers/postgres.js';
+import { createDatabase, createMigratedDatabase, pgAvailable, postgres, startPostgres, releasePostgres } from './helpers/postgres.js';
 
-// tests/helpers/postgres.ts: one throwaway cluster per test file, a fresh database per call.
+// tests/helpers/postgres.ts: one throwaway cluster per vitest worker slot, a fresh database per call,
+// a file's databases dropped when it is done.
 
 async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
@@ -12,7 +13,7 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
 }
 
 describe.skipIf(!pgAvailable())('throwaway PostgreSQL clusters', () => {
-  afterAll(stopPostgres);
+  afterAll(releasePostgres);
 
   it('hands out separate databases in one cluster', async () => {
     const a = await createDatabase();
@@ -48,5 +49,25 @@ describe.skipIf(!pgAvailable())('throwaway PostgreSQL clusters', () => {
     const refused = await query(cluster.url(), 'SELECT 1').then(() => null, (e: NodeJS.ErrnoException) => e.code);
     expect(refused).toBe('ECONNREFUSED');
     expect((await postgres()).port).not.toBe(cluster.port); // the shared cluster is another one
+  });
+
+  it('keeps the worker\'s cluster for the next file: releasing drops the databases, not the cluster', async () => {
+    expect(process.env.HXDESK_PG_RUN_DIR, 'the run\'s directory (tests/helpers/pgRun.ts)').toBeTruthy();
+    const before = await postgres();
+    const url = await createMigratedDatabase();
+    const plain = await createDatabase();
+    await expect(before.stop()).rejects.toThrow(/stopped by the run/);
+    await releasePostgres();
+    // What the next file of this worker sees: the same server, none of this file's databases, the template still there.
+    const after = await postgres();
+    expect(after.port).toBe(before.port);
+    expect(after.startMs).toBe(0);
+    for (const gone of [url, plain]) {
+      const code = await query(gone, 'SELECT 1').then(() => null, (e: { code?: string }) => e.code);
+      expect(code, gone).toBe('3D000'); // invalid_catalog_name: the database does not exist
+    }
+    const names = (await query<{ datname: string }>(after.url(), 'SELECT datname FROM pg_database ORDER BY datname')).map((r) => r.datname);
+    expect(names).toEqual(['hx_template', 'postgres', 'template0', 'template1']);
+    expect(await query(await createMigratedDatabase(), 'SELECT count(*)::int AS n FROM teams')).toEqual([{ n: 0 }]);
   });
 });

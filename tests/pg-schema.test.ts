@@ -13,7 +13,7 @@ import * as pgSchema from '../src/db/postgres/schema.js';
 import { containsPattern } from '../src/db/postgres/search.js';
 import { identityColumns, syncSequences } from '../src/db/postgres/sequences.js';
 import { sameName, uniqueColumns, uniqueViolation } from '../src/db/postgres/unique.js';
-import { createDatabase, createMigratedDatabase, pgAvailable, postgres, stopPostgres } from './helpers/postgres.js';
+import { createDatabase, createMigratedDatabase, pgAvailable, postgres, releasePostgres } from './helpers/postgres.js';
 import { runServerToExit } from './helpers/process.js';
 
 // SPEC C6: one schema description (src/db/schema.ts), two dialects. The PostgreSQL tables are
@@ -112,7 +112,7 @@ async function explain(client: pg.Client, sql: string, params: unknown[]): Promi
 
 describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPEC C6)', () => {
   beforeAll(async () => { await postgres(); }); // the cluster start (about a second) outside any test's time
-  afterAll(stopPostgres);
+  afterAll(releasePostgres);
 
   it('applies the migrations to a fresh database, and again changes nothing', async () => {
     const url = await createDatabase();

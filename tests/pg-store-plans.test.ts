@@ -3,7 +3,7 @@ import type { Db, TicketListSpec } from '../src/db/port.js';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { listQueries, listTickets, textIdsQuery } from '../src/db/postgres/ticketList.js';
 import { closeDb, openStore, poolOf } from '../src/db/store.js';
-import { createMigratedDatabase, pgAvailable, stopPostgres } from './helpers/postgres.js';
+import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 
 // The PostgreSQL store's ticket lists (SPEC B4 filters, decision 027) are planned through
 // indexes: EXPLAIN of the page and the count on a few thousand tickets shows no sequential
@@ -67,7 +67,7 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     await pool.query(`INSERT INTO ticket_custom_values (ticket_id, field_id, value) SELECT id, 1, CASE WHEN id % 13 = 0 THEN 'high' ELSE 'low' END FROM tickets`);
     await pool.query('VACUUM ANALYZE');
   }, 60_000);
-  afterAll(async () => { await closeDb(db); await stopPostgres(); });
+  afterAll(async () => { await closeDb(db); await releasePostgres(); });
 
   const explain = async ({ sql, params }: { sql: string; params: unknown[] }) =>
     (await poolOf(db).query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)).rows.map((r) => r['QUERY PLAN']);

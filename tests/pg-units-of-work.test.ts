@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStore, first, transaction, type Db } from '../src/db/port.js';
 import { loginThrottle, tickets } from '../src/db/schema.js';
 import { openPostgres, sqlState } from '../src/db/postgres/store.js';
-import { createMigratedDatabase, pgAvailable, stopPostgres } from './helpers/postgres.js';
+import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 
 // Units of work of the PostgreSQL store with several stores on one database, as several
 // processes have (decision 030): each store is its own pool, its own per-process queue. Every
@@ -21,7 +21,7 @@ describe.skipIf(!pgAvailable())('units of work of several PostgreSQL stores on o
   afterAll(async () => {
     if (one) await closeStore(one);
     if (two) await closeStore(two);
-    await stopPostgres();
+    await releasePostgres();
   });
 
   const read = async (key: string) => (await first(one.select().from(loginThrottle).where(eq(loginThrottle.key, key))))?.failures;

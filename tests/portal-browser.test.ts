@@ -6,9 +6,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
 import { MAILGATE_TOKEN } from './helpers/mail.js';
-import { mailIn, mailTo, portalPathIn, until } from './helpers/portal.js';
+import { mailIn, mailTo, portalPathIn } from './helpers/portal.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
+import { until } from './helpers/wait.js';
 
 const T = 20_000;
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from './helpers/expect.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { mailsFor, outboxOf, settle } from './helpers/notify.js';
-import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 
 // Staff notification choices (SPEC C2 settings) as the default scrips honour them, and a queue's
@@ -12,12 +13,6 @@ let s: TestServer;
 let seq = 0;
 const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 const address = (p: string) => `${uniq(p).replace(/\W+/g, '.')}@customer.example`.toLowerCase();
-
-function expectError(res: ApiResponse, status: number, code: string, path?: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  if (path) expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
-}
 
 type Person = { id: number; email: string; token: string };
 const agent = () => s.user('agent');

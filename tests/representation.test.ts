@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/expect.js';
+import { startServer, type TestServer } from './helpers/server.js';
 
 // SPEC B1 (one set of routes, two representations) and B5 (errors), over real HTTP.
 
@@ -26,14 +27,6 @@ beforeAll(async () => {
   ticketId = t.body.ticket.id;
 });
 afterAll(async () => { await s?.close(); });
-
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-}
 
 const isFullPage = (text: string) => /^<!DOCTYPE html>/i.test(text.trimStart()) && text.includes('<nav') && text.includes('</html>');
 

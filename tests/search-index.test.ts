@@ -87,8 +87,7 @@ describe('the indexer', () => {
     try {
       await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Timerindexed ticket' } });
       const left = () => (sqliteOf(s.db).prepare('SELECT count(*) AS n FROM search_pending').get() as { n: number }).n;
-      for (let i = 0; i < 100 && left() > 0; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(left()).toBe(0);
+      await expect.poll(left, { timeout: 2000, interval: 20 }).toBe(0);
       const res = await s.api('GET', '/tickets?q=timerindexed');
       expect(res.body.total).toBe(1);
     } finally {

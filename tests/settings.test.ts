@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from './helpers/expect.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { mailsFor, settle } from './helpers/notify.js';
-import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 
 // A user's own settings (SPEC C2) and signatures on public replies (SPEC C3), through the HTTP
@@ -14,12 +15,6 @@ let seq = 0;
 const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 const PASSWORD = 'a long password 1';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-function expectError(res: ApiResponse, status: number, code: string, path?: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  if (path) expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
-}
 
 /** A user with a password (so they can sign in) and an API token. */
 async function member(role: 'admin' | 'agent' | 'requester', name = uniq(role)) {

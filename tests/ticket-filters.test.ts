@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testClock } from '../src/domain/clock.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
 
@@ -29,7 +30,8 @@ const TICKET_KEYS = [
 ];
 
 const idOf = (w: Who) => (w === null ? null : w === 'admin' ? adminId : u[w].id);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The server's time, moved by the tests (a later change gets a later stamp without waiting). */
+const clock = testClock();
 
 // Ticket team in comments: the queue's team unless `team` says otherwise.
 const SPECS: Spec[] = [
@@ -70,7 +72,7 @@ const set = (...n: string[]) => [...n].sort(byName);
 const enc = encodeURIComponent;
 
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer({}, { clock });
   adminId = (await s.api('GET', '/me')).body.id;
   for (const name of ['ag1', 'ag2', 'ag3'] as const) u[name] = await s.user('agent', `${name}@example.com`);
   for (const name of ['rq1', 'rq2'] as const) u[name] = await s.user('requester', `${name}@example.com`);
@@ -106,7 +108,7 @@ beforeAll(async () => {
   await comment('t10', 'Customer says zebracorn appears', false);
   await comment('t1', 'secretword noted by staff', true);
   await comment('t12', 'checked the cable', true);
-  await sleep(10);
+  clock.advance(1000);
   await comment('t3', 'final follow-up', false);
 });
 afterAll(async () => { await s?.close(); });
@@ -368,7 +370,7 @@ describe('sort', () => {
     expect(asc.at(-1)).toBe(t.t3);
   });
   it('a new comment moves a ticket to the top', async () => {
-    await sleep(5);
+    clock.advance(1000);
     expect((await s.api('POST', `/tickets/${t.t7}/comment`, { body: { body: 'bumping this one' } })).status).toBe(201);
     expect((await list('')).tickets.slice(0, 2).map((x) => x.id)).toEqual([t.t7, t.t3]);
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testClock } from '../src/domain/clock.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
 
@@ -49,10 +50,12 @@ async function patch(id: number, body: Record<string, unknown>, token?: string) 
   return res.body.ticket as Record<string, any>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The server's time, moved by the tests (a later change gets a later stamp without waiting). */
+const clock = testClock();
+const clockIso = () => new Date(clock.now()).toISOString();
 
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer({}, { clock });
   adminId = (await s.api('GET', '/me')).body.id;
   agent1 = await s.user('agent');
   agent2 = await s.user('agent');
@@ -208,7 +211,7 @@ describe('GET /tickets/:id', () => {
 describe('PATCH /tickets/:id', () => {
   it('creates exactly one transaction per changed field, with type, field, old and new value', async () => {
     const t = await create({ queue_id: queueA, subject: 'Before', priority: 1 });
-    await sleep(5);
+    clock.advance(1000);
     const res = await s.api('PATCH', `/tickets/${t.id}`, {
       token: agent1.token,
       body: {
@@ -226,6 +229,7 @@ describe('PATCH /tickets/:id', () => {
       id: t.id, status: 'open', owner_id: agent2.id, team_id: teamB, queue_id: queueB, subject: 'After', priority: 42,
       custom_fields: { ticket_ref: 'R-1' }, created_at: t.created_at, resolved_at: null,
     });
+    expect(res.body.ticket.updated_at).toBe(clockIso());
     expect(res.body.ticket.updated_at > t.updated_at).toBe(true);
 
     const txs = await transactions(t.id);
@@ -247,7 +251,7 @@ describe('PATCH /tickets/:id', () => {
 
   it('a PATCH with the same values creates no transaction and leaves updated_at alone', async () => {
     const t = await create({ queue_id: queueA, subject: 'Stable', owner_id: agent1.id, priority: 3, custom_fields: { ticket_ref: 'X' } });
-    await sleep(5);
+    clock.advance(1000);
     const res = await s.api('PATCH', `/tickets/${t.id}`, {
       body: { status: 'new', owner_id: agent1.id, team_id: teamA, queue_id: queueA, subject: 'Stable', priority: 3, custom_fields: { ticket_ref: 'X' } },
     });
@@ -372,7 +376,7 @@ describe('POST /tickets/:id/comment', () => {
 
   it('internal omitted → Comment; response 201 { transaction, scrip_results }', async () => {
     const before = (await s.api('GET', `/tickets/${ticketId}`)).body;
-    await sleep(5);
+    clock.advance(1000);
     const res = await s.api('POST', `/tickets/${ticketId}/comment`, { token: agent1.token, body: { body: 'Internal note' } });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['scrip_results', 'transaction']);
@@ -382,8 +386,9 @@ describe('POST /tickets/:id/comment', () => {
     expect(res.body.transaction).toMatchObject({
       ticket_id: ticketId, type: 'Comment', body: 'Internal note', creator_id: agent1.id, field: null, old_value: null, new_value: null,
     });
-    expect(res.body.transaction.created_at).toMatch(ISO);
+    expect(res.body.transaction.created_at).toBe(clockIso());
     const after = (await s.api('GET', `/tickets/${ticketId}`)).body;
+    expect(after.updated_at).toBe(clockIso());
     expect(after.updated_at > before.updated_at).toBe(true);
   });
 

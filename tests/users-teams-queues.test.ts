@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testClock } from '../src/domain/clock.js';
 import { rawCount } from './helpers/db.js';
-import { ADMIN_EMAIL, startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/expect.js';
+import { ADMIN_EMAIL, startServer, type TestServer } from './helpers/server.js';
 
+/** The server's time, moved by the tests (a later change gets a later stamp without waiting). */
+const clock = testClock();
 let s: TestServer;
 let agent: { id: number; email: string; token: string };
 let requester: { id: number; email: string; token: string };
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer({}, { clock });
   agent = await s.user('agent');
   requester = await s.user('requester');
 });
@@ -14,14 +18,6 @@ afterAll(async () => { await s.close(); });
 
 let seq = 0;
 const uniq = (prefix: string) => `${prefix}-${++seq}`;
-const paths = (res: ApiResponse) => (res.body.error?.details ?? []).map((d: { path: string }) => d.path);
-
-function expectError(res: ApiResponse, status: number, code: string, detailPath?: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  if (detailPath !== undefined) expect(paths(res)).toContain(detailPath);
-}
 
 const USER_KEYS = ['created_at', 'disabled', 'email', 'id', 'name', 'role', 'updated_at'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -164,11 +160,12 @@ describe('users', () => {
 
   it('PATCH /users/:id updates name, role and password; updated_at moves', async () => {
     const u = await createUser({ name: 'Before' });
-    await new Promise((r) => setTimeout(r, 5));
+    clock.advance(1000);
     const res = await s.api('PATCH', `/users/${u.id}`, { body: { name: 'After', role: 'requester', password: 'a-new-long-password' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: u.id, name: 'After', role: 'requester', email: u.email });
     expect(Object.keys(res.body).sort()).toEqual(USER_KEYS);
+    expect(res.body.updated_at).toBe(new Date(clock.now()).toISOString());
     expect(res.body.updated_at > (u as unknown as { updated_at: string }).updated_at).toBe(true);
     const login = await s.api('POST', '/login', { token: null, body: { email: u.email, password: 'a-new-long-password' } });
     expect(login.status).toBe(200);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawCount, rawGet } from './helpers/db.js';
+import { errorPaths, expectError } from './helpers/expect.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 
 // Saved views and dashboards over real HTTP (SPEC A, B3, B4 `view_id`, B5).
@@ -20,19 +21,6 @@ beforeAll(async () => {
   queueId = q.body.id;
 });
 afterAll(async () => { await s?.close(); });
-
-const paths = (res: ApiResponse) => (res.body?.error?.details ?? []).map((d: { path: string }) => d.path);
-
-function expect422(res: ApiResponse, path: string) {
-  expect(res.status, res.text).toBe(422);
-  expect(res.body.error.code).toBe('validation_failed');
-  expect(paths(res)).toContain(path);
-}
-
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error.code).toBe(code);
-}
 
 async function createView(token: string, body: Record<string, unknown>) {
   const res = await s.api('POST', '/saved-views', { token, body });
@@ -97,27 +85,27 @@ describe('saved views: create', () => {
 
   it('an unknown column name → 422 at columns.<index>', async () => {
     const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', columns: ['ID', 'Priority'] } });
-    expect422(res, 'columns.1');
+    expectError(res, 422, 'validation_failed', 'columns.1');
   });
 
   it('column names are case-sensitive (id is not ID)', async () => {
     const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', columns: ['id'] } });
-    expect422(res, 'columns.0');
+    expectError(res, 422, 'validation_failed', 'columns.0');
   });
 
   it('duplicate columns → 422 at columns', async () => {
     const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', columns: ['ID', 'Subject', 'ID'] } });
-    expect422(res, 'columns');
+    expectError(res, 422, 'validation_failed', 'columns');
   });
 
   it('an empty column list → 422 at columns (a view shows at least one column)', async () => {
     const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', columns: [] } });
-    expect422(res, 'columns');
+    expectError(res, 422, 'validation_failed', 'columns');
   });
 
   it('columns must be a list', async () => {
     const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', columns: { ID: true } } });
-    expect422(res, 'columns');
+    expectError(res, 422, 'validation_failed', 'columns');
   });
 
   it('column widths: 50 and 800 are accepted', async () => {
@@ -127,65 +115,65 @@ describe('saved views: create', () => {
 
   it('column width 49 → 422 at column_widths.<Column>', async () => {
     const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { Status: 49 } } });
-    expect422(res, 'column_widths.Status');
+    expectError(res, 422, 'validation_failed', 'column_widths.Status');
   });
 
   it('column width 801 → 422 at column_widths.<Column>', async () => {
     const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { Owner: 801 } } });
-    expect422(res, 'column_widths.Owner');
+    expectError(res, 422, 'validation_failed', 'column_widths.Owner');
   });
 
   it('a non-integer or non-numeric width → 422', async () => {
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { ID: 100.5 } } }), 'column_widths.ID');
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { ID: 'wide' } } }), 'column_widths.ID');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { ID: 100.5 } } }), 422, 'validation_failed', 'column_widths.ID');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { ID: 'wide' } } }), 422, 'validation_failed', 'column_widths.ID');
   });
 
   it('an unknown column key in column_widths → 422', async () => {
     const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { Priority: 100 } } });
     expect(res.status, res.text).toBe(422);
     expect(res.body.error.code).toBe('validation_failed');
-    expect(paths(res).some((p: string) => p.startsWith('column_widths'))).toBe(true);
+    expect(errorPaths(res).some((p: string) => p.startsWith('column_widths'))).toBe(true);
   });
 
   it('filters are validated like GET /tickets: a bad status → 422 at filters.status…', async () => {
     const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { status: 'bogus' } } });
     expect(res.status, res.text).toBe(422);
     expect(res.body.error.code).toBe('validation_failed');
-    expect(paths(res).length).toBeGreaterThan(0);
-    expect(paths(res).every((p: string) => p.startsWith('filters.status'))).toBe(true);
+    expect(errorPaths(res).length).toBeGreaterThan(0);
+    expect(errorPaths(res).every((p: string) => p.startsWith('filters.status'))).toBe(true);
   });
 
   it('filters: limit 0 and limit 501 → 422 at filters.limit', async () => {
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { limit: 0 } } }), 'filters.limit');
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { limit: 501 } } }), 'filters.limit');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { limit: 0 } } }), 422, 'validation_failed', 'filters.limit');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { limit: 501 } } }), 422, 'validation_failed', 'filters.limit');
   });
 
   it('filters: an unknown filter → 422 naming it', async () => {
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { colour: 'red' } } }), 'filters.colour');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { colour: 'red' } } }), 422, 'validation_failed', 'filters.colour');
   });
 
   it('filters: a view cannot point at another view (view_id is not a filter)', async () => {
     const v = await createView(agentA.token, { name: 'Target' });
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { view_id: v.id } } }), 'filters.view_id');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { view_id: v.id } } }), 422, 'validation_failed', 'filters.view_id');
   });
 
   it('filters: an unknown custom field → 422 at filters.cf.<key>', async () => {
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { 'cf.nosuchfield': 'a' } } }), 'filters.cf.nosuchfield');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { 'cf.nosuchfield': 'a' } } }), 422, 'validation_failed', 'filters.cf.nosuchfield');
   });
 
   it('filters: a bad sort and a bad owner → 422', async () => {
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { sort: 'subject' } } }), 'filters.sort');
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { owner_id: 'somebody' } } }), 'filters.owner_id');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { sort: 'subject' } } }), 422, 'validation_failed', 'filters.sort');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { owner_id: 'somebody' } } }), 422, 'validation_failed', 'filters.owner_id');
   });
 
   it('filters must be an object', async () => {
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: [1, 2] } }), 'filters');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: [1, 2] } }), 422, 'validation_failed', 'filters');
   });
 
   it('name is required and an unknown body field is 422', async () => {
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { columns: ['ID'] } }), 'name');
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: '   ' } }), 'name');
-    expect422(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', colour: 'red' } }), 'colour');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { columns: ['ID'] } }), 422, 'validation_failed', 'name');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: '   ' } }), 422, 'validation_failed', 'name');
+    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', colour: 'red' } }), 422, 'validation_failed', 'colour');
   });
 
   it('an agent cannot create a view owned by someone else; an admin can', async () => {
@@ -194,7 +182,7 @@ describe('saved views: create', () => {
     const ok = await s.api('POST', '/saved-views', { body: { name: 'for B by admin', owner_id: agentB.id } });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.owner_id).toBe(agentB.id);
-    expect422(await s.api('POST', '/saved-views', { body: { name: 'ghost', owner_id: 999_999 } }), 'owner_id');
+    expectError(await s.api('POST', '/saved-views', { body: { name: 'ghost', owner_id: 999_999 } }), 422, 'validation_failed', 'owner_id');
   });
 
   it('requires authentication', async () => {
@@ -250,7 +238,7 @@ describe('saved views: read, update, delete', () => {
   });
 
   it('an admin cannot give a saved view to a requester (422 owner_id)', async () => {
-    expect422(await s.api('POST', '/saved-views', { body: { name: 'For a requester', owner_id: requester.id } }), 'owner_id');
+    expectError(await s.api('POST', '/saved-views', { body: { name: 'For a requester', owner_id: requester.id } }), 422, 'validation_failed', 'owner_id');
     const forAgent = await s.api('POST', '/saved-views', { body: { name: 'For an agent', owner_id: agentB.id } });
     expect(forAgent.status, forAgent.text).toBe(201);
     expect(forAgent.body.owner_id).toBe(agentB.id);
@@ -271,11 +259,11 @@ describe('saved views: read, update, delete', () => {
 
   it('PATCH validates like POST', async () => {
     const v = await createView(agentA.token, { name: 'Validate patch' });
-    expect422(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { columns: ['ID', 'Nope'] } }), 'columns.1');
-    expect422(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { columns: ['ID', 'ID'] } }), 'columns');
-    expect422(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { column_widths: { ID: 49 } } }), 'column_widths.ID');
-    expect422(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { filters: { limit: 0 } } }), 'filters.limit');
-    expect422(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { owner_id: agentB.id } }), 'owner_id');
+    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { columns: ['ID', 'Nope'] } }), 422, 'validation_failed', 'columns.1');
+    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { columns: ['ID', 'ID'] } }), 422, 'validation_failed', 'columns');
+    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { column_widths: { ID: 49 } } }), 422, 'validation_failed', 'column_widths.ID');
+    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { filters: { limit: 0 } } }), 422, 'validation_failed', 'filters.limit');
+    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { owner_id: agentB.id } }), 422, 'validation_failed', 'owner_id');
     const unchanged = await s.api('GET', `/saved-views/${v.id}`, { token: agentA.token });
     expect(unchanged.body).toEqual(v);
   });
@@ -367,14 +355,14 @@ describe('saved views: filters are reusable on GET /tickets?view_id=', () => {
   });
 
   it('an unknown or malformed view_id → 422 at view_id', async () => {
-    expect422(await s.api('GET', '/tickets?view_id=999999', { token: agentA.token }), 'view_id');
-    expect422(await s.api('GET', '/tickets?view_id=abc', { token: agentA.token }), 'view_id');
+    expectError(await s.api('GET', '/tickets?view_id=999999', { token: agentA.token }), 422, 'validation_failed', 'view_id');
+    expectError(await s.api('GET', '/tickets?view_id=abc', { token: agentA.token }), 422, 'validation_failed', 'view_id');
   });
 
   it('a deleted view can no longer be applied', async () => {
     const v = await createView(agentA.token, { name: 'Gone', filters: { status: 'open' } });
     expect((await s.api('DELETE', `/saved-views/${v.id}`, { token: agentA.token })).status).toBe(204);
-    expect422(await s.api('GET', `/tickets?view_id=${v.id}`, { token: agentA.token }), 'view_id');
+    expectError(await s.api('GET', `/tickets?view_id=${v.id}`, { token: agentA.token }), 422, 'validation_failed', 'view_id');
   });
 });
 
@@ -419,21 +407,21 @@ describe('dashboards: create and widgets', () => {
 
   it('POST /dashboards with a bad widget → 422 naming it, nothing created', async () => {
     const before = await listIds('/dashboards', 'dashboards', agentA.token);
-    expect422(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'Bad', widgets: [{ kind: 'status_counts' }, { kind: 'ticket_list' }] } }), 'widgets.1.config.view_id');
-    expect422(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'Bad', widgets: [{ kind: 'pie_chart' }] } }), 'widgets.0.kind');
+    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'Bad', widgets: [{ kind: 'status_counts' }, { kind: 'ticket_list' }] } }), 422, 'validation_failed', 'widgets.1.config.view_id');
+    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'Bad', widgets: [{ kind: 'pie_chart' }] } }), 422, 'validation_failed', 'widgets.0.kind');
     expect(await listIds('/dashboards', 'dashboards', agentA.token)).toEqual(before);
   });
 
   it('POST /dashboards validates name and rejects unknown fields', async () => {
-    expect422(await s.api('POST', '/dashboards', { token: agentA.token, body: {} }), 'name');
-    expect422(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: '' } }), 'name');
-    expect422(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'x', colour: 'red' } }), 'colour');
+    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: {} }), 422, 'validation_failed', 'name');
+    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: '' } }), 422, 'validation_failed', 'name');
+    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'x', colour: 'red' } }), 422, 'validation_failed', 'colour');
   });
 
   it('POST /dashboards with an unknown team → 422 at team_id', async () => {
-    expect422(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'x', team_id: 999_999 } }), 'team_id');
-    expect422(await s.api('POST', '/dashboards', { body: { name: 'x', team_id: 999_999 } }), 'team_id');
-    expect422(await s.api('POST', '/dashboards', { body: { name: 'x', team_id: 'abc' } }), 'team_id');
+    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'x', team_id: 999_999 } }), 422, 'validation_failed', 'team_id');
+    expectError(await s.api('POST', '/dashboards', { body: { name: 'x', team_id: 999_999 } }), 422, 'validation_failed', 'team_id');
+    expectError(await s.api('POST', '/dashboards', { body: { name: 'x', team_id: 'abc' } }), 422, 'validation_failed', 'team_id');
   });
 
   it('POST /dashboards/:id/widgets → 201 for each kind', async () => {
@@ -452,29 +440,29 @@ describe('dashboards: create and widgets', () => {
 
   it('ticket_list without config.view_id → 422 at config.view_id', async () => {
     const d = await createDashboard(agentA.token, { name: 'TL missing' });
-    expect422(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list' } }), 'config.view_id');
-    expect422(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list', config: {} } }), 'config.view_id');
-    expect422(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list', config: { view_id: 'abc' } } }), 'config.view_id');
+    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list' } }), 422, 'validation_failed', 'config.view_id');
+    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list', config: {} } }), 422, 'validation_failed', 'config.view_id');
+    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list', config: { view_id: 'abc' } } }), 422, 'validation_failed', 'config.view_id');
   });
 
   it('ticket_list with a view that does not exist → 422 at config.view_id', async () => {
     const d = await createDashboard(agentA.token, { name: 'TL unknown' });
-    expect422(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list', config: { view_id: 999_999 } } }), 'config.view_id');
+    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list', config: { view_id: 999_999 } } }), 422, 'validation_failed', 'config.view_id');
   });
 
   it('an unknown kind → 422 at kind', async () => {
     const d = await createDashboard(agentA.token, { name: 'Bad kind' });
-    expect422(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'pie_chart' } }), 'kind');
-    expect422(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { title: 'no kind' } }), 'kind');
+    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'pie_chart' } }), 422, 'validation_failed', 'kind');
+    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { title: 'no kind' } }), 422, 'validation_failed', 'kind');
     const got = await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token });
     expect(got.body.widgets).toEqual([]);
   });
 
   it('widget position out of range and unknown fields → 422', async () => {
     const d = await createDashboard(agentA.token, { name: 'Bad position' });
-    expect422(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'my_tickets', position: -1 } }), 'position');
-    expect422(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'my_tickets', position: 1.5 } }), 'position');
-    expect422(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'my_tickets', size: 'big' } }), 'size');
+    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'my_tickets', position: -1 } }), 422, 'validation_failed', 'position');
+    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'my_tickets', position: 1.5 } }), 422, 'validation_failed', 'position');
+    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'my_tickets', size: 'big' } }), 422, 'validation_failed', 'size');
   });
 
   it('adding a widget to an unknown dashboard → 404', async () => {
@@ -525,9 +513,9 @@ describe('dashboards: create and widgets', () => {
   it('PATCH a widget validates: kind, position, ticket_list needs a view', async () => {
     const d = await createDashboard(agentA.token, { name: 'Patch validation', widgets: [{ kind: 'status_counts', title: 'S' }] });
     const w = d.widgets[0];
-    expect422(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { kind: 'pie_chart' } }), 'kind');
-    expect422(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { position: -3 } }), 'position');
-    expect422(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { kind: 'ticket_list' } }), 'config.view_id');
+    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { kind: 'pie_chart' } }), 422, 'validation_failed', 'kind');
+    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { position: -3 } }), 422, 'validation_failed', 'position');
+    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { kind: 'ticket_list' } }), 422, 'validation_failed', 'config.view_id');
     const ok = await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { kind: 'ticket_list', config: { view_id: viewId } } });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body).toMatchObject({ kind: 'ticket_list', config: { view_id: viewId }, title: 'S' });
@@ -568,7 +556,7 @@ describe('dashboards: create and widgets', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ id: d.id, name: 'Renamed', team_id: null });
     expect(res.body.widgets).toHaveLength(1);
-    expect422(await s.api('PATCH', `/dashboards/${d.id}`, { token: agentA.token, body: { widgets: [] } }), 'widgets');
+    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { token: agentA.token, body: { widgets: [] } }), 422, 'validation_failed', 'widgets');
     expect((await s.api('DELETE', `/dashboards/${d.id}`, { token: agentA.token })).status).toBe(204);
     expectError(await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token }), 404, 'not_found');
     expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${d.widgets[0].id}`, { token: agentA.token, body: { title: 'x' } }), 404, 'not_found');
@@ -680,9 +668,9 @@ describe('dashboards: team visibility', () => {
 
   it('an unknown team → 422 at team_id on PATCH', async () => {
     const d = await createDashboard(member.token, { name: 'Unknown team' });
-    expect422(await s.api('PATCH', `/dashboards/${d.id}`, { token: member.token, body: { team_id: 999_999 } }), 'team_id');
-    expect422(await s.api('PATCH', `/dashboards/${d.id}`, { body: { team_id: 999_999 } }), 'team_id');
-    expect422(await s.api('PATCH', `/dashboards/${d.id}`, { body: { team_id: -1 } }), 'team_id');
+    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { token: member.token, body: { team_id: 999_999 } }), 422, 'validation_failed', 'team_id');
+    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { body: { team_id: 999_999 } }), 422, 'validation_failed', 'team_id');
+    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { body: { team_id: -1 } }), 422, 'validation_failed', 'team_id');
     expect((await s.api('GET', `/dashboards/${d.id}`)).body.team_id).toBeNull();
   });
 

@@ -28,8 +28,6 @@ export function requireStaff(a: Actor): void {
   if (!isStaff(a)) throw forbidden('Only agents and administrators can do this');
 }
 
-export const nowIso = () => new Date().toISOString();
-
 /** Parses a JSON column, tolerating (and hiding) damage rather than failing a whole read. */
 export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   if (!text) return fallback;

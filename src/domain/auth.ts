@@ -2,7 +2,7 @@ import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { changes, type Db, prepared, one, storageUnavailable, transaction } from '../db/port.js';
 import { apiTokens, sessions, users } from '../db/schema.js';
 import type { Actor } from './actor.js';
-import { nowIso } from './actor.js';
+import { nowIso, nowMs } from './clock.js';
 import { AppError, notFound } from './errors.js';
 import { newSecret, sha256, verifyPassword } from './secrets.js';
 import { findUserByEmail, type UserRow } from './users.js';
@@ -21,8 +21,8 @@ export async function authenticate(db: Db, email: string, password: string): Pro
 
 export async function createSession(db: Db, userId: number, days: number): Promise<{ secret: string; expires: Date }> {
   const secret = newSecret();
-  const expires = new Date(Date.now() + days * DAY);
-  const now = nowIso();
+  const now = nowIso(db);
+  const expires = new Date(Date.parse(now) + days * DAY);
   await transaction(db, async (tx) => {
     await tx.delete(sessions).where(lt(sessions.expires_at, now)); // sweep expired ones
     await tx.insert(sessions).values({ id_hash: sha256(secret), user_id: userId, created_at: now, expires_at: expires.toISOString() });
@@ -41,7 +41,7 @@ const tokenUser = prepared((db) => db.select({ user: users, tokenId: apiTokens.i
   .where(eq(apiTokens.token_hash, sql.placeholder('hash'))));
 
 export async function actorFromSession(db: Db, secret: string): Promise<Actor | null> {
-  const row = await sessionUser(db).get({ hash: sha256(secret), now: nowIso() });
+  const row = await sessionUser(db).get({ hash: sha256(secret), now: nowIso(db) });
   return row && !row.user.disabled ? toActor(row.user) : null;
 }
 
@@ -55,7 +55,7 @@ export async function actorFromToken(db: Db, token: string): Promise<Actor | nul
   // The row just read tells whether a write is due, so a busy token costs no write per request.
   // The write itself is conditional: of several processes (or requests) that find it due at
   // once, one moves last_used_at and the others change nothing — no per-process memory needed.
-  const now = Date.now();
+  const now = nowMs(db);
   const stale = new Date(now - LAST_USE_STEP).toISOString();
   if (row.lastUsed === null || row.lastUsed < stale) {
     await transaction(db, (tx) => tx.update(apiTokens).set({ last_used_at: new Date(now).toISOString() })
@@ -72,7 +72,7 @@ const tokenJson = (t: typeof apiTokens.$inferSelect): TokenJson => ({ id: t.id, 
 /** Creates an API token for the actor; the secret is returned this once and stored hashed. */
 export async function createToken(db: Db, actor: Actor, name: string): Promise<TokenJson & { token: string }> {
   const token = newSecret('hxd_');
-  const row = await transaction(db, (tx) => one(tx.insert(apiTokens).values({ user_id: actor.id, name, token_hash: sha256(token), created_at: nowIso() }).returning()));
+  const row = await transaction(db, (tx) => one(tx.insert(apiTokens).values({ user_id: actor.id, name, token_hash: sha256(token), created_at: nowIso(db) }).returning()));
   return { ...tokenJson(row), token };
 }
 

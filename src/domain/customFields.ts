@@ -1,7 +1,8 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import { type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
 import { customFieldQueues, customFields } from '../db/schema.js';
-import { type Actor, nowIso, parseJson, requireAdmin, requireStaff } from './actor.js';
+import { type Actor, parseJson, requireAdmin, requireStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { unique } from './unique.js';
@@ -75,7 +76,7 @@ async function writeQueues(db: Conn, fieldId: number, queueIds: number[]) {
 export async function createCustomField(db: Db, actor: Actor, input: CustomFieldInput): Promise<CustomFieldJson> {
   requireAdmin(actor);
   await checkDefinition(db, input);
-  const now = nowIso();
+  const now = nowIso(db);
   return unique(input, () => transaction(db, async (tx) => {
     const row = await one(tx.insert(customFields).values({
       key: input.key, name: input.name, type: input.type, options: JSON.stringify(input.options ?? []), pattern: input.pattern || null,
@@ -94,7 +95,7 @@ export async function updateCustomField(db: Db, actor: Actor, id: number, input:
   return unique(merged, () => transaction(db, async (tx) => {
     const row = await one(tx.update(customFields).set({
       key: merged.key, name: merged.name, type: merged.type, options: JSON.stringify(merged.options ?? []),
-      pattern: merged.pattern || null, required: merged.required ?? false, updated_at: nowIso(),
+      pattern: merged.pattern || null, required: merged.required ?? false, updated_at: nowIso(db),
     }).where(eq(customFields.id, id)).returning());
     if (input.queue_ids !== undefined) await writeQueues(tx, id, input.queue_ids);
     return (await toJson(tx, [row]))[0];

@@ -3,7 +3,8 @@ import { type Db, first, transaction, one } from '../db/port.js';
 import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets, users } from '../db/schema.js';
 import { listByFilter, listTickets } from './tickets/list.js';
 import type { TicketJson } from './tickets/serialize.js';
-import { type Actor, isAdmin, nowIso, parseJson, requireStaff } from './actor.js';
+import { type Actor, isAdmin, parseJson, requireStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { AppError, forbidden, invalid, notFound } from './errors.js';
 import { teamExists } from './teams.js';
 
@@ -86,7 +87,7 @@ export async function createDashboard(db: Db, actor: Actor, input: DashboardInpu
   requireStaff(actor);
   await checkTeamChoice(db, actor, input.team_id);
   for (const [i, w] of (input.widgets ?? []).entries()) await checkWidget(db, w, `widgets.${i}.`);
-  const now = nowIso();
+  const now = nowIso(db);
   return transaction(db, async (tx) => {
     const row = await one(tx.insert(dashboards).values({ name: input.name, team_id: input.team_id ?? null, created_by: actor.id, created_at: now, updated_at: now }).returning());
     for (const [i, w] of (input.widgets ?? []).entries()) await insertWidget(tx, row.id, w, i, now);
@@ -97,7 +98,7 @@ export async function createDashboard(db: Db, actor: Actor, input: DashboardInpu
 export async function updateDashboard(db: Db, actor: Actor, id: number, input: Partial<Omit<DashboardInput, 'widgets'>>): Promise<DashboardJson> {
   await visibleDashboard(db, actor, id);
   if (input.team_id !== undefined) await checkTeamChoice(db, actor, input.team_id);
-  const row = await transaction(db, (tx) => one(tx.update(dashboards).set({ ...input, updated_at: nowIso() }).where(eq(dashboards.id, id)).returning()));
+  const row = await transaction(db, (tx) => one(tx.update(dashboards).set({ ...input, updated_at: nowIso(db) }).where(eq(dashboards.id, id)).returning()));
   return (await withWidgets(db, [row]))[0];
 }
 
@@ -111,7 +112,7 @@ export async function addWidget(db: Db, actor: Actor, dashboardId: number, input
   await checkWidget(db, input, '');
   const next = (await first(db.select({ n: sql<number>`coalesce(max(${dashboardWidgets.position}) + 1, 0)` }).from(dashboardWidgets)
     .where(eq(dashboardWidgets.dashboard_id, dashboardId))))!.n;
-  return widgetJson(await transaction(db, (tx) => insertWidget(tx, dashboardId, input, next, nowIso())));
+  return widgetJson(await transaction(db, (tx) => insertWidget(tx, dashboardId, input, next, nowIso(db))));
 }
 
 async function widgetOf(db: Db, dashboardId: number, widgetId: number): Promise<WidgetRow> {
@@ -124,7 +125,7 @@ export async function updateWidget(db: Db, actor: Actor, dashboardId: number, wi
   await visibleDashboard(db, actor, dashboardId);
   const current = await widgetOf(db, dashboardId, widgetId);
   await checkWidget(db, { kind: input.kind ?? (current.kind as WidgetKind), config: input.config ?? parseJson(current.config, {}) }, '');
-  const set: Partial<WidgetRow> = { updated_at: nowIso() };
+  const set: Partial<WidgetRow> = { updated_at: nowIso(db) };
   if (input.kind !== undefined) set.kind = input.kind;
   if (input.title !== undefined) set.title = input.title;
   if (input.config !== undefined) set.config = JSON.stringify(compact(input.config));

@@ -2,7 +2,8 @@ import { and, asc, count, eq, isNotNull, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared } from '../db/port.js';
 import { ticketMailCc } from '../db/schema.js';
 import { ticketPeople, usersByIds } from '../scrips/people.js';
-import { type Actor, nowIso, requireStaff } from './actor.js';
+import { type Actor, requireStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { ensureMailUser, findUserByEmail, type UserRow } from './users.js';
@@ -83,7 +84,7 @@ export async function judgeMailCc(
 
 /** Keeps what the bounds decided for the message `transactionId`: the added (they count) and the not added. */
 export async function recordMailCc(conn: Conn, ticketId: number, transactionId: number, j: CcJudgement): Promise<void> {
-  const now = nowIso();
+  const now = nowIso(conn);
   for (const u of j.add) {
     await conn.insert(ticketMailCc).values({ ticket_id: ticketId, email: u.email, name: u.name, added: true, reason: null, transaction_id: transactionId, created_at: now })
       .onConflictDoUpdate({ target: [ticketMailCc.ticket_id, ticketMailCc.email], set: { added: true, reason: null, transaction_id: transactionId, created_at: now } });

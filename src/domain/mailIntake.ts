@@ -1,7 +1,8 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, prepared, sameName, first, transaction } from '../db/port.js';
 import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/schema.js';
-import { type Actor, nowIso, requireAdmin } from './actor.js';
+import { type Actor, requireAdmin } from './actor.js';
+import { nowIso, nowMs } from './clock.js';
 import { AppError, invalid, notFound } from './errors.js';
 import { findQueueByName } from './queues.js';
 import { judgeMailCc, recordMailCc } from './mailCc.js';
@@ -158,7 +159,7 @@ type Logged = Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject'
 async function logIntake(conn: Conn, m: Logged, source: string, v: Partial<IntakeRow> & { verdict: Verdict }): Promise<IntakeRow> {
   return (await insertIntake(conn).get({
     identity: m.identity, message_id: m.messageId, source, sender: m.from.address || null, subject: m.subject.slice(0, 1000), raw: m.raw,
-    rule: null, ticket_id: null, transaction_id: null, error: null, created_at: nowIso(), ...v,
+    rule: null, ticket_id: null, transaction_id: null, error: null, created_at: nowIso(conn), ...v,
   }))!;
 }
 
@@ -175,7 +176,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
 
     if (m.kind === 'bounce') return resultOf(await logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }), false);
 
-    const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+    const hourAgo = new Date(nowMs(tx) - 3600_000).toISOString();
     const recent = (await recentFrom(tx).get({ sender: m.from.address, since: hourAgo }))!.n;
     if (recent >= opts.senderLimitPerHour) {
       return resultOf(await logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `more than ${opts.senderLimitPerHour} messages from ${m.from.address} in an hour` }), false);
@@ -300,6 +301,6 @@ export async function getImapState(db: Db, mailbox: string) {
 }
 
 export async function saveImapState(db: Db, mailbox: string, uidValidity: string, lastUid: number): Promise<void> {
-  await transaction(db, (tx) => tx.insert(imapState).values({ mailbox, uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso() })
-    .onConflictDoUpdate({ target: imapState.mailbox, set: { uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso() } }));
+  await transaction(db, (tx) => tx.insert(imapState).values({ mailbox, uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso(db) })
+    .onConflictDoUpdate({ target: imapState.mailbox, set: { uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso(db) } }));
 }

@@ -4,6 +4,7 @@ import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { readPortalToken } from '../scrips/portalLinks.js';
 import { type Actor, requireStaff } from './actor.js';
+import { nowMs } from './clock.js';
 import { AppError, invalid, notFound, TryLater } from './errors.js';
 import { appSecret } from './secrets.js';
 import { spendAllowance, sweepThrottle, throttleKey } from './throttle.js';
@@ -68,7 +69,7 @@ async function stillGranted(conn: Conn, ticketId: number, userId: number, epoch:
  * links all fail it), the link not expired, signed at the user's current `portal_epoch`, the
  * user not disabled, and still a requester or Cc of the ticket.
  */
-export async function grantFromToken(db: Db, token: string, now = Date.now()): Promise<PortalGrant> {
+export async function grantFromToken(db: Db, token: string, now = nowMs(db)): Promise<PortalGrant> {
   const claims = readPortalToken(token, await portalSecret(db));
   if (!claims) throw new PortalRefused('invalid');
   if (claims.expires * 1000 <= now) throw new PortalRefused('expired');
@@ -185,7 +186,7 @@ function wait(sec: number): string {
  * refused reply is stored. `now` moves the windows (tests).
  */
 export async function portalReply(
-  db: Db, grant: PortalGrant, input: PortalReplyInput, limits: PortalLimits, notify: NotifySettings, now = Date.now(),
+  db: Db, grant: PortalGrant, input: PortalReplyInput, limits: PortalLimits, notify: NotifySettings, now = nowMs(db),
 ): Promise<PortalTransactionJson> {
   const body = input.body.trim() === '' ? '' : input.body;
   if (body === '' && input.attachments.length === 0) throw invalid('body', 'Write a message or attach a file');

@@ -3,7 +3,8 @@ import { type Conn, type Db, prepared, sameName, first, transaction, one } from 
 import { queues, queueWatchers, tickets } from '../db/schema.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { signatureError } from '../scrips/signature.js';
-import { type Actor, isStaff, nowIso, requireAdmin } from './actor.js';
+import { type Actor, isStaff, requireAdmin } from './actor.js';
+import { nowIso } from './clock.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { teamExists } from './teams.js';
 import { unique } from './unique.js';
@@ -82,7 +83,7 @@ async function setWatchers(conn: Conn, queueId: number, input: Partial<QueueInpu
 export async function createQueue(db: Db, actor: Actor, raw: QueueInput, notify: NotifySettings): Promise<QueueJson> {
   requireAdmin(actor);
   const input = normalize(raw);
-  const now = nowIso();
+  const now = nowIso(db);
   return unique(input, () => transaction(db, async (tx) => {
     await check(tx, input);
     const row = await one(tx.insert(queues).values({
@@ -102,7 +103,7 @@ export async function updateQueue(db: Db, actor: Actor, id: number, raw: Partial
   return unique(input, () => transaction(db, async (tx) => {
     if (!await getQueueRow(tx, id)) throw notFound('Queue', id);
     await check(tx, input);
-    const row = await one(tx.update(queues).set({ ...columns(input), updated_at: nowIso() }).where(eq(queues.id, id)).returning());
+    const row = await one(tx.update(queues).set({ ...columns(input), updated_at: nowIso(db) }).where(eq(queues.id, id)).returning());
     await setWatchers(tx, id, input, notify.ownAddresses);
     return withWatchers(tx, actor, row);
   }));

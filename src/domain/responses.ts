@@ -2,7 +2,8 @@ import { and, asc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { type Conn, type Db, first, one, transaction } from '../db/port.js';
 import { cannedResponses } from '../db/schema.js';
 import { isStatus, STATUSES, type Status } from './lifecycle.js';
-import { type Actor, isAdmin, nowIso, requireStaff } from './actor.js';
+import { type Actor, isAdmin, requireStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { forbidden, invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { checkLiquid, renderLiquid, ticketScope } from './templates.js';
@@ -99,7 +100,7 @@ export async function createResponse(db: Db, actor: Actor, input: ResponseInput)
   if (ownerId === null && !isAdmin(actor)) throw forbidden('Only administrators can create shared canned responses');
   checkStatus(input.set_status);
   await checkLiquid(db, { body: input.body });
-  const now = nowIso();
+  const now = nowIso(db);
   return uniqueName(input.name, () => transaction(db, async (tx) => {
     await checkQueue(tx, input.queue_id);
     return one(tx.insert(cannedResponses).values({
@@ -121,7 +122,7 @@ export async function updateResponse(db: Db, actor: Actor, id: number, input: Pa
     requireManage(actor, current);
     await checkQueue(tx, input.queue_id);
     const { shared: _, owner_id: __, ...fields } = input;
-    return one(tx.update(cannedResponses).set({ ...fields, owner_id: owner === undefined ? current.owner_id : owner, updated_at: nowIso() })
+    return one(tx.update(cannedResponses).set({ ...fields, owner_id: owner === undefined ? current.owner_id : owner, updated_at: nowIso(db) })
       .where(eq(cannedResponses.id, id)).returning());
   }));
 }

@@ -2,7 +2,8 @@ import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import { z } from 'zod';
 import { type Db, first, one, transaction } from '../db/port.js';
 import { savedViews, teamMembers, users } from '../db/schema.js';
-import { type Actor, isAdmin, nowIso, parseJson, requireStaff } from './actor.js';
+import { type Actor, isAdmin, parseJson, requireStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { allCustomFields } from './customFields.js';
 import { AppError, forbidden, invalid, notFound } from './errors.js';
 import { nestFilterParams, TicketFilterSchema, type TicketFilter } from './tickets/query.js';
@@ -120,7 +121,7 @@ export async function createSavedView(db: Db, actor: Actor, input: SavedViewInpu
   const filters = await checkFilters(db, input.filters ?? {});
   checkColumns(input.columns);
   await checkShare(db, actor, ownerId, input.team_id);
-  const now = nowIso();
+  const now = nowIso(db);
   return toJson(await transaction(db, (tx) => one(tx.insert(savedViews).values({
     name: input.name, owner_id: ownerId, team_id: input.team_id ?? null, filters: JSON.stringify(filters), columns: JSON.stringify(input.columns ?? DEFAULT_COLUMNS),
     column_widths: JSON.stringify(input.column_widths ?? {}), created_at: now, updated_at: now,
@@ -129,7 +130,7 @@ export async function createSavedView(db: Db, actor: Actor, input: SavedViewInpu
 
 export async function updateSavedView(db: Db, actor: Actor, id: number, input: Partial<Omit<SavedViewInput, 'owner_id'>>): Promise<SavedViewJson> {
   const row = await editableView(db, actor, id);
-  const set: Partial<Row> = { updated_at: nowIso() };
+  const set: Partial<Row> = { updated_at: nowIso(db) };
   if (input.team_id !== undefined) { await checkShare(db, actor, row.owner_id, input.team_id); set.team_id = input.team_id; }
   if (input.name !== undefined) set.name = input.name;
   if (input.filters !== undefined) set.filters = JSON.stringify(await checkFilters(db, input.filters));

@@ -3,7 +3,8 @@ import { type Db, first, one, transaction } from '../db/port.js';
 import { scrips, templates } from '../db/schema.js';
 import { STATUSES } from './lifecycle.js';
 import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/engine.js';
-import { type Actor, nowIso, parseJson, requireAdmin } from './actor.js';
+import { type Actor, parseJson, requireAdmin } from './actor.js';
+import { nowIso } from './clock.js';
 import { invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { unique } from './unique.js';
@@ -54,7 +55,7 @@ async function check(db: Db, s: ScripInput) {
 export async function createScrip(db: Db, actor: Actor, input: ScripInput): Promise<ScripJson> {
   requireAdmin(actor);
   await check(db, input);
-  const now = nowIso();
+  const now = nowIso(db);
   return toJson(await transaction(db, (tx) => unique(input, async () => await one(tx.insert(scrips).values({
     key: input.key, description: input.description ?? '', condition: input.condition, action: input.action,
     template_id: input.template_id ?? null, queue_id: input.queue_id ?? null, enabled: input.enabled ?? true,
@@ -68,7 +69,7 @@ export async function updateScrip(db: Db, actor: Actor, id: number, input: Parti
   await check(db, merged);
   const { config, ...rest } = input;
   return toJson(await transaction(db, (tx) => unique(input, async () => await one(tx.update(scrips).set({
-    ...rest, ...(config !== undefined ? { config: JSON.stringify(config) } : {}), updated_at: nowIso(),
+    ...rest, ...(config !== undefined ? { config: JSON.stringify(config) } : {}), updated_at: nowIso(db),
   }).where(eq(scrips.id, id)).returning()))));
 }
 

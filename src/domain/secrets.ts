@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { type Db, first, transaction } from '../db/port.js';
 import { appSecrets } from '../db/schema.js';
+import { nowIso } from './clock.js';
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 // Passwords: scrypt (N=2^15, r=8, p=1), random salt, encoded as scrypt$N$r$p$salt$hash.
@@ -45,6 +46,6 @@ export async function appSecret(db: Db, name: string): Promise<string> {
   // Read first: a start on a full disk or a read-only store needs no write once the secret exists (decision 042).
   const known = await read();
   if (known !== undefined) return known;
-  await transaction(db, (tx) => tx.insert(appSecrets).values({ name, value: newSecret(), created_at: new Date().toISOString() }).onConflictDoNothing());
+  await transaction(db, (tx) => tx.insert(appSecrets).values({ name, value: newSecret(), created_at: nowIso(tx) }).onConflictDoNothing());
   return (await read())!;
 }

@@ -1,7 +1,7 @@
 import { count } from 'drizzle-orm';
 import { type Db, first, transaction, one } from '../db/port.js';
 import { queues, queueWatchers, scrips, templates, users } from '../db/schema.js';
-import { nowIso } from './actor.js';
+import { nowIso } from './clock.js';
 import { generatePassword, hashPassword } from './secrets.js';
 import { normalizeEmail } from './users.js';
 
@@ -114,7 +114,7 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
   if (n > 0) return { seeded: false };
   const generatedPassword = opts.adminPassword ? undefined : generatePassword();
   const password_hash = await hashPassword(opts.adminPassword ?? generatedPassword!);
-  const now = nowIso();
+  const now = nowIso(db);
   const stamp = { created_at: now, updated_at: now };
   const email = normalizeEmail(opts.adminEmail);
   await transaction(db, async (tx) => {

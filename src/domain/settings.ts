@@ -2,7 +2,8 @@ import { and, eq, ne } from 'drizzle-orm';
 import { type Db, transaction, one } from '../db/port.js';
 import { sessions, users } from '../db/schema.js';
 import { signatureError } from '../scrips/signature.js';
-import { type Actor, type Role, isStaff, nowIso } from './actor.js';
+import { type Actor, type Role, isStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { forbidden, invalid, notFound } from './errors.js';
 import { hashPassword, sha256, verifyPassword } from './secrets.js';
 import { getUserRow, type UserRow } from './users.js';
@@ -93,7 +94,7 @@ export async function updateSettings(db: Db, actor: Actor, input: SettingsInput,
   }
   if (Object.keys(patch).length === 0) return settingsJson(current);
   return transaction(db, async (tx) => {
-    const row = await one(tx.update(users).set({ ...patch, updated_at: nowIso() }).where(eq(users.id, current.id)).returning());
+    const row = await one(tx.update(users).set({ ...patch, updated_at: nowIso(db) }).where(eq(users.id, current.id)).returning());
     if (patch.password_hash !== undefined) {
       const others = opts.keepSession ? and(eq(sessions.user_id, current.id), ne(sessions.id_hash, sha256(opts.keepSession))) : eq(sessions.user_id, current.id);
       await tx.delete(sessions).where(others);

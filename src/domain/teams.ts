@@ -1,7 +1,8 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { changes, type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
 import { dashboards, queues, teamMembers, teams, tickets } from '../db/schema.js';
-import { type Actor, nowIso, requireAdmin, requireStaff } from './actor.js';
+import { type Actor, requireAdmin, requireStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { invalid, notFound } from './errors.js';
 import { unique } from './unique.js';
 import { getUserRow } from './users.js';
@@ -43,7 +44,7 @@ export interface TeamInput { name: string; description?: string }
 
 export async function createTeam(db: Db, actor: Actor, input: TeamInput): Promise<TeamJson> {
   requireAdmin(actor);
-  const now = nowIso();
+  const now = nowIso(db);
   const row = await transaction(db, (tx) => unique(input, async () => await one(tx.insert(teams).values({ name: input.name, description: input.description ?? '', created_at: now, updated_at: now }).returning())));
   return (await withMembers(db, [row]))[0];
 }
@@ -51,7 +52,7 @@ export async function createTeam(db: Db, actor: Actor, input: TeamInput): Promis
 export async function updateTeam(db: Db, actor: Actor, id: number, input: Partial<TeamInput>): Promise<TeamJson> {
   requireAdmin(actor);
   await getTeam(db, actor, id);
-  const row = await transaction(db, (tx) => unique(input, async () => await one(tx.update(teams).set({ ...input, updated_at: nowIso() }).where(eq(teams.id, id)).returning())));
+  const row = await transaction(db, (tx) => unique(input, async () => await one(tx.update(teams).set({ ...input, updated_at: nowIso(db) }).where(eq(teams.id, id)).returning())));
   return (await withMembers(db, [row]))[0];
 }
 
@@ -78,7 +79,7 @@ export async function addMember(db: Db, actor: Actor, teamId: number, userId: nu
   if (!user) throw invalid('user_id', `User ${userId} does not exist`);
   if (user.disabled) throw invalid('user_id', `User ${userId} is disabled`);
   return unique({ team_id: teamId, user_id: userId },
-    async () => await transaction(db, (tx) => one(tx.insert(teamMembers).values({ team_id: teamId, user_id: userId, created_at: nowIso() }).returning())));
+    async () => await transaction(db, (tx) => one(tx.insert(teamMembers).values({ team_id: teamId, user_id: userId, created_at: nowIso(db) }).returning())));
 }
 
 export async function removeMember(db: Db, actor: Actor, teamId: number, userId: number): Promise<void> {

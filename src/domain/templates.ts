@@ -3,7 +3,8 @@ import { type Db, first, one, transaction } from '../db/port.js';
 import { scrips, templates, transactions } from '../db/schema.js';
 import { fullScope, sampleScope } from '../scrips/context.js';
 import { isTemplateError, renderTemplate, templateError, templateErrorMessage } from '../scrips/templates.js';
-import { type Actor, nowIso, requireAdmin } from './actor.js';
+import { type Actor, requireAdmin } from './actor.js';
+import { nowIso } from './clock.js';
 import { allCustomFields } from './customFields.js';
 import { PUBLIC_TYPES } from './portal.js';
 import { AppError, conflict, invalid, notFound, type ErrorDetail } from './errors.js';
@@ -50,7 +51,7 @@ export async function createTemplate(db: Db, actor: Actor, input: TemplateInput)
   requireAdmin(actor);
   await checkLiquid(db, input);
   await checkRest(db, input);
-  const now = nowIso();
+  const now = nowIso(db);
   return unique(input, async () => await transaction(db, (tx) => one(tx.insert(templates).values({
     name: input.name, description: input.description ?? '', subject: input.subject ?? '', body: input.body ?? '',
     queue_id: input.queue_id ?? null, created_at: now, updated_at: now,
@@ -61,7 +62,7 @@ export async function updateTemplate(db: Db, actor: Actor, id: number, input: Pa
   await getTemplate(db, actor, id);
   await checkLiquid(db, input);
   await checkRest(db, input);
-  return unique(input, async () => await transaction(db, (tx) => one(tx.update(templates).set({ ...input, updated_at: nowIso() }).where(eq(templates.id, id)).returning())));
+  return unique(input, async () => await transaction(db, (tx) => one(tx.update(templates).set({ ...input, updated_at: nowIso(db) }).where(eq(templates.id, id)).returning())));
 }
 
 /** SPEC B3: a template a scrip uses cannot be deleted (409 naming the scrip). */

@@ -1,6 +1,7 @@
 import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { type Db, first, one, transaction, type Tx } from '../db/port.js';
 import { loginThrottle } from '../db/schema.js';
+import { nowMs } from './clock.js';
 
 // Sign-in brakes kept in the database (SPEC C6, docs/decisions/028): every process serving the
 // store counts in the same row, and a lockout outlives a restart. The rules are the ones the
@@ -39,7 +40,7 @@ const SWEEP_BATCH = 100;
  * Counts one attempt under `key` and says whether it is within `limit` for the current window.
  * One atomic upsert: concurrent attempts, from any number of processes, each get their own count.
  */
-export async function countAttempt(db: Db, key: string, limit: number, windowSec: number, now = Date.now()): Promise<Attempt> {
+export async function countAttempt(db: Db, key: string, limit: number, windowSec: number, now = nowMs(db)): Promise<Attempt> {
   const at = new Date(now).toISOString();
   const end = new Date(now + windowSec * 1000).toISOString();
   const t = loginThrottle;
@@ -67,7 +68,7 @@ export async function countAttempt(db: Db, key: string, limit: number, windowSec
 }
 
 /** How `key` stands now, without counting anything (undefined: no attempts in a current window). */
-export async function checkThrottle(db: Db, key: string, now = Date.now()): Promise<{ count: number; windowEnd: string } | undefined> {
+export async function checkThrottle(db: Db, key: string, now = nowMs(db)): Promise<{ count: number; windowEnd: string } | undefined> {
   const row = await first(db.select().from(loginThrottle)
     .where(and(eq(loginThrottle.key, key), gt(loginThrottle.window_end, new Date(now).toISOString()))));
   return row && { count: row.failures, windowEnd: row.window_end };
@@ -99,7 +100,7 @@ export interface Allowance {
  * spenders in any number of processes queue for the row and each sees what the others spent;
  * a caller that refuses throws, and its rollback takes the upsert back too.
  */
-export async function spendAllowance(tx: Tx, key: string, amount: number, limit: number, windowSec: number, now = Date.now()): Promise<Allowance> {
+export async function spendAllowance(tx: Tx, key: string, amount: number, limit: number, windowSec: number, now = nowMs(tx)): Promise<Allowance> {
   const at = new Date(now).toISOString();
   const end = new Date(now + windowSec * 1000).toISOString();
   const t = loginThrottle;
@@ -127,7 +128,7 @@ export async function spendAllowance(tx: Tx, key: string, amount: number, limit:
 }
 
 /** A sweep of ended windows after a unit of work that began one (spendAllowance's newWindow); best-effort. */
-export async function sweepThrottle(db: Db, now = Date.now()): Promise<void> {
+export async function sweepThrottle(db: Db, now = nowMs(db)): Promise<void> {
   await sweepExpired(db, new Date(now).toISOString()).catch(() => {});
 }
 

@@ -1,7 +1,8 @@
 import { and, asc, eq, ne, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, prepared, first, storeOf, transaction, one } from '../db/port.js';
 import { apiTokens, sessions, teamMembers, users } from '../db/schema.js';
-import { type Actor, type Role, nowIso, requireAdmin, requireStaff } from './actor.js';
+import { type Actor, type Role, requireAdmin, requireStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { hashPassword } from './secrets.js';
 import { unique } from './unique.js';
@@ -65,7 +66,7 @@ export async function createUser(db: Db, actor: Actor | null, input: CreateUserI
   if (actor) requireAdmin(actor);
   const email = normalizeEmail(input.email);
   const password_hash = input.password ? await hashPassword(input.password) : null;
-  const now = nowIso();
+  const now = nowIso(db);
   const row = await transaction(db, (tx) => unique({ email }, async () => await one(tx.insert(users).values({
     email, name: input.name ?? '', role: input.role ?? 'agent', disabled: input.disabled ?? false, password_hash, created_at: now, updated_at: now,
   }).returning())));
@@ -94,7 +95,7 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
   if (losesAdmin && await otherActiveAdmins(db, id) === 0) throw invalid(patch.disabled ? 'disabled' : 'role', 'The last active administrator cannot be demoted or disabled');
   if (Object.keys(patch).length === 0) return userJson(current);
   return unique({ email: patch.email }, () => transaction(db, async (tx) => {
-    const row = await one(tx.update(users).set({ ...patch, updated_at: nowIso() }).where(eq(users.id, id)).returning());
+    const row = await one(tx.update(users).set({ ...patch, updated_at: nowIso(db) }).where(eq(users.id, id)).returning());
     // One whose password changed is signed out everywhere; a disabled user loses every credential.
     if (patch.disabled === true) await revokeCredentials(tx, id);
     else if (patch.password_hash !== undefined) await tx.delete(sessions).where(eq(sessions.user_id, id));
@@ -122,7 +123,7 @@ export async function deleteUser(db: Db, actor: Actor, id: number): Promise<void
     throw conflict('The last active administrator cannot be deleted');
   }
   await transaction(db, async (tx) => {
-    await tx.update(users).set({ disabled: true, updated_at: nowIso() }).where(eq(users.id, id));
+    await tx.update(users).set({ disabled: true, updated_at: nowIso(db) }).where(eq(users.id, id));
     await tx.delete(teamMembers).where(eq(teamMembers.user_id, id));
     await revokeCredentials(tx, id);
   });
@@ -137,7 +138,7 @@ export async function ensureMailUser(conn: Conn, address: string, displayName: s
   const email = normalizeEmail(address);
   const existing = await userByEmail(conn).get({ email });
   if (existing) return { user: existing, created: false };
-  const now = nowIso();
+  const now = nowIso(conn);
   const user = await one(conn.insert(users).values({
     email, name: displayName.slice(0, 200), role: 'requester', disabled: false, password_hash: null, created_at: now, updated_at: now,
   }).returning());

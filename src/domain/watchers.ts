@@ -6,7 +6,8 @@ import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../d
 import type { ScripResult } from '../scrips/engine.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { ourAddresses } from '../scrips/people.js';
-import { type Actor, isStaff, nowIso } from './actor.js';
+import { type Actor, isStaff } from './actor.js';
+import { nowIso } from './clock.js';
 import { conflict, forbidden, invalid, notFound } from './errors.js';
 import { recordTransactions, type TransactionJson } from './transactions.js';
 import { ensureMailUser, getUserRow, type UserRow } from './users.js';
@@ -111,7 +112,7 @@ export const ROLE_NAMES: Record<WatcherRole, string> = { requester: 'a requester
 
 /** Adds one watcher with its transaction, inside the caller's SQL transaction; null when already there. */
 export async function addWatcherIn(conn: Conn, actorId: number | null, ticketId: number, role: WatcherRole, userId: number, opts: { notify: NotifySettings; alreadySent?: string[] }) {
-  const now = nowIso();
+  const now = nowIso(conn);
   if ((await insertWatcher(conn).run({ ticket: ticketId, role, user: userId, now })).changes === 0) return null;
   if (role === 'requester') {
     await conn.update(tickets).set({ requester_id: userId }).where(and(eq(tickets.id, ticketId), sql`${tickets.requester_id} IS NULL`));
@@ -129,7 +130,7 @@ export async function removeWatcher(db: Db, actor: Actor, ticketId: number, role
     if (!ticket) throw notFound('Ticket', ticketId);
     const where = and(eq(ticketWatchers.ticket_id, ticketId), eq(ticketWatchers.role, role), eq(ticketWatchers.user_id, userId));
     if (changes(await tx.delete(ticketWatchers).where(where)) === 0) throw notFound(`Watcher ${role}/${userId} on ticket`, ticketId);
-    const now = nowIso();
+    const now = nowIso(db);
     if (role === 'requester' && ticket.requester_id === userId) {
       // The next requester (in the order they joined) becomes the first; none left: no requester.
       const next = (await rolesOfOne(tx).all({ id: ticketId })).find((w) => w.role === 'requester');
@@ -153,6 +154,6 @@ export async function setQueueWatchers(conn: Conn, queueId: number, role: 'cc' |
   const people = await resolvePeople(conn, refs, role, { own });
   people.forEach((u, i) => { checkRole(role, u, `${role}.${i}`); });
   await conn.delete(queueWatchers).where(and(eq(queueWatchers.queue_id, queueId), eq(queueWatchers.role, role)));
-  const now = nowIso();
+  const now = nowIso(conn);
   for (const u of people) await conn.insert(queueWatchers).values({ queue_id: queueId, role, user_id: u.id, created_at: now });
 }

@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { type Actor, requireAdmin, requireStaff } from '../domain/actor.js';
+import { nowMs } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
 import { zId, zodDetails } from '../domain/validation.js';
 import { DataPage } from '../views/data.js';
@@ -28,9 +29,9 @@ export interface RespondOptions<T> {
   location?: string;
 }
 
-/** Content rendered for the signed-in reader: times in their time zone (UTC for nobody). */
+/** Content rendered for the signed-in reader: times in their time zone (UTC for nobody), relative to the store's clock. */
 export const inZone = (c: C, content: JSX.Element) => (
-  <TimeZone.Provider value={c.get('actor')?.timezone ?? 'UTC'}><Now.Provider value={Date.now()}>{content}</Now.Provider></TimeZone.Provider>
+  <TimeZone.Provider value={c.get('actor')?.timezone ?? 'UTC'}><Now.Provider value={nowMs(c.get('deps').db)}>{content}</Now.Provider></TimeZone.Provider>
 );
 
 export async function respond<T>(c: C, answer: T | Promise<T>, opts: RespondOptions<T> = {}): Promise<Response> {

@@ -133,13 +133,16 @@ export async function fullScope(conn: Conn, ticketId: number, transactionId: num
 /** The same ticket scope with another `url` (customer mail links to the reader's portal page). */
 export const withUrl = (ticket: TicketScope, url: string): TicketScope => ({ ...ticket, url });
 
+/** The time of every date in the sample scope: a fixed instant (a sample reads no clock). */
+const SAMPLE_TIME = '2030-01-07T09:30:00.000Z';
+
 /**
  * A complete scope with every variable present, for checking templates when they are saved (and
  * previewing them): its `ticket.url` is on `publicUrl` when given, this server's.
  */
 export function sampleScope(customFieldKeys: string[], publicUrl = 'https://hxdesk.example'): Scope {
   const someone = (id: number, name: string): Person => ({ id, name, email: `${name.toLowerCase()}@example.com` });
-  const now = new Date().toISOString();
+  const now = SAMPLE_TIME;
   return {
     ticket: {
       id: 123, subject: 'Printer on fire', description: 'It smokes.', status: 'open', priority: 10, created_at: now, updated_at: now,

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import { type Conn, errorMessage, prepared } from '../db/port.js';
 import { attachments, scrips, templates } from '../db/schema.js';
+import { nowMs } from '../domain/clock.js';
 import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
 import type { NotifySettings } from './config.js';
 import { ALL_NEEDS, type Scope, ScopeLoader, type ScopeNeeds, withUrl } from './context.js';
@@ -197,7 +198,7 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   const render = (r: Recipient) => {
     if (!personal && shared) return shared;
     // Customer mail never links to a page its reader cannot open: its ticket.url is their portal link.
-    const url = plan.audience === 'customer' ? portalUrl(event.notify, event.ticketId, r.id, r.portal_epoch) : staffUrl;
+    const url = plan.audience === 'customer' ? portalUrl(event.notify, event.ticketId, r.id, r.portal_epoch, nowMs(ctx.conn)) : staffUrl;
     const own = { ...scope, ticket: withUrl(scope.ticket, url), recipient: { id: r.id, name: r.name, email: r.email } };
     return (shared = { subject: part('subject', own).replace(/\s+/g, ' ').trim(), body: part('body', own) });
   };

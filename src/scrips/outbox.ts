@@ -3,6 +3,7 @@ import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, sql, count } from 
 import addressparser from 'nodemailer/lib/addressparser';
 import { changes, claimRows, type Conn, type Db, logAppend, notIndexed, prepared, type Prepared, type RowOf, first, transaction, tryLock, one } from '../db/port.js';
 import { outbox, transactions } from '../db/schema.js';
+import { nowIso } from '../domain/clock.js';
 
 // The durable outbox (SPEC B6): notifications are rows written in the ticket change's SQL
 // transaction; the delivery worker sends them later. A row is `queued` until sent, `sending`
@@ -17,7 +18,16 @@ const mailDomain = (mailFrom: string) => mailFrom.split('@')[1] || 'localhost';
 // randomUUID draws from a cached pool of entropy; randomBytes asks OpenSSL on every call (2–20 µs).
 // A UUID's first 12 hex digits (around the first dash) are 48 random bits.
 const random48 = () => { const u = randomUUID(); return u.slice(0, 8) + u.slice(9, 13); };
+// real time: an identifier's ingredient (unique with the random part), not a time anyone reads.
 export const newMessageId = (ticketId: number, mailFrom: string) => `<hxdesk.${ticketId}.${Date.now().toString(36)}.${random48()}@${mailDomain(mailFrom)}>`;
+
+/**
+ * When a row is due to be tried (`next_attempt_at`, and the instant claims compare it with): the
+ * real time, not the store's clock (decision 047). Delivery is machinery: its retry delays wait
+ * for another server in real seconds, and a test clock standing still must not hold mail back.
+ */
+// real time: the delivery schedule.
+const deliveryNow = (afterMs = 0) => new Date(Date.now() + afterMs).toISOString();
 
 /**
  * The Message-IDs of a ticket's mail, oldest first: inbound mail (on its transactions) and our own
@@ -33,7 +43,7 @@ const outboundIds = prepared((db) => db.select({ tx: outbox.transaction_id, id: 
 const insertEmail = prepared((db) => db.insert(outbox).values({
   kind: 'email', ticket_id: sql.placeholder('ticket_id'), transaction_id: sql.placeholder('transaction_id'), scrip_id: sql.placeholder('scrip_id'),
   recipient: sql.placeholder('recipient'), subject: sql.placeholder('subject'), body: sql.placeholder('body'), headers: sql.placeholder('headers'),
-  message_id: sql.placeholder('message_id'), audience: sql.placeholder('audience'), attachment_ids: sql.placeholder('attachment_ids'), status: 'queued', next_attempt_at: sql.placeholder('now'), created_at: sql.placeholder('now'),
+  message_id: sql.placeholder('message_id'), audience: sql.placeholder('audience'), attachment_ids: sql.placeholder('attachment_ids'), status: 'queued', next_attempt_at: sql.placeholder('due'), created_at: sql.placeholder('now'),
 }));
 
 /** At most this many Message-IDs in References: the root and the newest (SPEC C3). */
@@ -156,7 +166,8 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
   if (copies.length === 0) return;
   const t = await threading(conn, copies[0]);
   const messageId = t.sharedMessageId ?? newMessageId(copies[0].ticketId, mailFrom);
-  const now = new Date().toISOString();
+  const now = nowIso(conn);
+  const due = deliveryNow();
   for (const m of copies) {
     const headers: Record<string, string> = {
       From: formatMailbox(m.from),
@@ -174,7 +185,7 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
     headers['X-Hxdesk-Ticket'] = String(m.ticketId);
     await insertEmail(conn).run({
       ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient: m.recipient, subject: taggedSubject(m.subject, m.ticketId),
-      body: m.body, headers: JSON.stringify(headers), message_id: messageId, now, audience: m.audience, attachment_ids: JSON.stringify(m.attachmentIds),
+      body: m.body, headers: JSON.stringify(headers), message_id: messageId, now, due, audience: m.audience, attachment_ids: JSON.stringify(m.attachmentIds),
     });
   }
 }
@@ -206,10 +217,9 @@ export function storedMail(row: Pick<OutboxRow, 'headers' | 'recipient'>): Store
 }
 
 export async function enqueueWebhook(conn: Conn, w: { ticketId: number; transactionId: number; scripId: number; url: string; payload: unknown }): Promise<OutboxRow> {
-  const now = new Date().toISOString();
   return await one(conn.insert(outbox).values({
     kind: 'webhook', ticket_id: w.ticketId, transaction_id: w.transactionId, scrip_id: w.scripId, recipient: w.url,
-    body: JSON.stringify(w.payload), headers: '{}', status: 'queued', next_attempt_at: now, created_at: now,
+    body: JSON.stringify(w.payload), headers: '{}', status: 'queued', next_attempt_at: deliveryNow(), created_at: nowIso(conn),
   }).returning());
 }
 
@@ -267,7 +277,7 @@ const firstDue = forKinds((db, kinds) => db.select({ at: sql<string | null>`min(
 /** Claims due rows of the given kinds for the worker `owner`: marks them `sending` and counts the attempt. */
 export async function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number, owner: string | null = null): Promise<OutboxRow[]> {
   if (kinds.length === 0) return [];
-  const params = () => ({ now: new Date().toISOString(), limit });
+  const params = () => ({ now: deliveryNow(), limit });
   // Most kicks find nothing due: look first without taking the write lock.
   if ((await dueIds(db, kinds).all(params())).length === 0) return [];
   return transaction(db, async (tx) => {
@@ -287,7 +297,7 @@ export async function releaseClaimed(db: Db, ids: number[]): Promise<void> {
 
 /** `note`: what the admin should know about a delivery that went out (files that were no longer there). */
 export async function markSent(db: Db, id: number, note: string | null = null): Promise<void> {
-  await transaction(db, (tx) => tx.update(outbox).set({ status: 'sent', sent_at: new Date().toISOString(), last_error: note, claimed_by: null }).where(eq(outbox.id, id)));
+  await transaction(db, (tx) => tx.update(outbox).set({ status: 'sent', sent_at: nowIso(db), last_error: note, claimed_by: null }).where(eq(outbox.id, id)));
 }
 
 /** Records a failed attempt: back to the queue after an exponential backoff, or `failed` for good. */
@@ -296,7 +306,7 @@ export async function markFailed(db: Db, row: OutboxRow, error: string, opts: { 
   const delay = opts.retryBaseMs * 2 ** (row.attempts - 1);
   await transaction(db, (tx) => tx.update(outbox).set({
     status: final ? 'failed' : 'queued', last_error: error.slice(0, 1000), claimed_by: null,
-    next_attempt_at: new Date(Date.now() + (final ? 0 : delay)).toISOString(),
+    next_attempt_at: deliveryNow(final ? 0 : delay),
   }).where(eq(outbox.id, row.id)));
 }
 
@@ -326,7 +336,7 @@ export async function requeue(db: Db, id: number): Promise<OutboxRow> {
     // The store's change signal, which the delivery workers follow (decision 045): the row goes
     // out at once, from whichever process takes it. (The live-update hub finds nothing new.)
     await logAppend(tx);
-    return one(tx.update(outbox).set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: new Date().toISOString(), claimed_by: null })
+    return one(tx.update(outbox).set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: deliveryNow(), claimed_by: null })
       .where(eq(outbox.id, id)).returning());
   });
 }

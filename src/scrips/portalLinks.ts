@@ -25,8 +25,8 @@ export function readPortalToken(token: string, secret: string): PortalClaims | n
   return { ticketId: Number(m[1]), userId: Number(m[2]), expires: Number(m[3]), epoch: Number(m[4]) };
 }
 
-/** A fresh link for this user to this ticket, valid PORTAL_LINK_DAYS from now, on this server's URL with its key. */
-export function portalUrl(settings: NotifySettings, ticketId: number, userId: number, epoch: number, now = Date.now()): string {
+/** A fresh link for this user to this ticket, valid PORTAL_LINK_DAYS from `now` (the store's clock, ms), on this server's URL with its key. */
+export function portalUrl(settings: NotifySettings, ticketId: number, userId: number, epoch: number, now: number): string {
   const expires = Math.floor(now / 1000) + settings.portalLinkDays * 86_400;
   return `${settings.publicUrl}/portal/${signPortalToken({ ticketId, userId, expires, epoch }, settings.portalSecret)}`;
 }

@@ -128,6 +128,7 @@ export function relativeTime(iso: string, now: number, zone: string): string {
 export function When({ iso, zone, now }: { iso: string | null | undefined; zone?: string; now?: number }) {
   if (!iso) return null;
   const z = zone ?? useContext(TimeZone);
+  // real time: only a render outside a request (every page and fragment sets Now from the store's clock).
   const at = now ?? (useContext(Now) || Date.now());
   return jsx('time', { datetime: iso, title: exactTime(iso, z) }, relativeTime(iso, at, z));
 }

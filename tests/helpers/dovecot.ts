@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { waitUntil } from './wait.js';
 
 export interface Dovecot {
   host: string;
@@ -36,17 +37,13 @@ const freePort = () => new Promise<number>((resolve, reject) => {
 });
 
 async function waitForPort(port: number, proc: ChildProcess, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
+  await waitUntil(`dovecot to listen on ${port}`, async () => {
     if (proc.exitCode !== null) throw new Error(`dovecot exited with ${proc.exitCode}`);
-    const ok = await new Promise<boolean>((resolve) => {
+    return await new Promise<boolean>((resolve) => {
       const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(true); });
       s.on('error', () => resolve(false));
     });
-    if (ok) return;
-    if (Date.now() > until) throw new Error(`dovecot did not listen on ${port}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  }, (ok) => ok, { timeoutMs, intervalMs: 50 });
 }
 
 function killGroup(p: ChildProcess, signal: NodeJS.Signals) {

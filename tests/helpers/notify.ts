@@ -1,22 +1,10 @@
 import { expect } from 'vitest';
 import type { TestServer } from './server.js';
 import type { ReceivedMail, SmtpSink } from './smtp.js';
+import { until } from './wait.js';
 
 // Reading what a change sent: its outbox rows (written with the change) and, once every row is
 // delivered, the messages a real SMTP sink received.
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `check` returns something truthy, or fails after `timeoutMs`. */
-export async function until<T>(label: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
-    await sleep(25);
-  }
-}
 
 export async function outboxOf(s: TestServer, ticketId: number): Promise<Record<string, any>[]> {
   const res = await s.api('GET', `/outbox?ticket_id=${ticketId}&limit=500`);

@@ -4,9 +4,7 @@ import { rawGet } from './db.js';
 import { base64Lines, entity, multipart, postMail } from './mail.js';
 import type { TestServer } from './server.js';
 import type { ReceivedMail, SmtpSink } from './smtp.js';
-import { until } from './notify.js';
-
-export { until };
+import { until } from './wait.js';
 
 // Helpers for the requester portal tests (SPEC C2): links out of real mail, links signed with
 // the server's own key (read from its database, as an operator could), mail in through /mailgate.

@@ -8,6 +8,7 @@ import type { Deps } from '../../src/routes/context.js';
 import type { Hub } from '../../src/events/hub.js';
 import { closeDb, type Db, openStore, poolOf, sqliteOf } from '../../src/db/store.js';
 import { createToken } from '../../src/domain/auth.js';
+import { type Clock, useClock } from '../../src/domain/clock.js';
 import { seedIfEmpty } from '../../src/domain/seed.js';
 import { loadEnv, type Env } from '../../src/env.js';
 import { httpServerOptions } from '../../src/httpServer.js';
@@ -58,12 +59,14 @@ let counter = 0;
  * A real hxdesk: a fresh SQLite file in a temp dir (or, with HXDESK_TEST_STORE=postgres, a fresh
  * migrated database in the test file's throwaway cluster), the real app, a real HTTP server on 127.0.0.1.
  */
-export async function startServer(extraEnv: Record<string, string> = {}, opts: { now?: () => number } = {}): Promise<TestServer> {
+export async function startServer(extraEnv: Record<string, string> = {}, opts: { clock?: Clock } = {}): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-test-'));
   const store = testStore() === 'postgres' && !extraEnv.DATABASE_URL ? { DATABASE_URL: await createMigratedDatabase() } : {};
   // One reader thread (production: one per core, at most 2): every list of the suite goes through it.
   const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, READ_THREADS: '1', ...store, ...extraEnv });
   const db = await openStore(env);
+  // `clock`: the server's time (src/domain/clock.ts), when the test holds it (testClock()); else the real time.
+  if (opts.clock) useClock(db, opts.clock);
   await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
   const quiet = createLogger({ json: true, silent: true });
   const logged: LogEntry[] = [];
@@ -71,10 +74,9 @@ export async function startServer(extraEnv: Record<string, string> = {}, opts: {
     if (level === 'error' || level === 'warn') logged.push({ level, msg, fields: fields ?? {} });
     quiet(level, msg, fields);
   };
-  // `now`: the clock of the workers' log window (decision 042), when the test keeps its own.
   // One settings object for the app and its workers, as the server makes it (docs/decisions/045).
   const settings = await loadSettings(db, env);
-  const workers = await startWorkers(db, env, log, { now: opts.now, settings });
+  const workers = await startWorkers(db, env, log, { settings });
   const deps: Deps = { db, env, log, settings };
   const app = await createApp(deps);
   const server: ServerType = await new Promise((resolve) => {

@@ -4,7 +4,8 @@ import { ticketCustomValues, tickets } from '../../db/schema.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import { signReply } from '../../scrips/signature.js';
-import { type Actor, isAdmin, isStaff, nowIso, worksAnyTicket } from '../actor.js';
+import { type Actor, isAdmin, isStaff, worksAnyTicket } from '../actor.js';
+import { nowIso } from '../clock.js';
 import { allCustomFields, appliesToQueue, customValueJson, normalizeCustomValue, type CustomFieldJson } from '../customFields.js';
 import { AppError, forbidden, invalid, notFound, StaleError } from '../errors.js';
 import { getQueueRow } from '../queues.js';
@@ -132,7 +133,7 @@ export async function createTicket(db: Db, actor: Actor, input: CreateTicketInpu
     adminCc.forEach((u, i) => { if (u.role === 'requester' || u.disabled) throw invalid(`admin_cc.${i}`, `${u.email} is not an active agent or administrator`); });
     // Mail cannot fill custom fields: a required one must not turn an incoming message away.
     const cfValues = checkCustomFields(await allCustomFields(tx), queue.id, input.custom_fields ?? {}, !actor.viaMail);
-    const now = nowIso();
+    const now = nowIso(db);
     const status = input.status ?? 'new';
     const row = (await insertTicket(tx).get({
       queue_id: queue.id, subject: input.subject, status,
@@ -192,7 +193,7 @@ export async function updateTicket(db: Db, actor: Actor, id: number, input: Upda
       Object.assign(patch, { [field]: next });
       entries.push({ type, field, old_value: str(current[field]), new_value: str(next) });
     }
-    const now = nowIso();
+    const now = nowIso(db);
     if (patch.status !== undefined) patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
 
     const existing = new Map((await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id))).map((v) => [v.field_id, v.value]));
@@ -285,7 +286,7 @@ export async function commentOnTicket(
     // signature and the queue's, stored as sent. Mail keeps what the sender wrote; notes go unsigned.
     const writer = creatorId === actor.id ? actor : await getUserRow(tx, creatorId);
     const body = !internal && !actor.viaMail && writer && isStaff(writer) ? await signReply(tx, id, creatorId, input.body) : input.body;
-    const now = nowIso();
+    const now = nowIso(tx);
     await touchTicket(tx).run({ now, id });
     const { transactions, scrip_results } = await recordTransactions(tx, id, creatorId, [{
       type: internal ? 'Comment' : 'Correspond', body, message_id: input.message_id ?? null, attachments: input.attachments,
@@ -309,7 +310,7 @@ export async function commentOnTicket(
 export async function recordOutsideMail(
   tx: Conn, senderId: number, ticketId: number, input: { body: string; message_id: string | null; attachments: NewAttachment[]; auto_submitted: boolean }, notify: NotifySettings,
 ): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
-  const now = nowIso();
+  const now = nowIso(tx);
   await touchTicket(tx).run({ now, id: ticketId });
   const { transactions, scrip_results } = await recordTransactions(tx, ticketId, senderId, [{
     type: 'Comment', body: input.body, message_id: input.message_id, attachments: input.attachments, outside_sender: true,

@@ -77,8 +77,10 @@ export function authRoutes(deps: Deps) {
     }
     await clearThrottle(deps.db, throttleKey.login(email));
     const session = await createSession(deps.db, actor.id, deps.env.SESSION_DAYS);
+    // Max-Age, not Expires: the browser counts it on its own real clock, which need not be the
+    // server's (a test clock, decision 047); the session row expires by the server's.
     setCookie(c, SESSION_COOKIE, session.secret, {
-      httpOnly: true, sameSite: 'Lax', secure: deps.env.production, path: '/', expires: session.expires,
+      httpOnly: true, sameSite: 'Lax', secure: deps.env.production, path: '/', maxAge: deps.env.SESSION_DAYS * 86_400,
     });
     return respond(c, userJson((await getUserRow(deps.db, actor.id))!), { location: safeNext(body.next, actor.role) });
   });
