@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -7,7 +6,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
 import { createDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
-import { processScope, type ServerProcess, spawnServer } from './helpers/process.js';
+import { sha256 } from './helpers/mail.js';
+import { login, processScope, type ServerProcess, spawnServer } from './helpers/process.js';
 
 // `hxdesk copy-store --to postgres://…` (SPEC C6, docs/decisions/029): a SQLite install built
 // through the API and mail by a real server process, stopped, copied by the real command into a
@@ -50,11 +50,6 @@ async function ok(base: string, token: string, method: string, p: string, body?:
   expect(res.status, `${method} ${p}: ${JSON.stringify(res.body)}`).toBe(status);
   return res.body;
 }
-async function login(base: string, email: string, password: string): Promise<{ status: number; cookie?: string }> {
-  const res = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
-  await res.text();
-  return { status: res.status, cookie: res.headers.get('set-cookie')?.split(';')[0] };
-}
 async function tokenFor(base: string, email: string, password: string): Promise<string> {
   const { status, cookie } = await login(base, email, password);
   expect(status).toBe(200);
@@ -63,7 +58,6 @@ async function tokenFor(base: string, email: string, password: string): Promise<
   return res.body.token;
 }
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 /** Every byte value, several times over: an attachment whose bytes must survive exactly. */
 const BINARY = Buffer.from(Array.from({ length: 1024 }, (_, i) => (i * 7 + (i >> 8)) % 256));
 

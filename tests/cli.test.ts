@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
-import { spawnServer, type ServerProcess, processScope } from './helpers/process.js';
+import { login, send, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 
 // `hxdesk backup | restore | reset-password` (SPEC C6, decision 024), each run as the real
 // command (bin/hxdesk.js) in its own process against a real server process on the same
@@ -25,29 +25,14 @@ async function stop(s: ServerProcess): Promise<void> {
 }
 
 interface Answer { status: number; body: any }
-async function call(base: string, method: string, p: string, opts: { token?: string; cookie?: string; body?: unknown } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.cookie) { headers.cookie = opts.cookie; headers.origin = base; }
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
-}
-/** Signs in; the session cookie, or the refusal's status. */
-async function login(base: string, email: string, password: string): Promise<{ status: number; cookie?: string }> {
-  const res = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
-  await res.text();
-  return { status: res.status, cookie: res.headers.get('set-cookie')?.split(';')[0] };
-}
 async function adminToken(base: string): Promise<string> {
   const { cookie } = await login(base, ADMIN_EMAIL, ADMIN_PASSWORD);
-  const res = await call(base, 'POST', '/tokens', { cookie, body: { name: 'cli test' } });
+  const res = await send(base, 'POST', '/tokens', { name: 'cli test' }, { cookie });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.token;
 }
 async function createTicket(base: string, token: string, subject: string, description = 'text'): Promise<number> {
-  const res = await call(base, 'POST', '/tickets', { token, body: { queue_id: 1, subject, description } });
+  const res = await send(base, 'POST', '/tickets', { queue_id: 1, subject, description }, { token });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.ticket.id;
 }
@@ -123,7 +108,7 @@ describe('hxdesk backup while the server serves and takes writes', () => {
     expect(ids.length).toBeLessThan(before.length + during.length); // not what came after it
 
     // The live server kept serving and lost nothing.
-    const all = await call(server.base, 'GET', '/tickets?limit=1', { token });
+    const all = await send(server.base, 'GET', '/tickets?limit=1', undefined, { token });
     expect(all.body.total).toBe(before.length + during.length);
 
     // A server started on the copy serves the tickets made before the backup.
@@ -132,12 +117,12 @@ describe('hxdesk backup while the server serves and takes writes', () => {
     const second = await serve(restoredDir);
     const token2 = await adminToken(second.base); // the same admin and password: it is the same database
     for (const id of [before[0], before.at(-1)!]) {
-      const t = await call(second.base, 'GET', `/tickets/${id}`, { token: token2 });
+      const t = await send(second.base, 'GET', `/tickets/${id}`, undefined, { token: token2 });
       expect(t.status).toBe(200);
       expect(t.body.subject).toBe(`Before backup ${before.indexOf(id)}`);
     }
-    expect((await call(second.base, 'GET', '/tickets?limit=1', { token: token2 })).body.total).toBe(ids.length);
-    expect((await call(second.base, 'GET', '/tickets?q=During&limit=1', { token: token2 })).body.total).toBe(ids.length - before.length);
+    expect((await send(second.base, 'GET', '/tickets?limit=1', undefined, { token: token2 })).body.total).toBe(ids.length);
+    expect((await send(second.base, 'GET', '/tickets?q=During&limit=1', undefined, { token: token2 })).body.total).toBe(ids.length - before.length);
 
     // An existing file is kept unless --force.
     const size = fs.statSync(target).size;
@@ -166,8 +151,8 @@ describe('hxdesk restore', () => {
 
     // While the server has the store open: refused, and nothing changed.
     expectFailure(await runCli(['restore', backupFile], envOf(dir)), 1, /is in use \(a running hxdesk server\?\); stop the server/);
-    expect((await call(server.base, 'GET', `/tickets/${lost}`, { token })).status).toBe(200);
-    expect((await call(server.base, 'GET', '/healthz')).status).toBe(200);
+    expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).status).toBe(200);
+    expect((await send(server.base, 'GET', '/healthz')).status).toBe(200);
     expect(fs.existsSync(path.join(dir, 'backups'))).toBe(false);
     await stop(server);
 
@@ -179,8 +164,8 @@ describe('hxdesk restore', () => {
 
     server = await serve(dir);
     token = await adminToken(server.base);
-    expect((await call(server.base, 'GET', `/tickets/${kept}`, { token })).body.subject).toBe('Made before the backup');
-    expect((await call(server.base, 'GET', `/tickets/${lost}`, { token })).status).toBe(404);
+    expect((await send(server.base, 'GET', `/tickets/${kept}`, undefined, { token })).body.subject).toBe('Made before the backup');
+    expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).status).toBe(404);
     // The database it replaced is whole: it has the ticket made after the backup.
     const old = new Database(previous!, { readonly: true });
     expect(old.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -192,7 +177,7 @@ describe('hxdesk restore', () => {
     expectSuccess(await runCli(['restore', previous!], envOf(dir)));
     server = await serve(dir);
     token = await adminToken(server.base);
-    expect((await call(server.base, 'GET', `/tickets/${lost}`, { token })).body.subject).toBe('Made after the backup');
+    expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).body.subject).toBe('Made after the backup');
     expect(fs.readdirSync(path.join(dir, 'backups')).filter((f) => f.includes('-before-restore-'))).toHaveLength(2);
     await stop(server);
   }, 120_000);
@@ -245,18 +230,18 @@ describe('hxdesk reset-password', () => {
     const server = await serve(dir);
     const first = await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD);
     const second = await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD);
-    for (const s of [first, second]) expect((await call(server.base, 'GET', '/me', { cookie: s.cookie })).status).toBe(200);
+    for (const s of [first, second]) expect((await send(server.base, 'GET', '/me', undefined, { cookie: s.cookie })).status).toBe(200);
 
     const chosen = 'a brand new password 42';
     const run = await runCli(['reset-password', 'Admin@Example.com', '--password-stdin'], envOf(dir), `${chosen}\n`);
     expectSuccess(run);
     expect(run.stdout).toBe('Password changed for admin@example.com.\nSigned out of 2 sessions.\nThe account was not locked out of signing in.\n');
     expect(run.stdout).not.toContain(chosen);
-    for (const s of [first, second]) expect((await call(server.base, 'GET', '/me', { cookie: s.cookie })).status).toBe(401);
+    for (const s of [first, second]) expect((await send(server.base, 'GET', '/me', undefined, { cookie: s.cookie })).status).toBe(401);
     expect((await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(401);
     const fresh = await login(server.base, ADMIN_EMAIL, chosen);
     expect(fresh.status).toBe(200);
-    expect((await call(server.base, 'GET', '/me', { cookie: fresh.cookie })).body).toMatchObject({ email: ADMIN_EMAIL, role: 'admin' });
+    expect((await send(server.base, 'GET', '/me', undefined, { cookie: fresh.cookie })).body).toMatchObject({ email: ADMIN_EMAIL, role: 'admin' });
 
     // No password given: one is generated and printed once.
     const gen = await runCli(['reset-password', ADMIN_EMAIL], envOf(dir));
@@ -264,7 +249,7 @@ describe('hxdesk reset-password', () => {
     const generated = /^New password for admin@example\.com: (\S+)\n/.exec(gen.stdout)?.[1];
     expect(generated, gen.stdout).toBeTruthy();
     expect(generated!.length).toBeGreaterThanOrEqual(12);
-    expect((await call(server.base, 'GET', '/me', { cookie: fresh.cookie })).status).toBe(401);
+    expect((await send(server.base, 'GET', '/me', undefined, { cookie: fresh.cookie })).status).toBe(401);
     expect((await login(server.base, ADMIN_EMAIL, chosen)).status).toBe(401);
     expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(200);
 

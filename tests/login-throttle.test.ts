@@ -6,7 +6,7 @@ import { actorFromToken } from '../src/domain/auth.js';
 import { checkThrottle, clearThrottle, countAttempt } from '../src/domain/throttle.js';
 import { expectSuccess, runCli } from './helpers/cli.js';
 import { sharedStore } from './helpers/db.js';
-import { spawnServer, type ServerProcess, processScope } from './helpers/process.js';
+import { login, send, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // SPEC C6: "sign-in rate limits and token bookkeeping live in the database" (decision 028).
@@ -34,20 +34,6 @@ async function stop(s: ServerProcess): Promise<void> {
   expect((await s.exit).code).toBe(0);
 }
 
-interface Answer { status: number; body: any; cookie?: string; retryAfter: string | null }
-async function send(base: string, method: string, p: string, body: unknown, cookie?: string): Promise<Answer> {
-  const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json' };
-  if (cookie) { headers.cookie = cookie; headers.origin = base; }
-  const res = await fetch(`${base}${p}`, { method, headers, body: JSON.stringify(body) });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
-    cookie: res.headers.get('set-cookie')?.split(';')[0],
-    retryAfter: res.headers.get('retry-after'),
-  };
-}
-const login = (base: string, email: string, password: string) => send(base, 'POST', '/login', { email, password });
 
 /** Makes an agent with a password through the admin's session on `base`. */
 let agents = 0;
@@ -55,7 +41,7 @@ async function agent(base: string, password: string): Promise<string> {
   const admin = await login(base, ADMIN_EMAIL, ADMIN_PASSWORD);
   expect(admin.status).toBe(200);
   const email = `agent${++agents}@example.com`;
-  const res = await send(base, 'POST', '/users', { email, name: `Agent ${agents}`, role: 'agent', password }, admin.cookie);
+  const res = await send(base, 'POST', '/users', { email, name: `Agent ${agents}`, role: 'agent', password }, { cookie: admin.cookie });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return email;
 }
@@ -107,10 +93,10 @@ describe('the sign-in brake lives in the database', () => {
     const session = await login(a.base, ADMIN_EMAIL, ADMIN_PASSWORD);
     const change = { password: 'a new password for admin', current_password: 'not the current one' };
     for (let i = 0; i < LIMIT; i++) {
-      const res = await send(i % 2 === 0 ? a.base : b.base, 'PATCH', '/settings', change, session.cookie);
+      const res = await send(i % 2 === 0 ? a.base : b.base, 'PATCH', '/settings', change, { cookie: session.cookie });
       expect(res.status, JSON.stringify(res.body)).toBe(422);
     }
-    expect((await send(b.base, 'PATCH', '/settings', change, session.cookie)).status).toBe(429);
+    expect((await send(b.base, 'PATCH', '/settings', change, { cookie: session.cookie })).status).toBe(429);
     await stop(a);
     await stop(b);
   }, 120_000);

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMail } from '../src/mail/reader.js';
+import { sha256 } from './helpers/mail.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // Mail nobody here wrote (scripts/mail-corpus.sh fetches it from Debian's packages: the test
@@ -59,7 +59,6 @@ const AMBIGUOUS: Record<string, Difference> = {
   'mime-tools/multi-frag.msg': { words: 0, lost: 1, extraFiles: 1, emls: [1, 1], htmls: [0, 0] },
 };
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const project = (file: string) => path.relative(CORPUS, file).split(path.sep)[0];
 
 let s: TestServer;

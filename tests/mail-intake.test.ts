@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { expectError } from './helpers/expect.js';
+import { outboxOf } from './helpers/notify.js';
 import { waitUntil } from './helpers/wait.js';
 
 // E-mail intake through POST /mailgate (SPEC B7, B6 loop rule, B5 errors; issue 4 points 1–5
@@ -81,7 +82,6 @@ async function get(s: TestServer, p: string) {
 const ticketOf = (s: TestServer, id: number) => get(s, `/tickets/${id}`);
 const transactionsOf = async (s: TestServer, id: number) => (await get(s, `/tickets/${id}/transactions`)).transactions as any[];
 const intakeEntry = (s: TestServer, id: number) => get(s, `/mail/intake/${id}`);
-const outboxOf = async (s: TestServer, ticketId: number) => (await get(s, `/outbox?ticket_id=${ticketId}&limit=500`)).outbox as any[];
 async function userByEmail(s: TestServer, email: string) {
   return ((await get(s, '/users')).users as any[]).find((u) => u.email === email);
 }

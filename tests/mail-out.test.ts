@@ -6,6 +6,7 @@ import { textToHtml } from '../src/scrips/html.js';
 import { launchBrowser } from './helpers/browser.js';
 import { rawCount, rawRun, sharedStoreEnv } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
+import { mailTo as mailToSink, outboxOf, settle } from './helpers/notify.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { until } from './helpers/wait.js';
@@ -28,19 +29,8 @@ function rfc822(h: Record<string, string>, body: string, file?: { name: string; 
     'Content-Transfer-Encoding: base64', '', file.content.toString('base64').replace(/.{76}/g, '$&\r\n'), `--${b}--`, ''].join('\r\n');
 }
 
-type Row = Record<string, any>;
-async function outboxOf(s: TestServer, ticketId: number): Promise<Row[]> {
-  const res = await s.api('GET', `/outbox?ticket_id=${ticketId}&limit=500`);
-  expect(res.status, res.text).toBe(200);
-  return (res.body.outbox as Row[]).sort((a, b) => a.id - b.id);
-}
-/** Waits until every outbox row of the ticket is sent (the sink then holds all its mail). */
-const settle = (s: TestServer, ticketId: number) => until(`outbox of #${ticketId} sent`, async () => {
-  const rows = await outboxOf(s, ticketId);
-  for (const r of rows) if (r.status === 'failed') throw new Error(`row ${r.id} failed: ${r.last_error}`);
-  return rows.every((r) => r.status === 'sent') && rows;
-});
 
+type Row = Record<string, any>;
 const header = (m: ReceivedMail, name: string) => m.parsed.headers.get(name);
 const refs = (m: ReceivedMail) => [m.parsed.references ?? []].flat();
 const addrs = (v: any) => [v ?? []].flat().flatMap((a: any) => a.value).map((a: any) => ({ name: a.name, address: a.address }));
@@ -52,7 +42,7 @@ let ann: { id: number; email: string; token: string };
 let olga: { id: number; email: string; token: string };
 
 /** The mail of a ticket with this Message-ID sent to `to` (waits for it). */
-const mailTo = (to: string, pred: (m: ReceivedMail) => boolean) => until(`mail to ${to}`, () => sink.messages.find((m) => m.envelope.to.includes(to) && pred(m)));
+const mailTo = (to: string, pred: (m: ReceivedMail) => boolean) => mailToSink(sink, to, pred);
 const forTicket = (id: number) => (m: ReceivedMail) => String(header(m, 'x-hxdesk-ticket')) === String(id);
 
 /** A ticket opened by customer mail (Cc kept as a cc watcher), owned by Olga. */

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../src/domain/auth.js';
 import { expectError } from './helpers/expect.js';
 import { entity, MAILGATE_TOKEN, postMail } from './helpers/mail.js';
-import { outboxOf, settle } from './helpers/notify.js';
-import { mailTo, portalPathIn, replyForm } from './helpers/portal.js';
+import { mailTo, outboxOf, settle } from './helpers/notify.js';
+import { portalPathIn, replyForm } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers/server.js';
-import { freePort, message, runMailgate, type MailgateRun } from './helpers/mailgate.js';
+import { message, runMailgate, type MailgateRun } from './helpers/mailgate.js';
+import { freePort } from './helpers/net.js';
 
 // `hxdesk-mailgate` (SPEC C1, decision 015) run as a real process with a message piped into it,
 // against a real hxdesk: its exit status is what an MTA acts on — 0 delivered or duplicate,

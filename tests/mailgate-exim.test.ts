@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExim, type Exim } from './helpers/exim.js';
-import { freePort, message } from './helpers/mailgate.js';
+import { message } from './helpers/mailgate.js';
+import { freePort } from './helpers/net.js';
 import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
 
 // A real MTA end to end (SPEC C1, decision 015): Debian's Exim, run from its own config, pipes

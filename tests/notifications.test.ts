@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRun } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { settle as settleOutbox } from './helpers/notify.js';
+import { outboxOf as outboxOfServer, settle as settleOutbox } from './helpers/notify.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { until } from './helpers/wait.js';
 
@@ -53,11 +53,7 @@ async function transactions(id: number, server = s) {
   return res.body.transactions as Record<string, any>[];
 }
 
-async function outboxOf(ticketId: number, server = s) {
-  const res = await server.api('GET', `/outbox?ticket_id=${ticketId}&limit=500`);
-  expect(res.status, res.text).toBe(200);
-  return (res.body.outbox as Record<string, any>[]).sort((a, b) => a.id - b.id);
-}
+const outboxOf = (ticketId: number, server = s) => outboxOfServer(server, ticketId);
 
 /** Waits until every outbox row of the ticket is delivered, so the sink holds all its mail. */
 const settle = (ticketId: number) => settleOutbox(s, ticketId);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRun, sharedStore, type SharedStore } from './helpers/db.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
-import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, killGroup, spawnServer, type ServerProcess } from './helpers/process.js';
 import { waitUntil } from './helpers/wait.js';
 
 // The durable outbox and its delivery worker (SPEC B6, issue 3 point 4): signed webhooks with
@@ -246,9 +246,6 @@ describe('webhook delivery', () => {
 
 type Proc = ServerProcess;
 
-function killGroup(p: Proc, signal: NodeJS.Signals) {
-  process.kill(-p.child.pid!, signal);
-}
 
 describe('kill and restart of the real server process', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-outbox-'));
@@ -328,7 +325,7 @@ describe('kill and restart of the real server process', () => {
     }
 
     // Kill the whole process group: no shutdown handler runs.
-    killGroup(proc, 'SIGKILL');
+    killGroup(proc.child, 'SIGKILL');
     expect(await proc.exit).toEqual({ code: null, signal: 'SIGKILL' });
 
     // Simulate a crash in the middle of an attempt on B's row: claimed (`sending`, attempt counted).
@@ -366,7 +363,7 @@ describe('kill and restart of the real server process', () => {
     expect(sink.messages).toHaveLength(3);
 
     // SIGTERM stops it cleanly.
-    killGroup(proc, 'SIGTERM');
+    killGroup(proc.child, 'SIGTERM');
     expect(await proc.exit).toEqual({ code: 0, signal: null });
   }, 90_000);
 
@@ -386,7 +383,7 @@ describe('kill and restart of the real server process', () => {
     expect(rowD).toMatchObject({ status: 'sent', attempts: 1 });
     for (const id of ticketIds) expect((await rowsOf(id))[0].status).toBe('sent');
 
-    killGroup(proc, 'SIGTERM');
+    killGroup(proc.child, 'SIGTERM');
     expect(await proc.exit).toEqual({ code: 0, signal: null });
   }, 90_000);
   it('watchers: a public reply to requesters, Cc and AdminCc, killed before delivery, reaches each of them exactly once', async () => {
@@ -409,7 +406,7 @@ describe('kill and restart of the real server process', () => {
     const all = await rowsOf(id); // + the autoreply to both requesters and Ada's new-ticket notice
     expect(all).toHaveLength(7);
 
-    killGroup(proc, 'SIGKILL');
+    killGroup(proc.child, 'SIGKILL');
     expect(await proc.exit).toEqual({ code: null, signal: 'SIGKILL' });
     // One copy caught mid-attempt by the crash.
     expect(await store.run("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?", [replyRows[1].id])).toBe(1);
@@ -427,7 +424,7 @@ describe('kill and restart of the real server process', () => {
     // new-ticket notice, the reply to the customers and its staff copy.
     expect(new Set(mailsFor(id).map((m) => m.parsed.messageId)).size).toBe(4);
 
-    killGroup(proc, 'SIGTERM');
+    killGroup(proc.child, 'SIGTERM');
     expect(await proc.exit).toEqual({ code: 0, signal: null });
   }, 90_000);
 });

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { base64Lines, entity, MAILGATE_TOKEN, multipart, postMail } from './helpers/mail.js';
 import { runMailgate } from './helpers/mailgate.js';
-import { outboxOf, settle } from './helpers/notify.js';
-import { mailTo, portalPathIn, signedPath } from './helpers/portal.js';
+import { mailTo, outboxOf, settle } from './helpers/notify.js';
+import { portalPathIn, signedPath } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawGet } from './helpers/db.js';
 import { MAILGATE_TOKEN } from './helpers/mail.js';
-import { mailIn, mailTo, portalPathIn, replyForm, signedPath } from './helpers/portal.js';
+import { mailTo } from './helpers/notify.js';
+import { mailIn, portalPathIn, replyForm, signedPath } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 

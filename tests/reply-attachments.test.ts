@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, postUnfinished } from './helpers/forms.js';
-import { mailTo } from './helpers/portal.js';
+import { mailTo } from './helpers/notify.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 

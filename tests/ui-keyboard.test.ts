@@ -3,7 +3,7 @@
 // and Ctrl+Enter, read the keys with "?". Plus the dialogs' first-field focus.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, signedIn } from './helpers/browser.js';
+import { launchBrowser, settled, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
 const T = 20_000;
@@ -14,8 +14,6 @@ let browser: Browser;
 let page: Page;
 const ids: number[] = [];
 
-const settled = (p: Page) => p.waitForFunction(
-  () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout: T, polling: 50 });
 const active = (p: Page) => p.evaluate(() => {
   const el = (globalThis as any).document.activeElement as any;
   return { tag: el?.tagName.toLowerCase(), id: el?.id, name: el?.getAttribute('name'), text: el?.innerText?.trim(), row: el?.closest('tr')?.classList.contains('kbd-current') ?? false };

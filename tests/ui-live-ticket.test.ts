@@ -16,7 +16,8 @@ import { axeCheck } from './helpers/axe.js';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
 import { sharedStoreEnv } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
-import { freePort, message } from './helpers/mailgate.js';
+import { message } from './helpers/mailgate.js';
+import { freePort } from './helpers/net.js';
 import { signedPath } from './helpers/portal.js';
 import { startServer, type TestServer, okApi } from './helpers/server.js';
 

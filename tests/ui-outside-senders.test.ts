@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
-import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { launchBrowser, screenshot, settled, signedIn } from './helpers/browser.js';
 import { entity, MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
@@ -35,8 +35,6 @@ async function scene() {
   return { id: t.ticket_id, outsiderTxn: outsider.transaction_id };
 }
 
-const settled = (p: Page) => p.waitForFunction(
-  () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout: T, polling: 50 });
 const ccNames = (p: Page) => p.locator('#people .people-role').filter({ has: p.getByRole('heading', { name: 'Cc', exact: true }) }).innerText();
 
 beforeAll(async () => {

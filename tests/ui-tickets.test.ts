@@ -3,7 +3,7 @@
 // API; everything asserted is what a person sees: text, the address bar, widths and positions.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { launchBrowser, screenshot, settled, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer, okApi } from './helpers/server.js';
 
 /** How long a polled condition may take: the suite runs on two cores next to other browsers. */
@@ -39,8 +39,6 @@ const headerBox = async (p: Page, column: string) => {
   return box;
 };
 /** Waits until htmx has no request in flight and nothing swapping or settling. */
-const settled = (p: Page) => p.waitForFunction(
-  () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout: T, polling: 50 });
 const columnWidth = async (p: Page, column: string) => (await headerBox(p, column)).width;
 
 /** Drags a header's right edge by dx pixels with the mouse, as a person would. */

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from './helpers/browser.js';
+import { launchBrowser, screenshot, settled } from './helpers/browser.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const T = 20_000;
@@ -25,8 +25,6 @@ async function api<T = any>(method: string, p: string, body?: unknown): Promise<
   return res.body as T;
 }
 
-const settled = (p: Page) => p.waitForFunction(
-  () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout: T, polling: 50 });
 
 /** Presses Tab until `target` has the focus; fails when 80 presses never reach it (a mouse-only control). */
 async function tabTo(p: Page, target: Locator, what: string): Promise<void> {

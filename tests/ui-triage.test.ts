@@ -4,7 +4,7 @@
 // at 1280 px and on a 360 px phone, and steps done with the keyboard alone.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { launchBrowser, screenshot, settled, signedIn } from './helpers/browser.js';
 import { startServer, type TestServer, okApi } from './helpers/server.js';
 
 const T = 20_000;
@@ -20,8 +20,6 @@ let queueId = 0;
 const mine: number[] = [];
 
 const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
-const settled = (p: Page) => p.waitForFunction(
-  () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout: T, polling: 50 });
 const rowBox = (p: Page, id: number) => p.getByRole('checkbox', { name: `Select ticket #${id}`, exact: true });
 const count = (p: Page) => p.locator('#bulk-count').innerText();
 /** The page's width, and what sticks out past 360 px (outside the table's own scroll box) when it is wider. */

@@ -32,3 +32,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
+
+/** Waits until htmx has no request, swap or settle under way on the page. */
+export const settled = (p: Page, timeout = 20_000) => p.waitForFunction(
+  () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout, polling: 50 });

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './net.js';
+import { killGroup } from './process.js';
 import { waitUntil } from './wait.js';
 
 export interface Dovecot {
@@ -30,12 +32,6 @@ export interface Dovecot {
   stop(): Promise<void>;
 }
 
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const srv = net.createServer();
-  srv.once('error', reject);
-  srv.listen(0, '127.0.0.1', () => { const { port } = srv.address() as net.AddressInfo; srv.close(() => resolve(port)); });
-});
-
 async function waitForPort(port: number, proc: ChildProcess, timeoutMs = 10_000): Promise<void> {
   await waitUntil(`dovecot to listen on ${port}`, async () => {
     if (proc.exitCode !== null) throw new Error(`dovecot exited with ${proc.exitCode}`);
@@ -44,10 +40,6 @@ async function waitForPort(port: number, proc: ChildProcess, timeoutMs = 10_000)
       s.on('error', () => resolve(false));
     });
   }, (ok) => ok, { timeoutMs, intervalMs: 50 });
-}
-
-function killGroup(p: ChildProcess, signal: NodeJS.Signals) {
-  try { process.kill(-p.pid!, signal); } catch { /* the group is gone already */ }
 }
 
 /**

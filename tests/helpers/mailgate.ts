@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 
 /** The installed command (package.json "bin"): what an MTA runs. */
@@ -29,15 +28,6 @@ export function runMailgate(args: string[], message: string | Buffer, env: Recor
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr, stdinError }));
-  });
-}
-
-/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => { const { port } = srv.address() as net.AddressInfo; srv.close(() => resolve(port)); });
   });
 }
 

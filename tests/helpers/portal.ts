@@ -3,8 +3,7 @@ import { signPortalToken, type PortalClaims } from '../../src/scrips/portalLinks
 import { rawGet } from './db.js';
 import { base64Lines, entity, multipart, postMail } from './mail.js';
 import type { TestServer } from './server.js';
-import type { ReceivedMail, SmtpSink } from './smtp.js';
-import { until } from './wait.js';
+import type { ReceivedMail } from './smtp.js';
 
 // Helpers for the requester portal tests (SPEC C2): links out of real mail, links signed with
 // the server's own key (read from its database, as an operator could), mail in through /mailgate.
@@ -29,11 +28,6 @@ export function portalPathIn(mail: ReceivedMail): string {
   const m = PORTAL_LINK.exec(mail.parsed.text ?? '');
   expect(m, `a portal link in:\n${mail.parsed.text}`).not.toBeNull();
   return m![0];
-}
-
-/** The first mail to `address` that matches, waiting for it to be delivered. */
-export function mailTo(sink: SmtpSink, address: string, match: (m: ReceivedMail) => boolean = () => true): Promise<ReceivedMail> {
-  return until(`mail to ${address}`, () => sink.messages.find((m) => m.envelope.to.includes(address) && match(m)));
 }
 
 let seq = 0;

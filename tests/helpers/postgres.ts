@@ -1,11 +1,11 @@
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { migratePostgres } from '../../src/db/postgres/migrate.js';
+import { freePort } from './net.js';
 
 /**
  * Throwaway PostgreSQL clusters for tests (Debian's postgresql-15).
@@ -71,12 +71,6 @@ function asPostgres(bin: string, args: string[]) {
   const [cmd, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
   return execFileP(cmd, argv, { encoding: 'utf8' });
 }
-
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const srv = net.createServer();
-  srv.once('error', reject);
-  srv.listen(0, '127.0.0.1', () => { const { port } = srv.address() as net.AddressInfo; srv.close(() => resolve(port)); });
-});
 
 export interface PgCluster {
   host: '127.0.0.1';

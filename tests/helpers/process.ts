@@ -48,10 +48,15 @@ export async function spawnServer(env: Record<string, string>, onOutput?: (all: 
   return { child, base, output: () => output, exit };
 }
 
+/** Signals the process group of a child started detached (it and whatever it started); a group already gone is fine. */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try { process.kill(-child.pid!, signal); } catch { /* the group is gone already */ }
+}
+
 /** SIGKILLs the process group of every child still running (a test's afterAll). */
 export function killAll(children: ChildProcess[]): void {
   for (const c of children) {
-    if (c.pid && c.exitCode === null && c.signalCode === null) { try { process.kill(-c.pid, 'SIGKILL'); } catch { /* already gone */ } }
+    if (c.pid && c.exitCode === null && c.signalCode === null) killGroup(c, 'SIGKILL');
   }
 }
 
@@ -88,8 +93,11 @@ export function processScope(prefix: string): { tmp: string; children: ServerPro
   return { tmp, children, dataDir: () => fs.mkdtempSync(path.join(tmp, `data${++dirs}-`)) };
 }
 
+/** Signs in with JSON: the session cookie (`name=value`), or the refusal's status. */
+export const login = (base: string, email: string, password: string): Promise<Answer> => send(base, 'POST', '/login', { email, password });
+
 /** An answer of a real server process, as `send` reads it. */
-export interface Answer { status: number; body: any; cookie?: string }
+export interface Answer { status: number; body: any; cookie?: string; retryAfter: string | null }
 /**
  * One JSON request to the server process at `base`: with a bearer token, or with a session cookie
  * (and its own Origin, as a browser sends it).
@@ -105,5 +113,6 @@ export async function send(base: string, method: string, p: string, body?: unkno
     status: res.status,
     body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
     cookie: res.headers.get('set-cookie')?.split(';')[0],
+    retryAfter: res.headers.get('retry-after'),
   };
 }
