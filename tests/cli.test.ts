@@ -24,7 +24,6 @@ async function stop(s: ServerProcess): Promise<void> {
   expect((await s.exit).code).toBe(0);
 }
 
-interface Answer { status: number; body: any }
 async function adminToken(base: string): Promise<string> {
   const { cookie } = await login(base, ADMIN_EMAIL, ADMIN_PASSWORD);
   const res = await send(base, 'POST', '/tokens', { name: 'cli test' }, { cookie });
