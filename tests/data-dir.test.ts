@@ -72,7 +72,6 @@ describe('file modes', () => {
       // A database made before migration 0013 (so the start copies it to backups/ before
       // migrating), with a WAL and shared memory file left beside it, all 0644 as SQLite made them.
       await underUmask(0o022, async () => databaseBefore(dataDir, '0013_', () => {}));
-      fs.rmSync(path.join(dataDir, 'migrations'), { recursive: true });
       for (const f of ['hxdesk.db-wal', 'hxdesk.db-shm']) fs.writeFileSync(path.join(dataDir, f), '', { mode: 0o644 });
       fs.mkdirSync(backups, { mode: 0o755 });
       fs.chmodSync(backups, 0o755);

@@ -18,6 +18,7 @@ export function databaseBefore(dir: string, before: string, fill: (raw: Database
     fill(raw);
   } finally {
     raw.close();
+    fs.rmSync(old, { recursive: true, force: true }); // a copy for this migration only: the data dir holds the database, as an install has it
   }
   return file;
 }
