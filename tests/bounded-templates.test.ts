@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './helpers/expect.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { uniq } from './helpers/unique.js';
 
 // SPEC D0 "Bounded templates" (issue 25, decision 040) over real HTTP, on both stores: a rendered
 // template, canned response or signature larger than 1 MiB (UTF-8 bytes) is refused — 422
@@ -19,8 +20,6 @@ const kib = (times: number, unit = 'k'.repeat(1024)) => `{% for i in (1..${times
 let s: TestServer;
 let agent: { id: number; email: string; token: string };
 let requester: { id: number; email: string; token: string };
-let seq = 0;
-const uniq = (p: string) => `${p} ${++seq}`;
 
 beforeAll(async () => {
   s = await startServer({ MAILGATE_TOKEN: TOKEN });
@@ -33,7 +32,7 @@ afterAll(async () => { await s?.close(); });
 async function mailedTicket(to = 'support@helpdesk.example'): Promise<{ id: number; description: string }> {
   const text = `${'x'.repeat(998)}\r\n`.repeat(Math.ceil(MIB / 1000));
   const raw = [`From: Customer <${requester.email}>`, `To: ${to}`, `Subject: ${uniq('Big description')}`,
-    `Message-ID: <bounded.${++seq}.${Date.now()}@customer.example>`, 'Content-Type: text/plain; charset=utf-8', '', text].join('\r\n');
+    `Message-ID: <${uniq('bounded.')}@customer.example>`, 'Content-Type: text/plain; charset=utf-8', '', text].join('\r\n');
   const res = await s.api('POST', '/mailgate', { token: null, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'message/rfc822' }, body: raw });
   expect(res.status, res.text).toBe(201);
   const history = (await s.api('GET', `/tickets/${res.body.ticket_id}/transactions`)).body.transactions as { type: string; body: string }[];
@@ -124,12 +123,12 @@ describe('a template previewed against the ticket with a 1 MB description', () =
 
 describe('a notification whose template renders larger than 1 MiB', () => {
   it('is a failed scrip result saying so and sends nothing; the ticket and the other scrips\' mail are kept', async () => {
-    const alias = `bomb-${++seq}@helpdesk.example`;
+    const alias = `${uniq('bomb-')}@helpdesk.example`;
     const queue = await s.api('POST', '/queues', { body: { name: uniq('Bombed'), mail_alias: alias } });
     expect(queue.status, queue.text).toBe(201);
     const tpl = await s.api('POST', '/templates', { body: { name: uniq('Receipt'), subject: 'Got it: {{ ticket.subject }}', body: `You wrote:\n${REPEAT}` } });
     expect(tpl.status, tpl.text).toBe(201);
-    const scrip = await s.api('POST', '/scrips', { body: { key: `bomb_receipt_${++seq}`, condition: 'on_create', action: 'autoreply_requester', template_id: tpl.body.id, queue_id: queue.body.id } });
+    const scrip = await s.api('POST', '/scrips', { body: { key: uniq('bomb_receipt_'), condition: 'on_create', action: 'autoreply_requester', template_id: tpl.body.id, queue_id: queue.body.id } });
     expect(scrip.status, scrip.text).toBe(201);
 
     const big = await mailedTicket(alias);

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
 import { createDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 import { sha256 } from './helpers/mail.js';
-import { login, processScope, type ServerProcess, spawnServer } from './helpers/process.js';
+import { login, processScope, type ServerProcess, spawnServer, stopServer } from './helpers/process.js';
 
 // `hxdesk copy-store --to postgres://…` (SPEC C6, docs/decisions/029): a SQLite install built
 // through the API and mail by a real server process, stopped, copied by the real command into a
@@ -25,10 +25,6 @@ async function serve(dir: string, extra: Record<string, string> = {}): Promise<S
   const s = await spawnServer(envOf(dir, extra));
   servers.push(s);
   return s;
-}
-async function stop(s: ServerProcess): Promise<void> {
-  process.kill(-s.child.pid!, 'SIGTERM');
-  expect((await s.exit).code).toBe(0);
 }
 
 interface Answer { status: number; body: any; bytes: Buffer }
@@ -213,7 +209,7 @@ pgTest('hxdesk copy-store', () => {
     expectFailure(await runCli(['copy-store', '--to', url], envOf(dir)), 1, /in use \(a running hxdesk server\?\); stop the server first/);
     expect(await pgState(url)).toEqual({});
 
-    await stop(s);
+    await stopServer(s);
     const dbFile = path.join(dir, 'hxdesk.db');
     const fileHash = sha256(fs.readFileSync(dbFile));
 
@@ -257,7 +253,7 @@ pgTest('hxdesk copy-store', () => {
     const state = await pgState(url);
     expectFailure(await runCli(['copy-store', '--to', url], envOf(dir)), 1, /already holds data \(users \(8 rows\), api_tokens \(2 rows\), app_secrets \(1 row\), .*, …\); copy into an empty database \(createdb\), nothing was changed$/m);
     expect(await pgState(url)).toEqual(state);
-    await stop(p);
+    await stopServer(p);
   }, 240_000);
 
   it('refuses a wrong command line, a missing file, an unmigrated file, a target holding other tables or unreachable, and changes nothing', async () => {
@@ -283,7 +279,7 @@ pgTest('hxdesk copy-store', () => {
 
     // A real install to copy from (the server made it, then stopped).
     const s = await serve(dir);
-    await stop(s);
+    await stopServer(s);
     const file = path.join(dir, 'hxdesk.db');
 
     // A target with a table of someone else's: refused, left exactly as it was (no hxdesk tables, no migration).

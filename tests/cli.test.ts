@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
-import { login, send, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
+import { login, processScope, send, type ServerProcess, spawnServer, stopServer } from './helpers/process.js';
 
 // `hxdesk backup | restore | reset-password` (SPEC C6, decision 024), each run as the real
 // command (bin/hxdesk.js) in its own process against a real server process on the same
@@ -18,10 +18,6 @@ async function serve(dir: string): Promise<ServerProcess> {
   const s = await spawnServer(envOf(dir));
   servers.push(s);
   return s;
-}
-async function stop(s: ServerProcess): Promise<void> {
-  process.kill(-s.child.pid!, 'SIGTERM');
-  expect((await s.exit).code).toBe(0);
 }
 
 async function adminToken(base: string): Promise<string> {
@@ -133,8 +129,8 @@ describe('hxdesk backup while the server serves and takes writes', () => {
     forced.close();
     expectFailure(await runCli(['backup', path.join(tmp, 'no-such-dir', 'x.db')], envOf(dir)), 1, /the directory .*no-such-dir does not exist/);
     expectFailure(await runCli(['backup', path.join(dir, 'hxdesk.db'), '--force'], envOf(dir)), 1, /is the live database itself/);
-    await stop(second);
-    await stop(server);
+    await stopServer(second);
+    await stopServer(server);
   }, 120_000);
 });
 
@@ -153,7 +149,7 @@ describe('hxdesk restore', () => {
     expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).status).toBe(200);
     expect((await send(server.base, 'GET', '/healthz')).status).toBe(200);
     expect(fs.existsSync(path.join(dir, 'backups'))).toBe(false);
-    await stop(server);
+    await stopServer(server);
 
     const run = await runCli(['restore', backupFile], envOf(dir));
     expectSuccess(run);
@@ -170,7 +166,7 @@ describe('hxdesk restore', () => {
     expect(old.pragma('integrity_check', { simple: true })).toBe('ok');
     expect((old.prepare('SELECT subject FROM tickets WHERE id = ?').get(lost) as { subject: string }).subject).toBe('Made after the backup');
     old.close();
-    await stop(server);
+    await stopServer(server);
 
     // Restoring that copy brings the later ticket back (a round trip both ways).
     expectSuccess(await runCli(['restore', previous!], envOf(dir)));
@@ -178,13 +174,13 @@ describe('hxdesk restore', () => {
     token = await adminToken(server.base);
     expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).body.subject).toBe('Made after the backup');
     expect(fs.readdirSync(path.join(dir, 'backups')).filter((f) => f.includes('-before-restore-'))).toHaveLength(2);
-    await stop(server);
+    await stopServer(server);
   }, 120_000);
 
   it('refuses a file that is not an hxdesk database, or is damaged, and leaves the store alone', async () => {
     const dir = dataDir();
     const server = await serve(dir);
-    await stop(server);
+    await stopServer(server);
     const liveBefore = fs.readFileSync(path.join(dir, 'hxdesk.db'));
 
     const text = path.join(tmp, 'notes.txt');
@@ -265,6 +261,6 @@ describe('hxdesk reset-password', () => {
     expectSuccess(unlock);
     expect(unlock.stdout).toMatch(/\nLifted the account's sign-in lockout \(11 attempts in the current window; LOGIN_MAX_FAILURES=10\)\.\n$/);
     expect((await login(server.base, ADMIN_EMAIL, chosen)).status).toBe(200);
-    await stop(server);
+    await stopServer(server);
   }, 120_000);
 });

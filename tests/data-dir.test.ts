@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectSuccess, runCli } from './helpers/cli.js';
 import { databaseBefore } from './helpers/migrations.js';
 import { bindReadOnly, mountTmpfs, unmount } from './helpers/mounts.js';
-import { processScope, runServerToExit, send, spawnServer } from './helpers/process.js';
+import { processScope, runServerToExit, send, spawnServer, stopServer } from './helpers/process.js';
 import { createMigratedDatabase } from './helpers/postgres.js';
 import { itOn, testStore } from './helpers/store.js';
 
@@ -44,10 +44,6 @@ async function startAndWrite(env: Record<string, string>) {
   return server;
 }
 
-async function stop(server: Awaited<ReturnType<typeof spawnServer>>) {
-  process.kill(-server.child.pid!, 'SIGTERM');
-  expect((await server.exit).code).toBe(0);
-}
 
 describe('file modes', () => {
   it('a new install under umask 022: DATA_DIR 0700, the database, its WAL and shared memory and the webhook secret 0600', async () => {
@@ -58,7 +54,7 @@ describe('file modes', () => {
     if (!onPg) {
       for (const f of ['hxdesk.db', 'hxdesk.db-wal', 'hxdesk.db-shm']) expect([f, mode(path.join(dataDir, f))]).toEqual([f, '600']);
     }
-    await stop(server);
+    await stopServer(server);
   });
 
   it('an install an older version left 0644 (0755 directories) is tightened at start, its contents kept', async () => {
@@ -91,7 +87,7 @@ describe('file modes', () => {
       for (const n of copies) expect([n, mode(path.join(backups, n))]).toEqual([n, '600']);
       expect(fs.readFileSync(oldCopy, 'utf8')).toBe('an older copy');
     }
-    await stop(server);
+    await stopServer(server);
   });
 
   itOn('sqlite')('hxdesk backup and hxdesk restore write every copy 0600, under umask 000', async () => {
@@ -106,7 +102,7 @@ describe('file modes', () => {
     expect(mode(target)).toBe('600');
     expectSuccess(await underUmask(0o000, () => runCli(['backup', target, '--force'], env)));
     expect(mode(target)).toBe('600');
-    await stop(server);
+    await stopServer(server);
 
     fs.chmodSync(target, 0o644); // the admin's file, readable: its copy in DATA_DIR must not be
     expectSuccess(await underUmask(0o000, () => runCli(['restore', target], env)));
@@ -159,7 +155,7 @@ describe('a data directory the server cannot write', () => {
   it('an existing install remounted read-only: one line naming it, exit 1, the install untouched', async () => {
     const source = scope.dataDir();
     const server = await startAndWrite(await storeEnv(source));
-    await stop(server);
+    await stopServer(server);
     const before = Object.fromEntries(fs.readdirSync(source).map((f) => [f, fs.statSync(path.join(source, f)).mtimeMs]));
     const dir = path.join(scope.tmp, 'ro-install');
     bindReadOnly(source, dir);

@@ -6,7 +6,7 @@ import { actorFromToken } from '../src/domain/auth.js';
 import { checkThrottle, clearThrottle, countAttempt } from '../src/domain/throttle.js';
 import { expectSuccess, runCli } from './helpers/cli.js';
 import { sharedStore } from './helpers/db.js';
-import { login, send, spawnServer, type ServerProcess, processScope } from './helpers/process.js';
+import { login, processScope, send, type ServerProcess, spawnServer, stopServer } from './helpers/process.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // SPEC C6: "sign-in rate limits and token bookkeeping live in the database" (decision 028).
@@ -28,10 +28,6 @@ async function serve(dir: Record<string, string>): Promise<ServerProcess> {
   const s = await spawnServer(envOf(dir));
   children.push(s);
   return s;
-}
-async function stop(s: ServerProcess): Promise<void> {
-  process.kill(-s.child.pid!, 'SIGTERM');
-  expect((await s.exit).code).toBe(0);
 }
 
 
@@ -55,13 +51,13 @@ describe('the sign-in brake lives in the database', () => {
     expect(locked.status).toBe(429);
     expect(locked.body.error.code).toBe('rate_limited');
     expect(locked.retryAfter).toMatch(/^\d+$/);
-    await stop(first);
+    await stopServer(first);
 
     const again = await serve(dir);
     const still = await login(again.base, ADMIN_EMAIL, ADMIN_PASSWORD);
     expect(still.status).toBe(429);
     expect(still.cookie).toBeUndefined();
-    await stop(again);
+    await stopServer(again);
   }, 120_000);
 
   it('two servers on one database share the count: failures alternating between them lock the account on both', async () => {
@@ -97,8 +93,8 @@ describe('the sign-in brake lives in the database', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(422);
     }
     expect((await send(b.base, 'PATCH', '/settings', change, { cookie: session.cookie })).status).toBe(429);
-    await stop(a);
-    await stop(b);
+    await stopServer(a);
+    await stopServer(b);
   }, 120_000);
 
   it('hxdesk reset-password lifts the lockout for every running server', async () => {
@@ -119,8 +115,8 @@ describe('the sign-in brake lives in the database', () => {
     const calm = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), `${chosen}\n`);
     expectSuccess(calm);
     expect(calm.stdout).toMatch(/\nThe account was not locked out of signing in\.\n$/);
-    await stop(a);
-    await stop(b);
+    await stopServer(a);
+    await stopServer(b);
   }, 120_000);
 });
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transactionsOf, userByEmail } from './helpers/reads.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { expectError } from './helpers/expect.js';
@@ -80,11 +81,7 @@ async function get(s: TestServer, p: string) {
   return res.body;
 }
 const ticketOf = (s: TestServer, id: number) => get(s, `/tickets/${id}`);
-const transactionsOf = async (s: TestServer, id: number) => (await get(s, `/tickets/${id}/transactions`)).transactions as any[];
 const intakeEntry = (s: TestServer, id: number) => get(s, `/mail/intake/${id}`);
-async function userByEmail(s: TestServer, email: string) {
-  return ((await get(s, '/users')).users as any[]).find((u) => u.email === email);
-}
 
 /** What a mail must not change: how many tickets, intake entries and users exist. */
 async function totals(s: TestServer) {

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../src/domain/auth.js';
 import { expectError } from './helpers/expect.js';
-import { entity, MAILGATE_TOKEN, postMail } from './helpers/mail.js';
+import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { mailTo, outboxOf, settle } from './helpers/notify.js';
 import { portalPathIn, replyForm } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
+import { uniq } from './helpers/unique.js';
 
 // SPEC D0: hxdesk is no open mail relay. People named in To/Cc of mail become Cc only within
 // bounds (10 new a message, 20 a ticket from mail; a queue may lower them), the rest are listed on
@@ -26,18 +27,11 @@ afterAll(async () => {
   await sink?.close();
 });
 
-let seq = 0;
 const people = (prefix: string, n: number, domain = 'strangers.example') => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}@${domain}`);
 
-function rawMail(h: { from: string; to?: string[]; cc?: string[]; subject: string }, body: string): Buffer {
-  return entity({
-    From: h.from, To: ['support@helpdesk.example', ...h.to ?? []].join(', '), ...(h.cc?.length ? { Cc: h.cc.join(', ') } : {}), Subject: h.subject,
-    'Message-ID': `<relay.${++seq}.${Date.now().toString(36)}@customer.example>`, Date: new Date().toUTCString(), 'MIME-Version': '1.0',
-    'Content-Type': 'text/plain; charset=utf-8',
-  }, `${body}\r\n`);
-}
-async function mail(h: Parameters<typeof rawMail>[0], body = 'Hello.') {
-  const res = await postMail(s, rawMail(h, body));
+/** A message to support@helpdesk.example, and to `to` besides. */
+async function mail(h: { from: string; to?: string[]; cc?: string[]; subject: string }, body = 'Hello.') {
+  const res = await postMail(s, rawMail({ ...h, to: ['support@helpdesk.example', ...h.to ?? []] }, body));
   expect(res.status, res.text).toBeLessThan(300);
   return res.body as { ticket_id: number; transaction_id: number; intake_id: number; rule: string };
 }
@@ -139,7 +133,7 @@ describe('Cc from mail, bounded', () => {
 describe('no relay before staff speak', () => {
   /** Carla's new ticket with her colleague Dora in Cc (Dora is made Cc: within bounds). */
   async function ticketWithDora() {
-    const res = await mail({ from: 'Carla <carla@customer.example>', cc: ['dora@customer.example'], subject: `Relay ${++seq}` }, 'First message.');
+    const res = await mail({ from: 'Carla <carla@customer.example>', cc: ['dora@customer.example'], subject: uniq('Relay ') }, 'First message.');
     const t = await ticketOf(res.ticket_id);
     expect(await emailsOf(t.cc)).toEqual(['dora@customer.example']);
     return res.ticket_id;

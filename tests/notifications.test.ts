@@ -7,6 +7,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { outboxOf as outboxOfServer, settle as settleOutbox } from './helpers/notify.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { until } from './helpers/wait.js';
+import { uniq } from './helpers/unique.js';
 
 // Scrips, templates and notifications end to end (SPEC B6): changes through the HTTP API, mail
 // through the durable outbox and the delivery worker into a real SMTP server.
@@ -18,8 +19,6 @@ let scripIds: Record<string, number>;
 
 interface Person { id: number; email: string; token: string; name: string }
 
-let seq = 0;
-const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 
 async function person(server: TestServer, role: 'admin' | 'agent' | 'requester'): Promise<Person> {
   const u = await server.user(role);
@@ -369,7 +368,7 @@ describe('resolve and reopen', () => {
     expect(tpl.status, tpl.text).toBe(201);
     // Would mail the requester on *every* Status transaction of this queue, were it triggered.
     const watcher = await s.api('POST', '/scrips', {
-      body: { key: `status_watch_${++seq}`, condition: 'on_status_change', action: 'notify_requester', template_id: tpl.body.id, queue_id: queue.body.id, sort_order: 100 },
+      body: { key: uniq('status_watch_'), condition: 'on_status_change', action: 'notify_requester', template_id: tpl.body.id, queue_id: queue.body.id, sort_order: 100 },
     });
     expect(watcher.status, watcher.text).toBe(201);
 
@@ -435,14 +434,14 @@ describe('resolve and reopen', () => {
 
 describe('which scrips run', () => {
   it('queue scrips fire only for their queue, disabled scrips never, and sort_order orders the results', async () => {
-    const qs = await s.api('POST', '/queues', { body: { name: uniq('Scrip queue'), mail_alias: `scrips-${++seq}@example.com` } });
+    const qs = await s.api('POST', '/queues', { body: { name: uniq('Scrip queue'), mail_alias: `${uniq('scrips-')}@example.com` } });
     const other = await s.api('POST', '/queues', { body: { name: uniq('Other queue') } });
     expect(qs.status, qs.text).toBe(201);
     expect(other.status, other.text).toBe(201);
     const extra = await s.api('POST', '/templates', { body: { name: uniq('Extra notice'), subject: 'Extra: {{ ticket.subject }}', body: 'Extra' } });
     expect(extra.status, extra.text).toBe(201);
     const mk = async (key: string, extra: Record<string, unknown>) => {
-      const res = await s.api('POST', '/scrips', { body: { key: `${key}_${++seq}`, condition: 'on_create', action: 'open_inactive', ...extra } });
+      const res = await s.api('POST', '/scrips', { body: { key: uniq(`${key}_`), condition: 'on_create', action: 'open_inactive', ...extra } });
       expect(res.status, res.text).toBe(201);
       return res.body as { id: number; key: string };
     };
@@ -504,11 +503,11 @@ describe('set_status', () => {
     expect(queue.status, queue.text).toBe(201);
     const tpl = await s.api('POST', '/templates', { body: { name: uniq('Status changed'), subject: 'Changed to {{ ticket.status }}', body: '{{ ticket.status }}' } });
     const set = await s.api('POST', '/scrips', {
-      body: { key: `auto_open_${++seq}`, condition: 'on_create', action: 'set_status', config: { status: 'open' }, queue_id: queue.body.id },
+      body: { key: uniq('auto_open_'), condition: 'on_create', action: 'set_status', config: { status: 'open' }, queue_id: queue.body.id },
     });
     expect(set.status, set.text).toBe(201);
     const watcher = await s.api('POST', '/scrips', {
-      body: { key: `watch_${++seq}`, condition: 'on_status_change', action: 'notify_requester', template_id: tpl.body.id, queue_id: queue.body.id },
+      body: { key: uniq('watch_'), condition: 'on_status_change', action: 'notify_requester', template_id: tpl.body.id, queue_id: queue.body.id },
     });
     expect(watcher.status, watcher.text).toBe(201);
     const requester = await person(s, 'requester');
@@ -536,7 +535,7 @@ describe('a scrip whose action throws', () => {
     expect(queue.status, queue.text).toBe(201);
     const mk = async (key: string, condition: string, sort_order: number) => {
       const res = await s.api('POST', '/scrips', {
-        body: { key: `${key}_${++seq}`, condition, action: 'set_status', config: { status: 'open' }, queue_id: queue.body.id, sort_order },
+        body: { key: uniq(`${key}_`), condition, action: 'set_status', config: { status: 'open' }, queue_id: queue.body.id, sort_order },
       });
       expect(res.status, res.text).toBe(201);
       // Damage it behind the API's back, the way a bad migration or hand edit might.

@@ -5,12 +5,14 @@ import { ImapFlow } from 'imapflow';
 import { createToken } from '../src/domain/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
-import { base64Lines, entity, MAILGATE_TOKEN, multipart, postMail } from './helpers/mail.js';
+import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { runMailgate } from './helpers/mailgate.js';
 import { mailTo, outboxOf, settle } from './helpers/notify.js';
 import { portalPathIn, signedPath } from './helpers/portal.js';
+import { transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
+import { uniq, uniqueAddress } from './helpers/unique.js';
 
 // SPEC D0, the outsider with one e-mail address: mail from someone who is not on a ticket, threaded
 // to it by its subject tag (ticket numbers are sequential) or a Message-ID, is kept as an internal
@@ -37,29 +39,14 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-let seq = 0;
 const PASSPORT = Buffer.from('%PDF-1.4 passport scan of Carla Rossi, no. X1234567\n');
 
-/** A message as a mail program writes it; `file` adds one attachment. */
-function rawMail(h: { from: string; to?: string; cc?: string; subject: string; inReplyTo?: string }, body: string, file?: { name: string; content: Buffer }): Buffer {
-  const head: Record<string, string> = {
-    From: h.from, To: h.to ?? 'support@helpdesk.example', ...(h.cc ? { Cc: h.cc } : {}), Subject: h.subject,
-    'Message-ID': `<outside.${++seq}.${Date.now().toString(36)}@mail.example>`, Date: new Date().toUTCString(), 'MIME-Version': '1.0',
-    ...(h.inReplyTo ? { 'In-Reply-To': h.inReplyTo, References: h.inReplyTo } : {}),
-  };
-  const text = entity({ 'Content-Type': 'text/plain; charset=utf-8' }, `${body}\r\n`);
-  if (!file) return entity({ ...head, 'Content-Type': 'text/plain; charset=utf-8' }, `${body}\r\n`);
-  return entity({ ...head, 'Content-Type': 'multipart/mixed; boundary="b1"' }, multipart('b1', [text, entity({
-    'Content-Type': `application/pdf; name="${file.name}"`, 'Content-Disposition': `attachment; filename="${file.name}"`, 'Content-Transfer-Encoding': 'base64',
-  }, base64Lines(file.content))]));
-}
 
 async function mailgate(raw: Buffer) {
   const res = await postMail(s, raw);
   expect(res.status, res.text).toBeLessThan(300);
   return res.body as { ticket_id: number; transaction_id: number; intake_id: number; verdict: string; rule: string };
 }
-const transactionsOf = async (id: number) => (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as any[];
 const ticketOf = async (id: number) => (await s.api('GET', `/tickets/${id}`)).body;
 const userId = async (email: string) => ((await s.api('GET', `/users?q=${encodeURIComponent(email)}`)).body.users as any[]).find((u) => u.email === email)?.id as number | undefined;
 /** Envelope recipients of the mail about `ticketId` that arrived after `from` messages. */
@@ -75,7 +62,7 @@ async function staffReply(ticketId: number, body: string) {
 
 /** Carla's ticket with her passport scan, owned by Olga, who has answered once. */
 async function customerTicket(): Promise<number> {
-  const created = await mailgate(rawMail({ from: 'Carla Rossi <carla@customer.example>', subject: `Account ${++seq}` },
+  const created = await mailgate(rawMail({ from: 'Carla Rossi <carla@customer.example>', subject: uniq('Account ') },
     'My account number is 4711-0815. The scan of my passport is attached.', { name: 'passport.pdf', content: PASSPORT }));
   const id = created.ticket_id;
   expect((await s.api('PATCH', `/tickets/${id}`, { body: { owner_id: olga.id } })).status).toBe(200);
@@ -85,7 +72,7 @@ async function customerTicket(): Promise<number> {
 
 /** What every door must leave behind for an outsider's message on `ticketId` (whose transaction is `txnId`). */
 async function expectKeptInternal(ticketId: number, txnId: number, outsider: string) {
-  const t = (await transactionsOf(ticketId)).find((x) => x.id === txnId);
+  const t = (await transactionsOf(s, ticketId)).find((x) => x.id === txnId);
   expect(t).toMatchObject({ type: 'Comment', outside_sender: true, creator_id: await userId(outsider) });
   const ticket = await ticketOf(ticketId);
   expect(ticket.requesters).toEqual([await userId('carla@customer.example')]);
@@ -126,7 +113,7 @@ describe('mail from someone who is not on the ticket', () => {
     const link = await signedPath(s, { ticketId: id, userId: mallory });
     const page = await s.api('GET', link, { token: null });
     expect(page.status).toBe(403);
-    const scan = (await transactionsOf(id))[0].attachments[0];
+    const scan = (await transactionsOf(s, id))[0].attachments[0];
     expect((await s.api('GET', `${link}/attachments/${scan.id}`, { token: null })).status).toBe(403);
     expect((await s.api('POST', `${link}/reply`, { token: null, body: { body: 'let me in' } })).status).toBe(403);
 
@@ -143,7 +130,7 @@ describe('mail from someone who is not on the ticket', () => {
     expect((await s.api('PATCH', `/tickets/${id}`, { body: { status: 'resolved' } })).status).toBe(200);
     const res = await mailgate(rawMail({ from: 'eve@evil.example', subject: `[hxdesk #${id}] reopen please` }, 'Reopen this.'));
     expect((await ticketOf(id)).status).toBe('resolved');
-    expect((await transactionsOf(id)).at(-1)).toMatchObject({ id: res.transaction_id, type: 'Comment', outside_sender: true });
+    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: res.transaction_id, type: 'Comment', outside_sender: true });
     const eve = (await userId('eve@evil.example'))!;
     expect((await s.api('GET', `/tickets/${id}`, { token: (await tokenFor(eve, 'eve@evil.example')) })).status).toBe(404);
   });
@@ -151,10 +138,10 @@ describe('mail from someone who is not on the ticket', () => {
   it('from staff or from the ticket\'s own people is what it was: a public reply', async () => {
     const id = await customerTicket();
     const fromCarla = await mailgate(rawMail({ from: 'carla@customer.example', subject: `Re: [hxdesk #${id}]` }, 'Thanks!'));
-    expect((await transactionsOf(id)).at(-1)).toMatchObject({ id: fromCarla.transaction_id, type: 'Correspond', outside_sender: false });
-    const ben = await s.user('agent', `ben${++seq}@helpdesk.example`);
+    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: fromCarla.transaction_id, type: 'Correspond', outside_sender: false });
+    const ben = await s.user('agent', uniqueAddress('ben', 'helpdesk.example'));
     const fromBen = await mailgate(rawMail({ from: ben.email, subject: `Re: [hxdesk #${id}]` }, 'Ben here, from the second line.'));
-    expect((await transactionsOf(id)).at(-1)).toMatchObject({ id: fromBen.transaction_id, type: 'Correspond', outside_sender: false });
+    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: fromBen.transaction_id, type: 'Correspond', outside_sender: false });
   });
 
   it('is threaded by Message-ID too, and kept internal on every door: /mailgate raw, JSON, Mailgun and SendGrid forms, the MTA command, IMAP', async () => {
@@ -172,7 +159,7 @@ describe('mail from someone who is not on the ticket', () => {
       ['command', async (raw) => {
         const run = await runMailgate(['--url', s.url, '--token-file', tokenFile], raw);
         expect(run.code, run.stderr).toBe(0);
-        return (await transactionsOf(id)).at(-1).id;
+        return (await transactionsOf(s, id)).at(-1).id;
       }],
       ['imap', async (raw) => {
         const c = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
@@ -180,7 +167,7 @@ describe('mail from someone who is not on the ticket', () => {
         await c.append('INBOX', raw);
         await c.logout();
         await s.workers.imap!.pollNow();
-        return (await transactionsOf(id)).at(-1).id;
+        return (await transactionsOf(s, id)).at(-1).id;
       }],
     ];
     const before = sink.messages.length;
@@ -191,7 +178,7 @@ describe('mail from someone who is not on the ticket', () => {
         ? rawMail({ from: outsider, cc: `friend-of-${door}@evil.example`, subject: 'Re: your mail', inReplyTo: ourMessageId }, `Sent through ${door}.`)
         : rawMail({ from: outsider, cc: `friend-of-${door}@evil.example`, subject: `[hxdesk #${id}] via ${door}` }, `Sent through ${door}.`);
       const txn = await send(raw);
-      const t = (await transactionsOf(id)).find((x) => x.id === txn);
+      const t = (await transactionsOf(s, id)).find((x) => x.id === txn);
       expect(t, door).toMatchObject({ type: 'Comment', outside_sender: true, body: expect.stringContaining(`Sent through ${door}.`) });
       await expectKeptInternal(id, txn, outsider);
     }

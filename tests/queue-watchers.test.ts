@@ -4,15 +4,14 @@ import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { mailsFor, outboxOf, settle } from './helpers/notify.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
+import { uniq, uniqueAddress } from './helpers/unique.js';
 
 // Staff notification choices (SPEC C2 settings) as the default scrips honour them, and a queue's
 // Cc, AdminCc and keep_mail_cc: set through the API and the admin form, and what mail they bring.
 
 let sink: SmtpSink;
 let s: TestServer;
-let seq = 0;
-const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 8)}`;
-const address = (p: string) => `${uniq(p).replace(/\W+/g, '.')}@customer.example`.toLowerCase();
+const address = (p: string) => uniqueAddress(p, 'customer.example');
 
 type Person = { id: number; email: string; token: string };
 const agent = () => s.user('agent');

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './helpers/expect.js';
-import { postMail } from './helpers/mail.js';
+import { postMail, rawMail } from './helpers/mail.js';
 import { settle } from './helpers/notify.js';
+import { userByEmail } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { uniq, uniqueAddress } from './helpers/unique.js';
 
 // Who gets which mail (SPEC C2), end to end: changes through the API and through /mailgate,
 // mail through the outbox and the delivery worker into a real SMTP server. Every step asserts
@@ -11,8 +13,6 @@ import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.
 
 let sink: SmtpSink;
 let s: TestServer;
-let seq = 0;
-const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 7)}`;
 
 interface Person { id: number; email: string; token: string }
 let ann: Person; // agent, owns tickets
@@ -43,14 +43,9 @@ const who = (got: Map<string, ReceivedMail[]>) => [...got.keys()].sort();
 const addr = (list: { value: { address?: string }[] } | { value: { address?: string }[] }[] | undefined) =>
   [list ?? []].flat().flatMap((l) => l.value.map((v) => v.address)).sort();
 
-function rawMail(h: Record<string, string>, body: string): string {
-  const id = h['Message-ID'] ?? `<m${++seq}.${Date.now()}@customer.example>`;
-  const lines = Object.entries({ Date: new Date().toUTCString(), 'Message-ID': id, ...h }).map(([k, v]) => `${k}: ${v}`);
-  return `${lines.join('\r\n')}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`;
-}
 
 async function mail(h: Record<string, string>, body: string) {
-  const res = await postMail(s, rawMail(h, body));
+  const res = await postMail(s, rawMail({ headers: h }, body));
   expect(res.status, res.text).toBe(res.body.created ? 201 : 200);
   return res.body as { ticket_id: number; transaction_id: number; created: boolean };
 }
@@ -61,10 +56,6 @@ async function ticket(id: number) {
   return res.body;
 }
 
-async function userByEmail(email: string) {
-  const res = await s.api('GET', '/users');
-  return (res.body.users as { id: number; email: string; role: string }[]).find((u) => u.email === email);
-}
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -88,15 +79,15 @@ describe('a customer mail with a colleague in Cc, through its life', () => {
   let dave: string;
 
   it('new ticket: the Cc becomes a Cc watcher; the requester gets the autoreply; the staff watchers get the new-ticket notice', async () => {
-    carol = `carol${++seq}@customer.example`;
-    dave = `dave${seq}@customer.example`;
+    carol = uniqueAddress('carol', 'customer.example');
+    dave = uniqueAddress('dave', 'customer.example');
     const got = await mailFrom(() => id, async () => {
       const r = await mail({ From: `Carol Customer <${carol}>`, To: ALIAS, Cc: `Dave Colleague <${dave}>`, Subject: 'Invoice is wrong' }, 'The invoice total is off by 10 EUR.');
       id = r.ticket_id;
     });
     const t = await ticket(id);
-    const carolUser = (await userByEmail(carol))!;
-    const daveUser = (await userByEmail(dave))!;
+    const carolUser = (await userByEmail<{ id: number; email: string; role: string }>(s, carol))!;
+    const daveUser = (await userByEmail<{ id: number; email: string; role: string }>(s, dave))!;
     expect(t).toMatchObject({ queue_id: queueId, team_id: teamId, requesters: [carolUser.id], cc: [daveUser.id], admin_cc: [] });
     expect(daveUser).toMatchObject({ role: 'requester' });
     // Staff watchers: the queue's AdminCc and the members of the ticket's team. Ann is neither.
@@ -183,7 +174,7 @@ describe('a customer mail with a colleague in Cc, through its life', () => {
     });
     expect(who(got)).toEqual([ann.email, carol, dan.email].sort());
     const txns = (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as any[];
-    const daveUser = (await userByEmail(dave))!;
+    const daveUser = (await userByEmail<{ id: number; email: string; role: string }>(s, dave))!;
     expect(txns.at(-1)).toMatchObject({ type: 'Correspond', creator_id: daveUser.id });
     const [toCarol] = got.get(carol)!;
     expect(toCarol.parsed.text).toContain(text);
@@ -192,18 +183,18 @@ describe('a customer mail with a colleague in Cc, through its life', () => {
   });
 
   it('a reply that Ccs someone new adds them as a Cc watcher (an AddWatcher transaction); our own addresses never', async () => {
-    const erin = `erin${++seq}@customer.example`;
-    const other = await s.api('POST', '/queues', { body: { name: uniq('Sales'), mail_alias: `sales${seq}@example.com` } });
+    const erin = uniqueAddress('erin', 'customer.example');
+    const other = await s.api('POST', '/queues', { body: { name: uniq('Sales'), mail_alias: uniqueAddress('sales') } });
     const text = uniq('Adding Erin from accounting.');
     const got = await mailFrom(() => id, async () => {
       await mail({ From: carol, To: ALIAS, Cc: `Erin <${erin}>, ${other.body.mail_alias}, ${ann.email}`, Subject: `Re: [hxdesk #${id}] Invoice is wrong` }, text);
     });
-    const erinUser = (await userByEmail(erin))!;
-    const daveUser = (await userByEmail(dave))!;
+    const erinUser = (await userByEmail<{ id: number; email: string; role: string }>(s, erin))!;
+    const daveUser = (await userByEmail<{ id: number; email: string; role: string }>(s, dave))!;
     expect((await ticket(id)).cc).toEqual([daveUser.id, erinUser.id]); // not the Sales alias, not the agent
     const txns = (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as any[];
     const added = txns.filter((t) => t.type === 'AddWatcher');
-    expect(added.at(-1)).toMatchObject({ field: 'cc', new_value: String(erinUser.id), creator_id: (await userByEmail(carol))!.id });
+    expect(added.at(-1)).toMatchObject({ field: 'cc', new_value: String(erinUser.id), creator_id: (await userByEmail<{ id: number; email: string; role: string }>(s, carol))!.id });
     // Dave was not in this message: the relay reaches him; Erin was, so she gets no second copy.
     // Ann (in Cc) has it too; only Dan's staff copy and Dave's relay are sent.
     expect(who(got)).toEqual([dan.email, dave].sort());
@@ -212,7 +203,7 @@ describe('a customer mail with a colleague in Cc, through its life', () => {
 
 describe('unowned tickets and staff watchers', () => {
   it('a customer reply on an unowned ticket goes to every staff watcher; a disabled agent never gets mail', async () => {
-    const frank = `frank${++seq}@customer.example`;
+    const frank = uniqueAddress('frank', 'customer.example');
     let id = 0;
     await mailFrom(() => id, async () => { id = (await mail({ From: frank, To: ALIAS, Subject: 'Refund?' }, 'Can I get a refund?')).ticket_id; });
     expect((await s.api('PATCH', `/users/${cat.id}`, { body: { disabled: true } })).status).toBe(200);
@@ -231,15 +222,16 @@ describe('unowned tickets and staff watchers', () => {
 
 describe('tickets opened by an agent', () => {
   it('for a customer on the phone: the customer (named by address) is the requester and gets the autoreply; the agent gets none', async () => {
-    const gina = `gina${++seq}@customer.example`;
+    const gina = uniqueAddress('gina', 'customer.example');
+    const hank = uniqueAddress('hank', 'customer.example');
     let id = 0;
     const got = await mailFrom(() => id, async () => {
       const res = await s.api('POST', '/tickets', {
-        body: { queue_id: queueId, subject: 'Phone: printer', requesters: [`Gina Green <${gina}>`], cc: [`hank${seq}@customer.example`] }, token: ann.token,
+        body: { queue_id: queueId, subject: 'Phone: printer', requesters: [`Gina Green <${gina}>`], cc: [hank] }, token: ann.token,
       });
       expect(res.status, res.text).toBe(201);
       id = res.body.ticket.id;
-      const g = (await userByEmail(gina))!;
+      const g = (await userByEmail<{ id: number; email: string; role: string }>(s, gina))!;
       expect(res.body.ticket).toMatchObject({ requester_id: g.id, requesters: [g.id] });
       expect(res.body.ticket.cc).toHaveLength(1);
     });
@@ -249,7 +241,7 @@ describe('tickets opened by an agent', () => {
     const got2 = await mailFrom(() => id, async () => {
       expect((await s.api('POST', `/tickets/${id}/comment`, { body: { body: 'We will call you back.', internal: false }, token: ann.token })).status).toBe(201);
     });
-    expect(who(got2)).toEqual([dan.email, gina, `hank${seq}@customer.example`].sort());
+    expect(who(got2)).toEqual([dan.email, gina, hank].sort());
   });
 
   it('for themselves: no autoreply to the agent who opened it', async () => {
@@ -267,7 +259,7 @@ describe('tickets opened by an agent', () => {
 describe('requesters in the order they were added (requester_id is the first)', () => {
   it('an existing user named after a new address stays second: in the ticket, the list, the page, the Liquid list and the mail', async () => {
     const known = await s.user('requester'); // an older user: a lower id than the address that becomes a user below
-    const newcomer = `zoe${++seq}@customer.example`;
+    const newcomer = uniqueAddress('zoe', 'customer.example');
     let id = 0;
     const got = await mailFrom(() => id, async () => {
       const res = await s.api('POST', '/tickets', {
@@ -276,7 +268,7 @@ describe('requesters in the order they were added (requester_id is the first)', 
       expect(res.status, res.text).toBe(201);
       id = res.body.ticket.id;
     });
-    const zoe = (await userByEmail(newcomer))!;
+    const zoe = (await userByEmail<{ id: number; email: string; role: string }>(s, newcomer))!;
     expect(zoe.id).toBeGreaterThan(known.id);
     const t = await ticket(id);
     expect(t).toMatchObject({ requester_id: zoe.id, requesters: [zoe.id, known.id] });
@@ -314,7 +306,7 @@ describe('watcher routes', () => {
   it('adds by address (a stub user) and by id, each an AddWatcher transaction with scrip results; removes with DelWatcher', async () => {
     const add = await s.api('POST', `/tickets/${id}/watchers`, { body: { role: 'cc', email: 'Ivy Stone <ivy@customer.example>' } });
     expect(add.status, add.text).toBe(201);
-    const ivy = (await userByEmail('ivy@customer.example'))!;
+    const ivy = (await userByEmail<{ id: number; email: string; role: string }>(s, 'ivy@customer.example'))!;
     expect(add.body.transaction).toMatchObject({ type: 'AddWatcher', field: 'cc', new_value: String(ivy.id), old_value: null });
     expect(add.body.scrip_results).toEqual([]);
     const adminCc = await s.api('POST', `/tickets/${id}/watchers`, { body: { role: 'admin_cc', user_id: ann.id } });
@@ -350,13 +342,13 @@ describe('watcher routes', () => {
     const after = await ticket(id);
     expect({ ...after, updated_at: 0, requesters: after.requesters.filter((x: number) => x !== requester.id) }).toEqual({ ...before, updated_at: 0 });
     expect((await s.api('GET', `/tickets/${id}/transactions`)).body.transactions.length).toBe(count + 1);
-    expect(await userByEmail('x@customer.example')).toBeUndefined();
+    expect(await userByEmail<{ id: number; email: string; role: string }>(s, 'x@customer.example')).toBeUndefined();
   });
 
   it('our own addresses are never watchers, and never mailed: one that became ours later is skipped', async () => {
     expectError(await s.api('POST', `/tickets/${id}/watchers`, { body: { role: 'cc', email: ALIAS } }), 422, 'validation_failed', ['email']);
     expectError(await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'x', cc: [`Us <${ALIAS}>`] } }), 422, 'validation_failed', ['cc.0']);
-    const later = `later${++seq}@example.com`;
+    const later = uniqueAddress('later');
     expect((await s.api('POST', `/tickets/${id}/watchers`, { body: { role: 'cc', email: later } })).status).toBe(201);
     const q = await s.api('POST', '/queues', { body: { name: uniq('Later queue'), mail_alias: later } });
     expect(q.status, q.text).toBe(201);
@@ -373,7 +365,7 @@ describe('watcher routes', () => {
     expectError(await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'x', cc: [999_999] } }), 422, 'validation_failed', ['cc.0']);
     expectError(await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'x', admin_cc: [requester.id] } }), 422, 'validation_failed', ['admin_cc.0']);
     expect((await s.api('GET', '/tickets?limit=1')).body.total).toBe(total);
-    expect(await userByEmail('ok@customer.example')).toBeUndefined();
+    expect(await userByEmail<{ id: number; email: string; role: string }>(s, 'ok@customer.example')).toBeUndefined();
     // A requester signed in cannot name other people on a new ticket.
     expectError(await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'x', cc: ['a@customer.example'] }, token: requester.token }), 403, 'forbidden');
   });
@@ -418,8 +410,8 @@ describe('addresses of ours never become watchers', () => {
     const own = await startServer({ MAIL_ADDRESSES: 'help@example.org, desk@example.org', IMAP_URL: 'imap://inbox%40example.org:pw@127.0.0.1:9/INBOX', IMAP_POLL_SECONDS: '3600' });
     try {
       const raw = rawMail({
-        From: 'Olga <olga@customer.example>', To: 'help@example.org', Cc: 'desk@example.org, inbox@example.org, routed@example.org, pia@customer.example',
-        'Delivered-To': 'routed@example.org', Subject: 'Our addresses',
+        from: 'Olga <olga@customer.example>', to: 'help@example.org', cc: 'desk@example.org, inbox@example.org, routed@example.org, pia@customer.example',
+        subject: 'Our addresses', headers: { 'Delivered-To': 'routed@example.org' },
       }, 'Hello.');
       const res = await postMail(own, raw);
       expect(res.status, res.text).toBe(201);
@@ -442,7 +434,7 @@ describe('a new install', () => {
       const general = (await fresh.api('GET', '/queues')).body.queues.find((q: { name: string }) => q.name === 'General');
       const admin = (await fresh.api('GET', '/me')).body;
       expect((await fresh.api('GET', `/queues/${general.id}`)).body).toMatchObject({ admin_cc: [admin.id], team_id: null });
-      const r = await postMail(fresh, rawMail({ From: 'first@customer.example', To: 'help@example.org', Subject: 'Day one' }, 'Hello?'));
+      const r = await postMail(fresh, rawMail({ from: 'first@customer.example', to: 'help@example.org', subject: 'Day one' }, 'Hello?'));
       expect(r.status, r.text).toBe(201);
       await settle(fresh, r.body.ticket_id);
       expect(sink2.messages.map((m) => [m.envelope.to[0], m.parsed.subject]).sort()).toEqual([

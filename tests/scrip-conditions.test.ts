@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // SPEC B6 conditions, each shown firing on the transactions it names and on no other: one
@@ -63,11 +64,7 @@ const fired = (results: { scrip_id: number; ok: boolean }[]) => {
 };
 const set = (...c: Condition[]) => [...c].sort();
 
-async function transactionsOf(id: number) {
-  const res = await s.api('GET', `/tickets/${id}/transactions`);
-  expect(res.status, res.text).toBe(200);
-  return res.body.transactions as { id: number; type: string; old_value: string | null; new_value: string | null; scrip_results: { scrip_id: number; ok: boolean }[] }[];
-}
+type Tx = { id: number; type: string; old_value: string | null; new_value: string | null; scrip_results: { scrip_id: number; ok: boolean }[] };
 
 describe('every condition fires on its own transactions and on no other', () => {
   it('through a ticket\'s whole life, one transaction at a time', async () => {
@@ -77,7 +74,7 @@ describe('every condition fires on its own transactions and on no other', () => 
     const ticketId = { id: 0 };
     /** Records what the newest transactions must have fired; checks the API answer when it is one transaction. */
     const step = async (answer: { scrip_results: { scrip_id: number; ok: boolean }[] }, ...perTransaction: Condition[][]) => {
-      const txs = await transactionsOf(ticketId.id);
+      const txs = await transactionsOf<Tx>(s, ticketId.id);
       const fresh = txs.slice(known);
       known = txs.length;
       expect(fresh.map((t) => t.type), 'one transaction per change').toHaveLength(perTransaction.length);
@@ -125,7 +122,7 @@ describe('every condition fires on its own transactions and on no other', () => 
     // Several fields at once: one transaction each, each with its own conditions.
     await step(await patch({ priority: 90, queue_id: queueA, status: 'resolved' }),
       ...(await (async () => {
-        const txs = await transactionsOf(ticketId.id);
+        const txs = await transactionsOf<Tx>(s, ticketId.id);
         const order = txs.slice(known).map((t) => t.type);
         const by: Record<string, Condition[]> = {
           SetPriority: ['on_priority_change', 'on_transaction'], SetQueue: ['on_queue_change', 'on_transaction'],
@@ -137,7 +134,7 @@ describe('every condition fires on its own transactions and on no other', () => 
     // A reply on the resolved ticket: the default open_inactive scrip reopens it — a scrip's own
     // change, which runs no scrips, so on_reopen does not fire for it.
     await step(await comment('Still broken', false), ['on_correspond', 'on_transaction'], []);
-    const last = (await transactionsOf(ticketId.id)).at(-1)!;
+    const last = (await transactionsOf<Tx>(s, ticketId.id)).at(-1)!;
     expect([last.type, last.old_value, last.new_value]).toEqual(['Status', 'resolved', 'open']);
 
     // The outbox holds one webhook per (transaction, scrip) that fired, and nothing else of ours.

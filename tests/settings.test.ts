@@ -4,6 +4,7 @@ import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { mailsFor, settle } from './helpers/notify.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
+import { uniq, uniqueAddress } from './helpers/unique.js';
 
 // A user's own settings (SPEC C2) and signatures on public replies (SPEC C3), through the HTTP
 // API and the HTML form, with mail delivered to a real SMTP sink.
@@ -11,14 +12,12 @@ import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 let sink: SmtpSink;
 let s: TestServer;
 let generalId: number;
-let seq = 0;
-const uniq = (p: string) => `${p} ${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 const PASSWORD = 'a long password 1';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /** A user with a password (so they can sign in) and an API token. */
 async function member(role: 'admin' | 'agent' | 'requester', name = uniq(role)) {
-  const email = `${uniq(role).replace(/\W+/g, '.')}@example.com`.toLowerCase();
+  const email = uniqueAddress(role);
   const res = await s.api('POST', '/users', { body: { email, name, role, password: PASSWORD } });
   expect(res.status, res.text).toBe(201);
   return { id: res.body.id as number, email, name, token: await tokenFor(email, PASSWORD) };
@@ -233,7 +232,7 @@ describe('the time zone is honoured on screens; JSON stays UTC', () => {
 describe('signatures on public replies (SPEC C3)', () => {
   let queue: { id: number; name: string; mail_alias: string };
   let agent: Awaited<ReturnType<typeof member>>;
-  const customer = `${uniq('cust').replace(/\W+/g, '.')}@customer.example`.toLowerCase();
+  const customer = uniqueAddress('cust', 'customer.example');
 
   beforeAll(async () => {
     const name = uniq('Billing');

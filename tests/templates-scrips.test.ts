@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
+import { uniq } from './helpers/unique.js';
 
 // Templates and scrips over real HTTP (SPEC B2 admin-only, B3 template/scrip, B5 errors, B6).
 
@@ -18,8 +19,6 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Asserts a SPEC B5 error: status, code, and (when given) exactly these detail paths. */
 
-let seq = 0;
-const uniq = (p: string) => `${p} ${++seq}`;
 
 async function createTemplate(body: Record<string, unknown>) {
   const res = await s.api('POST', '/templates', { body: { name: uniq('tpl'), ...body } });
@@ -28,7 +27,7 @@ async function createTemplate(body: Record<string, unknown>) {
 }
 
 async function createScrip(body: Record<string, unknown>) {
-  const res = await s.api('POST', '/scrips', { body: { key: `scrip_${++seq}`, ...body } });
+  const res = await s.api('POST', '/scrips', { body: { key: uniq('scrip_'), ...body } });
   expect(res.status, res.text).toBe(201);
   return res.body as Record<string, any>;
 }
@@ -425,5 +424,5 @@ describe('scrips', () => {
 });
 
 function uniqKey() {
-  return `invalid_${++seq}`;
+  return uniq('invalid_');
 }

@@ -2,8 +2,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
 import { launchBrowser, screenshot, settled, signedIn } from './helpers/browser.js';
-import { entity, MAILGATE_TOKEN, postMail } from './helpers/mail.js';
+import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { uniq } from './helpers/unique.js';
 
 // SPEC D0 in the browser: the ticket page shows an outside sender's mail with its sender and an
 // "Add as Cc" action, and lists the people the Cc bounds left out, each one action away — by
@@ -13,15 +14,8 @@ const T = 20_000;
 const poll = { timeout: T, interval: 100 };
 let s: TestServer;
 let browser: Browser;
-let seq = 0;
 
-function rawMail(h: { from: string; cc?: string[]; subject: string }, body: string): Buffer {
-  return entity({
-    From: h.from, To: 'support@helpdesk.example', ...(h.cc ? { Cc: h.cc.join(', ') } : {}), Subject: h.subject,
-    'Message-ID': `<ui-outside.${++seq}.${Date.now().toString(36)}@customer.example>`, 'MIME-Version': '1.0', 'Content-Type': 'text/plain; charset=utf-8',
-  }, `${body}\r\n`);
-}
-async function mail(h: Parameters<typeof rawMail>[0], body: string) {
+async function mail(h: { from: string; cc?: string[]; subject: string }, body: string) {
   const res = await postMail(s, rawMail(h, body));
   expect(res.status, res.text).toBeLessThan(300);
   return res.body as { ticket_id: number; transaction_id: number };
@@ -30,7 +24,7 @@ async function mail(h: Parameters<typeof rawMail>[0], body: string) {
 /** Carla's ticket naming 12 colleagues (2 not added), then a message from someone not on it. */
 async function scene() {
   const named = Array.from({ length: 12 }, (_, i) => `colleague${i + 1}@customer.example`);
-  const t = await mail({ from: 'Carla Rossi <carla@customer.example>', cc: named, subject: `Invoice question ${++seq}` }, 'Where is my invoice?');
+  const t = await mail({ from: 'Carla Rossi <carla@customer.example>', cc: named, subject: uniq('Invoice question ') }, 'Where is my invoice?');
   const outsider = await mail({ from: 'Oscar Outsider <oscar@elsewhere.example>', subject: `Re: [hxdesk #${t.ticket_id}]` }, 'Please add me, I am her accountant.');
   return { id: t.ticket_id, outsiderTxn: outsider.transaction_id };
 }

@@ -13,10 +13,9 @@ import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { databaseBefore } from './helpers/migrations.js';
 import { itOn, onlyOn } from './helpers/store.js';
+import { uniq } from './helpers/unique.js';
 
 let s: TestServer;
-let seq = 0;
-const uniq = (prefix: string) => `${prefix}${++seq}`;
 
 beforeAll(async () => { s = await startServer(); });
 afterAll(async () => { await s.close(); });

@@ -3,6 +3,7 @@ import { testClock } from '../src/domain/clock.js';
 import { rawCount } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { ADMIN_EMAIL, startServer, type TestServer } from './helpers/server.js';
+import { uniq } from './helpers/unique.js';
 
 /** The server's time, moved by the tests (a later change gets a later stamp without waiting). */
 const clock = testClock();
@@ -16,8 +17,6 @@ beforeAll(async () => {
 });
 afterAll(async () => { await s.close(); });
 
-let seq = 0;
-const uniq = (prefix: string) => `${prefix}-${++seq}`;
 
 const USER_KEYS = ['created_at', 'disabled', 'email', 'id', 'name', 'role', 'updated_at'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

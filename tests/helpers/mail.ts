@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { TestServer } from './server.js';
+import { uniq } from './unique.js';
 
 // Helpers for tests that send mail through POST /mailgate and read what it became.
 
@@ -68,3 +69,32 @@ export function envelope(extra: Record<string, string> = {}): Record<string, str
 }
 
 export const base64Lines = (b: Buffer) => b.toString('base64').replace(/.{76}/g, '$&\r\n');
+
+/** The fields of `rawMail`'s message; an address field takes one value or a list. */
+export interface RawMail {
+  from?: string; to?: string | string[]; cc?: string | string[]; subject?: string; inReplyTo?: string;
+  /** Added last: adds headers or replaces any of the above. */
+  headers?: Record<string, string>;
+}
+const addressList = (v: string | string[]) => [v].flat().join(', ');
+
+/**
+ * A message as a mail program writes it: From, To (support@helpdesk.example unless `to` says
+ * otherwise), Cc when there is any, Subject, a fresh Message-ID, Date, `inReplyTo` as In-Reply-To
+ * and References, then `headers`; a plain-text body, or with `file` a multipart/mixed one with
+ * that PDF attached.
+ */
+export function rawMail(h: RawMail, body: string, file?: { name: string; content: Buffer }): Buffer {
+  const cc = h.cc === undefined ? '' : addressList(h.cc);
+  const head: Record<string, string> = {
+    ...(h.from === undefined ? {} : { From: h.from }), To: addressList(h.to ?? 'support@helpdesk.example'), ...(cc ? { Cc: cc } : {}),
+    ...(h.subject === undefined ? {} : { Subject: h.subject }),
+    'Message-ID': `<${uniq('m.')}@customer.example>`, Date: new Date().toUTCString(), 'MIME-Version': '1.0',
+    ...(h.inReplyTo ? { 'In-Reply-To': h.inReplyTo, References: h.inReplyTo } : {}), ...h.headers,
+  };
+  if (!file) return entity({ ...head, 'Content-Type': 'text/plain; charset=utf-8' }, `${body}\r\n`);
+  const text = entity({ 'Content-Type': 'text/plain; charset=utf-8' }, `${body}\r\n`);
+  return entity({ ...head, 'Content-Type': 'multipart/mixed; boundary="b1"' }, multipart('b1', [text, entity({
+    'Content-Type': `application/pdf; name="${file.name}"`, 'Content-Disposition': `attachment; filename="${file.name}"`, 'Content-Transfer-Encoding': 'base64',
+  }, base64Lines(file.content))]));
+}

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import path from 'node:path';
 import { TEST_DIST } from './buildOnce.js';
 
@@ -49,6 +49,12 @@ export async function spawnServer(env: Record<string, string>, onOutput?: (all: 
 }
 
 /** Signals the process group of a child started detached (it and whatever it started); a group already gone is fine. */
+/** Stops a server process as an operator would (SIGTERM to its group) and expects a clean exit (code 0). */
+export async function stopServer(s: Pick<ServerProcess, 'child' | 'exit'>): Promise<void> {
+  process.kill(-s.child.pid!, 'SIGTERM');
+  expect((await s.exit).code).toBe(0);
+}
+
 export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try { process.kill(-child.pid!, signal); } catch { /* the group is gone already */ }
 }

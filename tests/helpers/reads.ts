@@ -1,0 +1,18 @@
+import { expect } from 'vitest';
+import type { TestServer } from './server.js';
+
+// Reads through the JSON API (as the admin, `s.api`'s default) that must succeed.
+
+/** The history of ticket `id`, oldest first. */
+export async function transactionsOf<T = any>(s: Pick<TestServer, 'api'>, id: number): Promise<T[]> {
+  const res = await s.api('GET', `/tickets/${id}/transactions`);
+  expect(res.status, res.text).toBe(200);
+  return res.body.transactions as T[];
+}
+
+/** The user with exactly this address, from the whole list, or undefined. */
+export async function userByEmail<T extends { email: string } = any>(s: Pick<TestServer, 'api'>, email: string): Promise<T | undefined> {
+  const res = await s.api('GET', '/users');
+  expect(res.status, res.text).toBe(200);
+  return (res.body.users as T[]).find((u) => u.email === email);
+}
