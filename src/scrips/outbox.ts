@@ -18,8 +18,11 @@ const mailDomain = (mailFrom: string) => mailFrom.split('@')[1] || 'localhost';
 // randomUUID draws from a cached pool of entropy; randomBytes asks OpenSSL on every call (2–20 µs).
 // A UUID's first 12 hex digits (around the first dash) are 48 random bits.
 const random48 = () => { const u = randomUUID(); return u.slice(0, 8) + u.slice(9, 13); };
-// real time: an identifier's ingredient (unique with the random part), not a time anyone reads.
-export const newMessageId = (ticketId: number, mailFrom: string) => `<hxdesk.${ticketId}.${Date.now().toString(36)}.${random48()}@${mailDomain(mailFrom)}>`;
+export function newMessageId(ticketId: number, mailFrom: string): string {
+  // real time: an identifier's ingredient (unique with the random part), not a time anyone reads.
+  const stamp = Date.now().toString(36);
+  return `<hxdesk.${ticketId}.${stamp}.${random48()}@${mailDomain(mailFrom)}>`;
+}
 
 /**
  * When a row is due to be tried (`next_attempt_at`, and the instant claims compare it with): the
