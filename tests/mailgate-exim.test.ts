@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExim, type Exim } from './helpers/exim.js';
 import { message } from './helpers/mailgate.js';
 import { freePort } from './helpers/net.js';
-import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, killAll, serverEnv, spawnServer, type ServerProcess } from './helpers/process.js';
+import { signIn } from './helpers/session.js';
 
 // A real MTA end to end (SPEC C1, decision 015): Debian's Exim, run from its own config, pipes
 // mail for helpdesk.test into `hxdesk-mailgate` with the README's transport. hxdesk runs as
 // its own process on a fixed loopback port, so it can be down when mail arrives and come back.
 
 const TOKEN = 'mailgate-exim-secret-0123456789';
-const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-exim-data-'));
 let port: number;
 let exim: Exim;
@@ -31,11 +31,9 @@ afterAll(() => {
 });
 
 async function startHxdesk() {
-  hxdesk = await spawnServer({ PORT: String(port), DATA_DIR: dataDir, MAILGATE_TOKEN: TOKEN, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  hxdesk = await spawnServer(serverEnv(dataDir, { PORT: String(port), MAILGATE_TOKEN: TOKEN }));
   children.push(hxdesk);
-  const login = await fetch(`${hxdesk.base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-  expect(login.status).toBe(200);
-  cookie = login.headers.get('set-cookie')!.split(';')[0];
+  cookie = await signIn(hxdesk.base, ADMIN_EMAIL, ADMIN_PASSWORD);
 }
 async function get(p: string) {
   const res = await fetch(`${hxdesk!.base}${p}`, { headers: { cookie } });

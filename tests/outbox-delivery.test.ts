@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRun, sharedStore, type SharedStore } from './helpers/db.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
-import { killAll, killGroup, spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, killGroup, send, spawnServer, type ServerProcess } from './helpers/process.js';
+import { tokenFor } from './helpers/session.js';
 import { waitUntil } from './helpers/wait.js';
 
 // The durable outbox and its delivery worker (SPEC B6, issue 3 point 4): signed webhooks with
@@ -266,14 +267,7 @@ describe('kill and restart of the real server process', () => {
   let queueId = 0;
   const ticketIds: number[] = [];
 
-  async function call(method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const res = await fetch(proc.base + p, {
-      method, body: body === undefined ? undefined : JSON.stringify(body),
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    });
-    const text = await res.text();
-    return { status: res.status, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
-  }
+  const call = (method: string, p: string, body?: unknown) => send(proc.base, method, p, body, { token });
   async function newTicket(subject: string): Promise<number> {
     const res = await call('POST', '/tickets', { queue_id: queueId, subject, requester_id: requester.id });
     expect(res.status).toBe(201);
@@ -297,18 +291,7 @@ describe('kill and restart of the real server process', () => {
 
     // First start: no SMTP_URL, so mail stays queued.
     proc = await spawnServer({ ...baseEnv });
-    const login = await fetch(`${proc.base}/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json', origin: proc.base },
-      body: JSON.stringify({ email: adminEmail, password: adminPassword }),
-    });
-    expect(login.status).toBe(200);
-    const cookie = login.headers.get('set-cookie')!.split(';')[0];
-    const tok = await fetch(`${proc.base}/tokens`, {
-      method: 'POST', headers: { 'content-type': 'application/json', origin: proc.base, cookie },
-      body: JSON.stringify({ name: 'outbox test' }),
-    });
-    expect(tok.status).toBe(201);
-    token = ((await tok.json()) as { token: string }).token;
+    token = await tokenFor(proc.base, adminEmail, adminPassword, 'outbox test');
 
     queueId = await generalQueueId(call);
     const u = await call('POST', '/users', { email: requester.email, name: 'Rita Requester', role: 'requester' });

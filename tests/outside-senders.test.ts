@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
-import { createToken } from '../src/domain/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
@@ -11,6 +10,7 @@ import { mailTo, outboxOf, settle } from './helpers/notify.js';
 import { portalPathIn, signedPath } from './helpers/portal.js';
 import { transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { mintedToken } from './helpers/session.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { uniq, uniqueAddress } from './helpers/unique.js';
 
@@ -132,7 +132,7 @@ describe('mail from someone who is not on the ticket', () => {
     expect((await ticketOf(id)).status).toBe('resolved');
     expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: res.transaction_id, type: 'Comment', outside_sender: true });
     const eve = (await userId('eve@evil.example'))!;
-    expect((await s.api('GET', `/tickets/${id}`, { token: (await tokenFor(eve, 'eve@evil.example')) })).status).toBe(404);
+    expect((await s.api('GET', `/tickets/${id}`, { token: (await mintedToken(s, { id: eve, email: 'eve@evil.example' })) })).status).toBe(404);
   });
 
   it('from staff or from the ticket\'s own people is what it was: a public reply', async () => {
@@ -220,9 +220,4 @@ async function form(fields: Record<string, string>) {
   const body = await res.json() as any;
   expect(res.status, JSON.stringify(body)).toBe(200);
   return body as { transaction_id: number };
-}
-
-/** An API token for a user the mail created (as if they had been given a password and signed in). */
-async function tokenFor(id: number, email: string): Promise<string> {
-  return (await createToken(s.db, { id, email, name: '', role: 'requester' }, 'tests')).token;
 }

@@ -4,6 +4,7 @@ import { MAILGATE_TOKEN } from './helpers/mail.js';
 import { mailTo } from './helpers/notify.js';
 import { mailIn, portalPathIn, replyForm, signedPath } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { signIn } from './helpers/session.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 
 // The requester portal (SPEC C2) over real HTTP: links out of real autoreply mail, signed with
@@ -295,11 +296,6 @@ describe('POST /portal/:token/reply', () => {
 
 describe('signed in with a password: GET /portal', () => {
   const PASSWORD = 'customer-password-123';
-  async function login(email: string) {
-    const res = await s.api('POST', '/login', { token: null, body: { email, password: PASSWORD } });
-    expect(res.status, res.text).toBe(200);
-    return res.headers.getSetCookie().find((c) => c.startsWith('hxdesk_session='))!.split(';')[0];
-  }
 
   it('lists the customer\'s own tickets (requester or Cc) and shows and takes replies on each; others are not found', async () => {
     const email = `signed${++seq}@customer.example`;
@@ -308,7 +304,7 @@ describe('signed in with a password: GET /portal', () => {
     const mine = (await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Mine as requester', requesters: [u.body.id] } })).body.ticket.id;
     const cced = (await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Mine as Cc', cc: [email] } })).body.ticket.id;
     const notMine = (await customerTicket()).id;
-    const cookie = await login(email);
+    const cookie = await signIn(s, email, PASSWORD);
     const origin = s.url;
 
     const list = await json('/portal', { headers: { cookie } });

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteOf } from '../src/db/store.js';
 import { flushSearch } from '../src/db/sqlite/search.js';
 import type { Actor } from '../src/domain/actor.js';
-import { createToken } from '../src/domain/auth.js';
 import { MAX_CHECKED_TICKETS, OWN_SCAN_MAX_TICKETS, TEXT_CHECK_BUDGET } from '../src/db/sqlite/ticketList.js';
 import { writerHandle } from '../src/db/sqlite/client.js';
 import { transaction } from '../src/db/port.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { expectError } from './helpers/expect.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { mintedToken } from './helpers/session.js';
 import { itOn, testStore } from './helpers/store.js';
 
 // Issue 12 §3 / decision 017: `q` keeps SPEC B4's meaning (a case-insensitive substring of the
@@ -37,11 +37,6 @@ const sorted = (...ids: number[]) => [...ids].sort((a, b) => a - b);
  * answers must be too.
  */
 const indexNow = (s: TestServer) => { if (testStore() === 'sqlite') flushSearch(writerHandle(s.db), 100_000); };
-
-/** A requester whose tickets come from mail: their id and an API token of their own. */
-async function tokenFor(s: TestServer, id: number, email: string): Promise<string> {
-  return (await createToken(s.db, { id, email, name: email, role: 'requester' }, 'tests')).token;
-}
 
 function mail(from: string, subject: string, body: string): string {
   return `From: Sender <${from}>\r\nTo: help@example.com\r\nSubject: ${subject}\r\nMessage-ID: <${Math.random().toString(36).slice(2)}@example.com>\r\n`
@@ -173,7 +168,7 @@ describe('bounded work', () => {
     for (let i = 1; i < 10; i++) await postMail(s, mail(sender, `More equals ${i}`, '='.repeat(1_000_000)));
     const users = (await s.api('GET', '/users?role=requester')).body.users as { id: number; email: string }[];
     const id = users.find((u) => u.email === sender)!.id;
-    const token = await tokenFor(s, id, sender);
+    const token = await mintedToken(s, { id, email: sender });
     for (const who of [undefined, token]) {
       const res = await s.api('GET', `/tickets?q=${enc('==========')}`, { token: who });
       expectError(res, 422, 'validation_failed', ['q']);
