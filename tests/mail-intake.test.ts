@@ -6,6 +6,7 @@ import { transactionsOf, userByEmail } from './helpers/reads.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { expectError } from './helpers/expect.js';
+import { get, totals } from './helpers/mail.js';
 import { outboxOf } from './helpers/notify.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -73,24 +74,8 @@ async function postMultipart(s: TestServer, fields: Record<string, string | Blob
   return { status: res.status, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
 }
 
-
-/** Polls `probe` until `done` holds; never asserts on elapsed time, only on states. */
-async function get(s: TestServer, p: string) {
-  const res = await s.api('GET', p);
-  expect(res.status, `${p}: ${res.text}`).toBe(200);
-  return res.body;
-}
 const ticketOf = (s: TestServer, id: number) => get(s, `/tickets/${id}`);
 const intakeEntry = (s: TestServer, id: number) => get(s, `/mail/intake/${id}`);
-
-/** What a mail must not change: how many tickets, intake entries and users exist. */
-async function totals(s: TestServer) {
-  return {
-    tickets: (await get(s, '/tickets?limit=1')).total as number,
-    intake: (await get(s, '/mail/intake?limit=1')).total as number,
-    users: ((await get(s, '/users')).users as unknown[]).length,
-  };
-}
 
 /** Waits until the outbox has nothing left to send and every row is `sent`: the sink then holds all mail there will be. */
 async function settleOutbox(s: TestServer) {

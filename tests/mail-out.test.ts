@@ -8,7 +8,7 @@ import { rawCount, rawRun, sharedStoreEnv } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { mailTo as mailToSink, outboxOf, settle } from './helpers/notify.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { refs, startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { until } from './helpers/wait.js';
 
 // Mail out that other systems and people treat right (SPEC C3), end to end: changes through the
@@ -32,7 +32,6 @@ function rfc822(h: Record<string, string>, body: string, file?: { name: string; 
 
 type Row = Record<string, any>;
 const header = (m: ReceivedMail, name: string) => m.parsed.headers.get(name);
-const refs = (m: ReceivedMail) => [m.parsed.references ?? []].flat();
 const addrs = (v: any) => [v ?? []].flat().flatMap((a: any) => a.value).map((a: any) => ({ name: a.name, address: a.address }));
 const rawHeader = (m: ReceivedMail, name: string) => new RegExp(`^${name}:(.*(?:\\r?\\n[ \\t].*)*)`, 'im').exec(m.raw.split(/\r?\n\r?\n/)[0])?.[1].trim();
 

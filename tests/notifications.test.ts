@@ -5,7 +5,7 @@ import { rawRun } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { outboxOf as outboxOfServer, settle as settleOutbox } from './helpers/notify.js';
-import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { refs, startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { until } from './helpers/wait.js';
 import { uniq } from './helpers/unique.js';
 
@@ -62,7 +62,6 @@ const ticketOf = (m: ReceivedMail) => m.parsed.headers.get('x-hxdesk-ticket');
 const mailsOf = (ticketId: number) => sink.messages.filter((m) => String(ticketOf(m)) === String(ticketId));
 const mailsTo = (email: string) => sink.messages.filter((m) => m.envelope.to.includes(email));
 const header = (m: ReceivedMail, name: string) => String(m.parsed.headers.get(name) ?? '');
-const refs = (m: ReceivedMail) => [m.parsed.references ?? []].flat();
 
 async function waitForMail(label: string, pred: (m: ReceivedMail) => boolean) {
   return until(label, () => sink.messages.find(pred));

@@ -9,7 +9,7 @@
 // DATABASE_URL): everything A sees of B and of the mail crosses through LISTEN/NOTIFY.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, signedIn } from './helpers/browser.js';
+import { historyIds, launchBrowser, signedIn } from './helpers/browser.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { message } from './helpers/mailgate.js';
 import { killAll, processScope, spawnServer, type ServerProcess } from './helpers/process.js';
@@ -52,7 +52,6 @@ afterAll(async () => {
 });
 
 const entry = (p: Page, text: string) => p.locator('#history > li', { hasText: text });
-const historyIds = (p: Page) => p.locator('#history > li').evaluateAll((lis) => lis.map((li) => li.id));
 
 describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
   it('ends with A seeing it all live, A\'s send held as stale, sent anyway, and no message lost or doubled', async () => {

@@ -13,7 +13,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
-import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { historyIds, launchBrowser, screenshot, signedIn } from './helpers/browser.js';
 import { sharedStoreEnv } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { message } from './helpers/mailgate.js';
@@ -42,7 +42,6 @@ async function mailIn(body: string): Promise<void> {
   expect(res.status, res.text).toBeLessThan(300);
 }
 
-const historyIds = (p: Page) => p.locator('#history > li').evaluateAll((lis) => lis.map((li) => li.id));
 const entry = (p: Page, text: string) => p.locator('#history > li', { hasText: text });
 const liveOpen = (p: Page) => p.waitForSelector('[data-live-root][data-live-state="open"]', { timeout: T });
 /** Every entry of the ticket's history (as the API lists it) once, in order, on the page. */

@@ -33,6 +33,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
+/** The ids of a ticket page's history entries (`#history > li`), top to bottom. */
+export const historyIds = (p: Page) => p.locator('#history > li').evaluateAll((lis) => lis.map((li) => li.id));
+
 /** Waits until htmx has no request, swap or settle under way on the page. */
 export const settled = (p: Page, timeout = 20_000) => p.waitForFunction(
   () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout, polling: 50 });
