@@ -63,7 +63,8 @@ const mailsOf = (ticketId: number) => sink.messages.filter((m) => String(ticketO
 const mailsTo = (email: string) => sink.messages.filter((m) => m.envelope.to.includes(email));
 const header = (m: ReceivedMail, name: string) => String(m.parsed.headers.get(name) ?? '');
 
-async function waitForMail(label: string, pred: (m: ReceivedMail) => boolean) {
+/** The first mail the sink received that `pred` holds for, waiting for it. */
+async function firstMailWhere(label: string, pred: (m: ReceivedMail) => boolean) {
   return until(label, () => sink.messages.find(pred));
 }
 
@@ -204,7 +205,7 @@ describe('on correspond and comment', () => {
     // Something that does mail the requester afterwards; once it is here, the note would be too.
     const marker = uniq('Public follow-up.');
     await comment(ticketId, { body: marker, internal: false }, actor.token);
-    await waitForMail('the follow-up to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(marker));
+    await firstMailWhere('the follow-up to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(marker));
     await settle(ticketId);
     expect(sink.messages.filter((m) => m.parsed.text?.includes(note)).map((m) => m.envelope.to)).toEqual([[owner.email]]);
     expect(mailsTo(requester.email).filter((m) => String(ticketOf(m)) === String(ticketId))).toHaveLength(3); // autoreply + 2 replies
@@ -219,7 +220,7 @@ describe('on correspond and comment', () => {
       result('notify_owner_on_correspond', true, 0),
       result('open_inactive_on_correspond', true, 0),
     ]);
-    await waitForMail('the owner reply to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(text));
+    await firstMailWhere('the owner reply to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(text));
     await settle(ticketId);
     const about = mailsOf(ticketId).filter((m) => m.parsed.text?.includes(text));
     expect(about.map((m) => m.envelope.to)).toEqual([[requester.email]]);
@@ -417,7 +418,7 @@ describe('resolve and reopen', () => {
     // mail from the reopen would be too.
     const stalled = await patchTicket(ticket.id, { status: 'stalled' }, owner.token);
     expect(stalled.scrip_results).toEqual([{ scrip_id: watcher.body.id, key: watcher.body.key, action: 'notify_requester', ok: true, notifications: 1 }]);
-    await waitForMail('the stalled notice', (m) => m.envelope.to.includes(requester.email) && m.parsed.subject === `[hxdesk #${ticket.id}] Status is now stalled`);
+    await firstMailWhere('the stalled notice', (m) => m.envelope.to.includes(requester.email) && m.parsed.subject === `[hxdesk #${ticket.id}] Status is now stalled`);
     await settle(ticket.id);
     const statusMails = mailsOf(ticket.id).filter((m) => m.parsed.subject?.includes('Status is now'));
     expect(statusMails.map((m) => m.parsed.subject)).toEqual([
@@ -564,7 +565,7 @@ describe('a scrip whose action throws', () => {
     expect(txs.map((t) => t.type)).toEqual(['Create']);
     expect(txs[0].scrip_results).toEqual(scrip_results);
     // The other scrip's mail arrives.
-    const m = await waitForMail('the autoreply', (x) => String(ticketOf(x)) === String(ticket.id));
+    const m = await firstMailWhere('the autoreply', (x) => String(ticketOf(x)) === String(ticket.id));
     expect(m.envelope.to).toEqual([requester.email]);
     expect(m.parsed.text).toContain(subject);
 

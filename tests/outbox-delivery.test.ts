@@ -280,7 +280,8 @@ describe('kill and restart of the real server process', () => {
     return res.body.outbox;
   }
   const mailsFor = (ticketId: number): ReceivedMail[] => sink.messages.filter((m) => (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`));
-  async function waitForMail(ticketId: number): Promise<ReceivedMail> {
+  /** The first mail the sink received about ticket `ticketId`, waiting for it. */
+  async function firstMailFor(ticketId: number): Promise<ReceivedMail> {
     const [mail] = await waitUntil(`mail for ticket ${ticketId}`, () => mailsFor(ticketId), (ms) => ms.length > 0);
     return mail;
   }
@@ -323,8 +324,8 @@ describe('kill and restart of the real server process', () => {
 
     // Second start on the same data directory, now with SMTP.
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });
-    const mailA = await waitForMail(ticketIds[0]);
-    const mailB = await waitForMail(ticketIds[1]);
+    const mailA = await firstMailFor(ticketIds[0]);
+    const mailB = await firstMailFor(ticketIds[1]);
     expect(proc.output()).toMatch(/re-queued deliveries interrupted by a restart.*"count":1/);
 
     for (const [id, mail] of [[ticketIds[0], mailA], [ticketIds[1], mailB]] as const) {
@@ -339,7 +340,7 @@ describe('kill and restart of the real server process', () => {
     // A later ticket's mail comes after anything the worker might still resend: A and B arrived once.
     const c = await newTicket('Crash test C');
     ticketIds.push(c);
-    await waitForMail(c);
+    await firstMailFor(c);
     expect(mailsFor(ticketIds[0])).toHaveLength(1);
     expect(mailsFor(ticketIds[1])).toHaveLength(1);
     expect(mailsFor(c)).toHaveLength(1);
@@ -357,7 +358,7 @@ describe('kill and restart of the real server process', () => {
 
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });
     const d = await newTicket('After graceful restart');
-    await waitForMail(d);
+    await firstMailFor(d);
     expect(proc.output()).not.toMatch(/re-queued deliveries/);
     for (const id of ticketIds) expect(mailsFor(id)).toHaveLength(1);
     expect(mailsFor(d)).toHaveLength(1);
@@ -399,7 +400,7 @@ describe('kill and restart of the real server process', () => {
     await waitUntil('every copy sent', () => rowsOf(id), (rs) => rs.length === 7 && rs.every((r) => r.status === 'sent'));
     // A later ticket's mail comes after anything the worker might still resend.
     const later = await newTicket('After the watcher crash');
-    await waitForMail(later);
+    await firstMailFor(later);
     const replies = sink.messages.slice(before).filter((m) => (m.parsed.text ?? '').includes('We are on it.'));
     expect(replies.map((m) => m.envelope.to[0]).sort()).toEqual(everyone);
     expect(mailsFor(id)).toHaveLength(7);

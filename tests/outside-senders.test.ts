@@ -61,7 +61,7 @@ async function staffReply(ticketId: number, body: string) {
 }
 
 /** Carla's ticket with her passport scan, owned by Olga, who has answered once. */
-async function customerTicket(): Promise<number> {
+async function carlasAnsweredTicket(): Promise<number> {
   const created = await mailgate(rawMail({ from: 'Carla Rossi <carla@customer.example>', subject: uniq('Account ') },
     'My account number is 4711-0815. The scan of my passport is attached.', { name: 'passport.pdf', content: PASSPORT }));
   const id = created.ticket_id;
@@ -81,7 +81,7 @@ async function expectKeptInternal(ticketId: number, txnId: number, outsider: str
 
 describe('mail from someone who is not on the ticket', () => {
   it('is an internal comment: the next staff reply reaches the customer only, and the outsider holds no working portal link', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     const before = sink.messages.length;
     const res = await mailgate(rawMail({ from: 'Mallory <mallory@evil.example>', cc: 'Trudy <trudy@evil.example>', subject: `Re: [hxdesk #${id}] my account` },
       'Please send me everything you have on this account.'));
@@ -126,7 +126,7 @@ describe('mail from someone who is not on the ticket', () => {
   });
 
   it('changes nothing else: no status change, no reopening, and the outsider cannot see the ticket signed in', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     expect((await s.api('PATCH', `/tickets/${id}`, { body: { status: 'resolved' } })).status).toBe(200);
     const res = await mailgate(rawMail({ from: 'eve@evil.example', subject: `[hxdesk #${id}] reopen please` }, 'Reopen this.'));
     expect((await ticketOf(id)).status).toBe('resolved');
@@ -136,7 +136,7 @@ describe('mail from someone who is not on the ticket', () => {
   });
 
   it('from staff or from the ticket\'s own people is what it was: a public reply', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     const fromCarla = await mailgate(rawMail({ from: 'carla@customer.example', subject: `Re: [hxdesk #${id}]` }, 'Thanks!'));
     expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: fromCarla.transaction_id, type: 'Correspond', outside_sender: false });
     const ben = await s.user('agent', uniqueAddress('ben', 'helpdesk.example'));
@@ -145,7 +145,7 @@ describe('mail from someone who is not on the ticket', () => {
   });
 
   it('is threaded by Message-ID too, and kept internal on every door: /mailgate raw, JSON, Mailgun and SendGrid forms, the MTA command, IMAP', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     const ourMessageId = String((await outboxOf(s, id)).find((r) => r.recipient === 'carla@customer.example')!.message_id);
     const doors: [string, (raw: Buffer) => Promise<number>][] = [
       ['raw', async (raw) => (await mailgate(raw)).transaction_id],
@@ -190,7 +190,7 @@ describe('mail from someone who is not on the ticket', () => {
   });
 
   it('staff see it with its sender and an "Add as Cc" action; once added, the person gets the public replies', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     const res = await mailgate(rawMail({ from: 'Dora Colleague <dora@customer.example>', subject: `Re: [hxdesk #${id}]` }, 'I work with Carla; please keep me posted.'));
     const dora = (await userId('dora@customer.example'))!;
     const page = await s.api('GET', `/tickets/${id}`, { headers: { accept: 'text/html' } });
