@@ -3,11 +3,11 @@
 // Checked on the real server process (the build the other process tests start), reading its output.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIST } from './helpers/buildOnce.js';
 import { sharedStoreEnv } from './helpers/db.js';
+import { freePort } from './helpers/net.js';
 import { CLEAN, killAll, processScope, runServerToExit, spawnServer, type ServerProcess } from './helpers/process.js';
 import { signIn } from './helpers/session.js';
 import { itOn } from './helpers/store.js';
@@ -134,11 +134,6 @@ describe('a production server\'s access log', () => {
   });
 });
 
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const srv = net.createServer();
-  srv.once('error', reject);
-  srv.listen(0, '127.0.0.1', () => { const { port } = srv.address() as net.AddressInfo; srv.close(() => resolve(port)); });
-});
 
 describe('LOG_LEVEL', () => {
   it('warn: a production server writes no access line, and still its warnings', async () => {

@@ -35,12 +35,13 @@ async function inParallel<T>(jobs: (() => Promise<T>)[], width: number): Promise
   return out;
 }
 
-const ticketOf = (m: ReceivedMail) => Number(/\[hxdesk #(\d+)\]/.exec(m.parsed.subject ?? '')?.[1] ?? 0);
+/** The ticket number a mail's subject carries (`[hxdesk #n]`), or 0. */
+const subjectTicket = (m: ReceivedMail) => Number(/\[hxdesk #(\d+)\]/.exec(m.parsed.subject ?? '')?.[1] ?? 0);
 /** `recipient ticket` of every accepted message, with how often each arrived. */
 function deliveries(messages: ReceivedMail[]): Map<string, number> {
   const n = new Map<string, number>();
   for (const m of messages) for (const to of m.envelope.to) {
-    const k = `${to.toLowerCase()} #${ticketOf(m)}`;
+    const k = `${to.toLowerCase()} #${subjectTicket(m)}`;
     n.set(k, (n.get(k) ?? 0) + 1);
   }
   return n;

@@ -279,10 +279,11 @@ describe('kill and restart of the real server process', () => {
     expect(res.status).toBe(200);
     return res.body.outbox;
   }
-  const mailsFor = (ticketId: number): ReceivedMail[] => sink.messages.filter((m) => (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`));
+  /** The mail whose subject carries ticket `ticketId`'s tag, in arrival order. */
+  const taggedMails = (ticketId: number): ReceivedMail[] => sink.messages.filter((m) => (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`));
   /** The first mail the sink received about ticket `ticketId`, waiting for it. */
   async function firstMailFor(ticketId: number): Promise<ReceivedMail> {
-    const [mail] = await waitUntil(`mail for ticket ${ticketId}`, () => mailsFor(ticketId), (ms) => ms.length > 0);
+    const [mail] = await waitUntil(`mail for ticket ${ticketId}`, () => taggedMails(ticketId), (ms) => ms.length > 0);
     return mail;
   }
 
@@ -341,9 +342,9 @@ describe('kill and restart of the real server process', () => {
     const c = await newTicket('Crash test C');
     ticketIds.push(c);
     await firstMailFor(c);
-    expect(mailsFor(ticketIds[0])).toHaveLength(1);
-    expect(mailsFor(ticketIds[1])).toHaveLength(1);
-    expect(mailsFor(c)).toHaveLength(1);
+    expect(taggedMails(ticketIds[0])).toHaveLength(1);
+    expect(taggedMails(ticketIds[1])).toHaveLength(1);
+    expect(taggedMails(c)).toHaveLength(1);
     expect(sink.messages).toHaveLength(3);
 
     // SIGTERM stops it cleanly.
@@ -360,8 +361,8 @@ describe('kill and restart of the real server process', () => {
     const d = await newTicket('After graceful restart');
     await firstMailFor(d);
     expect(proc.output()).not.toMatch(/re-queued deliveries/);
-    for (const id of ticketIds) expect(mailsFor(id)).toHaveLength(1);
-    expect(mailsFor(d)).toHaveLength(1);
+    for (const id of ticketIds) expect(taggedMails(id)).toHaveLength(1);
+    expect(taggedMails(d)).toHaveLength(1);
     expect(sink.messages).toHaveLength(4);
     const [rowD] = await waitUntil('row of ticket D sent', () => rowsOf(d), (rs) => rs[0]?.status === 'sent');
     expect(rowD).toMatchObject({ status: 'sent', attempts: 1 });
@@ -403,10 +404,10 @@ describe('kill and restart of the real server process', () => {
     await firstMailFor(later);
     const replies = sink.messages.slice(before).filter((m) => (m.parsed.text ?? '').includes('We are on it.'));
     expect(replies.map((m) => m.envelope.to[0]).sort()).toEqual(everyone);
-    expect(mailsFor(id)).toHaveLength(7);
+    expect(taggedMails(id)).toHaveLength(7);
     // Copies of one mail to one audience share a Message-ID (decision 022): the autoreply, the
     // new-ticket notice, the reply to the customers and its staff copy.
-    expect(new Set(mailsFor(id).map((m) => m.parsed.messageId)).size).toBe(4);
+    expect(new Set(taggedMails(id).map((m) => m.parsed.messageId)).size).toBe(4);
 
     killGroup(proc.child, 'SIGTERM');
     expect(await proc.exit).toEqual({ code: 0, signal: null });

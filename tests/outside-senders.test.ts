@@ -8,7 +8,7 @@ import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { runMailgate } from './helpers/mailgate.js';
 import { mailTo, outboxOf, settle } from './helpers/notify.js';
 import { portalPathIn, signedPath } from './helpers/portal.js';
-import { transactionsOf } from './helpers/reads.js';
+import { ticketOf, transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { mintedToken } from './helpers/session.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
@@ -47,7 +47,6 @@ async function mailgate(raw: Buffer) {
   expect(res.status, res.text).toBeLessThan(300);
   return res.body as { ticket_id: number; transaction_id: number; intake_id: number; verdict: string; rule: string };
 }
-const ticketOf = async (id: number) => (await s.api('GET', `/tickets/${id}`)).body;
 const userId = async (email: string) => ((await s.api('GET', `/users?q=${encodeURIComponent(email)}`)).body.users as any[]).find((u) => u.email === email)?.id as number | undefined;
 /** Envelope recipients of the mail about `ticketId` that arrived after `from` messages. */
 const recipientsSince = (ticketId: number, from: number) => [...new Set(sink.messages.slice(from)
@@ -74,7 +73,7 @@ async function carlasAnsweredTicket(): Promise<number> {
 async function expectKeptInternal(ticketId: number, txnId: number, outsider: string) {
   const t = (await transactionsOf(s, ticketId)).find((x) => x.id === txnId);
   expect(t).toMatchObject({ type: 'Comment', outside_sender: true, creator_id: await userId(outsider) });
-  const ticket = await ticketOf(ticketId);
+  const ticket = await ticketOf(s, ticketId);
   expect(ticket.requesters).toEqual([await userId('carla@customer.example')]);
   expect(ticket.cc).toEqual([]);
 }
@@ -129,7 +128,7 @@ describe('mail from someone who is not on the ticket', () => {
     const id = await carlasAnsweredTicket();
     expect((await s.api('PATCH', `/tickets/${id}`, { body: { status: 'resolved' } })).status).toBe(200);
     const res = await mailgate(rawMail({ from: 'eve@evil.example', subject: `[hxdesk #${id}] reopen please` }, 'Reopen this.'));
-    expect((await ticketOf(id)).status).toBe('resolved');
+    expect((await ticketOf(s, id)).status).toBe('resolved');
     expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: res.transaction_id, type: 'Comment', outside_sender: true });
     const eve = (await userId('eve@evil.example'))!;
     expect((await s.api('GET', `/tickets/${id}`, { token: (await mintedToken(s, { id: eve, email: 'eve@evil.example' })) })).status).toBe(404);

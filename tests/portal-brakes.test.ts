@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantFromToken, portalReply } from '../src/domain/portal.js';
-import { multipartBody, postUnfinished } from './helpers/forms.js';
+import { multipartBody, postUnfinished, textFiles } from './helpers/forms.js';
 import { signPortalToken } from '../src/scrips/portalLinks.js';
 import { rawCount, rawQuery, sharedStore } from './helpers/db.js';
 import { replyForm, signedPath } from './helpers/portal.js';
 import { processScope, send } from './helpers/process.js';
+import { transactionsOf } from './helpers/reads.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 import { signIn } from './helpers/session.js';
 
@@ -37,7 +38,7 @@ async function customer() {
   const id = res.body.ticket.id as number;
   return { ...u, ticketId: id, link: await signedPath(s, { ticketId: id, userId: u.id }) };
 }
-const history = async (id: number) => (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as { id: number }[];
+const history = (id: number) => transactionsOf<{ id: number }>(s, id);
 /** What a refused reply must leave as it was: the ticket's history, its outbox, every stored file, the brakes' rows. */
 const state = async (ticketId: number) => ({
   history: await history(ticketId),
@@ -47,7 +48,6 @@ const state = async (ticketId: number) => ({
 });
 const bin = (n: number, name = 'photo.jpg') => ({ name, type: 'image/jpeg', content: Buffer.alloc(n, 7) });
 const tokenOf = (link: string) => link.slice('/portal/'.length);
-const files = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}.txt`, type: 'text/plain', content: Buffer.from(`file ${i}`) }));
 const post = (path: string, body: FormData | string, headers: Record<string, string> = {}) =>
   fetch(s.url + path, { method: 'POST', body, redirect: 'manual', headers: { origin: s.url, ...headers } });
 
@@ -144,20 +144,20 @@ describe('files on a portal reply: at most 20', () => {
   it('21 files are 422 in every shape, in words on the page, and nothing is written; 20 are taken', async () => {
     const c = await customer();
     const before = await history(c.ticketId);
-    const multipart = await post(`${c.link}/reply`, replyForm('21 files', files(21)));
+    const multipart = await post(`${c.link}/reply`, replyForm('21 files', textFiles(21)));
     expect(multipart.status).toBe(422);
     expect((await multipart.json() as any).error).toEqual(TOO_MANY);
-    const json = await post(`${c.link}/reply`, JSON.stringify({ body: '21 files', attachments: files(21).map((f) => ({ filename: f.name, content_base64: f.content.toString('base64') })) }),
+    const json = await post(`${c.link}/reply`, JSON.stringify({ body: '21 files', attachments: textFiles(21).map((f) => ({ filename: f.name, content_base64: f.content.toString('base64') })) }),
       { 'content-type': 'application/json' });
     expect(json.status).toBe(422);
     expect((await json.json() as any).error).toEqual(TOO_MANY);
-    const page = await post(`${c.link}/reply`, replyForm('21 files', files(21)), { accept: 'text/html' });
+    const page = await post(`${c.link}/reply`, replyForm('21 files', textFiles(21)), { accept: 'text/html' });
     expect(page.status).toBe(422);
     const html = await page.text();
     expect(html).toContain('Please check your message');
     expect(html).toContain('At most 20 files');
     expect(await history(c.ticketId)).toEqual(before);
-    const twenty = await post(`${c.link}/reply`, replyForm('20 files', files(20)));
+    const twenty = await post(`${c.link}/reply`, replyForm('20 files', textFiles(20)));
     expect(twenty.status).toBe(201);
     expect((await twenty.json() as any).transaction.attachments).toHaveLength(20);
   });
@@ -165,7 +165,7 @@ describe('files on a portal reply: at most 20', () => {
   it('is refused at file 21, before the rest of the body has come', async () => {
     const c = await customer();
     const before = await history(c.ticketId);
-    const { body, contentType } = multipartBody({ body: 'more to come' }, files(21));
+    const { body, contentType } = multipartBody({ body: 'more to come' }, textFiles(21));
     // The body up to the 21st file's bytes, not its end, nor the body's.
     const head = body.subarray(0, body.indexOf('file 20', body.indexOf('filename="f20.txt"')) + 'file 20'.length);
     const res = await postUnfinished(`${s.url}${c.link}/reply`, { origin: s.url, 'content-type': contentType }, head, body.length + 500_000);

@@ -43,7 +43,8 @@ function mail(from: string, subject: string, body: string): string {
     + `Content-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`;
 }
 
-async function postMail(s: TestServer, raw: string): Promise<number> {
+/** Posts a message that must open a new ticket: its id. */
+async function mailedTicketId(s: TestServer, raw: string): Promise<number> {
   const res = await s.api('POST', '/mailgate', { token: MAILGATE_TOKEN, headers: { 'content-type': 'message/rfc822' }, body: raw });
   expect(res.status, res.text).toBe(201);
   return res.body.ticket_id as number;
@@ -164,8 +165,8 @@ describe('bounded work', () => {
     const sender = 'flood@customers.example';
     // Ten tickets, each a message of ~1 MB of "=" (a message keeps at most 1,000,000 characters
     // as text): "==========" is one trigram ten times over.
-    const flood = await postMail(s, mail(sender, 'Flood of equals signs', '='.repeat(1_000_000)));
-    for (let i = 1; i < 10; i++) await postMail(s, mail(sender, `More equals ${i}`, '='.repeat(1_000_000)));
+    const flood = await mailedTicketId(s, mail(sender, 'Flood of equals signs', '='.repeat(1_000_000)));
+    for (let i = 1; i < 10; i++) await mailedTicketId(s, mail(sender, `More equals ${i}`, '='.repeat(1_000_000)));
     const users = (await s.api('GET', '/users?role=requester')).body.users as { id: number; email: string }[];
     const id = users.find((u) => u.email === sender)!.id;
     const token = await mintedToken(s, { id, email: sender });
