@@ -3,12 +3,13 @@
 // Checked on the real server process (the build the other process tests start), reading its output.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIST } from './helpers/buildOnce.js';
 import { sharedStoreEnv } from './helpers/db.js';
+import { freePort } from './helpers/net.js';
 import { CLEAN, killAll, processScope, runServerToExit, spawnServer, type ServerProcess } from './helpers/process.js';
+import { signIn } from './helpers/session.js';
 import { itOn } from './helpers/store.js';
 
 const { tmp, children, dataDir } = processScope('access-log');
@@ -42,9 +43,7 @@ describe('a production server\'s access log', () => {
     dir = dataDir();
     prod = await spawnServer({ NODE_ENV: 'production', DATA_DIR: dir, ...await sharedStoreEnv(), ADMIN_EMAIL: 'ops@example.com', ADMIN_PASSWORD: PASSWORD });
     children.push(prod);
-    const res = await fetch(`${prod.base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', password: PASSWORD }) });
-    expect(res.status).toBe(200);
-    cookie = res.headers.get('set-cookie')!.split(';')[0];
+    cookie = await signIn(prod.base, 'ops@example.com', PASSWORD);
     adminId = (await request(prod.base, 'GET', '/me', { cookie })).body.id;
   });
 
@@ -135,11 +134,6 @@ describe('a production server\'s access log', () => {
   });
 });
 
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const srv = net.createServer();
-  srv.once('error', reject);
-  srv.listen(0, '127.0.0.1', () => { const { port } = srv.address() as net.AddressInfo; srv.close(() => resolve(port)); });
-});
 
 describe('LOG_LEVEL', () => {
   it('warn: a production server writes no access line, and still its warnings', async () => {

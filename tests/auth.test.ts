@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { rawCount, rawGet, rawRun } from './helpers/db.js';
+import { signIn } from './helpers/session.js';
 
 /** Where staff land after signing in (SPEC C4, decision 035): My open tickets. */
 const LANDING = '/tickets?owner_id=me&status=new,open,stalled';
@@ -32,11 +33,6 @@ function sessionSetCookie(res: ApiResponse): string {
 /** The `name=value` pair a browser would send back. */
 const cookiePair = (setCookie: string) => setCookie.split(';')[0];
 
-async function signIn(srv: TestServer, email: string, password: string): Promise<string> {
-  const res = await jsonLogin(srv, email, password);
-  expect(res.status).toBe(200);
-  return cookiePair(sessionSetCookie(res));
-}
 
 describe('POST /login', () => {
   it('signs in with JSON: 200, the user, and an HttpOnly SameSite=Lax cookie (not Secure outside production)', async () => {

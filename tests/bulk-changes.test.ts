@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ticketOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // SPEC C4 "triage at speed": PATCH /tickets changes many tickets, each in its own unit of work
@@ -13,7 +14,6 @@ const make = async (subject: string, extra: Record<string, unknown> = {}) => {
   expect(res.status, res.text).toBe(201);
   return res.body.ticket.id as number;
 };
-const ticket = async (id: number) => (await s.api('GET', `/tickets/${id}`)).body;
 const txns = async (id: number) => ((await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as { type: string }[]).map((t) => t.type);
 
 beforeAll(async () => {
@@ -38,7 +38,7 @@ describe('PATCH /tickets', () => {
     expect(single.status).toBe(404);
     expect(results[1].error).toBe(single.body.error.message);
     for (const id of [a, b, c]) {
-      const t = await ticket(id);
+      const t = await ticketOf(s, id);
       expect([t.status, t.priority]).toEqual(['resolved', 7]);
       expect(await txns(id)).toEqual(expect.arrayContaining(['Status', 'SetPriority']));
     }
@@ -61,8 +61,8 @@ describe('PATCH /tickets', () => {
     const single = await s.api('PATCH', `/tickets/${other}`, { token: agent.token, body: { owner_id: leaving.id, priority: 3 } });
     expect(single.status).toBe(422);
     expect(r2.error).toBe(single.body.error.message);
-    expect((await ticket(owned)).priority).toBe(3);
-    expect((await ticket(other)).priority).toBe(0);
+    expect((await ticketOf(s, owned)).priority).toBe(3);
+    expect((await ticketOf(s, other)).priority).toBe(0);
   });
 
   it('a requester changes nothing: their own ticket is refused as by the single PATCH, others are not found', async () => {
@@ -74,7 +74,7 @@ describe('PATCH /tickets', () => {
       { id: own, ok: false, error: 'Requesters cannot change tickets' },
       { id: foreign, ok: false, error: `Ticket ${foreign} not found` },
     ]);
-    expect((await ticket(own)).status).toBe('new');
+    expect((await ticketOf(s, own)).status).toBe('new');
   });
 
   it('refuses bad requests whole, with clear errors, and changes nothing', async () => {
@@ -93,7 +93,7 @@ describe('PATCH /tickets', () => {
     await bad({ ids: [t], changes: { status: 'closed' } }, 'changes.status', 'Expected one of: new, open, stalled, resolved, rejected, deleted');
     await bad({ ids: [t], changes: { priority: 101, status: 'resolved' } }, 'changes.priority', 'Too big: expected number to be <=100');
     await bad({ ids: [t], changes: { subject: 'x' } }, 'changes.subject', 'Unrecognized key: "subject"');
-    expect((await ticket(t)).status).toBe('new');
+    expect((await ticketOf(s, t)).status).toBe('new');
     expect(await txns(t)).toEqual(['Create']);
   });
 
@@ -107,8 +107,8 @@ describe('PATCH /tickets', () => {
     expect(res.status, res.text).toBe(303);
     expect(res.headers.get('location')).toBe('/tickets?status=open&sort=id');
     const cookie = res.headers.get('set-cookie')!.split(';')[0];
-    expect((await ticket(a)).status).toBe('open');
-    expect((await ticket(b)).status).toBe('open');
+    expect((await ticketOf(s, a)).status).toBe('open');
+    expect((await ticketOf(s, b)).status).toBe('open');
     const page = await s.api('GET', '/tickets?status=open&sort=id', { token: agent.token, headers: { accept: 'text/html', cookie } });
     expect(page.status).toBe(200);
     expect(page.text).toContain('Changed 2 tickets; 1 failed: #999998 Ticket 999998 not found');
@@ -133,7 +133,7 @@ describe('PATCH /tickets', () => {
       });
       expect(odd.status, back).toBe(200);
       expect(odd.text).toContain('Changed 1 ticket</p>');
-      expect((await ticket(b)).status).toBe('open');
+      expect((await ticketOf(s, b)).status).toBe('open');
     }
   });
 });

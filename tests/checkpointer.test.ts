@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writerHandle } from '../src/db/sqlite/client.js';
 import { startCheckpointer } from '../src/db/sqlite/checkpointer.js';
 import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
+import { pause } from './helpers/wait.js';
 
 // The write-ahead log is copied back into the database by a worker thread (src/db/checkpointer.ts),
 // not by the request thread. Without it the main connection only checkpoints past 10,000 pages,
@@ -17,15 +18,13 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function writeBatches(): Promise<number> {
   sqliteOf(db).exec('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, data BLOB)');
   const insert = sqliteOf(db).prepare('INSERT INTO filler (data) VALUES (?)');
   const blob = Buffer.alloc(3000, 7);
   for (let batch = 0; batch < 10; batch++) {
     sqliteOf(db).transaction(() => { for (let i = 0; i < 200; i++) insert.run(blob); })();
-    await sleep(80);
+    await pause(80);
   }
   return fs.statSync(`${sqliteOf(db).name}-wal`).size;
 }

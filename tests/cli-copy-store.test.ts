@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
 import { createDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 import { sha256 } from './helpers/mail.js';
-import { login, processScope, type ServerProcess, spawnServer, stopServer } from './helpers/process.js';
+import { tokenFor } from './helpers/session.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, login, processScope, send, serverEnv, stopServer } from './helpers/process.js';
 
 // `hxdesk copy-store --to postgres://…` (SPEC C6, docs/decisions/029): a SQLite install built
 // through the API and mail by a real server process, stopped, copied by the real command into a
@@ -15,44 +16,18 @@ import { login, processScope, type ServerProcess, spawnServer, stopServer } from
 // and compared with what the SQLite server answered, route by route. Runs in the sqlite project
 // only (vitest.config.ts): it starts its own cluster and both servers itself.
 
-const ADMIN_EMAIL = 'admin@example.com';
-const ADMIN_PASSWORD = 'admin-password-123';
 const AGENT_PASSWORD = 'agent-password-4567';
-const { children: servers, dataDir } = processScope('copy-store');
-const envOf = (dir: string, extra: Record<string, string> = {}) => ({ DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, ...extra });
+const { dataDir, serve } = processScope('copy-store');
 
-async function serve(dir: string, extra: Record<string, string> = {}): Promise<ServerProcess> {
-  const s = await spawnServer(envOf(dir, extra));
-  servers.push(s);
-  return s;
-}
-
-interface Answer { status: number; body: any; bytes: Buffer }
-async function call(base: string, method: string, p: string, opts: { token?: string; cookie?: string; body?: unknown; raw?: Buffer | string; type?: string } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.cookie) { headers.cookie = opts.cookie; headers.origin = base; }
-  let body: string | Buffer | undefined;
-  if (opts.body !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(opts.body); }
-  if (opts.raw !== undefined) { headers['content-type'] = opts.type ?? 'message/rfc822'; body = opts.raw; }
-  const res = await fetch(`${base}${p}`, { method, headers, body });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  const json = (res.headers.get('content-type') ?? '').includes('json') && bytes.length > 0;
-  return { status: res.status, body: json ? JSON.parse(bytes.toString('utf8')) : bytes.toString('utf8'), bytes };
-}
 /** A call that must answer `status`; its body. */
 async function ok(base: string, token: string, method: string, p: string, body?: unknown, status = method === 'POST' ? 201 : 200): Promise<any> {
-  const res = await call(base, method, p, { token, body });
+  const res = await send(base, method, p, body, { token });
   expect(res.status, `${method} ${p}: ${JSON.stringify(res.body)}`).toBe(status);
   return res.body;
 }
-async function tokenFor(base: string, email: string, password: string): Promise<string> {
-  const { status, cookie } = await login(base, email, password);
-  expect(status).toBe(200);
-  const res = await call(base, 'POST', '/tokens', { cookie, body: { name: `copy-store test ${email}` } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.token;
-}
+
+/** How /mailgate is sent a message: its raw bytes. */
+const RFC822 = { type: 'message/rfc822' };
 
 /** Every byte value, several times over: an attachment whose bytes must survive exactly. */
 const BINARY = Buffer.from(Array.from({ length: 1024 }, (_, i) => (i * 7 + (i >> 8)) % 256));
@@ -111,7 +86,7 @@ async function snapshot(base: string, token: string, searches: string[]): Promis
     await get(`/tickets/${t.id}`);
     const txns = (await get(`/tickets/${t.id}/transactions`)).transactions as { attachments?: { id: number }[] }[];
     for (const a of txns.flatMap((x) => x.attachments ?? [])) {
-      const res = await call(base, 'GET', `/attachments/${a.id}`, { token });
+      const res = await send(base, 'GET', `/attachments/${a.id}`, undefined, { token });
       expect(res.status).toBe(200);
       out[`/attachments/${a.id}`] = { bytes: res.bytes.length, sha256: sha256(res.bytes) };
     }
@@ -131,7 +106,7 @@ pgTest('hxdesk copy-store', () => {
     const dir = dataDir();
     const s = await serve(dir, { MAIL_SENDER_MAX_PER_HOUR: '5' });
     const base = s.base;
-    const admin = await tokenFor(base, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const admin = await tokenFor(base, ADMIN_EMAIL, ADMIN_PASSWORD, `copy-store test ${ADMIN_EMAIL}`);
 
     // People, teams, queues.
     const team = await ok(base, admin, 'POST', '/teams', { name: 'Support Ωmega', description: 'Erste Hilfe — 第一' });
@@ -150,7 +125,7 @@ pgTest('hxdesk copy-store', () => {
     const template = await ok(base, admin, 'POST', '/templates', { name: 'Eskalation', subject: 'Dringend: {{ ticket.subject }}', body: 'Bitte übernehmen — {{ ticket.id }}' });
     await ok(base, admin, 'POST', '/scrips', { key: 'escalate', description: 'Priorität hoch', condition: 'on_priority_change', action: 'notify_owner', template_id: template.id, enabled: false, sort_order: 5, config: { threshold: 50 } });
     await ok(base, admin, 'PATCH', '/settings', { timezone: 'Europe/Berlin', signature: '— Admin 🛠', notify_notes: false });
-    const agentToken = await tokenFor(base, agent.email, AGENT_PASSWORD);
+    const agentToken = await tokenFor(base, agent.email, AGENT_PASSWORD, `copy-store test ${agent.email}`);
     await ok(base, agentToken, 'POST', '/saved-views', { name: 'Offen ✓', filters: { status: 'open', queue_id: String(billing.id) }, columns: ['ID', 'Subject', 'Owner'], column_widths: { Subject: 420 } });
     await ok(base, admin, 'POST', '/dashboards', { name: 'Lage', team_id: team.id, widgets: [{ kind: 'status_counts', title: 'Status' }, { kind: 'queue_counts', title: 'Queues', position: 2 }] });
 
@@ -168,18 +143,18 @@ pgTest('hxdesk copy-store', () => {
 
     // Mail: a new ticket with a binary attachment and non-ASCII text, a threaded reply, a rejected message.
     const first = withAttachment('Die Überweisung nach 東京 ist fehlgeschlagen 😀', BINARY, 'bytes.bin');
-    const m1 = await call(base, 'POST', '/mailgate', { raw: mail({
+    const m1 = await send(base, 'POST', '/mailgate', mail({
       From: 'Jürgen Müller <juergen@customer.example>', To: 'billing@example.com', Subject: '=?UTF-8?Q?=C3=9Cberweisung_fehlgeschlagen?=',
       'Message-ID': '<copy-store-1@customer.example>', 'MIME-Version': '1.0', 'Content-Type': first.type,
-    }, first.body) });
+    }, first.body), RFC822);
     expect(m1.status, JSON.stringify(m1.body)).toBe(201);
-    const reply = await call(base, 'POST', '/mailgate', { raw: mail({
+    const reply = await send(base, 'POST', '/mailgate', mail({
       From: 'juergen@customer.example', To: 'billing@example.com', Subject: 'Re: Überweisung fehlgeschlagen', 'In-Reply-To': '<copy-store-1@customer.example>',
       'Message-ID': '<copy-store-2@customer.example>', 'MIME-Version': '1.0', 'Content-Type': 'text/plain; charset=utf-8',
-    }, Buffer.from('Noch eine Frage zur Überweisung, bitte ß prüfen')) });
+    }, Buffer.from('Noch eine Frage zur Überweisung, bitte ß prüfen')), RFC822);
     expect(reply.status, JSON.stringify(reply.body)).toBeLessThan(300);
     expect(reply.body.ticket_id).toBe(m1.body.ticket_id);
-    const rejected = await call(base, 'POST', '/mailgate', { raw: mail({ To: 'billing@example.com', Subject: 'no sender', 'Message-ID': '<copy-store-3@customer.example>' }, Buffer.from('who am I?')) });
+    const rejected = await send(base, 'POST', '/mailgate', mail({ To: 'billing@example.com', Subject: 'no sender', 'Message-ID': '<copy-store-3@customer.example>' }, Buffer.from('who am I?')), RFC822);
     expect(rejected.status).toBe(422);
     const intake = await ok(base, admin, 'GET', '/mail/intake?limit=10');
     expect(intake.intake.map((i: any) => i.verdict).sort()).toEqual(['appended', 'created', 'rejected']);
@@ -206,14 +181,14 @@ pgTest('hxdesk copy-store', () => {
 
     // While the server runs the copy is refused, and the target is left as it was.
     const url = await createDatabase();
-    expectFailure(await runCli(['copy-store', '--to', url], envOf(dir)), 1, /in use \(a running hxdesk server\?\); stop the server first/);
+    expectFailure(await runCli(['copy-store', '--to', url], serverEnv(dir)), 1, /in use \(a running hxdesk server\?\); stop the server first/);
     expect(await pgState(url)).toEqual({});
 
     await stopServer(s);
     const dbFile = path.join(dir, 'hxdesk.db');
     const fileHash = sha256(fs.readFileSync(dbFile));
 
-    const run = await runCli(['copy-store', '--to', url], envOf(dir));
+    const run = await runCli(['copy-store', '--to', url], serverEnv(dir));
     expectSuccess(run);
     expect(run.stdout).toContain(`Copying ${dbFile} to ${url}`);
     expect(run.stdout).toMatch(/^ {2}users +7 rows$/m);
@@ -241,9 +216,9 @@ pgTest('hxdesk copy-store', () => {
     expect(t3.id).toBe(maxTicket + 1);
     const team2 = await ok(p.base, admin, 'POST', '/teams', { name: 'Second team' });
     expect(team2.id).toBe(team.id + 1);
-    const mailed = await call(p.base, 'POST', '/mailgate', { raw: mail({
+    const mailed = await send(p.base, 'POST', '/mailgate', mail({
       From: 'new@customer.example', To: 'billing@example.com', Subject: 'After the move', 'Message-ID': '<copy-store-4@customer.example>',
-    }, Buffer.from('hello')) });
+    }, Buffer.from('hello')), RFC822);
     expect(mailed.status, JSON.stringify(mailed.body)).toBe(201);
     expect(mailed.body.intake_id).toBe(Math.max(...intake.intake.map((i: any) => i.id)) + 1);
     // Search finds new text and the copied text alike.
@@ -251,29 +226,29 @@ pgTest('hxdesk copy-store', () => {
 
     // Copying again into the now-filled database is refused and changes nothing there.
     const state = await pgState(url);
-    expectFailure(await runCli(['copy-store', '--to', url], envOf(dir)), 1, /already holds data \(users \(8 rows\), api_tokens \(2 rows\), app_secrets \(1 row\), .*, …\); copy into an empty database \(createdb\), nothing was changed$/m);
+    expectFailure(await runCli(['copy-store', '--to', url], serverEnv(dir)), 1, /already holds data \(users \(8 rows\), api_tokens \(2 rows\), app_secrets \(1 row\), .*, …\); copy into an empty database \(createdb\), nothing was changed$/m);
     expect(await pgState(url)).toEqual(state);
     await stopServer(p);
   }, 240_000);
 
   it('refuses a wrong command line, a missing file, an unmigrated file, a target holding other tables or unreachable, and changes nothing', async () => {
     const dir = dataDir();
-    const help = await runCli(['copy-store', '--help'], envOf(dir));
+    const help = await runCli(['copy-store', '--help'], serverEnv(dir));
     expectSuccess(help);
     expect(help.stdout).toMatch(/^Usage: hxdesk copy-store --to <postgres-url> \[--from <file>\]/);
     expect(help.stdout).toContain('stop the server first');
-    expect((await runCli(['--help'], envOf(dir))).stdout).toContain('copy-store --to <postgres-url>');
+    expect((await runCli(['--help'], serverEnv(dir))).stdout).toContain('copy-store --to <postgres-url>');
 
-    expectFailure(await runCli(['copy-store'], envOf(dir)), 2, /copy-store: missing --to <postgres-url>/);
-    expectFailure(await runCli(['copy-store', '--to', 'mysql://u@h/db'], envOf(dir)), 2, /is not a PostgreSQL URL/);
-    expectFailure(await runCli(['copy-store', '--to', 'not a url'], envOf(dir)), 2, /"not a url" is not a URL/);
-    expectFailure(await runCli(['copy-store', '--to', 'postgres://u:secret@h:5432/'], envOf(dir)), 2, /names no database/);
-    expectFailure(await runCli(['copy-store', '--to', 'postgres://u@h/db', 'extra'], envOf(dir)), 2, /copy-store: Unexpected argument 'extra'/);
+    expectFailure(await runCli(['copy-store'], serverEnv(dir)), 2, /copy-store: missing --to <postgres-url>/);
+    expectFailure(await runCli(['copy-store', '--to', 'mysql://u@h/db'], serverEnv(dir)), 2, /is not a PostgreSQL URL/);
+    expectFailure(await runCli(['copy-store', '--to', 'not a url'], serverEnv(dir)), 2, /"not a url" is not a URL/);
+    expectFailure(await runCli(['copy-store', '--to', 'postgres://u:secret@h:5432/'], serverEnv(dir)), 2, /names no database/);
+    expectFailure(await runCli(['copy-store', '--to', 'postgres://u@h/db', 'extra'], serverEnv(dir)), 2, /copy-store: Unexpected argument 'extra'/);
 
     // No database under DATA_DIR: said so; nothing is created on either side.
     const empty = await createDatabase();
-    expectFailure(await runCli(['copy-store', '--to', empty], envOf(dir)), 1, /no database at .*hxdesk\.db \(DATA_DIR=/);
-    expectFailure(await runCli(['copy-store', '--to', empty, '--from', path.join(dir, 'nope.db')], envOf(dir)), 1, /no database at .*nope\.db/);
+    expectFailure(await runCli(['copy-store', '--to', empty], serverEnv(dir)), 1, /no database at .*hxdesk\.db \(DATA_DIR=/);
+    expectFailure(await runCli(['copy-store', '--to', empty, '--from', path.join(dir, 'nope.db')], serverEnv(dir)), 1, /no database at .*nope\.db/);
     expect(fs.readdirSync(dir)).toEqual([]);
     expect(await pgState(empty)).toEqual({});
 
@@ -288,12 +263,12 @@ pgTest('hxdesk copy-store', () => {
     await c.connect();
     await c.query('CREATE TABLE notes (id int PRIMARY KEY, text text); INSERT INTO notes VALUES (1, $$keep me$$)');
     await c.end();
-    expectFailure(await runCli(['copy-store', '--to', other], envOf(dir)), 1, /holds tables that are not hxdesk's \(notes\).*nothing was changed/);
+    expectFailure(await runCli(['copy-store', '--to', other], serverEnv(dir)), 1, /holds tables that are not hxdesk's \(notes\).*nothing was changed/);
     expect(await pgState(other)).toEqual({ 'public.notes': 1 });
 
     // Nothing listens: a clear line, the password never shown.
     const closed = await new Promise<number>((resolve) => { const srv = net.createServer().listen(0, '127.0.0.1', () => { const { port } = srv.address() as net.AddressInfo; srv.close(() => resolve(port)); }); });
-    const unreachable = await runCli(['copy-store', '--to', `postgres://postgres:hunter2-secret@127.0.0.1:${closed}/hx`], envOf(dir));
+    const unreachable = await runCli(['copy-store', '--to', `postgres://postgres:hunter2-secret@127.0.0.1:${closed}/hx`], serverEnv(dir));
     expectFailure(unreachable, 1, /cannot connect to postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/hx \(.*ECONNREFUSED/);
     expect(unreachable.stderr + unreachable.stdout).not.toContain('hunter2');
 
@@ -305,7 +280,7 @@ pgTest('hxdesk copy-store', () => {
     db.close();
     const oldHash = sha256(fs.readFileSync(old));
     const target = await createDatabase();
-    expectFailure(await runCli(['copy-store', '--to', target, '--from', old], envOf(dir)), 1, /has migrations pending \(\d{4}_\w+\): start this version's server on it once/);
+    expectFailure(await runCli(['copy-store', '--to', target, '--from', old], serverEnv(dir)), 1, /has migrations pending \(\d{4}_\w+\): start this version's server on it once/);
     expect(sha256(fs.readFileSync(old))).toBe(oldHash);
     expect(await pgState(target)).toEqual({});
 
@@ -317,14 +292,14 @@ pgTest('hxdesk copy-store', () => {
     n.exec("UPDATE queues SET description = 'before' || char(0) || 'after' WHERE id = 1");
     n.close();
     const rolledBack = await createDatabase();
-    expectFailure(await runCli(['copy-store', '--to', rolledBack, '--from', nul], envOf(dir)), 1,
+    expectFailure(await runCli(['copy-store', '--to', rolledBack, '--from', nul], serverEnv(dir)), 1,
       /queues id 1, column description: the text holds a NUL character, which PostgreSQL cannot store in text; nothing was copied/);
     const leftover = await pgState(rolledBack);
     expect(leftover['public.users']).toBe(0);
     expect(Object.entries(leftover).filter(([t, rows]) => t !== 'drizzle.__drizzle_migrations' && rows > 0)).toEqual([]);
 
     // And the same file as it is now copies into that untouched target.
-    const good = await runCli(['copy-store', '--to', target, '--from', file], envOf(dir));
+    const good = await runCli(['copy-store', '--to', target, '--from', file], serverEnv(dir));
     expectSuccess(good);
     const copied = await pgState(target);
     expect(copied['public.users']).toBe(1);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseBefore } from './helpers/migrations.js';
-import { killAll, runServerToExit, spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, runServerToExit, serverEnv, spawnServer, type ServerProcess } from './helpers/process.js';
 
 // SPEC C6: before a migration is applied at start, the SQLite file is copied to
 // DATA_DIR/backups/<name>-before-<tag>-<timestamp>.sqlite, and the last 3 copies are kept.
@@ -17,7 +17,6 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const ADMIN = { ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: 'admin-password-123' };
 const journal = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../src/db/migrations/meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] }).entries;
 const latest = journal.length;
 /** How many migrations a database made before 0013 has (0000 … 0012). */
@@ -25,7 +24,7 @@ const before0013 = journal.findIndex((e) => e.tag.startsWith('0013_'));
 
 /** Starts the server on `dir`, waits until it listens, stops it. */
 async function startAndStop(dir: string): Promise<void> {
-  const s = await spawnServer({ DATA_DIR: dir, ...ADMIN });
+  const s = await spawnServer(serverEnv(dir));
   servers.push(s);
   const health = await fetch(`${s.base}/healthz`);
   expect(health.status).toBe(200);
@@ -111,7 +110,7 @@ describe('a copy of the database before migrations run at start', () => {
     const dir = fs.mkdtempSync(path.join(tmp, 'nocopy-'));
     const file = oldInstall(dir, '0013_', 'Kept as it was');
     fs.writeFileSync(path.join(dir, 'backups'), 'a file where the backups directory should be');
-    const run = await runServerToExit({ DATA_DIR: dir, ...ADMIN });
+    const run = await runServerToExit(serverEnv(dir));
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/Cannot open the database .*: cannot copy the database to .*backups before migrating it \(.*\); nothing was migrated/);
     expect(migrationsIn(file)).toBe(before0013);

@@ -3,29 +3,15 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { expectFailure, expectSuccess, runCli } from './helpers/cli.js';
-import { login, processScope, send, type ServerProcess, spawnServer, stopServer } from './helpers/process.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, login, processScope, send, serverEnv, stopServer } from './helpers/process.js';
+import { tokenFor } from './helpers/session.js';
 
 // `hxdesk backup | restore | reset-password` (SPEC C6, decision 024), each run as the real
 // command (bin/hxdesk.js) in its own process against a real server process on the same
 // DATA_DIR, as an administrator runs them on the server's machine.
 
-const ADMIN_EMAIL = 'admin@example.com';
-const ADMIN_PASSWORD = 'admin-password-123';
-const { tmp, children: servers, dataDir } = processScope('cli');
-const envOf = (dir: string) => ({ DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD });
-
-async function serve(dir: string): Promise<ServerProcess> {
-  const s = await spawnServer(envOf(dir));
-  servers.push(s);
-  return s;
-}
-
-async function adminToken(base: string): Promise<string> {
-  const { cookie } = await login(base, ADMIN_EMAIL, ADMIN_PASSWORD);
-  const res = await send(base, 'POST', '/tokens', { name: 'cli test' }, { cookie });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.token;
-}
+const { tmp, dataDir, serve } = processScope('cli');
+const adminToken = (base: string) => tokenFor(base, ADMIN_EMAIL, ADMIN_PASSWORD, 'cli test');
 async function createTicket(base: string, token: string, subject: string, description = 'text'): Promise<number> {
   const res = await send(base, 'POST', '/tickets', { queue_id: 1, subject, description }, { token });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -36,7 +22,7 @@ describe('hxdesk --help and a wrong command line', () => {
   it('prints the usage naming every command, and exits 2 with one line for a wrong command line', async () => {
     const dir = dataDir();
     // Each line is its own process, none writes anything: they run side by side.
-    const cli = (args: string[], env: Record<string, string> = envOf(dir)) => runCli(args, env);
+    const cli = (args: string[], env: Record<string, string> = serverEnv(dir)) => runCli(args, env);
     const [helps, wrong, noDb, badSetting] = await Promise.all([
       Promise.all([['--help'], ['help'], ['-h']].map((args) => cli(args))),
       Promise.all([
@@ -50,7 +36,7 @@ describe('hxdesk --help and a wrong command line', () => {
         cli(['reset-password', ADMIN_EMAIL]).then((run) => [run, /no database at/] as const),
       ]),
       // A bad setting is named on one line, as the server names it.
-      cli(['backup', 'x.db'], { ...envOf(dir), SESSION_DAYS: 'many' }),
+      cli(['backup', 'x.db'], { ...serverEnv(dir), SESSION_DAYS: 'many' }),
     ]);
     for (const run of helps) {
       expectSuccess(run);
@@ -83,7 +69,7 @@ describe('hxdesk backup while the server serves and takes writes', () => {
     await new Promise((r) => setTimeout(r, 100)); // the writer is under way
     const target = path.join(tmp, 'live-backup.sqlite');
     const started = during.length;
-    const run = await runCli(['backup', target], envOf(dir));
+    const run = await runCli(['backup', target], serverEnv(dir));
     const ended = during.length;
     writing = false;
     await writer;
@@ -121,14 +107,14 @@ describe('hxdesk backup while the server serves and takes writes', () => {
 
     // An existing file is kept unless --force.
     const size = fs.statSync(target).size;
-    expectFailure(await runCli(['backup', target], envOf(dir)), 1, /already exists; .*--force/);
+    expectFailure(await runCli(['backup', target], serverEnv(dir)), 1, /already exists; .*--force/);
     expect(fs.statSync(target).size).toBe(size);
-    expectSuccess(await runCli(['backup', '--force', target], envOf(dir)));
+    expectSuccess(await runCli(['backup', '--force', target], serverEnv(dir)));
     const forced = new Database(target, { readonly: true });
     expect((forced.prepare('SELECT count(*) AS n FROM tickets').get() as { n: number }).n).toBe(before.length + during.length);
     forced.close();
-    expectFailure(await runCli(['backup', path.join(tmp, 'no-such-dir', 'x.db')], envOf(dir)), 1, /the directory .*no-such-dir does not exist/);
-    expectFailure(await runCli(['backup', path.join(dir, 'hxdesk.db'), '--force'], envOf(dir)), 1, /is the live database itself/);
+    expectFailure(await runCli(['backup', path.join(tmp, 'no-such-dir', 'x.db')], serverEnv(dir)), 1, /the directory .*no-such-dir does not exist/);
+    expectFailure(await runCli(['backup', path.join(dir, 'hxdesk.db'), '--force'], serverEnv(dir)), 1, /is the live database itself/);
     await stopServer(second);
     await stopServer(server);
   }, 120_000);
@@ -141,17 +127,17 @@ describe('hxdesk restore', () => {
     let token = await adminToken(server.base);
     const kept = await createTicket(server.base, token, 'Made before the backup');
     const backupFile = path.join(tmp, 'round-trip.sqlite');
-    expectSuccess(await runCli(['backup', backupFile], envOf(dir)));
+    expectSuccess(await runCli(['backup', backupFile], serverEnv(dir)));
     const lost = await createTicket(server.base, token, 'Made after the backup');
 
     // While the server has the store open: refused, and nothing changed.
-    expectFailure(await runCli(['restore', backupFile], envOf(dir)), 1, /is in use \(a running hxdesk server\?\); stop the server/);
+    expectFailure(await runCli(['restore', backupFile], serverEnv(dir)), 1, /is in use \(a running hxdesk server\?\); stop the server/);
     expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).status).toBe(200);
     expect((await send(server.base, 'GET', '/healthz')).status).toBe(200);
     expect(fs.existsSync(path.join(dir, 'backups'))).toBe(false);
     await stopServer(server);
 
-    const run = await runCli(['restore', backupFile], envOf(dir));
+    const run = await runCli(['restore', backupFile], serverEnv(dir));
     expectSuccess(run);
     const previous = /kept as (\S+\.sqlite)\./.exec(run.stdout)?.[1];
     expect(previous, run.stdout).toMatch(new RegExp(`^${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/backups/hxdesk-before-restore-[\\dTZ-]+\\.sqlite$`));
@@ -169,7 +155,7 @@ describe('hxdesk restore', () => {
     await stopServer(server);
 
     // Restoring that copy brings the later ticket back (a round trip both ways).
-    expectSuccess(await runCli(['restore', previous!], envOf(dir)));
+    expectSuccess(await runCli(['restore', previous!], serverEnv(dir)));
     server = await serve(dir);
     token = await adminToken(server.base);
     expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).body.subject).toBe('Made after the backup');
@@ -185,33 +171,33 @@ describe('hxdesk restore', () => {
 
     const text = path.join(tmp, 'notes.txt');
     fs.writeFileSync(text, 'not a database at all, just some words\n'.repeat(200));
-    expectFailure(await runCli(['restore', text], envOf(dir)), 1, /notes\.txt cannot be opened as an SQLite database/);
+    expectFailure(await runCli(['restore', text], serverEnv(dir)), 1, /notes\.txt cannot be opened as an SQLite database/);
 
     const other = path.join(tmp, 'other-app.sqlite');
     const o = new Database(other);
     o.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
     o.close();
-    expectFailure(await runCli(['restore', other], envOf(dir)), 1, /other-app\.sqlite is an SQLite database but not hxdesk's \(no table __drizzle_migrations, users/);
+    expectFailure(await runCli(['restore', other], serverEnv(dir)), 1, /other-app\.sqlite is an SQLite database but not hxdesk's \(no table __drizzle_migrations, users/);
 
     // A backup with a damaged page in the middle.
     const damaged = path.join(tmp, 'damaged.sqlite');
-    expectSuccess(await runCli(['backup', damaged], envOf(dir)));
+    expectSuccess(await runCli(['backup', damaged], serverEnv(dir)));
     const bytes = fs.readFileSync(damaged);
     const pageSize = bytes.readUInt16BE(16);
     const pages = bytes.length / pageSize;
     for (let p = 2; p < pages - 1; p++) bytes.fill(0xa5, p * pageSize + 8, p * pageSize + 40); // scribbles over page headers
     fs.writeFileSync(damaged, bytes);
-    expectFailure(await runCli(['restore', damaged], envOf(dir)), 1, /damaged\.sqlite (fails SQLite's integrity check|cannot be opened)/);
+    expectFailure(await runCli(['restore', damaged], serverEnv(dir)), 1, /damaged\.sqlite (fails SQLite's integrity check|cannot be opened)/);
 
-    expectFailure(await runCli(['restore', path.join(tmp, 'missing.sqlite')], envOf(dir)), 1, /missing\.sqlite does not exist/);
+    expectFailure(await runCli(['restore', path.join(tmp, 'missing.sqlite')], serverEnv(dir)), 1, /missing\.sqlite does not exist/);
 
     // A database from a newer hxdesk (a migration this version does not know).
     const newer = path.join(tmp, 'newer.sqlite');
-    expectSuccess(await runCli(['backup', newer], envOf(dir)));
+    expectSuccess(await runCli(['backup', newer], serverEnv(dir)));
     const n = new Database(newer);
     n.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('f'.repeat(64), Date.now() + 365 * 86_400_000);
     n.close();
-    expectFailure(await runCli(['restore', newer], envOf(dir)), 1, /made by a newer hxdesk/);
+    expectFailure(await runCli(['restore', newer], serverEnv(dir)), 1, /made by a newer hxdesk/);
 
     expect(fs.readFileSync(path.join(dir, 'hxdesk.db')).equals(liveBefore)).toBe(true);
     expect(fs.existsSync(path.join(dir, 'backups'))).toBe(false);
@@ -228,7 +214,7 @@ describe('hxdesk reset-password', () => {
     for (const s of [first, second]) expect((await send(server.base, 'GET', '/me', undefined, { cookie: s.cookie })).status).toBe(200);
 
     const chosen = 'a brand new password 42';
-    const run = await runCli(['reset-password', 'Admin@Example.com', '--password-stdin'], envOf(dir), `${chosen}\n`);
+    const run = await runCli(['reset-password', 'Admin@Example.com', '--password-stdin'], serverEnv(dir), `${chosen}\n`);
     expectSuccess(run);
     expect(run.stdout).toBe('Password changed for admin@example.com.\nSigned out of 2 sessions.\nThe account was not locked out of signing in.\n');
     expect(run.stdout).not.toContain(chosen);
@@ -239,7 +225,7 @@ describe('hxdesk reset-password', () => {
     expect((await send(server.base, 'GET', '/me', undefined, { cookie: fresh.cookie })).body).toMatchObject({ email: ADMIN_EMAIL, role: 'admin' });
 
     // No password given: one is generated and printed once.
-    const gen = await runCli(['reset-password', ADMIN_EMAIL], envOf(dir));
+    const gen = await runCli(['reset-password', ADMIN_EMAIL], serverEnv(dir));
     expectSuccess(gen);
     const generated = /^New password for admin@example\.com: (\S+)\n/.exec(gen.stdout)?.[1];
     expect(generated, gen.stdout).toBeTruthy();
@@ -248,16 +234,16 @@ describe('hxdesk reset-password', () => {
     expect((await login(server.base, ADMIN_EMAIL, chosen)).status).toBe(401);
     expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(200);
 
-    expectFailure(await runCli(['reset-password', 'nobody@example.com'], envOf(dir)), 1, /no user with the e-mail address nobody@example\.com/);
-    expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), 'too short\n'), 1, /at least 12 characters/);
-    expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), 'line one is long\nline two\n'), 1, /several lines/);
+    expectFailure(await runCli(['reset-password', 'nobody@example.com'], serverEnv(dir)), 1, /no user with the e-mail address nobody@example\.com/);
+    expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir), 'too short\n'), 1, /at least 12 characters/);
+    expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir), 'line one is long\nline two\n'), 1, /several lines/);
     expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(200); // the refused runs changed nothing
 
     // Locked out by too many failures (LOGIN_MAX_FAILURES, 10): the brake is in the database, so
     // the command lifts it for the running server (decision 028).
     for (let i = 0; i < 10; i++) expect((await login(server.base, ADMIN_EMAIL, `guess ${i}`)).status).toBe(401);
     expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(429);
-    const unlock = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), `${chosen}\n`);
+    const unlock = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir), `${chosen}\n`);
     expectSuccess(unlock);
     expect(unlock.stdout).toMatch(/\nLifted the account's sign-in lockout \(11 attempts in the current window; LOGIN_MAX_FAILURES=10\)\.\n$/);
     expect((await login(server.base, ADMIN_EMAIL, chosen)).status).toBe(200);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testClock } from '../src/domain/clock.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { signIn } from './helpers/session.js';
 import { signedPath } from './helpers/portal.js';
 
 // The one clock (src/domain/clock.ts, docs/decisions/047): a server given a test clock reads its
@@ -62,9 +63,7 @@ describe('a server on a test clock', () => {
   });
 
   it('ends a session when its clock passes SESSION_DAYS', async () => {
-    const login = await s.api('POST', '/login', { token: null, body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
-    expect(login.status, login.text).toBe(200);
-    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('hxdesk_session='))!.split(';')[0];
+    const cookie = await signIn(s, ADMIN_EMAIL, ADMIN_PASSWORD);
     const me = () => s.api('GET', '/me', { token: null, headers: { cookie } });
     expect((await me()).status).toBe(200);
     clock.advance(DAY - MINUTE);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawCount } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { signIn } from './helpers/session.js';
 
 // Every unsafe request that rides on the session cookie — JSON included — must come from our
 // own origin (decision 016). Bearer tokens and /mailgate are exempt; so are signed-out JSON posts
@@ -12,9 +13,7 @@ let s: TestServer;
 let cookie: string;
 beforeAll(async () => {
   s = await startServer({ PUBLIC_URL });
-  const res = await s.api('POST', '/login', { token: null, body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
-  expect(res.status).toBe(200);
-  cookie = res.headers.getSetCookie().find((c) => c.startsWith('hxdesk_session='))!.split(';')[0];
+  cookie = await signIn(s, ADMIN_EMAIL, ADMIN_PASSWORD);
 });
 afterAll(async () => { await s.close(); });
 

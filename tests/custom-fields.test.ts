@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
+import { transactionsOf } from './helpers/reads.js';
 
 // Custom fields over real HTTP: definitions (admin CRUD) and ticket values (SPEC B3).
 
@@ -20,11 +21,6 @@ async function createField(body: Record<string, unknown>) {
   return res.body as Record<string, any>;
 }
 
-async function transactions(id: number) {
-  const res = await s.api('GET', `/tickets/${id}/transactions`);
-  expect(res.status).toBe(200);
-  return res.body.transactions as Record<string, any>[];
-}
 
 beforeAll(async () => {
   s = await startServer();
@@ -267,12 +263,12 @@ describe('custom field values on tickets', () => {
 
     const same = await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { hours: '7.50', account: 'ACME' } } });
     expect(same.status, same.text).toBe(200);
-    expect((await transactions(id)).map((x) => x.type)).toEqual(['Create']);
+    expect((await transactionsOf(s, id)).map((x) => x.type)).toEqual(['Create']);
 
     const res = await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { hours: 8, severity: 'low' } } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.ticket.custom_fields).toEqual({ account: 'ACME', hours: 8, severity: 'low' });
-    const changes = (await transactions(id)).slice(1).map((x) => [x.type, x.field, x.old_value, x.new_value]);
+    const changes = (await transactionsOf(s, id)).slice(1).map((x) => [x.type, x.field, x.old_value, x.new_value]);
     expect(changes.sort()).toEqual([
       ['CustomField', 'hours', '7.5', '8'],
       ['CustomField', 'severity', null, 'low'],
@@ -281,13 +277,13 @@ describe('custom field values on tickets', () => {
     const cleared = await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { severity: null } } });
     expect(cleared.status).toBe(200);
     expect(cleared.body.ticket.custom_fields).toEqual({ account: 'ACME', hours: 8 });
-    expect((await transactions(id)).at(-1)).toMatchObject({ type: 'CustomField', field: 'severity', old_value: 'low', new_value: null });
+    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ type: 'CustomField', field: 'severity', old_value: 'low', new_value: null });
 
     expectError(await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { account: '' } } }), 422, 'validation_failed', ['custom_fields.account']);
     expectError(await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { hours: 'lots' } } }), 422, 'validation_failed', ['custom_fields.hours']);
     expectError(await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { q2_only: 'x' } } }), 422, 'validation_failed', ['custom_fields.q2_only']);
     expectError(await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { nope: 'x' } } }), 422, 'validation_failed', ['custom_fields.nope']);
-    expect((await transactions(id)).length).toBe(4);
+    expect((await transactionsOf(s, id)).length).toBe(4);
     expect((await s.api('GET', `/tickets/${id}`)).body.custom_fields).toEqual({ account: 'ACME', hours: 8 });
   });
 

@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectSuccess, runCli } from './helpers/cli.js';
 import { databaseBefore } from './helpers/migrations.js';
 import { bindReadOnly, mountTmpfs, unmount } from './helpers/mounts.js';
-import { processScope, runServerToExit, send, spawnServer, stopServer } from './helpers/process.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, processScope, runServerToExit, send, serverEnv, spawnServer, stopServer } from './helpers/process.js';
+import { signIn } from './helpers/session.js';
 import { createMigratedDatabase } from './helpers/postgres.js';
 import { itOn, testStore } from './helpers/store.js';
 
@@ -16,7 +17,6 @@ import { itOn, testStore } from './helpers/store.js';
 
 const onPg = testStore() === 'postgres';
 const scope = processScope('datadir');
-const ADMIN = { ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: 'admin-password-123' };
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
 const mounts: string[] = [];
 afterAll(() => { for (const m of mounts.reverse()) unmount(m); });
@@ -29,17 +29,16 @@ async function underUmask<T>(mask: number, fn: () => Promise<T>): Promise<T> {
 
 /** The environment of a server on `dataDir` and this project's store. */
 async function storeEnv(dataDir: string): Promise<Record<string, string>> {
-  return { DATA_DIR: dataDir, ...ADMIN, ...(onPg ? { DATABASE_URL: await createMigratedDatabase() } : {}) };
+  return serverEnv({ DATA_DIR: dataDir, ...(onPg ? { DATABASE_URL: await createMigratedDatabase() } : {}) });
 }
 
 /** Starts the server, makes it write (a ticket: the WAL and shared memory exist while it runs), and returns it running. */
 async function startAndWrite(env: Record<string, string>) {
   const server = await underUmask(0o022, () => spawnServer(env));
   scope.children.push(server);
-  const login = await send(server.base, 'POST', '/login', { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD });
-  expect(login.status).toBe(200);
-  const queues = await send(server.base, 'GET', '/queues', undefined, { cookie: login.cookie });
-  const created = await send(server.base, 'POST', '/tickets', { queue_id: queues.body.queues[0].id, subject: 'A secret-bearing write' }, { cookie: login.cookie });
+  const cookie = await signIn(server.base, ADMIN_EMAIL, ADMIN_PASSWORD);
+  const queues = await send(server.base, 'GET', '/queues', undefined, { cookie });
+  const created = await send(server.base, 'POST', '/tickets', { queue_id: queues.body.queues[0].id, subject: 'A secret-bearing write' }, { cookie });
   expect(created.status).toBe(201);
   return server;
 }

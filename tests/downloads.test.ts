@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { signIn } from './helpers/session.js';
 
 // An attachment is whatever a stranger mailed in: an HTML file must never run as our origin.
 // Its download keeps its own `Content-Security-Policy: sandbox` (the site-wide policy used to
@@ -37,8 +38,7 @@ describe('GET /attachments/:id', () => {
   });
 
   it('and to a signed-in browser opening the link', async () => {
-    const login = await s.api('POST', '/login', { token: null, body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
-    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('hxdesk_session='))!.split(';')[0];
+    const cookie = await signIn(s, ADMIN_EMAIL, ADMIN_PASSWORD);
     const res = await fetch(`${s.url}/attachments/${attachmentId}`, { headers: { cookie, accept: 'text/html,*/*' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toBe(SANDBOX);

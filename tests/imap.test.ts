@@ -9,6 +9,7 @@ import { rawQuery, rawRun, sharedStore } from './helpers/db.js';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { killAll, spawnServer } from './helpers/process.js';
+import { tokenFor } from './helpers/session.js';
 import { testStore } from './helpers/store.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -541,19 +542,6 @@ describe('IMAP polling against a real Dovecot', () => {
 // ---- the real server process: SIGKILL mid-batch, Dovecot restarts ----------------------------
 
 
-async function signIn(base: string, email: string, password: string): Promise<string> {
-  const login = await fetch(`${base}/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json', origin: base }, body: JSON.stringify({ email, password }),
-  });
-  expect(login.status).toBe(200);
-  const cookie = login.headers.get('set-cookie')!.split(';')[0];
-  const tok = await fetch(`${base}/tokens`, {
-    method: 'POST', headers: { 'content-type': 'application/json', origin: base, cookie }, body: JSON.stringify({ name: 'imap test' }),
-  });
-  expect(tok.status).toBe(201);
-  return ((await tok.json()) as { token: string }).token;
-}
-
 async function get(base: string, token: string, p: string): Promise<any> {
   const res = await fetch(base + p, { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
@@ -573,7 +561,7 @@ describe('the real server process', () => {
 
     // First start without IMAP: seed the database and make an API token.
     let proc = await spawnServer(baseEnv);
-    const token = await signIn(proc.base, adminEmail, adminPassword);
+    const token = await tokenFor(proc.base, adminEmail, adminPassword, 'imap test');
     process.kill(-proc.child.pid!, 'SIGTERM');
     expect((await proc.exit).code).toBe(0);
 
@@ -669,7 +657,7 @@ describe('the real server process', () => {
     dirs.push(dataDir);
     await append(dc, [mail({ from: 'vera@customer.example', subject: 'Before Dovecot went away' })]);
     const proc = await spawnServer({ ...(await sharedStore(dataDir)).env, ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword, IMAP_URL: dc.url(), IMAP_POLL_SECONDS: '0.2' });
-    const token = await signIn(proc.base, adminEmail, adminPassword);
+    const token = await tokenFor(proc.base, adminEmail, adminPassword, 'imap test');
     await waitUntil('first ticket', () => get(proc.base, token, '/tickets?limit=1'), (l) => l.total === 1, IMAP);
     await waitUntil('first message \\Seen', () => listBox(dc), (b) => b.length === 1 && b[0].seen, IMAP);
 

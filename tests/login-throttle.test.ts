@@ -6,7 +6,7 @@ import { actorFromToken } from '../src/domain/auth.js';
 import { checkThrottle, clearThrottle, countAttempt } from '../src/domain/throttle.js';
 import { expectSuccess, runCli } from './helpers/cli.js';
 import { sharedStore } from './helpers/db.js';
-import { login, processScope, send, type ServerProcess, spawnServer, stopServer } from './helpers/process.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, login, processScope, send, serverEnv, stopServer } from './helpers/process.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // SPEC C6: "sign-in rate limits and token bookkeeping live in the database" (decision 028).
@@ -15,20 +15,12 @@ import { startServer, type TestServer } from './helpers/server.js';
 // The processes here are real servers (the compiled server) on one database: the SQLite file of
 // a DATA_DIR, or (in the postgres project) one PostgreSQL database.
 
-const ADMIN_EMAIL = 'admin@example.com';
-const ADMIN_PASSWORD = 'admin-password-123';
 const LIMIT = 3;
-const { children, dataDir } = processScope('throttle');
+const { dataDir, serve } = processScope('throttle');
 /** A new store for processes to share: DATA_DIR (and DATABASE_URL on PostgreSQL). */
 const newStore = async (): Promise<Record<string, string>> => (await sharedStore(dataDir())).env;
-const envOf = (dir: Record<string, string>) => ({
-  ...dir, ADMIN_EMAIL, ADMIN_PASSWORD, LOGIN_MAX_FAILURES: String(LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '1000',
-});
-async function serve(dir: Record<string, string>): Promise<ServerProcess> {
-  const s = await spawnServer(envOf(dir));
-  children.push(s);
-  return s;
-}
+/** The brake's settings of every process here (and of the commands run beside them). */
+const BRAKE = { LOGIN_MAX_FAILURES: String(LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '1000' };
 
 
 /** Makes an agent with a password through the admin's session on `base`. */
@@ -45,7 +37,7 @@ async function agent(base: string, password: string): Promise<string> {
 describe('the sign-in brake lives in the database', () => {
   it('a lockout survives a restart of the server on the same database', async () => {
     const dir = await newStore();
-    const first = await serve(dir);
+    const first = await serve(dir, BRAKE);
     for (let i = 0; i < LIMIT; i++) expect((await login(first.base, ADMIN_EMAIL, `wrong-${i}`)).status).toBe(401);
     const locked = await login(first.base, ADMIN_EMAIL, ADMIN_PASSWORD);
     expect(locked.status).toBe(429);
@@ -53,7 +45,7 @@ describe('the sign-in brake lives in the database', () => {
     expect(locked.retryAfter).toMatch(/^\d+$/);
     await stopServer(first);
 
-    const again = await serve(dir);
+    const again = await serve(dir, BRAKE);
     const still = await login(again.base, ADMIN_EMAIL, ADMIN_PASSWORD);
     expect(still.status).toBe(429);
     expect(still.cookie).toBeUndefined();
@@ -62,8 +54,8 @@ describe('the sign-in brake lives in the database', () => {
 
   it('two servers on one database share the count: failures alternating between them lock the account on both', async () => {
     const dir = await newStore();
-    const a = await serve(dir);
-    const b = await serve(dir);
+    const a = await serve(dir, BRAKE);
+    const b = await serve(dir, BRAKE);
     const password = 'the right password!';
     const email = await agent(a.base, password);
 
@@ -99,20 +91,20 @@ describe('the sign-in brake lives in the database', () => {
 
   it('hxdesk reset-password lifts the lockout for every running server', async () => {
     const dir = await newStore();
-    const a = await serve(dir);
-    const b = await serve(dir);
+    const a = await serve(dir, BRAKE);
+    const b = await serve(dir, BRAKE);
     for (let i = 0; i < LIMIT + 2; i++) await login(i % 2 === 0 ? a.base : b.base, ADMIN_EMAIL, `wrong-${i}`);
     expect((await login(a.base, ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(429);
 
     const chosen = 'a brand new password 42';
-    const run = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), `${chosen}\n`);
+    const run = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir, BRAKE), `${chosen}\n`);
     expectSuccess(run);
     expect(run.stdout).toMatch(/^Password changed for admin@example\.com\.\nSigned out of \d+ sessions?\.\nLifted the account's sign-in lockout \(\d+ attempts in the current window; LOGIN_MAX_FAILURES=3\)\.\n$/);
     expect((await login(b.base, ADMIN_EMAIL, chosen)).status).toBe(200);
     expect((await login(a.base, ADMIN_EMAIL, chosen)).status).toBe(200);
 
     // Not locked out: it says so.
-    const calm = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], envOf(dir), `${chosen}\n`);
+    const calm = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir, BRAKE), `${chosen}\n`);
     expectSuccess(calm);
     expect(calm.stdout).toMatch(/\nThe account was not locked out of signing in\.\n$/);
     await stopServer(a);

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transactionsOf, userByEmail } from './helpers/reads.js';
+import { ticketOf, transactionsOf, userByEmail } from './helpers/reads.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { expectError } from './helpers/expect.js';
-import { outboxOf } from './helpers/notify.js';
+import { get, totals } from './helpers/mail.js';
+import { mailsTo, outboxOf } from './helpers/notify.js';
 import { waitUntil } from './helpers/wait.js';
 
 // E-mail intake through POST /mailgate (SPEC B7, B6 loop rule, B5 errors; issue 4 points 1–5
@@ -73,24 +74,7 @@ async function postMultipart(s: TestServer, fields: Record<string, string | Blob
   return { status: res.status, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
 }
 
-
-/** Polls `probe` until `done` holds; never asserts on elapsed time, only on states. */
-async function get(s: TestServer, p: string) {
-  const res = await s.api('GET', p);
-  expect(res.status, `${p}: ${res.text}`).toBe(200);
-  return res.body;
-}
-const ticketOf = (s: TestServer, id: number) => get(s, `/tickets/${id}`);
 const intakeEntry = (s: TestServer, id: number) => get(s, `/mail/intake/${id}`);
-
-/** What a mail must not change: how many tickets, intake entries and users exist. */
-async function totals(s: TestServer) {
-  return {
-    tickets: (await get(s, '/tickets?limit=1')).total as number,
-    intake: (await get(s, '/mail/intake?limit=1')).total as number,
-    users: ((await get(s, '/users')).users as unknown[]).length,
-  };
-}
 
 /** Waits until the outbox has nothing left to send and every row is `sent`: the sink then holds all mail there will be. */
 async function settleOutbox(s: TestServer) {
@@ -100,7 +84,6 @@ async function settleOutbox(s: TestServer) {
   return rows;
 }
 
-const mailTo = (sink: SmtpSink, address: string) => sink.messages.filter((m) => m.envelope.to.includes(address));
 const mailAbout = (sink: SmtpSink, ticketId: number) =>
   sink.messages.filter((m) => (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`) || m.parsed.headers.get('x-hxdesk-ticket') === String(ticketId));
 
@@ -190,7 +173,7 @@ describe('the fixture corpus through POST /mailgate', () => {
 
     // The autoreply really goes out: to the sender, tagged, threaded to their message, marked automatic.
     await sink.waitFor(1); // the first mail this server sends
-    const [reply] = mailTo(sink, 'anna.schmidt@customer.example');
+    const [reply] = mailsTo(sink, 'anna.schmidt@customer.example');
     expect(reply.parsed.subject).toContain(`[hxdesk #${annaTicket}]`);
     expect(reply.parsed.inReplyTo).toBe('<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>');
     expect(reply.parsed.headers.get('auto-submitted')).toBe('auto-replied');
@@ -414,14 +397,14 @@ describe('the fixture corpus through POST /mailgate', () => {
     const opened = await postRaw(s, fresh(fixture('plain.eml'), { From: `Olga Novak <${olga}>` }));
     expect(opened.status).toBe(201);
     const id = opened.body.ticket_id;
-    await waitUntil('autoreply to olga', async () => mailTo(sink, olga), (m) => m.length === 1);
+    await waitUntil('autoreply to olga', async () => mailsTo(sink, olga), (m) => m.length === 1);
     const autoreply = (await outboxOf(s, id)).find((r) => r.kind === 'email');
 
     const resolved = await s.api('PATCH', `/tickets/${id}`, { body: { status: 'resolved' } });
     expect(resolved.status).toBe(200);
     const resolvedAt = resolved.body.ticket.resolved_at;
     expect(resolvedAt).toEqual(expect.any(String));
-    await waitUntil('resolve notice to olga', async () => mailTo(sink, olga), (m) => m.length === 2);
+    await waitUntil('resolve notice to olga', async () => mailsTo(sink, olga), (m) => m.length === 2);
     const outboxBefore = (await outboxOf(s, id)).length;
 
     const res = await postRaw(s, withHeaders(fixture('out-of-office.eml', { in_reply_to: autoreply.message_id }), { From: `Olga Novak <${olga}>` }));
@@ -442,7 +425,7 @@ describe('the fixture corpus through POST /mailgate', () => {
     expect(rows).toHaveLength(outboxBefore);
     expect(rows.filter((r) => r.transaction_id === res.body.transaction_id)).toEqual([]);
     await settleOutbox(s);
-    expect(mailTo(sink, olga)).toHaveLength(2);
+    expect(mailsTo(sink, olga)).toHaveLength(2);
     expect(mailAbout(sink, id)).toHaveLength(2);
   });
 
@@ -460,7 +443,7 @@ describe('the fixture corpus through POST /mailgate', () => {
     expect(create.scrip_results).toContainEqual(expect.objectContaining({ key: 'autoreply_on_create', ok: true, notifications: 0 }));
     expect(await outboxOf(s, res.body.ticket_id)).toEqual([]);
     await settleOutbox(s);
-    expect(mailTo(sink, 'paul.weber@customer.example')).toEqual([]);
+    expect(mailsTo(sink, 'paul.weber@customer.example')).toEqual([]);
   });
 
   it('bounce-dsn.eml: a delivery report is logged as ignored_auto: no ticket, no user, no change', async () => {
@@ -508,7 +491,7 @@ describe('the fixture corpus through POST /mailgate', () => {
     expect(await ticketOf(s, res.body.ticket_id)).toMatchObject({ queue_id: support, subject: '[vendor-announce] Scheduled maintenance on 22 May' });
     expect(await outboxOf(s, res.body.ticket_id)).toEqual([]);
     await settleOutbox(s);
-    expect(mailTo(sink, 'announce@lists.vendor.example')).toEqual([]);
+    expect(mailsTo(sink, 'announce@lists.vendor.example')).toEqual([]);
     expect(mailAbout(sink, res.body.ticket_id)).toEqual([]);
   });
 
@@ -530,7 +513,7 @@ describe('the fixture corpus through POST /mailgate', () => {
     const res = await postRaw(s, fresh(fixture('plain.eml'), { 'Auto-Submitted': 'no', From: 'Nora <nora@customer.example>' }));
     expect(res.status).toBe(201);
     expect(res.body.rule).toBe('new ticket; queue by recipient support@helpdesk.example');
-    await waitUntil('autoreply to nora', async () => mailTo(sink, 'nora@customer.example'), (m) => m.length === 1);
+    await waitUntil('autoreply to nora', async () => mailsTo(sink, 'nora@customer.example'), (m) => m.length === 1);
   });
 
   it('no-message-id.eml: processed under a sha256 identity; the same bytes again are a duplicate', async () => {

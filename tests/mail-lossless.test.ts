@@ -2,7 +2,7 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './helpers/expect.js';
 import {
-  base64Lines, corpus, entity, envelope, get, keptOf, MAILGATE_TOKEN, multipart, postMail, sha256,
+  base64Lines, corpus, entity, envelope, get, keptOf, MAILGATE_TOKEN, multipart, postMail, sha256, uuencode,
 } from './helpers/mail.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -23,21 +23,6 @@ async function created(raw: Buffer | string) {
 const withFrom = (raw: Buffer) => Buffer.concat([Buffer.from('From: Corpus <corpus@customer.example>\r\n'), raw]);
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-/** The data lines of a uuencoded file (45 bytes a line), as uuencode(1) writes them. */
-function uuencode(data: Buffer): string {
-  const ch = (n: number) => (n === 0 ? '`' : String.fromCharCode(n + 32));
-  let out = '';
-  for (let i = 0; i < data.length; i += 45) {
-    const line = data.subarray(i, i + 45);
-    out += ch(line.length);
-    for (let j = 0; j < line.length; j += 3) {
-      const [a, b = 0, c = 0] = [line[j], line[j + 1], line[j + 2]];
-      out += ch(a >> 2) + ch(((a << 4) | (b >> 4)) & 63) + ch(((b << 2) | (c >> 6)) & 63) + ch(c & 63);
-    }
-    out += '\r\n';
-  }
-  return out;
-}
 
 // ---- HTML-only bodies inside any multipart, in 27 charsets ------------------------------------
 
@@ -223,7 +208,7 @@ describe('inline parts that are files are files, not text', () => {
     for (const cte of ['x-uuencode', 'uuencode']) {
       const kept = await created(entity({ ...envelope(), 'Content-Type': 'multipart/mixed; boundary="uu"' }, multipart('uu', [
         entity({ 'Content-Type': 'text/plain' }, 'The scan is attached.'),
-        entity({ 'Content-Type': 'application/pdf; name="scan.pdf"', 'Content-Transfer-Encoding': cte }, `begin 644 scan.pdf\r\n${uuencode(PDF)}\`\r\nend`),
+        entity({ 'Content-Type': 'application/pdf; name="scan.pdf"', 'Content-Transfer-Encoding': cte }, uuencode('scan.pdf', PDF)),
       ])));
       expect(kept.body, cte).toBe('The scan is attached.');
       expect(kept.files.map((f) => [f.filename, f.content_type, sha256(f.content)]), cte).toEqual([['scan.pdf', 'application/pdf', sha256(PDF)]]);

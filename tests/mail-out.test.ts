@@ -8,7 +8,7 @@ import { rawCount, rawRun, sharedStoreEnv } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { mailTo as mailToSink, outboxOf, settle } from './helpers/notify.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { refs, startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { until } from './helpers/wait.js';
 
 // Mail out that other systems and people treat right (SPEC C3), end to end: changes through the
@@ -32,7 +32,6 @@ function rfc822(h: Record<string, string>, body: string, file?: { name: string; 
 
 type Row = Record<string, any>;
 const header = (m: ReceivedMail, name: string) => m.parsed.headers.get(name);
-const refs = (m: ReceivedMail) => [m.parsed.references ?? []].flat();
 const addrs = (v: any) => [v ?? []].flat().flatMap((a: any) => a.value).map((a: any) => ({ name: a.name, address: a.address }));
 const rawHeader = (m: ReceivedMail, name: string) => new RegExp(`^${name}:(.*(?:\\r?\\n[ \\t].*)*)`, 'im').exec(m.raw.split(/\r?\n\r?\n/)[0])?.[1].trim();
 
@@ -46,7 +45,7 @@ const mailTo = (to: string, pred: (m: ReceivedMail) => boolean) => mailToSink(si
 const forTicket = (id: number) => (m: ReceivedMail) => String(header(m, 'x-hxdesk-ticket')) === String(id);
 
 /** A ticket opened by customer mail (Cc kept as a cc watcher), owned by Olga. */
-async function customerTicket(subject: string, from: string, cc?: string) {
+async function olgasMailedTicket(subject: string, from: string, cc?: string) {
   const c1 = mid('c1');
   const res = await postMail(s, rfc822({ From: from, To: BILLING, ...(cc ? { Cc: cc } : {}), Subject: subject, 'Message-ID': c1 }, 'Our printer is on fire.'));
   expect(res.status, res.text).toBe(201);
@@ -79,7 +78,7 @@ afterAll(async () => {
 
 describe('headers', () => {
   it('a human reply: From "<agent> (<queue>)" encoded, Reply-To the queue, To/Cc the conversation, envelope one recipient, not Auto-Submitted', async () => {
-    const { id, c1 } = await customerTicket('Printer on fire', '"Zoë Ünicode" <zoe@customer.example>', 'Bob Cc <bob@customer.example>');
+    const { id, c1 } = await olgasMailedTicket('Printer on fire', '"Zoë Ünicode" <zoe@customer.example>', 'Bob Cc <bob@customer.example>');
     const autoreply = await mailTo('zoe@customer.example', forTicket(id));
     expect(addrs(autoreply.parsed.from)).toEqual([{ name: 'Billing', address: BILLING }]);
     expect(header(autoreply, 'auto-submitted')).toBe('auto-replied');
@@ -141,7 +140,7 @@ describe('headers', () => {
 describe('threading', () => {
   it('mail in, reply, customer reply, reply: References carry the chain in order, In-Reply-To the customer reply, subjects stay one', async () => {
     const subject = `VPN drops ${++seq}`;
-    const { id, c1 } = await customerTicket(subject, 'Carl Customer <carl@customer.example>');
+    const { id, c1 } = await olgasMailedTicket(subject, 'Carl Customer <carl@customer.example>');
     await reply(id, 'First answer.');
     const r1 = await mailTo('carl@customer.example', (m) => m.parsed.text?.includes('First answer.') ?? false);
 
@@ -191,7 +190,7 @@ describe('threading', () => {
   });
 
   it('25 replies: References hold 20 ids, the root first and the newest last, no duplicates', async () => {
-    const { id, c1 } = await customerTicket(`Long one ${++seq}`, 'Dora Long <dora@customer.example>', 'Eve Cc <eve@customer.example>');
+    const { id, c1 } = await olgasMailedTicket(`Long one ${++seq}`, 'Dora Long <dora@customer.example>', 'Eve Cc <eve@customer.example>');
     const sent: string[] = [];
     for (let i = 1; i <= 25; i++) {
       const tx = await reply(id, `Reply number ${i}.`, { settle: false });
@@ -219,7 +218,7 @@ describe('multipart/alternative', () => {
   let row: Row;
 
   beforeAll(async () => {
-    const { id } = await customerTicket(`Escapes ${++seq}`, 'Finn <finn@customer.example>');
+    const { id } = await olgasMailedTicket(`Escapes ${++seq}`, 'Finn <finn@customer.example>');
     const tx = await reply(id, body);
     row = (await outboxOf(s, id)).find((r) => r.transaction_id === tx.id && r.audience === 'customer')!;
     mail = await mailTo('finn@customer.example', (m) => m.parsed.messageId === row.message_id);
@@ -269,7 +268,7 @@ describe('multipart/alternative', () => {
 
 describe('a long body', () => {
   it('over 512 KiB goes out as text only (hostile text could make many times its size in HTML)', async () => {
-    const { id } = await customerTicket(`Huge ${++seq}`, 'Hugo <hugo@customer.example>');
+    const { id } = await olgasMailedTicket(`Huge ${++seq}`, 'Hugo <hugo@customer.example>');
     // The customer mails a huge log; the owner's notification quotes it.
     const text = `Log follows.\n${'>>>> line\nplain\n'.repeat(40_000)}`;
     const res = await postMail(s, rfc822({ From: 'hugo@customer.example', To: BILLING, Subject: `Re: [hxdesk #${id}] Huge`, 'Message-ID': mid('hugo') }, text));
@@ -286,7 +285,7 @@ describe('a long body', () => {
 
 describe('attachments', () => {
   it("go out with a public reply: the transaction's files, as stored, beside the text and HTML", async () => {
-    const { id } = await customerTicket(`Invoice ${++seq}`, 'Gus <gus@customer.example>');
+    const { id } = await olgasMailedTicket(`Invoice ${++seq}`, 'Gus <gus@customer.example>');
     const pdf = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919) % 256));
     // Ann answers by mail, with a file: a Correspond by Ann (a person), relayed to the requester.
     const res = await postMail(s, rfc822({ From: `Ann Lée <${ann.email}>`, To: BILLING, Subject: `Re: [hxdesk #${id}] Invoice`, 'Message-ID': mid('ann') },

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
-import { base64Lines, entity, envelope, get, keptOf, MAILGATE_TOKEN, postMail, sha256 } from './helpers/mail.js';
+import { base64Lines, entity, envelope, get, keptOf, MAILGATE_TOKEN, postMail, sha256, uuencode } from './helpers/mail.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
 // Issue 12 §1 last point and §3: a message whose text is huge or pathological still becomes a
@@ -13,21 +13,6 @@ let s: TestServer;
 beforeAll(async () => { s = await startServer({ MAILGATE_TOKEN, MAIL_SENDER_MAX_PER_HOUR: '100000' }); });
 afterAll(async () => { await s.close(); });
 
-/** `begin 644 name` … `end`: the classic uuencoding of a file. */
-function uuencode(name: string, data: Buffer): string {
-  const lines = [`begin 644 ${name}`];
-  const ch = (n: number) => String.fromCharCode(n === 0 ? 96 : n + 32);
-  for (let i = 0; i < data.length; i += 45) {
-    const chunk = data.subarray(i, i + 45);
-    let line = ch(chunk.length);
-    for (let j = 0; j < chunk.length; j += 3) {
-      const [a, b = 0, c = 0] = chunk.subarray(j, j + 3);
-      line += ch(a >> 2) + ch(((a << 4) | (b >> 4)) & 63) + ch(((b << 2) | (c >> 6)) & 63) + ch(c & 63);
-    }
-    lines.push(line);
-  }
-  return [...lines, '`', 'end'].join('\r\n');
-}
 
 describe('huge and pathological text', () => {
   it('NUL bytes in the subject, the sender\'s name and the text (which PostgreSQL text cannot hold) become U+FFFD; the raw message is kept as it came', async () => {

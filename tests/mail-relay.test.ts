@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToken } from '../src/domain/auth.js';
 import { expectError } from './helpers/expect.js';
 import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { mailTo, outboxOf, settle } from './helpers/notify.js';
 import { portalPathIn, replyForm } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { mintedToken } from './helpers/session.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { uniq } from './helpers/unique.js';
 
@@ -35,7 +35,7 @@ async function mail(h: { from: string; to?: string[]; cc?: string[]; subject: st
   expect(res.status, res.text).toBeLessThan(300);
   return res.body as { ticket_id: number; transaction_id: number; intake_id: number; rule: string };
 }
-const ticketOf = async (id: number) => {
+const ticketWithNotAdded = async (id: number) => {
   const res = await s.api('GET', `/tickets/${id}`);
   expect(res.status, res.text).toBe(200);
   const notAdded = await s.api('GET', `/tickets/${id}/cc-not-added`);
@@ -50,7 +50,7 @@ describe('Cc from mail, bounded', () => {
   it('a new ticket: 10 of 15 new people become Cc; the other 5 are listed as not added, with the reason, and get no account', async () => {
     const named = people('p', 15);
     const res = await mail({ from: 'Carla <carla@customer.example>', to: named.slice(0, 4), cc: named.slice(4), subject: 'Fifteen people' });
-    const t = await ticketOf(res.ticket_id);
+    const t = await ticketWithNotAdded(res.ticket_id);
     expect(await emailsOf(t.cc)).toEqual(named.slice(0, 10));
     expect(t.cc_not_added.map((n: any) => [n.email, n.reason])).toEqual(named.slice(10).map((e) => [e, 'more than 10 new people in one message']));
     expect(t.cc_not_added[0]).toMatchObject({ transaction_id: expect.any(Number), name: '' });
@@ -59,7 +59,7 @@ describe('Cc from mail, bounded', () => {
 
     // Customers do not see the list.
     const carla = ((await s.api('GET', '/users?q=carla%40customer.example')).body.users as any[])[0];
-    const token = (await createToken(s.db, { id: carla.id, email: carla.email, name: '', role: 'requester' }, 'tests')).token;
+    const token = await mintedToken(s, carla);
     expect((await s.api('GET', `/tickets/${res.ticket_id}`, { token })).status).toBe(200);
     expectError(await s.api('GET', `/tickets/${res.ticket_id}/cc-not-added`, { token }), 403, 'forbidden');
 
@@ -70,7 +70,7 @@ describe('Cc from mail, bounded', () => {
     expect(page.text).toContain(`value="${named[10]}"`);
     const add = await s.api('POST', `/tickets/${res.ticket_id}/watchers`, { token: agent.token, form: { role: 'cc', email: named[10] } });
     expect(add.status, add.text).toBe(201);
-    const after = await ticketOf(res.ticket_id);
+    const after = await ticketWithNotAdded(res.ticket_id);
     expect(after.cc).toHaveLength(11);
     expect(after.cc_not_added.map((n: any) => n.email)).toEqual(named.slice(11));
   });
@@ -78,7 +78,7 @@ describe('Cc from mail, bounded', () => {
   it('a message naming 1,000 people: 10 become Cc, 50 are listed, and the rule counts the rest', async () => {
     const named = people('k', 1000, 'crowd.example');
     const res = await mail({ from: 'fay@customer.example', cc: named, subject: 'A crowd' });
-    const t = await ticketOf(res.ticket_id);
+    const t = await ticketWithNotAdded(res.ticket_id);
     expect(await emailsOf(t.cc)).toEqual(named.slice(0, 10));
     expect(t.cc_not_added.map((n: any) => n.email)).toEqual(named.slice(10, 60));
     // To/Cc name our own address first, then the 1,000: 200 looked at, 199 of them new.
@@ -90,17 +90,17 @@ describe('Cc from mail, bounded', () => {
     const res = await mail({ from: 'dan@customer.example', cc: first, subject: 'Twenty' });
     const second = people('b', 10);
     await mail({ from: 'dan@customer.example', cc: second, subject: `Re: [hxdesk #${res.ticket_id}] Twenty` });
-    expect((await ticketOf(res.ticket_id)).cc).toHaveLength(20);
+    expect((await ticketWithNotAdded(res.ticket_id)).cc).toHaveLength(20);
     // One of them writes too, naming two more: the ticket is full.
     const third = await mail({ from: first[0], cc: people('c', 2), subject: `Re: [hxdesk #${res.ticket_id}] Twenty` });
     expect(third.rule).toContain('Cc from mail: 0 added, 2 not added (20 people were already added to this ticket from mail)');
-    const t = await ticketOf(res.ticket_id);
+    const t = await ticketWithNotAdded(res.ticket_id);
     expect(t.cc).toHaveLength(20);
     expect(t.cc_not_added.map((n: any) => n.reason)).toEqual(['20 people were already added to this ticket from mail', '20 people were already added to this ticket from mail']);
     // Staff take someone off: mail still cannot add another in their place.
     expect((await s.api('DELETE', `/tickets/${res.ticket_id}/watchers/cc/${t.cc[0]}`)).status).toBe(204);
     await mail({ from: 'dan@customer.example', cc: people('d', 1), subject: `Re: [hxdesk #${res.ticket_id}] Twenty` });
-    expect((await ticketOf(res.ticket_id)).cc).toHaveLength(19);
+    expect((await ticketWithNotAdded(res.ticket_id)).cc).toHaveLength(19);
   });
 
   it('a queue may lower the bounds (never raise them), and keep no Cc from mail at all', async () => {
@@ -112,9 +112,9 @@ describe('Cc from mail, bounded', () => {
     expect((await s.api('GET', `/queues/${q.body.id}`)).body.mail_cc_per_ticket).toBe(3);
 
     const res = await mail({ from: 'erin@customer.example', to: ['low@helpdesk.example'], cc: people('l', 5), subject: 'Low bounds' });
-    expect((await ticketOf(res.ticket_id)).cc).toHaveLength(2);
+    expect((await ticketWithNotAdded(res.ticket_id)).cc).toHaveLength(2);
     await mail({ from: 'erin@customer.example', to: ['low@helpdesk.example'], cc: people('m', 3), subject: `Re: [hxdesk #${res.ticket_id}]` });
-    const t = await ticketOf(res.ticket_id);
+    const t = await ticketWithNotAdded(res.ticket_id);
     expect(t.cc).toHaveLength(3);
     expect(t.cc_not_added.map((n: any) => n.reason)).toEqual([
       'more than 2 new people in one message', 'more than 2 new people in one message', 'more than 2 new people in one message',
@@ -123,7 +123,7 @@ describe('Cc from mail, bounded', () => {
 
     expect((await s.api('PATCH', `/queues/${q.body.id}`, { body: { keep_mail_cc: false } })).status).toBe(200);
     const off = await mail({ from: 'erin@customer.example', to: ['low@helpdesk.example'], cc: people('o', 3), subject: 'No Cc here' });
-    const none = await ticketOf(off.ticket_id);
+    const none = await ticketWithNotAdded(off.ticket_id);
     expect(none.cc).toEqual([]);
     expect(none.cc_not_added).toEqual([]);
     expect(off.rule).toContain('Cc from mail is off in queue Low: 3 not added');
@@ -134,7 +134,7 @@ describe('no relay before staff speak', () => {
   /** Carla's new ticket with her colleague Dora in Cc (Dora is made Cc: within bounds). */
   async function ticketWithDora() {
     const res = await mail({ from: 'Carla <carla@customer.example>', cc: ['dora@customer.example'], subject: uniq('Relay ') }, 'First message.');
-    const t = await ticketOf(res.ticket_id);
+    const t = await ticketWithNotAdded(res.ticket_id);
     expect(await emailsOf(t.cc)).toEqual(['dora@customer.example']);
     return res.ticket_id;
   }
@@ -181,7 +181,7 @@ describe('no relay before staff speak', () => {
     const first = await mail({ from: 'spammer@bulk.example', cc: people('s0-', 50), subject: 'Cheap watches' });
     for (let i = 1; i <= 5; i++) await mail({ from: 'spammer@bulk.example', cc: people(`s${i}-`, 50), subject: `Re: [hxdesk #${first.ticket_id}] Cheap watches` });
     await settle(s, first.ticket_id);
-    const t = await ticketOf(first.ticket_id);
+    const t = await ticketWithNotAdded(first.ticket_id);
     expect(t.cc).toHaveLength(20);
     expect((await customerMail(first.ticket_id)).map((r) => r.recipient)).toEqual(['spammer@bulk.example']); // the autoreply to the sender
     expect(sink.messages.filter((m) => m.envelope.to.some((a) => a.endsWith('@strangers.example')))).toEqual([]);

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers/server.js';
+import { get, ticketsTitled, totals } from './helpers/mail.js';
 import { message, runMailgate, type MailgateRun } from './helpers/mailgate.js';
 import { freePort } from './helpers/net.js';
 
@@ -34,22 +35,9 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function get(s: TestServer, p: string) {
-  const res = await s.api('GET', p);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
-const totals = async (s: TestServer) => ({
-  tickets: (await get(s, '/tickets?limit=1')).total as number,
-  intake: (await get(s, '/mail/intake?limit=1')).total as number,
-});
 /** The intake entries of one Message-ID (newest first). */
 async function intakeOf(s: TestServer, messageId: string) {
   return ((await get(s, '/mail/intake?limit=500')).intake as any[]).filter((e) => e.message_id === messageId);
-}
-/** The tickets whose subject is exactly `subject`. */
-async function ticketsTitled(s: TestServer, subject: string) {
-  return ((await get(s, `/tickets?q=${encodeURIComponent(subject)}&limit=500`)).tickets as any[]).filter((t) => t.subject === subject);
 }
 /** What /mailgate itself answers for `raw` (the B5 error the command must pass on). */
 async function answerOf(s: TestServer, raw: string | Buffer) {
@@ -270,7 +258,7 @@ describe('hxdesk-mailgate when hxdesk cannot take the message', () => {
     const run = await runMailgate(gate(off), m.raw);
     expectExit(run, EX_TEMPFAIL);
     expect(run.stderr).toMatch(/^hxdesk-mailgate: hxdesk cannot take the message now \(503 unavailable: .*MAILGATE_TOKEN.*\); the MTA will retry\n$/);
-    expect(await totals(off)).toEqual({ tickets: 0, intake: 0 });
+    expect(await totals(off)).toMatchObject({ tickets: 0, intake: 0 });
   });
 
   it('429 rate_limited is exit 75 (retried later), as is any 5xx, even without a JSON body', async () => {

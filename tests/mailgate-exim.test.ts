@@ -3,16 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExim, type Exim } from './helpers/exim.js';
+import { ticketsTitled } from './helpers/mail.js';
 import { message } from './helpers/mailgate.js';
 import { freePort } from './helpers/net.js';
-import { killAll, spawnServer, type ServerProcess } from './helpers/process.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, killAll, serverEnv, spawnServer, type ServerProcess } from './helpers/process.js';
+import { signIn } from './helpers/session.js';
 
 // A real MTA end to end (SPEC C1, decision 015): Debian's Exim, run from its own config, pipes
 // mail for helpdesk.test into `hxdesk-mailgate` with the README's transport. hxdesk runs as
 // its own process on a fixed loopback port, so it can be down when mail arrives and come back.
 
 const TOKEN = 'mailgate-exim-secret-0123456789';
-const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-exim-data-'));
 let port: number;
 let exim: Exim;
@@ -31,19 +32,15 @@ afterAll(() => {
 });
 
 async function startHxdesk() {
-  hxdesk = await spawnServer({ PORT: String(port), DATA_DIR: dataDir, MAILGATE_TOKEN: TOKEN, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  hxdesk = await spawnServer(serverEnv(dataDir, { PORT: String(port), MAILGATE_TOKEN: TOKEN }));
   children.push(hxdesk);
-  const login = await fetch(`${hxdesk.base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-  expect(login.status).toBe(200);
-  cookie = login.headers.get('set-cookie')!.split(';')[0];
+  cookie = await signIn(hxdesk.base, ADMIN_EMAIL, ADMIN_PASSWORD);
 }
 async function get(p: string) {
   const res = await fetch(`${hxdesk!.base}${p}`, { headers: { cookie } });
   expect(res.status).toBe(200);
   return (await res.json()) as any;
 }
-const ticketsTitled = async (subject: string) =>
-  ((await get(`/tickets?q=${encodeURIComponent(subject)}&limit=500`)).tickets as any[]).filter((t) => t.subject === subject);
 /** The log lines Exim wrote about one of its message ids. */
 const logOf = (id: string) => exim.mainlog().split('\n').filter((l) => l.includes(id)).join('\n');
 
@@ -67,7 +64,7 @@ describe('Exim → hxdesk-mailgate → hxdesk', () => {
     expect(res.code, res.output).toBe(0);
     expect(await exim.queued()).toEqual([]);
     expect(logOf(id)).toMatch(/=> support <support@helpdesk\.test> R=hxdesk T=hxdesk_mailgate/);
-    const tickets = await ticketsTitled(whileDown.subject);
+    const tickets = await ticketsTitled(get, whileDown.subject);
     expect(tickets).toHaveLength(1);
     expect(tickets[0].description).toContain('It is on the floor again.');
     // A second queue run finds nothing; the same message submitted again is a duplicate (0): still one ticket.
@@ -75,7 +72,7 @@ describe('Exim → hxdesk-mailgate → hxdesk', () => {
     const again = await exim.submit(whileDown.raw, 'ann@customer.test', 'support@helpdesk.test');
     expect(again.code, again.output).toBe(0);
     expect(await exim.queued()).toEqual([]);
-    expect(await ticketsTitled(whileDown.subject)).toHaveLength(1);
+    expect(await ticketsTitled(get, whileDown.subject)).toHaveLength(1);
     const entries = ((await get('/mail/intake?limit=500')).intake as any[]).filter((e) => e.message_id === whileDown.messageId);
     expect(entries).toMatchObject([{ verdict: 'created', ticket_id: tickets[0].id }]);
     expect(exim.senderMail()).toBe('');
@@ -86,7 +83,7 @@ describe('Exim → hxdesk-mailgate → hxdesk', () => {
     const res = await exim.submit(m.raw, 'bob@customer.test', 'support@helpdesk.test');
     expect(res.code, res.output).toBe(0);
     expect(await exim.queued()).toEqual([]);
-    const [ticket] = await ticketsTitled(m.subject);
+    const [ticket] = await ticketsTitled(get, m.subject);
     expect((await get(`/users/${ticket.requester_id}`)).email).toBe('bob@customer.test');
     const entry = ((await get('/mail/intake?limit=500')).intake as any[]).find((e) => e.message_id === m.messageId);
     const raw = (await get(`/mail/intake/${entry.id}`)).raw as string;
@@ -119,6 +116,6 @@ describe('Exim → hxdesk-mailgate → hxdesk', () => {
     expect(logOf(queued[0])).toMatch(/defer \(0\): Child process of hxdesk_wrong_token transport returned 75/);
     expect(exim.mainlog()).toMatch(/refused the mail gateway's token \(401 unauthenticated/);
     expect(exim.senderMail()).toBe(bounces);
-    expect(await ticketsTitled(m.subject)).toEqual([]);
+    expect(await ticketsTitled(get, m.subject)).toEqual([]);
   });
 });

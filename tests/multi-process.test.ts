@@ -3,7 +3,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { pgAvailable, startPostgres, type PgCluster } from './helpers/postgres.js';
-import { killAll, processScope, spawnServer, type ServerProcess, send } from './helpers/process.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, killAll, processScope, type ServerProcess, send } from './helpers/process.js';
+import { tokenFor } from './helpers/session.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -18,11 +19,9 @@ import { waitUntil } from './helpers/wait.js';
 const pgTest = describe.skipIf(!pgAvailable());
 // Whole processes start, crash and take over: their waits are long.
 const PROCS = { timeoutMs: 60_000, intervalMs: 50 };
-const ADMIN_EMAIL = 'admin@example.com';
-const ADMIN_PASSWORD = 'admin-password-123';
 const LOGIN_LIMIT = 4;
 const MAILGATE_TOKEN = 'mailgate-secret-for-both';
-const { children, dataDir } = processScope('multi');
+const { children, dataDir, serve } = processScope('multi');
 
 /** Polls `probe` until `done` holds; never asserts on elapsed time, only on states. */
 
@@ -36,12 +35,13 @@ async function inParallel<T>(jobs: (() => Promise<T>)[], width: number): Promise
   return out;
 }
 
-const ticketOf = (m: ReceivedMail) => Number(/\[hxdesk #(\d+)\]/.exec(m.parsed.subject ?? '')?.[1] ?? 0);
+/** The ticket number a mail's subject carries (`[hxdesk #n]`), or 0. */
+const subjectTicket = (m: ReceivedMail) => Number(/\[hxdesk #(\d+)\]/.exec(m.parsed.subject ?? '')?.[1] ?? 0);
 /** `recipient ticket` of every accepted message, with how often each arrived. */
 function deliveries(messages: ReceivedMail[]): Map<string, number> {
   const n = new Map<string, number>();
   for (const m of messages) for (const to of m.envelope.to) {
-    const k = `${to.toLowerCase()} #${ticketOf(m)}`;
+    const k = `${to.toLowerCase()} #${subjectTicket(m)}`;
     n.set(k, (n.get(k) ?? 0) + 1);
   }
   return n;
@@ -58,17 +58,13 @@ pgTest('two server processes on one PostgreSQL database', () => {
   let token = '';
   let queueId = 0;
 
-  const envOf = () => ({
-    DATABASE_URL: url, DATA_DIR: dataDir(), ADMIN_EMAIL, ADMIN_PASSWORD, SMTP_URL: sink.url, MAIL_FROM: 'support@example.com',
+  /** One more process on the shared database (a data directory of its own), mailing to the one sink, polling the one mailbox. */
+  const serveShared = () => serve({ DATABASE_URL: url, DATA_DIR: dataDir() }, {
+    SMTP_URL: sink.url, MAIL_FROM: 'support@example.com',
     WEBHOOK_SECRET: 'one-secret-for-every-process', OUTBOX_POLL_MS: '200', OUTBOX_RETRY_BASE_MS: '200',
     LOGIN_MAX_FAILURES: String(LOGIN_LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '100000',
     IMAP_URL: dovecot.url(), IMAP_POLL_SECONDS: '0.2', MAILGATE_TOKEN,
   });
-  async function serve(): Promise<ServerProcess> {
-    const s = await spawnServer(envOf());
-    children.push(s);
-    return s;
-  }
   const kill9 = async (s: ServerProcess) => { process.kill(-s.child.pid!, 'SIGKILL'); await s.exit; };
 
   /** Outbox rows by status, read from the database itself. */
@@ -99,12 +95,8 @@ pgTest('two server processes on one PostgreSQL database', () => {
     sink = await startSmtpSink();
     dovecot = await startDovecot();
     // Both start at once on the empty database: both try to seed it, one does.
-    [a, b] = await Promise.all([serve(), serve()]);
-    const admin = await send(a.base, 'POST', '/login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-    expect(admin.status).toBe(200);
-    const tok = await send(a.base, 'POST', '/tokens', { name: 'multi-process' }, { cookie: admin.cookie });
-    expect(tok.status).toBe(201);
-    token = tok.body.token;
+    [a, b] = await Promise.all([serveShared(), serveShared()]);
+    token = await tokenFor(a.base, ADMIN_EMAIL, ADMIN_PASSWORD, 'multi-process');
     const queues = await send(b.base, 'GET', '/queues', undefined, { token });
     expect(queues.status).toBe(200);
     queueId = (queues.body.queues ?? queues.body).find((q: { name: string }) => q.name === 'General').id;
@@ -237,7 +229,7 @@ pgTest('two server processes on one PostgreSQL database', () => {
     expect(more.status).toBe(201);
     await waitUntil('the survivor mid-delivery', async () => ({ byPid: [...await claimedByPid()], held: sink.held() }),
       (s) => s.byPid.length === 1 && s.byPid[0][0] === survivor.child.pid && s.held === 1, PROCS);
-    const restarted = await serve();
+    const restarted = await serveShared();
     if (victim === a) a = restarted; else b = restarted;
     sink.release();
     await expectEachDeliveredOnce();
@@ -280,7 +272,7 @@ pgTest('two server processes on one PostgreSQL database', () => {
     for (const s of ['First by IMAP', 'Second by IMAP', 'After the poller died']) expect(await ticketsWith(s)).toHaveLength(1);
     const { rows: intake } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM mail_intake WHERE message_id LIKE '<imap-%'");
     expect(intake[0].n).toBe(3);
-    if (holder === a) a = await serve(); else b = await serve();
+    if (holder === a) a = await serveShared(); else b = await serveShared();
   }, 120_000);
 
   it('the poller\'s lock connection cut by the database: it notices, and one process polls again', async () => {

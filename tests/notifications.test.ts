@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRun } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
+import { transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { outboxOf as outboxOfServer, settle as settleOutbox } from './helpers/notify.js';
-import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
+import { mailsTo, outboxOf as outboxOfServer, settle as settleOutbox } from './helpers/notify.js';
+import { refs, startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
 import { until } from './helpers/wait.js';
 import { uniq } from './helpers/unique.js';
 
@@ -46,25 +47,20 @@ async function comment(id: number, body: Record<string, unknown>, token?: string
   return res.body as { transaction: Record<string, any>; scrip_results: Record<string, any>[] };
 }
 
-async function transactions(id: number, server = s) {
-  const res = await server.api('GET', `/tickets/${id}/transactions`);
-  expect(res.status, res.text).toBe(200);
-  return res.body.transactions as Record<string, any>[];
-}
 
 const outboxOf = (ticketId: number, server = s) => outboxOfServer(server, ticketId);
 
 /** Waits until every outbox row of the ticket is delivered, so the sink holds all its mail. */
 const settle = (ticketId: number) => settleOutbox(s, ticketId);
 
-const ticketOf = (m: ReceivedMail) => m.parsed.headers.get('x-hxdesk-ticket');
+/** The ticket a mail is about, as its X-Hxdesk-Ticket header says. */
+const ticketHeader = (m: ReceivedMail) => m.parsed.headers.get('x-hxdesk-ticket');
 /** Every mail the sink received about this ticket, in arrival order. */
-const mailsOf = (ticketId: number) => sink.messages.filter((m) => String(ticketOf(m)) === String(ticketId));
-const mailsTo = (email: string) => sink.messages.filter((m) => m.envelope.to.includes(email));
+const mailsOf = (ticketId: number) => sink.messages.filter((m) => String(ticketHeader(m)) === String(ticketId));
 const header = (m: ReceivedMail, name: string) => String(m.parsed.headers.get(name) ?? '');
-const refs = (m: ReceivedMail) => [m.parsed.references ?? []].flat();
 
-async function waitForMail(label: string, pred: (m: ReceivedMail) => boolean) {
+/** The first mail the sink received that `pred` holds for, waiting for it. */
+async function firstMailWhere(label: string, pred: (m: ReceivedMail) => boolean) {
   return until(label, () => sink.messages.find(pred));
 }
 
@@ -95,7 +91,7 @@ describe('on create: the autoreply', () => {
       { scrip_id: scripIds.notify_staff_on_create, key: 'notify_staff_on_create', action: 'notify_staff_watchers', ok: true, notifications: 0 },
     ]);
     // Stored on the Create transaction.
-    const txs = await transactions(ticket.id);
+    const txs = await transactionsOf(s, ticket.id);
     expect(txs.map((t) => t.type)).toEqual(['Create']);
     expect(txs[0].scrip_results).toEqual(scrip_results);
 
@@ -169,7 +165,7 @@ describe('on correspond and comment', () => {
       { scrip_id: scripIds.notify_owner_on_correspond, key: 'notify_owner_on_correspond', action: 'notify_owner_and_admin_cc', ok: true, notifications: 1 },
       { scrip_id: scripIds.open_inactive_on_correspond, key: 'open_inactive_on_correspond', action: 'open_inactive', ok: true, notifications: 0 },
     ]);
-    const stored = (await transactions(ticketId)).find((t) => t.id === transaction.id)!;
+    const stored = (await transactionsOf(s, ticketId)).find((t) => t.id === transaction.id)!;
     expect(stored.scrip_results).toEqual(scrip_results);
 
     await settle(ticketId);
@@ -189,7 +185,7 @@ describe('on correspond and comment', () => {
     }
     expect(new Set(replies.map((m) => m.parsed.messageId)).size).toBe(2);
     // The actor gets none of it.
-    expect(mailsTo(actor.email)).toEqual([]);
+    expect(mailsTo(sink, actor.email)).toEqual([]);
   });
 
   it('an internal comment (the default) sends no mail to the requester', async () => {
@@ -199,32 +195,32 @@ describe('on correspond and comment', () => {
     expect(transaction.type).toBe('Comment');
     // SPEC C2: a note goes to the owner and AdminCc only.
     expect(scrip_results).toEqual([result('notify_staff_on_comment', true, 1)]);
-    expect((await transactions(ticketId)).find((t) => t.id === transaction.id)!.scrip_results).toEqual(scrip_results);
+    expect((await transactionsOf(s, ticketId)).find((t) => t.id === transaction.id)!.scrip_results).toEqual(scrip_results);
     expect((await outboxOf(ticketId)).slice(before).map((r) => [r.recipient, r.audience])).toEqual([[owner.email, 'staff']]);
 
     // Something that does mail the requester afterwards; once it is here, the note would be too.
     const marker = uniq('Public follow-up.');
     await comment(ticketId, { body: marker, internal: false }, actor.token);
-    await waitForMail('the follow-up to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(marker));
+    await firstMailWhere('the follow-up to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(marker));
     await settle(ticketId);
     expect(sink.messages.filter((m) => m.parsed.text?.includes(note)).map((m) => m.envelope.to)).toEqual([[owner.email]]);
-    expect(mailsTo(requester.email).filter((m) => String(ticketOf(m)) === String(ticketId))).toHaveLength(3); // autoreply + 2 replies
+    expect(mailsTo(sink, requester.email).filter((m) => String(ticketHeader(m)) === String(ticketId))).toHaveLength(3); // autoreply + 2 replies
   });
 
   it('the owner replying gets nothing of their own reply; the requester does', async () => {
     const text = uniq('Owner here: fixed.');
-    const ownerMailsBefore = mailsTo(owner.email).length;
+    const ownerMailsBefore = mailsTo(sink, owner.email).length;
     const { scrip_results } = await comment(ticketId, { body: text, internal: false }, owner.token);
     expect(scrip_results).toEqual([
       result('notify_requester_on_correspond', true, 1),
       result('notify_owner_on_correspond', true, 0),
       result('open_inactive_on_correspond', true, 0),
     ]);
-    await waitForMail('the owner reply to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(text));
+    await firstMailWhere('the owner reply to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(text));
     await settle(ticketId);
     const about = mailsOf(ticketId).filter((m) => m.parsed.text?.includes(text));
     expect(about.map((m) => m.envelope.to)).toEqual([[requester.email]]);
-    expect(mailsTo(owner.email)).toHaveLength(ownerMailsBefore);
+    expect(mailsTo(sink, owner.email)).toHaveLength(ownerMailsBefore);
   });
 
   it('a requester replying is not sent their own reply; the owner gets it', async () => {
@@ -276,7 +272,7 @@ describe('on owner and team change', () => {
     expect(scrip_results).toEqual([
       { scrip_id: scripIds.notify_owner_on_owner_change, key: 'notify_owner_on_owner_change', action: 'notify_owner', ok: true, notifications: 1 },
     ]);
-    const tx = (await transactions(ticket.id)).find((t) => t.type === 'SetOwner')!;
+    const tx = (await transactionsOf(s, ticket.id)).find((t) => t.type === 'SetOwner')!;
     expect(tx).toMatchObject({ field: 'owner_id', new_value: String(owner.id) });
     expect(tx.scrip_results).toEqual(scrip_results);
     await settle(ticket.id);
@@ -296,9 +292,9 @@ describe('on owner and team change', () => {
     expect(taken.scrip_results).toEqual([result('notify_owner_on_owner_change', true, 0)]);
     // Then hands it back, which does mail the previous owner: once that is here, the taker's would be too.
     await patchTicket(ticket.id, { owner_id: owner.id }, taker.token);
-    await until('the second Owner notice', () => mailsTo(owner.email).filter((x) => String(ticketOf(x)) === String(ticket.id)).length === 2);
+    await until('the second Owner notice', () => mailsTo(sink, owner.email).filter((x) => String(ticketHeader(x)) === String(ticket.id)).length === 2);
     await settle(ticket.id);
-    expect(mailsTo(taker.email)).toEqual([]);
+    expect(mailsTo(sink, taker.email)).toEqual([]);
   });
 
   it('every active member of the new team gets the Team notice once, except the actor and disabled users', async () => {
@@ -322,7 +318,7 @@ describe('on owner and team change', () => {
     expect(scrip_results).toEqual([
       { scrip_id: scripIds.notify_team_on_team_change, key: 'notify_team_on_team_change', action: 'notify_team', ok: true, notifications: 2 },
     ]);
-    const tx = (await transactions(ticket.id)).find((t) => t.type === 'SetTeam')!;
+    const tx = (await transactionsOf(s, ticket.id)).find((t) => t.type === 'SetTeam')!;
     expect(tx.scrip_results).toEqual(scrip_results);
     const rows = (await settle(ticket.id)).filter((r) => r.transaction_id === tx.id);
     expect(rows.map((r) => r.recipient).sort()).toEqual([member.email, ownerMember.email].sort());
@@ -335,8 +331,8 @@ describe('on owner and team change', () => {
       expect(m.parsed.subject).toContain(team.body.name);
       expect(header(m, 'auto-submitted')).toBe('auto-generated');
     }
-    expect(mailsTo(actor.email)).toEqual([]);
-    expect(mailsTo(disabled.email)).toEqual([]);
+    expect(mailsTo(sink, actor.email)).toEqual([]);
+    expect(mailsTo(sink, disabled.email)).toEqual([]);
   });
 
   it('one PATCH changing owner and team records both transactions, each with its own results', async () => {
@@ -348,11 +344,11 @@ describe('on owner and team change', () => {
     await settle(ticket.id);
     const { scrip_results } = await patchTicket(ticket.id, { owner_id: owner.id, team_id: team.body.id });
     expect(scrip_results).toEqual([result('notify_owner_on_owner_change', true, 1), result('notify_team_on_team_change', true, 1)]);
-    const txs = await transactions(ticket.id);
+    const txs = await transactionsOf(s, ticket.id);
     expect(txs.find((t) => t.type === 'SetOwner')!.scrip_results).toEqual([scrip_results[0]]);
     expect(txs.find((t) => t.type === 'SetTeam')!.scrip_results).toEqual([scrip_results[1]]);
     await settle(ticket.id);
-    expect(mailsTo(owner.email).map((m) => m.parsed.subject)).toEqual([
+    expect(mailsTo(sink, owner.email).map((m) => m.parsed.subject)).toEqual([
       expect.stringContaining('assigned to you'), expect.stringContaining('moved to team'),
     ]);
   });
@@ -405,7 +401,7 @@ describe('resolve and reopen', () => {
     const now = (await s.api('GET', `/tickets/${ticket.id}`)).body;
     expect(now.status).toBe('open');
     expect(now.resolved_at).toBeNull();
-    const txs = await transactions(ticket.id);
+    const txs = await transactionsOf(s, ticket.id);
     const i = txs.findIndex((t) => t.id === reply.transaction.id);
     expect(txs.slice(i).map((t) => t.type)).toEqual(['Correspond', 'Status']);
     const reopen = txs[i + 1];
@@ -418,7 +414,7 @@ describe('resolve and reopen', () => {
     // mail from the reopen would be too.
     const stalled = await patchTicket(ticket.id, { status: 'stalled' }, owner.token);
     expect(stalled.scrip_results).toEqual([{ scrip_id: watcher.body.id, key: watcher.body.key, action: 'notify_requester', ok: true, notifications: 1 }]);
-    await waitForMail('the stalled notice', (m) => m.envelope.to.includes(requester.email) && m.parsed.subject === `[hxdesk #${ticket.id}] Status is now stalled`);
+    await firstMailWhere('the stalled notice', (m) => m.envelope.to.includes(requester.email) && m.parsed.subject === `[hxdesk #${ticket.id}] Status is now stalled`);
     await settle(ticket.id);
     const statusMails = mailsOf(ticket.id).filter((m) => m.parsed.subject?.includes('Status is now'));
     expect(statusMails.map((m) => m.parsed.subject)).toEqual([
@@ -458,7 +454,7 @@ describe('which scrips run', () => {
     // notify_staff_on_create shares sort_order 15 with `late` and is older: the id breaks the tie.
     expect(keys(inQs)).toEqual([first.key, middle.key, 'autoreply_on_create', 'notify_staff_on_create', late.key]);
     expect(inQs.scrip_results.every((r) => r.ok)).toBe(true);
-    expect((await transactions(inQs.ticket.id))[0].scrip_results).toEqual(inQs.scrip_results);
+    expect((await transactionsOf(s, inQs.ticket.id))[0].scrip_results).toEqual(inQs.scrip_results);
     const rows = await settle(inQs.ticket.id);
     expect(rows.map((r) => r.scrip_id)).toEqual([scripIds.autoreply_on_create]); // the disabled mail scrip wrote nothing
     const auto = mailsOf(inQs.ticket.id);
@@ -518,7 +514,7 @@ describe('set_status', () => {
       result('autoreply_on_create', true, 1),
       result('notify_staff_on_create', true, 0),
     ]);
-    const txs = await transactions(ticket.id);
+    const txs = await transactionsOf(s, ticket.id);
     expect(txs.map((t) => [t.type, t.creator_id, t.old_value, t.new_value, t.scrip_results])).toEqual([
       ['Create', expect.any(Number), null, null, scrip_results],
       ['Status', null, 'new', 'open', []],
@@ -561,11 +557,11 @@ describe('a scrip whose action throws', () => {
     const got = await s.api('GET', `/tickets/${ticket.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ id: ticket.id, subject, status: 'new', requester_id: requester.id });
-    const txs = await transactions(ticket.id);
+    const txs = await transactionsOf(s, ticket.id);
     expect(txs.map((t) => t.type)).toEqual(['Create']);
     expect(txs[0].scrip_results).toEqual(scrip_results);
     // The other scrip's mail arrives.
-    const m = await waitForMail('the autoreply', (x) => String(ticketOf(x)) === String(ticket.id));
+    const m = await firstMailWhere('the autoreply', (x) => String(ticketHeader(x)) === String(ticket.id));
     expect(m.envelope.to).toEqual([requester.email]);
     expect(m.parsed.text).toContain(subject);
 
@@ -577,7 +573,7 @@ describe('a scrip whose action throws', () => {
       { scrip_id: onPriority.id, key: onPriority.key, action: 'set_status', ok: false, notifications: 0, error: expect.stringContaining('config.status') },
     ]);
     expect((await s.api('GET', `/tickets/${ticket.id}`)).body).toMatchObject({ priority: 70, status: 'new' });
-    expect((await transactions(ticket.id)).find((t) => t.type === 'SetPriority')!.scrip_results).toEqual(patched.body.scrip_results);
+    expect((await transactionsOf(s, ticket.id)).find((t) => t.type === 'SetPriority')!.scrip_results).toEqual(patched.body.scrip_results);
   });
 });
 

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRun, sharedStore, type SharedStore } from './helpers/db.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp.js';
-import { killAll, killGroup, spawnServer, type ServerProcess } from './helpers/process.js';
+import { killAll, killGroup, send, spawnServer, type ServerProcess } from './helpers/process.js';
+import { tokenFor } from './helpers/session.js';
 import { waitUntil } from './helpers/wait.js';
 
 // The durable outbox and its delivery worker (SPEC B6, issue 3 point 4): signed webhooks with
@@ -266,14 +267,7 @@ describe('kill and restart of the real server process', () => {
   let queueId = 0;
   const ticketIds: number[] = [];
 
-  async function call(method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const res = await fetch(proc.base + p, {
-      method, body: body === undefined ? undefined : JSON.stringify(body),
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    });
-    const text = await res.text();
-    return { status: res.status, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
-  }
+  const call = (method: string, p: string, body?: unknown) => send(proc.base, method, p, body, { token });
   async function newTicket(subject: string): Promise<number> {
     const res = await call('POST', '/tickets', { queue_id: queueId, subject, requester_id: requester.id });
     expect(res.status).toBe(201);
@@ -285,9 +279,11 @@ describe('kill and restart of the real server process', () => {
     expect(res.status).toBe(200);
     return res.body.outbox;
   }
-  const mailsFor = (ticketId: number): ReceivedMail[] => sink.messages.filter((m) => (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`));
-  async function waitForMail(ticketId: number): Promise<ReceivedMail> {
-    const [mail] = await waitUntil(`mail for ticket ${ticketId}`, () => mailsFor(ticketId), (ms) => ms.length > 0);
+  /** The mail whose subject carries ticket `ticketId`'s tag, in arrival order. */
+  const taggedMails = (ticketId: number): ReceivedMail[] => sink.messages.filter((m) => (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`));
+  /** The first mail the sink received about ticket `ticketId`, waiting for it. */
+  async function firstMailFor(ticketId: number): Promise<ReceivedMail> {
+    const [mail] = await waitUntil(`mail for ticket ${ticketId}`, () => taggedMails(ticketId), (ms) => ms.length > 0);
     return mail;
   }
 
@@ -297,18 +293,7 @@ describe('kill and restart of the real server process', () => {
 
     // First start: no SMTP_URL, so mail stays queued.
     proc = await spawnServer({ ...baseEnv });
-    const login = await fetch(`${proc.base}/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json', origin: proc.base },
-      body: JSON.stringify({ email: adminEmail, password: adminPassword }),
-    });
-    expect(login.status).toBe(200);
-    const cookie = login.headers.get('set-cookie')!.split(';')[0];
-    const tok = await fetch(`${proc.base}/tokens`, {
-      method: 'POST', headers: { 'content-type': 'application/json', origin: proc.base, cookie },
-      body: JSON.stringify({ name: 'outbox test' }),
-    });
-    expect(tok.status).toBe(201);
-    token = ((await tok.json()) as { token: string }).token;
+    token = await tokenFor(proc.base, adminEmail, adminPassword, 'outbox test');
 
     queueId = await generalQueueId(call);
     const u = await call('POST', '/users', { email: requester.email, name: 'Rita Requester', role: 'requester' });
@@ -340,8 +325,8 @@ describe('kill and restart of the real server process', () => {
 
     // Second start on the same data directory, now with SMTP.
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });
-    const mailA = await waitForMail(ticketIds[0]);
-    const mailB = await waitForMail(ticketIds[1]);
+    const mailA = await firstMailFor(ticketIds[0]);
+    const mailB = await firstMailFor(ticketIds[1]);
     expect(proc.output()).toMatch(/re-queued deliveries interrupted by a restart.*"count":1/);
 
     for (const [id, mail] of [[ticketIds[0], mailA], [ticketIds[1], mailB]] as const) {
@@ -356,10 +341,10 @@ describe('kill and restart of the real server process', () => {
     // A later ticket's mail comes after anything the worker might still resend: A and B arrived once.
     const c = await newTicket('Crash test C');
     ticketIds.push(c);
-    await waitForMail(c);
-    expect(mailsFor(ticketIds[0])).toHaveLength(1);
-    expect(mailsFor(ticketIds[1])).toHaveLength(1);
-    expect(mailsFor(c)).toHaveLength(1);
+    await firstMailFor(c);
+    expect(taggedMails(ticketIds[0])).toHaveLength(1);
+    expect(taggedMails(ticketIds[1])).toHaveLength(1);
+    expect(taggedMails(c)).toHaveLength(1);
     expect(sink.messages).toHaveLength(3);
 
     // SIGTERM stops it cleanly.
@@ -374,10 +359,10 @@ describe('kill and restart of the real server process', () => {
 
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });
     const d = await newTicket('After graceful restart');
-    await waitForMail(d);
+    await firstMailFor(d);
     expect(proc.output()).not.toMatch(/re-queued deliveries/);
-    for (const id of ticketIds) expect(mailsFor(id)).toHaveLength(1);
-    expect(mailsFor(d)).toHaveLength(1);
+    for (const id of ticketIds) expect(taggedMails(id)).toHaveLength(1);
+    expect(taggedMails(d)).toHaveLength(1);
     expect(sink.messages).toHaveLength(4);
     const [rowD] = await waitUntil('row of ticket D sent', () => rowsOf(d), (rs) => rs[0]?.status === 'sent');
     expect(rowD).toMatchObject({ status: 'sent', attempts: 1 });
@@ -416,13 +401,13 @@ describe('kill and restart of the real server process', () => {
     await waitUntil('every copy sent', () => rowsOf(id), (rs) => rs.length === 7 && rs.every((r) => r.status === 'sent'));
     // A later ticket's mail comes after anything the worker might still resend.
     const later = await newTicket('After the watcher crash');
-    await waitForMail(later);
+    await firstMailFor(later);
     const replies = sink.messages.slice(before).filter((m) => (m.parsed.text ?? '').includes('We are on it.'));
     expect(replies.map((m) => m.envelope.to[0]).sort()).toEqual(everyone);
-    expect(mailsFor(id)).toHaveLength(7);
+    expect(taggedMails(id)).toHaveLength(7);
     // Copies of one mail to one audience share a Message-ID (decision 022): the autoreply, the
     // new-ticket notice, the reply to the customers and its staff copy.
-    expect(new Set(mailsFor(id).map((m) => m.parsed.messageId)).size).toBe(4);
+    expect(new Set(taggedMails(id).map((m) => m.parsed.messageId)).size).toBe(4);
 
     killGroup(proc.child, 'SIGTERM');
     expect(await proc.exit).toEqual({ code: 0, signal: null });

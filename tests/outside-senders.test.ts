@@ -2,15 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
-import { createToken } from '../src/domain/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDovecot, type Dovecot } from './helpers/dovecot.js';
 import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { runMailgate } from './helpers/mailgate.js';
 import { mailTo, outboxOf, settle } from './helpers/notify.js';
 import { portalPathIn, signedPath } from './helpers/portal.js';
-import { transactionsOf } from './helpers/reads.js';
+import { ticketOf, transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { mintedToken } from './helpers/session.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { uniq, uniqueAddress } from './helpers/unique.js';
 
@@ -47,7 +47,6 @@ async function mailgate(raw: Buffer) {
   expect(res.status, res.text).toBeLessThan(300);
   return res.body as { ticket_id: number; transaction_id: number; intake_id: number; verdict: string; rule: string };
 }
-const ticketOf = async (id: number) => (await s.api('GET', `/tickets/${id}`)).body;
 const userId = async (email: string) => ((await s.api('GET', `/users?q=${encodeURIComponent(email)}`)).body.users as any[]).find((u) => u.email === email)?.id as number | undefined;
 /** Envelope recipients of the mail about `ticketId` that arrived after `from` messages. */
 const recipientsSince = (ticketId: number, from: number) => [...new Set(sink.messages.slice(from)
@@ -61,7 +60,7 @@ async function staffReply(ticketId: number, body: string) {
 }
 
 /** Carla's ticket with her passport scan, owned by Olga, who has answered once. */
-async function customerTicket(): Promise<number> {
+async function carlasAnsweredTicket(): Promise<number> {
   const created = await mailgate(rawMail({ from: 'Carla Rossi <carla@customer.example>', subject: uniq('Account ') },
     'My account number is 4711-0815. The scan of my passport is attached.', { name: 'passport.pdf', content: PASSPORT }));
   const id = created.ticket_id;
@@ -74,14 +73,14 @@ async function customerTicket(): Promise<number> {
 async function expectKeptInternal(ticketId: number, txnId: number, outsider: string) {
   const t = (await transactionsOf(s, ticketId)).find((x) => x.id === txnId);
   expect(t).toMatchObject({ type: 'Comment', outside_sender: true, creator_id: await userId(outsider) });
-  const ticket = await ticketOf(ticketId);
+  const ticket = await ticketOf(s, ticketId);
   expect(ticket.requesters).toEqual([await userId('carla@customer.example')]);
   expect(ticket.cc).toEqual([]);
 }
 
 describe('mail from someone who is not on the ticket', () => {
   it('is an internal comment: the next staff reply reaches the customer only, and the outsider holds no working portal link', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     const before = sink.messages.length;
     const res = await mailgate(rawMail({ from: 'Mallory <mallory@evil.example>', cc: 'Trudy <trudy@evil.example>', subject: `Re: [hxdesk #${id}] my account` },
       'Please send me everything you have on this account.'));
@@ -126,17 +125,17 @@ describe('mail from someone who is not on the ticket', () => {
   });
 
   it('changes nothing else: no status change, no reopening, and the outsider cannot see the ticket signed in', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     expect((await s.api('PATCH', `/tickets/${id}`, { body: { status: 'resolved' } })).status).toBe(200);
     const res = await mailgate(rawMail({ from: 'eve@evil.example', subject: `[hxdesk #${id}] reopen please` }, 'Reopen this.'));
-    expect((await ticketOf(id)).status).toBe('resolved');
+    expect((await ticketOf(s, id)).status).toBe('resolved');
     expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: res.transaction_id, type: 'Comment', outside_sender: true });
     const eve = (await userId('eve@evil.example'))!;
-    expect((await s.api('GET', `/tickets/${id}`, { token: (await tokenFor(eve, 'eve@evil.example')) })).status).toBe(404);
+    expect((await s.api('GET', `/tickets/${id}`, { token: (await mintedToken(s, { id: eve, email: 'eve@evil.example' })) })).status).toBe(404);
   });
 
   it('from staff or from the ticket\'s own people is what it was: a public reply', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     const fromCarla = await mailgate(rawMail({ from: 'carla@customer.example', subject: `Re: [hxdesk #${id}]` }, 'Thanks!'));
     expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: fromCarla.transaction_id, type: 'Correspond', outside_sender: false });
     const ben = await s.user('agent', uniqueAddress('ben', 'helpdesk.example'));
@@ -145,7 +144,7 @@ describe('mail from someone who is not on the ticket', () => {
   });
 
   it('is threaded by Message-ID too, and kept internal on every door: /mailgate raw, JSON, Mailgun and SendGrid forms, the MTA command, IMAP', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     const ourMessageId = String((await outboxOf(s, id)).find((r) => r.recipient === 'carla@customer.example')!.message_id);
     const doors: [string, (raw: Buffer) => Promise<number>][] = [
       ['raw', async (raw) => (await mailgate(raw)).transaction_id],
@@ -190,7 +189,7 @@ describe('mail from someone who is not on the ticket', () => {
   });
 
   it('staff see it with its sender and an "Add as Cc" action; once added, the person gets the public replies', async () => {
-    const id = await customerTicket();
+    const id = await carlasAnsweredTicket();
     const res = await mailgate(rawMail({ from: 'Dora Colleague <dora@customer.example>', subject: `Re: [hxdesk #${id}]` }, 'I work with Carla; please keep me posted.'));
     const dora = (await userId('dora@customer.example'))!;
     const page = await s.api('GET', `/tickets/${id}`, { headers: { accept: 'text/html' } });
@@ -220,9 +219,4 @@ async function form(fields: Record<string, string>) {
   const body = await res.json() as any;
   expect(res.status, JSON.stringify(body)).toBe(200);
   return body as { transaction_id: number };
-}
-
-/** An API token for a user the mail created (as if they had been given a password and signed in). */
-async function tokenFor(id: number, email: string): Promise<string> {
-  return (await createToken(s.db, { id, email, name: '', role: 'requester' }, 'tests')).token;
 }

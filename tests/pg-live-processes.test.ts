@@ -5,7 +5,8 @@ import { logAppend, transaction } from '../src/db/port.js';
 import { transactions } from '../src/db/schema.js';
 import { closeDb } from '../src/db/store.js';
 import { openPostgres } from '../src/db/postgres/store.js';
-import { killAll, processScope, spawnServer, type ServerProcess, send } from './helpers/process.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, killAll, processScope, type ServerProcess, send } from './helpers/process.js';
+import { tokenFor } from './helpers/session.js';
 import { openSse, type SseMessage, type SseStream } from './helpers/sse.js';
 
 // SPEC C5 across processes (decision 030): two real server processes (node src/server.ts) on one
@@ -16,9 +17,7 @@ import { openSse, type SseMessage, type SseStream } from './helpers/sse.js';
 // order, once. PostgreSQL is its subject: it runs once (vitest.config.ts lists it with the other
 // pg-* files) and starts its own cluster.
 
-const ADMIN_EMAIL = 'admin@example.com';
-const ADMIN_PASSWORD = 'admin-password-123';
-const { children, dataDir } = processScope('pg-live');
+const { children, dataDir, serve } = processScope('pg-live');
 
 
 describe.skipIf(!pgAvailable())('live updates across two server processes on one PostgreSQL database', () => {
@@ -32,13 +31,6 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
   let queueId = 0;
   const open: SseStream[] = [];
 
-  async function tokenFor(base: string, email: string, password: string): Promise<string> {
-    const login = await send(base, 'POST', '/login', { email, password });
-    expect(login.status, JSON.stringify(login.body)).toBe(200);
-    const tok = await send(base, 'POST', '/tokens', { name: 'pg-live' }, { cookie: login.cookie });
-    expect(tok.status).toBe(201);
-    return tok.body.token;
-  }
   async function stream(base: string, token: string, query = '', headers: Record<string, string> = {}): Promise<SseStream> {
     const st = await openSse(`${base}/events${query}`, { authorization: `Bearer ${token}`, ...headers });
     open.push(st);
@@ -60,16 +52,15 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
     cluster = await startPostgres();
     url = await cluster.createMigratedDatabase();
     sql = new pg.Pool({ connectionString: url, max: 2 });
-    const env = () => ({ DATABASE_URL: url, DATA_DIR: dataDir(), ADMIN_EMAIL, ADMIN_PASSWORD, LOGIN_MAX_ATTEMPTS_PER_IP: '100000' });
+    const serveShared = () => serve({ DATABASE_URL: url, DATA_DIR: dataDir() }, { LOGIN_MAX_ATTEMPTS_PER_IP: '100000' });
     // Both start at once on the empty database (one seeds it).
-    [p1, p2] = await Promise.all([spawnServer(env()), spawnServer(env())]);
-    children.push(p1, p2);
-    admin = await tokenFor(p1.base, ADMIN_EMAIL, ADMIN_PASSWORD);
+    [p1, p2] = await Promise.all([serveShared(), serveShared()]);
+    admin = await tokenFor(p1.base, ADMIN_EMAIL, ADMIN_PASSWORD, 'pg-live');
     for (const name of ['Ada Process', 'Bo Process']) {
       const email = `${name.split(' ')[0].toLowerCase()}@example.com`;
       const u = await send(p1.base, 'POST', '/users', { email, name, role: 'agent', password: 'agent-password-123' }, { token: admin });
       expect(u.status).toBe(201);
-      agents.push({ id: u.body.id, name, token: await tokenFor(p2.base, email, 'agent-password-123') });
+      agents.push({ id: u.body.id, name, token: await tokenFor(p2.base, email, 'agent-password-123', 'pg-live') });
     }
     const queues = await send(p2.base, 'GET', '/queues', undefined, { token: admin });
     queueId = (queues.body.queues ?? queues.body).find((q: { name: string }) => q.name === 'General').id;

@@ -105,7 +105,7 @@ async function violation(client: pg.Client, sql: string, params: unknown[] = [])
 function planNodes(plan: any): any[] {
   return [plan, ...(plan.Plans ?? []).flatMap(planNodes)];
 }
-async function explain(client: pg.Client, sql: string, params: unknown[]): Promise<any[]> {
+async function explainNodes(client: pg.Client, sql: string, params: unknown[]): Promise<any[]> {
   const r = await client.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
   return planNodes(r.rows[0]['QUERY PLAN'][0].Plan);
 }
@@ -316,7 +316,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
       await client.query('ANALYZE teams');
       const db = drizzle(client, { schema: pgSchema });
       const query = db.select({ id: pgSchema.teams.id }).from(pgSchema.teams).where(sameName(pgSchema.teams.name, 'TEAM 42')).toSQL();
-      const plan = await explain(client, query.sql, query.params);
+      const plan = await explainNodes(client, query.sql, query.params);
       expect(plan.map((n) => n['Index Name']).filter(Boolean), JSON.stringify(plan)).toContain('teams_name_uq');
       expect((await client.query(query.sql, query.params)).rows).toEqual([{ id: 42 }]);
     });
@@ -343,14 +343,14 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
       await client.query('VACUUM ANALYZE tickets, transactions');
 
       const pattern = containsPattern('foo');
-      const plan = await explain(client, 'SELECT id FROM tickets WHERE subject ILIKE $1', [pattern]);
+      const plan = await explainNodes(client, 'SELECT id FROM tickets WHERE subject ILIKE $1', [pattern]);
       expect(plan.map((n) => n['Index Name']).filter(Boolean), JSON.stringify(plan)).toContain('tickets_subject_trgm_idx');
       const found = await client.query('SELECT subject FROM tickets WHERE subject ILIKE $1 ORDER BY id', [pattern]);
       expect(found.rowCount).toBe(5);
       expect(found.rows[0].subject).toContain('FOObar');
 
       // Message bodies: public ones only, as a requester's search; the partial index serves it.
-      const bodyPlan = await explain(client, "SELECT ticket_id FROM transactions WHERE body ILIKE $1 AND type <> 'Comment'", [containsPattern('ärger')]);
+      const bodyPlan = await explainNodes(client, "SELECT ticket_id FROM transactions WHERE body ILIKE $1 AND type <> 'Comment'", [containsPattern('ärger')]);
       expect(bodyPlan.map((n) => n['Index Name']).filter(Boolean), JSON.stringify(bodyPlan)).toContain('transactions_body_trgm_idx');
       const bodies = await client.query("SELECT count(*)::int AS n FROM transactions WHERE body ILIKE $1 AND type <> 'Comment'", [containsPattern('ärger')]);
       // i % 997 = 0 and i % 3 = 1 for i ≤ 15000: 997·k with k ≡ 1 (mod 3), k = 1..15 → k = 1, 4, 7, 10, 13.

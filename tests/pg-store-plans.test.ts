@@ -69,26 +69,27 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
   }, 60_000);
   afterAll(async () => { await closeDb(db); await releasePostgres(); });
 
-  const explain = async ({ sql, params }: { sql: string; params: unknown[] }) =>
+  /** PostgreSQL's EXPLAIN of one query: its lines. */
+  const pgExplain = async ({ sql, params }: { sql: string; params: unknown[] }) =>
     (await poolOf(db).query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)).rows.map((r) => r['QUERY PLAN']);
 
   /** The plans of the page, the count and (with q) the text search that runs before them. */
-  async function plan(spec: TicketListSpec): Promise<string[]> {
+  async function pgListPlan(spec: TicketListSpec): Promise<string[]> {
     const lines: string[] = [];
     let textIds: number[] | undefined;
     if (spec.q) {
       const text = new PgDialect().sqlToQuery(textIdsQuery({ ...spec, q: spec.q }));
       textIds = (await poolOf(db).query<{ ids: number[] }>(text.sql, text.params)).rows[0].ids;
-      lines.push(...await explain(text), '');
+      lines.push(...await pgExplain(text), '');
     }
     const q = listQueries(db, spec, textIds);
-    for (const stmt of [q.page, q.count]) lines.push(...await explain(stmt.toSQL()), '');
+    for (const stmt of [q.page, q.count]) lines.push(...await pgExplain(stmt.toSQL()), '');
     return lines;
   }
 
   for (const [name, filter] of Object.entries(FILTERS)) {
     it(`${name}: no sequential scan of tickets or transactions`, async () => {
-      const lines = await plan({ ...base, ...filter });
+      const lines = await pgListPlan({ ...base, ...filter });
       expect(lines.filter((l) => /Seq Scan on (tickets|transactions)\b/.test(l)), lines.join('\n')).toEqual([]);
     });
   }
@@ -99,14 +100,14 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
   // 100k. (A filter that keeps few rows may rightly be sorted: only the whole table is checked.)
   for (const [sort, desc] of [['updated', true], ['updated', false], ['created', true], ['created', false], ['priority', true]] as const) {
     it(`all tickets, sorted by ${sort} ${desc ? 'descending' : 'ascending'}: the page is read in index order, not sorted whole`, async () => {
-      const lines = await plan({ ...base, sort, desc, offset: 100 });
+      const lines = await pgListPlan({ ...base, sort, desc, offset: 100 });
       const page = lines.slice(0, lines.indexOf(''));
       expect(page.filter((l) => /^(->\s*)?Sort\s+\(/.test(l.trim())), page.join('\n')).toEqual([]);
     });
   }
 
   it('q naming requesters: their tickets through the watcher index, added to the text matches', async () => {
-    const lines = await plan({ ...base, q: 'user 103', qRequesterIds: [103, 104] });
+    const lines = await pgListPlan({ ...base, q: 'user 103', qRequesterIds: [103, 104] });
     expect(lines.join('\n')).toMatch(/Index (Only )?Scan using ticket_watchers_user_idx on ticket_watchers|Bitmap Index Scan on ticket_watchers_user_idx/);
     const found = await listTickets(db, { ...base, q: 'user 103', qRequesterIds: [103, 104], limit: 1000 });
     expect(found.rows.every((t) => t.requester_id === 103 || t.requester_id === 104)).toBe(true);

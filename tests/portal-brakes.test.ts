@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantFromToken, portalReply } from '../src/domain/portal.js';
-import { multipartBody, postUnfinished } from './helpers/forms.js';
+import { multipartBody, postUnfinished, textFiles } from './helpers/forms.js';
 import { signPortalToken } from '../src/scrips/portalLinks.js';
 import { rawCount, rawQuery, sharedStore } from './helpers/db.js';
 import { replyForm, signedPath } from './helpers/portal.js';
-import { processScope, send, spawnServer } from './helpers/process.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { processScope, send } from './helpers/process.js';
+import { transactionsOf } from './helpers/reads.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { signIn } from './helpers/session.js';
 
 // The portal's brakes (docs/decisions/041), over real HTTP on both stores: replies and files per
 // person (link and session alike), counted in the database inside the reply's unit of work, so a
@@ -36,7 +38,7 @@ async function customer() {
   const id = res.body.ticket.id as number;
   return { ...u, ticketId: id, link: await signedPath(s, { ticketId: id, userId: u.id }) };
 }
-const history = async (id: number) => (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as { id: number }[];
+const history = (id: number) => transactionsOf<{ id: number }>(s, id);
 /** What a refused reply must leave as it was: the ticket's history, its outbox, every stored file, the brakes' rows. */
 const state = async (ticketId: number) => ({
   history: await history(ticketId),
@@ -46,12 +48,6 @@ const state = async (ticketId: number) => ({
 });
 const bin = (n: number, name = 'photo.jpg') => ({ name, type: 'image/jpeg', content: Buffer.alloc(n, 7) });
 const tokenOf = (link: string) => link.slice('/portal/'.length);
-async function signIn(email: string): Promise<string> {
-  const res = await s.api('POST', '/login', { token: null, body: { email, password: PASSWORD } });
-  expect(res.status, res.text).toBe(200);
-  return res.headers.getSetCookie().find((c) => c.startsWith('hxdesk_session='))!.split(';')[0];
-}
-const files = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}.txt`, type: 'text/plain', content: Buffer.from(`file ${i}`) }));
 const post = (path: string, body: FormData | string, headers: Record<string, string> = {}) =>
   fetch(s.url + path, { method: 'POST', body, redirect: 'manual', headers: { origin: s.url, ...headers } });
 
@@ -60,7 +56,7 @@ describe('replies per person: MAIL_SENDER_MAX_PER_HOUR an hour', () => {
 
   it('through a link and signed in alike: the next is 429 in words, and changes nothing; an hour later they may write again', async () => {
     const c = await customer();
-    const cookie = await signIn(c.email);
+    const cookie = await signIn(s, c.email, PASSWORD);
     for (let i = 0; i < PER_HOUR; i++) {
       const res = i % 2 === 0
         ? await post(`${c.link}/reply`, JSON.stringify({ body: `link ${i}` }), { 'content-type': 'application/json' })
@@ -114,7 +110,7 @@ describe('files per person: PORTAL_MAX_BYTES_PER_DAY a day', () => {
     expect(byte.status).toBe(413);
     expect((await byte.json() as any).error.message).toMatch(/^We take at most 98 KiB of files a day from one person: these files \(1 KiB\) are more than the 0 KiB you have left\./);
     // Signed in, the same person has the same day.
-    const cookie = await signIn(c.email);
+    const cookie = await signIn(s, c.email, PASSWORD);
     expect((await post(`/portal/tickets/${c.ticketId}/reply`, replyForm('signed in', [bin(1)]), { cookie })).status).toBe(413);
     // A day later the person may send files again.
     const grant = await grantFromToken(s.db, tokenOf(c.link));
@@ -148,20 +144,20 @@ describe('files on a portal reply: at most 20', () => {
   it('21 files are 422 in every shape, in words on the page, and nothing is written; 20 are taken', async () => {
     const c = await customer();
     const before = await history(c.ticketId);
-    const multipart = await post(`${c.link}/reply`, replyForm('21 files', files(21)));
+    const multipart = await post(`${c.link}/reply`, replyForm('21 files', textFiles(21)));
     expect(multipart.status).toBe(422);
     expect((await multipart.json() as any).error).toEqual(TOO_MANY);
-    const json = await post(`${c.link}/reply`, JSON.stringify({ body: '21 files', attachments: files(21).map((f) => ({ filename: f.name, content_base64: f.content.toString('base64') })) }),
+    const json = await post(`${c.link}/reply`, JSON.stringify({ body: '21 files', attachments: textFiles(21).map((f) => ({ filename: f.name, content_base64: f.content.toString('base64') })) }),
       { 'content-type': 'application/json' });
     expect(json.status).toBe(422);
     expect((await json.json() as any).error).toEqual(TOO_MANY);
-    const page = await post(`${c.link}/reply`, replyForm('21 files', files(21)), { accept: 'text/html' });
+    const page = await post(`${c.link}/reply`, replyForm('21 files', textFiles(21)), { accept: 'text/html' });
     expect(page.status).toBe(422);
     const html = await page.text();
     expect(html).toContain('Please check your message');
     expect(html).toContain('At most 20 files');
     expect(await history(c.ticketId)).toEqual(before);
-    const twenty = await post(`${c.link}/reply`, replyForm('20 files', files(20)));
+    const twenty = await post(`${c.link}/reply`, replyForm('20 files', textFiles(20)));
     expect(twenty.status).toBe(201);
     expect((await twenty.json() as any).transaction.attachments).toHaveLength(20);
   });
@@ -169,7 +165,7 @@ describe('files on a portal reply: at most 20', () => {
   it('is refused at file 21, before the rest of the body has come', async () => {
     const c = await customer();
     const before = await history(c.ticketId);
-    const { body, contentType } = multipartBody({ body: 'more to come' }, files(21));
+    const { body, contentType } = multipartBody({ body: 'more to come' }, textFiles(21));
     // The body up to the 21st file's bytes, not its end, nor the body's.
     const head = body.subarray(0, body.indexOf('file 20', body.indexOf('filename="f20.txt"')) + 'file 20'.length);
     const res = await postUnfinished(`${s.url}${c.link}/reply`, { origin: s.url, 'content-type': contentType }, head, body.length + 500_000);
@@ -181,17 +177,14 @@ describe('files on a portal reply: at most 20', () => {
 });
 
 describe('servers on one database share the brakes', () => {
-  const { children, dataDir } = processScope('portal-brakes');
-  const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
+  const { dataDir, serve } = processScope('portal-brakes');
 
   it('a burst from one person at two server processes at once: exactly the hour\'s replies, exactly the day\'s bytes', async () => {
     const store = await sharedStore(dataDir()); // the SQLite file of a DATA_DIR, or one PostgreSQL database
-    const env = { ...store.env, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, MAIL_SENDER_MAX_PER_HOUR: '3', PORTAL_MAX_BYTES_PER_DAY: '25000' };
-    const a = await spawnServer(env);
-    children.push(a);
-    const b = await spawnServer(env);
-    children.push(b);
-    const admin = (await send(a.base, 'POST', '/login', ADMIN)).cookie;
+    const brakes = { MAIL_SENDER_MAX_PER_HOUR: '3', PORTAL_MAX_BYTES_PER_DAY: '25000' };
+    const a = await serve(store.env, brakes);
+    const b = await serve(store.env, brakes);
+    const admin = await signIn(a.base, ADMIN_EMAIL, ADMIN_PASSWORD);
     await fetch(`${a.base}/portal/not-a-link`); // the link key, made on first use
     const [{ value: secret }] = await store.query<{ value: string }>("SELECT value FROM app_secrets WHERE name = 'portal'");
     async function person(n: number) {

@@ -4,6 +4,7 @@ import { MAILGATE_TOKEN } from './helpers/mail.js';
 import { mailTo } from './helpers/notify.js';
 import { mailIn, portalPathIn, replyForm, signedPath } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { signIn } from './helpers/session.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 
 // The requester portal (SPEC C2) over real HTTP: links out of real autoreply mail, signed with
@@ -27,7 +28,7 @@ const HTML = { accept: 'text/html' };
 const pdf = Buffer.from('%PDF-1.4 customer invoice\n');
 
 /** A customer writes in (with a file); returns the ticket, the requester and the link from the autoreply. */
-async function customerTicket(opts: { file?: boolean } = {}) {
+async function customerWritesIn(opts: { file?: boolean } = {}) {
   const n = ++seq;
   const from = `customer${n}.${Date.now().toString(36)}@customer.example`;
   const subject = `Printer ${n} is on fire`;
@@ -43,7 +44,7 @@ const read = (r: Response): Promise<any> => r.json();
 
 describe('GET /portal/:token', () => {
   it('the link in the autoreply opens the public history: subject, status, Create and Correspond with files, nothing internal', async () => {
-    const t = await customerTicket({ file: true });
+    const t = await customerWritesIn({ file: true });
     await s.api('PATCH', `/tickets/${t.id}`, { body: { owner_id: agent.id, custom_fields: {} } });
     const reply = await s.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'We are sending a technician.', internal: false }, token: agent.token });
     expect(reply.status, reply.text).toBe(201);
@@ -67,7 +68,7 @@ describe('GET /portal/:token', () => {
   });
 
   it('answers curl with JSON: the ticket and its public transactions, in a fixed shape', async () => {
-    const t = await customerTicket({ file: true });
+    const t = await customerWritesIn({ file: true });
     await s.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'Internal: call the vendor' }, token: agent.token });
     await s.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'Fixed, please check.', internal: false }, token: agent.token });
     const res = await json(t.link);
@@ -88,7 +89,7 @@ describe('GET /portal/:token', () => {
 
 describe('refused links: a readable 403, never a 500', () => {
   it('a tampered MAC, another ticket id under the same MAC, and garbage are refused in words', async () => {
-    const t = await customerTicket();
+    const t = await customerWritesIn();
     const token = t.link.slice('/portal/'.length);
     const parts = token.split('.');
     const flip = parts[4][0] === 'A' ? 'B' : 'A';
@@ -110,7 +111,7 @@ describe('refused links: a readable 403, never a 500', () => {
   });
 
   it('an expired link says it expired', async () => {
-    const t = await customerTicket();
+    const t = await customerWritesIn();
     const old = await signedPath(s, { ticketId: t.id, userId: t.userId, expires: Math.floor(Date.now() / 1000) - 60 });
     const res = await page(old);
     expect(res.status).toBe(403);
@@ -121,7 +122,7 @@ describe('refused links: a readable 403, never a 500', () => {
   });
 
   it('revoking a user\'s links (staff, 204) ends every link handed out before; new mail brings a working one', async () => {
-    const t = await customerTicket();
+    const t = await customerWritesIn();
     const requester = await s.user('requester');
     expect((await s.api('POST', `/users/${t.userId}/portal-links/revoke`, { token: requester.token })).status).toBe(403);
     expect((await s.api('POST', '/users/999999/portal-links/revoke', { token: agent.token })).status).toBe(404);
@@ -147,7 +148,7 @@ describe('refused links: a readable 403, never a 500', () => {
   });
 
   it('a person taken off the ticket, or disabled, is refused; a Cc has a link of their own', async () => {
-    const t = await customerTicket();
+    const t = await customerWritesIn();
     const add = await s.api('POST', `/tickets/${t.id}/watchers`, { body: { role: 'cc', email: `cc${seq}@customer.example` }, token: agent.token });
     expect(add.status, add.text).toBe(201);
     const ccId = Number(add.body.transaction.new_value);
@@ -166,7 +167,7 @@ describe('refused links: a readable 403, never a 500', () => {
 
   it('disabling a person ends their links for good: enabling them again does not bring the links back', async () => {
     for (const disable of [(id: number) => s.api('PATCH', `/users/${id}`, { body: { disabled: true } }), (id: number) => s.api('DELETE', `/users/${id}`)]) {
-      const t = await customerTicket();
+      const t = await customerWritesIn();
       expect((await json(t.link)).status).toBe(200);
       expect((await disable(t.userId)).status).toBeLessThan(300);
       expect((await s.api('PATCH', `/users/${t.userId}`, { body: { disabled: false } })).body.disabled).toBe(false);
@@ -186,8 +187,8 @@ describe('refused links: a readable 403, never a 500', () => {
 
 describe('GET /portal/:token/attachments/:id', () => {
   it('downloads files of the public history only, of that ticket only', async () => {
-    const t = await customerTicket({ file: true });
-    const other = await customerTicket({ file: true });
+    const t = await customerWritesIn({ file: true });
+    const other = await customerWritesIn({ file: true });
     const note = await mailIn(s, { from: agent.email, subject: `[hxdesk #${t.id}] note`, body: 'internal', action: 'comment',
       file: { name: 'internal.txt', type: 'text/plain', content: Buffer.from('internal only') } });
     const staffView = (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions;
@@ -209,7 +210,7 @@ describe('GET /portal/:token/attachments/:id', () => {
 
 describe('POST /portal/:token/reply', () => {
   it('JSON { body }: a Correspond by that requester, which the agent sees', async () => {
-    const t = await customerTicket();
+    const t = await customerWritesIn();
     const res = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Still smoking.' }) });
     expect(res.status).toBe(201);
     const body = await read(res);
@@ -220,7 +221,7 @@ describe('POST /portal/:token/reply', () => {
   });
 
   it('multipart with files: the Correspond carries them, byte for byte; a plain form post lands back on the page (303)', async () => {
-    const t = await customerTicket();
+    const t = await customerWritesIn();
     const photo = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 255]);
     const res = await json(`${t.link}/reply`, { method: 'POST', headers: { ...HTML, origin: s.url }, body: replyForm('Here is a photo', [{ name: 'smoke.png', type: 'image/png', content: photo }, { name: 'C:\\fakepath\\log.txt', type: 'text/plain', content: Buffer.from('log') }]) });
     expect(res.status).toBe(303);
@@ -237,7 +238,7 @@ describe('POST /portal/:token/reply', () => {
   });
 
   it('htmx gets the history fragment; JSON attachments (base64) work too', async () => {
-    const t = await customerTicket();
+    const t = await customerWritesIn();
     const res = await json(`${t.link}/reply`, { method: 'POST', headers: { 'hx-request': 'true', origin: s.url }, body: replyForm('From the page') });
     expect(res.status).toBe(201);
     const html = await res.text();
@@ -250,7 +251,7 @@ describe('POST /portal/:token/reply', () => {
   });
 
   it('refuses an empty reply (422 naming body), a too large one (413), a cross-site one (403)', async () => {
-    const t = await customerTicket();
+    const t = await customerWritesIn();
     for (const body of [JSON.stringify({ body: '' }), JSON.stringify({ body: '   \n' }), '{}']) {
       const res = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(res.status).toBe(422);
@@ -295,11 +296,6 @@ describe('POST /portal/:token/reply', () => {
 
 describe('signed in with a password: GET /portal', () => {
   const PASSWORD = 'customer-password-123';
-  async function login(email: string) {
-    const res = await s.api('POST', '/login', { token: null, body: { email, password: PASSWORD } });
-    expect(res.status, res.text).toBe(200);
-    return res.headers.getSetCookie().find((c) => c.startsWith('hxdesk_session='))!.split(';')[0];
-  }
 
   it('lists the customer\'s own tickets (requester or Cc) and shows and takes replies on each; others are not found', async () => {
     const email = `signed${++seq}@customer.example`;
@@ -307,8 +303,8 @@ describe('signed in with a password: GET /portal', () => {
     expect(u.status, u.text).toBe(201);
     const mine = (await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Mine as requester', requesters: [u.body.id] } })).body.ticket.id;
     const cced = (await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Mine as Cc', cc: [email] } })).body.ticket.id;
-    const notMine = (await customerTicket()).id;
-    const cookie = await login(email);
+    const notMine = (await customerWritesIn()).id;
+    const cookie = await signIn(s, email, PASSWORD);
     const origin = s.url;
 
     const list = await json('/portal', { headers: { cookie } });

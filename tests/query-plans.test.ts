@@ -64,7 +64,8 @@ afterAll(async () => {
 });
 
 type Explainable = { toSQL(): { sql: string; params: unknown[] } } | SQL;
-function explain(stmts: (Explainable | undefined)[]): string[] {
+/** SQLite's EXPLAIN QUERY PLAN of each statement: the detail lines, one statement after another. */
+function sqliteExplain(stmts: (Explainable | undefined)[]): string[] {
   const lines: string[] = [];
   const dialect = new SQLiteSyncDialect();
   for (const stmt of stmts.flatMap((s) => (!s ? [] : is(s, SQL) ? [dialect.sqlToQuery(s)] : [s.toSQL()]))) {
@@ -74,9 +75,10 @@ function explain(stmts: (Explainable | undefined)[]): string[] {
   return lines;
 }
 
-async function plan(params: Record<string, string>, actor = admin): Promise<string[]> {
+/** The plan of a ticket list (its fill, page and count queries) for these filter parameters, as `actor` asks it. */
+async function sqliteListPlan(params: Record<string, string>, actor = admin): Promise<string[]> {
   const q = await listQueries(db, actor, TicketFilterSchema.parse(nestFilterParams(params)));
-  return explain([q.fill, q.page, q.count]);
+  return sqliteExplain([q.fill, q.page, q.count]);
 }
 
 /** A line that reads the whole tickets or transactions table (an index walk in full counts too). */
@@ -102,7 +104,7 @@ const FILTERS: Record<string, Record<string, string>> = {
 describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
   for (const [name, params] of Object.entries(FILTERS)) {
     it(`${name}: no scan of tickets or transactions`, async () => {
-      const lines = await plan(params);
+      const lines = await sqliteListPlan(params);
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
       expect(lines.some((l) => /^SEARCH (tickets|ticket_custom_values|team_members)\b|VIRTUAL TABLE/.test(l)), lines.join('\n')).toBe(true);
@@ -117,7 +119,7 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
   })) {
     it(`${name}: the total is counted in a covering index`, async () => {
       const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
-      const lines = explain([q.count]);
+      const lines = sqliteExplain([q.count]);
       const reads = lines.filter((l) => /^(SCAN|SEARCH) tickets\b/.test(l));
       expect(reads.length, lines.join('\n')).toBeGreaterThan(0);
       expect(reads.every((l) => /USING COVERING INDEX tickets_(owner|team)_status_updated_idx/.test(l)), lines.join('\n')).toBe(true);
@@ -130,7 +132,7 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     it(`${name}: the walk reads tickets in sort order and only probes the set`, async () => {
       const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
       expect(q.walk).toBeDefined();
-      const lines = explain([q.walk!]);
+      const lines = sqliteExplain([q.walk!]);
       expect(lines.join('\n')).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
       expect(lines.filter((l) => /^SCAN transactions\b/.test(l))).toEqual([]);
       // Tickets are read through a sort (or filter) index in order — never the table itself.
@@ -172,14 +174,14 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
   });
 
   it("a requester's list is narrowed by the requester index, whatever else is asked", async () => {
-    const lines = await plan({ status: 'open' }, requester);
+    const lines = await sqliteListPlan({ status: 'open' }, requester);
     expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
   });
 
   // Decision 017: a requester's search costs what their own tickets hold, never everyone's text.
   it("a requester's q reads their own tickets through the requester or watcher index, never the text index or all messages", async () => {
     for (const q of ['pr', 'printer', 'banana', 'x'.repeat(200)]) {
-      const lines = await plan({ q }, requester);
+      const lines = await sqliteListPlan({ q }, requester);
       const text = lines.join('\n');
       expect(lines.filter(fullScan), text).toEqual([]);
       expect(text, q).not.toMatch(/message_search|search_pending/);
@@ -191,7 +193,7 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
 
   it('sorting without a filter walks a sort index instead of sorting the table', async () => {
     for (const sort of ['-updated', 'created', '-priority', 'id']) {
-      const lines = await plan({ sort, offset: '20' });
+      const lines = await sqliteListPlan({ sort, offset: '20' });
       const page = lines.join('\n');
       expect(page).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
       expect(page).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
@@ -208,7 +210,7 @@ describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
   });
 
   it('the Message-ID index holds mail only, and finds a message by its id', () => {
-    const lines = explain([sql`SELECT id FROM transactions WHERE message_id = ${'<x@example.com>'}`]);
+    const lines = sqliteExplain([sql`SELECT id FROM transactions WHERE message_id = ${'<x@example.com>'}`]);
     expect(lines.join('\n')).toMatch(/USING (COVERING )?INDEX transactions_message_id_idx \(message_id=\?\)/);
     const index = sqliteOf(db).prepare("SELECT sql FROM sqlite_master WHERE name = 'transactions_message_id_idx'").get() as { sql: string };
     expect(index.sql).toMatch(/WHERE message_id IS NOT NULL$/);
@@ -217,7 +219,7 @@ describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
 
 describe('EXPLAIN QUERY PLAN of what every page reads', () => {
   it('staff for pickers and names are found through the role index, not by reading every user (requesters included)', () => {
-    const lines = explain([staffQuery(db)]);
+    const lines = sqliteExplain([staffQuery(db)]);
     expect(lines.join('\n')).toMatch(/^SEARCH users USING INDEX users_role_idx \(role=\?\)/);
     expect(lines.filter((l) => /^SCAN users\b/.test(l))).toEqual([]);
   });
@@ -266,7 +268,7 @@ describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () =
       const spec = await listSpec(db, agentActor, TicketFilterSchema.parse(nestFilterParams(params)));
       if (params.my_teams) expect(spec.queue_ids!.length).toBeGreaterThan(0);
       const q = await listQueries(db, agentActor, TicketFilterSchema.parse(nestFilterParams(params)));
-      const lines = explain([q.fill, q.page, q.count]);
+      const lines = sqliteExplain([q.fill, q.page, q.count]);
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
       expect(lines.some((l) => /^SEARCH tickets USING (COVERING )?INDEX tickets_(owner|queue)_status_updated_idx/.test(l)), lines.join('\n')).toBe(true);
@@ -279,7 +281,7 @@ describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () =
       expect(spec.qRequesterIds, q).toEqual([requester.id]);
       const qs = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ q })));
       try {
-        const lines = explain([qs.fill, qs.fillRequesters, qs.page, qs.count]);
+        const lines = sqliteExplain([qs.fill, qs.fillRequesters, qs.page, qs.count]);
         const text = lines.join('\n');
         expect(lines.filter(fullScan), text).toEqual([]);
         expect(text, q).toMatch(/SEARCH ticket_watchers USING (COVERING )?INDEX ticket_watchers_user_idx \(user_id=\? AND role=\?\)/);

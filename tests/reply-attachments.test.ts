@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipartBody, postUnfinished } from './helpers/forms.js';
+import { multipartBody, postUnfinished, textFiles } from './helpers/forms.js';
 import { mailTo } from './helpers/notify.js';
+import { transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 
@@ -38,7 +39,7 @@ function form(fields: Record<string, string>, files: { name: string; type: strin
 }
 const post = (path: string, body: FormData | string, headers: Record<string, string> = {}) =>
   fetch(s.url + path, { method: 'POST', body, redirect: 'manual', headers: { authorization: `Bearer ${agent.token}`, ...headers } });
-const history = async (id: number) => (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as any[];
+const history = (id: number) => transactionsOf(s, id);
 const download = async (id: number) => Buffer.from(await (await fetch(`${s.url}/attachments/${id}`, { headers: { authorization: `Bearer ${agent.token}` } })).arrayBuffer());
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 254, 255]);
@@ -126,24 +127,23 @@ describe('POST /tickets/:id/comment with files', () => {
 });
 
 describe('how many files a message takes: 100, whichever shape it comes in', () => {
-  const files = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}.txt`, type: 'text/plain', content: Buffer.from(`file ${i}`) }));
   const TOO_MANY = { code: 'validation_failed', message: 'Invalid attachments', details: [{ path: 'attachments', message: 'At most 100 files' }] };
 
   it('multipart with 101 or 2,000 files is 422 as JSON with 101 is, and nothing is written; 100 are taken', async () => {
     const t = await ticket();
     const before = await history(t.id);
     const viaJson = await s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, body: {
-      body: 'x', attachments: files(101).map((f) => ({ filename: f.name, content_base64: f.content.toString('base64') })),
+      body: 'x', attachments: textFiles(101).map((f) => ({ filename: f.name, content_base64: f.content.toString('base64') })),
     } });
     expect(viaJson.status).toBe(422);
     expect(viaJson.body.error).toEqual(TOO_MANY);
     for (const n of [101, 2000]) {
-      const res = await post(`/tickets/${t.id}/comment`, form({ body: `${n} files`, internal: 'true' }, files(n)));
+      const res = await post(`/tickets/${t.id}/comment`, form({ body: `${n} files`, internal: 'true' }, textFiles(n)));
       expect(res.status, String(n)).toBe(422);
       expect((await res.json() as any).error).toEqual(TOO_MANY);
     }
     expect(await history(t.id)).toEqual(before);
-    const hundred = await post(`/tickets/${t.id}/comment`, form({ body: '100 files', internal: 'true' }, files(100)));
+    const hundred = await post(`/tickets/${t.id}/comment`, form({ body: '100 files', internal: 'true' }, textFiles(100)));
     expect(hundred.status).toBe(201);
     expect((await hundred.json() as any).transaction.attachments).toHaveLength(100);
   });
@@ -151,7 +151,7 @@ describe('how many files a message takes: 100, whichever shape it comes in', () 
   it('is refused at file 101, before the rest of the body has come (and the connection is closed after)', async () => {
     const t = await ticket();
     const before = await history(t.id);
-    const { body, contentType } = multipartBody({ body: 'more to come', internal: 'true' }, files(101));
+    const { body, contentType } = multipartBody({ body: 'more to come', internal: 'true' }, textFiles(101));
     // The body up to the 101st file's bytes, not its end, nor the body's.
     const head = body.subarray(0, body.indexOf('file 100', body.indexOf('filename="f100.txt"')) + 'file 100'.length);
     const res = await postUnfinished(`${s.url}/tickets/${t.id}/comment`, { authorization: `Bearer ${agent.token}`, 'content-type': contentType }, head, body.length + 500_000);

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteOf } from '../src/db/store.js';
 import { flushSearch } from '../src/db/sqlite/search.js';
 import type { Actor } from '../src/domain/actor.js';
-import { createToken } from '../src/domain/auth.js';
 import { MAX_CHECKED_TICKETS, OWN_SCAN_MAX_TICKETS, TEXT_CHECK_BUDGET } from '../src/db/sqlite/ticketList.js';
 import { writerHandle } from '../src/db/sqlite/client.js';
 import { transaction } from '../src/db/port.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { expectError } from './helpers/expect.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { mintedToken } from './helpers/session.js';
 import { itOn, testStore } from './helpers/store.js';
 
 // Issue 12 §3 / decision 017: `q` keeps SPEC B4's meaning (a case-insensitive substring of the
@@ -38,17 +38,13 @@ const sorted = (...ids: number[]) => [...ids].sort((a, b) => a - b);
  */
 const indexNow = (s: TestServer) => { if (testStore() === 'sqlite') flushSearch(writerHandle(s.db), 100_000); };
 
-/** A requester whose tickets come from mail: their id and an API token of their own. */
-async function tokenFor(s: TestServer, id: number, email: string): Promise<string> {
-  return (await createToken(s.db, { id, email, name: email, role: 'requester' }, 'tests')).token;
-}
-
 function mail(from: string, subject: string, body: string): string {
   return `From: Sender <${from}>\r\nTo: help@example.com\r\nSubject: ${subject}\r\nMessage-ID: <${Math.random().toString(36).slice(2)}@example.com>\r\n`
     + `Content-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`;
 }
 
-async function postMail(s: TestServer, raw: string): Promise<number> {
+/** Posts a message that must open a new ticket: its id. */
+async function mailedTicketId(s: TestServer, raw: string): Promise<number> {
   const res = await s.api('POST', '/mailgate', { token: MAILGATE_TOKEN, headers: { 'content-type': 'message/rfc822' }, body: raw });
   expect(res.status, res.text).toBe(201);
   return res.body.ticket_id as number;
@@ -169,11 +165,11 @@ describe('bounded work', () => {
     const sender = 'flood@customers.example';
     // Ten tickets, each a message of ~1 MB of "=" (a message keeps at most 1,000,000 characters
     // as text): "==========" is one trigram ten times over.
-    const flood = await postMail(s, mail(sender, 'Flood of equals signs', '='.repeat(1_000_000)));
-    for (let i = 1; i < 10; i++) await postMail(s, mail(sender, `More equals ${i}`, '='.repeat(1_000_000)));
+    const flood = await mailedTicketId(s, mail(sender, 'Flood of equals signs', '='.repeat(1_000_000)));
+    for (let i = 1; i < 10; i++) await mailedTicketId(s, mail(sender, `More equals ${i}`, '='.repeat(1_000_000)));
     const users = (await s.api('GET', '/users?role=requester')).body.users as { id: number; email: string }[];
     const id = users.find((u) => u.email === sender)!.id;
-    const token = await tokenFor(s, id, sender);
+    const token = await mintedToken(s, { id, email: sender });
     for (const who of [undefined, token]) {
       const res = await s.api('GET', `/tickets?q=${enc('==========')}`, { token: who });
       expectError(res, 422, 'validation_failed', ['q']);

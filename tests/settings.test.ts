@@ -3,6 +3,7 @@ import { expectError } from './helpers/expect.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { mailsFor, settle } from './helpers/notify.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { signIn, tokenFor } from './helpers/session.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { uniq, uniqueAddress } from './helpers/unique.js';
 
@@ -20,23 +21,9 @@ async function member(role: 'admin' | 'agent' | 'requester', name = uniq(role)) 
   const email = uniqueAddress(role);
   const res = await s.api('POST', '/users', { body: { email, name, role, password: PASSWORD } });
   expect(res.status, res.text).toBe(201);
-  return { id: res.body.id as number, email, name, token: await tokenFor(email, PASSWORD) };
+  return { id: res.body.id as number, email, name, token: await tokenFor(s.url, email, PASSWORD) };
 }
 
-async function signIn(email: string, password: string): Promise<string> {
-  const res = await fetch(`${s.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
-  expect(res.status, await res.clone().text()).toBe(200);
-  const line = res.headers.getSetCookie().find((c) => c.startsWith('hxdesk_session='));
-  expect(line).toBeDefined();
-  return line!.split(';')[0];
-}
-
-async function tokenFor(email: string, password: string): Promise<string> {
-  const cookie = await signIn(email, password);
-  const res = await fetch(`${s.url}/tokens`, { method: 'POST', headers: { cookie, origin: s.url, 'content-type': 'application/json' }, body: '{"name":"tests"}' });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { token: string }).token;
-}
 
 /** A request riding on a session cookie, from our own origin (as a browser's would). */
 function withCookie(cookie: string, method: string, path: string, init: { json?: unknown; form?: Record<string, string>; html?: boolean } = {}) {
@@ -125,20 +112,20 @@ describe('password', () => {
     expectError(await s.api('PATCH', '/settings', { token: agent.token, body: { password: 'another long password', current_password: 'wrong password!!' } }), 422, 'validation_failed', 'current_password');
     expectError(await s.api('PATCH', '/settings', { token: agent.token, body: { password: 'short', current_password: PASSWORD } }), 422, 'validation_failed', 'password');
     expectError(await s.api('PATCH', '/settings', { token: agent.token, body: { password: 'another long password', password_confirm: 'a different one!', current_password: PASSWORD } }), 422, 'validation_failed', 'password_confirm');
-    await signIn(agent.email, PASSWORD); // still the old one
+    await signIn(s, agent.email, PASSWORD); // still the old one
   });
 
   it('changing it keeps this session, signs out the others, and the new password signs in', async () => {
     const agent = await member('agent');
-    const here = await signIn(agent.email, PASSWORD);
-    const elsewhere = await signIn(agent.email, PASSWORD);
+    const here = await signIn(s, agent.email, PASSWORD);
+    const elsewhere = await signIn(s, agent.email, PASSWORD);
     const res = await withCookie(here, 'PATCH', '/settings', { json: { current_password: PASSWORD, password: 'a brand new password', password_confirm: 'a brand new password' } });
     expect(res.status, await res.text()).toBe(200);
     expect((await withCookie(here, 'GET', '/me')).status).toBe(200);
     expect((await withCookie(elsewhere, 'GET', '/me')).status).toBe(401);
     const old = await fetch(`${s.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: agent.email, password: PASSWORD }) });
     expect(old.status).toBe(401);
-    await signIn(agent.email, 'a brand new password');
+    await signIn(s, agent.email, 'a brand new password');
     // The API token stays: it is revoked on its own.
     expect((await s.api('GET', '/settings', { token: agent.token })).status).toBe(200);
   });
@@ -178,7 +165,7 @@ describe('the settings page', () => {
 
   it('works as a plain form: POST with _method=PATCH or plain POST → 303 to the page, which says Saved', async () => {
     const agent = await member('agent');
-    const cookie = await signIn(agent.email, PASSWORD);
+    const cookie = await signIn(s, agent.email, PASSWORD);
     const viaPatch = await withCookie(cookie, 'POST', '/settings', {
       html: true, form: { _method: 'PATCH', name: 'Form Name', timezone: 'Asia/Tokyo', signature: 'Cheers', notify_notes: 'false', notify_replies: 'false' },
     });

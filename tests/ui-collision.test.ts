@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { transactionsOf } from './helpers/reads.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
 const T = 20_000;
@@ -26,7 +27,7 @@ beforeAll(async () => {
 afterAll(async () => { await context?.close(); await browser?.close(); await s?.close(); });
 
 type Txn = { id: number; type: string; body: string | null; attachments: { filename: string }[] };
-const history = async (id: number) => (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as Txn[];
+const history = (id: number) => transactionsOf<Txn>(s, id);
 const warning = (p: Page) => p.locator('#reply-stale');
 const marker = (p: Page) => p.locator('#reply-seen').getAttribute('value');
 

@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
-import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { launchBrowser, liveOpen, screenshot, signedIn } from './helpers/browser.js';
 import { startServer, type TestServer, okApi } from './helpers/server.js';
 
 const T = 15_000;
@@ -26,7 +26,6 @@ const row = (id: number) => page.locator(`#tickets-table tbody tr[data-id="${id}
 const rowIds = () => page.locator('#tickets-table tbody tr[data-id]').evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-id'))));
 const widths = () => page.locator('#tickets-table col[data-col]').evaluateAll((cols) => cols.map((c) => `${c.getAttribute('data-col')}:${(c as any).style.width}`).join(' '));
 const header = () => page.locator('#tickets-table thead').innerHTML();
-const streamOpen = (p: Page) => p.waitForSelector('[data-live-root][data-live-state="open"]', { timeout: T });
 
 beforeAll(async () => {
   s = await startServer();
@@ -50,7 +49,7 @@ describe('the live ticket list', () => {
 
   it('changes a row in place: the header, the widths and a ticked row untouched', async () => {
     await expect.poll(() => page.locator('h1').innerText(), poll).toBe('My open tickets');
-    await streamOpen(page);
+    await liveOpen(page, T);
     // A width dragged (by keyboard) and a row ticked before anything changes.
     await page.getByRole('separator', { name: 'Resize Status' }).focus();
     for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight');
@@ -114,7 +113,7 @@ describe('the live ticket list', () => {
   it('updates a dashboard count', async () => {
     const d = await api('POST', '/dashboards', { name: 'Live board', widgets: [{ kind: 'status_counts' }] });
     await page.goto(`/dashboards/${d.id}`);
-    await streamOpen(page);
+    await liveOpen(page, T);
     const openCount = () => page.locator('.widget .bar', { hasText: 'Open' }).locator('.num').innerText().then(Number);
     const before = await openCount();
     await api('POST', '/tickets', { queue_id: queueId, subject: 'Counted', status: 'open' });

@@ -9,7 +9,7 @@
 // DATABASE_URL): everything A sees of B and of the mail crosses through LISTEN/NOTIFY.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, signedIn } from './helpers/browser.js';
+import { historyEntry, historyIds, launchBrowser, signedIn } from './helpers/browser.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { message } from './helpers/mailgate.js';
 import { killAll, processScope, spawnServer, type ServerProcess } from './helpers/process.js';
@@ -51,8 +51,6 @@ afterAll(async () => {
   await s?.close();
 });
 
-const entry = (p: Page, text: string) => p.locator('#history > li', { hasText: text });
-const historyIds = (p: Page) => p.locator('#history > li').evaluateAll((lis) => lis.map((li) => li.id));
 
 describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
   it('ends with A seeing it all live, A\'s send held as stale, sent anyway, and no message lost or doubled', async () => {
@@ -65,8 +63,8 @@ describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
     const mail = message({ from: `Carla Customer <${CUSTOMER}>`, to: 'hxdesk@localhost', subject: `Re: [hxdesk #${id}] Printer on fire`, body: 'Carla: now it is really burning.\n' });
     const res = await postMail(s, mail.raw);
     expect(res.status, res.text).toBeLessThan(300);
-    await expect.poll(() => entry(a.page, 'now it is really burning').count(), poll).toBe(1);
-    await expect.poll(() => entry(b.page, 'now it is really burning').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(a.page, 'now it is really burning').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(b.page, 'now it is really burning').count(), poll).toBe(1);
 
     // A starts typing; B sees it.
     const draft = a.page.locator('#reply-body');
@@ -80,8 +78,8 @@ describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
     await b.page.getByRole('button', { name: 'Send', exact: true }).click();
     await expect.poll(() => b.page.locator('#reply-stale').textContent(), poll).toContain('now it is really burning');
     await b.page.getByRole('button', { name: 'Send anyway' }).click();
-    await expect.poll(() => entry(b.page, 'fire brigade is on its way').count(), poll).toBe(1);
-    await expect.poll(() => entry(a.page, 'fire brigade is on its way').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(b.page, 'fire brigade is on its way').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(a.page, 'fire brigade is on its way').count(), poll).toBe(1);
     expect(await draft.inputValue()).toBe('Dear Carla, please leave the building.');
 
     // A sends: held, with what came since A loaded the page above the text.
@@ -94,9 +92,9 @@ describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
     expect((await api('GET', `/tickets/${id}/transactions`)).transactions).toEqual(before);
 
     await a.page.getByRole('button', { name: 'Send anyway' }).click();
-    await expect.poll(() => entry(a.page, 'please leave the building').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(a.page, 'please leave the building').count(), poll).toBe(1);
     await expect.poll(() => warning.isVisible(), poll).toBe(false);
-    await expect.poll(() => entry(b.page, 'please leave the building').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(b.page, 'please leave the building').count(), poll).toBe(1);
 
     // Every message once, in the store and on both pages.
     const after = (await api('GET', `/tickets/${id}/transactions`)).transactions as { id: number; type: string; body: string | null }[];

@@ -13,7 +13,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
-import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { historyEntry, historyIds, launchBrowser, liveOpen, screenshot, signedIn } from './helpers/browser.js';
 import { sharedStoreEnv } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { message } from './helpers/mailgate.js';
@@ -35,16 +35,13 @@ let ticketId = 0;
 
 const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 
-/** A customer's mail to the ticket, through POST /mailgate as an MTA delivers it. */
-async function mailIn(body: string): Promise<void> {
+/** Carla's reply to the ticket by mail, through POST /mailgate as an MTA delivers it. */
+async function customerReplies(body: string): Promise<void> {
   const m = message({ from: `Carla Customer <${CUSTOMER}>`, to: 'hxdesk@localhost', subject: `Re: [hxdesk #${ticketId}] Printer`, body: `${body}\n` });
   const res = await postMail(s, m.raw);
   expect(res.status, res.text).toBeLessThan(300);
 }
 
-const historyIds = (p: Page) => p.locator('#history > li').evaluateAll((lis) => lis.map((li) => li.id));
-const entry = (p: Page, text: string) => p.locator('#history > li', { hasText: text });
-const liveOpen = (p: Page) => p.waitForSelector('[data-live-root][data-live-state="open"]', { timeout: T });
 /** Every entry of the ticket's history (as the API lists it) once, in order, on the page. */
 async function expectWholeHistoryOnce(p: Page): Promise<void> {
   const want = (await api<{ transactions: { id: number }[] }>('GET', `/tickets/${ticketId}/transactions`)).transactions.map((t) => `txn-${t.id}`);
@@ -63,7 +60,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   [ann, ben] = await Promise.all([signedIn(browser, s.url, 'ann@example.com', PASSWORD), signedIn(browser, s.url, 'ben@example.com', PASSWORD)]);
   await Promise.all([ann.page.goto(`/tickets/${ticketId}`), ben.page.goto(`/tickets/${ticketId}`)]);
-  await Promise.all([liveOpen(ann.page), liveOpen(ben.page)]);
+  await Promise.all([liveOpen(ann.page, T), liveOpen(ben.page, T)]);
 }, 60_000);
 
 afterAll(async () => {
@@ -80,16 +77,16 @@ describe('the ticket page, live', () => {
 
     await ann.page.locator('#reply-body').fill('Ann here: a technician is on the way.');
     await ann.page.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => entry(ben.page, 'a technician is on the way').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(ben.page, 'a technician is on the way').count(), poll).toBe(1);
 
-    await mailIn('Carla again: it is still smoking.');
-    await expect.poll(() => entry(ben.page, 'it is still smoking').count(), poll).toBe(1);
-    await expect.poll(() => entry(ann.page, 'it is still smoking').count(), poll).toBe(1);
+    await customerReplies('Carla again: it is still smoking.');
+    await expect.poll(() => historyEntry(ben.page, 'it is still smoking').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(ann.page, 'it is still smoking').count(), poll).toBe(1);
 
     await ann.page.locator('#prop-status').selectOption('stalled');
     await expect.poll(() => ben.page.locator('#ticket-head .status').textContent(), poll).toBe('Stalled');
     await expect.poll(() => ben.page.locator('#prop-status').inputValue(), poll).toBe('stalled');
-    await expect.poll(() => entry(ben.page, 'Status changed from').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(ben.page, 'Status changed from').count(), poll).toBe(1);
 
     expect(await draft.inputValue()).toBe('Dear Carla, my draft');
     expect(await ben.page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('reply-body');
@@ -131,7 +128,7 @@ describe('the ticket page, live', () => {
     await expect.poll(() => benSees.textContent(), poll).not.toContain('Ann Agent');
     ann.page = await ann.context.newPage();
     await ann.page.goto(`/tickets/${ticketId}`);
-    await liveOpen(ann.page);
+    await liveOpen(ann.page, T);
   });
 
   it('catches up after the server restarts on the same port and data: changes appear, nothing twice', async () => {
@@ -148,11 +145,11 @@ describe('the ticket page, live', () => {
     s = await startServer(env);
     // Made at once, most likely before the page has reconnected: caught up on reconnect.
     await api('POST', `/tickets/${ticketId}/comment`, { body: 'Written while you were away', internal: true });
-    await liveOpen(ben.page);
-    await expect.poll(() => entry(ben.page, 'Written while you were away').count(), poll).toBe(1);
+    await liveOpen(ben.page, T);
+    await expect.poll(() => historyEntry(ben.page, 'Written while you were away').count(), poll).toBe(1);
     // And after it has.
     await api('POST', `/tickets/${ticketId}/comment`, { body: 'Written after the restart', internal: false });
-    await expect.poll(() => entry(ben.page, 'Written after the restart').count(), poll).toBe(1);
+    await expect.poll(() => historyEntry(ben.page, 'Written after the restart').count(), poll).toBe(1);
     await expectWholeHistoryOnce(ben.page);
     await expectWholeHistoryOnce(ann.page);
     expect(await ben.page.locator('#reply-body').inputValue()).toBe('Dear Carla, my draft');
@@ -166,7 +163,7 @@ describe('the portal page, live', () => {
     const context = await browser.newContext({ baseURL: s.url, viewport: { width: 360, height: 800 } });
     const page = await context.newPage();
     await page.goto(link);
-    await liveOpen(page);
+    await liveOpen(page, T);
     const messages = page.locator('#portal-history > li');
     const before = await messages.count();
 

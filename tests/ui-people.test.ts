@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peopleSearchQueries, PEOPLE_SEARCH_WINDOW } from '../src/db/sqlite/people.js';
 import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { setQueueWatchers } from '../src/domain/watchers.js';
-import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { historyList, launchBrowser, screenshot, settled, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer, okApi } from './helpers/server.js';
 import { itOn, onlyOn, testStore } from './helpers/store.js';
 
@@ -165,9 +165,6 @@ onlyOn('sqlite')('in the browser', () => {
   const dialog = () => page.getByRole('dialog', { name: 'New ticket' });
   const peopleBox = (p: Page = page) => p.getByRole('region', { name: 'People' });
   const roleList = (name: 'Requesters' | 'Cc' | 'AdminCc', p: Page = page) => peopleBox(p).getByRole('list', { name });
-  const history = () => page.getByRole('list', { name: 'History' });
-  const settled = (p: Page) => p.waitForFunction(
-    () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout: T, polling: 50 });
   const publicReply = (p: Page = page) => p.locator('.reply-kind label').first();
 
   beforeAll(async () => {
@@ -254,10 +251,10 @@ onlyOn('sqlite')('in the browser', () => {
     await page.goto(`/tickets/${ticketId}`);
     await peopleBox().waitFor();
     await peopleBox().getByRole('button', { name: 'Remove Dan Colleague as Cc' }).click();
-    await settled(page);
+    await settled(page, T);
     await expect.poll(() => roleList('Cc').innerText(), poll).not.toContain('Dan Colleague');
     expect(await roleList('Cc').innerText()).toContain('Dora Danvers');
-    await history().locator('li.txn').filter({ hasText: `${adminName} removed Dan Colleague from Cc` }).waitFor();
+    await historyList(page).locator('li.txn').filter({ hasText: `${adminName} removed Dan Colleague from Cc` }).waitFor();
     await expect.poll(() => publicReply().innerText(), poll).toBe('Public reply (mailed to erin.new@customer.example, Cc Dora Danvers)');
     expect((await api('GET', `/tickets/${ticketId}`)).cc).toEqual([ids.dora]);
     expect(new URL(page.url()).pathname).toBe(`/tickets/${ticketId}`);
@@ -269,9 +266,9 @@ onlyOn('sqlite')('in the browser', () => {
     await peopleBox().getByRole('option', { name: /Alice Agent/ }).click();
     expect(await person.inputValue()).toBe('alice@example.com');
     await peopleBox().getByRole('button', { name: 'Add' }).click();
-    await settled(page);
+    await settled(page, T);
     await expect.poll(() => roleList('AdminCc').innerText(), poll).toContain('Alice Agent');
-    await history().locator('li.txn').filter({ hasText: `${adminName} added Alice Agent as AdminCc` }).waitFor();
+    await historyList(page).locator('li.txn').filter({ hasText: `${adminName} added Alice Agent as AdminCc` }).waitFor();
     expect((await api('GET', `/tickets/${ticketId}`)).admin_cc).toEqual([ids.alice]);
     // AdminCc is staff: the public reply still goes to the same customers.
     expect(await publicReply().innerText()).toBe('Public reply (mailed to erin.new@customer.example, Cc Dora Danvers)');
@@ -347,7 +344,7 @@ onlyOn('sqlite')('in the browser', () => {
 
     // Moving the ticket to a queue with an AdminCc shows them at once.
     await page.getByRole('complementary', { name: 'Ticket properties' }).getByLabel('Queue').selectOption({ label: 'Network' });
-    await settled(page);
+    await settled(page, T);
     const quinn = roleList('AdminCc').getByRole('listitem').filter({ hasText: 'Quinn Queuewatch' });
     await quinn.waitFor();
     expect(await quinn.innerText()).toContain('via queue');

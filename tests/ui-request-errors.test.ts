@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { launchBrowser, messageBox, screenshot, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
 const T = 20_000;
@@ -102,21 +102,20 @@ const FAILURES: { how: Failure; words: RegExp }[] = [
 ];
 
 describe.each(WIDTHS)('the reply box at $name', (size) => {
-  const reply = () => page.getByRole('textbox', { name: 'Message' });
   const error = () => page.locator('#reply-error');
   const entries = () => page.getByRole('list', { name: 'History' }).locator('li.txn');
 
   beforeEach(async () => {
     await page.setViewportSize({ width: size.width, height: size.height });
     await page.goto(`/tickets/${ticketId}`);
-    await reply().waitFor();
+    await messageBox(page).waitFor();
   });
 
   it.each(FAILURES)('$how: says so in words below the box, keeps the text, clears on typing', async ({ how, words }) => {
     const before = await entries().count();
     const broken = proxy.broken;
     const text = `Please reconnect and tell me if it drops again (${how}, ${size.name}).`;
-    await reply().fill(text);
+    await messageBox(page).fill(text);
     proxy.fail('POST', /^\/tickets\/\d+\/comment$/, how);
     await page.getByRole('button', { name: 'Send' }).click();
 
@@ -125,22 +124,22 @@ describe.each(WIDTHS)('the reply box at $name', (size) => {
     expect(proxy.broken).toBeGreaterThan(broken);
     expect(await error().innerText()).not.toMatch(/nginx|<|Bad Gateway<\/h1>/);
     await expectInView(page, error());
-    const box = (await reply().boundingBox())!;
+    const box = (await messageBox(page).boundingBox())!;
     expect((await error().boundingBox())!.y).toBeGreaterThan(box.y + box.height);
-    expect(await reply().inputValue()).toBe(text);
+    expect(await messageBox(page).inputValue()).toBe(text);
     expect(await entries().count()).toBe(before);
     await screenshot(page, `reply-error-${how}-${size.name}`);
 
-    await reply().press('End');
-    await reply().pressSequentially('!');
+    await messageBox(page).press('End');
+    await messageBox(page).pressSequentially('!');
     await expect.poll(() => error().innerText(), poll).toBe('');
     expect(await error().isVisible()).toBe(false);
-    expect(await reply().inputValue()).toBe(`${text}!`);
+    expect(await messageBox(page).inputValue()).toBe(`${text}!`);
 
     // Through the working proxy the same text goes out.
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => entries().count(), poll).toBe(before + 1);
-    await expect.poll(() => reply().inputValue(), poll).toBe('');
+    await expect.poll(() => messageBox(page).inputValue(), poll).toBe('');
   }, 60_000);
 });
 

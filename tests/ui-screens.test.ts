@@ -12,7 +12,7 @@ import { axeCheck } from './helpers/axe.js';
 import { launchBrowser, SCREENSHOTS, screenshot, signedIn } from './helpers/browser.js';
 import { MAILGATE_TOKEN } from './helpers/mail.js';
 import { mailIn } from './helpers/portal.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer, okApi } from './helpers/server.js';
 
 const T = 20_000;
 const WIDTHS = [1280, 360];
@@ -27,11 +27,7 @@ let anonymous: { context: BrowserContext; page: Page };
 const ids = { ticket: 0, portalTicket: 0, team: 0, field: 0, dashboard: 0, template: 0, scrip: 0, outbox: 0, intake: 0, user: 0, response: 0 };
 const counts: Record<string, { width: number; serious: number; total: number; rules: string[] }[]> = {};
 
-async function api<T = any>(method: string, p: string, body?: unknown): Promise<T> {
-  const res = await s.api(method, p, body === undefined ? {} : { body });
-  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 
 interface Screen { name: string; who: () => { page: Page }; path: () => string; ready?: (p: Page) => Promise<void> }
 

@@ -3,7 +3,7 @@
 // API; everything asserted is what a person sees: text, the address bar, widths and positions.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, settled, signedIn } from './helpers/browser.js';
+import { historyList, launchBrowser, messageBox, screenshot, settled, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer, okApi } from './helpers/server.js';
 
 /** How long a polled condition may take: the suite runs on two cores next to other browsers. */
@@ -432,9 +432,7 @@ describe('saved views', () => {
 
 describe('ticket page', () => {
   let ticketId = 0;
-  const reply = () => page.getByRole('textbox', { name: 'Message' });
-  const history = () => page.getByRole('list', { name: 'History' });
-  const entry = (text: string) => history().locator('li.txn').filter({ hasText: text });
+  const entry = (text: string) => historyList(page).locator('li.txn').filter({ hasText: text });
 
   beforeAll(async () => {
     ticketId = (await api('POST', '/tickets', { queue_id: ids.hardware, subject: 'Laptop will not boot', description: 'Black screen since Monday.', requester_id: ids.requester })).ticket.id;
@@ -451,22 +449,22 @@ describe('ticket page', () => {
     expect(await created.getByRole('list', { name: 'Scrips' }).innerText()).toMatch(/✓ autoreply_on_create \(autoreply_requester, 1 notification\)/);
 
     await page.getByLabel('Public reply (mailed to Rita Requester)').check();
-    await reply().fill('We are looking into it.');
+    await messageBox(page).fill('We are looking into it.');
     await page.getByRole('button', { name: 'Send' }).click();
     await entry(`Reply by ${adminName}`).waitFor();
     expect(await entry(`Reply by ${adminName}`).innerText()).toContain('We are looking into it.');
     expect(await entry(`Reply by ${adminName}`).getByRole('list', { name: 'Scrips' }).innerText()).toContain('✓ notify_requester_on_correspond (notify_requesters_and_cc, 1 notification)');
-    await expect.poll(() => reply().inputValue(), poll).toBe('');
+    await expect.poll(() => messageBox(page).inputValue(), poll).toBe('');
 
     await page.getByLabel('Internal note (owner and AdminCc only)').check();
-    await reply().fill('Probably the SSD. Ordering a spare.');
+    await messageBox(page).fill('Probably the SSD. Ordering a spare.');
     await page.getByRole('button', { name: 'Send' }).click();
     await entry(`Internal note by ${adminName}`).waitFor();
     expect(await entry(`Internal note by ${adminName}`).innerText()).toContain('Probably the SSD. Ordering a spare.');
-    await expect.poll(() => reply().inputValue(), poll).toBe('');
+    await expect.poll(() => messageBox(page).inputValue(), poll).toBe('');
     // The reply/note choice stays as it was: a second note cannot slip out to the requester.
     expect(await page.getByLabel('Internal note (owner and AdminCc only)').isChecked()).toBe(true);
-    expect(await history().locator('li.txn').count()).toBe(3);
+    expect(await historyList(page).locator('li.txn').count()).toBe(3);
 
     const props = page.getByRole('complementary', { name: 'Ticket properties' });
     await props.getByLabel('Status').selectOption({ label: 'Open' });
@@ -502,48 +500,48 @@ describe('ticket page', () => {
   it('a failing reply shows its error below the box, keeps the text, and typing clears the error', async () => {
     await page.goto(`/tickets/${ticketId}`);
     const error = page.locator('#reply-error');
-    await reply().waitFor();
-    const before = await history().locator('li.txn').count();
+    await messageBox(page).waitFor();
+    const before = await historyList(page).locator('li.txn').count();
 
     // (a) The server refuses whitespace (422).
-    await reply().fill('   ');
+    await messageBox(page).fill('   ');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => error.innerText(), poll).toMatch(/Message: Must not be empty/);
     expect(await error.isVisible()).toBe(true);
-    expect(await reply().inputValue()).toBe('   ');
-    const box = (await reply().boundingBox())!;
+    expect(await messageBox(page).inputValue()).toBe('   ');
+    const box = (await messageBox(page).boundingBox())!;
     expect((await error.boundingBox())!.y).toBeGreaterThan(box.y + box.height);
-    await reply().press('End');
-    await reply().pressSequentially('x');
+    await messageBox(page).press('End');
+    await messageBox(page).pressSequentially('x');
     await expect.poll(() => error.innerText(), poll).toBe('');
     expect(await error.isVisible()).toBe(false);
-    expect(await reply().inputValue()).toBe('   x');
+    expect(await messageBox(page).inputValue()).toBe('   x');
 
     // (b) The network fails.
     const text = 'Could you try holding the power button for 30 seconds?';
-    await reply().fill(text);
+    await messageBox(page).fill(text);
     await page.route('**/tickets/*/comment', (r) => r.abort());
     try {
       await page.getByRole('button', { name: 'Send' }).click();
       await expect.poll(() => error.innerText(), poll).toMatch(/Could not reach the server/);
       expect(await error.isVisible()).toBe(true);
-      expect(await reply().inputValue()).toBe(text);
+      expect(await messageBox(page).inputValue()).toBe(text);
       expect((await error.boundingBox())!.y).toBeGreaterThan(box.y + box.height);
       await screenshot(page, 'ticket-reply-error');
     } finally {
       await page.unroute('**/tickets/*/comment');
     }
-    await reply().press('End');
-    await reply().pressSequentially('!');
+    await messageBox(page).press('End');
+    await messageBox(page).pressSequentially('!');
     await expect.poll(() => error.innerText(), poll).toBe('');
-    expect(await reply().inputValue()).toBe(`${text}!`);
-    expect(await history().locator('li.txn').count()).toBe(before);
+    expect(await messageBox(page).inputValue()).toBe(`${text}!`);
+    expect(await historyList(page).locator('li.txn').count()).toBe(before);
 
     // Once the network is back, the same text goes out.
     await page.getByRole('button', { name: 'Send' }).click();
     await entry(`${text}!`).waitFor();
-    await expect.poll(() => reply().inputValue(), poll).toBe('');
-    expect(await history().locator('li.txn').count()).toBe(before + 1);
+    await expect.poll(() => messageBox(page).inputValue(), poll).toBe('');
+    expect(await historyList(page).locator('li.txn').count()).toBe(before + 1);
   }, 120_000);
 });
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, settled } from './helpers/browser.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer, okApi } from './helpers/server.js';
 
 const T = 20_000;
 const poll = { timeout: T, interval: 100 };
@@ -19,11 +19,7 @@ const PDF = fs.readFileSync(path.resolve(import.meta.dirname, 'fixtures', 'mail'
 let s: TestServer;
 let browser: Browser;
 
-async function api<T = any>(method: string, p: string, body?: unknown): Promise<T> {
-  const res = await s.api(method, p, body === undefined ? {} : { body });
-  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
-  return res.body as T;
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 
 
 /** Presses Tab until `target` has the focus; fails when 80 presses never reach it (a mouse-only control). */

@@ -33,6 +33,19 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
+// A ticket page, as the tests find their way on it.
+/** The ids of a ticket page's history entries (`#history > li`), top to bottom. */
+export const historyIds = (p: Page) => p.locator('#history > li').evaluateAll((lis) => lis.map((li) => li.id));
+/** The history entries of a ticket page that contain `text`. */
+export const historyEntry = (p: Page, text: string) => p.locator('#history > li', { hasText: text });
+/** A ticket page's history, found as a reader of the page finds it (the list named History). */
+export const historyList = (p: Page) => p.getByRole('list', { name: 'History' });
+/** The reply box of a ticket page (the textbox named Message). */
+export const messageBox = (p: Page) => p.getByRole('textbox', { name: 'Message' });
+
+/** Waits until the page's live updates are connected (`[data-live-root]` says open). */
+export const liveOpen = (p: Page, timeout = 20_000) => p.waitForSelector('[data-live-root][data-live-state="open"]', { timeout });
+
 /** Waits until htmx has no request, swap or settle under way on the page. */
 export const settled = (p: Page, timeout = 20_000) => p.waitForFunction(
   () => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'), undefined, { timeout, polling: 50 });

@@ -5,6 +5,9 @@ import http from 'node:http';
 
 export interface FormFile { name: string; type: string; content: Buffer }
 
+/** `n` small text files (f0.txt, f1.txt, …): for the limits on how many files one message may carry. */
+export const textFiles = (n: number): FormFile[] => Array.from({ length: n }, (_, i) => ({ name: `f${i}.txt`, type: 'text/plain', content: Buffer.from(`file ${i}`) }));
+
 /** A multipart/form-data body: the fields, then the files, each file in the `field` field. */
 export function multipartBody(fields: Record<string, string>, files: FormFile[], field = 'attachments'): { body: Buffer; contentType: string } {
   const boundary = `----hxdesk-test-${Math.random().toString(36).slice(2)}`;

@@ -84,7 +84,7 @@ function asId(v: string): string {
   } catch { return v; }
 }
 
-function plan(r: Rng, s: TestServer, routes: Route[], ctx: Awaited<ReturnType<typeof prepare>>): Planned {
+function planRequest(r: Rng, s: TestServer, routes: Route[], ctx: Awaited<ReturnType<typeof prepare>>): Planned {
   const route = r.chance(0.02) ? { method: 'GET', path: r.pick(['/no-such-route', '/tickets/1/nope', '/%2e%2e/etc/passwd', '//tickets', '/tickets/']) } : r.pick(routes);
   const method = r.chance(0.88) ? route.method : r.pick(ANY_METHOD);
   let path = route.path.replace(/:(\w+)/g, (_m, name: string) => {
@@ -193,7 +193,7 @@ export async function fuzz(s: TestServer, opts: FuzzOptions): Promise<FuzzResult
   const worker = async () => {
     while (result.requests < opts.requests) {
       const n = ++result.requests;
-      const p = plan(r, s, routes, ctx);
+      const p = planRequest(r, s, routes, ctx);
       const res = await send(s, agent, p);
       const cls = res.status === null ? 'none' : `${String(res.status)[0]}xx`;
       result.byClass[cls] = (result.byClass[cls] ?? 0) + 1;

@@ -27,10 +27,30 @@ export async function postMail(s: TestServer, raw: string | Buffer, opts: { cont
   return { status: res.status, text, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
 }
 
-export async function get(s: TestServer, p: string) {
+/** GET `p` as the admin, expecting 200: the body. */
+export async function get(s: Pick<TestServer, 'api'>, p: string) {
   const res = await s.api('GET', p);
   expect(res.status, `${p}: ${res.text}`).toBe(200);
   return res.body;
+}
+
+/** What a mail must not change unless it is taken: how many tickets, intake entries and users exist. */
+export async function totals(s: Pick<TestServer, 'api'>) {
+  return {
+    tickets: (await get(s, '/tickets?limit=1')).total as number,
+    intake: (await get(s, '/mail/intake?limit=1')).total as number,
+    users: ((await get(s, '/users')).users as unknown[]).length,
+  };
+}
+
+/**
+ * The tickets whose subject is exactly `subject`, read from an in-process server (`get` as its
+ * admin) or through `read` (a path's body: a server process read with a session of its own).
+ */
+export async function ticketsTitled(from: Pick<TestServer, 'api'> | ((path: string) => Promise<any>), subject: string): Promise<any[]> {
+  const p = `/tickets?q=${encodeURIComponent(subject)}&limit=500`;
+  const body = typeof from === 'function' ? await from(p) : await get(from, p);
+  return (body.tickets as any[]).filter((t) => t.subject === subject);
 }
 
 export const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -69,6 +89,22 @@ export function envelope(extra: Record<string, string> = {}): Record<string, str
 }
 
 export const base64Lines = (b: Buffer) => b.toString('base64').replace(/.{76}/g, '$&\r\n');
+
+/** `begin 644 name` … `` ` `` `end`: a file uuencoded as uuencode(1) writes it (45 bytes a line, CRLF between lines). */
+export function uuencode(name: string, data: Buffer): string {
+  const lines = [`begin 644 ${name}`];
+  const ch = (n: number) => String.fromCharCode(n === 0 ? 96 : n + 32);
+  for (let i = 0; i < data.length; i += 45) {
+    const chunk = data.subarray(i, i + 45);
+    let line = ch(chunk.length);
+    for (let j = 0; j < chunk.length; j += 3) {
+      const [a, b = 0, c = 0] = chunk.subarray(j, j + 3);
+      line += ch(a >> 2) + ch(((a << 4) | (b >> 4)) & 63) + ch(((b << 2) | (c >> 6)) & 63) + ch(c & 63);
+    }
+    lines.push(line);
+  }
+  return [...lines, '`', 'end'].join('\r\n');
+}
 
 /** The fields of `rawMail`'s message; an address field takes one value or a list. */
 export interface RawMail {

@@ -48,13 +48,13 @@ export async function spawnServer(env: Record<string, string>, onOutput?: (all: 
   return { child, base, output: () => output, exit };
 }
 
-/** Signals the process group of a child started detached (it and whatever it started); a group already gone is fine. */
 /** Stops a server process as an operator would (SIGTERM to its group) and expects a clean exit (code 0). */
 export async function stopServer(s: Pick<ServerProcess, 'child' | 'exit'>): Promise<void> {
   process.kill(-s.child.pid!, 'SIGTERM');
   expect((await s.exit).code).toBe(0);
 }
 
+/** Signals the process group of a child started detached (it and whatever it started); a group already gone is fine. */
 export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try { process.kill(-child.pid!, signal); } catch { /* the group is gone already */ }
 }
@@ -84,11 +84,29 @@ export function runServerToExit(env: Record<string, string>, timeoutMs = 30_000)
   });
 }
 
+/** The bootstrap administrator a test server seeds (in-process servers too: server.ts hands these on). */
+export const ADMIN_EMAIL = 'admin@example.com';
+export const ADMIN_PASSWORD = 'admin-password-123';
+
+/**
+ * A spawned server's environment: its store — a DATA_DIR, or the variables of one (DATA_DIR and,
+ * on PostgreSQL, DATABASE_URL) — the bootstrap administrator, and the test's own `settings`.
+ * The same environment serves the `hxdesk` commands run against that store.
+ */
+export function serverEnv(store: string | Record<string, string>, settings: Record<string, string> = {}): Record<string, string> {
+  return { ...(typeof store === 'string' ? { DATA_DIR: store } : store), ADMIN_EMAIL, ADMIN_PASSWORD, ...settings };
+}
+
 /**
  * A test file's real server processes and their data directories: every process pushed to
- * `children` is killed, and the temp directory removed, after the file's tests.
+ * `children` (`serve` pushes the ones it starts) is killed, and the temp directory removed,
+ * after the file's tests.
  */
-export function processScope(prefix: string): { tmp: string; children: ServerProcess[]; dataDir: () => string } {
+export function processScope(prefix: string): {
+  tmp: string; children: ServerProcess[]; dataDir: () => string;
+  /** Spawns a server on `store` with `settings` (serverEnv) and resolves once it listens. */
+  serve: (store: string | Record<string, string>, settings?: Record<string, string>) => Promise<ServerProcess>;
+} {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `hxdesk-${prefix}-`));
   const children: ServerProcess[] = [];
   afterAll(() => {
@@ -96,28 +114,37 @@ export function processScope(prefix: string): { tmp: string; children: ServerPro
     fs.rmSync(tmp, { recursive: true, force: true });
   });
   let dirs = 0;
-  return { tmp, children, dataDir: () => fs.mkdtempSync(path.join(tmp, `data${++dirs}-`)) };
+  const serve = async (store: string | Record<string, string>, settings: Record<string, string> = {}) => {
+    const s = await spawnServer(serverEnv(store, settings));
+    children.push(s);
+    return s;
+  };
+  return { tmp, children, dataDir: () => fs.mkdtempSync(path.join(tmp, `data${++dirs}-`)), serve };
 }
 
 /** Signs in with JSON: the session cookie (`name=value`), or the refusal's status. */
 export const login = (base: string, email: string, password: string): Promise<Answer> => send(base, 'POST', '/login', { email, password });
 
-/** An answer of a real server process, as `send` reads it. */
-export interface Answer { status: number; body: any; cookie?: string; retryAfter: string | null }
+/** An answer of a real server process, as `send` reads it: the body parsed (JSON) or as text, and its exact bytes. */
+export interface Answer { status: number; body: any; bytes: Buffer; cookie?: string; retryAfter: string | null }
 /**
- * One JSON request to the server process at `base`: with a bearer token, or with a session cookie
- * (and its own Origin, as a browser sends it).
+ * One request to the server process at `base`: with a bearer token, or with a session cookie
+ * (and its own Origin, as a browser sends it). The body goes as JSON; with `type`, it goes as it
+ * is (a string or bytes: a message, a file) with that content type.
  */
-export async function send(base: string, method: string, p: string, body?: unknown, auth: { token?: string; cookie?: string } = {}): Promise<Answer> {
+export async function send(base: string, method: string, p: string, body?: unknown, opts: { token?: string; cookie?: string; type?: string } = {}): Promise<Answer> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (auth.token) headers.authorization = `Bearer ${auth.token}`;
-  if (auth.cookie) { headers.cookie = auth.cookie; headers.origin = base; }
-  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
+  if (body !== undefined) headers['content-type'] = opts.type ?? 'application/json';
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.cookie) { headers.cookie = opts.cookie; headers.origin = base; }
+  const payload = body === undefined ? undefined : opts.type ? (body as string | Buffer) : JSON.stringify(body);
+  const res = await fetch(`${base}${p}`, { method, headers, body: payload });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const text = bytes.toString('utf8');
   return {
     status: res.status,
     body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
+    bytes,
     cookie: res.headers.get('set-cookie')?.split(';')[0],
     retryAfter: res.headers.get('retry-after'),
   };

@@ -10,6 +10,13 @@ export async function transactionsOf<T = any>(s: Pick<TestServer, 'api'>, id: nu
   return res.body.transactions as T[];
 }
 
+/** Ticket `id`, as the admin reads it. */
+export async function ticketOf<T = any>(s: Pick<TestServer, 'api'>, id: number): Promise<T> {
+  const res = await s.api('GET', `/tickets/${id}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body as T;
+}
+
 /** The user with exactly this address, from the whole list, or undefined. */
 export async function userByEmail<T extends { email: string } = any>(s: Pick<TestServer, 'api'>, email: string): Promise<T | undefined> {
   const res = await s.api('GET', '/users');

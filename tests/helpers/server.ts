@@ -16,11 +16,11 @@ import { createLogger, type Level, type Logger } from '../../src/log.js';
 import { loadSettings, type Settings } from '../../src/settings.js';
 import { startWorkers, type Workers } from '../../src/workers.js';
 import { createMigratedDatabase } from './postgres.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from './process.js';
 import { testStore } from './store.js';
 import { responseChecker } from './openapi.js';
 
-export const ADMIN_EMAIL = 'admin@example.com';
-export const ADMIN_PASSWORD = 'admin-password-123';
+export { ADMIN_EMAIL, ADMIN_PASSWORD };
 
 export interface ApiOptions {
   token?: string | null; // defaults to the admin token; null sends no Authorization

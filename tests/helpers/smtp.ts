@@ -4,6 +4,9 @@ import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail { envelope: { from: string; to: string[] }; raw: string; parsed: ParsedMail }
 
+/** The Message-IDs a received mail's References header lists, in order (none: an empty list). */
+export const refs = (m: ReceivedMail): string[] => [m.parsed.references ?? []].flat();
+
 export interface SmtpSink {
   url: string;
   port: number;

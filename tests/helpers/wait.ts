@@ -12,7 +12,8 @@ export interface WaitOptions {
   retryErrors?: boolean;
 }
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A real-time pause, for machinery that runs on real time (a background worker's turn); business time moves with the test clock, never by waiting. */
+export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` until `done` says yes to its value, and returns that value. */
 export async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v: T) => boolean, opts: WaitOptions | number = {}): Promise<T> {
