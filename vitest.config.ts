@@ -9,10 +9,27 @@ const shared = {
 // Files whose subject is SQLite itself (its file, WAL, FTS5, plans, backups, migrations, CLI
 // over the file) or that never start a server: not run again on PostgreSQL.
 const sqliteOnly = [
-  'tests/checkpointer.test.ts', 'tests/cli-copy-store.test.ts', 'tests/cli-migration-backups.test.ts', 'tests/cli-serve.test.ts', 'tests/cli.test.ts',
-  'tests/group-commit.test.ts', 'tests/mail-out-html.test.ts', 'tests/mailgate-exim.test.ts', 'tests/mailgate-start.test.ts',
-  'tests/migration-0013.test.ts', 'tests/multi-process.test.ts', 'tests/pg-helper.test.ts', 'tests/pg-live-processes.test.ts', 'tests/pg-schema.test.ts', 'tests/pg-store-plans.test.ts', 'tests/pg-units-of-work.test.ts',
-  'tests/query-plans.test.ts', 'tests/reader-threads.test.ts', 'tests/search-index.test.ts', 'tests/start.test.ts', 'tests/time-format.test.ts',
+  'tests/checkpointer.test.ts',
+  'tests/cli-copy-store.test.ts',
+  'tests/cli-migration-backups.test.ts',
+  'tests/cli-serve.test.ts',
+  'tests/cli.test.ts',
+  'tests/group-commit.test.ts',
+  'tests/mail-out-html.test.ts',
+  'tests/mailgate-exim.test.ts',
+  'tests/mailgate-start.test.ts',
+  'tests/migration-0013.test.ts',
+  'tests/multi-process.test.ts',
+  'tests/pg-helper.test.ts',
+  'tests/pg-live-processes.test.ts',
+  'tests/pg-schema.test.ts',
+  'tests/pg-store-plans.test.ts',
+  'tests/pg-units-of-work.test.ts',
+  'tests/query-plans.test.ts',
+  'tests/reader-threads.test.ts',
+  'tests/search-index.test.ts',
+  'tests/start.test.ts',
+  'tests/time-format.test.ts',
   // The HTTP server's own guards (header and body timeouts, 408): the same code before either store is reached.
   'tests/slow-clients.test.ts',
 ];
@@ -22,11 +39,17 @@ const sqliteOnly = [
 // to keep the whole CI run (two stores) within its 20 minutes. (ui-people's HTTP half runs on
 // both; its browser half is marked SQLite-only in the file.)
 const browserOnly = [
-  'tests/portal-browser.test.ts', 'tests/ui-admin.test.ts', 'tests/ui-request-errors.test.ts', 'tests/ui-settings.test.ts', 'tests/ui-tickets.test.ts',
+  'tests/portal-browser.test.ts',
+  'tests/ui-admin.test.ts',
+  'tests/ui-request-errors.test.ts',
+  'tests/ui-settings.test.ts',
+  'tests/ui-tickets.test.ts',
   'tests/ui-reply-box.test.ts',
   'tests/ui-triage.test.ts',
   'tests/ui-collision.test.ts',
-  'tests/ui-screens.test.ts', 'tests/ui-keyboard.test.ts', 'tests/ui-triage-walkthrough.test.ts',
+  'tests/ui-screens.test.ts',
+  'tests/ui-keyboard.test.ts',
+  'tests/ui-triage-walkthrough.test.ts',
   'tests/ui-live-ticket.test.ts',
   'tests/ui-live-list.test.ts',
   'tests/ui-outside-senders.test.ts',
@@ -39,10 +62,14 @@ const browserOnly = [
 // testing one store).
 const pgWanted = process.env.HXDESK_TEST_POSTGRES;
 if (pgWanted !== undefined && pgWanted !== '' && pgWanted !== '0' && pgWanted !== '1') {
-  throw new Error(`HXDESK_TEST_POSTGRES must be 0 (SQLite only) or 1 (PostgreSQL required), not ${JSON.stringify(pgWanted)}`);
+  throw new Error(
+    `HXDESK_TEST_POSTGRES must be 0 (SQLite only) or 1 (PostgreSQL required), not ${JSON.stringify(pgWanted)}`,
+  );
 }
 if (pgWanted === '1' && !pgAvailable()) {
-  throw new Error('HXDESK_TEST_POSTGRES=1 but no PostgreSQL server binaries were found (apt-get install postgresql, or set PG_BIN)');
+  throw new Error(
+    'HXDESK_TEST_POSTGRES=1 but no PostgreSQL server binaries were found (apt-get install postgresql, or set PG_BIN)',
+  );
 }
 const onPostgres = pgWanted !== '0' && pgAvailable();
 
@@ -58,16 +85,20 @@ export default defineConfig({
       { test: { name: 'sqlite', include: ['tests/**/*.test.{ts,tsx}'], ...shared } },
       // Then the HTTP suite on PostgreSQL (SPEC C6), when a throwaway cluster can be started here:
       // every server of a file on a fresh database in its worker's cluster (tests/helpers/server.ts).
-      ...(onPostgres ? [{
-        test: {
-          name: 'postgres',
-          include: ['tests/**/*.test.{ts,tsx}'],
-          exclude: [...sqliteOnly, ...browserOnly],
-          env: { HXDESK_TEST_STORE: 'postgres' },
-          setupFiles: ['tests/helpers/pgSetup.ts'],
-          ...shared,
-        },
-      }] : []),
+      ...(onPostgres
+        ? [
+            {
+              test: {
+                name: 'postgres',
+                include: ['tests/**/*.test.{ts,tsx}'],
+                exclude: [...sqliteOnly, ...browserOnly],
+                env: { HXDESK_TEST_STORE: 'postgres' },
+                setupFiles: ['tests/helpers/pgSetup.ts'],
+                ...shared,
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

@@ -7,12 +7,28 @@
 // see the same machine, so B ÷ A per round cancels this VM's drift (±30 % between whole runs);
 // the median of those ratios, with the spread of the middle half, is what is printed.
 // One tree only (`<treeA>`) prints its medians alone. OPS=name,name limits the operations.
-import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 const [treeA, treeB] = process.argv.slice(2, 4).map((t) => (t && !/^\d+$/.test(t) ? path.resolve(t) : undefined));
-const nums = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
-const ROUNDS = nums[0] ?? 15; const N = nums[1] ?? 40;
-if (!treeA) { console.error('usage: node bench/cpu-per-request.mjs <treeA> [treeB] [rounds] [n]'); process.exit(2); }
-const dataset = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'data', 'bench', 'dataset-10000', 'hxdesk.db');
+const nums = process.argv
+  .slice(2)
+  .filter((a) => /^\d+$/.test(a))
+  .map(Number);
+const ROUNDS = nums[0] ?? 15;
+const N = nums[1] ?? 40;
+if (!treeA) {
+  console.error('usage: node bench/cpu-per-request.mjs <treeA> [treeB] [rounds] [n]');
+  process.exit(2);
+}
+const dataset = path.join(
+  path.dirname(new URL(import.meta.url).pathname),
+  '..',
+  'data',
+  'bench',
+  'dataset-10000',
+  'hxdesk.db',
+);
 
 async function load(tree) {
   const treeTag = path.basename(tree);
@@ -20,33 +36,68 @@ async function load(tree) {
   fs.copyFileSync(dataset, path.join(dir, 'hxdesk.db'));
   const d = (p) => import(path.join(tree, 'dist', p));
   const { loadEnv } = await d('env.js');
-  const storeMod = fs.existsSync(path.join(tree, 'dist/db/store.js')) ? await d('db/store.js') : await d('db/client.js');
+  const storeMod = fs.existsSync(path.join(tree, 'dist/db/store.js'))
+    ? await d('db/store.js')
+    : await d('db/client.js');
   const { createApp } = await d('app.js');
   const { createToken } = await d('domain/auth.js');
-  const env = loadEnv({ NODE_ENV: 'production', DATA_DIR: dir, MAILGATE_TOKEN: 'x'.repeat(32), MAIL_SENDER_MAX_PER_HOUR: '1000000', MAIL_ADDRESSES: 'support@cpu.example' });
+  const env = loadEnv({
+    NODE_ENV: 'production',
+    DATA_DIR: dir,
+    MAILGATE_TOKEN: 'x'.repeat(32),
+    MAIL_SENDER_MAX_PER_HOUR: '1000000',
+    MAIL_ADDRESSES: 'support@cpu.example',
+  });
   const db = storeMod.openDb(path.join(dir, 'hxdesk.db'));
   const app = await createApp({ db, env, log: () => {} });
   const token = (await createToken(db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'cpu')).token;
   const H = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const call = async (method, p, body, extra = {}) => {
-    const res = await app.fetch(new Request(`http://x${p}`, { method, headers: { ...H, ...extra }, body: body ? JSON.stringify(body) : undefined }));
-    const t = await res.text(); if (res.status >= 400) throw new Error(`${tree}: ${method} ${p} ${res.status} ${t.slice(0, 200)}`); return t;
+    const res = await app.fetch(
+      new Request(`http://x${p}`, {
+        method,
+        headers: { ...H, ...extra },
+        body: body ? JSON.stringify(body) : undefined,
+      }),
+    );
+    const t = await res.text();
+    if (res.status >= 400) throw new Error(`${tree}: ${method} ${p} ${res.status} ${t.slice(0, 200)}`);
+    return t;
   };
-  const ticket = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu base', description: 'x' })).ticket.id;
+  const ticket = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu base', description: 'x' }))
+    .ticket.id;
   // A ticket page to read that does not grow while it is measured (the comments go to `ticket`).
-  const page = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu page', description: 'x' })).ticket.id;
-  for (let i = 0; i < 50; i++) await call('POST', `/tickets/${page}/comment`, { body: `Entry ${i}`, internal: i % 3 === 0 });
+  const page = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu page', description: 'x' })).ticket
+    .id;
+  for (let i = 0; i < 50; i++)
+    await call('POST', `/tickets/${page}/comment`, { body: `Entry ${i}`, internal: i % 3 === 0 });
   // Mail on a customer's ticket (SPEC D0 reads who is on it, bounds its Cc, gates the relay): the
   // customer's own replies naming three colleagues (on the ticket after the first), and mail from
   // people who are not on it.
-  const customer = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu mail', description: 'x', requesters: ['cust@cpu.example'] })).ticket.id;
-  const mail = (from, i, cc = '') => call('POST', '/mailgate', { message: `From: ${from}\r\nTo: support@cpu.example\r\n${cc ? `Cc: ${cc}\r\n` : ''}`
-    + `Subject: Re: [hxdesk #${customer}] cpu mail\r\nMessage-ID: <cpu.${i}.${Math.random().toString(36).slice(2)}@${treeTag}>\r\n\r\nReply ${i}\r\n` },
-  { authorization: `Bearer ${'x'.repeat(32)}` });
+  const customer = JSON.parse(
+    await call('POST', '/tickets', {
+      queue_id: 1,
+      subject: 'cpu mail',
+      description: 'x',
+      requesters: ['cust@cpu.example'],
+    }),
+  ).ticket.id;
+  const mail = (from, i, cc = '') =>
+    call(
+      'POST',
+      '/mailgate',
+      {
+        message:
+          `From: ${from}\r\nTo: support@cpu.example\r\n${cc ? `Cc: ${cc}\r\n` : ''}` +
+          `Subject: Re: [hxdesk #${customer}] cpu mail\r\nMessage-ID: <cpu.${i}.${Math.random().toString(36).slice(2)}@${treeTag}>\r\n\r\nReply ${i}\r\n`,
+      },
+      { authorization: `Bearer ${'x'.repeat(32)}` },
+    );
   return {
     'mail reply (customer; 3 Cc)': (i) => mail('cust@cpu.example', i, 'a@cpu.example, b@cpu.example, c@cpu.example'),
     'mail from someone not on the ticket': (i) => mail(`stranger${i}@else.example`, i),
-    'create ticket': (i) => call('POST', '/tickets', { queue_id: 1, subject: `CPU ticket ${i}`, description: `Body ${i}` }),
+    'create ticket': (i) =>
+      call('POST', '/tickets', { queue_id: 1, subject: `CPU ticket ${i}`, description: `Body ${i}` }),
     'public reply': (i) => call('POST', `/tickets/${ticket}/comment`, { body: `Reply ${i}`, internal: false }),
     'internal comment': (i) => call('POST', `/tickets/${ticket}/comment`, { body: `Note ${i}`, internal: true }),
     'PATCH status': (i) => call('PATCH', `/tickets/${ticket}`, { status: i % 2 ? 'open' : 'stalled' }),
@@ -65,8 +116,14 @@ async function load(tree) {
 const trees = [treeA, treeB].filter(Boolean);
 const opsOf = await Promise.all(trees.map(load));
 const only = process.env.OPS?.split(',');
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
-const quart = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+const quart = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
 async function batch(fn, n, from) {
   const c0 = process.cpuUsage();
   for (let i = 0; i < n; i++) await fn(from + i);
@@ -85,7 +142,12 @@ for (const name of Object.keys(opsOf[0]).filter((n) => !only || only.includes(n)
   const row = { a_us: Math.round(median(per[0])) };
   if (trees.length > 1) {
     const ratios = per[0].map((a, i) => per[1][i] / a);
-    Object.assign(row, { b_us: Math.round(median(per[1])), b_over_a: +median(ratios).toFixed(3), q1: +quart(ratios, 0.25).toFixed(3), q3: +quart(ratios, 0.75).toFixed(3) });
+    Object.assign(row, {
+      b_us: Math.round(median(per[1])),
+      b_over_a: +median(ratios).toFixed(3),
+      q1: +quart(ratios, 0.25).toFixed(3),
+      q3: +quart(ratios, 0.75).toFixed(3),
+    });
   }
   out[name] = row;
   console.error(name, JSON.stringify(row));

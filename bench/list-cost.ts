@@ -11,7 +11,9 @@ if (!file) throw new Error('usage: bench/list-cost.ts <sqlite file> [n]');
 const db = openDb(file);
 const sqlite = sqliteOf(db);
 const pick = <T>(a: readonly T[], i: number) => a[i % a.length];
-const agents = (sqlite.prepare("SELECT id FROM users WHERE role = 'agent' AND disabled = 0").all() as { id: number }[]).map((r) => r.id);
+const agents = (
+  sqlite.prepare("SELECT id FROM users WHERE role = 'agent' AND disabled = 0").all() as { id: number }[]
+).map((r) => r.id);
 const queues = (sqlite.prepare('SELECT id FROM queues').all() as { id: number }[]).map((r) => r.id);
 const teams = (sqlite.prepare('SELECT id FROM teams').all() as { id: number }[]).map((r) => r.id);
 const severity = (sqlite.prepare("SELECT id FROM custom_fields WHERE key = 'severity'").get() as { id: number }).id;
@@ -19,16 +21,39 @@ const base: TicketListSpec = { includeComments: true, cf: [], sort: 'updated', d
 const active = ['new', 'open', 'stalled'];
 const variants: Record<string, (i: number) => TicketListSpec> = {
   'active, updated': (i) => ({ ...base, status: active, offset: i % 5 === 4 ? 50 * (i % 20) : 0 }),
-  'queue+status': (i) => ({ ...base, queue_id: pick(queues, i), status: pick([['open'], ['new'], ['new', 'open'], ['stalled']], i) }),
-  'owner+active': (i) => ({ ...base, owner_id: pick(agents, i * 7), status: active, sort: pick(['updated', 'priority'] as const, i) }),
+  'queue+status': (i) => ({
+    ...base,
+    queue_id: pick(queues, i),
+    status: pick([['open'], ['new'], ['new', 'open'], ['stalled']], i),
+  }),
+  'owner+active': (i) => ({
+    ...base,
+    owner_id: pick(agents, i * 7),
+    status: active,
+    sort: pick(['updated', 'priority'] as const, i),
+  }),
   'owner=none': (i) => ({ ...base, owner_id: 'none', status: ['new'], offset: i % 5 === 4 ? 50 * (i % 20) : 0 }),
   team: (i) => ({ ...base, owner_team_id: pick(teams, i), status: ['open'] }),
-  'cf.severity': (i) => ({ ...base, cf: [{ field_id: severity, value: pick(['high', 'critical'], i) }], status: pick([['open'], ['new', 'open']], i >> 1) }),
+  'cf.severity': (i) => ({
+    ...base,
+    cf: [{ field_id: severity, value: pick(['high', 'critical'], i) }],
+    status: pick([['open'], ['new', 'open']], i >> 1),
+  }),
   'priority+offset': (i) => ({ ...base, sort: 'priority', offset: 50 * ((i * 37) % 100) }),
   'all, default': (i) => ({ ...base, limit: pick([25, 50, 100], i) }),
-  'created asc+offset': (i) => ({ ...base, queue_id: pick(queues, i), sort: 'created', desc: false, offset: 50 * ((i * 13) % 40) }),
+  'created asc+offset': (i) => ({
+    ...base,
+    queue_id: pick(queues, i),
+    sort: 'created',
+    desc: false,
+    offset: 50 * ((i * 13) % 40),
+  }),
   'q rare word': (i) => ({ ...base, q: pick(['kelfingra', 'lopolfin', 'quuxfrobnicator', 'drimbosk'], i) }),
-  'q helpdesk word': (i) => ({ ...base, q: pick(['install', 'invoice', 'refund', 'login'], i), status: i % 2 ? active : undefined }),
+  'q helpdesk word': (i) => ({
+    ...base,
+    q: pick(['install', 'invoice', 'refund', 'login'], i),
+    status: i % 2 ? active : undefined,
+  }),
   'q printer': () => ({ ...base, q: 'printer' }),
 };
 const store = storeOf(db);

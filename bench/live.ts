@@ -42,11 +42,13 @@ const STREAMS = Number(opt.streams);
 const LISTENERS = Number(opt.listeners);
 const WRITERS = Number(opt.writers);
 const SECONDS = Number(opt.seconds);
-if (!['sqlite', 'postgres', 'both'].includes(opt.store!)) throw new Error(`--store is sqlite, postgres or both, not ${opt.store}`);
+if (!['sqlite', 'postgres', 'both'].includes(opt.store!))
+  throw new Error(`--store is sqlite, postgres or both, not ${opt.store}`);
 
 const ADMIN = { email: 'bench-live@example.com', password: 'bench-live-password-123' };
 const log = (m: string) => process.stderr.write(`bench live: ${m}\n`);
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
 const round = (n: number) => Math.round(n * 10) / 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,70 +57,128 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(text)?.[1] ?? 0) / 1024;
 }
 
-interface Listener { close(): void; ready: Promise<void> }
+interface Listener {
+  close(): void;
+  ready: Promise<void>;
+}
 
 /** One `GET /events` stream on its own connection; `onTicket` hears each ticket event (its arrival time). */
 function listen(base: string, token: string, onTicket?: (ticketId: number, id: number, at: number) => void): Listener {
   let ready!: () => void;
   let failed!: (e: Error) => void;
-  const readyP = new Promise<void>((res, rej) => { ready = res; failed = rej; });
-  const req = http.get(`${base}/events`, { agent: false, headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } }, (res) => {
-    if (res.statusCode !== 200) { failed(new Error(`GET /events: ${res.statusCode}`)); res.resume(); return; }
-    res.setEncoding('utf8');
-    let buf = '';
-    res.on('data', (chunk: string) => {
-      const at = performance.now();
-      buf += chunk;
-      let i: number;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        if (block.startsWith('event: hello')) { ready(); continue; }
-        if (!onTicket || !block.startsWith('event: ticket\n')) continue;
-        const data = /\ndata: (.*)/.exec(block)?.[1];
-        if (!data) continue;
-        const d = JSON.parse(data) as { id: number; ticket_id: number };
-        onTicket(d.ticket_id, d.id, at);
-      }
-    });
+  const readyP = new Promise<void>((res, rej) => {
+    ready = res;
+    failed = rej;
   });
+  const req = http.get(
+    `${base}/events`,
+    { agent: false, headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } },
+    (res) => {
+      if (res.statusCode !== 200) {
+        failed(new Error(`GET /events: ${res.statusCode}`));
+        res.resume();
+        return;
+      }
+      res.setEncoding('utf8');
+      let buf = '';
+      res.on('data', (chunk: string) => {
+        const at = performance.now();
+        buf += chunk;
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          if (block.startsWith('event: hello')) {
+            ready();
+            continue;
+          }
+          if (!onTicket || !block.startsWith('event: ticket\n')) continue;
+          const data = /\ndata: (.*)/.exec(block)?.[1];
+          if (!data) continue;
+          const d = JSON.parse(data) as { id: number; ticket_id: number };
+          onTicket(d.ticket_id, d.id, at);
+        }
+      });
+    },
+  );
   req.on('error', (e) => failed(e));
   return { close: () => req.destroy(), ready: readyP };
 }
 
-async function json(base: string, method: string, p: string, body: unknown, headers: Record<string, string>): Promise<any> {
-  const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: JSON.stringify(body) });
+async function json(
+  base: string,
+  method: string,
+  p: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<any> {
+  const res = await fetch(base + p, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
   return JSON.parse(text);
 }
 
 interface Outcome {
-  store: string; rss_none_mb: number; rss_streams_mb: number; rss_delta_mb: number; streams: number;
-  listeners: number; writers: number; writes: number; writes_per_s: number; deliveries: number; missing: number;
-  from_start: { p50: number; p95: number; max: number }; from_response: { p50: number; p95: number; max: number };
+  store: string;
+  rss_none_mb: number;
+  rss_streams_mb: number;
+  rss_delta_mb: number;
+  streams: number;
+  listeners: number;
+  writers: number;
+  writes: number;
+  writes_per_s: number;
+  deliveries: number;
+  missing: number;
+  from_start: { p50: number; p95: number; max: number };
+  from_response: { p50: number; p95: number; max: number };
 }
 
 async function measure(store: 'sqlite' | 'postgres', cluster?: PgCluster): Promise<Outcome> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-bench-live-'));
   const env: Record<string, string> = {
-    ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOGIN_MAX_ATTEMPTS_PER_IP: '100000',
-    EVENTS_MAX_STREAMS_PER_USER: String(STREAMS + LISTENERS + 10), EVENTS_MAX_STREAMS: String(STREAMS + LISTENERS + 100),
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    LOGIN_MAX_ATTEMPTS_PER_IP: '100000',
+    EVENTS_MAX_STREAMS_PER_USER: String(STREAMS + LISTENERS + 10),
+    EVENTS_MAX_STREAMS: String(STREAMS + LISTENERS + 100),
   };
   if (cluster) env.DATABASE_URL = await cluster.createMigratedDatabase();
   const { proc, url } = await startProductionServer(dir, env);
   const open: Listener[] = [];
   try {
-    const login = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(`${url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const { token } = await json(url, 'POST', '/tokens', { name: 'bench-live' }, { cookie, origin: url });
     const auth = { authorization: `Bearer ${token}` };
-    const queues = await (await fetch(`${url}/queues`, { headers: { ...auth, accept: 'application/json' } })).json() as any;
+    const queues = (await (
+      await fetch(`${url}/queues`, { headers: { ...auth, accept: 'application/json' } })
+    ).json()) as any;
     const queueId = (queues.queues ?? queues)[0].id;
     const tickets: number[] = [];
-    for (let i = 0; i < WRITERS; i++) tickets.push((await json(url, 'POST', '/tickets', { queue_id: queueId, subject: `Live bench ${i}`, description: 'Hello' }, auth)).ticket.id);
+    for (let i = 0; i < WRITERS; i++)
+      tickets.push(
+        (
+          await json(
+            url,
+            'POST',
+            '/tickets',
+            { queue_id: queueId, subject: `Live bench ${i}`, description: 'Hello' },
+            auth,
+          )
+        ).ticket.id,
+      );
     // Warm the write path and the stream route before measuring memory.
-    for (let i = 0; i < 20; i++) await json(url, 'POST', `/tickets/${tickets[i % WRITERS]}/comment`, { body: `warm ${i}`, internal: true }, auth);
+    for (let i = 0; i < 20; i++)
+      await json(url, 'POST', `/tickets/${tickets[i % WRITERS]}/comment`, { body: `warm ${i}`, internal: true }, auth);
     const warm = listen(url, token);
     await warm.ready;
     warm.close();
@@ -143,27 +203,37 @@ async function measure(store: 'sqlite' | 'postgres', cluster?: PgCluster): Promi
     for (let l = 0; l < LISTENERS; l++) {
       const mine = new Map<number, { id: number; at: number }[]>();
       arrivals.push(mine);
-      listeners.push(listen(url, token, (ticketId, id, at) => {
-        let a = mine.get(ticketId);
-        if (!a) mine.set(ticketId, (a = []));
-        a.push({ id, at });
-      }));
+      listeners.push(
+        listen(url, token, (ticketId, id, at) => {
+          let a = mine.get(ticketId);
+          if (!a) mine.set(ticketId, (a = []));
+          a.push({ id, at });
+        }),
+      );
     }
     open.push(...listeners);
     await Promise.all(listeners.map((l) => l.ready));
     let writes = 0;
     const until = performance.now() + SECONDS * 1000;
     const t0 = performance.now();
-    await Promise.all(tickets.map(async (ticketId, w) => {
-      const list: { logId: number; start: number; end: number }[] = [];
-      writesOf.set(ticketId, list);
-      for (let i = 0; performance.now() < until; i++) {
-        const start = performance.now();
-        const r = await json(url, 'POST', `/tickets/${ticketId}/comment`, { body: `Writer ${w}, message ${i}.`, internal: i % 2 === 0 }, auth);
-        list.push({ logId: r.transaction.id, start, end: performance.now() });
-        writes++;
-      }
-    }));
+    await Promise.all(
+      tickets.map(async (ticketId, w) => {
+        const list: { logId: number; start: number; end: number }[] = [];
+        writesOf.set(ticketId, list);
+        for (let i = 0; performance.now() < until; i++) {
+          const start = performance.now();
+          const r = await json(
+            url,
+            'POST',
+            `/tickets/${ticketId}/comment`,
+            { body: `Writer ${w}, message ${i}.`, internal: i % 2 === 0 },
+            auth,
+          );
+          list.push({ logId: r.transaction.id, start, end: performance.now() });
+          writes++;
+        }
+      }),
+    );
     const elapsed = (performance.now() - t0) / 1000;
     // Events still under way: give them a moment, then count what never came.
     await sleep(2000);
@@ -187,11 +257,25 @@ async function measure(store: 'sqlite' | 'postgres', cluster?: PgCluster): Promi
     const expected = writes * LISTENERS;
     fromStart.sort((a, b) => a - b);
     fromResponse.sort((a, b) => a - b);
-    const s3 = (v: number[]) => ({ p50: round(pct(v, 50)), p95: round(pct(v, 95)), max: round(v[v.length - 1] ?? NaN) });
+    const s3 = (v: number[]) => ({
+      p50: round(pct(v, 50)),
+      p95: round(pct(v, 95)),
+      max: round(v[v.length - 1] ?? NaN),
+    });
     return {
-      store, rss_none_mb: round(none), rss_streams_mb: round(withStreams), rss_delta_mb: round(withStreams - none), streams: STREAMS,
-      listeners: LISTENERS, writers: WRITERS, writes, writes_per_s: round(writes / elapsed), deliveries, missing: expected - deliveries,
-      from_start: s3(fromStart), from_response: s3(fromResponse),
+      store,
+      rss_none_mb: round(none),
+      rss_streams_mb: round(withStreams),
+      rss_delta_mb: round(withStreams - none),
+      streams: STREAMS,
+      listeners: LISTENERS,
+      writers: WRITERS,
+      writes,
+      writes_per_s: round(writes / elapsed),
+      deliveries,
+      missing: expected - deliveries,
+      from_start: s3(fromStart),
+      from_response: s3(fromResponse),
     };
   } finally {
     for (const l of open) l.close();
@@ -203,12 +287,19 @@ async function measure(store: 'sqlite' | 'postgres', cluster?: PgCluster): Promi
 }
 
 async function main() {
-  if (!opt['no-build']) execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  const stores: ('sqlite' | 'postgres')[] = opt.store === 'both' ? ['sqlite', 'postgres'] : [opt.store as 'sqlite' | 'postgres'];
+  if (!opt['no-build'])
+    execFileSync(
+      process.execPath,
+      [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: root, stdio: 'inherit' },
+    );
+  const stores: ('sqlite' | 'postgres')[] =
+    opt.store === 'both' ? ['sqlite', 'postgres'] : [opt.store as 'sqlite' | 'postgres'];
   const out: Outcome[] = [];
   for (const store of stores) {
     if (store === 'postgres' && !pgAvailable()) {
-      if (opt.store === 'postgres') throw new Error('no PostgreSQL server binaries here (apt-get install postgresql, or PG_BIN)');
+      if (opt.store === 'postgres')
+        throw new Error('no PostgreSQL server binaries here (apt-get install postgresql, or PG_BIN)');
       log('PostgreSQL: no server binaries here, skipped');
       continue;
     }
@@ -222,11 +313,25 @@ async function main() {
     }
   }
   const ok = (good: boolean) => (good ? 'ok' : '**over**');
-  process.stdout.write(['', `### Live updates: ${STREAMS} idle streams; ${WRITERS} writers for ${SECONDS} s, ${LISTENERS} listeners`, '',
-    '| store | RSS, no stream | RSS, streams open | more (≤ 50 MB) | writes | writes/s | deliveries | missing | from response p50 / p95 / max ms | p95 ≤ 200 ms | from request start p50 / p95 / max ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|',
-    ...out.map((o) => `| ${o.store === 'postgres' ? 'PostgreSQL' : 'SQLite'} | ${o.rss_none_mb} MB | ${o.rss_streams_mb} MB | ${o.rss_delta_mb} MB ${ok(o.rss_delta_mb <= 50)} | ${o.writes} | ${o.writes_per_s} | ${o.deliveries} | ${o.missing} | ${o.from_response.p50} / ${o.from_response.p95} / ${o.from_response.max} | ${ok(o.from_response.p95 <= 200)} | ${o.from_start.p50} / ${o.from_start.p95} / ${o.from_start.max} |`),
-    '', 'Latency: per write and per listener, to the arrival of the first event of its ticket whose id is at least the write\'s log id, from the write\'s response (negative: the event came first) and from the start of its request (the write\'s own time included).', ''].join('\n'));
+  process.stdout.write(
+    [
+      '',
+      `### Live updates: ${STREAMS} idle streams; ${WRITERS} writers for ${SECONDS} s, ${LISTENERS} listeners`,
+      '',
+      '| store | RSS, no stream | RSS, streams open | more (≤ 50 MB) | writes | writes/s | deliveries | missing | from response p50 / p95 / max ms | p95 ≤ 200 ms | from request start p50 / p95 / max ms |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|',
+      ...out.map(
+        (o) =>
+          `| ${o.store === 'postgres' ? 'PostgreSQL' : 'SQLite'} | ${o.rss_none_mb} MB | ${o.rss_streams_mb} MB | ${o.rss_delta_mb} MB ${ok(o.rss_delta_mb <= 50)} | ${o.writes} | ${o.writes_per_s} | ${o.deliveries} | ${o.missing} | ${o.from_response.p50} / ${o.from_response.p95} / ${o.from_response.max} | ${ok(o.from_response.p95 <= 200)} | ${o.from_start.p50} / ${o.from_start.p95} / ${o.from_start.max} |`,
+      ),
+      '',
+      "Latency: per write and per listener, to the arrival of the first event of its ticket whose id is at least the write's log id, from the write's response (negative: the event came first) and from the start of its request (the write's own time included).",
+      '',
+    ].join('\n'),
+  );
 }
 
-main().catch((e) => { process.stderr.write(`${(e as Error).stack ?? e}\n`); process.exit(1); });
+main().catch((e) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

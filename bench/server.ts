@@ -9,7 +9,8 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** The Node flags of `npm start` (`node <flags> dist/server.js`) of the tree at `tree`. */
 export function startFlags(tree = root): string[] {
-  const start = (JSON.parse(fs.readFileSync(path.join(tree, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const start = (JSON.parse(fs.readFileSync(path.join(tree, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
   return start.split(/\s+/).filter((t) => t.startsWith('--'));
 }
 
@@ -19,12 +20,27 @@ export function startFlags(tree = root): string[] {
  * (this one by default; another commit's worktree to compare against); `nodeFlags` go to node
  * after npm start's own (e.g. `--cpu-prof`, which NODE_OPTIONS does not take).
  */
-export async function startProductionServer(dataDir: string, env: Record<string, string>, onOutput?: (chunk: string) => void, tree = root, nodeFlags: string[] = []):
-Promise<{ proc: ChildProcess; url: string; startMs: number }> {
+export async function startProductionServer(
+  dataDir: string,
+  env: Record<string, string>,
+  onOutput?: (chunk: string) => void,
+  tree = root,
+  nodeFlags: string[] = [],
+): Promise<{ proc: ChildProcess; url: string; startMs: number }> {
   const started = performance.now();
   const proc = spawn(process.execPath, [...startFlags(tree), ...nodeFlags, 'dist/server.js'], {
-    cwd: tree, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SMTP_URL: '', IMAP_URL: '', ...env },
+    cwd: tree,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SMTP_URL: '',
+      IMAP_URL: '',
+      ...env,
+    },
   });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -44,7 +60,11 @@ Promise<{ proc: ChildProcess; url: string; startMs: number }> {
 /** A memory figure of /proc/<pid>/status (VmHWM: the peak RSS) in MB; 0 once the process is gone. */
 export function statusMb(pid: number, field = 'VmHWM'): number {
   let text = '';
-  try { text = fs.readFileSync(`/proc/${pid}/status`, 'utf8'); } catch { return 0; }
+  try {
+    text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return 0;
+  }
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) / 1024;
 }
 
@@ -63,7 +83,11 @@ export async function copyPgDatabase(url: string, name: string): Promise<{ url: 
   const run = async (...statements: string[]) => {
     const client = new pg.Client({ connectionString: admin.toString() });
     await client.connect();
-    try { for (const sql of statements) await client.query(sql); } finally { await client.end(); }
+    try {
+      for (const sql of statements) await client.query(sql);
+    } finally {
+      await client.end();
+    }
   };
   const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
   await run(`DROP DATABASE IF EXISTS ${ident(name)}`, `CREATE DATABASE ${ident(name)} TEMPLATE ${ident(from)}`);

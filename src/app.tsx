@@ -54,7 +54,9 @@ export async function createApp(deps: Deps) {
   // SPEC C5: the live-update hub, one per process (src/events/hub.ts).
   deps.hub ??= await startHub(deps.db, {
     customerSees: (type) => (PUBLIC_TYPES as readonly string[]).includes(type),
-    heartbeatMs: deps.env.EVENTS_HEARTBEAT_MS, maxStreamsPerUser: deps.env.EVENTS_MAX_STREAMS_PER_USER, maxStreams: deps.env.EVENTS_MAX_STREAMS,
+    heartbeatMs: deps.env.EVENTS_HEARTBEAT_MS,
+    maxStreamsPerUser: deps.env.EVENTS_MAX_STREAMS_PER_USER,
+    maxStreams: deps.env.EVENTS_MAX_STREAMS,
     onError: (what, e) => deps.log('error', what, { error: e instanceof Error ? e.message : String(e) }),
   });
   // First: the request's id and its access line (docs/decisions/044), around everything else.
@@ -63,14 +65,28 @@ export async function createApp(deps: Deps) {
     c.set('deps', deps);
     await next();
   });
-  app.use('*', jsxRenderer(({ children, title }, c) => {
-    const ctx = c as Context<AppEnv>;
-    const actor = ctx.get('actor');
-    // The reader's zone and one "now" for every time of the page (inZone); the requester portal
-    // has its own plain shell: nothing of the staff side.
-    if (isPortalPath(c.req.path)) return inZone(ctx, <PortalLayout title={title} user={actor ?? null}>{children}</PortalLayout>);
-    return inZone(ctx, <Layout title={title} user={actor ?? null} saved={c.req.method === 'GET' && c.req.query('saved') !== undefined}>{children}</Layout>);
-  }));
+  app.use(
+    '*',
+    jsxRenderer(({ children, title }, c) => {
+      const ctx = c as Context<AppEnv>;
+      const actor = ctx.get('actor');
+      // The reader's zone and one "now" for every time of the page (inZone); the requester portal
+      // has its own plain shell: nothing of the staff side.
+      if (isPortalPath(c.req.path))
+        return inZone(
+          ctx,
+          <PortalLayout title={title} user={actor ?? null}>
+            {children}
+          </PortalLayout>,
+        );
+      return inZone(
+        ctx,
+        <Layout title={title} user={actor ?? null} saved={c.req.method === 'GET' && c.req.query('saved') !== undefined}>
+          {children}
+        </Layout>,
+      );
+    }),
+  );
   // Portal pages carry a secret in their address: it must not leak in a Referer (to a site a
   // message links to, or a downloaded file's), nor stay in a shared computer's cache.
   app.use('*', async (c, next) => {
@@ -79,17 +95,24 @@ export async function createApp(deps: Deps) {
     c.res.headers.set('Referrer-Policy', 'no-referrer');
     c.res.headers.set('Cache-Control', 'no-store');
   });
-  app.use('*', secureHeaders({
-    // A header a route sets itself (the sandbox CSP on downloads) is kept, not overwritten.
-    overwrite: false,
-    // Our own pages' requests carry their real Origin (no-referrer makes browsers send
-    // `Origin: null` on same-origin form posts); other sites still get no Referer at all.
-    referrerPolicy: 'same-origin',
-    contentSecurityPolicy: {
-      defaultSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"], imgSrc: ["'self'", 'data:'],
-      frameAncestors: ["'none'"], formAction: ["'self'"], baseUri: ["'self'"],
-    },
-  }));
+  app.use(
+    '*',
+    secureHeaders({
+      // A header a route sets itself (the sandbox CSP on downloads) is kept, not overwritten.
+      overwrite: false,
+      // Our own pages' requests carry their real Origin (no-referrer makes browsers send
+      // `Origin: null` on same-origin form posts); other sites still get no Referer at all.
+      referrerPolicy: 'same-origin',
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        frameAncestors: ["'none'"],
+        formAction: ["'self'"],
+        baseUri: ["'self'"],
+      },
+    }),
+  );
   // SPEC B1: one URL answers JSON, a page or a fragment depending on these request headers, so
   // caches (and the browser's back button) must keep the representations apart.
   app.use('*', async (c, next) => {
@@ -99,25 +122,53 @@ export async function createApp(deps: Deps) {
     if (!c.req.path.startsWith('/static/')) c.res.headers.append('Vary', 'Accept, HX-Request');
   });
 
-  app.get('/static/htmx.min.js', serveStatic({ path: htmxFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
-  app.get('/static/htmx-sse.min.js', serveStatic({ path: sseFile, onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
-  app.use('/static/*', serveStatic({ root: staticDir, rewriteRequestPath: (p) => p.replace(/^\/static/, ''), onFound: (_p, c) => { c.header('Cache-Control', staticCache); } }));
+  app.get(
+    '/static/htmx.min.js',
+    serveStatic({
+      path: htmxFile,
+      onFound: (_p, c) => {
+        c.header('Cache-Control', staticCache);
+      },
+    }),
+  );
+  app.get(
+    '/static/htmx-sse.min.js',
+    serveStatic({
+      path: sseFile,
+      onFound: (_p, c) => {
+        c.header('Cache-Control', staticCache);
+      },
+    }),
+  );
+  app.use(
+    '/static/*',
+    serveStatic({
+      root: staticDir,
+      rewriteRequestPath: (p) => p.replace(/^\/static/, ''),
+      onFound: (_p, c) => {
+        c.header('Cache-Control', staticCache);
+      },
+    }),
+  );
 
   // The unread rest of an oversized body is left on the socket: close the connection after the
   // 413 so a client does not reuse it for its next request (and see it cut off mid-way).
   // A portal reply carries files, as a mail does: up to MAX_MAIL_BYTES.
   const MAX_BODY = 1024 * 1024;
   const MAX_UPLOAD = deps.env.MAX_MAIL_BYTES;
-  const sizeText = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
-  const tooLarge = (max: number) => (c: Context): never => {
-    c.header('Connection', 'close');
-    throw new AppError('too_large', `The request body is larger than ${sizeText(max)}`);
-  };
+  const sizeText = (n: number) =>
+    n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`;
+  const tooLarge =
+    (max: number) =>
+    (c: Context): never => {
+      c.header('Connection', 'close');
+      throw new AppError('too_large', `The request body is larger than ${sizeText(max)}`);
+    };
   const limit = bodyLimit({ maxSize: MAX_BODY, onError: tooLarge(MAX_BODY) });
   const uploadLimit = bodyLimit({ maxSize: MAX_UPLOAD, onError: tooLarge(MAX_UPLOAD) });
   // A staff reply or note carries files (SPEC C4): MAX_ATTACHMENT_BYTES of them, as base64 in JSON
   // (4/3 the size) or in a multipart body, plus the text. The files' own total is checked after.
-  const MAX_REPLY = Math.ceil(deps.env.MAX_ATTACHMENT_BYTES * 4 / 3) + MAX_BODY;
+  const MAX_REPLY = Math.ceil((deps.env.MAX_ATTACHMENT_BYTES * 4) / 3) + MAX_BODY;
   const isReplyUpload = (p: string) => /^\/tickets\/[^/]+\/comment$/.test(p);
   const replyLimit = bodyLimit({ maxSize: MAX_REPLY, onError: tooLarge(MAX_REPLY) });
   app.use('*', async (c, next) => {
@@ -129,18 +180,29 @@ export async function createApp(deps: Deps) {
     // into a web stream first, which costs more than the rest of a small write. Chunked bodies
     // (no length) are counted as they stream by bodyLimit.
     const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) return Number(length) > max ? tooLarge(max)(c) : next();
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined)
+      return Number(length) > max ? tooLarge(max)(c) : next();
     return (upload ? uploadLimit : reply ? replyLimit : limit)(c, next);
   });
   // A portal reply takes MAX_REPLY_FILES files: counted as the body comes in, before methodOverride
   // reads it (any other form is counted against MAX_FORM_FILES when it is read: readForm).
   app.use('*', async (c, next) => {
-    if (c.req.method === 'POST' && isPortalUpload(c.req.path) && /^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) await readMultipart(c, MAX_REPLY_FILES);
+    if (
+      c.req.method === 'POST' &&
+      isPortalUpload(c.req.path) &&
+      /^multipart\/form-data/i.test(c.req.header('content-type') ?? '')
+    )
+      await readMultipart(c, MAX_REPLY_FILES);
     return next();
   });
   // Plain HTML forms can only POST: `_method=PATCH|PUT|DELETE` re-dispatches them (works without JS).
-  const isForm = (type: string | undefined) => !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);
-  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mailgate' && isForm(c.req.header('content-type')) ? methodOverride(app, c, next) : next()));
+  const isForm = (type: string | undefined) =>
+    !!type && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type);
+  app.use('*', (c, next) =>
+    c.req.method === 'POST' && c.req.path !== '/mailgate' && isForm(c.req.header('content-type'))
+      ? methodOverride(app, c, next)
+      : next(),
+  );
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
 
@@ -166,7 +228,8 @@ export async function createApp(deps: Deps) {
   // SPEC D5: the document of every route above, and its reference page.
   app.route('/', apiDocRoutes(app));
 
-  const answerError = (c: Context<AppEnv>, e: AppError) => (isPortalPath(c.req.path) ? renderPortalError(c, e) : renderError(c, e));
+  const answerError = (c: Context<AppEnv>, e: AppError) =>
+    isPortalPath(c.req.path) ? renderPortalError(c, e) : renderError(c, e);
   app.notFound((c) => answerError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));
   app.onError((err, c) => answerError(c, toAppError(err, c)));
   return app;

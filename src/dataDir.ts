@@ -37,7 +37,8 @@ const isShared = (st: fs.Stats) => (st.mode & 0o1002) !== 0;
  */
 function tighten(target: string, mode: number): void {
   const st = fs.lstatSync(target, { throwIfNoEntry: false });
-  if (!st || st.isSymbolicLink() || (st.mode & 0o777 & ~mode) === 0 || !isOwn(st) || (st.isDirectory() && isShared(st))) return;
+  if (!st || st.isSymbolicLink() || (st.mode & 0o777 & ~mode) === 0 || !isOwn(st) || (st.isDirectory() && isShared(st)))
+    return;
   fs.chmodSync(target, mode);
 }
 export const tightenFile = (file: string) => tighten(file, PRIVATE_FILE);
@@ -64,7 +65,11 @@ export function ensurePrivateFile(file: string): void {
     tightenFile(file);
     return;
   }
-  try { fs.fchmodSync(fd, PRIVATE_FILE); } finally { fs.closeSync(fd); }
+  try {
+    fs.fchmodSync(fd, PRIVATE_FILE);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Writes a new file (refusing an existing one) with mode 0600. */
@@ -89,8 +94,8 @@ export function copyPrivateFile(from: string, to: string): void {
     try {
       fs.fchmodSync(output, PRIVATE_FILE);
       const buf = Buffer.allocUnsafe(1 << 20);
-      for (let n; (n = fs.readSync(input, buf, 0, buf.length, null)) > 0;) {
-        for (let off = 0; off < n;) off += fs.writeSync(output, buf, off, n - off);
+      for (let n; (n = fs.readSync(input, buf, 0, buf.length, null)) > 0; ) {
+        for (let off = 0; off < n; ) off += fs.writeSync(output, buf, off, n - off);
       }
     } finally {
       fs.closeSync(output);
@@ -115,7 +120,9 @@ export function prepareDataDir(dir: string): void {
     throw new DataDirError(`Cannot use ${where}: ${why(e)}`); // a file where a directory should be (ENOTDIR), no permission
   }
   if (st?.isDirectory() && isShared(st)) {
-    throw new DataDirError(`Cannot use ${where}: other users can write to it (mode ${(st.mode & 0o7777).toString(8)}); give hxdesk a directory of its own`);
+    throw new DataDirError(
+      `Cannot use ${where}: other users can write to it (mode ${(st.mode & 0o7777).toString(8)}); give hxdesk a directory of its own`,
+    );
   }
   try {
     ensurePrivateDir(dir);

@@ -7,7 +7,9 @@ import { pino } from 'pino';
  * served carries its `request_id` (docs/decisions/044), whoever writes it.
  */
 export type Level = 'debug' | 'info' | 'warn' | 'error';
-export interface Logger { (level: Level, msg: string, fields?: Record<string, unknown>): void }
+export interface Logger {
+  (level: Level, msg: string, fields?: Record<string, unknown>): void;
+}
 
 /** The request being served, for the lines written while serving it. */
 const serving = new AsyncLocalStorage<{ id: string }>();
@@ -25,14 +27,30 @@ export const outsideRequest = <T>(fn: () => T): T => serving.exit(fn);
 const rank: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
 export function createLogger(opts: { json: boolean; level?: Level; silent?: boolean }): Logger {
-  const min: Level = opts.silent ? 'error' : opts.level ?? 'info';
+  const min: Level = opts.silent ? 'error' : (opts.level ?? 'info');
   if (opts.json) {
-    const p = pino({
-      level: min, base: undefined, timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-      mixin: () => { const id = currentRequestId(); return id === undefined ? {} : { request_id: id }; },
-    }, pino.multistream([{ level: 'debug', stream: process.stdout }, { level: 'warn', stream: process.stderr }], { dedupe: true }));
-    return (level, msg, fields) => { p[level](fields ?? {}, msg); };
+    const p = pino(
+      {
+        level: min,
+        base: undefined,
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+        mixin: () => {
+          const id = currentRequestId();
+          return id === undefined ? {} : { request_id: id };
+        },
+      },
+      pino.multistream(
+        [
+          { level: 'debug', stream: process.stdout },
+          { level: 'warn', stream: process.stderr },
+        ],
+        { dedupe: true },
+      ),
+    );
+    return (level, msg, fields) => {
+      p[level](fields ?? {}, msg);
+    };
   }
   return (level, msg, fields = {}) => {
     if (rank[level] < rank[min]) return;
@@ -58,17 +76,25 @@ export interface Throttled {
 
 export const LOG_WINDOW_MS = 10_000;
 
-export function throttled(log: (level: LineLevel, msg: string, fields?: Record<string, unknown>) => void, opts: { windowMs?: number; now?: () => number } = {}): Throttled {
+export function throttled(
+  log: (level: LineLevel, msg: string, fields?: Record<string, unknown>) => void,
+  opts: { windowMs?: number; now?: () => number } = {},
+): Throttled {
   const windowMs = opts.windowMs ?? LOG_WINDOW_MS;
   const now = opts.now ?? Date.now;
   const said = new Map<string, { at: number; held: number }>();
   const say = ((key, level, msg, fields = {}) => {
     const t = now();
     const last = said.get(key);
-    if (last && t - last.at < windowMs) { last.held++; return; }
+    if (last && t - last.at < windowMs) {
+      last.held++;
+      return;
+    }
     said.set(key, { at: t, held: 0 });
     log(level, msg, last?.held ? { ...fields, repeated: last.held } : fields);
   }) as Throttled;
-  say.clear = (prefix) => { for (const k of said.keys()) if (k.startsWith(prefix)) said.delete(k); };
+  say.clear = (prefix) => {
+    for (const k of said.keys()) if (k.startsWith(prefix)) said.delete(k);
+  };
   return say;
 }

@@ -16,7 +16,9 @@ const started = performance.now();
 
 /** Stops the start with words naming what to fix; one JSON line in production, as every log line is. */
 function fatal(msg: string, json: boolean): never {
-  process.stderr.write(json ? `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg })}\n` : `${msg}\n`);
+  process.stderr.write(
+    json ? `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg })}\n` : `${msg}\n`,
+  );
   process.exit(1);
 }
 
@@ -41,30 +43,43 @@ const log = createLogger({ json: env.production, level: env.LOG_LEVEL });
 if (!env.MAILGATE_TOKEN) {
   // SPEC C1: an open mail gateway must never go unnoticed.
   if (env.production) log('warn', 'POST /mailgate is off (503) until MAILGATE_TOKEN is set');
-  else log('warn', 'POST /mailgate accepts unauthenticated mail: MAILGATE_TOKEN is not set (production refuses mail without it)');
+  else
+    log(
+      'warn',
+      'POST /mailgate accepts unauthenticated mail: MAILGATE_TOKEN is not set (production refuses mail without it)',
+    );
 }
 let db: Db;
 try {
   db = await openStore(env);
 } catch (e) {
-  fatal(env.DATABASE_URL
-    ? `Cannot open the database ${storeLocation(env)} (DATABASE_URL): ${(e as Error).message}`
-    : `Cannot open the database ${env.dbPath} (DATA_DIR=${env.DATA_DIR}): ${(e as Error).message}`, env.production);
+  fatal(
+    env.DATABASE_URL
+      ? `Cannot open the database ${storeLocation(env)} (DATABASE_URL): ${(e as Error).message}`
+      : `Cannot open the database ${env.dbPath} (DATA_DIR=${env.DATA_DIR}): ${(e as Error).message}`,
+    env.production,
+  );
 }
 /** A start that meets a full disk or a read-only store says so on one line (decision 042); anything else is a bug, thrown. */
-const orStop = <T>(p: Promise<T>): Promise<T> => p.catch((e: unknown) => {
-  const storage = storageUnavailable(e);
-  if (!storage) throw e;
-  return fatal(`Cannot start: ${storage.message} (${storeLocation(env)})`, env.production);
-});
+const orStop = <T>(p: Promise<T>): Promise<T> =>
+  p.catch((e: unknown) => {
+    const storage = storageUnavailable(e);
+    if (!storage) throw e;
+    return fatal(`Cannot start: ${storage.message} (${storeLocation(env)})`, env.production);
+  });
 const seed = await orStop(seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD }));
 if (seed.seeded) {
   log('info', 'initialized a new database', { path: storeLocation(env), admin: seed.adminEmail });
   // Printed once, on first start only; it is stored hashed and cannot be shown again.
   if (seed.generatedPassword && env.production) {
-    log('info', `First start: sign in as ${seed.adminEmail} with password ${seed.generatedPassword} (it is shown only once)`);
+    log(
+      'info',
+      `First start: sign in as ${seed.adminEmail} with password ${seed.generatedPassword} (it is shown only once)`,
+    );
   } else if (seed.generatedPassword) {
-    process.stdout.write(`\n  First start: sign in as ${seed.adminEmail} with password ${seed.generatedPassword}\n  (set ADMIN_PASSWORD before the first start to choose it; change it under /users)\n\n`);
+    process.stdout.write(
+      `\n  First start: sign in as ${seed.adminEmail} with password ${seed.generatedPassword}\n  (set ADMIN_PASSWORD before the first start to choose it; change it under /users)\n\n`,
+    );
   }
 }
 
@@ -73,17 +88,25 @@ const settings = await orStop(loadSettings(db, env));
 const workers = await orStop(startWorkers(db, env, log, { settings }));
 const deps: Deps = { db, env, log, settings };
 const app = await orStop(createApp(deps));
-const server = serve({ fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) }, (info) => {
-  log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
-    env: env.NODE_ENV, data: storeLocation(env), startup_ms: Math.round(performance.now() - started),
-  });
-  startMailReading(); // after listening: the first mail need not wait for the worker thread
-});
+const server = serve(
+  { fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) },
+  (info) => {
+    log('info', `hxdesk listening on http://${info.address}:${info.port}`, {
+      env: env.NODE_ENV,
+      data: storeLocation(env),
+      startup_ms: Math.round(performance.now() - started),
+    });
+    startMailReading(); // after listening: the first mail need not wait for the worker thread
+  },
+);
 server.on('error', (e: NodeJS.ErrnoException) => {
   const at = `HOST=${env.HOST} PORT=${env.PORT}`;
-  if (e.code === 'EADDRINUSE') fatal(`Cannot listen: PORT=${env.PORT} is already in use on ${env.HOST}`, env.production);
-  if (e.code === 'EACCES') fatal(`Cannot listen on ${at}: not allowed (ports below 1024 need privileges)`, env.production);
-  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') fatal(`Cannot listen: HOST=${env.HOST} is not an address of this machine`, env.production);
+  if (e.code === 'EADDRINUSE')
+    fatal(`Cannot listen: PORT=${env.PORT} is already in use on ${env.HOST}`, env.production);
+  if (e.code === 'EACCES')
+    fatal(`Cannot listen on ${at}: not allowed (ports below 1024 need privileges)`, env.production);
+  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
+    fatal(`Cannot listen: HOST=${env.HOST} is not an address of this machine`, env.production);
   fatal(`Cannot listen on ${at}: ${e.message}`, env.production);
 });
 
@@ -92,7 +115,12 @@ function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log('info', `${signal}: shutting down`);
-  server.close(async () => { deps.hub?.stop(); await workers.stop(); await closeDb(db); process.exit(0); });
+  server.close(async () => {
+    deps.hub?.stop();
+    await workers.stop();
+    await closeDb(db);
+    process.exit(0);
+  });
   (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
   setTimeout(() => process.exit(0), 3000).unref();
 }

@@ -16,9 +16,11 @@ export type Settings = ProcessorSettings;
 export async function loadSettings(db: Db, env: Env): Promise<Settings> {
   return {
     notify: {
-      publicUrl: (env.PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`).replace(/\/+$/, ''), mailFrom: env.MAIL_FROM,
+      publicUrl: (env.PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`).replace(/\/+$/, ''),
+      mailFrom: env.MAIL_FROM,
       ownAddresses: [...new Set([env.MAIL_FROM.toLowerCase(), ...env.MAIL_ADDRESSES])],
-      portalSecret: await appSecret(db, 'portal'), portalLinkDays: env.PORTAL_LINK_DAYS,
+      portalSecret: await appSecret(db, 'portal'),
+      portalLinkDays: env.PORTAL_LINK_DAYS,
     },
     mail: { senderLimitPerHour: env.MAIL_SENDER_MAX_PER_HOUR, parseTimeoutMs: env.MAIL_PARSE_TIMEOUT_MS },
   };

@@ -11,7 +11,11 @@ import { closeMailReading } from './mail/reader.js';
 import { startDelivery, type DeliveryWorker } from './scrips/delivery.js';
 import { loadSettings, type Settings } from './settings.js';
 
-export interface Workers { delivery: DeliveryWorker; imap: ImapPoller | null; stop(): Promise<void> }
+export interface Workers {
+  delivery: DeliveryWorker;
+  imap: ImapPoller | null;
+  stop(): Promise<void>;
+}
 
 /**
  * The background work of the process: outbox delivery, IMAP polling, the store's own upkeep
@@ -21,21 +25,55 @@ export interface Workers { delivery: DeliveryWorker; imap: ImapPoller | null; st
  * `settings`: the app's (src/settings.ts), the same object the app is given, for the mail the
  * IMAP poller takes in; built from `env` and the store when not given (and IMAP_URL is set).
  */
-export async function startWorkers(db: Db, env: Env, log: Logger, opts: { settings?: Settings } = {}): Promise<Workers> {
+export async function startWorkers(
+  db: Db,
+  env: Env,
+  log: Logger,
+  opts: { settings?: Settings } = {},
+): Promise<Workers> {
   const clock = clockOf(db);
   const say = throttled(log, { now: () => clock.now() });
-  const maintenance = storeOf(db).startMaintenance((what, error) => {
-    const storage = storageUnavailable(error);
-    say(`${what}:${storage?.storage ?? errorMessage(error)}`, 'warn', storage ? `${what}: ${storage.message}; trying again` : what, { error: errorMessage(error) });
-  }, { searchIndexMs: env.SEARCH_INDEX_MS });
+  const maintenance = storeOf(db).startMaintenance(
+    (what, error) => {
+      const storage = storageUnavailable(error);
+      say(
+        `${what}:${storage?.storage ?? errorMessage(error)}`,
+        'warn',
+        storage ? `${what}: ${storage.message}; trying again` : what,
+        { error: errorMessage(error) },
+      );
+    },
+    { searchIndexMs: env.SEARCH_INDEX_MS },
+  );
   const delivery = await startDelivery(db, {
-    smtpUrl: env.SMTP_URL, webhookSecret: env.WEBHOOK_SECRET ?? storedSecret(path.join(env.DATA_DIR, 'webhook-secret'), log), pollMs: env.OUTBOX_POLL_MS,
-    retryBaseMs: env.OUTBOX_RETRY_BASE_MS, maxAttempts: env.OUTBOX_MAX_ATTEMPTS, log, say,
+    smtpUrl: env.SMTP_URL,
+    webhookSecret: env.WEBHOOK_SECRET ?? storedSecret(path.join(env.DATA_DIR, 'webhook-secret'), log),
+    pollMs: env.OUTBOX_POLL_MS,
+    retryBaseMs: env.OUTBOX_RETRY_BASE_MS,
+    maxAttempts: env.OUTBOX_MAX_ATTEMPTS,
+    log,
+    say,
   });
-  const imap = env.IMAP_URL ? startImapPoller(db, {
-    url: env.IMAP_URL, pollSeconds: env.IMAP_POLL_SECONDS, moveTo: env.IMAP_MOVE_TO, log, say, settings: opts.settings ?? await loadSettings(db, env),
-  }) : null;
-  return { delivery, imap, stop: async () => { await imap?.stop(); await delivery.stop(); await maintenance.stop(); await closeMailReading(); } };
+  const imap = env.IMAP_URL
+    ? startImapPoller(db, {
+        url: env.IMAP_URL,
+        pollSeconds: env.IMAP_POLL_SECONDS,
+        moveTo: env.IMAP_MOVE_TO,
+        log,
+        say,
+        settings: opts.settings ?? (await loadSettings(db, env)),
+      })
+    : null;
+  return {
+    delivery,
+    imap,
+    stop: async () => {
+      await imap?.stop();
+      await delivery.stop();
+      await maintenance.stop();
+      await closeMailReading();
+    },
+  };
 }
 
 /**

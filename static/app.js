@@ -11,15 +11,21 @@
 
   const clamp = (w) => Math.max(MIN, Math.min(MAX, Math.round(w)));
 
-  function table() { return document.getElementById('tickets-table'); }
+  function table() {
+    return document.getElementById('tickets-table');
+  }
 
-  function colOf(name) { return table()?.querySelector(`col[data-col="${name}"]`); }
+  function colOf(name) {
+    return table()?.querySelector(`col[data-col="${name}"]`);
+  }
 
   function currentWidths() {
     const out = {};
-    table()?.querySelectorAll('col[data-col]').forEach((col) => {
-      if (col.dataset.col !== 'Subject') out[col.dataset.col] = parseInt(col.style.width, 10) || MIN;
-    });
+    table()
+      ?.querySelectorAll('col[data-col]')
+      .forEach((col) => {
+        if (col.dataset.col !== 'Subject') out[col.dataset.col] = parseInt(col.style.width, 10) || MIN;
+      });
     return out;
   }
 
@@ -30,7 +36,9 @@
     const sum = Object.values(currentWidths()).reduce((a, b) => a + b, 0);
     t.style.minWidth = `${sum + (t.querySelector('col[data-col="Subject"]') ? SUBJECT_MIN : 0)}px`;
     const json = JSON.stringify(currentWidths());
-    document.querySelectorAll('input[data-widths]').forEach((input) => { input.value = json; });
+    document.querySelectorAll('input[data-widths]').forEach((input) => {
+      input.value = json;
+    });
   }
 
   function setWidth(name, width) {
@@ -101,7 +109,10 @@
     const opener = e.target.closest?.('[data-open-dialog]');
     if (opener) {
       const dialog = document.getElementById(opener.dataset.openDialog);
-      if (dialog && !dialog.open) { dialog.showModal(); focusFirstField(dialog); }
+      if (dialog && !dialog.open) {
+        dialog.showModal();
+        focusFirstField(dialog);
+      }
     }
     const closer = e.target.closest?.('[data-close-dialog]');
     if (closer) closer.closest('dialog')?.close();
@@ -113,15 +124,19 @@
   // inside an open dialog that left focus outside a field of it.
   const FIELD = 'input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled])';
   function focusFirstField(dialog) {
-    const target = dialog.querySelector('[aria-invalid="true"]') ?? dialog.querySelector('[autofocus]') ?? dialog.querySelector(FIELD)
-      ?? dialog.querySelector('button, a[href], [tabindex]:not([tabindex="-1"])');
+    const target =
+      dialog.querySelector('[aria-invalid="true"]') ??
+      dialog.querySelector('[autofocus]') ??
+      dialog.querySelector(FIELD) ??
+      dialog.querySelector('button, a[href], [tabindex]:not([tabindex="-1"])');
     target?.focus();
   }
   document.addEventListener('htmx:afterSettle', (e) => {
     const dialog = e.detail?.target?.closest?.('dialog[open]');
     if (!dialog) return;
     const active = document.activeElement;
-    if (!active || active === document.body || !dialog.contains(active) || !active.matches(FIELD)) focusFirstField(dialog);
+    if (!active || active === document.body || !dialog.contains(active) || !active.matches(FIELD))
+      focusFirstField(dialog);
   });
   // --- end Dialog focus ---
 
@@ -142,19 +157,31 @@
     return (isMultiple(input) ? v.slice(v.lastIndexOf(',') + 1) : v).trim();
   }
 
-  function listOf(input) { return document.getElementById(input.getAttribute('aria-controls')); }
+  function listOf(input) {
+    return document.getElementById(input.getAttribute('aria-controls'));
+  }
   const choices = (list) => [...list.querySelectorAll('[role="option"]:not([aria-disabled="true"])')];
 
   function closeList(input) {
     const list = listOf(input);
-    if (list) { list.hidden = true; list.replaceChildren(); }
+    if (list) {
+      list.hidden = true;
+      list.replaceChildren();
+    }
     input.setAttribute('aria-expanded', 'false');
     input.removeAttribute('aria-activedescendant');
   }
 
   function setActive(input, option) {
-    listOf(input)?.querySelectorAll('[aria-selected="true"]').forEach((o) => { o.setAttribute('aria-selected', 'false'); });
-    if (!option) { input.removeAttribute('aria-activedescendant'); return; }
+    listOf(input)
+      ?.querySelectorAll('[aria-selected="true"]')
+      .forEach((o) => {
+        o.setAttribute('aria-selected', 'false');
+      });
+    if (!option) {
+      input.removeAttribute('aria-activedescendant');
+      return;
+    }
     option.setAttribute('aria-selected', 'true');
     input.setAttribute('aria-activedescendant', option.id);
     option.scrollIntoView({ block: 'nearest' });
@@ -165,7 +192,14 @@
     if (!value) return;
     if (isMultiple(input)) {
       const cut = input.value.lastIndexOf(',');
-      const earlier = cut < 0 ? [] : input.value.slice(0, cut).split(',').map((s) => s.trim()).filter(Boolean);
+      const earlier =
+        cut < 0
+          ? []
+          : input.value
+              .slice(0, cut)
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean);
       // ", " after it: the next person can be typed straight away (the server ignores empty entries).
       input.value = `${[...earlier, value].join(', ')}, `;
     } else {
@@ -183,7 +217,11 @@
     const input = e.detail.elt;
     if (!isPeopleSearch(input)) return;
     const q = typedPart(input).slice(0, PEOPLE_Q_MAX);
-    if (q === '' || input.dataset.picked === input.value) { e.preventDefault(); closeList(input); return; }
+    if (q === '' || input.dataset.picked === input.value) {
+      e.preventDefault();
+      closeList(input);
+      return;
+    }
     e.detail.parameters.q = q;
     e.detail.parameters.limit = PEOPLE_LIMIT;
   });
@@ -193,10 +231,18 @@
     if (!isPeopleSearch(input)) return;
     const list = listOf(input);
     const options = [...list.querySelectorAll('[role="option"]')];
-    options.forEach((o, i) => { o.id = `${list.id}-${i}`; });
-    const open = options.length > 0 && document.activeElement === input && typedPart(input) !== ''
-      && input.dataset.picked !== input.value;
-    if (!open) { closeList(input); return; }
+    options.forEach((o, i) => {
+      o.id = `${list.id}-${i}`;
+    });
+    const open =
+      options.length > 0 &&
+      document.activeElement === input &&
+      typedPart(input) !== '' &&
+      input.dataset.picked !== input.value;
+    if (!open) {
+      closeList(input);
+      return;
+    }
     list.hidden = false;
     input.setAttribute('aria-expanded', 'true');
     input.removeAttribute('aria-activedescendant');
@@ -225,14 +271,18 @@
   });
 
   // The field keeps its focus while an option is clicked.
-  document.addEventListener('mousedown', (e) => { if (e.target.closest?.('.person-options')) e.preventDefault(); });
+  document.addEventListener('mousedown', (e) => {
+    if (e.target.closest?.('.person-options')) e.preventDefault();
+  });
   document.addEventListener('click', (e) => {
     const option = e.target.closest?.('.person-options [role="option"]:not([aria-disabled="true"])');
     if (!option) return;
     const input = document.querySelector(`[aria-controls="${option.parentElement.id}"]`);
     if (input) pick(input, option);
   });
-  document.addEventListener('focusout', (e) => { if (isPeopleSearch(e.target)) closeList(e.target); });
+  document.addEventListener('focusout', (e) => {
+    if (isPeopleSearch(e.target)) closeList(e.target);
+  });
 
   /** The element a form's errors are shown in (`data-error-target`), if it has one. */
   function errorTarget(elt) {
@@ -246,8 +296,15 @@
   // keeps what was typed, and the words go when the person types again or a request succeeds.
 
   const REASON = {
-    400: 'Bad Request', 404: 'Not Found', 408: 'Request Timeout', 413: 'Content Too Large', 429: 'Too Many Requests',
-    500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+    400: 'Bad Request',
+    404: 'Not Found',
+    408: 'Request Timeout',
+    413: 'Content Too Large',
+    429: 'Too Many Requests',
+    500: 'Internal Server Error',
+    502: 'Bad Gateway',
+    503: 'Service Unavailable',
+    504: 'Gateway Timeout',
   };
 
   /** The form (or the element outside any form) a request came from. */
@@ -264,8 +321,14 @@
   function wordsPlace(source, create = true) {
     const where = errorTarget(source);
     if (where?.target && !where.target.contains(source)) return where.target;
-    if (source?.tagName === 'FORM') return alertIn(source, 'request-error', 'field-error form-error request-error', create);
-    return alertIn(document.querySelector('dialog[open]') ?? document.body, 'page-notice', 'request-error page-notice', create);
+    if (source?.tagName === 'FORM')
+      return alertIn(source, 'request-error', 'field-error form-error request-error', create);
+    return alertIn(
+      document.querySelector('dialog[open]') ?? document.body,
+      'page-notice',
+      'request-error page-notice',
+      create,
+    );
   }
 
   /** The host's own alert element of that class, made (at its end) when missing and `create`. */
@@ -305,10 +368,12 @@
   function unusableWords(detail, source) {
     const status = detail.xhr.status;
     const what = `${status} ${detail.xhr.statusText || REASON[status] || ''}`.trim();
-    if (!writes(detail)) return `Could not load this: the server answered ${what} without an explanation. Try again in a moment.`;
+    if (!writes(detail))
+      return `Could not load this: the server answered ${what} without an explanation. Try again in a moment.`;
     if (status === 413) return `Not saved: it is larger than the server accepts (${what}).${kept(source)}`;
     if (status === 429) return `Not saved: too many requests (${what}). Wait a moment and try again.${kept(source)}`;
-    if (status >= 500) return `The server could not answer (${what}), so this may not have been saved.${kept(source)} Try again in a moment.`;
+    if (status >= 500)
+      return `The server could not answer (${what}), so this may not have been saved.${kept(source)} Try again in a moment.`;
     return `The server refused this without an explanation (${what}).${kept(source)}`;
   }
 
@@ -329,7 +394,11 @@
     const { xhr, requestConfig } = e.detail;
     if (xhr.status < 400) return;
     // Suggestions that failed are simply not shown: the field still takes a typed address.
-    if (isPeopleSearch(requestConfig?.elt)) { e.detail.shouldSwap = false; closeList(requestConfig.elt); return; }
+    if (isPeopleSearch(requestConfig?.elt)) {
+      e.detail.shouldSwap = false;
+      closeList(requestConfig.elt);
+      return;
+    }
     const source = sourceOf(e.detail, e.target);
     if (!usable(e.detail)) {
       e.detail.shouldSwap = false;
@@ -349,7 +418,10 @@
         return;
       }
       // A boosted link that failed shows the error page, as it would without JavaScript.
-      if (e.detail.boosted) { e.detail.shouldSwap = true; e.detail.isError = false; }
+      if (e.detail.boosted) {
+        e.detail.shouldSwap = true;
+        e.detail.isError = false;
+      }
       return;
     }
     e.detail.shouldSwap = true;
@@ -364,9 +436,12 @@
   document.addEventListener('htmx:sendError', (e) => {
     if (isPeopleSearch(e.detail?.requestConfig?.elt ?? e.detail?.elt)) return;
     const source = sourceOf(e.detail, e.target);
-    say(source, writes(e.detail)
-      ? `Could not reach the server (the connection failed), so this may not have been saved.${kept(source)} Try again when the connection is back.`
-      : 'Could not reach the server (the connection failed). Try again when the connection is back.');
+    say(
+      source,
+      writes(e.detail)
+        ? `Could not reach the server (the connection failed), so this may not have been saved.${kept(source)} Try again when the connection is back.`
+        : 'Could not reach the server (the connection failed). Try again when the connection is back.',
+    );
   });
 
   document.addEventListener('htmx:timeout', (e) => {
@@ -400,7 +475,10 @@
     // (`successful` alone is not enough: the error handling above swaps 4xx/5xx answers as non-errors.)
     if (!e.detail.successful || !(e.detail.xhr?.status < 400)) return;
     unsay(sourceOf(e.detail, form));
-    if (form?.matches?.('form[data-reset-on-success]')) form.querySelectorAll('textarea, input[type=file]').forEach((t) => { t.value = ''; });
+    if (form?.matches?.('form[data-reset-on-success]'))
+      form.querySelectorAll('textarea, input[type=file]').forEach((t) => {
+        t.value = '';
+      });
   });
 
   // Applied as soon as the new list is in (afterSwap, before the settle delay and the next paint:
@@ -417,12 +495,15 @@
   // the server's error view): each message is also said under its own field, which is marked
   // invalid and described by it. What was typed stays; the next answer (or typing there) clears it.
   function clearFieldErrors(form) {
-    form.querySelectorAll('.field-error[data-field-error]').forEach((el) => { el.remove(); });
+    form.querySelectorAll('.field-error[data-field-error]').forEach((el) => {
+      el.remove();
+    });
     form.querySelectorAll('[aria-invalid="true"][data-field-invalid]').forEach((el) => {
       el.removeAttribute('aria-invalid');
       el.removeAttribute('data-field-invalid');
       const ids = (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && !id.startsWith('fe-'));
-      if (ids.length) el.setAttribute('aria-describedby', ids.join(' ')); else el.removeAttribute('aria-describedby');
+      if (ids.length) el.setAttribute('aria-describedby', ids.join(' '));
+      else el.removeAttribute('aria-describedby');
     });
   }
   document.addEventListener('htmx:afterSwap', (e) => {
@@ -457,7 +538,6 @@
     delete field.dataset.fieldInvalid;
   });
   // --- end Field errors ---
-
 
   document.addEventListener('DOMContentLoaded', fitTable);
   if (document.readyState !== 'loading') fitTable();

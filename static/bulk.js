@@ -24,7 +24,9 @@
   document.addEventListener('change', (e) => {
     const t = e.target;
     if (t?.matches?.('input[data-select-all]')) {
-      document.querySelectorAll('input[name="ids"][form="bulk-form"]').forEach((b) => { b.checked = t.checked; });
+      document.querySelectorAll('input[name="ids"][form="bulk-form"]').forEach((b) => {
+        b.checked = t.checked;
+      });
       bulkState();
     } else if (t?.matches?.('input[name="ids"][form="bulk-form"]')) bulkState();
   });

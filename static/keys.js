@@ -7,9 +7,16 @@
   // typing in a field (Ctrl+Enter in the reply box excepted) or with Ctrl/Cmd/Alt held. Delegated
   // on document, so htmx swaps keep them. The list of keys is a dialog built here (no markup on
   // every page): Escape closes it and focus goes back where it was.
-  const KEYS = [['/', 'Search tickets'], ['j', 'Next ticket in the list'], ['k', 'Previous ticket in the list'], ['Enter', 'Open the highlighted ticket'],
-    ['r', 'Write a public reply (ticket page)'], ['n', 'Write an internal note (ticket page)'], ['Ctrl+Enter', 'Send the reply or note (Cmd+Enter on a Mac)'],
-    ['?', 'Show these keys']];
+  const KEYS = [
+    ['/', 'Search tickets'],
+    ['j', 'Next ticket in the list'],
+    ['k', 'Previous ticket in the list'],
+    ['Enter', 'Open the highlighted ticket'],
+    ['r', 'Write a public reply (ticket page)'],
+    ['n', 'Write an internal note (ticket page)'],
+    ['Ctrl+Enter', 'Send the reply or note (Cmd+Enter on a Mac)'],
+    ['?', 'Show these keys'],
+  ];
   const typing = (el) => !!el?.closest?.('input, textarea, select, [contenteditable]:not([contenteditable="false"])');
 
   function keysDialog() {
@@ -38,20 +45,32 @@
     close.dataset.closeDialog = '';
     d.append(h, dl, close);
     let back = null;
-    d.addEventListener('close', () => { if (back?.isConnected) back.focus(); back = null; });
-    d.openFrom = (el) => { back = el; d.showModal(); close.focus(); };
+    d.addEventListener('close', () => {
+      if (back?.isConnected) back.focus();
+      back = null;
+    });
+    d.openFrom = (el) => {
+      back = el;
+      d.showModal();
+      close.focus();
+    };
     document.body.append(d);
     return d;
   }
 
-  const rows = () => [...document.querySelectorAll('#tickets-table tbody tr')].filter((tr) => tr.querySelector('a[href^="/tickets/"]'));
-  const rowLink = (tr) => tr.querySelector('td:not(:has(input)) a[href^="/tickets/"]') ?? tr.querySelector('a[href^="/tickets/"]');
+  const rows = () =>
+    [...document.querySelectorAll('#tickets-table tbody tr')].filter((tr) => tr.querySelector('a[href^="/tickets/"]'));
+  const rowLink = (tr) =>
+    tr.querySelector('td:not(:has(input)) a[href^="/tickets/"]') ?? tr.querySelector('a[href^="/tickets/"]');
   function moveRow(step) {
     const all = rows();
     if (!all.length) return false;
     const now = all.findIndex((tr) => tr.classList.contains('kbd-current') || tr.contains(document.activeElement));
     const next = all[now < 0 ? (step > 0 ? 0 : all.length - 1) : Math.max(0, Math.min(all.length - 1, now + step))];
-    all.forEach((tr) => { tr.classList.remove('kbd-current'); tr.removeAttribute('aria-current'); });
+    all.forEach((tr) => {
+      tr.classList.remove('kbd-current');
+      tr.removeAttribute('aria-current');
+    });
     next.classList.add('kbd-current');
     next.setAttribute('aria-current', 'true');
     rowLink(next)?.focus();
@@ -75,24 +94,49 @@
     // Ctrl+Enter / Cmd+Enter in the reply box sends it (the form's own submit: htmx or a plain post).
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
       const form = e.target.closest?.('#reply-form');
-      if (form && e.target.matches('textarea')) { e.preventDefault(); form.requestSubmit(); }
+      if (form && e.target.matches('textarea')) {
+        e.preventDefault();
+        form.requestSubmit();
+      }
       return;
     }
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
     if (document.querySelector('dialog[open]')) return; // a dialog has the keyboard
     let done = false;
     switch (e.key) {
-      case '/': { const q = document.getElementById('q'); if (q) { q.focus(); q.select(); done = true; } break; }
-      case 'j': done = moveRow(1); break;
-      case 'k': done = moveRow(-1); break;
-      case 'Enter': {
-        const current = document.querySelector('#tickets-table tr.kbd-current');
-        if (current && !e.target.closest?.('a, button, summary')) { rowLink(current)?.click(); done = true; }
+      case '/': {
+        const q = document.getElementById('q');
+        if (q) {
+          q.focus();
+          q.select();
+          done = true;
+        }
         break;
       }
-      case 'r': done = startReply(false); break;
-      case 'n': done = startReply(true); break;
-      case '?': keysDialog().openFrom(document.activeElement); done = true; break;
+      case 'j':
+        done = moveRow(1);
+        break;
+      case 'k':
+        done = moveRow(-1);
+        break;
+      case 'Enter': {
+        const current = document.querySelector('#tickets-table tr.kbd-current');
+        if (current && !e.target.closest?.('a, button, summary')) {
+          rowLink(current)?.click();
+          done = true;
+        }
+        break;
+      }
+      case 'r':
+        done = startReply(false);
+        break;
+      case 'n':
+        done = startReply(true);
+        break;
+      case '?':
+        keysDialog().openFrom(document.activeElement);
+        done = true;
+        break;
     }
     if (done) e.preventDefault();
   });
@@ -100,7 +144,12 @@
   document.addEventListener('focusin', (e) => {
     const tr = e.target.closest?.('#tickets-table tbody tr');
     if (!tr) return;
-    document.querySelectorAll('#tickets-table tr.kbd-current').forEach((r) => { if (r !== tr) { r.classList.remove('kbd-current'); r.removeAttribute('aria-current'); } });
+    document.querySelectorAll('#tickets-table tr.kbd-current').forEach((r) => {
+      if (r !== tr) {
+        r.classList.remove('kbd-current');
+        r.removeAttribute('aria-current');
+      }
+    });
   });
   // --- end Keyboard shortcuts ---
 })();

@@ -18,7 +18,9 @@
   }
 
   function refresh(root) {
-    root.querySelectorAll('[data-live-refresh]').forEach((el) => { htmx.trigger(el, 'live:refresh'); });
+    root.querySelectorAll('[data-live-refresh]').forEach((el) => {
+      htmx.trigger(el, 'live:refresh');
+    });
   }
 
   // Set before htmx processes the page (this script runs after htmx's and the extension's, before DOMContentLoaded).
@@ -26,13 +28,17 @@
     htmx.createEventSource = (url) => {
       const source = new EventSource(withAfter(url), { withCredentials: true });
       let opened = false;
-      const remember = (e) => { if (e.lastEventId) lastId[url] = e.lastEventId; };
+      const remember = (e) => {
+        if (e.lastEventId) lastId[url] = e.lastEventId;
+      };
       source.addEventListener('ticket', remember);
       source.addEventListener('open', () => {
         const root = document.querySelector(`[sse-connect="${CSS.escape(url)}"]`);
         // The first open of a brand-new page needs nothing; any later open (the browser's own
         // reconnect, or a new source after a failed one) may have missed what the page shows.
-        if (opened || lastId[url]) { if (root) refresh(root); }
+        if (opened || lastId[url]) {
+          if (root) refresh(root);
+        }
         opened = true;
         if (root) root.setAttribute('data-live-state', 'open');
       });
@@ -71,14 +77,31 @@
   });
   // A live load that fails (the server restarting, the reader signed out) is not the reader's to
   // see: nothing is swapped and no error is said; the stream's reconnect loads the parts again.
-  document.addEventListener('htmx:beforeSwap', (e) => {
-    if (isLive(e.target) && e.detail.xhr.status >= 400) { e.detail.shouldSwap = false; e.stopPropagation(); }
-  }, true);
+  document.addEventListener(
+    'htmx:beforeSwap',
+    (e) => {
+      if (isLive(e.target) && e.detail.xhr.status >= 400) {
+        e.detail.shouldSwap = false;
+        e.stopPropagation();
+      }
+    },
+    true,
+  );
   ['htmx:sendError', 'htmx:timeout'].forEach((name) => {
-    document.addEventListener(name, (e) => { if (isLive(e.target)) e.stopPropagation(); }, true);
+    document.addEventListener(
+      name,
+      (e) => {
+        if (isLive(e.target)) e.stopPropagation();
+      },
+      true,
+    );
   });
-  document.addEventListener('htmx:beforeSwap', (e) => { liveSwap = isLive(e.detail.elt) ? e.detail.elt : null; });
-  document.addEventListener('htmx:afterRequest', (e) => { if (isLive(e.detail.elt)) liveSwap = null; });
+  document.addEventListener('htmx:beforeSwap', (e) => {
+    liveSwap = isLive(e.detail.elt) ? e.detail.elt : null;
+  });
+  document.addEventListener('htmx:afterRequest', (e) => {
+    if (isLive(e.detail.elt)) liveSwap = null;
+  });
   document.addEventListener('htmx:oobBeforeSwap', (e) => {
     const target = e.detail.target;
     if (target.id === 'history' || target.id === 'portal-history') {
@@ -92,7 +115,12 @@
     }
     if (!liveSwap) return;
     const active = document.activeElement;
-    if (active && active !== document.body && target.contains(active) && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(active.tagName)) {
+    if (
+      active &&
+      active !== document.body &&
+      target.contains(active) &&
+      /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(active.tagName)
+    ) {
       e.detail.shouldSwap = false;
       deferred = liveSwap;
     }
@@ -115,9 +143,10 @@
     const root = box.closest('[data-typing-url]');
     if (!root || Date.now() - typedAt < 3000) return;
     typedAt = Date.now();
-    fetch(root.getAttribute('data-typing-url'), { method: 'POST', credentials: 'same-origin' }).catch(() => { /* presence is best effort */ });
+    fetch(root.getAttribute('data-typing-url'), { method: 'POST', credentials: 'same-origin' }).catch(() => {
+      /* presence is best effort */
+    });
   });
-
 
   // ── ticket list and dashboards ──
   // The ticket list (SPEC C5). `#ticket-list` hears `sse:ticket`; the named tickets are gathered
@@ -142,36 +171,65 @@
   let reloading = false;
   let keepTicked = null;
 
-  function listRegion() { return document.querySelector('[data-live-list]'); }
-  function rowOf(tbody, id) { return tbody.querySelector(`tr[data-id="${CSS.escape(String(id))}"]`); }
-  function keyOf(tr) { try { return JSON.parse(tr.getAttribute('data-key')); } catch { return null; } }
+  function listRegion() {
+    return document.querySelector('[data-live-list]');
+  }
+  function rowOf(tbody, id) {
+    return tbody.querySelector(`tr[data-id="${CSS.escape(String(id))}"]`);
+  }
+  function keyOf(tr) {
+    try {
+      return JSON.parse(tr.getAttribute('data-key'));
+    } catch {
+      return null;
+    }
+  }
   function compare(a, b) {
-    for (let i = 0; i < 2; i++) { if (a[i] < b[i]) return -1; if (a[i] > b[i]) return 1; }
+    for (let i = 0; i < 2; i++) {
+      if (a[i] < b[i]) return -1;
+      if (a[i] > b[i]) return 1;
+    }
     return 0;
   }
 
   function ask(ids) {
-    ids.forEach((id) => { asked.add(String(id)); });
+    ids.forEach((id) => {
+      asked.add(String(id));
+    });
     if (!batchTimer) batchTimer = setTimeout(askNow, LIST_BATCH_MS);
   }
 
   function askNow() {
     batchTimer = null;
     const region = listRegion();
-    if (!region) { asked.clear(); return; }
+    if (!region) {
+      asked.clear();
+      return;
+    }
     if (asked.size === 0) return;
-    if (asking) { batchTimer = setTimeout(askNow, LIST_BATCH_MS); return; }
+    if (asking) {
+      batchTimer = setTimeout(askNow, LIST_BATCH_MS);
+      return;
+    }
     const ids = Array.from(asked).slice(0, 100);
-    ids.forEach((id) => { asked.delete(id); });
+    ids.forEach((id) => {
+      asked.delete(id);
+    });
     const query = region.getAttribute('data-live-query') || '';
     asking = true;
-    fetch(`/tickets?${query ? `${query}&` : ''}live_ids=${ids.join(',')}`, { headers: { 'HX-Request': 'true' }, credentials: 'same-origin' })
-      .then((r) => r.ok ? r.text() : null)
+    fetch(`/tickets?${query ? `${query}&` : ''}live_ids=${ids.join(',')}`, {
+      headers: { 'HX-Request': 'true' },
+      credentials: 'same-origin',
+    })
+      .then((r) => (r.ok ? r.text() : null))
       .then((html) => {
         // A list loaded meanwhile (other filters, Show) is the server's newer word: this answer is dropped.
-        if (html && listRegion() === region && region.getAttribute('data-live-query') === query) applyRows(region, html);
+        if (html && listRegion() === region && region.getAttribute('data-live-query') === query)
+          applyRows(region, html);
       })
-      .catch(() => { /* the next event or reconnect asks again */ })
+      .catch(() => {
+        /* the next event or reconnect asks again */
+      })
       .then(() => {
         asking = false;
         if (asked.size && !batchTimer) batchTimer = setTimeout(askNow, LIST_BATCH_MS);
@@ -204,12 +262,17 @@
       const copy = document.importNode(next, true);
       td.replaceWith(copy);
       if (window.htmx) htmx.process(copy);
-      if (focused) { const a = copy.querySelector('a, button, input'); if (a) a.focus(); }
+      if (focused) {
+        const a = copy.querySelector('a, button, input');
+        if (a) a.focus();
+      }
     });
     tr.setAttribute('data-key', row.getAttribute('data-key'));
     if (!changed) return;
     tr.classList.add('live-changed');
-    setTimeout(() => { tr.classList.remove('live-changed'); }, 2000);
+    setTimeout(() => {
+      tr.classList.remove('live-changed');
+    }, 2000);
   }
 
   function insertRow(region, tbody, row) {
@@ -218,7 +281,13 @@
     const limit = Number(region.getAttribute('data-limit')) || 50;
     const offset = Number(region.getAttribute('data-offset')) || 0;
     const key = keyOf(row);
-    const last = key !== null && rows.every((tr) => { const k = keyOf(tr); const c = k ? compare(key, k) : 0; return desc ? c < 0 : c > 0; });
+    const last =
+      key !== null &&
+      rows.every((tr) => {
+        const k = keyOf(tr);
+        const c = k ? compare(key, k) : 0;
+        return desc ? c < 0 : c > 0;
+      });
     if (!((rows.length === 0 && offset === 0) || (last && rows.length > 0 && rows.length < limit))) return false;
     const empty = tbody.querySelector('td.empty');
     if (empty) empty.closest('tr').remove();
@@ -226,7 +295,9 @@
     tbody.appendChild(tr);
     if (window.htmx) htmx.process(tr);
     tr.classList.add('live-changed');
-    setTimeout(() => { tr.classList.remove('live-changed'); }, 2000);
+    setTimeout(() => {
+      tr.classList.remove('live-changed');
+    }, 2000);
     const box = tr.querySelector('input[name="ids"]');
     if (box) box.dispatchEvent(new Event('change', { bubbles: true })); // the selection count and "select all" follow
     return true;
@@ -236,18 +307,28 @@
     const answer = new DOMParser().parseFromString(html, 'text/html').getElementById('live-rows');
     const tbody = region.querySelector('#tickets-table tbody');
     if (!answer || !tbody) return;
-    (answer.getAttribute('data-gone') || '').split(',').filter(Boolean).forEach((id) => {
-      fresh.delete(id);
-      const tr = rowOf(tbody, id);
-      if (tr) markGone(tr, true);
-    });
+    (answer.getAttribute('data-gone') || '')
+      .split(',')
+      .filter(Boolean)
+      .forEach((id) => {
+        fresh.delete(id);
+        const tr = rowOf(tbody, id);
+        if (tr) markGone(tr, true);
+      });
     Array.prototype.slice.call(answer.querySelectorAll('tbody > tr[data-id]')).forEach((row) => {
       const id = row.getAttribute('data-id');
       const match = row.getAttribute('data-match') === 'true';
       row.removeAttribute('data-match');
       const tr = rowOf(tbody, id);
-      if (tr) { updateRow(tr, row); markGone(tr, !match); return; }
-      if (!match) { fresh.delete(id); return; }
+      if (tr) {
+        updateRow(tr, row);
+        markGone(tr, !match);
+        return;
+      }
+      if (!match) {
+        fresh.delete(id);
+        return;
+      }
       if (!fresh.has(id) && !insertRow(region, tbody, row)) fresh.add(id);
     });
     showBar(region);
@@ -273,14 +354,24 @@
     keepTicked = Array.prototype.slice.call(region.querySelectorAll('input[name="ids"]:checked')).map((b) => b.value);
     reloading = true;
     fresh.clear();
-    return htmx.ajax('GET', `/tickets${query ? `?${query}` : ''}`, { target: '#ticket-list', swap: 'outerHTML' })
-      .then(() => { reloading = false; }, () => { reloading = false; });
+    return htmx.ajax('GET', `/tickets${query ? `?${query}` : ''}`, { target: '#ticket-list', swap: 'outerHTML' }).then(
+      () => {
+        reloading = false;
+      },
+      () => {
+        reloading = false;
+      },
+    );
   }
 
   document.addEventListener('sse:ticket', (e) => {
     const el = e.target;
     let data;
-    try { data = JSON.parse(e.detail.data); } catch { return; }
+    try {
+      data = JSON.parse(e.detail.data);
+    } catch {
+      return;
+    }
     if (el.matches && el.matches('[data-live-list]')) ask([data.ticket_id]);
     else if (el.matches && el.matches('[data-live-tick]')) {
       const root = el.closest('[data-live-root]') || document;
@@ -293,7 +384,11 @@
   document.addEventListener('live:refresh', (e) => {
     const region = e.target;
     if (!region.matches || !region.matches('[data-live-list]')) return;
-    ask(Array.prototype.map.call(region.querySelectorAll('#tickets-table tbody tr[data-id]'), (tr) => tr.getAttribute('data-id')));
+    ask(
+      Array.prototype.map.call(region.querySelectorAll('#tickets-table tbody tr[data-id]'), (tr) =>
+        tr.getAttribute('data-id'),
+      ),
+    );
   });
 
   document.addEventListener('click', (e) => {
@@ -326,7 +421,13 @@
   const widgetTimers = new WeakMap();
   function widgetSoon(w) {
     if (widgetTimers.get(w)) return; // one load per WIDGET_EVERY_MS; it reads what is there by then
-    widgetTimers.set(w, setTimeout(() => { widgetTimers.delete(w); htmx.trigger(w, 'live:load'); }, WIDGET_EVERY_MS));
+    widgetTimers.set(
+      w,
+      setTimeout(() => {
+        widgetTimers.delete(w);
+        htmx.trigger(w, 'live:load');
+      }, WIDGET_EVERY_MS),
+    );
   }
 
   // ── collision (stale replies) ──

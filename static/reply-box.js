@@ -9,24 +9,27 @@
   'use strict';
   const BOX = 'form[data-reply-box]';
   const fileInputOf = (form) => form?.querySelector('input[type=file][name=attachments]');
-  const sizeText = (n) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+  const sizeText = (n) =>
+    n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 
   function showFiles(form) {
     const input = fileInputOf(form);
     const list = form?.querySelector('.reply-file-list');
     if (!input || !list) return;
-    list.replaceChildren(...[...input.files].map((file, i) => {
-      const li = document.createElement('li');
-      const name = document.createElement('span');
-      name.textContent = `${file.name} (${sizeText(file.size)})`;
-      const remove = document.createElement('button');
-      remove.type = 'button';
-      remove.dataset.removeFile = String(i);
-      remove.textContent = 'Remove';
-      remove.setAttribute('aria-label', `Remove ${file.name}`);
-      li.append(name, ' ', remove);
-      return li;
-    }));
+    list.replaceChildren(
+      ...[...input.files].map((file, i) => {
+        const li = document.createElement('li');
+        const name = document.createElement('span');
+        name.textContent = `${file.name} (${sizeText(file.size)})`;
+        const remove = document.createElement('button');
+        remove.type = 'button';
+        remove.dataset.removeFile = String(i);
+        remove.textContent = 'Remove';
+        remove.setAttribute('aria-label', `Remove ${file.name}`);
+        li.append(name, ' ', remove);
+        return li;
+      }),
+    );
   }
 
   /** Puts `files` (after those already chosen, or instead of the one at `drop`) into the form's file input. */
@@ -34,7 +37,9 @@
     const input = fileInputOf(form);
     if (!input) return;
     const dt = new DataTransfer();
-    [...input.files].forEach((f, i) => { if (i !== drop) dt.items.add(f); });
+    [...input.files].forEach((f, i) => {
+      if (i !== drop) dt.items.add(f);
+    });
     for (const f of add) dt.items.add(f);
     input.files = dt.files;
     showFiles(form);
@@ -45,7 +50,10 @@
   function named(file) {
     if (!/^image\.\w+$/.test(file.name)) return file;
     const ext = file.name.split('.').pop();
-    return new File([file], `pasted-${new Date().toISOString().slice(0, 10)}-${++pasted}.${ext}`, { type: file.type, lastModified: file.lastModified });
+    return new File([file], `pasted-${new Date().toISOString().slice(0, 10)}-${++pasted}.${ext}`, {
+      type: file.type,
+      lastModified: file.lastModified,
+    });
   }
 
   document.addEventListener('change', (e) => {
@@ -103,8 +111,12 @@
   function optionFor(input) {
     const typed = input.value.trim().toLowerCase();
     const options = [...(document.getElementById(input.getAttribute('list'))?.options ?? [])];
-    return typed === '' ? null : options.find((o) => o.value.toLowerCase() === typed)
-      ?? (options.filter((o) => o.value.toLowerCase().startsWith(typed)).length === 1 ? options.find((o) => o.value.toLowerCase().startsWith(typed)) : null);
+    return typed === ''
+      ? null
+      : (options.find((o) => o.value.toLowerCase() === typed) ??
+          (options.filter((o) => o.value.toLowerCase().startsWith(typed)).length === 1
+            ? options.find((o) => o.value.toLowerCase().startsWith(typed))
+            : null));
   }
 
   function fail(form, text) {
@@ -117,17 +129,31 @@
   async function insertCanned(input) {
     const form = input.closest('form');
     const option = optionFor(input);
-    if (!option) { fail(form, input.value.trim() ? `No canned response is named “${input.value.trim()}”.` : 'Type the name of a canned response.'); return; }
+    if (!option) {
+      fail(
+        form,
+        input.value.trim()
+          ? `No canned response is named “${input.value.trim()}”.`
+          : 'Type the name of a canned response.',
+      );
+      return;
+    }
     let res;
     let answer;
     try {
-      res = await fetch(`/responses/${option.dataset.id}/render?ticket_id=${input.dataset.ticketId}`, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+      res = await fetch(`/responses/${option.dataset.id}/render?ticket_id=${input.dataset.ticketId}`, {
+        headers: { accept: 'application/json' },
+        credentials: 'same-origin',
+      });
       answer = await res.json();
     } catch {
       fail(form, 'Could not load the canned response (the connection failed). Try again.');
       return;
     }
-    if (!res.ok) { fail(form, `Could not insert “${option.value}”: ${answer?.error?.message ?? res.status}`); return; }
+    if (!res.ok) {
+      fail(form, `Could not insert “${option.value}”: ${answer?.error?.message ?? res.status}`);
+      return;
+    }
     const area = form.querySelector('textarea[name=body]');
     const start = area.selectionStart ?? area.value.length;
     const end = area.selectionEnd ?? area.value.length;
@@ -145,7 +171,10 @@
   });
   document.addEventListener('input', (e) => {
     // Picking an option of the list (mouse or arrows + Enter in the browser's list) inserts it at once.
-    if (e.target.matches?.('[data-canned-picker]') && (e.inputType === 'insertReplacementText' || e.inputType === undefined)) {
+    if (
+      e.target.matches?.('[data-canned-picker]') &&
+      (e.inputType === 'insertReplacementText' || e.inputType === undefined)
+    ) {
       const option = optionFor(e.target);
       if (option && option.value === e.target.value) insertCanned(e.target);
     }
@@ -154,7 +183,11 @@
     const button = e.target.closest?.('[data-canned-insert]');
     if (button) insertCanned(button.closest('form').querySelector('[data-canned-picker]'));
     const clear = e.target.closest?.('[data-clear-status]');
-    if (clear) { const form = clear.closest('form'); statusNote(form, ''); form.querySelector('textarea[name=body]')?.focus(); }
+    if (clear) {
+      const form = clear.closest('form');
+      statusNote(form, '');
+      form.querySelector('textarea[name=body]')?.focus();
+    }
   });
 
   // A sent reply: the chosen files and the status to set are gone with its text.

@@ -21,5 +21,7 @@
     }
   }
   setInterval(tick, 30_000);
-  document.addEventListener('visibilitychange', () => { if (!document.hidden) tick(); });
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden) tick();
+  });
 })();

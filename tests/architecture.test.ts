@@ -19,7 +19,11 @@ const LAYERS = [
   // logger, private files, and the ticket lifecycle (the domain's vocabulary, which the scrip
   // engine's conditions speak too; views still get statuses as props).
   { name: 'leaf', rank: 0, prefixes: ['src/env.ts', 'src/log.ts', 'src/dataDir.ts', 'src/domain/lifecycle.ts'] },
-  { name: 'store port', rank: 1, prefixes: ['src/db/port.ts', 'src/db/schema.ts', 'src/db/storageWatch.ts', 'src/db/shared/'] },
+  {
+    name: 'store port',
+    rank: 1,
+    prefixes: ['src/db/port.ts', 'src/db/schema.ts', 'src/db/storageWatch.ts', 'src/db/shared/'],
+  },
   // The one clock (decision 047) belongs to a store and reads nothing but the port: every layer above may ask it the time.
   { name: 'clock', rank: 2, prefixes: ['src/domain/clock.ts'] },
   { name: 'store implementation', rank: 3, prefixes: ['src/db/sqlite/', 'src/db/postgres/'] },
@@ -31,15 +35,21 @@ const LAYERS = [
   { name: 'views', rank: 7, prefixes: ['src/views/'] },
   { name: 'routes', rank: 8, prefixes: ['src/routes/'] },
   { name: 'app', rank: 9, prefixes: ['src/app.tsx', 'src/settings.ts'] },
-  { name: 'start', rank: 10, prefixes: ['src/server.ts', 'src/cli.ts', 'src/cli/', 'src/workers.ts', 'src/httpServer.ts'] },
+  {
+    name: 'start',
+    rank: 10,
+    prefixes: ['src/server.ts', 'src/cli.ts', 'src/cli/', 'src/workers.ts', 'src/httpServer.ts'],
+  },
 ] as const;
 type Layer = (typeof LAYERS)[number];
 
 /** Whether `file` is one of `prefixes` or lies in one of those ending in `/`. */
-const under = (file: string, ...prefixes: readonly string[]) => prefixes.some((p) => file === p || (p.endsWith('/') && file.startsWith(p)));
+const under = (file: string, ...prefixes: readonly string[]) =>
+  prefixes.some((p) => file === p || (p.endsWith('/') && file.startsWith(p)));
 const layerOf = (file: string): Layer | undefined => LAYERS.find((l) => under(file, ...l.prefixes));
 const storeImplementation = (file: string) => /^src\/db\/(sqlite|postgres)\//.exec(file)?.[0];
-const describeEdge = (e: ImportEdge) => `${e.from}:${e.line} imports ${e.to}${e.typeOnly ? ' (types only)' : ' at run time'}${e.kind === 'static' ? '' : ` (${e.kind})`}`;
+const describeEdge = (e: ImportEdge) =>
+  `${e.from}:${e.line} imports ${e.to}${e.typeOnly ? ' (types only)' : ' at run time'}${e.kind === 'static' ? '' : ` (${e.kind})`}`;
 
 interface Rule {
   /** The rule as ARCHITECTURE.md says it. */
@@ -52,7 +62,8 @@ interface Rule {
 const RULES: Rule[] = [
   {
     never: 'views → db, domain or scrips at run time (views → nothing of ours but other views and plain types)',
-    instead: 'pass what the view shows as props from the route (permissions as booleans, choices as lists); import types with `import type`',
+    instead:
+      'pass what the view shows as props from the route (permissions as booleans, choices as lists); import types with `import type`',
     offends: (e) => under(e.from, 'src/views/') && !e.typeOnly && !under(e.to, 'src/views/'),
   },
   {
@@ -90,7 +101,8 @@ const RULES: Rule[] = [
   },
   {
     never: 'an arrow upward: an import from a lower layer to a higher one, or between two layers of one rank',
-    instead: 'move what both need down into a module of its own (a leaf, or the lower layer), or hand it over as an argument',
+    instead:
+      'move what both need down into a module of its own (a leaf, or the lower layer), or hand it over as an argument',
     offends: (e) => {
       const [from, to] = [layerOf(e.from), layerOf(e.to)];
       return from !== undefined && to !== undefined && from !== to && from.rank <= to.rank;
@@ -114,7 +126,10 @@ describe('ARCHITECTURE.md: never', () => {
 
 describe('the import graph', () => {
   it('has every source file in a layer', () => {
-    expect(graph.files.filter((f) => !layerOf(f)), 'files in no layer of tests/architecture.test.ts (place them in LAYERS)').toEqual([]);
+    expect(
+      graph.files.filter((f) => !layerOf(f)),
+      'files in no layer of tests/architecture.test.ts (place them in LAYERS)',
+    ).toEqual([]);
   });
 
   it('has no import naming a file that is not there', () => {
@@ -124,7 +139,10 @@ describe('the import graph', () => {
   // Type-only circles count too (decision 046): they are the same tangle, one refactor from a
   // run-time one. A worker thread's entry is left out: it is loaded in a thread of its own.
   it('has no import circle, not even through types', () => {
-    const circles = importCycles(graph.files, graph.edges.filter((e) => e.kind !== 'worker'));
+    const circles = importCycles(
+      graph.files,
+      graph.edges.filter((e) => e.kind !== 'worker'),
+    );
     const described = circles.map((c) => {
       const others = c.files.filter((f) => !c.circle.includes(f));
       return c.circle.join(' → ') + (others.length ? `; tangled with them: ${others.join(', ')}` : '');
@@ -134,7 +152,10 @@ describe('the import graph', () => {
 
   it('tells type-only imports from run-time ones, and finds circles through types', () => {
     const fixture = importGraph(path.join(root, 'tests/fixtures/import-graph'));
-    const from = (f: string) => fixture.edges.filter((e) => e.from === f).map((e) => `${e.to.replace('src/', '')} ${e.kind}${e.typeOnly ? ' type' : ''}`);
+    const from = (f: string) =>
+      fixture.edges
+        .filter((e) => e.from === f)
+        .map((e) => `${e.to.replace('src/', '')} ${e.kind}${e.typeOnly ? ' type' : ''}`);
     expect(from('src/a.ts').sort()).toEqual([
       'circleB.ts static',
       // `import { type U }` loads inline.ts: verbatimModuleSyntax keeps it as `import {} from`.
@@ -147,11 +168,14 @@ describe('the import graph', () => {
       'types.ts static type',
       'worker.ts worker',
     ]);
-    expect(importCycles(fixture.files, fixture.edges).map((c) => c.circle)).toEqual([['src/a.ts', 'src/circleB.ts', 'src/circleC.ts', 'src/a.ts']]);
+    expect(importCycles(fixture.files, fixture.edges).map((c) => c.circle)).toEqual([
+      ['src/a.ts', 'src/circleB.ts', 'src/circleC.ts', 'src/a.ts'],
+    ]);
   });
 
   it('sees the imports it must see (the reader is not blind)', () => {
-    const has = (from: string, to: string, typeOnly: boolean) => graph.edges.some((e) => e.from === from && e.to === to && e.typeOnly === typeOnly);
+    const has = (from: string, to: string, typeOnly: boolean) =>
+      graph.edges.some((e) => e.from === from && e.to === to && e.typeOnly === typeOnly);
     expect(has('src/server.ts', 'src/app.tsx', false)).toBe(true);
     expect(has('src/db/store.ts', 'src/db/copyStore.ts', false)).toBe(true); // export … from
     expect(has('src/cli.ts', 'src/db/store.ts', false)).toBe(true); // import('…')
@@ -167,21 +191,31 @@ describe('the import graph', () => {
 // which database it runs on. It talks to src/db/port.ts; only src/db/store.ts (the factory),
 // the CLI and the server may reach an implementation.
 
-const files = (dir: string): string[] => fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) =>
-  e.isDirectory() ? files(path.join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [path.join(dir, e.name)] : []);
-const ABOVE_THE_STORE = ['src/domain', 'src/scrips', 'src/mail', 'src/routes', 'src/views', 'src/events'].filter((d) => fs.existsSync(path.join(root, d)))
-  .flatMap(files).concat('src/app.tsx', 'src/workers.ts');
+const files = (dir: string): string[] =>
+  fs
+    .readdirSync(path.join(root, dir), { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory() ? files(path.join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [path.join(dir, e.name)] : [],
+    );
+const ABOVE_THE_STORE = ['src/domain', 'src/scrips', 'src/mail', 'src/routes', 'src/views', 'src/events']
+  .filter((d) => fs.existsSync(path.join(root, d)))
+  .flatMap(files)
+  .concat('src/app.tsx', 'src/workers.ts');
 
-const DIALECT_MODULES = /from '(better-sqlite3|pg|drizzle-orm\/(sqlite-core|better-sqlite3|pg-core|node-postgres)|[./]+\/db\/(sqlite|postgres)\/[^']*|[./]+\/db\/store\.js)'/;
+const DIALECT_MODULES =
+  /from '(better-sqlite3|pg|drizzle-orm\/(sqlite-core|better-sqlite3|pg-core|node-postgres)|[./]+\/db\/(sqlite|postgres)\/[^']*|[./]+\/db\/store\.js)'/;
 /** SQL that exists on one dialect only (or an SQLite planner hint). */
-const DIALECT_SQL = /COLLATE NOCASE|hx_contains|hx_check|\bMATCH\b|\browid\b|\+\$\{|IFNULL|group_concat|strftime|julianday|unixepoch|json_extract|INSERT OR |\bILIKE\b|::(int|text|bigint)|FOR UPDATE|pg_advisory/i;
+const DIALECT_SQL =
+  /COLLATE NOCASE|hx_contains|hx_check|\bMATCH\b|\browid\b|\+\$\{|IFNULL|group_concat|strftime|julianday|unixepoch|json_extract|INSERT OR |\bILIKE\b|::(int|text|bigint)|FOR UPDATE|pg_advisory/i;
 
 describe('the domain imports no dialect', () => {
   it.each(ABOVE_THE_STORE)('%s', (file) => {
     const text = fs.readFileSync(path.join(root, file), 'utf8');
     const imports = text.split('\n').filter((l) => DIALECT_MODULES.test(l));
     expect(imports, 'imports a database implementation').toEqual([]);
-    const sqlTexts = [...text.matchAll(/sql(?:<[^>]*>)?`([^`]*)`/g)].map((m) => m[1]).filter((s) => DIALECT_SQL.test(s));
+    const sqlTexts = [...text.matchAll(/sql(?:<[^>]*>)?`([^`]*)`/g)]
+      .map((m) => m[1])
+      .filter((s) => DIALECT_SQL.test(s));
     expect(sqlTexts, 'writes dialect-specific SQL').toEqual([]);
     expect(text, 'opens a transaction of a driver instead of the port').not.toMatch(/\.transaction\(\(|\$client/);
   });
@@ -190,11 +224,15 @@ describe('the domain imports no dialect', () => {
 // Decision 042: a full disk or a read-only store reaches the rest of the code as the port's
 // StorageUnavailable; which driver codes mean it is known under src/db/<dialect>/ only.
 const OUTSIDE_THE_DIALECTS = files('src').filter((f) => !/^src\/db\/(sqlite|postgres)\//.test(f));
-const DIALECT_ERROR_CODES = /\bSQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)\w*|['"](53\d{3}|53[0-9A-Z]{3}|25006|58030)['"]/;
+const DIALECT_ERROR_CODES =
+  /\bSQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)\w*|['"](53\d{3}|53[0-9A-Z]{3}|25006|58030)['"]/;
 
 describe('storage failures are read by the stores', () => {
   it.each(OUTSIDE_THE_DIALECTS)('%s', (file) => {
-    const hits = fs.readFileSync(path.join(root, file), 'utf8').split('\n').filter((l) => DIALECT_ERROR_CODES.test(l));
+    const hits = fs
+      .readFileSync(path.join(root, file), 'utf8')
+      .split('\n')
+      .filter((l) => DIALECT_ERROR_CODES.test(l));
     expect(hits, 'names a database error code outside src/db/<dialect>/').toEqual([]);
   });
 });
@@ -208,10 +246,11 @@ describe('storage failures are read by the stores', () => {
 /** Files that read only the real time, and why. */
 const REAL_TIME_FILES: Record<string, string> = {
   'src/domain/clock.ts': 'the clock itself',
-  'src/log.ts': 'the time of a log line, and the window that holds back repeated lines (the workers give the store\'s clock)',
+  'src/log.ts':
+    "the time of a log line, and the window that holds back repeated lines (the workers give the store's clock)",
   'src/server.ts': 'the time of a log line written before the logger exists',
   'src/events/hub.ts': 'liveness of live updates: presence and typing expire after seconds of real time',
-  'src/scrips/delivery.ts': 'the delivery worker\'s own turns and waits (the outbox schedule, in real time)',
+  'src/scrips/delivery.ts': "the delivery worker's own turns and waits (the outbox schedule, in real time)",
   'src/db/storageWatch.ts': 'how often a failed store is probed again',
   'src/db/sqlite/checkpointer.ts': 'the pause after a failed WAL checkpoint',
   'src/db/sqlite/client.ts': 'the pause after a failed search-index run',
@@ -233,7 +272,10 @@ describe('time', () => {
       if (!READS_TIME.test(line) || MARK.test(line) || MARK.test(lines[i - 1] ?? '')) return [];
       return [`${file}:${i + 1}: ${code}`];
     });
-    expect(hits, 'reads the time: use nowIso/nowMs/clockOf of src/domain/clock.ts, or mark real time with `// real time: <why>`').toEqual([]);
+    expect(
+      hits,
+      'reads the time: use nowIso/nowMs/clockOf of src/domain/clock.ts, or mark real time with `// real time: <why>`',
+    ).toEqual([]);
   });
 
   it('the list of real-time files names files that exist', () => {

@@ -7,16 +7,26 @@ import { signIn } from './helpers/session.js';
 const LANDING = '/tickets?owner_id=me&status=new,open,stalled';
 
 let s: TestServer;
-beforeAll(async () => { s = await startServer(); });
-afterAll(async () => { await s.close(); });
+beforeAll(async () => {
+  s = await startServer();
+});
+afterAll(async () => {
+  await s.close();
+});
 
 const PASSWORD = 'correct-horse-battery';
 let seq = 0;
 
 /** Creates a user with a password through the API (as the bootstrap admin). */
-async function userWithPassword(srv: TestServer, role: 'admin' | 'agent' | 'requester' = 'agent', extra: Record<string, unknown> = {}) {
+async function userWithPassword(
+  srv: TestServer,
+  role: 'admin' | 'agent' | 'requester' = 'agent',
+  extra: Record<string, unknown> = {},
+) {
   const email = `signin${++seq}@example.com`;
-  const res = await srv.api('POST', '/users', { body: { email, name: `Sign In ${seq}`, role, password: PASSWORD, ...extra } });
+  const res = await srv.api('POST', '/users', {
+    body: { email, name: `Sign In ${seq}`, role, password: PASSWORD, ...extra },
+  });
   expect(res.status).toBe(201);
   return { id: res.body.id as number, email };
 }
@@ -32,7 +42,6 @@ function sessionSetCookie(res: ApiResponse): string {
 }
 /** The `name=value` pair a browser would send back. */
 const cookiePair = (setCookie: string) => setCookie.split(';')[0];
-
 
 describe('POST /login', () => {
   it('signs in with JSON: 200, the user, and an HttpOnly SameSite=Lax cookie (not Secure outside production)', async () => {
@@ -59,7 +68,9 @@ describe('POST /login', () => {
   it('signs in with a form post and redirects (303) to My open tickets (SPEC C4)', async () => {
     const u = await userWithPassword(s);
     const res = await s.api('POST', '/login', {
-      token: null, form: { email: u.email, password: PASSWORD }, headers: { accept: 'text/html', origin: s.url },
+      token: null,
+      form: { email: u.email, password: PASSWORD },
+      headers: { accept: 'text/html', origin: s.url },
     });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(LANDING);
@@ -72,27 +83,35 @@ describe('POST /login', () => {
   it('follows a safe same-site `next` after a form sign-in', async () => {
     const u = await userWithPassword(s);
     const res = await s.api('POST', '/login', {
-      token: null, form: { email: u.email, password: PASSWORD, next: '/tickets/7?tab=history' }, headers: { accept: 'text/html', origin: s.url },
+      token: null,
+      form: { email: u.email, password: PASSWORD, next: '/tickets/7?tab=history' },
+      headers: { accept: 'text/html', origin: s.url },
     });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/tickets/7?tab=history');
   });
 
   it.each([
-    '//evil.example', '//evil.example/tickets', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)',
+    '//evil.example',
+    '//evil.example/tickets',
+    '/\\evil.example',
+    'https://evil.example/',
+    'javascript:alert(1)',
     // Browsers drop tabs and newlines inside URLs, so these would become //evil.example.
-    '/\t/evil.example', '/\n/evil.example', '/\r\n/evil.example', '/tickets\r\nSet-Cookie: injected=1',
-  ])(
-    'never redirects off-site: next=%j lands on My open tickets',
-    async (next) => {
-      const u = await userWithPassword(s);
-      const res = await s.api('POST', '/login', {
-        token: null, form: { email: u.email, password: PASSWORD, next }, headers: { accept: 'text/html', origin: s.url },
-      });
-      expect(res.status).toBe(303);
-      expect(res.headers.get('location')).toBe(LANDING);
-    },
-  );
+    '/\t/evil.example',
+    '/\n/evil.example',
+    '/\r\n/evil.example',
+    '/tickets\r\nSet-Cookie: injected=1',
+  ])('never redirects off-site: next=%j lands on My open tickets', async (next) => {
+    const u = await userWithPassword(s);
+    const res = await s.api('POST', '/login', {
+      token: null,
+      form: { email: u.email, password: PASSWORD, next },
+      headers: { accept: 'text/html', origin: s.url },
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(LANDING);
+  });
 
   it('a signed-in browser visiting /login is sent on to a safe `next` only', async () => {
     const cookie = await signIn(s, ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -124,7 +143,9 @@ describe('POST /login', () => {
   it('re-renders the sign-in page with 401 for a failed browser form sign-in', async () => {
     const u = await userWithPassword(s);
     const res = await s.api('POST', '/login', {
-      token: null, form: { email: u.email, password: 'wrong-password!' }, headers: { accept: 'text/html', origin: s.url },
+      token: null,
+      form: { email: u.email, password: 'wrong-password!' },
+      headers: { accept: 'text/html', origin: s.url },
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toContain('text/html');
@@ -139,7 +160,11 @@ describe('POST /login', () => {
   });
 
   it('answers malformed JSON with 400 invalid_json', async () => {
-    const res = await s.api('POST', '/login', { token: null, body: '{"email":', headers: { 'content-type': 'application/json' } });
+    const res = await s.api('POST', '/login', {
+      token: null,
+      body: '{"email":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_json');
   });
@@ -170,7 +195,9 @@ describe('POST /login', () => {
   it('refuses a cross-site form sign-in (login CSRF)', async () => {
     const u = await userWithPassword(s);
     const res = await s.api('POST', '/login', {
-      token: null, form: { email: u.email, password: PASSWORD }, headers: { origin: 'http://evil.example' },
+      token: null,
+      form: { email: u.email, password: PASSWORD },
+      headers: { origin: 'http://evil.example' },
     });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
@@ -207,7 +234,11 @@ describe('sessions: GET /me and POST /logout', () => {
   it('disabling a user ends their sessions and their API tokens stop working', async () => {
     const u = await userWithPassword(s);
     const cookie = await signIn(s, u.email, PASSWORD);
-    const made = await s.api('POST', '/tokens', { token: null, body: { name: 'cli' }, headers: { cookie, origin: s.url } });
+    const made = await s.api('POST', '/tokens', {
+      token: null,
+      body: { name: 'cli' },
+      headers: { cookie, origin: s.url },
+    });
     expect(made.status).toBe(201);
     const patched = await s.api('PATCH', `/users/${u.id}`, { body: { disabled: true } });
     expect(patched.status).toBe(200);
@@ -222,7 +253,11 @@ describe('sessions: GET /me and POST /logout', () => {
   it('disabling is for good: re-enabling the user brings back none of their API tokens or sessions', async () => {
     const u = await userWithPassword(s);
     const cookie = await signIn(s, u.email, PASSWORD);
-    const made = await s.api('POST', '/tokens', { token: null, body: { name: 'cli' }, headers: { cookie, origin: s.url } });
+    const made = await s.api('POST', '/tokens', {
+      token: null,
+      body: { name: 'cli' },
+      headers: { cookie, origin: s.url },
+    });
     expect(made.status).toBe(201);
     expect((await s.api('GET', '/me', { token: made.body.token })).status).toBe(200);
     expect((await s.api('PATCH', `/users/${u.id}`, { body: { disabled: true } })).status).toBe(200);
@@ -235,7 +270,11 @@ describe('sessions: GET /me and POST /logout', () => {
     expect(await rawCount(s, 'api_tokens', 'user_id = ?', [u.id])).toBe(0);
     // What the user does after being enabled again works: a new sign-in, a new token.
     const again = await signIn(s, u.email, PASSWORD);
-    const fresh = await s.api('POST', '/tokens', { token: null, body: { name: 'cli' }, headers: { cookie: again, origin: s.url } });
+    const fresh = await s.api('POST', '/tokens', {
+      token: null,
+      body: { name: 'cli' },
+      headers: { cookie: again, origin: s.url },
+    });
     expect((await s.api('GET', '/me', { token: fresh.body.token })).status).toBe(200);
   });
 
@@ -254,27 +293,52 @@ describe('sessions: GET /me and POST /logout', () => {
 
 describe('routes need a signed-in user or a token', () => {
   const PROTECTED: [string, string][] = [
-    ['GET', '/'], ['GET', '/me'], ['GET', '/tokens'], ['POST', '/tokens'], ['DELETE', '/tokens/1'],
-    ['GET', '/users'], ['POST', '/users'], ['GET', '/users/1'], ['PATCH', '/users/1'], ['DELETE', '/users/1'],
-    ['GET', '/teams'], ['POST', '/teams'], ['PATCH', '/teams/1'], ['DELETE', '/teams/1'], ['POST', '/teams/1/members'],
-    ['GET', '/queues'], ['POST', '/queues'], ['DELETE', '/queues/1'],
-    ['GET', '/tickets'], ['POST', '/tickets'], ['GET', '/tickets/1'],
-    ['GET', '/custom-fields'], ['GET', '/saved-views'], ['GET', '/dashboards'], ['GET', '/no-such-route'],
+    ['GET', '/'],
+    ['GET', '/me'],
+    ['GET', '/tokens'],
+    ['POST', '/tokens'],
+    ['DELETE', '/tokens/1'],
+    ['GET', '/users'],
+    ['POST', '/users'],
+    ['GET', '/users/1'],
+    ['PATCH', '/users/1'],
+    ['DELETE', '/users/1'],
+    ['GET', '/teams'],
+    ['POST', '/teams'],
+    ['PATCH', '/teams/1'],
+    ['DELETE', '/teams/1'],
+    ['POST', '/teams/1/members'],
+    ['GET', '/queues'],
+    ['POST', '/queues'],
+    ['DELETE', '/queues/1'],
+    ['GET', '/tickets'],
+    ['POST', '/tickets'],
+    ['GET', '/tickets/1'],
+    ['GET', '/custom-fields'],
+    ['GET', '/saved-views'],
+    ['GET', '/dashboards'],
+    ['GET', '/no-such-route'],
   ];
 
   it.each(PROTECTED)('%s %s without credentials → 401 unauthenticated (JSON)', async (method, path) => {
-    const res = await s.api(method, path, { token: null, ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) });
+    const res = await s.api(method, path, {
+      token: null,
+      ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }),
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(res.body).toMatchObject({ error: { code: 'unauthenticated' } });
     expect(typeof res.body.error.message).toBe('string');
   });
 
-  it.each(['/tickets', '/users', '/teams', '/queues', '/me'])('GET %s in a browser without a session → 303 to /login?next=…', async (path) => {
-    const res = await s.api('GET', path, { token: null, headers: { accept: 'text/html,application/xhtml+xml' } });
-    expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe(`/login?next=${encodeURIComponent(path)}`);
-  });
+  it.each(['/tickets', '/users', '/teams', '/queues', '/me'])(
+    'GET %s in a browser without a session → 303 to /login?next=…',
+    async (path) => {
+      const res = await s.api('GET', path, { token: null, headers: { accept: 'text/html,application/xhtml+xml' } });
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe(`/login?next=${encodeURIComponent(path)}`);
+    },
+  );
 
   it('keeps the query string in `next`', async () => {
     const res = await s.api('GET', '/tickets?status=open&limit=5', { token: null, headers: { accept: 'text/html' } });
@@ -326,7 +390,7 @@ describe('API tokens', () => {
     expect(me.body.id).toBe(agent.id);
   });
 
-  it('GET /tokens lists the caller\'s tokens without the secret', async () => {
+  it("GET /tokens lists the caller's tokens without the secret", async () => {
     const agent = await s.user('agent');
     const made = await s.api('POST', '/tokens', { token: agent.token, body: { name: 'listed' } });
     expect(made.status).toBe(201);
@@ -347,7 +411,9 @@ describe('API tokens', () => {
   it('stores only a hash of the token', async () => {
     const made = await s.api('POST', '/tokens', { body: { name: 'hashed' } });
     expect(made.status).toBe(201);
-    const row = (await rawGet<{ token_hash: string }>(s, 'SELECT token_hash FROM api_tokens WHERE id = ?', [made.body.id]))!;
+    const row = (await rawGet<{ token_hash: string }>(s, 'SELECT token_hash FROM api_tokens WHERE id = ?', [
+      made.body.id,
+    ]))!;
     expect(row.token_hash).toBeTruthy();
     expect(row.token_hash).not.toBe(made.body.token);
     expect(row.token_hash).not.toContain(made.body.token);
@@ -369,7 +435,7 @@ describe('API tokens', () => {
     expect(again.body.error.code).toBe('not_found');
   });
 
-  it('an agent cannot revoke another agent\'s token: 404, and it keeps working', async () => {
+  it("an agent cannot revoke another agent's token: 404, and it keeps working", async () => {
     const a = await s.user('agent');
     const b = await s.user('agent');
     const made = await s.api('POST', '/tokens', { token: a.token, body: { name: 'mine' } });
@@ -379,7 +445,7 @@ describe('API tokens', () => {
     expect((await s.api('GET', '/me', { token: made.body.token })).status).toBe(200);
   });
 
-  it('an administrator may revoke another user\'s token', async () => {
+  it("an administrator may revoke another user's token", async () => {
     const a = await s.user('agent');
     const made = await s.api('POST', '/tokens', { token: a.token, body: { name: 'lost laptop' } });
     const del = await s.api('DELETE', `/tokens/${made.body.id}`);
@@ -411,7 +477,9 @@ describe('passwords are stored hashed', () => {
     const row = (await rawGet<{ password_hash: string }>(s, 'SELECT password_hash FROM users WHERE id = ?', [u.id]))!;
     expect(row.password_hash.startsWith('scrypt$')).toBe(true);
     expect(row.password_hash).not.toContain(PASSWORD);
-    const admin = (await rawGet<{ password_hash: string }>(s, 'SELECT password_hash FROM users WHERE email = ?', [ADMIN_EMAIL]))!;
+    const admin = (await rawGet<{ password_hash: string }>(s, 'SELECT password_hash FROM users WHERE email = ?', [
+      ADMIN_EMAIL,
+    ]))!;
     expect(admin.password_hash.startsWith('scrypt$')).toBe(true);
     expect(admin.password_hash).not.toContain(ADMIN_PASSWORD);
   });
@@ -419,18 +487,25 @@ describe('passwords are stored hashed', () => {
   it('two users with the same password get different hashes (salted)', async () => {
     const a = await userWithPassword(s);
     const b = await userWithPassword(s);
-    const get = async (id: number) => (await rawGet<{ password_hash: string }>(s, 'SELECT password_hash FROM users WHERE id = ?', [id]))!.password_hash;
+    const get = async (id: number) =>
+      (await rawGet<{ password_hash: string }>(s, 'SELECT password_hash FROM users WHERE id = ?', [id]))!.password_hash;
     expect(await get(a.id)).not.toBe(await get(b.id));
   });
 });
 
 describe('CSRF protection for cookie-authenticated requests', () => {
   let cookie: string;
-  beforeAll(async () => { cookie = await signIn(s, ADMIN_EMAIL, ADMIN_PASSWORD); });
+  beforeAll(async () => {
+    cookie = await signIn(s, ADMIN_EMAIL, ADMIN_PASSWORD);
+  });
 
   it('a cross-site form post with the session cookie → 403 forbidden, nothing created', async () => {
     const before = await rawCount(s, 'api_tokens');
-    const res = await s.api('POST', '/tokens', { token: null, form: { name: 'csrf' }, headers: { cookie, origin: 'http://evil.example' } });
+    const res = await s.api('POST', '/tokens', {
+      token: null,
+      form: { name: 'csrf' },
+      headers: { cookie, origin: 'http://evil.example' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
     const after = await rawCount(s, 'api_tokens');
@@ -444,20 +519,31 @@ describe('CSRF protection for cookie-authenticated requests', () => {
   });
 
   it('Sec-Fetch-Site: cross-site is refused too', async () => {
-    const res = await s.api('POST', '/tokens', { token: null, form: { name: 'sfs' }, headers: { cookie, 'sec-fetch-site': 'cross-site' } });
+    const res = await s.api('POST', '/tokens', {
+      token: null,
+      form: { name: 'sfs' },
+      headers: { cookie, 'sec-fetch-site': 'cross-site' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
   });
 
-  it('the same form post from the server\'s own origin → 201', async () => {
-    const res = await s.api('POST', '/tokens', { token: null, form: { name: 'same-origin' }, headers: { cookie, origin: s.url } });
+  it("the same form post from the server's own origin → 201", async () => {
+    const res = await s.api('POST', '/tokens', {
+      token: null,
+      form: { name: 'same-origin' },
+      headers: { cookie, origin: s.url },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'same-origin', token: expect.any(String) });
   });
 
   it('a cross-site DELETE with the session cookie is refused as well', async () => {
     const made = await s.api('POST', '/tokens', { body: { name: 'victim' } });
-    const res = await s.api('DELETE', `/tokens/${made.body.id}`, { token: null, headers: { cookie, origin: 'http://evil.example' } });
+    const res = await s.api('DELETE', `/tokens/${made.body.id}`, {
+      token: null,
+      headers: { cookie, origin: 'http://evil.example' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
     expect((await s.api('GET', '/me', { token: made.body.token })).status).toBe(200);
@@ -470,15 +556,22 @@ describe('CSRF protection for cookie-authenticated requests', () => {
   });
 
   it('a bearer-token request from a foreign Origin is not blocked either (no ambient credential)', async () => {
-    const res = await s.api('POST', '/tokens', { form: { name: 'bearer-foreign' }, headers: { origin: 'http://evil.example' } });
+    const res = await s.api('POST', '/tokens', {
+      form: { name: 'bearer-foreign' },
+      headers: { origin: 'http://evil.example' },
+    });
     expect(res.status).toBe(201);
   });
 });
 
 describe('sign-in rate limit', () => {
   let r: TestServer;
-  beforeAll(async () => { r = await startServer({ LOGIN_MAX_FAILURES: '3' }); });
-  afterAll(async () => { await r.close(); });
+  beforeAll(async () => {
+    r = await startServer({ LOGIN_MAX_FAILURES: '3' });
+  });
+  afterAll(async () => {
+    await r.close();
+  });
 
   it('after 3 failures for an account the 4th attempt is 429 even with the right password; other accounts still sign in', async () => {
     const u = await userWithPassword(r);
@@ -513,8 +606,12 @@ describe('sign-in rate limit', () => {
 
 describe('sign-in rate limit per client address', () => {
   let r: TestServer;
-  beforeAll(async () => { r = await startServer({ LOGIN_MAX_ATTEMPTS_PER_IP: '3' }); });
-  afterAll(async () => { await r.close(); });
+  beforeAll(async () => {
+    r = await startServer({ LOGIN_MAX_ATTEMPTS_PER_IP: '3' });
+  });
+  afterAll(async () => {
+    await r.close();
+  });
 
   it('counts every attempt from one address, whatever the account; then 429', async () => {
     const a = await userWithPassword(r);
@@ -532,8 +629,12 @@ describe('sign-in rate limit per client address', () => {
 
 describe('production mode', () => {
   let p: TestServer;
-  beforeAll(async () => { p = await startServer({ NODE_ENV: 'production' }); });
-  afterAll(async () => { await p.close(); });
+  beforeAll(async () => {
+    p = await startServer({ NODE_ENV: 'production' });
+  });
+  afterAll(async () => {
+    await p.close();
+  });
 
   it('the session cookie is Secure (and still HttpOnly, SameSite=Lax)', async () => {
     const res = await jsonLogin(p, ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -556,7 +657,9 @@ describe('production mode', () => {
     try {
       const res = await p.api('GET', '/teams');
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: { code: 'internal', message: `Internal server error (request ${res.headers.get('x-request-id')})` } });
+      expect(res.body).toEqual({
+        error: { code: 'internal', message: `Internal server error (request ${res.headers.get('x-request-id')})` },
+      });
       expect(res.text).not.toMatch(/stack|sqlite|teams|select|at .*\.ts/i);
       const html = await p.api('GET', '/teams', { headers: { accept: 'text/html' } });
       expect(html.status).toBe(500);

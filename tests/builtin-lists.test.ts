@@ -32,7 +32,12 @@ const UNASSIGNED = 'owner_id=none&status=new,open,stalled&my_teams=true';
 
 beforeAll(async () => {
   s = await startServer();
-  [ann, bob, cat, rq] = [await s.user('agent', 'ann@example.com'), await s.user('agent', 'bob@example.com'), await s.user('agent', 'cat@example.com'), await s.user('requester', 'rq@example.com')];
+  [ann, bob, cat, rq] = [
+    await s.user('agent', 'ann@example.com'),
+    await s.user('agent', 'bob@example.com'),
+    await s.user('agent', 'cat@example.com'),
+    await s.user('requester', 'rq@example.com'),
+  ];
   support = (await ok('POST', '/teams', { name: 'Support' })).id;
   other = (await ok('POST', '/teams', { name: 'Other' })).id;
   for (const u of [ann, bob]) await ok('POST', `/teams/${support}/members`, { user_id: u.id });
@@ -53,7 +58,9 @@ beforeAll(async () => {
   // The ticket's own team is not what counts: the queue's team is (decision 035).
   await make('freeGeneralSupportTeam', { queue_id: 1, team_id: support });
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('built-in lists', () => {
   it('My open tickets: owned by the reader, not inactive', async () => {
@@ -73,11 +80,16 @@ describe('built-in lists', () => {
   });
 
   it('the list page links to the three, marks the current one, and titles itself by it', async () => {
-    const html = async (qs: string) => (await s.api('GET', `/tickets${qs}`, { token: ann.token, headers: { accept: 'text/html' } })).text;
+    const html = async (qs: string) =>
+      (await s.api('GET', `/tickets${qs}`, { token: ann.token, headers: { accept: 'text/html' } })).text;
     const mine = await html(`?${MINE}`);
     expect(mine).toContain('<h1>My open tickets</h1>');
-    expect(mine).toMatch(/<a href="\/tickets\?owner_id=me&amp;status=new,open,stalled" class="current" aria-current="page">My open tickets<\/a>/);
-    expect(mine).toMatch(/<a href="\/tickets\?owner_id=none&amp;status=new,open,stalled&amp;my_teams=true" class="">Unassigned in my teams’ queues<\/a>/);
+    expect(mine).toMatch(
+      /<a href="\/tickets\?owner_id=me&amp;status=new,open,stalled" class="current" aria-current="page">My open tickets<\/a>/,
+    );
+    expect(mine).toMatch(
+      /<a href="\/tickets\?owner_id=none&amp;status=new,open,stalled&amp;my_teams=true" class="">Unassigned in my teams’ queues<\/a>/,
+    );
     // Sorting or paging keeps it current; another filter does not.
     expect(await html(`?${MINE}&sort=-created`)).toMatch(/class="current" aria-current="page">My open tickets</);
     expect(await html(`?${MINE}&queue_id=1`)).not.toMatch(/aria-current="page">My open tickets</);
@@ -86,7 +98,10 @@ describe('built-in lists', () => {
   });
 
   it('"me" and my_teams are checked like any parameter', async () => {
-    for (const [qs, path] of [['owner_id=you', 'owner_id'], ['my_teams=maybe', 'my_teams']]) {
+    for (const [qs, path] of [
+      ['owner_id=you', 'owner_id'],
+      ['my_teams=maybe', 'my_teams'],
+    ]) {
       const res = await s.api('GET', `/tickets?${qs}`, { token: ann.token });
       expect(res.status).toBe(422);
       expect(res.body.error.details[0].path).toBe(path);
@@ -95,16 +110,25 @@ describe('built-in lists', () => {
 });
 
 describe('Take and Resolve (plain form posts, as the ticket page sends them without JavaScript)', () => {
-  const form = (id: number, fields: Record<string, string>, token: string) => s.api('POST', `/tickets/${id}`, {
-    token, headers: { accept: 'text/html' }, form: { _method: 'PATCH', ...fields },
-  });
+  const form = (id: number, fields: Record<string, string>, token: string) =>
+    s.api('POST', `/tickets/${id}`, {
+      token,
+      headers: { accept: 'text/html' },
+      form: { _method: 'PATCH', ...fields },
+    });
 
   it('shows Take when I am not the owner and Resolve when not resolved; each one click', async () => {
-    const id = (await ok('POST', '/tickets', { subject: 'Take me', queue_id: supportQueue, requester_id: rq.id })).ticket.id;
-    const page = async () => (await s.api('GET', `/tickets/${id}`, { token: bob.token, headers: { accept: 'text/html' } })).text;
+    const id = (await ok('POST', '/tickets', { subject: 'Take me', queue_id: supportQueue, requester_id: rq.id }))
+      .ticket.id;
+    const page = async () =>
+      (await s.api('GET', `/tickets/${id}`, { token: bob.token, headers: { accept: 'text/html' } })).text;
     let html = await page();
-    expect(html).toContain(`<input type="hidden" name="owner_id" value="${bob.id}"/><button type="submit">Take</button>`);
-    expect(html).toContain('<input type="hidden" name="status" value="resolved"/><button type="submit">Resolve</button>');
+    expect(html).toContain(
+      `<input type="hidden" name="owner_id" value="${bob.id}"/><button type="submit">Take</button>`,
+    );
+    expect(html).toContain(
+      '<input type="hidden" name="status" value="resolved"/><button type="submit">Resolve</button>',
+    );
     const take = await form(id, { owner_id: String(bob.id) }, bob.token);
     expect(take.status).toBe(303);
     expect(take.headers.get('location')).toBe(`/tickets/${id}`);
@@ -120,8 +144,13 @@ describe('Take and Resolve (plain form posts, as the ticket page sends them with
   });
 
   it('with htmx: the properties and the history come back, as the property forms have them', async () => {
-    const id = (await ok('POST', '/tickets', { subject: 'Htmx take', queue_id: supportQueue, requester_id: rq.id })).ticket.id;
-    const res = await s.api('PATCH', `/tickets/${id}`, { token: ann.token, headers: { 'hx-request': 'true' }, form: { _method: 'PATCH', owner_id: String(ann.id) } });
+    const id = (await ok('POST', '/tickets', { subject: 'Htmx take', queue_id: supportQueue, requester_id: rq.id }))
+      .ticket.id;
+    const res = await s.api('PATCH', `/tickets/${id}`, {
+      token: ann.token,
+      headers: { 'hx-request': 'true' },
+      form: { _method: 'PATCH', owner_id: String(ann.id) },
+    });
     expect(res.status).toBe(200);
     expect(res.text).toMatch(/^<aside id="properties"/);
     expect(res.text).toContain('id="history"');
@@ -133,14 +162,20 @@ describe('Take and Resolve (plain form posts, as the ticket page sends them with
 describe('saved views shared with a team', () => {
   let shared: number;
   it('the owner shares with a team they belong to; not with another (403); an unknown team is 422', async () => {
-    const mine = await s.api('POST', '/saved-views', { token: ann.token, body: { name: 'Support backlog', filters: { queue_id: supportQueue }, team_id: support } });
+    const mine = await s.api('POST', '/saved-views', {
+      token: ann.token,
+      body: { name: 'Support backlog', filters: { queue_id: supportQueue }, team_id: support },
+    });
     expect(mine.status, mine.text).toBe(201);
     expect(mine.body.team_id).toBe(support);
     shared = mine.body.id;
     const notMine = await s.api('POST', '/saved-views', { token: ann.token, body: { name: 'Sneaky', team_id: other } });
     expect(notMine.status).toBe(403);
     expect(notMine.body.error.message).toBe(`You can share a view only with a team you belong to (not team ${other})`);
-    const unknown = await s.api('POST', '/saved-views', { token: ann.token, body: { name: 'Nowhere', team_id: 99_999 } });
+    const unknown = await s.api('POST', '/saved-views', {
+      token: ann.token,
+      body: { name: 'Nowhere', team_id: 99_999 },
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error.details).toEqual([{ path: 'team_id', message: 'Team 99999 does not exist' }]);
     // An administrator may share with any team.
@@ -149,10 +184,18 @@ describe('saved views shared with a team', () => {
 
   it('a member sees it (shared, with its owner) and uses it; a non-member does not see it listed', async () => {
     const annName = (await ok('GET', `/users/${ann.id}`)).name;
-    const list = (await ok('GET', '/saved-views', undefined, bob.token)).saved_views as { id: number; shared: boolean; owner_name: string }[];
+    const list = (await ok('GET', '/saved-views', undefined, bob.token)).saved_views as {
+      id: number;
+      shared: boolean;
+      owner_name: string;
+    }[];
     expect(list.find((v) => v.id === shared)).toMatchObject({ shared: true, owner_name: annName, team_id: support });
-    expect((await ok('GET', '/saved-views', undefined, ann.token)).saved_views.find((v: { id: number }) => v.id === shared)).toMatchObject({ shared: false });
-    expect((await ok('GET', '/saved-views', undefined, cat.token)).saved_views.map((v: { id: number }) => v.id)).not.toContain(shared);
+    expect(
+      (await ok('GET', '/saved-views', undefined, ann.token)).saved_views.find((v: { id: number }) => v.id === shared),
+    ).toMatchObject({ shared: false });
+    expect(
+      (await ok('GET', '/saved-views', undefined, cat.token)).saved_views.map((v: { id: number }) => v.id),
+    ).not.toContain(shared);
     const viaView = await ids(`view_id=${shared}`, bob.token);
     expect(viaView.length).toBeGreaterThan(0);
     expect(viaView).toEqual(await ids(`queue_id=${supportQueue}`, bob.token));
@@ -162,7 +205,9 @@ describe('saved views shared with a team', () => {
     const share = /<label>Share with team\s*<select name="team_id">(.*?)<\/select>/s.exec(page)?.[1] ?? '';
     expect(share).toContain(`<option value="">Only me</option><option value="${support}">Support</option>`);
     expect(share).not.toContain('>Other<');
-    expect((await s.api('GET', '/tickets', { token: cat.token, headers: { accept: 'text/html' } })).text).not.toContain('Share with team');
+    expect((await s.api('GET', '/tickets', { token: cat.token, headers: { accept: 'text/html' } })).text).not.toContain(
+      'Share with team',
+    );
   });
 
   it('only the owner (or an administrator) changes or deletes it', async () => {
@@ -170,9 +215,15 @@ describe('saved views shared with a team', () => {
     expect(edit.status).toBe(403);
     expect((await s.api('DELETE', `/saved-views/${shared}`, { token: bob.token })).status).toBe(403);
     // The owner stops sharing it; bob no longer sees it.
-    expect((await s.api('PATCH', `/saved-views/${shared}`, { token: ann.token, body: { team_id: null } })).body.team_id).toBeNull();
-    expect((await ok('GET', '/saved-views', undefined, bob.token)).saved_views.map((v: { id: number }) => v.id)).not.toContain(shared);
-    expect((await s.api('PATCH', `/saved-views/${shared}`, { token: ann.token, body: { team_id: other } })).status).toBe(403);
+    expect(
+      (await s.api('PATCH', `/saved-views/${shared}`, { token: ann.token, body: { team_id: null } })).body.team_id,
+    ).toBeNull();
+    expect(
+      (await ok('GET', '/saved-views', undefined, bob.token)).saved_views.map((v: { id: number }) => v.id),
+    ).not.toContain(shared);
+    expect(
+      (await s.api('PATCH', `/saved-views/${shared}`, { token: ann.token, body: { team_id: other } })).status,
+    ).toBe(403);
     expect((await s.api('PATCH', `/saved-views/${shared}`, { body: { team_id: other } })).status).toBe(200);
   });
 });

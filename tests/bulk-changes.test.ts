@@ -14,14 +14,17 @@ const make = async (subject: string, extra: Record<string, unknown> = {}) => {
   expect(res.status, res.text).toBe(201);
   return res.body.ticket.id as number;
 };
-const txns = async (id: number) => ((await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as { type: string }[]).map((t) => t.type);
+const txns = async (id: number) =>
+  ((await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as { type: string }[]).map((t) => t.type);
 
 beforeAll(async () => {
   s = await startServer();
   rq = await s.user('requester', 'bulk-requester@example.com');
   agent = await s.user('agent', 'bulk-agent@example.com');
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('PATCH /tickets', () => {
   it('answers per id in the order given: the valid ones change with their scrips, missing ones say so', async () => {
@@ -29,10 +32,23 @@ describe('PATCH /tickets', () => {
     const b = await make('Bulk B');
     const c = await make('Bulk C');
     const missing = 999_999;
-    const res = await s.api('PATCH', '/tickets', { token: agent.token, body: { ids: [c, missing, a, b], changes: { status: 'resolved', priority: 7 } } });
+    const res = await s.api('PATCH', '/tickets', {
+      token: agent.token,
+      body: { ids: [c, missing, a, b], changes: { status: 'resolved', priority: 7 } },
+    });
     expect(res.status, res.text).toBe(200);
-    const results = res.body.results as { id: number; ok: boolean; error?: string; scrip_results?: { key: string; ok: boolean; notifications?: number }[] }[];
-    expect(results.map((r) => [r.id, r.ok])).toEqual([[c, true], [missing, false], [a, true], [b, true]]);
+    const results = res.body.results as {
+      id: number;
+      ok: boolean;
+      error?: string;
+      scrip_results?: { key: string; ok: boolean; notifications?: number }[];
+    }[];
+    expect(results.map((r) => [r.id, r.ok])).toEqual([
+      [c, true],
+      [missing, false],
+      [a, true],
+      [b, true],
+    ]);
     // The same words as the single PATCH.
     const single = await s.api('PATCH', `/tickets/${missing}`, { token: agent.token, body: { status: 'resolved' } });
     expect(single.status).toBe(404);
@@ -44,7 +60,10 @@ describe('PATCH /tickets', () => {
     }
     // Each ticket ran its scrips: the requester is told of each resolution.
     for (const r of results.filter((x) => x.ok)) {
-      expect(r.scrip_results!.find((x) => x.key === 'notify_requester_on_resolve')).toMatchObject({ ok: true, notifications: 1 });
+      expect(r.scrip_results!.find((x) => x.key === 'notify_requester_on_resolve')).toMatchObject({
+        ok: true,
+        notifications: 1,
+      });
     }
   });
 
@@ -53,12 +72,18 @@ describe('PATCH /tickets', () => {
     const owned = await make('Owned by the leaver', { owner_id: leaving.id });
     const other = await make('Someone else’s');
     expect((await s.api('PATCH', `/users/${leaving.id}`, { body: { disabled: true } })).status).toBe(200);
-    const res = await s.api('PATCH', '/tickets', { token: agent.token, body: { ids: [owned, other], changes: { owner_id: leaving.id, priority: 3 } } });
+    const res = await s.api('PATCH', '/tickets', {
+      token: agent.token,
+      body: { ids: [owned, other], changes: { owner_id: leaving.id, priority: 3 } },
+    });
     expect(res.status, res.text).toBe(200);
     const [r1, r2] = res.body.results;
     expect(r1).toMatchObject({ id: owned, ok: true });
     expect(r2).toMatchObject({ id: other, ok: false });
-    const single = await s.api('PATCH', `/tickets/${other}`, { token: agent.token, body: { owner_id: leaving.id, priority: 3 } });
+    const single = await s.api('PATCH', `/tickets/${other}`, {
+      token: agent.token,
+      body: { owner_id: leaving.id, priority: 3 },
+    });
     expect(single.status).toBe(422);
     expect(r2.error).toBe(single.body.error.message);
     expect((await ticketOf(s, owned)).priority).toBe(3);
@@ -68,7 +93,10 @@ describe('PATCH /tickets', () => {
   it('a requester changes nothing: their own ticket is refused as by the single PATCH, others are not found', async () => {
     const own = await make('Requester’s own');
     const foreign = await make('Not theirs', { requester_id: agent.id });
-    const res = await s.api('PATCH', '/tickets', { token: rq.token, body: { ids: [own, foreign], changes: { status: 'open' } } });
+    const res = await s.api('PATCH', '/tickets', {
+      token: rq.token,
+      body: { ids: [own, foreign], changes: { status: 'open' } },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.results).toEqual([
       { id: own, ok: false, error: 'Requesters cannot change tickets' },
@@ -84,14 +112,30 @@ describe('PATCH /tickets', () => {
       expect(res.status, res.text).toBe(422);
       expect(res.body.error.details).toContainEqual({ path, message });
     };
-    await bad({ ids: Array.from({ length: 501 }, (_, i) => i === 0 ? t : 100_000 + i), changes: { status: 'resolved' } }, 'ids', 'At most 500 tickets at a time');
+    await bad(
+      { ids: Array.from({ length: 501 }, (_, i) => (i === 0 ? t : 100_000 + i)), changes: { status: 'resolved' } },
+      'ids',
+      'At most 500 tickets at a time',
+    );
     await bad({ ids: [], changes: { status: 'resolved' } }, 'ids', 'Select at least one ticket');
     await bad({ ids: [t, 'x'], changes: { status: 'resolved' } }, 'ids.1', 'Expected a positive integer id');
     await bad({ ids: [t, 1.5], changes: { status: 'resolved' } }, 'ids.1', 'Expected a positive integer id');
     await bad({ ids: [t, t], changes: { status: 'resolved' } }, 'ids', 'Each ticket may appear once');
-    await bad({ ids: [t], changes: {} }, 'changes', 'Choose at least one change (status, owner_id, queue_id, team_id or priority)');
-    await bad({ ids: [t], changes: { status: 'closed' } }, 'changes.status', 'Expected one of: new, open, stalled, resolved, rejected, deleted');
-    await bad({ ids: [t], changes: { priority: 101, status: 'resolved' } }, 'changes.priority', 'Too big: expected number to be <=100');
+    await bad(
+      { ids: [t], changes: {} },
+      'changes',
+      'Choose at least one change (status, owner_id, queue_id, team_id or priority)',
+    );
+    await bad(
+      { ids: [t], changes: { status: 'closed' } },
+      'changes.status',
+      'Expected one of: new, open, stalled, resolved, rejected, deleted',
+    );
+    await bad(
+      { ids: [t], changes: { priority: 101, status: 'resolved' } },
+      'changes.priority',
+      'Too big: expected number to be <=100',
+    );
     await bad({ ids: [t], changes: { subject: 'x' } }, 'changes.subject', 'Unrecognized key: "subject"');
     expect((await ticketOf(s, t)).status).toBe('new');
     expect(await txns(t)).toEqual(['Create']);
@@ -101,15 +145,26 @@ describe('PATCH /tickets', () => {
     const a = await make('Form A');
     const b = await make('Form B');
     const res = await s.api('POST', '/tickets', {
-      token: agent.token, headers: { accept: 'text/html' },
-      form: { _method: 'PATCH', ids: [String(a), String(b), '999998'], 'changes.status': 'open', 'changes.owner_id': 'none', 'changes.priority': '', return_to: '?status=open&sort=id' },
+      token: agent.token,
+      headers: { accept: 'text/html' },
+      form: {
+        _method: 'PATCH',
+        ids: [String(a), String(b), '999998'],
+        'changes.status': 'open',
+        'changes.owner_id': 'none',
+        'changes.priority': '',
+        return_to: '?status=open&sort=id',
+      },
     });
     expect(res.status, res.text).toBe(303);
     expect(res.headers.get('location')).toBe('/tickets?status=open&sort=id');
     const cookie = res.headers.get('set-cookie')!.split(';')[0];
     expect((await ticketOf(s, a)).status).toBe('open');
     expect((await ticketOf(s, b)).status).toBe('open');
-    const page = await s.api('GET', '/tickets?status=open&sort=id', { token: agent.token, headers: { accept: 'text/html', cookie } });
+    const page = await s.api('GET', '/tickets?status=open&sort=id', {
+      token: agent.token,
+      headers: { accept: 'text/html', cookie },
+    });
     expect(page.status).toBe(200);
     expect(page.text).toContain('Changed 2 tickets; 1 failed: #999998 Ticket 999998 not found');
     expect(page.text).toMatch(/<p class="bulk-summary" role="status">/);
@@ -118,7 +173,8 @@ describe('PATCH /tickets', () => {
   it('htmx gets the list region again, as its query string asks, with the summary', async () => {
     const a = await make('Htmx A');
     const res = await s.api('PATCH', '/tickets', {
-      token: agent.token, headers: { 'hx-request': 'true', 'hx-target': 'ticket-list' },
+      token: agent.token,
+      headers: { 'hx-request': 'true', 'hx-target': 'ticket-list' },
       form: { ids: [String(a)], 'changes.status': 'stalled', 'changes.team_id': '', return_to: '?status=stalled' },
     });
     expect(res.status, res.text).toBe(200);
@@ -129,7 +185,9 @@ describe('PATCH /tickets', () => {
     for (const back of ['?status=bogus', '?view_id=99999', '?columns=Colour']) {
       const b = await make('Htmx B');
       const odd = await s.api('PATCH', '/tickets', {
-        token: agent.token, headers: { 'hx-request': 'true', 'hx-target': 'ticket-list' }, form: { ids: [String(b)], 'changes.status': 'open', return_to: back },
+        token: agent.token,
+        headers: { 'hx-request': 'true', 'hx-target': 'ticket-list' },
+        form: { ids: [String(b)], 'changes.status': 'open', return_to: back },
       });
       expect(odd.status, back).toBe(200);
       expect(odd.text).toContain('Changed 1 ticket</p>');

@@ -20,7 +20,9 @@ beforeAll(async () => {
   expect(q.status, q.text).toBe(201);
   queue2 = q.body.id;
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 let seq = 0;
 const as = (token: string) => ({
@@ -32,7 +34,15 @@ const as = (token: string) => ({
 const name = (what: string) => `${what} ${++seq}`;
 
 async function ticket(queueId = 1, extra: Record<string, unknown> = {}) {
-  const res = await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: `Printer ${++seq}`, description: 'It smokes.', requester_id: requester.id, ...extra } });
+  const res = await s.api('POST', '/tickets', {
+    body: {
+      queue_id: queueId,
+      subject: `Printer ${++seq}`,
+      description: 'It smokes.',
+      requester_id: requester.id,
+      ...extra,
+    },
+  });
   expect(res.status, res.text).toBe(201);
   return res.body.ticket as { id: number; status: string; subject: string };
 }
@@ -42,7 +52,12 @@ describe('canned responses: who manages which', () => {
     const a = as(agent.token);
     const created = await a.post('/responses', { name: name('Thanks'), body: 'Thanks, {{ ticket.requester.name }}!' });
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toMatchObject({ owner_id: agent.id, queue_id: null, set_status: null, body: 'Thanks, {{ ticket.requester.name }}!' });
+    expect(created.body).toMatchObject({
+      owner_id: agent.id,
+      queue_id: null,
+      set_status: null,
+      body: 'Thanks, {{ ticket.requester.name }}!',
+    });
     const id = created.body.id;
     expect((await a.get(`/responses/${id}`)).body.name).toBe(created.body.name);
     const edited = await a.patch(`/responses/${id}`, { body: 'Thank you!', set_status: 'resolved' });
@@ -63,7 +78,9 @@ describe('canned responses: who manages which', () => {
     const refused = await a.post('/responses', { name: name('Shared'), body: 'x', shared: true });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toBe('Only administrators can create shared canned responses');
-    const shared = await s.api('POST', '/responses', { body: { name: name('Shared'), body: 'Hello from the team', shared: true } });
+    const shared = await s.api('POST', '/responses', {
+      body: { name: name('Shared'), body: 'Hello from the team', shared: true },
+    });
     expect(shared.status, shared.text).toBe(201);
     expect(shared.body.owner_id).toBeNull();
     expect((await a.get('/responses')).body.responses.map((r: any) => r.id)).toContain(shared.body.id);
@@ -79,11 +96,13 @@ describe('canned responses: who manages which', () => {
     const adminOwn = await s.api('POST', '/responses', { body: { name: name('Admin own'), body: 'x' } });
     expect(adminOwn.body.owner_id).not.toBeNull();
     expect((await a.get(`/responses/${adminOwn.body.id}`)).status).toBe(404);
-    expect((await s.api('PATCH', `/responses/${shared.body.id}`, { body: { body: 'Edited by admin' } })).body.body).toBe('Edited by admin');
+    expect(
+      (await s.api('PATCH', `/responses/${shared.body.id}`, { body: { body: 'Edited by admin' } })).body.body,
+    ).toBe('Edited by admin');
     expect((await s.api('DELETE', `/responses/${shared.body.id}`)).status).toBe(204);
   });
 
-  it('owner_id, the field every response carries, is accepted back: null = shared (administrators), one\'s own id = one\'s own', async () => {
+  it("owner_id, the field every response carries, is accepted back: null = shared (administrators), one's own id = one's own", async () => {
     const a = as(agent.token);
     // What a client read, sent back unchanged.
     const own = await a.post('/responses', { name: name('Round trip'), body: 'x', owner_id: agent.id });
@@ -93,11 +112,16 @@ describe('canned responses: who manages which', () => {
     const back = await a.patch(`/responses/${id}`, { ...read, body: 'edited' });
     expect(back.status, back.text).toBe(200);
     expect(back.body).toMatchObject({ owner_id: agent.id, body: 'edited' });
-    const shared = await s.api('POST', '/responses', { body: { name: name('Shared by id'), body: 'x', owner_id: null } });
+    const shared = await s.api('POST', '/responses', {
+      body: { name: name('Shared by id'), body: 'x', owner_id: null },
+    });
     expect(shared.status, shared.text).toBe(201);
     expect(shared.body.owner_id).toBeNull();
     const { id: sid, created_at: _c2, updated_at: _u2, ...sharedRead } = shared.body;
-    expect((await s.api('PATCH', `/responses/${sid}`, { body: { ...sharedRead, name: `${sharedRead.name} (edited)` } })).status).toBe(200);
+    expect(
+      (await s.api('PATCH', `/responses/${sid}`, { body: { ...sharedRead, name: `${sharedRead.name} (edited)` } }))
+        .status,
+    ).toBe(200);
     // An administrator makes a shared one their own, and shares it again.
     const adminId = (await s.api('GET', '/me')).body.id as number;
     expect((await s.api('PATCH', `/responses/${sid}`, { body: { owner_id: adminId } })).body.owner_id).toBe(adminId);
@@ -105,7 +129,11 @@ describe('canned responses: who manages which', () => {
     // Refused, changing nothing: an agent sharing (403), anyone's else id or a contradiction (422).
     expect((await a.post('/responses', { name: name('Not mine'), body: 'x', owner_id: null })).status).toBe(403);
     expect((await a.patch(`/responses/${id}`, { owner_id: null })).status).toBe(403);
-    for (const body of [{ name: name('Theirs'), body: 'x', owner_id: other.id }, { name: name('Both'), body: 'x', owner_id: agent.id, shared: true }, { name: name('Bad'), body: 'x', owner_id: 'me' }]) {
+    for (const body of [
+      { name: name('Theirs'), body: 'x', owner_id: other.id },
+      { name: name('Both'), body: 'x', owner_id: agent.id, shared: true },
+      { name: name('Bad'), body: 'x', owner_id: 'me' },
+    ]) {
       const res = await a.post('/responses', body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.error.details.map((d: any) => d.path)).toEqual(['owner_id']);
@@ -117,8 +145,13 @@ describe('canned responses: who manages which', () => {
   it('requesters have no canned responses at all (403)', async () => {
     const shared = await s.api('POST', '/responses', { body: { name: name('Shared'), body: 'x', shared: true } });
     const r = as(requester.token);
-    for (const res of [await r.get('/responses'), await r.post('/responses', { name: 'x', body: 'y' }), await r.get(`/responses/${shared.body.id}`),
-      await r.patch(`/responses/${shared.body.id}`, { body: 'y' }), await r.del(`/responses/${shared.body.id}`)]) {
+    for (const res of [
+      await r.get('/responses'),
+      await r.post('/responses', { name: 'x', body: 'y' }),
+      await r.get(`/responses/${shared.body.id}`),
+      await r.patch(`/responses/${shared.body.id}`, { body: 'y' }),
+      await r.del(`/responses/${shared.body.id}`),
+    ]) {
       expect(res.status).toBe(403);
     }
     const t = await ticket();
@@ -157,7 +190,10 @@ describe('canned responses: what is accepted', () => {
     for (const [body, path] of cases) {
       const res = await a.post('/responses', body);
       expect(res.status, JSON.stringify(body)).toBe(422);
-      expect(res.body.error.details.map((d: any) => d.path), JSON.stringify(body)).toContain(path);
+      expect(
+        res.body.error.details.map((d: any) => d.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     const liquid = await a.post('/responses', { name: name('Bad'), body: 'Hello {% if %}' });
     expect(liquid.body.error.details[0].message).toMatch(/^Liquid error: /);
@@ -185,21 +221,31 @@ describe('GET /responses/:id/render', () => {
   it('renders the body for a ticket with the template variables', async () => {
     const t = await ticket();
     const r = await as(agent.token).post('/responses', {
-      name: name('Render'), set_status: 'resolved',
+      name: name('Render'),
+      set_status: 'resolved',
       body: 'Hello {{ ticket.requester.name }}, about #{{ ticket.id }} "{{ ticket.subject }}" in {{ ticket.queue.name }} ({{ ticket.status }}).',
     });
     const res = await as(agent.token).get(`/responses/${r.body.id}/render?ticket_id=${t.id}`);
     expect(res.status, res.text).toBe(200);
     const person = (await s.api('GET', `/users/${requester.id}`)).body;
-    expect(res.body).toEqual({ id: r.body.id, name: r.body.name, set_status: 'resolved', body: `Hello ${person.name}, about #${t.id} "${t.subject}" in General (new).` });
+    expect(res.body).toEqual({
+      id: r.body.id,
+      name: r.body.name,
+      set_status: 'resolved',
+      body: `Hello ${person.name}, about #${t.id} "${t.subject}" in General (new).`,
+    });
   });
 
   it('transaction is the newest entry the customer saw (Create or Correspond), never an internal note', async () => {
     // SPEC D0 (decision 040): the text goes into a public reply; a note quoted there would reach the customer.
     const t = await ticket();
-    const r = await as(agent.token).post('/responses', { name: name('Quote'), body: 'You wrote ({{ transaction.type }}): {{ transaction.body }}' });
+    const r = await as(agent.token).post('/responses', {
+      name: name('Quote'),
+      body: 'You wrote ({{ transaction.type }}): {{ transaction.body }}',
+    });
     expect(r.status, r.text).toBe(201);
-    const render = async () => (await as(agent.token).get(`/responses/${r.body.id}/render?ticket_id=${t.id}`)).body.body;
+    const render = async () =>
+      (await as(agent.token).get(`/responses/${r.body.id}/render?ticket_id=${t.id}`)).body.body;
     const write = async (token: string, body: string, internal: boolean) =>
       expect((await s.api('POST', `/tickets/${t.id}/comment`, { token, body: { body, internal } })).status).toBe(201);
     await write(agent.token, 'Secret: the customer is difficult', true);
@@ -212,13 +258,19 @@ describe('GET /responses/:id/render', () => {
     await write(agent.token, 'Secret: waiting for the vendor', true);
     expect(await render()).toBe('You wrote (Correspond): We are on it.');
     // A template preview still shows the newest entry of any kind (a staff notice about a note renders the note).
-    const preview = await s.api('POST', '/templates/preview', { body: { subject: 'x', body: '{{ transaction.body }}', ticket_id: t.id } });
+    const preview = await s.api('POST', '/templates/preview', {
+      body: { subject: 'x', body: '{{ transaction.body }}', ticket_id: t.id },
+    });
     expect(preview.body.body).toBe('Secret: waiting for the vendor');
   });
 
   it('a ticket the actor cannot see, a response of another queue, a missing ticket_id: clear 4xx', async () => {
     const t = await ticket();
-    const billing = await as(agent.token).post('/responses', { name: name('Billing only'), body: 'x', queue_id: queue2 });
+    const billing = await as(agent.token).post('/responses', {
+      name: name('Billing only'),
+      body: 'x',
+      queue_id: queue2,
+    });
     const wrongQueue = await as(agent.token).get(`/responses/${billing.body.id}/render?ticket_id=${t.id}`);
     expect(wrongQueue.status).toBe(422);
     expect(wrongQueue.body.error.details[0].path).toBe('ticket_id');
@@ -229,25 +281,39 @@ describe('GET /responses/:id/render', () => {
   it('a runtime Liquid failure on a real ticket (render time limit) is 422 with the reason, never 500', async () => {
     // Passes the save-time check (the sample ticket has priority 10: 10^3 rounds) but not a
     // ticket of priority 100 (10^6 rounds exceed the render limit).
-    const loop = '{% for a in (1..ticket.priority) %}{% for b in (1..ticket.priority) %}{% for c in (1..ticket.priority) %}.{% endfor %}{% endfor %}{% endfor %}';
+    const loop =
+      '{% for a in (1..ticket.priority) %}{% for b in (1..ticket.priority) %}{% for c in (1..ticket.priority) %}.{% endfor %}{% endfor %}{% endfor %}';
     const r = await as(agent.token).post('/responses', { name: name('Slow'), body: loop });
     expect(r.status, r.text).toBe(201);
     const t = await ticket(1, { priority: 100 });
     const res = await as(agent.token).get(`/responses/${r.body.id}/render?ticket_id=${t.id}`);
     expect(res.status).toBe(422);
-    expect(res.body.error.details[0]).toMatchObject({ path: 'body', message: expect.stringMatching(/^Liquid error: .*limit/i) });
+    expect(res.body.error.details[0]).toMatchObject({
+      path: 'body',
+      message: expect.stringMatching(/^Liquid error: .*limit/i),
+    });
   });
 });
 
 describe('a reply that sets a status', () => {
   it('set_status is applied with the reply in one unit of work (JSON and form)', async () => {
     const t = await ticket();
-    const res = await as(agent.token).post(`/tickets/${t.id}/comment`, { body: 'Fixed, closing.', internal: false, set_status: 'resolved' });
+    const res = await as(agent.token).post(`/tickets/${t.id}/comment`, {
+      body: 'Fixed, closing.',
+      internal: false,
+      set_status: 'resolved',
+    });
     expect(res.status, res.text).toBe(201);
     expect((await s.api('GET', `/tickets/${t.id}`)).body.status).toBe('resolved');
     const txns = (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions;
-    expect(txns.slice(-2).map((x: any) => [x.type, x.creator_id, x.new_value])).toEqual([['Correspond', agent.id, null], ['Status', agent.id, 'resolved']]);
-    const form = await s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, form: { body: 'Waiting on you', internal: 'false', set_status: 'stalled' } });
+    expect(txns.slice(-2).map((x: any) => [x.type, x.creator_id, x.new_value])).toEqual([
+      ['Correspond', agent.id, null],
+      ['Status', agent.id, 'resolved'],
+    ]);
+    const form = await s.api('POST', `/tickets/${t.id}/comment`, {
+      token: agent.token,
+      form: { body: 'Waiting on you', internal: 'false', set_status: 'stalled' },
+    });
     expect(form.status, form.text).toBe(201);
     expect((await s.api('GET', `/tickets/${t.id}`)).body.status).toBe('stalled');
     // An empty choice changes nothing.
@@ -258,10 +324,17 @@ describe('a reply that sets a status', () => {
   it('an invalid set_status is 422 and nothing is written; requesters cannot set one (403)', async () => {
     const t = await ticket();
     const before = (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions.length;
-    const bad = await as(agent.token).post(`/tickets/${t.id}/comment`, { body: 'x', internal: false, set_status: 'closed' });
+    const bad = await as(agent.token).post(`/tickets/${t.id}/comment`, {
+      body: 'x',
+      internal: false,
+      set_status: 'closed',
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details[0].path).toBe('set_status');
-    const theirs = await as(requester.token).post(`/tickets/${t.id}/comment`, { body: 'please close', set_status: 'resolved' });
+    const theirs = await as(requester.token).post(`/tickets/${t.id}/comment`, {
+      body: 'please close',
+      set_status: 'resolved',
+    });
     expect(theirs.status).toBe(403);
     expect((await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions.length).toBe(before);
     expect((await s.api('GET', `/tickets/${t.id}`)).body.status).toBe(t.status);
@@ -270,21 +343,33 @@ describe('a reply that sets a status', () => {
 
 describe('the /responses page', () => {
   it('is a page with one h1, labelled fields, and "Saved" after a plain form post', async () => {
-    const html = async (p: string) => (await fetch(s.url + p, { headers: { authorization: `Bearer ${agent.token}`, accept: 'text/html' } })).text();
+    const html = async (p: string) =>
+      (await fetch(s.url + p, { headers: { authorization: `Bearer ${agent.token}`, accept: 'text/html' } })).text();
     const page = await html('/responses');
     expect(page.match(/<h1/g)).toHaveLength(1);
     expect(page).toContain('<a href="/responses">Responses</a>');
     expect(page).toMatch(/<label>Name\s*<input name="name"/);
     expect(page).not.toContain('Shared with all agents'); // agents cannot share
     const n = name('From the page');
-    const post = await fetch(`${s.url}/responses`, { method: 'POST', redirect: 'manual', headers: { authorization: `Bearer ${agent.token}`, accept: 'text/html', origin: s.url, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ name: n, body: 'Hi {{ ticket.id }}', queue_id: '', set_status: '' }) });
+    const post = await fetch(`${s.url}/responses`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        authorization: `Bearer ${agent.token}`,
+        accept: 'text/html',
+        origin: s.url,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ name: n, body: 'Hi {{ ticket.id }}', queue_id: '', set_status: '' }),
+    });
     expect(post.status).toBe(303);
     expect(post.headers.get('location')).toBe('/responses?saved');
     const after = await html('/responses?saved');
     expect(after).toContain('Saved.');
     expect(after).toContain(n);
-    const admin = await (await fetch(`${s.url}/responses`, { headers: { authorization: `Bearer ${s.adminToken}`, accept: 'text/html' } })).text();
+    const admin = await (
+      await fetch(`${s.url}/responses`, { headers: { authorization: `Bearer ${s.adminToken}`, accept: 'text/html' } })
+    ).text();
     expect(admin).toContain('Shared with all agents');
   });
 });

@@ -23,7 +23,9 @@ async function writeBatches(): Promise<number> {
   const insert = sqliteOf(db).prepare('INSERT INTO filler (data) VALUES (?)');
   const blob = Buffer.alloc(3000, 7);
   for (let batch = 0; batch < 10; batch++) {
-    sqliteOf(db).transaction(() => { for (let i = 0; i < 200; i++) insert.run(blob); })();
+    sqliteOf(db).transaction(() => {
+      for (let i = 0; i < 200; i++) insert.run(blob);
+    })();
     await pause(80);
   }
   return fs.statSync(`${sqliteOf(db).name}-wal`).size;

@@ -17,7 +17,11 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const journal = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../src/db/migrations/meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] }).entries;
+const journal = (
+  JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../src/db/migrations/meta/_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  }
+).entries;
 const latest = journal.length;
 /** How many migrations a database made before 0013 has (0000 … 0012). */
 const before0013 = journal.findIndex((e) => e.tag.startsWith('0013_'));
@@ -33,10 +37,15 @@ async function startAndStop(dir: string): Promise<void> {
   expect(exit, `the server's exit after SIGTERM; it wrote:\n${s.output()}`).toEqual({ code: 0, signal: null });
 }
 
-const backupsOf = (dir: string) => (fs.existsSync(path.join(dir, 'backups')) ? fs.readdirSync(path.join(dir, 'backups')).sort() : []);
+const backupsOf = (dir: string) =>
+  fs.existsSync(path.join(dir, 'backups')) ? fs.readdirSync(path.join(dir, 'backups')).sort() : [];
 const migrationsIn = (file: string) => {
   const db = new Database(file, { readonly: true });
-  try { return (db.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n; } finally { db.close(); }
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 };
 
 /** Replaces dir's database by one made before migration `before`, holding one ticket named `subject`. */
@@ -44,9 +53,15 @@ function oldInstall(dir: string, before: string, subject: string): string {
   for (const f of ['hxdesk.db', 'hxdesk.db-wal', 'hxdesk.db-shm']) fs.rmSync(path.join(dir, f), { force: true });
   const now = new Date().toISOString();
   return databaseBefore(dir, before, (raw) => {
-    raw.prepare("INSERT INTO users (email, name, role, created_at, updated_at) VALUES ('admin@example.com', 'Admin', 'admin', ?, ?)").run(now, now);
+    raw
+      .prepare(
+        "INSERT INTO users (email, name, role, created_at, updated_at) VALUES ('admin@example.com', 'Admin', 'admin', ?, ?)",
+      )
+      .run(now, now);
     raw.prepare("INSERT INTO queues (name, created_at, updated_at) VALUES ('General', ?, ?)").run(now, now);
-    raw.prepare("INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (1, ?, 'open', ?, ?)").run(subject, now, now);
+    raw
+      .prepare("INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (1, ?, 'open', ?, ?)")
+      .run(subject, now, now);
   });
 }
 
@@ -82,7 +97,9 @@ describe('a copy of the database before migrations run at start', () => {
     const kept = backupsOf(dir);
     expect(kept).toHaveLength(3);
     expect(kept.map((n) => n.replace(/-\d{4}-\d\d-.*$/, ''))).toEqual([
-      'hxdesk-before-0010_transactions_message_id_partial', 'hxdesk-before-0011_users_role_idx', 'hxdesk-before-0012_unique_names_nocase',
+      'hxdesk-before-0010_transactions_message_id_partial',
+      'hxdesk-before-0011_users_role_idx',
+      'hxdesk-before-0012_unique_names_nocase',
     ]);
     expect(kept).not.toContain(first[0]); // the oldest went
     // Other files in backups/ (a restore's copy, the admin's own) are never pruned.
@@ -112,7 +129,9 @@ describe('a copy of the database before migrations run at start', () => {
     fs.writeFileSync(path.join(dir, 'backups'), 'a file where the backups directory should be');
     const run = await runServerToExit(serverEnv(dir));
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/Cannot open the database .*: cannot copy the database to .*backups before migrating it \(.*\); nothing was migrated/);
+    expect(run.stderr).toMatch(
+      /Cannot open the database .*: cannot copy the database to .*backups before migrating it \(.*\); nothing was migrated/,
+    );
     expect(migrationsIn(file)).toBe(before0013);
   }, 60_000);
 });

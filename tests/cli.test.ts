@@ -25,14 +25,23 @@ describe('hxdesk --help and a wrong command line', () => {
     const cli = (args: string[], env: Record<string, string> = serverEnv(dir)) => runCli(args, env);
     const [helps, wrong, noDb, badSetting] = await Promise.all([
       Promise.all([['--help'], ['help'], ['-h']].map((args) => cli(args))),
-      Promise.all([
-        [[], /no command given.*--help/], [['frobnicate'], /unknown command "frobnicate"/], [['backup'], /backup: missing <file>/],
-        [['backup', 'a', 'b'], /backup: one <file> to write only/], [['backup', '--frob', 'x'], /backup: Unknown option '--frob'/],
-        [['restore'], /restore: missing <file>/], [['reset-password'], /reset-password: missing <email>/], [['serve', '--port', '80'], /serve takes no arguments/],
-      ].map(async ([args, message]) => [await cli(args as string[]), message as RegExp] as const)),
+      Promise.all(
+        [
+          [[], /no command given.*--help/],
+          [['frobnicate'], /unknown command "frobnicate"/],
+          [['backup'], /backup: missing <file>/],
+          [['backup', 'a', 'b'], /backup: one <file> to write only/],
+          [['backup', '--frob', 'x'], /backup: Unknown option '--frob'/],
+          [['restore'], /restore: missing <file>/],
+          [['reset-password'], /reset-password: missing <email>/],
+          [['serve', '--port', '80'], /serve takes no arguments/],
+        ].map(async ([args, message]) => [await cli(args as string[]), message as RegExp] as const),
+      ),
       // No database under DATA_DIR: said so, and none is created.
       Promise.all([
-        cli(['backup', path.join(dir, 'copy.db')]).then((run) => [run, /no database at .*hxdesk\.db \(DATA_DIR=/] as const),
+        cli(['backup', path.join(dir, 'copy.db')]).then(
+          (run) => [run, /no database at .*hxdesk\.db \(DATA_DIR=/] as const,
+        ),
         cli(['reset-password', ADMIN_EMAIL]).then((run) => [run, /no database at/] as const),
       ]),
       // A bad setting is named on one line, as the server names it.
@@ -40,7 +49,15 @@ describe('hxdesk --help and a wrong command line', () => {
     ]);
     for (const run of helps) {
       expectSuccess(run);
-      for (const cmd of ['serve', 'backup <file>', 'restore <file>', 'reset-password <email>', '--password-stdin', '--force']) expect(run.stdout).toContain(cmd);
+      for (const cmd of [
+        'serve',
+        'backup <file>',
+        'restore <file>',
+        'reset-password <email>',
+        '--password-stdin',
+        '--force',
+      ])
+        expect(run.stdout).toContain(cmd);
       expect(run.stderr).toBe('');
     }
     for (const [run, message] of wrong) expectFailure(run, 2, message);
@@ -74,7 +91,9 @@ describe('hxdesk backup while the server serves and takes writes', () => {
     writing = false;
     await writer;
     expectSuccess(run);
-    expect(run.stdout).toMatch(/^Backed up .*hxdesk\.db to .*live-backup\.sqlite \(\d+(\.\d)? [KM]iB\); restore it with: hxdesk restore /);
+    expect(run.stdout).toMatch(
+      /^Backed up .*hxdesk\.db to .*live-backup\.sqlite \(\d+(\.\d)? [KM]iB\); restore it with: hxdesk restore /,
+    );
     expect(ended - started, 'tickets created while the backup ran').toBeGreaterThan(0);
     expect(fs.readdirSync(tmp).filter((f) => f.includes('partial'))).toEqual([]);
     expect(fs.readdirSync(tmp).filter((f) => f.startsWith('live-backup'))).toEqual(['live-backup.sqlite']); // one self-contained file
@@ -102,8 +121,12 @@ describe('hxdesk backup while the server serves and takes writes', () => {
       expect(t.status).toBe(200);
       expect(t.body.subject).toBe(`Before backup ${before.indexOf(id)}`);
     }
-    expect((await send(second.base, 'GET', '/tickets?limit=1', undefined, { token: token2 })).body.total).toBe(ids.length);
-    expect((await send(second.base, 'GET', '/tickets?q=During&limit=1', undefined, { token: token2 })).body.total).toBe(ids.length - before.length);
+    expect((await send(second.base, 'GET', '/tickets?limit=1', undefined, { token: token2 })).body.total).toBe(
+      ids.length,
+    );
+    expect((await send(second.base, 'GET', '/tickets?q=During&limit=1', undefined, { token: token2 })).body.total).toBe(
+      ids.length - before.length,
+    );
 
     // An existing file is kept unless --force.
     const size = fs.statSync(target).size;
@@ -111,10 +134,20 @@ describe('hxdesk backup while the server serves and takes writes', () => {
     expect(fs.statSync(target).size).toBe(size);
     expectSuccess(await runCli(['backup', '--force', target], serverEnv(dir)));
     const forced = new Database(target, { readonly: true });
-    expect((forced.prepare('SELECT count(*) AS n FROM tickets').get() as { n: number }).n).toBe(before.length + during.length);
+    expect((forced.prepare('SELECT count(*) AS n FROM tickets').get() as { n: number }).n).toBe(
+      before.length + during.length,
+    );
     forced.close();
-    expectFailure(await runCli(['backup', path.join(tmp, 'no-such-dir', 'x.db')], serverEnv(dir)), 1, /the directory .*no-such-dir does not exist/);
-    expectFailure(await runCli(['backup', path.join(dir, 'hxdesk.db'), '--force'], serverEnv(dir)), 1, /is the live database itself/);
+    expectFailure(
+      await runCli(['backup', path.join(tmp, 'no-such-dir', 'x.db')], serverEnv(dir)),
+      1,
+      /the directory .*no-such-dir does not exist/,
+    );
+    expectFailure(
+      await runCli(['backup', path.join(dir, 'hxdesk.db'), '--force'], serverEnv(dir)),
+      1,
+      /is the live database itself/,
+    );
     await stopServer(second);
     await stopServer(server);
   }, 120_000);
@@ -131,7 +164,11 @@ describe('hxdesk restore', () => {
     const lost = await createTicket(server.base, token, 'Made after the backup');
 
     // While the server has the store open: refused, and nothing changed.
-    expectFailure(await runCli(['restore', backupFile], serverEnv(dir)), 1, /is in use \(a running hxdesk server\?\); stop the server/);
+    expectFailure(
+      await runCli(['restore', backupFile], serverEnv(dir)),
+      1,
+      /is in use \(a running hxdesk server\?\); stop the server/,
+    );
     expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).status).toBe(200);
     expect((await send(server.base, 'GET', '/healthz')).status).toBe(200);
     expect(fs.existsSync(path.join(dir, 'backups'))).toBe(false);
@@ -140,17 +177,23 @@ describe('hxdesk restore', () => {
     const run = await runCli(['restore', backupFile], serverEnv(dir));
     expectSuccess(run);
     const previous = /kept as (\S+\.sqlite)\./.exec(run.stdout)?.[1];
-    expect(previous, run.stdout).toMatch(new RegExp(`^${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/backups/hxdesk-before-restore-[\\dTZ-]+\\.sqlite$`));
+    expect(previous, run.stdout).toMatch(
+      new RegExp(`^${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/backups/hxdesk-before-restore-[\\dTZ-]+\\.sqlite$`),
+    );
     expect(fs.readdirSync(dir).filter((f) => f.startsWith('hxdesk.db') || f.startsWith('.'))).toEqual(['hxdesk.db']); // no -wal/-shm, no leftovers
 
     server = await serve(dir);
     token = await adminToken(server.base);
-    expect((await send(server.base, 'GET', `/tickets/${kept}`, undefined, { token })).body.subject).toBe('Made before the backup');
+    expect((await send(server.base, 'GET', `/tickets/${kept}`, undefined, { token })).body.subject).toBe(
+      'Made before the backup',
+    );
     expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).status).toBe(404);
     // The database it replaced is whole: it has the ticket made after the backup.
     const old = new Database(previous!, { readonly: true });
     expect(old.pragma('integrity_check', { simple: true })).toBe('ok');
-    expect((old.prepare('SELECT subject FROM tickets WHERE id = ?').get(lost) as { subject: string }).subject).toBe('Made after the backup');
+    expect((old.prepare('SELECT subject FROM tickets WHERE id = ?').get(lost) as { subject: string }).subject).toBe(
+      'Made after the backup',
+    );
     old.close();
     await stopServer(server);
 
@@ -158,7 +201,9 @@ describe('hxdesk restore', () => {
     expectSuccess(await runCli(['restore', previous!], serverEnv(dir)));
     server = await serve(dir);
     token = await adminToken(server.base);
-    expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).body.subject).toBe('Made after the backup');
+    expect((await send(server.base, 'GET', `/tickets/${lost}`, undefined, { token })).body.subject).toBe(
+      'Made after the backup',
+    );
     expect(fs.readdirSync(path.join(dir, 'backups')).filter((f) => f.includes('-before-restore-'))).toHaveLength(2);
     await stopServer(server);
   }, 120_000);
@@ -171,13 +216,21 @@ describe('hxdesk restore', () => {
 
     const text = path.join(tmp, 'notes.txt');
     fs.writeFileSync(text, 'not a database at all, just some words\n'.repeat(200));
-    expectFailure(await runCli(['restore', text], serverEnv(dir)), 1, /notes\.txt cannot be opened as an SQLite database/);
+    expectFailure(
+      await runCli(['restore', text], serverEnv(dir)),
+      1,
+      /notes\.txt cannot be opened as an SQLite database/,
+    );
 
     const other = path.join(tmp, 'other-app.sqlite');
     const o = new Database(other);
     o.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
     o.close();
-    expectFailure(await runCli(['restore', other], serverEnv(dir)), 1, /other-app\.sqlite is an SQLite database but not hxdesk's \(no table __drizzle_migrations, users/);
+    expectFailure(
+      await runCli(['restore', other], serverEnv(dir)),
+      1,
+      /other-app\.sqlite is an SQLite database but not hxdesk's \(no table __drizzle_migrations, users/,
+    );
 
     // A backup with a damaged page in the middle.
     const damaged = path.join(tmp, 'damaged.sqlite');
@@ -187,15 +240,26 @@ describe('hxdesk restore', () => {
     const pages = bytes.length / pageSize;
     for (let p = 2; p < pages - 1; p++) bytes.fill(0xa5, p * pageSize + 8, p * pageSize + 40); // scribbles over page headers
     fs.writeFileSync(damaged, bytes);
-    expectFailure(await runCli(['restore', damaged], serverEnv(dir)), 1, /damaged\.sqlite (fails SQLite's integrity check|cannot be opened)/);
+    expectFailure(
+      await runCli(['restore', damaged], serverEnv(dir)),
+      1,
+      /damaged\.sqlite (fails SQLite's integrity check|cannot be opened)/,
+    );
 
-    expectFailure(await runCli(['restore', path.join(tmp, 'missing.sqlite')], serverEnv(dir)), 1, /missing\.sqlite does not exist/);
+    expectFailure(
+      await runCli(['restore', path.join(tmp, 'missing.sqlite')], serverEnv(dir)),
+      1,
+      /missing\.sqlite does not exist/,
+    );
 
     // A database from a newer hxdesk (a migration this version does not know).
     const newer = path.join(tmp, 'newer.sqlite');
     expectSuccess(await runCli(['backup', newer], serverEnv(dir)));
     const n = new Database(newer);
-    n.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('f'.repeat(64), Date.now() + 365 * 86_400_000);
+    n.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run(
+      'f'.repeat(64),
+      Date.now() + 365 * 86_400_000,
+    );
     n.close();
     expectFailure(await runCli(['restore', newer], serverEnv(dir)), 1, /made by a newer hxdesk/);
 
@@ -211,18 +275,29 @@ describe('hxdesk reset-password', () => {
     const server = await serve(dir);
     const first = await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD);
     const second = await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD);
-    for (const s of [first, second]) expect((await send(server.base, 'GET', '/me', undefined, { cookie: s.cookie })).status).toBe(200);
+    for (const s of [first, second])
+      expect((await send(server.base, 'GET', '/me', undefined, { cookie: s.cookie })).status).toBe(200);
 
     const chosen = 'a brand new password 42';
-    const run = await runCli(['reset-password', 'Admin@Example.com', '--password-stdin'], serverEnv(dir), `${chosen}\n`);
+    const run = await runCli(
+      ['reset-password', 'Admin@Example.com', '--password-stdin'],
+      serverEnv(dir),
+      `${chosen}\n`,
+    );
     expectSuccess(run);
-    expect(run.stdout).toBe('Password changed for admin@example.com.\nSigned out of 2 sessions.\nThe account was not locked out of signing in.\n');
+    expect(run.stdout).toBe(
+      'Password changed for admin@example.com.\nSigned out of 2 sessions.\nThe account was not locked out of signing in.\n',
+    );
     expect(run.stdout).not.toContain(chosen);
-    for (const s of [first, second]) expect((await send(server.base, 'GET', '/me', undefined, { cookie: s.cookie })).status).toBe(401);
+    for (const s of [first, second])
+      expect((await send(server.base, 'GET', '/me', undefined, { cookie: s.cookie })).status).toBe(401);
     expect((await login(server.base, ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(401);
     const fresh = await login(server.base, ADMIN_EMAIL, chosen);
     expect(fresh.status).toBe(200);
-    expect((await send(server.base, 'GET', '/me', undefined, { cookie: fresh.cookie })).body).toMatchObject({ email: ADMIN_EMAIL, role: 'admin' });
+    expect((await send(server.base, 'GET', '/me', undefined, { cookie: fresh.cookie })).body).toMatchObject({
+      email: ADMIN_EMAIL,
+      role: 'admin',
+    });
 
     // No password given: one is generated and printed once.
     const gen = await runCli(['reset-password', ADMIN_EMAIL], serverEnv(dir));
@@ -234,9 +309,21 @@ describe('hxdesk reset-password', () => {
     expect((await login(server.base, ADMIN_EMAIL, chosen)).status).toBe(401);
     expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(200);
 
-    expectFailure(await runCli(['reset-password', 'nobody@example.com'], serverEnv(dir)), 1, /no user with the e-mail address nobody@example\.com/);
-    expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir), 'too short\n'), 1, /at least 12 characters/);
-    expectFailure(await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir), 'line one is long\nline two\n'), 1, /several lines/);
+    expectFailure(
+      await runCli(['reset-password', 'nobody@example.com'], serverEnv(dir)),
+      1,
+      /no user with the e-mail address nobody@example\.com/,
+    );
+    expectFailure(
+      await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir), 'too short\n'),
+      1,
+      /at least 12 characters/,
+    );
+    expectFailure(
+      await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir), 'line one is long\nline two\n'),
+      1,
+      /several lines/,
+    );
     expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(200); // the refused runs changed nothing
 
     // Locked out by too many failures (LOGIN_MAX_FAILURES, 10): the brake is in the database, so
@@ -245,7 +332,9 @@ describe('hxdesk reset-password', () => {
     expect((await login(server.base, ADMIN_EMAIL, generated!)).status).toBe(429);
     const unlock = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir), `${chosen}\n`);
     expectSuccess(unlock);
-    expect(unlock.stdout).toMatch(/\nLifted the account's sign-in lockout \(11 attempts in the current window; LOGIN_MAX_FAILURES=10\)\.\n$/);
+    expect(unlock.stdout).toMatch(
+      /\nLifted the account's sign-in lockout \(11 attempts in the current window; LOGIN_MAX_FAILURES=10\)\.\n$/,
+    );
     expect((await login(server.base, ADMIN_EMAIL, chosen)).status).toBe(200);
     await stopServer(server);
   }, 120_000);

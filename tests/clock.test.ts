@@ -36,7 +36,10 @@ describe('a server on a test clock', () => {
     s = await startServer({ SESSION_DAYS: '1', LOGIN_MAX_FAILURES: '2' }, { clock });
     other = await startServer();
   });
-  afterAll(async () => { await s?.close(); await other?.close(); });
+  afterAll(async () => {
+    await s?.close();
+    await other?.close();
+  });
 
   it('stamps tickets and transactions with its time, and only that', async () => {
     const created = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Stamped by the clock' } });
@@ -50,7 +53,10 @@ describe('a server on a test clock', () => {
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.ticket.updated_at).toBe(new Date(t0 + 90_000).toISOString());
     expect(changed.body.ticket.created_at).toBe(new Date(t0).toISOString());
-    const history = (await s.api('GET', `/tickets/${created.body.ticket.id}/transactions`)).body.transactions as { type: string; created_at: string }[];
+    const history = (await s.api('GET', `/tickets/${created.body.ticket.id}/transactions`)).body.transactions as {
+      type: string;
+      created_at: string;
+    }[];
     expect(history.map((x) => x.created_at)).toEqual([new Date(t0).toISOString(), new Date(t0 + 90_000).toISOString()]);
 
     // The other server in this process reads the real time.
@@ -74,7 +80,8 @@ describe('a server on a test clock', () => {
 
   it('counts sign-in failures in a window of its time', async () => {
     const u = await s.user('agent');
-    const wrong = () => s.api('POST', '/login', { token: null, body: { email: u.email, password: 'not-the-password' } });
+    const wrong = () =>
+      s.api('POST', '/login', { token: null, body: { email: u.email, password: 'not-the-password' } });
     expect((await wrong()).status).toBe(401);
     expect((await wrong()).status).toBe(401);
     expect((await wrong()).status).toBe(429);
@@ -86,10 +93,16 @@ describe('a server on a test clock', () => {
 
   it('honours a portal link until its expiry by its time', async () => {
     const requester = await s.user('requester');
-    const created = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Through the portal', requesters: [requester.id] } });
+    const created = await s.api('POST', '/tickets', {
+      body: { queue_id: 1, subject: 'Through the portal', requesters: [requester.id] },
+    });
     expect(created.status, created.text).toBe(201);
     // Expired by the real time long ago (2031 is ahead of it), valid for one more minute by the server's.
-    const link = await signedPath(s, { ticketId: created.body.ticket.id, userId: requester.id, expires: Math.floor(clock.now() / 1000) + 60 });
+    const link = await signedPath(s, {
+      ticketId: created.body.ticket.id,
+      userId: requester.id,
+      expires: Math.floor(clock.now() / 1000) + 60,
+    });
     const open = () => s.api('GET', link, { token: null });
     expect((await open()).status).toBe(200);
     clock.advance(MINUTE);

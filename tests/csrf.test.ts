@@ -15,7 +15,9 @@ beforeAll(async () => {
   s = await startServer({ PUBLIC_URL });
   cookie = await signIn(s, ADMIN_EMAIL, ADMIN_PASSWORD);
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 const tokens = () => rawCount(s, 'api_tokens');
 const EVIL = 'https://evil.example';
@@ -45,12 +47,12 @@ describe('cookie-authenticated JSON requests', () => {
     expectError(await jsonPost({ origin: 'null', 'sec-fetch-site': site }), 403, 'forbidden');
   });
 
-  it('the server\'s own origin → 201', async () => {
+  it("the server's own origin → 201", async () => {
     const res = await jsonPost({ origin: s.url }, 'own-origin');
     expect(res.status, res.text).toBe(201);
   });
 
-  it('PUBLIC_URL\'s origin → 201 (behind a proxy)', async () => {
+  it("PUBLIC_URL's origin → 201 (behind a proxy)", async () => {
     const res = await jsonPost({ origin: PUBLIC_URL }, 'public-url');
     expect(res.status, res.text).toBe(201);
   });
@@ -62,11 +64,19 @@ describe('cookie-authenticated JSON requests', () => {
 
   it('PATCH and DELETE with JSON or no body are checked as well', async () => {
     const team = await s.api('POST', '/teams', { body: { name: 'CSRF target' } });
-    const patch = await s.api('PATCH', `/teams/${team.body.id}`, { token: null, body: { name: 'Renamed by evil' }, headers: { cookie, origin: EVIL } });
+    const patch = await s.api('PATCH', `/teams/${team.body.id}`, {
+      token: null,
+      body: { name: 'Renamed by evil' },
+      headers: { cookie, origin: EVIL },
+    });
     expectError(patch, 403, 'forbidden');
     const del = await s.api('DELETE', `/teams/${team.body.id}`, { token: null, headers: { cookie, origin: EVIL } });
     expectError(del, 403, 'forbidden');
-    const put = await s.api('PUT', `/teams/${team.body.id}`, { token: null, body: '<x/>', headers: { cookie, origin: EVIL, 'content-type': 'application/xml' } });
+    const put = await s.api('PUT', `/teams/${team.body.id}`, {
+      token: null,
+      body: '<x/>',
+      headers: { cookie, origin: EVIL, 'content-type': 'application/xml' },
+    });
     expectError(put, 403, 'forbidden');
     expect((await s.api('GET', `/teams/${team.body.id}`)).body.name).toBe('CSRF target');
   });
@@ -93,13 +103,22 @@ describe('what stays exempt', () => {
   });
 
   it('a signed-out cross-site form sign-in is still refused (login CSRF)', async () => {
-    const res = await s.api('POST', '/login', { token: null, form: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, headers: { origin: EVIL } });
+    const res = await s.api('POST', '/login', {
+      token: null,
+      form: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+      headers: { origin: EVIL },
+    });
     expectError(res, 403, 'forbidden');
   });
 
   it('/mailgate takes mail without Origin, with a stray session cookie too', async () => {
-    const raw = 'From: a@example.com\r\nTo: b@example.com\r\nSubject: csrf exempt\r\nMessage-ID: <csrf-exempt@example.com>\r\n\r\nhello\r\n';
-    const res = await s.api('POST', '/mailgate', { token: null, body: raw, headers: { cookie, origin: EVIL, 'content-type': 'message/rfc822' } });
+    const raw =
+      'From: a@example.com\r\nTo: b@example.com\r\nSubject: csrf exempt\r\nMessage-ID: <csrf-exempt@example.com>\r\n\r\nhello\r\n';
+    const res = await s.api('POST', '/mailgate', {
+      token: null,
+      body: raw,
+      headers: { cookie, origin: EVIL, 'content-type': 'message/rfc822' },
+    });
     expect(res.status, res.text).toBe(201);
   });
 });

@@ -11,16 +11,25 @@ let requester: { id: number; token: string };
 let queue1: number;
 let queue2: number;
 
-const FIELD_KEYS = ['created_at', 'id', 'key', 'name', 'options', 'pattern', 'queue_ids', 'required', 'type', 'updated_at'];
+const FIELD_KEYS = [
+  'created_at',
+  'id',
+  'key',
+  'name',
+  'options',
+  'pattern',
+  'queue_ids',
+  'required',
+  'type',
+  'updated_at',
+];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 
 async function createField(body: Record<string, unknown>) {
   const res = await s.api('POST', '/custom-fields', { body });
   expect(res.status, res.text).toBe(201);
   return res.body as Record<string, any>;
 }
-
 
 beforeAll(async () => {
   s = await startServer();
@@ -29,23 +38,43 @@ beforeAll(async () => {
   queue1 = (await s.api('POST', '/queues', { body: { name: 'Queue One' } })).body.id;
   queue2 = (await s.api('POST', '/queues', { body: { name: 'Queue Two' } })).body.id;
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('custom field definitions', () => {
   it('POST → 201 with the full shape and defaults', async () => {
     const res = await s.api('POST', '/custom-fields', { body: { key: 'account', name: 'Account', type: 'text' } });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(FIELD_KEYS);
-    expect(res.body).toMatchObject({ key: 'account', name: 'Account', type: 'text', options: [], pattern: null, required: false, queue_ids: [] });
+    expect(res.body).toMatchObject({
+      key: 'account',
+      name: 'Account',
+      type: 'text',
+      options: [],
+      pattern: null,
+      required: false,
+      queue_ids: [],
+    });
     expect(res.body.created_at).toMatch(ISO);
     expect(res.body.updated_at).toMatch(ISO);
 
     const full = await createField({
-      key: 'severity_2', name: 'Severity', type: 'select', options: ['low', 'high'], pattern: '^[a-z]+$', required: true,
+      key: 'severity_2',
+      name: 'Severity',
+      type: 'select',
+      options: ['low', 'high'],
+      pattern: '^[a-z]+$',
+      required: true,
       queue_ids: [queue2, queue1],
     });
     expect(full).toMatchObject({
-      key: 'severity_2', name: 'Severity', type: 'select', options: ['low', 'high'], pattern: '^[a-z]+$', required: true,
+      key: 'severity_2',
+      name: 'Severity',
+      type: 'select',
+      options: ['low', 'high'],
+      pattern: '^[a-z]+$',
+      required: true,
       queue_ids: [queue1, queue2].sort((a, b) => a - b),
     });
     const got = await s.api('GET', `/custom-fields/${full.id}`);
@@ -60,7 +89,9 @@ describe('custom field definitions', () => {
   });
 
   it('accepts a form body (options comma-separated, required checkbox)', async () => {
-    const res = await s.api('POST', '/custom-fields', { form: { key: 'colour', name: 'Colour', type: 'select', options: 'red, green', required: 'on' } });
+    const res = await s.api('POST', '/custom-fields', {
+      form: { key: 'colour', name: 'Colour', type: 'select', options: 'red, green', required: 'on' },
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ key: 'colour', options: ['red', 'green'], required: true });
     expect((await s.api('DELETE', `/custom-fields/${res.body.id}`)).status).toBe(204);
@@ -68,24 +99,55 @@ describe('custom field definitions', () => {
 
   it('key must match ^[a-z][a-z0-9_]*$', async () => {
     for (const key of ['Account', '1abc', '_abc', 'a-b', 'a b', 'ünit', 'a.b']) {
-      expectError(await s.api('POST', '/custom-fields', { body: { key, name: 'X', type: 'text' } }), 422, 'validation_failed', ['key']);
+      expectError(
+        await s.api('POST', '/custom-fields', { body: { key, name: 'X', type: 'text' } }),
+        422,
+        'validation_failed',
+        ['key'],
+      );
     }
-    expectError(await s.api('POST', '/custom-fields', { body: { key: '', name: 'X', type: 'text' } }), 422, 'validation_failed', ['key']);
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: '', name: 'X', type: 'text' } }),
+      422,
+      'validation_failed',
+      ['key'],
+    );
     const ok = await createField({ key: 'a1_b2', name: 'Fine', type: 'text' });
     expect(ok.key).toBe('a1_b2');
     expect((await s.api('DELETE', `/custom-fields/${ok.id}`)).status).toBe(204);
   });
 
   it('name and type are required; type must be known', async () => {
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'k1', type: 'text' } }), 422, 'validation_failed', ['name']);
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'k1', name: 'K' } }), 422, 'validation_failed', ['type']);
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'k1', name: 'K', type: 'boolean' } }), 422, 'validation_failed', ['type']);
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'k1', name: 'K', type: 'text', colour: 'red' } }), 422, 'validation_failed', ['colour']);
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'k1', type: 'text' } }),
+      422,
+      'validation_failed',
+      ['name'],
+    );
+    expectError(await s.api('POST', '/custom-fields', { body: { key: 'k1', name: 'K' } }), 422, 'validation_failed', [
+      'type',
+    ]);
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'k1', name: 'K', type: 'boolean' } }),
+      422,
+      'validation_failed',
+      ['type'],
+    );
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'k1', name: 'K', type: 'text', colour: 'red' } }),
+      422,
+      'validation_failed',
+      ['colour'],
+    );
   });
 
   it('a duplicate key is 409', async () => {
     const f = await createField({ key: 'dup', name: 'Dup', type: 'text' });
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'dup', name: 'Other', type: 'number' } }), 409, 'conflict');
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'dup', name: 'Other', type: 'number' } }),
+      409,
+      'conflict',
+    );
     const other = await createField({ key: 'dup2', name: 'Dup 2', type: 'text' });
     expectError(await s.api('PATCH', `/custom-fields/${other.id}`, { body: { key: 'dup' } }), 409, 'conflict');
     expect((await s.api('GET', `/custom-fields/${other.id}`)).body.key).toBe('dup2');
@@ -93,26 +155,73 @@ describe('custom field definitions', () => {
   });
 
   it('select needs options', async () => {
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'sel', name: 'Sel', type: 'select' } }), 422, 'validation_failed', ['options']);
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'sel', name: 'Sel', type: 'select', options: [] } }), 422, 'validation_failed', ['options']);
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'sel', name: 'Sel', type: 'select', options: ['a', 'a'] } }), 422, 'validation_failed', ['options']);
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'sel', name: 'Sel', type: 'select' } }),
+      422,
+      'validation_failed',
+      ['options'],
+    );
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'sel', name: 'Sel', type: 'select', options: [] } }),
+      422,
+      'validation_failed',
+      ['options'],
+    );
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'sel', name: 'Sel', type: 'select', options: ['a', 'a'] } }),
+      422,
+      'validation_failed',
+      ['options'],
+    );
   });
 
   it('an invalid regular expression pattern is 422 path pattern', async () => {
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'pat', name: 'Pat', type: 'text', pattern: '([a-z' } }), 422, 'validation_failed', ['pattern']);
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'pat', name: 'Pat', type: 'text', pattern: '*abc' } }), 422, 'validation_failed', ['pattern']);
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'pat', name: 'Pat', type: 'text', pattern: '([a-z' } }),
+      422,
+      'validation_failed',
+      ['pattern'],
+    );
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'pat', name: 'Pat', type: 'text', pattern: '*abc' } }),
+      422,
+      'validation_failed',
+      ['pattern'],
+    );
   });
 
   it('an unknown queue in queue_ids is 422', async () => {
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'qq', name: 'Q', type: 'text', queue_ids: [queue1, 999_999] } }), 422, 'validation_failed', ['queue_ids.1']);
-    expectError(await s.api('POST', '/custom-fields', { body: { key: 'qq', name: 'Q', type: 'text', queue_ids: ['abc'] } }), 422, 'validation_failed', ['queue_ids.0']);
-    expect((await s.api('GET', '/custom-fields')).body.custom_fields.map((f: { key: string }) => f.key)).not.toContain('qq');
+    expectError(
+      await s.api('POST', '/custom-fields', {
+        body: { key: 'qq', name: 'Q', type: 'text', queue_ids: [queue1, 999_999] },
+      }),
+      422,
+      'validation_failed',
+      ['queue_ids.1'],
+    );
+    expectError(
+      await s.api('POST', '/custom-fields', { body: { key: 'qq', name: 'Q', type: 'text', queue_ids: ['abc'] } }),
+      422,
+      'validation_failed',
+      ['queue_ids.0'],
+    );
+    expect((await s.api('GET', '/custom-fields')).body.custom_fields.map((f: { key: string }) => f.key)).not.toContain(
+      'qq',
+    );
   });
 
   it('agents: 403 on writes, 200 on reads; requesters: 403 on reads', async () => {
     const f = await createField({ key: 'roles', name: 'Roles', type: 'text' });
-    expectError(await s.api('POST', '/custom-fields', { token: agent.token, body: { key: 'by_agent', name: 'X', type: 'text' } }), 403, 'forbidden');
-    expectError(await s.api('PATCH', `/custom-fields/${f.id}`, { token: agent.token, body: { name: 'Hacked' } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/custom-fields', { token: agent.token, body: { key: 'by_agent', name: 'X', type: 'text' } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await s.api('PATCH', `/custom-fields/${f.id}`, { token: agent.token, body: { name: 'Hacked' } }),
+      403,
+      'forbidden',
+    );
     expectError(await s.api('DELETE', `/custom-fields/${f.id}`, { token: agent.token }), 403, 'forbidden');
     const list = await s.api('GET', '/custom-fields', { token: agent.token });
     expect(list.status).toBe(200);
@@ -121,7 +230,14 @@ describe('custom field definitions', () => {
     expect(one.status).toBe(200);
     expect(one.body.name).toBe('Roles');
     expectError(await s.api('GET', '/custom-fields', { token: requester.token }), 403, 'forbidden');
-    expectError(await s.api('POST', '/custom-fields', { token: requester.token, body: { key: 'by_req', name: 'X', type: 'text' } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/custom-fields', {
+        token: requester.token,
+        body: { key: 'by_req', name: 'X', type: 'text' },
+      }),
+      403,
+      'forbidden',
+    );
     expectError(await s.api('GET', '/custom-fields', { token: null }), 401, 'unauthenticated');
     expect((await s.api('DELETE', `/custom-fields/${f.id}`)).status).toBe(204);
   });
@@ -142,26 +258,56 @@ describe('custom field definitions', () => {
     expect(await keys('')).toEqual(['both', 'everywhere', 'only_one', 'only_two']);
     expectError(await s.api('GET', '/custom-fields?queue_id=abc'), 422, 'validation_failed', ['queue_id']);
     expectError(await s.api('GET', '/custom-fields?colour=red'), 422, 'validation_failed', ['colour']);
-    for (const f of [global, only1, only2, both]) expect((await s.api('DELETE', `/custom-fields/${f.id}`)).status).toBe(204);
+    for (const f of [global, only1, only2, both])
+      expect((await s.api('DELETE', `/custom-fields/${f.id}`)).status).toBe(204);
   });
 
   it('PATCH updates the given attributes and validates the result', async () => {
     const f = await createField({ key: 'editable', name: 'Editable', type: 'text', queue_ids: [queue1] });
-    const res = await s.api('PATCH', `/custom-fields/${f.id}`, { body: { name: 'Edited', required: true, pattern: '^\\d+$' } });
+    const res = await s.api('PATCH', `/custom-fields/${f.id}`, {
+      body: { name: 'Edited', required: true, pattern: '^\\d+$' },
+    });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ id: f.id, key: 'editable', name: 'Edited', type: 'text', required: true, pattern: '^\\d+$', queue_ids: [queue1] });
+    expect(res.body).toMatchObject({
+      id: f.id,
+      key: 'editable',
+      name: 'Edited',
+      type: 'text',
+      required: true,
+      pattern: '^\\d+$',
+      queue_ids: [queue1],
+    });
     expect(res.body.created_at).toBe(f.created_at);
 
-    const moved = await s.api('PATCH', `/custom-fields/${f.id}`, { body: { queue_ids: [queue2], pattern: null, required: false } });
+    const moved = await s.api('PATCH', `/custom-fields/${f.id}`, {
+      body: { queue_ids: [queue2], pattern: null, required: false },
+    });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ queue_ids: [queue2], pattern: null, required: false });
     const global = await s.api('PATCH', `/custom-fields/${f.id}`, { body: { queue_ids: [] } });
     expect(global.body.queue_ids).toEqual([]);
 
-    expectError(await s.api('PATCH', `/custom-fields/${f.id}`, { body: { type: 'select' } }), 422, 'validation_failed', ['options']);
-    expectError(await s.api('PATCH', `/custom-fields/${f.id}`, { body: { key: 'Bad Key' } }), 422, 'validation_failed', ['key']);
-    expectError(await s.api('PATCH', `/custom-fields/${f.id}`, { body: { pattern: '(' } }), 422, 'validation_failed', ['pattern']);
-    expectError(await s.api('PATCH', `/custom-fields/${f.id}`, { body: { queue_ids: [999_999] } }), 422, 'validation_failed', ['queue_ids.0']);
+    expectError(
+      await s.api('PATCH', `/custom-fields/${f.id}`, { body: { type: 'select' } }),
+      422,
+      'validation_failed',
+      ['options'],
+    );
+    expectError(
+      await s.api('PATCH', `/custom-fields/${f.id}`, { body: { key: 'Bad Key' } }),
+      422,
+      'validation_failed',
+      ['key'],
+    );
+    expectError(await s.api('PATCH', `/custom-fields/${f.id}`, { body: { pattern: '(' } }), 422, 'validation_failed', [
+      'pattern',
+    ]);
+    expectError(
+      await s.api('PATCH', `/custom-fields/${f.id}`, { body: { queue_ids: [999_999] } }),
+      422,
+      'validation_failed',
+      ['queue_ids.0'],
+    );
     const renamed = await s.api('PATCH', `/custom-fields/${f.id}`, { body: { key: 'renamed' } });
     expect(renamed.status).toBe(200);
     expect(renamed.body.key).toBe('renamed');
@@ -195,7 +341,9 @@ describe('custom field values on tickets', () => {
   });
 
   const post = (custom_fields: Record<string, unknown> | undefined, queue_id = queue1) =>
-    s.api('POST', '/tickets', { body: { queue_id, subject: 'CF ticket', ...(custom_fields ? { custom_fields } : {}) } });
+    s.api('POST', '/tickets', {
+      body: { queue_id, subject: 'CF ticket', ...(custom_fields ? { custom_fields } : {}) },
+    });
 
   it('a required field missing on create is 422 custom_fields.<key>', async () => {
     expectError(await post(undefined), 422, 'validation_failed', ['custom_fields.account']);
@@ -227,7 +375,12 @@ describe('custom field values on tickets', () => {
   it('an unknown key, or a field limited to another queue, is 422', async () => {
     expectError(await post({ account: 'A', nope: 'x' }), 422, 'validation_failed', ['custom_fields.nope']);
     expectError(await post({ account: 'A', q2_only: 'x' }), 422, 'validation_failed', ['custom_fields.q2_only']);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queue1, subject: 'x', custom_fields: 'not an object' } }), 422, 'validation_failed', ['custom_fields']);
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queue1, subject: 'x', custom_fields: 'not an object' } }),
+      422,
+      'validation_failed',
+      ['custom_fields'],
+    );
     const ok = await post({ q2_only: 'fine here' }, queue2);
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.ticket.custom_fields).toEqual({ q2_only: 'fine here' });
@@ -236,12 +389,20 @@ describe('custom field values on tickets', () => {
   it('valid values come back typed in ticket.custom_fields', async () => {
     const res = await post({ account: ' ACME ', hours: '7.50', due: '2024-02-29', severity: 'high', code: 'ABC-12' });
     expect(res.status, res.text).toBe(201);
-    expect(res.body.ticket.custom_fields).toEqual({ account: 'ACME', hours: 7.5, due: '2024-02-29', severity: 'high', code: 'ABC-12' });
+    expect(res.body.ticket.custom_fields).toEqual({
+      account: 'ACME',
+      hours: 7.5,
+      due: '2024-02-29',
+      severity: 'high',
+      code: 'ABC-12',
+    });
     const got = await s.api('GET', `/tickets/${res.body.ticket.id}`);
     expect(got.body).toEqual(res.body.ticket); // the create's answer is the ticket as stored, description included
     expect(Object.keys(got.body.custom_fields)).toEqual(Object.keys(res.body.ticket.custom_fields)); // and in the same order
     const listed = await s.api('GET', `/tickets?queue_id=${queue1}`);
-    expect(listed.body.tickets.find((t: { id: number }) => t.id === res.body.ticket.id).custom_fields).toEqual(res.body.ticket.custom_fields);
+    expect(listed.body.tickets.find((t: { id: number }) => t.id === res.body.ticket.id).custom_fields).toEqual(
+      res.body.ticket.custom_fields,
+    );
 
     const numeric = await post({ account: 'B', hours: 3 });
     expect(numeric.status).toBe(201);
@@ -249,9 +410,18 @@ describe('custom field values on tickets', () => {
   });
 
   it('values sent through a form body are checked the same way', async () => {
-    const bad = await s.api('POST', '/tickets', { form: { queue_id: String(queue1), subject: 'Form CF', 'custom_fields.account': 'Z', 'custom_fields.hours': 'abc' } });
+    const bad = await s.api('POST', '/tickets', {
+      form: {
+        queue_id: String(queue1),
+        subject: 'Form CF',
+        'custom_fields.account': 'Z',
+        'custom_fields.hours': 'abc',
+      },
+    });
     expectError(bad, 422, 'validation_failed', ['custom_fields.hours']);
-    const res = await s.api('POST', '/tickets', { form: { queue_id: String(queue1), subject: 'Form CF', 'custom_fields.account': 'Z', 'custom_fields.hours': '2' } });
+    const res = await s.api('POST', '/tickets', {
+      form: { queue_id: String(queue1), subject: 'Form CF', 'custom_fields.account': 'Z', 'custom_fields.hours': '2' },
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body.ticket.custom_fields).toEqual({ account: 'Z', hours: 2 });
   });
@@ -261,7 +431,9 @@ describe('custom field values on tickets', () => {
     expect(created.status).toBe(201);
     const id = created.body.ticket.id;
 
-    const same = await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { hours: '7.50', account: 'ACME' } } });
+    const same = await s.api('PATCH', `/tickets/${id}`, {
+      body: { custom_fields: { hours: '7.50', account: 'ACME' } },
+    });
     expect(same.status, same.text).toBe(200);
     expect((await transactionsOf(s, id)).map((x) => x.type)).toEqual(['Create']);
 
@@ -277,12 +449,37 @@ describe('custom field values on tickets', () => {
     const cleared = await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { severity: null } } });
     expect(cleared.status).toBe(200);
     expect(cleared.body.ticket.custom_fields).toEqual({ account: 'ACME', hours: 8 });
-    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ type: 'CustomField', field: 'severity', old_value: 'low', new_value: null });
+    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({
+      type: 'CustomField',
+      field: 'severity',
+      old_value: 'low',
+      new_value: null,
+    });
 
-    expectError(await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { account: '' } } }), 422, 'validation_failed', ['custom_fields.account']);
-    expectError(await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { hours: 'lots' } } }), 422, 'validation_failed', ['custom_fields.hours']);
-    expectError(await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { q2_only: 'x' } } }), 422, 'validation_failed', ['custom_fields.q2_only']);
-    expectError(await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { nope: 'x' } } }), 422, 'validation_failed', ['custom_fields.nope']);
+    expectError(
+      await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { account: '' } } }),
+      422,
+      'validation_failed',
+      ['custom_fields.account'],
+    );
+    expectError(
+      await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { hours: 'lots' } } }),
+      422,
+      'validation_failed',
+      ['custom_fields.hours'],
+    );
+    expectError(
+      await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { q2_only: 'x' } } }),
+      422,
+      'validation_failed',
+      ['custom_fields.q2_only'],
+    );
+    expectError(
+      await s.api('PATCH', `/tickets/${id}`, { body: { custom_fields: { nope: 'x' } } }),
+      422,
+      'validation_failed',
+      ['custom_fields.nope'],
+    );
     expect((await transactionsOf(s, id)).length).toBe(4);
     expect((await s.api('GET', `/tickets/${id}`)).body.custom_fields).toEqual({ account: 'ACME', hours: 8 });
   });

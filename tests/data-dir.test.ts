@@ -4,7 +4,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectSuccess, runCli } from './helpers/cli.js';
 import { databaseBefore } from './helpers/migrations.js';
 import { bindReadOnly, mountTmpfs, unmount } from './helpers/mounts.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, processScope, runServerToExit, send, serverEnv, spawnServer, stopServer } from './helpers/process.js';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  processScope,
+  runServerToExit,
+  send,
+  serverEnv,
+  spawnServer,
+  stopServer,
+} from './helpers/process.js';
 import { signIn } from './helpers/session.js';
 import { createMigratedDatabase } from './helpers/postgres.js';
 import { itOn, testStore } from './helpers/store.js';
@@ -19,12 +28,18 @@ const onPg = testStore() === 'postgres';
 const scope = processScope('datadir');
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
 const mounts: string[] = [];
-afterAll(() => { for (const m of mounts.reverse()) unmount(m); });
+afterAll(() => {
+  for (const m of mounts.reverse()) unmount(m);
+});
 
 /** Runs `fn` (which spawns processes: they inherit the umask) under `mask`, and puts the test process's own back. */
 async function underUmask<T>(mask: number, fn: () => Promise<T>): Promise<T> {
   const before = process.umask(mask);
-  try { return await fn(); } finally { process.umask(before); }
+  try {
+    return await fn();
+  } finally {
+    process.umask(before);
+  }
 }
 
 /** The environment of a server on `dataDir` and this project's store. */
@@ -38,11 +53,16 @@ async function startAndWrite(env: Record<string, string>) {
   scope.children.push(server);
   const cookie = await signIn(server.base, ADMIN_EMAIL, ADMIN_PASSWORD);
   const queues = await send(server.base, 'GET', '/queues', undefined, { cookie });
-  const created = await send(server.base, 'POST', '/tickets', { queue_id: queues.body.queues[0].id, subject: 'A secret-bearing write' }, { cookie });
+  const created = await send(
+    server.base,
+    'POST',
+    '/tickets',
+    { queue_id: queues.body.queues[0].id, subject: 'A secret-bearing write' },
+    { cookie },
+  );
   expect(created.status).toBe(201);
   return server;
 }
-
 
 describe('file modes', () => {
   it('a new install under umask 022: DATA_DIR 0700, the database, its WAL and shared memory and the webhook secret 0600', async () => {
@@ -51,7 +71,8 @@ describe('file modes', () => {
     expect(mode(dataDir)).toBe('700');
     expect(mode(path.join(dataDir, 'webhook-secret'))).toBe('600');
     if (!onPg) {
-      for (const f of ['hxdesk.db', 'hxdesk.db-wal', 'hxdesk.db-shm']) expect([f, mode(path.join(dataDir, f))]).toEqual([f, '600']);
+      for (const f of ['hxdesk.db', 'hxdesk.db-wal', 'hxdesk.db-shm'])
+        expect([f, mode(path.join(dataDir, f))]).toEqual([f, '600']);
     }
     await stopServer(server);
   });
@@ -72,17 +93,22 @@ describe('file modes', () => {
       fs.chmodSync(backups, 0o755);
       fs.writeFileSync(oldCopy, 'an older copy', { mode: 0o644 });
     }
-    for (const f of fs.readdirSync(dataDir)) if (fs.statSync(path.join(dataDir, f)).isFile()) fs.chmodSync(path.join(dataDir, f), 0o644);
+    for (const f of fs.readdirSync(dataDir))
+      if (fs.statSync(path.join(dataDir, f)).isFile()) fs.chmodSync(path.join(dataDir, f), 0o644);
 
     const server = await startAndWrite(await storeEnv(dataDir));
     expect(mode(dataDir)).toBe('700');
     expect(mode(secret)).toBe('600');
     expect(fs.readFileSync(secret, 'utf8')).toBe('an-older-webhook-secret-0123456789\n');
     if (!onPg) {
-      for (const f of ['hxdesk.db', 'hxdesk.db-wal', 'hxdesk.db-shm']) expect([f, mode(path.join(dataDir, f))]).toEqual([f, '600']);
+      for (const f of ['hxdesk.db', 'hxdesk.db-wal', 'hxdesk.db-shm'])
+        expect([f, mode(path.join(dataDir, f))]).toEqual([f, '600']);
       expect(mode(backups)).toBe('700');
       const copies = fs.readdirSync(backups);
-      expect(copies.some((n) => /^hxdesk-before-0013_/.test(n)), copies.join(', ')).toBe(true);
+      expect(
+        copies.some((n) => /^hxdesk-before-0013_/.test(n)),
+        copies.join(', '),
+      ).toBe(true);
       for (const n of copies) expect([n, mode(path.join(backups, n))]).toEqual([n, '600']);
       expect(fs.readFileSync(oldCopy, 'utf8')).toBe('an older copy');
     }
@@ -155,23 +181,34 @@ describe('a data directory the server cannot write', () => {
     const source = scope.dataDir();
     const server = await startAndWrite(await storeEnv(source));
     await stopServer(server);
-    const before = Object.fromEntries(fs.readdirSync(source).map((f) => [f, fs.statSync(path.join(source, f)).mtimeMs]));
+    const before = Object.fromEntries(
+      fs.readdirSync(source).map((f) => [f, fs.statSync(path.join(source, f)).mtimeMs]),
+    );
     const dir = path.join(scope.tmp, 'ro-install');
     bindReadOnly(source, dir);
     mounts.push(dir);
     const run = await runServerToExit({ ...(await storeEnv(dir)) });
     expectOneLine(run, dir);
     expect(run.code).toBe(1);
-    expect(Object.fromEntries(fs.readdirSync(source).map((f) => [f, fs.statSync(path.join(source, f)).mtimeMs]))).toEqual(before);
+    expect(
+      Object.fromEntries(fs.readdirSync(source).map((f) => [f, fs.statSync(path.join(source, f)).mtimeMs])),
+    ).toEqual(before);
   });
 
   it('in production too: one JSON line', async () => {
     const dir = path.join(scope.tmp, 'ro-production');
     mountTmpfs(dir, 1, { readOnly: true });
     mounts.push(dir);
-    const run = await runServerToExit({ ...(await storeEnv(dir)), NODE_ENV: 'production', MAILGATE_TOKEN: 'a-mailgate-token-0123456789' });
+    const run = await runServerToExit({
+      ...(await storeEnv(dir)),
+      NODE_ENV: 'production',
+      MAILGATE_TOKEN: 'a-mailgate-token-0123456789',
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^[^\n]+\n$/);
-    expect(JSON.parse(run.stderr)).toMatchObject({ level: 'error', msg: `Cannot use the data directory (DATA_DIR=${dir}): it is on a read-only file system (EROFS)` });
+    expect(JSON.parse(run.stderr)).toMatchObject({
+      level: 'error',
+      msg: `Cannot use the data directory (DATA_DIR=${dir}): it is on a read-only file system (EROFS)`,
+    });
   });
 });

@@ -7,15 +7,21 @@ import { describe, expect, it } from 'vitest';
 // imports a package that is only a development dependency (mailparser reads mail back in tests).
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
 function sources(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile() && /\.(ts|tsx|mjs|js)$/.test(d.name)).map((d) => path.join(d.parentPath, d.name));
+  return fs
+    .readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile() && /\.(ts|tsx|mjs|js)$/.test(d.name))
+    .map((d) => path.join(d.parentPath, d.name));
 }
 const code = [...sources('src'), ...sources('bin')].map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 /** Whether the code names the package as a module specifier (`'pkg'` or `'pkg/sub/path'`). */
-const uses = (name: string) => new RegExp(`['"]${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(/[^'"]*)?['"]`).test(code);
+const uses = (name: string) =>
+  new RegExp(`['"]${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(/[^'"]*)?['"]`).test(code);
 
 describe('dependencies', () => {
   it('every runtime dependency is used by the server or its commands', () => {
@@ -25,6 +31,10 @@ describe('dependencies', () => {
   it('the server and its commands use no development dependency (types aside)', () => {
     // `hxdesk serve` compiles with TypeScript when it is there, and runs dist/ when it is not.
     const optional = ['typescript'];
-    expect(Object.keys(pkg.devDependencies).filter((name) => !name.startsWith('@types/') && !optional.includes(name) && uses(name))).toEqual([]);
+    expect(
+      Object.keys(pkg.devDependencies).filter(
+        (name) => !name.startsWith('@types/') && !optional.includes(name) && uses(name),
+      ),
+    ).toEqual([]);
   });
 });

@@ -11,25 +11,47 @@ let attachmentId: number;
 beforeAll(async () => {
   s = await startServer();
   const raw = [
-    'From: Mallory <mallory@example.net>', 'To: support@example.com', 'Subject: Invoice', 'Message-ID: <sandbox-1@example.net>',
-    'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b"', '',
-    '--b', 'Content-Type: text/plain', '', 'See attached.', '',
-    '--b', 'Content-Type: text/html; name="invoice.html"', 'Content-Disposition: attachment; filename="invoice.html"', '',
-    '<script>fetch("/tokens",{method:"POST",body:"{}"})</script>', '--b--', '',
+    'From: Mallory <mallory@example.net>',
+    'To: support@example.com',
+    'Subject: Invoice',
+    'Message-ID: <sandbox-1@example.net>',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain',
+    '',
+    'See attached.',
+    '',
+    '--b',
+    'Content-Type: text/html; name="invoice.html"',
+    'Content-Disposition: attachment; filename="invoice.html"',
+    '',
+    '<script>fetch("/tokens",{method:"POST",body:"{}"})</script>',
+    '--b--',
+    '',
   ].join('\r\n');
-  const res = await s.api('POST', '/mailgate', { token: null, body: raw, headers: { 'content-type': 'message/rfc822' } });
+  const res = await s.api('POST', '/mailgate', {
+    token: null,
+    body: raw,
+    headers: { 'content-type': 'message/rfc822' },
+  });
   expect(res.status, res.text).toBe(201);
   const history = await s.api('GET', `/tickets/${res.body.ticket_id}/transactions`);
   attachmentId = history.body.transactions[0].attachments[0].id;
   expect(attachmentId).toBeGreaterThan(0);
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 const SANDBOX = "sandbox; default-src 'none'";
 
 describe('GET /attachments/:id', () => {
-  it('sends the sandbox CSP, not the site\'s, to an API client', async () => {
-    const res = await fetch(`${s.url}/attachments/${attachmentId}`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+  it("sends the sandbox CSP, not the site's, to an API client", async () => {
+    const res = await fetch(`${s.url}/attachments/${attachmentId}`, {
+      headers: { authorization: `Bearer ${s.adminToken}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toBe(SANDBOX);
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="invoice\.html"/);

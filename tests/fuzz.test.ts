@@ -17,14 +17,20 @@ beforeAll(async () => {
   s = await startServer({ MAILGATE_TOKEN });
   result = await fuzz(s, { requests: REQUESTS, seed: SEED });
 }, 180_000);
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe(`fuzzing every route (${REQUESTS} requests, seed ${SEED})`, () => {
   it('sent every request and reached every route the app has', () => {
     expect(result.requests).toBe(REQUESTS);
     expect(result.byClass.none).toBeUndefined(); // every request got an answer
     const reached = new Set(Object.keys(result.byRoute));
-    expect(routesOf(s).map((r) => `${r.method} ${r.path}`).filter((r) => !reached.has(r))).toEqual([]);
+    expect(
+      routesOf(s)
+        .map((r) => `${r.method} ${r.path}`)
+        .filter((r) => !reached.has(r)),
+    ).toEqual([]);
   });
 
   it('got past validation often enough to exercise the domain (2xx and 3xx answers)', () => {
@@ -59,7 +65,9 @@ describe('production mode: a real 500 says nothing about its cause', () => {
     p = await startServer({ NODE_ENV: 'production' });
     await closeDb(p.db); // every query now fails inside better-sqlite3: a genuine server error
   });
-  afterAll(async () => { await p.close(); });
+  afterAll(async () => {
+    await p.close();
+  });
 
   const INTERNAL = /stack|sqlite|database|connection|not open|TypeError|\.ts:\d+|\.js:\d+|node_modules/i;
 
@@ -67,17 +75,23 @@ describe('production mode: a real 500 says nothing about its cause', () => {
     const res = await fetch(`${p.url}/teams`, { headers: { authorization: 'Bearer hxd_anything' } });
     const text = await res.text();
     expect(res.status).toBe(500);
-    expect(JSON.parse(text)).toEqual({ error: { code: 'internal', message: `Internal server error (request ${res.headers.get('x-request-id')})` } });
+    expect(JSON.parse(text)).toEqual({
+      error: { code: 'internal', message: `Internal server error (request ${res.headers.get('x-request-id')})` },
+    });
     expect(text).not.toMatch(INTERNAL);
   });
 
   it('a page and an htmx fragment: 500 without the cause', async () => {
-    const page = await fetch(`${p.url}/teams`, { headers: { authorization: 'Bearer hxd_anything', accept: 'text/html' } });
+    const page = await fetch(`${p.url}/teams`, {
+      headers: { authorization: 'Bearer hxd_anything', accept: 'text/html' },
+    });
     expect(page.status).toBe(500);
     const html = await page.text();
     expect(html).toContain('Internal server error');
     expect(html).not.toMatch(INTERNAL);
-    const fragment = await fetch(`${p.url}/teams`, { headers: { authorization: 'Bearer hxd_anything', 'hx-request': 'true' } });
+    const fragment = await fetch(`${p.url}/teams`, {
+      headers: { authorization: 'Bearer hxd_anything', 'hx-request': 'true' },
+    });
     expect(fragment.status).toBe(500);
     expect(await fragment.text()).not.toMatch(INTERNAL);
   });

@@ -38,21 +38,31 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const committedSubjects = (ids: number[]) => ids.map((id) =>
-  (other.prepare('SELECT subject FROM tickets WHERE id = ?').get(id) as { subject: string } | undefined)?.subject ?? null);
-const create = (subject: string) => async (tx: Tx) => (await createTicket(tx, admin, { queue_id: 1, subject, description: `About ${subject}` }, notify)).ticket.id;
+const committedSubjects = (ids: number[]) =>
+  ids.map(
+    (id) =>
+      (other.prepare('SELECT subject FROM tickets WHERE id = ?').get(id) as { subject: string } | undefined)?.subject ??
+      null,
+  );
+const create = (subject: string) => async (tx: Tx) =>
+  (await createTicket(tx, admin, { queue_id: 1, subject, description: `About ${subject}` }, notify)).ticket.id;
 
 describe('group commit', () => {
   it('changes of one turn commit together, and each caller hears of it only after the COMMIT', async () => {
     let insideBatch = 0;
     const seenAtResolve: (string | null)[][] = [];
     const ids: number[] = [];
-    const jobs = ['alpha', 'beta', 'gamma'].map((s) => commit(async (tx) => {
-      if (sqliteOf(db).inTransaction) insideBatch++; // the batch's transaction is open before the change runs
-      const id = await create(s)(tx);
-      ids.push(id);
-      return id;
-    }).then((id) => { seenAtResolve.push(committedSubjects(ids)); return id; }));
+    const jobs = ['alpha', 'beta', 'gamma'].map((s) =>
+      commit(async (tx) => {
+        if (sqliteOf(db).inTransaction) insideBatch++; // the batch's transaction is open before the change runs
+        const id = await create(s)(tx);
+        ids.push(id);
+        return id;
+      }).then((id) => {
+        seenAtResolve.push(committedSubjects(ids));
+        return id;
+      }),
+    );
     expect(committedSubjects(ids)).toEqual([]); // nothing ran yet: the batch waits for the end of the turn
     const got = await Promise.all(jobs);
     expect(got).toEqual(ids);
@@ -78,7 +88,9 @@ describe('group commit', () => {
     const after = (other.prepare('SELECT count(*) AS n FROM tickets').get() as { n: number }).n;
     expect(after - before).toBe(2);
     expect(other.prepare("SELECT count(*) AS n FROM tickets WHERE subject = 'half-written'").get()).toEqual({ n: 0 });
-    const kept = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value);
+    const kept = results
+      .filter((r) => r.status === 'fulfilled')
+      .map((r) => (r as PromiseFulfilledResult<number>).value);
     expect(committedSubjects(kept)).toEqual(['kept one', 'kept two']);
   });
 
@@ -87,7 +99,10 @@ describe('group commit', () => {
     // the others must still commit, once each.
     const results = await Promise.allSettled([
       commit(create('survivor one')),
-      commit(async () => { sqliteOf(db).exec('ROLLBACK'); return 0; }),
+      commit(async () => {
+        sqliteOf(db).exec('ROLLBACK');
+        return 0;
+      }),
       commit(create('survivor two')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -100,7 +115,10 @@ describe('group commit', () => {
   it('a lone change runs in its own SQL transaction, as without batching', async () => {
     let inTransactionBefore = true;
     const before = sqliteOf(db).inTransaction;
-    const id = await commit((tx) => { inTransactionBefore = sqliteOf(db).inTransaction; return create('alone')(tx); });
+    const id = await commit((tx) => {
+      inTransactionBefore = sqliteOf(db).inTransaction;
+      return create('alone')(tx);
+    });
     expect(before).toBe(false);
     expect(inTransactionBefore).toBe(true); // its own BEGIN … COMMIT, no savepoint around it
     expect(committedSubjects([id])).toEqual(['alone']);
@@ -109,14 +127,22 @@ describe('group commit', () => {
 
 describe('group commit over HTTP', () => {
   let srv: TestServer;
-  beforeAll(async () => { srv = await startServer(); });
-  afterAll(async () => { await srv.close(); });
+  beforeAll(async () => {
+    srv = await startServer();
+  });
+  afterAll(async () => {
+    await srv.close();
+  });
 
   it('concurrent creates, replies and a bad request each get their own answer', async () => {
     const t = (await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Base ticket' } })).body.ticket;
     const responses = await Promise.all([
-      ...Array.from({ length: 8 }, (_, i) => srv.api('POST', '/tickets', { body: { queue_id: 1, subject: `Parallel ${i}`, description: `Body ${i}` } })),
-      ...Array.from({ length: 4 }, (_, i) => srv.api('POST', `/tickets/${t.id}/comment`, { body: { body: `Reply ${i}`, internal: false } })),
+      ...Array.from({ length: 8 }, (_, i) =>
+        srv.api('POST', '/tickets', { body: { queue_id: 1, subject: `Parallel ${i}`, description: `Body ${i}` } }),
+      ),
+      ...Array.from({ length: 4 }, (_, i) =>
+        srv.api('POST', `/tickets/${t.id}/comment`, { body: { body: `Reply ${i}`, internal: false } }),
+      ),
       srv.api('POST', '/tickets', { body: { queue_id: 424242, subject: 'Unknown queue' } }),
       srv.api('PATCH', `/tickets/${t.id}`, { body: { status: 'open' } }),
     ]);
@@ -127,8 +153,16 @@ describe('group commit over HTTP', () => {
       expect(r.body.ticket).toMatchObject({ subject: `Parallel ${i}`, description: `Body ${i}` });
       expect((await srv.api('GET', `/tickets/${r.body.ticket.id}`)).body.subject).toBe(`Parallel ${i}`);
     }
-    const history = (await srv.api('GET', `/tickets/${t.id}/transactions`)).body.transactions as { type: string; body: string | null }[];
-    expect(history.filter((x) => x.type === 'Correspond').map((x) => x.body).sort()).toEqual(['Reply 0', 'Reply 1', 'Reply 2', 'Reply 3']);
+    const history = (await srv.api('GET', `/tickets/${t.id}/transactions`)).body.transactions as {
+      type: string;
+      body: string | null;
+    }[];
+    expect(
+      history
+        .filter((x) => x.type === 'Correspond')
+        .map((x) => x.body)
+        .sort(),
+    ).toEqual(['Reply 0', 'Reply 1', 'Reply 2', 'Reply 3']);
     expect(history.filter((x) => x.type === 'Status')).toHaveLength(1);
     expect(responses[12].body.error).toMatchObject({ code: 'validation_failed' });
   });

@@ -23,11 +23,15 @@ beforeAll(async () => {
     expect((await s.api('POST', '/custom-fields', { body: { key, name: key, type: 'text' } })).status).toBe(201);
   }
   for (let i = 0; i < 3; i++) {
-    const res = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: `Ticket ${i}`, requester_id: requester.id } });
+    const res = await s.api('POST', '/tickets', {
+      body: { queue_id: 1, subject: `Ticket ${i}`, requester_id: requester.id },
+    });
     expect(res.status, res.text).toBe(201);
   }
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('columns', () => {
   it('a repeated column is a 422 naming columns, for staff and requesters, in JSON and HTML', async () => {
@@ -44,7 +48,10 @@ describe('columns', () => {
   });
 
   it('3,000 copies of a column (a 9 KB address) are one short 422, not a page', async () => {
-    const res = await s.api('GET', `/tickets?columns=${Array(3000).fill('ID').join(',')}`, { token: requester.token, headers: HTML });
+    const res = await s.api('GET', `/tickets?columns=${Array(3000).fill('ID').join(',')}`, {
+      token: requester.token,
+      headers: HTML,
+    });
     expect(res.status).toBe(422);
     expect(res.text.length).toBeLessThan(20_000);
     const json = await s.api('GET', `/tickets?columns=${Array(3000).fill('Nope').join(',')}`);
@@ -92,7 +99,9 @@ describe('other list parameters', () => {
 describe('the list links to itself with the checked values only', () => {
   it('spaces around q (up to the URL limit) change nothing in the page: links carry the trimmed value', async () => {
     const plain = await s.api('GET', '/tickets?q=zzz', { headers: HTMX_REGION });
-    const padded = await s.api('GET', `/tickets?q=${'%20'.repeat(2000)}zzz${'%20'.repeat(2000)}`, { headers: HTMX_REGION });
+    const padded = await s.api('GET', `/tickets?q=${'%20'.repeat(2000)}zzz${'%20'.repeat(2000)}`, {
+      headers: HTMX_REGION,
+    });
     expect(plain.status).toBe(200);
     expect(padded.status).toBe(200);
     expect(padded.text).toBe(plain.text);
@@ -103,8 +112,9 @@ describe('the list links to itself with the checked values only', () => {
     // Every value at its limit, of the character that grows most when escaped.
     const q = '"'.repeat(200);
     const cf = '<'.repeat(200);
-    const params = `q=${enc(q)}&cf.note=${enc(cf)}&cf.code=${enc(cf)}&status=new,open,stalled,resolved,rejected,deleted&sort=-id&limit=1&offset=1`
-      + '&columns=ID,Subject,Status,Queue,Owner,Created,Updated';
+    const params =
+      `q=${enc(q)}&cf.note=${enc(cf)}&cf.code=${enc(cf)}&status=new,open,stalled,resolved,rejected,deleted&sort=-id&limit=1&offset=1` +
+      '&columns=ID,Subject,Status,Queue,Owner,Created,Updated';
     const page = await s.api('GET', `/tickets?${params}`, { headers: HTML });
     expect(page.status, page.text.slice(0, 300)).toBe(200);
     // The q in links (URL-encoded), in the search box and the save-view forms (HTML-escaped JSON).

@@ -19,18 +19,33 @@ beforeAll(async () => {
   b = await s.user('agent');
   customer = await s.user('requester');
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 let seq = 0;
 async function ticket() {
-  const res = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: `Collision ${++seq}`, description: 'The printer is on fire', requester_id: customer.id } });
+  const res = await s.api('POST', '/tickets', {
+    body: {
+      queue_id: 1,
+      subject: `Collision ${++seq}`,
+      description: 'The printer is on fire',
+      requester_id: customer.id,
+    },
+  });
   expect(res.status, res.text).toBe(201);
   return res.body.ticket.id as number;
 }
-const history = async (id: number, token = s.adminToken) => (await s.api('GET', `/tickets/${id}/transactions`, { token })).body.transactions as { id: number; type: string; body: string | null }[];
+const history = async (id: number, token = s.adminToken) =>
+  (await s.api('GET', `/tickets/${id}/transactions`, { token })).body.transactions as {
+    id: number;
+    type: string;
+    body: string | null;
+  }[];
 /** What a page would carry: the newest entry the reader sees now. */
 const newest = async (id: number, token?: string) => (await history(id, token)).at(-1)!.id;
-const send = (id: number, token: string, body: Record<string, unknown>) => s.api('POST', `/tickets/${id}/comment`, { token, body });
+const send = (id: number, token: string, body: Record<string, unknown>) =>
+  s.api('POST', `/tickets/${id}/comment`, { token, body });
 const outboxTotal = async () => (await s.api('GET', '/outbox')).body.total as number;
 
 describe('POST /tickets/:id/comment with seen_transaction_id', () => {
@@ -51,19 +66,28 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
     expect(res.body.error.message).toMatch(new RegExp(`A new message arrived on ticket #${id}.*force: true`));
     // Every entry after the marker, exactly as the history shows them to A.
     expect(res.body.error.transactions).toEqual((await history(id, a.token)).filter((t) => t.id > seen));
-    expect(res.body.error.transactions.map((t: { type: string; body: string }) => [t.type, t.body]))
-      .toEqual([['Correspond', expect.stringContaining('B answered already')], ['SetPriority', null]]);
+    expect(res.body.error.transactions.map((t: { type: string; body: string }) => [t.type, t.body])).toEqual([
+      ['Correspond', expect.stringContaining('B answered already')],
+      ['SetPriority', null],
+    ]);
     expect(await history(id)).toEqual(before);
     expect(await outboxTotal()).toBe(mails);
 
-    const forced = await send(id, a.token, { body: 'A answers too', internal: false, seen_transaction_id: seen, force: true });
+    const forced = await send(id, a.token, {
+      body: 'A answers too',
+      internal: false,
+      seen_transaction_id: seen,
+      force: true,
+    });
     expect(forced.status, forced.text).toBe(201);
     const after = await history(id);
     expect(after.filter((t) => t.body?.startsWith('A answers too'))).toHaveLength(1);
     expect(await outboxTotal()).toBeGreaterThan(mails);
     // force: false is no force; a marker at the newest entry goes straight through.
     expect((await send(id, a.token, { body: 'x', seen_transaction_id: seen, force: false })).status).toBe(409);
-    expect((await send(id, a.token, { body: 'Next', internal: false, seen_transaction_id: after.at(-1)!.id })).status).toBe(201);
+    expect(
+      (await send(id, a.token, { body: 'Next', internal: false, seen_transaction_id: after.at(-1)!.id })).status,
+    ).toBe(201);
   });
 
   it('leaves clients that send no marker alone', async () => {
@@ -77,8 +101,12 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
   it("counts neither the sender's own replies nor someone else's internal notes", async () => {
     const id = await ticket();
     const seen = await newest(id, a.token);
-    expect((await send(id, a.token, { body: 'Mine, first', internal: false, seen_transaction_id: seen })).status).toBe(201);
-    expect((await send(id, a.token, { body: 'Mine, second', internal: true, seen_transaction_id: seen })).status).toBe(201);
+    expect((await send(id, a.token, { body: 'Mine, first', internal: false, seen_transaction_id: seen })).status).toBe(
+      201,
+    );
+    expect((await send(id, a.token, { body: 'Mine, second', internal: true, seen_transaction_id: seen })).status).toBe(
+      201,
+    );
     expect((await send(id, b.token, { body: 'B notes something', internal: true })).status).toBe(201);
     const res = await send(id, a.token, { body: 'Mine, third', internal: false, seen_transaction_id: seen });
     expect(res.status, res.text).toBe(201);
@@ -90,8 +118,16 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
   it('counts a customer mail that came in through /mailgate', async () => {
     const id = await ticket();
     const seen = await newest(id, a.token);
-    const mail = message({ from: `Customer <${customer.email}>`, subject: `Re: [hxdesk #${id}] Collision`, body: 'Any news? It is still burning.\n' });
-    const gate = await s.api('POST', '/mailgate', { token: null, body: mail.raw, headers: { 'content-type': 'message/rfc822' } });
+    const mail = message({
+      from: `Customer <${customer.email}>`,
+      subject: `Re: [hxdesk #${id}] Collision`,
+      body: 'Any news? It is still burning.\n',
+    });
+    const gate = await s.api('POST', '/mailgate', {
+      token: null,
+      body: mail.raw,
+      headers: { 'content-type': 'message/rfc822' },
+    });
     expect(gate.status, gate.text).toBe(200);
     expect(gate.body).toMatchObject({ verdict: 'appended', ticket_id: id });
     const res = await send(id, a.token, { body: 'We are on our way', internal: false, seen_transaction_id: seen });
@@ -101,7 +137,7 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
     expect(mails[0]).toMatchObject({ creator_id: customer.id, body: expect.stringContaining('still burning') });
   });
 
-  it("shows a customer only the entries their history shows", async () => {
+  it('shows a customer only the entries their history shows', async () => {
     const id = await ticket();
     const seen = await newest(id, customer.token);
     expect((await send(id, b.token, { body: 'Internal: customer is difficult', internal: true })).status).toBe(201);
@@ -118,7 +154,9 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
     const later = await ticket(); // its Create entry is newer than everything on `id`
     const res = await send(id, a.token, { body: 'A', internal: false, seen_transaction_id: await newest(later) });
     expect(res.status, res.text).toBe(201);
-    expect((await send(id, a.token, { body: 'A', internal: false, seen_transaction_id: 1_000_000_000 })).status).toBe(201);
+    expect((await send(id, a.token, { body: 'A', internal: false, seen_transaction_id: 1_000_000_000 })).status).toBe(
+      201,
+    );
   });
 
   it('refuses bad markers and force values with 422, writing nothing', async () => {
@@ -129,7 +167,10 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
       expect(res.status, `${JSON.stringify(bad)}: ${res.text}`).toBe(422);
       expect(res.body.error.details[0].path).toBe('seen_transaction_id');
     }
-    const form = await s.api('POST', `/tickets/${id}/comment`, { token: a.token, form: { body: 'x', seen_transaction_id: '12abc' } });
+    const form = await s.api('POST', `/tickets/${id}/comment`, {
+      token: a.token,
+      form: { body: 'x', seen_transaction_id: '12abc' },
+    });
     expect(form.status).toBe(422);
     const force = await send(id, a.token, { body: 'x', seen_transaction_id: before.at(-1)!.id, force: 'maybe' });
     expect(force.status).toBe(422);
@@ -142,7 +183,7 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
     const seen = await newest(id, a.token);
     expect((await send(id, b.token, { body: 'B <was> here', internal: false })).status).toBe(201);
     const headers = { accept: 'text/html', origin: s.url };
-    const form = { internal: 'true', body: 'A\'s <note> & more', seen_transaction_id: String(seen), set_status: '' };
+    const form = { internal: 'true', body: "A's <note> & more", seen_transaction_id: String(seen), set_status: '' };
     const res = await s.api('POST', `/tickets/${id}/comment`, { token: a.token, form, headers });
     expect(res.status).toBe(409);
     expect(res.text).toContain('<!DOCTYPE html>');
@@ -155,7 +196,11 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
     // The marker moved past what the warning shows: sending again (or anyway) goes through.
     const marker = Number(/name="seen_transaction_id" value="(\d+)"/.exec(res.text)![1]);
     expect(marker).toBe(await newest(id, a.token));
-    const again = await s.api('POST', `/tickets/${id}/comment`, { token: a.token, form: { ...form, seen_transaction_id: String(marker) }, headers });
+    const again = await s.api('POST', `/tickets/${id}/comment`, {
+      token: a.token,
+      form: { ...form, seen_transaction_id: String(marker) },
+      headers,
+    });
     expect(again.status).toBe(303);
   });
 
@@ -164,17 +209,31 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
     const seen = await newest(id, a.token);
     expect((await send(id, b.token, { body: 'B was quicker', internal: false })).status).toBe(201);
     const headers = { 'hx-request': 'true', origin: s.url };
-    const res = await s.api('POST', `/tickets/${id}/comment`, { token: a.token, form: { internal: 'false', body: 'A', seen_transaction_id: String(seen) }, headers });
+    const res = await s.api('POST', `/tickets/${id}/comment`, {
+      token: a.token,
+      form: { internal: 'false', body: 'A', seen_transaction_id: String(seen) },
+      headers,
+    });
     expect(res.status).toBe(409);
     expect(res.text).not.toContain('<html');
     expect(res.text).toMatch(/^<p class="stale-note">/);
     expect(res.text).toMatch(/<section id="reply-stale"[^>]*hx-swap-oob="true"/);
     expect(res.text).toContain('B was quicker');
-    expect(res.text).toMatch(new RegExp(`<input type="hidden" id="reply-seen" name="seen_transaction_id" value="${await newest(id, a.token)}" hx-swap-oob="true"`));
+    expect(res.text).toMatch(
+      new RegExp(
+        `<input type="hidden" id="reply-seen" name="seen_transaction_id" value="${await newest(id, a.token)}" hx-swap-oob="true"`,
+      ),
+    );
     // After a sent message: the warning's place emptied and the marker at the newest entry.
-    const ok = await s.api('POST', `/tickets/${id}/comment`, { token: a.token, form: { internal: 'false', body: 'A', seen_transaction_id: String(seen), force: 'true' }, headers });
+    const ok = await s.api('POST', `/tickets/${id}/comment`, {
+      token: a.token,
+      form: { internal: 'false', body: 'A', seen_transaction_id: String(seen), force: 'true' },
+      headers,
+    });
     expect(ok.status).toBe(201);
     expect(ok.text).toMatch(/<div id="reply-stale" class="reply-stale" hx-swap-oob="true"><\/div>/);
-    expect(ok.text).toMatch(new RegExp(`id="reply-seen" name="seen_transaction_id" value="${await newest(id, a.token)}" hx-swap-oob="true"`));
+    expect(ok.text).toMatch(
+      new RegExp(`id="reply-seen" name="seen_transaction_id" value="${await newest(id, a.token)}" hx-swap-oob="true"`),
+    );
   });
 });

@@ -21,7 +21,10 @@ beforeAll(async () => {
   customer = await s.user('requester');
   stranger = await s.user('requester');
 });
-afterAll(async () => { for (const o of open) o.close(); await s?.close(); });
+afterAll(async () => {
+  for (const o of open) o.close();
+  await s?.close();
+});
 
 async function stream(token: string, query = '', headers: Record<string, string> = {}) {
   const st = await openSse(`${s.url}/events${query}`, { authorization: `Bearer ${token}`, ...headers });
@@ -32,12 +35,15 @@ async function stream(token: string, query = '', headers: Record<string, string>
 
 let seq = 0;
 async function ticket(requesterId = customer.id) {
-  const res = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: `Live ${++seq}`, description: 'Hello', requester_id: requesterId } });
+  const res = await s.api('POST', '/tickets', {
+    body: { queue_id: 1, subject: `Live ${++seq}`, description: 'Hello', requester_id: requesterId },
+  });
   expect(res.status, res.text).toBe(201);
   return res.body.ticket.id as number;
 }
 const reply = (id: number, token: string, body: unknown) => s.api('POST', `/tickets/${id}/comment`, { token, body });
-const ticketEvents = (st: SseStream, id: number) => st.messages.filter((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
+const ticketEvents = (st: SseStream, id: number) =>
+  st.messages.filter((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
 
 describe('GET /events', () => {
   it('keeps up while no stream is open: a later stream is caught up from its id, then goes live', async () => {
@@ -49,7 +55,9 @@ describe('GET /events', () => {
     const caught = await st.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id);
     expect(JSON.parse(caught.data).types).toEqual(['Comment']);
     expect((await s.api('PATCH', `/tickets/${id}`, { body: { priority: 3 } })).status).toBe(200);
-    const live = await st.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id && Number(m.id) > Number(caught.id));
+    const live = await st.next(
+      (m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id && Number(m.id) > Number(caught.id),
+    );
     expect(JSON.parse(live.data).types).toEqual(['SetPriority']);
     st.close();
   });
@@ -91,7 +99,10 @@ describe('GET /events', () => {
     const id = await ticket();
     const first = await stream(agent.token);
     expect((await reply(id, agent.token, { body: 'one', internal: true })).status).toBe(201);
-    const seen = await first.next((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id && JSON.parse(m.data).types.includes('Comment'));
+    const seen = await first.next(
+      (m) =>
+        m.event === 'ticket' && JSON.parse(m.data).ticket_id === id && JSON.parse(m.data).types.includes('Comment'),
+    );
     first.close();
     // Changes while no stream is open.
     expect((await reply(id, agent.token, { body: 'two', internal: true })).status).toBe(201);
@@ -116,7 +127,9 @@ describe('GET /events', () => {
     const id = await ticket();
     const a = await stream(agent.token, `?ticket=${id}`);
     const b = await stream(other.token, `?ticket=${id}`);
-    const seesB = await a.next((m) => m.event === 'presence' && m.data.includes('agent') && m.data.includes(`data-user-id="${other.id}"`));
+    const seesB = await a.next(
+      (m) => m.event === 'presence' && m.data.includes('agent') && m.data.includes(`data-user-id="${other.id}"`),
+    );
     expect(seesB.data).not.toContain(`data-user-id="${agent.id}"`); // never oneself
     await b.next((m) => m.event === 'presence' && m.data.includes(`data-user-id="${agent.id}"`));
     const n = a.messages.length;
@@ -125,7 +138,9 @@ describe('GET /events', () => {
     expect(typing.data).toMatch(/is typing a reply/);
     const m = a.messages.length;
     b.close();
-    const gone = await a.next((x) => x.event === 'presence' && !x.data.includes(`data-user-id="${other.id}"`), { from: m });
+    const gone = await a.next((x) => x.event === 'presence' && !x.data.includes(`data-user-id="${other.id}"`), {
+      from: m,
+    });
     expect(gone.data).not.toContain('Also here');
     a.close();
   });
@@ -152,14 +167,26 @@ describe('GET /events', () => {
     const fourth = await stream(u.token);
     expect(fourth.status).toBe(429);
     tabs[0].close();
-    await expect.poll(async () => { const t = await stream(u.token); t.close(); return t.status; }, { timeout: 3000 }).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          const t = await stream(u.token);
+          t.close();
+          return t.status;
+        },
+        { timeout: 3000 },
+      )
+      .toBe(200);
   });
 
   it('refuses bad input and tickets the reader may not see, and strangers', async () => {
     const id = await ticket();
     expect((await s.api('GET', '/events?ticket=abc', { headers: { accept: 'text/event-stream' } })).status).toBe(422);
     expect((await s.api('GET', '/events?nope=1', { headers: { accept: 'text/event-stream' } })).status).toBe(422);
-    expect((await s.api('GET', `/events?ticket=${id}`, { token: stranger.token, headers: { accept: 'application/json' } })).status).toBe(404);
+    expect(
+      (await s.api('GET', `/events?ticket=${id}`, { token: stranger.token, headers: { accept: 'application/json' } }))
+        .status,
+    ).toBe(404);
     expect((await s.api('GET', '/events', { token: '', headers: { accept: 'application/json' } })).status).toBe(401);
     expect((await s.api('POST', `/tickets/${id}/typing`, { token: customer.token })).status).toBe(403);
   });
@@ -168,8 +195,13 @@ describe('GET /events', () => {
 describe('places for customers (requesters and portal links): a fifth of EVENTS_MAX_STREAMS', () => {
   let t: TestServer;
   const tabs: SseStream[] = [];
-  beforeAll(async () => { t = await startServer({ EVENTS_MAX_STREAMS: '10', EVENTS_HEARTBEAT_MS: '300' }); });
-  afterAll(async () => { for (const o of tabs) o.close(); await t?.close(); });
+  beforeAll(async () => {
+    t = await startServer({ EVENTS_MAX_STREAMS: '10', EVENTS_HEARTBEAT_MS: '300' });
+  });
+  afterAll(async () => {
+    for (const o of tabs) o.close();
+    await t?.close();
+  });
 
   const sse = async (path: string, token?: string) => {
     const st = await openSse(t.url + path, token ? { authorization: `Bearer ${token}` } : {});
@@ -180,7 +212,9 @@ describe('places for customers (requesters and portal links): a fifth of EVENTS_
   /** A customer with a ticket of their own and the link to it. */
   async function linkHolder(n: number) {
     const u = await t.user('requester');
-    const res = await t.api('POST', '/tickets', { body: { queue_id: 1, subject: `Streams ${n}`, description: 'Hello', requesters: [u.id] } });
+    const res = await t.api('POST', '/tickets', {
+      body: { queue_id: 1, subject: `Streams ${n}`, description: 'Hello', requesters: [u.id] },
+    });
     expect(res.status, res.text).toBe(201);
     return { ...u, link: await signedPath(t, { ticketId: res.body.ticket.id, userId: u.id }) };
   }
@@ -195,7 +229,10 @@ describe('places for customers (requesters and portal links): a fifth of EVENTS_
     expect(opened.map((o) => o.status)).toEqual([200, 200, 429, 429, 429, 429, 429, 429, 429, 429]);
     const refused = await fetch(`${t.url}${customers[2].link}/events`, { headers: { accept: 'application/json' } });
     expect(refused.status).toBe(429);
-    expect((await refused.json() as any).error).toEqual({ code: 'rate_limited', message: 'Customers have 2 live streams open, the most this server gives them: try again later' });
+    expect(((await refused.json()) as any).error).toEqual({
+      code: 'rate_limited',
+      message: 'Customers have 2 live streams open, the most this server gives them: try again later',
+    });
     // A requester signed in is a customer too.
     expect((await sse('/events', customers[3].token)).status).toBe(429);
     // Staff have the other eight places.
@@ -208,6 +245,15 @@ describe('places for customers (requesters and portal links): a fifth of EVENTS_
     expect((await sse('/events', t.adminToken)).status).toBe(429);
     // A customer closes their tab: that place goes to a customer again.
     opened[0].close();
-    await expect.poll(async () => { const o = await sse(`${customers[4].link}/events`); o.close(); return o.status; }, { timeout: 3000 }).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          const o = await sse(`${customers[4].link}/events`);
+          o.close();
+          return o.status;
+        },
+        { timeout: 3000 },
+      )
+      .toBe(200);
   });
 });

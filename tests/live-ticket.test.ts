@@ -21,11 +21,16 @@ beforeAll(async () => {
   customer = await s.user('requester');
   stranger = await s.user('requester');
 });
-afterAll(async () => { for (const o of open) o.close(); await s?.close(); });
+afterAll(async () => {
+  for (const o of open) o.close();
+  await s?.close();
+});
 
 let seq = 0;
 async function ticket() {
-  const res = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: `Live page ${++seq}`, description: 'It broke', requester_id: customer.id } });
+  const res = await s.api('POST', '/tickets', {
+    body: { queue_id: 1, subject: `Live page ${++seq}`, description: 'It broke', requester_id: customer.id },
+  });
   expect(res.status, res.text).toBe(201);
   return res.body.ticket.id as number;
 }
@@ -77,7 +82,8 @@ describe('GET /tickets/:id/live', () => {
     expect(html).toContain(`id="txn-${txn}"`);
     expect(html).not.toContain(`id="txn-${first}"`);
     expect(html).toContain('We ordered a new &lt;toner&gt;');
-    for (const part of ['properties', 'ticket-head', 'people', 'reply-recipients']) expect(html).toMatch(new RegExp(`id="${part}"[^>]*hx-swap-oob="true"|hx-swap-oob="true"[^>]*id="${part}"`));
+    for (const part of ['properties', 'ticket-head', 'people', 'reply-recipients'])
+      expect(html).toMatch(new RegExp(`id="${part}"[^>]*hx-swap-oob="true"|hx-swap-oob="true"[^>]*id="${part}"`));
     expect(html).not.toContain('reply-body');
     expect(html).not.toContain('id="reply-form"');
   });
@@ -98,7 +104,8 @@ describe('the portal page live', () => {
     const link = await signedPath(s, { ticketId: id, userId: customer.id });
     const st = await stream(`${link}/events`);
     expect(st.status).toBe(200);
-    const first = ((await (await fetch(`${s.url}${link}/live`)).json()) as { transactions: { id: number }[] }).transactions[0].id;
+    const first = ((await (await fetch(`${s.url}${link}/live`)).json()) as { transactions: { id: number }[] })
+      .transactions[0].id;
     const other = await ticket(); // the same customer's other ticket: not on this page's stream
     await reply(id, 'internal: check the invoice', true);
     await reply(other, 'About the other one', false);
@@ -111,7 +118,7 @@ describe('the portal page live', () => {
     const json = await fetch(`${s.url}${link}/live?after=${first}`);
     expect(json.headers.get('referrer-policy')).toBe('no-referrer');
     expect(json.headers.get('cache-control')).toBe('no-store');
-    const body = await json.json() as { transactions: { id: number; type: string }[] };
+    const body = (await json.json()) as { transactions: { id: number; type: string }[] };
     expect(body.transactions.map((t: { id: number; type: string }) => [t.id, t.type])).toEqual([[pub, 'Correspond']]);
     const html = await (await fetch(`${s.url}${link}/live?after=${first}`, { headers: HTMX })).text();
     expect(html).toContain('hx-swap-oob="beforeend:#portal-history"');
@@ -135,13 +142,19 @@ describe('the portal page live', () => {
     expect(live.status, live.text).toBe(200);
     expect(live.body.transactions.map((t: { id: number }) => t.id)).toEqual([pub]);
 
-    const refused = async (url: string, token: string | null) => (await s.api('GET', url, { token, headers: { accept: 'text/event-stream' } })).status;
+    const refused = async (url: string, token: string | null) =>
+      (await s.api('GET', url, { token, headers: { accept: 'text/event-stream' } })).status;
     expect(await refused(`/portal/tickets/${id}/events`, stranger.token)).toBe(404);
     expect(await refused(`/portal/tickets/${id}/live`, stranger.token)).toBe(404);
     expect(await refused(`/portal/tickets/${id}/events`, null)).toBe(401);
     const link = await signedPath(s, { ticketId: id, userId: customer.id });
     expect(await refused(`${link.slice(0, -3)}abc/events`, null)).toBe(403);
-    expect(await refused(`${await signedPath(s, { ticketId: id, userId: customer.id, expires: Math.floor(Date.now() / 1000) - 60 })}/events`, null)).toBe(403);
+    expect(
+      await refused(
+        `${await signedPath(s, { ticketId: id, userId: customer.id, expires: Math.floor(Date.now() / 1000) - 60 })}/events`,
+        null,
+      ),
+    ).toBe(403);
     expect(await refused(`${link}/live?after=no`, null)).toBe(422);
   });
 });

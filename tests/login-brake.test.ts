@@ -8,13 +8,19 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './hel
 const LIMIT = 5;
 const PASSWORD = 'the-right-password';
 let s: TestServer;
-beforeAll(async () => { s = await startServer({ LOGIN_MAX_FAILURES: String(LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '1000' }); });
-afterAll(async () => { await s.close(); });
+beforeAll(async () => {
+  s = await startServer({ LOGIN_MAX_FAILURES: String(LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '1000' });
+});
+afterAll(async () => {
+  await s.close();
+});
 
 let seq = 0;
 async function agentWithPassword() {
   const email = `brake${++seq}@example.com`;
-  const res = await s.api('POST', '/users', { body: { email, name: `Brake ${seq}`, role: 'agent', password: PASSWORD } });
+  const res = await s.api('POST', '/users', {
+    body: { email, name: `Brake ${seq}`, role: 'agent', password: PASSWORD },
+  });
   expect(res.status).toBe(201);
   return email;
 }
@@ -37,7 +43,9 @@ describe('per-account sign-in limit under concurrency', () => {
   });
 
   it('an unknown account is braked the same way (no hint that it does not exist)', async () => {
-    const answers = await Promise.all(Array.from({ length: 20 }, () => login('nobody-at-all@example.com', 'whatever-it-is')));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => login('nobody-at-all@example.com', 'whatever-it-is')),
+    );
     expect(answers.filter((a) => a.status === 401)).toHaveLength(LIMIT);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - LIMIT);
   });

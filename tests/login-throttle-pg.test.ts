@@ -26,7 +26,9 @@ describe.skipIf(!pgAvailable())('login_throttle on PostgreSQL', () => {
   });
 
   it('40 attempts at once through 10 connections: counts 1 to 40, the first 5 allowed', async () => {
-    const r = await Promise.all(Array.from({ length: 40 }, () => countAttempt(db, 'login:someone@example.com', 5, 900)));
+    const r = await Promise.all(
+      Array.from({ length: 40 }, () => countAttempt(db, 'login:someone@example.com', 5, 900)),
+    );
     expect(r.map((x) => x.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(r.filter((x) => x.allowed)).toHaveLength(5);
     expect((await checkThrottle(db, 'login:someone@example.com'))?.count).toBe(40);
@@ -36,11 +38,17 @@ describe.skipIf(!pgAvailable())('login_throttle on PostgreSQL', () => {
 
   it('a new window after the old one ends; ended rows swept 100 at a time', async () => {
     const t0 = Date.parse('2031-01-01T00:00:00.000Z');
-    for (let i = 1; i <= 3; i++) expect(await countAttempt(db, 'test:w', 2, 60, t0 + i)).toMatchObject({ allowed: i <= 2, count: i });
-    expect(await countAttempt(db, 'test:w', 2, 60, t0 + 61_000)).toMatchObject({ allowed: true, count: 1, retryAfterSec: 60 });
+    for (let i = 1; i <= 3; i++)
+      expect(await countAttempt(db, 'test:w', 2, 60, t0 + i)).toMatchObject({ allowed: i <= 2, count: i });
+    expect(await countAttempt(db, 'test:w', 2, 60, t0 + 61_000)).toMatchObject({
+      allowed: true,
+      count: 1,
+      retryAfterSec: 60,
+    });
     await clearThrottle(db, 'test:w');
     for (let i = 0; i < 120; i++) await countAttempt(db, `test:old-${i}`, 5, 60, t0 + 62_000);
-    const left = async () => (await pool.query("SELECT count(*)::int AS n FROM login_throttle WHERE key LIKE 'test:old-%'")).rows[0].n;
+    const left = async () =>
+      (await pool.query("SELECT count(*)::int AS n FROM login_throttle WHERE key LIKE 'test:old-%'")).rows[0].n;
     expect(await left()).toBe(120);
     await countAttempt(db, 'test:new', 5, 60, t0 + 300_000);
     expect(await left()).toBe(20);

@@ -1,4 +1,3 @@
-
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiTokens, loginThrottle } from '../src/db/schema.js';
@@ -22,14 +21,19 @@ const newStore = async (): Promise<Record<string, string>> => (await sharedStore
 /** The brake's settings of every process here (and of the commands run beside them). */
 const BRAKE = { LOGIN_MAX_FAILURES: String(LIMIT), LOGIN_MAX_ATTEMPTS_PER_IP: '1000' };
 
-
 /** Makes an agent with a password through the admin's session on `base`. */
 let agents = 0;
 async function agent(base: string, password: string): Promise<string> {
   const admin = await login(base, ADMIN_EMAIL, ADMIN_PASSWORD);
   expect(admin.status).toBe(200);
   const email = `agent${++agents}@example.com`;
-  const res = await send(base, 'POST', '/users', { email, name: `Agent ${agents}`, role: 'agent', password }, { cookie: admin.cookie });
+  const res = await send(
+    base,
+    'POST',
+    '/users',
+    { email, name: `Agent ${agents}`, role: 'agent', password },
+    { cookie: admin.cookie },
+  );
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return email;
 }
@@ -67,13 +71,16 @@ describe('the sign-in brake lives in the database', () => {
     expect((await login(a.base, email, password)).status).toBe(200);
 
     // LIMIT failures alternating between the two; then both refuse even the right password.
-    for (let i = 0; i < LIMIT; i++) expect((await login(i % 2 === 0 ? a.base : b.base, email, `guess-${i}`)).status).toBe(401);
+    for (let i = 0; i < LIMIT; i++)
+      expect((await login(i % 2 === 0 ? a.base : b.base, email, `guess-${i}`)).status).toBe(401);
     expect((await login(a.base, email, password)).status).toBe(429);
     expect((await login(b.base, email, password)).status).toBe(429);
 
     // Guesses fired at both at once: of all of them, exactly LIMIT are checked, counted atomically.
     const other = await agent(b.base, password);
-    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => login(i % 2 === 0 ? a.base : b.base, other, `burst-${i}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => login(i % 2 === 0 ? a.base : b.base, other, `burst-${i}`)),
+    );
     expect(answers.filter((x) => x.status === 401)).toHaveLength(LIMIT);
     expect(answers.filter((x) => x.status === 429)).toHaveLength(24 - LIMIT);
 
@@ -99,12 +106,18 @@ describe('the sign-in brake lives in the database', () => {
     const chosen = 'a brand new password 42';
     const run = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir, BRAKE), `${chosen}\n`);
     expectSuccess(run);
-    expect(run.stdout).toMatch(/^Password changed for admin@example\.com\.\nSigned out of \d+ sessions?\.\nLifted the account's sign-in lockout \(\d+ attempts in the current window; LOGIN_MAX_FAILURES=3\)\.\n$/);
+    expect(run.stdout).toMatch(
+      /^Password changed for admin@example\.com\.\nSigned out of \d+ sessions?\.\nLifted the account's sign-in lockout \(\d+ attempts in the current window; LOGIN_MAX_FAILURES=3\)\.\n$/,
+    );
     expect((await login(b.base, ADMIN_EMAIL, chosen)).status).toBe(200);
     expect((await login(a.base, ADMIN_EMAIL, chosen)).status).toBe(200);
 
     // Not locked out: it says so.
-    const calm = await runCli(['reset-password', ADMIN_EMAIL, '--password-stdin'], serverEnv(dir, BRAKE), `${chosen}\n`);
+    const calm = await runCli(
+      ['reset-password', ADMIN_EMAIL, '--password-stdin'],
+      serverEnv(dir, BRAKE),
+      `${chosen}\n`,
+    );
     expectSuccess(calm);
     expect(calm.stdout).toMatch(/\nThe account was not locked out of signing in\.\n$/);
     await stopServer(a);
@@ -114,17 +127,26 @@ describe('the sign-in brake lives in the database', () => {
 
 describe('throttle rows and token bookkeeping (domain)', () => {
   let s: TestServer;
-  beforeAll(async () => { s = await startServer(); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('a fixed window from the first attempt: over the limit until it ends, then a new window', async () => {
     const t0 = Date.parse('2030-01-01T00:00:00.000Z');
     const key = 'test:window';
-    for (let i = 1; i <= 3; i++) expect(await countAttempt(s.db, key, 2, 60, t0 + i * 1000)).toMatchObject({ allowed: i <= 2, count: i });
+    for (let i = 1; i <= 3; i++)
+      expect(await countAttempt(s.db, key, 2, 60, t0 + i * 1000)).toMatchObject({ allowed: i <= 2, count: i });
     expect((await countAttempt(s.db, key, 2, 60, t0 + 30_000)).retryAfterSec).toBe(31); // the window began at t0 + 1 s
     expect(await checkThrottle(s.db, key, t0 + 59_000)).toEqual({ count: 4, windowEnd: '2030-01-01T00:01:01.000Z' });
     expect(await checkThrottle(s.db, key, t0 + 61_000)).toBeUndefined();
-    expect(await countAttempt(s.db, key, 2, 60, t0 + 61_000)).toMatchObject({ allowed: true, count: 1, retryAfterSec: 60 });
+    expect(await countAttempt(s.db, key, 2, 60, t0 + 61_000)).toMatchObject({
+      allowed: true,
+      count: 1,
+      retryAfterSec: 60,
+    });
     expect(await clearThrottle(s.db, key)).toBe(1);
     expect(await checkThrottle(s.db, key, t0 + 62_000)).toBeUndefined();
   });
@@ -132,7 +154,8 @@ describe('throttle rows and token bookkeeping (domain)', () => {
   it('rows whose windows ended are swept when a new window starts (at most 100 at a time)', async () => {
     const t0 = Date.parse('2031-01-01T00:00:00.000Z');
     for (let i = 0; i < 150; i++) await countAttempt(s.db, `test:old-${i}`, 5, 60, t0);
-    const left = async () => (await s.db.select().from(loginThrottle)).filter((r) => r.key.startsWith('test:old-')).length;
+    const left = async () =>
+      (await s.db.select().from(loginThrottle)).filter((r) => r.key.startsWith('test:old-')).length;
     expect(await left()).toBe(150);
     await countAttempt(s.db, 'test:new', 5, 60, t0 + 120_000);
     expect(await left()).toBe(50);
@@ -143,7 +166,8 @@ describe('throttle rows and token bookkeeping (domain)', () => {
   it("a token's last_used_at is written when it is a minute old or unset, conditionally (no per-process memory)", async () => {
     const u = await s.user('agent');
     const [token] = await s.db.select().from(apiTokens).where(eq(apiTokens.user_id, u.id));
-    const lastUsed = async () => (await s.db.select().from(apiTokens).where(eq(apiTokens.id, token.id)))[0].last_used_at;
+    const lastUsed = async () =>
+      (await s.db.select().from(apiTokens).where(eq(apiTokens.id, token.id)))[0].last_used_at;
     expect(await lastUsed()).toBeNull();
     expect((await actorFromToken(s.db, u.token))?.id).toBe(u.id);
     const first = await lastUsed();

@@ -22,9 +22,27 @@ function withSender(raw: Buffer): Buffer {
   return Buffer.concat([raw.subarray(0, at), Buffer.from(ADDED_FROM), raw.subarray(at)]);
 }
 
-interface Ref { file: string; from: string | null; tokens: string[]; files: { sha256: string; size: number }[]; emls: number; messages: number; htmls: number }
-interface Kept { body: string; attachments: { filename: string; content_type: string; sha256: string }[] }
-interface Outcome { file: string; project: string; status: number; body: any; added?: { status: number; body: any }; kept?: Kept }
+interface Ref {
+  file: string;
+  from: string | null;
+  tokens: string[];
+  files: { sha256: string; size: number }[];
+  emls: number;
+  messages: number;
+  htmls: number;
+}
+interface Kept {
+  body: string;
+  attachments: { filename: string; content_type: string; sha256: string }[];
+}
+interface Outcome {
+  file: string;
+  project: string;
+  status: number;
+  body: any;
+  added?: { status: number; body: any };
+  kept?: Kept;
+}
 
 /**
  * The messages CPython and hxdesk read differently: structures two careful readers resolve
@@ -34,7 +52,13 @@ interface Outcome { file: string; project: string; status: number; body: any; ad
  * only ever one whose bytes both keep, read differently.
  */
 /** `emls` and `htmls`: how many hxdesk keeps, how many CPython reads (emls [0, 0] unless given). */
-interface Difference { words: number; lost?: number; extraFiles: number; emls?: [number, number]; htmls: [number, number] }
+interface Difference {
+  words: number;
+  lost?: number;
+  extraFiles: number;
+  emls?: [number, number];
+  htmls: [number, number];
+}
 const AMBIGUOUS: Record<string, Difference> = {
   // `name="7DDA4_foo_9E5D72.zip"` under a Content-Type ending in `;`, without its indent: a header
   // to enmime and hxdesk (the file is the 7 bytes of its base64), the start of the body to
@@ -67,7 +91,11 @@ const intake = new Map<number, { sender: string | null }>();
 const outcomes: Outcome[] = [];
 
 async function post(raw: Buffer) {
-  const res = await fetch(`${s.url}/mailgate`, { method: 'POST', body: raw, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'message/rfc822' } });
+  const res = await fetch(`${s.url}/mailgate`, {
+    method: 'POST',
+    body: raw,
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'message/rfc822' },
+  });
   const text = await res.text();
   return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text };
 }
@@ -79,7 +107,11 @@ async function keptIn(result: any): Promise<Kept> {
   const attachments = [];
   for (const a of t.attachments) {
     const res = await fetch(`${s.url}/attachments/${a.id}`, { headers: { authorization: `Bearer ${s.adminToken}` } });
-    attachments.push({ filename: a.filename, content_type: a.content_type, sha256: sha256(Buffer.from(await res.arrayBuffer())) });
+    attachments.push({
+      filename: a.filename,
+      content_type: a.content_type,
+      sha256: sha256(Buffer.from(await res.arrayBuffer())),
+    });
   }
   return { body: t.body ?? '', attachments };
 }
@@ -87,15 +119,32 @@ async function keptIn(result: any): Promise<Kept> {
 /** What is kept of a message that makes no ticket (a delivery report, a duplicate): what the reader keeps. */
 async function keptByReader(raw: Buffer): Promise<Kept> {
   const { mail } = await readMail(raw, 15_000);
-  return { body: mail.text, attachments: mail.attachments.map((a) => ({ filename: a.filename, content_type: a.content_type, sha256: sha256(a.content) })) };
+  return {
+    body: mail.text,
+    attachments: mail.attachments.map((a) => ({
+      filename: a.filename,
+      content_type: a.content_type,
+      sha256: sha256(a.content),
+    })),
+  };
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(CORPUS, '.complete-v2'))) throw new Error('No mail corpus: run scripts/mail-corpus.sh (npm test does)');
-  const files = fs.readdirSync(CORPUS, { recursive: true, withFileTypes: true }).filter((d) => d.isFile() && !d.name.startsWith('.'))
-    .map((d) => path.join(d.parentPath, d.name)).sort();
-  const lines = execFileSync('python3', [path.join(ROOT, 'tests/helpers/mail_reference.py')], { input: files.join('\n'), maxBuffer: 1 << 28 }).toString();
-  for (const line of lines.trim().split('\n')) { const r = JSON.parse(line) as Ref; refs.set(r.file, r); }
+  if (!fs.existsSync(path.join(CORPUS, '.complete-v2')))
+    throw new Error('No mail corpus: run scripts/mail-corpus.sh (npm test does)');
+  const files = fs
+    .readdirSync(CORPUS, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile() && !d.name.startsWith('.'))
+    .map((d) => path.join(d.parentPath, d.name))
+    .sort();
+  const lines = execFileSync('python3', [path.join(ROOT, 'tests/helpers/mail_reference.py')], {
+    input: files.join('\n'),
+    maxBuffer: 1 << 28,
+  }).toString();
+  for (const line of lines.trim().split('\n')) {
+    const r = JSON.parse(line) as Ref;
+    refs.set(r.file, r);
+  }
 
   s = await startServer({ MAILGATE_TOKEN: TOKEN, MAIL_SENDER_MAX_PER_HOUR: '1000000' });
   for (const file of files) {
@@ -107,69 +156,134 @@ beforeAll(async () => {
     if (applied.body.transaction_id && !applied.body.duplicate) o.kept = await keptIn(applied.body);
     // A delivery report, or a message whose Message-ID came before (test mailboxes reuse ids
     // for different messages): what the reader keeps of it.
-    else if (applied.body.verdict === 'ignored_auto' || applied.body.duplicate) o.kept = await keptByReader(o.added ? withSender(raw) : raw);
+    else if (applied.body.verdict === 'ignored_auto' || applied.body.duplicate)
+      o.kept = await keptByReader(o.added ? withSender(raw) : raw);
     outcomes.push(o);
   }
   for (let offset = 0; ; offset += 500) {
-    const page = (await s.api('GET', `/mail/intake?limit=500&offset=${offset}`)).body.intake as { id: number; sender: string | null }[];
+    const page = (await s.api('GET', `/mail/intake?limit=500&offset=${offset}`)).body.intake as {
+      id: number;
+      sender: string | null;
+    }[];
     for (const row of page) intake.set(row.id, row);
     if (page.length < 500) break;
   }
 }, 600_000);
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('a corpus of real mail from seven mail projects, through POST /mailgate', () => {
   it('holds messages from each of RT, CPython, enmime, notmuch, MIME-tools, GMime and Mailutils, and none is answered 5xx', () => {
-    expect([...new Set(outcomes.map((o) => o.project))].sort()).toEqual(['enmime', 'gmime', 'mailutils', 'mime-tools', 'notmuch', 'python', 'rt']);
+    expect([...new Set(outcomes.map((o) => o.project))].sort()).toEqual([
+      'enmime',
+      'gmime',
+      'mailutils',
+      'mime-tools',
+      'notmuch',
+      'python',
+      'rt',
+    ]);
     expect(outcomes.length).toBeGreaterThanOrEqual(150);
-    expect(outcomes.filter((o) => o.status >= 500 || (o.added?.status ?? 0) >= 500).map((o) => [o.file, o.status, o.body])).toEqual([]);
+    expect(
+      outcomes.filter((o) => o.status >= 500 || (o.added?.status ?? 0) >= 500).map((o) => [o.file, o.status, o.body]),
+    ).toEqual([]);
   });
 
   it('keeps every message: a ticket or a reply, a duplicate of an earlier one, a logged delivery report, or 422 only without a sender', () => {
     const verdicts = (o: Outcome) => `${o.status} ${o.body.verdict ?? o.body.error?.code}`;
-    const unexpected = outcomes.filter((o) => !['201 created', '200 appended', '200 ignored_auto', '422 validation_failed'].includes(verdicts(o))
-      && !(o.status === 200 && o.body.duplicate === true));
+    const unexpected = outcomes.filter(
+      (o) =>
+        !['201 created', '200 appended', '200 ignored_auto', '422 validation_failed'].includes(verdicts(o)) &&
+        !(o.status === 200 && o.body.duplicate === true),
+    );
     expect(unexpected.map((o) => [o.file, verdicts(o)])).toEqual([]);
     // Refused only for having no sender, as CPython sees it too; with a sender the same bytes are kept.
     const refused = outcomes.filter((o) => o.status === 422);
     expect(refused.filter((o) => refs.get(path.join(CORPUS, o.file))!.from !== null).map((o) => o.file)).toEqual([]);
-    expect(refused.filter((o) => !/^The message has no valid From address/.test(o.body.error.message)).map((o) => o.file)).toEqual([]);
-    expect(refused.filter((o) => !(o.added!.status === 201 || o.added!.status === 200)).map((o) => [o.file, o.added!.status, o.added!.body])).toEqual([]);
+    expect(
+      refused.filter((o) => !/^The message has no valid From address/.test(o.body.error.message)).map((o) => o.file),
+    ).toEqual([]);
+    expect(
+      refused
+        .filter((o) => !(o.added!.status === 201 || o.added!.status === 200))
+        .map((o) => [o.file, o.added!.status, o.added!.body]),
+    ).toEqual([]);
   });
 
   it('finds the sender CPython finds', () => {
-    const differ = outcomes.filter((o) => o.status !== 422 && !o.body.duplicate)
-      .map((o) => ({ file: o.file, ours: intake.get(o.body.intake_id)?.sender, cpython: refs.get(path.join(CORPUS, o.file))!.from }))
+    const differ = outcomes
+      .filter((o) => o.status !== 422 && !o.body.duplicate)
+      .map((o) => ({
+        file: o.file,
+        ours: intake.get(o.body.intake_id)?.sender,
+        cpython: refs.get(path.join(CORPUS, o.file))!.from,
+      }))
       .filter((x) => x.ours !== x.cpython);
     expect(differ).toEqual([]);
   });
 
   it('keeps every word of the text CPython reads (text/plain, or the HTML where a message has only HTML)', () => {
-    const missing = outcomes.filter((o) => o.kept).map((o) => {
-      const ref = refs.get(path.join(CORPUS, o.file))!;
-      const text = o.kept!.body.toLowerCase();
-      return { file: o.file, missing: ref.tokens.filter((t) => !text.includes(t)) };
-    }).filter((m) => m.missing.length > 0);
+    const missing = outcomes
+      .filter((o) => o.kept)
+      .map((o) => {
+        const ref = refs.get(path.join(CORPUS, o.file))!;
+        const text = o.kept!.body.toLowerCase();
+        return { file: o.file, missing: ref.tokens.filter((t) => !text.includes(t)) };
+      })
+      .filter((m) => m.missing.length > 0);
     expect(Object.fromEntries(missing.map((m) => [m.file, m.missing.length]))).toEqual(
-      Object.fromEntries(Object.entries(AMBIGUOUS).filter(([, d]) => d.words).map(([f, d]) => [f, d.words])));
+      Object.fromEntries(
+        Object.entries(AMBIGUOUS)
+          .filter(([, d]) => d.words)
+          .map(([f, d]) => [f, d.words]),
+      ),
+    );
     expect(outcomes.filter((o) => o.kept).length).toBeGreaterThanOrEqual(300);
   });
 
   it('keeps every file byte for byte, every forwarded message as .eml, every HTML body as a file — and nothing else', () => {
-    const wrong = outcomes.filter((o) => o.kept).map((o) => {
-      const ref = refs.get(path.join(CORPUS, o.file))!;
-      const kept = o.kept!.attachments;
-      const emls = kept.filter((a) => a.content_type === 'message/rfc822');
-      const messages = kept.filter((a) => a.content_type.startsWith('message/') && !emls.includes(a));
-      const htmls = kept.filter((a) => /^message(-\d+)?\.html$/.test(a.filename) && a.content_type.startsWith('text/html'));
-      const files = kept.filter((a) => !emls.includes(a) && !messages.includes(a) && !htmls.includes(a));
-      const left = files.map((a) => a.sha256);
-      const lost = ref.files.filter((f) => { const i = left.indexOf(f.sha256); if (i < 0) return true; left.splice(i, 1); return false; });
-      return { file: o.file, lost: lost.length, extra: left.length, emls: [emls.length, ref.emls], messages: [messages.length, ref.messages], htmls: [htmls.length, ref.htmls] };
-    }).filter((r) => r.lost || r.extra || r.emls[0] !== r.emls[1] || r.messages[0] !== r.messages[1] || r.htmls[0] !== r.htmls[1]);
-    expect(Object.fromEntries(wrong.map(({ file, ...rest }) => [file, rest]))).toEqual(Object.fromEntries(Object.entries(AMBIGUOUS)
-      .filter(([, d]) => d.lost || d.extraFiles || d.emls || d.htmls[0] !== d.htmls[1])
-      .map(([f, d]) => [f, { lost: d.lost ?? 0, extra: d.extraFiles, emls: d.emls ?? [0, 0], messages: [0, 0], htmls: d.htmls }])));
+    const wrong = outcomes
+      .filter((o) => o.kept)
+      .map((o) => {
+        const ref = refs.get(path.join(CORPUS, o.file))!;
+        const kept = o.kept!.attachments;
+        const emls = kept.filter((a) => a.content_type === 'message/rfc822');
+        const messages = kept.filter((a) => a.content_type.startsWith('message/') && !emls.includes(a));
+        const htmls = kept.filter(
+          (a) => /^message(-\d+)?\.html$/.test(a.filename) && a.content_type.startsWith('text/html'),
+        );
+        const files = kept.filter((a) => !emls.includes(a) && !messages.includes(a) && !htmls.includes(a));
+        const left = files.map((a) => a.sha256);
+        const lost = ref.files.filter((f) => {
+          const i = left.indexOf(f.sha256);
+          if (i < 0) return true;
+          left.splice(i, 1);
+          return false;
+        });
+        return {
+          file: o.file,
+          lost: lost.length,
+          extra: left.length,
+          emls: [emls.length, ref.emls],
+          messages: [messages.length, ref.messages],
+          htmls: [htmls.length, ref.htmls],
+        };
+      })
+      .filter(
+        (r) =>
+          r.lost || r.extra || r.emls[0] !== r.emls[1] || r.messages[0] !== r.messages[1] || r.htmls[0] !== r.htmls[1],
+      );
+    expect(Object.fromEntries(wrong.map(({ file, ...rest }) => [file, rest]))).toEqual(
+      Object.fromEntries(
+        Object.entries(AMBIGUOUS)
+          .filter(([, d]) => d.lost || d.extraFiles || d.emls || d.htmls[0] !== d.htmls[1])
+          .map(([f, d]) => [
+            f,
+            { lost: d.lost ?? 0, extra: d.extraFiles, emls: d.emls ?? [0, 0], messages: [0, 0], htmls: d.htmls },
+          ]),
+      ),
+    );
     const files = outcomes.reduce((n, o) => n + (o.kept?.attachments.length ?? 0), 0);
     expect(files).toBeGreaterThanOrEqual(100);
   });

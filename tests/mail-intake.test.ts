@@ -39,18 +39,25 @@ function withHeaders(raw: string, changes: Record<string, string | null>): strin
   }
   const names = Object.keys(changes).map((k) => k.toLowerCase());
   const kept = fields.filter((f) => !names.includes(f.slice(0, f.indexOf(':')).toLowerCase()));
-  const added = Object.entries(changes).filter(([, v]) => v !== null).map(([k, v]) => `${k}: ${v}`);
+  const added = Object.entries(changes)
+    .filter(([, v]) => v !== null)
+    .map(([k, v]) => `${k}: ${v}`);
   return [...added, ...kept].join('\r\n') + raw.slice(end);
 }
 
 let seq = 0;
 const newMessageId = (tag = 'msg') => `<${tag}.${++seq}.${Date.now().toString(36)}@tests.customer.example>`;
 /** The same message as a distinct one: a new Message-ID, plus any other header changes. */
-const fresh = (raw: string, changes: Record<string, string | null> = {}) => withHeaders(raw, { 'Message-ID': newMessageId(), ...changes });
+const fresh = (raw: string, changes: Record<string, string | null> = {}) =>
+  withHeaders(raw, { 'Message-ID': newMessageId(), ...changes });
 const messageIdOf = (raw: string) => /^Message-ID:\s*(<[^>]+>)/im.exec(raw)![1];
 
 /** POST /mailgate with a raw message/rfc822 body. */
-function postRaw(s: TestServer, raw: string, opts: { query?: string; token?: string | null; contentType?: string } = {}) {
+function postRaw(
+  s: TestServer,
+  raw: string,
+  opts: { query?: string; token?: string | null; contentType?: string } = {},
+) {
   const token = opts.token === undefined ? TOKEN : opts.token;
   const headers: Record<string, string> = { 'content-type': opts.contentType ?? 'message/rfc822' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -59,33 +66,54 @@ function postRaw(s: TestServer, raw: string, opts: { query?: string; token?: str
 
 /** POST /mailgate with a JSON body (given as an object, or as text for broken JSON). */
 function postJson(s: TestServer, body: unknown) {
-  return s.api('POST', '/mailgate', { token: null, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body });
+  return s.api('POST', '/mailgate', {
+    token: null,
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body,
+  });
 }
 
 /** POST /mailgate as multipart/form-data, built by FormData the way webhook senders post. */
-async function postMultipart(s: TestServer, fields: Record<string, string | Blob>): Promise<{ status: number; body: any }> {
+async function postMultipart(
+  s: TestServer,
+  fields: Record<string, string | Blob>,
+): Promise<{ status: number; body: any }> {
   const fd = new FormData();
   for (const [k, v] of Object.entries(fields)) {
     if (typeof v === 'string') fd.append(k, v);
     else fd.append(k, v, 'message.eml');
   }
-  const res = await fetch(`${s.url}/mailgate`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: fd });
+  const res = await fetch(`${s.url}/mailgate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: fd,
+  });
   const text = await res.text();
-  return { status: res.status, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+  return {
+    status: res.status,
+    body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
+  };
 }
 
 const intakeEntry = (s: TestServer, id: number) => get(s, `/mail/intake/${id}`);
 
 /** Waits until the outbox has nothing left to send and every row is `sent`: the sink then holds all mail there will be. */
 async function settleOutbox(s: TestServer) {
-  const rows = await waitUntil('outbox delivered', async () => (await get(s, '/outbox?limit=500')).outbox as any[],
-    (all) => all.every((r) => r.status !== 'queued' && r.status !== 'sending'));
+  const rows = await waitUntil(
+    'outbox delivered',
+    async () => (await get(s, '/outbox?limit=500')).outbox as any[],
+    (all) => all.every((r) => r.status !== 'queued' && r.status !== 'sending'),
+  );
   expect(rows.filter((r) => r.status !== 'sent')).toEqual([]);
   return rows;
 }
 
 const mailAbout = (sink: SmtpSink, ticketId: number) =>
-  sink.messages.filter((m) => (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`) || m.parsed.headers.get('x-hxdesk-ticket') === String(ticketId));
+  sink.messages.filter(
+    (m) =>
+      (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`) ||
+      m.parsed.headers.get('x-hxdesk-ticket') === String(ticketId),
+  );
 
 async function download(s: TestServer, id: number, token = s.adminToken) {
   const res = await fetch(`${s.url}/attachments/${id}`, { headers: { authorization: `Bearer ${token}` } });
@@ -110,7 +138,8 @@ async function server(env: Record<string, string> = {}) {
   return s;
 }
 
-const PLAIN_TEXT = 'Hello,\n\nthe printer on the 3rd floor (HP LaserJet, room 3.14) jams on every\nsecond page since this morning. We already replaced the paper tray.\n\nThanks,\nAnna';
+const PLAIN_TEXT =
+  'Hello,\n\nthe printer on the 3rd floor (HP LaserJet, room 3.14) jams on every\nsecond page since this morning. We already replaced the paper tray.\n\nThanks,\nAnna';
 
 // ---- the corpus ---------------------------------------------------------------------------
 
@@ -140,35 +169,70 @@ describe('the fixture corpus through POST /mailgate', () => {
     annaCreate = await postRaw(s, raw);
     expect(annaCreate.status, annaCreate.text).toBe(201);
     expect(annaCreate.body).toEqual({
-      intake_id: expect.any(Number), verdict: 'created', rule: 'new ticket; queue by recipient support@helpdesk.example',
-      ticket_id: expect.any(Number), transaction_id: expect.any(Number), created: true, user_created: true, duplicate: false,
+      intake_id: expect.any(Number),
+      verdict: 'created',
+      rule: 'new ticket; queue by recipient support@helpdesk.example',
+      ticket_id: expect.any(Number),
+      transaction_id: expect.any(Number),
+      created: true,
+      user_created: true,
+      duplicate: false,
     });
     annaTicket = annaCreate.body.ticket_id;
 
     const anna = await userByEmail(s, 'anna.schmidt@customer.example');
-    expect(anna).toMatchObject({ email: 'anna.schmidt@customer.example', name: 'Anna Schmidt', role: 'requester', disabled: false });
+    expect(anna).toMatchObject({
+      email: 'anna.schmidt@customer.example',
+      name: 'Anna Schmidt',
+      role: 'requester',
+      disabled: false,
+    });
     expect(anna).not.toHaveProperty('password');
-    expect(await totals(s)).toEqual({ tickets: before.tickets + 1, intake: before.intake + 1, users: before.users + 1 });
+    expect(await totals(s)).toEqual({
+      tickets: before.tickets + 1,
+      intake: before.intake + 1,
+      users: before.users + 1,
+    });
 
     const ticket = await ticketOf(s, annaTicket);
     expect(ticket).toMatchObject({
-      id: annaTicket, queue_id: support, subject: 'Printer on the 3rd floor is jamming', description: PLAIN_TEXT,
-      status: 'new', owner_id: null, requester_id: anna.id,
+      id: annaTicket,
+      queue_id: support,
+      subject: 'Printer on the 3rd floor is jamming',
+      description: PLAIN_TEXT,
+      status: 'new',
+      owner_id: null,
+      requester_id: anna.id,
     });
     const txs = await transactionsOf(s, annaTicket);
     expect(txs).toHaveLength(1);
     expect(txs[0]).toMatchObject({
-      id: annaCreate.body.transaction_id, type: 'Create', creator_id: anna.id, body: PLAIN_TEXT,
-      message_id: '<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>', attachments: [],
+      id: annaCreate.body.transaction_id,
+      type: 'Create',
+      creator_id: anna.id,
+      body: PLAIN_TEXT,
+      message_id: '<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>',
+      attachments: [],
     });
-    expect(txs[0].scrip_results).toContainEqual(expect.objectContaining({ key: 'autoreply_on_create', ok: true, notifications: 1 }));
+    expect(txs[0].scrip_results).toContainEqual(
+      expect.objectContaining({ key: 'autoreply_on_create', ok: true, notifications: 1 }),
+    );
 
     const entry = await intakeEntry(s, annaCreate.body.intake_id);
     expect(entry).toMatchObject({
-      id: annaCreate.body.intake_id, identity: '<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>', message_id: '<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>',
-      source: 'mailgate', sender: 'anna.schmidt@customer.example', subject: 'Printer on the 3rd floor is jamming', verdict: 'created',
-      rule: 'new ticket; queue by recipient support@helpdesk.example', ticket_id: annaTicket, transaction_id: annaCreate.body.transaction_id,
-      error: null, size: Buffer.byteLength(raw), raw,
+      id: annaCreate.body.intake_id,
+      identity: '<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>',
+      message_id: '<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>',
+      source: 'mailgate',
+      sender: 'anna.schmidt@customer.example',
+      subject: 'Printer on the 3rd floor is jamming',
+      verdict: 'created',
+      rule: 'new ticket; queue by recipient support@helpdesk.example',
+      ticket_id: annaTicket,
+      transaction_id: annaCreate.body.transaction_id,
+      error: null,
+      size: Buffer.byteLength(raw),
+      raw,
     });
 
     // The autoreply really goes out: to the sender, tagged, threaded to their message, marked automatic.
@@ -178,7 +242,10 @@ describe('the fixture corpus through POST /mailgate', () => {
     expect(reply.parsed.inReplyTo).toBe('<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>');
     expect(reply.parsed.headers.get('auto-submitted')).toBe('auto-replied');
     const [row] = (await outboxOf(s, annaTicket)).filter((r) => r.kind === 'email');
-    expect(row).toMatchObject({ recipient: 'anna.schmidt@customer.example', transaction_id: annaCreate.body.transaction_id });
+    expect(row).toMatchObject({
+      recipient: 'anna.schmidt@customer.example',
+      transaction_id: annaCreate.body.transaction_id,
+    });
     expect(reply.parsed.messageId).toBe(row.message_id);
   });
 
@@ -190,7 +257,12 @@ describe('the fixture corpus through POST /mailgate', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ ...annaCreate.body, created: false, user_created: false, duplicate: true });
     // The same Message-ID with different bytes (a re-sent copy) is the same message too.
-    const resent = await postRaw(s, withHeaders(fixture('plain.eml'), { Received: 'from relay2.customer.example by mail.helpdesk.example; Tue, 14 May 2024 09:20:00 +0200' }));
+    const resent = await postRaw(
+      s,
+      withHeaders(fixture('plain.eml'), {
+        Received: 'from relay2.customer.example by mail.helpdesk.example; Tue, 14 May 2024 09:20:00 +0200',
+      }),
+    );
     expect(resent.status).toBe(200);
     expect(resent.body).toEqual({ ...annaCreate.body, created: false, user_created: false, duplicate: true });
     expect(await totals(s)).toEqual(before);
@@ -204,13 +276,22 @@ describe('the fixture corpus through POST /mailgate', () => {
     const res = await postRaw(s, fixture('reply-by-tag.eml', { id: annaTicket }));
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({
-      intake_id: expect.any(Number), verdict: 'appended', rule: `ticket by subject tag #${annaTicket}`,
-      ticket_id: annaTicket, transaction_id: expect.any(Number), created: false, user_created: false, duplicate: false,
+      intake_id: expect.any(Number),
+      verdict: 'appended',
+      rule: `ticket by subject tag #${annaTicket}`,
+      ticket_id: annaTicket,
+      transaction_id: expect.any(Number),
+      created: false,
+      user_created: false,
+      duplicate: false,
     });
     expect(await totals(s)).toEqual({ ...before, intake: before.intake + 1 });
     const last = (await transactionsOf(s, annaTicket)).at(-1);
     expect(last).toMatchObject({
-      id: res.body.transaction_id, type: 'Correspond', creator_id: anna.id, message_id: '<CAFk3m9Q7p1Lx0Yz.4712@mail.customer.example>',
+      id: res.body.transaction_id,
+      type: 'Correspond',
+      creator_id: anna.id,
+      message_id: '<CAFk3m9Q7p1Lx0Yz.4712@mail.customer.example>',
       body: 'It jammed again just now, this time on the first page.\n\nAnna\n\nOn 14.05.24 09:12, Customer Support wrote:\n> We have received your request.',
     });
   });
@@ -219,11 +300,22 @@ describe('the fixture corpus through POST /mailgate', () => {
     const raw = fresh(fixture('reply-by-tag.eml', { id: annaTicket }));
     const viaQuery = await postRaw(s, raw, { query: '?action=comment' });
     expect(viaQuery.status, viaQuery.text).toBe(200);
-    expect(viaQuery.body).toMatchObject({ verdict: 'appended', ticket_id: annaTicket, created: false, duplicate: false });
-    const viaJson = await postJson(s, { message: fresh(fixture('reply-by-tag.eml', { id: annaTicket })), action: 'comment' });
+    expect(viaQuery.body).toMatchObject({
+      verdict: 'appended',
+      ticket_id: annaTicket,
+      created: false,
+      duplicate: false,
+    });
+    const viaJson = await postJson(s, {
+      message: fresh(fixture('reply-by-tag.eml', { id: annaTicket })),
+      action: 'comment',
+    });
     expect(viaJson.status, viaJson.text).toBe(200);
     expect(viaJson.body).toMatchObject({ verdict: 'appended', ticket_id: annaTicket });
-    const correspond = await postJson(s, { message: fresh(fixture('reply-by-tag.eml', { id: annaTicket })), action: 'correspond' });
+    const correspond = await postJson(s, {
+      message: fresh(fixture('reply-by-tag.eml', { id: annaTicket })),
+      action: 'correspond',
+    });
     expect(correspond.status).toBe(200);
 
     const txs = await transactionsOf(s, annaTicket);
@@ -238,37 +330,69 @@ describe('the fixture corpus through POST /mailgate', () => {
     const res = await postRaw(s, fixture('reply-by-in-reply-to.eml', { in_reply_to: inbound, references: inbound }));
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({
-      intake_id: expect.any(Number), verdict: 'appended', rule: `ticket by In-Reply-To ${inbound}`,
-      ticket_id: annaTicket, transaction_id: expect.any(Number), created: false, user_created: false, duplicate: false,
+      intake_id: expect.any(Number),
+      verdict: 'appended',
+      rule: `ticket by In-Reply-To ${inbound}`,
+      ticket_id: annaTicket,
+      transaction_id: expect.any(Number),
+      created: false,
+      user_created: false,
+      duplicate: false,
     });
     const last = (await transactionsOf(s, annaTicket)).at(-1);
-    expect(last).toMatchObject({ id: res.body.transaction_id, type: 'Correspond', body: 'The technician was here, it works again. Thank you!\n\nAnna' });
+    expect(last).toMatchObject({
+      id: res.body.transaction_id,
+      type: 'Correspond',
+      body: 'The technician was here, it works again. Thank you!\n\nAnna',
+    });
   });
 
   it('reply-by-in-reply-to.eml: In-Reply-To our outbound autoreply (its Message-ID from GET /outbox) lands on the same ticket', async () => {
-    const autoreply = (await outboxOf(s, annaTicket)).find((r) => r.kind === 'email' && r.recipient === 'anna.schmidt@customer.example');
+    const autoreply = (await outboxOf(s, annaTicket)).find(
+      (r) => r.kind === 'email' && r.recipient === 'anna.schmidt@customer.example',
+    );
     expect(autoreply.message_id).toMatch(/^<hxdesk\.\d+\..+@localhost>$/);
-    const raw = fresh(fixture('reply-by-in-reply-to.eml', { in_reply_to: autoreply.message_id, references: autoreply.message_id }));
+    const raw = fresh(
+      fixture('reply-by-in-reply-to.eml', { in_reply_to: autoreply.message_id, references: autoreply.message_id }),
+    );
     const res = await postRaw(s, raw);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ verdict: 'appended', rule: `ticket by In-Reply-To ${autoreply.message_id}`, ticket_id: annaTicket, created: false });
+    expect(res.body).toMatchObject({
+      verdict: 'appended',
+      rule: `ticket by In-Reply-To ${autoreply.message_id}`,
+      ticket_id: annaTicket,
+      created: false,
+    });
 
     // Only References known (a client that replaced In-Reply-To): still the same ticket.
-    const refsOnly = fresh(fixture('reply-by-in-reply-to.eml', {
-      in_reply_to: '<unrelated.4242@elsewhere.example>', references: `${autoreply.message_id} <unrelated.4242@elsewhere.example>`,
-    }));
+    const refsOnly = fresh(
+      fixture('reply-by-in-reply-to.eml', {
+        in_reply_to: '<unrelated.4242@elsewhere.example>',
+        references: `${autoreply.message_id} <unrelated.4242@elsewhere.example>`,
+      }),
+    );
     const res2 = await postRaw(s, refsOnly);
     expect(res2.status, res2.text).toBe(200);
-    expect(res2.body).toMatchObject({ verdict: 'appended', rule: `ticket by References ${autoreply.message_id}`, ticket_id: annaTicket });
+    expect(res2.body).toMatchObject({
+      verdict: 'appended',
+      rule: `ticket by References ${autoreply.message_id}`,
+      ticket_id: annaTicket,
+    });
   });
 
   it('the header ladder wins over the subject tag', async () => {
     const other = await postRaw(s, fresh(fixture('latin1.eml'), { From: 'Zoe <zoe@customer.example>' }));
     expect(other.status).toBe(201);
     // Tagged for Zoe's ticket, but In-Reply-To Anna's message: Anna's ticket (the fixed ladder of B7).
-    const raw = withHeaders(fresh(fixture('reply-by-tag.eml', { id: other.body.ticket_id })), { 'In-Reply-To': '<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>' });
+    const raw = withHeaders(fresh(fixture('reply-by-tag.eml', { id: other.body.ticket_id })), {
+      'In-Reply-To': '<CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>',
+    });
     const res = await postRaw(s, raw);
-    expect(res.body).toMatchObject({ verdict: 'appended', ticket_id: annaTicket, rule: 'ticket by In-Reply-To <CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>' });
+    expect(res.body).toMatchObject({
+      verdict: 'appended',
+      ticket_id: annaTicket,
+      rule: 'ticket by In-Reply-To <CAFk3m9Q7p1Lx0Yz.4711@mail.customer.example>',
+    });
   });
 
   it('reply-missing-ticket.eml: a tag naming no ticket opens a new ticket with the tag stripped from the subject', async () => {
@@ -276,12 +400,22 @@ describe('the fixture corpus through POST /mailgate', () => {
     const res = await postRaw(s, fixture('reply-missing-ticket.eml'));
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
-      intake_id: expect.any(Number), verdict: 'created', rule: 'subject tag #987654 names no ticket: new ticket; queue by recipient support@helpdesk.example',
-      ticket_id: expect.any(Number), transaction_id: expect.any(Number), created: true, user_created: true, duplicate: false,
+      intake_id: expect.any(Number),
+      verdict: 'created',
+      rule: 'subject tag #987654 names no ticket: new ticket; queue by recipient support@helpdesk.example',
+      ticket_id: expect.any(Number),
+      transaction_id: expect.any(Number),
+      created: true,
+      user_created: true,
+      duplicate: false,
     });
     expect(res.body.ticket_id).not.toBe(987654);
     const ticket = await ticketOf(s, res.body.ticket_id);
-    expect(ticket).toMatchObject({ subject: 'Re: VPN drops every 10 minutes', queue_id: support, description: 'This is still happening after the client update. Can you look again?\n\nErik' });
+    expect(ticket).toMatchObject({
+      subject: 'Re: VPN drops every 10 minutes',
+      queue_id: support,
+      description: 'This is still happening after the client update. Can you look again?\n\nErik',
+    });
     expect(ticket.subject).not.toContain('hxdesk');
   });
 
@@ -294,33 +428,48 @@ describe('the fixture corpus through POST /mailgate', () => {
     const d: string = ticket.description;
     expect(d).toContain('Hi team,');
     expect(d).toContain('since the password reset I cannot log in to the customer portal.');
-    expect(d).toMatch(/1\. Open the portal login page\n\s*2\. Enter the new password\n\s*3\. Click "Sign in" – nothing happens/);
+    expect(d).toMatch(
+      /1\. Open the portal login page\n\s*2\. Enter the new password\n\s*3\. Click "Sign in" – nothing happens/,
+    );
     expect(d).toContain('https://portal.customer.example/reset?token=abc123');
     expect(d).toContain('Bernd Keller\nIT, Customer GmbH');
     expect(d).not.toMatch(/<\/?[a-z][^>]*>/i);
     expect(d).not.toContain('&quot;');
     expect(d).not.toContain('margin');
     expect((await transactionsOf(s, res.body.ticket_id))[0]).toMatchObject({ type: 'Create', body: d });
-    expect(await userByEmail(s, 'bernd.keller@customer.example')).toMatchObject({ name: 'Keller, Bernd', role: 'requester' });
+    expect(await userByEmail(s, 'bernd.keller@customer.example')).toMatchObject({
+      name: 'Keller, Bernd',
+      role: 'requester',
+    });
   });
 
   it('alternative.eml: of text/plain and HTML alternatives the plain text is kept', async () => {
     const res = await postRaw(s, fixture('alternative.eml'));
     expect(res.status, res.text).toBe(201);
-    expect((await ticketOf(s, res.body.ticket_id)).description).toBe('Hello,\n\nmy second monitor flickers when the laptop is docked (plain part).\n\nHanna');
+    expect((await ticketOf(s, res.body.ticket_id)).description).toBe(
+      'Hello,\n\nmy second monitor flickers when the laptop is docked (plain part).\n\nHanna',
+    );
     expect((await transactionsOf(s, res.body.ticket_id))[0].attachments).toEqual([]);
   });
 
   it('attachments.eml: files are stored, listed on the Create transaction and downloadable byte for byte', async () => {
     const res = await postRaw(s, fixture('attachments.eml'));
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ verdict: 'created', rule: 'new ticket; queue by recipient billing@helpdesk.example' });
+    expect(res.body).toMatchObject({
+      verdict: 'created',
+      rule: 'new ticket; queue by recipient billing@helpdesk.example',
+    });
     const ticket = await ticketOf(s, res.body.ticket_id);
     expect(ticket).toMatchObject({ queue_id: billing, subject: 'Invoice 2024-0117 and meter readings' });
-    expect(ticket.description).toBe('Hello,\n\nplease find attached the invoice we received and our meter readings.\nThe amount on page 1 does not match our contract.\n\nBest regards,\nCarla Rossi');
+    expect(ticket.description).toBe(
+      'Hello,\n\nplease find attached the invoice we received and our meter readings.\nThe amount on page 1 does not match our contract.\n\nBest regards,\nCarla Rossi',
+    );
 
     const pdf = fs.readFileSync(path.join(FIXTURES, 'invoice-2024-0117.pdf'));
-    const note = Buffer.from('Liebe Grüße aus Köln!\nDie Zählerstände stehen unten.\n\nZähler 1: 4711 kWh\nZähler 2: 0815 kWh\n', 'utf8');
+    const note = Buffer.from(
+      'Liebe Grüße aus Köln!\nDie Zählerstände stehen unten.\n\nZähler 1: 4711 kWh\nZähler 2: 0815 kWh\n',
+      'utf8',
+    );
     const [create] = await transactionsOf(s, res.body.ticket_id);
     expect(create.id).toBe(res.body.transaction_id);
     expect(create.attachments).toEqual([
@@ -331,13 +480,17 @@ describe('the fixture corpus through POST /mailgate', () => {
     const gotPdf = await download(s, create.attachments[0].id);
     expect(gotPdf.status).toBe(200);
     expect(gotPdf.headers.get('content-type')).toBe('application/pdf');
-    expect(gotPdf.headers.get('content-disposition')).toBe('attachment; filename="invoice-2024-0117.pdf"; filename*=UTF-8\'\'invoice-2024-0117.pdf');
+    expect(gotPdf.headers.get('content-disposition')).toBe(
+      'attachment; filename="invoice-2024-0117.pdf"; filename*=UTF-8\'\'invoice-2024-0117.pdf',
+    );
     expect(gotPdf.bytes.equals(pdf)).toBe(true);
 
     const gotNote = await download(s, create.attachments[1].id);
     expect(gotNote.status).toBe(200);
     expect(gotNote.headers.get('content-disposition')).toMatch(/^attachment;/);
-    expect(gotNote.headers.get('content-disposition')).toContain("filename*=UTF-8''Gr%C3%BC%C3%9Fe%20aus%20K%C3%B6ln.txt");
+    expect(gotNote.headers.get('content-disposition')).toContain(
+      "filename*=UTF-8''Gr%C3%BC%C3%9Fe%20aus%20K%C3%B6ln.txt",
+    );
     expect(gotNote.bytes.equals(note)).toBe(true);
   });
 
@@ -345,7 +498,10 @@ describe('the fixture corpus through POST /mailgate', () => {
     const frank = await s.user('requester', 'frank.berger@customer.example');
     const stranger = await s.user('requester', 'stranger@customer.example');
     const agent = await s.user('agent');
-    const res = await postRaw(s, fresh(fixture('attachments.eml'), { From: 'Frank Berger <Frank.Berger@customer.example>' }));
+    const res = await postRaw(
+      s,
+      fresh(fixture('attachments.eml'), { From: 'Frank Berger <Frank.Berger@customer.example>' }),
+    );
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ created: true, user_created: false });
     expect(await ticketOf(s, res.body.ticket_id)).toMatchObject({ requester_id: frank.id });
@@ -353,19 +509,32 @@ describe('the fixture corpus through POST /mailgate', () => {
     const id = create.attachments[0].id;
     expect((await download(s, id, frank.token)).status).toBe(200);
     expect((await download(s, id, agent.token)).status).toBe(200);
-    const denied = await fetch(`${s.url}/attachments/${id}`, { headers: { authorization: `Bearer ${stranger.token}` } });
+    const denied = await fetch(`${s.url}/attachments/${id}`, {
+      headers: { authorization: `Bearer ${stranger.token}` },
+    });
     expect(denied.status).toBe(404);
     expect(((await denied.json()) as any).error.code).toBe('not_found');
     const missing = await s.api('GET', '/attachments/999999');
     expectError(missing, 404, 'not_found');
 
     // Files on an internal note (action comment) are staff-only, even for the ticket's requester.
-    const note = await postRaw(s, fresh(fixture('attachments.eml'), {
-      From: 'Frank Berger <frank.berger@customer.example>', Subject: `Re: [hxdesk #${res.body.ticket_id}] the corrected invoice`,
-    }), { query: '?action=comment' });
+    const note = await postRaw(
+      s,
+      fresh(fixture('attachments.eml'), {
+        From: 'Frank Berger <frank.berger@customer.example>',
+        Subject: `Re: [hxdesk #${res.body.ticket_id}] the corrected invoice`,
+      }),
+      { query: '?action=comment' },
+    );
     expect(note.status, note.text).toBe(200);
     const comment = (await transactionsOf(s, res.body.ticket_id)).find((t) => t.id === note.body.transaction_id);
-    expect(comment).toMatchObject({ type: 'Comment', attachments: [expect.objectContaining({ filename: 'invoice-2024-0117.pdf' }), expect.objectContaining({ filename: 'Grüße aus Köln.txt' })] });
+    expect(comment).toMatchObject({
+      type: 'Comment',
+      attachments: [
+        expect.objectContaining({ filename: 'invoice-2024-0117.pdf' }),
+        expect.objectContaining({ filename: 'Grüße aus Köln.txt' }),
+      ],
+    });
     expect((await download(s, comment.attachments[0].id, agent.token)).status).toBe(200);
     expect((await download(s, comment.attachments[0].id, frank.token)).status).toBe(404);
     const seenByFrank = await s.api('GET', `/tickets/${res.body.ticket_id}/transactions`, { token: frank.token });
@@ -381,14 +550,19 @@ describe('the fixture corpus through POST /mailgate', () => {
     expect(ticket.description).toBe(
       'Sehr geehrte Damen und Herren,\n\ndie Rechnung für März enthält eine Position für Straßenreinigung, die wir nicht beauftragt haben. Bitte prüfen Sie das.\n\nMit freundlichen Grüßen\nJürgen Müller',
     );
-    expect(await userByEmail(s, 'juergen.mueller@firma.example')).toMatchObject({ name: 'Jürgen Müller', role: 'requester' });
+    expect(await userByEmail(s, 'juergen.mueller@firma.example')).toMatchObject({
+      name: 'Jürgen Müller',
+      role: 'requester',
+    });
     expect((await intakeEntry(s, res.body.intake_id)).subject).toBe('Rechnung für März ist fehlerhaft');
   });
 
   it('encoded-subject.eml: a folded RFC 2047 UTF-8 B-encoded subject (with an emoji) is decoded', async () => {
     const res = await postRaw(s, fixture('encoded-subject.eml'));
     expect(res.status, res.text).toBe(201);
-    expect((await ticketOf(s, res.body.ticket_id)).subject).toBe('Zugang zum Kundenportal gesperrt – bitte dringend entsperren 🔒');
+    expect((await ticketOf(s, res.body.ticket_id)).subject).toBe(
+      'Zugang zum Kundenportal gesperrt – bitte dringend entsperren 🔒',
+    );
     expect(await userByEmail(s, 'dmitri.ivanov@customer.example')).toMatchObject({ name: 'Дмитрий Иванов' });
   });
 
@@ -397,25 +571,47 @@ describe('the fixture corpus through POST /mailgate', () => {
     const opened = await postRaw(s, fresh(fixture('plain.eml'), { From: `Olga Novak <${olga}>` }));
     expect(opened.status).toBe(201);
     const id = opened.body.ticket_id;
-    await waitUntil('autoreply to olga', async () => mailsTo(sink, olga), (m) => m.length === 1);
+    await waitUntil(
+      'autoreply to olga',
+      async () => mailsTo(sink, olga),
+      (m) => m.length === 1,
+    );
     const autoreply = (await outboxOf(s, id)).find((r) => r.kind === 'email');
 
     const resolved = await s.api('PATCH', `/tickets/${id}`, { body: { status: 'resolved' } });
     expect(resolved.status).toBe(200);
     const resolvedAt = resolved.body.ticket.resolved_at;
     expect(resolvedAt).toEqual(expect.any(String));
-    await waitUntil('resolve notice to olga', async () => mailsTo(sink, olga), (m) => m.length === 2);
+    await waitUntil(
+      'resolve notice to olga',
+      async () => mailsTo(sink, olga),
+      (m) => m.length === 2,
+    );
     const outboxBefore = (await outboxOf(s, id)).length;
 
-    const res = await postRaw(s, withHeaders(fixture('out-of-office.eml', { in_reply_to: autoreply.message_id }), { From: `Olga Novak <${olga}>` }));
+    const res = await postRaw(
+      s,
+      withHeaders(fixture('out-of-office.eml', { in_reply_to: autoreply.message_id }), {
+        From: `Olga Novak <${olga}>`,
+      }),
+    );
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({
-      intake_id: expect.any(Number), verdict: 'appended',
+      intake_id: expect.any(Number),
+      verdict: 'appended',
       rule: `ticket by In-Reply-To ${autoreply.message_id}; automatic mail (Auto-Submitted: auto-replied), no autoreply`,
-      ticket_id: id, transaction_id: expect.any(Number), created: false, user_created: false, duplicate: false,
+      ticket_id: id,
+      transaction_id: expect.any(Number),
+      created: false,
+      user_created: false,
+      duplicate: false,
     });
     const txs = await transactionsOf(s, id);
-    expect(txs.at(-1)).toMatchObject({ id: res.body.transaction_id, type: 'Correspond', message_id: '<AM0PR07MB4512.oof.9f3e@mail.customer.example>' });
+    expect(txs.at(-1)).toMatchObject({
+      id: res.body.transaction_id,
+      type: 'Correspond',
+      message_id: '<AM0PR07MB4512.oof.9f3e@mail.customer.example>',
+    });
     expect(txs.at(-1).body).toContain('I am out of the office until 27 May');
     expect(txs.filter((t) => t.type === 'Status').map((t) => t.new_value)).toEqual(['resolved']);
     expect(await ticketOf(s, id)).toMatchObject({ status: 'resolved', resolved_at: resolvedAt });
@@ -431,16 +627,21 @@ describe('the fixture corpus through POST /mailgate', () => {
 
   it('an out-of-office reply to an unknown thread opens a ticket but gets no autoreply', async () => {
     const raw = withHeaders(fixture('out-of-office.eml', { in_reply_to: '<gone.1@elsewhere.example>' }), {
-      'Message-ID': newMessageId('oof'), From: 'Paul Weber <paul.weber@customer.example>',
+      'Message-ID': newMessageId('oof'),
+      From: 'Paul Weber <paul.weber@customer.example>',
     });
     const res = await postRaw(s, raw);
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({
-      verdict: 'created', created: true, user_created: true,
+      verdict: 'created',
+      created: true,
+      user_created: true,
       rule: 'new ticket; queue by recipient support@helpdesk.example; automatic mail (Auto-Submitted: auto-replied), no autoreply',
     });
     const [create] = await transactionsOf(s, res.body.ticket_id);
-    expect(create.scrip_results).toContainEqual(expect.objectContaining({ key: 'autoreply_on_create', ok: true, notifications: 0 }));
+    expect(create.scrip_results).toContainEqual(
+      expect.objectContaining({ key: 'autoreply_on_create', ok: true, notifications: 0 }),
+    );
     expect(await outboxOf(s, res.body.ticket_id)).toEqual([]);
     await settleOutbox(s);
     expect(mailsTo(sink, 'paul.weber@customer.example')).toEqual([]);
@@ -451,13 +652,22 @@ describe('the fixture corpus through POST /mailgate', () => {
     const res = await postRaw(s, fixture('bounce-dsn.eml'));
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({
-      intake_id: expect.any(Number), verdict: 'ignored_auto', rule: 'delivery report (multipart/report)',
-      ticket_id: null, transaction_id: null, created: false, user_created: false, duplicate: false,
+      intake_id: expect.any(Number),
+      verdict: 'ignored_auto',
+      rule: 'delivery report (multipart/report)',
+      ticket_id: null,
+      transaction_id: null,
+      created: false,
+      user_created: false,
+      duplicate: false,
     });
     expect(await totals(s)).toEqual({ ...before, intake: before.intake + 1 });
     expect(await userByEmail(s, 'mailer-daemon@mx1.customer.example')).toBeUndefined();
     expect(await intakeEntry(s, res.body.intake_id)).toMatchObject({
-      verdict: 'ignored_auto', sender: 'mailer-daemon@mx1.customer.example', ticket_id: null, subject: 'Undelivered Mail Returned to Sender',
+      verdict: 'ignored_auto',
+      sender: 'mailer-daemon@mx1.customer.example',
+      ticket_id: null,
+      subject: 'Undelivered Mail Returned to Sender',
     });
     // Delivered again: the earlier result, nothing written.
     const again = await postRaw(s, fixture('bounce-dsn.eml'));
@@ -467,16 +677,31 @@ describe('the fixture corpus through POST /mailgate', () => {
   });
 
   it.each([
-    ['a mailer daemon without a report', { From: 'Mail Delivery Subsystem <MAILER-DAEMON@relay.customer.example>' }, 'sender mailer-daemon@relay.customer.example'],
+    [
+      'a mailer daemon without a report',
+      { From: 'Mail Delivery Subsystem <MAILER-DAEMON@relay.customer.example>' },
+      'sender mailer-daemon@relay.customer.example',
+    ],
     ['postmaster', { From: 'postmaster@customer.example' }, 'sender postmaster@customer.example'],
     ['an empty Return-Path', { 'Return-Path': '<>' }, 'empty Return-Path'],
-    ['our own queue address', { From: 'Support <support@helpdesk.example>' }, 'sent from our own address support@helpdesk.example'],
+    [
+      'our own queue address',
+      { From: 'Support <support@helpdesk.example>' },
+      'sent from our own address support@helpdesk.example',
+    ],
     ['our MAIL_FROM address', { From: 'hxdesk@localhost' }, 'sent from our own address hxdesk@localhost'],
   ])('machine mail from %s is ignored_auto', async (_label, headers, rule) => {
     const before = await totals(s);
     const res = await postRaw(s, fresh(fixture('plain.eml'), headers));
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ verdict: 'ignored_auto', rule, ticket_id: null, transaction_id: null, created: false, user_created: false });
+    expect(res.body).toMatchObject({
+      verdict: 'ignored_auto',
+      rule,
+      ticket_id: null,
+      transaction_id: null,
+      created: false,
+      user_created: false,
+    });
     expect(await totals(s)).toEqual({ ...before, intake: before.intake + 1 });
   });
 
@@ -484,11 +709,19 @@ describe('the fixture corpus through POST /mailgate', () => {
     const res = await postRaw(s, fixture('list-mail.eml'));
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
-      intake_id: expect.any(Number), verdict: 'created',
+      intake_id: expect.any(Number),
+      verdict: 'created',
       rule: 'new ticket; queue by recipient support@helpdesk.example; automatic mail (Precedence: list), no autoreply',
-      ticket_id: expect.any(Number), transaction_id: expect.any(Number), created: true, user_created: true, duplicate: false,
+      ticket_id: expect.any(Number),
+      transaction_id: expect.any(Number),
+      created: true,
+      user_created: true,
+      duplicate: false,
     });
-    expect(await ticketOf(s, res.body.ticket_id)).toMatchObject({ queue_id: support, subject: '[vendor-announce] Scheduled maintenance on 22 May' });
+    expect(await ticketOf(s, res.body.ticket_id)).toMatchObject({
+      queue_id: support,
+      subject: '[vendor-announce] Scheduled maintenance on 22 May',
+    });
     expect(await outboxOf(s, res.body.ticket_id)).toEqual([]);
     await settleOutbox(s);
     expect(mailsTo(sink, 'announce@lists.vendor.example')).toEqual([]);
@@ -505,15 +738,24 @@ describe('the fixture corpus through POST /mailgate', () => {
   ])('%s: a ticket without autoreply', async (_label, headers, reason) => {
     const res = await postRaw(s, fresh(fixture('plain.eml'), { ...headers, From: 'Robo <robot@customer.example>' }));
     expect(res.status, res.text).toBe(201);
-    expect(res.body.rule).toBe(`new ticket; queue by recipient support@helpdesk.example; automatic mail (${reason}), no autoreply`);
+    expect(res.body.rule).toBe(
+      `new ticket; queue by recipient support@helpdesk.example; automatic mail (${reason}), no autoreply`,
+    );
     expect(await outboxOf(s, res.body.ticket_id)).toEqual([]);
   });
 
   it('Auto-Submitted: no is a human message: it gets the autoreply', async () => {
-    const res = await postRaw(s, fresh(fixture('plain.eml'), { 'Auto-Submitted': 'no', From: 'Nora <nora@customer.example>' }));
+    const res = await postRaw(
+      s,
+      fresh(fixture('plain.eml'), { 'Auto-Submitted': 'no', From: 'Nora <nora@customer.example>' }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.rule).toBe('new ticket; queue by recipient support@helpdesk.example');
-    await waitUntil('autoreply to nora', async () => mailsTo(sink, 'nora@customer.example'), (m) => m.length === 1);
+    await waitUntil(
+      'autoreply to nora',
+      async () => mailsTo(sink, 'nora@customer.example'),
+      (m) => m.length === 1,
+    );
   });
 
   it('no-message-id.eml: processed under a sha256 identity; the same bytes again are a duplicate', async () => {
@@ -523,16 +765,33 @@ describe('the fixture corpus through POST /mailgate', () => {
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ verdict: 'created', created: true, user_created: true, duplicate: false });
     const identity = `sha256:${createHash('sha256').update(Buffer.from(raw)).digest('hex')}`;
-    expect(await intakeEntry(s, res.body.intake_id)).toMatchObject({ identity, message_id: null, verdict: 'created', raw });
+    expect(await intakeEntry(s, res.body.intake_id)).toMatchObject({
+      identity,
+      message_id: null,
+      verdict: 'created',
+      raw,
+    });
     const [create] = await transactionsOf(s, res.body.ticket_id);
-    expect(create).toMatchObject({ type: 'Create', message_id: null, body: 'Device MFP-2 (2nd floor) reports: black toner below 5 %.' });
-    expect(await totals(s)).toEqual({ tickets: before.tickets + 1, intake: before.intake + 1, users: before.users + 1 });
+    expect(create).toMatchObject({
+      type: 'Create',
+      message_id: null,
+      body: 'Device MFP-2 (2nd floor) reports: black toner below 5 %.',
+    });
+    expect(await totals(s)).toEqual({
+      tickets: before.tickets + 1,
+      intake: before.intake + 1,
+      users: before.users + 1,
+    });
 
     // As JSON the bytes are the same: still the same message.
     const again = await postJson(s, { message: raw });
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ ...res.body, created: false, user_created: false, duplicate: true });
-    expect(await totals(s)).toEqual({ tickets: before.tickets + 1, intake: before.intake + 1, users: before.users + 1 });
+    expect(await totals(s)).toEqual({
+      tickets: before.tickets + 1,
+      intake: before.intake + 1,
+      users: before.users + 1,
+    });
 
     // Different bytes without a Message-ID are a different message, not stalled behind the first.
     const other = await postRaw(s, raw.replace('below 5 %', 'below 3 %'));
@@ -543,11 +802,20 @@ describe('the fixture corpus through POST /mailgate', () => {
   it('the same message delivered twice at once is applied once', async () => {
     const raw = fresh(fixture('plain.eml'), { From: 'Ivo <ivo@customer.example>' });
     const before = await totals(s);
-    const results = await Promise.all([postRaw(s, raw), postJson(s, { message: raw }), postMultipart(s, { message: raw })]);
+    const results = await Promise.all([
+      postRaw(s, raw),
+      postJson(s, { message: raw }),
+      postMultipart(s, { message: raw }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 201]);
     const created = results.find((r) => r.status === 201)!.body;
-    for (const r of results.filter((x) => x.status === 200)) expect(r.body).toEqual({ ...created, created: false, user_created: false, duplicate: true });
-    expect(await totals(s)).toEqual({ tickets: before.tickets + 1, intake: before.intake + 1, users: before.users + 1 });
+    for (const r of results.filter((x) => x.status === 200))
+      expect(r.body).toEqual({ ...created, created: false, user_created: false, duplicate: true });
+    expect(await totals(s)).toEqual({
+      tickets: before.tickets + 1,
+      intake: before.intake + 1,
+      users: before.users + 1,
+    });
     expect(await transactionsOf(s, created.ticket_id)).toHaveLength(1);
   });
 
@@ -555,14 +823,19 @@ describe('the fixture corpus through POST /mailgate', () => {
     const before = await totals(s);
     const res = await postRaw(s, fixture('no-from.eml'));
     expectError(res, 422, 'validation_failed', ['message']);
-    expect(res.body.error.message).toMatch(/^The message has no valid From address \(kept in the intake log as entry (\d+)\)$/);
+    expect(res.body.error.message).toMatch(
+      /^The message has no valid From address \(kept in the intake log as entry (\d+)\)$/,
+    );
     const notMail = await postRaw(s, 'this is not an e-mail at all');
     expectError(notMail, 422, 'validation_failed', ['message']);
     // A second delivery of the same bytes is refused again and reuses its entry.
     expectError(await postRaw(s, fixture('no-from.eml')), 422, 'validation_failed', ['message']);
     expect(await totals(s)).toEqual({ ...before, intake: before.intake + 2 });
     const kept = (await get(s, '/mail/intake?verdict=rejected&limit=2')).intake as any[];
-    expect(kept.map((r) => r.error)).toEqual(['The message has no valid From address', 'The message has no valid From address']);
+    expect(kept.map((r) => r.error)).toEqual([
+      'The message has no valid From address',
+      'The message has no valid From address',
+    ]);
     const entry = await get(s, `/mail/intake/${kept[1].id}`);
     expect(entry.raw).toBe(fixture('no-from.eml'));
     expect(entry).toMatchObject({ verdict: 'rejected', ticket_id: null, sender: null });
@@ -572,7 +845,10 @@ describe('the fixture corpus through POST /mailgate', () => {
   });
 
   it('the general queue receives mail addressed to no alias', async () => {
-    const res = await postRaw(s, fresh(fixture('plain.eml'), { To: 'someone@elsewhere.example', 'Delivered-To': null }));
+    const res = await postRaw(
+      s,
+      fresh(fixture('plain.eml'), { To: 'someone@elsewhere.example', 'Delivered-To': null }),
+    );
     expect(res.body).toMatchObject({ verdict: 'created', rule: 'new ticket; default queue General' });
     expect((await ticketOf(s, res.body.ticket_id)).queue_id).toBe(general);
   });
@@ -602,7 +878,9 @@ describe('queue routing', () => {
 
   it('opens a ticket in a queue whose custom field is required (mail cannot fill it; the API still must)', async () => {
     const strict = await addQueue(s, 'Strict', 'strict@helpdesk.example');
-    const cf = await s.api('POST', '/custom-fields', { body: { key: 'contract', name: 'Contract', type: 'text', required: true, queue_ids: [strict] } });
+    const cf = await s.api('POST', '/custom-fields', {
+      body: { key: 'contract', name: 'Contract', type: 'text', required: true, queue_ids: [strict] },
+    });
     expect(cf.status, cf.text).toBe(201);
     const res = await postRaw(s, plainTo({ To: 'strict@helpdesk.example' }));
     expect(await queueOf(res)).toBe(strict);
@@ -618,12 +896,28 @@ describe('queue routing', () => {
   });
 
   it('takes the first recipient that matches, over To, Cc, Delivered-To and X-Original-To in that order', async () => {
-    expect(await queueOf(await postRaw(s, plainTo({ To: 'a@elsewhere.example, billing@helpdesk.example', Cc: 'support@helpdesk.example' })))).toBe(billing);
-    expect(await queueOf(await postRaw(s, plainTo({ Cc: 'x@elsewhere.example, Billing <billing@helpdesk.example>' })))).toBe(billing);
+    expect(
+      await queueOf(
+        await postRaw(
+          s,
+          plainTo({ To: 'a@elsewhere.example, billing@helpdesk.example', Cc: 'support@helpdesk.example' }),
+        ),
+      ),
+    ).toBe(billing);
+    expect(
+      await queueOf(await postRaw(s, plainTo({ Cc: 'x@elsewhere.example, Billing <billing@helpdesk.example>' }))),
+    ).toBe(billing);
     expect(await queueOf(await postRaw(s, plainTo({ 'Delivered-To': 'support@helpdesk.example' })))).toBe(support);
     expect(await queueOf(await postRaw(s, plainTo({ 'X-Original-To': 'billing@helpdesk.example' })))).toBe(billing);
-    expect(await queueOf(await postRaw(s, plainTo({ Cc: 'support@helpdesk.example', 'Delivered-To': 'billing@helpdesk.example' })))).toBe(support);
-    const res = await postRaw(s, plainTo({ 'Delivered-To': 'billing@helpdesk.example', 'X-Original-To': 'support@helpdesk.example' }));
+    expect(
+      await queueOf(
+        await postRaw(s, plainTo({ Cc: 'support@helpdesk.example', 'Delivered-To': 'billing@helpdesk.example' })),
+      ),
+    ).toBe(support);
+    const res = await postRaw(
+      s,
+      plainTo({ 'Delivered-To': 'billing@helpdesk.example', 'X-Original-To': 'support@helpdesk.example' }),
+    );
     expect(await queueOf(res)).toBe(billing);
     expect(res.body.rule).toBe('new ticket; queue by recipient billing@helpdesk.example');
   });
@@ -655,16 +949,26 @@ describe('queue routing', () => {
     const before = await totals(s);
     const raws: string[] = [];
     for (const queue of ['no-such-queue@helpdesk.example', 'Nonexistent', '99999']) {
-      const raw = fresh(fixture('plain.eml'), { To: 'nobody@elsewhere.example', 'Delivered-To': null, From: 'Quentin <quentin@customer.example>' });
+      const raw = fresh(fixture('plain.eml'), {
+        To: 'nobody@elsewhere.example',
+        'Delivered-To': null,
+        From: 'Quentin <quentin@customer.example>',
+      });
       raws.push(raw);
       const res = await postJson(s, { message: raw, queue });
       expectError(res, 422, 'validation_failed', ['queue']);
-      expect(res.body.error.message).toMatch(new RegExp(`^queue: No queue with id, alias or name "${queue}" \\(kept in the intake log as entry \\d+\\)$`));
+      expect(res.body.error.message).toMatch(
+        new RegExp(`^queue: No queue with id, alias or name "${queue}" \\(kept in the intake log as entry \\d+\\)$`),
+      );
     }
     expect(await totals(s)).toEqual({ ...before, intake: before.intake + 3 });
     expect(await userByEmail(s, 'quentin@customer.example')).toBeUndefined();
     const kept = (await get(s, '/mail/intake?verdict=rejected&limit=3')).intake as any[];
-    expect(kept.map((r) => r.error)).toEqual(['99999', 'Nonexistent', 'no-such-queue@helpdesk.example'].map((q) => `queue: No queue with id, alias or name "${q}"`));
+    expect(kept.map((r) => r.error)).toEqual(
+      ['99999', 'Nonexistent', 'no-such-queue@helpdesk.example'].map(
+        (q) => `queue: No queue with id, alias or name "${q}"`,
+      ),
+    );
     // The sender's MTA retries with the right queue: not a duplicate of the refusal, it applies.
     const retried = await postJson(s, { message: raws[0], queue: 'General' });
     expect(retried.status, retried.text).toBe(201);
@@ -678,7 +982,10 @@ describe('queue routing', () => {
 
   it('a reply to an existing ticket ignores the queue option', async () => {
     const first = await postRaw(s, plainTo({ To: 'billing@helpdesk.example' }));
-    const reply = await postJson(s, { message: fresh(fixture('reply-by-tag.eml', { id: first.body.ticket_id })), queue: 'Nonexistent' });
+    const reply = await postJson(s, {
+      message: fresh(fixture('reply-by-tag.eml', { id: first.body.ticket_id })),
+      queue: 'Nonexistent',
+    });
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toMatchObject({ verdict: 'appended', ticket_id: first.body.ticket_id });
   });
@@ -715,15 +1022,23 @@ describe('POST /mailgate body formats and limits', () => {
     const res = await postJson(s, { message: fresh(fixture('latin1.eml')), queue: 'Support' });
     expect(res.status, res.text).toBe(201);
     expect((await ticketOf(s, res.body.ticket_id)).subject).toBe('Rechnung für März ist fehlerhaft');
-    const reply = await postJson(s, { message: fresh(fixture('reply-by-tag.eml', { id: res.body.ticket_id })), action: 'comment' });
+    const reply = await postJson(s, {
+      message: fresh(fixture('reply-by-tag.eml', { id: res.body.ticket_id })),
+      action: 'comment',
+    });
     expect(reply.status, reply.text).toBe(200);
-    expect((await transactionsOf(s, res.body.ticket_id)).at(-1)).toMatchObject({ id: reply.body.transaction_id, type: 'Comment' });
+    expect((await transactionsOf(s, res.body.ticket_id)).at(-1)).toMatchObject({
+      id: reply.body.transaction_id,
+      type: 'Comment',
+    });
   });
 
   it('accepts multipart/form-data with message (as a field or a file), Mailgun body-mime and SendGrid email', async () => {
     const asField = await postMultipart(s, { message: fresh(fixture('encoded-subject.eml')) });
     expect(asField.status, JSON.stringify(asField.body)).toBe(201);
-    expect((await ticketOf(s, asField.body.ticket_id)).subject).toBe('Zugang zum Kundenportal gesperrt – bitte dringend entsperren 🔒');
+    expect((await ticketOf(s, asField.body.ticket_id)).subject).toBe(
+      'Zugang zum Kundenportal gesperrt – bitte dringend entsperren 🔒',
+    );
 
     const attachmentsRaw = fresh(fixture('attachments.eml'));
     const asFile = await postMultipart(s, { message: new Blob([attachmentsRaw], { type: 'message/rfc822' }) });
@@ -733,26 +1048,45 @@ describe('POST /mailgate body formats and limits', () => {
     expect(pdf.bytes.equals(fs.readFileSync(path.join(FIXTURES, 'invoice-2024-0117.pdf')))).toBe(true);
 
     const mailgun = await postMultipart(s, {
-      recipient: 'support@helpdesk.example', sender: 'bernd.keller@customer.example', subject: 'Portal login fails after password reset',
-      'body-mime': fresh(fixture('html-only.eml')), timestamp: '1715673789', token: 'abc', signature: 'def',
+      recipient: 'support@helpdesk.example',
+      sender: 'bernd.keller@customer.example',
+      subject: 'Portal login fails after password reset',
+      'body-mime': fresh(fixture('html-only.eml')),
+      timestamp: '1715673789',
+      token: 'abc',
+      signature: 'def',
     });
     expect(mailgun.status, JSON.stringify(mailgun.body)).toBe(201);
     expect((await ticketOf(s, mailgun.body.ticket_id)).subject).toBe('Portal login fails after password reset');
 
     const sendgrid = await postMultipart(s, {
-      to: 'support@helpdesk.example', from: 'Erik Larsen <erik.larsen@customer.example>', envelope: '{"to":["support@helpdesk.example"],"from":"erik.larsen@customer.example"}',
-      charsets: '{"to":"UTF-8","from":"UTF-8"}', SPF: 'pass', email: fresh(fixture('reply-missing-ticket.eml')),
+      to: 'support@helpdesk.example',
+      from: 'Erik Larsen <erik.larsen@customer.example>',
+      envelope: '{"to":["support@helpdesk.example"],"from":"erik.larsen@customer.example"}',
+      charsets: '{"to":"UTF-8","from":"UTF-8"}',
+      SPF: 'pass',
+      email: fresh(fixture('reply-missing-ticket.eml')),
     });
     expect(sendgrid.status, JSON.stringify(sendgrid.body)).toBe(201);
     expect((await ticketOf(s, sendgrid.body.ticket_id)).subject).toBe('Re: VPN drops every 10 minutes');
 
-    const withAction = await postMultipart(s, { message: fresh(fixture('reply-by-tag.eml', { id: sendgrid.body.ticket_id })), action: 'comment' });
+    const withAction = await postMultipart(s, {
+      message: fresh(fixture('reply-by-tag.eml', { id: sendgrid.body.ticket_id })),
+      action: 'comment',
+    });
     expect(withAction.status).toBe(200);
-    expect((await transactionsOf(s, sendgrid.body.ticket_id)).at(-1)).toMatchObject({ id: withAction.body.transaction_id, type: 'Comment' });
+    expect((await transactionsOf(s, sendgrid.body.ticket_id)).at(-1)).toMatchObject({
+      id: withAction.body.transaction_id,
+      type: 'Comment',
+    });
   });
 
   it('accepts application/x-www-form-urlencoded with message', async () => {
-    const res = await s.api('POST', '/mailgate', { token: null, headers: { authorization: `Bearer ${TOKEN}` }, form: { message: fresh(fixture('plain.eml')) } });
+    const res = await s.api('POST', '/mailgate', {
+      token: null,
+      headers: { authorization: `Bearer ${TOKEN}` },
+      form: { message: fresh(fixture('plain.eml')) },
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body.verdict).toBe('created');
   });
@@ -762,13 +1096,29 @@ describe('POST /mailgate body formats and limits', () => {
     expectError(await postJson(s, { queue: 'Support' }), 422, 'validation_failed', ['message']);
     expectError(await postJson(s, { message: '' }), 422, 'validation_failed', ['message']);
     expectError(await postJson(s, { message: 42 }), 422, 'validation_failed', ['message']);
-    expectError(await postMultipart(s, { queue: 'Support', recipient: 'support@helpdesk.example' }), 422, 'validation_failed', ['message']);
+    expectError(
+      await postMultipart(s, { queue: 'Support', recipient: 'support@helpdesk.example' }),
+      422,
+      'validation_failed',
+      ['message'],
+    );
     expectError(await postMultipart(s, { message: '' }), 422, 'validation_failed', ['message']);
-    expectError(await postJson(s, { message: fresh(fixture('plain.eml')), action: 'forward' }), 422, 'validation_failed', ['action']);
-    expectError(await postRaw(s, fresh(fixture('plain.eml')), { query: '?action=delete' }), 422, 'validation_failed', ['action']);
+    expectError(
+      await postJson(s, { message: fresh(fixture('plain.eml')), action: 'forward' }),
+      422,
+      'validation_failed',
+      ['action'],
+    );
+    expectError(await postRaw(s, fresh(fixture('plain.eml')), { query: '?action=delete' }), 422, 'validation_failed', [
+      'action',
+    ]);
     expectError(await postJson(s, '{"message": "From: a@b.example\r\n'), 400, 'invalid_json');
     expectError(await postJson(s, ''), 400, 'invalid_json');
-    expectError(await postRaw(s, fresh(fixture('plain.eml')), { contentType: 'application/xml' }), 415, 'unsupported_media_type');
+    expectError(
+      await postRaw(s, fresh(fixture('plain.eml')), { contentType: 'application/xml' }),
+      415,
+      'unsupported_media_type',
+    );
     expect(await totals(s)).toEqual(before);
   });
 
@@ -802,7 +1152,10 @@ describe('POST /mailgate body formats and limits', () => {
       },
     });
     const res = await fetch(`${s.url}/mailgate`, {
-      method: 'POST', body, duplex: 'half', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'message/rfc822' },
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'message/rfc822' },
     } as RequestInit & { duplex: 'half' });
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).error.code).toBe('too_large');
@@ -823,12 +1176,21 @@ describe('POST /mailgate authentication', () => {
     // A user's API token is not the mail gateway's secret.
     expectError(await postRaw(s, raw, { token: s.adminToken }), 401, 'unauthenticated');
     const basic = await s.api('POST', '/mailgate', {
-      token: null, headers: { authorization: `Basic ${Buffer.from(`mail:${TOKEN}`).toString('base64')}`, 'content-type': 'message/rfc822' }, body: raw,
+      token: null,
+      headers: {
+        authorization: `Basic ${Buffer.from(`mail:${TOKEN}`).toString('base64')}`,
+        'content-type': 'message/rfc822',
+      },
+      body: raw,
     });
     expectError(basic, 401, 'unauthenticated');
     // The token is checked before the body is looked at: broken JSON is 400 with the token, 401 without.
     expectError(await postJson(s, '{ not json'), 400, 'invalid_json');
-    const unauthBroken = await s.api('POST', '/mailgate', { token: null, headers: { 'content-type': 'application/json' }, body: '{ not json' });
+    const unauthBroken = await s.api('POST', '/mailgate', {
+      token: null,
+      headers: { 'content-type': 'application/json' },
+      body: '{ not json',
+    });
     expectError(unauthBroken, 401, 'unauthenticated');
     expect(await totals(s)).toEqual(before);
 
@@ -886,8 +1248,14 @@ describe('per-sender brake, intake log and replay', () => {
     const fourth = await postRaw(s, fourthRaw);
     expect(fourth.status, fourth.text).toBe(200);
     expect(fourth.body).toEqual({
-      intake_id: expect.any(Number), verdict: 'rejected', rule: 'more than 3 messages from anna.schmidt@customer.example in an hour',
-      ticket_id: null, transaction_id: null, created: false, user_created: false, duplicate: false,
+      intake_id: expect.any(Number),
+      verdict: 'rejected',
+      rule: 'more than 3 messages from anna.schmidt@customer.example in an hour',
+      ticket_id: null,
+      transaction_id: null,
+      created: false,
+      user_created: false,
+      duplicate: false,
     });
     expect(await totals(s)).toEqual({ ...before, intake: before.intake + 1 });
     // A reply is braked as well: nothing is appended.
@@ -907,7 +1275,11 @@ describe('per-sender brake, intake log and replay', () => {
     expect(replay.status, replay.text).toBe(200);
     expect(replay.body).toMatchObject({ verdict: 'rejected', ticket_id: null, created: false, duplicate: false });
     expect(replay.body.intake_id).not.toBe(fourth.body.intake_id);
-    expect(await intakeEntry(s, replay.body.intake_id)).toMatchObject({ source: 'replay', verdict: 'rejected', identity: messageIdOf(fourthRaw) });
+    expect(await intakeEntry(s, replay.body.intake_id)).toMatchObject({
+      source: 'replay',
+      verdict: 'rejected',
+      identity: messageIdOf(fourthRaw),
+    });
   });
 
   it('mail from a disabled sender is rejected; replayed after re-enabling it opens the ticket once', async () => {
@@ -918,17 +1290,36 @@ describe('per-sender brake, intake log and replay', () => {
     const res = await postRaw(s, raw);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({
-      intake_id: expect.any(Number), verdict: 'rejected', rule: 'sender gina.fischer@customer.example is disabled',
-      ticket_id: null, transaction_id: null, created: false, user_created: false, duplicate: false,
+      intake_id: expect.any(Number),
+      verdict: 'rejected',
+      rule: 'sender gina.fischer@customer.example is disabled',
+      ticket_id: null,
+      transaction_id: null,
+      created: false,
+      user_created: false,
+      duplicate: false,
     });
     expect(await totals(s)).toEqual({ ...before, intake: before.intake + 1 });
 
     expect((await s.api('PATCH', `/users/${gina.id}`, { body: { disabled: false } })).status).toBe(200);
     const replay = await s.api('POST', `/mail/intake/${res.body.intake_id}/replay`);
     expect(replay.status, replay.text).toBe(201);
-    expect(replay.body).toMatchObject({ verdict: 'created', created: true, duplicate: false, user_created: false, ticket_id: expect.any(Number) });
-    expect(await ticketOf(s, replay.body.ticket_id)).toMatchObject({ requester_id: gina.id, subject: 'Printer on the 3rd floor is jamming' });
-    expect(await intakeEntry(s, replay.body.intake_id)).toMatchObject({ source: 'replay', verdict: 'created', ticket_id: replay.body.ticket_id });
+    expect(replay.body).toMatchObject({
+      verdict: 'created',
+      created: true,
+      duplicate: false,
+      user_created: false,
+      ticket_id: expect.any(Number),
+    });
+    expect(await ticketOf(s, replay.body.ticket_id)).toMatchObject({
+      requester_id: gina.id,
+      subject: 'Printer on the 3rd floor is jamming',
+    });
+    expect(await intakeEntry(s, replay.body.intake_id)).toMatchObject({
+      source: 'replay',
+      verdict: 'created',
+      ticket_id: replay.body.ticket_id,
+    });
 
     // Replaying either entry again now finds the created result: a duplicate, nothing new.
     const mid = await totals(s);
@@ -959,11 +1350,33 @@ describe('per-sender brake, intake log and replay', () => {
     const ids = list.intake.map((e: { id: number }) => e.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     for (const e of list.intake) {
-      expect(Object.keys(e).sort()).toEqual(['created_at', 'error', 'id', 'identity', 'message_id', 'rule', 'sender', 'size', 'source', 'subject', 'ticket_id', 'transaction_id', 'verdict'].sort());
+      expect(Object.keys(e).sort()).toEqual(
+        [
+          'created_at',
+          'error',
+          'id',
+          'identity',
+          'message_id',
+          'rule',
+          'sender',
+          'size',
+          'source',
+          'subject',
+          'ticket_id',
+          'transaction_id',
+          'verdict',
+        ].sort(),
+      );
       expect(e).not.toHaveProperty('raw');
     }
-    expect(list.intake.find((e: any) => e.verdict === 'created')).toMatchObject({ rule: expect.stringContaining('new ticket'), ticket_id: expect.any(Number) });
-    expect(list.intake.find((e: any) => e.verdict === 'appended')).toMatchObject({ rule: expect.stringContaining('ticket by subject tag'), ticket_id: expect.any(Number) });
+    expect(list.intake.find((e: any) => e.verdict === 'created')).toMatchObject({
+      rule: expect.stringContaining('new ticket'),
+      ticket_id: expect.any(Number),
+    });
+    expect(list.intake.find((e: any) => e.verdict === 'appended')).toMatchObject({
+      rule: expect.stringContaining('ticket by subject tag'),
+      ticket_id: expect.any(Number),
+    });
 
     const rejected = await get(s, '/mail/intake?verdict=rejected');
     expect(rejected.intake.length).toBeGreaterThanOrEqual(3);
@@ -980,7 +1393,14 @@ describe('per-sender brake, intake log and replay', () => {
     const raw = fresh(fixture('encoded-subject.eml'));
     const res = await postRaw(s, raw);
     const entry = await intakeEntry(s, res.body.intake_id);
-    expect(entry).toMatchObject({ id: res.body.intake_id, verdict: 'created', source: 'mailgate', raw, size: Buffer.byteLength(raw), ticket_id: res.body.ticket_id });
+    expect(entry).toMatchObject({
+      id: res.body.intake_id,
+      verdict: 'created',
+      source: 'mailgate',
+      raw,
+      size: Buffer.byteLength(raw),
+      ticket_id: res.body.ticket_id,
+    });
     expectError(await s.api('GET', '/mail/intake/999999'), 404, 'not_found');
     expectError(await s.api('POST', '/mail/intake/999999/replay'), 404, 'not_found');
   });

@@ -10,17 +10,28 @@ import { formatMailbox, storedMail, taggedSubject } from '../src/scrips/outbox.j
 describe('stored mailboxes and the subject tag', () => {
   it('a display name with quotes, commas, backslashes, parentheses, line breaks or non-ASCII reads back as it was', () => {
     const boxes = [
-      { name: 'O"Brien, \\Jr. (Billing) <x@y>', address: 'billing@example.com' }, { name: 'Zoë Ünicode', address: 'zoe@example.com' },
-      { name: '', address: 'bare@example.com' }, { name: 'Line\r\nBreak\tand  spaces', address: 'lb@example.com' },
+      { name: 'O"Brien, \\Jr. (Billing) <x@y>', address: 'billing@example.com' },
+      { name: 'Zoë Ünicode', address: 'zoe@example.com' },
+      { name: '', address: 'bare@example.com' },
+      { name: 'Line\r\nBreak\tand  spaces', address: 'lb@example.com' },
     ];
-    const headers = JSON.stringify({ From: formatMailbox(boxes[0]), To: boxes.map(formatMailbox).join(', '), Cc: formatMailbox(boxes[1]) });
+    const headers = JSON.stringify({
+      From: formatMailbox(boxes[0]),
+      To: boxes.map(formatMailbox).join(', '),
+      Cc: formatMailbox(boxes[1]),
+    });
     const read = storedMail({ headers, recipient: 'envelope@example.com' });
     expect(read.from).toEqual(boxes[0]);
     expect(read.to).toEqual([...boxes.slice(0, 3), { name: 'Line Break and spaces', address: 'lb@example.com' }]);
     expect(read.cc).toEqual([boxes[1]]);
     // A row queued before To was stored goes To its envelope recipient.
-    expect(storedMail({ headers: JSON.stringify({ From: 'old@example.com' }), recipient: 'r@example.com' })).toMatchObject({
-      from: { name: '', address: 'old@example.com' }, to: [{ name: '', address: 'r@example.com' }], cc: [], replyTo: null,
+    expect(
+      storedMail({ headers: JSON.stringify({ From: 'old@example.com' }), recipient: 'r@example.com' }),
+    ).toMatchObject({
+      from: { name: '', address: 'old@example.com' },
+      to: [{ name: '', address: 'r@example.com' }],
+      cc: [],
+      replyTo: null,
     });
   });
 
@@ -38,22 +49,42 @@ describe('the HTML of a text', () => {
   const body = (html: string) => /<div style="[^"]*">\n([\s\S]*)\n<\/div><\/body>/.exec(html)![1];
 
   it('escapes everything, keeps line breaks and spaces, links only http(s) and mailto', () => {
-    expect(body(textToHtml('a < b && "c" \'d\'\nnext'))).toBe('a &lt; b &amp;&amp; &quot;c&quot; &#39;d&#39;<br>\nnext');
+    expect(body(textToHtml('a < b && "c" \'d\'\nnext'))).toBe(
+      'a &lt; b &amp;&amp; &quot;c&quot; &#39;d&#39;<br>\nnext',
+    );
     expect(body(textToHtml('  two\tand tab'))).toBe('&nbsp;&nbsp;two&nbsp;&nbsp;&nbsp; and tab');
-    expect(body(textToHtml('x https://a.example/p?q=1&r=<2>'))).toBe('x <a href="https://a.example/p?q=1&amp;r=" style="color:#1d4ed8">https://a.example/p?q=1&amp;r=</a>&lt;2&gt;');
-    expect(body(textToHtml("go to https://a.example/x'onclick='alert(1)"))).toContain('href="https://a.example/x&#39;onclick=&#39;alert(1)"');
-    for (const text of ['javascript:alert(1)', 'JaVaScRiPt://x', 'data:text/html,<script>', 'vbscript:x', 'https://', 'mailto:', 'mailto:nobody']) {
+    expect(body(textToHtml('x https://a.example/p?q=1&r=<2>'))).toBe(
+      'x <a href="https://a.example/p?q=1&amp;r=" style="color:#1d4ed8">https://a.example/p?q=1&amp;r=</a>&lt;2&gt;',
+    );
+    expect(body(textToHtml("go to https://a.example/x'onclick='alert(1)"))).toContain(
+      'href="https://a.example/x&#39;onclick=&#39;alert(1)"',
+    );
+    for (const text of [
+      'javascript:alert(1)',
+      'JaVaScRiPt://x',
+      'data:text/html,<script>',
+      'vbscript:x',
+      'https://',
+      'mailto:',
+      'mailto:nobody',
+    ]) {
       expect(body(textToHtml(text)), text).not.toContain('<a ');
     }
     expect(body(textToHtml('(see http://a.example/b.) and HTTPS://B.EXAMPLE, mailto:x@y.example?subject=Hi!'))).toBe(
-      '(see <a href="http://a.example/b" style="color:#1d4ed8">http://a.example/b</a>.) and <a href="HTTPS://B.EXAMPLE" style="color:#1d4ed8">HTTPS://B.EXAMPLE</a>, '
-      + '<a href="mailto:x@y.example?subject=Hi" style="color:#1d4ed8">mailto:x@y.example?subject=Hi</a>!');
+      '(see <a href="http://a.example/b" style="color:#1d4ed8">http://a.example/b</a>.) and <a href="HTTPS://B.EXAMPLE" style="color:#1d4ed8">HTTPS://B.EXAMPLE</a>, ' +
+        '<a href="mailto:x@y.example?subject=Hi" style="color:#1d4ed8">mailto:x@y.example?subject=Hi</a>!',
+    );
   });
 
   it('nests quotes by depth, whatever the spacing of the markers, and mutes the signature', () => {
-    const html = body(textToHtml('top\n> one\n>> two\n> > two too\n>one again\n\nbottom\n-- \nsig\n> quoted after sig\nend'));
-    const q = (inner: string) => `<blockquote style="margin:0 0 0 0.8ex;border-left:2px solid #c0c4cc;padding-left:1ex;color:#4b5563">${inner}</blockquote>`;
-    expect(html).toBe(`top${q(`one${q('two<br>\ntwo too')}one again`)}<br>\nbottom<div style="color:#6b7280">-- <br>\nsig</div>${q('quoted after sig')}end`);
+    const html = body(
+      textToHtml('top\n> one\n>> two\n> > two too\n>one again\n\nbottom\n-- \nsig\n> quoted after sig\nend'),
+    );
+    const q = (inner: string) =>
+      `<blockquote style="margin:0 0 0 0.8ex;border-left:2px solid #c0c4cc;padding-left:1ex;color:#4b5563">${inner}</blockquote>`;
+    expect(html).toBe(
+      `top${q(`one${q('two<br>\ntwo too')}one again`)}<br>\nbottom<div style="color:#6b7280">-- <br>\nsig</div>${q('quoted after sig')}end`,
+    );
     // A blank line before a quote still shows; indented `>` is not a quote; markers past 12 stay text.
     expect(body(textToHtml('a\n\n> q'))).toBe(`a<br>\n<br>${q('q')}`);
     expect(body(textToHtml(' > not a quote'))).toBe('&nbsp;&gt; not a quote');
@@ -73,7 +104,7 @@ describe('the HTML of a text', () => {
       'URLs back to back': (n) => 'http://a'.repeat(n / 8),
       'a URL of closing parens': (n) => `http://a${')'.repeat(n - 8)}`,
       'mailto without @': (n) => `mailto:${'a'.repeat(n - 7)}`,
-      'escapes': (n) => '<&"\''.repeat(n / 4),
+      escapes: (n) => '<&"\''.repeat(n / 4),
       'spaces and tabs': (n) => ' \t  x'.repeat(n / 5),
       'signature lines': (n) => '-- \n'.repeat(n / 4),
       'blank lines': (n) => '\n'.repeat(n),

@@ -20,20 +20,47 @@ let seq = 0;
 const mid = (who: string) => `<${who}.${++seq}.${Math.random().toString(36).slice(2, 8)}@customer.example>`;
 
 /** An RFC 822 message (CRLF), optionally with one attachment. */
-function rfc822(h: Record<string, string>, body: string, file?: { name: string; type: string; content: Buffer }): string {
-  const head = Object.entries({ Date: 'Mon, 02 Mar 2026 10:00:00 +0000', 'MIME-Version': '1.0', ...h }).map(([k, v]) => `${k}: ${v}`);
-  if (!file) return [...head, 'Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit', '', body, ''].join('\r\n');
+function rfc822(
+  h: Record<string, string>,
+  body: string,
+  file?: { name: string; type: string; content: Buffer },
+): string {
+  const head = Object.entries({ Date: 'Mon, 02 Mar 2026 10:00:00 +0000', 'MIME-Version': '1.0', ...h }).map(
+    ([k, v]) => `${k}: ${v}`,
+  );
+  if (!file)
+    return [...head, 'Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit', '', body, ''].join(
+      '\r\n',
+    );
   const b = 'b0undary-mail-out';
-  return [...head, `Content-Type: multipart/mixed; boundary="${b}"`, '', `--${b}`, 'Content-Type: text/plain; charset=utf-8', '', body,
-    `--${b}`, `Content-Type: ${file.type}; name="${file.name}"`, `Content-Disposition: attachment; filename="${file.name}"`,
-    'Content-Transfer-Encoding: base64', '', file.content.toString('base64').replace(/.{76}/g, '$&\r\n'), `--${b}--`, ''].join('\r\n');
+  return [
+    ...head,
+    `Content-Type: multipart/mixed; boundary="${b}"`,
+    '',
+    `--${b}`,
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    body,
+    `--${b}`,
+    `Content-Type: ${file.type}; name="${file.name}"`,
+    `Content-Disposition: attachment; filename="${file.name}"`,
+    'Content-Transfer-Encoding: base64',
+    '',
+    file.content.toString('base64').replace(/.{76}/g, '$&\r\n'),
+    `--${b}--`,
+    '',
+  ].join('\r\n');
 }
-
 
 type Row = Record<string, any>;
 const header = (m: ReceivedMail, name: string) => m.parsed.headers.get(name);
-const addrs = (v: any) => [v ?? []].flat().flatMap((a: any) => a.value).map((a: any) => ({ name: a.name, address: a.address }));
-const rawHeader = (m: ReceivedMail, name: string) => new RegExp(`^${name}:(.*(?:\\r?\\n[ \\t].*)*)`, 'im').exec(m.raw.split(/\r?\n\r?\n/)[0])?.[1].trim();
+const addrs = (v: any) =>
+  [v ?? []]
+    .flat()
+    .flatMap((a: any) => a.value)
+    .map((a: any) => ({ name: a.name, address: a.address }));
+const rawHeader = (m: ReceivedMail, name: string) =>
+  new RegExp(`^${name}:(.*(?:\\r?\\n[ \\t].*)*)`, 'im').exec(m.raw.split(/\r?\n\r?\n/)[0])?.[1].trim();
 
 let sink: SmtpSink;
 let s: TestServer;
@@ -47,7 +74,13 @@ const forTicket = (id: number) => (m: ReceivedMail) => String(header(m, 'x-hxdes
 /** A ticket opened by customer mail (Cc kept as a cc watcher), owned by Olga. */
 async function olgasMailedTicket(subject: string, from: string, cc?: string) {
   const c1 = mid('c1');
-  const res = await postMail(s, rfc822({ From: from, To: BILLING, ...(cc ? { Cc: cc } : {}), Subject: subject, 'Message-ID': c1 }, 'Our printer is on fire.'));
+  const res = await postMail(
+    s,
+    rfc822(
+      { From: from, To: BILLING, ...(cc ? { Cc: cc } : {}), Subject: subject, 'Message-ID': c1 },
+      'Our printer is on fire.',
+    ),
+  );
   expect(res.status, res.text).toBe(201);
   const id = res.body.ticket_id as number;
   expect((await s.api('PATCH', `/tickets/${id}`, { body: { owner_id: olga.id } })).status).toBe(200);
@@ -55,7 +88,10 @@ async function olgasMailedTicket(subject: string, from: string, cc?: string) {
   return { id, c1 };
 }
 async function reply(ticketId: number, body: string, opts: { settle?: boolean } = {}) {
-  const res = await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body, internal: false }, token: ann.token });
+  const res = await s.api('POST', `/tickets/${ticketId}/comment`, {
+    body: { body, internal: false },
+    token: ann.token,
+  });
   expect(res.status, res.text).toBe(201);
   if (opts.settle !== false) await settle(s, ticketId);
   return res.body.transaction as Row;
@@ -78,7 +114,11 @@ afterAll(async () => {
 
 describe('headers', () => {
   it('a human reply: From "<agent> (<queue>)" encoded, Reply-To the queue, To/Cc the conversation, envelope one recipient, not Auto-Submitted', async () => {
-    const { id, c1 } = await olgasMailedTicket('Printer on fire', '"Zoë Ünicode" <zoe@customer.example>', 'Bob Cc <bob@customer.example>');
+    const { id, c1 } = await olgasMailedTicket(
+      'Printer on fire',
+      '"Zoë Ünicode" <zoe@customer.example>',
+      'Bob Cc <bob@customer.example>',
+    );
     const autoreply = await mailTo('zoe@customer.example', forTicket(id));
     expect(addrs(autoreply.parsed.from)).toEqual([{ name: 'Billing', address: BILLING }]);
     expect(header(autoreply, 'auto-submitted')).toBe('auto-replied');
@@ -94,7 +134,11 @@ describe('headers', () => {
     const staff = rows.filter((r) => r.audience === 'staff');
     expect(staff.map((r) => r.recipient)).toEqual([olga.email]);
 
-    const copies = await Promise.all(['zoe@customer.example', 'bob@customer.example'].map((to) => mailTo(to, (m) => m.parsed.text?.includes(text) ?? false)));
+    const copies = await Promise.all(
+      ['zoe@customer.example', 'bob@customer.example'].map((to) =>
+        mailTo(to, (m) => m.parsed.text?.includes(text) ?? false),
+      ),
+    );
     for (const [i, m] of copies.entries()) {
       expect(m.envelope.to).toEqual([customer.find((r) => r.recipient === m.envelope.to[0])!.recipient]);
       expect(m.envelope.from).toBe(BILLING);
@@ -123,10 +167,18 @@ describe('headers', () => {
     // The admin outbox shows the header lists and the audience beside the envelope recipient.
     for (const r of customer) {
       expect(r).toMatchObject({
-        to: [{ name: 'Zoë Ünicode', address: 'zoe@customer.example' }], cc: [{ name: 'Bob Cc', address: 'bob@customer.example' }],
-        audience: 'customer', attachment_ids: [], kind: 'email', status: 'sent',
+        to: [{ name: 'Zoë Ünicode', address: 'zoe@customer.example' }],
+        cc: [{ name: 'Bob Cc', address: 'bob@customer.example' }],
+        audience: 'customer',
+        attachment_ids: [],
+        kind: 'email',
+        status: 'sent',
       });
-      expect(r.headers).toMatchObject({ From: `"Ann Lée (Billing)" <${BILLING}>`, 'Reply-To': `"Billing" <${BILLING}>`, To: '"Zoë Ünicode" <zoe@customer.example>' });
+      expect(r.headers).toMatchObject({
+        From: `"Ann Lée (Billing)" <${BILLING}>`,
+        'Reply-To': `"Billing" <${BILLING}>`,
+        To: '"Zoë Ünicode" <zoe@customer.example>',
+      });
     }
     expect(staff[0]).toMatchObject({ to: [{ name: 'Olga Owner', address: olga.email }], cc: [], audience: 'staff' });
     const page = await s.api('GET', `/outbox?ticket_id=${id}`, { headers: { accept: 'text/html' } });
@@ -148,17 +200,33 @@ describe('threading', () => {
     const note = mid('note');
     const noted = await postMail(s, '', {
       contentType: 'application/json',
-      body: JSON.stringify({ action: 'comment', message: rfc822({ From: olga.email, To: BILLING, Subject: `[hxdesk #${id}] note`, 'Message-ID': note }, 'Internal: check the firewall.') }),
+      body: JSON.stringify({
+        action: 'comment',
+        message: rfc822(
+          { From: olga.email, To: BILLING, Subject: `[hxdesk #${id}] note`, 'Message-ID': note },
+          'Internal: check the firewall.',
+        ),
+      }),
     });
     expect(noted.status, noted.text).toBe(200);
     await settle(s, id);
 
     // The subject is already "Re: …": mail clients add no second prefix.
     const cr = mid('carl-reply');
-    const back = await postMail(s, rfc822({
-      From: 'Carl Customer <carl@customer.example>', To: BILLING, Subject: r1.parsed.subject!, 'Message-ID': cr,
-      'In-Reply-To': r1.parsed.messageId!, References: `${c1} ${r1.parsed.messageId}`,
-    }, 'Still dropping.\n\n> First answer.'));
+    const back = await postMail(
+      s,
+      rfc822(
+        {
+          From: 'Carl Customer <carl@customer.example>',
+          To: BILLING,
+          Subject: r1.parsed.subject!,
+          'Message-ID': cr,
+          'In-Reply-To': r1.parsed.messageId!,
+          References: `${c1} ${r1.parsed.messageId}`,
+        },
+        'Still dropping.\n\n> First answer.',
+      ),
+    );
     expect(back.status, back.text).toBe(200);
     expect(back.body).toMatchObject({ ticket_id: id, rule: `ticket by In-Reply-To ${r1.parsed.messageId}` });
     await settle(s, id);
@@ -181,7 +249,10 @@ describe('threading', () => {
     expect(new Set([r1.parsed.subject, r2.parsed.subject])).toEqual(new Set([`Re: [hxdesk #${id}] ${subject}`]));
 
     // The staff copy of the second answer carries the whole thread, the note and staff mail included.
-    const staff2 = await mailTo(olga.email, (m) => forTicket(id)(m) && (m.parsed.text?.includes('Second answer.') ?? false));
+    const staff2 = await mailTo(
+      olga.email,
+      (m) => forTicket(id)(m) && (m.parsed.text?.includes('Second answer.') ?? false),
+    );
     expect(refs(staff2)).toContain(note);
     expect(refs(staff2).some((x) => staffIds.includes(x))).toBe(true);
     // Newest last: the customer's reply, then our staff mail about it.
@@ -190,11 +261,17 @@ describe('threading', () => {
   });
 
   it('25 replies: References hold 20 ids, the root first and the newest last, no duplicates', async () => {
-    const { id, c1 } = await olgasMailedTicket(`Long one ${++seq}`, 'Dora Long <dora@customer.example>', 'Eve Cc <eve@customer.example>');
+    const { id, c1 } = await olgasMailedTicket(
+      `Long one ${++seq}`,
+      'Dora Long <dora@customer.example>',
+      'Eve Cc <eve@customer.example>',
+    );
     const sent: string[] = [];
     for (let i = 1; i <= 25; i++) {
       const tx = await reply(id, `Reply number ${i}.`, { settle: false });
-      sent.push((await outboxOf(s, id)).find((r) => r.transaction_id === tx.id && r.audience === 'customer')!.message_id);
+      sent.push(
+        (await outboxOf(s, id)).find((r) => r.transaction_id === tx.id && r.audience === 'customer')!.message_id,
+      );
     }
     await settle(s, id);
     const last = await mailTo('eve@customer.example', (m) => m.parsed.text?.includes('Reply number 25.') ?? false);
@@ -209,10 +286,22 @@ describe('threading', () => {
 
 describe('multipart/alternative', () => {
   const body = [
-    'Hello <b>Zoë</b> & co,', '', '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">',
+    'Hello <b>Zoë</b> & co,',
+    '',
+    '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">',
     'See https://example.com/a?b=1&c=2. or (https://en.wikipedia.org/wiki/Foo_(bar)) or mailto:help@example.com',
-    'Not a link: javascript:alert(1) and "https://x.example/"onmouseover="alert(1)', '    indented  twice',
-    '', 'On Monday Carl wrote:', '> Still dropping.', '> > First answer.', '>> Older still.', '', 'Regards', '-- ', 'Ann Lée', 'Billing',
+    'Not a link: javascript:alert(1) and "https://x.example/"onmouseover="alert(1)',
+    '    indented  twice',
+    '',
+    'On Monday Carl wrote:',
+    '> Still dropping.',
+    '> > First answer.',
+    '>> Older still.',
+    '',
+    'Regards',
+    '-- ',
+    'Ann Lée',
+    'Billing',
   ].join('\n');
   let mail: ReceivedMail;
   let row: Row;
@@ -230,7 +319,9 @@ describe('multipart/alternative', () => {
     const html = mail.parsed.html as string;
     expect(html).toBe(textToHtml(row.body));
     expect(html).not.toMatch(/<script|<img|<[^>]*\son\w+=|href="javascript/i);
-    expect(html).toContain('&lt;script&gt;window.__pwned = 1&lt;/script&gt;&lt;img src=x onerror=&quot;window.__pwned = 2&quot;&gt;');
+    expect(html).toContain(
+      '&lt;script&gt;window.__pwned = 1&lt;/script&gt;&lt;img src=x onerror=&quot;window.__pwned = 2&quot;&gt;',
+    );
     expect(html).toContain('<a href="https://example.com/a?b=1&amp;c=2"');
   });
 
@@ -240,7 +331,7 @@ describe('multipart/alternative', () => {
       const page = await browser.newPage();
       await page.setContent(mail.parsed.html as string, { waitUntil: 'load' });
       // Runs in the page (a string: this project type-checks tests without the DOM library).
-      const seen = await page.evaluate(`({
+      const seen = (await page.evaluate(`({
         pwned: window.__pwned ?? null,
         dangerous: document.querySelectorAll('script, img, iframe, object, [onerror], [onmouseover]').length,
         links: [...document.querySelectorAll('a')].map((a) => a.getAttribute('href')),
@@ -248,11 +339,24 @@ describe('multipart/alternative', () => {
         inner: document.querySelector('blockquote blockquote')?.innerText,
         signature: [...document.querySelectorAll('div[style]')].map((d) => ({ text: d.innerText, color: getComputedStyle(d).color })).find((d) => d.text.startsWith('--')),
         text: document.body.innerText.replace(/\\u00a0/g, ' '),
-      })`) as { pwned: unknown; dangerous: number; links: string[]; quotes: string[]; inner?: string; signature?: { text: string; color: string }; text: string };
+      })`)) as {
+        pwned: unknown;
+        dangerous: number;
+        links: string[];
+        quotes: string[];
+        inner?: string;
+        signature?: { text: string; color: string };
+        text: string;
+      };
       expect(seen.pwned).toBeNull();
       expect(seen.dangerous).toBe(0);
-      expect(seen.links).toEqual(['https://example.com/a?b=1&c=2', 'https://en.wikipedia.org/wiki/Foo_(bar)', 'mailto:help@example.com', 'https://x.example/',
-        expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/portal\//)]); // the template's portal link
+      expect(seen.links).toEqual([
+        'https://example.com/a?b=1&c=2',
+        'https://en.wikipedia.org/wiki/Foo_(bar)',
+        'mailto:help@example.com',
+        'https://x.example/',
+        expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/portal\//),
+      ]); // the template's portal link
       expect(seen.quotes).toEqual(['outer', 'inner']);
       expect(seen.inner).toBe('First answer.\nOlder still.');
       // From the `-- ` line to the end (the template's footer follows the reply), muted.
@@ -271,10 +375,18 @@ describe('a long body', () => {
     const { id } = await olgasMailedTicket(`Huge ${++seq}`, 'Hugo <hugo@customer.example>');
     // The customer mails a huge log; the owner's notification quotes it.
     const text = `Log follows.\n${'>>>> line\nplain\n'.repeat(40_000)}`;
-    const res = await postMail(s, rfc822({ From: 'hugo@customer.example', To: BILLING, Subject: `Re: [hxdesk #${id}] Huge`, 'Message-ID': mid('hugo') }, text));
+    const res = await postMail(
+      s,
+      rfc822(
+        { From: 'hugo@customer.example', To: BILLING, Subject: `Re: [hxdesk #${id}] Huge`, 'Message-ID': mid('hugo') },
+        text,
+      ),
+    );
     expect(res.status, res.text).toBe(200);
     await settle(s, id);
-    const row = (await outboxOf(s, id)).find((r) => r.transaction_id === res.body.transaction_id && r.recipient === olga.email)!;
+    const row = (await outboxOf(s, id)).find(
+      (r) => r.transaction_id === res.body.transaction_id && r.recipient === olga.email,
+    )!;
     expect(row.body.length).toBeGreaterThan(512 * 1024);
     const m = await mailTo(olga.email, (x) => x.parsed.messageId === row.message_id);
     expect(m.raw).not.toMatch(/multipart\/alternative/i);
@@ -288,10 +400,23 @@ describe('attachments', () => {
     const { id } = await olgasMailedTicket(`Invoice ${++seq}`, 'Gus <gus@customer.example>');
     const pdf = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919) % 256));
     // Ann answers by mail, with a file: a Correspond by Ann (a person), relayed to the requester.
-    const res = await postMail(s, rfc822({ From: `Ann Lée <${ann.email}>`, To: BILLING, Subject: `Re: [hxdesk #${id}] Invoice`, 'Message-ID': mid('ann') },
-      'Here is the corrected invoice.', { name: 'invoice-2026.pdf', type: 'application/pdf', content: pdf }));
+    const res = await postMail(
+      s,
+      rfc822(
+        {
+          From: `Ann Lée <${ann.email}>`,
+          To: BILLING,
+          Subject: `Re: [hxdesk #${id}] Invoice`,
+          'Message-ID': mid('ann'),
+        },
+        'Here is the corrected invoice.',
+        { name: 'invoice-2026.pdf', type: 'application/pdf', content: pdf },
+      ),
+    );
     expect(res.status, res.text).toBe(200);
-    const tx = ((await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as Row[]).find((t) => t.id === res.body.transaction_id)!;
+    const tx = ((await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as Row[]).find(
+      (t) => t.id === res.body.transaction_id,
+    )!;
     expect(tx).toMatchObject({ type: 'Correspond', creator_id: ann.id });
     await settle(s, id);
     const row = (await outboxOf(s, id)).find((r) => r.transaction_id === tx.id && r.audience === 'customer')!;
@@ -305,9 +430,9 @@ describe('attachments', () => {
     expect(m.parsed.html).toContain('Here is the corrected invoice.');
     expect(header(m, 'auto-submitted')).toBeUndefined();
     expect(addrs(m.parsed.from)).toEqual([{ name: 'Ann Lée (Billing)', address: BILLING }]);
-    expect(m.parsed.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content }))).toEqual([
-      { filename: 'invoice-2026.pdf', contentType: 'application/pdf', content: pdf },
-    ]);
+    expect(
+      m.parsed.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+    ).toEqual([{ filename: 'invoice-2026.pdf', contentType: 'application/pdf', content: pdf }]);
   });
 });
 
@@ -325,12 +450,24 @@ describe('after a restart', () => {
       await a.api('POST', '/queues', { body: { name: 'Billing', mail_alias: BILLING } });
       const agent = await a.user('agent', 'hal@staff.example');
       const c1 = mid('c1');
-      const opened = await postMail(a, rfc822({ From: 'Ida <ida@customer.example>', To: BILLING, Subject: 'Keys', 'Message-ID': c1 }, 'Lost my keys.'));
+      const opened = await postMail(
+        a,
+        rfc822({ From: 'Ida <ida@customer.example>', To: BILLING, Subject: 'Keys', 'Message-ID': c1 }, 'Lost my keys.'),
+      );
       const id = opened.body.ticket_id as number;
-      const withFile = await postMail(a, rfc822({ From: agent.email, To: BILLING, Subject: `[hxdesk #${id}] Keys`, 'Message-ID': mid('hal') },
-        'The spare key, scanned.', { name: 'key.png', type: 'image/png', content: Buffer.from('not really a png') }));
+      const withFile = await postMail(
+        a,
+        rfc822(
+          { From: agent.email, To: BILLING, Subject: `[hxdesk #${id}] Keys`, 'Message-ID': mid('hal') },
+          'The spare key, scanned.',
+          { name: 'key.png', type: 'image/png', content: Buffer.from('not really a png') },
+        ),
+      );
       expect(withFile.status, withFile.text).toBe(200);
-      const later = await a.api('POST', `/tickets/${id}/comment`, { body: { body: 'A later reply.', internal: false }, token: agent.token });
+      const later = await a.api('POST', `/tickets/${id}/comment`, {
+        body: { body: 'A later reply.', internal: false },
+        token: agent.token,
+      });
       expect(later.status).toBe(201);
       const stored = (await outboxOf(a, id)).filter((r) => r.audience === 'customer');
       expect(stored.map((r) => r.status)).toEqual(['queued', 'queued', 'queued']);
@@ -348,13 +485,17 @@ describe('after a restart', () => {
       // Second life, with SMTP: everything goes out, the same messages as stored.
       b = await startServer({ DATA_DIR: dir, MAILGATE_TOKEN, SMTP_URL: own.url, OUTBOX_POLL_MS: '50', ...store });
       const rows = await until('all sent', async () => {
-        const all = ((await b!.api('GET', '/outbox?limit=500')).body.outbox as Row[]).filter((r) => stored.some((x) => x.id === r.id));
+        const all = ((await b!.api('GET', '/outbox?limit=500')).body.outbox as Row[]).filter((r) =>
+          stored.some((x) => x.id === r.id),
+        );
         return all.every((r) => r.status === 'sent') && all;
       });
       const sentFile = rows.find((r) => r.id === fileRow.id)!;
       expect(sentFile.ticket_id).toBeNull();
       expect(sentFile.attempts).toBe(1);
-      expect(sentFile.last_error).toBe(`Sent without attachment ${fileRow.attachment_ids[0]}: no longer stored (deleted with their ticket?)`);
+      expect(sentFile.last_error).toBe(
+        `Sent without attachment ${fileRow.attachment_ids[0]}: no longer stored (deleted with their ticket?)`,
+      );
       expect(b.logged.some((l) => l.msg.includes('sent without attachments'))).toBe(true);
       for (const r of stored) {
         const m = own.messages.find((x) => x.parsed.messageId === r.message_id)!;
@@ -362,7 +503,10 @@ describe('after a restart', () => {
         expect(m.parsed.subject).toBe(r.subject);
         expect(m.parsed.inReplyTo).toBe(r.headers['In-Reply-To']);
         expect(refs(m).join(' ')).toBe(r.headers.References);
-        const stored = (h: string) => { const [, name, address] = /^"(.*)" <(.*)>$/.exec(h)!; return [{ name, address }]; };
+        const stored = (h: string) => {
+          const [, name, address] = /^"(.*)" <(.*)>$/.exec(h)!;
+          return [{ name, address }];
+        };
         expect(addrs(m.parsed.from)).toEqual(stored(r.headers.From));
         expect(addrs(m.parsed.replyTo)).toEqual(stored(r.headers['Reply-To']));
         expect(header(m, 'auto-submitted') ?? null).toBe(r.headers['Auto-Submitted'] ?? null);

@@ -2,7 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
-import { base64Lines, entity, envelope, get, keptOf, MAILGATE_TOKEN, postMail, sha256, uuencode } from './helpers/mail.js';
+import {
+  base64Lines,
+  entity,
+  envelope,
+  get,
+  keptOf,
+  MAILGATE_TOKEN,
+  postMail,
+  sha256,
+  uuencode,
+} from './helpers/mail.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
 // Issue 12 §1 last point and §3: a message whose text is huge or pathological still becomes a
@@ -10,15 +20,24 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './hel
 // of this takes is measured by bench/mail-bomb.ts, never asserted here.)
 
 let s: TestServer;
-beforeAll(async () => { s = await startServer({ MAILGATE_TOKEN, MAIL_SENDER_MAX_PER_HOUR: '100000' }); });
-afterAll(async () => { await s.close(); });
-
+beforeAll(async () => {
+  s = await startServer({ MAILGATE_TOKEN, MAIL_SENDER_MAX_PER_HOUR: '100000' });
+});
+afterAll(async () => {
+  await s.close();
+});
 
 describe('huge and pathological text', () => {
-  it('NUL bytes in the subject, the sender\'s name and the text (which PostgreSQL text cannot hold) become U+FFFD; the raw message is kept as it came', async () => {
+  it("NUL bytes in the subject, the sender's name and the text (which PostgreSQL text cannot hold) become U+FFFD; the raw message is kept as it came", async () => {
     const raw = Buffer.concat([
-      entity(envelope({ From: 'Nu\u0000ll Sender <nul.sender@customer.example>', Subject: 'Zero\u0000byte subject', 'Content-Type': 'text/plain; charset=utf-8' }),
-        'Before\u0000after, and\u0000\u0000twice.\r\n'),
+      entity(
+        envelope({
+          From: 'Nu\u0000ll Sender <nul.sender@customer.example>',
+          Subject: 'Zero\u0000byte subject',
+          'Content-Type': 'text/plain; charset=utf-8',
+        }),
+        'Before\u0000after, and\u0000\u0000twice.\r\n',
+      ),
     ]);
     const res = await postMail(s, raw);
     expect(res.status, res.text).toBe(201);
@@ -35,7 +54,13 @@ describe('huge and pathological text', () => {
 
   it('the HTML bomb (<div> × 160,000, base64, 1 MiB) becomes a ticket: no text to show, the HTML kept whole', async () => {
     const html = Buffer.from('<div>'.repeat(160_000));
-    const res = await postMail(s, entity({ ...envelope(), 'Content-Type': 'text/html; charset=utf-8', 'Content-Transfer-Encoding': 'base64' }, base64Lines(html)));
+    const res = await postMail(
+      s,
+      entity(
+        { ...envelope(), 'Content-Type': 'text/html; charset=utf-8', 'Content-Transfer-Encoding': 'base64' },
+        base64Lines(html),
+      ),
+    );
     expect(res.status, res.text).toBe(201);
     const kept = await keptOf(s, res.body);
     expect(kept.body).toBe('');
@@ -46,16 +71,27 @@ describe('huge and pathological text', () => {
   it('a 100 KB uuencoded block in the text is a file; the text keeps only the words around it', async () => {
     const data = randomBytes(100 * 1024);
     const text = `Here is the dump.\r\n\r\n${uuencode('dump.bin', data)}\r\n\r\nThanks, Carla\r\n`;
-    const kept = await keptOf(s, (await postMail(s, entity({ ...envelope(), 'Content-Type': 'text/plain' }, text))).body);
+    const kept = await keptOf(
+      s,
+      (await postMail(s, entity({ ...envelope(), 'Content-Type': 'text/plain' }, text))).body,
+    );
     expect(kept.body).toBe('Here is the dump.\n\n\nThanks, Carla');
-    expect(kept.files.map((f) => [f.filename, f.content_type, sha256(f.content)])).toEqual([['dump.bin', 'application/octet-stream', sha256(data)]]);
+    expect(kept.files.map((f) => [f.filename, f.content_type, sha256(f.content)])).toEqual([
+      ['dump.bin', 'application/octet-stream', sha256(data)],
+    ]);
   });
 
   let big: { ticket_id: number; transaction_id: number };
   const PUNCTUATION = Array.from({ length: 100_000 }, (_, i) => '.,;:!?-'.repeat(1 + (i % 9))).join('\r\n');
 
   it('100,000 lines of punctuation (3.5 MB): the ticket keeps the first million characters as text and all of it as message.txt', async () => {
-    const res = await postMail(s, entity({ ...envelope({ Subject: 'Punctuation flood' }), 'Content-Type': 'text/plain' }, `Start of the flood\r\n${PUNCTUATION}\r\nEnd of the flood\r\n`));
+    const res = await postMail(
+      s,
+      entity(
+        { ...envelope({ Subject: 'Punctuation flood' }), 'Content-Type': 'text/plain' },
+        `Start of the flood\r\n${PUNCTUATION}\r\nEnd of the flood\r\n`,
+      ),
+    );
     expect(res.status, res.text).toBe(201);
     big = res.body;
     const kept = await keptOf(s, big);
@@ -81,7 +117,9 @@ describe('huge and pathological text', () => {
     const json = (await get(s, url)).transaction;
     expect(json.body).toMatch(/the whole text is attached as message\.txt\]$/);
     const fragment = await s.api('GET', url, { headers: { 'hx-request': 'true' } });
-    expect(fragment.text).toMatch(new RegExp(`^<div class="txn-body" id="txn-body-${big.transaction_id}">Start of the flood`));
+    expect(fragment.text).toMatch(
+      new RegExp(`^<div class="txn-body" id="txn-body-${big.transaction_id}">Start of the flood`),
+    );
     expect(fragment.text).toContain('the whole text is attached as message.txt]</div>');
     expect(fragment.text).not.toContain('Show all');
     const page = await s.api('GET', url, { headers: { accept: 'text/html' } });
@@ -95,13 +133,22 @@ describe('huge and pathological text', () => {
 
   describe('in the browser', () => {
     let browser: Browser;
-    beforeAll(async () => { browser = await launchBrowser(); });
-    afterAll(async () => { await browser?.close(); });
+    beforeAll(async () => {
+      browser = await launchBrowser();
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
 
     it('the ticket page is a page an agent can use; "Show all" unfolds the text in place', async () => {
       const { context, page } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD);
       await page.goto(`/tickets/${big.ticket_id}`);
-      const height = () => page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollHeight: number } } }).document.documentElement.scrollHeight);
+      const height = () =>
+        page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { documentElement: { scrollHeight: number } } }).document
+              .documentElement.scrollHeight,
+        );
       expect(await height()).toBeLessThan(4000);
       await screenshot(page, 'ticket-folded-flood');
       await page.getByRole('link', { name: /Show all \(27,\d{3} lines/ }).click();
@@ -121,7 +168,11 @@ describe('huge and pathological text', () => {
       const link = await page.getByRole('link', { name: /Show all/ }).boundingBox();
       expect(link!.x).toBeGreaterThanOrEqual(0);
       expect(link!.x + link!.width).toBeLessThanOrEqual(360);
-      const page360 = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+      const page360 = await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement
+            .scrollWidth,
+      );
       expect(page360).toBeLessThanOrEqual(360); // the properties stack under the history: no sideways scroll
       await screenshot(page, 'ticket-folded-flood-360');
       await context.close();
@@ -131,19 +182,37 @@ describe('huge and pathological text', () => {
 
 describe('a message that cannot be read in time is kept all the same', () => {
   let slow: TestServer;
-  beforeAll(async () => { slow = await startServer({ MAILGATE_TOKEN, MAIL_PARSE_TIMEOUT_MS: '1' }); });
-  afterAll(async () => { await slow.close(); });
+  beforeAll(async () => {
+    slow = await startServer({ MAILGATE_TOKEN, MAIL_PARSE_TIMEOUT_MS: '1' });
+  });
+  afterAll(async () => {
+    await slow.close();
+  });
 
   it('its headers make the ticket, its text says why, the raw message is attached whole, the intake log says so', async () => {
-    const raw = entity({ ...envelope({ Subject: 'Too slow to read' }), 'Content-Type': 'text/html; charset=utf-8', 'Content-Transfer-Encoding': 'base64' },
-      base64Lines(Buffer.from('<p>words</p>'.repeat(300_000))));
+    const raw = entity(
+      {
+        ...envelope({ Subject: 'Too slow to read' }),
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Transfer-Encoding': 'base64',
+      },
+      base64Lines(Buffer.from('<p>words</p>'.repeat(300_000))),
+    );
     const res = await postMail(slow, raw);
     expect(res.status, res.text).toBe(201);
-    expect(res.body.rule).toBe('new ticket; default queue General; text not read (reading it took longer than 0.001 s): the raw message is attached');
+    expect(res.body.rule).toBe(
+      'new ticket; default queue General; text not read (reading it took longer than 0.001 s): the raw message is attached',
+    );
     const ticket = await get(slow, `/tickets/${res.body.ticket_id}`);
-    expect(ticket).toMatchObject({ subject: 'Too slow to read', description: "hxdesk could not read this message's text: reading it took longer than 0.001 s. The original message is attached as message.eml." });
+    expect(ticket).toMatchObject({
+      subject: 'Too slow to read',
+      description:
+        "hxdesk could not read this message's text: reading it took longer than 0.001 s. The original message is attached as message.eml.",
+    });
     const kept = await keptOf(slow, res.body);
-    expect(kept.files.map((f) => [f.filename, f.content_type, sha256(f.content)])).toEqual([['message.eml', 'message/rfc822', sha256(raw)]]);
+    expect(kept.files.map((f) => [f.filename, f.content_type, sha256(f.content)])).toEqual([
+      ['message.eml', 'message/rfc822', sha256(raw)],
+    ]);
     // The same message again is a duplicate, not a second ticket.
     expect((await postMail(slow, raw)).body).toMatchObject({ duplicate: true, ticket_id: res.body.ticket_id });
   });

@@ -41,7 +41,11 @@ async function intakeOf(s: TestServer, messageId: string) {
 }
 /** What /mailgate itself answers for `raw` (the B5 error the command must pass on). */
 async function answerOf(s: TestServer, raw: string | Buffer) {
-  return s.api('POST', '/mailgate', { token: TOKEN, headers: { 'content-type': 'message/rfc822' }, body: raw as string });
+  return s.api('POST', '/mailgate', {
+    token: TOKEN,
+    headers: { 'content-type': 'message/rfc822' },
+    body: raw as string,
+  });
 }
 function expectExit(run: MailgateRun, code: number) {
   expect(run.code, `stderr: ${run.stderr}`).toBe(code);
@@ -55,7 +59,10 @@ const gate = (s: { url: string }, ...more: string[]) => ['--url', s.url, '--toke
 async function standIn(status: number, body: string, type = 'application/json'): Promise<{ url: string }> {
   const srv = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => { res.writeHead(status, { 'content-type': type, 'retry-after': '60' }); res.end(body); });
+    req.on('end', () => {
+      res.writeHead(status, { 'content-type': type, 'retry-after': '60' });
+      res.end(body);
+    });
   });
   peers.push(srv);
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
@@ -64,7 +71,9 @@ async function standIn(status: number, body: string, type = 'application/json'):
 
 describe('hxdesk-mailgate against a running hxdesk', () => {
   let s: TestServer;
-  beforeAll(async () => { s = await server({ MAILGATE_TOKEN: TOKEN }); });
+  beforeAll(async () => {
+    s = await server({ MAILGATE_TOKEN: TOKEN });
+  });
 
   it('delivers a message: exit 0, silent, and the ticket exists with the sender as requester', async () => {
     const m = message({ from: 'Ann Example <ann@customer.test>' });
@@ -75,7 +84,9 @@ describe('hxdesk-mailgate against a running hxdesk', () => {
     expect(others).toEqual([]);
     expect(ticket.description).toContain('It is on the floor again.');
     expect((await get(s, `/users/${ticket.requester_id}`)).email).toBe('ann@customer.test');
-    expect(await intakeOf(s, m.messageId)).toMatchObject([{ verdict: 'created', source: 'mailgate', ticket_id: ticket.id }]);
+    expect(await intakeOf(s, m.messageId)).toMatchObject([
+      { verdict: 'created', source: 'mailgate', ticket_id: ticket.id },
+    ]);
   });
 
   it('a duplicate (the MTA delivers the same message again) is exit 0 and changes nothing', async () => {
@@ -93,7 +104,12 @@ describe('hxdesk-mailgate against a running hxdesk', () => {
   it('sends the bytes as they are: an 8-bit ISO-8859-1 body arrives as the same text', async () => {
     const m = message({ body: '' });
     const raw = Buffer.concat([
-      Buffer.from(m.raw.replace('charset=utf-8', 'charset=iso-8859-1').replace('MIME-Version: 1.0\n', 'MIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\n'), 'latin1'),
+      Buffer.from(
+        m.raw
+          .replace('charset=utf-8', 'charset=iso-8859-1')
+          .replace('MIME-Version: 1.0\n', 'MIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\n'),
+        'latin1',
+      ),
       Buffer.from('Gr\xfc\xdfe aus K\xf6ln\n', 'latin1'),
     ]);
     expectExit(await runMailgate(gate(s), raw), EX_OK);
@@ -117,7 +133,10 @@ describe('hxdesk-mailgate against a running hxdesk', () => {
     const [ticket] = await ticketsTitled(s, m.subject);
     expect(ticket.queue_id).toBe(billing.body.id);
 
-    const reply = message({ subject: `Re: [hxdesk #${ticket.id}] ${m.subject}`, body: 'Forwarded from the accounts team.\n' });
+    const reply = message({
+      subject: `Re: [hxdesk #${ticket.id}] ${m.subject}`,
+      body: 'Forwarded from the accounts team.\n',
+    });
     expectExit(await runMailgate(gate(s, '--action', 'comment'), reply.raw), EX_OK);
     const txs = (await get(s, `/tickets/${ticket.id}/transactions`)).transactions as any[];
     expect(txs.map((t) => t.type)).toEqual(['Create', 'Comment']);
@@ -139,30 +158,34 @@ describe('hxdesk-mailgate against a running hxdesk', () => {
     expect(await ticketsTitled(s, b.subject)).toHaveLength(1);
   });
 
-  it('malformed mail (422) is exit 65 with hxdesk\'s reason on stderr, and nothing is stored', async () => {
+  it("malformed mail (422) is exit 65 with hxdesk's reason on stderr, and nothing is stored", async () => {
     const raw = 'this is not an e-mail at all\n';
     const answer = await answerOf(s, raw);
     expect(answer.status).toBe(422);
     const before = await totals(s);
     const run = await runMailgate(gate(s), raw);
     expectExit(run, EX_DATAERR);
-    expect(run.stderr).toBe(`hxdesk-mailgate: hxdesk rejected the message (422 validation_failed: ${answer.body.error.message})\n`);
+    expect(run.stderr).toBe(
+      `hxdesk-mailgate: hxdesk rejected the message (422 validation_failed: ${answer.body.error.message})\n`,
+    );
     expect(await totals(s)).toEqual(before);
   });
 
-  it('a wrong token (401) is exit 75, never a bounce: the admin\'s mistake keeps the mail queued', async () => {
+  it("a wrong token (401) is exit 75, never a bounce: the admin's mistake keeps the mail queued", async () => {
     const wrong = path.join(dir, 'wrong-token');
     fs.writeFileSync(wrong, 'not-the-mailgate-token-at-all\n', { mode: 0o600 });
     const before = await totals(s);
     const run = await runMailgate(['--url', s.url, '--token-file', wrong], message().raw);
     expectExit(run, EX_TEMPFAIL);
-    expect(run.stderr).toMatch(/^hxdesk-mailgate: http:\/\/127\.0\.0\.1:\d+\/mailgate refused the mail gateway's token \(401 unauthenticated: .+\); check --token-file \/ MAILGATE_TOKEN/);
+    expect(run.stderr).toMatch(
+      /^hxdesk-mailgate: http:\/\/127\.0\.0\.1:\d+\/mailgate refused the mail gateway's token \(401 unauthenticated: .+\); check --token-file \/ MAILGATE_TOKEN/,
+    );
     // No token at all is the same mistake.
     expectExit(await runMailgate(['--url', s.url], message().raw), EX_TEMPFAIL);
     expect(await totals(s)).toEqual(before);
   });
 
-  it('an unknown --queue (422 on path queue) is exit 75: an option the admin wrote, not the sender\'s fault', async () => {
+  it("an unknown --queue (422 on path queue) is exit 75: an option the admin wrote, not the sender's fault", async () => {
     const before = await totals(s);
     const run = await runMailgate(gate(s, '--queue', 'No such queue'), message({ to: 'nobody@elsewhere.test' }).raw);
     expectExit(run, EX_TEMPFAIL);
@@ -182,7 +205,9 @@ describe('hxdesk-mailgate against a running hxdesk', () => {
     for (const args of [['--token', TOKEN], [`--token=${TOKEN}`]]) {
       const run = await runMailgate(['--url', s.url, ...args], message().raw);
       expectExit(run, EX_TEMPFAIL);
-      expect(run.stderr).toMatch(/^hxdesk-mailgate: refusing --token: .*use --token-file PATH or the MAILGATE_TOKEN environment variable/);
+      expect(run.stderr).toMatch(
+        /^hxdesk-mailgate: refusing --token: .*use --token-file PATH or the MAILGATE_TOKEN environment variable/,
+      );
       expect(run.stderr).not.toContain(TOKEN);
     }
     expect(await totals(s)).toEqual(before);
@@ -227,21 +252,31 @@ describe('hxdesk-mailgate when hxdesk cannot take the message', () => {
     const before = await totals(s);
     const run = await runMailgate(gate(s), m.raw);
     expectExit(run, EX_DATAERR);
-    expect(run.stderr).toBe(`hxdesk-mailgate: hxdesk rejected the message (413 too_large: ${answer.body.error.message})\n`);
+    expect(run.stderr).toBe(
+      `hxdesk-mailgate: hxdesk rejected the message (413 too_large: ${answer.body.error.message})\n`,
+    );
     expect(await totals(s)).toEqual(before);
   });
 
   it('hxdesk down (connection refused) is exit 75', async () => {
     const port = await freePort();
     // Larger than a pipe's buffer: the command must read it all although it sends none of it.
-    const run = await runMailgate(['--url', `http://127.0.0.1:${port}`, '--token-file', tokenFile], message({ body: `${'y'.repeat(76)}\n`.repeat(15_000) }).raw);
+    const run = await runMailgate(
+      ['--url', `http://127.0.0.1:${port}`, '--token-file', tokenFile],
+      message({ body: `${'y'.repeat(76)}\n`.repeat(15_000) }).raw,
+    );
     expectExit(run, EX_TEMPFAIL);
-    expect(run.stderr).toBe(`hxdesk-mailgate: cannot reach hxdesk at http://127.0.0.1:${port} (ECONNREFUSED); the MTA will retry\n`);
+    expect(run.stderr).toBe(
+      `hxdesk-mailgate: cannot reach hxdesk at http://127.0.0.1:${port} (ECONNREFUSED); the MTA will retry\n`,
+    );
   });
 
   it('a server that accepts the connection and never answers is exit 75 after --timeout', async () => {
     const sockets: net.Socket[] = [];
-    const silent = net.createServer((sock) => { sockets.push(sock); sock.resume(); });
+    const silent = net.createServer((sock) => {
+      sockets.push(sock);
+      sock.resume();
+    });
     peers.push(silent);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
@@ -257,19 +292,28 @@ describe('hxdesk-mailgate when hxdesk cannot take the message', () => {
     const m = message();
     const run = await runMailgate(gate(off), m.raw);
     expectExit(run, EX_TEMPFAIL);
-    expect(run.stderr).toMatch(/^hxdesk-mailgate: hxdesk cannot take the message now \(503 unavailable: .*MAILGATE_TOKEN.*\); the MTA will retry\n$/);
+    expect(run.stderr).toMatch(
+      /^hxdesk-mailgate: hxdesk cannot take the message now \(503 unavailable: .*MAILGATE_TOKEN.*\); the MTA will retry\n$/,
+    );
     expect(await totals(off)).toMatchObject({ tickets: 0, intake: 0 });
   });
 
   it('429 rate_limited is exit 75 (retried later), as is any 5xx, even without a JSON body', async () => {
-    const limited = await standIn(429, JSON.stringify({ error: { code: 'rate_limited', message: 'Too many messages; try again later' } }));
+    const limited = await standIn(
+      429,
+      JSON.stringify({ error: { code: 'rate_limited', message: 'Too many messages; try again later' } }),
+    );
     const run = await runMailgate(gate(limited), message().raw);
     expectExit(run, EX_TEMPFAIL);
-    expect(run.stderr).toBe('hxdesk-mailgate: hxdesk cannot take the message now (429 rate_limited: Too many messages; try again later); the MTA will retry\n');
+    expect(run.stderr).toBe(
+      'hxdesk-mailgate: hxdesk cannot take the message now (429 rate_limited: Too many messages; try again later); the MTA will retry\n',
+    );
     const proxy = await standIn(502, '<html><body>Bad Gateway</body></html>', 'text/html');
     const bad = await runMailgate(gate(proxy), message().raw);
     expectExit(bad, EX_TEMPFAIL);
-    expect(bad.stderr).toBe('hxdesk-mailgate: hxdesk cannot take the message now (502 Bad Gateway); the MTA will retry\n');
+    expect(bad.stderr).toBe(
+      'hxdesk-mailgate: hxdesk cannot take the message now (502 Bad Gateway); the MTA will retry\n',
+    );
   });
 
   it('hxdesk dropping the connection mid-upload: asked again with the headers alone, a refusal counts (413 → 65), silence is 75', async () => {
@@ -278,11 +322,21 @@ describe('hxdesk-mailgate when hxdesk cannot take the message', () => {
     let waitForBody = false;
     const probes: string[] = [];
     const srv = http.createServer((req, res) => {
-      if (req.headers['transfer-encoding'] === 'chunked') { req.once('data', () => req.socket.resetAndDestroy()); return; }
+      if (req.headers['transfer-encoding'] === 'chunked') {
+        req.once('data', () => req.socket.resetAndDestroy());
+        return;
+      }
       probes.push(String(req.headers['content-length']));
-      if (waitForBody) { req.resume(); return; }
+      if (waitForBody) {
+        req.resume();
+        return;
+      }
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-      res.end(JSON.stringify({ error: { code: 'too_large', message: 'The message is larger than MAX_MAIL_BYTES (65536 bytes)' } }));
+      res.end(
+        JSON.stringify({
+          error: { code: 'too_large', message: 'The message is larger than MAX_MAIL_BYTES (65536 bytes)' },
+        }),
+      );
     });
     peers.push(srv);
     await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
@@ -290,15 +344,19 @@ describe('hxdesk-mailgate when hxdesk cannot take the message', () => {
     const big = Buffer.alloc(4 * 1024 * 1024, 'x');
     const refused = await runMailgate(['--url', url, '--token-file', tokenFile], big);
     expectExit(refused, EX_DATAERR);
-    expect(refused.stderr).toBe('hxdesk-mailgate: hxdesk rejected the message (413 too_large: The message is larger than MAX_MAIL_BYTES (65536 bytes))\n');
+    expect(refused.stderr).toBe(
+      'hxdesk-mailgate: hxdesk rejected the message (413 too_large: The message is larger than MAX_MAIL_BYTES (65536 bytes))\n',
+    );
     waitForBody = true;
     const silent = await runMailgate(['--url', url, '--token-file', tokenFile, '--timeout', '1'], big);
     expectExit(silent, EX_TEMPFAIL);
-    expect(silent.stderr).toMatch(/^hxdesk-mailgate: cannot reach hxdesk at http:\/\/127\.0\.0\.1:\d+ \((?:ECONNRESET|EPIPE)\); the MTA will retry\n$/);
+    expect(silent.stderr).toMatch(
+      /^hxdesk-mailgate: cannot reach hxdesk at http:\/\/127\.0\.0\.1:\d+ \((?:ECONNRESET|EPIPE)\); the MTA will retry\n$/,
+    );
     expect(probes).toEqual([String(big.length), String(big.length)]);
   });
 
-  it('a 2xx that is not /mailgate\'s answer (a wrong --url) is exit 75, never taken for delivered', async () => {
+  it("a 2xx that is not /mailgate's answer (a wrong --url) is exit 75, never taken for delivered", async () => {
     const other = await standIn(200, '<html><body>Welcome to nginx!</body></html>', 'text/html');
     const run = await runMailgate(gate(other), message().raw);
     expectExit(run, EX_TEMPFAIL);

@@ -42,17 +42,24 @@ async function get(p: string) {
   return (await res.json()) as any;
 }
 /** The log lines Exim wrote about one of its message ids. */
-const logOf = (id: string) => exim.mainlog().split('\n').filter((l) => l.includes(id)).join('\n');
+const logOf = (id: string) =>
+  exim
+    .mainlog()
+    .split('\n')
+    .filter((l) => l.includes(id))
+    .join('\n');
 
 describe('Exim → hxdesk-mailgate → hxdesk', () => {
   const whileDown = message({ subject: 'Sent while hxdesk was down' });
 
-  it('hxdesk down: the delivery is deferred (75) and the message stays in Exim\'s queue', async () => {
+  it("hxdesk down: the delivery is deferred (75) and the message stays in Exim's queue", async () => {
     const res = await exim.submit(whileDown.raw, 'ann@customer.test', 'support@helpdesk.test');
     expect(res.code, res.output).toBe(0);
     const queued = await exim.queued();
     expect(queued).toHaveLength(1);
-    expect(logOf(queued[0])).toMatch(/== support@helpdesk\.test R=hxdesk T=hxdesk_mailgate defer \(0\): Child process of hxdesk_mailgate transport returned 75/);
+    expect(logOf(queued[0])).toMatch(
+      /== support@helpdesk\.test R=hxdesk T=hxdesk_mailgate defer \(0\): Child process of hxdesk_mailgate transport returned 75/,
+    );
     expect(exim.mainlog()).toContain('hxdesk-mailgate: cannot reach hxdesk at');
     expect(exim.senderMail()).toBe('');
   });
@@ -73,7 +80,9 @@ describe('Exim → hxdesk-mailgate → hxdesk', () => {
     expect(again.code, again.output).toBe(0);
     expect(await exim.queued()).toEqual([]);
     expect(await ticketsTitled(get, whileDown.subject)).toHaveLength(1);
-    const entries = ((await get('/mail/intake?limit=500')).intake as any[]).filter((e) => e.message_id === whileDown.messageId);
+    const entries = ((await get('/mail/intake?limit=500')).intake as any[]).filter(
+      (e) => e.message_id === whileDown.messageId,
+    );
     expect(entries).toMatchObject([{ verdict: 'created', ticket_id: tickets[0].id }]);
     expect(exim.senderMail()).toBe('');
   });
@@ -92,21 +101,25 @@ describe('Exim → hxdesk-mailgate → hxdesk', () => {
     expect(raw).not.toMatch(/^From /);
   });
 
-  it('a malformed message is bounced (65): the sender gets hxdesk\'s reason, nothing is queued, no ticket', async () => {
+  it("a malformed message is bounced (65): the sender gets hxdesk's reason, nothing is queued, no ticket", async () => {
     const before = (await get('/tickets?limit=1')).total;
     const noFrom = message().raw.replace(/^From: .*\n/m, '');
     const res = await exim.submit(noFrom, 'carol@customer.test', 'support@helpdesk.test');
     expect(res.code, res.output).toBe(0);
     expect(await exim.queued()).toEqual([]);
-    expect(exim.mainlog()).toMatch(/\*\* support@helpdesk\.test R=hxdesk T=hxdesk_mailgate: Child process of hxdesk_mailgate transport returned 65/);
+    expect(exim.mainlog()).toMatch(
+      /\*\* support@helpdesk\.test R=hxdesk T=hxdesk_mailgate: Child process of hxdesk_mailgate transport returned 65/,
+    );
     const bounce = exim.senderMail();
     expect(bounce).toMatch(/^To: carol@customer\.test$/m);
     expect(bounce).toContain('This is a permanent error');
-    expect(bounce).toMatch(/hxdesk-mailgate: hxdesk rejected the message \(422 validation_failed: The message has no valid From address \(kept in the intake log as entry \d+\)\)/);
+    expect(bounce).toMatch(
+      /hxdesk-mailgate: hxdesk rejected the message \(422 validation_failed: The message has no valid From address \(kept in the intake log as entry \d+\)\)/,
+    );
     expect((await get('/tickets?limit=1')).total).toBe(before);
   });
 
-  it('a wrong token is the admin\'s mistake: deferred (75), never bounced to the sender', async () => {
+  it("a wrong token is the admin's mistake: deferred (75), never bounced to the sender", async () => {
     const bounces = exim.senderMail();
     const m = message();
     const res = await exim.submit(m.raw, 'dan@customer.test', 'support@misconfigured.test');

@@ -28,7 +28,9 @@ describe('the server at start (SPEC C1)', () => {
   }
 
   it('in development without MAILGATE_TOKEN says that /mailgate accepts unauthenticated mail; with a token it does not', async () => {
-    expect(await startOutput({})).toContain('WARN  POST /mailgate accepts unauthenticated mail: MAILGATE_TOKEN is not set');
+    expect(await startOutput({})).toContain(
+      'WARN  POST /mailgate accepts unauthenticated mail: MAILGATE_TOKEN is not set',
+    );
     const withToken = await startOutput({ MAILGATE_TOKEN: TOKEN });
     expect(withToken).not.toContain('/mailgate');
   });
@@ -36,6 +38,9 @@ describe('the server at start (SPEC C1)', () => {
   it('in production without MAILGATE_TOKEN says that /mailgate is off', async () => {
     const out = await startOutput({ NODE_ENV: 'production' });
     const line = out.split('\n').find((l) => l.includes('/mailgate'));
-    expect(JSON.parse(line!)).toMatchObject({ level: 'warn', msg: 'POST /mailgate is off (503) until MAILGATE_TOKEN is set' });
+    expect(JSON.parse(line!)).toMatchObject({
+      level: 'warn',
+      msg: 'POST /mailgate is off (503) until MAILGATE_TOKEN is set',
+    });
   });
 });

@@ -16,8 +16,14 @@ import { onlyOn } from './helpers/store.js';
 // after the oldest ("Thanks (2)"); then unique indexes hold the rule, for every writer.
 
 const dirs: string[] = [];
-const tmp = () => { const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mig20-')); dirs.push(d); return d; };
-afterEach(() => { for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+const tmp = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mig20-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
 afterAll(releasePostgres);
 
 const now = new Date().toISOString();
@@ -44,24 +50,43 @@ const FILL = [
 const RENAMED = ['1:Thanks', '2:THANKS (2)', '3:thanks', '4:Welcome', '5:welcome (5)', '6:Welcome'];
 /** A repeat of each kind, and the index that refuses it. */
 const DUPLICATES: [string, string][] = [
-  ["INSERT INTO canned_responses (id, name, body, owner_id, created_at, updated_at) VALUES (7, 'tHaNkS', 'x', 2, '$now', '$now')", 'canned_responses_own_name_uq'],
-  ["INSERT INTO canned_responses (id, name, body, owner_id, created_at, updated_at) VALUES (8, 'WELCOME', 'x', NULL, '$now', '$now')", 'canned_responses_shared_name_uq'],
+  [
+    "INSERT INTO canned_responses (id, name, body, owner_id, created_at, updated_at) VALUES (7, 'tHaNkS', 'x', 2, '$now', '$now')",
+    'canned_responses_own_name_uq',
+  ],
+  [
+    "INSERT INTO canned_responses (id, name, body, owner_id, created_at, updated_at) VALUES (8, 'WELCOME', 'x', NULL, '$now', '$now')",
+    'canned_responses_shared_name_uq',
+  ],
 ].map(([q, index]) => [q.replaceAll('$now', now), index]);
 /** SQLite names an index's columns in its message. */
 const SQLITE_COLUMNS: Record<string, string> = {
-  canned_responses_own_name_uq: 'canned_responses.owner_id, canned_responses.name', canned_responses_shared_name_uq: 'canned_responses.name',
+  canned_responses_own_name_uq: 'canned_responses.owner_id, canned_responses.name',
+  canned_responses_shared_name_uq: 'canned_responses.name',
 };
 
 onlyOn('sqlite')('migration 0020 on an SQLite install made before it', () => {
   it('orders people as they were added (requester_id first), renames repeated response names, and refuses new repeats', async () => {
-    const file = databaseBefore(tmp(), '0020_', (raw: Database.Database) => { for (const q of FILL) raw.exec(q); });
+    const file = databaseBefore(tmp(), '0020_', (raw: Database.Database) => {
+      for (const q of FILL) raw.exec(q);
+    });
     const db = openDb(file);
     try {
       const raw = sqliteOf(db);
-      const order = (role: string) => (raw.prepare('SELECT user_id FROM ticket_watchers WHERE ticket_id = 1 AND role = ? ORDER BY position').all(role) as { user_id: number }[]).map((r) => r.user_id);
+      const order = (role: string) =>
+        (
+          raw
+            .prepare('SELECT user_id FROM ticket_watchers WHERE ticket_id = 1 AND role = ? ORDER BY position')
+            .all(role) as { user_id: number }[]
+        ).map((r) => r.user_id);
       expect(order('requester')).toEqual([3, 2]);
-      expect((raw.prepare('SELECT id, name FROM canned_responses ORDER BY id').all() as { id: number; name: string }[]).map((r) => `${r.id}:${r.name}`)).toEqual(RENAMED);
-      for (const [q, index] of DUPLICATES) expect(() => raw.exec(q)).toThrow(`UNIQUE constraint failed: ${SQLITE_COLUMNS[index]}`);
+      expect(
+        (raw.prepare('SELECT id, name FROM canned_responses ORDER BY id').all() as { id: number; name: string }[]).map(
+          (r) => `${r.id}:${r.name}`,
+        ),
+      ).toEqual(RENAMED);
+      for (const [q, index] of DUPLICATES)
+        expect(() => raw.exec(q)).toThrow(`UNIQUE constraint failed: ${SQLITE_COLUMNS[index]}`);
       expect(raw.prepare('SELECT count(*) AS n FROM canned_responses').get()).toEqual({ n: 6 });
     } finally {
       await closeDb(db);
@@ -79,10 +104,19 @@ onlyOn('postgres')('migration 0007 on a PostgreSQL install made before it', () =
       for (const q of FILL) await client.query(q);
       await migratePostgres(url);
       // PostgreSQL kept no order of writing: requester_id first, the rest as they were listed before (by id).
-      const order = async (role: string) => (await client.query('SELECT user_id FROM ticket_watchers WHERE ticket_id = 1 AND role = $1 ORDER BY position', [role])).rows.map((r) => r.user_id);
+      const order = async (role: string) =>
+        (
+          await client.query(
+            'SELECT user_id FROM ticket_watchers WHERE ticket_id = 1 AND role = $1 ORDER BY position',
+            [role],
+          )
+        ).rows.map((r) => r.user_id);
       expect(await order('requester')).toEqual([3, 2]);
-      expect((await client.query('SELECT id, name FROM canned_responses ORDER BY id')).rows.map((r) => `${r.id}:${r.name}`)).toEqual(RENAMED);
-      for (const [q, index] of DUPLICATES) await expect(client.query(q)).rejects.toMatchObject({ code: '23505', constraint: index });
+      expect(
+        (await client.query('SELECT id, name FROM canned_responses ORDER BY id')).rows.map((r) => `${r.id}:${r.name}`),
+      ).toEqual(RENAMED);
+      for (const [q, index] of DUPLICATES)
+        await expect(client.query(q)).rejects.toMatchObject({ code: '23505', constraint: index });
     } finally {
       await client.end();
     }

@@ -18,8 +18,12 @@ let s: TestServer;
 let generalId: number;
 let scripIds: Record<string, number>;
 
-interface Person { id: number; email: string; token: string; name: string }
-
+interface Person {
+  id: number;
+  email: string;
+  token: string;
+  name: string;
+}
 
 async function person(server: TestServer, role: 'admin' | 'agent' | 'requester'): Promise<Person> {
   const u = await server.user(role);
@@ -47,7 +51,6 @@ async function comment(id: number, body: Record<string, unknown>, token?: string
   return res.body as { transaction: Record<string, any>; scrip_results: Record<string, any>[] };
 }
 
-
 const outboxOf = (ticketId: number, server = s) => outboxOfServer(server, ticketId);
 
 /** Waits until every outbox row of the ticket is delivered, so the sink holds all its mail. */
@@ -64,7 +67,13 @@ async function firstMailWhere(label: string, pred: (m: ReceivedMail) => boolean)
   return until(label, () => sink.messages.find(pred));
 }
 
-const result = (key: string, ok: boolean, notifications: number) => ({ scrip_id: scripIds[key], key, action: expect.any(String), ok, notifications });
+const result = (key: string, ok: boolean, notifications: number) => ({
+  scrip_id: scripIds[key],
+  key,
+  action: expect.any(String),
+  ok,
+  notifications,
+});
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -73,7 +82,9 @@ beforeAll(async () => {
   // A new install's General has its administrator as AdminCc (decision 019); these tests count the
   // mail of the people they name, on a queue nobody else watches.
   expect((await s.api('PATCH', `/queues/${generalId}`, { body: { admin_cc: [] } })).status).toBe(200);
-  scripIds = Object.fromEntries((await s.api('GET', '/scrips')).body.scrips.map((x: { key: string; id: number }) => [x.key, x.id]));
+  scripIds = Object.fromEntries(
+    (await s.api('GET', '/scrips')).body.scrips.map((x: { key: string; id: number }) => [x.key, x.id]),
+  );
 });
 afterAll(async () => {
   await s?.close();
@@ -84,11 +95,27 @@ describe('on create: the autoreply', () => {
   it('goes to the requester with the subject tag, auto-replied headers, a Message-ID and the rendered body', async () => {
     const requester = await person(s, 'requester');
     const subject = uniq('Printer on fire');
-    const { ticket, scrip_results } = await createTicket({ subject, requester_id: requester.id, description: 'Smoke everywhere' });
+    const { ticket, scrip_results } = await createTicket({
+      subject,
+      requester_id: requester.id,
+      description: 'Smoke everywhere',
+    });
     expect(scrip_results).toEqual([
-      { scrip_id: scripIds.autoreply_on_create, key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 1 },
+      {
+        scrip_id: scripIds.autoreply_on_create,
+        key: 'autoreply_on_create',
+        action: 'autoreply_requester',
+        ok: true,
+        notifications: 1,
+      },
       // No owner, AdminCc or team: no staff watcher to tell.
-      { scrip_id: scripIds.notify_staff_on_create, key: 'notify_staff_on_create', action: 'notify_staff_watchers', ok: true, notifications: 0 },
+      {
+        scrip_id: scripIds.notify_staff_on_create,
+        key: 'notify_staff_on_create',
+        action: 'notify_staff_watchers',
+        ok: true,
+        notifications: 0,
+      },
     ]);
     // Stored on the Create transaction.
     const txs = await transactionsOf(s, ticket.id);
@@ -97,7 +124,14 @@ describe('on create: the autoreply', () => {
 
     const rows = await settle(ticket.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ kind: 'email', recipient: requester.email, status: 'sent', attempts: 1, transaction_id: txs[0].id, scrip_id: scripIds.autoreply_on_create });
+    expect(rows[0]).toMatchObject({
+      kind: 'email',
+      recipient: requester.email,
+      status: 'sent',
+      attempts: 1,
+      transaction_id: txs[0].id,
+      scrip_id: scripIds.autoreply_on_create,
+    });
 
     const mails = mailsOf(ticket.id);
     expect(mails).toHaveLength(1);
@@ -129,7 +163,10 @@ describe('on create: the autoreply', () => {
   it('is not sent to a disabled requester', async () => {
     const requester = await person(s, 'requester');
     expect((await s.api('PATCH', `/users/${requester.id}`, { body: { disabled: true } })).status).toBe(200);
-    const { ticket, scrip_results } = await createTicket({ subject: uniq('Disabled requester'), requester_id: requester.id });
+    const { ticket, scrip_results } = await createTicket({
+      subject: uniq('Disabled requester'),
+      requester_id: requester.id,
+    });
     expect(scrip_results).toEqual([result('autoreply_on_create', true, 0), result('notify_staff_on_create', true, 0)]);
     expect(await outboxOf(ticket.id)).toEqual([]);
   });
@@ -152,7 +189,10 @@ describe('on correspond and comment', () => {
     ticketId = ticket.id;
     const rows = await settle(ticketId);
     // The autoreply to the requester, and the owner (a staff watcher) hears of the new ticket.
-    expect(rows.map((r) => [r.recipient, r.audience])).toEqual([[requester.email, 'customer'], [owner.email, 'staff']]);
+    expect(rows.map((r) => [r.recipient, r.audience])).toEqual([
+      [requester.email, 'customer'],
+      [owner.email, 'staff'],
+    ]);
     autoreplyId = rows[0].message_id;
   });
 
@@ -161,9 +201,27 @@ describe('on correspond and comment', () => {
     const { transaction, scrip_results } = await comment(ticketId, { body: text, internal: false }, actor.token);
     expect(transaction).toMatchObject({ type: 'Correspond', creator_id: actor.id, body: text });
     expect(scrip_results).toEqual([
-      { scrip_id: scripIds.notify_requester_on_correspond, key: 'notify_requester_on_correspond', action: 'notify_requesters_and_cc', ok: true, notifications: 1 },
-      { scrip_id: scripIds.notify_owner_on_correspond, key: 'notify_owner_on_correspond', action: 'notify_owner_and_admin_cc', ok: true, notifications: 1 },
-      { scrip_id: scripIds.open_inactive_on_correspond, key: 'open_inactive_on_correspond', action: 'open_inactive', ok: true, notifications: 0 },
+      {
+        scrip_id: scripIds.notify_requester_on_correspond,
+        key: 'notify_requester_on_correspond',
+        action: 'notify_requesters_and_cc',
+        ok: true,
+        notifications: 1,
+      },
+      {
+        scrip_id: scripIds.notify_owner_on_correspond,
+        key: 'notify_owner_on_correspond',
+        action: 'notify_owner_and_admin_cc',
+        ok: true,
+        notifications: 1,
+      },
+      {
+        scrip_id: scripIds.open_inactive_on_correspond,
+        key: 'open_inactive_on_correspond',
+        action: 'open_inactive',
+        ok: true,
+        notifications: 0,
+      },
     ]);
     const stored = (await transactionsOf(s, ticketId)).find((t) => t.id === transaction.id)!;
     expect(stored.scrip_results).toEqual(scrip_results);
@@ -195,15 +253,24 @@ describe('on correspond and comment', () => {
     expect(transaction.type).toBe('Comment');
     // SPEC C2: a note goes to the owner and AdminCc only.
     expect(scrip_results).toEqual([result('notify_staff_on_comment', true, 1)]);
-    expect((await transactionsOf(s, ticketId)).find((t) => t.id === transaction.id)!.scrip_results).toEqual(scrip_results);
-    expect((await outboxOf(ticketId)).slice(before).map((r) => [r.recipient, r.audience])).toEqual([[owner.email, 'staff']]);
+    expect((await transactionsOf(s, ticketId)).find((t) => t.id === transaction.id)!.scrip_results).toEqual(
+      scrip_results,
+    );
+    expect((await outboxOf(ticketId)).slice(before).map((r) => [r.recipient, r.audience])).toEqual([
+      [owner.email, 'staff'],
+    ]);
 
     // Something that does mail the requester afterwards; once it is here, the note would be too.
     const marker = uniq('Public follow-up.');
     await comment(ticketId, { body: marker, internal: false }, actor.token);
-    await firstMailWhere('the follow-up to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(marker));
+    await firstMailWhere(
+      'the follow-up to the requester',
+      (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(marker),
+    );
     await settle(ticketId);
-    expect(sink.messages.filter((m) => m.parsed.text?.includes(note)).map((m) => m.envelope.to)).toEqual([[owner.email]]);
+    expect(sink.messages.filter((m) => m.parsed.text?.includes(note)).map((m) => m.envelope.to)).toEqual([
+      [owner.email],
+    ]);
     expect(mailsTo(sink, requester.email).filter((m) => String(ticketHeader(m)) === String(ticketId))).toHaveLength(3); // autoreply + 2 replies
   });
 
@@ -216,7 +283,10 @@ describe('on correspond and comment', () => {
       result('notify_owner_on_correspond', true, 0),
       result('open_inactive_on_correspond', true, 0),
     ]);
-    await firstMailWhere('the owner reply to the requester', (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(text));
+    await firstMailWhere(
+      'the owner reply to the requester',
+      (m) => m.envelope.to.includes(requester.email) && !!m.parsed.text?.includes(text),
+    );
     await settle(ticketId);
     const about = mailsOf(ticketId).filter((m) => m.parsed.text?.includes(text));
     expect(about.map((m) => m.envelope.to)).toEqual([[requester.email]]);
@@ -254,7 +324,11 @@ describe('each address once per notification', () => {
     ]);
     const rows = (await settle(ticket.id)).filter((r) => r.transaction_id === transaction.id);
     expect(rows.map((r) => r.recipient)).toEqual([both.email]);
-    expect(mailsOf(ticket.id).filter((m) => m.parsed.text?.includes(text)).map((m) => m.envelope.to)).toEqual([[both.email]]);
+    expect(
+      mailsOf(ticket.id)
+        .filter((m) => m.parsed.text?.includes(text))
+        .map((m) => m.envelope.to),
+    ).toEqual([[both.email]]);
   });
 });
 
@@ -270,7 +344,13 @@ describe('on owner and team change', () => {
     const { scrip_results, ticket: after } = await patchTicket(ticket.id, { owner_id: owner.id });
     expect(after.owner_id).toBe(owner.id);
     expect(scrip_results).toEqual([
-      { scrip_id: scripIds.notify_owner_on_owner_change, key: 'notify_owner_on_owner_change', action: 'notify_owner', ok: true, notifications: 1 },
+      {
+        scrip_id: scripIds.notify_owner_on_owner_change,
+        key: 'notify_owner_on_owner_change',
+        action: 'notify_owner',
+        ok: true,
+        notifications: 1,
+      },
     ]);
     const tx = (await transactionsOf(s, ticket.id)).find((t) => t.type === 'SetOwner')!;
     expect(tx).toMatchObject({ field: 'owner_id', new_value: String(owner.id) });
@@ -292,7 +372,10 @@ describe('on owner and team change', () => {
     expect(taken.scrip_results).toEqual([result('notify_owner_on_owner_change', true, 0)]);
     // Then hands it back, which does mail the previous owner: once that is here, the taker's would be too.
     await patchTicket(ticket.id, { owner_id: owner.id }, taker.token);
-    await until('the second Owner notice', () => mailsTo(sink, owner.email).filter((x) => String(ticketHeader(x)) === String(ticket.id)).length === 2);
+    await until(
+      'the second Owner notice',
+      () => mailsTo(sink, owner.email).filter((x) => String(ticketHeader(x)) === String(ticket.id)).length === 2,
+    );
     await settle(ticket.id);
     expect(mailsTo(sink, taker.email)).toEqual([]);
   });
@@ -312,11 +395,22 @@ describe('on owner and team change', () => {
     expect((await s.api('PATCH', `/users/${disabled.id}`, { body: { disabled: true } })).status).toBe(200);
 
     const subject = uniq('Switch down');
-    const { ticket } = await createTicket({ subject, requester_id: requester.id, owner_id: ownerMember.id, team_id: null });
+    const { ticket } = await createTicket({
+      subject,
+      requester_id: requester.id,
+      owner_id: ownerMember.id,
+      team_id: null,
+    });
     await settle(ticket.id);
     const { scrip_results } = await patchTicket(ticket.id, { team_id: team.body.id }, actor.token);
     expect(scrip_results).toEqual([
-      { scrip_id: scripIds.notify_team_on_team_change, key: 'notify_team_on_team_change', action: 'notify_team', ok: true, notifications: 2 },
+      {
+        scrip_id: scripIds.notify_team_on_team_change,
+        key: 'notify_team_on_team_change',
+        action: 'notify_team',
+        ok: true,
+        notifications: 2,
+      },
     ]);
     const tx = (await transactionsOf(s, ticket.id)).find((t) => t.type === 'SetTeam')!;
     expect(tx.scrip_results).toEqual(scrip_results);
@@ -343,13 +437,17 @@ describe('on owner and team change', () => {
     const { ticket } = await createTicket({ subject: uniq('Both'), requester_id: requester.id, team_id: null });
     await settle(ticket.id);
     const { scrip_results } = await patchTicket(ticket.id, { owner_id: owner.id, team_id: team.body.id });
-    expect(scrip_results).toEqual([result('notify_owner_on_owner_change', true, 1), result('notify_team_on_team_change', true, 1)]);
+    expect(scrip_results).toEqual([
+      result('notify_owner_on_owner_change', true, 1),
+      result('notify_team_on_team_change', true, 1),
+    ]);
     const txs = await transactionsOf(s, ticket.id);
     expect(txs.find((t) => t.type === 'SetOwner')!.scrip_results).toEqual([scrip_results[0]]);
     expect(txs.find((t) => t.type === 'SetTeam')!.scrip_results).toEqual([scrip_results[1]]);
     await settle(ticket.id);
     expect(mailsTo(sink, owner.email).map((m) => m.parsed.subject)).toEqual([
-      expect.stringContaining('assigned to you'), expect.stringContaining('moved to team'),
+      expect.stringContaining('assigned to you'),
+      expect.stringContaining('moved to team'),
     ]);
   });
 });
@@ -359,19 +457,35 @@ describe('resolve and reopen', () => {
     const queue = await s.api('POST', '/queues', { body: { name: uniq('Reopen queue') } });
     expect(queue.status, queue.text).toBe(201);
     const tpl = await s.api('POST', '/templates', {
-      body: { name: uniq('Status notice'), subject: 'Status is now {{ ticket.status }}', body: 'Status: {{ ticket.status }} ({{ transaction.old_value }} -> {{ transaction.new_value }})' },
+      body: {
+        name: uniq('Status notice'),
+        subject: 'Status is now {{ ticket.status }}',
+        body: 'Status: {{ ticket.status }} ({{ transaction.old_value }} -> {{ transaction.new_value }})',
+      },
     });
     expect(tpl.status, tpl.text).toBe(201);
     // Would mail the requester on *every* Status transaction of this queue, were it triggered.
     const watcher = await s.api('POST', '/scrips', {
-      body: { key: uniq('status_watch_'), condition: 'on_status_change', action: 'notify_requester', template_id: tpl.body.id, queue_id: queue.body.id, sort_order: 100 },
+      body: {
+        key: uniq('status_watch_'),
+        condition: 'on_status_change',
+        action: 'notify_requester',
+        template_id: tpl.body.id,
+        queue_id: queue.body.id,
+        sort_order: 100,
+      },
     });
     expect(watcher.status, watcher.text).toBe(201);
 
     const requester = await person(s, 'requester');
     const owner = await person(s, 'agent');
     const subject = uniq('Cannot print');
-    const { ticket } = await createTicket({ queue_id: queue.body.id, subject, requester_id: requester.id, owner_id: owner.id });
+    const { ticket } = await createTicket({
+      queue_id: queue.body.id,
+      subject,
+      requester_id: requester.id,
+      owner_id: owner.id,
+    });
     await settle(ticket.id);
 
     const resolved = await patchTicket(ticket.id, { status: 'resolved' }, owner.token);
@@ -405,7 +519,13 @@ describe('resolve and reopen', () => {
     const i = txs.findIndex((t) => t.id === reply.transaction.id);
     expect(txs.slice(i).map((t) => t.type)).toEqual(['Correspond', 'Status']);
     const reopen = txs[i + 1];
-    expect(reopen).toMatchObject({ creator_id: null, field: 'status', old_value: 'resolved', new_value: 'open', scrip_results: [] });
+    expect(reopen).toMatchObject({
+      creator_id: null,
+      field: 'status',
+      old_value: 'resolved',
+      new_value: 'open',
+      scrip_results: [],
+    });
     expect(txs[i].scrip_results).toEqual(reply.scrip_results);
     // No outbox row came from the scrip-made transaction.
     expect((await outboxOf(ticket.id)).filter((r) => r.transaction_id === reopen.id)).toEqual([]);
@@ -413,44 +533,69 @@ describe('resolve and reopen', () => {
     // A later status change by a person does trigger the watcher; once its mail is here, a
     // mail from the reopen would be too.
     const stalled = await patchTicket(ticket.id, { status: 'stalled' }, owner.token);
-    expect(stalled.scrip_results).toEqual([{ scrip_id: watcher.body.id, key: watcher.body.key, action: 'notify_requester', ok: true, notifications: 1 }]);
-    await firstMailWhere('the stalled notice', (m) => m.envelope.to.includes(requester.email) && m.parsed.subject === `[hxdesk #${ticket.id}] Status is now stalled`);
+    expect(stalled.scrip_results).toEqual([
+      { scrip_id: watcher.body.id, key: watcher.body.key, action: 'notify_requester', ok: true, notifications: 1 },
+    ]);
+    await firstMailWhere(
+      'the stalled notice',
+      (m) =>
+        m.envelope.to.includes(requester.email) && m.parsed.subject === `[hxdesk #${ticket.id}] Status is now stalled`,
+    );
     await settle(ticket.id);
     const statusMails = mailsOf(ticket.id).filter((m) => m.parsed.subject?.includes('Status is now'));
     expect(statusMails.map((m) => m.parsed.subject)).toEqual([
-      `[hxdesk #${ticket.id}] Status is now resolved`, `[hxdesk #${ticket.id}] Status is now stalled`,
+      `[hxdesk #${ticket.id}] Status is now resolved`,
+      `[hxdesk #${ticket.id}] Status is now stalled`,
     ]);
     expect(mailsOf(ticket.id).filter((m) => m.parsed.subject?.includes('Resolved:'))).toHaveLength(1);
-    expect(mailsOf(ticket.id).filter((m) => m.envelope.to.includes(owner.email)).map((m) => m.parsed.subject)).toEqual([
-      expect.stringContaining('New ticket:'), expect.stringContaining('Re: '),
-    ]);
+    expect(
+      mailsOf(ticket.id)
+        .filter((m) => m.envelope.to.includes(owner.email))
+        .map((m) => m.parsed.subject),
+    ).toEqual([expect.stringContaining('New ticket:'), expect.stringContaining('Re: ')]);
     expect(mailsOf(ticket.id).filter((m) => m.envelope.to.includes(owner.email))[1].parsed.text).toContain(text);
   });
 });
 
 describe('which scrips run', () => {
   it('queue scrips fire only for their queue, disabled scrips never, and sort_order orders the results', async () => {
-    const qs = await s.api('POST', '/queues', { body: { name: uniq('Scrip queue'), mail_alias: `${uniq('scrips-')}@example.com` } });
+    const qs = await s.api('POST', '/queues', {
+      body: { name: uniq('Scrip queue'), mail_alias: `${uniq('scrips-')}@example.com` },
+    });
     const other = await s.api('POST', '/queues', { body: { name: uniq('Other queue') } });
     expect(qs.status, qs.text).toBe(201);
     expect(other.status, other.text).toBe(201);
-    const extra = await s.api('POST', '/templates', { body: { name: uniq('Extra notice'), subject: 'Extra: {{ ticket.subject }}', body: 'Extra' } });
+    const extra = await s.api('POST', '/templates', {
+      body: { name: uniq('Extra notice'), subject: 'Extra: {{ ticket.subject }}', body: 'Extra' },
+    });
     expect(extra.status, extra.text).toBe(201);
     const mk = async (key: string, extra: Record<string, unknown>) => {
-      const res = await s.api('POST', '/scrips', { body: { key: uniq(`${key}_`), condition: 'on_create', action: 'open_inactive', ...extra } });
+      const res = await s.api('POST', '/scrips', {
+        body: { key: uniq(`${key}_`), condition: 'on_create', action: 'open_inactive', ...extra },
+      });
       expect(res.status, res.text).toBe(201);
       return res.body as { id: number; key: string };
     };
     const late = await mk('late', { queue_id: qs.body.id, sort_order: 15 });
     const first = await mk('first', { queue_id: qs.body.id, sort_order: -5 });
     const middle = await mk('middle', { queue_id: qs.body.id, sort_order: 5 });
-    const off = await mk('off', { queue_id: qs.body.id, sort_order: 1, enabled: false, action: 'notify_requester', template_id: extra.body.id });
+    const off = await mk('off', {
+      queue_id: qs.body.id,
+      sort_order: 1,
+      enabled: false,
+      action: 'notify_requester',
+      template_id: extra.body.id,
+    });
     const elsewhere = await mk('elsewhere', { queue_id: other.body.id, sort_order: 0 });
 
     const requester = await person(s, 'requester');
     const keys = (r: { scrip_results: Record<string, any>[] }) => r.scrip_results.map((x) => x.key as string);
 
-    const inQs = await createTicket({ queue_id: qs.body.id, subject: uniq('In scrip queue'), requester_id: requester.id });
+    const inQs = await createTicket({
+      queue_id: qs.body.id,
+      subject: uniq('In scrip queue'),
+      requester_id: requester.id,
+    });
     // notify_staff_on_create shares sort_order 15 with `late` and is older: the id breaks the tie.
     expect(keys(inQs)).toEqual([first.key, middle.key, 'autoreply_on_create', 'notify_staff_on_create', late.key]);
     expect(inQs.scrip_results.every((r) => r.ok)).toBe(true);
@@ -463,28 +608,49 @@ describe('which scrips run', () => {
 
     const inGeneral = await createTicket({ subject: uniq('In General'), requester_id: requester.id });
     expect(keys(inGeneral)).toEqual(['autoreply_on_create', 'notify_staff_on_create']);
-    const inOther = await createTicket({ queue_id: other.body.id, subject: uniq('In other queue'), requester_id: requester.id });
+    const inOther = await createTicket({
+      queue_id: other.body.id,
+      subject: uniq('In other queue'),
+      requester_id: requester.id,
+    });
     expect(keys(inOther)).toEqual([elsewhere.key, 'autoreply_on_create', 'notify_staff_on_create']);
 
     // Re-order and enable through the API: the next ticket sees the new order and the enabled scrip.
     expect((await s.api('PATCH', `/scrips/${late.id}`, { body: { sort_order: -10 } })).status).toBe(200);
     expect((await s.api('PATCH', `/scrips/${off.id}`, { body: { enabled: true } })).status).toBe(200);
     const again = await createTicket({ queue_id: qs.body.id, subject: uniq('Again'), requester_id: requester.id });
-    expect(keys(again)).toEqual([late.key, first.key, off.key, middle.key, 'autoreply_on_create', 'notify_staff_on_create']);
-    expect(again.scrip_results.find((r) => r.key === off.key)).toEqual({ scrip_id: off.id, key: off.key, action: 'notify_requester', ok: true, notifications: 1 });
+    expect(keys(again)).toEqual([
+      late.key,
+      first.key,
+      off.key,
+      middle.key,
+      'autoreply_on_create',
+      'notify_staff_on_create',
+    ]);
+    expect(again.scrip_results.find((r) => r.key === off.key)).toEqual({
+      scrip_id: off.id,
+      key: off.key,
+      action: 'notify_requester',
+      ok: true,
+      notifications: 1,
+    });
     const rows2 = await settle(again.ticket.id);
     expect(rows2.map((r) => r.scrip_id)).toEqual([off.id, scripIds.autoreply_on_create]);
     expect(mailsOf(again.ticket.id).map((m) => m.envelope.to)).toEqual([[requester.email], [requester.email]]);
 
     // Disabled again, and a global default disabled too: neither runs.
     expect((await s.api('PATCH', `/scrips/${off.id}`, { body: { enabled: false } })).status).toBe(200);
-    expect((await s.api('PATCH', `/scrips/${scripIds.autoreply_on_create}`, { body: { enabled: false } })).status).toBe(200);
+    expect((await s.api('PATCH', `/scrips/${scripIds.autoreply_on_create}`, { body: { enabled: false } })).status).toBe(
+      200,
+    );
     try {
       const quiet = await createTicket({ queue_id: qs.body.id, subject: uniq('Quiet'), requester_id: requester.id });
       expect(keys(quiet)).toEqual([late.key, first.key, middle.key, 'notify_staff_on_create']);
       expect(await outboxOf(quiet.ticket.id)).toEqual([]);
     } finally {
-      expect((await s.api('PATCH', `/scrips/${scripIds.autoreply_on_create}`, { body: { enabled: true } })).status).toBe(200);
+      expect(
+        (await s.api('PATCH', `/scrips/${scripIds.autoreply_on_create}`, { body: { enabled: true } })).status,
+      ).toBe(200);
     }
     // A deleted scrip no longer runs either.
     expect((await s.api('DELETE', `/scrips/${first.id}`)).status).toBe(204);
@@ -497,17 +663,35 @@ describe('set_status', () => {
   it('changes the status by a Status transaction by nobody, which triggers no scrips', async () => {
     const queue = await s.api('POST', '/queues', { body: { name: uniq('Auto-open queue') } });
     expect(queue.status, queue.text).toBe(201);
-    const tpl = await s.api('POST', '/templates', { body: { name: uniq('Status changed'), subject: 'Changed to {{ ticket.status }}', body: '{{ ticket.status }}' } });
+    const tpl = await s.api('POST', '/templates', {
+      body: { name: uniq('Status changed'), subject: 'Changed to {{ ticket.status }}', body: '{{ ticket.status }}' },
+    });
     const set = await s.api('POST', '/scrips', {
-      body: { key: uniq('auto_open_'), condition: 'on_create', action: 'set_status', config: { status: 'open' }, queue_id: queue.body.id },
+      body: {
+        key: uniq('auto_open_'),
+        condition: 'on_create',
+        action: 'set_status',
+        config: { status: 'open' },
+        queue_id: queue.body.id,
+      },
     });
     expect(set.status, set.text).toBe(201);
     const watcher = await s.api('POST', '/scrips', {
-      body: { key: uniq('watch_'), condition: 'on_status_change', action: 'notify_requester', template_id: tpl.body.id, queue_id: queue.body.id },
+      body: {
+        key: uniq('watch_'),
+        condition: 'on_status_change',
+        action: 'notify_requester',
+        template_id: tpl.body.id,
+        queue_id: queue.body.id,
+      },
     });
     expect(watcher.status, watcher.text).toBe(201);
     const requester = await person(s, 'requester');
-    const { ticket, scrip_results } = await createTicket({ queue_id: queue.body.id, subject: uniq('Open me'), requester_id: requester.id });
+    const { ticket, scrip_results } = await createTicket({
+      queue_id: queue.body.id,
+      subject: uniq('Open me'),
+      requester_id: requester.id,
+    });
     expect(ticket.status).toBe('open');
     expect(scrip_results).toEqual([
       { scrip_id: set.body.id, key: set.body.key, action: 'set_status', ok: true, notifications: 0 },
@@ -531,11 +715,18 @@ describe('a scrip whose action throws', () => {
     expect(queue.status, queue.text).toBe(201);
     const mk = async (key: string, condition: string, sort_order: number) => {
       const res = await s.api('POST', '/scrips', {
-        body: { key: uniq(`${key}_`), condition, action: 'set_status', config: { status: 'open' }, queue_id: queue.body.id, sort_order },
+        body: {
+          key: uniq(`${key}_`),
+          condition,
+          action: 'set_status',
+          config: { status: 'open' },
+          queue_id: queue.body.id,
+          sort_order,
+        },
       });
       expect(res.status, res.text).toBe(201);
       // Damage it behind the API's back, the way a bad migration or hand edit might.
-      expect(await rawRun(s, "UPDATE scrips SET config='{\"status\":\"bogus\"}' WHERE key=?", [res.body.key])).toBe(1);
+      expect(await rawRun(s, 'UPDATE scrips SET config=\'{"status":"bogus"}\' WHERE key=?', [res.body.key])).toBe(1);
       return res.body as { id: number; key: string };
     };
     const before = await mk('broken_before', 'on_create', 5);
@@ -544,14 +735,42 @@ describe('a scrip whose action throws', () => {
 
     const requester = await person(s, 'requester');
     const subject = uniq('Scrips are broken');
-    const res = await s.api('POST', '/tickets', { body: { queue_id: queue.body.id, subject, requester_id: requester.id } });
+    const res = await s.api('POST', '/tickets', {
+      body: { queue_id: queue.body.id, subject, requester_id: requester.id },
+    });
     expect(res.status, res.text).toBe(201);
     const { ticket, scrip_results } = res.body;
     expect(scrip_results).toEqual([
-      { scrip_id: before.id, key: before.key, action: 'set_status', ok: false, notifications: 0, error: expect.stringContaining('config.status') },
-      { scrip_id: scripIds.autoreply_on_create, key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 1 },
-      { scrip_id: scripIds.notify_staff_on_create, key: 'notify_staff_on_create', action: 'notify_staff_watchers', ok: true, notifications: 0 },
-      { scrip_id: after.id, key: after.key, action: 'set_status', ok: false, notifications: 0, error: expect.stringContaining('config.status') },
+      {
+        scrip_id: before.id,
+        key: before.key,
+        action: 'set_status',
+        ok: false,
+        notifications: 0,
+        error: expect.stringContaining('config.status'),
+      },
+      {
+        scrip_id: scripIds.autoreply_on_create,
+        key: 'autoreply_on_create',
+        action: 'autoreply_requester',
+        ok: true,
+        notifications: 1,
+      },
+      {
+        scrip_id: scripIds.notify_staff_on_create,
+        key: 'notify_staff_on_create',
+        action: 'notify_staff_watchers',
+        ok: true,
+        notifications: 0,
+      },
+      {
+        scrip_id: after.id,
+        key: after.key,
+        action: 'set_status',
+        ok: false,
+        notifications: 0,
+        error: expect.stringContaining('config.status'),
+      },
     ]);
     // The ticket is stored, untouched by the failed set_status.
     const got = await s.api('GET', `/tickets/${ticket.id}`);
@@ -570,10 +789,19 @@ describe('a scrip whose action throws', () => {
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.ticket.priority).toBe(70);
     expect(patched.body.scrip_results).toEqual([
-      { scrip_id: onPriority.id, key: onPriority.key, action: 'set_status', ok: false, notifications: 0, error: expect.stringContaining('config.status') },
+      {
+        scrip_id: onPriority.id,
+        key: onPriority.key,
+        action: 'set_status',
+        ok: false,
+        notifications: 0,
+        error: expect.stringContaining('config.status'),
+      },
     ]);
     expect((await s.api('GET', `/tickets/${ticket.id}`)).body).toMatchObject({ priority: 70, status: 'new' });
-    expect((await transactionsOf(s, ticket.id)).find((t) => t.type === 'SetPriority')!.scrip_results).toEqual(patched.body.scrip_results);
+    expect((await transactionsOf(s, ticket.id)).find((t) => t.type === 'SetPriority')!.scrip_results).toEqual(
+      patched.body.scrip_results,
+    );
   });
 });
 
@@ -587,7 +815,10 @@ describe('without SMTP_URL', () => {
     hook = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => { received.push(Buffer.concat(chunks).toString('utf8')); res.writeHead(204).end(); });
+      req.on('end', () => {
+        received.push(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(204).end();
+      });
     });
     await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
     hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
@@ -601,14 +832,28 @@ describe('without SMTP_URL', () => {
   it('mail rows stay queued, visible in GET /outbox to admins (agents 403)', async () => {
     const general = (await s2.api('GET', '/queues')).body.queues.find((q: { name: string }) => q.name === 'General').id;
     // A webhook after the autoreply, delivered by the same worker: proof that it ran past the mail.
-    const w = await s2.api('POST', '/scrips', { body: { key: 'hook_on_create', condition: 'on_create', action: 'notify_webhook', config: { url: hookUrl }, sort_order: 99 } });
+    const w = await s2.api('POST', '/scrips', {
+      body: {
+        key: 'hook_on_create',
+        condition: 'on_create',
+        action: 'notify_webhook',
+        config: { url: hookUrl },
+        sort_order: 99,
+      },
+    });
     expect(w.status, w.text).toBe(201);
     const requester = await person(s2, 'requester');
     const agent = await person(s2, 'agent');
     const subject = uniq('Queued mail');
-    const { ticket, scrip_results } = await createTicket({ queue_id: general, subject, requester_id: requester.id }, undefined, s2);
+    const { ticket, scrip_results } = await createTicket(
+      { queue_id: general, subject, requester_id: requester.id },
+      undefined,
+      s2,
+    );
     expect(scrip_results.map((r) => [r.key, r.ok, r.notifications])).toEqual([
-      ['autoreply_on_create', true, 1], ['notify_staff_on_create', true, 0], ['hook_on_create', true, 1],
+      ['autoreply_on_create', true, 1],
+      ['notify_staff_on_create', true, 0],
+      ['hook_on_create', true, 1],
     ]);
 
     await until('the webhook delivery', async () => {
@@ -623,7 +868,13 @@ describe('without SMTP_URL', () => {
     expect(res.body).toMatchObject({ total: 2, limit: 50, offset: 0 });
     const mail = res.body.outbox.find((r: { kind: string }) => r.kind === 'email');
     expect(mail).toMatchObject({
-      kind: 'email', ticket_id: ticket.id, recipient: requester.email, status: 'queued', attempts: 0, last_error: null, sent_at: null,
+      kind: 'email',
+      ticket_id: ticket.id,
+      recipient: requester.email,
+      status: 'queued',
+      attempts: 0,
+      last_error: null,
+      sent_at: null,
       scrip_id: scrip_results[0].scrip_id,
     });
     expect(mail.subject).toContain(`[hxdesk #${ticket.id}]`);

@@ -19,12 +19,19 @@ beforeAll(async () => {
   doc = await documentOf(s.app);
   checker = new ResponseChecker(doc);
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
-const operations = (d: OpenAPIV3_1.Document) => Object.entries(d.paths ?? {}).flatMap(([path, item]) =>
-  Object.entries(item ?? {}).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op: op as OpenAPIV3_1.OperationObject })));
+const operations = (d: OpenAPIV3_1.Document) =>
+  Object.entries(d.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item ?? {}).map(([method, op]) => ({
+      key: `${method.toUpperCase()} ${path}`,
+      op: op as OpenAPIV3_1.OperationObject,
+    })),
+  );
 
 describe('the document', () => {
   it('is valid OpenAPI 3.1', async () => {
@@ -35,14 +42,34 @@ describe('the document', () => {
   });
 
   it('has every route the app registers (but files, redirects and the reference page), and no other', () => {
-    const registered = new Set(s.app.routes.filter((r) => METHODS.includes(r.method) && !NOT_API.some((re) => re.test(r.path)))
-      .map((r) => `${r.method} ${toOpenApiPath(r.path)}`));
+    const registered = new Set(
+      s.app.routes
+        .filter((r) => METHODS.includes(r.method) && !NOT_API.some((re) => re.test(r.path)))
+        .map((r) => `${r.method} ${toOpenApiPath(r.path)}`),
+    );
     const documented = new Set(operations(doc).map((o) => o.key));
-    expect([...registered].filter((k) => !documented.has(k)), 'routes missing from the document').toEqual([]);
-    expect([...documented].filter((k) => !registered.has(k)), 'operations the app does not serve').toEqual([]);
+    expect(
+      [...registered].filter((k) => !documented.has(k)),
+      'routes missing from the document',
+    ).toEqual([]);
+    expect(
+      [...documented].filter((k) => !registered.has(k)),
+      'operations the app does not serve',
+    ).toEqual([]);
     // The routes left out are only those NOT_API names, each of which the app does serve.
-    expect(s.app.routes.filter((r) => METHODS.includes(r.method) && NOT_API.some((re) => re.test(r.path))).map((r) => `${r.method} ${r.path}`).sort())
-      .toEqual(['GET /', 'GET /docs/api', 'GET /favicon.ico', 'GET /portal/tickets', 'GET /static/htmx-sse.min.js', 'GET /static/htmx.min.js']);
+    expect(
+      s.app.routes
+        .filter((r) => METHODS.includes(r.method) && NOT_API.some((re) => re.test(r.path)))
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    ).toEqual([
+      'GET /',
+      'GET /docs/api',
+      'GET /favicon.ico',
+      'GET /portal/tickets',
+      'GET /static/htmx-sse.min.js',
+      'GET /static/htmx.min.js',
+    ]);
     expect(documented.size).toBeGreaterThan(90);
   });
 
@@ -109,21 +136,43 @@ describe('the checker every api() answer goes through', () => {
     const res = await s.api('GET', '/me');
     const answer = { method: 'GET', path: '/me', status: 200, contentType: 'application/json', body: res.body };
     expect(checker.check(answer)).toBeNull();
-    expect(checker.check({ ...answer, body: { ...res.body, role: 'boss' } })).toMatch(/GET \/me answered 200.*\n.*\/role must be equal to one of the allowed values/);
-    expect(checker.check({ ...answer, body: { ...res.body, password: 'x' } })).toMatch(/must NOT have additional properties/);
+    expect(checker.check({ ...answer, body: { ...res.body, role: 'boss' } })).toMatch(
+      /GET \/me answered 200.*\n.*\/role must be equal to one of the allowed values/,
+    );
+    expect(checker.check({ ...answer, body: { ...res.body, password: 'x' } })).toMatch(
+      /must NOT have additional properties/,
+    );
     const { email: _, ...noEmail } = res.body;
     expect(checker.check({ ...answer, body: noEmail })).toMatch(/must have required property 'email'/);
   });
 
   it('refuses a status the operation does not list, and JSON from a route the document does not have', () => {
     const error = { error: { code: 'conflict', message: 'x' } };
-    expect(checker.check({ method: 'GET', path: '/me', status: 409, contentType: 'application/json', body: error }))
-      .toMatch(/GET \/me answered 409, a status the document does not list for GET \/me/);
-    expect(checker.check({ method: 'GET', path: '/nowhere', status: 200, contentType: 'application/json', body: {} }))
-      .toMatch(/no GET operation for this path/);
+    expect(
+      checker.check({ method: 'GET', path: '/me', status: 409, contentType: 'application/json', body: error }),
+    ).toMatch(/GET \/me answered 409, a status the document does not list for GET \/me/);
+    expect(
+      checker.check({ method: 'GET', path: '/nowhere', status: 200, contentType: 'application/json', body: {} }),
+    ).toMatch(/no GET operation for this path/);
     // An unknown route's 404 is still a B5 error.
-    expect(checker.check({ method: 'GET', path: '/nowhere', status: 404, contentType: 'application/json', body: { error: { code: 'not_found', message: 'No route' } } })).toBeNull();
-    expect(checker.check({ method: 'GET', path: '/nowhere', status: 404, contentType: 'application/json', body: { message: 'No route' } })).toMatch(/required property 'error'/);
+    expect(
+      checker.check({
+        method: 'GET',
+        path: '/nowhere',
+        status: 404,
+        contentType: 'application/json',
+        body: { error: { code: 'not_found', message: 'No route' } },
+      }),
+    ).toBeNull();
+    expect(
+      checker.check({
+        method: 'GET',
+        path: '/nowhere',
+        status: 404,
+        contentType: 'application/json',
+        body: { message: 'No route' },
+      }),
+    ).toMatch(/required property 'error'/);
   });
 
   it('knows the redirects an API client can get: staff asking for the portal are sent to their own pages', async () => {
@@ -145,7 +194,9 @@ describe('the checker every api() answer goes through', () => {
     const ok = me['200'];
     delete me['200'];
     try {
-      await expect(s.api('GET', '/me')).rejects.toThrow(/OpenAPI document mismatch: GET \/me answered 200, a status the document does not list/);
+      await expect(s.api('GET', '/me')).rejects.toThrow(
+        /OpenAPI document mismatch: GET \/me answered 200, a status the document does not list/,
+      );
     } finally {
       me['200'] = ok;
     }

@@ -23,17 +23,33 @@ const STACK = /\n\s+at .+:\d+:\d+/;
 async function get(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { headers });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
+  };
 }
 
 /** Every line a production server wrote, parsed; fails on any line that is not one JSON object. */
 function jsonLines(output: string): { time: string; level: string; msg: string; [k: string]: unknown }[] {
-  return output.split('\n').filter((l) => l !== '').map((line) => {
-    let parsed: any;
-    try { parsed = JSON.parse(line); } catch { throw new Error(`not a JSON log line: ${line}`); }
-    expect(parsed, line).toMatchObject({ time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), level: expect.stringMatching(/^(debug|info|warn|error)$/), msg: expect.any(String) });
-    return parsed;
-  });
+  return output
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((line) => {
+      let parsed: any;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        throw new Error(`not a JSON log line: ${line}`);
+      }
+      expect(parsed, line).toMatchObject({
+        time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        level: expect.stringMatching(/^(debug|info|warn|error)$/),
+        msg: expect.any(String),
+      });
+      return parsed;
+    });
 }
 
 describe('a bad setting stops the server with a message naming it', () => {
@@ -70,7 +86,12 @@ describe('a bad setting stops the server with a message naming it', () => {
   });
 
   itOn('sqlite')('in production the message is one JSON log line too', async () => {
-    const run = await runServerToExit({ NODE_ENV: 'production', DATA_DIR: dataDir(), SMTP_URL: 'ftp://x', PORT: 'abc' });
+    const run = await runServerToExit({
+      NODE_ENV: 'production',
+      DATA_DIR: dataDir(),
+      SMTP_URL: 'ftp://x',
+      PORT: 'abc',
+    });
     expect(run.code).toBe(1);
     const [line, ...rest] = jsonLines(run.stderr);
     expect(rest).toEqual([]);
@@ -87,17 +108,27 @@ describe('production mode', () => {
   beforeAll(async () => {
     dir = dataDir();
     store = (await sharedStore(dir)).env; // the SQLite file in dir, or a PostgreSQL database
-    prod = await spawnServer({ NODE_ENV: 'production', ...store, ADMIN_EMAIL: 'ops@example.com', ADMIN_PASSWORD: '', MAILGATE_TOKEN: 'a-mailgate-token-of-some-length' });
+    prod = await spawnServer({
+      NODE_ENV: 'production',
+      ...store,
+      ADMIN_EMAIL: 'ops@example.com',
+      ADMIN_PASSWORD: '',
+      MAILGATE_TOKEN: 'a-mailgate-token-of-some-length',
+    });
     children.push(prod);
   });
 
   it('writes one JSON object per line (level, msg, time), the first-start password included', async () => {
     const lines = jsonLines(prod.output());
-    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^hxdesk listening on http:/), 'initialized a new database']));
+    expect(lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^hxdesk listening on http:/), 'initialized a new database']),
+    );
     const first = lines.find((l) => l.msg.startsWith('First start:'))!;
     const password = /with password (\S+)/.exec(first.msg)![1];
     const login = await fetch(`${prod.base}/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', password }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ops@example.com', password }),
     });
     expect(login.status).toBe(200);
     expect(login.headers.get('set-cookie')).toMatch(/; Secure/i);
@@ -112,57 +143,77 @@ describe('production mode', () => {
     }
   });
 
-  itOn('sqlite')('/healthz: 200 while the database is there; 503 with the error body, logged with the request id, when its file is gone', async () => {
-    expect((await get(`${prod.base}/healthz`)).body).toEqual({ ok: true });
-    const file = path.join(dir, 'hxdesk.db');
-    const aside = path.join(tmp, 'moved-away.db');
+  itOn('sqlite')(
+    '/healthz: 200 while the database is there; 503 with the error body, logged with the request id, when its file is gone',
+    async () => {
+      expect((await get(`${prod.base}/healthz`)).body).toEqual({ ok: true });
+      const file = path.join(dir, 'hxdesk.db');
+      const aside = path.join(tmp, 'moved-away.db');
 
-    // The file moved away: SQLite would keep writing to it where nobody will look.
-    fs.renameSync(file, aside);
-    const moved = await get(`${prod.base}/healthz`, { 'x-request-id': 'probe-1' });
-    expectError(moved, 503, 'unavailable');
-    expect(moved.body.error.message).toMatch(/database file is gone/);
-    expect(moved.headers.get('x-request-id')).toBe('probe-1');
-    await expect.poll(() => jsonLines(prod.output()).find((l) => l.request_id === 'probe-1' && l.msg !== 'request'), { timeout: 5000 })
-      .toMatchObject({ level: 'error', msg: 'health check failed', problem: expect.stringMatching(/database file is gone/) });
+      // The file moved away: SQLite would keep writing to it where nobody will look.
+      fs.renameSync(file, aside);
+      const moved = await get(`${prod.base}/healthz`, { 'x-request-id': 'probe-1' });
+      expectError(moved, 503, 'unavailable');
+      expect(moved.body.error.message).toMatch(/database file is gone/);
+      expect(moved.headers.get('x-request-id')).toBe('probe-1');
+      await expect
+        .poll(() => jsonLines(prod.output()).find((l) => l.request_id === 'probe-1' && l.msg !== 'request'), {
+          timeout: 5000,
+        })
+        .toMatchObject({
+          level: 'error',
+          msg: 'health check failed',
+          problem: expect.stringMatching(/database file is gone/),
+        });
 
-    // Back in place: healthy again.
-    fs.renameSync(aside, file);
-    expect((await get(`${prod.base}/healthz`)).status).toBe(200);
-
-    // The whole data directory removed.
-    fs.rmSync(dir, { recursive: true, force: true });
-    const gone = await get(`${prod.base}/healthz`);
-    expectError(gone, 503, 'unavailable');
-    expect(gone.text).not.toMatch(STACK);
-    expect(gone.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-  });
-
-  itOn('postgres')('/healthz: 200 while the database answers; 503 with the error body, logged with the request id, while it refuses connections', async () => {
-    expect((await get(`${prod.base}/healthz`)).body).toEqual({ ok: true });
-    const name = new URL(store.DATABASE_URL).pathname.slice(1);
-    const admin = new pg.Client({ connectionString: (await postgres()).url() });
-    await admin.connect();
-    try {
-      // The database stops taking connections and the server's are cut (as a restart or an operator would).
-      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
-      const down = await get(`${prod.base}/healthz`, { 'x-request-id': 'probe-pg' });
-      expectError(down, 503, 'unavailable');
-      expect(down.body.error.message).toMatch(/database does not answer/);
-      expect(down.text).not.toMatch(STACK);
-      expect(down.headers.get('x-request-id')).toBe('probe-pg');
-      await expect.poll(() => jsonLines(prod.output()).find((l) => l.request_id === 'probe-pg' && l.msg !== 'request'), { timeout: 5000 })
-        .toMatchObject({ level: 'error', msg: 'health check failed', problem: expect.stringMatching(/database does not answer/) });
-
-      // Taking connections again: healthy again, with no restart.
-      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      // Back in place: healthy again.
+      fs.renameSync(aside, file);
       expect((await get(`${prod.base}/healthz`)).status).toBe(200);
-    } finally {
-      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-      await admin.end();
-    }
-  });
+
+      // The whole data directory removed.
+      fs.rmSync(dir, { recursive: true, force: true });
+      const gone = await get(`${prod.base}/healthz`);
+      expectError(gone, 503, 'unavailable');
+      expect(gone.text).not.toMatch(STACK);
+      expect(gone.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
+
+  itOn('postgres')(
+    '/healthz: 200 while the database answers; 503 with the error body, logged with the request id, while it refuses connections',
+    async () => {
+      expect((await get(`${prod.base}/healthz`)).body).toEqual({ ok: true });
+      const name = new URL(store.DATABASE_URL).pathname.slice(1);
+      const admin = new pg.Client({ connectionString: (await postgres()).url() });
+      await admin.connect();
+      try {
+        // The database stops taking connections and the server's are cut (as a restart or an operator would).
+        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+        const down = await get(`${prod.base}/healthz`, { 'x-request-id': 'probe-pg' });
+        expectError(down, 503, 'unavailable');
+        expect(down.body.error.message).toMatch(/database does not answer/);
+        expect(down.text).not.toMatch(STACK);
+        expect(down.headers.get('x-request-id')).toBe('probe-pg');
+        await expect
+          .poll(() => jsonLines(prod.output()).find((l) => l.request_id === 'probe-pg' && l.msg !== 'request'), {
+            timeout: 5000,
+          })
+          .toMatchObject({
+            level: 'error',
+            msg: 'health check failed',
+            problem: expect.stringMatching(/database does not answer/),
+          });
+
+        // Taking connections again: healthy again, with no restart.
+        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+        expect((await get(`${prod.base}/healthz`)).status).toBe(200);
+      } finally {
+        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+        await admin.end();
+      }
+    },
+  );
 
   it('stops on SIGTERM with exit code 0, still writing JSON lines', async () => {
     process.kill(prod.child.pid!, 'SIGTERM');
@@ -174,7 +225,11 @@ describe('production mode', () => {
 
 describe('development mode', () => {
   it('serves static files with Cache-Control: no-cache', async () => {
-    const dev = await spawnServer({ NODE_ENV: 'development', DATA_DIR: dataDir(), ADMIN_PASSWORD: 'a-long-password-1' });
+    const dev = await spawnServer({
+      NODE_ENV: 'development',
+      DATA_DIR: dataDir(),
+      ADMIN_PASSWORD: 'a-long-password-1',
+    });
     children.push(dev);
     for (const file of ['/static/app.css', '/static/app.js', '/static/htmx.min.js']) {
       const res = await get(dev.base + file);
@@ -191,9 +246,13 @@ onlyOn('postgres')('a PostgreSQL connection cut in the middle of a unit of work'
     const s = await startServer();
     try {
       let resume!: () => void;
-      const resumed = new Promise<void>((r) => { resume = r; });
+      const resumed = new Promise<void>((r) => {
+        resume = r;
+      });
       let started!: (pid: number) => void;
-      const backend = new Promise<number>((r) => { started = r; });
+      const backend = new Promise<number>((r) => {
+        started = r;
+      });
       const work = transaction(s.db, async (tx) => {
         const [row] = await tx.select({ pid: sql<number>`pg_backend_pid()` }).from(users).limit(1);
         started(row.pid);
@@ -203,7 +262,9 @@ onlyOn('postgres')('a PostgreSQL connection cut in the middle of a unit of work'
       const pid = await backend;
       expect(await rawGet(s, 'SELECT pg_terminate_backend(?) AS ok', [pid])).toEqual({ ok: true });
       // The server has closed it; let the client hear so (its 'error' event) before the unit of work goes on.
-      await expect.poll(() => rawQuery(s, 'SELECT 1 FROM pg_stat_activity WHERE pid = ?', [pid]), { timeout: 5000 }).toEqual([]);
+      await expect
+        .poll(() => rawQuery(s, 'SELECT 1 FROM pg_stat_activity WHERE pid = ?', [pid]), { timeout: 5000 })
+        .toEqual([]);
       await new Promise((r) => setTimeout(r, 50));
       resume();
       await expect(work).rejects.toThrow();
@@ -218,8 +279,12 @@ onlyOn('postgres')('a PostgreSQL connection cut in the middle of a unit of work'
 
 describe('an unexpected failure in production', () => {
   let s: TestServer;
-  beforeAll(async () => { s = await startServer({ NODE_ENV: 'production' }); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await startServer({ NODE_ENV: 'production' });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('is a 500 with the request id and neither stack nor SQL, in JSON and in HTML', async () => {
     // A real fault underneath the app: a table it reads is missing.
@@ -229,7 +294,9 @@ describe('an unexpected failure in production', () => {
     expect(json.body.error).toEqual({ code: 'internal', message: 'Internal server error (request req-42)' });
     expect(json.headers.get('x-request-id')).toBe('req-42');
 
-    const html = await s.api('GET', '/saved-views', { headers: { accept: 'text/html', 'x-request-id': 'bad id with spaces' } });
+    const html = await s.api('GET', '/saved-views', {
+      headers: { accept: 'text/html', 'x-request-id': 'bad id with spaces' },
+    });
     expect(html.status).toBe(500);
     const id = html.headers.get('x-request-id')!;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);

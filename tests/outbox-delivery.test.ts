@@ -22,8 +22,18 @@ const SECRET = 'webhook-secret-for-tests-0123456789';
 // ---- helpers ------------------------------------------------------------------------------
 
 /** Polls `probe` until `done` holds for its value; never asserts on elapsed time, only on states. */
-interface Hit { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer; at: number }
-interface Receiver { url: string; hits: Hit[]; close(): Promise<void> }
+interface Hit {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  at: number;
+}
+interface Receiver {
+  url: string;
+  hits: Hit[];
+  close(): Promise<void>;
+}
 
 /** A real HTTP receiver on 127.0.0.1 that records every request and answers with `statusFor`. */
 async function startReceiver(statusFor: (hit: Hit, hits: Hit[]) => number): Promise<Receiver> {
@@ -32,7 +42,13 @@ async function startReceiver(statusFor: (hit: Hit, hits: Hit[]) => number): Prom
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const hit: Hit = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      const hit: Hit = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: Date.now(),
+      };
       hits.push(hit);
       const status = statusFor(hit, hits);
       res.writeHead(status, { 'content-type': 'text/plain' });
@@ -42,14 +58,31 @@ async function startReceiver(statusFor: (hit: Hit, hits: Hit[]) => number): Prom
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, hits,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    url,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 const hmac = (body: Buffer) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
 
-type Row = { id: number; kind: string; status: string; attempts: number; last_error: string | null; next_attempt_at: string; ticket_id: number; transaction_id: number; recipient: string; message_id: string | null; subject: string | null };
+type Row = {
+  id: number;
+  kind: string;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: string;
+  ticket_id: number;
+  transaction_id: number;
+  recipient: string;
+  message_id: string | null;
+  subject: string | null;
+};
 
 async function outboxRows(s: TestServer, ticketId: number): Promise<Row[]> {
   const res = await s.api('GET', `/outbox?ticket_id=${ticketId}`);
@@ -58,21 +91,33 @@ async function outboxRows(s: TestServer, ticketId: number): Promise<Row[]> {
 }
 
 async function webhookRow(s: TestServer, ticketId: number, url?: string): Promise<Row> {
-  const rows = (await outboxRows(s, ticketId)).filter((r) => r.kind === 'webhook' && (url === undefined || r.recipient === url));
+  const rows = (await outboxRows(s, ticketId)).filter(
+    (r) => r.kind === 'webhook' && (url === undefined || r.recipient === url),
+  );
   expect(rows).toHaveLength(1);
   return rows[0];
 }
 
-async function generalQueueId(api: (m: string, p: string, b?: unknown) => Promise<{ status: number; body: any }>): Promise<number> {
+async function generalQueueId(
+  api: (m: string, p: string, b?: unknown) => Promise<{ status: number; body: any }>,
+): Promise<number> {
   const res = await api('GET', '/queues');
   expect(res.status).toBe(200);
   return res.body.queues.find((q: { name: string }) => q.name === 'General').id;
 }
 
 async function addWebhookScrip(s: TestServer, key: string, url: string) {
-  const res = await s.api('POST', '/scrips', { body: { key, condition: 'on_create', action: 'notify_webhook', config: { url } } });
+  const res = await s.api('POST', '/scrips', {
+    body: { key, condition: 'on_create', action: 'notify_webhook', config: { url } },
+  });
   expect(res.status).toBe(201);
-  expect(res.body).toMatchObject({ key, condition: 'on_create', action: 'notify_webhook', enabled: true, config: { url } });
+  expect(res.body).toMatchObject({
+    key,
+    condition: 'on_create',
+    action: 'notify_webhook',
+    enabled: true,
+    config: { url },
+  });
   return res.body as { id: number };
 }
 
@@ -102,13 +147,32 @@ describe('webhook delivery', () => {
     const scrip = await addWebhookScrip(s, 'hook_on_create', hookUrl);
 
     const queueId = await generalQueueId((m, p) => s.api(m, p));
-    const created = await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'Webhook please', description: 'Body text' } });
+    const created = await s.api('POST', '/tickets', {
+      body: { queue_id: queueId, subject: 'Webhook please', description: 'Body text' },
+    });
     expect(created.status).toBe(201);
     const ticket = created.body.ticket;
-    expect(created.body.scrip_results).toContainEqual({ scrip_id: scrip.id, key: 'hook_on_create', action: 'notify_webhook', ok: true, notifications: 1 });
+    expect(created.body.scrip_results).toContainEqual({
+      scrip_id: scrip.id,
+      key: 'hook_on_create',
+      action: 'notify_webhook',
+      ok: true,
+      notifications: 1,
+    });
 
-    const row = await waitUntil('webhook row sent', () => webhookRow(s, ticket.id), (r) => r.status === 'sent');
-    expect(row).toMatchObject({ kind: 'webhook', status: 'sent', attempts: 3, last_error: null, recipient: hookUrl, ticket_id: ticket.id });
+    const row = await waitUntil(
+      'webhook row sent',
+      () => webhookRow(s, ticket.id),
+      (r) => r.status === 'sent',
+    );
+    expect(row).toMatchObject({
+      kind: 'webhook',
+      status: 'sent',
+      attempts: 3,
+      last_error: null,
+      recipient: hookUrl,
+      ticket_id: ticket.id,
+    });
     const single = await s.api('GET', `/outbox/${row.id}`);
     expect(single.status).toBe(200);
     expect(single.body).toMatchObject({ id: row.id, status: 'sent', attempts: 3, last_error: null });
@@ -127,11 +191,22 @@ describe('webhook delivery', () => {
       expect(hit.headers['x-hxdesk-signature']).toBe(hmac(hit.body));
       expect(hit.headers['x-hxdesk-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
       const payload = JSON.parse(hit.body.toString('utf8'));
-      expect(payload.ticket).toMatchObject({ id: ticket.id, subject: 'Webhook please', description: 'Body text', status: 'new' });
+      expect(payload.ticket).toMatchObject({
+        id: ticket.id,
+        subject: 'Webhook please',
+        description: 'Body text',
+        status: 'new',
+      });
       expect(payload.transaction).toMatchObject({ id: create.id, type: 'Create' });
       // The whole scope, including the parts a template looks up only when it reads them.
-      expect(payload.ticket).toMatchObject({ custom_fields: {}, owner: null, requester: { id: ticket.requester_id, email: expect.stringContaining('@') } });
-      expect(Object.keys(payload.ticket)).toEqual(expect.arrayContaining(['description', 'custom_fields', 'owner', 'team', 'requester', 'queue', 'url']));
+      expect(payload.ticket).toMatchObject({
+        custom_fields: {},
+        owner: null,
+        requester: { id: ticket.requester_id, email: expect.stringContaining('@') },
+      });
+      expect(Object.keys(payload.ticket)).toEqual(
+        expect.arrayContaining(['description', 'custom_fields', 'owner', 'team', 'requester', 'queue', 'url']),
+      );
       expect(payload.transaction.creator).toMatchObject({ id: ticket.requester_id });
       expect(payload.scrip).toMatchObject({ id: scrip.id, key: 'hook_on_create' });
       expect(payload.event).toBe('on_create');
@@ -139,8 +214,9 @@ describe('webhook delivery', () => {
     // Every attempt carries the same body (and so the same signature).
     expect(new Set(receiver.hits.map((h) => h.body.toString('utf8'))).size).toBe(1);
     // A signature made with another key does not match.
-    expect(receiver.hits[0].headers['x-hxdesk-signature'])
-      .not.toBe(`sha256=${createHmac('sha256', 'some-other-secret-value').update(receiver.hits[0].body).digest('hex')}`);
+    expect(receiver.hits[0].headers['x-hxdesk-signature']).not.toBe(
+      `sha256=${createHmac('sha256', 'some-other-secret-value').update(receiver.hits[0].body).digest('hex')}`,
+    );
   });
 
   it('without WEBHOOK_SECRET signs with a secret generated once into DATA_DIR/webhook-secret', async () => {
@@ -152,9 +228,15 @@ describe('webhook delivery', () => {
     expect(secret.length).toBeGreaterThanOrEqual(32);
     expect(fs.statSync(path.join(s.dir, 'webhook-secret')).mode & 0o077).toBe(0);
     await addWebhookScrip(s, 'hook_generated_secret', `${receiver.url}/hook`);
-    const t = await s.api('POST', '/tickets', { body: { queue_id: await generalQueueId((m, p) => s.api(m, p)), subject: 'Signed anyway' } });
+    const t = await s.api('POST', '/tickets', {
+      body: { queue_id: await generalQueueId((m, p) => s.api(m, p)), subject: 'Signed anyway' },
+    });
     expect(t.status).toBe(201);
-    await waitUntil('webhook sent', () => webhookRow(s, t.body.ticket.id), (r) => r.status === 'sent');
+    await waitUntil(
+      'webhook sent',
+      () => webhookRow(s, t.body.ticket.id),
+      (r) => r.status === 'sent',
+    );
     expect(receiver.hits).toHaveLength(1);
     const expected = `sha256=${createHmac('sha256', secret).update(receiver.hits[0].body).digest('hex')}`;
     expect(receiver.hits[0].headers['x-hxdesk-signature']).toBe(expected);
@@ -163,7 +245,12 @@ describe('webhook delivery', () => {
   it('marks a row failed after OUTBOX_MAX_ATTEMPTS; admins can retry it, others cannot', async () => {
     const receiver = await startReceiver((hit) => (hit.url === '/ok' ? 200 : 500));
     receivers.push(receiver);
-    const s = await startServer({ WEBHOOK_SECRET: SECRET, OUTBOX_RETRY_BASE_MS: '20', OUTBOX_POLL_MS: '20', OUTBOX_MAX_ATTEMPTS: '3' });
+    const s = await startServer({
+      WEBHOOK_SECRET: SECRET,
+      OUTBOX_RETRY_BASE_MS: '20',
+      OUTBOX_POLL_MS: '20',
+      OUTBOX_MAX_ATTEMPTS: '3',
+    });
     servers.push(s);
     const failUrl = `${receiver.url}/fail`;
     const okUrl = `${receiver.url}/ok`;
@@ -175,11 +262,19 @@ describe('webhook delivery', () => {
     expect(created.status).toBe(201);
     const ticketId = created.body.ticket.id as number;
 
-    const failed = await waitUntil('webhook row failed', () => webhookRow(s, ticketId, failUrl), (r) => r.status === 'failed');
+    const failed = await waitUntil(
+      'webhook row failed',
+      () => webhookRow(s, ticketId, failUrl),
+      (r) => r.status === 'failed',
+    );
     expect(failed).toMatchObject({ status: 'failed', attempts: 3 });
     expect(failed.last_error).toMatch(/500/);
     expect(receiver.hits.filter((h) => h.url === '/fail')).toHaveLength(3);
-    const ok = await waitUntil('ok row sent', () => webhookRow(s, ticketId, okUrl), (r) => r.status === 'sent');
+    const ok = await waitUntil(
+      'ok row sent',
+      () => webhookRow(s, ticketId, okUrl),
+      (r) => r.status === 'sent',
+    );
     expect(ok).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
 
     // An agent may not retry (nor read the outbox).
@@ -204,8 +299,11 @@ describe('webhook delivery', () => {
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ id: failed.id, status: 'queued', attempts: 0, last_error: null });
     // ...and the worker runs the whole ladder again, ending failed once more.
-    const again = await waitUntil('retried row failed again', () => webhookRow(s, ticketId, failUrl),
-      (r) => r.status === 'failed' && receiver.hits.filter((h) => h.url === '/fail').length === 6);
+    const again = await waitUntil(
+      'retried row failed again',
+      () => webhookRow(s, ticketId, failUrl),
+      (r) => r.status === 'failed' && receiver.hits.filter((h) => h.url === '/fail').length === 6,
+    );
     expect(again).toMatchObject({ status: 'failed', attempts: 3 });
     expect(again.last_error).toMatch(/500/);
     expect(receiver.hits.filter((h) => h.url === '/ok')).toHaveLength(1);
@@ -222,7 +320,11 @@ describe('webhook delivery', () => {
     expect(created.status).toBe(201);
     const ticketId = created.body.ticket.id as number;
 
-    const first = await waitUntil('first failure recorded', () => webhookRow(s, ticketId), (r) => r.status === 'queued' && r.attempts === 1);
+    const first = await waitUntil(
+      'first failure recorded',
+      () => webhookRow(s, ticketId),
+      (r) => r.status === 'queued' && r.attempts === 1,
+    );
     const observed1 = Date.now();
     expect(first.last_error).toMatch(/500/);
     expect(receiver.hits).toHaveLength(1);
@@ -232,8 +334,14 @@ describe('webhook delivery', () => {
     expect(next1).toBeLessThanOrEqual(observed1 + 60_000);
 
     // Make the row due now (as if a minute had passed) and let it fail once more: the delay doubles.
-    expect(await rawRun(s, 'UPDATE outbox SET next_attempt_at = ? WHERE id = ?', [new Date().toISOString(), first.id])).toBe(1);
-    const second = await waitUntil('second failure recorded', () => webhookRow(s, ticketId), (r) => r.status === 'queued' && r.attempts === 2);
+    expect(
+      await rawRun(s, 'UPDATE outbox SET next_attempt_at = ? WHERE id = ?', [new Date().toISOString(), first.id]),
+    ).toBe(1);
+    const second = await waitUntil(
+      'second failure recorded',
+      () => webhookRow(s, ticketId),
+      (r) => r.status === 'queued' && r.attempts === 2,
+    );
     const observed2 = Date.now();
     expect(second.last_error).toMatch(/500/);
     expect(receiver.hits).toHaveLength(2);
@@ -246,7 +354,6 @@ describe('webhook delivery', () => {
 // ---- kill and restart (the real server process) --------------------------------------------
 
 type Proc = ServerProcess;
-
 
 describe('kill and restart of the real server process', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-outbox-'));
@@ -271,7 +378,9 @@ describe('kill and restart of the real server process', () => {
   async function newTicket(subject: string): Promise<number> {
     const res = await call('POST', '/tickets', { queue_id: queueId, subject, requester_id: requester.id });
     expect(res.status).toBe(201);
-    expect(res.body.scrip_results).toContainEqual(expect.objectContaining({ key: 'autoreply_on_create', ok: true, notifications: 1 }));
+    expect(res.body.scrip_results).toContainEqual(
+      expect.objectContaining({ key: 'autoreply_on_create', ok: true, notifications: 1 }),
+    );
     return res.body.ticket.id;
   }
   async function rowsOf(ticketId: number): Promise<Row[]> {
@@ -280,10 +389,15 @@ describe('kill and restart of the real server process', () => {
     return res.body.outbox;
   }
   /** The mail whose subject carries ticket `ticketId`'s tag, in arrival order. */
-  const taggedMails = (ticketId: number): ReceivedMail[] => sink.messages.filter((m) => (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`));
+  const taggedMails = (ticketId: number): ReceivedMail[] =>
+    sink.messages.filter((m) => (m.parsed.subject ?? '').includes(`[hxdesk #${ticketId}]`));
   /** The first mail the sink received about ticket `ticketId`, waiting for it. */
   async function firstMailFor(ticketId: number): Promise<ReceivedMail> {
-    const [mail] = await waitUntil(`mail for ticket ${ticketId}`, () => taggedMails(ticketId), (ms) => ms.length > 0);
+    const [mail] = await waitUntil(
+      `mail for ticket ${ticketId}`,
+      () => taggedMails(ticketId),
+      (ms) => ms.length > 0,
+    );
     return mail;
   }
 
@@ -305,7 +419,13 @@ describe('kill and restart of the real server process', () => {
     for (const id of ticketIds) {
       const rows = await rowsOf(id);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ kind: 'email', status: 'queued', attempts: 0, last_error: null, recipient: requester.email });
+      expect(rows[0]).toMatchObject({
+        kind: 'email',
+        status: 'queued',
+        attempts: 0,
+        last_error: null,
+        recipient: requester.email,
+      });
       expect(rows[0].subject).toContain(`[hxdesk #${id}]`);
     }
 
@@ -314,7 +434,9 @@ describe('kill and restart of the real server process', () => {
     expect(await proc.exit).toEqual({ code: null, signal: 'SIGKILL' });
 
     // Simulate a crash in the middle of an attempt on B's row: claimed (`sending`, attempt counted).
-    const [rowB] = await store.query<{ id: number }>("SELECT id FROM outbox WHERE ticket_id = ? AND kind = 'email'", [ticketIds[1]]);
+    const [rowB] = await store.query<{ id: number }>("SELECT id FROM outbox WHERE ticket_id = ? AND kind = 'email'", [
+      ticketIds[1],
+    ]);
     expect(await store.run("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?", [rowB.id])).toBe(1);
     const before = await store.query('SELECT ticket_id, status, attempts FROM outbox ORDER BY id');
     expect(before).toEqual([
@@ -329,9 +451,16 @@ describe('kill and restart of the real server process', () => {
     const mailB = await firstMailFor(ticketIds[1]);
     expect(proc.output()).toMatch(/re-queued deliveries interrupted by a restart.*"count":1/);
 
-    for (const [id, mail] of [[ticketIds[0], mailA], [ticketIds[1], mailB]] as const) {
+    for (const [id, mail] of [
+      [ticketIds[0], mailA],
+      [ticketIds[1], mailB],
+    ] as const) {
       expect(mail.envelope.to).toEqual([requester.email]);
-      const [row] = await waitUntil(`row of ticket ${id} sent`, () => rowsOf(id), (rs) => rs[0]?.status === 'sent');
+      const [row] = await waitUntil(
+        `row of ticket ${id} sent`,
+        () => rowsOf(id),
+        (rs) => rs[0]?.status === 'sent',
+      );
       expect(mail.parsed.messageId).toBe(row.message_id);
       expect(mail.parsed.headers.get('auto-submitted')).toBe('auto-replied');
     }
@@ -364,7 +493,11 @@ describe('kill and restart of the real server process', () => {
     for (const id of ticketIds) expect(taggedMails(id)).toHaveLength(1);
     expect(taggedMails(d)).toHaveLength(1);
     expect(sink.messages).toHaveLength(4);
-    const [rowD] = await waitUntil('row of ticket D sent', () => rowsOf(d), (rs) => rs[0]?.status === 'sent');
+    const [rowD] = await waitUntil(
+      'row of ticket D sent',
+      () => rowsOf(d),
+      (rs) => rs[0]?.status === 'sent',
+    );
     expect(rowD).toMatchObject({ status: 'sent', attempts: 1 });
     for (const id of ticketIds) expect((await rowsOf(id))[0].status).toBe('sent');
 
@@ -377,8 +510,11 @@ describe('kill and restart of the real server process', () => {
     const agent = await call('POST', '/users', { email: 'ada@example.com', name: 'Ada Agent', role: 'agent' });
     expect(agent.status).toBe(201);
     const created = await call('POST', '/tickets', {
-      queue_id: queueId, subject: 'Crash test watchers', requesters: [requester.id, 'Sam Second <sam@example.com>'],
-      cc: ['carl@example.com'], admin_cc: [agent.body.id],
+      queue_id: queueId,
+      subject: 'Crash test watchers',
+      requesters: [requester.id, 'Sam Second <sam@example.com>'],
+      cc: ['carl@example.com'],
+      admin_cc: [agent.body.id],
     });
     expect(created.status).toBe(201);
     const id = created.body.ticket.id as number;
@@ -394,11 +530,17 @@ describe('kill and restart of the real server process', () => {
     killGroup(proc.child, 'SIGKILL');
     expect(await proc.exit).toEqual({ code: null, signal: 'SIGKILL' });
     // One copy caught mid-attempt by the crash.
-    expect(await store.run("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?", [replyRows[1].id])).toBe(1);
+    expect(await store.run("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?", [replyRows[1].id])).toBe(
+      1,
+    );
 
     const before = sink.messages.length;
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });
-    await waitUntil('every copy sent', () => rowsOf(id), (rs) => rs.length === 7 && rs.every((r) => r.status === 'sent'));
+    await waitUntil(
+      'every copy sent',
+      () => rowsOf(id),
+      (rs) => rs.length === 7 && rs.every((r) => r.status === 'sent'),
+    );
     // A later ticket's mail comes after anything the worker might still resend.
     const later = await newTicket('After the watcher crash');
     await firstMailFor(later);

@@ -30,7 +30,14 @@ fs.writeFileSync(tokenFile, `${MAILGATE_TOKEN}\n`, { mode: 0o600 });
 
 beforeAll(async () => {
   [sink, dovecot] = await Promise.all([startSmtpSink(), startDovecot()]);
-  s = await startServer({ SMTP_URL: sink.url, OUTBOX_POLL_MS: '50', MAILGATE_TOKEN, MAIL_ADDRESSES: 'support@helpdesk.example', IMAP_URL: dovecot.url(), IMAP_POLL_SECONDS: '3600' });
+  s = await startServer({
+    SMTP_URL: sink.url,
+    OUTBOX_POLL_MS: '50',
+    MAILGATE_TOKEN,
+    MAIL_ADDRESSES: 'support@helpdesk.example',
+    IMAP_URL: dovecot.url(),
+    IMAP_POLL_SECONDS: '3600',
+  });
   olga = await s.user('agent', 'olga@helpdesk.example');
 });
 afterAll(async () => {
@@ -41,19 +48,30 @@ afterAll(async () => {
 
 const PASSPORT = Buffer.from('%PDF-1.4 passport scan of Carla Rossi, no. X1234567\n');
 
-
 async function mailgate(raw: Buffer) {
   const res = await postMail(s, raw);
   expect(res.status, res.text).toBeLessThan(300);
   return res.body as { ticket_id: number; transaction_id: number; intake_id: number; verdict: string; rule: string };
 }
-const userId = async (email: string) => ((await s.api('GET', `/users?q=${encodeURIComponent(email)}`)).body.users as any[]).find((u) => u.email === email)?.id as number | undefined;
+const userId = async (email: string) =>
+  ((await s.api('GET', `/users?q=${encodeURIComponent(email)}`)).body.users as any[]).find((u) => u.email === email)
+    ?.id as number | undefined;
 /** Envelope recipients of the mail about `ticketId` that arrived after `from` messages. */
-const recipientsSince = (ticketId: number, from: number) => [...new Set(sink.messages.slice(from)
-  .filter((m) => String(m.parsed.headers.get('x-hxdesk-ticket')) === String(ticketId)).flatMap((m) => m.envelope.to))].sort();
+const recipientsSince = (ticketId: number, from: number) =>
+  [
+    ...new Set(
+      sink.messages
+        .slice(from)
+        .filter((m) => String(m.parsed.headers.get('x-hxdesk-ticket')) === String(ticketId))
+        .flatMap((m) => m.envelope.to),
+    ),
+  ].sort();
 
 async function staffReply(ticketId: number, body: string) {
-  const res = await s.api('POST', `/tickets/${ticketId}/comment`, { token: olga.token, body: { body, internal: false } });
+  const res = await s.api('POST', `/tickets/${ticketId}/comment`, {
+    token: olga.token,
+    body: { body, internal: false },
+  });
   expect(res.status, res.text).toBe(201);
   await settle(s, ticketId);
   return res.body;
@@ -61,8 +79,13 @@ async function staffReply(ticketId: number, body: string) {
 
 /** Carla's ticket with her passport scan, owned by Olga, who has answered once. */
 async function carlasAnsweredTicket(): Promise<number> {
-  const created = await mailgate(rawMail({ from: 'Carla Rossi <carla@customer.example>', subject: uniq('Account ') },
-    'My account number is 4711-0815. The scan of my passport is attached.', { name: 'passport.pdf', content: PASSPORT }));
+  const created = await mailgate(
+    rawMail(
+      { from: 'Carla Rossi <carla@customer.example>', subject: uniq('Account ') },
+      'My account number is 4711-0815. The scan of my passport is attached.',
+      { name: 'passport.pdf', content: PASSPORT },
+    ),
+  );
   const id = created.ticket_id;
   expect((await s.api('PATCH', `/tickets/${id}`, { body: { owner_id: olga.id } })).status).toBe(200);
   await staffReply(id, 'Thank you, we are looking into it.');
@@ -82,8 +105,16 @@ describe('mail from someone who is not on the ticket', () => {
   it('is an internal comment: the next staff reply reaches the customer only, and the outsider holds no working portal link', async () => {
     const id = await carlasAnsweredTicket();
     const before = sink.messages.length;
-    const res = await mailgate(rawMail({ from: 'Mallory <mallory@evil.example>', cc: 'Trudy <trudy@evil.example>', subject: `Re: [hxdesk #${id}] my account` },
-      'Please send me everything you have on this account.'));
+    const res = await mailgate(
+      rawMail(
+        {
+          from: 'Mallory <mallory@evil.example>',
+          cc: 'Trudy <trudy@evil.example>',
+          subject: `Re: [hxdesk #${id}] my account`,
+        },
+        'Please send me everything you have on this account.',
+      ),
+    );
     expect(res).toMatchObject({ verdict: 'appended', ticket_id: id });
     expect(res.rule).toContain('sender mallory@evil.example is not on ticket');
     expect(res.rule).toContain('kept as an internal comment');
@@ -117,7 +148,9 @@ describe('mail from someone who is not on the ticket', () => {
     expect((await s.api('POST', `${link}/reply`, { token: null, body: { body: 'let me in' } })).status).toBe(403);
 
     // The customer's portal page never shows it.
-    const carlaMail = await mailTo(sink, 'carla@customer.example', (m) => (m.parsed.text ?? '').includes('unlocked again'));
+    const carlaMail = await mailTo(sink, 'carla@customer.example', (m) =>
+      (m.parsed.text ?? '').includes('unlocked again'),
+    );
     const portal = await s.api('GET', portalPathIn(carlaMail), { token: null });
     expect(portal.status).toBe(200);
     expect(JSON.stringify(portal.body)).not.toContain('Please send me everything');
@@ -127,70 +160,156 @@ describe('mail from someone who is not on the ticket', () => {
   it('changes nothing else: no status change, no reopening, and the outsider cannot see the ticket signed in', async () => {
     const id = await carlasAnsweredTicket();
     expect((await s.api('PATCH', `/tickets/${id}`, { body: { status: 'resolved' } })).status).toBe(200);
-    const res = await mailgate(rawMail({ from: 'eve@evil.example', subject: `[hxdesk #${id}] reopen please` }, 'Reopen this.'));
+    const res = await mailgate(
+      rawMail({ from: 'eve@evil.example', subject: `[hxdesk #${id}] reopen please` }, 'Reopen this.'),
+    );
     expect((await ticketOf(s, id)).status).toBe('resolved');
-    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: res.transaction_id, type: 'Comment', outside_sender: true });
+    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({
+      id: res.transaction_id,
+      type: 'Comment',
+      outside_sender: true,
+    });
     const eve = (await userId('eve@evil.example'))!;
-    expect((await s.api('GET', `/tickets/${id}`, { token: (await mintedToken(s, { id: eve, email: 'eve@evil.example' })) })).status).toBe(404);
+    expect(
+      (await s.api('GET', `/tickets/${id}`, { token: await mintedToken(s, { id: eve, email: 'eve@evil.example' }) }))
+        .status,
+    ).toBe(404);
   });
 
-  it('from staff or from the ticket\'s own people is what it was: a public reply', async () => {
+  it("from staff or from the ticket's own people is what it was: a public reply", async () => {
     const id = await carlasAnsweredTicket();
-    const fromCarla = await mailgate(rawMail({ from: 'carla@customer.example', subject: `Re: [hxdesk #${id}]` }, 'Thanks!'));
-    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: fromCarla.transaction_id, type: 'Correspond', outside_sender: false });
+    const fromCarla = await mailgate(
+      rawMail({ from: 'carla@customer.example', subject: `Re: [hxdesk #${id}]` }, 'Thanks!'),
+    );
+    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({
+      id: fromCarla.transaction_id,
+      type: 'Correspond',
+      outside_sender: false,
+    });
     const ben = await s.user('agent', uniqueAddress('ben', 'helpdesk.example'));
-    const fromBen = await mailgate(rawMail({ from: ben.email, subject: `Re: [hxdesk #${id}]` }, 'Ben here, from the second line.'));
-    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({ id: fromBen.transaction_id, type: 'Correspond', outside_sender: false });
+    const fromBen = await mailgate(
+      rawMail({ from: ben.email, subject: `Re: [hxdesk #${id}]` }, 'Ben here, from the second line.'),
+    );
+    expect((await transactionsOf(s, id)).at(-1)).toMatchObject({
+      id: fromBen.transaction_id,
+      type: 'Correspond',
+      outside_sender: false,
+    });
   });
 
   it('is threaded by Message-ID too, and kept internal on every door: /mailgate raw, JSON, Mailgun and SendGrid forms, the MTA command, IMAP', async () => {
     const id = await carlasAnsweredTicket();
-    const ourMessageId = String((await outboxOf(s, id)).find((r) => r.recipient === 'carla@customer.example')!.message_id);
+    const ourMessageId = String(
+      (await outboxOf(s, id)).find((r) => r.recipient === 'carla@customer.example')!.message_id,
+    );
     const doors: [string, (raw: Buffer) => Promise<number>][] = [
       ['raw', async (raw) => (await mailgate(raw)).transaction_id],
-      ['json', async (raw) => {
-        const res = await s.api('POST', '/mailgate', { token: MAILGATE_TOKEN, body: { message: raw.toString('utf8') } });
-        expect(res.status, res.text).toBe(200);
-        return res.body.transaction_id;
-      }],
-      ['mailgun', async (raw) => (await form({ recipient: 'support@helpdesk.example', sender: 'x@evil.example', 'body-mime': raw.toString('utf8') })).transaction_id],
-      ['sendgrid', async (raw) => (await form({ to: 'support@helpdesk.example', from: 'x@evil.example', email: raw.toString('utf8') })).transaction_id],
-      ['command', async (raw) => {
-        const run = await runMailgate(['--url', s.url, '--token-file', tokenFile], raw);
-        expect(run.code, run.stderr).toBe(0);
-        return (await transactionsOf(s, id)).at(-1).id;
-      }],
-      ['imap', async (raw) => {
-        const c = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
-        await c.connect();
-        await c.append('INBOX', raw);
-        await c.logout();
-        await s.workers.imap!.pollNow();
-        return (await transactionsOf(s, id)).at(-1).id;
-      }],
+      [
+        'json',
+        async (raw) => {
+          const res = await s.api('POST', '/mailgate', {
+            token: MAILGATE_TOKEN,
+            body: { message: raw.toString('utf8') },
+          });
+          expect(res.status, res.text).toBe(200);
+          return res.body.transaction_id;
+        },
+      ],
+      [
+        'mailgun',
+        async (raw) =>
+          (
+            await form({
+              recipient: 'support@helpdesk.example',
+              sender: 'x@evil.example',
+              'body-mime': raw.toString('utf8'),
+            })
+          ).transaction_id,
+      ],
+      [
+        'sendgrid',
+        async (raw) =>
+          (await form({ to: 'support@helpdesk.example', from: 'x@evil.example', email: raw.toString('utf8') }))
+            .transaction_id,
+      ],
+      [
+        'command',
+        async (raw) => {
+          const run = await runMailgate(['--url', s.url, '--token-file', tokenFile], raw);
+          expect(run.code, run.stderr).toBe(0);
+          return (await transactionsOf(s, id)).at(-1).id;
+        },
+      ],
+      [
+        'imap',
+        async (raw) => {
+          const c = new ImapFlow({
+            host: dovecot.host,
+            port: dovecot.port,
+            secure: false,
+            auth: { user: dovecot.user, pass: dovecot.password },
+            logger: false,
+          });
+          await c.connect();
+          await c.append('INBOX', raw);
+          await c.logout();
+          await s.workers.imap!.pollNow();
+          return (await transactionsOf(s, id)).at(-1).id;
+        },
+      ],
     ];
     const before = sink.messages.length;
     for (const [door, send] of doors) {
       const outsider = `${door}@evil.example`;
       // Half by the subject tag, half as a reply to our own mail (In-Reply-To), as a forwarded thread would be.
-      const raw = door === 'json' || door === 'command' || door === 'imap'
-        ? rawMail({ from: outsider, cc: `friend-of-${door}@evil.example`, subject: 'Re: your mail', inReplyTo: ourMessageId }, `Sent through ${door}.`)
-        : rawMail({ from: outsider, cc: `friend-of-${door}@evil.example`, subject: `[hxdesk #${id}] via ${door}` }, `Sent through ${door}.`);
+      const raw =
+        door === 'json' || door === 'command' || door === 'imap'
+          ? rawMail(
+              {
+                from: outsider,
+                cc: `friend-of-${door}@evil.example`,
+                subject: 'Re: your mail',
+                inReplyTo: ourMessageId,
+              },
+              `Sent through ${door}.`,
+            )
+          : rawMail(
+              { from: outsider, cc: `friend-of-${door}@evil.example`, subject: `[hxdesk #${id}] via ${door}` },
+              `Sent through ${door}.`,
+            );
       const txn = await send(raw);
       const t = (await transactionsOf(s, id)).find((x) => x.id === txn);
-      expect(t, door).toMatchObject({ type: 'Comment', outside_sender: true, body: expect.stringContaining(`Sent through ${door}.`) });
+      expect(t, door).toMatchObject({
+        type: 'Comment',
+        outside_sender: true,
+        body: expect.stringContaining(`Sent through ${door}.`),
+      });
       await expectKeptInternal(id, txn, outsider);
     }
     await settle(s, id);
     expect(recipientsSince(id, before)).toEqual(['olga@helpdesk.example']);
-    const rules = ((await s.api('GET', '/mail/intake?limit=20')).body.intake as any[]).filter((e) => e.ticket_id === id && e.sender?.endsWith('@evil.example'));
-    expect(rules.map((e) => e.source).sort()).toEqual(['imap', 'mailgate', 'mailgate', 'mailgate', 'mailgate', 'mailgate']);
+    const rules = ((await s.api('GET', '/mail/intake?limit=20')).body.intake as any[]).filter(
+      (e) => e.ticket_id === id && e.sender?.endsWith('@evil.example'),
+    );
+    expect(rules.map((e) => e.source).sort()).toEqual([
+      'imap',
+      'mailgate',
+      'mailgate',
+      'mailgate',
+      'mailgate',
+      'mailgate',
+    ]);
     for (const e of rules) expect(e.rule).toContain('(outside sender)');
   });
 
   it('staff see it with its sender and an "Add as Cc" action; once added, the person gets the public replies', async () => {
     const id = await carlasAnsweredTicket();
-    const res = await mailgate(rawMail({ from: 'Dora Colleague <dora@customer.example>', subject: `Re: [hxdesk #${id}]` }, 'I work with Carla; please keep me posted.'));
+    const res = await mailgate(
+      rawMail(
+        { from: 'Dora Colleague <dora@customer.example>', subject: `Re: [hxdesk #${id}]` },
+        'I work with Carla; please keep me posted.',
+      ),
+    );
     const dora = (await userId('dora@customer.example'))!;
     const page = await s.api('GET', `/tickets/${id}`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
@@ -201,22 +320,35 @@ describe('mail from someone who is not on the ticket', () => {
     expect(entry.slice(0, 3000)).toContain('Add as Cc');
 
     // The action is the existing watchers route; after it, the entry offers it no more.
-    const added = await s.api('POST', `/tickets/${id}/watchers`, { token: olga.token, body: { role: 'cc', user_id: dora } });
+    const added = await s.api('POST', `/tickets/${id}/watchers`, {
+      token: olga.token,
+      body: { role: 'cc', user_id: dora },
+    });
     expect(added.status, added.text).toBe(201);
     const again = await s.api('GET', `/tickets/${id}`, { headers: { accept: 'text/html' } });
-    expect(again.text.slice(again.text.indexOf(`id="txn-${res.transaction_id}"`)).slice(0, 3000)).not.toContain('Add as Cc');
+    expect(again.text.slice(again.text.indexOf(`id="txn-${res.transaction_id}"`)).slice(0, 3000)).not.toContain(
+      'Add as Cc',
+    );
     await settle(s, id);
     const before = sink.messages.length;
     await staffReply(id, 'Dora, you are on the ticket now.');
-    expect(recipientsSince(id, before)).toEqual(['admin@example.com', 'carla@customer.example', 'dora@customer.example']);
+    expect(recipientsSince(id, before)).toEqual([
+      'admin@example.com',
+      'carla@customer.example',
+      'dora@customer.example',
+    ]);
   });
 });
 
 async function form(fields: Record<string, string>) {
   const fd = new FormData();
   for (const [k, v] of Object.entries(fields)) fd.append(k, v);
-  const res = await fetch(`${s.url}/mailgate`, { method: 'POST', headers: { authorization: `Bearer ${MAILGATE_TOKEN}` }, body: fd });
-  const body = await res.json() as any;
+  const res = await fetch(`${s.url}/mailgate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MAILGATE_TOKEN}` },
+    body: fd,
+  });
+  const body = (await res.json()) as any;
   expect(res.status, JSON.stringify(body)).toBe(200);
   return body as { transaction_id: number };
 }

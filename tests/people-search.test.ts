@@ -13,17 +13,36 @@ const ok = async (method: string, path: string, body?: unknown) => {
   return res.body;
 };
 const list = async (q: string, extra = '') => {
-  const res = await s.api('GET', `/tickets?q=${encodeURIComponent(q)}&sort=id${extra.includes('limit=') ? '' : '&limit=500'}${extra}`);
+  const res = await s.api(
+    'GET',
+    `/tickets?q=${encodeURIComponent(q)}&sort=id${extra.includes('limit=') ? '' : '&limit=500'}${extra}`,
+  );
   expect(res.status, res.text).toBe(200);
   return { ids: (res.body.tickets as { id: number }[]).map((t) => t.id), total: res.body.total as number };
 };
 
 beforeAll(async () => {
   s = await startServer();
-  ids.zelda = (await ok('POST', '/users', { email: 'zelda.quartermain@hyrule.example', name: 'Zelda Quartermain', role: 'requester' })).id;
-  ids.link = (await ok('POST', '/users', { email: 'link@kokiri.example', name: 'Link Greentunic', role: 'requester' })).id;
+  ids.zelda = (
+    await ok('POST', '/users', {
+      email: 'zelda.quartermain@hyrule.example',
+      name: 'Zelda Quartermain',
+      role: 'requester',
+    })
+  ).id;
+  ids.link = (
+    await ok('POST', '/users', { email: 'link@kokiri.example', name: 'Link Greentunic', role: 'requester' })
+  ).id;
   const make = async (subject: string, requester: number, extra: Record<string, unknown> = {}) =>
-    (await ok('POST', '/tickets', { queue_id: 1, subject, description: 'Nothing about anyone', requester_id: requester, ...extra })).ticket.id as number;
+    (
+      await ok('POST', '/tickets', {
+        queue_id: 1,
+        subject,
+        description: 'Nothing about anyone',
+        requester_id: requester,
+        ...extra,
+      })
+    ).ticket.id as number;
   ids.t1 = await make('Broken sword', ids.zelda);
   ids.t2 = await make('Lost map', ids.link);
   // Zelda as a second requester of Link's ticket.
@@ -32,12 +51,19 @@ beforeAll(async () => {
   // A ticket whose text names the word, from someone else.
   ids.t5 = await make('Quartermain asked about this', ids.link);
   // Many people with a common name part, for paging.
-  for (let i = 0; i < 60; i++) await ok('POST', '/users', { email: `pager${String(i).padStart(2, '0')}@crowd.example`, name: `Pager Person ${i}`, role: 'requester' });
+  for (let i = 0; i < 60; i++)
+    await ok('POST', '/users', {
+      email: `pager${String(i).padStart(2, '0')}@crowd.example`,
+      name: `Pager Person ${i}`,
+      role: 'requester',
+    });
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('q finds tickets by their requester', () => {
-  it("by name: the tickets whose requester is named so, plus the text matches", async () => {
+  it('by name: the tickets whose requester is named so, plus the text matches', async () => {
     expect(await list('Quartermain')).toEqual({ ids: [ids.t1, ids.t3, ids.t4, ids.t5], total: 4 });
     expect(await list('greentunic')).toEqual({ ids: [ids.t2, ids.t3, ids.t5], total: 3 });
   });
@@ -89,13 +115,22 @@ describe('GET /users pages', () => {
     const page3 = (await s.api('GET', '/users?q=pager&limit=25&offset=50')).body;
     expect(page3.users).toHaveLength(10);
     const seen = new Set<number>();
-    for (const offset of [0, 25, 50]) for (const u of (await s.api('GET', `/users?q=pager&limit=25&offset=${offset}`)).body.users) seen.add(u.id);
+    for (const offset of [0, 25, 50])
+      for (const u of (await s.api('GET', `/users?q=pager&limit=25&offset=${offset}`)).body.users) seen.add(u.id);
     expect(seen.size).toBe(60);
-    expect((await s.api('GET', '/users?q=quartermain')).body.users.map((u: { id: number }) => u.id)).toEqual([ids.zelda]);
+    expect((await s.api('GET', '/users?q=quartermain')).body.users.map((u: { id: number }) => u.id)).toEqual([
+      ids.zelda,
+    ]);
   });
 
   it('bad paging is a 422 naming the parameter', async () => {
-    for (const [qs, path] of [['limit=0', 'limit'], ['limit=501', 'limit'], ['limit=ten', 'limit'], ['offset=-1', 'offset'], ['q=pager&offset=x', 'offset']]) {
+    for (const [qs, path] of [
+      ['limit=0', 'limit'],
+      ['limit=501', 'limit'],
+      ['limit=ten', 'limit'],
+      ['offset=-1', 'offset'],
+      ['q=pager&offset=x', 'offset'],
+    ]) {
       const res = await s.api('GET', `/users?${qs}`);
       expect(res.status, qs).toBe(422);
       expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual([path]);

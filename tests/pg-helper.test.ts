@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase, createMigratedDatabase, pgAvailable, postgres, startPostgres, releasePostgres } from './helpers/postgres.js';
+import {
+  createDatabase,
+  createMigratedDatabase,
+  pgAvailable,
+  postgres,
+  startPostgres,
+  releasePostgres,
+} from './helpers/postgres.js';
 
 // tests/helpers/postgres.ts: one throwaway cluster per vitest worker slot, a fresh database per call,
 // a file's databases dropped when it is done.
@@ -9,7 +16,11 @@ import { createDatabase, createMigratedDatabase, pgAvailable, postgres, startPos
 async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  try { return (await client.query<T>(sql)).rows; } finally { await client.end(); }
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 describe.skipIf(!pgAvailable())('throwaway PostgreSQL clusters', () => {
@@ -39,20 +50,25 @@ describe.skipIf(!pgAvailable())('throwaway PostgreSQL clusters', () => {
     const cluster = await startPostgres();
     try {
       const url = await cluster.createDatabase();
-      expect(await query(url, "SELECT current_setting('listen_addresses') AS l, lower('ÄRGER') AS x")).toEqual([{ l: '127.0.0.1', x: 'ärger' }]);
+      expect(await query(url, "SELECT current_setting('listen_addresses') AS l, lower('ÄRGER') AS x")).toEqual([
+        { l: '127.0.0.1', x: 'ärger' },
+      ]);
       expect(cluster.startMs).toBeLessThan(15_000);
       expect(fs.existsSync(cluster.dir)).toBe(true);
     } finally {
       await cluster.stop();
     }
     expect(fs.existsSync(cluster.dir)).toBe(false);
-    const refused = await query(cluster.url(), 'SELECT 1').then(() => null, (e: NodeJS.ErrnoException) => e.code);
+    const refused = await query(cluster.url(), 'SELECT 1').then(
+      () => null,
+      (e: NodeJS.ErrnoException) => e.code,
+    );
     expect(refused).toBe('ECONNREFUSED');
     expect((await postgres()).port).not.toBe(cluster.port); // the shared cluster is another one
   });
 
-  it('keeps the worker\'s cluster for the next file: releasing drops the databases, not the cluster', async () => {
-    expect(process.env.HXDESK_PG_RUN_DIR, 'the run\'s directory (tests/helpers/pgRun.ts)').toBeTruthy();
+  it("keeps the worker's cluster for the next file: releasing drops the databases, not the cluster", async () => {
+    expect(process.env.HXDESK_PG_RUN_DIR, "the run's directory (tests/helpers/pgRun.ts)").toBeTruthy();
     const before = await postgres();
     const url = await createMigratedDatabase();
     const plain = await createDatabase();
@@ -63,10 +79,15 @@ describe.skipIf(!pgAvailable())('throwaway PostgreSQL clusters', () => {
     expect(after.port).toBe(before.port);
     expect(after.startMs).toBe(0);
     for (const gone of [url, plain]) {
-      const code = await query(gone, 'SELECT 1').then(() => null, (e: { code?: string }) => e.code);
+      const code = await query(gone, 'SELECT 1').then(
+        () => null,
+        (e: { code?: string }) => e.code,
+      );
       expect(code, gone).toBe('3D000'); // invalid_catalog_name: the database does not exist
     }
-    const names = (await query<{ datname: string }>(after.url(), 'SELECT datname FROM pg_database ORDER BY datname')).map((r) => r.datname);
+    const names = (
+      await query<{ datname: string }>(after.url(), 'SELECT datname FROM pg_database ORDER BY datname')
+    ).map((r) => r.datname);
     expect(names).toEqual(['hx_template', 'postgres', 'template0', 'template1']);
     expect(await query(await createMigratedDatabase(), 'SELECT count(*)::int AS n FROM teams')).toEqual([{ n: 0 }]);
   });

@@ -19,7 +19,6 @@ import { openSse, type SseMessage, type SseStream } from './helpers/sse.js';
 
 const { children, dataDir, serve } = processScope('pg-live');
 
-
 describe.skipIf(!pgAvailable())('live updates across two server processes on one PostgreSQL database', () => {
   let cluster: PgCluster;
   let url = '';
@@ -31,17 +30,30 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
   let queueId = 0;
   const open: SseStream[] = [];
 
-  async function stream(base: string, token: string, query = '', headers: Record<string, string> = {}): Promise<SseStream> {
+  async function stream(
+    base: string,
+    token: string,
+    query = '',
+    headers: Record<string, string> = {},
+  ): Promise<SseStream> {
     const st = await openSse(`${base}/events${query}`, { authorization: `Bearer ${token}`, ...headers });
     open.push(st);
     expect(st.status).toBe(200);
     await st.next((m) => m.event === 'hello', { timeoutMs: 10_000 });
     return st;
   }
-  const ticketMsg = (id: number, type?: string) => (m: SseMessage) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === id
-    && (type === undefined || JSON.parse(m.data).types.includes(type));
+  const ticketMsg = (id: number, type?: string) => (m: SseMessage) =>
+    m.event === 'ticket' &&
+    JSON.parse(m.data).ticket_id === id &&
+    (type === undefined || JSON.parse(m.data).types.includes(type));
   async function newTicket(base: string, subject: string): Promise<number> {
-    const res = await send(base, 'POST', '/tickets', { queue_id: queueId, subject, description: 'Hello' }, { token: admin });
+    const res = await send(
+      base,
+      'POST',
+      '/tickets',
+      { queue_id: queueId, subject, description: 'Hello' },
+      { token: admin },
+    );
     expect(res.status).toBe(201);
     return res.body.ticket.id;
   }
@@ -52,13 +64,20 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
     cluster = await startPostgres();
     url = await cluster.createMigratedDatabase();
     sql = new pg.Pool({ connectionString: url, max: 2 });
-    const serveShared = () => serve({ DATABASE_URL: url, DATA_DIR: dataDir() }, { LOGIN_MAX_ATTEMPTS_PER_IP: '100000' });
+    const serveShared = () =>
+      serve({ DATABASE_URL: url, DATA_DIR: dataDir() }, { LOGIN_MAX_ATTEMPTS_PER_IP: '100000' });
     // Both start at once on the empty database (one seeds it).
     [p1, p2] = await Promise.all([serveShared(), serveShared()]);
     admin = await tokenFor(p1.base, ADMIN_EMAIL, ADMIN_PASSWORD, 'pg-live');
     for (const name of ['Ada Process', 'Bo Process']) {
       const email = `${name.split(' ')[0].toLowerCase()}@example.com`;
-      const u = await send(p1.base, 'POST', '/users', { email, name, role: 'agent', password: 'agent-password-123' }, { token: admin });
+      const u = await send(
+        p1.base,
+        'POST',
+        '/users',
+        { email, name, role: 'agent', password: 'agent-password-123' },
+        { token: admin },
+      );
       expect(u.status).toBe(201);
       agents.push({ id: u.body.id, name, token: await tokenFor(p2.base, email, 'agent-password-123', 'pg-live') });
     }
@@ -98,15 +117,25 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
     const [ada, bo] = agents;
     const viewer1 = await stream(p1.base, ada.token, `?ticket=${id}`);
     const viewer2 = await stream(p2.base, bo.token, `?ticket=${id}`);
-    await viewer1.next((m) => m.event === 'presence' && m.data.includes(`data-user-id="${bo.id}"`), { timeoutMs: 10_000 });
-    await viewer2.next((m) => m.event === 'presence' && m.data.includes(`data-user-id="${ada.id}"`), { timeoutMs: 10_000 });
+    await viewer1.next((m) => m.event === 'presence' && m.data.includes(`data-user-id="${bo.id}"`), {
+      timeoutMs: 10_000,
+    });
+    await viewer2.next((m) => m.event === 'presence' && m.data.includes(`data-user-id="${ada.id}"`), {
+      timeoutMs: 10_000,
+    });
     const n = viewer1.messages.length;
     expect((await send(p2.base, 'POST', `/tickets/${id}/typing`, undefined, { token: bo.token })).status).toBe(204);
-    const typing = await viewer1.next((m) => m.event === 'presence' && m.data.includes('typing a reply'), { from: n, timeoutMs: 10_000 });
+    const typing = await viewer1.next((m) => m.event === 'presence' && m.data.includes('typing a reply'), {
+      from: n,
+      timeoutMs: 10_000,
+    });
     expect(typing.data).toContain(`${bo.name} is typing a reply`);
     const m = viewer1.messages.length;
     viewer2.close();
-    const gone = await viewer1.next((x) => x.event === 'presence' && !x.data.includes(`data-user-id="${bo.id}"`), { from: m, timeoutMs: 10_000 });
+    const gone = await viewer1.next((x) => x.event === 'presence' && !x.data.includes(`data-user-id="${bo.id}"`), {
+      from: m,
+      timeoutMs: 10_000,
+    });
     expect(gone.data).not.toContain('Also here');
     viewer1.close();
   });
@@ -126,7 +155,10 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
     expect((await comment(p2.base, a, 'missed 3', false)).status).toBe(201);
 
     // What the log holds after the last id the stream had: one event per ticket, at its last entry, in log order.
-    const { rows } = await sql.query<{ id: number; ticket_id: number; type: string }>('SELECT id, ticket_id, type FROM transactions WHERE id > $1 ORDER BY id', [Number(seen.id)]);
+    const { rows } = await sql.query<{ id: number; ticket_id: number; type: string }>(
+      'SELECT id, ticket_id, type FROM transactions WHERE id > $1 ORDER BY id',
+      [Number(seen.id)],
+    );
     const expected = new Map<number, { id: number; ticket_id: number; types: Set<string> }>();
     for (const r of rows) {
       const e = expected.get(r.ticket_id) ?? { id: 0, ticket_id: r.ticket_id, types: new Set<string>() };
@@ -134,20 +166,28 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
       e.types.add(r.type);
       expected.set(r.ticket_id, e);
     }
-    const want = [...expected.values()].sort((x, y) => x.id - y.id).map((e) => ({ id: e.id, ticket_id: e.ticket_id, types: [...e.types].sort() }));
+    const want = [...expected.values()]
+      .sort((x, y) => x.id - y.id)
+      .map((e) => ({ id: e.id, ticket_id: e.ticket_id, types: [...e.types].sort() }));
     expect(want.map((e) => e.ticket_id).sort()).toEqual([a, b, c].sort());
 
     const again = await stream(p2.base, agents[0].token, '', { 'last-event-id': seen.id! });
     await again.next(ticketMsg(want[want.length - 1].ticket_id), { timeoutMs: 10_000 });
-    const got = () => again.messages.filter((m) => m.event === 'ticket').map((m) => {
-      const d = JSON.parse(m.data);
-      expect(m.id).toBe(String(d.id));
-      return { id: d.id, ticket_id: d.ticket_id, types: [...d.types].sort() };
-    });
+    const got = () =>
+      again.messages
+        .filter((m) => m.event === 'ticket')
+        .map((m) => {
+          const d = JSON.parse(m.data);
+          expect(m.id).toBe(String(d.id));
+          return { id: d.id, ticket_id: d.ticket_id, types: [...d.types].sort() };
+        });
     expect(got()).toEqual(want);
     // Live from there on, with nothing repeated: the next write (on process 1) is the one more event.
     expect((await comment(p1.base, b, 'after', true)).status).toBe(201);
-    const next = await again.next(ticketMsg(b, 'Comment'), { from: again.messages.findIndex((m) => m.id === String(want[want.length - 1].id)) + 1, timeoutMs: 10_000 });
+    const next = await again.next(ticketMsg(b, 'Comment'), {
+      from: again.messages.findIndex((m) => m.id === String(want[want.length - 1].id)) + 1,
+      timeoutMs: 10_000,
+    });
     expect(Number(next.id)).toBeGreaterThan(want[want.length - 1].id);
     expect(got()).toEqual([...want, { id: Number(next.id), ticket_id: b, types: ['Comment'] }]);
     again.close();
@@ -161,24 +201,40 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
     const ticketId = await newTicket(p1.base, 'Order lock');
     const [one, two] = await Promise.all([openPostgres(url), openPostgres(url)]);
     let commitFirst!: () => void;
-    const held = new Promise<void>((r) => { commitFirst = r; });
+    const held = new Promise<void>((r) => {
+      commitFirst = r;
+    });
     try {
       let firstId = 0;
       let appended!: () => void;
-      const firstAppended = new Promise<void>((r) => { appended = r; });
+      const firstAppended = new Promise<void>((r) => {
+        appended = r;
+      });
       const append = async (tx: Parameters<Parameters<typeof transaction>[1]>[0], body: string) => {
         await logAppend(tx);
-        const [row] = await tx.insert(transactions).values({ ticket_id: ticketId, type: 'Comment', body, created_at: new Date().toISOString() }).returning({ id: transactions.id });
+        const [row] = await tx
+          .insert(transactions)
+          .values({ ticket_id: ticketId, type: 'Comment', body, created_at: new Date().toISOString() })
+          .returning({ id: transactions.id });
         return row.id;
       };
-      const first = transaction(one, async (tx) => { firstId = await append(tx, 'first'); appended(); await held; });
+      const first = transaction(one, async (tx) => {
+        firstId = await append(tx, 'first');
+        appended();
+        await held;
+      });
       await firstAppended;
       let secondId = 0;
-      const second = transaction(two, async (tx) => { secondId = await append(tx, 'second'); });
+      const second = transaction(two, async (tx) => {
+        secondId = await append(tx, 'second');
+      });
       // While the first is open, the second cannot append (without the lock it takes an id and commits first).
       await new Promise((r) => setTimeout(r, 300));
       expect(secondId).toBe(0);
-      const visible = await sql.query<{ id: number }>('SELECT id FROM transactions WHERE ticket_id = $1 AND body = $2', [ticketId, 'second']);
+      const visible = await sql.query<{ id: number }>(
+        'SELECT id FROM transactions WHERE ticket_id = $1 AND body = $2',
+        [ticketId, 'second'],
+      );
       expect(visible.rows).toEqual([]);
       commitFirst();
       await Promise.all([first, second]);

@@ -19,11 +19,11 @@ const FILTERS: Record<string, Partial<TicketListSpec>> = {
   'queue_id + status': { queue_id: 2, status: ['open'] },
   'status (one)': { status: ['new'] },
   'status (several)': { status: ['new', 'open', 'stalled'] },
-  'owner_id': { owner_id: 2 },
+  owner_id: { owner_id: 2 },
   'owner_id=none': { owner_id: 'none' },
   'team_id (owner is a member)': { owner_team_id: 1 },
-  'ticket_team_id': { ticket_team_id: 1 },
-  'requester_id': { requester_id: 103 },
+  ticket_team_id: { ticket_team_id: 1 },
+  requester_id: { requester_id: 103 },
   'cf.<key>': { cf: [{ field_id: 1, value: 'high' }] },
   'q on a subject word': { q: 'printer' },
   'q on a body word': { q: 'toner' },
@@ -35,7 +35,11 @@ const FILTERS: Record<string, Partial<TicketListSpec>> = {
   'sort by id, ascending': { sort: 'id', desc: false },
   // SPEC C4 built-in lists (decision 035): "My open tickets" and "Unassigned in my teams' queues".
   'built-in: my open tickets': { owner_id: 2, status: ['new', 'open', 'stalled'] },
-  "built-in: unassigned in my teams' queues": { owner_id: 'none', status: ['new', 'open', 'stalled'], queue_ids: [2, 5] },
+  "built-in: unassigned in my teams' queues": {
+    owner_id: 'none',
+    status: ['new', 'open', 'stalled'],
+    queue_ids: [2, 5],
+  },
   // q on the requester's name or address: the people the domain found, their tickets through ticket_watchers.
   'q naming requesters': { q: 'user 103', qRequesterIds: [103, 104] },
 };
@@ -45,12 +49,18 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
   beforeAll(async () => {
     db = await openStore({ DATABASE_URL: await createMigratedDatabase(), dbPath: '' });
     const pool = poolOf(db);
-    const now = "to_char(now() - make_interval(mins => g), 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
+    const now = 'to_char(now() - make_interval(mins => g), \'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\')';
     await pool.query(`INSERT INTO users (email, name, role, created_at, updated_at)
       SELECT 'u' || g || '@example.com', 'User ' || g, CASE WHEN g <= 100 THEN 'agent' ELSE 'requester' END, ${now}, ${now} FROM generate_series(1, 500) g`);
-    await pool.query(`INSERT INTO teams (name, created_at, updated_at) SELECT 'Team ' || g, ${now}, ${now} FROM generate_series(1, 25) g`);
-    await pool.query(`INSERT INTO team_members (team_id, user_id, created_at) SELECT 1 + g % 25, g, ${now} FROM generate_series(1, 100) g`);
-    await pool.query(`INSERT INTO queues (name, created_at, updated_at) SELECT 'Queue ' || g, ${now}, ${now} FROM generate_series(1, 10) g`);
+    await pool.query(
+      `INSERT INTO teams (name, created_at, updated_at) SELECT 'Team ' || g, ${now}, ${now} FROM generate_series(1, 25) g`,
+    );
+    await pool.query(
+      `INSERT INTO team_members (team_id, user_id, created_at) SELECT 1 + g % 25, g, ${now} FROM generate_series(1, 100) g`,
+    );
+    await pool.query(
+      `INSERT INTO queues (name, created_at, updated_at) SELECT 'Queue ' || g, ${now}, ${now} FROM generate_series(1, 10) g`,
+    );
     // Mostly resolved, as a helpdesk's tickets are; the rest spread over queues, 100 agents in 25
     // teams, 400 requesters: every filter value selects a few percent of the tickets at most.
     await pool.query(`INSERT INTO tickets (queue_id, subject, status, owner_id, team_id, requester_id, priority, created_at, updated_at)
@@ -58,16 +68,25 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
         CASE WHEN g % 50 = 0 THEN 'new' WHEN g % 20 = 0 THEN 'open' WHEN g % 30 = 0 THEN 'stalled' ELSE 'resolved' END,
         CASE WHEN g % 7 = 0 THEN NULL ELSE 1 + g % 100 END, CASE WHEN g % 3 = 0 THEN 1 + g % 25 END, 101 + g % 400, g % 5, ${now}, ${now}
       FROM generate_series(1, ${TICKETS}) g`);
-    await pool.query(`INSERT INTO ticket_watchers (ticket_id, user_id, role, created_at) SELECT id, requester_id, 'requester', created_at FROM tickets`);
+    await pool.query(
+      `INSERT INTO ticket_watchers (ticket_id, user_id, role, created_at) SELECT id, requester_id, 'requester', created_at FROM tickets`,
+    );
     await pool.query(`INSERT INTO transactions (ticket_id, type, creator_id, body, created_at)
       SELECT 1 + g % ${TICKETS}, CASE WHEN g % 4 = 0 THEN 'Comment' WHEN g <= ${TICKETS} THEN 'Create' ELSE 'Correspond' END, 1 + g % 100,
         CASE WHEN g % 3 = 0 THEN NULL WHEN g % 211 = 0 THEN 'Please send more toner, message ' || g ELSE 'Thanks for the reply, message ' || g END, ${now}
       FROM generate_series(1, ${TICKETS * 3}) g`);
-    await pool.query(`INSERT INTO custom_fields (key, name, type, created_at, updated_at) VALUES ('severity', 'Severity', 'select', ${now.replace(/g\)/, '0)')}, ${now.replace(/g\)/, '0)')})`);
-    await pool.query(`INSERT INTO ticket_custom_values (ticket_id, field_id, value) SELECT id, 1, CASE WHEN id % 13 = 0 THEN 'high' ELSE 'low' END FROM tickets`);
+    await pool.query(
+      `INSERT INTO custom_fields (key, name, type, created_at, updated_at) VALUES ('severity', 'Severity', 'select', ${now.replace(/g\)/, '0)')}, ${now.replace(/g\)/, '0)')})`,
+    );
+    await pool.query(
+      `INSERT INTO ticket_custom_values (ticket_id, field_id, value) SELECT id, 1, CASE WHEN id % 13 = 0 THEN 'high' ELSE 'low' END FROM tickets`,
+    );
     await pool.query('VACUUM ANALYZE');
   }, 60_000);
-  afterAll(async () => { await closeDb(db); await releasePostgres(); });
+  afterAll(async () => {
+    await closeDb(db);
+    await releasePostgres();
+  });
 
   /** PostgreSQL's EXPLAIN of one query: its lines. */
   const pgExplain = async ({ sql, params }: { sql: string; params: unknown[] }) =>
@@ -80,17 +99,20 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     if (spec.q) {
       const text = new PgDialect().sqlToQuery(textIdsQuery({ ...spec, q: spec.q }));
       textIds = (await poolOf(db).query<{ ids: number[] }>(text.sql, text.params)).rows[0].ids;
-      lines.push(...await pgExplain(text), '');
+      lines.push(...(await pgExplain(text)), '');
     }
     const q = listQueries(db, spec, textIds);
-    for (const stmt of [q.page, q.count]) lines.push(...await pgExplain(stmt.toSQL()), '');
+    for (const stmt of [q.page, q.count]) lines.push(...(await pgExplain(stmt.toSQL())), '');
     return lines;
   }
 
   for (const [name, filter] of Object.entries(FILTERS)) {
     it(`${name}: no sequential scan of tickets or transactions`, async () => {
       const lines = await pgListPlan({ ...base, ...filter });
-      expect(lines.filter((l) => /Seq Scan on (tickets|transactions)\b/.test(l)), lines.join('\n')).toEqual([]);
+      expect(
+        lines.filter((l) => /Seq Scan on (tickets|transactions)\b/.test(l)),
+        lines.join('\n'),
+      ).toEqual([]);
     });
   }
 
@@ -98,17 +120,28 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
   // scans an ascending index backwards as DESC NULLS FIRST) made it sort every ticket instead of
   // reading the first pages off the index — 56 ms instead of 1.3 ms for the active tickets at
   // 100k. (A filter that keeps few rows may rightly be sorted: only the whole table is checked.)
-  for (const [sort, desc] of [['updated', true], ['updated', false], ['created', true], ['created', false], ['priority', true]] as const) {
+  for (const [sort, desc] of [
+    ['updated', true],
+    ['updated', false],
+    ['created', true],
+    ['created', false],
+    ['priority', true],
+  ] as const) {
     it(`all tickets, sorted by ${sort} ${desc ? 'descending' : 'ascending'}: the page is read in index order, not sorted whole`, async () => {
       const lines = await pgListPlan({ ...base, sort, desc, offset: 100 });
       const page = lines.slice(0, lines.indexOf(''));
-      expect(page.filter((l) => /^(->\s*)?Sort\s+\(/.test(l.trim())), page.join('\n')).toEqual([]);
+      expect(
+        page.filter((l) => /^(->\s*)?Sort\s+\(/.test(l.trim())),
+        page.join('\n'),
+      ).toEqual([]);
     });
   }
 
   it('q naming requesters: their tickets through the watcher index, added to the text matches', async () => {
     const lines = await pgListPlan({ ...base, q: 'user 103', qRequesterIds: [103, 104] });
-    expect(lines.join('\n')).toMatch(/Index (Only )?Scan using ticket_watchers_user_idx on ticket_watchers|Bitmap Index Scan on ticket_watchers_user_idx/);
+    expect(lines.join('\n')).toMatch(
+      /Index (Only )?Scan using ticket_watchers_user_idx on ticket_watchers|Bitmap Index Scan on ticket_watchers_user_idx/,
+    );
     const found = await listTickets(db, { ...base, q: 'user 103', qRequesterIds: [103, 104], limit: 1000 });
     expect(found.rows.every((t) => t.requester_id === 103 || t.requester_id === 104)).toBe(true);
     expect(found.total).toBe(26); // requester 103 or 104: g % 400 of 2 or 3, 13 tickets each (1 ≤ g ≤ 5000)

@@ -24,28 +24,36 @@ describe.skipIf(!pgAvailable())('units of work of several PostgreSQL stores on o
     await releasePostgres();
   });
 
-  const read = async (key: string) => (await first(one.select().from(loginThrottle).where(eq(loginThrottle.key, key))))?.failures;
+  const read = async (key: string) =>
+    (await first(one.select().from(loginThrottle).where(eq(loginThrottle.key, key))))?.failures;
 
   it('read-then-write from two stores at once loses no increment', async () => {
     const now = new Date().toISOString();
-    await transaction(one, (tx) => tx.insert(loginThrottle).values({ key: 'counter', failures: 0, window_start: now, window_end: now }));
-    const increment = (db: Db) => transaction(db, async (tx) => {
-      const row = await first(tx.select().from(loginThrottle).where(eq(loginThrottle.key, 'counter')));
-      // What was read, plus one: two interleaved units of work would both write the same number.
-      await tx.update(loginThrottle).set({ failures: row!.failures + 1 }).where(eq(loginThrottle.key, 'counter'));
-    });
+    await transaction(one, (tx) =>
+      tx.insert(loginThrottle).values({ key: 'counter', failures: 0, window_start: now, window_end: now }),
+    );
+    const increment = (db: Db) =>
+      transaction(db, async (tx) => {
+        const row = await first(tx.select().from(loginThrottle).where(eq(loginThrottle.key, 'counter')));
+        // What was read, plus one: two interleaved units of work would both write the same number.
+        await tx
+          .update(loginThrottle)
+          .set({ failures: row!.failures + 1 })
+          .where(eq(loginThrottle.key, 'counter'));
+      });
     await Promise.all(Array.from({ length: 60 }, (_, i) => increment(i % 2 === 0 ? one : two)));
     expect(await read('counter')).toBe(60);
   }, 60_000);
 
   it('check-then-insert from two stores at once inserts once and answers both', async () => {
-    const ensure = (db: Db, key: string) => transaction(db, async (tx) => {
-      const found = await first(tx.select().from(loginThrottle).where(eq(loginThrottle.key, key)));
-      if (found) return 'found';
-      const now = new Date().toISOString();
-      await tx.insert(loginThrottle).values({ key, failures: 1, window_start: now, window_end: now });
-      return 'inserted';
-    });
+    const ensure = (db: Db, key: string) =>
+      transaction(db, async (tx) => {
+        const found = await first(tx.select().from(loginThrottle).where(eq(loginThrottle.key, key)));
+        if (found) return 'found';
+        const now = new Date().toISOString();
+        await tx.insert(loginThrottle).values({ key, failures: 1, window_start: now, window_end: now });
+        return 'inserted';
+      });
     for (let i = 0; i < 10; i++) {
       const answers = await Promise.all([ensure(one, `once-${i}`), ensure(two, `once-${i}`)]);
       expect(answers.sort()).toEqual(['found', 'inserted']);
@@ -56,11 +64,21 @@ describe.skipIf(!pgAvailable())('units of work of several PostgreSQL stores on o
     const now = new Date().toISOString();
     const attempt = transaction(one, async (tx) => {
       // Division by zero: PostgreSQL aborts the transaction; SQLite would have gone on.
-      await tx.select({ id: tickets.id }).from(tickets).where(sql`1 / 0 = 1`).catch(() => 'caught');
-      await tx.insert(loginThrottle).values({ key: 'after-a-failure', failures: 1, window_start: now, window_end: now }).catch(() => 'caught too');
+      await tx
+        .select({ id: tickets.id })
+        .from(tickets)
+        .where(sql`1 / 0 = 1`)
+        .catch(() => 'caught');
+      await tx
+        .insert(loginThrottle)
+        .values({ key: 'after-a-failure', failures: 1, window_start: now, window_end: now })
+        .catch(() => 'caught too');
       return 'done';
     });
-    const error = await attempt.then(() => null, (e: unknown) => e);
+    const error = await attempt.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(sqlState(error)).toBe('22012');
     expect(await read('after-a-failure')).toBeUndefined();
   });

@@ -23,17 +23,33 @@ beforeAll(async () => {
   s = await startServer({ SMTP_URL: sink.url, MAILGATE_TOKEN, OUTBOX_POLL_MS: '50' });
   browser = await launchBrowser();
 });
-afterAll(async () => { await browser?.close(); await s?.close(); await sink?.close(); });
+afterAll(async () => {
+  await browser?.close();
+  await s?.close();
+  await sink?.close();
+});
 
 describe('portal in Chromium', () => {
   it('the customer follows the autoreply link, replies with a file, and the agent sees both', async () => {
     const from = 'dana.customer@customer.example';
-    const r = await mailIn(s, { from, name: 'Dana Customer', subject: 'Heating broken in room 12', body: 'It is 14 degrees in here.' });
-    await s.api('POST', `/tickets/${r.ticket_id}/comment`, { body: { body: 'Internal: boiler vendor contract expired' } });
+    const r = await mailIn(s, {
+      from,
+      name: 'Dana Customer',
+      subject: 'Heating broken in room 12',
+      body: 'It is 14 degrees in here.',
+    });
+    await s.api('POST', `/tickets/${r.ticket_id}/comment`, {
+      body: { body: 'Internal: boiler vendor contract expired' },
+    });
     const autoreply = await mailTo(sink, from, (m) => (m.parsed.text ?? '').includes(`#${r.ticket_id}`));
     const link = portalPathIn(autoreply);
 
-    const context = await browser.newContext({ baseURL: s.url, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const context = await browser.newContext({
+      baseURL: s.url,
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
     const page = await context.newPage();
     await page.goto(link);
     await expect.poll(() => page.locator('h1').innerText(), { timeout: T }).toBe('Heating broken in room 12');
@@ -42,10 +58,14 @@ describe('portal in Chromium', () => {
     expect(await history.innerText()).toContain('Dana Customer');
     expect(await page.locator('body').innerText()).not.toContain('boiler vendor');
     // Phone-sized: nothing wider than the screen.
-    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      390,
+    );
 
     await page.getByLabel('Your message').fill('Photo of the thermostat attached.');
-    await page.locator('input[type=file][name=attachments]').setInputFiles({ name: 'thermostat.png', mimeType: 'image/png', buffer: Buffer.from('fake png bytes') });
+    await page
+      .locator('input[type=file][name=attachments]')
+      .setInputFiles({ name: 'thermostat.png', mimeType: 'image/png', buffer: Buffer.from('fake png bytes') });
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => history.innerText(), { timeout: T }).toContain('Photo of the thermostat attached.');
     expect(await history.locator('a', { hasText: 'thermostat.png' }).count()).toBe(1);
@@ -55,7 +75,10 @@ describe('portal in Chromium', () => {
     await screenshot(page, 'portal-ticket-phone');
 
     // The file downloads from the portal page itself.
-    const [download] = await Promise.all([page.waitForEvent('download', { timeout: T }), history.locator('a', { hasText: 'thermostat.png' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: T }),
+      history.locator('a', { hasText: 'thermostat.png' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('thermostat.png');
     await context.close();
 
@@ -65,7 +88,9 @@ describe('portal in Chromium', () => {
     const reply = txns.find((t) => t.body === 'Photo of the thermostat attached.');
     expect(reply).toMatchObject({ type: 'Correspond', creator_id: requesterId });
     expect(reply.attachments.map((a: any) => [a.filename, a.content_type])).toEqual([['thermostat.png', 'image/png']]);
-    const file = await fetch(`${s.url}/attachments/${reply.attachments[0].id}`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    const file = await fetch(`${s.url}/attachments/${reply.attachments[0].id}`, {
+      headers: { authorization: `Bearer ${s.adminToken}` },
+    });
     expect(await file.text()).toBe('fake png bytes');
 
     const agent = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -85,9 +110,16 @@ describe('portal in Chromium', () => {
     const page = await context.newPage();
     await page.goto(link);
     await page.getByLabel('Your message').fill('Sent without scripts.');
-    await page.locator('input[type=file][name=attachments]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('n') });
-    await Promise.all([page.waitForURL((u) => u.pathname === link, { timeout: T }), page.getByRole('button', { name: 'Send' }).click()]);
-    await until('the reply on the page', async () => (await page.locator('#portal-history').innerText()).includes('Sent without scripts.'));
+    await page
+      .locator('input[type=file][name=attachments]')
+      .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('n') });
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === link, { timeout: T }),
+      page.getByRole('button', { name: 'Send' }).click(),
+    ]);
+    await until('the reply on the page', async () =>
+      (await page.locator('#portal-history').innerText()).includes('Sent without scripts.'),
+    );
     expect(await page.locator('#portal-history a', { hasText: 'notes.txt' }).count()).toBe(1);
 
     // A link that was tampered with is refused in words, with the way to a new one.

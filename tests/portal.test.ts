@@ -21,7 +21,10 @@ beforeAll(async () => {
   s = await startServer({ SMTP_URL: sink.url, MAILGATE_TOKEN, MAX_MAIL_BYTES: String(MAX), OUTBOX_POLL_MS: '50' });
   agent = await s.user('agent');
 });
-afterAll(async () => { await s?.close(); await sink?.close(); });
+afterAll(async () => {
+  await s?.close();
+  await sink?.close();
+});
 
 let seq = 0;
 const HTML = { accept: 'text/html' };
@@ -32,7 +35,13 @@ async function customerWritesIn(opts: { file?: boolean } = {}) {
   const n = ++seq;
   const from = `customer${n}.${Date.now().toString(36)}@customer.example`;
   const subject = `Printer ${n} is on fire`;
-  const r = await mailIn(s, { from, name: `Carla ${n}`, subject, body: `It smokes (${n})`, file: opts.file ? { name: 'invoice.pdf', type: 'application/pdf', content: pdf } : undefined });
+  const r = await mailIn(s, {
+    from,
+    name: `Carla ${n}`,
+    subject,
+    body: `It smokes (${n})`,
+    file: opts.file ? { name: 'invoice.pdf', type: 'application/pdf', content: pdf } : undefined,
+  });
   const ticket = (await s.api('GET', `/tickets/${r.ticket_id}`)).body;
   const mail = await mailTo(sink, from, (m) => (m.parsed.text ?? '').includes(`#${r.ticket_id}`));
   return { id: r.ticket_id as number, userId: ticket.requester_id as number, from, subject, link: portalPathIn(mail) };
@@ -46,10 +55,18 @@ describe('GET /portal/:token', () => {
   it('the link in the autoreply opens the public history: subject, status, Create and Correspond with files, nothing internal', async () => {
     const t = await customerWritesIn({ file: true });
     await s.api('PATCH', `/tickets/${t.id}`, { body: { owner_id: agent.id, custom_fields: {} } });
-    const reply = await s.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'We are sending a technician.', internal: false }, token: agent.token });
+    const reply = await s.api('POST', `/tickets/${t.id}/comment`, {
+      body: { body: 'We are sending a technician.', internal: false },
+      token: agent.token,
+    });
     expect(reply.status, reply.text).toBe(201);
-    await mailIn(s, { from: agent.email, subject: `[hxdesk #${t.id}] note`, body: 'SECRET: customer is on the watch list', action: 'comment',
-      file: { name: 'internal.txt', type: 'text/plain', content: Buffer.from('internal only') } });
+    await mailIn(s, {
+      from: agent.email,
+      subject: `[hxdesk #${t.id}] note`,
+      body: 'SECRET: customer is on the watch list',
+      action: 'comment',
+      file: { name: 'internal.txt', type: 'text/plain', content: Buffer.from('internal only') },
+    });
 
     const res = await page(t.link);
     expect(res.status).toBe(200);
@@ -64,13 +81,20 @@ describe('GET /portal/:token', () => {
     expect(html).toContain('Received');
     expect(html).toContain(`Carla ${seq}`);
     expect(html).toContain('type="file"');
-    for (const secret of ['SECRET', 'internal.txt', agent.email, 'autoreply_on_create', 'notify_', '/tickets/']) expect(html).not.toContain(secret);
+    for (const secret of ['SECRET', 'internal.txt', agent.email, 'autoreply_on_create', 'notify_', '/tickets/'])
+      expect(html).not.toContain(secret);
   });
 
   it('answers curl with JSON: the ticket and its public transactions, in a fixed shape', async () => {
     const t = await customerWritesIn({ file: true });
-    await s.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'Internal: call the vendor' }, token: agent.token });
-    await s.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'Fixed, please check.', internal: false }, token: agent.token });
+    await s.api('POST', `/tickets/${t.id}/comment`, {
+      body: { body: 'Internal: call the vendor' },
+      token: agent.token,
+    });
+    await s.api('POST', `/tickets/${t.id}/comment`, {
+      body: { body: 'Fixed, please check.', internal: false },
+      token: agent.token,
+    });
     const res = await json(t.link);
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -79,11 +103,25 @@ describe('GET /portal/:token', () => {
     expect(Object.keys(body.ticket).sort()).toEqual(['created_at', 'id', 'status', 'subject', 'updated_at']);
     expect(body.ticket).toMatchObject({ id: t.id, subject: t.subject, status: 'new' });
     expect(body.transactions.map((x: any) => x.type)).toEqual(['Create', 'Correspond']);
-    for (const x of body.transactions) expect(Object.keys(x).sort()).toEqual(['attachments', 'author', 'body', 'created_at', 'id', 'type']);
+    for (const x of body.transactions)
+      expect(Object.keys(x).sort()).toEqual(['attachments', 'author', 'body', 'created_at', 'id', 'type']);
     expect(body.transactions[0].author).toEqual({ name: `Carla ${seq}`, staff: false });
-    expect(body.transactions[0].attachments).toEqual([{ id: expect.any(Number), filename: 'invoice.pdf', content_type: 'application/pdf', size: pdf.length }]);
-    expect(body.transactions[1]).toMatchObject({ body: 'Fixed, please check.', author: { name: expect.stringMatching(/^agent /), staff: true } });
-    for (const secret of ['Internal: call the vendor', agent.email, 'scrip_results', 'owner_id', 'queue_id', 'custom_fields']) expect(text).not.toContain(secret);
+    expect(body.transactions[0].attachments).toEqual([
+      { id: expect.any(Number), filename: 'invoice.pdf', content_type: 'application/pdf', size: pdf.length },
+    ]);
+    expect(body.transactions[1]).toMatchObject({
+      body: 'Fixed, please check.',
+      author: { name: expect.stringMatching(/^agent /), staff: true },
+    });
+    for (const secret of [
+      'Internal: call the vendor',
+      agent.email,
+      'scrip_results',
+      'owner_id',
+      'queue_id',
+      'custom_fields',
+    ])
+      expect(text).not.toContain(secret);
   });
 });
 
@@ -106,7 +144,15 @@ describe('refused links: a readable 403, never a 500', () => {
       expect(api.status).toBe(403);
       expect((await read(api)).error.code).toBe('forbidden');
     }
-    expect((await json(`/portal/${tampered}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"body":"hi"}' })).status).toBe(403);
+    expect(
+      (
+        await json(`/portal/${tampered}/reply`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"body":"hi"}',
+        })
+      ).status,
+    ).toBe(403);
     expect((await json(`/portal/${tampered}/attachments/1`)).status).toBe(403);
   });
 
@@ -121,10 +167,12 @@ describe('refused links: a readable 403, never a 500', () => {
     expect((await json(await signedPath(s, { ticketId: t.id, userId: t.userId }))).status).toBe(200); // the same, unexpired, works
   });
 
-  it('revoking a user\'s links (staff, 204) ends every link handed out before; new mail brings a working one', async () => {
+  it("revoking a user's links (staff, 204) ends every link handed out before; new mail brings a working one", async () => {
     const t = await customerWritesIn();
     const requester = await s.user('requester');
-    expect((await s.api('POST', `/users/${t.userId}/portal-links/revoke`, { token: requester.token })).status).toBe(403);
+    expect((await s.api('POST', `/users/${t.userId}/portal-links/revoke`, { token: requester.token })).status).toBe(
+      403,
+    );
     expect((await s.api('POST', '/users/999999/portal-links/revoke', { token: agent.token })).status).toBe(404);
     // The admin's user page has the button: a plain form post that lands back on that page.
     const userPage = await s.api('GET', `/users/${t.userId}`, { headers: HTML });
@@ -138,9 +186,20 @@ describe('refused links: a readable 403, never a 500', () => {
     const refused = await page(t.link);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('This link is no longer valid.');
-    expect((await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"body":"still me"}' })).status).toBe(403);
+    expect(
+      (
+        await json(`${t.link}/reply`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"body":"still me"}',
+        })
+      ).status,
+    ).toBe(403);
     // The next mail to them carries a link at the new epoch.
-    await s.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'A new answer for you', internal: false }, token: agent.token });
+    await s.api('POST', `/tickets/${t.id}/comment`, {
+      body: { body: 'A new answer for you', internal: false },
+      token: agent.token,
+    });
     const mail = await mailTo(sink, t.from, (m) => (m.parsed.text ?? '').includes('A new answer for you'));
     const fresh = portalPathIn(mail);
     expect(fresh).not.toBe(t.link);
@@ -149,7 +208,10 @@ describe('refused links: a readable 403, never a 500', () => {
 
   it('a person taken off the ticket, or disabled, is refused; a Cc has a link of their own', async () => {
     const t = await customerWritesIn();
-    const add = await s.api('POST', `/tickets/${t.id}/watchers`, { body: { role: 'cc', email: `cc${seq}@customer.example` }, token: agent.token });
+    const add = await s.api('POST', `/tickets/${t.id}/watchers`, {
+      body: { role: 'cc', email: `cc${seq}@customer.example` },
+      token: agent.token,
+    });
     expect(add.status, add.text).toBe(201);
     const ccId = Number(add.body.transaction.new_value);
     const ccLink = await signedPath(s, { ticketId: t.id, userId: ccId });
@@ -166,7 +228,10 @@ describe('refused links: a readable 403, never a 500', () => {
   });
 
   it('disabling a person ends their links for good: enabling them again does not bring the links back', async () => {
-    for (const disable of [(id: number) => s.api('PATCH', `/users/${id}`, { body: { disabled: true } }), (id: number) => s.api('DELETE', `/users/${id}`)]) {
+    for (const disable of [
+      (id: number) => s.api('PATCH', `/users/${id}`, { body: { disabled: true } }),
+      (id: number) => s.api('DELETE', `/users/${id}`),
+    ]) {
       const t = await customerWritesIn();
       expect((await json(t.link)).status).toBe(200);
       expect((await disable(t.userId)).status).toBeLessThan(300);
@@ -174,12 +239,25 @@ describe('refused links: a readable 403, never a 500', () => {
       const res = await page(t.link);
       expect(res.status).toBe(403);
       expect(await res.text()).toContain('This link is no longer valid.');
-      const reply = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"body":"back again"}' });
+      const reply = await json(`${t.link}/reply`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"body":"back again"}',
+      });
       expect(reply.status).toBe(403);
-      expect((await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions.some((x: any) => x.body === 'back again')).toBe(false);
+      expect(
+        (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions.some(
+          (x: any) => x.body === 'back again',
+        ),
+      ).toBe(false);
       // The next mail to them brings a link that works.
-      await s.api('POST', `/tickets/${t.id}/comment`, { body: { body: `Welcome back ${t.id}`, internal: false }, token: agent.token });
-      const fresh = portalPathIn(await mailTo(sink, t.from, (m) => (m.parsed.text ?? '').includes(`Welcome back ${t.id}`)));
+      await s.api('POST', `/tickets/${t.id}/comment`, {
+        body: { body: `Welcome back ${t.id}`, internal: false },
+        token: agent.token,
+      });
+      const fresh = portalPathIn(
+        await mailTo(sink, t.from, (m) => (m.parsed.text ?? '').includes(`Welcome back ${t.id}`)),
+      );
       expect((await json(fresh)).status).toBe(200);
     }
   });
@@ -189,8 +267,13 @@ describe('GET /portal/:token/attachments/:id', () => {
   it('downloads files of the public history only, of that ticket only', async () => {
     const t = await customerWritesIn({ file: true });
     const other = await customerWritesIn({ file: true });
-    const note = await mailIn(s, { from: agent.email, subject: `[hxdesk #${t.id}] note`, body: 'internal', action: 'comment',
-      file: { name: 'internal.txt', type: 'text/plain', content: Buffer.from('internal only') } });
+    const note = await mailIn(s, {
+      from: agent.email,
+      subject: `[hxdesk #${t.id}] note`,
+      body: 'internal',
+      action: 'comment',
+      file: { name: 'internal.txt', type: 'text/plain', content: Buffer.from('internal only') },
+    });
     const staffView = (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions;
     const noteFile = staffView.find((x: any) => x.id === note.transaction_id).attachments[0].id;
     const own = (await read(await json(t.link))).transactions[0].attachments[0].id;
@@ -203,7 +286,8 @@ describe('GET /portal/:token/attachments/:id', () => {
     expect(res.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
-    for (const refused of [noteFile, theirs, 99999999]) expect((await json(`${t.link}/attachments/${refused}`)).status, String(refused)).toBe(404);
+    for (const refused of [noteFile, theirs, 99999999])
+      expect((await json(`${t.link}/attachments/${refused}`)).status, String(refused)).toBe(404);
     expect((await json(`${t.link}/attachments/abc`)).status).toBe(404);
   });
 });
@@ -211,49 +295,95 @@ describe('GET /portal/:token/attachments/:id', () => {
 describe('POST /portal/:token/reply', () => {
   it('JSON { body }: a Correspond by that requester, which the agent sees', async () => {
     const t = await customerWritesIn();
-    const res = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Still smoking.' }) });
+    const res = await json(`${t.link}/reply`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ body: 'Still smoking.' }),
+    });
     expect(res.status).toBe(201);
     const body = await read(res);
     expect(Object.keys(body)).toEqual(['transaction']);
-    expect(body.transaction).toMatchObject({ type: 'Correspond', body: 'Still smoking.', author: { name: `Carla ${seq}`, staff: false } });
+    expect(body.transaction).toMatchObject({
+      type: 'Correspond',
+      body: 'Still smoking.',
+      author: { name: `Carla ${seq}`, staff: false },
+    });
     const txns = (await s.api('GET', `/tickets/${t.id}/transactions`, { token: agent.token })).body.transactions;
-    expect(txns.find((x: any) => x.id === body.transaction.id)).toMatchObject({ type: 'Correspond', creator_id: t.userId, body: 'Still smoking.' });
+    expect(txns.find((x: any) => x.id === body.transaction.id)).toMatchObject({
+      type: 'Correspond',
+      creator_id: t.userId,
+      body: 'Still smoking.',
+    });
   });
 
   it('multipart with files: the Correspond carries them, byte for byte; a plain form post lands back on the page (303)', async () => {
     const t = await customerWritesIn();
     const photo = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 255]);
-    const res = await json(`${t.link}/reply`, { method: 'POST', headers: { ...HTML, origin: s.url }, body: replyForm('Here is a photo', [{ name: 'smoke.png', type: 'image/png', content: photo }, { name: 'C:\\fakepath\\log.txt', type: 'text/plain', content: Buffer.from('log') }]) });
+    const res = await json(`${t.link}/reply`, {
+      method: 'POST',
+      headers: { ...HTML, origin: s.url },
+      body: replyForm('Here is a photo', [
+        { name: 'smoke.png', type: 'image/png', content: photo },
+        { name: 'C:\\fakepath\\log.txt', type: 'text/plain', content: Buffer.from('log') },
+      ]),
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(t.link);
     const txns = (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions;
     const mine = txns.filter((x: any) => x.type === 'Correspond' && x.creator_id === t.userId).at(-1);
     expect(mine.body).toBe('Here is a photo');
-    expect(mine.attachments.map((a: any) => [a.filename, a.content_type, a.size])).toEqual([['smoke.png', 'image/png', photo.length], ['log.txt', 'text/plain', 3]]);
-    const dl = await fetch(`${s.url}/attachments/${mine.attachments[0].id}`, { headers: { authorization: `Bearer ${agent.token}` } });
+    expect(mine.attachments.map((a: any) => [a.filename, a.content_type, a.size])).toEqual([
+      ['smoke.png', 'image/png', photo.length],
+      ['log.txt', 'text/plain', 3],
+    ]);
+    const dl = await fetch(`${s.url}/attachments/${mine.attachments[0].id}`, {
+      headers: { authorization: `Bearer ${agent.token}` },
+    });
     expect(Buffer.from(await dl.arrayBuffer())).toEqual(photo);
     // A file alone, without words, is a reply too.
-    const fileOnly = await json(`${t.link}/reply`, { method: 'POST', headers: { origin: s.url }, body: replyForm('', [{ name: 'a.txt', type: 'text/plain', content: Buffer.from('a') }]) });
+    const fileOnly = await json(`${t.link}/reply`, {
+      method: 'POST',
+      headers: { origin: s.url },
+      body: replyForm('', [{ name: 'a.txt', type: 'text/plain', content: Buffer.from('a') }]),
+    });
     expect(fileOnly.status).toBe(201);
   });
 
   it('htmx gets the history fragment; JSON attachments (base64) work too', async () => {
     const t = await customerWritesIn();
-    const res = await json(`${t.link}/reply`, { method: 'POST', headers: { 'hx-request': 'true', origin: s.url }, body: replyForm('From the page') });
+    const res = await json(`${t.link}/reply`, {
+      method: 'POST',
+      headers: { 'hx-request': 'true', origin: s.url },
+      body: replyForm('From the page'),
+    });
     expect(res.status).toBe(201);
     const html = await res.text();
     expect(html).toMatch(/^<ol id="portal-history"/);
     expect(html).toContain('From the page');
-    const viaJson = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ body: 'with a file', attachments: [{ filename: 'x.csv', content_type: 'text/csv', content_base64: Buffer.from('a,b\n').toString('base64') }] }) });
+    const viaJson = await json(`${t.link}/reply`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        body: 'with a file',
+        attachments: [
+          { filename: 'x.csv', content_type: 'text/csv', content_base64: Buffer.from('a,b\n').toString('base64') },
+        ],
+      }),
+    });
     expect(viaJson.status).toBe(201);
-    expect((await read(viaJson)).transaction.attachments).toEqual([{ id: expect.any(Number), filename: 'x.csv', content_type: 'text/csv', size: 4 }]);
+    expect((await read(viaJson)).transaction.attachments).toEqual([
+      { id: expect.any(Number), filename: 'x.csv', content_type: 'text/csv', size: 4 },
+    ]);
   });
 
   it('refuses an empty reply (422 naming body), a too large one (413), a cross-site one (403)', async () => {
     const t = await customerWritesIn();
     for (const body of [JSON.stringify({ body: '' }), JSON.stringify({ body: '   \n' }), '{}']) {
-      const res = await json(`${t.link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await json(`${t.link}/reply`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       expect(res.status).toBe(422);
       const err = (await read(res)).error;
       expect(err.code).toBe('validation_failed');
@@ -261,21 +391,44 @@ describe('POST /portal/:token/reply', () => {
     }
     const empty = await json(`${t.link}/reply`, { method: 'POST', headers: { origin: s.url }, body: replyForm('') });
     expect(empty.status).toBe(422);
-    const big = await json(`${t.link}/reply`, { method: 'POST', headers: { origin: s.url }, body: replyForm('big', [{ name: 'big.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1000) }]) });
+    const big = await json(`${t.link}/reply`, {
+      method: 'POST',
+      headers: { origin: s.url },
+      body: replyForm('big', [
+        { name: 'big.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1000) },
+      ]),
+    });
     expect(big.status).toBe(413);
     expect((await read(big)).error.code).toBe('too_large');
-    const bigPage = await json(`${t.link}/reply`, { method: 'POST', headers: { ...HTML, origin: s.url }, body: replyForm('big', [{ name: 'big.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1000) }]) });
+    const bigPage = await json(`${t.link}/reply`, {
+      method: 'POST',
+      headers: { ...HTML, origin: s.url },
+      body: replyForm('big', [
+        { name: 'big.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1000) },
+      ]),
+    });
     expect(bigPage.status).toBe(413);
     expect(await bigPage.text()).toContain('Too large');
     // Over the 1 MiB of other routes is fine below MAX_MAIL_BYTES… here MAX is smaller, so a 200 KB file passes.
-    const ok = await json(`${t.link}/reply`, { method: 'POST', headers: { origin: s.url }, body: replyForm('ok', [{ name: 'ok.bin', type: 'application/octet-stream', content: Buffer.alloc(200_000, 1) }]) });
+    const ok = await json(`${t.link}/reply`, {
+      method: 'POST',
+      headers: { origin: s.url },
+      body: replyForm('ok', [{ name: 'ok.bin', type: 'application/octet-stream', content: Buffer.alloc(200_000, 1) }]),
+    });
     expect(ok.status).toBe(201);
-    const crossSite: Record<string, string>[] = [{ 'content-type': 'application/json', origin: 'http://evil.example' }, { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' }];
+    const crossSite: Record<string, string>[] = [
+      { 'content-type': 'application/json', origin: 'http://evil.example' },
+      { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' },
+    ];
     for (const headers of crossSite) {
       const res = await json(`${t.link}/reply`, { method: 'POST', headers, body: JSON.stringify({ body: 'forged' }) });
       expect(res.status).toBe(403);
     }
-    const form = await json(`${t.link}/reply`, { method: 'POST', headers: { origin: 'http://evil.example' }, body: replyForm('forged') });
+    const form = await json(`${t.link}/reply`, {
+      method: 'POST',
+      headers: { origin: 'http://evil.example' },
+      body: replyForm('forged'),
+    });
     expect(form.status).toBe(403);
     // A form post names its origin (decision 016's signed-out form check, as for /login).
     expect((await json(`${t.link}/reply`, { method: 'POST', body: replyForm('forged') })).status).toBe(403);
@@ -285,10 +438,16 @@ describe('POST /portal/:token/reply', () => {
 
   it('a staff member who is a requester replies in public through their link, never as a note', async () => {
     const staffer = await s.user('agent');
-    const created = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Laptop for me', requesters: [staffer.id] } });
+    const created = await s.api('POST', '/tickets', {
+      body: { queue_id: 1, subject: 'Laptop for me', requesters: [staffer.id] },
+    });
     expect(created.status, created.text).toBe(201);
     const link = await signedPath(s, { ticketId: created.body.ticket.id, userId: staffer.id });
-    const res = await json(`${link}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Any news?' }) });
+    const res = await json(`${link}/reply`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ body: 'Any news?' }),
+    });
     expect(res.status).toBe(201);
     expect((await read(res)).transaction).toMatchObject({ type: 'Correspond', author: { staff: true } });
   });
@@ -297,12 +456,17 @@ describe('POST /portal/:token/reply', () => {
 describe('signed in with a password: GET /portal', () => {
   const PASSWORD = 'customer-password-123';
 
-  it('lists the customer\'s own tickets (requester or Cc) and shows and takes replies on each; others are not found', async () => {
+  it("lists the customer's own tickets (requester or Cc) and shows and takes replies on each; others are not found", async () => {
     const email = `signed${++seq}@customer.example`;
-    const u = await s.api('POST', '/users', { body: { email, name: 'Signed Customer', role: 'requester', password: PASSWORD } });
+    const u = await s.api('POST', '/users', {
+      body: { email, name: 'Signed Customer', role: 'requester', password: PASSWORD },
+    });
     expect(u.status, u.text).toBe(201);
-    const mine = (await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Mine as requester', requesters: [u.body.id] } })).body.ticket.id;
-    const cced = (await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Mine as Cc', cc: [email] } })).body.ticket.id;
+    const mine = (
+      await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Mine as requester', requesters: [u.body.id] } })
+    ).body.ticket.id;
+    const cced = (await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Mine as Cc', cc: [email] } })).body
+      .ticket.id;
     const notMine = (await customerWritesIn()).id;
     const cookie = await signIn(s, email, PASSWORD);
     const origin = s.url;
@@ -321,18 +485,42 @@ describe('signed in with a password: GET /portal', () => {
     expect(ticketPage.status).toBe(200);
     expect(await ticketPage.text()).toContain('Mine as Cc');
     expect((await json(`/portal/tickets/${notMine}`, { headers: { cookie } })).status).toBe(404);
-    expect((await json(`/portal/tickets/${notMine}/reply`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{"body":"x"}' })).status).toBe(404);
+    expect(
+      (
+        await json(`/portal/tickets/${notMine}/reply`, {
+          method: 'POST',
+          headers: { cookie, origin, 'content-type': 'application/json' },
+          body: '{"body":"x"}',
+        })
+      ).status,
+    ).toBe(404);
 
-    const posted = await json(`/portal/tickets/${cced}/reply`, { method: 'POST', headers: { cookie, origin, ...HTML }, body: replyForm('Signed-in reply') });
+    const posted = await json(`/portal/tickets/${cced}/reply`, {
+      method: 'POST',
+      headers: { cookie, origin, ...HTML },
+      body: replyForm('Signed-in reply'),
+    });
     expect(posted.status).toBe(303);
     expect(posted.headers.get('location')).toBe(`/portal/tickets/${cced}`);
     const txns = (await s.api('GET', `/tickets/${cced}/transactions`)).body.transactions;
     expect(txns.at(-1)).toMatchObject({ type: 'Correspond', creator_id: u.body.id, body: 'Signed-in reply' });
     // The session is a cookie: a cross-site post is refused.
-    expect((await json(`/portal/tickets/${cced}/reply`, { method: 'POST', headers: { cookie, origin: 'http://evil.example' }, body: replyForm('forged') })).status).toBe(403);
+    expect(
+      (
+        await json(`/portal/tickets/${cced}/reply`, {
+          method: 'POST',
+          headers: { cookie, origin: 'http://evil.example' },
+          body: replyForm('forged'),
+        })
+      ).status,
+    ).toBe(403);
 
     // Signing in without a destination lands a customer on their list.
-    const viaForm = await s.api('POST', '/login', { token: null, form: { email, password: PASSWORD }, headers: { ...HTML, origin } });
+    const viaForm = await s.api('POST', '/login', {
+      token: null,
+      form: { email, password: PASSWORD },
+      headers: { ...HTML, origin },
+    });
     expect(viaForm.status).toBe(303);
     expect(viaForm.headers.get('location')).toBe('/portal');
   });
@@ -341,11 +529,16 @@ describe('signed in with a password: GET /portal', () => {
     const staffList = await json('/portal', { headers: { authorization: `Bearer ${agent.token}`, ...HTML } });
     expect(staffList.status).toBe(303);
     expect(staffList.headers.get('location')).toBe('/tickets');
-    expect((await json('/portal/tickets/1', { headers: { authorization: `Bearer ${agent.token}` } })).headers.get('location')).toBe('/tickets/1');
+    expect(
+      (await json('/portal/tickets/1', { headers: { authorization: `Bearer ${agent.token}` } })).headers.get(
+        'location',
+      ),
+    ).toBe('/tickets/1');
     expect((await json('/portal')).status).toBe(401);
     const anon = await page('/portal/tickets/1');
     expect(anon.status).toBe(303);
     expect(anon.headers.get('location')).toBe('/login?next=%2Fportal%2Ftickets%2F1');
-    for (const p of ['/portal/abc/other', '/portal/abc/attachments/1/x', '/portal/tickets/1/reply']) expect((await json(p)).status, p).toBe(401);
+    for (const p of ['/portal/abc/other', '/portal/abc/attachments/1/x', '/portal/tickets/1/reply'])
+      expect((await json(p)).status, p).toBe(401);
   });
 });

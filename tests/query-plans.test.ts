@@ -21,7 +21,8 @@ import { listQueries as sqliteListQueries, shouldWalk } from '../src/db/sqlite/t
 import type { TicketFilter } from '../src/domain/tickets/query.js';
 
 /** The statements the SQLite store runs for a list filter. */
-const listQueries = async (conn: Db, actor: Actor, f: TicketFilter) => sqliteListQueries(sqliteHandle(conn), await listSpec(conn, actor, f));
+const listQueries = async (conn: Db, actor: Actor, f: TicketFilter) =>
+  sqliteListQueries(sqliteHandle(conn), await listSpec(conn, actor, f));
 import { nestFilterParams, TicketFilterSchema } from '../src/domain/tickets/query.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
 import { createUser } from '../src/domain/users.js';
@@ -51,10 +52,19 @@ beforeAll(async () => {
   const queue = await createQueue(db, admin, { name: 'IT', team_id: team.id }, notify);
   await createCustomField(db, admin, { key: 'severity', name: 'Severity', type: 'select', options: ['low', 'high'] });
   for (let i = 0; i < 30; i++) {
-    const t = await createTicket(db, admin, {
-      queue_id: i % 2 ? queue.id : 1, subject: `Printer ${i}`, description: `Body ${i}`, owner_id: i % 3 ? agent.id : null,
-      requester_id: req.id, custom_fields: { severity: i % 2 ? 'high' : 'low' },
-    }, notify);
+    const t = await createTicket(
+      db,
+      admin,
+      {
+        queue_id: i % 2 ? queue.id : 1,
+        subject: `Printer ${i}`,
+        description: `Body ${i}`,
+        owner_id: i % 3 ? agent.id : null,
+        requester_id: req.id,
+        custom_fields: { severity: i % 2 ? 'high' : 'low' },
+      },
+      notify,
+    );
     await commentOnTicket(db, admin, t.ticket.id, { body: `A reply about toner ${i}`, internal: false }, { notify });
   }
 });
@@ -69,7 +79,9 @@ function sqliteExplain(stmts: (Explainable | undefined)[]): string[] {
   const lines: string[] = [];
   const dialect = new SQLiteSyncDialect();
   for (const stmt of stmts.flatMap((s) => (!s ? [] : is(s, SQL) ? [dialect.sqlToQuery(s)] : [s.toSQL()]))) {
-    const rows = sqliteHandle(db).$client.prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`).all(...(stmt.params as unknown[])) as { detail: string }[];
+    const rows = sqliteHandle(db)
+      .$client.prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`)
+      .all(...(stmt.params as unknown[])) as { detail: string }[];
     lines.push(...rows.map((r) => r.detail));
   }
   return lines;
@@ -88,11 +100,11 @@ const FILTERS: Record<string, Record<string, string>> = {
   'queue_id + status': { queue_id: '2', status: 'open' },
   'status (one)': { status: 'new' },
   'status (several)': { status: 'new,open,stalled' },
-  'owner_id': { owner_id: '2' },
+  owner_id: { owner_id: '2' },
   'owner_id=none': { owner_id: 'none' },
   'team_id (owner is a member)': { team_id: '1' },
-  'ticket_team_id': { ticket_team_id: '1' },
-  'requester_id': { requester_id: '3' },
+  ticket_team_id: { ticket_team_id: '1' },
+  requester_id: { requester_id: '3' },
   'cf.<key>': { 'cf.severity': 'high' },
   'q on a subject word': { q: 'printer' },
   'q on a body word': { q: 'toner' },
@@ -107,28 +119,38 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
       const lines = await sqliteListPlan(params);
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
-      expect(lines.some((l) => /^SEARCH (tickets|ticket_custom_values|team_members)\b|VIRTUAL TABLE/.test(l)), lines.join('\n')).toBe(true);
+      expect(
+        lines.some((l) => /^SEARCH (tickets|ticket_custom_values|team_members)\b|VIRTUAL TABLE/.test(l)),
+        lines.join('\n'),
+      ).toBe(true);
     });
   }
 
   // An owner, no owner, a team's members or a ticket team with a status is counted in an index
   // alone (decision 031): no ticket row is read for the total.
   for (const [name, params] of Object.entries({
-    'owner_id + status': { owner_id: '2', status: 'new,open,stalled' }, 'owner_id=none + status': { owner_id: 'none', status: 'new' },
-    'team_id + status': { team_id: '1', status: 'open' }, 'ticket_team_id + status': { ticket_team_id: '1', status: 'open' },
+    'owner_id + status': { owner_id: '2', status: 'new,open,stalled' },
+    'owner_id=none + status': { owner_id: 'none', status: 'new' },
+    'team_id + status': { team_id: '1', status: 'open' },
+    'ticket_team_id + status': { ticket_team_id: '1', status: 'open' },
   })) {
     it(`${name}: the total is counted in a covering index`, async () => {
       const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
       const lines = sqliteExplain([q.count]);
       const reads = lines.filter((l) => /^(SCAN|SEARCH) tickets\b/.test(l));
       expect(reads.length, lines.join('\n')).toBeGreaterThan(0);
-      expect(reads.every((l) => /USING COVERING INDEX tickets_(owner|team)_status_updated_idx/.test(l)), lines.join('\n')).toBe(true);
+      expect(
+        reads.every((l) => /USING COVERING INDEX tickets_(owner|team)_status_updated_idx/.test(l)),
+        lines.join('\n'),
+      ).toBe(true);
     });
   }
 
   // A dense q / cf set is paged by walking a sort index and probing the set, stopping after the
   // page (listByFilter chooses it only when that reads at most WALK_BUDGET entries on average).
-  for (const [name, params] of Object.entries(FILTERS).filter(([, p]) => p.q || Object.keys(p).some((k) => k.startsWith('cf.')))) {
+  for (const [name, params] of Object.entries(FILTERS).filter(
+    ([, p]) => p.q || Object.keys(p).some((k) => k.startsWith('cf.')),
+  )) {
     it(`${name}: the walk reads tickets in sort order and only probes the set`, async () => {
       const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
       expect(q.walk).toBeDefined();
@@ -142,9 +164,13 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
       // A cf set is not read whole for the walk: each ticket read is one probe naming the
       // ticket (the primary key, or the covering lookup index with all of its columns).
       if (Object.keys(params).some((k) => k.startsWith('cf.'))) {
-        const probe = /SEARCH ticket_custom_values EXISTS USING (COVERING )?INDEX (sqlite_autoindex_ticket_custom_values_1 \(ticket_id=\? AND field_id=\?\)|ticket_custom_values_lookup_idx \(field_id=\? AND value=\? AND ticket_id=\?\))/;
+        const probe =
+          /SEARCH ticket_custom_values EXISTS USING (COVERING )?INDEX (sqlite_autoindex_ticket_custom_values_1 \(ticket_id=\? AND field_id=\?\)|ticket_custom_values_lookup_idx \(field_id=\? AND value=\? AND ticket_id=\?\))/;
         expect(lines.join('\n')).toMatch(probe);
-        expect(lines.filter((l) => /ticket_custom_values/.test(l)).every((l) => probe.test(l)), lines.join('\n')).toBe(true);
+        expect(
+          lines.filter((l) => /ticket_custom_values/.test(l)).every((l) => probe.test(l)),
+          lines.join('\n'),
+        ).toBe(true);
       }
     });
 
@@ -170,7 +196,9 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
   });
 
   it('a list without q or cf has no walk form', async () => {
-    expect((await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ status: 'open' })))).walk).toBeUndefined();
+    expect(
+      (await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ status: 'open' })))).walk,
+    ).toBeUndefined();
   });
 
   it("a requester's list is narrowed by the requester index, whatever else is asked", async () => {
@@ -186,7 +214,9 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
       expect(lines.filter(fullScan), text).toEqual([]);
       expect(text, q).not.toMatch(/message_search|search_pending/);
       // Their own tickets: those they are the first requester of, or a requester or Cc of (decision 019).
-      expect(text, q).toMatch(/^SEARCH (t|tickets) USING (COVERING )?INDEX tickets_requester_updated_idx \(requester_id=\?\)|^SEARCH ticket_watchers USING (COVERING )?INDEX ticket_watchers_user_idx \(user_id=\? AND role=\?\)/m);
+      expect(text, q).toMatch(
+        /^SEARCH (t|tickets) USING (COVERING )?INDEX tickets_requester_updated_idx \(requester_id=\?\)|^SEARCH ticket_watchers USING (COVERING )?INDEX ticket_watchers_user_idx \(user_id=\? AND role=\?\)/m,
+      );
       expect(text, q).toMatch(/SEARCH transactions USING INDEX transactions_ticket_idx \(ticket_id=\?\)/);
     }
   });
@@ -204,7 +234,9 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
 describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
   it("a ticket's thread (its inbound Message-IDs) is read through the ticket's transactions, not the Message-ID index", () => {
     const { sql: text } = inboundIdsQuery(sqliteHandle(db)).toSQL();
-    const lines = (sqliteOf(db).prepare(`EXPLAIN QUERY PLAN ${text}`).all(1) as { detail: string }[]).map((r) => r.detail);
+    const lines = (sqliteOf(db).prepare(`EXPLAIN QUERY PLAN ${text}`).all(1) as { detail: string }[]).map(
+      (r) => r.detail,
+    );
     expect(lines.join('\n')).toMatch(/^SEARCH transactions USING INDEX transactions_ticket_idx \(ticket_id=\?\)/);
     expect(lines.join('\n')).not.toMatch(/message_id_idx/);
   });
@@ -212,7 +244,9 @@ describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
   it('the Message-ID index holds mail only, and finds a message by its id', () => {
     const lines = sqliteExplain([sql`SELECT id FROM transactions WHERE message_id = ${'<x@example.com>'}`]);
     expect(lines.join('\n')).toMatch(/USING (COVERING )?INDEX transactions_message_id_idx \(message_id=\?\)/);
-    const index = sqliteOf(db).prepare("SELECT sql FROM sqlite_master WHERE name = 'transactions_message_id_idx'").get() as { sql: string };
+    const index = sqliteOf(db)
+      .prepare("SELECT sql FROM sqlite_master WHERE name = 'transactions_message_id_idx'")
+      .get() as { sql: string };
     expect(index.sql).toMatch(/WHERE message_id IS NOT NULL$/);
   });
 });
@@ -232,11 +266,19 @@ describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', 
   // only until it is analysed again — the situation in which SQLite chose the covering index.
   // On the writer: the connection the statistics are changed (and reloaded) on below.
   const valuesPlan = () => {
-    const q = customValuesQuery(db, Array.from({ length: 50 }, (_, i) => i + 1)).toSQL();
-    return (sqliteOf(db).prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(q.params as unknown[])) as { detail: string }[]).map((r) => r.detail);
+    const q = customValuesQuery(
+      db,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    ).toSQL();
+    return (
+      sqliteOf(db)
+        .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
+        .all(...(q.params as unknown[])) as { detail: string }[]
+    ).map((r) => r.detail);
   };
   // By the primary key (ticket_id, field_id), whichever table SQLite reads first (the fields are few).
-  const byTicket = /^(SCAN custom_fields\n)?SEARCH ticket_custom_values USING INDEX sqlite_autoindex_ticket_custom_values_1 \(ticket_id=\?( AND field_id=\?)?\)(\nSEARCH custom_fields USING INTEGER PRIMARY KEY \(rowid=\?\))?$/;
+  const byTicket =
+    /^(SCAN custom_fields\n)?SEARCH ticket_custom_values USING INDEX sqlite_autoindex_ticket_custom_values_1 \(ticket_id=\?( AND field_id=\?)?\)(\nSEARCH custom_fields USING INTEGER PRIMARY KEY \(rowid=\?\))?$/;
 
   it('custom values of a page of tickets are read by ticket through the primary key, not the lookup index (no statistics)', () => {
     expect(valuesPlan().join('\n')).toMatch(byTicket);
@@ -247,7 +289,9 @@ describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', 
     raw.exec('ANALYZE');
     raw.prepare("DELETE FROM sqlite_stat1 WHERE idx = 'ticket_custom_values_lookup_idx'").run();
     raw.prepare("DELETE FROM sqlite_stat4 WHERE idx = 'ticket_custom_values_lookup_idx'").run();
-    raw.prepare("UPDATE sqlite_stat1 SET stat = '150007 2 1' WHERE idx = 'sqlite_autoindex_ticket_custom_values_1'").run();
+    raw
+      .prepare("UPDATE sqlite_stat1 SET stat = '150007 2 1' WHERE idx = 'sqlite_autoindex_ticket_custom_values_1'")
+      .run();
     raw.exec('ANALYZE sqlite_schema'); // loads the statistics as written
     try {
       expect(valuesPlan().join('\n')).toMatch(byTicket);
@@ -271,7 +315,10 @@ describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () =
       const lines = sqliteExplain([q.fill, q.page, q.count]);
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
-      expect(lines.some((l) => /^SEARCH tickets USING (COVERING )?INDEX tickets_(owner|queue)_status_updated_idx/.test(l)), lines.join('\n')).toBe(true);
+      expect(
+        lines.some((l) => /^SEARCH tickets USING (COVERING )?INDEX tickets_(owner|queue)_status_updated_idx/.test(l)),
+        lines.join('\n'),
+      ).toBe(true);
     });
   }
 
@@ -284,8 +331,12 @@ describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () =
         const lines = sqliteExplain([qs.fill, qs.fillRequesters, qs.page, qs.count]);
         const text = lines.join('\n');
         expect(lines.filter(fullScan), text).toEqual([]);
-        expect(text, q).toMatch(/SEARCH ticket_watchers USING (COVERING )?INDEX ticket_watchers_user_idx \(user_id=\? AND role=\?\)/);
-      } finally { qs.release(); }
+        expect(text, q).toMatch(
+          /SEARCH ticket_watchers USING (COVERING )?INDEX ticket_watchers_user_idx \(user_id=\? AND role=\?\)/,
+        );
+      } finally {
+        qs.release();
+      }
     }
   });
 });

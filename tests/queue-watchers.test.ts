@@ -25,7 +25,15 @@ async function newQueue(body: Record<string, unknown> = {}) {
   const name = uniq('Queue');
   const res = await s.api('POST', '/queues', { body: { name, ...body } });
   expect(res.status, res.text).toBe(201);
-  return res.body as { id: number; name: string; mail_alias: string | null; cc: number[]; admin_cc: number[]; keep_mail_cc: boolean; signature: string };
+  return res.body as {
+    id: number;
+    name: string;
+    mail_alias: string | null;
+    cc: number[];
+    admin_cc: number[];
+    keep_mail_cc: boolean;
+    signature: string;
+  };
 }
 
 async function newTicket(body: Record<string, unknown>, token?: string) {
@@ -44,7 +52,10 @@ async function write(ticketId: number, body: Record<string, unknown>, token?: st
 
 /** Who the outbox addressed for one transaction (one row per envelope recipient). */
 const recipientsOf = async (ticketId: number, transactionId: number) =>
-  (await outboxOf(s, ticketId)).filter((r) => r.transaction_id === transactionId && r.kind === 'email').map((r) => r.recipient as string).sort();
+  (await outboxOf(s, ticketId))
+    .filter((r) => r.transaction_id === transactionId && r.kind === 'email')
+    .map((r) => r.recipient as string)
+    .sort();
 
 let general: number;
 beforeAll(async () => {
@@ -66,10 +77,17 @@ describe('notification choices are honoured by the scrips', () => {
     const watcher = await agent();
     const writer = await agent();
     await prefer(owner, { notify_notes: false });
-    const t = await newTicket({ queue_id: general, owner_id: owner.id, admin_cc: [watcher.id], requesters: [address('req')] });
+    const t = await newTicket({
+      queue_id: general,
+      owner_id: owner.id,
+      admin_cc: [watcher.id],
+      requesters: [address('req')],
+    });
     const note = await write(t.id, { body: 'Customer is on the old plan.', internal: true }, writer.token);
     expect(await recipientsOf(t.id, note.id)).toEqual([watcher.email]);
-    const [mail] = mailsFor(sink, t.id, watcher.email).filter((m) => m.parsed.text?.includes('Customer is on the old plan.'));
+    const [mail] = mailsFor(sink, t.id, watcher.email).filter((m) =>
+      m.parsed.text?.includes('Customer is on the old plan.'),
+    );
     expect(mail, 'the AdminCc got the note').toBeDefined();
     expect(mailsFor(sink, t.id, owner.email).some((m) => m.parsed.text?.includes('old plan'))).toBe(false);
     // Turned back on, the owner hears of the next note.
@@ -84,12 +102,19 @@ describe('notification choices are honoured by the scrips', () => {
     const colleague = await agent();
     await prefer(owner, { notify_replies: false });
     const customer = await s.user('requester');
-    const t = await newTicket({ queue_id: general, owner_id: owner.id, admin_cc: [watcher.id], requester_id: customer.id });
+    const t = await newTicket({
+      queue_id: general,
+      owner_id: owner.id,
+      admin_cc: [watcher.id],
+      requester_id: customer.id,
+    });
     const fromCustomer = await write(t.id, { body: 'Still broken.', internal: false }, customer.token);
     expect(await recipientsOf(t.id, fromCustomer.id)).toEqual([watcher.email]);
     const fromStaff = await write(t.id, { body: 'Looking into it.', internal: false }, colleague.token);
     expect(await recipientsOf(t.id, fromStaff.id)).toEqual([customer.email, watcher.email].sort());
-    expect(mailsFor(sink, t.id, owner.email).map((m) => m.parsed.subject)).toEqual([expect.stringContaining('New ticket:')]);
+    expect(mailsFor(sink, t.id, owner.email).map((m) => m.parsed.subject)).toEqual([
+      expect.stringContaining('New ticket:'),
+    ]);
     await prefer(owner, { notify_replies: true });
     const later = await write(t.id, { body: 'Any news?', internal: false }, customer.token);
     expect(await recipientsOf(t.id, later.id)).toEqual([owner.email, watcher.email].sort());
@@ -100,7 +125,8 @@ describe('notification choices are honoured by the scrips', () => {
     const keen = await agent();
     await prefer(quiet, { notify_new_tickets: false });
     const team = await s.api('POST', '/teams', { body: { name: uniq('Team') } });
-    for (const u of [quiet, keen]) expect((await s.api('POST', `/teams/${team.body.id}/members`, { body: { user_id: u.id } })).status).toBe(201);
+    for (const u of [quiet, keen])
+      expect((await s.api('POST', `/teams/${team.body.id}/members`, { body: { user_id: u.id } })).status).toBe(201);
     const q = await newQueue({ team_id: team.body.id });
     const customer = address('new');
     const t = await newTicket({ queue_id: q.id, requesters: [customer] });
@@ -116,25 +142,61 @@ describe('queue Cc, AdminCc, keep_mail_cc and signature in the API', () => {
   it('GET answers them; POST and PATCH set them by id or address; AdminCc must be staff', async () => {
     const staff = await agent();
     const cc = address('cc');
-    const q = await newQueue({ cc: [cc], admin_cc: [staff.id], keep_mail_cc: false, signature: 'The {{ queue.name }} desk' });
-    const ccUser = (await s.api('GET', '/users?role=requester')).body.users.find((u: { email: string }) => u.email === cc);
+    const q = await newQueue({
+      cc: [cc],
+      admin_cc: [staff.id],
+      keep_mail_cc: false,
+      signature: 'The {{ queue.name }} desk',
+    });
+    const ccUser = (await s.api('GET', '/users?role=requester')).body.users.find(
+      (u: { email: string }) => u.email === cc,
+    );
     expect(ccUser, 'an unknown Cc address became a requester account').toBeDefined();
-    expect(q).toMatchObject({ cc: [ccUser.id], admin_cc: [staff.id], keep_mail_cc: false, signature: 'The {{ queue.name }} desk' });
+    expect(q).toMatchObject({
+      cc: [ccUser.id],
+      admin_cc: [staff.id],
+      keep_mail_cc: false,
+      signature: 'The {{ queue.name }} desk',
+    });
     expect((await s.api('GET', `/queues/${q.id}`)).body).toEqual(q);
-    expect((await s.api('GET', '/queues', { token: staff.token })).body.queues.find((x: { id: number }) => x.id === q.id)).toEqual(q);
+    expect(
+      (await s.api('GET', '/queues', { token: staff.token })).body.queues.find((x: { id: number }) => x.id === q.id),
+    ).toEqual(q);
 
     // PATCH replaces a list that is sent and leaves the others; by address works for staff too.
-    const patched = await s.api('PATCH', `/queues/${q.id}`, { body: { admin_cc: [staff.email.toUpperCase()], keep_mail_cc: true } });
+    const patched = await s.api('PATCH', `/queues/${q.id}`, {
+      body: { admin_cc: [staff.email.toUpperCase()], keep_mail_cc: true },
+    });
     expect(patched.body).toMatchObject({ cc: [ccUser.id], admin_cc: [staff.id], keep_mail_cc: true });
     const cleared = await s.api('PATCH', `/queues/${q.id}`, { body: { cc: [] } });
     expect(cleared.body).toMatchObject({ cc: [], admin_cc: [staff.id] });
 
     // A requester is not staff: no internal notes for them, 422 and nothing changed.
-    expectError(await s.api('PATCH', `/queues/${q.id}`, { body: { cc: [ccUser.id], admin_cc: [ccUser.id] } }), 422, 'validation_failed', 'admin_cc.0');
-    expectError(await s.api('PATCH', `/queues/${q.id}`, { body: { admin_cc: [address('stranger')] } }), 422, 'validation_failed', 'admin_cc.0');
+    expectError(
+      await s.api('PATCH', `/queues/${q.id}`, { body: { cc: [ccUser.id], admin_cc: [ccUser.id] } }),
+      422,
+      'validation_failed',
+      'admin_cc.0',
+    );
+    expectError(
+      await s.api('PATCH', `/queues/${q.id}`, { body: { admin_cc: [address('stranger')] } }),
+      422,
+      'validation_failed',
+      'admin_cc.0',
+    );
     expectError(await s.api('PATCH', `/queues/${q.id}`, { body: { cc: [999999] } }), 422, 'validation_failed', 'cc.0');
-    expectError(await s.api('PATCH', `/queues/${q.id}`, { body: { cc: ['not an address'] } }), 422, 'validation_failed', 'cc.0');
-    expectError(await s.api('PATCH', `/queues/${q.id}`, { body: { keep_mail_cc: 'sometimes' } }), 422, 'validation_failed', 'keep_mail_cc');
+    expectError(
+      await s.api('PATCH', `/queues/${q.id}`, { body: { cc: ['not an address'] } }),
+      422,
+      'validation_failed',
+      'cc.0',
+    );
+    expectError(
+      await s.api('PATCH', `/queues/${q.id}`, { body: { keep_mail_cc: 'sometimes' } }),
+      422,
+      'validation_failed',
+      'keep_mail_cc',
+    );
     expect((await s.api('GET', `/queues/${q.id}`)).body).toMatchObject({ cc: [], admin_cc: [staff.id] });
 
     // A requester reads queues (to open tickets) without who watches them.
@@ -150,7 +212,14 @@ describe('queue Cc, AdminCc, keep_mail_cc and signature in the API', () => {
     const q = await newQueue();
     const res = await s.api('POST', `/queues/${q.id}`, {
       headers: { accept: 'text/html' },
-      form: { _method: 'PATCH', name: q.name, cc: `${cc}, `, admin_cc: `${staff.email}`, keep_mail_cc: ['false'], signature: 'Billing team' },
+      form: {
+        _method: 'PATCH',
+        name: q.name,
+        cc: `${cc}, `,
+        admin_cc: `${staff.email}`,
+        keep_mail_cc: ['false'],
+        signature: 'Billing team',
+      },
     });
     expect(res.status, res.text).toBe(303);
     const got = (await s.api('GET', `/queues/${q.id}`)).body;
@@ -190,12 +259,23 @@ describe('queue watchers get the right mail', () => {
 });
 
 describe('keep_mail_cc', () => {
-  const mail = (alias: string, from: string, cc: string, extra: string[] = []) => [
-    `From: ${from}`, `To: ${alias}`, `Cc: ${cc}`, ...extra, `Message-ID: <${uniq('m').replace(/\W+/g, '.')}@customer.example>`, '', 'Hello', '',
-  ].join('\r\n');
+  const mail = (alias: string, from: string, cc: string, extra: string[] = []) =>
+    [
+      `From: ${from}`,
+      `To: ${alias}`,
+      `Cc: ${cc}`,
+      ...extra,
+      `Message-ID: <${uniq('m').replace(/\W+/g, '.')}@customer.example>`,
+      '',
+      'Hello',
+      '',
+    ].join('\r\n');
 
   it('false: people in To/Cc of new mail and of replies do not become watchers; true (the default): they do', async () => {
-    const off = await newQueue({ mail_alias: `${uniq('off').replace(/\W+/g, '-')}@helpdesk.example`.toLowerCase(), keep_mail_cc: false });
+    const off = await newQueue({
+      mail_alias: `${uniq('off').replace(/\W+/g, '-')}@helpdesk.example`.toLowerCase(),
+      keep_mail_cc: false,
+    });
     const on = await newQueue({ mail_alias: `${uniq('on').replace(/\W+/g, '-')}@helpdesk.example`.toLowerCase() });
     expect(on.keep_mail_cc).toBe(true);
     const sender = address('sender');
@@ -212,7 +292,10 @@ describe('keep_mail_cc', () => {
     expect(ticket.queue_id).toBe(off.id);
     expect(ticket.cc).toEqual([]);
     // A reply that Ccs someone new adds nobody either.
-    const reply = await postMail(s, mail(off.mail_alias!, sender, address('another'), [`Subject: Re: [hxdesk #${ticket.id}] Dropped`]));
+    const reply = await postMail(
+      s,
+      mail(off.mail_alias!, sender, address('another'), [`Subject: Re: [hxdesk #${ticket.id}] Dropped`]),
+    );
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body.ticket_id).toBe(ticket.id);
     expect((await s.api('GET', `/tickets/${ticket.id}`)).body.cc).toEqual([]);

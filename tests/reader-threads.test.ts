@@ -17,14 +17,22 @@ describe('reader threads (SQLite)', () => {
   const withAb4: number[] = []; // tickets whose description holds 'abababab'
   beforeAll(async () => {
     s = await startServer({ READ_THREADS: '2' });
-    const f = await s.api('POST', '/custom-fields', { body: { key: 'severity', name: 'Severity', type: 'select', options: ['low', 'high'] } });
+    const f = await s.api('POST', '/custom-fields', {
+      body: { key: 'severity', name: 'Severity', type: 'select', options: ['low', 'high'] },
+    });
     expect(f.status).toBe(201);
     severity = f.body.id;
     for (let i = 0; i < 40; i++) {
-      const r = await s.api('POST', '/tickets', { body: {
-        queue_id: 1, subject: `${i % 3 ? 'Printer' : 'Scanner'} trouble ${i}`, description: `Ticket ${i}: ${'ab'.repeat(i % 5)} zörk`,
-        priority: (i * 7) % 100, status: ['new', 'open', 'stalled', 'resolved'][i % 4], custom_fields: { severity: i % 2 ? 'high' : 'low' },
-      } });
+      const r = await s.api('POST', '/tickets', {
+        body: {
+          queue_id: 1,
+          subject: `${i % 3 ? 'Printer' : 'Scanner'} trouble ${i}`,
+          description: `Ticket ${i}: ${'ab'.repeat(i % 5)} zörk`,
+          priority: (i * 7) % 100,
+          status: ['new', 'open', 'stalled', 'resolved'][i % 4],
+          custom_fields: { severity: i % 2 ? 'high' : 'low' },
+        },
+      });
       expect(r.status).toBe(201);
       if (i % 5 === 4) withAb4.push(r.body.ticket.id);
     }
@@ -33,7 +41,7 @@ describe('reader threads (SQLite)', () => {
 
   const base: TicketListSpec = { includeComments: true, cf: [], sort: 'updated', desc: true, limit: 7, offset: 0 };
 
-  it('answers every filter, sort and page as the HTTP thread\'s own connection does', async () => {
+  it("answers every filter, sort and page as the HTTP thread's own connection does", async () => {
     const specs: TicketListSpec[] = [
       base,
       { ...base, status: ['new', 'open'], offset: 7 },
@@ -47,7 +55,10 @@ describe('reader threads (SQLite)', () => {
       const threaded = await storeOf(s.db).listTickets(s.db, spec);
       const local = listTickets(writerHandle(s.db), spec);
       expect(threaded.total).toBeGreaterThan(0);
-      expect({ total: threaded.total, ids: threaded.rows.map((r) => r.id) }).toEqual({ total: local.total, ids: local.rows.map((r) => r.id) });
+      expect({ total: threaded.total, ids: threaded.rows.map((r) => r.id) }).toEqual({
+        total: local.total,
+        ids: local.rows.map((r) => r.id),
+      });
       expect(threaded.rows[0]).toEqual(local.rows[0]);
     }
     expect(readerStats(s.db)).toEqual({ threads: 2, lists: before + specs.length });
@@ -56,7 +67,9 @@ describe('reader threads (SQLite)', () => {
   it('serves GET /tickets from the threads, seeing a change the moment it is committed', async () => {
     const before = readerStats(s.db)!.lists;
     for (let i = 0; i < 5; i++) {
-      const created = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: `Fresh widget ${i}`, description: 'x' } });
+      const created = await s.api('POST', '/tickets', {
+        body: { queue_id: 1, subject: `Fresh widget ${i}`, description: 'x' },
+      });
       const found = await s.api('GET', '/tickets?q=fresh%20widget&sort=id');
       expect(found.status).toBe(200);
       expect(found.body.total).toBe(i + 1);
@@ -68,7 +81,9 @@ describe('reader threads (SQLite)', () => {
   it('answers a bad filter with the same 422, and a search the index only narrows down exactly', async () => {
     const bad = await s.api('GET', '/tickets?cf.nope=1');
     expectError(bad, 422, 'validation_failed', ['cf.nope']);
-    const many = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'aaaa', description: 'a'.repeat(200) } });
+    const many = await s.api('POST', '/tickets', {
+      body: { queue_id: 1, subject: 'aaaa', description: 'a'.repeat(200) },
+    });
     expect(many.status).toBe(201);
     // A repeated trigram: the index only narrows it down and the thread checks the text
     // (search-bounds.test.ts, also on a reader thread, has the budgets and the 422 past them).
@@ -88,6 +103,8 @@ describe('READ_THREADS=0', () => {
       const r = await s.api('GET', '/tickets');
       expect(r.status).toBe(200);
       expect(readerStats(s.db)).toBeUndefined();
-    } finally { await s.close(); }
+    } finally {
+      await s.close();
+    }
   });
 });

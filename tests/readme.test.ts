@@ -18,7 +18,10 @@ describe('README', () => {
   });
 
   it('names each setting once in the settings table', () => {
-    const table = README.slice(README.indexOf('## Configuration'), README.indexOf('\n## ', README.indexOf('## Configuration') + 1));
+    const table = README.slice(
+      README.indexOf('## Configuration'),
+      README.indexOf('\n## ', README.indexOf('## Configuration') + 1),
+    );
     const names = [...table.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((m) => m[1]);
     expect(names.length).toBeGreaterThan(20);
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);

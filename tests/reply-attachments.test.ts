@@ -20,13 +20,18 @@ beforeAll(async () => {
   s = await startServer({ SMTP_URL: sink.url, OUTBOX_POLL_MS: '50', MAX_ATTACHMENT_BYTES: String(MAX) });
   agent = await s.user('agent');
 });
-afterAll(async () => { await s?.close(); await sink?.close(); });
+afterAll(async () => {
+  await s?.close();
+  await sink?.close();
+});
 
 let seq = 0;
 /** A ticket with a requester of its own, owned by nobody. */
 async function ticket() {
   const customer = `cust${++seq}.${Date.now().toString(36)}@customer.example`;
-  const res = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: `Files ${seq}`, description: 'Please see', requesters: [customer] } });
+  const res = await s.api('POST', '/tickets', {
+    body: { queue_id: 1, subject: `Files ${seq}`, description: 'Please see', requesters: [customer] },
+  });
   expect(res.status, res.text).toBe(201);
   return { id: res.body.ticket.id as number, customer };
 }
@@ -34,59 +39,105 @@ async function ticket() {
 function form(fields: Record<string, string>, files: { name: string; type: string; content: Buffer }[] = []): FormData {
   const f = new FormData();
   for (const [k, v] of Object.entries(fields)) f.set(k, v);
-  for (const file of files) f.append('attachments', new Blob([new Uint8Array(file.content)], { type: file.type }), file.name);
+  for (const file of files)
+    f.append('attachments', new Blob([new Uint8Array(file.content)], { type: file.type }), file.name);
   return f;
 }
 const post = (path: string, body: FormData | string, headers: Record<string, string> = {}) =>
-  fetch(s.url + path, { method: 'POST', body, redirect: 'manual', headers: { authorization: `Bearer ${agent.token}`, ...headers } });
+  fetch(s.url + path, {
+    method: 'POST',
+    body,
+    redirect: 'manual',
+    headers: { authorization: `Bearer ${agent.token}`, ...headers },
+  });
 const history = (id: number) => transactionsOf(s, id);
-const download = async (id: number) => Buffer.from(await (await fetch(`${s.url}/attachments/${id}`, { headers: { authorization: `Bearer ${agent.token}` } })).arrayBuffer());
+const download = async (id: number) =>
+  Buffer.from(
+    await (
+      await fetch(`${s.url}/attachments/${id}`, { headers: { authorization: `Bearer ${agent.token}` } })
+    ).arrayBuffer(),
+  );
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 254, 255]);
 
 describe('POST /tickets/:id/comment with files', () => {
   it('multipart: one or many files are stored on the transaction and download byte for byte', async () => {
     const t = await ticket();
-    const res = await post(`/tickets/${t.id}/comment`, form({ body: 'Two files', internal: 'false' }, [
-      { name: 'screen.png', type: 'image/png', content: png }, { name: 'C:\\fakepath\\log.txt', type: 'text/plain', content: Buffer.from('line 1\n') },
-    ]));
+    const res = await post(
+      `/tickets/${t.id}/comment`,
+      form({ body: 'Two files', internal: 'false' }, [
+        { name: 'screen.png', type: 'image/png', content: png },
+        { name: 'C:\\fakepath\\log.txt', type: 'text/plain', content: Buffer.from('line 1\n') },
+      ]),
+    );
     expect(res.status).toBe(201);
-    const { transaction } = await res.json() as any;
+    const { transaction } = (await res.json()) as any;
     expect(transaction).toMatchObject({ type: 'Correspond' });
-    expect(transaction.attachments.map((a: any) => [a.filename, a.content_type, a.size])).toEqual([['screen.png', 'image/png', png.length], ['log.txt', 'text/plain', 7]]);
+    expect(transaction.attachments.map((a: any) => [a.filename, a.content_type, a.size])).toEqual([
+      ['screen.png', 'image/png', png.length],
+      ['log.txt', 'text/plain', 7],
+    ]);
     expect(await download(transaction.attachments[0].id)).toEqual(png);
     expect((await history(t.id)).find((x) => x.id === transaction.id).attachments).toHaveLength(2);
     // A file alone is a message too; a plain form post (no JavaScript) lands back on the ticket.
-    const plain = await post(`/tickets/${t.id}/comment`, form({ body: '' }, [{ name: 'a.txt', type: 'text/plain', content: Buffer.from('a') }]), { accept: 'text/html', origin: s.url });
+    const plain = await post(
+      `/tickets/${t.id}/comment`,
+      form({ body: '' }, [{ name: 'a.txt', type: 'text/plain', content: Buffer.from('a') }]),
+      { accept: 'text/html', origin: s.url },
+    );
     expect(plain.status).toBe(303);
     expect(plain.headers.get('location')).toBe(`/tickets/${t.id}`);
-    expect((await history(t.id)).at(-1)).toMatchObject({ type: 'Comment', body: '', attachments: [{ filename: 'a.txt', size: 1 }] });
+    expect((await history(t.id)).at(-1)).toMatchObject({
+      type: 'Comment',
+      body: '',
+      attachments: [{ filename: 'a.txt', size: 1 }],
+    });
   });
 
   it('JSON: base64 files are stored and download byte for byte', async () => {
     const t = await ticket();
-    const res = await s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, body: {
-      body: 'See attached', internal: true, attachments: [{ filename: 'data.bin', content_type: 'application/octet-stream', content_base64: png.toString('base64') }],
-    } });
+    const res = await s.api('POST', `/tickets/${t.id}/comment`, {
+      token: agent.token,
+      body: {
+        body: 'See attached',
+        internal: true,
+        attachments: [
+          { filename: 'data.bin', content_type: 'application/octet-stream', content_base64: png.toString('base64') },
+        ],
+      },
+    });
     expect(res.status, res.text).toBe(201);
-    expect(res.body.transaction.attachments).toEqual([{ id: expect.any(Number), filename: 'data.bin', content_type: 'application/octet-stream', size: png.length }]);
+    expect(res.body.transaction.attachments).toEqual([
+      { id: expect.any(Number), filename: 'data.bin', content_type: 'application/octet-stream', size: png.length },
+    ]);
     expect(await download(res.body.transaction.attachments[0].id)).toEqual(png);
   });
 
   it('bad base64 or a missing filename is 422 naming the field, and nothing is written', async () => {
     const t = await ticket();
     const before = (await history(t.id)).length;
-    const bad = await s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, body: { body: 'x', attachments: [{ filename: 'a.txt', content_base64: 'not base64!' }] } });
+    const bad = await s.api('POST', `/tickets/${t.id}/comment`, {
+      token: agent.token,
+      body: { body: 'x', attachments: [{ filename: 'a.txt', content_base64: 'not base64!' }] },
+    });
     expect(bad.status).toBe(422);
-    expect(bad.body.error.details).toEqual([{ path: 'attachments.0.content_base64', message: expect.stringMatching(/^Expected base64/) }]);
-    const unpadded = await s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, body: { body: 'x', attachments: [{ filename: 'a.txt', content_base64: 'abc' }] } });
+    expect(bad.body.error.details).toEqual([
+      { path: 'attachments.0.content_base64', message: expect.stringMatching(/^Expected base64/) },
+    ]);
+    const unpadded = await s.api('POST', `/tickets/${t.id}/comment`, {
+      token: agent.token,
+      body: { body: 'x', attachments: [{ filename: 'a.txt', content_base64: 'abc' }] },
+    });
     expect(unpadded.status).toBe(422);
-    const nameless = await s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, body: { body: 'x', attachments: [{ content_base64: 'YQ==' }] } });
+    const nameless = await s.api('POST', `/tickets/${t.id}/comment`, {
+      token: agent.token,
+      body: { body: 'x', attachments: [{ content_base64: 'YQ==' }] },
+    });
     expect(nameless.status).toBe(422);
     expect(nameless.body.error.details[0].path).toBe('attachments.0.filename');
     const notFiles = await post(`/tickets/${t.id}/comment`, form({ body: 'x', attachments: 'just text' }));
     expect(notFiles.status).toBe(422);
-    expect((await notFiles.json() as any).error.details[0].path).toBe('attachments');
+    expect(((await notFiles.json()) as any).error.details[0].path).toBe('attachments');
     const empty = await post(`/tickets/${t.id}/comment`, form({ body: '  ' }));
     expect(empty.status).toBe(422);
     expect((await history(t.id)).length).toBe(before);
@@ -96,30 +147,66 @@ describe('POST /tickets/:id/comment with files', () => {
     const t = await ticket();
     const before = await history(t.id);
     const half = Buffer.alloc(MAX / 2 + 1, 7);
-    const res = await post(`/tickets/${t.id}/comment`, form({ body: 'Too much', internal: 'false' }, [
-      { name: 'a.bin', type: 'application/octet-stream', content: half }, { name: 'b.bin', type: 'application/octet-stream', content: half },
-    ]));
+    const res = await post(
+      `/tickets/${t.id}/comment`,
+      form({ body: 'Too much', internal: 'false' }, [
+        { name: 'a.bin', type: 'application/octet-stream', content: half },
+        { name: 'b.bin', type: 'application/octet-stream', content: half },
+      ]),
+    );
     expect(res.status).toBe(413);
-    expect((await res.json() as any).error).toEqual({
-      code: 'too_large', message: 'The attachments are 65,538 bytes in all; at most 65,536 bytes (64 KiB) may be sent with one message',
-      details: [{ path: 'attachments', message: '65,538 bytes in all; at most 65,536 bytes (64 KiB) may be sent with one message' }],
+    expect(((await res.json()) as any).error).toEqual({
+      code: 'too_large',
+      message: 'The attachments are 65,538 bytes in all; at most 65,536 bytes (64 KiB) may be sent with one message',
+      details: [
+        {
+          path: 'attachments',
+          message: '65,538 bytes in all; at most 65,536 bytes (64 KiB) may be sent with one message',
+        },
+      ],
     });
-    const viaJson = await s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, body: { body: 'x', attachments: [{ filename: 'big.bin', content_base64: Buffer.alloc(MAX + 1).toString('base64') }] } });
+    const viaJson = await s.api('POST', `/tickets/${t.id}/comment`, {
+      token: agent.token,
+      body: {
+        body: 'x',
+        attachments: [{ filename: 'big.bin', content_base64: Buffer.alloc(MAX + 1).toString('base64') }],
+      },
+    });
     expect(viaJson.status).toBe(413);
     expect(viaJson.body.error.code).toBe('too_large');
     // A body far beyond what any allowed message needs is refused before it is read (413, not 500).
-    const huge = await post(`/tickets/${t.id}/comment`, form({ body: 'x' }, [{ name: 'huge.bin', type: 'application/octet-stream', content: Buffer.alloc(2 * 1024 * 1024) }]));
+    const huge = await post(
+      `/tickets/${t.id}/comment`,
+      form({ body: 'x' }, [
+        { name: 'huge.bin', type: 'application/octet-stream', content: Buffer.alloc(2 * 1024 * 1024) },
+      ]),
+    );
     expect(huge.status).toBe(413);
     expect(huge.headers.get('connection')).toBe('close');
     // So is a body without a declared length (chunked): counted as it streams, cut off at the bound.
-    const chunk = new TextEncoder().encode(`{"body":"x","attachments":[{"filename":"a.bin","content_base64":"${'QUFB'.repeat(16 * 1024)}`);
+    const chunk = new TextEncoder().encode(
+      `{"body":"x","attachments":[{"filename":"a.bin","content_base64":"${'QUFB'.repeat(16 * 1024)}`,
+    );
     let sent = 0;
-    const stream = new ReadableStream<Uint8Array>({ pull(ctl) { if (sent++ < 40) ctl.enqueue(chunk); else ctl.close(); } });
-    const chunked = await fetch(`${s.url}/tickets/${t.id}/comment`, { method: 'POST', body: stream, duplex: 'half',
-      headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json' } } as RequestInit).catch((e: Error) => e);
+    const stream = new ReadableStream<Uint8Array>({
+      pull(ctl) {
+        if (sent++ < 40) ctl.enqueue(chunk);
+        else ctl.close();
+      },
+    });
+    const chunked = await fetch(`${s.url}/tickets/${t.id}/comment`, {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+      headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json' },
+    } as RequestInit).catch((e: Error) => e);
     expect(chunked instanceof Error ? chunked.message : chunked.status).toBe(413);
     // htmx: the error is an HTML fragment for the box under the reply form.
-    const htmx = await post(`/tickets/${t.id}/comment`, form({ body: 'x' }, [{ name: 'c.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1) }]), { 'hx-request': 'true', origin: s.url });
+    const htmx = await post(
+      `/tickets/${t.id}/comment`,
+      form({ body: 'x' }, [{ name: 'c.bin', type: 'application/octet-stream', content: Buffer.alloc(MAX + 1) }]),
+      { 'hx-request': 'true', origin: s.url },
+    );
     expect(htmx.status).toBe(413);
     expect(await htmx.text()).toContain('at most 65,536 bytes (64 KiB) may be sent with one message');
     expect(await history(t.id)).toEqual(before);
@@ -127,25 +214,36 @@ describe('POST /tickets/:id/comment with files', () => {
 });
 
 describe('how many files a message takes: 100, whichever shape it comes in', () => {
-  const TOO_MANY = { code: 'validation_failed', message: 'Invalid attachments', details: [{ path: 'attachments', message: 'At most 100 files' }] };
+  const TOO_MANY = {
+    code: 'validation_failed',
+    message: 'Invalid attachments',
+    details: [{ path: 'attachments', message: 'At most 100 files' }],
+  };
 
   it('multipart with 101 or 2,000 files is 422 as JSON with 101 is, and nothing is written; 100 are taken', async () => {
     const t = await ticket();
     const before = await history(t.id);
-    const viaJson = await s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, body: {
-      body: 'x', attachments: textFiles(101).map((f) => ({ filename: f.name, content_base64: f.content.toString('base64') })),
-    } });
+    const viaJson = await s.api('POST', `/tickets/${t.id}/comment`, {
+      token: agent.token,
+      body: {
+        body: 'x',
+        attachments: textFiles(101).map((f) => ({ filename: f.name, content_base64: f.content.toString('base64') })),
+      },
+    });
     expect(viaJson.status).toBe(422);
     expect(viaJson.body.error).toEqual(TOO_MANY);
     for (const n of [101, 2000]) {
       const res = await post(`/tickets/${t.id}/comment`, form({ body: `${n} files`, internal: 'true' }, textFiles(n)));
       expect(res.status, String(n)).toBe(422);
-      expect((await res.json() as any).error).toEqual(TOO_MANY);
+      expect(((await res.json()) as any).error).toEqual(TOO_MANY);
     }
     expect(await history(t.id)).toEqual(before);
-    const hundred = await post(`/tickets/${t.id}/comment`, form({ body: '100 files', internal: 'true' }, textFiles(100)));
+    const hundred = await post(
+      `/tickets/${t.id}/comment`,
+      form({ body: '100 files', internal: 'true' }, textFiles(100)),
+    );
     expect(hundred.status).toBe(201);
-    expect((await hundred.json() as any).transaction.attachments).toHaveLength(100);
+    expect(((await hundred.json()) as any).transaction.attachments).toHaveLength(100);
   });
 
   it('is refused at file 101, before the rest of the body has come (and the connection is closed after)', async () => {
@@ -154,7 +252,12 @@ describe('how many files a message takes: 100, whichever shape it comes in', () 
     const { body, contentType } = multipartBody({ body: 'more to come', internal: 'true' }, textFiles(101));
     // The body up to the 101st file's bytes, not its end, nor the body's.
     const head = body.subarray(0, body.indexOf('file 100', body.indexOf('filename="f100.txt"')) + 'file 100'.length);
-    const res = await postUnfinished(`${s.url}/tickets/${t.id}/comment`, { authorization: `Bearer ${agent.token}`, 'content-type': contentType }, head, body.length + 500_000);
+    const res = await postUnfinished(
+      `${s.url}/tickets/${t.id}/comment`,
+      { authorization: `Bearer ${agent.token}`, 'content-type': contentType },
+      head,
+      body.length + 500_000,
+    );
     expect(res.status).toBe(422);
     expect(res.headers.connection).toBe('close');
     expect(JSON.parse(res.text).error).toEqual(TOO_MANY);
@@ -170,9 +273,14 @@ describe('a multipart body that ends inside a file', () => {
     const { body, contentType } = multipartBody({ body: 'cut short', internal: 'true' }, two);
     // Complete as far as it goes: the second file's bytes start, and the body ends (no closing boundary).
     const cut = body.subarray(0, body.indexOf('file 1', body.indexOf('filename="f1.txt"')) + 2);
-    const res = await post(`/tickets/${t.id}/comment`, new Blob([new Uint8Array(cut)]) as unknown as string, { 'content-type': contentType });
+    const res = await post(`/tickets/${t.id}/comment`, new Blob([new Uint8Array(cut)]) as unknown as string, {
+      'content-type': contentType,
+    });
     expect(res.status).toBe(400);
-    expect((await res.json() as any).error).toEqual({ code: 'invalid_json', message: 'The request body is not valid multipart/form-data' });
+    expect(((await res.json()) as any).error).toEqual({
+      code: 'invalid_json',
+      message: 'The request body is not valid multipart/form-data',
+    });
     expect(await history(t.id)).toEqual(before);
     expect((await s.api('GET', `/tickets/${t.id}`)).status).toBe(200);
   });
@@ -181,15 +289,25 @@ describe('a multipart body that ends inside a file', () => {
 describe('files in notifications', () => {
   it('a public reply mails its files to the requester (name, type, bytes); an internal note never does', async () => {
     const t = await ticket();
-    const note = await post(`/tickets/${t.id}/comment`, form({ body: 'Internal: see the log', internal: 'true' }, [{ name: 'internal.log', type: 'text/plain', content: Buffer.from('secret') }]));
+    const note = await post(
+      `/tickets/${t.id}/comment`,
+      form({ body: 'Internal: see the log', internal: 'true' }, [
+        { name: 'internal.log', type: 'text/plain', content: Buffer.from('secret') },
+      ]),
+    );
     expect(note.status).toBe(201);
-    const reply = await post(`/tickets/${t.id}/comment`, form({ body: 'Here is the fixed driver', internal: 'false' }, [
-      { name: 'driver.png', type: 'image/png', content: png }, { name: 'readme.txt', type: 'text/plain', content: Buffer.from('Install it.\n') },
-    ]));
+    const reply = await post(
+      `/tickets/${t.id}/comment`,
+      form({ body: 'Here is the fixed driver', internal: 'false' }, [
+        { name: 'driver.png', type: 'image/png', content: png },
+        { name: 'readme.txt', type: 'text/plain', content: Buffer.from('Install it.\n') },
+      ]),
+    );
     expect(reply.status).toBe(201);
     const mail = await mailTo(sink, t.customer, (m) => (m.parsed.text ?? '').includes('Here is the fixed driver'));
     expect(mail.parsed.attachments.map((a) => [a.filename, a.contentType, a.content.toString('base64')])).toEqual([
-      ['driver.png', 'image/png', png.toString('base64')], ['readme.txt', 'text/plain', Buffer.from('Install it.\n').toString('base64')],
+      ['driver.png', 'image/png', png.toString('base64')],
+      ['readme.txt', 'text/plain', Buffer.from('Install it.\n').toString('base64')],
     ]);
     // The note went to nobody outside the staff: no mail to the customer carries its words or file.
     const theirs = sink.messages.filter((m) => m.envelope.to.includes(t.customer));
@@ -200,7 +318,7 @@ describe('files in notifications', () => {
     const outbox = (await s.api('GET', `/outbox?ticket_id=${t.id}&limit=100`)).body;
     const rows = outbox.outbox as any[];
     expect(rows.length).toBeGreaterThan(0);
-    const noteId = (await note.json() as any).transaction.id;
+    const noteId = ((await note.json()) as any).transaction.id;
     for (const r of rows.filter((x) => x.transaction_id === noteId)) expect(r.audience).toBe('staff');
   });
 });

@@ -26,12 +26,22 @@ beforeAll(async () => {
   expect(t.status, t.text).toBe(201);
   ticketId = t.body.ticket.id;
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
-const isFullPage = (text: string) => /^<!DOCTYPE html>/i.test(text.trimStart()) && text.includes('<nav') && text.includes('</html>');
+const isFullPage = (text: string) =>
+  /^<!DOCTYPE html>/i.test(text.trimStart()) && text.includes('<nav') && text.includes('</html>');
 
 describe('B1: one route, three representations', () => {
-  const routes = () => [`/teams/${teamId}`, '/teams', `/tickets/${ticketId}`, '/tickets', '/saved-views', '/dashboards'];
+  const routes = () => [
+    `/teams/${teamId}`,
+    '/teams',
+    `/tickets/${ticketId}`,
+    '/tickets',
+    '/saved-views',
+    '/dashboards',
+  ];
 
   it('JSON by default (no Accept, or Accept: application/json / */*)', async () => {
     for (const p of routes()) {
@@ -76,7 +86,9 @@ describe('B1: one route, three representations', () => {
   });
 
   it('HX-Request wins over Accept: application/json', async () => {
-    const res = await s.api('GET', `/teams/${teamId}`, { headers: { 'hx-request': 'true', accept: 'application/json' } });
+    const res = await s.api('GET', `/teams/${teamId}`, {
+      headers: { 'hx-request': 'true', accept: 'application/json' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.text).not.toContain('<html');
@@ -92,7 +104,10 @@ describe('B1: one route, three representations', () => {
       await s.api('POST', '/teams', { body: '{' }),
     ];
     for (const res of responses) {
-      const vary = (res.headers.get('vary') ?? '').toLowerCase().split(',').map((v) => v.trim());
+      const vary = (res.headers.get('vary') ?? '')
+        .toLowerCase()
+        .split(',')
+        .map((v) => v.trim());
       expect(vary, `${res.status} ${res.text.slice(0, 80)}`).toContain('accept');
       expect(vary).toContain('hx-request');
     }
@@ -121,9 +136,13 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
     const fd = new FormData();
     fd.append('name', 'Multipart team');
     fd.append('description', 'multi');
-    const res = await fetch(`${s.url}/teams`, { method: 'POST', headers: { authorization: `Bearer ${s.adminToken}` }, body: fd });
+    const res = await fetch(`${s.url}/teams`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.adminToken}` },
+      body: fd,
+    });
     expect(res.status).toBe(201);
-    const body = await res.json() as { name: string; description: string };
+    const body = (await res.json()) as { name: string; description: string };
     expect(body).toMatchObject({ name: 'Multipart team', description: 'multi' });
   });
 
@@ -147,10 +166,14 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
   });
 
   it('form strings are coerced like JSON values (ids, integers, booleans)', async () => {
-    const form = await s.api('POST', '/tickets', { form: { queue_id: String(queueId), subject: 'Form ticket', priority: '42' } });
+    const form = await s.api('POST', '/tickets', {
+      form: { queue_id: String(queueId), subject: 'Form ticket', priority: '42' },
+    });
     expect(form.status, form.text).toBe(201);
     expect(form.body.ticket).toMatchObject({ queue_id: queueId, subject: 'Form ticket', priority: 42 });
-    const bad = await s.api('POST', '/tickets', { form: { queue_id: String(queueId), subject: 'Bad', priority: '101' } });
+    const bad = await s.api('POST', '/tickets', {
+      form: { queue_id: String(queueId), subject: 'Bad', priority: '101' },
+    });
     const badJson = await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'Bad', priority: 101 } });
     expectError(bad, 422, 'validation_failed');
     expect(bad.body.error.details.map((d: { path: string }) => d.path)).toEqual(['priority']);
@@ -159,10 +182,21 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
 
   it('a saved view from a form: repeated columns, dotted widths and filters', async () => {
     const res = await s.api('POST', '/saved-views', {
-      form: { name: 'Form view', columns: ['Status', 'ID'], 'column_widths.ID': '70', 'filters.status': 'open', 'filters.queue_id': String(queueId) },
+      form: {
+        name: 'Form view',
+        columns: ['Status', 'ID'],
+        'column_widths.ID': '70',
+        'filters.status': 'open',
+        'filters.queue_id': String(queueId),
+      },
     });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Form view', columns: ['Status', 'ID'], column_widths: { ID: 70 }, filters: { queue_id: queueId } });
+    expect(res.body).toMatchObject({
+      name: 'Form view',
+      columns: ['Status', 'ID'],
+      column_widths: { ID: 70 },
+      filters: { queue_id: queueId },
+    });
     expect([res.body.filters.status].flat()).toEqual(['open']);
     const bad = await s.api('POST', '/saved-views', { form: { name: 'Bad form view', columns: ['ID', 'Nope'] } });
     expectError(bad, 422, 'validation_failed');
@@ -184,7 +218,10 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
   });
 
   it('plain HTML forms: a saved view lands on its ticket list; a DELETE lands on the list', async () => {
-    const res = await s.api('POST', '/saved-views', { form: { name: 'Form redirect view', 'filters.status': 'open' }, headers: HTML });
+    const res = await s.api('POST', '/saved-views', {
+      form: { name: 'Form redirect view', 'filters.status': 'open' },
+      headers: HTML,
+    });
     expect(res.status).toBe(303);
     const location = res.headers.get('location') ?? '';
     expect(location).toMatch(/^\/tickets\?view_id=\d+$/);
@@ -210,7 +247,7 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
     expect((await s.api('GET', `/dashboards/${b.body.id}`)).status).toBe(404);
   });
 
-  it('a form sends an empty team_id to unassign a dashboard\'s team', async () => {
+  it("a form sends an empty team_id to unassign a dashboard's team", async () => {
     const d = await s.api('POST', '/dashboards', { form: { name: 'Form dashboard', team_id: String(teamId) } });
     expect(d.status, d.text).toBe(201);
     expect(d.body.team_id).toBe(teamId);
@@ -249,7 +286,10 @@ describe('B5: request-level errors', () => {
   });
 
   it('JSON with a charset parameter is accepted; a JSON non-object is a 422', async () => {
-    const ok = await s.api('POST', '/teams', { body: { name: 'Charset team' }, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const ok = await s.api('POST', '/teams', {
+      body: { name: 'Charset team' },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(ok.status, ok.text).toBe(201);
     for (const body of ['null', '[]', '"name"', '42']) {
       const res = await s.api('POST', '/teams', { body });
@@ -259,8 +299,16 @@ describe('B5: request-level errors', () => {
   });
 
   it('content-type text/csv → 415 unsupported_media_type', async () => {
-    expectError(await s.api('POST', '/teams', { body: 'name\nCSV team', headers: { 'content-type': 'text/csv' } }), 415, 'unsupported_media_type');
-    expectError(await s.api('PATCH', `/teams/${teamId}`, { body: 'name=x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectError(
+      await s.api('POST', '/teams', { body: 'name\nCSV team', headers: { 'content-type': 'text/csv' } }),
+      415,
+      'unsupported_media_type',
+    );
+    expectError(
+      await s.api('PATCH', `/teams/${teamId}`, { body: 'name=x', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
     const list = await s.api('GET', '/teams');
     expect(list.body.teams.map((t: { name: string }) => t.name)).not.toContain('CSV team');
   });
@@ -279,10 +327,14 @@ describe('B5: request-level errors', () => {
     const big = JSON.stringify({ name: 'Big again', description: 'x'.repeat(2 * 1024 * 1024) });
     expectError(await s.api('POST', '/teams', { body: big }), 413, 'too_large');
     expect((await s.api('GET', '/teams')).status).toBe(200);
-    const next = await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'After 413', description: 'y'.repeat(90_000) } });
+    const next = await s.api('POST', '/tickets', {
+      body: { queue_id: queueId, subject: 'After 413', description: 'y'.repeat(90_000) },
+    });
     expect(next.status, next.text.slice(0, 200)).toBe(201);
     await new Promise((r) => setTimeout(r, 600));
-    const later = await s.api('POST', '/tickets', { body: { queue_id: queueId, subject: 'Later after 413', description: 'y'.repeat(90_000) } });
+    const later = await s.api('POST', '/tickets', {
+      body: { queue_id: queueId, subject: 'Later after 413', description: 'y'.repeat(90_000) },
+    });
     expect(later.status, later.text.slice(0, 200)).toBe(201);
   });
 
@@ -431,7 +483,11 @@ describe('escaping user content in HTML', () => {
   });
 
   it('a team name is escaped in the page, the list and the fragment', async () => {
-    for (const [p, headers] of [[`/teams/${xssTeam}`, HTML], ['/teams', HTML], [`/teams/${xssTeam}`, HTMX]] as const) {
+    for (const [p, headers] of [
+      [`/teams/${xssTeam}`, HTML],
+      ['/teams', HTML],
+      [`/teams/${xssTeam}`, HTMX],
+    ] as const) {
       const res = await s.api('GET', p, { headers });
       expect(res.status).toBe(200);
       expect(res.text).not.toContain(SCRIPT);

@@ -10,8 +10,19 @@ import { startServer, type TestServer } from './helpers/server.js';
 // the outbox, and as webhook deliveries received by a real HTTP server. (Issue 12 §4: five of
 // the eleven conditions had no test that fails when the condition never fires.)
 
-const CONDITIONS = ['on_create', 'on_transaction', 'on_correspond', 'on_comment', 'on_status_change', 'on_resolve', 'on_reopen',
-  'on_owner_change', 'on_team_change', 'on_queue_change', 'on_priority_change'] as const;
+const CONDITIONS = [
+  'on_create',
+  'on_transaction',
+  'on_correspond',
+  'on_comment',
+  'on_status_change',
+  'on_resolve',
+  'on_reopen',
+  'on_owner_change',
+  'on_team_change',
+  'on_queue_change',
+  'on_priority_change',
+] as const;
 type Condition = (typeof CONDITIONS)[number];
 
 let s: TestServer;
@@ -28,7 +39,9 @@ let agentId: number;
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (d) => { body += d; });
+    req.on('data', (d) => {
+      body += d;
+    });
     req.on('end', () => {
       const p = JSON.parse(body) as { event: string; transaction: { id: number; type: string } };
       received.push({ event: p.event, transaction_id: p.transaction.id, type: p.transaction.type });
@@ -45,7 +58,13 @@ beforeAll(async () => {
   scripIds = {};
   for (const condition of CONDITIONS) {
     const res = await s.api('POST', '/scrips', {
-      body: { key: scripKey(condition), condition, action: 'notify_webhook', config: { url: hookUrl }, sort_order: 100 },
+      body: {
+        key: scripKey(condition),
+        condition,
+        action: 'notify_webhook',
+        config: { url: hookUrl },
+        sort_order: 100,
+      },
     });
     expect(res.status, res.text).toBe(201);
     scripIds[res.body.id] = condition;
@@ -60,27 +79,45 @@ afterAll(async () => {
 /** The conditions (of our scrips) among scrip results, sorted. */
 const fired = (results: { scrip_id: number; ok: boolean }[]) => {
   for (const r of results) if (scripIds[r.scrip_id]) expect(r.ok, JSON.stringify(r)).toBe(true);
-  return results.map((r) => scripIds[r.scrip_id]).filter(Boolean).sort();
+  return results
+    .map((r) => scripIds[r.scrip_id])
+    .filter(Boolean)
+    .sort();
 };
 const set = (...c: Condition[]) => [...c].sort();
 
-type Tx = { id: number; type: string; old_value: string | null; new_value: string | null; scrip_results: { scrip_id: number; ok: boolean }[] };
+type Tx = {
+  id: number;
+  type: string;
+  old_value: string | null;
+  new_value: string | null;
+  scrip_results: { scrip_id: number; ok: boolean }[];
+};
 
 describe('every condition fires on its own transactions and on no other', () => {
-  it('through a ticket\'s whole life, one transaction at a time', async () => {
+  it("through a ticket's whole life, one transaction at a time", async () => {
     /** Expected conditions per transaction id, filled in as the ticket changes. */
     const expected = new Map<number, Condition[]>();
     let known = 0;
     const ticketId = { id: 0 };
     /** Records what the newest transactions must have fired; checks the API answer when it is one transaction. */
-    const step = async (answer: { scrip_results: { scrip_id: number; ok: boolean }[] }, ...perTransaction: Condition[][]) => {
+    const step = async (
+      answer: { scrip_results: { scrip_id: number; ok: boolean }[] },
+      ...perTransaction: Condition[][]
+    ) => {
       const txs = await transactionsOf<Tx>(s, ticketId.id);
       const fresh = txs.slice(known);
       known = txs.length;
-      expect(fresh.map((t) => t.type), 'one transaction per change').toHaveLength(perTransaction.length);
-      fresh.forEach((t, i) => { expected.set(t.id, set(...perTransaction[i])); });
+      expect(
+        fresh.map((t) => t.type),
+        'one transaction per change',
+      ).toHaveLength(perTransaction.length);
+      fresh.forEach((t, i) => {
+        expected.set(t.id, set(...perTransaction[i]));
+      });
       if (perTransaction.length === 1) expect(fired(answer.scrip_results)).toEqual(set(...perTransaction[0]));
-      for (const t of fresh) expect(fired(t.scrip_results), `${t.type} ${t.old_value} -> ${t.new_value}`).toEqual(expected.get(t.id));
+      for (const t of fresh)
+        expect(fired(t.scrip_results), `${t.type} ${t.old_value} -> ${t.new_value}`).toEqual(expected.get(t.id));
       return fresh;
     };
     const patch = async (body: Record<string, unknown>) => {
@@ -94,7 +131,9 @@ describe('every condition fires on its own transactions and on no other', () => 
       return res.body;
     };
 
-    const created = await s.api('POST', '/tickets', { body: { queue_id: queueA, subject: 'Conditions', description: 'First message' } });
+    const created = await s.api('POST', '/tickets', {
+      body: { queue_id: queueA, subject: 'Conditions', description: 'First message' },
+    });
     expect(created.status, created.text).toBe(201);
     ticketId.id = created.body.ticket.id;
     await step(created.body, ['on_create', 'on_transaction']);
@@ -120,17 +159,20 @@ describe('every condition fires on its own transactions and on no other', () => 
     await step(await patch({ priority: 0 }), ['on_priority_change', 'on_transaction']);
     await step(await patch({ priority: 0 }));
     // Several fields at once: one transaction each, each with its own conditions.
-    await step(await patch({ priority: 90, queue_id: queueA, status: 'resolved' }),
+    await step(
+      await patch({ priority: 90, queue_id: queueA, status: 'resolved' }),
       ...(await (async () => {
         const txs = await transactionsOf<Tx>(s, ticketId.id);
         const order = txs.slice(known).map((t) => t.type);
         const by: Record<string, Condition[]> = {
-          SetPriority: ['on_priority_change', 'on_transaction'], SetQueue: ['on_queue_change', 'on_transaction'],
+          SetPriority: ['on_priority_change', 'on_transaction'],
+          SetQueue: ['on_queue_change', 'on_transaction'],
           Status: ['on_status_change', 'on_resolve', 'on_transaction'],
         };
         expect([...order].sort()).toEqual(['SetPriority', 'SetQueue', 'Status']);
         return order.map((type) => by[type]);
-      })()));
+      })()),
+    );
     // A reply on the resolved ticket: the default open_inactive scrip reopens it — a scrip's own
     // change, which runs no scrips, so on_reopen does not fire for it.
     await step(await comment('Still broken', false), ['on_correspond', 'on_transaction'], []);
@@ -142,7 +184,8 @@ describe('every condition fires on its own transactions and on no other', () => 
     expect(outbox.status, outbox.text).toBe(200);
     const queued = (outbox.body.outbox as { kind: string; transaction_id: number; scrip_id: number }[])
       .filter((o) => o.kind === 'webhook' && scripIds[o.scrip_id])
-      .map((o) => `${o.transaction_id}:${scripIds[o.scrip_id]}`).sort();
+      .map((o) => `${o.transaction_id}:${scripIds[o.scrip_id]}`)
+      .sort();
     const wanted = [...expected].flatMap(([tx, conds]) => conds.map((c) => `${tx}:${c}`)).sort();
     expect(queued).toEqual(wanted);
     for (const c of ['on_reopen', 'on_queue_change', 'on_comment', 'on_transaction', 'on_priority_change'] as const) {
@@ -150,6 +193,8 @@ describe('every condition fires on its own transactions and on no other', () => 
     }
 
     // And each was delivered to the receiver, naming its condition and transaction.
-    await expect.poll(() => received.map((r) => `${r.transaction_id}:${r.event}`).sort(), { timeout: 20_000, interval: 50 }).toEqual(wanted);
+    await expect
+      .poll(() => received.map((r) => `${r.transaction_id}:${r.event}`).sort(), { timeout: 20_000, interval: 50 })
+      .toEqual(wanted);
   }, 60_000);
 });

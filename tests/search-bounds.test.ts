@@ -36,16 +36,24 @@ const sorted = (...ids: number[]) => [...ids].sort((a, b) => a - b);
  * trigram indexes are maintained in each transaction): both states are the same there, and the
  * answers must be too.
  */
-const indexNow = (s: TestServer) => { if (testStore() === 'sqlite') flushSearch(writerHandle(s.db), 100_000); };
+const indexNow = (s: TestServer) => {
+  if (testStore() === 'sqlite') flushSearch(writerHandle(s.db), 100_000);
+};
 
 function mail(from: string, subject: string, body: string): string {
-  return `From: Sender <${from}>\r\nTo: help@example.com\r\nSubject: ${subject}\r\nMessage-ID: <${Math.random().toString(36).slice(2)}@example.com>\r\n`
-    + `Content-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`;
+  return (
+    `From: Sender <${from}>\r\nTo: help@example.com\r\nSubject: ${subject}\r\nMessage-ID: <${Math.random().toString(36).slice(2)}@example.com>\r\n` +
+    `Content-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`
+  );
 }
 
 /** Posts a message that must open a new ticket: its id. */
 async function mailedTicketId(s: TestServer, raw: string): Promise<number> {
-  const res = await s.api('POST', '/mailgate', { token: MAILGATE_TOKEN, headers: { 'content-type': 'message/rfc822' }, body: raw });
+  const res = await s.api('POST', '/mailgate', {
+    token: MAILGATE_TOKEN,
+    headers: { 'content-type': 'message/rfc822' },
+    body: raw,
+  });
   expect(res.status, res.text).toBe(201);
   return res.body.ticket_id as number;
 }
@@ -72,16 +80,27 @@ describe('what q finds, for any text', () => {
     await comment('a1', 'Route along the Mississippi river', true);
     await comment('a1', 'hahaha, that is funny', false);
     // Every piece of the repeated-trigram queries below, but never the whole query.
-    await create('a2', { subject: 'bananXnana trap', description: 'banan nana; Missis sissippi ssiss; ha ha ha; x-xxxxx-xxxxxx', requester_id: rqA.id });
-    await create('b1', { subject: 'Other banana order', description: 'Delivery via MISSISSIPPI', requester_id: rqB.id });
+    await create('a2', {
+      subject: 'bananXnana trap',
+      description: 'banan nana; Missis sissippi ssiss; ha ha ha; x-xxxxx-xxxxxx',
+      requester_id: rqA.id,
+    });
+    await create('b1', {
+      subject: 'Other banana order',
+      description: 'Delivery via MISSISSIPPI',
+      requester_id: rqB.id,
+    });
     await create('x', { subject: 'Long line', description: 'x'.repeat(50_000), requester_id: rqB.id });
     await create('special', {
       subject: 'Quote "enterprise" plan',
-      description: 'Path C:\\temp\\*.log NEAR(a b) {public_text}: col ^start -minus (paren) AND OR NOT 😀 emoji 漢字テキスト Ünïcödé\ttabbed\nnext line',
+      description:
+        'Path C:\\temp\\*.log NEAR(a b) {public_text}: col ^start -minus (paren) AND OR NOT 😀 emoji 漢字テキスト Ünïcödé\ttabbed\nnext line',
       requester_id: rqA.id,
     });
   });
-  afterAll(async () => { await s?.close(); });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   for (const state of ['pending', 'indexed'] as const) {
     it(`a q that repeats a trigram is still an exact substring match (${state})`, async () => {
@@ -114,8 +133,27 @@ describe('what q finds, for any text', () => {
 
     it(`quotes, FTS5 syntax and any Unicode are plain text (${state})`, async () => {
       if (state === 'indexed') indexNow(s);
-      for (const q of ['"enterprise"', 'quote "enterprise" PLAN', 'C:\\temp\\*.log', 'NEAR(a b)', '{public_text}: col', '^start', '-minus (paren)',
-        'AND OR NOT', '😀 emoji', '漢字テ', 'ünïcödé', 'ÜNÏCÖDÉ', 'é\ttabbed', 'tabbed\nnext', '*.', ') AND', '"', '*', 'near']) {
+      for (const q of [
+        '"enterprise"',
+        'quote "enterprise" PLAN',
+        'C:\\temp\\*.log',
+        'NEAR(a b)',
+        '{public_text}: col',
+        '^start',
+        '-minus (paren)',
+        'AND OR NOT',
+        '😀 emoji',
+        '漢字テ',
+        'ünïcödé',
+        'ÜNÏCÖDÉ',
+        'é\ttabbed',
+        'tabbed\nnext',
+        '*.',
+        ') AND',
+        '"',
+        '*',
+        'near',
+      ]) {
         expect(await found(s, q), JSON.stringify(q)).toEqual([t.special]);
       }
       for (const q of ['""', '" OR "', 'a*', '😀😀', '{internal_text}: x', 'NEAR(a c)', 'plan AND']) {
@@ -145,9 +183,16 @@ describe('what q finds, for any text', () => {
     const view = await s.api('POST', '/saved-views', { body: { name: 'Broken', filters: { q: 'abc\ud800' } } });
     expectError(view, 422, 'validation_failed', ['filters.q']);
     expect(view.body.error.details[0].message).toMatch(/lone surrogate/);
-    expectError(await s.api('POST', '/saved-views', { body: { name: 'Nul', filters: { q: 'a\u0000b' } } }), 422, 'validation_failed', ['filters.q']);
+    expectError(
+      await s.api('POST', '/saved-views', { body: { name: 'Nul', filters: { q: 'a\u0000b' } } }),
+      422,
+      'validation_failed',
+      ['filters.q'],
+    );
     // Nothing was stored by the refused requests.
-    expect((await s.api('GET', '/saved-views')).body.saved_views ?? (await s.api('GET', '/saved-views')).body.views ?? []).toEqual([]);
+    expect(
+      (await s.api('GET', '/saved-views')).body.saved_views ?? (await s.api('GET', '/saved-views')).body.views ?? [],
+    ).toEqual([]);
   });
 });
 
@@ -157,57 +202,74 @@ describe('bounded work', () => {
   beforeAll(async () => {
     s = await startServer({ MAILGATE_TOKEN });
   });
-  afterAll(async () => { await s?.close(); });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   // The text budget and the candidate limit are SQLite's cost model (decision 017): a search on
   // PostgreSQL reads a GIN index and never needs them (SearchTooBroad is never thrown there).
-  itOn('sqlite')(`a repeated q whose pieces are in more than ${TEXT_CHECK_BUDGET / 1024 / 1024} MiB of text is a 422; distinctive words still find it`, async () => {
-    const sender = 'flood@customers.example';
-    // Ten tickets, each a message of ~1 MB of "=" (a message keeps at most 1,000,000 characters
-    // as text): "==========" is one trigram ten times over.
-    const flood = await mailedTicketId(s, mail(sender, 'Flood of equals signs', '='.repeat(1_000_000)));
-    for (let i = 1; i < 10; i++) await mailedTicketId(s, mail(sender, `More equals ${i}`, '='.repeat(1_000_000)));
-    const users = (await s.api('GET', '/users?role=requester')).body.users as { id: number; email: string }[];
-    const id = users.find((u) => u.email === sender)!.id;
-    const token = await mintedToken(s, { id, email: sender });
-    for (const who of [undefined, token]) {
-      const res = await s.api('GET', `/tickets?q=${enc('==========')}`, { token: who });
-      expectError(res, 422, 'validation_failed', ['q']);
-      expect(res.body.error.details[0].message).toMatch(/^Too broad to search/);
-      expect(await found(s, 'flood of equals', who)).toEqual([flood]);
-      expect(await found(s, 'a=b', who)).toEqual([]); // no repeated trigram: exact, through the index alone
-    }
-    expect((await s.api('GET', '/healthz')).status).toBe(200);
-  });
+  itOn('sqlite')(
+    `a repeated q whose pieces are in more than ${TEXT_CHECK_BUDGET / 1024 / 1024} MiB of text is a 422; distinctive words still find it`,
+    async () => {
+      const sender = 'flood@customers.example';
+      // Ten tickets, each a message of ~1 MB of "=" (a message keeps at most 1,000,000 characters
+      // as text): "==========" is one trigram ten times over.
+      const flood = await mailedTicketId(s, mail(sender, 'Flood of equals signs', '='.repeat(1_000_000)));
+      for (let i = 1; i < 10; i++) await mailedTicketId(s, mail(sender, `More equals ${i}`, '='.repeat(1_000_000)));
+      const users = (await s.api('GET', '/users?role=requester')).body.users as { id: number; email: string }[];
+      const id = users.find((u) => u.email === sender)!.id;
+      const token = await mintedToken(s, { id, email: sender });
+      for (const who of [undefined, token]) {
+        const res = await s.api('GET', `/tickets?q=${enc('==========')}`, { token: who });
+        expectError(res, 422, 'validation_failed', ['q']);
+        expect(res.body.error.details[0].message).toMatch(/^Too broad to search/);
+        expect(await found(s, 'flood of equals', who)).toEqual([flood]);
+        expect(await found(s, 'a=b', who)).toEqual([]); // no repeated trigram: exact, through the index alone
+      }
+      expect((await s.api('GET', '/healthz')).status).toBe(200);
+    },
+  );
 
-  itOn('sqlite')(`a repeated q found in more than ${MAX_CHECKED_TICKETS} tickets is a 422 before any text is read`, async () => {
-    // Bulk rows (the triggers index them as any write does); thousands of API creates would take long.
-    const now = new Date().toISOString();
-    sqliteOf(s.db).prepare(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+  itOn('sqlite')(
+    `a repeated q found in more than ${MAX_CHECKED_TICKETS} tickets is a 422 before any text is read`,
+    async () => {
+      // Bulk rows (the triggers index them as any write does); thousands of API creates would take long.
+      const now = new Date().toISOString();
+      sqliteOf(s.db)
+        .prepare(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
       INSERT INTO tickets (queue_id, subject, status, priority, requester_id, created_at, updated_at)
-      SELECT 1, 'Hohoho number ' || i, 'new', 0, 1, ?, ? FROM n`).run(MAX_CHECKED_TICKETS, now, now);
-    for (const state of ['pending', 'indexed']) {
-      if (state === 'indexed') indexNow(s);
-      const res = await s.api('GET', `/tickets?q=${enc('hohoho')}`);
-      expectError(res, 422, 'validation_failed', ['q']);
-      expect(res.body.error.details[0].message).toMatch(/^Too broad to search/);
-      // Exact queries have no such limit: every match, and the exact total.
-      const all = await s.api('GET', `/tickets?q=${enc('o number')}&limit=1`);
-      expect(all.status).toBe(200);
-      expect(all.body.total).toBe(MAX_CHECKED_TICKETS + 1);
-    }
-    // A saved view with such a q: its list says why, and a dashboard showing it still opens.
-    const view = await s.api('POST', '/saved-views', { body: { name: 'Hohoho', filters: { q: 'hohoho' } } });
-    expect(view.status, view.text).toBe(201);
-    expectError(await s.api('GET', `/tickets?view_id=${view.body.id}`), 422, 'validation_failed', ['q']);
-    const board = await s.api('POST', '/dashboards', { body: { name: 'Board', widgets: [{ kind: 'ticket_list', title: 'Ho', config: { view_id: view.body.id } }, { kind: 'status_counts' }] } });
-    expect(board.status, board.text).toBe(201);
-    const shown = await s.api('GET', `/dashboards/${board.body.id}`);
-    expect(shown.status, shown.text).toBe(200);
-    expect(shown.body.widgets[0].data.error).toMatch(/^The view "Hohoho" cannot be shown: q: Too broad to search/);
-    expect(shown.body.widgets[1].data.counts.length).toBeGreaterThan(0);
-    expect((await s.api('GET', `/dashboards/${board.body.id}`, { headers: { accept: 'text/html' } })).status).toBe(200);
-  });
+      SELECT 1, 'Hohoho number ' || i, 'new', 0, 1, ?, ? FROM n`)
+        .run(MAX_CHECKED_TICKETS, now, now);
+      for (const state of ['pending', 'indexed']) {
+        if (state === 'indexed') indexNow(s);
+        const res = await s.api('GET', `/tickets?q=${enc('hohoho')}`);
+        expectError(res, 422, 'validation_failed', ['q']);
+        expect(res.body.error.details[0].message).toMatch(/^Too broad to search/);
+        // Exact queries have no such limit: every match, and the exact total.
+        const all = await s.api('GET', `/tickets?q=${enc('o number')}&limit=1`);
+        expect(all.status).toBe(200);
+        expect(all.body.total).toBe(MAX_CHECKED_TICKETS + 1);
+      }
+      // A saved view with such a q: its list says why, and a dashboard showing it still opens.
+      const view = await s.api('POST', '/saved-views', { body: { name: 'Hohoho', filters: { q: 'hohoho' } } });
+      expect(view.status, view.text).toBe(201);
+      expectError(await s.api('GET', `/tickets?view_id=${view.body.id}`), 422, 'validation_failed', ['q']);
+      const board = await s.api('POST', '/dashboards', {
+        body: {
+          name: 'Board',
+          widgets: [{ kind: 'ticket_list', title: 'Ho', config: { view_id: view.body.id } }, { kind: 'status_counts' }],
+        },
+      });
+      expect(board.status, board.text).toBe(201);
+      const shown = await s.api('GET', `/dashboards/${board.body.id}`);
+      expect(shown.status, shown.text).toBe(200);
+      expect(shown.body.widgets[0].data.error).toMatch(/^The view "Hohoho" cannot be shown: q: Too broad to search/);
+      expect(shown.body.widgets[1].data.counts.length).toBeGreaterThan(0);
+      expect((await s.api('GET', `/dashboards/${board.body.id}`, { headers: { accept: 'text/html' } })).status).toBe(
+        200,
+      );
+    },
+  );
 
   it(`a requester with more than ${OWN_SCAN_MAX_TICKETS} tickets is searched through the index, with the same answers`, async () => {
     const admin: Actor = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' };
@@ -215,13 +277,45 @@ describe('bounded work', () => {
     const other = await s.user('requester');
     const ids: Record<string, number> = {};
     await transaction(s.db, async (tx) => {
-      for (let i = 0; i <= OWN_SCAN_MAX_TICKETS; i++) await createTicket(tx, admin, { queue_id: 1, subject: `Routine check ${i}`, requester_id: busy.id }, s.settings.notify);
-      ids.pub = (await createTicket(tx, admin, { queue_id: 1, subject: 'Fruit', description: 'A kiwikiwi basket', requester_id: busy.id }, s.settings.notify)).ticket.id;
-      ids.note = (await createTicket(tx, admin, { queue_id: 1, subject: 'Fruit too', requester_id: busy.id }, s.settings.notify)).ticket.id;
-      await commentOnTicket(tx, admin, ids.note, { body: 'kiwikiwi in a note', internal: true }, { notify: s.settings.notify });
-      ids.other = (await createTicket(tx, admin, { queue_id: 1, subject: 'kiwikiwi for someone else', requester_id: other.id }, s.settings.notify)).ticket.id;
+      for (let i = 0; i <= OWN_SCAN_MAX_TICKETS; i++)
+        await createTicket(
+          tx,
+          admin,
+          { queue_id: 1, subject: `Routine check ${i}`, requester_id: busy.id },
+          s.settings.notify,
+        );
+      ids.pub = (
+        await createTicket(
+          tx,
+          admin,
+          { queue_id: 1, subject: 'Fruit', description: 'A kiwikiwi basket', requester_id: busy.id },
+          s.settings.notify,
+        )
+      ).ticket.id;
+      ids.note = (
+        await createTicket(tx, admin, { queue_id: 1, subject: 'Fruit too', requester_id: busy.id }, s.settings.notify)
+      ).ticket.id;
+      await commentOnTicket(
+        tx,
+        admin,
+        ids.note,
+        { body: 'kiwikiwi in a note', internal: true },
+        { notify: s.settings.notify },
+      );
+      ids.other = (
+        await createTicket(
+          tx,
+          admin,
+          { queue_id: 1, subject: 'kiwikiwi for someone else', requester_id: other.id },
+          s.settings.notify,
+        )
+      ).ticket.id;
     });
-    for (const [who, token, expected] of [['busy', busy.token, [ids.pub]], ['other', other.token, [ids.other]], ['staff', undefined, sorted(ids.pub, ids.note, ids.other)]] as const) {
+    for (const [who, token, expected] of [
+      ['busy', busy.token, [ids.pub]],
+      ['other', other.token, [ids.other]],
+      ['staff', undefined, sorted(ids.pub, ids.note, ids.other)],
+    ] as const) {
       expect(await found(s, 'kiwikiwi', token), who).toEqual(expected);
       expect(await found(s, 'KIWIKIWI basket', token), who).toEqual(who === 'other' ? [] : [ids.pub]);
     }

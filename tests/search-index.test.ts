@@ -23,13 +23,26 @@ beforeAll(async () => {
   srv = await startServer({ SEARCH_INDEX_MS: '3600000' });
   requester = await srv.user('requester');
 });
-afterAll(async () => { await srv.close(); });
+afterAll(async () => {
+  await srv.close();
+});
 
 describe('text search across the pending batch and the index', () => {
   it('finds a subject, a public reply and an internal note before and after they are indexed, case-insensitively', async () => {
     flushSearch(writerHandle(srv.db));
-    const t = (await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Zebraprinter jammed', description: 'Paper tray Ölwechsel', requester_id: requester.id } })).body.ticket;
-    await srv.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'Customer says the QUOKKA toner is empty', internal: false } });
+    const t = (
+      await srv.api('POST', '/tickets', {
+        body: {
+          queue_id: 1,
+          subject: 'Zebraprinter jammed',
+          description: 'Paper tray Ölwechsel',
+          requester_id: requester.id,
+        },
+      })
+    ).body.ticket;
+    await srv.api('POST', `/tickets/${t.id}/comment`, {
+      body: { body: 'Customer says the QUOKKA toner is empty', internal: false },
+    });
     await srv.api('POST', `/tickets/${t.id}/comment`, { body: { body: 'Internal: wombatcode 4711' } });
     expect(pending()).toBe(4); // subject, description, reply, note
 
@@ -50,10 +63,13 @@ describe('text search across the pending batch and the index', () => {
   });
 
   it('a renamed subject is found by its new words only, whether or not the rename is indexed yet', async () => {
-    const t = (await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Aardvarkmonitor flickers' } })).body.ticket;
+    const t = (await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Aardvarkmonitor flickers' } })).body
+      .ticket;
     flushSearch(writerHandle(srv.db));
     expect(await found('aardvarkmonitor')).toEqual([t.id]);
-    expect((await srv.api('PATCH', `/tickets/${t.id}`, { body: { subject: 'Pangolinscreen flickers' } })).status).toBe(200);
+    expect((await srv.api('PATCH', `/tickets/${t.id}`, { body: { subject: 'Pangolinscreen flickers' } })).status).toBe(
+      200,
+    );
     expect(pending()).toBe(1);
     expect(await found('aardvarkmonitor')).toEqual([]);
     expect(await found('pangolinscreen')).toEqual([t.id]);
@@ -70,7 +86,8 @@ describe('text search across the pending batch and the index', () => {
   });
 
   it('moves a backlog in bounded batches and leaves nothing behind', async () => {
-    for (let i = 0; i < 7; i++) await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: `Backlogitem number ${i}` } });
+    for (let i = 0; i < 7; i++)
+      await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: `Backlogitem number ${i}` } });
     expect(pending()).toBe(7);
     expect(flushSearch(writerHandle(srv.db), 3)).toBe(3);
     expect(flushSearch(writerHandle(srv.db), 3)).toBe(3);
@@ -100,11 +117,19 @@ describe('the index merges its segments a little at a time', () => {
   // FTS5's "crisis merge" merged a whole level at once inside one write: 0.8–1.2 s at 100k
   // tickets, on the thread that serves every request (migration 0017, decision 032).
   it('has the crisis merge out of reach, and the index still finds what is written after it', async () => {
-    const config = sqliteOf(srv.db).prepare("SELECT v FROM message_search_config WHERE k = 'crisismerge'").get() as { v: number } | undefined;
+    const config = sqliteOf(srv.db).prepare("SELECT v FROM message_search_config WHERE k = 'crisismerge'").get() as
+      | { v: number }
+      | undefined;
     expect(config?.v).toBe(1000);
     const ids: number[] = [];
     for (let i = 0; i < 40; i++) {
-      ids.push((await srv.api('POST', '/tickets', { body: { queue_id: 1, subject: `Segmentwalrus ${i}`, description: `Body ${i}` } })).body.ticket.id);
+      ids.push(
+        (
+          await srv.api('POST', '/tickets', {
+            body: { queue_id: 1, subject: `Segmentwalrus ${i}`, description: `Body ${i}` },
+          })
+        ).body.ticket.id,
+      );
       flushSearch(writerHandle(srv.db)); // each flush writes a segment of its own
     }
     expect(await found('segmentwalrus')).toEqual(ids);

@@ -13,12 +13,22 @@ let correspondenceId: number;
 
 const TEMPLATE_KEYS = ['body', 'created_at', 'description', 'id', 'name', 'queue_id', 'subject', 'updated_at'];
 const SCRIP_KEYS = [
-  'action', 'condition', 'config', 'created_at', 'description', 'enabled', 'id', 'key', 'queue_id', 'sort_order', 'template_id', 'updated_at',
+  'action',
+  'condition',
+  'config',
+  'created_at',
+  'description',
+  'enabled',
+  'id',
+  'key',
+  'queue_id',
+  'sort_order',
+  'template_id',
+  'updated_at',
 ];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Asserts a SPEC B5 error: status, code, and (when given) exactly these detail paths. */
-
 
 async function createTemplate(body: Record<string, unknown>) {
   const res = await s.api('POST', '/templates', { body: { name: uniq('tpl'), ...body } });
@@ -45,7 +55,9 @@ beforeAll(async () => {
   const list = await s.api('GET', '/templates');
   correspondenceId = list.body.templates.find((t: { name: string }) => t.name === 'Correspondence').id;
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('admin only (SPEC B2)', () => {
   it('answers 403 forbidden to an agent on every template and scrip route, GET included', async () => {
@@ -91,7 +103,8 @@ describe('templates', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['templates']);
     const names = res.body.templates.map((t: { name: string }) => t.name);
-    for (const n of ['Autoreply', 'Correspondence', 'Owner notice', 'Team notice', 'Resolved']) expect(names).toContain(n);
+    for (const n of ['Autoreply', 'Correspondence', 'Owner notice', 'Team notice', 'Resolved'])
+      expect(names).toContain(n);
     for (const t of res.body.templates) {
       expect(Object.keys(t).sort()).toEqual(TEMPLATE_KEYS);
       expect(t.subject.length).toBeGreaterThan(0);
@@ -101,12 +114,22 @@ describe('templates', () => {
 
   it('POST creates a template: 201 with the stored shape', async () => {
     const res = await s.api('POST', '/templates', {
-      body: { name: 'Hardware reply', description: 'For hardware', subject: 'Re: {{ ticket.subject }}', body: 'Hi {{ ticket.requester.name }}', queue_id: queueId },
+      body: {
+        name: 'Hardware reply',
+        description: 'For hardware',
+        subject: 'Re: {{ ticket.subject }}',
+        body: 'Hi {{ ticket.requester.name }}',
+        queue_id: queueId,
+      },
     });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(TEMPLATE_KEYS);
     expect(res.body).toMatchObject({
-      name: 'Hardware reply', description: 'For hardware', subject: 'Re: {{ ticket.subject }}', body: 'Hi {{ ticket.requester.name }}', queue_id: queueId,
+      name: 'Hardware reply',
+      description: 'For hardware',
+      subject: 'Re: {{ ticket.subject }}',
+      body: 'Hi {{ ticket.requester.name }}',
+      queue_id: queueId,
     });
     expect(res.body.id).toEqual(expect.any(Number));
     expect(res.body.created_at).toMatch(ISO);
@@ -121,12 +144,21 @@ describe('templates', () => {
   });
 
   it('POST with a name already taken is 409 conflict', async () => {
-    expectError(await s.api('POST', '/templates', { body: { name: 'Autoreply', subject: 'x', body: 'y' } }), 409, 'conflict');
+    expectError(
+      await s.api('POST', '/templates', { body: { name: 'Autoreply', subject: 'x', body: 'y' } }),
+      409,
+      'conflict',
+    );
   });
 
   it('POST validates the body (422 naming the field)', async () => {
     expectError(await s.api('POST', '/templates', { body: { subject: 'x' } }), 422, 'validation_failed', ['name']);
-    expectError(await s.api('POST', '/templates', { body: { name: uniq('t'), queue_id: 999999 } }), 422, 'validation_failed', ['queue_id']);
+    expectError(
+      await s.api('POST', '/templates', { body: { name: uniq('t'), queue_id: 999999 } }),
+      422,
+      'validation_failed',
+      ['queue_id'],
+    );
     expectError(await s.api('POST', '/templates', { body: { name: uniq('t'), bogus: 1 } }), 422, 'validation_failed');
   });
 
@@ -141,7 +173,9 @@ describe('templates', () => {
     ];
     for (const [what, field, source, error] of cases) {
       it(`rejects ${what} in the ${field} with 422 and the Liquid error`, async () => {
-        const res = await s.api('POST', '/templates', { body: { name: uniq('bad'), subject: 'ok', body: 'ok', [field]: source } });
+        const res = await s.api('POST', '/templates', {
+          body: { name: uniq('bad'), subject: 'ok', body: 'ok', [field]: source },
+        });
         expectError(res, 422, 'validation_failed', [field]);
         expect(res.body.error.details[0].message).toMatch(/Liquid/);
         expect(res.body.error.details[0].message).toMatch(error);
@@ -149,7 +183,9 @@ describe('templates', () => {
     }
 
     it('reports both fields when both are broken', async () => {
-      const res = await s.api('POST', '/templates', { body: { name: uniq('bad'), subject: '{{ tiket.id }}', body: '{% if %}' } });
+      const res = await s.api('POST', '/templates', {
+        body: { name: uniq('bad'), subject: '{{ tiket.id }}', body: '{% if %}' },
+      });
       expectError(res, 422, 'validation_failed', ['subject', 'body']);
     });
 
@@ -161,12 +197,16 @@ describe('templates', () => {
         '{{ transaction.creator.email }} {{ transaction.body }} {{ transaction.type }} {{ scrip.key }}',
         '{% if ticket.owner %}{{ ticket.owner.name | upcase }}{% endif %} {{ ticket.subject | default: "x" }}',
       ].join('\n');
-      const res = await s.api('POST', '/templates', { body: { name: uniq('good'), subject: '{{ ticket.owner.name }}: {{ ticket.subject }}', body } });
+      const res = await s.api('POST', '/templates', {
+        body: { name: uniq('good'), subject: '{{ ticket.owner.name }}: {{ ticket.subject }}', body },
+      });
       expect(res.status, res.text).toBe(201);
     });
 
     it('rejects a custom field key that does not exist', async () => {
-      const res = await s.api('POST', '/templates', { body: { name: uniq('bad'), body: '{{ ticket.custom_fields.no_such_field }}' } });
+      const res = await s.api('POST', '/templates', {
+        body: { name: uniq('bad'), body: '{{ ticket.custom_fields.no_such_field }}' },
+      });
       expectError(res, 422, 'validation_failed', ['body']);
     });
 
@@ -176,8 +216,14 @@ describe('templates', () => {
     });
 
     it('include/render/layout cannot read files', async () => {
-      for (const source of ["{% include 'x' %}", "{% render '/etc/passwd' %}", "{% include '/etc/passwd' %}", "{% layout '/etc/passwd' %}",
-        "{% include '../../package.json' %}", "{% render 'package.json' %}"]) {
+      for (const source of [
+        "{% include 'x' %}",
+        "{% render '/etc/passwd' %}",
+        "{% include '/etc/passwd' %}",
+        "{% layout '/etc/passwd' %}",
+        "{% include '../../package.json' %}",
+        "{% render 'package.json' %}",
+      ]) {
         const res = await s.api('POST', '/templates', { body: { name: uniq('files'), body: source } });
         expect(res.text).not.toMatch(/root:|"name": "hxdesk"|hxdesk-test/);
         if (res.status === 201) {
@@ -194,22 +240,46 @@ describe('templates', () => {
 
     it('PATCH checks Liquid too', async () => {
       const tpl = await createTemplate({ subject: 'ok', body: 'ok' });
-      expectError(await s.api('PATCH', `/templates/${tpl.id}`, { body: { body: '{{ tiket.subject }}' } }), 422, 'validation_failed', ['body']);
-      expectError(await s.api('PATCH', `/templates/${tpl.id}`, { body: { subject: '{{ ticket.subject ' } }), 422, 'validation_failed', ['subject']);
+      expectError(
+        await s.api('PATCH', `/templates/${tpl.id}`, { body: { body: '{{ tiket.subject }}' } }),
+        422,
+        'validation_failed',
+        ['body'],
+      );
+      expectError(
+        await s.api('PATCH', `/templates/${tpl.id}`, { body: { subject: '{{ ticket.subject ' } }),
+        422,
+        'validation_failed',
+        ['subject'],
+      );
       expect((await s.api('GET', `/templates/${tpl.id}`)).body.body).toBe('ok');
     });
   });
 
   it('PATCH updates the given fields; GET returns the change', async () => {
     const tpl = await createTemplate({ subject: 'old subject', body: 'old body', description: 'd' });
-    const res = await s.api('PATCH', `/templates/${tpl.id}`, { body: { subject: 'New: {{ ticket.subject }}', queue_id: queueId } });
+    const res = await s.api('PATCH', `/templates/${tpl.id}`, {
+      body: { subject: 'New: {{ ticket.subject }}', queue_id: queueId },
+    });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ id: tpl.id, name: tpl.name, description: 'd', subject: 'New: {{ ticket.subject }}', body: 'old body', queue_id: queueId });
+    expect(res.body).toMatchObject({
+      id: tpl.id,
+      name: tpl.name,
+      description: 'd',
+      subject: 'New: {{ ticket.subject }}',
+      body: 'old body',
+      queue_id: queueId,
+    });
     expect((await s.api('GET', `/templates/${tpl.id}`)).body).toEqual(res.body);
     // Renaming to its own name is fine; to another template's name is 409.
     expect((await s.api('PATCH', `/templates/${tpl.id}`, { body: { name: tpl.name } })).status).toBe(200);
     expectError(await s.api('PATCH', `/templates/${tpl.id}`, { body: { name: 'Resolved' } }), 409, 'conflict');
-    expectError(await s.api('PATCH', `/templates/${tpl.id}`, { body: { queue_id: 999999 } }), 422, 'validation_failed', ['queue_id']);
+    expectError(
+      await s.api('PATCH', `/templates/${tpl.id}`, { body: { queue_id: 999999 } }),
+      422,
+      'validation_failed',
+      ['queue_id'],
+    );
   });
 
   it('unknown ids are 404 on GET, PATCH and DELETE', async () => {
@@ -233,7 +303,12 @@ describe('templates', () => {
     expect(seeded.body.error.message).toContain('notify_requester_on_correspond');
 
     const tpl = await createTemplate({ subject: 's', body: 'b' });
-    const scrip = await createScrip({ key: 'uses_my_template', condition: 'on_comment', action: 'notify_owner', template_id: tpl.id });
+    const scrip = await createScrip({
+      key: 'uses_my_template',
+      condition: 'on_comment',
+      action: 'notify_owner',
+      template_id: tpl.id,
+    });
     const res = await s.api('DELETE', `/templates/${tpl.id}`);
     expectError(res, 409, 'conflict');
     expect(res.body.error.message).toContain('uses_my_template');
@@ -248,7 +323,13 @@ describe('templates', () => {
       const requester = await s.user('requester');
       const owner = await s.user('agent');
       const t = await s.api('POST', '/tickets', {
-        body: { queue_id: queueId, subject: 'Laptop will not boot', requester_id: requester.id, owner_id: owner.id, custom_fields: { asset_tag: 'AT-42' } },
+        body: {
+          queue_id: queueId,
+          subject: 'Laptop will not boot',
+          requester_id: requester.id,
+          owner_id: owner.id,
+          custom_fields: { asset_tag: 'AT-42' },
+        },
       });
       expect(t.status, t.text).toBe(201);
       const id = t.body.ticket.id;
@@ -267,7 +348,9 @@ describe('templates', () => {
     });
 
     it('renders against a sample without ticket_id', async () => {
-      const res = await s.api('POST', '/templates/preview', { body: { subject: '{{ ticket.subject }}', body: 'Hi {{ ticket.requester.name }}, #{{ ticket.id }}' } });
+      const res = await s.api('POST', '/templates/preview', {
+        body: { subject: '{{ ticket.subject }}', body: 'Hi {{ ticket.requester.name }}, #{{ ticket.id }}' },
+      });
       expect(res.status, res.text).toBe(200);
       expect(typeof res.body.subject).toBe('string');
       expect(res.body.subject.length).toBeGreaterThan(0);
@@ -275,8 +358,18 @@ describe('templates', () => {
     });
 
     it('checks Liquid and the ticket', async () => {
-      expectError(await s.api('POST', '/templates/preview', { body: { subject: 'x', body: '{{ tiket.id }}' } }), 422, 'validation_failed', ['body']);
-      expectError(await s.api('POST', '/templates/preview', { body: { subject: 'x', body: 'y', ticket_id: 999999 } }), 422, 'validation_failed', ['ticket_id']);
+      expectError(
+        await s.api('POST', '/templates/preview', { body: { subject: 'x', body: '{{ tiket.id }}' } }),
+        422,
+        'validation_failed',
+        ['body'],
+      );
+      expectError(
+        await s.api('POST', '/templates/preview', { body: { subject: 'x', body: 'y', ticket_id: 999999 } }),
+        422,
+        'validation_failed',
+        ['ticket_id'],
+      );
     });
   });
 });
@@ -287,7 +380,11 @@ describe('scrips', () => {
     notify_staff_on_create: ['on_create', 'notify_staff_watchers', 'New ticket'],
     notify_requester_on_correspond: ['on_correspond', 'notify_requesters_and_cc', 'Correspondence'],
     notify_owner_on_correspond: ['on_correspond', 'notify_owner_and_admin_cc', 'Staff correspondence'],
-    notify_staff_on_customer_reply: ['on_customer_correspond', 'notify_owner_or_staff_watchers', 'Staff correspondence'],
+    notify_staff_on_customer_reply: [
+      'on_customer_correspond',
+      'notify_owner_or_staff_watchers',
+      'Staff correspondence',
+    ],
     notify_staff_on_comment: ['on_comment', 'notify_owner_and_admin_cc', 'Staff note'],
     notify_owner_on_owner_change: ['on_owner_change', 'notify_owner', 'Owner notice'],
     notify_team_on_team_change: ['on_team_change', 'notify_team', 'Team notice'],
@@ -315,34 +412,69 @@ describe('scrips', () => {
   it('POST creates a scrip: 201 with the stored shape, GET returns it', async () => {
     const res = await s.api('POST', '/scrips', {
       body: {
-        key: 'hw_owner_on_comment', description: 'Tell the owner about notes', condition: 'on_comment', action: 'notify_owner',
-        template_id: correspondenceId, queue_id: queueId, enabled: false, sort_order: 55, config: {},
+        key: 'hw_owner_on_comment',
+        description: 'Tell the owner about notes',
+        condition: 'on_comment',
+        action: 'notify_owner',
+        template_id: correspondenceId,
+        queue_id: queueId,
+        enabled: false,
+        sort_order: 55,
+        config: {},
       },
     });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(SCRIP_KEYS);
     expect(res.body).toMatchObject({
-      key: 'hw_owner_on_comment', description: 'Tell the owner about notes', condition: 'on_comment', action: 'notify_owner',
-      template_id: correspondenceId, queue_id: queueId, enabled: false, sort_order: 55, config: {},
+      key: 'hw_owner_on_comment',
+      description: 'Tell the owner about notes',
+      condition: 'on_comment',
+      action: 'notify_owner',
+      template_id: correspondenceId,
+      queue_id: queueId,
+      enabled: false,
+      sort_order: 55,
+      config: {},
     });
     expect(res.body.created_at).toMatch(ISO);
     const got = await s.api('GET', `/scrips/${res.body.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(res.body);
 
-    const defaults = await s.api('POST', '/scrips', { body: { key: 'minimal_scrip', condition: 'on_correspond', action: 'open_inactive' } });
+    const defaults = await s.api('POST', '/scrips', {
+      body: { key: 'minimal_scrip', condition: 'on_correspond', action: 'open_inactive' },
+    });
     expect(defaults.status, defaults.text).toBe(201);
-    expect(defaults.body).toMatchObject({ description: '', template_id: null, queue_id: null, enabled: true, sort_order: 0, config: {} });
+    expect(defaults.body).toMatchObject({
+      description: '',
+      template_id: null,
+      queue_id: null,
+      enabled: true,
+      sort_order: 0,
+      config: {},
+    });
 
     const hook = await s.api('POST', '/scrips', {
-      body: { key: 'hook_on_create', condition: 'on_create', action: 'notify_webhook', config: { url: 'https://hooks.example.com/x' }, enabled: false },
+      body: {
+        key: 'hook_on_create',
+        condition: 'on_create',
+        action: 'notify_webhook',
+        config: { url: 'https://hooks.example.com/x' },
+        enabled: false,
+      },
     });
     expect(hook.status, hook.text).toBe(201);
     expect(hook.body.config).toEqual({ url: 'https://hooks.example.com/x' });
   });
 
   it('POST with a key already taken is 409 conflict', async () => {
-    expectError(await s.api('POST', '/scrips', { body: { key: 'autoreply_on_create', condition: 'on_create', action: 'open_inactive' } }), 409, 'conflict');
+    expectError(
+      await s.api('POST', '/scrips', {
+        body: { key: 'autoreply_on_create', condition: 'on_create', action: 'open_inactive' },
+      }),
+      409,
+      'conflict',
+    );
   });
 
   it('POST validates (422 naming the field)', async () => {
@@ -351,23 +483,91 @@ describe('scrips', () => {
       expectError(await s.api('POST', '/scrips', { body: { ...ok, key } }), 422, 'validation_failed', ['key']);
     }
     expectError(await s.api('POST', '/scrips', { body: { ...ok } }), 422, 'validation_failed', ['key']);
-    expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_whatever', action: 'open_inactive' } }), 422, 'validation_failed', ['condition']);
-    expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_create', action: 'launch_rockets' } }), 422, 'validation_failed', ['action']);
-    expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), action: 'open_inactive' } }), 422, 'validation_failed', ['condition']);
+    expectError(
+      await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_whatever', action: 'open_inactive' } }),
+      422,
+      'validation_failed',
+      ['condition'],
+    );
+    expectError(
+      await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_create', action: 'launch_rockets' } }),
+      422,
+      'validation_failed',
+      ['action'],
+    );
+    expectError(
+      await s.api('POST', '/scrips', { body: { key: uniqKey(), action: 'open_inactive' } }),
+      422,
+      'validation_failed',
+      ['condition'],
+    );
     for (const action of ['autoreply_requester', 'notify_requester', 'notify_owner', 'notify_team']) {
-      expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_create', action } }), 422, 'validation_failed', ['template_id']);
-      expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_create', action, template_id: null } }), 422, 'validation_failed', ['template_id']);
+      expectError(
+        await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_create', action } }),
+        422,
+        'validation_failed',
+        ['template_id'],
+      );
+      expectError(
+        await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_create', action, template_id: null } }),
+        422,
+        'validation_failed',
+        ['template_id'],
+      );
     }
-    for (const config of [{}, { url: 'ftp://example.com/x' }, { url: 'not a url' }, { url: 'javascript:alert(1)' }, { url: 42 }, { url: 'file:///etc/passwd' }]) {
-      expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_create', action: 'notify_webhook', config } }), 422, 'validation_failed', ['config.url']);
+    for (const config of [
+      {},
+      { url: 'ftp://example.com/x' },
+      { url: 'not a url' },
+      { url: 'javascript:alert(1)' },
+      { url: 42 },
+      { url: 'file:///etc/passwd' },
+    ]) {
+      expectError(
+        await s.api('POST', '/scrips', {
+          body: { key: uniqKey(), condition: 'on_create', action: 'notify_webhook', config },
+        }),
+        422,
+        'validation_failed',
+        ['config.url'],
+      );
     }
     for (const config of [{}, { status: 'bogus' }, { status: 'Open' }, { status: 1 }]) {
-      expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_create', action: 'set_status', config } }), 422, 'validation_failed', ['config.status']);
+      expectError(
+        await s.api('POST', '/scrips', {
+          body: { key: uniqKey(), condition: 'on_create', action: 'set_status', config },
+        }),
+        422,
+        'validation_failed',
+        ['config.status'],
+      );
     }
-    expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), condition: 'on_create', action: 'notify_owner', template_id: 999999 } }), 422, 'validation_failed', ['template_id']);
-    expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), ...ok, queue_id: 999999 } }), 422, 'validation_failed', ['queue_id']);
-    expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), ...ok, config: 'nope' } }), 422, 'validation_failed', ['config']);
-    expectError(await s.api('POST', '/scrips', { body: { key: uniqKey(), ...ok, sort_order: 'first' } }), 422, 'validation_failed', ['sort_order']);
+    expectError(
+      await s.api('POST', '/scrips', {
+        body: { key: uniqKey(), condition: 'on_create', action: 'notify_owner', template_id: 999999 },
+      }),
+      422,
+      'validation_failed',
+      ['template_id'],
+    );
+    expectError(
+      await s.api('POST', '/scrips', { body: { key: uniqKey(), ...ok, queue_id: 999999 } }),
+      422,
+      'validation_failed',
+      ['queue_id'],
+    );
+    expectError(
+      await s.api('POST', '/scrips', { body: { key: uniqKey(), ...ok, config: 'nope' } }),
+      422,
+      'validation_failed',
+      ['config'],
+    );
+    expectError(
+      await s.api('POST', '/scrips', { body: { key: uniqKey(), ...ok, sort_order: 'first' } }),
+      422,
+      'validation_failed',
+      ['sort_order'],
+    );
     // None of them was stored.
     const keys = (await s.api('GET', '/scrips')).body.scrips.map((x: { key: string }) => x.key);
     expect(keys.filter((k: string) => k.startsWith('invalid_'))).toEqual([]);
@@ -375,38 +575,93 @@ describe('scrips', () => {
 
   it('set_status with a valid status is accepted, for every status', async () => {
     for (const status of ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted']) {
-      const scrip = await createScrip({ condition: 'on_create', action: 'set_status', config: { status }, enabled: false });
+      const scrip = await createScrip({
+        condition: 'on_create',
+        action: 'set_status',
+        config: { status },
+        enabled: false,
+      });
       expect(scrip.config).toEqual({ status });
     }
   });
 
   it('PATCH enables/disables, moves sort_order, changes config; the whole scrip is re-checked', async () => {
-    const scrip = await createScrip({ condition: 'on_create', action: 'set_status', config: { status: 'open' }, queue_id: queueId });
+    const scrip = await createScrip({
+      condition: 'on_create',
+      action: 'set_status',
+      config: { status: 'open' },
+      queue_id: queueId,
+    });
     let res = await s.api('PATCH', `/scrips/${scrip.id}`, { body: { enabled: false } });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ id: scrip.id, key: scrip.key, enabled: false, sort_order: 0, config: { status: 'open' }, queue_id: queueId });
-    res = await s.api('PATCH', `/scrips/${scrip.id}`, { body: { enabled: true, sort_order: -7, config: { status: 'stalled' }, description: 'stall it' } });
+    expect(res.body).toMatchObject({
+      id: scrip.id,
+      key: scrip.key,
+      enabled: false,
+      sort_order: 0,
+      config: { status: 'open' },
+      queue_id: queueId,
+    });
+    res = await s.api('PATCH', `/scrips/${scrip.id}`, {
+      body: { enabled: true, sort_order: -7, config: { status: 'stalled' }, description: 'stall it' },
+    });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ enabled: true, sort_order: -7, config: { status: 'stalled' }, description: 'stall it' });
+    expect(res.body).toMatchObject({
+      enabled: true,
+      sort_order: -7,
+      config: { status: 'stalled' },
+      description: 'stall it',
+    });
     expect((await s.api('GET', `/scrips/${scrip.id}`)).body).toEqual(res.body);
     const list = (await s.api('GET', '/scrips')).body.scrips as { id: number }[];
     expect(list[0].id).toBe(scrip.id); // lowest sort_order first
 
-    expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { config: { status: 'bogus' } } }), 422, 'validation_failed', ['config.status']);
-    expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { action: 'notify_webhook' } }), 422, 'validation_failed', ['config.url']);
-    expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { action: 'notify_owner' } }), 422, 'validation_failed', ['template_id']);
-    expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { key: 'Not OK' } }), 422, 'validation_failed', ['key']);
+    expectError(
+      await s.api('PATCH', `/scrips/${scrip.id}`, { body: { config: { status: 'bogus' } } }),
+      422,
+      'validation_failed',
+      ['config.status'],
+    );
+    expectError(
+      await s.api('PATCH', `/scrips/${scrip.id}`, { body: { action: 'notify_webhook' } }),
+      422,
+      'validation_failed',
+      ['config.url'],
+    );
+    expectError(
+      await s.api('PATCH', `/scrips/${scrip.id}`, { body: { action: 'notify_owner' } }),
+      422,
+      'validation_failed',
+      ['template_id'],
+    );
+    expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { key: 'Not OK' } }), 422, 'validation_failed', [
+      'key',
+    ]);
     expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { key: 'autoreply_on_create' } }), 409, 'conflict');
-    expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { condition: 'nope' } }), 422, 'validation_failed', ['condition']);
-    expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { queue_id: 999999 } }), 422, 'validation_failed', ['queue_id']);
+    expectError(
+      await s.api('PATCH', `/scrips/${scrip.id}`, { body: { condition: 'nope' } }),
+      422,
+      'validation_failed',
+      ['condition'],
+    );
+    expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { queue_id: 999999 } }), 422, 'validation_failed', [
+      'queue_id',
+    ]);
     expect((await s.api('GET', `/scrips/${scrip.id}`)).body).toEqual(res.body);
 
     // A valid change of action along with what it needs.
-    res = await s.api('PATCH', `/scrips/${scrip.id}`, { body: { action: 'notify_owner', template_id: correspondenceId, key: scrip.key, queue_id: null } });
+    res = await s.api('PATCH', `/scrips/${scrip.id}`, {
+      body: { action: 'notify_owner', template_id: correspondenceId, key: scrip.key, queue_id: null },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ action: 'notify_owner', template_id: correspondenceId, queue_id: null });
     // Removing the template of a mail action is refused.
-    expectError(await s.api('PATCH', `/scrips/${scrip.id}`, { body: { template_id: null } }), 422, 'validation_failed', ['template_id']);
+    expectError(
+      await s.api('PATCH', `/scrips/${scrip.id}`, { body: { template_id: null } }),
+      422,
+      'validation_failed',
+      ['template_id'],
+    );
     expect((await s.api('DELETE', `/scrips/${scrip.id}`)).status).toBe(204);
   });
 

@@ -19,14 +19,36 @@ const t: Record<string, number> = {}; // fixture name -> ticket id
 
 type Who = 'ag1' | 'ag2' | 'ag3' | 'rq1' | 'rq2' | 'admin' | null;
 interface Spec {
-  name: string; queue: () => number; subject: string; description: string; status: string; owner: Who;
-  team?: () => number | null; requester: Who; priority: number; cf?: Record<string, unknown>;
+  name: string;
+  queue: () => number;
+  subject: string;
+  description: string;
+  status: string;
+  owner: Who;
+  team?: () => number | null;
+  requester: Who;
+  priority: number;
+  cf?: Record<string, unknown>;
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TICKET_KEYS = [
-  'admin_cc', 'cc', 'created_at', 'custom_fields', 'description', 'id', 'owner_id', 'priority', 'queue_id', 'requester_id', 'requesters', 'resolved_at',
-  'status', 'subject', 'team_id', 'updated_at',
+  'admin_cc',
+  'cc',
+  'created_at',
+  'custom_fields',
+  'description',
+  'id',
+  'owner_id',
+  'priority',
+  'queue_id',
+  'requester_id',
+  'requesters',
+  'resolved_at',
+  'status',
+  'subject',
+  'team_id',
+  'updated_at',
 ];
 
 const idOf = (w: Who) => (w === null ? null : w === 'admin' ? adminId : u[w].id);
@@ -35,21 +57,140 @@ const clock = testClock();
 
 // Ticket team in comments: the queue's team unless `team` says otherwise.
 const SPECS: Spec[] = [
-  { name: 't1', queue: () => SUPPORT, subject: 'Printer on fire', description: 'The office printer emits smoke', status: 'new', owner: 'ag1', requester: 'rq1', priority: 10, cf: { region: 'eu', tier: 1 } }, // T2
-  { name: 't2', queue: () => SUPPORT, subject: 'VPN drops hourly', description: 'connection resets', status: 'open', owner: 'ag2', requester: 'rq2', priority: 50, cf: { region: 'us', tier: 2 } }, // T2
-  { name: 't3', queue: () => SALES, subject: 'Quote request for 50 seats', description: 'pricing "enterprise" plan, 100% discount?', status: 'open', owner: 'ag3', requester: 'rq1', priority: 20, cf: { region: 'eu', tier: 2 } }, // T1
-  { name: 't4', queue: () => SALES, subject: 'Invoice copy', description: 'need a PDF', status: 'stalled', owner: null, requester: 'rq2', priority: 0, cf: { region: 'apac' } }, // T1
-  { name: 't5', queue: () => GENERAL, subject: 'Ärger mit Übersetzung', description: 'Straße ÖFFNUNG Crème Brûlée', status: 'new', owner: 'ag1', requester: 'admin', priority: 70 }, // none
-  { name: 't6', queue: () => GENERAL, subject: 'Password reset', description: 'forgot password', status: 'resolved', owner: 'ag2', team: () => T1, requester: 'rq1', priority: 30, cf: { region: 'us', tier: 1 } }, // T1
-  { name: 't7', queue: () => SUPPORT, subject: 'Slow laptop', description: 'it is slow', status: 'rejected', owner: 'ag3', team: () => null, requester: 'rq2', priority: 5, cf: { tier: 3 } }, // none
-  { name: 't8', queue: () => GENERAL, subject: 'Mailbox full', description: 'quota exceeded', status: 'open', owner: 'ag1', team: () => T2, requester: 'rq1', priority: 90, cf: { region: 'eu', tier: 1 } }, // T2
-  { name: 't9', queue: () => SALES, subject: 'Contract renewal', description: 'renew', status: 'new', owner: 'ag2', requester: 'admin', priority: 40 }, // T1
-  { name: 't10', queue: () => SUPPORT, subject: 'Keyboard issue', description: 'keys stuck', status: 'open', owner: 'ag3', requester: 'rq1', priority: 60, cf: { region: 'apac', tier: 2 } }, // T2
-  { name: 't11', queue: () => GENERAL, subject: 'MiXeD CaSe Subject', description: 'lowercase words', status: 'deleted', owner: 'ag1', requester: 'rq2', priority: 100, cf: { region: 'us' } }, // none
-  { name: 't12', queue: () => SUPPORT, subject: 'Monitor flicker', description: 'flickers', status: 'stalled', owner: 'ag2', requester: 'admin', priority: 15 }, // T2
+  {
+    name: 't1',
+    queue: () => SUPPORT,
+    subject: 'Printer on fire',
+    description: 'The office printer emits smoke',
+    status: 'new',
+    owner: 'ag1',
+    requester: 'rq1',
+    priority: 10,
+    cf: { region: 'eu', tier: 1 },
+  }, // T2
+  {
+    name: 't2',
+    queue: () => SUPPORT,
+    subject: 'VPN drops hourly',
+    description: 'connection resets',
+    status: 'open',
+    owner: 'ag2',
+    requester: 'rq2',
+    priority: 50,
+    cf: { region: 'us', tier: 2 },
+  }, // T2
+  {
+    name: 't3',
+    queue: () => SALES,
+    subject: 'Quote request for 50 seats',
+    description: 'pricing "enterprise" plan, 100% discount?',
+    status: 'open',
+    owner: 'ag3',
+    requester: 'rq1',
+    priority: 20,
+    cf: { region: 'eu', tier: 2 },
+  }, // T1
+  {
+    name: 't4',
+    queue: () => SALES,
+    subject: 'Invoice copy',
+    description: 'need a PDF',
+    status: 'stalled',
+    owner: null,
+    requester: 'rq2',
+    priority: 0,
+    cf: { region: 'apac' },
+  }, // T1
+  {
+    name: 't5',
+    queue: () => GENERAL,
+    subject: 'Ärger mit Übersetzung',
+    description: 'Straße ÖFFNUNG Crème Brûlée',
+    status: 'new',
+    owner: 'ag1',
+    requester: 'admin',
+    priority: 70,
+  }, // none
+  {
+    name: 't6',
+    queue: () => GENERAL,
+    subject: 'Password reset',
+    description: 'forgot password',
+    status: 'resolved',
+    owner: 'ag2',
+    team: () => T1,
+    requester: 'rq1',
+    priority: 30,
+    cf: { region: 'us', tier: 1 },
+  }, // T1
+  {
+    name: 't7',
+    queue: () => SUPPORT,
+    subject: 'Slow laptop',
+    description: 'it is slow',
+    status: 'rejected',
+    owner: 'ag3',
+    team: () => null,
+    requester: 'rq2',
+    priority: 5,
+    cf: { tier: 3 },
+  }, // none
+  {
+    name: 't8',
+    queue: () => GENERAL,
+    subject: 'Mailbox full',
+    description: 'quota exceeded',
+    status: 'open',
+    owner: 'ag1',
+    team: () => T2,
+    requester: 'rq1',
+    priority: 90,
+    cf: { region: 'eu', tier: 1 },
+  }, // T2
+  {
+    name: 't9',
+    queue: () => SALES,
+    subject: 'Contract renewal',
+    description: 'renew',
+    status: 'new',
+    owner: 'ag2',
+    requester: 'admin',
+    priority: 40,
+  }, // T1
+  {
+    name: 't10',
+    queue: () => SUPPORT,
+    subject: 'Keyboard issue',
+    description: 'keys stuck',
+    status: 'open',
+    owner: 'ag3',
+    requester: 'rq1',
+    priority: 60,
+    cf: { region: 'apac', tier: 2 },
+  }, // T2
+  {
+    name: 't11',
+    queue: () => GENERAL,
+    subject: 'MiXeD CaSe Subject',
+    description: 'lowercase words',
+    status: 'deleted',
+    owner: 'ag1',
+    requester: 'rq2',
+    priority: 100,
+    cf: { region: 'us' },
+  }, // none
+  {
+    name: 't12',
+    queue: () => SUPPORT,
+    subject: 'Monitor flicker',
+    description: 'flickers',
+    status: 'stalled',
+    owner: 'ag2',
+    requester: 'admin',
+    priority: 15,
+  }, // T2
 ];
 const ALL = SPECS.map((x) => x.name);
-
 
 /** GET /tickets with a query string; returns the whole (checked) response body. */
 async function list(qs: string, token?: string) {
@@ -79,7 +220,10 @@ beforeAll(async () => {
   const team = async (name: string, members: string[]) => {
     const res = await s.api('POST', '/teams', { body: { name } });
     expect(res.status, res.text).toBe(201);
-    for (const m of members) expect((await s.api('POST', `/teams/${res.body.id}/members`, { body: { user_id: u[m as 'ag1'].id } })).status).toBe(201);
+    for (const m of members)
+      expect(
+        (await s.api('POST', `/teams/${res.body.id}/members`, { body: { user_id: u[m as 'ag1'].id } })).status,
+      ).toBe(201);
     return res.body.id as number;
   };
   T1 = await team('Team One', ['ag1', 'ag2']);
@@ -88,14 +232,28 @@ beforeAll(async () => {
   GENERAL = (await s.api('GET', '/queues')).body.queues.find((q: { name: string }) => q.name === 'General').id;
   SALES = (await s.api('POST', '/queues', { body: { name: 'Sales', team_id: T1 } })).body.id;
   SUPPORT = (await s.api('POST', '/queues', { body: { name: 'Support', team_id: T2 } })).body.id;
-  expect((await s.api('POST', '/custom-fields', { body: { key: 'region', name: 'Region', type: 'select', options: ['eu', 'us', 'apac'] } })).status).toBe(201);
-  expect((await s.api('POST', '/custom-fields', { body: { key: 'tier', name: 'Tier', type: 'number' } })).status).toBe(201);
+  expect(
+    (
+      await s.api('POST', '/custom-fields', {
+        body: { key: 'region', name: 'Region', type: 'select', options: ['eu', 'us', 'apac'] },
+      })
+    ).status,
+  ).toBe(201);
+  expect((await s.api('POST', '/custom-fields', { body: { key: 'tier', name: 'Tier', type: 'number' } })).status).toBe(
+    201,
+  );
 
   for (const x of SPECS) {
     const res = await s.api('POST', '/tickets', {
       body: {
-        queue_id: x.queue(), subject: x.subject, description: x.description, status: x.status, owner_id: idOf(x.owner),
-        requester_id: idOf(x.requester), priority: x.priority, ...(x.team ? { team_id: x.team() } : {}),
+        queue_id: x.queue(),
+        subject: x.subject,
+        description: x.description,
+        status: x.status,
+        owner_id: idOf(x.owner),
+        requester_id: idOf(x.requester),
+        priority: x.priority,
+        ...(x.team ? { team_id: x.team() } : {}),
         ...(x.cf ? { custom_fields: x.cf } : {}),
       },
     });
@@ -111,7 +269,9 @@ beforeAll(async () => {
   clock.advance(1000);
   await comment('t3', 'final follow-up', false);
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('fixture sanity', () => {
   it('the fixture is what the filters below assume', async () => {
@@ -139,8 +299,16 @@ describe('response shape', () => {
     }
     const t1 = body.tickets.find((x) => x.id === t.t1)!;
     expect(t1).toMatchObject({
-      queue_id: SUPPORT, subject: 'Printer on fire', description: 'The office printer emits smoke', status: 'new', owner_id: u.ag1.id,
-      team_id: T2, requester_id: u.rq1.id, priority: 10, custom_fields: { region: 'eu', tier: 1 }, resolved_at: null,
+      queue_id: SUPPORT,
+      subject: 'Printer on fire',
+      description: 'The office printer emits smoke',
+      status: 'new',
+      owner_id: u.ag1.id,
+      team_id: T2,
+      requester_id: u.rq1.id,
+      priority: 10,
+      custom_fields: { region: 'eu', tier: 1 },
+      resolved_at: null,
     });
   });
 });
@@ -311,7 +479,9 @@ describe('requester_id', () => {
 
 describe('view_id', () => {
   it("applies a saved view's filters; explicit parameters override them", async () => {
-    const res = await s.api('POST', '/saved-views', { body: { name: 'Open support', filters: { queue_id: SUPPORT, status: 'open' } } });
+    const res = await s.api('POST', '/saved-views', {
+      body: { name: 'Open support', filters: { queue_id: SUPPORT, status: 'open' } },
+    });
     expect(res.status, res.text).toBe(201);
     const view = res.body.id;
     expect(await names(`view_id=${view}`)).toEqual(set('t2', 't10'));
@@ -329,7 +499,9 @@ describe('view_id', () => {
     expect(await names(`view_id=${view}&cf.region=us`)).toEqual(set('t2', 't6', 't11'));
   });
   it('a view with sort and limit', async () => {
-    const res = await s.api('POST', '/saved-views', { body: { name: 'Top priority', filters: { sort: '-priority', limit: 2 } } });
+    const res = await s.api('POST', '/saved-views', {
+      body: { name: 'Top priority', filters: { sort: '-priority', limit: 2 } },
+    });
     expect(res.status, res.text).toBe(201);
     const body = await list(`view_id=${res.body.id}`);
     expect(body.tickets.map((x) => x.id)).toEqual([t.t11, t.t8]);

@@ -34,7 +34,9 @@ beforeAll(async () => {
   C = await make('My own question', 'from the requester', { requester_id: rq.id });
   D = await make('Old duplicate', `see ${A}`, { status: 'resolved' });
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('q naming a ticket by its number', () => {
   it('"#n" and "n" put ticket n first, then the text matches, each ticket once', async () => {

@@ -18,12 +18,37 @@ let queueA: number; // team_id = teamA
 let queueB: number; // no team
 
 const TICKET_KEYS = [
-  'admin_cc', 'cc', 'created_at', 'custom_fields', 'description', 'id', 'owner_id', 'priority', 'queue_id', 'requester_id', 'requesters', 'resolved_at',
-  'status', 'subject', 'team_id', 'updated_at',
+  'admin_cc',
+  'cc',
+  'created_at',
+  'custom_fields',
+  'description',
+  'id',
+  'owner_id',
+  'priority',
+  'queue_id',
+  'requester_id',
+  'requesters',
+  'resolved_at',
+  'status',
+  'subject',
+  'team_id',
+  'updated_at',
 ];
 const TRANSACTION_KEYS = [
-  'attachments', 'body', 'created_at', 'creator_id', 'field', 'id', 'message_id', 'new_value', 'old_value', 'outside_sender', 'scrip_results',
-  'ticket_id', 'type',
+  'attachments',
+  'body',
+  'created_at',
+  'creator_id',
+  'field',
+  'id',
+  'message_id',
+  'new_value',
+  'old_value',
+  'outside_sender',
+  'scrip_results',
+  'ticket_id',
+  'type',
 ];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const STATUSES = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'];
@@ -73,26 +98,57 @@ beforeAll(async () => {
   const cf = await s.api('POST', '/custom-fields', { body: { key: 'ticket_ref', name: 'Reference', type: 'text' } });
   expect(cf.status, cf.text).toBe(201);
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('POST /tickets', () => {
   it('creates a ticket: 201 { ticket, scrip_results } with the full ticket shape', async () => {
     const res = await s.api('POST', '/tickets', {
-      body: { queue_id: queueA, subject: '  Printer on fire  ', description: 'Smoke everywhere', priority: 5, owner_id: agent1.id },
+      body: {
+        queue_id: queueA,
+        subject: '  Printer on fire  ',
+        description: 'Smoke everywhere',
+        priority: 5,
+        owner_id: agent1.id,
+      },
     });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['scrip_results', 'ticket']);
     // The default scrips: no autoreply to a staff member who opened the ticket for themselves
     // (SPEC C2); the owner, a staff watcher, hears of the new ticket.
     expect(res.body.scrip_results).toEqual([
-      { scrip_id: expect.any(Number), key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 0 },
-      { scrip_id: expect.any(Number), key: 'notify_staff_on_create', action: 'notify_staff_watchers', ok: true, notifications: 1 },
+      {
+        scrip_id: expect.any(Number),
+        key: 'autoreply_on_create',
+        action: 'autoreply_requester',
+        ok: true,
+        notifications: 0,
+      },
+      {
+        scrip_id: expect.any(Number),
+        key: 'notify_staff_on_create',
+        action: 'notify_staff_watchers',
+        ok: true,
+        notifications: 1,
+      },
     ]);
     const t = res.body.ticket;
     expect(Object.keys(t).sort()).toEqual(TICKET_KEYS);
     expect(t).toMatchObject({
-      queue_id: queueA, subject: 'Printer on fire', description: 'Smoke everywhere', status: 'new', owner_id: agent1.id,
-      team_id: teamA, requester_id: adminId, priority: 5, custom_fields: {}, resolved_at: null, requesters: [adminId], cc: [], admin_cc: [],
+      queue_id: queueA,
+      subject: 'Printer on fire',
+      description: 'Smoke everywhere',
+      status: 'new',
+      owner_id: agent1.id,
+      team_id: teamA,
+      requester_id: adminId,
+      priority: 5,
+      custom_fields: {},
+      resolved_at: null,
+      requesters: [adminId],
+      cc: [],
+      admin_cc: [],
     });
     expect(Number.isInteger(t.id) && t.id > 0).toBe(true);
     expect(t.created_at).toMatch(ISO);
@@ -105,32 +161,70 @@ describe('POST /tickets', () => {
 
   it('defaults: status new, priority 0, no owner, empty description, requester = creator', async () => {
     const t = await create({ queue_id: queueB, subject: 'Defaults' }, agent1.token);
-    expect(t).toMatchObject({ status: 'new', priority: 0, owner_id: null, team_id: null, description: '', requester_id: agent1.id });
+    expect(t).toMatchObject({
+      status: 'new',
+      priority: 0,
+      owner_id: null,
+      team_id: null,
+      description: '',
+      requester_id: agent1.id,
+    });
   });
 
   it('accepts an explicit requester and rejects an unknown one', async () => {
     const t = await create({ queue_id: queueB, subject: 'For requester', requester_id: requester1.id });
     expect(t.requester_id).toBe(requester1.id);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', requester_id: 999_999 } }), 422, 'validation_failed', ['requester_id']);
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', requester_id: 999_999 } }),
+      422,
+      'validation_failed',
+      ['requester_id'],
+    );
   });
 
   it('requires queue_id and subject', async () => {
-    expectError(await s.api('POST', '/tickets', { body: { subject: 'No queue' } }), 422, 'validation_failed', ['queue_id']);
+    expectError(await s.api('POST', '/tickets', { body: { subject: 'No queue' } }), 422, 'validation_failed', [
+      'queue_id',
+    ]);
     expectError(await s.api('POST', '/tickets', { body: { queue_id: queueA } }), 422, 'validation_failed', ['subject']);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueA, subject: '   ' } }), 422, 'validation_failed', ['subject']);
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueA, subject: '   ' } }),
+      422,
+      'validation_failed',
+      ['subject'],
+    );
     const both = await s.api('POST', '/tickets', { body: {} });
     expectError(both, 422, 'validation_failed');
     expect(both.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['queue_id', 'subject']);
   });
 
   it('rejects an unknown queue, a non-id queue and unknown body keys', async () => {
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: 999_999, subject: 'x' } }), 422, 'validation_failed', ['queue_id']);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: 'abc', subject: 'x' } }), 422, 'validation_failed', ['queue_id']);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueA, subject: 'x', colour: 'red' } }), 422, 'validation_failed', ['colour']);
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: 999_999, subject: 'x' } }),
+      422,
+      'validation_failed',
+      ['queue_id'],
+    );
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: 'abc', subject: 'x' } }),
+      422,
+      'validation_failed',
+      ['queue_id'],
+    );
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueA, subject: 'x', colour: 'red' } }),
+      422,
+      'validation_failed',
+      ['colour'],
+    );
   });
 
   it('rejects a body that is not JSON', async () => {
-    expectError(await s.api('POST', '/tickets', { body: '{"queue_id":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    expectError(
+      await s.api('POST', '/tickets', { body: '{"queue_id":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    );
   });
 
   it('team_id defaults to the queue team; explicit null stays null; explicit team overrides', async () => {
@@ -139,16 +233,36 @@ describe('POST /tickets', () => {
     expect((await create({ queue_id: queueA, subject: 'Other team', team_id: teamB })).team_id).toBe(teamB);
     expect((await create({ queue_id: queueB, subject: 'Queue without team' })).team_id).toBeNull();
     expect((await create({ queue_id: queueB, subject: 'Team on teamless queue', team_id: teamA })).team_id).toBe(teamA);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueA, subject: 'x', team_id: 999_999 } }), 422, 'validation_failed', ['team_id']);
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueA, subject: 'x', team_id: 999_999 } }),
+      422,
+      'validation_failed',
+      ['team_id'],
+    );
   });
 
   it('owner_id is optional and nullable; unknown, requester-role or disabled owners are 422', async () => {
     expect((await create({ queue_id: queueB, subject: 'Null owner', owner_id: null })).owner_id).toBeNull();
     expect((await create({ queue_id: queueB, subject: 'Admin owner', owner_id: adminId })).owner_id).toBe(adminId);
     const before = (await s.api('GET', '/tickets?limit=500')).body.total;
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', owner_id: 999_999 } }), 422, 'validation_failed', ['owner_id']);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', owner_id: requester1.id } }), 422, 'validation_failed', ['owner_id']);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', owner_id: disabledAgentId } }), 422, 'validation_failed', ['owner_id']);
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', owner_id: 999_999 } }),
+      422,
+      'validation_failed',
+      ['owner_id'],
+    );
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', owner_id: requester1.id } }),
+      422,
+      'validation_failed',
+      ['owner_id'],
+    );
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', owner_id: disabledAgentId } }),
+      422,
+      'validation_failed',
+      ['owner_id'],
+    );
     // nothing was created by the failed attempts
     expect((await s.api('GET', '/tickets?limit=500')).body.total).toBe(before);
   });
@@ -156,13 +270,33 @@ describe('POST /tickets', () => {
   it('priority is 0-100', async () => {
     expect((await create({ queue_id: queueB, subject: 'P0', priority: 0 })).priority).toBe(0);
     expect((await create({ queue_id: queueB, subject: 'P100', priority: 100 })).priority).toBe(100);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', priority: 101 } }), 422, 'validation_failed', ['priority']);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', priority: -1 } }), 422, 'validation_failed', ['priority']);
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', priority: 2.5 } }), 422, 'validation_failed', ['priority']);
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', priority: 101 } }),
+      422,
+      'validation_failed',
+      ['priority'],
+    );
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', priority: -1 } }),
+      422,
+      'validation_failed',
+      ['priority'],
+    );
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', priority: 2.5 } }),
+      422,
+      'validation_failed',
+      ['priority'],
+    );
   });
 
   it('status: an unknown value is 422; creating resolved sets resolved_at', async () => {
-    expectError(await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', status: 'closed' } }), 422, 'validation_failed', ['status']);
+    expectError(
+      await s.api('POST', '/tickets', { body: { queue_id: queueB, subject: 'x', status: 'closed' } }),
+      422,
+      'validation_failed',
+      ['status'],
+    );
     const open = await create({ queue_id: queueB, subject: 'Open at once', status: 'open' });
     expect(open).toMatchObject({ status: 'open', resolved_at: null });
     const resolved = await create({ queue_id: queueB, subject: 'Resolved at once', status: 'resolved' });
@@ -176,22 +310,54 @@ describe('POST /tickets', () => {
     expect(txs).toHaveLength(1);
     expect(Object.keys(txs[0]).sort()).toEqual(TRANSACTION_KEYS);
     expect(txs[0]).toMatchObject({
-      ticket_id: t.id, type: 'Create', creator_id: agent2.id, body: 'The first words', field: null, old_value: null, new_value: null,
-      message_id: null, attachments: [],
+      ticket_id: t.id,
+      type: 'Create',
+      creator_id: agent2.id,
+      body: 'The first words',
+      field: null,
+      old_value: null,
+      new_value: null,
+      message_id: null,
+      attachments: [],
       // An agent opening a ticket for themselves gets no autoreply; nobody else watches queue A's new tickets here.
       scrip_results: [
-        { scrip_id: expect.any(Number), key: 'autoreply_on_create', action: 'autoreply_requester', ok: true, notifications: 0 },
-        { scrip_id: expect.any(Number), key: 'notify_staff_on_create', action: 'notify_staff_watchers', ok: true, notifications: 0 },
+        {
+          scrip_id: expect.any(Number),
+          key: 'autoreply_on_create',
+          action: 'autoreply_requester',
+          ok: true,
+          notifications: 0,
+        },
+        {
+          scrip_id: expect.any(Number),
+          key: 'notify_staff_on_create',
+          action: 'notify_staff_watchers',
+          ok: true,
+          notifications: 0,
+        },
       ],
     });
     expect(txs[0].created_at).toMatch(ISO);
   });
 
   it('accepts a form body validated by the same schema', async () => {
-    const res = await s.api('POST', '/tickets', { form: { queue_id: String(queueA), subject: 'From a form', priority: '7', owner_id: '' } });
+    const res = await s.api('POST', '/tickets', {
+      form: { queue_id: String(queueA), subject: 'From a form', priority: '7', owner_id: '' },
+    });
     expect(res.status, res.text).toBe(201);
-    expect(res.body.ticket).toMatchObject({ queue_id: queueA, subject: 'From a form', priority: 7, owner_id: null, team_id: teamA });
-    expectError(await s.api('POST', '/tickets', { form: { queue_id: String(queueA), subject: 'x', priority: '101' } }), 422, 'validation_failed', ['priority']);
+    expect(res.body.ticket).toMatchObject({
+      queue_id: queueA,
+      subject: 'From a form',
+      priority: 7,
+      owner_id: null,
+      team_id: teamA,
+    });
+    expectError(
+      await s.api('POST', '/tickets', { form: { queue_id: String(queueA), subject: 'x', priority: '101' } }),
+      422,
+      'validation_failed',
+      ['priority'],
+    );
   });
 });
 
@@ -215,45 +381,94 @@ describe('PATCH /tickets/:id', () => {
     const res = await s.api('PATCH', `/tickets/${t.id}`, {
       token: agent1.token,
       body: {
-        status: 'open', owner_id: agent2.id, team_id: teamB, queue_id: queueB, subject: 'After', priority: 42,
+        status: 'open',
+        owner_id: agent2.id,
+        team_id: teamB,
+        queue_id: queueB,
+        subject: 'After',
+        priority: 42,
         custom_fields: { ticket_ref: 'R-1' },
       },
     });
     expect(res.status, res.text).toBe(200);
     // The default scrips that match: the new owner is told (team B has no members to tell).
     expect(res.body.scrip_results).toEqual([
-      { scrip_id: expect.any(Number), key: 'notify_owner_on_owner_change', action: 'notify_owner', ok: true, notifications: 1 },
-      { scrip_id: expect.any(Number), key: 'notify_team_on_team_change', action: 'notify_team', ok: true, notifications: 0 },
+      {
+        scrip_id: expect.any(Number),
+        key: 'notify_owner_on_owner_change',
+        action: 'notify_owner',
+        ok: true,
+        notifications: 1,
+      },
+      {
+        scrip_id: expect.any(Number),
+        key: 'notify_team_on_team_change',
+        action: 'notify_team',
+        ok: true,
+        notifications: 0,
+      },
     ]);
     expect(res.body.ticket).toMatchObject({
-      id: t.id, status: 'open', owner_id: agent2.id, team_id: teamB, queue_id: queueB, subject: 'After', priority: 42,
-      custom_fields: { ticket_ref: 'R-1' }, created_at: t.created_at, resolved_at: null,
+      id: t.id,
+      status: 'open',
+      owner_id: agent2.id,
+      team_id: teamB,
+      queue_id: queueB,
+      subject: 'After',
+      priority: 42,
+      custom_fields: { ticket_ref: 'R-1' },
+      created_at: t.created_at,
+      resolved_at: null,
     });
     expect(res.body.ticket.updated_at).toBe(clockIso());
     expect(res.body.ticket.updated_at > t.updated_at).toBe(true);
 
     const txs = await transactions(t.id);
     expect(txs[0].type).toBe('Create');
-    const changes = txs.slice(1).map((x) => ({ type: x.type, field: x.field, old_value: x.old_value, new_value: x.new_value, creator_id: x.creator_id }));
+    const changes = txs.slice(1).map((x) => ({
+      type: x.type,
+      field: x.field,
+      old_value: x.old_value,
+      new_value: x.new_value,
+      creator_id: x.creator_id,
+    }));
     const byType = (a: { type: string }, b: { type: string }) => a.type.localeCompare(b.type);
-    expect(changes.sort(byType)).toEqual([
-      { type: 'Status', field: 'status', old_value: 'new', new_value: 'open' },
-      { type: 'SetOwner', field: 'owner_id', old_value: null, new_value: String(agent2.id) },
-      { type: 'SetTeam', field: 'team_id', old_value: String(teamA), new_value: String(teamB) },
-      { type: 'SetQueue', field: 'queue_id', old_value: String(queueA), new_value: String(queueB) },
-      { type: 'SetSubject', field: 'subject', old_value: 'Before', new_value: 'After' },
-      { type: 'SetPriority', field: 'priority', old_value: '1', new_value: '42' },
-      { type: 'CustomField', field: 'ticket_ref', old_value: null, new_value: 'R-1' },
-    ].map((c) => ({ ...c, creator_id: agent1.id })).sort(byType));
+    expect(changes.sort(byType)).toEqual(
+      [
+        { type: 'Status', field: 'status', old_value: 'new', new_value: 'open' },
+        { type: 'SetOwner', field: 'owner_id', old_value: null, new_value: String(agent2.id) },
+        { type: 'SetTeam', field: 'team_id', old_value: String(teamA), new_value: String(teamB) },
+        { type: 'SetQueue', field: 'queue_id', old_value: String(queueA), new_value: String(queueB) },
+        { type: 'SetSubject', field: 'subject', old_value: 'Before', new_value: 'After' },
+        { type: 'SetPriority', field: 'priority', old_value: '1', new_value: '42' },
+        { type: 'CustomField', field: 'ticket_ref', old_value: null, new_value: 'R-1' },
+      ]
+        .map((c) => ({ ...c, creator_id: agent1.id }))
+        .sort(byType),
+    );
 
     expect((await s.api('GET', `/tickets/${t.id}`)).body).toEqual(res.body.ticket);
   });
 
   it('a PATCH with the same values creates no transaction and leaves updated_at alone', async () => {
-    const t = await create({ queue_id: queueA, subject: 'Stable', owner_id: agent1.id, priority: 3, custom_fields: { ticket_ref: 'X' } });
+    const t = await create({
+      queue_id: queueA,
+      subject: 'Stable',
+      owner_id: agent1.id,
+      priority: 3,
+      custom_fields: { ticket_ref: 'X' },
+    });
     clock.advance(1000);
     const res = await s.api('PATCH', `/tickets/${t.id}`, {
-      body: { status: 'new', owner_id: agent1.id, team_id: teamA, queue_id: queueA, subject: 'Stable', priority: 3, custom_fields: { ticket_ref: 'X' } },
+      body: {
+        status: 'new',
+        owner_id: agent1.id,
+        team_id: teamA,
+        queue_id: queueA,
+        subject: 'Stable',
+        priority: 3,
+        custom_fields: { ticket_ref: 'X' },
+      },
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ ticket: t, scrip_results: [] });
@@ -275,7 +490,9 @@ describe('PATCH /tickets/:id', () => {
       ['SetTeam', 'team_id', String(teamB), null],
       ['SetTeam', 'team_id', null, String(teamA)],
     ]);
-    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { team_id: 999_999 } }), 422, 'validation_failed', ['team_id']);
+    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { team_id: 999_999 } }), 422, 'validation_failed', [
+      'team_id',
+    ]);
   });
 
   it('unassigning creates a SetOwner to null; invalid owners are 422', async () => {
@@ -283,12 +500,30 @@ describe('PATCH /tickets/:id', () => {
     expect((await patch(t.id, { owner_id: null })).owner_id).toBeNull();
     const last = (await transactions(t.id)).at(-1)!;
     expect(last).toMatchObject({ type: 'SetOwner', field: 'owner_id', old_value: String(agent1.id), new_value: null });
-    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { owner_id: requester1.id } }), 422, 'validation_failed', ['owner_id']);
-    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { owner_id: 999_999 } }), 422, 'validation_failed', ['owner_id']);
-    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { queue_id: 999_999 } }), 422, 'validation_failed', ['queue_id']);
-    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { priority: 101 } }), 422, 'validation_failed', ['priority']);
-    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { subject: '' } }), 422, 'validation_failed', ['subject']);
-    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { description: 'not updatable' } }), 422, 'validation_failed', ['description']);
+    expectError(
+      await s.api('PATCH', `/tickets/${t.id}`, { body: { owner_id: requester1.id } }),
+      422,
+      'validation_failed',
+      ['owner_id'],
+    );
+    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { owner_id: 999_999 } }), 422, 'validation_failed', [
+      'owner_id',
+    ]);
+    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { queue_id: 999_999 } }), 422, 'validation_failed', [
+      'queue_id',
+    ]);
+    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { priority: 101 } }), 422, 'validation_failed', [
+      'priority',
+    ]);
+    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { subject: '' } }), 422, 'validation_failed', [
+      'subject',
+    ]);
+    expectError(
+      await s.api('PATCH', `/tickets/${t.id}`, { body: { description: 'not updatable' } }),
+      422,
+      'validation_failed',
+      ['description'],
+    );
     expect((await transactions(t.id)).length).toBe(2);
   });
 
@@ -301,7 +536,12 @@ describe('PATCH /tickets/:id', () => {
     expect(res.body.ticket).toMatchObject({ owner_id: leaver.id, status: 'open' });
     expect((await transactions(t.id)).map((x) => x.type)).toEqual(['Create', 'Status']);
     const other = await create({ queue_id: queueB, subject: 'Not for a leaver' });
-    expectError(await s.api('PATCH', `/tickets/${other.id}`, { body: { owner_id: leaver.id } }), 422, 'validation_failed', ['owner_id']);
+    expectError(
+      await s.api('PATCH', `/tickets/${other.id}`, { body: { owner_id: leaver.id } }),
+      422,
+      'validation_failed',
+      ['owner_id'],
+    );
   });
 
   it('status: any status moves to any other; resolving sets resolved_at, reopening clears it', async () => {
@@ -311,7 +551,11 @@ describe('PATCH /tickets/:id', () => {
     for (const from of STATUSES) {
       for (const to of STATUSES) {
         if (from === to) continue;
-        if (current !== from) { await patch(t.id, { status: from }); expectedTx++; current = from; }
+        if (current !== from) {
+          await patch(t.id, { status: from });
+          expectedTx++;
+          current = from;
+        }
         const after = await patch(t.id, { status: to });
         expectedTx++;
         current = to;
@@ -333,12 +577,16 @@ describe('PATCH /tickets/:id', () => {
     const reopened = await patch(t.id, { status: 'open' });
     expect(reopened.resolved_at).toBeNull();
     const txs = (await transactions(t.id)).slice(1).map((x) => [x.type, x.old_value, x.new_value]);
-    expect(txs).toEqual([['Status', 'open', 'resolved'], ['Status', 'resolved', 'open']]);
+    expect(txs).toEqual([
+      ['Status', 'open', 'resolved'],
+      ['Status', 'resolved', 'open'],
+    ]);
   });
 
   it('a renamed ticket is found by its new subject only', async () => {
     const t = await create({ queue_id: queueB, subject: 'Quokka widget' });
-    const found = async (q: string) => (await s.api('GET', `/tickets?q=${encodeURIComponent(q)}`)).body.tickets.map((x: { id: number }) => x.id);
+    const found = async (q: string) =>
+      (await s.api('GET', `/tickets?q=${encodeURIComponent(q)}`)).body.tickets.map((x: { id: number }) => x.id);
     expect(await found('quokka')).toEqual([t.id]);
     await patch(t.id, { subject: 'Wombat gadget' });
     expect(await found('wombat')).toEqual([t.id]);
@@ -348,8 +596,12 @@ describe('PATCH /tickets/:id', () => {
 
   it('an unknown status is 422 and changes nothing', async () => {
     const t = await create({ queue_id: queueB, subject: 'Bad status' });
-    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { status: 'closed' } }), 422, 'validation_failed', ['status']);
-    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { status: 'Open' } }), 422, 'validation_failed', ['status']);
+    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { status: 'closed' } }), 422, 'validation_failed', [
+      'status',
+    ]);
+    expectError(await s.api('PATCH', `/tickets/${t.id}`, { body: { status: 'Open' } }), 422, 'validation_failed', [
+      'status',
+    ]);
     expect((await s.api('GET', `/tickets/${t.id}`)).body.status).toBe('new');
     expect((await transactions(t.id)).length).toBe(1);
   });
@@ -364,7 +616,12 @@ describe('PATCH /tickets/:id', () => {
     const res = await s.api('PATCH', `/tickets/${t.id}`, { form: { status: 'stalled', priority: '9', owner_id: '' } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.ticket).toMatchObject({ status: 'stalled', priority: 9, owner_id: null });
-    expect((await transactions(t.id)).map((x) => x.type).sort()).toEqual(['Create', 'SetOwner', 'SetPriority', 'Status']);
+    expect((await transactions(t.id)).map((x) => x.type).sort()).toEqual([
+      'Create',
+      'SetOwner',
+      'SetPriority',
+      'Status',
+    ]);
   });
 });
 
@@ -377,14 +634,25 @@ describe('POST /tickets/:id/comment', () => {
   it('internal omitted → Comment; response 201 { transaction, scrip_results }', async () => {
     const before = (await s.api('GET', `/tickets/${ticketId}`)).body;
     clock.advance(1000);
-    const res = await s.api('POST', `/tickets/${ticketId}/comment`, { token: agent1.token, body: { body: 'Internal note' } });
+    const res = await s.api('POST', `/tickets/${ticketId}/comment`, {
+      token: agent1.token,
+      body: { body: 'Internal note' },
+    });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['scrip_results', 'transaction']);
     // SPEC C2: a note goes to the owner and AdminCc only; the author is never told of their own note.
-    expect(res.body.scrip_results).toEqual([expect.objectContaining({ key: 'notify_staff_on_comment', action: 'notify_owner_and_admin_cc', ok: true })]);
+    expect(res.body.scrip_results).toEqual([
+      expect.objectContaining({ key: 'notify_staff_on_comment', action: 'notify_owner_and_admin_cc', ok: true }),
+    ]);
     expect(Object.keys(res.body.transaction).sort()).toEqual(TRANSACTION_KEYS);
     expect(res.body.transaction).toMatchObject({
-      ticket_id: ticketId, type: 'Comment', body: 'Internal note', creator_id: agent1.id, field: null, old_value: null, new_value: null,
+      ticket_id: ticketId,
+      type: 'Comment',
+      body: 'Internal note',
+      creator_id: agent1.id,
+      field: null,
+      old_value: null,
+      new_value: null,
     });
     expect(res.body.transaction.created_at).toBe(clockIso());
     const after = (await s.api('GET', `/tickets/${ticketId}`)).body;
@@ -393,46 +661,93 @@ describe('POST /tickets/:id/comment', () => {
   });
 
   it('internal:false → Correspond, internal:true → Comment', async () => {
-    const pub = await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'Public reply', internal: false } });
+    const pub = await s.api('POST', `/tickets/${ticketId}/comment`, {
+      body: { body: 'Public reply', internal: false },
+    });
     expect(pub.status, pub.text).toBe(201);
     expect(pub.body.transaction).toMatchObject({ type: 'Correspond', body: 'Public reply', creator_id: adminId });
-    const note = await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'Another note', internal: true } });
+    const note = await s.api('POST', `/tickets/${ticketId}/comment`, {
+      body: { body: 'Another note', internal: true },
+    });
     expect(note.status).toBe(201);
     expect(note.body.transaction.type).toBe('Comment');
   });
 
   it('form bodies: internal=false → Correspond, internal omitted → Comment', async () => {
-    const pub = await s.api('POST', `/tickets/${ticketId}/comment`, { form: { body: 'Form reply', internal: 'false' } });
+    const pub = await s.api('POST', `/tickets/${ticketId}/comment`, {
+      form: { body: 'Form reply', internal: 'false' },
+    });
     expect(pub.status, pub.text).toBe(201);
     expect(pub.body.transaction).toMatchObject({ type: 'Correspond', body: 'Form reply' });
     const note = await s.api('POST', `/tickets/${ticketId}/comment`, { form: { body: 'Form note' } });
     expect(note.status).toBe(201);
     expect(note.body.transaction.type).toBe('Comment');
-    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { form: { body: 'x', internal: 'maybe' } }), 422, 'validation_failed', ['internal']);
+    expectError(
+      await s.api('POST', `/tickets/${ticketId}/comment`, { form: { body: 'x', internal: 'maybe' } }),
+      422,
+      'validation_failed',
+      ['internal'],
+    );
   });
 
   it('an empty or missing body is 422 path body', async () => {
     const count = (await transactions(ticketId)).length;
-    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: '' } }), 422, 'validation_failed', ['body']);
-    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: '   \n ' } }), 422, 'validation_failed', ['body']);
-    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { body: { internal: false } }), 422, 'validation_failed', ['body']);
-    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { form: { body: '' } }), 422, 'validation_failed', ['body']);
+    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: '' } }), 422, 'validation_failed', [
+      'body',
+    ]);
+    expectError(
+      await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: '   \n ' } }),
+      422,
+      'validation_failed',
+      ['body'],
+    );
+    expectError(
+      await s.api('POST', `/tickets/${ticketId}/comment`, { body: { internal: false } }),
+      422,
+      'validation_failed',
+      ['body'],
+    );
+    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { form: { body: '' } }), 422, 'validation_failed', [
+      'body',
+    ]);
     expect((await transactions(ticketId)).length).toBe(count);
   });
 
   it('creator_id: defaults to the caller; agents may not set another user; admins may; unknown is 422', async () => {
-    const self = await s.api('POST', `/tickets/${ticketId}/comment`, { token: agent1.token, body: { body: 'As myself', creator_id: agent1.id } });
+    const self = await s.api('POST', `/tickets/${ticketId}/comment`, {
+      token: agent1.token,
+      body: { body: 'As myself', creator_id: agent1.id },
+    });
     expect(self.status, self.text).toBe(201);
     expect(self.body.transaction.creator_id).toBe(agent1.id);
 
-    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { token: agent1.token, body: { body: 'Impersonate', creator_id: agent2.id } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', `/tickets/${ticketId}/comment`, {
+        token: agent1.token,
+        body: { body: 'Impersonate', creator_id: agent2.id },
+      }),
+      403,
+      'forbidden',
+    );
 
-    const onBehalf = await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'Phoned in', internal: false, creator_id: requester1.id } });
+    const onBehalf = await s.api('POST', `/tickets/${ticketId}/comment`, {
+      body: { body: 'Phoned in', internal: false, creator_id: requester1.id },
+    });
     expect(onBehalf.status, onBehalf.text).toBe(201);
     expect(onBehalf.body.transaction).toMatchObject({ type: 'Correspond', creator_id: requester1.id });
 
-    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'Ghost', creator_id: 999_999 } }), 422, 'validation_failed', ['creator_id']);
-    expectError(await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'Bad', creator_id: 'abc' } }), 422, 'validation_failed', ['creator_id']);
+    expectError(
+      await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'Ghost', creator_id: 999_999 } }),
+      422,
+      'validation_failed',
+      ['creator_id'],
+    );
+    expectError(
+      await s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'Bad', creator_id: 'abc' } }),
+      422,
+      'validation_failed',
+      ['creator_id'],
+    );
   });
 
   it('commenting on an unknown ticket is 404', async () => {
@@ -451,7 +766,12 @@ describe('GET /tickets/:id/transactions', () => {
     await patch(t.id, { status: 'resolved' });
     const txs = await transactions(t.id);
     expect(txs.map((x) => [x.type, x.body])).toEqual([
-      ['Create', 'Start'], ['Status', null], ['Comment', 'note'], ['Correspond', 'reply'], ['SetOwner', null], ['Status', null],
+      ['Create', 'Start'],
+      ['Status', null],
+      ['Comment', 'note'],
+      ['Correspond', 'reply'],
+      ['SetOwner', null],
+      ['Status', null],
     ]);
     const ids = txs.map((x) => x.id);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
@@ -466,10 +786,18 @@ describe('requester role', () => {
   let staffOnly: number; // admin's own
 
   beforeAll(async () => {
-    const res = await s.api('POST', '/tickets', { token: requester1.token, body: { queue_id: queueA, subject: 'My problem', description: 'Help me' } });
+    const res = await s.api('POST', '/tickets', {
+      token: requester1.token,
+      body: { queue_id: queueA, subject: 'My problem', description: 'Help me' },
+    });
     expect(res.status, res.text).toBe(201);
     own = res.body.ticket.id;
-    expect(res.body.ticket).toMatchObject({ requester_id: requester1.id, owner_id: null, status: 'new', team_id: teamA });
+    expect(res.body.ticket).toMatchObject({
+      requester_id: requester1.id,
+      owner_id: null,
+      status: 'new',
+      team_id: teamA,
+    });
     assigned = (await create({ queue_id: queueB, subject: 'Filed for r1', requester_id: requester1.id })).id;
     others = (await create({ queue_id: queueB, subject: 'Filed for r2', requester_id: requester2.id })).id;
     staffOnly = (await create({ queue_id: queueB, subject: 'Staff only' })).id;
@@ -499,19 +827,49 @@ describe('requester role', () => {
     expectError(await s.api('GET', `/tickets/${others}`, { token: requester1.token }), 404, 'not_found');
     expectError(await s.api('GET', `/tickets/${staffOnly}`, { token: requester1.token }), 404, 'not_found');
     expectError(await s.api('GET', `/tickets/${others}/transactions`, { token: requester1.token }), 404, 'not_found');
-    expectError(await s.api('POST', `/tickets/${others}/comment`, { token: requester1.token, body: { body: 'hi' } }), 404, 'not_found');
+    expectError(
+      await s.api('POST', `/tickets/${others}/comment`, { token: requester1.token, body: { body: 'hi' } }),
+      404,
+      'not_found',
+    );
   });
 
   it('cannot PATCH (403 on own, 404 on others)', async () => {
-    expectError(await s.api('PATCH', `/tickets/${own}`, { token: requester1.token, body: { subject: 'Mine now' } }), 403, 'forbidden');
-    expectError(await s.api('PATCH', `/tickets/${own}`, { token: requester1.token, body: { status: 'resolved' } }), 403, 'forbidden');
-    expectError(await s.api('PATCH', `/tickets/${others}`, { token: requester1.token, body: { subject: 'x' } }), 404, 'not_found');
+    expectError(
+      await s.api('PATCH', `/tickets/${own}`, { token: requester1.token, body: { subject: 'Mine now' } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await s.api('PATCH', `/tickets/${own}`, { token: requester1.token, body: { status: 'resolved' } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await s.api('PATCH', `/tickets/${others}`, { token: requester1.token, body: { subject: 'x' } }),
+      404,
+      'not_found',
+    );
     expect((await s.api('GET', `/tickets/${own}`)).body.subject).toBe('My problem');
   });
 
   it('cannot set staff fields on create', async () => {
-    expectError(await s.api('POST', '/tickets', { token: requester1.token, body: { queue_id: queueA, subject: 'x', owner_id: agent1.id } }), 403, 'forbidden');
-    expectError(await s.api('POST', '/tickets', { token: requester1.token, body: { queue_id: queueA, subject: 'x', requester_id: requester2.id } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/tickets', {
+        token: requester1.token,
+        body: { queue_id: queueA, subject: 'x', owner_id: agent1.id },
+      }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await s.api('POST', '/tickets', {
+        token: requester1.token,
+        body: { queue_id: queueA, subject: 'x', requester_id: requester2.id },
+      }),
+      403,
+      'forbidden',
+    );
   });
 
   it('does not see internal Comment transactions', async () => {
@@ -520,18 +878,41 @@ describe('requester role', () => {
     const staffView = await transactions(own);
     expect(staffView.map((x) => x.type)).toEqual(['Create', 'Comment', 'Correspond']);
     const mine = await transactions(own, requester1.token);
-    expect(mine.map((x) => [x.type, x.body])).toEqual([['Create', 'Help me'], ['Correspond', 'Dear customer']]);
+    expect(mine.map((x) => [x.type, x.body])).toEqual([
+      ['Create', 'Help me'],
+      ['Correspond', 'Dear customer'],
+    ]);
   });
 
   it('their comment is a Correspond; internal:true is 403; creator_id of another user is 403', async () => {
-    const res = await s.api('POST', `/tickets/${own}/comment`, { token: requester1.token, body: { body: 'Any news?' } });
+    const res = await s.api('POST', `/tickets/${own}/comment`, {
+      token: requester1.token,
+      body: { body: 'Any news?' },
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body.transaction).toMatchObject({ type: 'Correspond', creator_id: requester1.id, body: 'Any news?' });
-    const explicit = await s.api('POST', `/tickets/${own}/comment`, { token: requester1.token, body: { body: 'Still broken', internal: false } });
+    const explicit = await s.api('POST', `/tickets/${own}/comment`, {
+      token: requester1.token,
+      body: { body: 'Still broken', internal: false },
+    });
     expect(explicit.status).toBe(201);
     expect(explicit.body.transaction.type).toBe('Correspond');
-    expectError(await s.api('POST', `/tickets/${own}/comment`, { token: requester1.token, body: { body: 'Sneaky', internal: true } }), 403, 'forbidden');
-    expectError(await s.api('POST', `/tickets/${own}/comment`, { token: requester1.token, body: { body: 'As agent', creator_id: agent1.id } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', `/tickets/${own}/comment`, {
+        token: requester1.token,
+        body: { body: 'Sneaky', internal: true },
+      }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await s.api('POST', `/tickets/${own}/comment`, {
+        token: requester1.token,
+        body: { body: 'As agent', creator_id: agent1.id },
+      }),
+      403,
+      'forbidden',
+    );
     const types = (await transactions(own)).map((x) => x.type);
     expect(types).toEqual(['Create', 'Comment', 'Correspond', 'Correspond', 'Correspond']);
   });
@@ -541,8 +922,11 @@ describe('unauthenticated', () => {
   it('every ticket route is 401', async () => {
     const t = await create({ queue_id: queueB, subject: 'Private' });
     const calls: [string, string, unknown?][] = [
-      ['GET', '/tickets'], ['POST', '/tickets', { queue_id: queueB, subject: 'x' }], ['GET', `/tickets/${t.id}`],
-      ['PATCH', `/tickets/${t.id}`, { status: 'open' }], ['GET', `/tickets/${t.id}/transactions`],
+      ['GET', '/tickets'],
+      ['POST', '/tickets', { queue_id: queueB, subject: 'x' }],
+      ['GET', `/tickets/${t.id}`],
+      ['PATCH', `/tickets/${t.id}`, { status: 'open' }],
+      ['GET', `/tickets/${t.id}/transactions`],
       ['POST', `/tickets/${t.id}/comment`, { body: 'hi' }],
     ];
     for (const [method, path, body] of calls) {

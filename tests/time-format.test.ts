@@ -17,7 +17,7 @@ describe('relativeTime', () => {
     expect(relativeTime('2026-11-23T11:00:00Z', now, 'UTC')).toBe('3 h ago');
     expect(relativeTime('2026-11-23T00:10:00Z', now, 'UTC')).toBe('13 h ago'); // earlier the same day
   });
-  it('says yesterday and days ago by calendar days in the reader\'s zone, then the date there', () => {
+  it("says yesterday and days ago by calendar days in the reader's zone, then the date there", () => {
     expect(relativeTime('2026-11-22T20:00:00Z', now, 'UTC')).toBe('yesterday');
     expect(relativeTime('2026-11-21T20:00:00Z', now, 'UTC')).toBe('2 days ago');
     expect(relativeTime('2026-11-17T09:00:00Z', now, 'UTC')).toBe('6 days ago');
@@ -38,7 +38,7 @@ describe('relativeTime', () => {
 });
 
 describe('exactTime', () => {
-  it('gives the minute in the reader\'s zone with the zone\'s name', () => {
+  it("gives the minute in the reader's zone with the zone's name", () => {
     expect(exactTime('2026-11-23T14:05:00Z', 'UTC')).toBe('2026-11-23 14:05 UTC');
     expect(exactTime('2026-11-23T14:05:00Z', 'America/New_York')).toBe('2026-11-23 09:05 EST');
     expect(exactTime('2026-07-01T14:05:00Z', 'America/New_York')).toBe('2026-07-01 10:05 EDT');
@@ -63,7 +63,9 @@ describe('exactTime', () => {
 
 describe('When', () => {
   it('renders <time datetime title>words</time>', async () => {
-    const html = String(await When({ iso: '2026-11-23T11:05:00Z', zone: 'America/New_York', now: at('2026-11-23T14:05:00Z') }));
+    const html = String(
+      await When({ iso: '2026-11-23T11:05:00Z', zone: 'America/New_York', now: at('2026-11-23T14:05:00Z') }),
+    );
     expect(html).toBe('<time datetime="2026-11-23T11:05:00Z" title="2026-11-23 06:05 EST">3 h ago</time>');
   });
 });

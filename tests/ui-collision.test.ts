@@ -24,7 +24,11 @@ beforeAll(async () => {
   ({ context, page } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD));
   b = await s.user('agent');
 }, 60_000);
-afterAll(async () => { await context?.close(); await browser?.close(); await s?.close(); });
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await s?.close();
+});
 
 type Txn = { id: number; type: string; body: string | null; attachments: { filename: string }[] };
 const history = (id: number) => transactionsOf<Txn>(s, id);
@@ -33,7 +37,14 @@ const marker = (p: Page) => p.locator('#reply-seen').getAttribute('value');
 
 describe('a reply written while someone else answered', () => {
   it('is held with the new mail above it, the text kept, and sent once on "Send anyway"', async () => {
-    const created = await s.api('POST', '/tickets', { body: { queue_id: 1, subject: 'Printer on fire', description: 'Smoke everywhere.', requesters: ['carla@customer.example'] } });
+    const created = await s.api('POST', '/tickets', {
+      body: {
+        queue_id: 1,
+        subject: 'Printer on fire',
+        description: 'Smoke everywhere.',
+        requesters: ['carla@customer.example'],
+      },
+    });
     const id = created.body.ticket.id as number;
     await page.goto(`/tickets/${id}`);
     const loaded = (await history(id)).at(-1)!.id;
@@ -42,18 +53,34 @@ describe('a reply written while someone else answered', () => {
 
     await page.getByLabel('Internal note (owner and AdminCc only)').check();
     await page.locator('#reply-body').fill('Fire brigade called.\nDo not touch it.');
-    await page.getByLabel('Attach files').setInputFiles({ name: 'photo.txt', mimeType: 'text/plain', buffer: Buffer.from('a photo') });
-    expect((await s.api('POST', `/tickets/${id}/comment`, { token: b.token, body: { body: 'B: the technician is on his way', internal: false } })).status).toBe(201);
+    await page
+      .getByLabel('Attach files')
+      .setInputFiles({ name: 'photo.txt', mimeType: 'text/plain', buffer: Buffer.from('a photo') });
+    expect(
+      (
+        await s.api('POST', `/tickets/${id}/comment`, {
+          token: b.token,
+          body: { body: 'B: the technician is on his way', internal: false },
+        })
+      ).status,
+    ).toBe(201);
     const before = await history(id);
 
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await expect.poll(() => warning(page).textContent(), poll).toContain('B: the technician is on his way');
     // Above the message box, with the history's own rendering; the text, the file and the kind stay.
-    const [warnBox, textBox] = await Promise.all([warning(page).boundingBox(), page.locator('#reply-body').boundingBox()]);
+    const [warnBox, textBox] = await Promise.all([
+      warning(page).boundingBox(),
+      page.locator('#reply-body').boundingBox(),
+    ]);
     expect(warnBox!.y + warnBox!.height).toBeLessThanOrEqual(textBox!.y);
     expect(await warning(page).locator('li.txn.txn-correspond .txn-what').textContent()).toMatch(/^Reply by agent /);
     expect(await page.locator('#reply-body').inputValue()).toBe('Fire brigade called.\nDo not touch it.');
-    expect(await page.evaluate(() => [...(globalThis as any).document.querySelector('#reply-attachments').files].map((f: any) => f.name))).toEqual(['photo.txt']);
+    expect(
+      await page.evaluate(() =>
+        [...(globalThis as any).document.querySelector('#reply-attachments').files].map((f: any) => f.name),
+      ),
+    ).toEqual(['photo.txt']);
     expect(await page.getByLabel('Internal note (owner and AdminCc only)').isChecked()).toBe(true);
     expect(await page.locator('#reply-error').textContent()).toContain('Not sent yet');
     expect(await history(id)).toEqual(before);
@@ -62,13 +89,21 @@ describe('a reply written while someone else answered', () => {
     const axe = await axeCheck(page);
     expect(axe.serious, axe.message).toEqual([]);
     await page.setViewportSize({ width: 360, height: 800 });
-    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
     await screenshot(page, 'ticket-collision-warning-360');
     await page.setViewportSize({ width: 1280, height: 800 });
 
     await page.getByRole('button', { name: 'Send anyway' }).click();
     await expect.poll(() => warning(page).isVisible(), poll).toBe(false);
-    await expect.poll(async () => (await history(id)).filter((t) => /^Fire brigade called\.\r?\nDo not touch it\.$/.test(t.body ?? '')).length, poll).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          (await history(id)).filter((t) => /^Fire brigade called\.\r?\nDo not touch it\.$/.test(t.body ?? '')).length,
+        poll,
+      )
+      .toBe(1);
     const note = (await history(id)).at(-1)!;
     expect(note).toMatchObject({ type: 'Comment', attachments: [{ filename: 'photo.txt' }] });
     await expect.poll(() => page.locator(`#txn-${note.id}`).count(), poll).toBe(1);

@@ -14,22 +14,38 @@ let browser: Browser;
 let page: Page;
 const ids: number[] = [];
 
-const active = (p: Page) => p.evaluate(() => {
-  const el = (globalThis as any).document.activeElement as any;
-  return { tag: el?.tagName.toLowerCase(), id: el?.id, name: el?.getAttribute('name'), text: el?.innerText?.trim(), row: el?.closest('tr')?.classList.contains('kbd-current') ?? false };
-});
+const active = (p: Page) =>
+  p.evaluate(() => {
+    const el = (globalThis as any).document.activeElement as any;
+    return {
+      tag: el?.tagName.toLowerCase(),
+      id: el?.id,
+      name: el?.getAttribute('name'),
+      text: el?.innerText?.trim(),
+      row: el?.closest('tr')?.classList.contains('kbd-current') ?? false,
+    };
+  });
 const highlighted = (p: Page) => p.locator('#tickets-table tbody tr.kbd-current');
 
 beforeAll(async () => {
   s = await startServer();
-  for (const subject of ['Boiler makes a noise', 'Printer jam on floor 3', 'Printer toner empty', 'Printer offline in room 12', 'VPN drops every hour']) {
+  for (const subject of [
+    'Boiler makes a noise',
+    'Printer jam on floor 3',
+    'Printer toner empty',
+    'Printer offline in room 12',
+    'VPN drops every hour',
+  ]) {
     const res = await s.api('POST', '/tickets', { body: { queue_id: 1, subject } });
     ids.push(res.body.ticket.id);
   }
   browser = await launchBrowser();
   ({ page } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD));
 });
-afterAll(async () => { await browser?.close(); await s?.close(); });
+afterAll(async () => {
+  await browser?.close();
+  await s?.close();
+});
 
 describe('keyboard shortcuts', () => {
   it('a keyboard-only walk: "/" search, "j" "j" Enter, "r" type, Ctrl+Enter sends, the reply is in the history', async () => {
@@ -40,7 +56,8 @@ describe('keyboard shortcuts', () => {
     await page.keyboard.type('Printer');
     // Typing "j" and "k" in the search box types them; the list's highlight does not move.
     expect(await highlighted(page).count()).toBe(0);
-    await expect.poll(() => page.locator('#tickets-table tbody td.subject').allInnerTexts(), poll)
+    await expect
+      .poll(() => page.locator('#tickets-table tbody td.subject').allInnerTexts(), poll)
       .toEqual(['Printer offline in room 12', 'Printer toner empty', 'Printer jam on floor 3']);
     await settled(page);
     // Leave the field (without Escape: in a search box that clears it). Leaving a changed field
@@ -78,7 +95,10 @@ describe('keyboard shortcuts', () => {
     await page.keyboard.press('Control+Enter');
     await expect.poll(() => page.locator('#history').innerText(), poll).toContain('New toner is on its way, rjn?/');
     await expect.poll(() => page.locator('#reply-body').inputValue(), poll).toBe('');
-    const txns = (await s.api('GET', `/tickets/${tonerId}/transactions`)).body.transactions as { type: string; body: string | null }[];
+    const txns = (await s.api('GET', `/tickets/${tonerId}/transactions`)).body.transactions as {
+      type: string;
+      body: string | null;
+    }[];
     expect(txns.find((t) => t.body === 'New toner is on its way, rjn?/')?.type).toBe('Correspond');
   }, 60_000);
 

@@ -23,17 +23,35 @@ const mine: number[] = [];
 
 const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 const row = (id: number) => page.locator(`#tickets-table tbody tr[data-id="${id}"]`);
-const rowIds = () => page.locator('#tickets-table tbody tr[data-id]').evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-id'))));
-const widths = () => page.locator('#tickets-table col[data-col]').evaluateAll((cols) => cols.map((c) => `${c.getAttribute('data-col')}:${(c as any).style.width}`).join(' '));
+const rowIds = () =>
+  page
+    .locator('#tickets-table tbody tr[data-id]')
+    .evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-id'))));
+const widths = () =>
+  page
+    .locator('#tickets-table col[data-col]')
+    .evaluateAll((cols) => cols.map((c) => `${c.getAttribute('data-col')}:${(c as any).style.width}`).join(' '));
 const header = () => page.locator('#tickets-table thead').innerHTML();
 
 beforeAll(async () => {
   s = await startServer();
-  agentId = (await api('POST', '/users', { email: 'live@example.com', name: 'Liv Agent', role: 'agent', password: PASSWORD })).id;
+  agentId = (
+    await api('POST', '/users', { email: 'live@example.com', name: 'Liv Agent', role: 'agent', password: PASSWORD })
+  ).id;
   const team = await api('POST', '/teams', { name: 'Live team' });
   await api('POST', `/teams/${team.id}/members`, { user_id: agentId });
   queueId = (await api('POST', '/queues', { name: 'Live queue', team_id: team.id })).id;
-  for (let i = 0; i < 3; i++) mine.push((await api('POST', '/tickets', { queue_id: queueId, subject: `Mine ${i + 1}`, owner_id: agentId, status: 'open' })).ticket.id);
+  for (let i = 0; i < 3; i++)
+    mine.push(
+      (
+        await api('POST', '/tickets', {
+          queue_id: queueId,
+          subject: `Mine ${i + 1}`,
+          owner_id: agentId,
+          status: 'open',
+        })
+      ).ticket.id,
+    );
   browser = await launchBrowser();
   ({ context, page } = await signedIn(browser, s.url, 'live@example.com', PASSWORD));
 }, 120_000);
@@ -77,7 +95,9 @@ describe('the live ticket list', () => {
 
   it('holds a new ticket behind "1 new ticket — Show", which loads it (keyboard), ticks and widths kept', async () => {
     const order = await rowIds();
-    const created = (await api('POST', '/tickets', { queue_id: queueId, subject: 'Brand new', owner_id: agentId, status: 'open' })).ticket.id as number;
+    const created = (
+      await api('POST', '/tickets', { queue_id: queueId, subject: 'Brand new', owner_id: agentId, status: 'open' })
+    ).ticket.id as number;
     const bar = page.locator('[data-live-bar]');
     await expect.poll(() => bar.isVisible(), poll).toBe(true);
     expect(await bar.innerText()).toMatch(/1 new ticket\s+—\s+Show/);
@@ -105,7 +125,9 @@ describe('the live ticket list', () => {
     const box = (await bar.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(360);
-    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
     await screenshot(page, 'live-list-360');
     await page.setViewportSize({ width: 1280, height: 800 });
   });

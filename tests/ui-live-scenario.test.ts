@@ -31,7 +31,10 @@ const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<
 
 beforeAll(async () => {
   s = await startServer({ MAILGATE_TOKEN });
-  for (const [email, name] of [['ann@example.com', 'Ann Agent'], ['ben@example.com', 'Ben Agent']]) {
+  for (const [email, name] of [
+    ['ann@example.com', 'Ann Agent'],
+    ['ben@example.com', 'Ben Agent'],
+  ]) {
     await api('POST', '/users', { email, name, role: 'agent', password: PASSWORD });
   }
   // PostgreSQL: B works on a second process of the same database. SQLite serves one process per file.
@@ -51,16 +54,29 @@ afterAll(async () => {
   await s?.close();
 });
 
-
 describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
-  it('ends with A seeing it all live, A\'s send held as stale, sent anyway, and no message lost or doubled', async () => {
-    const id = (await api('POST', '/tickets', { queue_id: 1, subject: 'Printer on fire', description: 'It smokes.', requesters: [CUSTOMER] })).ticket.id as number;
+  it("ends with A seeing it all live, A's send held as stale, sent anyway, and no message lost or doubled", async () => {
+    const id = (
+      await api('POST', '/tickets', {
+        queue_id: 1,
+        subject: 'Printer on fire',
+        description: 'It smokes.',
+        requesters: [CUSTOMER],
+      })
+    ).ticket.id as number;
     await Promise.all([a.page.goto(`/tickets/${id}`), b.page.goto(`/tickets/${id}`)]);
-    await Promise.all([a.page, b.page].map((p) => p.waitForSelector('[data-live-root][data-live-state="open"]', { timeout: T })));
+    await Promise.all(
+      [a.page, b.page].map((p) => p.waitForSelector('[data-live-root][data-live-state="open"]', { timeout: T })),
+    );
     await expect.poll(() => a.page.locator('#presence').textContent(), poll).toContain('Ben Agent');
 
     // The customer writes again (through the mail gateway of A's process).
-    const mail = message({ from: `Carla Customer <${CUSTOMER}>`, to: 'hxdesk@localhost', subject: `Re: [hxdesk #${id}] Printer on fire`, body: 'Carla: now it is really burning.\n' });
+    const mail = message({
+      from: `Carla Customer <${CUSTOMER}>`,
+      to: 'hxdesk@localhost',
+      subject: `Re: [hxdesk #${id}] Printer on fire`,
+      body: 'Carla: now it is really burning.\n',
+    });
     const res = await postMail(s, mail.raw);
     expect(res.status, res.text).toBeLessThan(300);
     await expect.poll(() => historyEntry(a.page, 'now it is really burning').count(), poll).toBe(1);
@@ -83,7 +99,10 @@ describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
     expect(await draft.inputValue()).toBe('Dear Carla, please leave the building.');
 
     // A sends: held, with what came since A loaded the page above the text.
-    const before = (await api('GET', `/tickets/${id}/transactions`)).transactions as { id: number; body: string | null }[];
+    const before = (await api('GET', `/tickets/${id}/transactions`)).transactions as {
+      id: number;
+      body: string | null;
+    }[];
     await a.page.getByRole('button', { name: 'Send', exact: true }).click();
     const warning = a.page.locator('#reply-stale');
     await expect.poll(() => warning.textContent(), poll).toContain('fire brigade is on its way');
@@ -97,9 +116,16 @@ describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
     await expect.poll(() => historyEntry(b.page, 'please leave the building').count(), poll).toBe(1);
 
     // Every message once, in the store and on both pages.
-    const after = (await api('GET', `/tickets/${id}/transactions`)).transactions as { id: number; type: string; body: string | null }[];
+    const after = (await api('GET', `/tickets/${id}/transactions`)).transactions as {
+      id: number;
+      type: string;
+      body: string | null;
+    }[];
     for (const text of ['now it is really burning', 'fire brigade is on its way', 'please leave the building']) {
-      expect(after.filter((t) => t.type === 'Correspond' && t.body?.includes(text)), text).toHaveLength(1);
+      expect(
+        after.filter((t) => t.type === 'Correspond' && t.body?.includes(text)),
+        text,
+      ).toHaveLength(1);
     }
     const want = after.map((t) => `txn-${t.id}`);
     await expect.poll(() => historyIds(a.page), poll).toEqual(want);

@@ -37,14 +37,21 @@ const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<
 
 /** Carla's reply to the ticket by mail, through POST /mailgate as an MTA delivers it. */
 async function customerReplies(body: string): Promise<void> {
-  const m = message({ from: `Carla Customer <${CUSTOMER}>`, to: 'hxdesk@localhost', subject: `Re: [hxdesk #${ticketId}] Printer`, body: `${body}\n` });
+  const m = message({
+    from: `Carla Customer <${CUSTOMER}>`,
+    to: 'hxdesk@localhost',
+    subject: `Re: [hxdesk #${ticketId}] Printer`,
+    body: `${body}\n`,
+  });
   const res = await postMail(s, m.raw);
   expect(res.status, res.text).toBeLessThan(300);
 }
 
 /** Every entry of the ticket's history (as the API lists it) once, in order, on the page. */
 async function expectWholeHistoryOnce(p: Page): Promise<void> {
-  const want = (await api<{ transactions: { id: number }[] }>('GET', `/tickets/${ticketId}/transactions`)).transactions.map((t) => `txn-${t.id}`);
+  const want = (
+    await api<{ transactions: { id: number }[] }>('GET', `/tickets/${ticketId}/transactions`)
+  ).transactions.map((t) => `txn-${t.id}`);
   await expect.poll(() => historyIds(p), poll).toEqual(want);
 }
 
@@ -52,13 +59,29 @@ beforeAll(async () => {
   const fs = await import('node:fs');
   const os = await import('node:os');
   const path = await import('node:path');
-  env = { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-live-ui-')), PORT: String(await freePort()), MAILGATE_TOKEN, EVENTS_RETRY_MS: '300', ...await sharedStoreEnv() };
+  env = {
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-live-ui-')),
+    PORT: String(await freePort()),
+    MAILGATE_TOKEN,
+    EVENTS_RETRY_MS: '300',
+    ...(await sharedStoreEnv()),
+  };
   s = await startServer(env);
   await api('POST', '/users', { email: 'ann@example.com', name: 'Ann Agent', role: 'agent', password: PASSWORD });
   await api('POST', '/users', { email: 'ben@example.com', name: 'Ben Agent', role: 'agent', password: PASSWORD });
-  ticketId = (await api('POST', '/tickets', { queue_id: 1, subject: 'Printer on fire', description: 'It smokes.', requesters: [CUSTOMER] })).ticket.id;
+  ticketId = (
+    await api('POST', '/tickets', {
+      queue_id: 1,
+      subject: 'Printer on fire',
+      description: 'It smokes.',
+      requesters: [CUSTOMER],
+    })
+  ).ticket.id;
   browser = await launchBrowser();
-  [ann, ben] = await Promise.all([signedIn(browser, s.url, 'ann@example.com', PASSWORD), signedIn(browser, s.url, 'ben@example.com', PASSWORD)]);
+  [ann, ben] = await Promise.all([
+    signedIn(browser, s.url, 'ann@example.com', PASSWORD),
+    signedIn(browser, s.url, 'ben@example.com', PASSWORD),
+  ]);
   await Promise.all([ann.page.goto(`/tickets/${ticketId}`), ben.page.goto(`/tickets/${ticketId}`)]);
   await Promise.all([liveOpen(ann.page, T), liveOpen(ben.page, T)]);
 }, 60_000);
@@ -117,7 +140,9 @@ describe('the ticket page, live', () => {
 
     for (const width of [1280, 360]) {
       await ben.page.setViewportSize({ width, height: 800 });
-      expect(await ben.page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      expect(
+        await ben.page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth),
+      ).toBeLessThanOrEqual(width);
       await screenshot(ben.page, `live-ticket-presence-${width}`);
     }
     await ben.page.setViewportSize({ width: 1280, height: 800 });
@@ -133,13 +158,18 @@ describe('the ticket page, live', () => {
 
   it('catches up after the server restarts on the same port and data: changes appear, nothing twice', async () => {
     await s.close();
-    await expect.poll(() => ben.page.locator('[data-live-root]').getAttribute('data-live-state'), poll).toBe('reconnecting');
+    await expect
+      .poll(() => ben.page.locator('[data-live-root]').getAttribute('data-live-state'), poll)
+      .toBe('reconnecting');
     // A live load while the server is away (here: asked for by hand) fails quietly: no error is said on the page.
-    const failed = ben.page.evaluate(() => new Promise((resolve) => {
-      const g = globalThis as any;
-      g.document.addEventListener('htmx:afterRequest', () => resolve(true), { once: true });
-      g.htmx.trigger('#ticket-live', 'live:refresh');
-    }));
+    const failed = ben.page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const g = globalThis as any;
+          g.document.addEventListener('htmx:afterRequest', () => resolve(true), { once: true });
+          g.htmx.trigger('#ticket-live', 'live:refresh');
+        }),
+    );
     await failed;
     expect(await ben.page.locator('[data-words="true"]').count()).toBe(0);
     s = await startServer(env);
@@ -157,7 +187,7 @@ describe('the ticket page, live', () => {
 });
 
 describe('the portal page, live', () => {
-  it("shows the customer a public reply as it is written, never an internal note", async () => {
+  it('shows the customer a public reply as it is written, never an internal note', async () => {
     const carla = (await api('GET', `/tickets/${ticketId}`)).requester_id as number;
     const link = await signedPath(s, { ticketId, userId: carla });
     const context = await browser.newContext({ baseURL: s.url, viewport: { width: 360, height: 800 } });

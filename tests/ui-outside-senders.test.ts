@@ -24,12 +24,22 @@ async function mail(h: { from: string; cc?: string[]; subject: string }, body: s
 /** Carla's ticket naming 12 colleagues (2 not added), then a message from someone not on it. */
 async function scene() {
   const named = Array.from({ length: 12 }, (_, i) => `colleague${i + 1}@customer.example`);
-  const t = await mail({ from: 'Carla Rossi <carla@customer.example>', cc: named, subject: uniq('Invoice question ') }, 'Where is my invoice?');
-  const outsider = await mail({ from: 'Oscar Outsider <oscar@elsewhere.example>', subject: `Re: [hxdesk #${t.ticket_id}]` }, 'Please add me, I am her accountant.');
+  const t = await mail(
+    { from: 'Carla Rossi <carla@customer.example>', cc: named, subject: uniq('Invoice question ') },
+    'Where is my invoice?',
+  );
+  const outsider = await mail(
+    { from: 'Oscar Outsider <oscar@elsewhere.example>', subject: `Re: [hxdesk #${t.ticket_id}]` },
+    'Please add me, I am her accountant.',
+  );
   return { id: t.ticket_id, outsiderTxn: outsider.transaction_id };
 }
 
-const ccNames = (p: Page) => p.locator('#people .people-role').filter({ has: p.getByRole('heading', { name: 'Cc', exact: true }) }).innerText();
+const ccNames = (p: Page) =>
+  p
+    .locator('#people .people-role')
+    .filter({ has: p.getByRole('heading', { name: 'Cc', exact: true }) })
+    .innerText();
 
 beforeAll(async () => {
   s = await startServer({ MAILGATE_TOKEN, MAIL_ADDRESSES: 'support@helpdesk.example' });
@@ -48,10 +58,14 @@ describe('the ticket page of a ticket an outsider wrote to', () => {
     try {
       await page.goto(`/tickets/${id}`);
       const entry = page.locator(`#txn-${outsiderTxn}`);
-      expect(await entry.locator('.txn-what').innerText()).toBe('Mail from an outside sender, Oscar Outsider <oscar@elsewhere.example>');
+      expect(await entry.locator('.txn-what').innerText()).toBe(
+        'Mail from an outside sender, Oscar Outsider <oscar@elsewhere.example>',
+      );
       expect(await entry.innerText()).toContain('Not on this ticket: kept as an internal comment');
       const notAdded = page.locator('#people .not-added');
-      expect(await notAdded.innerText()).toMatch(/colleague11@customer\.example\s+more than 10 new people in one message/);
+      expect(await notAdded.innerText()).toMatch(
+        /colleague11@customer\.example\s+more than 10 new people in one message/,
+      );
       expect((await axeCheck(page)).message).toBe('');
       await screenshot(page, 'ticket-outside-sender');
 
@@ -61,8 +75,15 @@ describe('the ticket page of a ticket an outsider wrote to', () => {
       await page.keyboard.press('Enter');
       await settled(page);
       await expect.poll(() => ccNames(page), poll).toContain('Oscar Outsider');
-      await expect.poll(() => page.locator(`#txn-${outsiderTxn}`).innerText(), poll).toContain('They are on the ticket now.');
-      expect(await page.locator(`#txn-${outsiderTxn}`).getByRole('button', { name: /Add as Cc/ }).count()).toBe(0);
+      await expect
+        .poll(() => page.locator(`#txn-${outsiderTxn}`).innerText(), poll)
+        .toContain('They are on the ticket now.');
+      expect(
+        await page
+          .locator(`#txn-${outsiderTxn}`)
+          .getByRole('button', { name: /Add as Cc/ })
+          .count(),
+      ).toBe(0);
 
       // One of the people the bounds left out, by keyboard too.
       await notAdded.getByRole('button', { name: 'Add as Cc: colleague11@customer.example' }).focus();
@@ -80,7 +101,11 @@ describe('the ticket page of a ticket an outsider wrote to', () => {
   it('fits a 360 px phone', async () => {
     const { id, outsiderTxn } = await scene();
     const { context } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD);
-    const phone = await browser.newContext({ baseURL: s.url, viewport: { width: 360, height: 740 }, storageState: await context.storageState() });
+    const phone = await browser.newContext({
+      baseURL: s.url,
+      viewport: { width: 360, height: 740 },
+      storageState: await context.storageState(),
+    });
     await context.close();
     phone.setDefaultTimeout(T);
     try {
@@ -91,11 +116,15 @@ describe('the ticket page of a ticket an outsider wrote to', () => {
       const box = (await add.boundingBox())!;
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width).toBeLessThanOrEqual(360);
-      const listed = page.locator('#people .not-added').getByRole('button', { name: 'Add as Cc: colleague12@customer.example' });
+      const listed = page
+        .locator('#people .not-added')
+        .getByRole('button', { name: 'Add as Cc: colleague12@customer.example' });
       await listed.scrollIntoViewIfNeeded();
       const lb = (await listed.boundingBox())!;
       expect(lb.x + lb.width).toBeLessThanOrEqual(360);
-      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(360);
+      expect(
+        await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number),
+      ).toBeLessThanOrEqual(360);
       expect((await axeCheck(page)).message).toBe('');
       await screenshot(page, 'ticket-outside-sender-phone');
     } finally {
@@ -109,7 +138,10 @@ describe('the ticket page of a ticket an outsider wrote to', () => {
     context.setDefaultTimeout(T);
     try {
       await page.goto(`/tickets/${id}`);
-      await page.locator(`#txn-${outsiderTxn}`).getByRole('button', { name: /Add as Cc: Oscar Outsider/ }).click();
+      await page
+        .locator(`#txn-${outsiderTxn}`)
+        .getByRole('button', { name: /Add as Cc: Oscar Outsider/ })
+        .click();
       await page.waitForURL((u) => u.pathname === `/tickets/${id}`);
       expect(await ccNames(page)).toContain('Oscar Outsider');
       expect(await page.locator(`#txn-${outsiderTxn}`).innerText()).toContain('They are on the ticket now.');

@@ -24,7 +24,8 @@ const ids = { general: 0, support: 0, alice: 0, carol: 0, dan: 0, dora: 0, gone:
 const CUSTOMER_PASSWORD = 'carol-password-123';
 
 const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
-const search = (q: string, extra = '', token?: string) => s.api('GET', `/users?q=${encodeURIComponent(q)}${extra}`, token ? { token } : {});
+const search = (q: string, extra = '', token?: string) =>
+  s.api('GET', `/users?q=${encodeURIComponent(q)}${extra}`, token ? { token } : {});
 const emails = (res: { body: { users: { email: string }[] } }) => res.body.users.map((u) => u.email);
 
 beforeAll(async () => {
@@ -35,26 +36,59 @@ beforeAll(async () => {
   // mail of the people they name, on a queue nobody else watches.
   await api('PATCH', `/queues/${ids.general}`, { admin_cc: [] });
   // The oldest requester: beyond the newest PEOPLE_SEARCH_WINDOW users once the fillers are in.
-  ids.old = (await api('POST', '/users', { email: 'zed.oldtimer@archive.example', name: 'Zed Oldtimer', role: 'requester' })).id;
+  ids.old = (
+    await api('POST', '/users', { email: 'zed.oldtimer@archive.example', name: 'Zed Oldtimer', role: 'requester' })
+  ).id;
   // Many requesters, written straight into the file (the API would take minutes for these).
   const now = new Date().toISOString();
   if (testStore() === 'postgres') {
-    await poolOf(s.db).query(`INSERT INTO users (email, name, role, created_at, updated_at)
-      SELECT 'filler' || i || '@bulk.example', 'Filler Person ' || i, 'requester', $1, $1 FROM generate_series(0, $2::int - 1) i`, [now, PEOPLE_SEARCH_WINDOW + 1000]);
+    await poolOf(s.db).query(
+      `INSERT INTO users (email, name, role, created_at, updated_at)
+      SELECT 'filler' || i || '@bulk.example', 'Filler Person ' || i, 'requester', $1, $1 FROM generate_series(0, $2::int - 1) i`,
+      [now, PEOPLE_SEARCH_WINDOW + 1000],
+    );
   } else {
-    const insert = sqliteOf(s.db).prepare(`INSERT INTO users (email, name, role, created_at, updated_at) VALUES (?, ?, 'requester', ?, ?)`);
+    const insert = sqliteOf(s.db).prepare(
+      `INSERT INTO users (email, name, role, created_at, updated_at) VALUES (?, ?, 'requester', ?, ?)`,
+    );
     sqliteOf(s.db).transaction(() => {
-      for (let i = 0; i < PEOPLE_SEARCH_WINDOW + 1000; i++) insert.run(`filler${i}@bulk.example`, `Filler Person ${i}`, now, now);
+      for (let i = 0; i < PEOPLE_SEARCH_WINDOW + 1000; i++)
+        insert.run(`filler${i}@bulk.example`, `Filler Person ${i}`, now, now);
     })();
   }
   ids.support = (await api('POST', '/teams', { name: 'Support' })).id;
-  ids.alice = (await api('POST', '/users', { email: 'alice@example.com', name: 'Alice Agent', role: 'agent', password: 'alice-password-123' })).id;
+  ids.alice = (
+    await api('POST', '/users', {
+      email: 'alice@example.com',
+      name: 'Alice Agent',
+      role: 'agent',
+      password: 'alice-password-123',
+    })
+  ).id;
   ids.quinn = (await api('POST', '/users', { email: 'quinn@example.com', name: 'Quinn Queuewatch', role: 'agent' })).id;
-  ids.carol = (await api('POST', '/users', { email: 'carol@customer.example', name: 'Carol Customer', role: 'requester', password: CUSTOMER_PASSWORD })).id;
-  ids.dan = (await api('POST', '/users', { email: 'dan@customer.example', name: 'Dan Colleague', role: 'requester' })).id;
-  ids.dora = (await api('POST', '/users', { email: 'dora@customer.example', name: 'Dora Danvers', role: 'requester' })).id;
+  ids.carol = (
+    await api('POST', '/users', {
+      email: 'carol@customer.example',
+      name: 'Carol Customer',
+      role: 'requester',
+      password: CUSTOMER_PASSWORD,
+    })
+  ).id;
+  ids.dan = (
+    await api('POST', '/users', { email: 'dan@customer.example', name: 'Dan Colleague', role: 'requester' })
+  ).id;
+  ids.dora = (
+    await api('POST', '/users', { email: 'dora@customer.example', name: 'Dora Danvers', role: 'requester' })
+  ).id;
   await api('POST', '/users', { email: 'emile@customer.example', name: 'Émile Zola', role: 'requester' });
-  ids.gone = (await api('POST', '/users', { email: 'dan.gone@customer.example', name: 'Dan Gone', role: 'requester', disabled: true })).id;
+  ids.gone = (
+    await api('POST', '/users', {
+      email: 'dan.gone@customer.example',
+      name: 'Dan Gone',
+      role: 'requester',
+      disabled: true,
+    })
+  ).id;
 }, 120_000);
 
 afterAll(async () => {
@@ -68,12 +102,25 @@ describe('GET /users?q= (people search)', () => {
     // dan@ starts with the text; Dora Danvers has a word starting with it; the disabled Dan Gone is left out.
     expect(emails(dan)).toEqual(['dan@customer.example', 'dora@customer.example']);
     expect(dan.body.users[0]).toMatchObject({ id: ids.dan, name: 'Dan Colleague', role: 'requester', disabled: false });
-    expect(Object.keys(dan.body.users[0]).sort()).toEqual(['created_at', 'disabled', 'email', 'id', 'name', 'role', 'updated_at']);
+    expect(Object.keys(dan.body.users[0]).sort()).toEqual([
+      'created_at',
+      'disabled',
+      'email',
+      'id',
+      'name',
+      'role',
+      'updated_at',
+    ]);
 
     // Staff too, by any part of the name.
     expect(emails(await search('agent'))).toEqual(['alice@example.com']);
     // Any part of an address.
-    expect(emails(await search('customer.EXAMPLE'))).toEqual(['carol@customer.example', 'dan@customer.example', 'dora@customer.example', 'emile@customer.example']);
+    expect(emails(await search('customer.EXAMPLE'))).toEqual([
+      'carol@customer.example',
+      'dan@customer.example',
+      'dora@customer.example',
+      'emile@customer.example',
+    ]);
     // The exact address comes first.
     expect(emails(await search('dora@customer.example'))[0]).toBe('dora@customer.example');
     // Letters beyond ASCII fold too.
@@ -124,23 +171,28 @@ describe('GET /users?q= (people search)', () => {
     expect(mixed.body.error.details[0].path).toBe('role');
   });
 
-  itOn('sqlite')('does bounded work: addresses through their index for everyone, names among the newest users', async () => {
-    // Zed is older than the newest PEOPLE_SEARCH_WINDOW users: found by address, not by name.
-    expect(emails(await search('zed.old'))).toEqual(['zed.oldtimer@archive.example']);
-    expect(emails(await search('Oldtimer'))).toEqual([]);
-    // Every part of the search reads through an index or an id range, never the whole table.
-    const dialect = new SQLiteSyncDialect();
-    const plans: string[] = [];
-    for (const q of Object.values(peopleSearchQueries(sqliteHandle(s.db), 'ann', 10))) {
-      const stmt = is(q, SQL) ? dialect.sqlToQuery(q) : q.toSQL();
-      const rows = sqliteOf(s.db).prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`).all(...(stmt.params as unknown[])) as { detail: string }[];
-      plans.push(rows.map((r) => r.detail).join(' / '));
-    }
-    expect(plans[0]).toMatch(/SEARCH users USING INDEX users_email_uq \(email>\? AND email<\?\)/);
-    expect(plans[1]).toMatch(/SEARCH users USING INDEX users_role_idx \(role=\?\)/);
-    expect(plans[2]).toMatch(/SEARCH users USING INTEGER PRIMARY KEY \(rowid>\?\)/);
-    for (const plan of plans) expect(plan).not.toMatch(/SCAN users(?! USING)/);
-  });
+  itOn('sqlite')(
+    'does bounded work: addresses through their index for everyone, names among the newest users',
+    async () => {
+      // Zed is older than the newest PEOPLE_SEARCH_WINDOW users: found by address, not by name.
+      expect(emails(await search('zed.old'))).toEqual(['zed.oldtimer@archive.example']);
+      expect(emails(await search('Oldtimer'))).toEqual([]);
+      // Every part of the search reads through an index or an id range, never the whole table.
+      const dialect = new SQLiteSyncDialect();
+      const plans: string[] = [];
+      for (const q of Object.values(peopleSearchQueries(sqliteHandle(s.db), 'ann', 10))) {
+        const stmt = is(q, SQL) ? dialect.sqlToQuery(q) : q.toSQL();
+        const rows = sqliteOf(s.db)
+          .prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`)
+          .all(...(stmt.params as unknown[])) as { detail: string }[];
+        plans.push(rows.map((r) => r.detail).join(' / '));
+      }
+      expect(plans[0]).toMatch(/SEARCH users USING INDEX users_email_uq \(email>\? AND email<\?\)/);
+      expect(plans[1]).toMatch(/SEARCH users USING INDEX users_role_idx \(role=\?\)/);
+      expect(plans[2]).toMatch(/SEARCH users USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+      for (const plan of plans) expect(plan).not.toMatch(/SCAN users(?! USING)/);
+    },
+  );
 
   it('answers htmx with options carrying the address to fill in', async () => {
     const res = await s.api('GET', '/users?q=dan&limit=8', { headers: { 'HX-Request': 'true' } });
@@ -193,7 +245,9 @@ onlyOn('sqlite')('in the browser', () => {
     await ccError.waitFor();
     expect(await ccError.innerText()).toBe('"not an address" is not a valid e-mail address');
     expect(await dialog().getByRole('combobox', { name: 'Cc' }).getAttribute('aria-invalid')).toBe('true');
-    expect(await dialog().getByRole('combobox', { name: 'Cc' }).inputValue()).toBe('dan@customer.example, not an address');
+    expect(await dialog().getByRole('combobox', { name: 'Cc' }).inputValue()).toBe(
+      'dan@customer.example, not an address',
+    );
     expect(await dialog().getByRole('combobox', { name: 'Requester' }).inputValue()).toBe('erin.new@customer.example');
     expect(await dialog().getByLabel('Subject').inputValue()).toBe('VPN drops every hour');
     await screenshot(page, 'new-ticket-people-error');
@@ -242,7 +296,9 @@ onlyOn('sqlite')('in the browser', () => {
     expect(await roleList('Cc').innerText()).toMatch(/Dan Colleague\s+dan@customer\.example/);
     expect(await roleList('Cc').innerText()).toContain('Dora Danvers');
     expect(await peopleBox().getByText('None').count()).toBe(1); // no AdminCc yet
-    expect(await publicReply().innerText()).toBe('Public reply (mailed to erin.new@customer.example, Cc Dan Colleague, Dora Danvers)');
+    expect(await publicReply().innerText()).toBe(
+      'Public reply (mailed to erin.new@customer.example, Cc Dan Colleague, Dora Danvers)',
+    );
     expect(await page.getByLabel('Internal note (owner and AdminCc only)').count()).toBe(1);
     await screenshot(page, 'ticket-people');
   }, 120_000);
@@ -254,32 +310,48 @@ onlyOn('sqlite')('in the browser', () => {
     await settled(page, T);
     await expect.poll(() => roleList('Cc').innerText(), poll).not.toContain('Dan Colleague');
     expect(await roleList('Cc').innerText()).toContain('Dora Danvers');
-    await historyList(page).locator('li.txn').filter({ hasText: `${adminName} removed Dan Colleague from Cc` }).waitFor();
-    await expect.poll(() => publicReply().innerText(), poll).toBe('Public reply (mailed to erin.new@customer.example, Cc Dora Danvers)');
+    await historyList(page)
+      .locator('li.txn')
+      .filter({ hasText: `${adminName} removed Dan Colleague from Cc` })
+      .waitFor();
+    await expect
+      .poll(() => publicReply().innerText(), poll)
+      .toBe('Public reply (mailed to erin.new@customer.example, Cc Dora Danvers)');
     expect((await api('GET', `/tickets/${ticketId}`)).cc).toEqual([ids.dora]);
     expect(new URL(page.url()).pathname).toBe(`/tickets/${ticketId}`);
 
     // Add Alice as AdminCc: choose the role, find her by name, add.
-    await peopleBox().getByLabel('Role', { exact: true }).selectOption({ label: 'AdminCc (staff: replies and internal notes)' });
+    await peopleBox()
+      .getByLabel('Role', { exact: true })
+      .selectOption({ label: 'AdminCc (staff: replies and internal notes)' });
     const person = peopleBox().getByRole('combobox', { name: 'Person' });
     await person.pressSequentially('alice', { delay: 30 });
-    await peopleBox().getByRole('option', { name: /Alice Agent/ }).click();
+    await peopleBox()
+      .getByRole('option', { name: /Alice Agent/ })
+      .click();
     expect(await person.inputValue()).toBe('alice@example.com');
     await peopleBox().getByRole('button', { name: 'Add' }).click();
     await settled(page, T);
     await expect.poll(() => roleList('AdminCc').innerText(), poll).toContain('Alice Agent');
-    await historyList(page).locator('li.txn').filter({ hasText: `${adminName} added Alice Agent as AdminCc` }).waitFor();
+    await historyList(page)
+      .locator('li.txn')
+      .filter({ hasText: `${adminName} added Alice Agent as AdminCc` })
+      .waitFor();
     expect((await api('GET', `/tickets/${ticketId}`)).admin_cc).toEqual([ids.alice]);
     // AdminCc is staff: the public reply still goes to the same customers.
     expect(await publicReply().innerText()).toBe('Public reply (mailed to erin.new@customer.example, Cc Dora Danvers)');
 
     // Already there: 409 in words below the box; the typed text stays.
     const error = page.locator('#people-error');
-    await peopleBox().getByLabel('Role', { exact: true }).selectOption({ label: 'AdminCc (staff: replies and internal notes)' });
+    await peopleBox()
+      .getByLabel('Role', { exact: true })
+      .selectOption({ label: 'AdminCc (staff: replies and internal notes)' });
     // Enter sends the form (no option is chosen): suggestions that open meanwhile cannot be in the way of a click.
     await peopleBox().getByRole('combobox', { name: 'Person' }).fill('alice@example.com');
     await peopleBox().getByRole('combobox', { name: 'Person' }).press('Enter');
-    await expect.poll(() => error.innerText(), poll).toBe(`alice@example.com is already an AdminCc of ticket ${ticketId}`);
+    await expect
+      .poll(() => error.innerText(), poll)
+      .toBe(`alice@example.com is already an AdminCc of ticket ${ticketId}`);
     expect(await peopleBox().getByRole('combobox', { name: 'Person' }).inputValue()).toBe('alice@example.com');
     // Not an address: 422 in words. Typing clears the words.
     await peopleBox().getByLabel('Role', { exact: true }).selectOption({ label: 'Cc (gets public replies)' });
@@ -304,11 +376,16 @@ onlyOn('sqlite')('in the browser', () => {
       await p.goto(`${s.url}/tickets/${ticketId}`);
       await peopleBox(p).waitFor();
       await p.clock.pauseAt(Date.now() + 1000);
-      const tick = async <T>(read: () => Promise<T>) => { await p.clock.runFor(50); return read(); };
+      const tick = async <T>(read: () => Promise<T>) => {
+        await p.clock.runFor(50);
+        return read();
+      };
       await peopleBox(p).getByLabel('Role', { exact: true }).selectOption({ label: 'Cc (gets public replies)' });
       const person = peopleBox(p).getByRole('combobox', { name: 'Person' });
       const asked: string[] = [];
-      p.on('request', (r) => { if (/\/users\?/.test(r.url())) asked.push(new URL(r.url()).searchParams.get('q') ?? ''); });
+      p.on('request', (r) => {
+        if (/\/users\?/.test(r.url())) asked.push(new URL(r.url()).searchParams.get('q') ?? '');
+      });
       await person.pressSequentially('qui');
       await p.clock.runFor(250);
       const option = peopleBox(p).getByRole('option', { name: /Quinn Queuewatch/ });
@@ -318,14 +395,17 @@ onlyOn('sqlite')('in the browser', () => {
       await option.click();
       expect(await person.inputValue()).toBe('quinn@example.com');
       await p.clock.runFor(1000);
-      const quiet = () => p.evaluate(() => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'));
+      const quiet = () =>
+        p.evaluate(() => !(globalThis as any).document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'));
       await expect.poll(() => tick(quiet), poll).toBe(true);
       // The delay ran out after the pick: no search for the picked address, the list stays shut.
       expect(asked).toEqual(['qui']);
       expect(await person.getAttribute('aria-expanded')).toBe('false');
       expect(await peopleBox(p).locator('.person-options').isHidden()).toBe(true);
       await peopleBox(p).getByRole('button', { name: 'Add' }).click();
-      await expect.poll(() => tick(() => peopleBox(p).getByRole('list', { name: 'Cc', exact: true }).innerText()), poll).toContain('Quinn Queuewatch');
+      await expect
+        .poll(() => tick(() => peopleBox(p).getByRole('list', { name: 'Cc', exact: true }).innerText()), poll)
+        .toContain('Quinn Queuewatch');
     } finally {
       await own.context.close();
     }
@@ -334,16 +414,23 @@ onlyOn('sqlite')('in the browser', () => {
 
   it('shows the queue\'s watchers as "via queue", not removable here; a reply says when nobody is mailed', async () => {
     const network = (await api('POST', '/queues', { name: 'Network' })).id;
-    await transaction(s.db, (tx) => setQueueWatchers(tx, network, 'admin_cc', [ids.quinn], s.settings.notify.ownAddresses));
+    await transaction(s.db, (tx) =>
+      setQueueWatchers(tx, network, 'admin_cc', [ids.quinn], s.settings.notify.ownAddresses),
+    );
     const own = (await api('POST', '/tickets', { queue_id: ids.general, subject: 'Note to self' })).ticket.id;
     await page.goto(`/tickets/${own}`);
     await peopleBox().waitFor();
     expect(await peopleBox().innerText()).not.toContain('Quinn Queuewatch');
     // The admin is the only requester and writes the reply: nobody gets it.
-    expect(await publicReply().innerText()).toBe('Public reply (nobody will be mailed: the ticket has no requester or Cc besides you)');
+    expect(await publicReply().innerText()).toBe(
+      'Public reply (nobody will be mailed: the ticket has no requester or Cc besides you)',
+    );
 
     // Moving the ticket to a queue with an AdminCc shows them at once.
-    await page.getByRole('complementary', { name: 'Ticket properties' }).getByLabel('Queue').selectOption({ label: 'Network' });
+    await page
+      .getByRole('complementary', { name: 'Ticket properties' })
+      .getByLabel('Queue')
+      .selectOption({ label: 'Network' });
     await settled(page, T);
     const quinn = roleList('AdminCc').getByRole('listitem').filter({ hasText: 'Quinn Queuewatch' });
     await quinn.waitFor();
@@ -352,7 +439,12 @@ onlyOn('sqlite')('in the browser', () => {
   }, 60_000);
 
   it('a customer sees no People controls', async () => {
-    const own = await api('POST', '/tickets', { queue_id: ids.general, subject: 'Carol asks', requesters: [ids.carol], cc: [ids.dan] });
+    const own = await api('POST', '/tickets', {
+      queue_id: ids.general,
+      subject: 'Carol asks',
+      requesters: [ids.carol],
+      cc: [ids.dan],
+    });
     const { context: ctx, page: p } = await signedIn(browser, s.url, 'carol@customer.example', CUSTOMER_PASSWORD);
     try {
       ctx.setDefaultTimeout(T);
@@ -368,7 +460,11 @@ onlyOn('sqlite')('in the browser', () => {
   }, 60_000);
 
   it('works on a 360 px phone: the People box and the new-ticket fields fit the screen', async () => {
-    const phone = await browser.newContext({ baseURL: s.url, viewport: { width: 360, height: 740 }, storageState: await context.storageState() });
+    const phone = await browser.newContext({
+      baseURL: s.url,
+      viewport: { width: 360, height: 740 },
+      storageState: await context.storageState(),
+    });
     phone.setDefaultTimeout(T);
     const p = await phone.newPage();
     try {
@@ -409,7 +505,9 @@ onlyOn('sqlite')('in the browser', () => {
   }, 90_000);
 
   it('without JavaScript the fields are plain text: errors come back on the page with the text kept', async () => {
-    const { context: ctx, page: p } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD, { javaScriptEnabled: false });
+    const { context: ctx, page: p } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD, {
+      javaScriptEnabled: false,
+    });
     try {
       ctx.setDefaultTimeout(T);
       await p.goto('/tickets/new');
@@ -417,8 +515,12 @@ onlyOn('sqlite')('in the browser', () => {
       await p.getByRole('combobox', { name: 'Requester' }).fill('frank@customer.example, frank at home');
       await p.getByRole('button', { name: 'Create ticket' }).click();
       await p.locator('#new-requesters-error').waitFor();
-      expect(await p.locator('#new-requesters-error').innerText()).toBe('"frank at home" is not a valid e-mail address');
-      expect(await p.getByRole('combobox', { name: 'Requester' }).inputValue()).toBe('frank@customer.example, frank at home');
+      expect(await p.locator('#new-requesters-error').innerText()).toBe(
+        '"frank at home" is not a valid e-mail address',
+      );
+      expect(await p.getByRole('combobox', { name: 'Requester' }).inputValue()).toBe(
+        'frank@customer.example, frank at home',
+      );
       expect(await p.getByLabel('Subject').inputValue()).toBe('Printer offline');
 
       await p.getByRole('combobox', { name: 'Requester' }).fill('frank@customer.example');

@@ -21,42 +21,70 @@ const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<
 
 let seq = 0;
 async function ticket(): Promise<number> {
-  const t = await api('POST', '/tickets', { queue_id: 1, subject: `Reply box ${++seq}`, description: 'It smokes.', requesters: [`carla${seq}@customer.example`] });
+  const t = await api('POST', '/tickets', {
+    queue_id: 1,
+    subject: `Reply box ${++seq}`,
+    description: 'It smokes.',
+    requesters: [`carla${seq}@customer.example`],
+  });
   return t.ticket.id;
 }
 
 const history = (p: Page) => p.locator('#history');
 const body = (p: Page) => p.locator('#reply-body');
-const fileNames = (p: Page) => p.evaluate(() => [...((globalThis as any).document.querySelector('#reply-attachments').files as any[])].map((f) => f.name));
-const noHorizontalScroll = (p: Page) => p.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+const fileNames = (p: Page) =>
+  p.evaluate(() =>
+    [...((globalThis as any).document.querySelector('#reply-attachments').files as any[])].map((f) => f.name),
+  );
+const noHorizontalScroll = (p: Page) =>
+  p.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
 
 /** Drops a file on the reply box as a person dragging it from the desktop would. */
-const dropFile = (p: Page, name: string, text: string) => p.evaluate(([n, t]) => {
-  const g = globalThis as any;
-  const dt = new g.DataTransfer();
-  dt.items.add(new g.File([t], n, { type: 'text/plain' }));
-  const target = g.document.querySelector('#reply-body');
-  target.dispatchEvent(new g.DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  return target.dispatchEvent(new g.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-}, [name, text]);
+const dropFile = (p: Page, name: string, text: string) =>
+  p.evaluate(
+    ([n, t]) => {
+      const g = globalThis as any;
+      const dt = new g.DataTransfer();
+      dt.items.add(new g.File([t], n, { type: 'text/plain' }));
+      const target = g.document.querySelector('#reply-body');
+      target.dispatchEvent(new g.DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      return target.dispatchEvent(new g.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    [name, text],
+  );
 
 /** Pastes an image into the message, as a screenshot copied to the clipboard is. */
-const pasteImage = (p: Page) => p.evaluate(() => {
-  const g = globalThis as any;
-  const dt = new g.DataTransfer();
-  dt.items.add(new g.File([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3])], 'image.png', { type: 'image/png' }));
-  return g.document.querySelector('#reply-body').dispatchEvent(new g.ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
-});
+const pasteImage = (p: Page) =>
+  p.evaluate(() => {
+    const g = globalThis as any;
+    const dt = new g.DataTransfer();
+    dt.items.add(new g.File([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3])], 'image.png', { type: 'image/png' }));
+    return g.document
+      .querySelector('#reply-body')
+      .dispatchEvent(new g.ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+  });
 
 beforeAll(async () => {
   s = await startServer({ MAX_ATTACHMENT_BYTES: String(MAX) });
   browser = await launchBrowser();
   ({ context, page } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD));
-  await api('POST', '/responses', { name: 'Resolved: printer fixed', shared: true, set_status: 'resolved',
-    body: 'Hello {{ ticket.requester.name }}, ticket #{{ ticket.id }} is fixed.' });
-  await api('POST', '/responses', { name: 'Billing only', queue_id: (await api('POST', '/queues', { name: 'Billing' })).id, body: 'About your invoice' });
+  await api('POST', '/responses', {
+    name: 'Resolved: printer fixed',
+    shared: true,
+    set_status: 'resolved',
+    body: 'Hello {{ ticket.requester.name }}, ticket #{{ ticket.id }} is fixed.',
+  });
+  await api('POST', '/responses', {
+    name: 'Billing only',
+    queue_id: (await api('POST', '/queues', { name: 'Billing' })).id,
+    body: 'About your invoice',
+  });
 }, 60_000);
-afterAll(async () => { await context?.close(); await browser?.close(); await s?.close(); });
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await s?.close();
+});
 
 describe('reply box at 1280 px', () => {
   it('files by picker, drag and drop and paste are listed, removable, sent and shown in the history', async () => {
@@ -85,7 +113,11 @@ describe('reply box at 1280 px', () => {
     expect(await body(page).inputValue()).toBe('');
     expect(await page.locator('#reply-file-list li').count()).toBe(0);
     const stored = (await api('GET', `/tickets/${id}/transactions`)).transactions.at(-1);
-    expect(stored.attachments.map((a: any) => [a.filename, a.size])).toEqual([['notes.txt', 11], ['dropped.log', 12], [names[3], 7]]);
+    expect(stored.attachments.map((a: any) => [a.filename, a.size])).toEqual([
+      ['notes.txt', 11],
+      ['dropped.log', 12],
+      [names[3], 7],
+    ]);
   });
 
   it('a message whose files are over the limit is refused under the reply box, its text kept, nothing recorded', async () => {
@@ -93,7 +125,9 @@ describe('reply box at 1280 px', () => {
     await page.goto(`/tickets/${id}`);
     const before = (await api('GET', `/tickets/${id}/transactions`)).transactions.length;
     await body(page).fill('This one is too big');
-    await page.getByLabel('Attach files').setInputFiles([{ name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(MAX + 1, 1) }]);
+    await page
+      .getByLabel('Attach files')
+      .setInputFiles([{ name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(MAX + 1, 1) }]);
     await page.getByRole('button', { name: 'Send' }).click();
     const error = page.locator('#reply-error');
     await expect.poll(() => error.innerText(), poll).toContain('may be sent with one message');
@@ -118,7 +152,9 @@ describe('reply box at 1280 px', () => {
     const carla = (await api('GET', `/tickets/${id}`)).requesters[0];
     const person = await api('GET', `/users/${carla}`);
     await expect.poll(() => body(page).inputValue(), poll).toBe(`Hi! Hello ${person.name}, ticket #${id} is fixed.`);
-    await expect.poll(() => page.locator('#reply-status-note').innerText(), poll).toContain('Will set status to resolved');
+    await expect
+      .poll(() => page.locator('#reply-status-note').innerText(), poll)
+      .toContain('Will set status to resolved');
     expect(await picker.inputValue()).toBe('');
     // The agent edits before sending; the body is focused after the insert.
     await page.keyboard.type(' Thanks for waiting.');
@@ -126,7 +162,9 @@ describe('reply box at 1280 px', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(async () => (await api('GET', `/tickets/${id}`)).status, poll).toBe('resolved');
     const txns = (await api('GET', `/tickets/${id}/transactions`)).transactions;
-    expect(txns.find((t: any) => t.type === 'Correspond').body).toContain(`Hello ${person.name}, ticket #${id} is fixed. Thanks for waiting.`);
+    expect(txns.find((t: any) => t.type === 'Correspond').body).toContain(
+      `Hello ${person.name}, ticket #${id} is fixed. Thanks for waiting.`,
+    );
     await expect.poll(() => page.locator('#reply-status-note').isHidden(), poll).toBe(true);
     expect(await page.locator('#reply-set-status').inputValue()).toBe('');
     await expect.poll(() => page.locator('#ticket-head .status').innerText(), poll).toMatch(/resolved/i);
@@ -141,19 +179,33 @@ describe('reply box at 1280 px', () => {
     await page.getByRole('button', { name: 'Keep the status' }).click();
     expect(await page.locator('#reply-status-note').isHidden()).toBe(true);
     await page.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(async () => (await api('GET', `/tickets/${id}/transactions`)).transactions.some((t: any) => t.type === 'Correspond'), poll).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await api('GET', `/tickets/${id}/transactions`)).transactions.some((t: any) => t.type === 'Correspond'),
+        poll,
+      )
+      .toBe(true);
     expect((await api('GET', `/tickets/${id}`)).status).not.toBe('resolved');
   });
 });
 
 describe('reply box at 360 px', () => {
   it('fits the width; a file and a canned response still work', async () => {
-    const narrow = await browser.newContext({ baseURL: s.url, viewport: { width: 360, height: 740 }, storageState: await context.storageState() });
+    const narrow = await browser.newContext({
+      baseURL: s.url,
+      viewport: { width: 360, height: 740 },
+      storageState: await context.storageState(),
+    });
     try {
       const p = await narrow.newPage();
       const id = await ticket();
       await p.goto(`/tickets/${id}`);
-      await p.getByLabel('Attach files').setInputFiles([{ name: 'a-file-with-a-rather-long-name-for-a-phone.txt', mimeType: 'text/plain', buffer: Buffer.from('x') }]);
+      await p
+        .getByLabel('Attach files')
+        .setInputFiles([
+          { name: 'a-file-with-a-rather-long-name-for-a-phone.txt', mimeType: 'text/plain', buffer: Buffer.from('x') },
+        ]);
       await p.getByLabel('Canned response').fill('Resolved: printer fixed');
       await p.getByLabel('Canned response').press('Enter');
       await expect.poll(() => p.locator('#reply-body').inputValue(), poll).toContain(`ticket #${id} is fixed.`);
@@ -161,7 +213,9 @@ describe('reply box at 360 px', () => {
       await screenshot(p, 'reply-box-360');
       await p.getByRole('button', { name: 'Send' }).click();
       await expect.poll(async () => (await api('GET', `/tickets/${id}`)).status, poll).toBe('resolved');
-      await expect.poll(() => p.locator('#history .attachments a').allInnerTexts(), poll).toEqual(['a-file-with-a-rather-long-name-for-a-phone.txt']);
+      await expect
+        .poll(() => p.locator('#history .attachments a').allInnerTexts(), poll)
+        .toEqual(['a-file-with-a-rather-long-name-for-a-phone.txt']);
       expect(await noHorizontalScroll(p)).toBeLessThanOrEqual(360);
     } finally {
       await narrow.close();

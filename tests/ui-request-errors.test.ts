@@ -15,7 +15,8 @@ const poll = { timeout: T, interval: 100 };
 
 type Failure = 'empty-502' | 'html-502' | 'reset';
 /** What nginx answers when its upstream is down. */
-const NGINX_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+const NGINX_502 =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
 interface Proxy {
   url: string;
@@ -33,10 +34,19 @@ async function startProxy(upstream: string): Promise<Proxy> {
   let rule: { method: string; path: RegExp; how: Failure } | null = null;
   const sockets = new Set<Socket>();
   const proxy: Proxy = {
-    url: '', broken: 0,
-    fail(method, path, how) { rule = { method, path, how }; },
-    heal() { rule = null; },
-    close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+    url: '',
+    broken: 0,
+    fail(method, path, how) {
+      rule = { method, path, how };
+    },
+    heal() {
+      rule = null;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
   const server = http.createServer((req, res) => {
     if (rule && req.method === rule.method && rule.path.test(req.url ?? '')) {
@@ -45,19 +55,28 @@ async function startProxy(upstream: string): Promise<Proxy> {
       req.resume();
       req.on('end', () => {
         if (how === 'empty-502') res.writeHead(502, { 'content-length': '0' }).end();
-        else if (how === 'html-502') res.writeHead(502, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(NGINX_502) }).end(NGINX_502);
+        else if (how === 'html-502')
+          res
+            .writeHead(502, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(NGINX_502) })
+            .end(NGINX_502);
         else req.socket.resetAndDestroy();
       });
       return;
     }
-    const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
-      answer.pipe(res);
-    });
+    const up = http.request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+        answer.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return proxy;
@@ -76,7 +95,11 @@ beforeAll(async () => {
   browser = await launchBrowser();
   ({ context, page } = await signedIn(browser, proxy.url, ADMIN_EMAIL, ADMIN_PASSWORD));
   const queue = (await s.api('GET', '/queues')).body.queues[0].id;
-  ticketId = (await s.api('POST', '/tickets', { body: { queue_id: queue, subject: 'VPN drops every hour', description: 'Since the update.' } })).body.ticket.id;
+  ticketId = (
+    await s.api('POST', '/tickets', {
+      body: { queue_id: queue, subject: 'VPN drops every hour', description: 'Since the update.' },
+    })
+  ).body.ticket.id;
 }, 60_000);
 afterAll(async () => {
   await context?.close();
@@ -85,7 +108,10 @@ afterAll(async () => {
   await s?.close();
 });
 
-const WIDTHS = [{ name: 'desktop', width: 1280, height: 800 }, { name: '360px', width: 360, height: 740 }];
+const WIDTHS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: '360px', width: 360, height: 740 },
+];
 
 /** The element is shown, and all of its width fits in the viewport (its words are readable without scrolling sideways). */
 async function expectInView(p: Page, locator: ReturnType<Page['locator']>) {
@@ -96,9 +122,21 @@ async function expectInView(p: Page, locator: ReturnType<Page['locator']>) {
 }
 
 const FAILURES: { how: Failure; words: RegExp }[] = [
-  { how: 'empty-502', words: /^The server could not answer \(502 Bad Gateway\), so this may not have been saved\. What you entered is still here\. Try again in a moment\.$/ },
-  { how: 'html-502', words: /^The server could not answer \(502 Bad Gateway\), so this may not have been saved\. What you entered is still here\. Try again in a moment\.$/ },
-  { how: 'reset', words: /^Could not reach the server \(the connection failed\), so this may not have been saved\. What you entered is still here\./ },
+  {
+    how: 'empty-502',
+    words:
+      /^The server could not answer \(502 Bad Gateway\), so this may not have been saved\. What you entered is still here\. Try again in a moment\.$/,
+  },
+  {
+    how: 'html-502',
+    words:
+      /^The server could not answer \(502 Bad Gateway\), so this may not have been saved\. What you entered is still here\. Try again in a moment\.$/,
+  },
+  {
+    how: 'reset',
+    words:
+      /^Could not reach the server \(the connection failed\), so this may not have been saved\. What you entered is still here\./,
+  },
 ];
 
 describe.each(WIDTHS)('the reply box at $name', (size) => {
@@ -111,40 +149,46 @@ describe.each(WIDTHS)('the reply box at $name', (size) => {
     await messageBox(page).waitFor();
   });
 
-  it.each(FAILURES)('$how: says so in words below the box, keeps the text, clears on typing', async ({ how, words }) => {
-    const before = await entries().count();
-    const broken = proxy.broken;
-    const text = `Please reconnect and tell me if it drops again (${how}, ${size.name}).`;
-    await messageBox(page).fill(text);
-    proxy.fail('POST', /^\/tickets\/\d+\/comment$/, how);
-    await page.getByRole('button', { name: 'Send' }).click();
+  it.each(FAILURES)(
+    '$how: says so in words below the box, keeps the text, clears on typing',
+    async ({ how, words }) => {
+      const before = await entries().count();
+      const broken = proxy.broken;
+      const text = `Please reconnect and tell me if it drops again (${how}, ${size.name}).`;
+      await messageBox(page).fill(text);
+      proxy.fail('POST', /^\/tickets\/\d+\/comment$/, how);
+      await page.getByRole('button', { name: 'Send' }).click();
 
-    await expect.poll(() => error().innerText(), poll).toMatch(words);
-    proxy.heal();
-    expect(proxy.broken).toBeGreaterThan(broken);
-    expect(await error().innerText()).not.toMatch(/nginx|<|Bad Gateway<\/h1>/);
-    await expectInView(page, error());
-    const box = (await messageBox(page).boundingBox())!;
-    expect((await error().boundingBox())!.y).toBeGreaterThan(box.y + box.height);
-    expect(await messageBox(page).inputValue()).toBe(text);
-    expect(await entries().count()).toBe(before);
-    await screenshot(page, `reply-error-${how}-${size.name}`);
+      await expect.poll(() => error().innerText(), poll).toMatch(words);
+      proxy.heal();
+      expect(proxy.broken).toBeGreaterThan(broken);
+      expect(await error().innerText()).not.toMatch(/nginx|<|Bad Gateway<\/h1>/);
+      await expectInView(page, error());
+      const box = (await messageBox(page).boundingBox())!;
+      expect((await error().boundingBox())!.y).toBeGreaterThan(box.y + box.height);
+      expect(await messageBox(page).inputValue()).toBe(text);
+      expect(await entries().count()).toBe(before);
+      await screenshot(page, `reply-error-${how}-${size.name}`);
 
-    await messageBox(page).press('End');
-    await messageBox(page).pressSequentially('!');
-    await expect.poll(() => error().innerText(), poll).toBe('');
-    expect(await error().isVisible()).toBe(false);
-    expect(await messageBox(page).inputValue()).toBe(`${text}!`);
+      await messageBox(page).press('End');
+      await messageBox(page).pressSequentially('!');
+      await expect.poll(() => error().innerText(), poll).toBe('');
+      expect(await error().isVisible()).toBe(false);
+      expect(await messageBox(page).inputValue()).toBe(`${text}!`);
 
-    // Through the working proxy the same text goes out.
-    await page.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => entries().count(), poll).toBe(before + 1);
-    await expect.poll(() => messageBox(page).inputValue(), poll).toBe('');
-  }, 60_000);
+      // Through the working proxy the same text goes out.
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => entries().count(), poll).toBe(before + 1);
+      await expect.poll(() => messageBox(page).inputValue(), poll).toBe('');
+    },
+    60_000,
+  );
 });
 
 describe('every htmx form, not only the reply box', () => {
-  beforeEach(async () => { await page.setViewportSize({ width: 1280, height: 800 }); });
+  beforeEach(async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
 
   it('a ticket property: a 502 with an empty body is said under the field, the value stays, typing clears it', async () => {
     await page.goto(`/tickets/${ticketId}`);
@@ -155,7 +199,9 @@ describe('every htmx form, not only the reply box', () => {
     await priority.fill('42');
     await priority.press('Tab');
     const error = page.locator('#err-priority');
-    await expect.poll(() => error.innerText(), poll).toMatch(/^The server could not answer \(502 Bad Gateway\), so this may not have been saved\./);
+    await expect
+      .poll(() => error.innerText(), poll)
+      .toMatch(/^The server could not answer \(502 Bad Gateway\), so this may not have been saved\./);
     await expectInView(page, error);
     proxy.heal();
     expect(await priority.inputValue()).toBe('42');
@@ -197,7 +243,11 @@ describe('every htmx form, not only the reply box', () => {
     proxy.fail('POST', /^\/tickets$/, 'html-502');
     await dialog.getByRole('button', { name: 'Create ticket' }).click();
     const words = dialog.locator('#new-ticket-form .request-error');
-    await expect.poll(() => words.innerText(), poll).toMatch(/^The server could not answer \(502 Bad Gateway\), so this may not have been saved\. What you entered is still here\./);
+    await expect
+      .poll(() => words.innerText(), poll)
+      .toMatch(
+        /^The server could not answer \(502 Bad Gateway\), so this may not have been saved\. What you entered is still here\./,
+      );
     await expectInView(page, words);
     expect(await dialog.getByLabel('Subject').inputValue()).toBe('Printer offline');
     expect(await dialog.getByLabel('Description').inputValue()).toBe('Third floor, since 9:00.');
@@ -213,19 +263,25 @@ describe('every htmx form, not only the reply box', () => {
     expect((await s.api('GET', `/tickets/${created}`)).body.subject).toBe('Printer offline!');
   });
 
-  it('an admin form: a reset connection is said in the form\'s error line; the typed name stays', async () => {
+  it("an admin form: a reset connection is said in the form's error line; the typed name stays", async () => {
     await page.goto('/teams');
     const form = page.locator('#new-team');
     await form.getByLabel('Name').fill('Field service');
     proxy.fail('POST', /^\/teams$/, 'reset');
     await form.getByRole('button', { name: 'Create team' }).click();
     const error = page.locator('#new-team-error');
-    await expect.poll(() => error.innerText(), poll).toMatch(/^Could not reach the server \(the connection failed\), so this may not have been saved\. What you entered is still here\./);
+    await expect
+      .poll(() => error.innerText(), poll)
+      .toMatch(
+        /^Could not reach the server \(the connection failed\), so this may not have been saved\. What you entered is still here\./,
+      );
     await expectInView(page, error);
     proxy.heal();
     expect(await form.getByLabel('Name').inputValue()).toBe('Field service');
     expect(new URL(page.url()).pathname).toBe('/teams');
-    expect((await s.api('GET', '/teams')).body.teams.map((t: { name: string }) => t.name)).not.toContain('Field service');
+    expect((await s.api('GET', '/teams')).body.teams.map((t: { name: string }) => t.name)).not.toContain(
+      'Field service',
+    );
   });
 
   it('a link outside any form: a 502 page notice in words, gone after the next successful request', async () => {
@@ -233,7 +289,9 @@ describe('every htmx form, not only the reply box', () => {
     proxy.fail('GET', /^\/dashboards$/, 'empty-502');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboards' }).click();
     const notice = page.locator('.page-notice');
-    await expect.poll(() => notice.innerText(), poll).toBe('Could not load this: the server answered 502 Bad Gateway without an explanation. Try again in a moment.');
+    await expect
+      .poll(() => notice.innerText(), poll)
+      .toBe('Could not load this: the server answered 502 Bad Gateway without an explanation. Try again in a moment.');
     await expectInView(page, notice);
     expect(new URL(page.url()).pathname).toBe('/tickets');
     proxy.heal();

@@ -24,19 +24,45 @@ let browser: Browser;
 let staff: { context: BrowserContext; page: Page };
 let requester: { context: BrowserContext; page: Page };
 let anonymous: { context: BrowserContext; page: Page };
-const ids = { ticket: 0, portalTicket: 0, team: 0, field: 0, dashboard: 0, template: 0, scrip: 0, outbox: 0, intake: 0, user: 0, response: 0 };
+const ids = {
+  ticket: 0,
+  portalTicket: 0,
+  team: 0,
+  field: 0,
+  dashboard: 0,
+  template: 0,
+  scrip: 0,
+  outbox: 0,
+  intake: 0,
+  user: 0,
+  response: 0,
+};
 const counts: Record<string, { width: number; serious: number; total: number; rules: string[] }[]> = {};
 
 const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 
-interface Screen { name: string; who: () => { page: Page }; path: () => string; ready?: (p: Page) => Promise<void> }
+interface Screen {
+  name: string;
+  who: () => { page: Page };
+  path: () => string;
+  ready?: (p: Page) => Promise<void>;
+}
 
 const SCREENS: Screen[] = [
   { name: 'login', who: () => anonymous, path: () => '/login' },
-  { name: 'ticket-list', who: () => staff, path: () => '/tickets', ready: async (p) => { await p.locator('#tickets-table').waitFor({ timeout: T }); } },
+  {
+    name: 'ticket-list',
+    who: () => staff,
+    path: () => '/tickets',
+    ready: async (p) => {
+      await p.locator('#tickets-table').waitFor({ timeout: T });
+    },
+  },
   { name: 'ticket', who: () => staff, path: () => `/tickets/${ids.ticket}` },
   {
-    name: 'new-ticket-dialog', who: () => staff, path: () => '/tickets',
+    name: 'new-ticket-dialog',
+    who: () => staff,
+    path: () => '/tickets',
     ready: async (p) => {
       await p.getByRole('link', { name: 'New ticket' }).click();
       await p.locator('dialog[open] #new-ticket-form select[name=queue_id]').waitFor({ timeout: T });
@@ -61,10 +87,15 @@ const SCREENS: Screen[] = [
   { name: 'responses', who: () => staff, path: () => '/responses' },
   { name: 'response', who: () => staff, path: () => `/responses/${ids.response}` },
   {
-    name: 'ticket-list-selected', who: () => staff, path: () => '/tickets?status=new,open,stalled',
+    name: 'ticket-list-selected',
+    who: () => staff,
+    path: () => '/tickets?status=new,open,stalled',
     ready: async (p) => {
       await p.getByRole('checkbox', { name: 'Select all tickets on this page' }).check();
-      await p.locator('#bulk-count').filter({ hasText: /^1\d selected$/ }).waitFor({ timeout: T });
+      await p
+        .locator('#bulk-count')
+        .filter({ hasText: /^1\d selected$/ })
+        .waitFor({ timeout: T });
     },
   },
   { name: 'outbox', who: () => staff, path: () => '/outbox' },
@@ -80,27 +111,68 @@ beforeAll(async () => {
   const alice = await api('POST', '/users', { email: 'alice.agent@example.com', name: 'Alice Agent', role: 'agent' });
   ids.user = alice.id;
   ids.team = (await api('POST', '/teams', { name: 'Hardware', description: 'Printers, screens and keyboards' })).id;
-  ids.field = (await api('POST', '/custom-fields', { key: 'size', name: 'Size', type: 'select', options: ['S', 'M', 'L'] })).id;
-  ids.dashboard = (await api('POST', '/dashboards', {
-    name: 'Morning board', widgets: [{ kind: 'status_counts', config: {} }, { kind: 'queue_counts', config: {} }, { kind: 'team_workload', config: {} }, { kind: 'my_tickets', config: {} }],
-  })).id;
+  ids.field = (
+    await api('POST', '/custom-fields', { key: 'size', name: 'Size', type: 'select', options: ['S', 'M', 'L'] })
+  ).id;
+  ids.dashboard = (
+    await api('POST', '/dashboards', {
+      name: 'Morning board',
+      widgets: [
+        { kind: 'status_counts', config: {} },
+        { kind: 'queue_counts', config: {} },
+        { kind: 'team_workload', config: {} },
+        { kind: 'my_tickets', config: {} },
+      ],
+    })
+  ).id;
   ids.template = (await api('GET', '/templates')).templates[0].id;
   ids.scrip = (await api('GET', '/scrips')).scrips[0].id;
-  ids.response = (await api('POST', '/responses', { name: 'Printer fixed', shared: true, set_status: 'resolved', body: 'Hello {{ ticket.requester.name }}, the printer is fixed.' })).id;
-  const rq = await api('POST', '/users', { email: REQUESTER.email, name: 'Rita Requester', role: 'requester', password: REQUESTER.password });
+  ids.response = (
+    await api('POST', '/responses', {
+      name: 'Printer fixed',
+      shared: true,
+      set_status: 'resolved',
+      body: 'Hello {{ ticket.requester.name }}, the printer is fixed.',
+    })
+  ).id;
+  const rq = await api('POST', '/users', {
+    email: REQUESTER.email,
+    name: 'Rita Requester',
+    role: 'requester',
+    password: REQUESTER.password,
+  });
   await api('POST', '/users', { email: NY.email, name: 'Nora New York', role: 'agent', password: NY.password });
   for (let i = 0; i < 12; i++) {
-    await api('POST', '/tickets', { queue_id: general, subject: `Screen check ticket ${i} with a rather long subject to fill the column`, requester_id: rq.id });
+    await api('POST', '/tickets', {
+      queue_id: general,
+      subject: `Screen check ticket ${i} with a rather long subject to fill the column`,
+      requester_id: rq.id,
+    });
   }
   const t = await api('POST', '/tickets', {
-    queue_id: general, subject: 'Printer on floor 3 prints every page twice', requester_id: rq.id, owner_id: alice.id, team_id: ids.team,
+    queue_id: general,
+    subject: 'Printer on floor 3 prints every page twice',
+    requester_id: rq.id,
+    owner_id: alice.id,
+    team_id: ids.team,
     description: 'Since Monday every job comes out twice.\nThe queue shows one job.',
   });
   ids.ticket = t.ticket.id;
   ids.portalTicket = t.ticket.id;
-  await api('POST', `/tickets/${ids.ticket}/comment`, { internal: false, body: 'Could you send the printer\'s model number?' });
-  await api('POST', `/tickets/${ids.ticket}/comment`, { internal: true, body: 'Internal: probably the duplex driver again.' });
-  const mail = await mailIn(s, { from: 'walter.mail@customer.example', name: 'Walter Mail', subject: 'Mail from outside', body: 'Hello, my screen is dark.' });
+  await api('POST', `/tickets/${ids.ticket}/comment`, {
+    internal: false,
+    body: "Could you send the printer's model number?",
+  });
+  await api('POST', `/tickets/${ids.ticket}/comment`, {
+    internal: true,
+    body: 'Internal: probably the duplex driver again.',
+  });
+  const mail = await mailIn(s, {
+    from: 'walter.mail@customer.example',
+    name: 'Walter Mail',
+    subject: 'Mail from outside',
+    body: 'Hello, my screen is dark.',
+  });
   void mail;
   ids.intake = (await api('GET', '/mail/intake')).intake[0].id;
   browser = await launchBrowser();
@@ -131,18 +203,33 @@ describe('every screen at 1280 px and 360 px', () => {
         await page.locator('main').waitFor({ timeout: T });
         await screen.ready?.(page);
         const axe = await axeCheck(page);
-        counts[screen.name].push({ width, serious: axe.serious.length, total: axe.all.length, rules: axe.all.map((v) => `${v.id}:${v.impact}`) });
+        counts[screen.name].push({
+          width,
+          serious: axe.serious.length,
+          total: axe.all.length,
+          rules: axe.all.map((v) => `${v.id}:${v.impact}`),
+        });
         if (axe.serious.length) problems.push(`${width}px axe:\n${axe.message}`);
         const scroll = await page.evaluate(() => {
           const d = (globalThis as any).document;
           const iw = (globalThis as any).innerWidth as number;
           // What sticks out (the innermost elements only), to say where the fix goes.
-          const out = [...d.querySelectorAll('main *')].filter((el: any) => el.getBoundingClientRect().right > iw + 0.5 && !el.closest('.table-scroll, .table-wrap'))
+          const out = [...d.querySelectorAll('main *')]
+            .filter(
+              (el: any) => el.getBoundingClientRect().right > iw + 0.5 && !el.closest('.table-scroll, .table-wrap'),
+            )
             .filter((el: any, _i: number, all: any[]) => !all.some((o: any) => o !== el && el.contains(o)))
-            .slice(0, 5).map((el: any) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).replace(/ /g, '.')}` : ''} right=${Math.round(el.getBoundingClientRect().right)}`);
+            .slice(0, 5)
+            .map(
+              (el: any) =>
+                `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).replace(/ /g, '.')}` : ''} right=${Math.round(el.getBoundingClientRect().right)}`,
+            );
           return { sw: d.documentElement.scrollWidth as number, iw, out };
         });
-        if (scroll.sw > scroll.iw) problems.push(`${width}px: the page scrolls sideways (${scroll.sw} > ${scroll.iw}): ${scroll.out.join(', ')}`);
+        if (scroll.sw > scroll.iw)
+          problems.push(
+            `${width}px: the page scrolls sideways (${scroll.sw} > ${scroll.iw}): ${scroll.out.join(', ')}`,
+          );
         const h1 = await page.locator('h1').count();
         if (h1 !== 1) problems.push(`${width}px: ${h1} h1 elements`);
         await screenshot(page, `screen-${screen.name}-${width}`);
@@ -152,13 +239,23 @@ describe('every screen at 1280 px and 360 px', () => {
       if (screen.name !== 'new-ticket-dialog') {
         await page.goto(screen.path());
         await page.locator('main').waitFor({ timeout: T });
-        const firstInDom = await page.evaluate(() => ((globalThis as any).document.querySelector('a[href], button, input:not([type=hidden]), select, textarea, [tabindex]:not([tabindex="-1"])') as any)?.innerText?.trim());
-        if (firstInDom !== 'Skip to content') problems.push(`the first focusable element is ${JSON.stringify(firstInDom)}, not "Skip to content"`);
-        const autofocused = await page.evaluate(() => (globalThis as any).document.activeElement !== (globalThis as any).document.body);
+        const firstInDom = await page.evaluate(() =>
+          (
+            (globalThis as any).document.querySelector(
+              'a[href], button, input:not([type=hidden]), select, textarea, [tabindex]:not([tabindex="-1"])',
+            ) as any
+          )?.innerText?.trim(),
+        );
+        if (firstInDom !== 'Skip to content')
+          problems.push(`the first focusable element is ${JSON.stringify(firstInDom)}, not "Skip to content"`);
+        const autofocused = await page.evaluate(
+          () => (globalThis as any).document.activeElement !== (globalThis as any).document.body,
+        );
         if (autofocused) await page.locator('a.skip-link').focus();
         else await page.keyboard.press('Tab');
         const first = await page.evaluate(() => ((globalThis as any).document.activeElement as any)?.innerText?.trim());
-        if (first !== 'Skip to content') problems.push(`the first Tab stop is ${JSON.stringify(first)}, not "Skip to content"`);
+        if (first !== 'Skip to content')
+          problems.push(`the first Tab stop is ${JSON.stringify(first)}, not "Skip to content"`);
         else {
           expect(await page.locator('a.skip-link').isVisible()).toBe(true);
           await page.keyboard.press('Enter');
@@ -195,15 +292,25 @@ describe('every screen at 1280 px and 360 px', () => {
     await page.goto('/tickets');
     const box = page.locator('.table-scroll');
     await box.waitFor({ timeout: T });
-    const m = await box.evaluate((el: any) => ({ sh: el.scrollHeight, ch: el.clientHeight, sw: el.scrollWidth, cw: el.clientWidth }));
+    const m = await box.evaluate((el: any) => ({
+      sh: el.scrollHeight,
+      ch: el.clientHeight,
+      sw: el.scrollWidth,
+      cw: el.clientWidth,
+    }));
     expect(m.sw).toBeGreaterThan(m.cw); // the table is wider than the screen: it scrolls sideways inside its box
     expect(m.sh).toBeGreaterThan(m.ch); // and down inside it
-    await box.evaluate((el: any) => { el.scrollTop = 200; el.scrollLeft = 60; });
+    await box.evaluate((el: any) => {
+      el.scrollTop = 200;
+      el.scrollLeft = 60;
+    });
     await page.waitForTimeout(50);
     const top = (await box.boundingBox())!.y;
     const head = (await page.locator('#tickets-table thead th').first().boundingBox())!;
     expect(Math.abs(head.y - top)).toBeLessThanOrEqual(2); // stuck to the top of the scrolled box
-    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
     await screenshot(page, 'screen-ticket-list-scrolled-360');
   });
 
@@ -223,7 +330,7 @@ describe('every screen at 1280 px and 360 px', () => {
     await page.keyboard.press('Escape');
   });
 
-  it('times: relative words, the exact minute in the reader\'s zone on hover (America/New_York), UTC in JSON', async () => {
+  it("times: relative words, the exact minute in the reader's zone on hover (America/New_York), UTC in JSON", async () => {
     const nora = await signedIn(browser, s.url, NY.email, NY.password);
     await nora.page.goto('/settings');
     await nora.page.getByLabel('Time zone').fill('America/New_York');
@@ -234,8 +341,17 @@ describe('every screen at 1280 px and 360 px', () => {
     expect(created).toMatch(/Z$/); // the JSON stays UTC
     const time = nora.page.locator('#history time').first();
     expect(await time.getAttribute('datetime')).toBe(created);
-    const ny = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-      .format(new Date(created)).replace(',', '');
+    const ny = new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'America/New_York',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .format(new Date(created))
+      .replace(',', '');
     expect(await time.getAttribute('title')).toMatch(new RegExp(`^${ny} E[SD]T$`));
     expect(await time.innerText()).toMatch(/^(just now|\d+ min ago)$/);
     // The list's Updated cell: the same kind of time.
@@ -245,7 +361,9 @@ describe('every screen at 1280 px and 360 px', () => {
     await nora.context.close();
     // The admin (no zone chosen) sees UTC, said so.
     await staff.page.goto(`/tickets/${ids.ticket}`);
-    expect(await staff.page.locator('#history time').first().getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(await staff.page.locator('#history time').first().getAttribute('title')).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+    );
   });
 
   it('relative times keep up with a page left open: ten minutes later the history says so', async () => {
@@ -268,17 +386,36 @@ describe('every screen at 1280 px and 360 px', () => {
     const { page } = staff;
     await page.setViewportSize({ width: 1280, height: 800 });
     for (const [path, field, value] of [
-      ['/queues/1', 'Description', 'Everything else'], [`/teams/${ids.team}`, 'Description', 'Printers and screens'],
-      [`/users/${ids.user}`, 'Name', 'Alice A. Agent'], [`/custom-fields/${ids.field}`, 'Name', 'T-shirt size'],
-      [`/templates/${ids.template}`, 'Description', 'Sent when a ticket is opened'], [`/scrips/${ids.scrip}`, 'Description', 'Tell the requester'],
+      ['/queues/1', 'Description', 'Everything else'],
+      [`/teams/${ids.team}`, 'Description', 'Printers and screens'],
+      [`/users/${ids.user}`, 'Name', 'Alice A. Agent'],
+      [`/custom-fields/${ids.field}`, 'Name', 'T-shirt size'],
+      [`/templates/${ids.template}`, 'Description', 'Sent when a ticket is opened'],
+      [`/scrips/${ids.scrip}`, 'Description', 'Tell the requester'],
     ] as const) {
       await page.goto(path);
-      const form = page.locator('main form').filter({ has: page.getByRole('button', { name: 'Save', exact: true }) }).first();
+      const form = page
+        .locator('main form')
+        .filter({ has: page.getByRole('button', { name: 'Save', exact: true }) })
+        .first();
       await form.getByLabel(field, { exact: true }).fill(value);
       await form.getByRole('button', { name: 'Save', exact: true }).click();
-      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: 8000 }).catch((e) => { throw new Error(`${path}: no Saved (${page.url()}): ${e.message.split('\\n')[0]}`); });
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'Saved.' })
+        .waitFor({ timeout: 8000 })
+        .catch((e) => {
+          throw new Error(`${path}: no Saved (${page.url()}): ${e.message.split('\\n')[0]}`);
+        });
       expect(new URL(page.url()).pathname).toBe(path);
-      expect(await page.locator('main form').filter({ has: page.getByRole('button', { name: 'Save', exact: true }) }).first().getByLabel(field, { exact: true }).inputValue()).toBe(value);
+      expect(
+        await page
+          .locator('main form')
+          .filter({ has: page.getByRole('button', { name: 'Save', exact: true }) })
+          .first()
+          .getByLabel(field, { exact: true })
+          .inputValue(),
+      ).toBe(value);
     }
     // Refused: the error is said in the form, the typed value stays, nothing says Saved.
     await page.goto('/queues/1');

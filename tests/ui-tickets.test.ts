@@ -29,7 +29,8 @@ const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<
 
 const table = (p: Page) => p.locator('#tickets-table');
 const subjects = (p: Page) => table(p).locator('tbody td.subject').allInnerTexts();
-const headerNames = async (p: Page) => (await table(p).locator('thead th[data-column]').allInnerTexts()).map((t) => t.replace(/[▲▼]/g, '').trim());
+const headerNames = async (p: Page) =>
+  (await table(p).locator('thead th[data-column]').allInnerTexts()).map((t) => t.replace(/[▲▼]/g, '').trim());
 const pagerText = (p: Page) => p.locator('.pager > span').innerText();
 const filter = (p: Page, name: string) => p.locator(`#filters select[name="${name}"]`);
 const param = (p: Page, name: string) => new URL(p.url()).searchParams.get(name);
@@ -64,8 +65,10 @@ async function openList(p: Page, path = '/tickets') {
 /** Opens the column picker if it is closed, or closes it if it is open. */
 async function togglePicker(p: Page, open: boolean) {
   const details = p.locator('details.column-picker');
-  if ((await details.getAttribute('open')) === null === open) await details.locator('summary').click();
-  await p.getByRole('checkbox', { name: 'Subject', exact: true }).waitFor({ state: open ? 'visible' : 'hidden', timeout: T });
+  if (((await details.getAttribute('open')) === null) === open) await details.locator('summary').click();
+  await p
+    .getByRole('checkbox', { name: 'Subject', exact: true })
+    .waitFor({ state: open ? 'visible' : 'hidden', timeout: T });
 }
 
 beforeAll(async () => {
@@ -74,20 +77,44 @@ beforeAll(async () => {
   ids.general = (await api('GET', '/queues')).queues.find((q: { name: string }) => q.name === 'General').id;
   ids.support = (await api('POST', '/teams', { name: 'Support', description: 'First line' })).id;
   ids.billing = (await api('POST', '/teams', { name: 'Billing', description: 'Money matters' })).id;
-  ids.alice = (await api('POST', '/users', { email: 'alice@example.com', name: 'Alice Agent', role: 'agent', password: 'alice-password-123' })).id;
-  ids.requester = (await api('POST', '/users', { email: 'rita@example.com', name: 'Rita Requester', role: 'requester' })).id;
+  ids.alice = (
+    await api('POST', '/users', {
+      email: 'alice@example.com',
+      name: 'Alice Agent',
+      role: 'agent',
+      password: 'alice-password-123',
+    })
+  ).id;
+  ids.requester = (
+    await api('POST', '/users', { email: 'rita@example.com', name: 'Rita Requester', role: 'requester' })
+  ).id;
   await api('POST', `/teams/${ids.support}/members`, { user_id: ids.alice });
   ids.hardware = (await api('POST', '/queues', { name: 'Hardware', team_id: ids.support })).id;
 
   const create = async (body: Record<string, unknown>) => (await api('POST', '/tickets', body)).ticket.id as number;
-  hw.printer = await create({ queue_id: ids.hardware, subject: HW_SUBJECTS[0], status: 'open', owner_id: ids.alice, description: 'Paper stuck again' });
+  hw.printer = await create({
+    queue_id: ids.hardware,
+    subject: HW_SUBJECTS[0],
+    status: 'open',
+    owner_id: ids.alice,
+    description: 'Paper stuck again',
+  });
   hw.keyboard = await create({ queue_id: ids.hardware, subject: HW_SUBJECTS[1], status: 'new' });
-  hw.monitor = await create({ queue_id: ids.hardware, subject: HW_SUBJECTS[2], status: 'stalled', owner_id: ids.alice });
+  hw.monitor = await create({
+    queue_id: ids.hardware,
+    subject: HW_SUBJECTS[2],
+    status: 'stalled',
+    owner_id: ids.alice,
+  });
   unassignedCount = 1;
   for (let i = 1; i <= FILLERS; i++) {
     const owned = i % 4 === 0;
     if (!owned) unassignedCount++;
-    await create({ queue_id: ids.general, subject: `Routine request ${String(i).padStart(2, '0')}`, owner_id: owned ? ids.alice : null });
+    await create({
+      queue_id: ids.general,
+      subject: `Routine request ${String(i).padStart(2, '0')}`,
+      owner_id: owned ? ids.alice : null,
+    });
   }
 
   browser = await launchBrowser();
@@ -161,7 +188,9 @@ describe('ticket list', () => {
 
     // Back: the queue-only list again, and the filter bar says so.
     await page.goBack();
-    await page.waitForURL((u) => u.searchParams.get('status') === null && u.searchParams.get('queue_id') === String(ids.hardware));
+    await page.waitForURL(
+      (u) => u.searchParams.get('status') === null && u.searchParams.get('queue_id') === String(ids.hardware),
+    );
     await expect.poll(async () => (await subjects(page)).sort(), poll).toEqual([...HW_SUBJECTS].sort());
     await expect.poll(() => filter(page, 'status').inputValue(), poll).toBe('');
     await expect.poll(() => filter(page, 'queue_id').inputValue(), poll).toBe(String(ids.hardware));
@@ -200,7 +229,9 @@ describe('ticket list', () => {
   it('searches as you type, once the typing pauses', async () => {
     await openList(page);
     const searches: string[] = [];
-    const onRequest = (r: { url(): string }) => { if (new URL(r.url()).searchParams.has('q')) searches.push(r.url()); };
+    const onRequest = (r: { url(): string }) => {
+      if (new URL(r.url()).searchParams.has('q')) searches.push(r.url());
+    };
     page.on('request', onRequest);
     try {
       await page.getByRole('searchbox', { name: 'Search' }).pressSequentially('PRINTER', { delay: 40 });
@@ -214,7 +245,9 @@ describe('ticket list', () => {
       page.off('request', onRequest);
     }
     await page.getByRole('searchbox', { name: 'Search' }).fill('no such words anywhere');
-    await expect.poll(() => table(page).locator('tbody').innerText(), poll).toContain('No tickets match these filters.');
+    await expect
+      .poll(() => table(page).locator('tbody').innerText(), poll)
+      .toContain('No tickets match these filters.');
   }, 90_000);
 
   it('sorts by clicking a header, and keeps that order when filtering further', async () => {
@@ -286,13 +319,16 @@ describe('ticket list', () => {
   it('the last visible column cannot be unticked: the picker and the table keep agreeing', async () => {
     await openList(page);
     await togglePicker(page, true);
-    for (const c of DEFAULT_HEADERS.filter((h) => h !== 'Subject')) await page.getByRole('checkbox', { name: c, exact: true }).uncheck();
+    for (const c of DEFAULT_HEADERS.filter((h) => h !== 'Subject'))
+      await page.getByRole('checkbox', { name: c, exact: true }).uncheck();
     await expect.poll(() => headerNames(page), poll).toEqual(['Subject']);
     const subject = page.getByRole('checkbox', { name: 'Subject', exact: true });
     await subject.click();
     await page.keyboard.press('Space'); // the keyboard too
     expect(await subject.isChecked()).toBe(true);
-    await expect.poll(() => page.locator('#columns-hint').textContent(), poll).toBe('At least one column stays visible.');
+    await expect
+      .poll(() => page.locator('#columns-hint').textContent(), poll)
+      .toBe('At least one column stays visible.');
     expect(await headerNames(page)).toEqual(['Subject']);
     expect(param(page, 'columns')).toBe('Subject');
     await page.getByRole('checkbox', { name: 'ID', exact: true }).check();
@@ -351,10 +387,13 @@ describe('ticket list', () => {
     expect(Math.abs(after.y - headerTop)).toBeLessThanOrEqual(1);
     expect(Math.abs(after.y - (await scroller.boundingBox())!.y)).toBeLessThanOrEqual(2);
     // And it is painted over the rows that scrolled under it.
-    const hit = await page.evaluate(([x, y]) => {
-      const el = (globalThis as any).document.elementFromPoint(x, y);
-      return el?.closest('th')?.getAttribute('data-column') ?? null;
-    }, [after.x + after.width / 2, after.y + after.height / 2]);
+    const hit = await page.evaluate(
+      ([x, y]) => {
+        const el = (globalThis as any).document.elementFromPoint(x, y);
+        return el?.closest('th')?.getAttribute('data-column') ?? null;
+      },
+      [after.x + after.width / 2, after.y + after.height / 2],
+    );
     expect(hit).toBe('Subject');
   }, 90_000);
 });
@@ -417,7 +456,11 @@ describe('saved views', () => {
     expect(Math.abs((await columnWidth(page, 'Queue')) - 200)).toBeLessThanOrEqual(1);
     expect(await subjects(page)).toEqual(['Printer jam on floor 3']);
     const stored = await api('GET', `/saved-views/${viewId}`);
-    expect(stored).toMatchObject({ name: 'Hardware desk', columns: ['ID', 'Subject', 'Status', 'Queue', 'Updated'], filters: { queue_id: ids.hardware, status: ['open'] } });
+    expect(stored).toMatchObject({
+      name: 'Hardware desk',
+      columns: ['ID', 'Subject', 'Status', 'Queue', 'Updated'],
+      filters: { queue_id: ids.hardware, status: ['open'] },
+    });
     expect(stored.column_widths.Queue).toBeGreaterThanOrEqual(199);
     expect(stored.column_widths.Queue).toBeLessThanOrEqual(201);
 
@@ -425,7 +468,9 @@ describe('saved views', () => {
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Delete view' }).click();
     await page.waitForURL((u) => u.pathname === '/tickets' && !u.searchParams.has('view_id'));
-    await expect.poll(() => views.getByRole('link').allInnerTexts(), poll).toEqual(['My open tickets', 'Unassigned in my teams’ queues', 'All']);
+    await expect
+      .poll(() => views.getByRole('link').allInnerTexts(), poll)
+      .toEqual(['My open tickets', 'Unassigned in my teams’ queues', 'All']);
     expect((await s.api('GET', `/saved-views/${viewId}`)).status).toBe(404);
   }, 150_000);
 });
@@ -435,7 +480,14 @@ describe('ticket page', () => {
   const entry = (text: string) => historyList(page).locator('li.txn').filter({ hasText: text });
 
   beforeAll(async () => {
-    ticketId = (await api('POST', '/tickets', { queue_id: ids.hardware, subject: 'Laptop will not boot', description: 'Black screen since Monday.', requester_id: ids.requester })).ticket.id;
+    ticketId = (
+      await api('POST', '/tickets', {
+        queue_id: ids.hardware,
+        subject: 'Laptop will not boot',
+        description: 'Black screen since Monday.',
+        requester_id: ids.requester,
+      })
+    ).ticket.id;
   });
 
   it('replies publicly and adds an internal note; changes status, owner and team inline', async () => {
@@ -446,14 +498,18 @@ describe('ticket page', () => {
     await created.waitFor();
     expect(await created.innerText()).toContain('Black screen since Monday.');
     // Scrip results per transaction: the autoreply went to the requester.
-    expect(await created.getByRole('list', { name: 'Scrips' }).innerText()).toMatch(/✓ autoreply_on_create \(autoreply_requester, 1 notification\)/);
+    expect(await created.getByRole('list', { name: 'Scrips' }).innerText()).toMatch(
+      /✓ autoreply_on_create \(autoreply_requester, 1 notification\)/,
+    );
 
     await page.getByLabel('Public reply (mailed to Rita Requester)').check();
     await messageBox(page).fill('We are looking into it.');
     await page.getByRole('button', { name: 'Send' }).click();
     await entry(`Reply by ${adminName}`).waitFor();
     expect(await entry(`Reply by ${adminName}`).innerText()).toContain('We are looking into it.');
-    expect(await entry(`Reply by ${adminName}`).getByRole('list', { name: 'Scrips' }).innerText()).toContain('✓ notify_requester_on_correspond (notify_requesters_and_cc, 1 notification)');
+    expect(await entry(`Reply by ${adminName}`).getByRole('list', { name: 'Scrips' }).innerText()).toContain(
+      '✓ notify_requester_on_correspond (notify_requesters_and_cc, 1 notification)',
+    );
     await expect.poll(() => messageBox(page).inputValue(), poll).toBe('');
 
     await page.getByLabel('Internal note (owner and AdminCc only)').check();
@@ -483,7 +539,9 @@ describe('ticket page', () => {
     await settled(page);
     const team = entry(`Team changed from Support to Billing by ${adminName}`);
     await team.waitFor();
-    expect(await team.getByRole('list', { name: 'Scrips' }).innerText()).toContain('✓ notify_team_on_team_change (notify_team');
+    expect(await team.getByRole('list', { name: 'Scrips' }).innerText()).toContain(
+      '✓ notify_team_on_team_change (notify_team',
+    );
     await props.getByLabel('Team').selectOption({ label: 'No team' });
     await settled(page);
     await entry(`Team changed from Billing to No team by ${adminName}`).waitFor();
@@ -547,7 +605,12 @@ describe('ticket page', () => {
 
 describe('new ticket dialog', () => {
   it('shows the pattern hint, the error next to the field with the subject kept, then creates the ticket', async () => {
-    await api('POST', '/custom-fields', { key: 'order_ref', name: 'Order reference', type: 'text', pattern: '^ORD-\\d+$' });
+    await api('POST', '/custom-fields', {
+      key: 'order_ref',
+      name: 'Order reference',
+      type: 'text',
+      pattern: '^ORD-\\d+$',
+    });
     await openList(page);
     await page.getByRole('link', { name: 'New ticket' }).click();
     const dialog = page.getByRole('dialog', { name: 'New ticket' });
@@ -597,6 +660,12 @@ describe('new ticket dialog', () => {
 
     // The team came from the queue, on the server.
     const t = await api('GET', `/tickets/${id}`);
-    expect(t).toMatchObject({ subject: 'Docking station dead', queue_id: ids.hardware, owner_id: null, team_id: ids.support, custom_fields: { order_ref: 'ORD-42' } });
+    expect(t).toMatchObject({
+      subject: 'Docking station dead',
+      queue_id: ids.hardware,
+      owner_id: null,
+      team_id: ids.support,
+      custom_fields: { order_ref: 'ORD-42' },
+    });
   }, 120_000);
 });

@@ -21,7 +21,6 @@ let browser: Browser;
 
 const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<T>(method, path, body);
 
-
 /** Presses Tab until `target` has the focus; fails when 80 presses never reach it (a mouse-only control). */
 async function tabTo(p: Page, target: Locator, what: string): Promise<void> {
   const handle = await target.elementHandle({ timeout: T });
@@ -38,16 +37,40 @@ async function tabTo(p: Page, target: Locator, what: string): Promise<void> {
  */
 async function seed(tag: string) {
   const email = `walk.${tag}@example.com`;
-  const agentId = (await api('POST', '/users', { email, name: `Walk ${tag}`, role: 'agent', password: PASSWORD })).id as number;
+  const agentId = (await api('POST', '/users', { email, name: `Walk ${tag}`, role: 'agent', password: PASSWORD }))
+    .id as number;
   const teamId = (await api('POST', '/teams', { name: `Front desk ${tag}` })).id;
   await api('POST', `/teams/${teamId}/members`, { user_id: agentId });
   const queueId = (await api('POST', '/queues', { name: `Front desk ${tag}`, team_id: teamId })).id;
   const spam: number[] = [];
   const unassigned: number[] = [];
   for (let i = 1; i <= 10; i++) {
-    spam.push((await api('POST', '/tickets', { queue_id: queueId, subject: `WIN A PRIZE ${tag} ${i}`, requesters: [`prize${i}@spam.example`] })).ticket.id);
-    unassigned.push((await api('POST', '/tickets', { queue_id: queueId, subject: `Printer ${tag} ${i} jams`, description: 'It jams on page two.', requesters: [`pat.${tag}${i}@customer.example`] })).ticket.id);
-    await api('POST', '/tickets', { queue_id: queueId, subject: `Invoice ${tag} ${i}`, owner_id: agentId, status: 'open', requesters: [`ivy.${tag}${i}@customer.example`] });
+    spam.push(
+      (
+        await api('POST', '/tickets', {
+          queue_id: queueId,
+          subject: `WIN A PRIZE ${tag} ${i}`,
+          requesters: [`prize${i}@spam.example`],
+        })
+      ).ticket.id,
+    );
+    unassigned.push(
+      (
+        await api('POST', '/tickets', {
+          queue_id: queueId,
+          subject: `Printer ${tag} ${i} jams`,
+          description: 'It jams on page two.',
+          requesters: [`pat.${tag}${i}@customer.example`],
+        })
+      ).ticket.id,
+    );
+    await api('POST', '/tickets', {
+      queue_id: queueId,
+      subject: `Invoice ${tag} ${i}`,
+      owner_id: agentId,
+      status: 'open',
+      requesters: [`ivy.${tag}${i}@customer.example`],
+    });
   }
   return { email, agentId, spam, unassigned };
 }
@@ -55,7 +78,9 @@ async function seed(tag: string) {
 beforeAll(async () => {
   s = await startServer();
   await api('POST', '/responses', {
-    name: 'Printer fixed', shared: true, set_status: 'resolved',
+    name: 'Printer fixed',
+    shared: true,
+    set_status: 'resolved',
     body: 'Hello {{ ticket.requester.name | default: "there" }},\n\nthe printer for "{{ ticket.subject }}" is fixed; the report is attached.',
   });
   browser = await launchBrowser();
@@ -110,7 +135,9 @@ describe.each([
       expect(await page.locator('#bulk-form select[name="changes.status"]').inputValue()).toBe('resolved');
       await tabTo(page, page.locator('#bulk-form').getByRole('button', { name: 'Apply' }), 'Apply');
       await page.keyboard.press('Enter');
-      await expect.poll(() => page.getByRole('status').filter({ hasText: 'Changed' }).innerText(), poll).toBe('Changed 10 tickets');
+      await expect
+        .poll(() => page.getByRole('status').filter({ hasText: 'Changed' }).innerText(), poll)
+        .toBe('Changed 10 tickets');
       for (const id of spam) expect((await api('GET', `/tickets/${id}`)).status).toBe('resolved');
       await screenshot(page, `walkthrough-spam-resolved-${size.width}`);
 
@@ -121,7 +148,9 @@ describe.each([
       await page.keyboard.press('j');
       await page.keyboard.press('j');
       await page.keyboard.press('k');
-      const chosen = Number(await page.locator('#tickets-table tbody tr').nth(1).locator('input[name="ids"]').getAttribute('value'));
+      const chosen = Number(
+        await page.locator('#tickets-table tbody tr').nth(1).locator('input[name="ids"]').getAttribute('value'),
+      );
       expect(unassigned).toContain(chosen);
       await page.keyboard.press('Enter');
       await page.waitForURL((u) => u.pathname === `/tickets/${chosen}`);
@@ -135,14 +164,19 @@ describe.each([
 
       // Reply: "r" to the reply box; the canned response by name; the PDF by the picker; Ctrl+Enter sends.
       await page.keyboard.press('r');
-      await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.id), poll).toBe('reply-body');
+      await expect
+        .poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.id), poll)
+        .toBe('reply-body');
       await tabTo(page, page.getByLabel('Canned response'), 'the canned response field');
       await page.keyboard.type('Printer fixed');
       await page.keyboard.press('Enter');
       const body = page.getByRole('textbox', { name: 'Message' });
       await expect.poll(() => body.inputValue(), poll).toContain(`the printer for "Printer ${tag}`);
       await tabTo(page, page.getByLabel('Attach files'), 'the file picker');
-      const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: T }), page.keyboard.press('Space')]);
+      const [chooser] = await Promise.all([
+        page.waitForEvent('filechooser', { timeout: T }),
+        page.keyboard.press('Space'),
+      ]);
       await chooser.setFiles([{ name: 'service-report.pdf', mimeType: 'application/pdf', buffer: PDF }]);
       await expect.poll(() => page.locator('#reply-form').innerText(), poll).toContain('service-report.pdf');
       // Back in the text, an edit of the agent's own, then Ctrl+Enter.
@@ -157,11 +191,17 @@ describe.each([
       const ticket = await api('GET', `/tickets/${chosen}`);
       expect([ticket.owner_id, ticket.status]).toEqual([agentId, 'resolved']);
       const txns = (await api('GET', `/tickets/${chosen}/transactions`)) as any;
-      const reply = (txns.transactions ?? txns).find((t: any) => t.type === 'Correspond' && (t.body ?? '').includes('Regards, Walk'));
+      const reply = (txns.transactions ?? txns).find(
+        (t: any) => t.type === 'Correspond' && (t.body ?? '').includes('Regards, Walk'),
+      );
       expect(reply, 'the public reply is in the history').toBeDefined();
-      expect(reply.attachments.map((a: any) => [a.filename, a.content_type, a.size])).toEqual([['service-report.pdf', 'application/pdf', PDF.length]]);
+      expect(reply.attachments.map((a: any) => [a.filename, a.content_type, a.size])).toEqual([
+        ['service-report.pdf', 'application/pdf', PDF.length],
+      ]);
       // The page never scrolled sideways.
-      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
+      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        size.width,
+      );
       await screenshot(page, `walkthrough-replied-${size.width}`);
     } finally {
       await context.close();

@@ -29,7 +29,8 @@ const noSideScroll = async (p: Page) => {
     const wide: string[] = [];
     for (const el of d.querySelectorAll('body *')) {
       const r = el.getBoundingClientRect();
-      if (r.right > 361 && !el.closest('.table-scroll')) wide.push(`${el.tagName.toLowerCase()}.${el.className}#${el.id} ${Math.round(r.left)}–${Math.round(r.right)}`);
+      if (r.right > 361 && !el.closest('.table-scroll'))
+        wide.push(`${el.tagName.toLowerCase()}.${el.className}#${el.id} ${Math.round(r.left)}–${Math.round(r.right)}`);
     }
     return { width: d.documentElement.scrollWidth as number, wide: wide.slice(0, 10) };
   });
@@ -39,14 +40,29 @@ const noSideScroll = async (p: Page) => {
 
 beforeAll(async () => {
   s = await startServer();
-  const agent = await api('POST', '/users', { email: 'tria@example.com', name: 'Tria Agent', role: 'agent', password: PASSWORD });
+  const agent = await api('POST', '/users', {
+    email: 'tria@example.com',
+    name: 'Tria Agent',
+    role: 'agent',
+    password: PASSWORD,
+  });
   agentId = agent.id;
   const rq = await api('POST', '/users', { email: 'cust@example.com', name: 'Cust Omer', role: 'requester' });
   const team = await api('POST', '/teams', { name: 'Triage team' });
   await api('POST', `/teams/${team.id}/members`, { user_id: agentId });
   queueId = (await api('POST', '/queues', { name: 'Triage queue', team_id: team.id })).id;
   for (let i = 0; i < 4; i++) {
-    mine.push((await api('POST', '/tickets', { queue_id: queueId, subject: `Mine ${i + 1}`, owner_id: agentId, status: 'open', requester_id: rq.id })).ticket.id);
+    mine.push(
+      (
+        await api('POST', '/tickets', {
+          queue_id: queueId,
+          subject: `Mine ${i + 1}`,
+          owner_id: agentId,
+          status: 'open',
+          requester_id: rq.id,
+        })
+      ).ticket.id,
+    );
   }
   await api('POST', '/tickets', { queue_id: queueId, subject: 'Nobody’s yet', requester_id: rq.id });
   browser = await launchBrowser();
@@ -60,7 +76,9 @@ afterAll(async () => {
 
 describe('triage', () => {
   it('lands on My open tickets after signing in, marked as the current list', async () => {
-    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/tickets?owner_id=me&status=new,open,stalled');
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(
+      '/tickets?owner_id=me&status=new,open,stalled',
+    );
     await expect.poll(() => page.locator('h1').innerText(), poll).toBe('My open tickets');
     expect(await page.locator('nav.views a[aria-current="page"]').innerText()).toBe('My open tickets');
     expect(await page.locator('#tickets-table tbody tr').count()).toBe(4);
@@ -77,11 +95,13 @@ describe('triage', () => {
     const boxes = page.locator('#tickets-table tbody input[name="ids"]');
     const second = await boxes.nth(1).getAttribute('aria-label');
     await boxes.first().focus();
-    if (!await boxes.first().isChecked()) await page.keyboard.press('Space');
+    if (!(await boxes.first().isChecked())) await page.keyboard.press('Space');
     let reached = false;
     for (let i = 0; i < 6 && !reached; i++) {
       await page.keyboard.press('Tab');
-      reached = await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') ?? '') === second;
+      reached =
+        (await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') ?? '')) ===
+        second;
     }
     expect(reached).toBe(true);
     await page.keyboard.press('Space');
@@ -95,7 +115,9 @@ describe('triage', () => {
     await screenshot(page, 'triage-list-1280');
     await page.locator('#bulk-form select[name="changes.status"]').selectOption('resolved');
     await apply.click();
-    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Changed' }).innerText(), poll).toBe('Changed 4 tickets');
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'Changed' }).innerText(), poll)
+      .toBe('Changed 4 tickets');
     await settled(page);
     // The list is the same list (its query string kept), now without the resolved tickets.
     expect(new URL(page.url()).searchParams.get('owner_id')).toBe('me');
@@ -110,7 +132,9 @@ describe('triage', () => {
     const props = page.locator('#properties');
     await props.getByRole('button', { name: 'Take' }).click();
     await expect.poll(() => props.getByRole('button', { name: 'Take' }).count(), poll).toBe(0);
-    await expect.poll(() => page.locator('#history').innerText(), poll).toContain('Owner changed from Unassigned to Tria Agent');
+    await expect
+      .poll(() => page.locator('#history').innerText(), poll)
+      .toContain('Owner changed from Unassigned to Tria Agent');
     expect((await api('GET', `/tickets/${id}`)).owner_id).toBe(agentId);
     const resolve = props.getByRole('button', { name: 'Resolve' });
     await resolve.focus();
@@ -133,14 +157,18 @@ describe('triage', () => {
     expect(await noSideScroll(page)).toBeLessThanOrEqual(360);
     await screenshot(page, 'triage-list-360');
     await page.locator('#bulk-form').getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Changed' }).innerText(), poll).toBe('Changed 1 ticket');
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'Changed' }).innerText(), poll)
+      .toBe('Changed 1 ticket');
     await expect.poll(() => page.locator('#tickets-table tbody td.empty').count(), poll).toBe(1);
     expect(await noSideScroll(page)).toBeLessThanOrEqual(360);
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('without JavaScript: a plain form post, back to the list with the summary', async () => {
-    const { context: plain, page: p } = await signedIn(browser, s.url, 'tria@example.com', PASSWORD, { javaScriptEnabled: false });
+    const { context: plain, page: p } = await signedIn(browser, s.url, 'tria@example.com', PASSWORD, {
+      javaScriptEnabled: false,
+    });
     try {
       const a = (await api('POST', '/tickets', { queue_id: queueId, subject: 'Plain A', owner_id: agentId })).ticket.id;
       const b = (await api('POST', '/tickets', { queue_id: queueId, subject: 'Plain B', owner_id: agentId })).ticket.id;
@@ -151,7 +179,11 @@ describe('triage', () => {
       await p.locator('#bulk-form').getByRole('button', { name: 'Apply' }).click();
       await p.waitForLoadState('load');
       const back = new URL(p.url());
-      expect([back.pathname, back.searchParams.get('owner_id'), back.searchParams.get('status')]).toEqual(['/tickets', 'me', 'new,open,stalled']);
+      expect([back.pathname, back.searchParams.get('owner_id'), back.searchParams.get('status')]).toEqual([
+        '/tickets',
+        'me',
+        'new,open,stalled',
+      ]);
       expect(await p.getByRole('status').filter({ hasText: 'Changed' }).innerText()).toBe('Changed 2 tickets');
       expect((await api('GET', `/tickets/${a}`)).status).toBe('stalled');
     } finally {

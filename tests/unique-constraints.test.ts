@@ -17,8 +17,12 @@ import { uniq } from './helpers/unique.js';
 
 let s: TestServer;
 
-beforeAll(async () => { s = await startServer(); });
-afterAll(async () => { await s.close(); });
+beforeAll(async () => {
+  s = await startServer();
+});
+afterAll(async () => {
+  await s.close();
+});
 
 async function created(res: ApiResponse) {
   expect(res.status, res.text).toBe(201);
@@ -47,23 +51,86 @@ interface Resource {
 
 const lower = (v: string) => v.toLowerCase();
 const RESOURCES: Resource[] = [
-  { name: 'users', route: '/users', list: 'users', field: 'email', value: () => `${uniq('Person')}@Example.com`, variant: (v) => v.toUpperCase(),
-    body: (email) => ({ email, name: 'Someone', role: 'agent' }) },
-  { name: 'teams', route: '/teams', list: 'teams', field: 'name', value: () => uniq('Support '), variant: lower, body: (name) => ({ name }) },
-  { name: 'queues (name)', route: '/queues', list: 'queues', field: 'name', value: () => uniq('Billing '), variant: lower, body: (name) => ({ name }) },
-  { name: 'queues (mail alias)', route: '/queues', list: 'queues', field: 'mail_alias', value: () => `${uniq('help')}@example.com`, variant: (v) => v.toUpperCase(),
-    body: (mail_alias) => ({ name: uniq('Aliased '), mail_alias }) },
-  { name: 'templates', route: '/templates', list: 'templates', field: 'name', value: () => uniq('Reply note '), variant: lower,
-    body: (name) => ({ name, subject: 'Re: {{ ticket.subject }}', body: 'Hello' }) },
-  { name: 'scrips', route: '/scrips', list: 'scrips', field: 'key', value: () => uniq('reopen_'),
-    body: (key) => ({ key, condition: 'on_correspond', action: 'open_inactive' }) },
-  { name: 'custom fields', route: '/custom-fields', list: 'custom_fields', field: 'key', value: () => uniq('order_ref_'),
-    body: (key) => ({ key, name: 'Order reference', type: 'text' }) },
+  {
+    name: 'users',
+    route: '/users',
+    list: 'users',
+    field: 'email',
+    value: () => `${uniq('Person')}@Example.com`,
+    variant: (v) => v.toUpperCase(),
+    body: (email) => ({ email, name: 'Someone', role: 'agent' }),
+  },
+  {
+    name: 'teams',
+    route: '/teams',
+    list: 'teams',
+    field: 'name',
+    value: () => uniq('Support '),
+    variant: lower,
+    body: (name) => ({ name }),
+  },
+  {
+    name: 'queues (name)',
+    route: '/queues',
+    list: 'queues',
+    field: 'name',
+    value: () => uniq('Billing '),
+    variant: lower,
+    body: (name) => ({ name }),
+  },
+  {
+    name: 'queues (mail alias)',
+    route: '/queues',
+    list: 'queues',
+    field: 'mail_alias',
+    value: () => `${uniq('help')}@example.com`,
+    variant: (v) => v.toUpperCase(),
+    body: (mail_alias) => ({ name: uniq('Aliased '), mail_alias }),
+  },
+  {
+    name: 'templates',
+    route: '/templates',
+    list: 'templates',
+    field: 'name',
+    value: () => uniq('Reply note '),
+    variant: lower,
+    body: (name) => ({ name, subject: 'Re: {{ ticket.subject }}', body: 'Hello' }),
+  },
+  {
+    name: 'scrips',
+    route: '/scrips',
+    list: 'scrips',
+    field: 'key',
+    value: () => uniq('reopen_'),
+    body: (key) => ({ key, condition: 'on_correspond', action: 'open_inactive' }),
+  },
+  {
+    name: 'custom fields',
+    route: '/custom-fields',
+    list: 'custom_fields',
+    field: 'key',
+    value: () => uniq('order_ref_'),
+    body: (key) => ({ key, name: 'Order reference', type: 'text' }),
+  },
   // An administrator's own canned responses, and the shared ones (owner_id null: decision 048).
-  { name: 'canned responses (own)', route: '/responses', list: 'responses', field: 'name', value: () => uniq('Thanks '), variant: lower,
-    body: (name) => ({ name, body: 'Thank you!' }) },
-  { name: 'canned responses (shared)', route: '/responses', list: 'responses', field: 'name', value: () => uniq('Welcome '), variant: lower,
-    body: (name) => ({ name, body: 'Welcome!', owner_id: null }) },
+  {
+    name: 'canned responses (own)',
+    route: '/responses',
+    list: 'responses',
+    field: 'name',
+    value: () => uniq('Thanks '),
+    variant: lower,
+    body: (name) => ({ name, body: 'Thank you!' }),
+  },
+  {
+    name: 'canned responses (shared)',
+    route: '/responses',
+    list: 'responses',
+    field: 'name',
+    value: () => uniq('Welcome '),
+    variant: lower,
+    body: (name) => ({ name, body: 'Welcome!', owner_id: null }),
+  },
 ];
 
 const count = async (r: Resource) => ((await s.api('GET', r.route)).body[r.list] as unknown[]).length;
@@ -76,23 +143,36 @@ describe.each(RESOURCES)('$name: $field is unique', (r) => {
     // Addresses are stored lower-case; names as typed.
     const shown = (v: string) => (r.field === 'email' || r.field === 'mail_alias' ? v.toLowerCase() : v);
     expectConflict(await s.api('POST', r.route, { body: r.body(value) }), r.field, shown(value));
-    if (r.variant) expectConflict(await s.api('POST', r.route, { body: r.body(r.variant(value)) }), r.field, shown(r.variant(value)));
+    if (r.variant)
+      expectConflict(
+        await s.api('POST', r.route, { body: r.body(r.variant(value)) }),
+        r.field,
+        shown(r.variant(value)),
+      );
     expect(await count(r)).toBe(before);
   });
 
-  it('renaming onto another one\'s value is 409 naming the field and changes nothing; keeping one\'s own is fine', async () => {
+  it("renaming onto another one's value is 409 naming the field and changes nothing; keeping one's own is fine", async () => {
     const taken = r.value();
     await created(await s.api('POST', r.route, { body: r.body(taken) }));
     const own = r.value();
     const mine = await created(await s.api('POST', r.route, { body: r.body(own) }));
     const res = await s.api('PATCH', `${r.route}/${mine.id}`, { body: { [r.field]: taken } });
     expectError(res, 409, 'conflict', [r.field]);
-    if (r.variant) expectError(await s.api('PATCH', `${r.route}/${mine.id}`, { body: { [r.field]: r.variant(taken) } }), 409, 'conflict', [r.field]);
+    if (r.variant)
+      expectError(
+        await s.api('PATCH', `${r.route}/${mine.id}`, { body: { [r.field]: r.variant(taken) } }),
+        409,
+        'conflict',
+        [r.field],
+      );
     const after = (await s.api('GET', `${r.route}/${mine.id}`)).body;
     expect(after[r.field]).toBe(mine[r.field]);
     expect(after.updated_at).toBe(mine.updated_at);
     // The same value again, or re-cased, is its own: no conflict.
-    const again = await s.api('PATCH', `${r.route}/${mine.id}`, { body: { [r.field]: r.variant ? r.variant(own) : own } });
+    const again = await s.api('PATCH', `${r.route}/${mine.id}`, {
+      body: { [r.field]: r.variant ? r.variant(own) : own },
+    });
     expect(again.status, again.text).toBe(200);
   });
 
@@ -109,8 +189,14 @@ describe('team members: (team, user) is unique', () => {
     const team = await created(await s.api('POST', '/teams', { body: { name: uniq('Crew ') } }));
     const [a, b] = await Promise.all([s.user('agent'), s.user('agent')]);
     await created(await s.api('POST', `/teams/${team.id}/members`, { body: { user_id: a.id } }));
-    expectConflict(await s.api('POST', `/teams/${team.id}/members`, { body: { user_id: a.id } }), 'user_id', `User ${a.id}`);
-    const results = await Promise.all([0, 1].map(() => s.api('POST', `/teams/${team.id}/members`, { body: { user_id: b.id } })));
+    expectConflict(
+      await s.api('POST', `/teams/${team.id}/members`, { body: { user_id: a.id } }),
+      'user_id',
+      `User ${a.id}`,
+    );
+    const results = await Promise.all(
+      [0, 1].map(() => s.api('POST', `/teams/${team.id}/members`, { body: { user_id: b.id } })),
+    );
     expect(results.map((x) => x.status).sort()).toEqual([201, 409]);
     // Members are listed by user id (a and b were created at the same time: either may be first).
     expect((await s.api('GET', `/teams/${team.id}`)).body.members).toEqual([a.id, b.id].sort((x, y) => x - y));
@@ -129,41 +215,65 @@ describe('an HTML form gets the conflict in words', () => {
 describe('two server processes on one database (the SQLite file, or the PostgreSQL database)', () => {
   let other: ServerProcess;
   beforeAll(async () => {
-    other = await spawnServer({ DATA_DIR: s.dir, NODE_ENV: 'test', ...(s.env.DATABASE_URL ? { DATABASE_URL: s.env.DATABASE_URL } : {}) });
+    other = await spawnServer({
+      DATA_DIR: s.dir,
+      NODE_ENV: 'test',
+      ...(s.env.DATABASE_URL ? { DATABASE_URL: s.env.DATABASE_URL } : {}),
+    });
   }, 30_000);
-  afterAll(() => { killAll([other.child]); });
+  afterAll(() => {
+    killAll([other.child]);
+  });
 
   it('racing creates of the same team name: one 201, one 409 naming `name`, one row', async () => {
     for (let i = 0; i < 5; i++) {
       const name = uniq('Race ');
-      const post = (base: string) => fetch(`${base}/teams`, {
-        method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }),
-      }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
+      const post = (base: string) =>
+        fetch(`${base}/teams`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name }),
+        }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
       const results = await Promise.all([post(s.url), post(other.base)]);
       expect(results.map((x) => x.status).sort()).toEqual([201, 409]);
-      expect(results.find((x) => x.status === 409)!.body.error.details).toEqual([{ path: 'name', message: `A team with the name "${name}" already exists` }]);
-      expect((await s.api('GET', '/teams')).body.teams.filter((t: { name: string }) => t.name === name)).toHaveLength(1);
+      expect(results.find((x) => x.status === 409)!.body.error.details).toEqual([
+        { path: 'name', message: `A team with the name "${name}" already exists` },
+      ]);
+      expect((await s.api('GET', '/teams')).body.teams.filter((t: { name: string }) => t.name === name)).toHaveLength(
+        1,
+      );
     }
   });
 
   /** POST /responses to one of the two processes, as the administrator. */
-  const postResponse = (base: string, body: Record<string, unknown>) => fetch(`${base}/responses`, {
-    method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Hello', ...body }),
-  }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
+  const postResponse = (base: string, body: Record<string, unknown>) =>
+    fetch(`${base}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ body: 'Hello', ...body }),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
 
   /** One 201 and one 409 with the body a lone duplicate gets; one row of that name. */
   async function expectOneWinner(results: { status: number; body: any }[], name: string, shared: boolean) {
     expect(results.map((x) => x.status).sort(), name).toEqual([201, 409]);
     const message = `A ${shared ? 'shared ' : ''}canned response named "${name}" already exists`;
-    expect(results.find((x) => x.status === 409)!.body.error).toEqual({ code: 'conflict', message, details: [{ path: 'name', message }] });
+    expect(results.find((x) => x.status === 409)!.body.error).toEqual({
+      code: 'conflict',
+      message,
+      details: [{ path: 'name', message }],
+    });
     expect((await s.api('GET', `/responses?q=${encodeURIComponent(name)}`)).body.responses).toHaveLength(1);
   }
 
-  it('racing creates of the same canned response name, shared or one\'s own: one 201, one 409 naming `name` as a lone create does', async () => {
+  it("racing creates of the same canned response name, shared or one's own: one 201, one 409 naming `name` as a lone create does", async () => {
     for (const shared of [false, true, false, true]) {
       const name = uniq(shared ? 'Shared race ' : 'Own race ');
       const body = { name, ...(shared ? { owner_id: null } : {}) };
-      await expectOneWinner(await Promise.all([postResponse(s.url, body), postResponse(other.base, body)]), name, shared);
+      await expectOneWinner(
+        await Promise.all([postResponse(s.url, body), postResponse(other.base, body)]),
+        name,
+        shared,
+      );
     }
   });
 
@@ -181,7 +291,9 @@ describe('two server processes on one database (the SQLite file, or the PostgreS
         const racing = Promise.all([postResponse(s.url, body), postResponse(other.base, body)]);
         // Both writers are waiting for the table (a state, polled: nothing here moves time).
         for (let waited = 0; ; waited++) {
-          const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'canned_responses'::regclass AND NOT granted");
+          const { rows } = await client.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'canned_responses'::regclass AND NOT granted",
+          );
           if (rows[0].n >= 2) break;
           if (waited > 1000) throw new Error('the two creates never reached the table');
           await new Promise((r) => setTimeout(r, 5));
@@ -203,19 +315,30 @@ onlyOn('sqlite')('migration 0012 on a database with names that differ only in ca
       const now = new Date().toISOString();
       // The migrations as they were before 0012.
       const file = databaseBefore(dir, '0012_', (raw) => {
-        for (const [table, names] of [['teams', ['Support', 'support', 'SUPPORT', 'Sales']], ['queues', ['General', 'general', 'Billing']], ['templates', ['Autoreply', 'AUTOREPLY']]] as const) {
-          for (const name of names) raw.prepare(`INSERT INTO ${table} (name, created_at, updated_at) VALUES (?, ?, ?)`).run(name, now, now);
+        for (const [table, names] of [
+          ['teams', ['Support', 'support', 'SUPPORT', 'Sales']],
+          ['queues', ['General', 'general', 'Billing']],
+          ['templates', ['Autoreply', 'AUTOREPLY']],
+        ] as const) {
+          for (const name of names)
+            raw.prepare(`INSERT INTO ${table} (name, created_at, updated_at) VALUES (?, ?, ?)`).run(name, now, now);
         }
       });
 
       const db = openDb(file);
       try {
-        const names = (table: string) => (sqliteOf(db).prepare(`SELECT id, name FROM ${table} ORDER BY id`).all() as { id: number; name: string }[]).map((r) => `${r.id}:${r.name}`);
+        const names = (table: string) =>
+          (
+            sqliteOf(db).prepare(`SELECT id, name FROM ${table} ORDER BY id`).all() as { id: number; name: string }[]
+          ).map((r) => `${r.id}:${r.name}`);
         expect(names('teams')).toEqual(['1:Support', '2:support (2)', '3:SUPPORT (3)', '4:Sales']);
         expect(names('queues')).toEqual(['1:General', '2:general (2)', '3:Billing']);
         expect(names('templates')).toEqual(['1:Autoreply', '2:AUTOREPLY (2)']);
-        expect(() => sqliteOf(db).prepare('INSERT INTO teams (name, created_at, updated_at) VALUES (?, ?, ?)').run('sales', now, now))
-          .toThrow(/UNIQUE constraint failed: teams.name/);
+        expect(() =>
+          sqliteOf(db)
+            .prepare('INSERT INTO teams (name, created_at, updated_at) VALUES (?, ?, ?)')
+            .run('sales', now, now),
+        ).toThrow(/UNIQUE constraint failed: teams.name/);
       } finally {
         await closeDb(db);
       }

@@ -15,8 +15,9 @@ beforeAll(async () => {
   agent = await s.user('agent');
   requester = await s.user('requester');
 });
-afterAll(async () => { await s.close(); });
-
+afterAll(async () => {
+  await s.close();
+});
 
 const USER_KEYS = ['created_at', 'disabled', 'email', 'id', 'name', 'role', 'updated_at'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -44,7 +45,12 @@ describe('users', () => {
     expect(admins.body.users.map((u: { email: string }) => u.email)).toEqual([ADMIN_EMAIL]);
     const me = admins.body.users[0];
 
-    expectError(await s.api('PATCH', `/users/${me.id}`, { body: { disabled: true } }), 422, 'validation_failed', 'disabled');
+    expectError(
+      await s.api('PATCH', `/users/${me.id}`, { body: { disabled: true } }),
+      422,
+      'validation_failed',
+      'disabled',
+    );
     expectError(await s.api('PATCH', `/users/${me.id}`, { body: { role: 'agent' } }), 422, 'validation_failed', 'role');
     expectError(await s.api('DELETE', `/users/${me.id}`), 409, 'conflict');
     const still = await s.api('GET', `/users/${me.id}`);
@@ -56,7 +62,12 @@ describe('users', () => {
     expect(disabled.status).toBe(200);
     expect(disabled.body.disabled).toBe(true);
     expectError(await s.api('DELETE', `/users/${me.id}`), 409, 'conflict');
-    expectError(await s.api('PATCH', `/users/${me.id}`, { body: { disabled: 'true' } }), 422, 'validation_failed', 'disabled');
+    expectError(
+      await s.api('PATCH', `/users/${me.id}`, { body: { disabled: 'true' } }),
+      422,
+      'validation_failed',
+      'disabled',
+    );
   });
 
   it('POST /users → 201 with exactly the public fields, never the password', async () => {
@@ -65,7 +76,12 @@ describe('users', () => {
     });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(USER_KEYS);
-    expect(res.body).toMatchObject({ email: 'new.agent@example.com', name: 'New Agent', role: 'agent', disabled: false });
+    expect(res.body).toMatchObject({
+      email: 'new.agent@example.com',
+      name: 'New Agent',
+      role: 'agent',
+      disabled: false,
+    });
     expect(res.body.id).toEqual(expect.any(Number));
     expect(res.body.created_at).toMatch(ISO);
     expect(res.body.updated_at).toMatch(ISO);
@@ -85,7 +101,9 @@ describe('users', () => {
   });
 
   it('accepts a form body validated by the same schema', async () => {
-    const res = await s.api('POST', '/users', { form: { email: 'Form.User@Example.com', name: 'Form User', role: 'requester', disabled: 'on' } });
+    const res = await s.api('POST', '/users', {
+      form: { email: 'Form.User@Example.com', name: 'Form User', role: 'requester', disabled: 'on' },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ email: 'form.user@example.com', role: 'requester', disabled: true });
   });
@@ -99,7 +117,11 @@ describe('users', () => {
 
     // Renaming another user onto the address (any case) is a conflict too.
     const other = await createUser();
-    expectError(await s.api('PATCH', `/users/${other.id}`, { body: { email: 'Mixed.Case@example.com' } }), 409, 'conflict');
+    expectError(
+      await s.api('PATCH', `/users/${other.id}`, { body: { email: 'Mixed.Case@example.com' } }),
+      409,
+      'conflict',
+    );
     // Re-casing one's own address is not a conflict.
     const self = await s.api('PATCH', `/users/${res.body.id}`, { body: { email: 'MIXED.case@example.com' } });
     expect(self.status).toBe(200);
@@ -107,11 +129,18 @@ describe('users', () => {
   });
 
   it('a password shorter than 12 characters is 422 naming `password`', async () => {
-    const res = await s.api('POST', '/users', { body: { email: `${uniq('short')}@example.com`, password: 'elevenchars' } });
+    const res = await s.api('POST', '/users', {
+      body: { email: `${uniq('short')}@example.com`, password: 'elevenchars' },
+    });
     expectError(res, 422, 'validation_failed', 'password');
     expect(res.text).not.toContain('elevenchars');
     const created = await createUser();
-    expectError(await s.api('PATCH', `/users/${created.id}`, { body: { password: 'short' } }), 422, 'validation_failed', 'password');
+    expectError(
+      await s.api('PATCH', `/users/${created.id}`, { body: { password: 'short' } }),
+      422,
+      'validation_failed',
+      'password',
+    );
   });
 
   it.each(['not-an-email', 'a@', '@example.com', ''])('a bad e-mail (%j) is 422 naming `email`', async (email) => {
@@ -123,14 +152,24 @@ describe('users', () => {
   });
 
   it('an unknown role is 422 naming `role`', async () => {
-    expectError(await s.api('POST', '/users', { body: { email: `${uniq('r')}@example.com`, role: 'superuser' } }), 422, 'validation_failed', 'role');
+    expectError(
+      await s.api('POST', '/users', { body: { email: `${uniq('r')}@example.com`, role: 'superuser' } }),
+      422,
+      'validation_failed',
+      'role',
+    );
   });
 
   it('an unknown field is 422 naming that field', async () => {
     const res = await s.api('POST', '/users', { body: { email: `${uniq('x')}@example.com`, is_admin: true } });
     expectError(res, 422, 'validation_failed', 'is_admin');
     const u = await createUser();
-    expectError(await s.api('PATCH', `/users/${u.id}`, { body: { password_hash: 'scrypt$x' } }), 422, 'validation_failed', 'password_hash');
+    expectError(
+      await s.api('PATCH', `/users/${u.id}`, { body: { password_hash: 'scrypt$x' } }),
+      422,
+      'validation_failed',
+      'password_hash',
+    );
   });
 
   it('GET /users lists users as { users: [...] } without secrets; filters by role', async () => {
@@ -160,13 +199,18 @@ describe('users', () => {
   it('PATCH /users/:id updates name, role and password; updated_at moves', async () => {
     const u = await createUser({ name: 'Before' });
     clock.advance(1000);
-    const res = await s.api('PATCH', `/users/${u.id}`, { body: { name: 'After', role: 'requester', password: 'a-new-long-password' } });
+    const res = await s.api('PATCH', `/users/${u.id}`, {
+      body: { name: 'After', role: 'requester', password: 'a-new-long-password' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: u.id, name: 'After', role: 'requester', email: u.email });
     expect(Object.keys(res.body).sort()).toEqual(USER_KEYS);
     expect(res.body.updated_at).toBe(new Date(clock.now()).toISOString());
     expect(res.body.updated_at > (u as unknown as { updated_at: string }).updated_at).toBe(true);
-    const login = await s.api('POST', '/login', { token: null, body: { email: u.email, password: 'a-new-long-password' } });
+    const login = await s.api('POST', '/login', {
+      token: null,
+      body: { email: u.email, password: 'a-new-long-password' },
+    });
     expect(login.status).toBe(200);
     const again = await s.api('GET', `/users/${u.id}`);
     expect(again.body.name).toBe('After');
@@ -174,10 +218,15 @@ describe('users', () => {
 
   it('PATCH with password: null removes the password (no sign-in)', async () => {
     const u = await createUser({ password: 'temporary-password' });
-    expect((await s.api('POST', '/login', { token: null, body: { email: u.email, password: 'temporary-password' } })).status).toBe(200);
+    expect(
+      (await s.api('POST', '/login', { token: null, body: { email: u.email, password: 'temporary-password' } })).status,
+    ).toBe(200);
     const res = await s.api('PATCH', `/users/${u.id}`, { body: { password: null } });
     expect(res.status).toBe(200);
-    const login = await s.api('POST', '/login', { token: null, body: { email: u.email, password: 'temporary-password' } });
+    const login = await s.api('POST', '/login', {
+      token: null,
+      body: { email: u.email, password: 'temporary-password' },
+    });
     expectError(login, 401, 'unauthenticated');
   });
 
@@ -201,7 +250,7 @@ describe('users', () => {
     expect(disabledOnly.body.users.some((x: { id: number }) => x.id === u.id)).toBe(true);
   });
 
-  it('a deleted user\'s API token stops working', async () => {
+  it("a deleted user's API token stops working", async () => {
     const victim = await s.user('agent');
     expect((await s.api('GET', '/me', { token: victim.token })).status).toBe(200);
     expect((await s.api('DELETE', `/users/${victim.id}`)).status).toBe(204);
@@ -216,9 +265,21 @@ describe('users', () => {
 
   it('agents get 403 forbidden on POST, PATCH and DELETE', async () => {
     const target = await createUser();
-    expectError(await s.api('POST', '/users', { token: agent.token, body: { email: `${uniq('a')}@example.com` } }), 403, 'forbidden');
-    expectError(await s.api('PATCH', `/users/${target.id}`, { token: agent.token, body: { name: 'Hacked' } }), 403, 'forbidden');
-    expectError(await s.api('PATCH', `/users/${agent.id}`, { token: agent.token, body: { role: 'admin' } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/users', { token: agent.token, body: { email: `${uniq('a')}@example.com` } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await s.api('PATCH', `/users/${target.id}`, { token: agent.token, body: { name: 'Hacked' } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await s.api('PATCH', `/users/${agent.id}`, { token: agent.token, body: { role: 'admin' } }),
+      403,
+      'forbidden',
+    );
     expectError(await s.api('DELETE', `/users/${target.id}`, { token: agent.token }), 403, 'forbidden');
     const unchanged = await s.api('GET', `/users/${target.id}`);
     expect(unchanged.body).toMatchObject({ name: target.name, disabled: false });
@@ -228,7 +289,11 @@ describe('users', () => {
   it('requesters get 403 forbidden on GET /users and GET /users/:id', async () => {
     expectError(await s.api('GET', '/users', { token: requester.token }), 403, 'forbidden');
     expectError(await s.api('GET', `/users/${agent.id}`, { token: requester.token }), 403, 'forbidden');
-    expectError(await s.api('POST', '/users', { token: requester.token, body: { email: `${uniq('q')}@example.com` } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/users', { token: requester.token, body: { email: `${uniq('q')}@example.com` } }),
+      403,
+      'forbidden',
+    );
   });
 });
 
@@ -238,7 +303,10 @@ describe('teams', () => {
     const res = await s.api('GET', '/teams');
     expect(res.status).toBe(200);
     expect(Array.isArray(res.body.teams)).toBe(true);
-    expect(res.body.teams.find((x: { id: number }) => x.id === t.id)).toMatchObject({ name: t.name, description: 'Listed' });
+    expect(res.body.teams.find((x: { id: number }) => x.id === t.id)).toMatchObject({
+      name: t.name,
+      description: 'Listed',
+    });
   });
 
   it('POST /teams → 201 with id, name, description, members, timestamps; the name is unique (409)', async () => {
@@ -254,10 +322,15 @@ describe('teams', () => {
   it('a team needs a name (422 naming `name`) and rejects unknown fields', async () => {
     expectError(await s.api('POST', '/teams', { body: { description: 'nameless' } }), 422, 'validation_failed', 'name');
     expectError(await s.api('POST', '/teams', { body: { name: '  ' } }), 422, 'validation_failed', 'name');
-    expectError(await s.api('POST', '/teams', { body: { name: uniq('T'), colour: 'red' } }), 422, 'validation_failed', 'colour');
+    expectError(
+      await s.api('POST', '/teams', { body: { name: uniq('T'), colour: 'red' } }),
+      422,
+      'validation_failed',
+      'colour',
+    );
   });
 
-  it('PATCH /teams/:id updates; renaming onto another team\'s name is 409', async () => {
+  it("PATCH /teams/:id updates; renaming onto another team's name is 409", async () => {
     const a = await createTeam();
     const b = await createTeam();
     const res = await s.api('PATCH', `/teams/${a.id}`, { body: { description: 'Updated' } });
@@ -306,9 +379,19 @@ describe('teams', () => {
 
   it('adding an unknown user is 422 naming `user_id`; a missing or malformed user_id too', async () => {
     const team = await createTeam();
-    expectError(await s.api('POST', `/teams/${team.id}/members`, { body: { user_id: 999999 } }), 422, 'validation_failed', 'user_id');
+    expectError(
+      await s.api('POST', `/teams/${team.id}/members`, { body: { user_id: 999999 } }),
+      422,
+      'validation_failed',
+      'user_id',
+    );
     expectError(await s.api('POST', `/teams/${team.id}/members`, { body: {} }), 422, 'validation_failed', 'user_id');
-    expectError(await s.api('POST', `/teams/${team.id}/members`, { body: { user_id: 'abc' } }), 422, 'validation_failed', 'user_id');
+    expectError(
+      await s.api('POST', `/teams/${team.id}/members`, { body: { user_id: 'abc' } }),
+      422,
+      'validation_failed',
+      'user_id',
+    );
     expect((await s.api('GET', `/teams/${team.id}`)).body.members).toEqual([]);
   });
 
@@ -321,12 +404,28 @@ describe('teams', () => {
     expect(one.status).toBe(200);
     expect(one.body.id).toBe(team.id);
 
-    expectError(await s.api('POST', '/teams', { token: agent.token, body: { name: uniq('AgentTeam') } }), 403, 'forbidden');
-    expectError(await s.api('PATCH', `/teams/${team.id}`, { token: agent.token, body: { name: 'Taken over' } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/teams', { token: agent.token, body: { name: uniq('AgentTeam') } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await s.api('PATCH', `/teams/${team.id}`, { token: agent.token, body: { name: 'Taken over' } }),
+      403,
+      'forbidden',
+    );
     expectError(await s.api('DELETE', `/teams/${team.id}`, { token: agent.token }), 403, 'forbidden');
-    expectError(await s.api('POST', `/teams/${team.id}/members`, { token: agent.token, body: { user_id: agent.id } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', `/teams/${team.id}/members`, { token: agent.token, body: { user_id: agent.id } }),
+      403,
+      'forbidden',
+    );
     expect((await s.api('POST', `/teams/${team.id}/members`, { body: { user_id: agent.id } })).status).toBe(201);
-    expectError(await s.api('DELETE', `/teams/${team.id}/members/${agent.id}`, { token: agent.token }), 403, 'forbidden');
+    expectError(
+      await s.api('DELETE', `/teams/${team.id}/members/${agent.id}`, { token: agent.token }),
+      403,
+      'forbidden',
+    );
     const after = await s.api('GET', `/teams/${team.id}`);
     expect(after.body).toMatchObject({ name: team.name, members: [agent.id] });
   });
@@ -347,7 +446,9 @@ describe('teams', () => {
     const ticket = await s.api('POST', '/tickets', { body: { queue_id: queue.id, subject: 'Team ticket' } });
     expect(ticket.status, ticket.text).toBe(201);
     expect(ticket.body.ticket.team_id).toBe(team.id); // defaulted from the queue
-    const explicit = await s.api('POST', '/tickets', { body: { queue_id: otherQueue.id, subject: 'Explicit team', team_id: team.id } });
+    const explicit = await s.api('POST', '/tickets', {
+      body: { queue_id: otherQueue.id, subject: 'Explicit team', team_id: team.id },
+    });
     expect(explicit.status, explicit.text).toBe(201);
     expect(explicit.body.ticket.team_id).toBe(team.id);
     const untouched = await s.api('POST', '/tickets', { body: { queue_id: otherQueue.id, subject: 'Other team' } });
@@ -391,9 +492,17 @@ describe('queues', () => {
   it('POST /queues → 201 with team_id and mail_alias (stored lower-case)', async () => {
     const team = await createTeam();
     const name = uniq('Support');
-    const res = await s.api('POST', '/queues', { body: { name, description: 'Help', team_id: team.id, mail_alias: ' Support-Desk@Example.COM ' } });
+    const res = await s.api('POST', '/queues', {
+      body: { name, description: 'Help', team_id: team.id, mail_alias: ' Support-Desk@Example.COM ' },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ id: expect.any(Number), name, description: 'Help', team_id: team.id, mail_alias: 'support-desk@example.com' });
+    expect(res.body).toMatchObject({
+      id: expect.any(Number),
+      name,
+      description: 'Help',
+      team_id: team.id,
+      mail_alias: 'support-desk@example.com',
+    });
     expect(res.body.created_at).toMatch(ISO);
     expect(res.body.updated_at).toMatch(ISO);
     const got = await s.api('GET', `/queues/${res.body.id}`);
@@ -415,32 +524,75 @@ describe('queues', () => {
 
   it('a duplicate mail alias in a different case is 409 conflict', async () => {
     await createQueue({ mail_alias: 'billing@example.com' });
-    expectError(await s.api('POST', '/queues', { body: { name: uniq('Billing2'), mail_alias: 'BILLING@Example.com' } }), 409, 'conflict');
+    expectError(
+      await s.api('POST', '/queues', { body: { name: uniq('Billing2'), mail_alias: 'BILLING@Example.com' } }),
+      409,
+      'conflict',
+    );
     const other = await createQueue();
-    expectError(await s.api('PATCH', `/queues/${other.id}`, { body: { mail_alias: 'Billing@EXAMPLE.com' } }), 409, 'conflict');
+    expectError(
+      await s.api('PATCH', `/queues/${other.id}`, { body: { mail_alias: 'Billing@EXAMPLE.com' } }),
+      409,
+      'conflict',
+    );
   });
 
   it('a team_id of a missing team is 422 naming `team_id`', async () => {
-    expectError(await s.api('POST', '/queues', { body: { name: uniq('Orphan'), team_id: 999999 } }), 422, 'validation_failed', 'team_id');
+    expectError(
+      await s.api('POST', '/queues', { body: { name: uniq('Orphan'), team_id: 999999 } }),
+      422,
+      'validation_failed',
+      'team_id',
+    );
     const q = await createQueue();
-    expectError(await s.api('PATCH', `/queues/${q.id}`, { body: { team_id: 999999 } }), 422, 'validation_failed', 'team_id');
-    expectError(await s.api('POST', '/queues', { body: { name: uniq('Orphan'), team_id: 'abc' } }), 422, 'validation_failed', 'team_id');
+    expectError(
+      await s.api('PATCH', `/queues/${q.id}`, { body: { team_id: 999999 } }),
+      422,
+      'validation_failed',
+      'team_id',
+    );
+    expectError(
+      await s.api('POST', '/queues', { body: { name: uniq('Orphan'), team_id: 'abc' } }),
+      422,
+      'validation_failed',
+      'team_id',
+    );
   });
 
   it('a bad mail alias is 422 naming `mail_alias`; an unknown field is 422 naming it', async () => {
-    expectError(await s.api('POST', '/queues', { body: { name: uniq('Bad'), mail_alias: 'not an address' } }), 422, 'validation_failed', 'mail_alias');
-    expectError(await s.api('POST', '/queues', { body: { name: uniq('Bad'), owner: 1 } }), 422, 'validation_failed', 'owner');
+    expectError(
+      await s.api('POST', '/queues', { body: { name: uniq('Bad'), mail_alias: 'not an address' } }),
+      422,
+      'validation_failed',
+      'mail_alias',
+    );
+    expectError(
+      await s.api('POST', '/queues', { body: { name: uniq('Bad'), owner: 1 } }),
+      422,
+      'validation_failed',
+      'owner',
+    );
     expectError(await s.api('POST', '/queues', { body: {} }), 422, 'validation_failed', 'name');
   });
 
   it('PATCH /queues/:id updates name, description, team and alias; null/empty clears them', async () => {
     const team = await createTeam();
     const q = await createQueue({ mail_alias: 'patch-me@example.com' });
-    const res = await s.api('PATCH', `/queues/${q.id}`, { body: { name: `${q.name}-new`, description: 'New', team_id: team.id, mail_alias: 'Patched@Example.com' } });
+    const res = await s.api('PATCH', `/queues/${q.id}`, {
+      body: { name: `${q.name}-new`, description: 'New', team_id: team.id, mail_alias: 'Patched@Example.com' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: q.id, name: `${q.name}-new`, description: 'New', team_id: team.id, mail_alias: 'patched@example.com' });
+    expect(res.body).toMatchObject({
+      id: q.id,
+      name: `${q.name}-new`,
+      description: 'New',
+      team_id: team.id,
+      mail_alias: 'patched@example.com',
+    });
     // Keeping its own alias (in another case) is not a conflict.
-    const same = await s.api('PATCH', `/queues/${q.id}`, { body: { mail_alias: 'PATCHED@example.com', name: `${q.name}-new` } });
+    const same = await s.api('PATCH', `/queues/${q.id}`, {
+      body: { mail_alias: 'PATCHED@example.com', name: `${q.name}-new` },
+    });
     expect(same.status).toBe(200);
     expect(same.body.mail_alias).toBe('patched@example.com');
 
@@ -481,10 +633,22 @@ describe('queues', () => {
 
   it('agents get 403 forbidden on POST, PATCH and DELETE', async () => {
     const q = await createQueue();
-    expectError(await s.api('POST', '/queues', { token: agent.token, body: { name: uniq('AgentQ') } }), 403, 'forbidden');
-    expectError(await s.api('PATCH', `/queues/${q.id}`, { token: agent.token, body: { name: 'Renamed by agent' } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/queues', { token: agent.token, body: { name: uniq('AgentQ') } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await s.api('PATCH', `/queues/${q.id}`, { token: agent.token, body: { name: 'Renamed by agent' } }),
+      403,
+      'forbidden',
+    );
     expectError(await s.api('DELETE', `/queues/${q.id}`, { token: agent.token }), 403, 'forbidden');
-    expectError(await s.api('POST', '/queues', { token: requester.token, body: { name: uniq('ReqQ') } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/queues', { token: requester.token, body: { name: uniq('ReqQ') } }),
+      403,
+      'forbidden',
+    );
     const after = await s.api('GET', `/queues/${q.id}`);
     expect(after.status).toBe(200);
     expect(after.body.name).toBe(q.name);

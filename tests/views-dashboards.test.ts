@@ -20,12 +20,21 @@ beforeAll(async () => {
   expect(q.status).toBe(201);
   queueId = q.body.id;
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 async function createView(token: string, body: Record<string, unknown>) {
   const res = await s.api('POST', '/saved-views', { token, body });
   expect(res.status, res.text).toBe(201);
-  return res.body as { id: number; name: string; owner_id: number; filters: Record<string, unknown>; columns: string[]; column_widths: Record<string, number> };
+  return res.body as {
+    id: number;
+    name: string;
+    owner_id: number;
+    filters: Record<string, unknown>;
+    columns: string[];
+    column_widths: Record<string, number>;
+  };
 }
 
 async function createTeam(name: string, members: number[] = []) {
@@ -41,7 +50,12 @@ async function createTeam(name: string, members: number[] = []) {
 async function createDashboard(token: string, body: Record<string, unknown>) {
   const res = await s.api('POST', '/dashboards', { token, body });
   expect(res.status, res.text).toBe(201);
-  return res.body as { id: number; name: string; team_id: number | null; widgets: { id: number; kind: string; title: string; position: number; config: Record<string, unknown> }[] };
+  return res.body as {
+    id: number;
+    name: string;
+    team_id: number | null;
+    widgets: { id: number; kind: string; title: string; position: number; config: Record<string, unknown> }[];
+  };
 }
 
 const listIds = async (path: string, key: string, token: string) => {
@@ -54,11 +68,19 @@ describe('saved views: create', () => {
   it('POST /saved-views → 201 with the full resource', async () => {
     const res = await s.api('POST', '/saved-views', {
       token: agentA.token,
-      body: { name: 'My open', filters: { status: 'open', queue_id: queueId }, columns: ['Subject', 'ID', 'Status'], column_widths: { Subject: 300, ID: 60 } },
+      body: {
+        name: 'My open',
+        filters: { status: 'open', queue_id: queueId },
+        columns: ['Subject', 'ID', 'Status'],
+        column_widths: { Subject: 300, ID: 60 },
+      },
     });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({
-      name: 'My open', owner_id: agentA.id, columns: ['Subject', 'ID', 'Status'], column_widths: { Subject: 300, ID: 60 },
+      name: 'My open',
+      owner_id: agentA.id,
+      columns: ['Subject', 'ID', 'Status'],
+      column_widths: { Subject: 300, ID: 60 },
     });
     expect(res.body.id).toEqual(expect.any(Number));
     expect(res.body.filters).toMatchObject({ queue_id: queueId });
@@ -84,7 +106,10 @@ describe('saved views: create', () => {
   });
 
   it('an unknown column name → 422 at columns.<index>', async () => {
-    const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', columns: ['ID', 'Priority'] } });
+    const res = await s.api('POST', '/saved-views', {
+      token: agentA.token,
+      body: { name: 'x', columns: ['ID', 'Priority'] },
+    });
     expectError(res, 422, 'validation_failed', 'columns.1');
   });
 
@@ -94,7 +119,10 @@ describe('saved views: create', () => {
   });
 
   it('duplicate columns → 422 at columns', async () => {
-    const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', columns: ['ID', 'Subject', 'ID'] } });
+    const res = await s.api('POST', '/saved-views', {
+      token: agentA.token,
+      body: { name: 'x', columns: ['ID', 'Subject', 'ID'] },
+    });
     expectError(res, 422, 'validation_failed', 'columns');
   });
 
@@ -104,7 +132,10 @@ describe('saved views: create', () => {
   });
 
   it('columns must be a list', async () => {
-    const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', columns: { ID: true } } });
+    const res = await s.api('POST', '/saved-views', {
+      token: agentA.token,
+      body: { name: 'x', columns: { ID: true } },
+    });
     expectError(res, 422, 'validation_failed', 'columns');
   });
 
@@ -114,29 +145,51 @@ describe('saved views: create', () => {
   });
 
   it('column width 49 → 422 at column_widths.<Column>', async () => {
-    const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { Status: 49 } } });
+    const res = await s.api('POST', '/saved-views', {
+      token: agentA.token,
+      body: { name: 'x', column_widths: { Status: 49 } },
+    });
     expectError(res, 422, 'validation_failed', 'column_widths.Status');
   });
 
   it('column width 801 → 422 at column_widths.<Column>', async () => {
-    const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { Owner: 801 } } });
+    const res = await s.api('POST', '/saved-views', {
+      token: agentA.token,
+      body: { name: 'x', column_widths: { Owner: 801 } },
+    });
     expectError(res, 422, 'validation_failed', 'column_widths.Owner');
   });
 
   it('a non-integer or non-numeric width → 422', async () => {
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { ID: 100.5 } } }), 422, 'validation_failed', 'column_widths.ID');
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { ID: 'wide' } } }), 422, 'validation_failed', 'column_widths.ID');
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { ID: 100.5 } } }),
+      422,
+      'validation_failed',
+      'column_widths.ID',
+    );
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { ID: 'wide' } } }),
+      422,
+      'validation_failed',
+      'column_widths.ID',
+    );
   });
 
   it('an unknown column key in column_widths → 422', async () => {
-    const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', column_widths: { Priority: 100 } } });
+    const res = await s.api('POST', '/saved-views', {
+      token: agentA.token,
+      body: { name: 'x', column_widths: { Priority: 100 } },
+    });
     expect(res.status, res.text).toBe(422);
     expect(res.body.error.code).toBe('validation_failed');
     expect(errorPaths(res).some((p: string) => p.startsWith('column_widths'))).toBe(true);
   });
 
   it('filters are validated like GET /tickets: a bad status → 422 at filters.status…', async () => {
-    const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { status: 'bogus' } } });
+    const res = await s.api('POST', '/saved-views', {
+      token: agentA.token,
+      body: { name: 'x', filters: { status: 'bogus' } },
+    });
     expect(res.status, res.text).toBe(422);
     expect(res.body.error.code).toBe('validation_failed');
     expect(errorPaths(res).length).toBeGreaterThan(0);
@@ -144,45 +197,114 @@ describe('saved views: create', () => {
   });
 
   it('filters: limit 0 and limit 501 → 422 at filters.limit', async () => {
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { limit: 0 } } }), 422, 'validation_failed', 'filters.limit');
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { limit: 501 } } }), 422, 'validation_failed', 'filters.limit');
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { limit: 0 } } }),
+      422,
+      'validation_failed',
+      'filters.limit',
+    );
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { limit: 501 } } }),
+      422,
+      'validation_failed',
+      'filters.limit',
+    );
   });
 
   it('filters: an unknown filter → 422 naming it', async () => {
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { colour: 'red' } } }), 422, 'validation_failed', 'filters.colour');
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { colour: 'red' } } }),
+      422,
+      'validation_failed',
+      'filters.colour',
+    );
   });
 
   it('filters: a view cannot point at another view (view_id is not a filter)', async () => {
     const v = await createView(agentA.token, { name: 'Target' });
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { view_id: v.id } } }), 422, 'validation_failed', 'filters.view_id');
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { view_id: v.id } } }),
+      422,
+      'validation_failed',
+      'filters.view_id',
+    );
   });
 
   it('filters: an unknown custom field → 422 at filters.cf.<key>', async () => {
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { 'cf.nosuchfield': 'a' } } }), 422, 'validation_failed', 'filters.cf.nosuchfield');
+    expectError(
+      await s.api('POST', '/saved-views', {
+        token: agentA.token,
+        body: { name: 'x', filters: { 'cf.nosuchfield': 'a' } },
+      }),
+      422,
+      'validation_failed',
+      'filters.cf.nosuchfield',
+    );
   });
 
   it('filters: a bad sort and a bad owner → 422', async () => {
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { sort: 'subject' } } }), 422, 'validation_failed', 'filters.sort');
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { owner_id: 'somebody' } } }), 422, 'validation_failed', 'filters.owner_id');
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: { sort: 'subject' } } }),
+      422,
+      'validation_failed',
+      'filters.sort',
+    );
+    expectError(
+      await s.api('POST', '/saved-views', {
+        token: agentA.token,
+        body: { name: 'x', filters: { owner_id: 'somebody' } },
+      }),
+      422,
+      'validation_failed',
+      'filters.owner_id',
+    );
   });
 
   it('filters must be an object', async () => {
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: [1, 2] } }), 422, 'validation_failed', 'filters');
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', filters: [1, 2] } }),
+      422,
+      'validation_failed',
+      'filters',
+    );
   });
 
   it('name is required and an unknown body field is 422', async () => {
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { columns: ['ID'] } }), 422, 'validation_failed', 'name');
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: '   ' } }), 422, 'validation_failed', 'name');
-    expectError(await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', colour: 'red' } }), 422, 'validation_failed', 'colour');
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { columns: ['ID'] } }),
+      422,
+      'validation_failed',
+      'name',
+    );
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: '   ' } }),
+      422,
+      'validation_failed',
+      'name',
+    );
+    expectError(
+      await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'x', colour: 'red' } }),
+      422,
+      'validation_failed',
+      'colour',
+    );
   });
 
   it('an agent cannot create a view owned by someone else; an admin can', async () => {
-    const res = await s.api('POST', '/saved-views', { token: agentA.token, body: { name: 'for B', owner_id: agentB.id } });
+    const res = await s.api('POST', '/saved-views', {
+      token: agentA.token,
+      body: { name: 'for B', owner_id: agentB.id },
+    });
     expectError(res, 403, 'forbidden');
     const ok = await s.api('POST', '/saved-views', { body: { name: 'for B by admin', owner_id: agentB.id } });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.owner_id).toBe(agentB.id);
-    expectError(await s.api('POST', '/saved-views', { body: { name: 'ghost', owner_id: 999_999 } }), 422, 'validation_failed', 'owner_id');
+    expectError(
+      await s.api('POST', '/saved-views', { body: { name: 'ghost', owner_id: 999_999 } }),
+      422,
+      'validation_failed',
+      'owner_id',
+    );
   });
 
   it('requires authentication', async () => {
@@ -192,7 +314,7 @@ describe('saved views: create', () => {
 });
 
 describe('saved views: read, update, delete', () => {
-  it('GET /saved-views lists only the caller\'s own views', async () => {
+  it("GET /saved-views lists only the caller's own views", async () => {
     const a = await createView(agentA.token, { name: 'A only' });
     const b = await createView(agentB.token, { name: 'B only' });
     const aIds = await listIds('/saved-views', 'saved_views', agentA.token);
@@ -209,7 +331,11 @@ describe('saved views: read, update, delete', () => {
   });
 
   it('GET /saved-views/:id returns the view', async () => {
-    const v = await createView(agentA.token, { name: 'Get me', filters: { owner_id: 'none' }, columns: ['ID', 'Subject'] });
+    const v = await createView(agentA.token, {
+      name: 'Get me',
+      filters: { owner_id: 'none' },
+      columns: ['ID', 'Subject'],
+    });
     const res = await s.api('GET', `/saved-views/${v.id}`, { token: agentA.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(v);
@@ -219,8 +345,14 @@ describe('saved views: read, update, delete', () => {
     const v = await createView(agentA.token, { name: 'Private to staff' });
     // One a requester may own from before views were staff-only.
     const now = new Date().toISOString();
-    const legacy = Number((await rawGet<{ id: number }>(s, `INSERT INTO saved_views (name, owner_id, filters, columns, column_widths, created_at, updated_at)
-      VALUES ('Legacy', ?, '{}', '["ID"]', '{}', ?, ?) RETURNING id`, [requester.id, now, now]))!.id);
+    const legacy = Number(
+      (await rawGet<{ id: number }>(
+        s,
+        `INSERT INTO saved_views (name, owner_id, filters, columns, column_widths, created_at, updated_at)
+      VALUES ('Legacy', ?, '{}', '["ID"]', '{}', ?, ?) RETURNING id`,
+        [requester.id, now, now],
+      ))!.id,
+    );
     const before = await rawCount(s, 'saved_views');
     const as = { token: requester.token };
     expectError(await s.api('GET', '/saved-views', as), 403, 'forbidden');
@@ -238,7 +370,12 @@ describe('saved views: read, update, delete', () => {
   });
 
   it('an admin cannot give a saved view to a requester (422 owner_id)', async () => {
-    expectError(await s.api('POST', '/saved-views', { body: { name: 'For a requester', owner_id: requester.id } }), 422, 'validation_failed', 'owner_id');
+    expectError(
+      await s.api('POST', '/saved-views', { body: { name: 'For a requester', owner_id: requester.id } }),
+      422,
+      'validation_failed',
+      'owner_id',
+    );
     const forAgent = await s.api('POST', '/saved-views', { body: { name: 'For an agent', owner_id: agentB.id } });
     expect(forAgent.status, forAgent.text).toBe(201);
     expect(forAgent.body.owner_id).toBe(agentB.id);
@@ -248,10 +385,21 @@ describe('saved views: read, update, delete', () => {
     const v = await createView(agentA.token, { name: 'Before' });
     const res = await s.api('PATCH', `/saved-views/${v.id}`, {
       token: agentA.token,
-      body: { name: 'After', filters: { status: 'new,open' }, columns: ['Status', 'Subject'], column_widths: { Status: 120 } },
+      body: {
+        name: 'After',
+        filters: { status: 'new,open' },
+        columns: ['Status', 'Subject'],
+        column_widths: { Status: 120 },
+      },
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ id: v.id, name: 'After', owner_id: agentA.id, columns: ['Status', 'Subject'], column_widths: { Status: 120 } });
+    expect(res.body).toMatchObject({
+      id: v.id,
+      name: 'After',
+      owner_id: agentA.id,
+      columns: ['Status', 'Subject'],
+      column_widths: { Status: 120 },
+    });
     expect(res.body.filters.status).toEqual(['new', 'open']);
     const again = await s.api('GET', `/saved-views/${v.id}`, { token: agentA.token });
     expect(again.body).toEqual(res.body);
@@ -259,18 +407,47 @@ describe('saved views: read, update, delete', () => {
 
   it('PATCH validates like POST', async () => {
     const v = await createView(agentA.token, { name: 'Validate patch' });
-    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { columns: ['ID', 'Nope'] } }), 422, 'validation_failed', 'columns.1');
-    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { columns: ['ID', 'ID'] } }), 422, 'validation_failed', 'columns');
-    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { column_widths: { ID: 49 } } }), 422, 'validation_failed', 'column_widths.ID');
-    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { filters: { limit: 0 } } }), 422, 'validation_failed', 'filters.limit');
-    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { owner_id: agentB.id } }), 422, 'validation_failed', 'owner_id');
+    expectError(
+      await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { columns: ['ID', 'Nope'] } }),
+      422,
+      'validation_failed',
+      'columns.1',
+    );
+    expectError(
+      await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { columns: ['ID', 'ID'] } }),
+      422,
+      'validation_failed',
+      'columns',
+    );
+    expectError(
+      await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { column_widths: { ID: 49 } } }),
+      422,
+      'validation_failed',
+      'column_widths.ID',
+    );
+    expectError(
+      await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { filters: { limit: 0 } } }),
+      422,
+      'validation_failed',
+      'filters.limit',
+    );
+    expectError(
+      await s.api('PATCH', `/saved-views/${v.id}`, { token: agentA.token, body: { owner_id: agentB.id } }),
+      422,
+      'validation_failed',
+      'owner_id',
+    );
     const unchanged = await s.api('GET', `/saved-views/${v.id}`, { token: agentA.token });
     expect(unchanged.body).toEqual(v);
   });
 
   it('PATCH by another agent → 403; by an admin → 200', async () => {
     const v = await createView(agentA.token, { name: 'Mine' });
-    expectError(await s.api('PATCH', `/saved-views/${v.id}`, { token: agentB.token, body: { name: 'Stolen' } }), 403, 'forbidden');
+    expectError(
+      await s.api('PATCH', `/saved-views/${v.id}`, { token: agentB.token, body: { name: 'Stolen' } }),
+      403,
+      'forbidden',
+    );
     const admin = await s.api('PATCH', `/saved-views/${v.id}`, { body: { name: 'Fixed by admin' } });
     expect(admin.status, admin.text).toBe(200);
     expect(admin.body.name).toBe('Fixed by admin');
@@ -295,7 +472,10 @@ describe('saved views: read, update, delete', () => {
 
   it('unknown and malformed ids → 404', async () => {
     for (const method of ['GET', 'PATCH', 'DELETE']) {
-      const res = await s.api(method, '/saved-views/999999', { token: agentA.token, ...(method === 'PATCH' ? { body: { name: 'x' } } : {}) });
+      const res = await s.api(method, '/saved-views/999999', {
+        token: agentA.token,
+        ...(method === 'PATCH' ? { body: { name: 'x' } } : {}),
+      });
       expectError(res, 404, 'not_found');
     }
     expectError(await s.api('GET', '/saved-views/abc', { token: agentA.token }), 404, 'not_found');
@@ -340,7 +520,7 @@ describe('saved views: filters are reusable on GET /tickets?view_id=', () => {
     expect(res.body.tickets.map((t: { id: number }) => t.id)).toEqual([newIds[0], newIds[1]]);
   });
 
-  it('explicit parameters override the view\'s', async () => {
+  it("explicit parameters override the view's", async () => {
     const v = await createView(agentA.token, { name: 'Override', filters: { status: 'open', queue_id: queueId } });
     const res = await s.api('GET', `/tickets?view_id=${v.id}&status=new`, { token: agentA.token });
     expect(res.status, res.text).toBe(200);
@@ -355,14 +535,29 @@ describe('saved views: filters are reusable on GET /tickets?view_id=', () => {
   });
 
   it('an unknown or malformed view_id → 422 at view_id', async () => {
-    expectError(await s.api('GET', '/tickets?view_id=999999', { token: agentA.token }), 422, 'validation_failed', 'view_id');
-    expectError(await s.api('GET', '/tickets?view_id=abc', { token: agentA.token }), 422, 'validation_failed', 'view_id');
+    expectError(
+      await s.api('GET', '/tickets?view_id=999999', { token: agentA.token }),
+      422,
+      'validation_failed',
+      'view_id',
+    );
+    expectError(
+      await s.api('GET', '/tickets?view_id=abc', { token: agentA.token }),
+      422,
+      'validation_failed',
+      'view_id',
+    );
   });
 
   it('a deleted view can no longer be applied', async () => {
     const v = await createView(agentA.token, { name: 'Gone', filters: { status: 'open' } });
     expect((await s.api('DELETE', `/saved-views/${v.id}`, { token: agentA.token })).status).toBe(204);
-    expectError(await s.api('GET', `/tickets?view_id=${v.id}`, { token: agentA.token }), 422, 'validation_failed', 'view_id');
+    expectError(
+      await s.api('GET', `/tickets?view_id=${v.id}`, { token: agentA.token }),
+      422,
+      'validation_failed',
+      'view_id',
+    );
   });
 });
 
@@ -407,21 +602,67 @@ describe('dashboards: create and widgets', () => {
 
   it('POST /dashboards with a bad widget → 422 naming it, nothing created', async () => {
     const before = await listIds('/dashboards', 'dashboards', agentA.token);
-    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'Bad', widgets: [{ kind: 'status_counts' }, { kind: 'ticket_list' }] } }), 422, 'validation_failed', 'widgets.1.config.view_id');
-    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'Bad', widgets: [{ kind: 'pie_chart' }] } }), 422, 'validation_failed', 'widgets.0.kind');
+    expectError(
+      await s.api('POST', '/dashboards', {
+        token: agentA.token,
+        body: { name: 'Bad', widgets: [{ kind: 'status_counts' }, { kind: 'ticket_list' }] },
+      }),
+      422,
+      'validation_failed',
+      'widgets.1.config.view_id',
+    );
+    expectError(
+      await s.api('POST', '/dashboards', {
+        token: agentA.token,
+        body: { name: 'Bad', widgets: [{ kind: 'pie_chart' }] },
+      }),
+      422,
+      'validation_failed',
+      'widgets.0.kind',
+    );
     expect(await listIds('/dashboards', 'dashboards', agentA.token)).toEqual(before);
   });
 
   it('POST /dashboards validates name and rejects unknown fields', async () => {
-    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: {} }), 422, 'validation_failed', 'name');
-    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: '' } }), 422, 'validation_failed', 'name');
-    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'x', colour: 'red' } }), 422, 'validation_failed', 'colour');
+    expectError(
+      await s.api('POST', '/dashboards', { token: agentA.token, body: {} }),
+      422,
+      'validation_failed',
+      'name',
+    );
+    expectError(
+      await s.api('POST', '/dashboards', { token: agentA.token, body: { name: '' } }),
+      422,
+      'validation_failed',
+      'name',
+    );
+    expectError(
+      await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'x', colour: 'red' } }),
+      422,
+      'validation_failed',
+      'colour',
+    );
   });
 
   it('POST /dashboards with an unknown team → 422 at team_id', async () => {
-    expectError(await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'x', team_id: 999_999 } }), 422, 'validation_failed', 'team_id');
-    expectError(await s.api('POST', '/dashboards', { body: { name: 'x', team_id: 999_999 } }), 422, 'validation_failed', 'team_id');
-    expectError(await s.api('POST', '/dashboards', { body: { name: 'x', team_id: 'abc' } }), 422, 'validation_failed', 'team_id');
+    expectError(
+      await s.api('POST', '/dashboards', { token: agentA.token, body: { name: 'x', team_id: 999_999 } }),
+      422,
+      'validation_failed',
+      'team_id',
+    );
+    expectError(
+      await s.api('POST', '/dashboards', { body: { name: 'x', team_id: 999_999 } }),
+      422,
+      'validation_failed',
+      'team_id',
+    );
+    expectError(
+      await s.api('POST', '/dashboards', { body: { name: 'x', team_id: 'abc' } }),
+      422,
+      'validation_failed',
+      'team_id',
+    );
   });
 
   it('POST /dashboards/:id/widgets → 201 for each kind', async () => {
@@ -429,10 +670,17 @@ describe('dashboards: create and widgets', () => {
     const kinds = ['ticket_list', 'status_counts', 'queue_counts', 'team_workload', 'my_tickets'];
     for (const kind of kinds) {
       const res = await s.api('POST', `/dashboards/${d.id}/widgets`, {
-        token: agentA.token, body: { kind, title: `${kind} widget`, ...(kind === 'ticket_list' ? { config: { view_id: viewId } } : {}) },
+        token: agentA.token,
+        body: { kind, title: `${kind} widget`, ...(kind === 'ticket_list' ? { config: { view_id: viewId } } : {}) },
       });
       expect(res.status, res.text).toBe(201);
-      expect(res.body).toMatchObject({ id: expect.any(Number), dashboard_id: d.id, kind, title: `${kind} widget`, position: expect.any(Number) });
+      expect(res.body).toMatchObject({
+        id: expect.any(Number),
+        dashboard_id: d.id,
+        kind,
+        title: `${kind} widget`,
+        position: expect.any(Number),
+      });
     }
     const got = await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token });
     expect(got.body.widgets.map((w: { kind: string }) => w.kind)).toEqual(kinds);
@@ -440,39 +688,109 @@ describe('dashboards: create and widgets', () => {
 
   it('ticket_list without config.view_id → 422 at config.view_id', async () => {
     const d = await createDashboard(agentA.token, { name: 'TL missing' });
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list' } }), 422, 'validation_failed', 'config.view_id');
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list', config: {} } }), 422, 'validation_failed', 'config.view_id');
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list', config: { view_id: 'abc' } } }), 422, 'validation_failed', 'config.view_id');
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list' } }),
+      422,
+      'validation_failed',
+      'config.view_id',
+    );
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, {
+        token: agentA.token,
+        body: { kind: 'ticket_list', config: {} },
+      }),
+      422,
+      'validation_failed',
+      'config.view_id',
+    );
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, {
+        token: agentA.token,
+        body: { kind: 'ticket_list', config: { view_id: 'abc' } },
+      }),
+      422,
+      'validation_failed',
+      'config.view_id',
+    );
   });
 
   it('ticket_list with a view that does not exist → 422 at config.view_id', async () => {
     const d = await createDashboard(agentA.token, { name: 'TL unknown' });
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'ticket_list', config: { view_id: 999_999 } } }), 422, 'validation_failed', 'config.view_id');
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, {
+        token: agentA.token,
+        body: { kind: 'ticket_list', config: { view_id: 999_999 } },
+      }),
+      422,
+      'validation_failed',
+      'config.view_id',
+    );
   });
 
   it('an unknown kind → 422 at kind', async () => {
     const d = await createDashboard(agentA.token, { name: 'Bad kind' });
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'pie_chart' } }), 422, 'validation_failed', 'kind');
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { title: 'no kind' } }), 422, 'validation_failed', 'kind');
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'pie_chart' } }),
+      422,
+      'validation_failed',
+      'kind',
+    );
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { title: 'no kind' } }),
+      422,
+      'validation_failed',
+      'kind',
+    );
     const got = await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token });
     expect(got.body.widgets).toEqual([]);
   });
 
   it('widget position out of range and unknown fields → 422', async () => {
     const d = await createDashboard(agentA.token, { name: 'Bad position' });
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'my_tickets', position: -1 } }), 422, 'validation_failed', 'position');
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'my_tickets', position: 1.5 } }), 422, 'validation_failed', 'position');
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'my_tickets', size: 'big' } }), 422, 'validation_failed', 'size');
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, {
+        token: agentA.token,
+        body: { kind: 'my_tickets', position: -1 },
+      }),
+      422,
+      'validation_failed',
+      'position',
+    );
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, {
+        token: agentA.token,
+        body: { kind: 'my_tickets', position: 1.5 },
+      }),
+      422,
+      'validation_failed',
+      'position',
+    );
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, {
+        token: agentA.token,
+        body: { kind: 'my_tickets', size: 'big' },
+      }),
+      422,
+      'validation_failed',
+      'size',
+    );
   });
 
   it('adding a widget to an unknown dashboard → 404', async () => {
-    expectError(await s.api('POST', '/dashboards/999999/widgets', { token: agentA.token, body: { kind: 'my_tickets' } }), 404, 'not_found');
+    expectError(
+      await s.api('POST', '/dashboards/999999/widgets', { token: agentA.token, body: { kind: 'my_tickets' } }),
+      404,
+      'not_found',
+    );
   });
 
   it('GET /dashboards/:id returns widgets ordered by position', async () => {
     const d = await createDashboard(agentA.token, { name: 'Ordered' });
     const add = async (title: string, position: number) => {
-      const res = await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'status_counts', title, position } });
+      const res = await s.api('POST', `/dashboards/${d.id}/widgets`, {
+        token: agentA.token,
+        body: { kind: 'status_counts', title, position },
+      });
       expect(res.status, res.text).toBe(201);
       expect(res.body.position).toBe(position);
       return res.body.id as number;
@@ -484,60 +802,125 @@ describe('dashboards: create and widgets', () => {
     expect(res.status).toBe(200);
     expect(res.body.widgets.map((w: { title: string }) => w.title)).toEqual(['first', 'second', 'third']);
     // A widget added without a position goes last.
-    const last = await s.api('POST', `/dashboards/${d.id}/widgets`, { token: agentA.token, body: { kind: 'queue_counts', title: 'last' } });
+    const last = await s.api('POST', `/dashboards/${d.id}/widgets`, {
+      token: agentA.token,
+      body: { kind: 'queue_counts', title: 'last' },
+    });
     expect(last.status).toBe(201);
     expect(last.body.position).toBeGreaterThan(30);
     const again = await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token });
     expect(again.body.widgets.map((w: { title: string }) => w.title)).toEqual(['first', 'second', 'third', 'last']);
   });
 
-  it('PATCH a widget\'s title and position reorders the dashboard', async () => {
+  it("PATCH a widget's title and position reorders the dashboard", async () => {
     const d = await createDashboard(agentA.token, {
-      name: 'Patch widgets', widgets: [{ kind: 'status_counts', title: 'A' }, { kind: 'queue_counts', title: 'B' }],
+      name: 'Patch widgets',
+      widgets: [
+        { kind: 'status_counts', title: 'A' },
+        { kind: 'queue_counts', title: 'B' },
+      ],
     });
     const [a, b] = d.widgets;
-    const res = await s.api('PATCH', `/dashboards/${d.id}/widgets/${a.id}`, { token: agentA.token, body: { title: 'A moved', position: 5 } });
+    const res = await s.api('PATCH', `/dashboards/${d.id}/widgets/${a.id}`, {
+      token: agentA.token,
+      body: { title: 'A moved', position: 5 },
+    });
     expect(res.status, res.text).toBe(200);
     // `position` on PATCH is a place in the order: past the end means last, and the widgets are renumbered 0..n-1.
-    expect(res.body).toMatchObject({ id: a.id, dashboard_id: d.id, kind: 'status_counts', title: 'A moved', position: 1 });
+    expect(res.body).toMatchObject({
+      id: a.id,
+      dashboard_id: d.id,
+      kind: 'status_counts',
+      title: 'A moved',
+      position: 1,
+    });
     const got = await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token });
     expect(got.body.widgets.map((w: { id: number }) => w.id)).toEqual([b.id, a.id]);
     expect(got.body.widgets[1].title).toBe('A moved');
     expect(got.body.widgets.map((w: { position: number }) => w.position)).toEqual([0, 1]);
-    const back = await s.api('PATCH', `/dashboards/${d.id}/widgets/${a.id}`, { token: agentA.token, body: { position: 0 } });
+    const back = await s.api('PATCH', `/dashboards/${d.id}/widgets/${a.id}`, {
+      token: agentA.token,
+      body: { position: 0 },
+    });
     expect(back.body.position).toBe(0);
     const again = await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token });
     expect(again.body.widgets.map((w: { id: number }) => w.id)).toEqual([a.id, b.id]);
   });
 
   it('PATCH a widget validates: kind, position, ticket_list needs a view', async () => {
-    const d = await createDashboard(agentA.token, { name: 'Patch validation', widgets: [{ kind: 'status_counts', title: 'S' }] });
+    const d = await createDashboard(agentA.token, {
+      name: 'Patch validation',
+      widgets: [{ kind: 'status_counts', title: 'S' }],
+    });
     const w = d.widgets[0];
-    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { kind: 'pie_chart' } }), 422, 'validation_failed', 'kind');
-    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { position: -3 } }), 422, 'validation_failed', 'position');
-    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { kind: 'ticket_list' } }), 422, 'validation_failed', 'config.view_id');
-    const ok = await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { kind: 'ticket_list', config: { view_id: viewId } } });
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { kind: 'pie_chart' } }),
+      422,
+      'validation_failed',
+      'kind',
+    );
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: agentA.token, body: { position: -3 } }),
+      422,
+      'validation_failed',
+      'position',
+    );
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, {
+        token: agentA.token,
+        body: { kind: 'ticket_list' },
+      }),
+      422,
+      'validation_failed',
+      'config.view_id',
+    );
+    const ok = await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, {
+      token: agentA.token,
+      body: { kind: 'ticket_list', config: { view_id: viewId } },
+    });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body).toMatchObject({ kind: 'ticket_list', config: { view_id: viewId }, title: 'S' });
   });
 
   it('DELETE a widget → 204 and it is gone', async () => {
-    const d = await createDashboard(agentA.token, { name: 'Delete widget', widgets: [{ kind: 'status_counts' }, { kind: 'my_tickets' }] });
+    const d = await createDashboard(agentA.token, {
+      name: 'Delete widget',
+      widgets: [{ kind: 'status_counts' }, { kind: 'my_tickets' }],
+    });
     const [a, b] = d.widgets;
     const del = await s.api('DELETE', `/dashboards/${d.id}/widgets/${a.id}`, { token: agentA.token });
     expect(del.status).toBe(204);
     const got = await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token });
     expect(got.body.widgets.map((w: { id: number }) => w.id)).toEqual([b.id]);
-    expectError(await s.api('DELETE', `/dashboards/${d.id}/widgets/${a.id}`, { token: agentA.token }), 404, 'not_found');
-    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${a.id}`, { token: agentA.token, body: { title: 'x' } }), 404, 'not_found');
+    expectError(
+      await s.api('DELETE', `/dashboards/${d.id}/widgets/${a.id}`, { token: agentA.token }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}/widgets/${a.id}`, { token: agentA.token, body: { title: 'x' } }),
+      404,
+      'not_found',
+    );
   });
 
   it('a widget id of another dashboard → 404 on PATCH and DELETE, and it is untouched', async () => {
-    const d1 = await createDashboard(agentA.token, { name: 'Owner of widget', widgets: [{ kind: 'status_counts', title: 'keep' }] });
+    const d1 = await createDashboard(agentA.token, {
+      name: 'Owner of widget',
+      widgets: [{ kind: 'status_counts', title: 'keep' }],
+    });
     const d2 = await createDashboard(agentA.token, { name: 'Other dashboard' });
     const w = d1.widgets[0];
-    expectError(await s.api('PATCH', `/dashboards/${d2.id}/widgets/${w.id}`, { token: agentA.token, body: { title: 'hijack' } }), 404, 'not_found');
-    expectError(await s.api('DELETE', `/dashboards/${d2.id}/widgets/${w.id}`, { token: agentA.token }), 404, 'not_found');
+    expectError(
+      await s.api('PATCH', `/dashboards/${d2.id}/widgets/${w.id}`, { token: agentA.token, body: { title: 'hijack' } }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await s.api('DELETE', `/dashboards/${d2.id}/widgets/${w.id}`, { token: agentA.token }),
+      404,
+      'not_found',
+    );
     const got = await s.api('GET', `/dashboards/${d1.id}`, { token: agentA.token });
     expect(got.body.widgets).toHaveLength(1);
     expect(got.body.widgets[0].title).toBe('keep');
@@ -545,7 +928,11 @@ describe('dashboards: create and widgets', () => {
 
   it('unknown and malformed widget ids → 404', async () => {
     const d = await createDashboard(agentA.token, { name: 'Widget ids' });
-    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/999999`, { token: agentA.token, body: { title: 'x' } }), 404, 'not_found');
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}/widgets/999999`, { token: agentA.token, body: { title: 'x' } }),
+      404,
+      'not_found',
+    );
     expectError(await s.api('DELETE', `/dashboards/${d.id}/widgets/abc`, { token: agentA.token }), 404, 'not_found');
     expectError(await s.api('DELETE', `/dashboards/${d.id}/widgets/1.5`, { token: agentA.token }), 404, 'not_found');
   });
@@ -556,10 +943,22 @@ describe('dashboards: create and widgets', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ id: d.id, name: 'Renamed', team_id: null });
     expect(res.body.widgets).toHaveLength(1);
-    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { token: agentA.token, body: { widgets: [] } }), 422, 'validation_failed', 'widgets');
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}`, { token: agentA.token, body: { widgets: [] } }),
+      422,
+      'validation_failed',
+      'widgets',
+    );
     expect((await s.api('DELETE', `/dashboards/${d.id}`, { token: agentA.token })).status).toBe(204);
     expectError(await s.api('GET', `/dashboards/${d.id}`, { token: agentA.token }), 404, 'not_found');
-    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${d.widgets[0].id}`, { token: agentA.token, body: { title: 'x' } }), 404, 'not_found');
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}/widgets/${d.widgets[0].id}`, {
+        token: agentA.token,
+        body: { title: 'x' },
+      }),
+      404,
+      'not_found',
+    );
     expectError(await s.api('DELETE', `/dashboards/${d.id}`, { token: agentA.token }), 404, 'not_found');
   });
 
@@ -567,7 +966,11 @@ describe('dashboards: create and widgets', () => {
     for (const p of ['/dashboards/999999', '/dashboards/abc', '/dashboards/0', '/dashboards/-2']) {
       expectError(await s.api('GET', p, { token: agentA.token }), 404, 'not_found');
     }
-    expectError(await s.api('PATCH', '/dashboards/999999', { token: agentA.token, body: { name: 'x' } }), 404, 'not_found');
+    expectError(
+      await s.api('PATCH', '/dashboards/999999', { token: agentA.token, body: { name: 'x' } }),
+      404,
+      'not_found',
+    );
     expectError(await s.api('DELETE', '/dashboards/999999', { token: agentA.token }), 404, 'not_found');
   });
 });
@@ -594,7 +997,11 @@ describe('dashboards: team visibility', () => {
   });
 
   it('a team dashboard is visible to its members and admins only', async () => {
-    const d = await createDashboard(member.token, { name: 'Team only', team_id: team, widgets: [{ kind: 'team_workload' }] });
+    const d = await createDashboard(member.token, {
+      name: 'Team only',
+      team_id: team,
+      widgets: [{ kind: 'team_workload' }],
+    });
     expect(await listIds('/dashboards', 'dashboards', member.token)).toContain(d.id);
     expect(await listIds('/dashboards', 'dashboards', s.adminToken)).toContain(d.id);
     expect((await s.api('GET', `/dashboards/${d.id}`, { token: member.token })).status).toBe(200);
@@ -605,14 +1012,38 @@ describe('dashboards: team visibility', () => {
   });
 
   it('a non-member cannot change, delete or add widgets to a team dashboard (404)', async () => {
-    const d = await createDashboard(member.token, { name: 'Hidden changes', team_id: team, widgets: [{ kind: 'status_counts', title: 'w' }] });
+    const d = await createDashboard(member.token, {
+      name: 'Hidden changes',
+      team_id: team,
+      widgets: [{ kind: 'status_counts', title: 'w' }],
+    });
     const w = d.widgets[0];
-    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { token: outsider.token, body: { name: 'pwned' } }), 404, 'not_found');
-    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { token: outsider.token, body: { team_id: null } }), 404, 'not_found');
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}`, { token: outsider.token, body: { name: 'pwned' } }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}`, { token: outsider.token, body: { team_id: null } }),
+      404,
+      'not_found',
+    );
     expectError(await s.api('DELETE', `/dashboards/${d.id}`, { token: outsider.token }), 404, 'not_found');
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: outsider.token, body: { kind: 'my_tickets' } }), 404, 'not_found');
-    expectError(await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: outsider.token, body: { title: 'x' } }), 404, 'not_found');
-    expectError(await s.api('DELETE', `/dashboards/${d.id}/widgets/${w.id}`, { token: outsider.token }), 404, 'not_found');
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, { token: outsider.token, body: { kind: 'my_tickets' } }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}/widgets/${w.id}`, { token: outsider.token, body: { title: 'x' } }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await s.api('DELETE', `/dashboards/${d.id}/widgets/${w.id}`, { token: outsider.token }),
+      404,
+      'not_found',
+    );
     const got = await s.api('GET', `/dashboards/${d.id}`, { token: member.token });
     expect(got.body).toMatchObject({ name: 'Hidden changes', team_id: team });
     expect(got.body.widgets).toHaveLength(1);
@@ -647,9 +1078,17 @@ describe('dashboards: team visibility', () => {
   });
 
   it('an agent may assign only a team they belong to (403), on create and update', async () => {
-    expectError(await s.api('POST', '/dashboards', { token: member.token, body: { name: 'Not mine', team_id: otherTeam } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/dashboards', { token: member.token, body: { name: 'Not mine', team_id: otherTeam } }),
+      403,
+      'forbidden',
+    );
     const d = await createDashboard(member.token, { name: 'Try other team' });
-    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { token: member.token, body: { team_id: otherTeam } }), 403, 'forbidden');
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}`, { token: member.token, body: { team_id: otherTeam } }),
+      403,
+      'forbidden',
+    );
     const got = await s.api('GET', `/dashboards/${d.id}`, { token: member.token });
     expect(got.body.team_id).toBeNull();
   });
@@ -668,9 +1107,24 @@ describe('dashboards: team visibility', () => {
 
   it('an unknown team → 422 at team_id on PATCH', async () => {
     const d = await createDashboard(member.token, { name: 'Unknown team' });
-    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { token: member.token, body: { team_id: 999_999 } }), 422, 'validation_failed', 'team_id');
-    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { body: { team_id: 999_999 } }), 422, 'validation_failed', 'team_id');
-    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { body: { team_id: -1 } }), 422, 'validation_failed', 'team_id');
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}`, { token: member.token, body: { team_id: 999_999 } }),
+      422,
+      'validation_failed',
+      'team_id',
+    );
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}`, { body: { team_id: 999_999 } }),
+      422,
+      'validation_failed',
+      'team_id',
+    );
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}`, { body: { team_id: -1 } }),
+      422,
+      'validation_failed',
+      'team_id',
+    );
     expect((await s.api('GET', `/dashboards/${d.id}`)).body.team_id).toBeNull();
   });
 
@@ -683,7 +1137,7 @@ describe('dashboards: team visibility', () => {
     expectError(await s.api('GET', `/dashboards/${d.id}`, { token: leaver.token }), 404, 'not_found');
   });
 
-  it('deleting the team sets the dashboard\'s team_id to null (visible to all again)', async () => {
+  it("deleting the team sets the dashboard's team_id to null (visible to all again)", async () => {
     const t = await createTeam('Doomed team', [member.id]);
     const d = await createDashboard(member.token, { name: 'Orphan', team_id: t });
     expectError(await s.api('GET', `/dashboards/${d.id}`, { token: outsider.token }), 404, 'not_found');
@@ -698,11 +1152,23 @@ describe('dashboards: team visibility', () => {
   it('a requester gets 403 on dashboards', async () => {
     const d = await createDashboard(member.token, { name: 'Not for requesters' });
     expectError(await s.api('GET', '/dashboards', { token: requester.token }), 403, 'forbidden');
-    expectError(await s.api('POST', '/dashboards', { token: requester.token, body: { name: 'req' } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', '/dashboards', { token: requester.token, body: { name: 'req' } }),
+      403,
+      'forbidden',
+    );
     expectError(await s.api('GET', `/dashboards/${d.id}`, { token: requester.token }), 403, 'forbidden');
-    expectError(await s.api('PATCH', `/dashboards/${d.id}`, { token: requester.token, body: { name: 'req' } }), 403, 'forbidden');
+    expectError(
+      await s.api('PATCH', `/dashboards/${d.id}`, { token: requester.token, body: { name: 'req' } }),
+      403,
+      'forbidden',
+    );
     expectError(await s.api('DELETE', `/dashboards/${d.id}`, { token: requester.token }), 403, 'forbidden');
-    expectError(await s.api('POST', `/dashboards/${d.id}/widgets`, { token: requester.token, body: { kind: 'my_tickets' } }), 403, 'forbidden');
+    expectError(
+      await s.api('POST', `/dashboards/${d.id}/widgets`, { token: requester.token, body: { kind: 'my_tickets' } }),
+      403,
+      'forbidden',
+    );
     expect((await s.api('GET', `/dashboards/${d.id}`, { token: member.token })).body.name).toBe('Not for requesters');
   });
 

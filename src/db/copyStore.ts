@@ -26,20 +26,35 @@ import { syncSequences } from './postgres/sequences.js';
 import { checkHxdeskDatabase, StoreError } from './sqlite/backup.js';
 
 /** How one table's column is carried over: its name and what PostgreSQL wants of a SQLite value. */
-interface ColumnPlan { name: string; kind: 'integer' | 'bigint' | 'boolean' | 'text' | 'bytea' | 'double'; notNull: boolean }
-interface TablePlan { name: string; columns: ColumnPlan[]; orderBy: string[] }
+interface ColumnPlan {
+  name: string;
+  kind: 'integer' | 'bigint' | 'boolean' | 'text' | 'bytea' | 'double';
+  notNull: boolean;
+}
+interface TablePlan {
+  name: string;
+  columns: ColumnPlan[];
+  orderBy: string[];
+}
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 function kindOf(sqlType: string, where: string): ColumnPlan['kind'] {
   switch (sqlType) {
-    case 'integer': return 'integer';
-    case 'bigint': return 'bigint';
-    case 'boolean': return 'boolean';
-    case 'text': return 'text';
-    case 'bytea': return 'bytea';
-    case 'double precision': return 'double';
-    default: throw new Error(`${where}: copy-store does not know how to carry a ${sqlType} column; teach src/db/copyStore.ts`);
+    case 'integer':
+      return 'integer';
+    case 'bigint':
+      return 'bigint';
+    case 'boolean':
+      return 'boolean';
+    case 'text':
+      return 'text';
+    case 'bytea':
+      return 'bytea';
+    case 'double precision':
+      return 'double';
+    default:
+      throw new Error(`${where}: copy-store does not know how to carry a ${sqlType} column; teach src/db/copyStore.ts`);
   }
 }
 
@@ -48,13 +63,16 @@ function kindOf(sqlType: string, where: string): ColumnPlan['kind'] {
  * tables whose foreign keys point at them, so each row's references exist when it is inserted.
  */
 export function copyPlan(): TablePlan[] {
-  const tables = (Object.values(pgSchema) as unknown[]).filter((t): t is PgTable => is(t, PgTable)).map((t) => getTableConfig(t));
+  const tables = (Object.values(pgSchema) as unknown[])
+    .filter((t): t is PgTable => is(t, PgTable))
+    .map((t) => getTableConfig(t));
   const byName = new Map(tables.map((c) => [c.name, c]));
   const ordered: TablePlan[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (name: string, from: string[]) => {
     if (state.get(name) === 'done') return;
-    if (state.get(name) === 'visiting') throw new Error(`copy-store: foreign keys form a cycle (${[...from, name].join(' → ')})`);
+    if (state.get(name) === 'visiting')
+      throw new Error(`copy-store: foreign keys form a cycle (${[...from, name].join(' → ')})`);
     state.set(name, 'visiting');
     const c = byName.get(name)!;
     for (const fk of c.foreignKeys) {
@@ -66,7 +84,11 @@ export function copyPlan(): TablePlan[] {
     const composite = c.primaryKeys[0]?.columns.map((col) => col.name) ?? [];
     ordered.push({
       name,
-      columns: c.columns.map((col) => ({ name: col.name, kind: kindOf(col.getSQLType(), `${name}.${col.name}`), notNull: col.notNull })),
+      columns: c.columns.map((col) => ({
+        name: col.name,
+        kind: kindOf(col.getSQLType(), `${name}.${col.name}`),
+        notNull: col.notNull,
+      })),
       orderBy: pk.length ? pk : composite,
     });
   };
@@ -74,7 +96,12 @@ export function copyPlan(): TablePlan[] {
   return ordered;
 }
 
-export interface TableCopied { table: string; rows: number; bytes: number; ms: number }
+export interface TableCopied {
+  table: string;
+  rows: number;
+  bytes: number;
+  ms: number;
+}
 export interface CopyStoreResult {
   source: string;
   target: string;
@@ -103,25 +130,43 @@ export interface CopyStoreOptions {
 
 /** The URL for messages: without its password. */
 export function redactUrl(url: string): string {
-  try { const u = new URL(url); if (u.password) u.password = '***'; return u.toString(); } catch { return '(the URL)'; }
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(the URL)';
+  }
 }
 
 /** Checks that `url` names a PostgreSQL database (postgres:// or postgresql://, with a database name). */
 export function checkPostgresUrl(url: string): string | null {
   let u: URL;
-  try { u = new URL(url); } catch { return `"${url}" is not a URL; give postgres://user@host:port/database`; }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') return `${redactUrl(url)} is not a PostgreSQL URL; give postgres://user@host:port/database`;
-  if (!u.hostname && !u.searchParams.get('host')) return `${redactUrl(url)} names no host; give postgres://user@host:port/database`;
-  if (u.pathname.replace(/^\//, '') === '') return `${redactUrl(url)} names no database; give postgres://user@host:port/database`;
+  try {
+    u = new URL(url);
+  } catch {
+    return `"${url}" is not a URL; give postgres://user@host:port/database`;
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
+    return `${redactUrl(url)} is not a PostgreSQL URL; give postgres://user@host:port/database`;
+  if (!u.hostname && !u.searchParams.get('host'))
+    return `${redactUrl(url)} names no host; give postgres://user@host:port/database`;
+  if (u.pathname.replace(/^\//, '') === '')
+    return `${redactUrl(url)} names no database; give postgres://user@host:port/database`;
   return null;
 }
 
 /** The SQLite tables that have no PostgreSQL counterpart by design (what PostgreSQL does instead is in decision 025). */
 function internalTables(db: Database.Database): { all: Set<string>; named: string[] } {
-  const rows = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string; sql: string | null }[];
+  const rows = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as {
+    name: string;
+    sql: string | null;
+  }[];
   const virtual = rows.filter((r) => /^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(r.sql ?? '')).map((r) => r.name);
   const shadow = (n: string) => n.startsWith('sqlite_') || virtual.some((v) => n.startsWith(`${v}_`));
-  const all = rows.map((r) => r.name).filter((n) => shadow(n) || n === '__drizzle_migrations' || n === 'search_pending' || virtual.includes(n));
+  const all = rows
+    .map((r) => r.name)
+    .filter((n) => shadow(n) || n === '__drizzle_migrations' || n === 'search_pending' || virtual.includes(n));
   // The ones worth naming: the FTS5 tables themselves, not their shadow tables or SQLite's statistics.
   return { all: new Set(all), named: all.filter((n) => !shadow(n)) };
 }
@@ -145,7 +190,9 @@ function openSource(file: string): Database.Database {
     db?.close();
     const code = (e as { code?: string }).code;
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-      throw new StoreError(`${file} is in use (a running hxdesk server?); stop the server first, or what it writes after the copy would not reach PostgreSQL`);
+      throw new StoreError(
+        `${file} is in use (a running hxdesk server?); stop the server first, or what it writes after the copy would not reach PostgreSQL`,
+      );
     }
     throw new StoreError(`${file} cannot be opened as an SQLite database (${(e as Error).message})`);
   }
@@ -155,18 +202,27 @@ function openSource(file: string): Database.Database {
 function checkSource(db: Database.Database, file: string, plan: TablePlan[]): { skipped: string[]; foreign: string[] } {
   const { pending } = checkHxdeskDatabase(db, file);
   if (pending.length > 0) {
-    throw new StoreError(`${file} has migrations pending (${pending.join(', ')}): start this version's server on it once (it migrates, keeping a copy in backups/), stop it, then copy`);
+    throw new StoreError(
+      `${file} has migrations pending (${pending.join(', ')}): start this version's server on it once (it migrates, keeping a copy in backups/), stop it, then copy`,
+    );
   }
   const { all: internal, named } = internalTables(db);
-  const present = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  const present = (
+    db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+  ).map((r) => r.name);
   const ours = new Set(plan.map((t) => t.name));
   for (const t of plan) {
-    const cols = new Set((db.prepare(`PRAGMA table_info(${quote(t.name)})`).all() as { name: string }[]).map((c) => c.name));
-    if (cols.size === 0) throw new StoreError(`${file} has no table ${t.name}, which this version's schema has; is it migrated?`);
+    const cols = new Set(
+      (db.prepare(`PRAGMA table_info(${quote(t.name)})`).all() as { name: string }[]).map((c) => c.name),
+    );
+    if (cols.size === 0)
+      throw new StoreError(`${file} has no table ${t.name}, which this version's schema has; is it migrated?`);
     const missing = t.columns.filter((c) => !cols.has(c.name)).map((c) => c.name);
     const extra = [...cols].filter((c) => !t.columns.some((p) => p.name === c));
     if (missing.length || extra.length) {
-      throw new StoreError(`${file}: table ${t.name} differs from the PostgreSQL schema (${[...missing.map((c) => `no column ${c}`), ...extra.map((c) => `extra column ${c}`)].join(', ')})`);
+      throw new StoreError(
+        `${file}: table ${t.name} differs from the PostgreSQL schema (${[...missing.map((c) => `no column ${c}`), ...extra.map((c) => `extra column ${c}`)].join(', ')})`,
+      );
     }
   }
   return {
@@ -177,12 +233,16 @@ function checkSource(db: Database.Database, file: string, plan: TablePlan[]): { 
 
 async function connect(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15_000 });
-  client.on('error', () => { /* reported by the query that meets it */ });
+  client.on('error', () => {
+    /* reported by the query that meets it */
+  });
   try {
     await client.connect();
   } catch (e) {
     await client.end().catch(() => {});
-    throw new StoreError(`cannot connect to ${redactUrl(url)} (${(e as Error).message || (e as { code?: string }).code})`);
+    throw new StoreError(
+      `cannot connect to ${redactUrl(url)} (${(e as Error).message || (e as { code?: string }).code})`,
+    );
   }
   return client;
 }
@@ -191,19 +251,26 @@ async function connect(url: string): Promise<pg.Client> {
  * What the target holds of hxdesk's tables (rows per table, only those with rows) and which of
  * its tables are not hxdesk's. Looks in every schema but PostgreSQL's own and drizzle's bookkeeping.
  */
-async function targetContents(client: pg.ClientBase, plan: TablePlan[]): Promise<{ filled: string[]; foreign: string[] }> {
+async function targetContents(
+  client: pg.ClientBase,
+  plan: TablePlan[],
+): Promise<{ filled: string[]; foreign: string[] }> {
   const ours = new Set(plan.map((t) => t.name));
   const { rows } = await client.query<{ schema: string; name: string }>(
     `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
       WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_schema NOT LIKE 'pg\\_%'
         AND NOT (table_schema = 'drizzle' AND table_name = '__drizzle_migrations')
-      ORDER BY 1, 2`);
-  const foreign = rows.filter((r) => !ours.has(r.name)).map((r) => (r.schema === 'public' ? r.name : `${r.schema}.${r.name}`));
+      ORDER BY 1, 2`,
+  );
+  const foreign = rows
+    .filter((r) => !ours.has(r.name))
+    .map((r) => (r.schema === 'public' ? r.name : `${r.schema}.${r.name}`));
   const filled: string[] = [];
   // In copy order (users first): the tables that tell most about what the database is.
   const rank = (name: string) => plan.findIndex((t) => t.name === name);
   for (const r of rows.filter((x) => ours.has(x.name)).sort((a, b) => rank(a.name) - rank(b.name))) {
-    const n = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quote(r.schema)}.${quote(r.name)}`)).rows[0].n;
+    const n = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quote(r.schema)}.${quote(r.name)}`))
+      .rows[0].n;
     if (n > 0) filled.push(`${r.name} (${n} row${n === 1 ? '' : 's'})`);
   }
   return { filled, foreign };
@@ -211,23 +278,39 @@ async function targetContents(client: pg.ClientBase, plan: TablePlan[]): Promise
 
 /** Refuses a target that cannot serve hxdesk or already holds something; returns notes worth printing. */
 async function checkTarget(client: pg.ClientBase, where: string, plan: TablePlan[]): Promise<string[]> {
-  const setting = async (name: string) => (await client.query<{ v: string }>('SELECT current_setting($1) AS v', [name])).rows[0].v;
+  const setting = async (name: string) =>
+    (await client.query<{ v: string }>('SELECT current_setting($1) AS v', [name])).rows[0].v;
   const version = Number(await setting('server_version_num'));
-  if (version < 140000) throw new StoreError(`${where} runs PostgreSQL ${await setting('server_version')}; hxdesk needs 14 or newer`);
+  if (version < 140000)
+    throw new StoreError(`${where} runs PostgreSQL ${await setting('server_version')}; hxdesk needs 14 or newer`);
   // The check the store makes at every start, made before anything is written.
-  try { await requireUtf8(client); } catch (e) { throw new StoreError(`${where}: ${(e as Error).message}`); }
+  try {
+    await requireUtf8(client);
+  } catch (e) {
+    throw new StoreError(`${where}: ${(e as Error).message}`);
+  }
   const trgm = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'");
-  if (trgm.rowCount === 0) throw new StoreError(`${where}: the pg_trgm extension is not installed on that server (Debian: postgresql-contrib); hxdesk's search needs it`);
+  if (trgm.rowCount === 0)
+    throw new StoreError(
+      `${where}: the pg_trgm extension is not installed on that server (Debian: postgresql-contrib); hxdesk's search needs it`,
+    );
   const { filled, foreign } = await targetContents(client, plan);
   if (filled.length > 0) {
-    throw new StoreError(`${where} already holds data (${filled.slice(0, 5).join(', ')}${filled.length > 5 ? ', …' : ''}); copy into an empty database (createdb), nothing was changed`);
+    throw new StoreError(
+      `${where} already holds data (${filled.slice(0, 5).join(', ')}${filled.length > 5 ? ', …' : ''}); copy into an empty database (createdb), nothing was changed`,
+    );
   }
   if (foreign.length > 0) {
-    throw new StoreError(`${where} holds tables that are not hxdesk's (${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}); copy into an empty database, nothing was changed`);
+    throw new StoreError(
+      `${where} holds tables that are not hxdesk's (${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}); copy into an empty database, nothing was changed`,
+    );
   }
   const warnings: string[] = [];
   const ctype = await setting('lc_ctype');
-  if (!/utf-?8/i.test(ctype)) warnings.push(`the database's LC_CTYPE is ${ctype}: search folds case for ASCII letters only there; a UTF-8 locale (C.UTF-8) folds all of them, as SQLite's search does`);
+  if (!/utf-?8/i.test(ctype))
+    warnings.push(
+      `the database's LC_CTYPE is ${ctype}: search folds case for ASCII letters only there; a UTF-8 locale (C.UTF-8) folds all of them, as SQLite's search does`,
+    );
   return warnings;
 }
 
@@ -246,17 +329,22 @@ function convert(value: unknown, col: ColumnPlan, where: () => string): unknown 
     case 'bigint': {
       const n = typeof value === 'bigint' ? Number(value) : value;
       const max = col.kind === 'integer' ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
-      if (typeof n !== 'number' || !Number.isInteger(n)) throw new StoreError(`${where()}: ${JSON.stringify(String(value))} is not an integer`);
+      if (typeof n !== 'number' || !Number.isInteger(n))
+        throw new StoreError(`${where()}: ${JSON.stringify(String(value))} is not an integer`);
       if (n > max || n < -max - 1) throw new StoreError(`${where()}: ${n} does not fit PostgreSQL's ${col.kind}`);
       return n;
     }
     case 'double':
-      if (typeof value !== 'number') throw new StoreError(`${where()}: ${JSON.stringify(String(value))} is not a number`);
+      if (typeof value !== 'number')
+        throw new StoreError(`${where()}: ${JSON.stringify(String(value))} is not a number`);
       return value;
     case 'text': {
       const s = typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
       // PostgreSQL text cannot hold U+0000; dropping it silently would change the message.
-      if (s.includes('\u0000')) throw new StoreError(`${where()}: the text holds a NUL character, which PostgreSQL cannot store in text; nothing was copied`);
+      if (s.includes('\u0000'))
+        throw new StoreError(
+          `${where()}: the text holds a NUL character, which PostgreSQL cannot store in text; nothing was copied`,
+        );
       return s;
     }
     case 'bytea':
@@ -265,7 +353,12 @@ function convert(value: unknown, col: ColumnPlan, where: () => string): unknown 
 }
 
 /** Copies one table: reads it in primary-key order, inserts it in multi-row INSERTs. */
-async function copyTable(src: Database.Database, client: pg.ClientBase, t: TablePlan, opts: Required<Pick<CopyStoreOptions, 'batchRows' | 'batchBytes'>>): Promise<{ rows: number; bytes: number }> {
+async function copyTable(
+  src: Database.Database,
+  client: pg.ClientBase,
+  t: TablePlan,
+  opts: Required<Pick<CopyStoreOptions, 'batchRows' | 'batchBytes'>>,
+): Promise<{ rows: number; bytes: number }> {
   const cols = t.columns.map((c) => quote(c.name)).join(', ');
   const order = t.orderBy.length ? ` ORDER BY ${t.orderBy.map(quote).join(', ')}` : '';
   const read = src.prepare(`SELECT ${cols} FROM ${quote(t.name)}${order}`).raw(true);
@@ -278,13 +371,21 @@ async function copyTable(src: Database.Database, client: pg.ClientBase, t: Table
   let bytes = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    const values = batch.map((_, r) => `(${t.columns.map((__, c) => `$${r * t.columns.length + c + 1}`).join(', ')})`).join(', ');
+    const values = batch
+      .map((_, r) => `(${t.columns.map((__, c) => `$${r * t.columns.length + c + 1}`).join(', ')})`)
+      .join(', ');
     await client.query(`INSERT INTO ${quote(t.name)} (${cols}) VALUES ${values}`, batch.flat());
     batch = [];
     batchBytes = 0;
   };
   for (const raw of read.iterate() as Iterable<unknown[]>) {
-    const row = raw.map((v, i) => convert(v, t.columns[i], () => `${t.name} ${idCol >= 0 ? `id ${String(raw[idCol])}` : `row ${rows + 1}`}, column ${t.columns[i].name}`));
+    const row = raw.map((v, i) =>
+      convert(
+        v,
+        t.columns[i],
+        () => `${t.name} ${idCol >= 0 ? `id ${String(raw[idCol])}` : `row ${rows + 1}`}, column ${t.columns[i].name}`,
+      ),
+    );
     for (const v of row) {
       const size = Buffer.isBuffer(v) ? v.length : typeof v === 'string' ? v.length : 8;
       batchBytes += size;
@@ -334,7 +435,10 @@ export async function copyStore(file: string, url: string, opts: CopyStoreOption
       // target meanwhile waits, then finds the copied data (and seeds no administrator of its own).
       await client.query(`LOCK TABLE ${plan.map((t) => quote(t.name)).join(', ')} IN ACCESS EXCLUSIVE MODE`);
       const again = await targetContents(client, plan);
-      if (again.filled.length > 0) throw new StoreError(`${where} received data while the copy started (${again.filled.join(', ')}); is a server running on it? Nothing was copied`);
+      if (again.filled.length > 0)
+        throw new StoreError(
+          `${where} received data while the copy started (${again.filled.join(', ')}); is a server running on it? Nothing was copied`,
+        );
       const batch = { batchRows: opts.batchRows ?? 500, batchBytes: opts.batchBytes ?? 8 * 1024 * 1024 };
       // One read transaction on the source for the whole copy (it is locked anyway).
       src.exec('BEGIN');
@@ -342,8 +446,10 @@ export async function copyStore(file: string, url: string, opts: CopyStoreOption
         for (const t of plan) {
           const s = performance.now();
           const copied = await copyTable(src, client, t, batch);
-          const there = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quote(t.name)}`)).rows[0].n;
-          if (there !== copied.rows) throw new StoreError(`${t.name}: ${copied.rows} rows read but ${there} in PostgreSQL; nothing was copied`);
+          const there = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quote(t.name)}`)).rows[0]
+            .n;
+          if (there !== copied.rows)
+            throw new StoreError(`${t.name}: ${copied.rows} rows read but ${there} in PostgreSQL; nothing was copied`);
           const done = { table: t.name, rows: copied.rows, bytes: copied.bytes, ms: Math.round(performance.now() - s) };
           tables.push(done);
           opts.onTable?.(done);
@@ -357,7 +463,9 @@ export async function copyStore(file: string, url: string, opts: CopyStoreOption
       await client.query('ROLLBACK').catch(() => {});
       await client.end().catch(() => {});
       if (e instanceof StoreError) throw e;
-      throw new StoreError(`the copy to ${where} failed and was rolled back, nothing was copied (${(e as Error).message})`);
+      throw new StoreError(
+        `the copy to ${where} failed and was rolled back, nothing was copied (${(e as Error).message})`,
+      );
     }
     let vacuumed = false;
     try {
@@ -365,12 +473,20 @@ export async function copyStore(file: string, url: string, opts: CopyStoreOption
       await client.query('VACUUM ANALYZE');
       vacuumed = true;
     } catch (e) {
-      warnings.push(`the copy is complete, but VACUUM ANALYZE failed (${(e as Error).message}); run it on the database before serving from it`);
+      warnings.push(
+        `the copy is complete, but VACUUM ANALYZE failed (${(e as Error).message}); run it on the database before serving from it`,
+      );
     } finally {
       await client.end().catch(() => {});
     }
     return {
-      source, target: where, tables, skipped, foreign, warnings, vacuumed,
+      source,
+      target: where,
+      tables,
+      skipped,
+      foreign,
+      warnings,
+      vacuumed,
       rows: tables.reduce((n, t) => n + t.rows, 0),
       bytes: tables.reduce((n, t) => n + t.bytes, 0),
       ms: Math.round(performance.now() - t0),

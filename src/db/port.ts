@@ -65,7 +65,10 @@ export interface TicketListSpec {
 
 /** Thrown by a store when a text search would read more than its budget (the domain answers 422 on `q`). */
 export class SearchTooBroad extends Error {
-  constructor() { super('Too broad to search'); this.name = 'SearchTooBroad'; }
+  constructor() {
+    super('Too broad to search');
+    this.name = 'SearchTooBroad';
+  }
 }
 
 /**
@@ -91,7 +94,11 @@ const STORAGE_WORDS: Record<StorageCause, string> = {
 export class StorageUnavailable extends Error {
   /** The cause in words, without the database's own (which may name its files): what clients are told. */
   readonly summary: string;
-  constructor(readonly storage: StorageCause, readonly detail: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly storage: StorageCause,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
     super(`${STORAGE_WORDS[storage]} (${detail})`, options);
     this.name = 'StorageUnavailable';
     this.summary = STORAGE_WORDS[storage];
@@ -109,7 +116,12 @@ export function storageUnavailable(err: unknown): StorageUnavailable | undefined
 
 /** An error and the errors it wraps (`cause`, as drizzle wraps a driver's error), a few deep. */
 export function* causeChain(err: unknown): Generator<object> {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) yield e;
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 4;
+    e = (e as { cause?: unknown }).cause, depth++
+  )
+    yield e;
 }
 
 /** A row of `tickets`, as the query builder returns it. */
@@ -158,7 +170,10 @@ export interface StoreImpl {
    * The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown.
    * `onError` hears each failure (a StorageUnavailable when it is one); the caller limits the lines.
    */
-  startMaintenance(onError: (what: string, error: unknown) => void, opts: { searchIndexMs: number }): { stop(): Promise<void> };
+  startMaintenance(
+    onError: (what: string, error: unknown) => void,
+    opts: { searchIndexMs: number },
+  ): { stop(): Promise<void> };
   /**
    * Called inside a unit of work before it appends to the change log (the `transactions` table,
    * SPEC C5): PostgreSQL takes the log's order lock (so log ids become visible in commit order:

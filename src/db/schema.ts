@@ -9,100 +9,141 @@ const timestamps = {
   updated_at: text('updated_at').notNull(),
 };
 
-export const users = sqliteTable('users', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  email: text('email').notNull(), // stored lower-cased
-  name: text('name').notNull().default(''),
-  role: text('role', { enum: ['admin', 'agent', 'requester'] }).notNull(),
-  disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
-  password_hash: text('password_hash'),
-  // Staff settings (SPEC C2): shown and edited on the user's own settings page.
-  timezone: text('timezone').notNull().default('UTC'),
-  signature: text('signature').notNull().default(''), // Liquid, closes the user's public replies
-  notify_new_tickets: integer('notify_new_tickets', { mode: 'boolean' }).notNull().default(true),
-  notify_replies: integer('notify_replies', { mode: 'boolean' }).notNull().default(true),
-  notify_notes: integer('notify_notes', { mode: 'boolean' }).notNull().default(true),
-  /** Raised to revoke every portal link handed to this user so far. */
-  portal_epoch: integer('portal_epoch').notNull().default(0),
-  ...timestamps,
-}, (t) => [
-  uniqueIndex('users_email_uq').on(t.email),
-  // Staff (for pickers and names on every page) without reading the requesters, who can be hundreds of thousands.
-  index('users_role_idx').on(t.role),
-]);
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    email: text('email').notNull(), // stored lower-cased
+    name: text('name').notNull().default(''),
+    role: text('role', { enum: ['admin', 'agent', 'requester'] }).notNull(),
+    disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+    password_hash: text('password_hash'),
+    // Staff settings (SPEC C2): shown and edited on the user's own settings page.
+    timezone: text('timezone').notNull().default('UTC'),
+    signature: text('signature').notNull().default(''), // Liquid, closes the user's public replies
+    notify_new_tickets: integer('notify_new_tickets', { mode: 'boolean' }).notNull().default(true),
+    notify_replies: integer('notify_replies', { mode: 'boolean' }).notNull().default(true),
+    notify_notes: integer('notify_notes', { mode: 'boolean' }).notNull().default(true),
+    /** Raised to revoke every portal link handed to this user so far. */
+    portal_epoch: integer('portal_epoch').notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('users_email_uq').on(t.email),
+    // Staff (for pickers and names on every page) without reading the requesters, who can be hundreds of thousands.
+    index('users_role_idx').on(t.role),
+  ],
+);
 
-export const sessions = sqliteTable('sessions', {
-  id_hash: text('id_hash').primaryKey(), // sha256 of the cookie value
-  user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  created_at: text('created_at').notNull(),
-  expires_at: text('expires_at').notNull(),
-}, (t) => [index('sessions_user_idx').on(t.user_id)]);
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id_hash: text('id_hash').primaryKey(), // sha256 of the cookie value
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    created_at: text('created_at').notNull(),
+    expires_at: text('expires_at').notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.user_id)],
+);
 
-export const apiTokens = sqliteTable('api_tokens', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  name: text('name').notNull(),
-  token_hash: text('token_hash').notNull(), // sha256 of the secret
-  created_at: text('created_at').notNull(),
-  last_used_at: text('last_used_at'),
-}, (t) => [uniqueIndex('api_tokens_hash_uq').on(t.token_hash), index('api_tokens_user_idx').on(t.user_id)]);
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    token_hash: text('token_hash').notNull(), // sha256 of the secret
+    created_at: text('created_at').notNull(),
+    last_used_at: text('last_used_at'),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_uq').on(t.token_hash), index('api_tokens_user_idx').on(t.user_id)],
+);
 
-export const teams = sqliteTable('teams', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  name: text('name').notNull(),
-  description: text('description').notNull().default(''),
-  ...timestamps,
-}, (t) => [uniqueIndex('teams_name_uq').on(sql`${t.name} COLLATE NOCASE`)]);
+export const teams = sqliteTable(
+  'teams',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('teams_name_uq').on(sql`${t.name} COLLATE NOCASE`)],
+);
 
-export const teamMembers = sqliteTable('team_members', {
-  team_id: integer('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
-  user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  created_at: text('created_at').notNull(),
-}, (t) => [primaryKey({ columns: [t.team_id, t.user_id] }), index('team_members_user_idx').on(t.user_id)]);
+export const teamMembers = sqliteTable(
+  'team_members',
+  {
+    team_id: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.team_id, t.user_id] }), index('team_members_user_idx').on(t.user_id)],
+);
 
-export const queues = sqliteTable('queues', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  name: text('name').notNull(),
-  description: text('description').notNull().default(''),
-  mail_alias: text('mail_alias'), // stored lower-cased
-  team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
-  /** New mail's other To/Cc addresses become Cc watchers of the ticket (SPEC C2). */
-  keep_mail_cc: integer('keep_mail_cc', { mode: 'boolean' }).notNull().default(true),
-  signature: text('signature').notNull().default(''), // Liquid, closes public replies from this queue
-  /** SPEC D0: at most this many new people of one message become Cc (0–10) … */
-  mail_cc_per_message: integer('mail_cc_per_message').notNull().default(10),
-  /** … and at most this many of one ticket's people come from mail (0–20); the rest are listed as not added. */
-  mail_cc_per_ticket: integer('mail_cc_per_ticket').notNull().default(20),
-  ...timestamps,
-}, (t) => [uniqueIndex('queues_name_uq').on(sql`${t.name} COLLATE NOCASE`), uniqueIndex('queues_mail_alias_uq').on(t.mail_alias)]);
+export const queues = sqliteTable(
+  'queues',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    mail_alias: text('mail_alias'), // stored lower-cased
+    team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+    /** New mail's other To/Cc addresses become Cc watchers of the ticket (SPEC C2). */
+    keep_mail_cc: integer('keep_mail_cc', { mode: 'boolean' }).notNull().default(true),
+    signature: text('signature').notNull().default(''), // Liquid, closes public replies from this queue
+    /** SPEC D0: at most this many new people of one message become Cc (0–10) … */
+    mail_cc_per_message: integer('mail_cc_per_message').notNull().default(10),
+    /** … and at most this many of one ticket's people come from mail (0–20); the rest are listed as not added. */
+    mail_cc_per_ticket: integer('mail_cc_per_ticket').notNull().default(20),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('queues_name_uq').on(sql`${t.name} COLLATE NOCASE`),
+    uniqueIndex('queues_mail_alias_uq').on(t.mail_alias),
+  ],
+);
 
-export const tickets = sqliteTable('tickets', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  queue_id: integer('queue_id').notNull().references(() => queues.id),
-  subject: text('subject').notNull(),
-  // No description column: the description is the body of the ticket's Create transaction
-  // (kept once, and the row stays small — list filters read many ticket rows).
-  status: text('status').notNull().default('new'),
-  owner_id: integer('owner_id').references(() => users.id),
-  team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
-  requester_id: integer('requester_id').references(() => users.id),
-  priority: integer('priority').notNull().default(0),
-  ...timestamps,
-  resolved_at: text('resolved_at'),
-}, (t) => [
-  // Every GET /tickets filter is an index prefix followed by the default sort (updated_at).
-  index('tickets_queue_status_updated_idx').on(t.queue_id, t.status, t.updated_at),
-  index('tickets_status_updated_idx').on(t.status, t.updated_at),
-  index('tickets_owner_updated_idx').on(t.owner_id, t.updated_at),
-  index('tickets_team_updated_idx').on(t.team_id, t.updated_at),
-  // An owner (or a team's members) or a ticket team with a status: counted in the index alone (decision 031).
-  index('tickets_owner_status_updated_idx').on(t.owner_id, t.status, t.updated_at),
-  index('tickets_team_status_updated_idx').on(t.team_id, t.status, t.updated_at),
-  index('tickets_requester_updated_idx').on(t.requester_id, t.updated_at),
-  index('tickets_updated_idx').on(t.updated_at),
-  index('tickets_created_idx').on(t.created_at),
-  index('tickets_priority_idx').on(t.priority),
-]);
+export const tickets = sqliteTable(
+  'tickets',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    queue_id: integer('queue_id')
+      .notNull()
+      .references(() => queues.id),
+    subject: text('subject').notNull(),
+    // No description column: the description is the body of the ticket's Create transaction
+    // (kept once, and the row stays small — list filters read many ticket rows).
+    status: text('status').notNull().default('new'),
+    owner_id: integer('owner_id').references(() => users.id),
+    team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+    requester_id: integer('requester_id').references(() => users.id),
+    priority: integer('priority').notNull().default(0),
+    ...timestamps,
+    resolved_at: text('resolved_at'),
+  },
+  (t) => [
+    // Every GET /tickets filter is an index prefix followed by the default sort (updated_at).
+    index('tickets_queue_status_updated_idx').on(t.queue_id, t.status, t.updated_at),
+    index('tickets_status_updated_idx').on(t.status, t.updated_at),
+    index('tickets_owner_updated_idx').on(t.owner_id, t.updated_at),
+    index('tickets_team_updated_idx').on(t.team_id, t.updated_at),
+    // An owner (or a team's members) or a ticket team with a status: counted in the index alone (decision 031).
+    index('tickets_owner_status_updated_idx').on(t.owner_id, t.status, t.updated_at),
+    index('tickets_team_status_updated_idx').on(t.team_id, t.status, t.updated_at),
+    index('tickets_requester_updated_idx').on(t.requester_id, t.updated_at),
+    index('tickets_updated_idx').on(t.updated_at),
+    index('tickets_created_idx').on(t.created_at),
+    index('tickets_priority_idx').on(t.priority),
+  ],
+);
 
 export const WATCHER_ROLES = ['requester', 'cc', 'admin_cc'] as const;
 
@@ -111,216 +152,319 @@ export const WATCHER_ROLES = ['requester', 'cc', 'admin_cc'] as const;
  * `position` keeps the order they were added in (one more than the ticket's highest so far):
  * people are listed by it, never by id.
  */
-export const ticketWatchers = sqliteTable('ticket_watchers', {
-  ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
-  role: text('role', { enum: WATCHER_ROLES }).notNull(),
-  user_id: integer('user_id').notNull().references(() => users.id),
-  position: integer('position').notNull().default(0),
-  created_at: text('created_at').notNull(),
-}, (t) => [primaryKey({ columns: [t.ticket_id, t.role, t.user_id] }), index('ticket_watchers_user_idx').on(t.user_id, t.role)]);
+export const ticketWatchers = sqliteTable(
+  'ticket_watchers',
+  {
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: WATCHER_ROLES }).notNull(),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    position: integer('position').notNull().default(0),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.ticket_id, t.role, t.user_id] }),
+    index('ticket_watchers_user_idx').on(t.user_id, t.role),
+  ],
+);
 
 /** Cc and AdminCc of a queue: they watch every ticket in it. */
-export const queueWatchers = sqliteTable('queue_watchers', {
-  queue_id: integer('queue_id').notNull().references(() => queues.id, { onDelete: 'cascade' }),
-  role: text('role', { enum: ['cc', 'admin_cc'] }).notNull(),
-  user_id: integer('user_id').notNull().references(() => users.id),
-  created_at: text('created_at').notNull(),
-}, (t) => [primaryKey({ columns: [t.queue_id, t.role, t.user_id] }), index('queue_watchers_user_idx').on(t.user_id)]);
+export const queueWatchers = sqliteTable(
+  'queue_watchers',
+  {
+    queue_id: integer('queue_id')
+      .notNull()
+      .references(() => queues.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ['cc', 'admin_cc'] }).notNull(),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.queue_id, t.role, t.user_id] }), index('queue_watchers_user_idx').on(t.user_id)],
+);
 
-export const transactions = sqliteTable('transactions', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
-  type: text('type').notNull(),
-  creator_id: integer('creator_id').references(() => users.id),
-  body: text('body'),
-  field: text('field'),
-  old_value: text('old_value'),
-  new_value: text('new_value'),
-  message_id: text('message_id'),
-  scrip_results: text('scrip_results').notNull().default('[]'), // JSON array, SPEC B6
-  /** SPEC D0: mail from someone not on the ticket (not a requester, Cc or staff), kept as an internal Comment. */
-  outside_sender: integer('outside_sender', { mode: 'boolean' }).notNull().default(false),
-  created_at: text('created_at').notNull(),
-}, (t) => [
-  index('transactions_ticket_idx').on(t.ticket_id, t.id),
-  // Only mail has a Message-ID: web changes add no entry (one page less per commit).
-  index('transactions_message_id_idx').on(t.message_id).where(sql`message_id IS NOT NULL`),
-  // Finds a ticket's description (its Create transaction) without reading its other messages.
-  index('transactions_create_idx').on(t.ticket_id).where(sql`type = 'Create'`),
-]);
+export const transactions = sqliteTable(
+  'transactions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    creator_id: integer('creator_id').references(() => users.id),
+    body: text('body'),
+    field: text('field'),
+    old_value: text('old_value'),
+    new_value: text('new_value'),
+    message_id: text('message_id'),
+    scrip_results: text('scrip_results').notNull().default('[]'), // JSON array, SPEC B6
+    /** SPEC D0: mail from someone not on the ticket (not a requester, Cc or staff), kept as an internal Comment. */
+    outside_sender: integer('outside_sender', { mode: 'boolean' }).notNull().default(false),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    index('transactions_ticket_idx').on(t.ticket_id, t.id),
+    // Only mail has a Message-ID: web changes add no entry (one page less per commit).
+    index('transactions_message_id_idx').on(t.message_id).where(sql`message_id IS NOT NULL`),
+    // Finds a ticket's description (its Create transaction) without reading its other messages.
+    index('transactions_create_idx').on(t.ticket_id).where(sql`type = 'Create'`),
+  ],
+);
 
 /**
  * SPEC D0: the people named in the To/Cc of mail on a ticket, as the Cc bounds judged them: `added`
  * rows count against the queue's `mail_cc_per_ticket`; the others (with the reason) are listed
  * on the ticket as "not added", for staff to add with one action.
  */
-export const ticketMailCc = sqliteTable('ticket_mail_cc', {
-  ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
-  email: text('email').notNull(), // lower-cased
-  name: text('name').notNull().default(''),
-  added: integer('added', { mode: 'boolean' }).notNull(),
-  reason: text('reason'),
-  /** The message that named them (its Create or Correspond). */
-  transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
-  created_at: text('created_at').notNull(),
-}, (t) => [primaryKey({ columns: [t.ticket_id, t.email] })]);
+export const ticketMailCc = sqliteTable(
+  'ticket_mail_cc',
+  {
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(), // lower-cased
+    name: text('name').notNull().default(''),
+    added: integer('added', { mode: 'boolean' }).notNull(),
+    reason: text('reason'),
+    /** The message that named them (its Create or Correspond). */
+    transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticket_id, t.email] })],
+);
 
-export const attachments = sqliteTable('attachments', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  transaction_id: integer('transaction_id').notNull().references(() => transactions.id, { onDelete: 'cascade' }),
-  filename: text('filename').notNull(),
-  content_type: text('content_type').notNull(),
-  size: integer('size').notNull(),
-  content: blob('content', { mode: 'buffer' }).notNull(),
-  created_at: text('created_at').notNull(),
-}, (t) => [index('attachments_transaction_idx').on(t.transaction_id)]);
+export const attachments = sqliteTable(
+  'attachments',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    transaction_id: integer('transaction_id')
+      .notNull()
+      .references(() => transactions.id, { onDelete: 'cascade' }),
+    filename: text('filename').notNull(),
+    content_type: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    content: blob('content', { mode: 'buffer' }).notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [index('attachments_transaction_idx').on(t.transaction_id)],
+);
 
-export const customFields = sqliteTable('custom_fields', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  key: text('key').notNull(),
-  name: text('name').notNull(),
-  type: text('type', { enum: ['text', 'number', 'select', 'date'] }).notNull(),
-  options: text('options').notNull().default('[]'), // JSON array of strings
-  pattern: text('pattern'),
-  required: integer('required', { mode: 'boolean' }).notNull().default(false),
-  ...timestamps,
-}, (t) => [uniqueIndex('custom_fields_key_uq').on(t.key)]);
+export const customFields = sqliteTable(
+  'custom_fields',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    key: text('key').notNull(),
+    name: text('name').notNull(),
+    type: text('type', { enum: ['text', 'number', 'select', 'date'] }).notNull(),
+    options: text('options').notNull().default('[]'), // JSON array of strings
+    pattern: text('pattern'),
+    required: integer('required', { mode: 'boolean' }).notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('custom_fields_key_uq').on(t.key)],
+);
 
 /** Which queues a custom field applies to; no rows = every queue. */
-export const customFieldQueues = sqliteTable('custom_field_queues', {
-  field_id: integer('field_id').notNull().references(() => customFields.id, { onDelete: 'cascade' }),
-  queue_id: integer('queue_id').notNull().references(() => queues.id, { onDelete: 'cascade' }),
-}, (t) => [primaryKey({ columns: [t.field_id, t.queue_id] })]);
+export const customFieldQueues = sqliteTable(
+  'custom_field_queues',
+  {
+    field_id: integer('field_id')
+      .notNull()
+      .references(() => customFields.id, { onDelete: 'cascade' }),
+    queue_id: integer('queue_id')
+      .notNull()
+      .references(() => queues.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.field_id, t.queue_id] })],
+);
 
-export const ticketCustomValues = sqliteTable('ticket_custom_values', {
-  ticket_id: integer('ticket_id').notNull().references(() => tickets.id, { onDelete: 'cascade' }),
-  field_id: integer('field_id').notNull().references(() => customFields.id, { onDelete: 'cascade' }),
-  value: text('value').notNull(),
-}, (t) => [primaryKey({ columns: [t.ticket_id, t.field_id] }), index('ticket_custom_values_lookup_idx').on(t.field_id, t.value, t.ticket_id)]);
+export const ticketCustomValues = sqliteTable(
+  'ticket_custom_values',
+  {
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    field_id: integer('field_id')
+      .notNull()
+      .references(() => customFields.id, { onDelete: 'cascade' }),
+    value: text('value').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.ticket_id, t.field_id] }),
+    index('ticket_custom_values_lookup_idx').on(t.field_id, t.value, t.ticket_id),
+  ],
+);
 
-export const templates = sqliteTable('templates', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  name: text('name').notNull(),
-  description: text('description').notNull().default(''),
-  subject: text('subject').notNull().default(''),
-  body: text('body').notNull().default(''),
-  queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
-  ...timestamps,
-}, (t) => [uniqueIndex('templates_name_uq').on(sql`${t.name} COLLATE NOCASE`)]);
+export const templates = sqliteTable(
+  'templates',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    subject: text('subject').notNull().default(''),
+    body: text('body').notNull().default(''),
+    queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('templates_name_uq').on(sql`${t.name} COLLATE NOCASE`)],
+);
 
-export const scrips = sqliteTable('scrips', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  key: text('key').notNull(),
-  description: text('description').notNull().default(''),
-  condition: text('condition').notNull(),
-  action: text('action').notNull(),
-  template_id: integer('template_id').references(() => templates.id),
-  queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
-  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
-  sort_order: integer('sort_order').notNull().default(0),
-  config: text('config').notNull().default('{}'), // JSON object
-  ...timestamps,
-}, (t) => [uniqueIndex('scrips_key_uq').on(t.key)]);
+export const scrips = sqliteTable(
+  'scrips',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    key: text('key').notNull(),
+    description: text('description').notNull().default(''),
+    condition: text('condition').notNull(),
+    action: text('action').notNull(),
+    template_id: integer('template_id').references(() => templates.id),
+    queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    sort_order: integer('sort_order').notNull().default(0),
+    config: text('config').notNull().default('{}'), // JSON object
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('scrips_key_uq').on(t.key)],
+);
 
-export const dashboards = sqliteTable('dashboards', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  name: text('name').notNull(),
-  team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
-  created_by: integer('created_by').references(() => users.id),
-  ...timestamps,
-}, (t) => [index('dashboards_team_idx').on(t.team_id)]);
+export const dashboards = sqliteTable(
+  'dashboards',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+    created_by: integer('created_by').references(() => users.id),
+    ...timestamps,
+  },
+  (t) => [index('dashboards_team_idx').on(t.team_id)],
+);
 
-export const dashboardWidgets = sqliteTable('dashboard_widgets', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  dashboard_id: integer('dashboard_id').notNull().references(() => dashboards.id, { onDelete: 'cascade' }),
-  kind: text('kind').notNull(),
-  title: text('title').notNull().default(''),
-  config: text('config').notNull().default('{}'), // JSON object
-  position: integer('position').notNull().default(0),
-  ...timestamps,
-}, (t) => [index('dashboard_widgets_dashboard_idx').on(t.dashboard_id, t.position)]);
+export const dashboardWidgets = sqliteTable(
+  'dashboard_widgets',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    dashboard_id: integer('dashboard_id')
+      .notNull()
+      .references(() => dashboards.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    title: text('title').notNull().default(''),
+    config: text('config').notNull().default('{}'), // JSON object
+    position: integer('position').notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [index('dashboard_widgets_dashboard_idx').on(t.dashboard_id, t.position)],
+);
 
-export const savedViews = sqliteTable('saved_views', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  name: text('name').notNull(),
-  owner_id: integer('owner_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  filters: text('filters').notNull().default('{}'), // JSON object of GET /tickets parameters
-  columns: text('columns').notNull(), // JSON array of column names
-  column_widths: text('column_widths').notNull().default('{}'), // JSON object column -> px
-  /** Shared with this team's members (they see and use it; only the owner changes it). */
-  team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
-  ...timestamps,
-}, (t) => [index('saved_views_owner_idx').on(t.owner_id), index('saved_views_team_idx').on(t.team_id)]);
+export const savedViews = sqliteTable(
+  'saved_views',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    owner_id: integer('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    filters: text('filters').notNull().default('{}'), // JSON object of GET /tickets parameters
+    columns: text('columns').notNull(), // JSON array of column names
+    column_widths: text('column_widths').notNull().default('{}'), // JSON object column -> px
+    /** Shared with this team's members (they see and use it; only the owner changes it). */
+    team_id: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+    ...timestamps,
+  },
+  (t) => [index('saved_views_owner_idx').on(t.owner_id), index('saved_views_team_idx').on(t.team_id)],
+);
 
 /**
  * Canned responses (SPEC C4): a Liquid body inserted into the reply box by name. `owner_id`
  * null = shared (admins manage it), else the agent's own; `queue_id` null = every queue.
  * `set_status` is applied to the ticket when the reply that used it is sent.
  */
-export const cannedResponses = sqliteTable('canned_responses', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  name: text('name').notNull(),
-  body: text('body').notNull(),
-  queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
-  owner_id: integer('owner_id').references(() => users.id, { onDelete: 'cascade' }),
-  set_status: text('set_status'),
-  ...timestamps,
-}, (t) => [
-  index('canned_responses_owner_idx').on(t.owner_id), index('canned_responses_queue_idx').on(t.queue_id),
-  // A name is unique among one agent's responses and among the shared ones, ignoring case (decision 048).
-  uniqueIndex('canned_responses_own_name_uq').on(t.owner_id, sql`${t.name} COLLATE NOCASE`).where(sql`owner_id IS NOT NULL`),
-  uniqueIndex('canned_responses_shared_name_uq').on(sql`${t.name} COLLATE NOCASE`).where(sql`owner_id IS NULL`),
-]);
+export const cannedResponses = sqliteTable(
+  'canned_responses',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    body: text('body').notNull(),
+    queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'cascade' }),
+    owner_id: integer('owner_id').references(() => users.id, { onDelete: 'cascade' }),
+    set_status: text('set_status'),
+    ...timestamps,
+  },
+  (t) => [
+    index('canned_responses_owner_idx').on(t.owner_id),
+    index('canned_responses_queue_idx').on(t.queue_id),
+    // A name is unique among one agent's responses and among the shared ones, ignoring case (decision 048).
+    uniqueIndex('canned_responses_own_name_uq')
+      .on(t.owner_id, sql`${t.name} COLLATE NOCASE`)
+      .where(sql`owner_id IS NOT NULL`),
+    uniqueIndex('canned_responses_shared_name_uq').on(sql`${t.name} COLLATE NOCASE`).where(sql`owner_id IS NULL`),
+  ],
+);
 
 /** Notifications waiting for (or done with) delivery; written in the ticket change's transaction. */
-export const outbox = sqliteTable('outbox', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  kind: text('kind', { enum: ['email', 'webhook'] }).notNull(),
-  ticket_id: integer('ticket_id').references(() => tickets.id, { onDelete: 'set null' }),
-  transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
-  scrip_id: integer('scrip_id').references(() => scrips.id, { onDelete: 'set null' }),
-  recipient: text('recipient').notNull(), // e-mail address or webhook URL
-  subject: text('subject'),
-  body: text('body').notNull(),
-  headers: text('headers').notNull().default('{}'), // JSON object
-  message_id: text('message_id'),
-  /** Who the mail is for: `customer` mail links to the portal, `staff` mail to the ticket page. */
-  audience: text('audience', { enum: ['customer', 'staff'] }),
-  attachment_ids: text('attachment_ids').notNull().default('[]'), // JSON array: files sent with the mail
-  status: text('status', { enum: ['queued', 'sending', 'sent', 'failed'] }).notNull().default('queued'),
-  attempts: integer('attempts').notNull().default(0),
-  last_error: text('last_error'),
-  next_attempt_at: text('next_attempt_at').notNull(),
-  created_at: text('created_at').notNull(),
-  sent_at: text('sent_at'),
-  /** The delivery worker whose attempt a `sending` row is (decision 030): put back when that worker is gone. */
-  claimed_by: text('claimed_by'),
-}, (t) => [
-  index('outbox_due_idx').on(t.status, t.kind, t.next_attempt_at),
-  index('outbox_message_id_idx').on(t.message_id),
-  index('outbox_ticket_idx').on(t.ticket_id, t.id),
-]);
+export const outbox = sqliteTable(
+  'outbox',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    kind: text('kind', { enum: ['email', 'webhook'] }).notNull(),
+    ticket_id: integer('ticket_id').references(() => tickets.id, { onDelete: 'set null' }),
+    transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
+    scrip_id: integer('scrip_id').references(() => scrips.id, { onDelete: 'set null' }),
+    recipient: text('recipient').notNull(), // e-mail address or webhook URL
+    subject: text('subject'),
+    body: text('body').notNull(),
+    headers: text('headers').notNull().default('{}'), // JSON object
+    message_id: text('message_id'),
+    /** Who the mail is for: `customer` mail links to the portal, `staff` mail to the ticket page. */
+    audience: text('audience', { enum: ['customer', 'staff'] }),
+    attachment_ids: text('attachment_ids').notNull().default('[]'), // JSON array: files sent with the mail
+    status: text('status', { enum: ['queued', 'sending', 'sent', 'failed'] })
+      .notNull()
+      .default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    last_error: text('last_error'),
+    next_attempt_at: text('next_attempt_at').notNull(),
+    created_at: text('created_at').notNull(),
+    sent_at: text('sent_at'),
+    /** The delivery worker whose attempt a `sending` row is (decision 030): put back when that worker is gone. */
+    claimed_by: text('claimed_by'),
+  },
+  (t) => [
+    index('outbox_due_idx').on(t.status, t.kind, t.next_attempt_at),
+    index('outbox_message_id_idx').on(t.message_id),
+    index('outbox_ticket_idx').on(t.ticket_id, t.id),
+  ],
+);
 
 /** Every inbound message, raw, with the processor's verdict. */
-export const mailIntake = sqliteTable('mail_intake', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  identity: text('identity').notNull(), // Message-ID, or a hash of the raw message when it has none
-  message_id: text('message_id'),
-  source: text('source').notNull(), // 'mailgate' | 'imap' | 'replay'
-  sender: text('sender'),
-  subject: text('subject'),
-  raw: blob('raw', { mode: 'buffer' }).notNull(),
-  verdict: text('verdict', { enum: ['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed'] }).notNull(),
-  rule: text('rule'),
-  ticket_id: integer('ticket_id').references(() => tickets.id, { onDelete: 'set null' }),
-  transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
-  error: text('error'),
-  created_at: text('created_at').notNull(),
-}, (t) => [
-  index('mail_intake_identity_idx').on(t.identity),
-  index('mail_intake_created_idx').on(t.created_at),
-  index('mail_intake_sender_idx').on(t.sender, t.created_at),
-]);
+export const mailIntake = sqliteTable(
+  'mail_intake',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    identity: text('identity').notNull(), // Message-ID, or a hash of the raw message when it has none
+    message_id: text('message_id'),
+    source: text('source').notNull(), // 'mailgate' | 'imap' | 'replay'
+    sender: text('sender'),
+    subject: text('subject'),
+    raw: blob('raw', { mode: 'buffer' }).notNull(),
+    verdict: text('verdict', {
+      enum: ['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed'],
+    }).notNull(),
+    rule: text('rule'),
+    ticket_id: integer('ticket_id').references(() => tickets.id, { onDelete: 'set null' }),
+    transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'set null' }),
+    error: text('error'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    index('mail_intake_identity_idx').on(t.identity),
+    index('mail_intake_created_idx').on(t.created_at),
+    index('mail_intake_sender_idx').on(t.sender, t.created_at),
+  ],
+);
 
 /** Where IMAP polling stands per mailbox: UIDVALIDITY and the highest UID handled. */
 export const imapState = sqliteTable('imap_state', {
@@ -341,11 +485,15 @@ export const appSecrets = sqliteTable('app_secrets', {
  * Sign-in brakes (SPEC C6, docs/decisions/028): one row per counted key (`ip:…`, `login:<email>`,
  * `password:<user id>`) and fixed window. Every process of a cluster counts in the same row.
  */
-export const loginThrottle = sqliteTable('login_throttle', {
-  key: text('key').primaryKey(),
-  /** Attempts counted in the window (the one over the limit and later ones included). */
-  failures: integer('failures').notNull(),
-  window_start: text('window_start').notNull(), // ISO timestamp of the first counted attempt
-  /** The end of the window: until then the key is blocked once `failures` passed the limit; a later attempt starts a new window. */
-  window_end: text('window_end').notNull(),
-}, (t) => [index('login_throttle_end_idx').on(t.window_end)]);
+export const loginThrottle = sqliteTable(
+  'login_throttle',
+  {
+    key: text('key').primaryKey(),
+    /** Attempts counted in the window (the one over the limit and later ones included). */
+    failures: integer('failures').notNull(),
+    window_start: text('window_start').notNull(), // ISO timestamp of the first counted attempt
+    /** The end of the window: until then the key is blocked once `failures` passed the limit; a later attempt starts a new window. */
+    window_end: text('window_end').notNull(),
+  },
+  (t) => [index('login_throttle_end_idx').on(t.window_end)],
+);

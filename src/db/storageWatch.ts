@@ -42,19 +42,20 @@ export function storageWatch(opts: {
     return s;
   };
 
-  const probe = () => (probing ??= (async () => {
-    try {
-      await opts.probe();
-      failing = null;
-    } catch (e) {
-      const s = opts.classify(e);
-      // A probe that fails for another reason (the connection is gone) says nothing about space: keep what we know.
-      if (s) failing = s;
-    } finally {
-      checkedAt = now();
-      probing = null;
-    }
-  })());
+  const probe = () =>
+    (probing ??= (async () => {
+      try {
+        await opts.probe();
+        failing = null;
+      } catch (e) {
+        const s = opts.classify(e);
+        // A probe that fails for another reason (the connection is gone) says nothing about space: keep what we know.
+        if (s) failing = s;
+      } finally {
+        checkedAt = now();
+        probing = null;
+      }
+    })());
 
   return {
     async run(fn) {

@@ -21,7 +21,13 @@ export async function openStore(env: { DATABASE_URL?: string; dbPath: string; RE
 /** Where the store is, for messages (the URL without its password, or the file). */
 export function storeLocation(env: { DATABASE_URL?: string; dbPath: string }): string {
   if (!env.DATABASE_URL) return env.dbPath;
-  try { const u = new URL(env.DATABASE_URL); u.password = ''; return u.toString(); } catch { return 'DATABASE_URL'; }
+  try {
+    const u = new URL(env.DATABASE_URL);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return 'DATABASE_URL';
+  }
 }
 
 export async function closeDb(db: Db): Promise<void> {

@@ -5,7 +5,10 @@ export type Role = (typeof ROLES)[number];
 
 /** The signed-in user (or token owner) on whose behalf a domain function runs. */
 export interface Actor {
-  id: number; email: string; name: string; role: Role;
+  id: number;
+  email: string;
+  name: string;
+  role: Role;
   /**
    * Set when the e-mail gateway acts for the sender of a message: the channel itself was
    * authenticated (mailgate token, IMAP account), so the sender may write on any ticket the
@@ -31,5 +34,9 @@ export function requireStaff(a: Actor): void {
 /** Parses a JSON column, tolerating (and hiding) damage rather than failing a whole read. */
 export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   if (!text) return fallback;
-  try { return JSON.parse(text) as T; } catch { return fallback; }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
 }

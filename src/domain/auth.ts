@@ -25,7 +25,9 @@ export async function createSession(db: Db, userId: number, days: number): Promi
   const expires = new Date(Date.parse(now) + days * DAY);
   await transaction(db, async (tx) => {
     await tx.delete(sessions).where(lt(sessions.expires_at, now)); // sweep expired ones
-    await tx.insert(sessions).values({ id_hash: sha256(secret), user_id: userId, created_at: now, expires_at: expires.toISOString() });
+    await tx
+      .insert(sessions)
+      .values({ id_hash: sha256(secret), user_id: userId, created_at: now, expires_at: expires.toISOString() });
   });
   return { secret, expires };
 }
@@ -35,10 +37,20 @@ export async function destroySession(db: Db, secret: string): Promise<void> {
 }
 
 // Every request resolves its actor: both lookups are compiled once.
-const sessionUser = prepared((db) => db.select({ user: users }).from(sessions).innerJoin(users, eq(users.id, sessions.user_id))
-  .where(and(eq(sessions.id_hash, sql.placeholder('hash')), gt(sessions.expires_at, sql.placeholder('now')))));
-const tokenUser = prepared((db) => db.select({ user: users, tokenId: apiTokens.id, lastUsed: apiTokens.last_used_at }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.user_id))
-  .where(eq(apiTokens.token_hash, sql.placeholder('hash'))));
+const sessionUser = prepared((db) =>
+  db
+    .select({ user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.user_id))
+    .where(and(eq(sessions.id_hash, sql.placeholder('hash')), gt(sessions.expires_at, sql.placeholder('now')))),
+);
+const tokenUser = prepared((db) =>
+  db
+    .select({ user: users, tokenId: apiTokens.id, lastUsed: apiTokens.last_used_at })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.user_id))
+    .where(eq(apiTokens.token_hash, sql.placeholder('hash'))),
+);
 
 export async function actorFromSession(db: Db, secret: string): Promise<Actor | null> {
   const row = await sessionUser(db).get({ hash: sha256(secret), now: nowIso(db) });
@@ -58,31 +70,59 @@ export async function actorFromToken(db: Db, token: string): Promise<Actor | nul
   const now = nowMs(db);
   const stale = new Date(now - LAST_USE_STEP).toISOString();
   if (row.lastUsed === null || row.lastUsed < stale) {
-    await transaction(db, (tx) => tx.update(apiTokens).set({ last_used_at: new Date(now).toISOString() })
-      .where(and(eq(apiTokens.id, row.tokenId), or(isNull(apiTokens.last_used_at), lt(apiTokens.last_used_at, stale)))))
+    await transaction(db, (tx) =>
+      tx
+        .update(apiTokens)
+        .set({ last_used_at: new Date(now).toISOString() })
+        .where(
+          and(eq(apiTokens.id, row.tokenId), or(isNull(apiTokens.last_used_at), lt(apiTokens.last_used_at, stale))),
+        ),
+    )
       // A hint: a store that cannot write (a full disk, decision 042) does not stop the request; the next one tries again.
-      .catch((e: unknown) => { if (!storageUnavailable(e)) throw e; });
+      .catch((e: unknown) => {
+        if (!storageUnavailable(e)) throw e;
+      });
   }
   return toActor(row.user);
 }
 
-export interface TokenJson { id: number; name: string; created_at: string; last_used_at: string | null }
-const tokenJson = (t: typeof apiTokens.$inferSelect): TokenJson => ({ id: t.id, name: t.name, created_at: t.created_at, last_used_at: t.last_used_at });
+export interface TokenJson {
+  id: number;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+const tokenJson = (t: typeof apiTokens.$inferSelect): TokenJson => ({
+  id: t.id,
+  name: t.name,
+  created_at: t.created_at,
+  last_used_at: t.last_used_at,
+});
 
 /** Creates an API token for the actor; the secret is returned this once and stored hashed. */
 export async function createToken(db: Db, actor: Actor, name: string): Promise<TokenJson & { token: string }> {
   const token = newSecret('hxd_');
-  const row = await transaction(db, (tx) => one(tx.insert(apiTokens).values({ user_id: actor.id, name, token_hash: sha256(token), created_at: nowIso(db) }).returning()));
+  const row = await transaction(db, (tx) =>
+    one(
+      tx
+        .insert(apiTokens)
+        .values({ user_id: actor.id, name, token_hash: sha256(token), created_at: nowIso(db) })
+        .returning(),
+    ),
+  );
   return { ...tokenJson(row), token };
 }
 
 export async function listTokens(db: Db, actor: Actor): Promise<TokenJson[]> {
-  return (await db.select().from(apiTokens).where(eq(apiTokens.user_id, actor.id)).orderBy(desc(apiTokens.id))).map(tokenJson);
+  return (await db.select().from(apiTokens).where(eq(apiTokens.user_id, actor.id)).orderBy(desc(apiTokens.id))).map(
+    tokenJson,
+  );
 }
 
 /** Users revoke their own tokens; an administrator may revoke anyone's. */
 export async function deleteToken(db: Db, actor: Actor, id: number): Promise<void> {
-  const where = actor.role === 'admin' ? eq(apiTokens.id, id) : and(eq(apiTokens.id, id), eq(apiTokens.user_id, actor.id));
+  const where =
+    actor.role === 'admin' ? eq(apiTokens.id, id) : and(eq(apiTokens.id, id), eq(apiTokens.user_id, actor.id));
   const res = await transaction(db, (tx) => tx.delete(apiTokens).where(where));
   if (changes(res) === 0) throw notFound('Token', id);
 }

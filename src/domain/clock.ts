@@ -38,7 +38,10 @@ export function testClock(start: string | number | Date = Date.now()): TestClock
     now: () => t,
     set(at) {
       const next = instant(at);
-      if (next < t) throw new RangeError(`The test clock only moves forwards: it is ${new Date(t).toISOString()}, not ${new Date(next).toISOString()}`);
+      if (next < t)
+        throw new RangeError(
+          `The test clock only moves forwards: it is ${new Date(t).toISOString()}, not ${new Date(next).toISOString()}`,
+        );
       t = next;
     },
     advance(ms) {

@@ -12,8 +12,16 @@ export type CfType = (typeof CF_TYPES)[number];
 export const CF_KEY_RE = /^[a-z][a-z0-9_]*$/;
 
 export interface CustomFieldJson {
-  id: number; key: string; name: string; type: CfType; options: string[]; pattern: string | null; required: boolean;
-  queue_ids: number[]; created_at: string; updated_at: string;
+  id: number;
+  key: string;
+  name: string;
+  type: CfType;
+  options: string[];
+  pattern: string | null;
+  required: boolean;
+  queue_ids: number[];
+  created_at: string;
+  updated_at: string;
 }
 type Row = typeof customFields.$inferSelect;
 
@@ -21,15 +29,37 @@ type LinkRow = typeof customFieldQueues.$inferSelect;
 
 async function toJson(db: Conn, rows: Row[], allLinks?: LinkRow[]): Promise<CustomFieldJson[]> {
   if (rows.length === 0) return [];
-  const links = allLinks ?? await db.select().from(customFieldQueues).where(inArray(customFieldQueues.field_id, rows.map((r) => r.id)));
+  const links =
+    allLinks ??
+    (await db
+      .select()
+      .from(customFieldQueues)
+      .where(
+        inArray(
+          customFieldQueues.field_id,
+          rows.map((r) => r.id),
+        ),
+      ));
   return rows.map((r) => ({
-    id: r.id, key: r.key, name: r.name, type: r.type, options: parseJson<string[]>(r.options, []), pattern: r.pattern,
-    required: r.required, queue_ids: links.filter((l) => l.field_id === r.id).map((l) => l.queue_id).sort((a, b) => a - b),
-    created_at: r.created_at, updated_at: r.updated_at,
+    id: r.id,
+    key: r.key,
+    name: r.name,
+    type: r.type,
+    options: parseJson<string[]>(r.options, []),
+    pattern: r.pattern,
+    required: r.required,
+    queue_ids: links
+      .filter((l) => l.field_id === r.id)
+      .map((l) => l.queue_id)
+      .sort((a, b) => a - b),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   }));
 }
 
-const everyField = prepared((db) => db.select().from(customFields).orderBy(asc(customFields.name), asc(customFields.id)));
+const everyField = prepared((db) =>
+  db.select().from(customFields).orderBy(asc(customFields.name), asc(customFields.id)),
+);
 const everyLink = prepared((db) => db.select().from(customFieldQueues));
 
 /** Every custom field (internal: used to validate ticket values and filters). */
@@ -37,7 +67,8 @@ export async function allCustomFields(db: Conn): Promise<CustomFieldJson[]> {
   return toJson(db, await everyField(db).all(), await everyLink(db).all());
 }
 
-export const appliesToQueue = (f: CustomFieldJson, queueId: number) => f.queue_ids.length === 0 || f.queue_ids.includes(queueId);
+export const appliesToQueue = (f: CustomFieldJson, queueId: number) =>
+  f.queue_ids.length === 0 || f.queue_ids.includes(queueId);
 
 export async function listCustomFields(db: Db, actor: Actor, queueId?: number): Promise<CustomFieldJson[]> {
   requireStaff(actor);
@@ -53,53 +84,98 @@ export async function getCustomField(db: Db, actor: Actor, id: number): Promise<
 }
 
 export interface CustomFieldInput {
-  key: string; name: string; type: CfType; options?: string[]; pattern?: string | null; required?: boolean; queue_ids?: number[];
+  key: string;
+  name: string;
+  type: CfType;
+  options?: string[];
+  pattern?: string | null;
+  required?: boolean;
+  queue_ids?: number[];
 }
 
 async function checkDefinition(db: Db, def: CustomFieldInput) {
-  if (!CF_KEY_RE.test(def.key)) throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
-  if (def.type === 'select' && (def.options ?? []).length === 0) throw invalid('options', 'A select field needs at least one option');
-  if (new Set(def.options ?? []).size !== (def.options ?? []).length) throw invalid('options', 'Options must be distinct');
+  if (!CF_KEY_RE.test(def.key))
+    throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
+  if (def.type === 'select' && (def.options ?? []).length === 0)
+    throw invalid('options', 'A select field needs at least one option');
+  if (new Set(def.options ?? []).size !== (def.options ?? []).length)
+    throw invalid('options', 'Options must be distinct');
   if (def.pattern) {
-    try { new RegExp(def.pattern, 'u'); } catch (e) { throw invalid('pattern', `Not a valid regular expression: ${(e as Error).message}`); }
+    try {
+      new RegExp(def.pattern, 'u');
+    } catch (e) {
+      throw invalid('pattern', `Not a valid regular expression: ${(e as Error).message}`);
+    }
   }
   for (const [i, qid] of (def.queue_ids ?? []).entries()) {
-    if (!await getQueueRow(db, qid)) throw invalid(`queue_ids.${i}`, `Queue ${qid} does not exist`);
+    if (!(await getQueueRow(db, qid))) throw invalid(`queue_ids.${i}`, `Queue ${qid} does not exist`);
   }
 }
 
 async function writeQueues(db: Conn, fieldId: number, queueIds: number[]) {
   await transaction(db, (tx) => tx.delete(customFieldQueues).where(eq(customFieldQueues.field_id, fieldId)));
-  for (const queue_id of new Set(queueIds)) await transaction(db, (tx) => tx.insert(customFieldQueues).values({ field_id: fieldId, queue_id }));
+  for (const queue_id of new Set(queueIds))
+    await transaction(db, (tx) => tx.insert(customFieldQueues).values({ field_id: fieldId, queue_id }));
 }
 
 export async function createCustomField(db: Db, actor: Actor, input: CustomFieldInput): Promise<CustomFieldJson> {
   requireAdmin(actor);
   await checkDefinition(db, input);
   const now = nowIso(db);
-  return unique(input, () => transaction(db, async (tx) => {
-    const row = await one(tx.insert(customFields).values({
-      key: input.key, name: input.name, type: input.type, options: JSON.stringify(input.options ?? []), pattern: input.pattern || null,
-      required: input.required ?? false, created_at: now, updated_at: now,
-    }).returning());
-    await writeQueues(tx, row.id, input.queue_ids ?? []);
-    return (await toJson(tx, [row]))[0];
-  }));
+  return unique(input, () =>
+    transaction(db, async (tx) => {
+      const row = await one(
+        tx
+          .insert(customFields)
+          .values({
+            key: input.key,
+            name: input.name,
+            type: input.type,
+            options: JSON.stringify(input.options ?? []),
+            pattern: input.pattern || null,
+            required: input.required ?? false,
+            created_at: now,
+            updated_at: now,
+          })
+          .returning(),
+      );
+      await writeQueues(tx, row.id, input.queue_ids ?? []);
+      return (await toJson(tx, [row]))[0];
+    }),
+  );
 }
 
-export async function updateCustomField(db: Db, actor: Actor, id: number, input: Partial<CustomFieldInput>): Promise<CustomFieldJson> {
+export async function updateCustomField(
+  db: Db,
+  actor: Actor,
+  id: number,
+  input: Partial<CustomFieldInput>,
+): Promise<CustomFieldJson> {
   requireAdmin(actor);
   const current = await getCustomField(db, actor, id);
   const merged: CustomFieldInput = { ...current, ...input };
   await checkDefinition(db, merged);
-  return unique(merged, () => transaction(db, async (tx) => {
-    const row = await one(tx.update(customFields).set({
-      key: merged.key, name: merged.name, type: merged.type, options: JSON.stringify(merged.options ?? []),
-      pattern: merged.pattern || null, required: merged.required ?? false, updated_at: nowIso(db),
-    }).where(eq(customFields.id, id)).returning());
-    if (input.queue_ids !== undefined) await writeQueues(tx, id, input.queue_ids);
-    return (await toJson(tx, [row]))[0];
-  }));
+  return unique(merged, () =>
+    transaction(db, async (tx) => {
+      const row = await one(
+        tx
+          .update(customFields)
+          .set({
+            key: merged.key,
+            name: merged.name,
+            type: merged.type,
+            options: JSON.stringify(merged.options ?? []),
+            pattern: merged.pattern || null,
+            required: merged.required ?? false,
+            updated_at: nowIso(db),
+          })
+          .where(eq(customFields.id, id))
+          .returning(),
+      );
+      if (input.queue_ids !== undefined) await writeQueues(tx, id, input.queue_ids);
+      return (await toJson(tx, [row]))[0];
+    }),
+  );
 }
 
 export async function deleteCustomField(db: Db, actor: Actor, id: number): Promise<void> {
@@ -124,7 +200,8 @@ export function normalizeCustomValue(field: CustomFieldJson, value: unknown, pat
   } else if (field.type === 'date') {
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
     const d = m && new Date(`${text}T00:00:00Z`);
-    if (!m || !d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== text) throw invalid(path, `${field.name} must be a date (YYYY-MM-DD)`);
+    if (!m || !d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== text)
+      throw invalid(path, `${field.name} must be a date (YYYY-MM-DD)`);
   } else if (field.type === 'select') {
     if (!field.options.includes(text)) throw invalid(path, `${field.name} must be one of: ${field.options.join(', ')}`);
   }
@@ -135,4 +212,5 @@ export function normalizeCustomValue(field: CustomFieldJson, value: unknown, pat
 }
 
 /** Typed value for the API: numbers come back as numbers. */
-export const customValueJson = (type: string, stored: string): string | number => (type === 'number' ? Number(stored) : stored);
+export const customValueJson = (type: string, stored: string): string | number =>
+  type === 'number' ? Number(stored) : stored;

@@ -11,20 +11,51 @@ import { teamExists } from './teams.js';
 export const WIDGET_KINDS = ['ticket_list', 'status_counts', 'queue_counts', 'team_workload', 'my_tickets'] as const;
 export type WidgetKind = (typeof WIDGET_KINDS)[number];
 
-export interface WidgetJson { id: number; dashboard_id: number; kind: WidgetKind; title: string; config: Record<string, unknown>; position: number; created_at: string; updated_at: string }
-export interface DashboardJson { id: number; name: string; team_id: number | null; created_by: number | null; widgets: WidgetJson[]; created_at: string; updated_at: string }
+export interface WidgetJson {
+  id: number;
+  dashboard_id: number;
+  kind: WidgetKind;
+  title: string;
+  config: Record<string, unknown>;
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+export interface DashboardJson {
+  id: number;
+  name: string;
+  team_id: number | null;
+  created_by: number | null;
+  widgets: WidgetJson[];
+  created_at: string;
+  updated_at: string;
+}
 
 type Row = typeof dashboards.$inferSelect;
 type WidgetRow = typeof dashboardWidgets.$inferSelect;
 
 const widgetJson = (w: WidgetRow): WidgetJson => ({
-  id: w.id, dashboard_id: w.dashboard_id, kind: w.kind as WidgetKind, title: w.title, config: parseJson(w.config, {}), position: w.position,
-  created_at: w.created_at, updated_at: w.updated_at,
+  id: w.id,
+  dashboard_id: w.dashboard_id,
+  kind: w.kind as WidgetKind,
+  title: w.title,
+  config: parseJson(w.config, {}),
+  position: w.position,
+  created_at: w.created_at,
+  updated_at: w.updated_at,
 });
 
 async function withWidgets(db: Db, rows: Row[]): Promise<DashboardJson[]> {
   if (rows.length === 0) return [];
-  const widgets = await db.select().from(dashboardWidgets).where(inArray(dashboardWidgets.dashboard_id, rows.map((r) => r.id)))
+  const widgets = await db
+    .select()
+    .from(dashboardWidgets)
+    .where(
+      inArray(
+        dashboardWidgets.dashboard_id,
+        rows.map((r) => r.id),
+      ),
+    )
     .orderBy(asc(dashboardWidgets.position), asc(dashboardWidgets.id));
   return rows.map((r) => ({ ...r, widgets: widgets.filter((w) => w.dashboard_id === r.id).map(widgetJson) }));
 }
@@ -32,55 +63,102 @@ async function withWidgets(db: Db, rows: Row[]): Promise<DashboardJson[]> {
 /** SPEC A/B3: no team = everyone; a team = its members and administrators. In the query. */
 function visibleTo(actor: Actor) {
   if (isAdmin(actor)) return undefined;
-  return or(isNull(dashboards.team_id), inArray(dashboards.team_id,
-    sql`(SELECT ${teamMembers.team_id} FROM ${teamMembers} WHERE ${teamMembers.user_id} = ${actor.id})`));
+  return or(
+    isNull(dashboards.team_id),
+    inArray(
+      dashboards.team_id,
+      sql`(SELECT ${teamMembers.team_id} FROM ${teamMembers} WHERE ${teamMembers.user_id} = ${actor.id})`,
+    ),
+  );
 }
 
 /** Anyone who can see a dashboard may read and arrange it. */
 async function visibleDashboard(db: Db, actor: Actor, id: number): Promise<Row> {
   requireStaff(actor);
-  const row = await first(db.select().from(dashboards).where(and(eq(dashboards.id, id), visibleTo(actor))));
+  const row = await first(
+    db
+      .select()
+      .from(dashboards)
+      .where(and(eq(dashboards.id, id), visibleTo(actor))),
+  );
   if (!row) throw notFound('Dashboard', id);
   return row;
 }
 
 export async function listDashboards(db: Db, actor: Actor): Promise<DashboardJson[]> {
   requireStaff(actor);
-  return withWidgets(db, await db.select().from(dashboards).where(visibleTo(actor)).orderBy(asc(dashboards.name), asc(dashboards.id)));
+  return withWidgets(
+    db,
+    await db.select().from(dashboards).where(visibleTo(actor)).orderBy(asc(dashboards.name), asc(dashboards.id)),
+  );
 }
 
 export async function getDashboard(db: Db, actor: Actor, id: number): Promise<DashboardJson> {
   return (await withWidgets(db, [await visibleDashboard(db, actor, id)]))[0];
 }
 
-export interface WidgetInput { kind: WidgetKind; title?: string; config?: Record<string, unknown>; position?: number }
-export interface DashboardInput { name: string; team_id?: number | null; widgets?: WidgetInput[] }
+export interface WidgetInput {
+  kind: WidgetKind;
+  title?: string;
+  config?: Record<string, unknown>;
+  position?: number;
+}
+export interface DashboardInput {
+  name: string;
+  team_id?: number | null;
+  widgets?: WidgetInput[];
+}
 
 async function checkTeamChoice(db: Db, actor: Actor, teamId: number | null | undefined) {
   if (teamId == null) return;
-  if (!await teamExists(db, teamId)) throw invalid('team_id', `Team ${teamId} does not exist`);
-  const member = await first(db.select().from(teamMembers).where(and(eq(teamMembers.team_id, teamId), eq(teamMembers.user_id, actor.id))));
+  if (!(await teamExists(db, teamId))) throw invalid('team_id', `Team ${teamId} does not exist`);
+  const member = await first(
+    db
+      .select()
+      .from(teamMembers)
+      .where(and(eq(teamMembers.team_id, teamId), eq(teamMembers.user_id, actor.id))),
+  );
   if (!isAdmin(actor) && !member) throw forbidden('You can only assign a dashboard to a team you belong to');
 }
 
 async function checkWidget(db: Db, w: Partial<WidgetInput>, path: string) {
   if (w.kind === 'ticket_list') {
     const viewId = Number(w.config?.view_id);
-    if (!Number.isInteger(viewId) || viewId <= 0) throw invalid(`${path}config.view_id`, 'A ticket_list widget needs the id of a saved view');
-    if (!await first(db.select({ id: savedViews.id }).from(savedViews).where(eq(savedViews.id, viewId)))) {
+    if (!Number.isInteger(viewId) || viewId <= 0)
+      throw invalid(`${path}config.view_id`, 'A ticket_list widget needs the id of a saved view');
+    if (!(await first(db.select({ id: savedViews.id }).from(savedViews).where(eq(savedViews.id, viewId))))) {
       throw invalid(`${path}config.view_id`, `Saved view ${viewId} does not exist`);
     }
   }
 }
 
 /** Settings a form left empty (`view_id: ""` on a kind that has no view) are not stored. */
-const compact = (config: Record<string, unknown>) => Object.fromEntries(Object.entries(config).filter(([, v]) => v !== '' && v !== null));
+const compact = (config: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(config).filter(([, v]) => v !== '' && v !== null));
 
-async function insertWidget(db: Db, dashboardId: number, w: WidgetInput, fallbackPosition: number, now: string): Promise<WidgetRow> {
-  return await transaction(db, (tx) => one(tx.insert(dashboardWidgets).values({
-    dashboard_id: dashboardId, kind: w.kind, title: w.title ?? '', config: JSON.stringify(compact(w.config ?? {})),
-    position: w.position ?? fallbackPosition, created_at: now, updated_at: now,
-  }).returning()));
+async function insertWidget(
+  db: Db,
+  dashboardId: number,
+  w: WidgetInput,
+  fallbackPosition: number,
+  now: string,
+): Promise<WidgetRow> {
+  return await transaction(db, (tx) =>
+    one(
+      tx
+        .insert(dashboardWidgets)
+        .values({
+          dashboard_id: dashboardId,
+          kind: w.kind,
+          title: w.title ?? '',
+          config: JSON.stringify(compact(w.config ?? {})),
+          position: w.position ?? fallbackPosition,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning(),
+    ),
+  );
 }
 
 export async function createDashboard(db: Db, actor: Actor, input: DashboardInput): Promise<DashboardJson> {
@@ -89,29 +167,59 @@ export async function createDashboard(db: Db, actor: Actor, input: DashboardInpu
   for (const [i, w] of (input.widgets ?? []).entries()) await checkWidget(db, w, `widgets.${i}.`);
   const now = nowIso(db);
   return transaction(db, async (tx) => {
-    const row = await one(tx.insert(dashboards).values({ name: input.name, team_id: input.team_id ?? null, created_by: actor.id, created_at: now, updated_at: now }).returning());
+    const row = await one(
+      tx
+        .insert(dashboards)
+        .values({
+          name: input.name,
+          team_id: input.team_id ?? null,
+          created_by: actor.id,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning(),
+    );
     for (const [i, w] of (input.widgets ?? []).entries()) await insertWidget(tx, row.id, w, i, now);
     return (await withWidgets(tx, [row]))[0];
   });
 }
 
-export async function updateDashboard(db: Db, actor: Actor, id: number, input: Partial<Omit<DashboardInput, 'widgets'>>): Promise<DashboardJson> {
+export async function updateDashboard(
+  db: Db,
+  actor: Actor,
+  id: number,
+  input: Partial<Omit<DashboardInput, 'widgets'>>,
+): Promise<DashboardJson> {
   await visibleDashboard(db, actor, id);
   if (input.team_id !== undefined) await checkTeamChoice(db, actor, input.team_id);
-  const row = await transaction(db, (tx) => one(tx.update(dashboards).set({ ...input, updated_at: nowIso(db) }).where(eq(dashboards.id, id)).returning()));
+  const row = await transaction(db, (tx) =>
+    one(
+      tx
+        .update(dashboards)
+        .set({ ...input, updated_at: nowIso(db) })
+        .where(eq(dashboards.id, id))
+        .returning(),
+    ),
+  );
   return (await withWidgets(db, [row]))[0];
 }
 
 export async function deleteDashboard(db: Db, actor: Actor, id: number): Promise<void> {
   await visibleDashboard(db, actor, id);
-  await transaction(db, async (tx) => { await tx.delete(dashboards).where(eq(dashboards.id, id)); });
+  await transaction(db, async (tx) => {
+    await tx.delete(dashboards).where(eq(dashboards.id, id));
+  });
 }
 
 export async function addWidget(db: Db, actor: Actor, dashboardId: number, input: WidgetInput): Promise<WidgetJson> {
   await visibleDashboard(db, actor, dashboardId);
   await checkWidget(db, input, '');
-  const next = (await first(db.select({ n: sql<number>`coalesce(max(${dashboardWidgets.position}) + 1, 0)` }).from(dashboardWidgets)
-    .where(eq(dashboardWidgets.dashboard_id, dashboardId))))!.n;
+  const next = (await first(
+    db
+      .select({ n: sql<number>`coalesce(max(${dashboardWidgets.position}) + 1, 0)` })
+      .from(dashboardWidgets)
+      .where(eq(dashboardWidgets.dashboard_id, dashboardId)),
+  ))!.n;
   return widgetJson(await transaction(db, (tx) => insertWidget(tx, dashboardId, input, next, nowIso(db))));
 }
 
@@ -121,10 +229,20 @@ async function widgetOf(db: Db, dashboardId: number, widgetId: number): Promise<
   return w;
 }
 
-export async function updateWidget(db: Db, actor: Actor, dashboardId: number, widgetId: number, input: Partial<WidgetInput>): Promise<WidgetJson> {
+export async function updateWidget(
+  db: Db,
+  actor: Actor,
+  dashboardId: number,
+  widgetId: number,
+  input: Partial<WidgetInput>,
+): Promise<WidgetJson> {
   await visibleDashboard(db, actor, dashboardId);
   const current = await widgetOf(db, dashboardId, widgetId);
-  await checkWidget(db, { kind: input.kind ?? (current.kind as WidgetKind), config: input.config ?? parseJson(current.config, {}) }, '');
+  await checkWidget(
+    db,
+    { kind: input.kind ?? (current.kind as WidgetKind), config: input.config ?? parseJson(current.config, {}) },
+    '',
+  );
   const set: Partial<WidgetRow> = { updated_at: nowIso(db) };
   if (input.kind !== undefined) set.kind = input.kind;
   if (input.title !== undefined) set.title = input.title;
@@ -133,10 +251,16 @@ export async function updateWidget(db: Db, actor: Actor, dashboardId: number, wi
     const row = await one(tx.update(dashboardWidgets).set(set).where(eq(dashboardWidgets.id, widgetId)).returning());
     if (input.position === undefined) return widgetJson(row);
     // `position` is the widget's place in the dashboard's order: the others close ranks around it.
-    const others = (await tx.select({ id: dashboardWidgets.id }).from(dashboardWidgets).where(eq(dashboardWidgets.dashboard_id, dashboardId))
-      .orderBy(asc(dashboardWidgets.position), asc(dashboardWidgets.id))).filter((w) => w.id !== widgetId);
+    const others = (
+      await tx
+        .select({ id: dashboardWidgets.id })
+        .from(dashboardWidgets)
+        .where(eq(dashboardWidgets.dashboard_id, dashboardId))
+        .orderBy(asc(dashboardWidgets.position), asc(dashboardWidgets.id))
+    ).filter((w) => w.id !== widgetId);
     others.splice(Math.min(input.position, others.length), 0, { id: widgetId });
-    for (const [i, w] of others.entries()) await tx.update(dashboardWidgets).set({ position: i }).where(eq(dashboardWidgets.id, w.id));
+    for (const [i, w] of others.entries())
+      await tx.update(dashboardWidgets).set({ position: i }).where(eq(dashboardWidgets.id, w.id));
     return widgetJson((await first(tx.select().from(dashboardWidgets).where(eq(dashboardWidgets.id, widgetId))))!);
   });
 }
@@ -172,25 +296,40 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
         list = await listTickets(db, actor, { view_id: viewId, limit });
       } catch (e) {
         // A view's filters can become unusable (a search too broad for the text stored now): that widget says so.
-        if (e instanceof AppError && e.code === 'validation_failed') return { kind: w.kind, error: `The view "${view.name}" cannot be shown: ${e.message}` };
+        if (e instanceof AppError && e.code === 'validation_failed')
+          return { kind: w.kind, error: `The view "${view.name}" cannot be shown: ${e.message}` };
         throw e;
       }
       return { kind: w.kind, view_id: viewId, view_name: view.name, tickets: list.tickets, total: list.total };
     }
     case 'status_counts':
-      return { kind: w.kind, counts: (await db.select({ status: tickets.status, count: count() }).from(tickets).groupBy(tickets.status))
-        .sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)) };
+      return {
+        kind: w.kind,
+        counts: (
+          await db.select({ status: tickets.status, count: count() }).from(tickets).groupBy(tickets.status)
+        ).sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)),
+      };
     case 'queue_counts':
-      return { kind: w.kind, counts: await db.select({ queue_id: queues.id, name: queues.name, count: count(tickets.id) })
-        .from(queues).leftJoin(tickets, and(eq(tickets.queue_id, queues.id), inArray(tickets.status, ACTIVE)))
-        .groupBy(queues.id).orderBy(asc(queues.name)) };
+      return {
+        kind: w.kind,
+        counts: await db
+          .select({ queue_id: queues.id, name: queues.name, count: count(tickets.id) })
+          .from(queues)
+          .leftJoin(tickets, and(eq(tickets.queue_id, queues.id), inArray(tickets.status, ACTIVE)))
+          .groupBy(queues.id)
+          .orderBy(asc(queues.name)),
+      };
     case 'team_workload': {
       const teamId = Number(w.config.team_id) || d.team_id;
       if (!teamId) return { kind: w.kind, error: 'Choose a team (config.team_id) or give the dashboard one' };
-      const rows = await db.select({ user_id: users.id, name: users.name, count: count(tickets.id) })
-        .from(teamMembers).innerJoin(users, eq(users.id, teamMembers.user_id))
+      const rows = await db
+        .select({ user_id: users.id, name: users.name, count: count(tickets.id) })
+        .from(teamMembers)
+        .innerJoin(users, eq(users.id, teamMembers.user_id))
         .leftJoin(tickets, and(eq(tickets.owner_id, users.id), inArray(tickets.status, ACTIVE)))
-        .where(eq(teamMembers.team_id, teamId)).groupBy(users.id).orderBy(asc(users.name));
+        .where(eq(teamMembers.team_id, teamId))
+        .groupBy(users.id)
+        .orderBy(asc(users.name));
       return { kind: w.kind, team_id: teamId, rows };
     }
     case 'my_tickets': {
@@ -205,7 +344,11 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
 const STATUS_ORDER = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'];
 
 /** A dashboard with every widget's contents. */
-export async function dashboardWithData(db: Db, actor: Actor, id: number): Promise<Omit<DashboardJson, 'widgets'> & { widgets: (WidgetJson & { data: WidgetData })[] }> {
+export async function dashboardWithData(
+  db: Db,
+  actor: Actor,
+  id: number,
+): Promise<Omit<DashboardJson, 'widgets'> & { widgets: (WidgetJson & { data: WidgetData })[] }> {
   const d = await getDashboard(db, actor, id);
   const widgets = [];
   for (const w of d.widgets) widgets.push({ ...w, data: await widgetData(db, actor, d, w) });
@@ -213,7 +356,12 @@ export async function dashboardWithData(db: Db, actor: Actor, id: number): Promi
 }
 
 /** One widget of a dashboard the actor may see, with its contents (SPEC C5: a widget loads its own again). */
-export async function widgetWithData(db: Db, actor: Actor, dashboardId: number, widgetId: number): Promise<{ widget: WidgetJson; data: WidgetData }> {
+export async function widgetWithData(
+  db: Db,
+  actor: Actor,
+  dashboardId: number,
+  widgetId: number,
+): Promise<{ widget: WidgetJson; data: WidgetData }> {
   const d = await getDashboard(db, actor, dashboardId);
   const widget = d.widgets.find((w) => w.id === widgetId);
   if (!widget) throw notFound('Widget', widgetId);

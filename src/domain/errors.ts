@@ -21,13 +21,21 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
-export interface ErrorDetail { path: string; message: string }
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
 
 /** A failure the caller can act on; thrown anywhere, answered once by the app's onError. */
 export class AppError extends Error {
   readonly status: number;
   /** `extra`: more members of the JSON error object (a `stale` error's transactions). */
-  constructor(readonly code: ErrorCode, message: string, readonly details?: ErrorDetail[], readonly extra?: Record<string, unknown>) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly extra?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
@@ -39,7 +47,10 @@ export class AppError extends Error {
  * Carries every entry newer than the writer's marker, as the history shows them to the writer.
  */
 export class StaleError extends AppError {
-  constructor(message: string, readonly transactions: TransactionJson[]) {
+  constructor(
+    message: string,
+    readonly transactions: TransactionJson[],
+  ) {
     super('stale', message, undefined, { transactions });
   }
 }
@@ -49,7 +60,11 @@ export class StaleError extends AppError {
  * `Retry-After: <retryAfterSec>` (decision 041).
  */
 export class TryLater extends AppError {
-  constructor(code: 'rate_limited' | 'too_large', message: string, readonly retryAfterSec: number) {
+  constructor(
+    code: 'rate_limited' | 'too_large',
+    message: string,
+    readonly retryAfterSec: number,
+  ) {
     super(code, message);
   }
 }

@@ -5,8 +5,17 @@ import { type Actor, isStaff } from './actor.js';
 import { allCustomFields, type CustomFieldJson } from './customFields.js';
 import { listSavedViews } from './savedViews.js';
 
-export interface Named { id: number; name: string }
-export interface Person { id: number; name: string; email: string; role: string; disabled: boolean }
+export interface Named {
+  id: number;
+  name: string;
+}
+export interface Person {
+  id: number;
+  name: string;
+  email: string;
+  role: string;
+  disabled: boolean;
+}
 
 /** What screens need to show names for ids and to fill pickers. Small tables, loaded for HTML only. */
 export interface Lookups {
@@ -26,14 +35,26 @@ export interface Lookups {
 export async function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[] = []): Promise<Lookups> {
   const memberRows = await db.select().from(teamMembers);
   return {
-    queues: await db.select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias }).from(queues).orderBy(asc(queues.name)),
-    teams: (await db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name)))
-      .map((t) => ({ ...t, members: memberRows.filter((m) => m.team_id === t.id).map((m) => m.user_id) })),
+    queues: await db
+      .select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias })
+      .from(queues)
+      .orderBy(asc(queues.name)),
+    teams: (await db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name))).map((t) => ({
+      ...t,
+      members: memberRows.filter((m) => m.team_id === t.id).map((m) => m.user_id),
+    })),
     users: isStaff(actor) ? await staffAnd(db, alsoUsers) : await customerView(db, actor, alsoUsers),
     customFields: isStaff(actor) ? await allCustomFields(db) : [],
     // Saved views are for staff (decision 016): a requester has none to pick.
-    savedViews: !isStaff(actor) ? [] : (await listSavedViews(db, actor))
-      .map((v) => ({ id: v.id, name: v.name, columns: v.columns, shared: v.shared, owner_name: v.owner_name })),
+    savedViews: !isStaff(actor)
+      ? []
+      : (await listSavedViews(db, actor)).map((v) => ({
+          id: v.id,
+          name: v.name,
+          columns: v.columns,
+          shared: v.shared,
+          owner_name: v.owner_name,
+        })),
   };
 }
 
@@ -41,7 +62,11 @@ const person = { id: users.id, name: users.name, email: users.email, role: users
 const byName = (a: Person, b: Person) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
 
 /** Every agent and admin, through users_role_idx (exported for its plan check). */
-export const staffQuery = (db: Db) => db.select(person).from(users).where(inArray(users.role, ['admin', 'agent']));
+export const staffQuery = (db: Db) =>
+  db
+    .select(person)
+    .from(users)
+    .where(inArray(users.role, ['admin', 'agent']));
 
 /**
  * What a customer sees of the people on their ticket: themselves, and the others by name —
@@ -50,8 +75,10 @@ export const staffQuery = (db: Db) => db.select(person).from(users).where(inArra
 async function customerView(db: Db, actor: Actor, ids: (number | null)[]): Promise<Person[]> {
   const others = [...new Set(ids)].filter((id): id is number => id !== null && id !== actor.id);
   const rows = others.length > 0 ? await db.select(person).from(users).where(inArray(users.id, others)) : [];
-  return [{ id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false },
-    ...rows.map((u) => (u.role === 'requester' ? u : { ...u, email: '' }))].sort(byName);
+  return [
+    { id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false },
+    ...rows.map((u) => (u.role === 'requester' ? u : { ...u, email: '' })),
+  ].sort(byName);
 }
 
 /** Staff, and the users asked for by id; by name. */

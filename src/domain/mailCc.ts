@@ -25,7 +25,10 @@ export const NOT_ADDED_LISTED = 50;
  */
 export const NAMED_LOOKED_AT = 200;
 
-export interface Named { address: string; name: string }
+export interface Named {
+  address: string;
+  name: string;
+}
 
 export interface CcJudgement {
   /** The people to make Cc (users, created as stub requesters when new). */
@@ -39,8 +42,12 @@ export interface CcJudgement {
 }
 
 const p = sql.placeholder;
-const addedFromMail = prepared((db) => db.select({ n: count() }).from(ticketMailCc)
-  .where(and(eq(ticketMailCc.ticket_id, p('ticket')), eq(ticketMailCc.added, true))));
+const addedFromMail = prepared((db) =>
+  db
+    .select({ n: count() })
+    .from(ticketMailCc)
+    .where(and(eq(ticketMailCc.ticket_id, p('ticket')), eq(ticketMailCc.added, true))),
+);
 
 /**
  * Who of the people a message names becomes Cc of its ticket (`ticketId` null: the ticket this
@@ -49,7 +56,11 @@ const addedFromMail = prepared((db) => db.select({ n: count() }).from(ticketMail
  * here but the new stub users of the people added.
  */
 export async function judgeMailCc(
-  conn: Conn, queueId: number, ticketId: number | null, named: Named[], skip: { own: Set<string>; onTicket: Set<number> },
+  conn: Conn,
+  queueId: number,
+  ticketId: number | null,
+  named: Named[],
+  skip: { own: Set<string>; onTicket: Set<number> },
 ): Promise<CcJudgement> {
   const queue = await getQueueRow(conn, queueId);
   const none: CcJudgement = { add: [], notAdded: [], notAddedCount: 0, summary: null };
@@ -65,20 +76,26 @@ export async function judgeMailCc(
     newPeople.push({ address, name: person.name });
   }
   if (newPeople.length === 0) return { ...none, summary: more ? `Cc from mail: nobody new${more}` : null };
-  if (!queue.keep_mail_cc) return { ...none, summary: `Cc from mail is off in queue ${queue.name}: ${newPeople.length} not added${more}` };
+  if (!queue.keep_mail_cc)
+    return { ...none, summary: `Cc from mail is off in queue ${queue.name}: ${newPeople.length} not added${more}` };
   const perMessage = Math.max(0, Math.min(queue.mail_cc_per_message, MAIL_CC_PER_MESSAGE));
   const perTicket = Math.max(0, Math.min(queue.mail_cc_per_ticket, MAIL_CC_PER_TICKET));
   const already = ticketId === null ? 0 : (await addedFromMail(conn).get({ ticket: ticketId }))!.n;
   const room = Math.max(0, Math.min(perMessage, perTicket - already));
   const add: UserRow[] = [];
-  for (const person of newPeople.slice(0, room)) add.push((await ensureMailUser(conn, person.address, person.name)).user);
+  for (const person of newPeople.slice(0, room))
+    add.push((await ensureMailUser(conn, person.address, person.name)).user);
   const rest = newPeople.slice(room);
-  const reasonFor = (i: number) => (room + i >= perMessage
-    ? `more than ${perMessage} new ${perMessage === 1 ? 'person' : 'people'} in one message`
-    : `${perTicket} ${perTicket === 1 ? 'person was' : 'people were'} already added to this ticket from mail`);
+  const reasonFor = (i: number) =>
+    room + i >= perMessage
+      ? `more than ${perMessage} new ${perMessage === 1 ? 'person' : 'people'} in one message`
+      : `${perTicket} ${perTicket === 1 ? 'person was' : 'people were'} already added to this ticket from mail`;
   const notAdded = rest.slice(0, NOT_ADDED_LISTED).map((person, i) => ({ ...person, reason: reasonFor(i) }));
   const reasons = [...new Set(rest.map((_, i) => reasonFor(i)))].join('; ');
-  const summary = rest.length === 0 && !more ? null : `Cc from mail: ${add.length} added, ${rest.length} not added${rest.length ? ` (${reasons})` : ''}${more}`;
+  const summary =
+    rest.length === 0 && !more
+      ? null
+      : `Cc from mail: ${add.length} added, ${rest.length} not added${rest.length ? ` (${reasons})` : ''}${more}`;
   return { add, notAdded, notAddedCount: rest.length, summary };
 }
 
@@ -86,26 +103,65 @@ export async function judgeMailCc(
 export async function recordMailCc(conn: Conn, ticketId: number, transactionId: number, j: CcJudgement): Promise<void> {
   const now = nowIso(conn);
   for (const u of j.add) {
-    await conn.insert(ticketMailCc).values({ ticket_id: ticketId, email: u.email, name: u.name, added: true, reason: null, transaction_id: transactionId, created_at: now })
-      .onConflictDoUpdate({ target: [ticketMailCc.ticket_id, ticketMailCc.email], set: { added: true, reason: null, transaction_id: transactionId, created_at: now } });
+    await conn
+      .insert(ticketMailCc)
+      .values({
+        ticket_id: ticketId,
+        email: u.email,
+        name: u.name,
+        added: true,
+        reason: null,
+        transaction_id: transactionId,
+        created_at: now,
+      })
+      .onConflictDoUpdate({
+        target: [ticketMailCc.ticket_id, ticketMailCc.email],
+        set: { added: true, reason: null, transaction_id: transactionId, created_at: now },
+      });
   }
   for (const n of j.notAdded) {
     // Someone added from mail before (and since removed by staff) stays counted as added.
-    await conn.insert(ticketMailCc).values({ ticket_id: ticketId, email: n.address, name: n.name.slice(0, 200), added: false, reason: n.reason, transaction_id: transactionId, created_at: now })
-      .onConflictDoUpdate({ target: [ticketMailCc.ticket_id, ticketMailCc.email], set: { reason: n.reason, transaction_id: transactionId, created_at: now } });
+    await conn
+      .insert(ticketMailCc)
+      .values({
+        ticket_id: ticketId,
+        email: n.address,
+        name: n.name.slice(0, 200),
+        added: false,
+        reason: n.reason,
+        transaction_id: transactionId,
+        created_at: now,
+      })
+      .onConflictDoUpdate({
+        target: [ticketMailCc.ticket_id, ticketMailCc.email],
+        set: { reason: n.reason, transaction_id: transactionId, created_at: now },
+      });
   }
 }
 
-export interface NotAddedJson { email: string; name: string; reason: string; transaction_id: number | null; created_at: string }
+export interface NotAddedJson {
+  email: string;
+  name: string;
+  reason: string;
+  transaction_id: number | null;
+  created_at: string;
+}
 
 /**
  * The people mail named on the ticket whom the bounds did not add (SPEC D0), who are still not
  * on it (`onTicket`: the addresses of its requesters and Cc), oldest first.
  */
 export async function notAddedOf(conn: Conn, ticketId: number, onTicket: Set<string>): Promise<NotAddedJson[]> {
-  const rows = await conn.select({
-    email: ticketMailCc.email, name: ticketMailCc.name, reason: ticketMailCc.reason, transaction_id: ticketMailCc.transaction_id, created_at: ticketMailCc.created_at,
-  }).from(ticketMailCc).where(and(eq(ticketMailCc.ticket_id, ticketId), isNotNull(ticketMailCc.reason)))
+  const rows = await conn
+    .select({
+      email: ticketMailCc.email,
+      name: ticketMailCc.name,
+      reason: ticketMailCc.reason,
+      transaction_id: ticketMailCc.transaction_id,
+      created_at: ticketMailCc.created_at,
+    })
+    .from(ticketMailCc)
+    .where(and(eq(ticketMailCc.ticket_id, ticketId), isNotNull(ticketMailCc.reason)))
     .orderBy(asc(ticketMailCc.created_at), asc(ticketMailCc.email));
   return rows.filter((r) => !onTicket.has(r.email)).map((r) => ({ ...r, reason: r.reason! }));
 }

@@ -78,40 +78,110 @@ type IntakeRow = typeof mailIntake.$inferSelect;
 
 function resultOf(row: IntakeRow, duplicate: boolean, userCreated = false): IntakeResult {
   return {
-    intake_id: row.id, verdict: row.verdict, rule: row.rule, ticket_id: row.ticket_id, transaction_id: row.transaction_id,
-    created: !duplicate && row.verdict === 'created', user_created: userCreated, duplicate,
+    intake_id: row.id,
+    verdict: row.verdict,
+    rule: row.rule,
+    ticket_id: row.ticket_id,
+    transaction_id: row.transaction_id,
+    created: !duplicate && row.verdict === 'created',
+    user_created: userCreated,
+    duplicate,
   };
 }
 
 /** Addresses mail from which is our own (never processed as a request: no loops). */
 export async function ownAddresses(db: Conn, mailFrom: string): Promise<string[]> {
-  return [...await ourAddresses(db, [mailFrom.toLowerCase()])];
+  return [...(await ourAddresses(db, [mailFrom.toLowerCase()]))];
 }
 
 // The intake's queries with a fixed shape, compiled once: building a query costs more than running it.
 const p = sql.placeholder;
-const aliasedQueues = prepared((db) => db.select({ id: queues.id, alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)));
-const queueById = prepared((db) => db.select().from(queues).where(eq(queues.id, p('id'))));
-const queueNamedGeneral = prepared((db) => db.select().from(queues).where(sameName(db, queues.name, 'General')));
+const aliasedQueues = prepared((db) =>
+  db.select({ id: queues.id, alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)),
+);
+const queueById = prepared((db) =>
+  db
+    .select()
+    .from(queues)
+    .where(eq(queues.id, p('id'))),
+);
+const queueNamedGeneral = prepared((db) =>
+  db
+    .select()
+    .from(queues)
+    .where(sameName(db, queues.name, 'General')),
+);
 const firstQueue = prepared((db) => db.select().from(queues).orderBy(queues.id).limit(1));
-const ticketExists = prepared((db) => db.select({ id: tickets.id, queue: tickets.queue_id }).from(tickets).where(eq(tickets.id, p('id'))));
-const firstTransaction = prepared((db) => db.select({ id: transactions.id }).from(transactions)
-  .where(eq(transactions.ticket_id, p('ticket'))).orderBy(transactions.id).limit(1));
-const insertIntake = prepared((db) => db.insert(mailIntake).values({
-  identity: p('identity'), message_id: p('message_id'), source: p('source'), sender: p('sender'), subject: p('subject'), raw: p('raw'),
-  verdict: p('verdict'), rule: p('rule'), ticket_id: p('ticket_id'), transaction_id: p('transaction_id'), error: p('error'), created_at: p('created_at'),
-}).returning());
+const ticketExists = prepared((db) =>
+  db
+    .select({ id: tickets.id, queue: tickets.queue_id })
+    .from(tickets)
+    .where(eq(tickets.id, p('id'))),
+);
+const firstTransaction = prepared((db) =>
+  db
+    .select({ id: transactions.id })
+    .from(transactions)
+    .where(eq(transactions.ticket_id, p('ticket')))
+    .orderBy(transactions.id)
+    .limit(1),
+);
+const insertIntake = prepared((db) =>
+  db
+    .insert(mailIntake)
+    .values({
+      identity: p('identity'),
+      message_id: p('message_id'),
+      source: p('source'),
+      sender: p('sender'),
+      subject: p('subject'),
+      raw: p('raw'),
+      verdict: p('verdict'),
+      rule: p('rule'),
+      ticket_id: p('ticket_id'),
+      transaction_id: p('transaction_id'),
+      error: p('error'),
+      created_at: p('created_at'),
+    })
+    .returning(),
+);
 /** An earlier outcome of the same message: an applied one wins over a refusal; a 422 refusal (an error) is not settled. */
-const seenAs = (verdicts: Verdict[]) => prepared((db) => db.select().from(mailIntake)
-  .where(and(eq(mailIntake.identity, p('identity')), inArray(mailIntake.verdict, verdicts), or(ne(mailIntake.verdict, 'rejected'), isNull(mailIntake.error))))
-  .orderBy(sql`${mailIntake.verdict} not in ('created', 'appended')`, mailIntake.id).limit(1));
+const seenAs = (verdicts: Verdict[]) =>
+  prepared((db) =>
+    db
+      .select()
+      .from(mailIntake)
+      .where(
+        and(
+          eq(mailIntake.identity, p('identity')),
+          inArray(mailIntake.verdict, verdicts),
+          or(ne(mailIntake.verdict, 'rejected'), isNull(mailIntake.error)),
+        ),
+      )
+      .orderBy(sql`${mailIntake.verdict} not in ('created', 'appended')`, mailIntake.id)
+      .limit(1),
+  );
 const seenSettled = seenAs(SUCCESSFUL);
 /** Replaying an entry: only an earlier created/appended outcome counts as seen. */
 const seenApplied = seenAs(['created', 'appended']);
-const recentFrom = prepared((db) => db.select({ n: count() }).from(mailIntake)
-  .where(and(eq(mailIntake.sender, p('sender')), gt(mailIntake.created_at, p('since')), inArray(mailIntake.verdict, ['created', 'appended']))));
+const recentFrom = prepared((db) =>
+  db
+    .select({ n: count() })
+    .from(mailIntake)
+    .where(
+      and(
+        eq(mailIntake.sender, p('sender')),
+        gt(mailIntake.created_at, p('since')),
+        inArray(mailIntake.verdict, ['created', 'appended']),
+      ),
+    ),
+);
 
-async function resolveQueue(conn: Conn, m: InboundMessage, hint: string | undefined): Promise<{ id: number; rule: string }> {
+async function resolveQueue(
+  conn: Conn,
+  m: InboundMessage,
+  hint: string | undefined,
+): Promise<{ id: number; rule: string }> {
   const byAlias = m.recipients.length ? await aliasedQueues(conn).all() : [];
   for (const r of m.recipients) {
     const q = byAlias.find((x) => x.alias === r);
@@ -119,27 +189,36 @@ async function resolveQueue(conn: Conn, m: InboundMessage, hint: string | undefi
   }
   if (hint) {
     const h = hint.trim();
-    const q = /^\d+$/.test(h) ? await queueById(conn).get({ id: Number(h) })
-      : (await aliasedQueues(conn).all()).find((x) => x.alias === h.toLowerCase()) ?? await findQueueByName(conn, h);
+    const q = /^\d+$/.test(h)
+      ? await queueById(conn).get({ id: Number(h) })
+      : ((await aliasedQueues(conn).all()).find((x) => x.alias === h.toLowerCase()) ??
+        (await findQueueByName(conn, h)));
     if (!q) throw invalid('queue', `No queue with id, alias or name "${h}"`);
     return { id: q.id, rule: `queue given (${h})` };
   }
-  const general = await queueNamedGeneral(conn).get() ?? await firstQueue(conn).get();
+  const general = (await queueNamedGeneral(conn).get()) ?? (await firstQueue(conn).get());
   if (!general) throw new AppError('unavailable', 'No queue exists to receive mail');
   return { id: general.id, rule: `default queue ${general.name}` };
 }
 
 /** SPEC B7 ladder: a Message-ID the ticket knows (inbound or ours), then the subject tag. */
-async function resolveTicket(conn: Conn, m: InboundMessage): Promise<{ id: number; rule: string } | { id: null; rule: string }> {
+async function resolveTicket(
+  conn: Conn,
+  m: InboundMessage,
+): Promise<{ id: number; rule: string } | { id: null; rule: string }> {
   const ids = [...m.inReplyTo, ...[...m.references].reverse()].filter((id, i, all) => all.indexOf(id) === i);
   if (ids.length) {
-    const inbound = await conn.select({ ticket: transactions.ticket_id, mid: transactions.message_id }).from(transactions)
+    const inbound = await conn
+      .select({ ticket: transactions.ticket_id, mid: transactions.message_id })
+      .from(transactions)
       .where(inArray(transactions.message_id, ids));
-    const ours = await conn.select({ ticket: outbox.ticket_id, mid: outbox.message_id }).from(outbox)
+    const ours = await conn
+      .select({ ticket: outbox.ticket_id, mid: outbox.message_id })
+      .from(outbox)
       .where(inArray(outbox.message_id, ids));
     for (const id of ids) {
       const hit = [...inbound, ...ours].find((r) => r.mid === id && r.ticket !== null);
-      if (hit && await ticketExists(conn).get({ id: hit.ticket! })) {
+      if (hit && (await ticketExists(conn).get({ id: hit.ticket! }))) {
         return { id: hit.ticket!, rule: `ticket by ${m.inReplyTo.includes(id) ? 'In-Reply-To' : 'References'} ${id}` };
       }
     }
@@ -156,15 +235,30 @@ async function resolveTicket(conn: Conn, m: InboundMessage): Promise<{ id: numbe
 /** What the intake log keeps of any message, even one that could not be read (no sender: null). */
 type Logged = Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'>;
 
-async function logIntake(conn: Conn, m: Logged, source: string, v: Partial<IntakeRow> & { verdict: Verdict }): Promise<IntakeRow> {
+async function logIntake(
+  conn: Conn,
+  m: Logged,
+  source: string,
+  v: Partial<IntakeRow> & { verdict: Verdict },
+): Promise<IntakeRow> {
   return (await insertIntake(conn).get({
-    identity: m.identity, message_id: m.messageId, source, sender: m.from.address || null, subject: m.subject.slice(0, 1000), raw: m.raw,
-    rule: null, ticket_id: null, transaction_id: null, error: null, created_at: nowIso(conn), ...v,
+    identity: m.identity,
+    message_id: m.messageId,
+    source,
+    sender: m.from.address || null,
+    subject: m.subject.slice(0, 1000),
+    raw: m.raw,
+    rule: null,
+    ticket_id: null,
+    transaction_id: null,
+    error: null,
+    created_at: nowIso(conn),
+    ...v,
   }))!;
 }
 
 /** Addresses a message names that are ours (queue aliases, MAIL_FROM, the address that brought it): never a Cc. */
-const ownOf = (m: InboundMessage, opts: IntakeOptions) => new Set([...opts.ownAddresses ?? [], ...m.deliveredTo]);
+const ownOf = (m: InboundMessage, opts: IntakeOptions) => new Set([...(opts.ownAddresses ?? []), ...m.deliveredTo]);
 
 /** Applies one inbound message exactly once. */
 export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
@@ -174,21 +268,37 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
     const seen = await (opts.replay ? seenApplied : seenSettled)(tx).get({ identity: m.identity });
     if (seen) return resultOf(seen, true);
 
-    if (m.kind === 'bounce') return resultOf(await logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }), false);
+    if (m.kind === 'bounce')
+      return resultOf(
+        await logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }),
+        false,
+      );
 
     const hourAgo = new Date(nowMs(tx) - 3600_000).toISOString();
     const recent = (await recentFrom(tx).get({ sender: m.from.address, since: hourAgo }))!.n;
     if (recent >= opts.senderLimitPerHour) {
-      return resultOf(await logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `more than ${opts.senderLimitPerHour} messages from ${m.from.address} in an hour` }), false);
+      return resultOf(
+        await logIntake(tx, m, opts.source, {
+          verdict: 'rejected',
+          rule: `more than ${opts.senderLimitPerHour} messages from ${m.from.address} in an hour`,
+        }),
+        false,
+      );
     }
 
     const { user, created: userCreated } = await ensureMailUser(tx, m.from.address, m.from.name);
-    if (user.disabled) return resultOf(await logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `sender ${user.email} is disabled` }), false, userCreated);
+    if (user.disabled)
+      return resultOf(
+        await logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `sender ${user.email} is disabled` }),
+        false,
+        userCreated,
+      );
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role, viaMail: true };
     const auto = m.kind === 'auto';
     const ticket = await resolveTicket(tx, m);
-    const note = (auto ? `; automatic mail (${m.kindReason}), no autoreply` : '')
-      + (m.degraded ? `; text not read (${m.degraded}): the raw message is attached` : '');
+    const note =
+      (auto ? `; automatic mail (${m.kindReason}), no autoreply` : '') +
+      (m.degraded ? `; text not read (${m.degraded}): the raw message is attached` : '');
 
     const alreadySent = [...new Set(m.copied.map((a) => a.address))];
     const own = ownOf(m, opts);
@@ -198,41 +308,88 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
       // SPEC D0: mail from someone who is not on the ticket (not a requester or Cc, not staff) is
       // kept as an internal comment that staff hear of; nobody is added, no customer is mailed.
       if (!isStaffRole(user.role) && ![...people.requesters, ...people.cc].includes(user.id)) {
-        const { transaction } = await recordOutsideMail(tx, user.id, ticket.id, {
-          body, message_id: m.messageId, attachments: m.attachments, auto_submitted: auto,
-        }, opts.notify);
+        const { transaction } = await recordOutsideMail(
+          tx,
+          user.id,
+          ticket.id,
+          {
+            body,
+            message_id: m.messageId,
+            attachments: m.attachments,
+            auto_submitted: auto,
+          },
+          opts.notify,
+        );
         const rule = `${ticket.rule}; sender ${user.email} is not on ticket #${ticket.id} (not a requester, Cc or staff): kept as an internal comment, nobody added or mailed but staff (outside sender)`;
-        const row = await logIntake(tx, m, opts.source, { verdict: 'appended', rule: rule + note, ticket_id: ticket.id, transaction_id: transaction.id });
+        const row = await logIntake(tx, m, opts.source, {
+          verdict: 'appended',
+          rule: rule + note,
+          ticket_id: ticket.id,
+          transaction_id: transaction.id,
+        });
         return resultOf(row, false, userCreated);
       }
       // SPEC C2 and D0: new people in To/Cc of a requester's or Cc's reply become Cc, within bounds.
       // Not for `action: comment` (staff forwarding into an internal note): that mail is not the conversation.
-      const judged = !auto && opts.action !== 'comment'
-        ? await judgeMailCc(tx, people.queue, ticket.id, m.copied, { own, onTicket: new Set([...people.requesters, ...people.cc, user.id]) })
-        : null;
-      for (const u of judged?.add ?? []) await addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id, { notify: opts.notify });
-      const { transaction } = await commentOnTicket(tx, actor, ticket.id, {
-        body, internal: opts.action === 'comment', message_id: m.messageId, attachments: m.attachments, auto_submitted: auto,
-        already_sent: alreadySent,
-      }, { notify: opts.notify });
+      const judged =
+        !auto && opts.action !== 'comment'
+          ? await judgeMailCc(tx, people.queue, ticket.id, m.copied, {
+              own,
+              onTicket: new Set([...people.requesters, ...people.cc, user.id]),
+            })
+          : null;
+      for (const u of judged?.add ?? [])
+        await addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id, { notify: opts.notify });
+      const { transaction } = await commentOnTicket(
+        tx,
+        actor,
+        ticket.id,
+        {
+          body,
+          internal: opts.action === 'comment',
+          message_id: m.messageId,
+          attachments: m.attachments,
+          auto_submitted: auto,
+          already_sent: alreadySent,
+        },
+        { notify: opts.notify },
+      );
       if (judged) await recordMailCc(tx, ticket.id, transaction.id, judged);
       const rule = [ticket.rule + note, judged?.summary].filter(Boolean).join('; ');
-      const row = await logIntake(tx, m, opts.source, { verdict: 'appended', rule, ticket_id: ticket.id, transaction_id: transaction.id });
+      const row = await logIntake(tx, m, opts.source, {
+        verdict: 'appended',
+        rule,
+        ticket_id: ticket.id,
+        transaction_id: transaction.id,
+      });
       return resultOf(row, false, userCreated);
     }
     const queue = await resolveQueue(tx, m, opts.queue);
     const subject = m.subject.replace(TAG_RE, '').replace(/\s+/g, ' ').trim() || '(no subject)';
     // SPEC C2 and D0: the other people in To/Cc of a new message become its Cc, within bounds.
     const judged = auto ? null : await judgeMailCc(tx, queue.id, null, m.copied, { own, onTicket: new Set([user.id]) });
-    const change = await createTicket(tx, actor, {
-      queue_id: queue.id, subject: subject.slice(0, 500), description: m.text, message_id: m.messageId, attachments: m.attachments,
-      auto_submitted: auto, cc: judged?.add.map((u) => u.id) ?? [], already_sent: alreadySent,
-    }, opts.notify);
+    const change = await createTicket(
+      tx,
+      actor,
+      {
+        queue_id: queue.id,
+        subject: subject.slice(0, 500),
+        description: m.text,
+        message_id: m.messageId,
+        attachments: m.attachments,
+        auto_submitted: auto,
+        cc: judged?.add.map((u) => u.id) ?? [],
+        already_sent: alreadySent,
+      },
+      opts.notify,
+    );
     const first = (await firstTransaction(tx).get({ ticket: change.ticket.id }))!;
     if (judged) await recordMailCc(tx, change.ticket.id, first.id, judged);
     const row = await logIntake(tx, m, opts.source, {
-      verdict: 'created', rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary].filter(Boolean).join('; '),
-      ticket_id: change.ticket.id, transaction_id: first.id,
+      verdict: 'created',
+      rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary].filter(Boolean).join('; '),
+      ticket_id: change.ticket.id,
+      transaction_id: first.id,
     });
     return resultOf(row, false, userCreated);
   });
@@ -246,8 +403,14 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
 export async function logRejectedMail(db: Db, m: Logged, source: string, reason: string): Promise<IntakeResult> {
   return transaction(db, async (tx) => {
     const error = reason.slice(0, 2000);
-    const earlier = await first(tx.select().from(mailIntake)
-      .where(and(eq(mailIntake.identity, m.identity), eq(mailIntake.verdict, 'rejected'), eq(mailIntake.error, error))));
+    const earlier = await first(
+      tx
+        .select()
+        .from(mailIntake)
+        .where(
+          and(eq(mailIntake.identity, m.identity), eq(mailIntake.verdict, 'rejected'), eq(mailIntake.error, error)),
+        ),
+    );
     if (earlier) return resultOf(earlier, false);
     return resultOf(await logIntake(tx, m, source, { verdict: 'rejected', error }), false);
   });
@@ -255,18 +418,43 @@ export async function logRejectedMail(db: Db, m: Logged, source: string, reason:
 
 /** A message the processor could not apply: kept with its error, retried on the next delivery. */
 export async function logFailedMail(db: Db, m: Logged, source: string, error: string): Promise<IntakeResult> {
-  return resultOf(await transaction(db, (tx) => logIntake(tx, m, source, { verdict: 'failed', error: error.slice(0, 2000) })), false);
+  return resultOf(
+    await transaction(db, (tx) => logIntake(tx, m, source, { verdict: 'failed', error: error.slice(0, 2000) })),
+    false,
+  );
 }
 
 // ---- admin: the intake log -------------------------------------------------------------
 
 export interface IntakeJson {
-  id: number; identity: string; message_id: string | null; source: string; sender: string | null; subject: string | null;
-  verdict: Verdict; rule: string | null; ticket_id: number | null; transaction_id: number | null; error: string | null; size: number; created_at: string;
+  id: number;
+  identity: string;
+  message_id: string | null;
+  source: string;
+  sender: string | null;
+  subject: string | null;
+  verdict: Verdict;
+  rule: string | null;
+  ticket_id: number | null;
+  transaction_id: number | null;
+  error: string | null;
+  size: number;
+  created_at: string;
 }
 const intakeJson = (r: IntakeRow): IntakeJson => ({
-  id: r.id, identity: r.identity, message_id: r.message_id, source: r.source, sender: r.sender, subject: r.subject, verdict: r.verdict,
-  rule: r.rule, ticket_id: r.ticket_id, transaction_id: r.transaction_id, error: r.error, size: r.raw.length, created_at: r.created_at,
+  id: r.id,
+  identity: r.identity,
+  message_id: r.message_id,
+  source: r.source,
+  sender: r.sender,
+  subject: r.subject,
+  verdict: r.verdict,
+  rule: r.rule,
+  ticket_id: r.ticket_id,
+  transaction_id: r.transaction_id,
+  error: r.error,
+  size: r.raw.length,
+  created_at: r.created_at,
 });
 
 export async function listIntake(db: Db, actor: Actor, f: { verdict?: Verdict; limit?: number; offset?: number }) {
@@ -301,6 +489,13 @@ export async function getImapState(db: Db, mailbox: string) {
 }
 
 export async function saveImapState(db: Db, mailbox: string, uidValidity: string, lastUid: number): Promise<void> {
-  await transaction(db, (tx) => tx.insert(imapState).values({ mailbox, uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso(db) })
-    .onConflictDoUpdate({ target: imapState.mailbox, set: { uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso(db) } }));
+  await transaction(db, (tx) =>
+    tx
+      .insert(imapState)
+      .values({ mailbox, uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso(db) })
+      .onConflictDoUpdate({
+        target: imapState.mailbox,
+        set: { uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso(db) },
+      }),
+  );
 }

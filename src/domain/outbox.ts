@@ -1,6 +1,13 @@
 import type { Db } from '../db/port.js';
 import { attachmentIdsOf } from '../scrips/compose.js';
-import { getOutboxRow, type Mailbox, listOutbox as queryOutbox, requeue, storedMail, type OutboxRow } from '../scrips/outbox.js';
+import {
+  getOutboxRow,
+  type Mailbox,
+  listOutbox as queryOutbox,
+  requeue,
+  storedMail,
+  type OutboxRow,
+} from '../scrips/outbox.js';
 import { type Actor, parseJson, requireAdmin } from './actor.js';
 import { conflict, notFound } from './errors.js';
 
@@ -9,14 +16,28 @@ import { conflict, notFound } from './errors.js';
  * lists (`recipient` is the envelope address of this one copy) and the `attachment_ids` sent with it.
  */
 export type OutboxJson = Omit<OutboxRow, 'headers' | 'attachment_ids'> & {
-  headers: Record<string, string>; to: Mailbox[]; cc: Mailbox[]; attachment_ids: number[];
+  headers: Record<string, string>;
+  to: Mailbox[];
+  cc: Mailbox[];
+  attachment_ids: number[];
 };
 const toJson = (r: OutboxRow): OutboxJson => {
   const mail = r.kind === 'email' ? storedMail(r) : null;
-  return { ...r, headers: parseJson(r.headers, {}), to: mail?.to ?? [], cc: mail?.cc ?? [], attachment_ids: attachmentIdsOf(r) };
+  return {
+    ...r,
+    headers: parseJson(r.headers, {}),
+    to: mail?.to ?? [],
+    cc: mail?.cc ?? [],
+    attachment_ids: attachmentIdsOf(r),
+  };
 };
 
-export interface OutboxFilter { status?: OutboxRow['status']; ticket_id?: number; limit?: number; offset?: number }
+export interface OutboxFilter {
+  status?: OutboxRow['status'];
+  ticket_id?: number;
+  limit?: number;
+  offset?: number;
+}
 
 /** Admins see every notification and its delivery state (queued mail when SMTP is off, too). */
 export async function listOutbox(db: Db, actor: Actor, f: OutboxFilter) {

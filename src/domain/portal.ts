@@ -30,38 +30,53 @@ const REFUSAL: Record<RefusalReason, string> = {
   expired: 'This link has expired.',
   revoked: 'This link is no longer valid.',
 };
-export const NEW_LINK_HINT = 'To reach your request again, reply to any e-mail from us about it: your reply is added to the request, '
-  + 'and our next e-mail to you brings a new link.';
+export const NEW_LINK_HINT =
+  'To reach your request again, reply to any e-mail from us about it: your reply is added to the request, ' +
+  'and our next e-mail to you brings a new link.';
 
 /** A refused portal link: 403 with a sentence a customer understands. */
 export class PortalRefused extends AppError {
   constructor(readonly reason: RefusalReason) {
     super('forbidden', `${REFUSAL[reason]} ${NEW_LINK_HINT}`);
   }
-  get headline(): string { return REFUSAL[this.reason]; }
+  get headline(): string {
+    return REFUSAL[this.reason];
+  }
 }
 
 /**
  * Who may see which ticket: one user and one ticket. A link's grant remembers the epoch it was
  * signed with, so a reply re-checks it inside its own SQL transaction.
  */
-export interface PortalGrant { ticketId: number; user: UserRow; epoch?: number }
+export interface PortalGrant {
+  ticketId: number;
+  user: UserRow;
+  epoch?: number;
+}
 
 const secrets = new WeakMap<object, string>();
 /** The installation's link key (app_secrets `portal`), read once per database. */
 export async function portalSecret(db: Db): Promise<string> {
   const store = storeOf(db);
   let s = secrets.get(store);
-  if (s === undefined) { s = await appSecret(db, 'portal'); secrets.set(store, s); }
+  if (s === undefined) {
+    s = await appSecret(db, 'portal');
+    secrets.set(store, s);
+  }
   return s;
 }
 
 /** The one place a link's user is checked again: still active, not revoked, still on the ticket. */
-async function stillGranted(conn: Conn, ticketId: number, userId: number, epoch: number | undefined): Promise<UserRow | null> {
+async function stillGranted(
+  conn: Conn,
+  ticketId: number,
+  userId: number,
+  epoch: number | undefined,
+): Promise<UserRow | null> {
   const user = await getUserRow(conn, userId);
   if (!user || user.disabled) return null;
   if (epoch !== undefined && user.portal_epoch !== epoch) return null;
-  return await isCustomerOf(conn, ticketId, user.id) ? user : null;
+  return (await isCustomerOf(conn, ticketId, user.id)) ? user : null;
 }
 
 /**
@@ -85,17 +100,40 @@ export async function grantFromSession(conn: Conn, actor: Actor, ticketId: numbe
   return { ticketId, user };
 }
 
-export interface PortalTicketJson { id: number; subject: string; status: string; created_at: string; updated_at: string }
+export interface PortalTicketJson {
+  id: number;
+  subject: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
 export interface PortalTransactionJson {
-  id: number; type: (typeof PUBLIC_TYPES)[number];
+  id: number;
+  type: (typeof PUBLIC_TYPES)[number];
   /** A name to show: staff by their name only (never their address), customers by name or address. */
   author: { name: string; staff: boolean };
-  body: string; created_at: string; attachments: AttachmentJson[];
+  body: string;
+  created_at: string;
+  attachments: AttachmentJson[];
 }
-export interface PortalView { ticket: PortalTicketJson; transactions: PortalTransactionJson[] }
+export interface PortalView {
+  ticket: PortalTicketJson;
+  transactions: PortalTransactionJson[];
+}
 
-const ticketPublic = (t: { id: number; subject: string; status: string; created_at: string; updated_at: string }): PortalTicketJson =>
-  ({ id: t.id, subject: t.subject, status: t.status, created_at: t.created_at, updated_at: t.updated_at });
+const ticketPublic = (t: {
+  id: number;
+  subject: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}): PortalTicketJson => ({
+  id: t.id,
+  subject: t.subject,
+  status: t.status,
+  created_at: t.created_at,
+  updated_at: t.updated_at,
+});
 
 /** The staff's name where one is missing: their address is internal. */
 const STAFF_NAME = 'Support team';
@@ -103,19 +141,33 @@ const STAFF_NAME = 'Support team';
 async function authors(conn: Conn, ids: number[]): Promise<Map<number, { name: string; staff: boolean }>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = await conn.select({ id: users.id, name: users.name, email: users.email, role: users.role }).from(users).where(inArray(users.id, unique));
-  return new Map(rows.map((u) => {
-    const staff = u.role !== 'requester';
-    return [u.id, { name: u.name.trim() || (staff ? STAFF_NAME : u.email), staff }];
-  }));
+  const rows = await conn
+    .select({ id: users.id, name: users.name, email: users.email, role: users.role })
+    .from(users)
+    .where(inArray(users.id, unique));
+  return new Map(
+    rows.map((u) => {
+      const staff = u.role !== 'requester';
+      return [u.id, { name: u.name.trim() || (staff ? STAFF_NAME : u.email), staff }];
+    }),
+  );
 }
 
-async function publicTransactions(conn: Conn, rows: (typeof transactions.$inferSelect)[]): Promise<PortalTransactionJson[]> {
-  const names = await authors(conn, rows.flatMap((r) => (r.creator_id === null ? [] : [r.creator_id])));
+async function publicTransactions(
+  conn: Conn,
+  rows: (typeof transactions.$inferSelect)[],
+): Promise<PortalTransactionJson[]> {
+  const names = await authors(
+    conn,
+    rows.flatMap((r) => (r.creator_id === null ? [] : [r.creator_id])),
+  );
   return (await transactionsJson(conn, rows)).map((t) => ({
-    id: t.id, type: t.type as PortalTransactionJson['type'],
+    id: t.id,
+    type: t.type as PortalTransactionJson['type'],
     author: (t.creator_id !== null && names.get(t.creator_id)) || { name: STAFF_NAME, staff: true },
-    body: t.body ?? '', created_at: t.created_at, attachments: t.attachments,
+    body: t.body ?? '',
+    created_at: t.created_at,
+    attachments: t.attachments,
   }));
 }
 
@@ -126,16 +178,25 @@ async function publicTransactions(conn: Conn, rows: (typeof transactions.$inferS
 export async function portalView(conn: Conn, grant: PortalGrant, opts: { after?: number } = {}): Promise<PortalView> {
   const row = await getTicketRow(conn, grant.ticketId);
   if (!row) throw notFound('Ticket', grant.ticketId);
-  const rows = await conn.select().from(transactions)
-    .where(and(eq(transactions.ticket_id, grant.ticketId), inArray(transactions.type, [...PUBLIC_TYPES]),
-      opts.after === undefined ? undefined : gt(transactions.id, opts.after))).orderBy(asc(transactions.id));
+  const rows = await conn
+    .select()
+    .from(transactions)
+    .where(
+      and(
+        eq(transactions.ticket_id, grant.ticketId),
+        inArray(transactions.type, [...PUBLIC_TYPES]),
+        opts.after === undefined ? undefined : gt(transactions.id, opts.after),
+      ),
+    )
+    .orderBy(asc(transactions.id));
   return { ticket: ticketPublic(row), transactions: await publicTransactions(conn, rows) };
 }
 
 /** An attachment of a public transaction of the granted ticket; anything else is not found. */
 export async function portalAttachment(conn: Conn, grant: PortalGrant, id: number) {
   const a = await attachmentWithTicket(conn, id);
-  if (!a || a.ticket_id !== grant.ticketId || !(PUBLIC_TYPES as readonly string[]).includes(a.type)) throw notFound('Attachment', id);
+  if (!a || a.ticket_id !== grant.ticketId || !(PUBLIC_TYPES as readonly string[]).includes(a.type))
+    throw notFound('Attachment', id);
   return a;
 }
 
@@ -144,13 +205,28 @@ export const PORTAL_LIST_MAX = 500;
 
 /** GET /portal: a signed-in customer's tickets (requester or Cc). */
 export async function portalTickets(conn: Conn, actor: Actor): Promise<PortalTicketJson[]> {
-  const own = conn.select({ id: ticketWatchers.ticket_id }).from(ticketWatchers)
+  const own = conn
+    .select({ id: ticketWatchers.ticket_id })
+    .from(ticketWatchers)
     .where(and(eq(ticketWatchers.user_id, actor.id), inArray(ticketWatchers.role, ['requester', 'cc'])));
-  return await conn.select({ id: tickets.id, subject: tickets.subject, status: tickets.status, created_at: tickets.created_at, updated_at: tickets.updated_at })
-    .from(tickets).where(inArray(tickets.id, own)).orderBy(desc(tickets.updated_at), desc(tickets.id)).limit(PORTAL_LIST_MAX);
+  return await conn
+    .select({
+      id: tickets.id,
+      subject: tickets.subject,
+      status: tickets.status,
+      created_at: tickets.created_at,
+      updated_at: tickets.updated_at,
+    })
+    .from(tickets)
+    .where(inArray(tickets.id, own))
+    .orderBy(desc(tickets.updated_at), desc(tickets.id))
+    .limit(PORTAL_LIST_MAX);
 }
 
-export interface PortalReplyInput { body: string; attachments: NewAttachment[] }
+export interface PortalReplyInput {
+  body: string;
+  attachments: NewAttachment[];
+}
 /** Files one reply may carry. */
 export const MAX_REPLY_FILES = 20;
 
@@ -186,13 +262,19 @@ function wait(sec: number): string {
  * refused reply is stored. `now` moves the windows (tests).
  */
 export async function portalReply(
-  db: Db, grant: PortalGrant, input: PortalReplyInput, limits: PortalLimits, notify: NotifySettings, now = nowMs(db),
+  db: Db,
+  grant: PortalGrant,
+  input: PortalReplyInput,
+  limits: PortalLimits,
+  notify: NotifySettings,
+  now = nowMs(db),
 ): Promise<PortalTransactionJson> {
   const body = input.body.trim() === '' ? '' : input.body;
   if (body === '' && input.attachments.length === 0) throw invalid('body', 'Write a message or attach a file');
   if (input.attachments.length > MAX_REPLY_FILES) throw invalid('attachments', `At most ${MAX_REPLY_FILES} files`);
   const size = input.attachments.reduce((n, a) => n + a.content.length, 0);
-  if (size > limits.maxBytes) throw new AppError('too_large', `The files are larger than ${mib(limits.maxBytes)} in all`);
+  if (size > limits.maxBytes)
+    throw new AppError('too_large', `The files are larger than ${mib(limits.maxBytes)} in all`);
   const perDay = `We take at most ${mib(limits.bytesPerDay)} of files a day from one person`;
   if (size > limits.bytesPerDay) throw new AppError('too_large', `${perDay}, and these files are ${mib(size)}.`);
   let sweep = false;
@@ -201,21 +283,35 @@ export async function portalReply(
     if (!user) throw grant.epoch === undefined ? notFound('Ticket', grant.ticketId) : new PortalRefused('revoked');
     const sent = await spendAllowance(tx, throttleKey.portalMessages(user.id), 1, limits.messagesPerHour, HOUR, now);
     if (!sent.allowed) {
-      throw new TryLater('rate_limited', `You have sent ${limits.messagesPerHour} messages within the hour, as many as we take from one person. `
-        + `You can write again in ${wait(sent.retryAfterSec)}.`, sent.retryAfterSec);
+      throw new TryLater(
+        'rate_limited',
+        `You have sent ${limits.messagesPerHour} messages within the hour, as many as we take from one person. ` +
+          `You can write again in ${wait(sent.retryAfterSec)}.`,
+        sent.retryAfterSec,
+      );
     }
     sweep = sent.newWindow;
     if (size > 0) {
       const spent = await spendAllowance(tx, throttleKey.portalBytes(user.id), size, limits.bytesPerDay, DAY, now);
       if (!spent.allowed) {
-        throw new TryLater('too_large', `${perDay}: these files (${mib(size)}) are more than the ${mib(limits.bytesPerDay - spent.used)} you have left. `
-          + `You can send more files in ${wait(spent.retryAfterSec)}; a message without files can be sent now.`, spent.retryAfterSec);
+        throw new TryLater(
+          'too_large',
+          `${perDay}: these files (${mib(size)}) are more than the ${mib(limits.bytesPerDay - spent.used)} you have left. ` +
+            `You can send more files in ${wait(spent.retryAfterSec)}; a message without files can be sent now.`,
+          spent.retryAfterSec,
+        );
       }
       sweep ||= spent.newWindow;
     }
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
     // Always public: a staff member who is also a requester writes here as the customer does.
-    const { transaction } = await commentOnTicket(tx, actor, grant.ticketId, { body, internal: false, attachments: input.attachments }, { notify });
+    const { transaction } = await commentOnTicket(
+      tx,
+      actor,
+      grant.ticketId,
+      { body, internal: false, attachments: input.attachments },
+      { notify },
+    );
     const row = (await first(tx.select().from(transactions).where(eq(transactions.id, transaction.id))))!;
     return (await publicTransactions(tx, [row]))[0];
   });
@@ -227,6 +323,11 @@ export async function portalReply(
 /** POST /users/:id/portal-links/revoke: every link handed to this user so far stops working. */
 export async function revokePortalLinks(db: Db, actor: Actor, userId: number): Promise<void> {
   requireStaff(actor);
-  const res = await transaction(db, (tx) => tx.update(users).set({ portal_epoch: sql`${users.portal_epoch} + 1` }).where(eq(users.id, userId)));
+  const res = await transaction(db, (tx) =>
+    tx
+      .update(users)
+      .set({ portal_epoch: sql`${users.portal_epoch} + 1` })
+      .where(eq(users.id, userId)),
+  );
   if (changes(res) === 0) throw notFound('User', userId);
 }

@@ -17,7 +17,12 @@ export type QueueRow = typeof queues.$inferSelect;
  */
 export type QueueJson = QueueRow & { cc?: number[]; admin_cc?: number[] };
 
-const queueById = prepared((db) => db.select().from(queues).where(eq(queues.id, sql.placeholder('id'))));
+const queueById = prepared((db) =>
+  db
+    .select()
+    .from(queues)
+    .where(eq(queues.id, sql.placeholder('id'))),
+);
 
 export async function getQueueRow(db: Conn, id: number): Promise<QueueRow | undefined> {
   return await queueById(db).get({ id });
@@ -25,7 +30,12 @@ export async function getQueueRow(db: Conn, id: number): Promise<QueueRow | unde
 
 /** The queue of that name, ignoring case (names are unique regardless of case). */
 export async function findQueueByName(db: Conn, name: string): Promise<QueueRow | undefined> {
-  return await first(db.select().from(queues).where(sameName(db, queues.name, name)));
+  return await first(
+    db
+      .select()
+      .from(queues)
+      .where(sameName(db, queues.name, name)),
+  );
 }
 
 /** Queues are readable by anyone signed in: requesters need them to open a ticket. */
@@ -33,11 +43,13 @@ export async function listQueues(db: Db, actor: Actor): Promise<QueueJson[]> {
   const rows = await db.select().from(queues).orderBy(asc(queues.name));
   if (!isStaff(actor)) return rows;
   const watchers = await db.select().from(queueWatchers).orderBy(asc(queueWatchers.user_id));
-  const of = (q: number, role: 'cc' | 'admin_cc') => watchers.filter((w) => w.queue_id === q && w.role === role).map((w) => w.user_id);
+  const of = (q: number, role: 'cc' | 'admin_cc') =>
+    watchers.filter((w) => w.queue_id === q && w.role === role).map((w) => w.user_id);
   return rows.map((q) => ({ ...q, cc: of(q.id, 'cc'), admin_cc: of(q.id, 'admin_cc') }));
 }
 
-const withWatchers = async (conn: Conn, actor: Actor, q: QueueRow): Promise<QueueJson> => (isStaff(actor) ? { ...q, ...await queueWatchersOf(conn, q.id) } : q);
+const withWatchers = async (conn: Conn, actor: Actor, q: QueueRow): Promise<QueueJson> =>
+  isStaff(actor) ? { ...q, ...(await queueWatchersOf(conn, q.id)) } : q;
 
 export async function getQueue(db: Db, actor: Actor, id: number): Promise<QueueJson> {
   const q = await getQueueRow(db, id);
@@ -46,19 +58,25 @@ export async function getQueue(db: Db, actor: Actor, id: number): Promise<QueueJ
 }
 
 export interface QueueInput {
-  name: string; description?: string; mail_alias?: string | null; team_id?: number | null;
+  name: string;
+  description?: string;
+  mail_alias?: string | null;
+  team_id?: number | null;
   /** New mail's other To/Cc people become Cc watchers of its ticket (default true). */
   keep_mail_cc?: boolean;
   /** SPEC D0: new people of one message who become Cc (1–10), and people a ticket gets from mail (1–20). */
-  mail_cc_per_message?: number; mail_cc_per_ticket?: number;
+  mail_cc_per_message?: number;
+  mail_cc_per_ticket?: number;
   /** Liquid closing public replies from this queue, after the writer's own signature (SPEC C3). */
   signature?: string;
   /** The whole list of the queue's Cc / AdminCc, as user ids or addresses. */
-  cc?: PersonRef[]; admin_cc?: PersonRef[];
+  cc?: PersonRef[];
+  admin_cc?: PersonRef[];
 }
 
 async function check(db: Conn, input: Partial<QueueInput>) {
-  if (input.team_id != null && !await teamExists(db, input.team_id)) throw invalid('team_id', `Team ${input.team_id} does not exist`);
+  if (input.team_id != null && !(await teamExists(db, input.team_id)))
+    throw invalid('team_id', `Team ${input.team_id} does not exist`);
   if (input.signature !== undefined) {
     const error = signatureError(input.signature);
     if (error) throw invalid('signature', error);
@@ -84,29 +102,56 @@ export async function createQueue(db: Db, actor: Actor, raw: QueueInput, notify:
   requireAdmin(actor);
   const input = normalize(raw);
   const now = nowIso(db);
-  return unique(input, () => transaction(db, async (tx) => {
-    await check(tx, input);
-    const row = await one(tx.insert(queues).values({
-      name: input.name, description: input.description ?? '', mail_alias: input.mail_alias ?? null, team_id: input.team_id ?? null,
-      keep_mail_cc: input.keep_mail_cc ?? true, signature: input.signature ?? '', created_at: now, updated_at: now,
-      ...(input.mail_cc_per_message === undefined ? {} : { mail_cc_per_message: input.mail_cc_per_message }),
-      ...(input.mail_cc_per_ticket === undefined ? {} : { mail_cc_per_ticket: input.mail_cc_per_ticket }),
-    }).returning());
-    await setWatchers(tx, row.id, input, notify.ownAddresses);
-    return withWatchers(tx, actor, row);
-  }));
+  return unique(input, () =>
+    transaction(db, async (tx) => {
+      await check(tx, input);
+      const row = await one(
+        tx
+          .insert(queues)
+          .values({
+            name: input.name,
+            description: input.description ?? '',
+            mail_alias: input.mail_alias ?? null,
+            team_id: input.team_id ?? null,
+            keep_mail_cc: input.keep_mail_cc ?? true,
+            signature: input.signature ?? '',
+            created_at: now,
+            updated_at: now,
+            ...(input.mail_cc_per_message === undefined ? {} : { mail_cc_per_message: input.mail_cc_per_message }),
+            ...(input.mail_cc_per_ticket === undefined ? {} : { mail_cc_per_ticket: input.mail_cc_per_ticket }),
+          })
+          .returning(),
+      );
+      await setWatchers(tx, row.id, input, notify.ownAddresses);
+      return withWatchers(tx, actor, row);
+    }),
+  );
 }
 
-export async function updateQueue(db: Db, actor: Actor, id: number, raw: Partial<QueueInput>, notify: NotifySettings): Promise<QueueJson> {
+export async function updateQueue(
+  db: Db,
+  actor: Actor,
+  id: number,
+  raw: Partial<QueueInput>,
+  notify: NotifySettings,
+): Promise<QueueJson> {
   requireAdmin(actor);
   const input = normalize(raw);
-  return unique(input, () => transaction(db, async (tx) => {
-    if (!await getQueueRow(tx, id)) throw notFound('Queue', id);
-    await check(tx, input);
-    const row = await one(tx.update(queues).set({ ...columns(input), updated_at: nowIso(db) }).where(eq(queues.id, id)).returning());
-    await setWatchers(tx, id, input, notify.ownAddresses);
-    return withWatchers(tx, actor, row);
-  }));
+  return unique(input, () =>
+    transaction(db, async (tx) => {
+      if (!(await getQueueRow(tx, id))) throw notFound('Queue', id);
+      await check(tx, input);
+      const row = await one(
+        tx
+          .update(queues)
+          .set({ ...columns(input), updated_at: nowIso(db) })
+          .where(eq(queues.id, id))
+          .returning(),
+      );
+      await setWatchers(tx, id, input, notify.ownAddresses);
+      return withWatchers(tx, actor, row);
+    }),
+  );
 }
 
 export async function deleteQueue(db: Db, actor: Actor, id: number): Promise<void> {

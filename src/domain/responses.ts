@@ -18,7 +18,10 @@ import { getTicket } from './tickets/write.js';
 export type ResponseJson = typeof cannedResponses.$inferSelect;
 
 export interface ResponseInput {
-  name: string; body: string; queue_id?: number | null; set_status?: Status | null;
+  name: string;
+  body: string;
+  queue_id?: number | null;
+  set_status?: Status | null;
   /** Shared with every agent (administrators only); otherwise the writer's own. */
   shared?: boolean;
   /** The same choice as the field every response carries: null = shared, the writer's own id = theirs. */
@@ -33,7 +36,12 @@ export interface ResponseFilter {
 }
 
 /** What the reply box inserts: the rendered text, and the status the reply will set (if any). */
-export interface RenderedResponse { id: number; name: string; body: string; set_status: string | null }
+export interface RenderedResponse {
+  id: number;
+  name: string;
+  body: string;
+  set_status: string | null;
+}
 
 const visibleTo = (actor: Actor): SQL => or(isNull(cannedResponses.owner_id), eq(cannedResponses.owner_id, actor.id))!;
 
@@ -41,8 +49,12 @@ const visibleTo = (actor: Actor): SQL => or(isNull(cannedResponses.owner_id), eq
 export async function listResponses(db: Db, actor: Actor, filter: ResponseFilter = {}): Promise<ResponseJson[]> {
   requireStaff(actor);
   const where = [visibleTo(actor)];
-  if (filter.queue_id !== undefined) where.push(or(isNull(cannedResponses.queue_id), eq(cannedResponses.queue_id, filter.queue_id))!);
-  const rows = await db.select().from(cannedResponses).where(and(...where))
+  if (filter.queue_id !== undefined)
+    where.push(or(isNull(cannedResponses.queue_id), eq(cannedResponses.queue_id, filter.queue_id))!);
+  const rows = await db
+    .select()
+    .from(cannedResponses)
+    .where(and(...where))
     .orderBy(sql`lower(${cannedResponses.name})`, asc(cannedResponses.owner_id), asc(cannedResponses.id));
   const q = filter.q?.trim().toLowerCase();
   return q ? rows.filter((r) => r.name.toLowerCase().includes(q)) : rows;
@@ -51,16 +63,27 @@ export async function listResponses(db: Db, actor: Actor, filter: ResponseFilter
 /** One response the actor may use (their own or a shared one); anyone else's is not found. */
 export async function getResponse(db: Conn, actor: Actor, id: number): Promise<ResponseJson> {
   requireStaff(actor);
-  const row = await first(db.select().from(cannedResponses).where(and(eq(cannedResponses.id, id), visibleTo(actor))));
+  const row = await first(
+    db
+      .select()
+      .from(cannedResponses)
+      .where(and(eq(cannedResponses.id, id), visibleTo(actor))),
+  );
   if (!row) throw notFound('Canned response', id);
   return row;
 }
 
 /** Whether the actor may change it: their own, or (administrators) a shared one. */
-export const canManage = (actor: Actor, r: Pick<ResponseJson, 'owner_id'>) => (r.owner_id === null ? isAdmin(actor) : r.owner_id === actor.id);
+export const canManage = (actor: Actor, r: Pick<ResponseJson, 'owner_id'>) =>
+  r.owner_id === null ? isAdmin(actor) : r.owner_id === actor.id;
 
 function requireManage(actor: Actor, r: Pick<ResponseJson, 'owner_id'>): void {
-  if (!canManage(actor, r)) throw forbidden(r.owner_id === null ? 'Only administrators can change shared canned responses' : 'You can only change your own canned responses');
+  if (!canManage(actor, r))
+    throw forbidden(
+      r.owner_id === null
+        ? 'Only administrators can change shared canned responses'
+        : 'You can only change your own canned responses',
+    );
 }
 
 function checkStatus(status: string | null | undefined): void {
@@ -68,7 +91,7 @@ function checkStatus(status: string | null | undefined): void {
 }
 
 async function checkQueue(conn: Conn, id: number | null | undefined): Promise<void> {
-  if (id != null && !await getQueueRow(conn, id)) throw invalid('queue_id', `Queue ${id} does not exist`);
+  if (id != null && !(await getQueueRow(conn, id))) throw invalid('queue_id', `Queue ${id} does not exist`);
 }
 
 /**
@@ -77,7 +100,10 @@ async function checkQueue(conn: Conn, id: number | null | undefined): Promise<vo
  */
 function ownerFrom(actor: Actor, input: Partial<ResponseInput>): number | null | undefined {
   if (input.owner_id !== undefined && input.owner_id !== null && input.owner_id !== actor.id) {
-    throw invalid('owner_id', `A canned response is your own (owner_id ${actor.id}) or shared (null), never another person's`);
+    throw invalid(
+      'owner_id',
+      `A canned response is your own (owner_id ${actor.id}) or shared (null), never another person's`,
+    );
   }
   if (input.owner_id !== undefined && input.shared !== undefined && (input.owner_id === null) !== input.shared) {
     throw invalid('owner_id', `owner_id ${input.owner_id} and shared: ${input.shared} say different things`);
@@ -101,30 +127,55 @@ export async function createResponse(db: Db, actor: Actor, input: ResponseInput)
   checkStatus(input.set_status);
   await checkLiquid(db, { body: input.body });
   const now = nowIso(db);
-  return uniqueName(input.name, () => transaction(db, async (tx) => {
-    await checkQueue(tx, input.queue_id);
-    return one(tx.insert(cannedResponses).values({
-      name: input.name, body: input.body, queue_id: input.queue_id ?? null, owner_id: ownerId, set_status: input.set_status ?? null,
-      created_at: now, updated_at: now,
-    }).returning());
-  }));
+  return uniqueName(input.name, () =>
+    transaction(db, async (tx) => {
+      await checkQueue(tx, input.queue_id);
+      return one(
+        tx
+          .insert(cannedResponses)
+          .values({
+            name: input.name,
+            body: input.body,
+            queue_id: input.queue_id ?? null,
+            owner_id: ownerId,
+            set_status: input.set_status ?? null,
+            created_at: now,
+            updated_at: now,
+          })
+          .returning(),
+      );
+    }),
+  );
 }
 
-export async function updateResponse(db: Db, actor: Actor, id: number, input: Partial<ResponseInput>): Promise<ResponseJson> {
+export async function updateResponse(
+  db: Db,
+  actor: Actor,
+  id: number,
+  input: Partial<ResponseInput>,
+): Promise<ResponseJson> {
   const before = await getResponse(db, actor, id);
   requireManage(actor, before);
   const owner = ownerFrom(actor, input);
-  if (owner === null && before.owner_id !== null && !isAdmin(actor)) throw forbidden('Only administrators can share canned responses');
+  if (owner === null && before.owner_id !== null && !isAdmin(actor))
+    throw forbidden('Only administrators can share canned responses');
   checkStatus(input.set_status);
   if (input.body !== undefined) await checkLiquid(db, { body: input.body });
-  return uniqueName(input.name ?? before.name, () => transaction(db, async (tx) => {
-    const current = await getResponse(tx, actor, id);
-    requireManage(actor, current);
-    await checkQueue(tx, input.queue_id);
-    const { shared: _, owner_id: __, ...fields } = input;
-    return one(tx.update(cannedResponses).set({ ...fields, owner_id: owner === undefined ? current.owner_id : owner, updated_at: nowIso(db) })
-      .where(eq(cannedResponses.id, id)).returning());
-  }));
+  return uniqueName(input.name ?? before.name, () =>
+    transaction(db, async (tx) => {
+      const current = await getResponse(tx, actor, id);
+      requireManage(actor, current);
+      await checkQueue(tx, input.queue_id);
+      const { shared: _, owner_id: __, ...fields } = input;
+      return one(
+        tx
+          .update(cannedResponses)
+          .set({ ...fields, owner_id: owner === undefined ? current.owner_id : owner, updated_at: nowIso(db) })
+          .where(eq(cannedResponses.id, id))
+          .returning(),
+      );
+    }),
+  );
 }
 
 export async function deleteResponse(db: Db, actor: Actor, id: number): Promise<void> {
@@ -140,9 +191,21 @@ export async function deleteResponse(db: Db, actor: Actor, id: number): Promise<
  * Correspond), never an internal note; a failure of the response's own Liquid, or a text larger
  * than 1 MiB (SPEC D0), is 422 naming `body`, never a 500.
  */
-export async function renderResponse(db: Db, actor: Actor, id: number, ticketId: number, publicUrl: string): Promise<RenderedResponse> {
+export async function renderResponse(
+  db: Db,
+  actor: Actor,
+  id: number,
+  ticketId: number,
+  publicUrl: string,
+): Promise<RenderedResponse> {
   const r = await getResponse(db, actor, id);
   const ticket = await getTicket(db, actor, ticketId);
-  if (r.queue_id !== null && r.queue_id !== ticket.queue_id) throw invalid('ticket_id', `"${r.name}" is for another queue than ticket ${ticketId}'s`);
-  return { id: r.id, name: r.name, body: renderLiquid('body', r.body, await ticketScope(db, ticketId, publicUrl, 'public')), set_status: r.set_status };
+  if (r.queue_id !== null && r.queue_id !== ticket.queue_id)
+    throw invalid('ticket_id', `"${r.name}" is for another queue than ticket ${ticketId}'s`);
+  return {
+    id: r.id,
+    name: r.name,
+    body: renderLiquid('body', r.body, await ticketScope(db, ticketId, publicUrl, 'public')),
+    set_status: r.set_status,
+  };
 }

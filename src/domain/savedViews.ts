@@ -19,19 +19,35 @@ export const MIN_WIDTH = 50;
 export const MAX_WIDTH = 800;
 
 export interface SavedViewJson {
-  id: number; name: string; owner_id: number; filters: TicketFilter; columns: Column[]; column_widths: Partial<Record<Column, number>>;
-  created_at: string; updated_at: string;
+  id: number;
+  name: string;
+  owner_id: number;
+  filters: TicketFilter;
+  columns: Column[];
+  column_widths: Partial<Record<Column, number>>;
+  created_at: string;
+  updated_at: string;
   /** The team it is shared with (its members see it in their lists), or null: the owner's own. */
   team_id: number | null;
 }
 
 /** A view in someone's list: theirs, or shared with one of their teams by another (SPEC C4). */
-export interface ListedViewJson extends SavedViewJson { shared: boolean; owner_name: string }
+export interface ListedViewJson extends SavedViewJson {
+  shared: boolean;
+  owner_name: string;
+}
 type Row = typeof savedViews.$inferSelect;
 
 const toJson = (r: Row): SavedViewJson => ({
-  id: r.id, name: r.name, owner_id: r.owner_id, filters: parseJson(r.filters, {}), columns: parseJson(r.columns, DEFAULT_COLUMNS),
-  column_widths: parseJson(r.column_widths, {}), created_at: r.created_at, updated_at: r.updated_at, team_id: r.team_id,
+  id: r.id,
+  name: r.name,
+  owner_id: r.owner_id,
+  filters: parseJson(r.filters, {}),
+  columns: parseJson(r.columns, DEFAULT_COLUMNS),
+  column_widths: parseJson(r.column_widths, {}),
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  team_id: r.team_id,
 });
 
 /**
@@ -62,7 +78,8 @@ export async function getSavedViewFilters(db: Db, actor: Actor, id: number): Pro
 /** Validates stored filters with the GET /tickets schema itself, so a view can always be applied. */
 async function checkFilters(db: Db, raw: Record<string, unknown>): Promise<TicketFilter> {
   const parsed = TicketFilterSchema.safeParse(nestFilterParams(raw));
-  if (!parsed.success) throw new AppError('validation_failed', 'Invalid saved view filters', zodDetails(parsed.error, 'filters'));
+  if (!parsed.success)
+    throw new AppError('validation_failed', 'Invalid saved view filters', zodDetails(parsed.error, 'filters'));
   const keys = (await allCustomFields(db)).map((f) => f.key);
   for (const key of Object.keys(parsed.data.cf ?? {})) {
     if (!keys.includes(key)) throw invalid(`filters.cf.${key}`, `No custom field with key "${key}"`);
@@ -71,7 +88,11 @@ async function checkFilters(db: Db, raw: Record<string, unknown>): Promise<Ticke
 }
 
 export interface SavedViewInput {
-  name: string; owner_id?: number; filters?: Record<string, unknown>; columns?: Column[]; column_widths?: Partial<Record<Column, number>>;
+  name: string;
+  owner_id?: number;
+  filters?: Record<string, unknown>;
+  columns?: Column[];
+  column_widths?: Partial<Record<Column, number>>;
   /** Share with this team (null: stop sharing). The owner must be a member, unless an administrator shares it. */
   team_id?: number | null;
 }
@@ -82,9 +103,14 @@ export interface SavedViewInput {
  */
 async function checkShare(db: Db, actor: Actor, ownerId: number, teamId: number | null | undefined): Promise<void> {
   if (teamId == null) return;
-  if (!await teamExists(db, teamId)) throw invalid('team_id', `Team ${teamId} does not exist`);
+  if (!(await teamExists(db, teamId))) throw invalid('team_id', `Team ${teamId} does not exist`);
   if (isAdmin(actor)) return;
-  const member = await first(db.select().from(teamMembers).where(and(eq(teamMembers.team_id, teamId), eq(teamMembers.user_id, ownerId))));
+  const member = await first(
+    db
+      .select()
+      .from(teamMembers)
+      .where(and(eq(teamMembers.team_id, teamId), eq(teamMembers.user_id, ownerId))),
+  );
   if (!member) throw forbidden(`You can share a view only with a team you belong to (not team ${teamId})`);
 }
 
@@ -92,11 +118,17 @@ async function checkShare(db: Db, actor: Actor, ownerId: number, teamId: number 
 export async function listSavedViews(db: Db, actor: Actor): Promise<ListedViewJson[]> {
   requireStaff(actor);
   const myTeams = db.select({ id: teamMembers.team_id }).from(teamMembers).where(eq(teamMembers.user_id, actor.id));
-  const rows = await db.select({ v: savedViews, owner_name: users.name, owner_email: users.email }).from(savedViews)
+  const rows = await db
+    .select({ v: savedViews, owner_name: users.name, owner_email: users.email })
+    .from(savedViews)
     .innerJoin(users, eq(users.id, savedViews.owner_id))
     .where(or(eq(savedViews.owner_id, actor.id), inArray(savedViews.team_id, myTeams)))
     .orderBy(asc(savedViews.name), asc(savedViews.id));
-  return rows.map((r) => ({ ...toJson(r.v), shared: r.v.owner_id !== actor.id, owner_name: r.owner_name || r.owner_email }));
+  return rows.map((r) => ({
+    ...toJson(r.v),
+    shared: r.v.owner_id !== actor.id,
+    owner_name: r.owner_name || r.owner_email,
+  }));
 }
 
 function checkColumns(columns: Column[] | undefined) {
@@ -122,21 +154,49 @@ export async function createSavedView(db: Db, actor: Actor, input: SavedViewInpu
   checkColumns(input.columns);
   await checkShare(db, actor, ownerId, input.team_id);
   const now = nowIso(db);
-  return toJson(await transaction(db, (tx) => one(tx.insert(savedViews).values({
-    name: input.name, owner_id: ownerId, team_id: input.team_id ?? null, filters: JSON.stringify(filters), columns: JSON.stringify(input.columns ?? DEFAULT_COLUMNS),
-    column_widths: JSON.stringify(input.column_widths ?? {}), created_at: now, updated_at: now,
-  }).returning())));
+  return toJson(
+    await transaction(db, (tx) =>
+      one(
+        tx
+          .insert(savedViews)
+          .values({
+            name: input.name,
+            owner_id: ownerId,
+            team_id: input.team_id ?? null,
+            filters: JSON.stringify(filters),
+            columns: JSON.stringify(input.columns ?? DEFAULT_COLUMNS),
+            column_widths: JSON.stringify(input.column_widths ?? {}),
+            created_at: now,
+            updated_at: now,
+          })
+          .returning(),
+      ),
+    ),
+  );
 }
 
-export async function updateSavedView(db: Db, actor: Actor, id: number, input: Partial<Omit<SavedViewInput, 'owner_id'>>): Promise<SavedViewJson> {
+export async function updateSavedView(
+  db: Db,
+  actor: Actor,
+  id: number,
+  input: Partial<Omit<SavedViewInput, 'owner_id'>>,
+): Promise<SavedViewJson> {
   const row = await editableView(db, actor, id);
   const set: Partial<Row> = { updated_at: nowIso(db) };
-  if (input.team_id !== undefined) { await checkShare(db, actor, row.owner_id, input.team_id); set.team_id = input.team_id; }
+  if (input.team_id !== undefined) {
+    await checkShare(db, actor, row.owner_id, input.team_id);
+    set.team_id = input.team_id;
+  }
   if (input.name !== undefined) set.name = input.name;
   if (input.filters !== undefined) set.filters = JSON.stringify(await checkFilters(db, input.filters));
-  if (input.columns !== undefined) { checkColumns(input.columns); set.columns = JSON.stringify(input.columns); }
+  if (input.columns !== undefined) {
+    checkColumns(input.columns);
+    set.columns = JSON.stringify(input.columns);
+  }
   if (input.column_widths !== undefined) set.column_widths = JSON.stringify(input.column_widths);
-  return toJson(await transaction(db, (tx) => one(tx.update(savedViews).set(set).where(eq(savedViews.id, id)).returning())));
+  return toJson(
+    await transaction(db, (tx) => one(tx.update(savedViews).set(set).where(eq(savedViews.id, id)).returning())),
+  );
 }
 
 export async function deleteSavedView(db: Db, actor: Actor, id: number): Promise<void> {
@@ -146,5 +206,8 @@ export async function deleteSavedView(db: Db, actor: Actor, id: number): Promise
 
 /** The zod pieces a route needs to validate columns and widths (kept with the rules above). */
 export const zColumn = z.enum(COLUMNS, { error: `Expected one of: ${COLUMNS.join(', ')}` });
-export const zWidth = z.coerce.number({ error: 'Expected a number of pixels' }).int('Expected whole pixels')
-  .min(MIN_WIDTH, `At least ${MIN_WIDTH} px`).max(MAX_WIDTH, `At most ${MAX_WIDTH} px`);
+export const zWidth = z.coerce
+  .number({ error: 'Expected a number of pixels' })
+  .int('Expected whole pixels')
+  .min(MIN_WIDTH, `At least ${MIN_WIDTH} px`)
+  .max(MAX_WIDTH, `At most ${MAX_WIDTH} px`);

@@ -10,9 +10,18 @@ import { getQueueRow } from './queues.js';
 import { unique } from './unique.js';
 
 type Row = typeof scrips.$inferSelect;
-export type ScripJson = Omit<Row, 'config' | 'condition' | 'action'> & { condition: Condition; action: Action; config: Record<string, unknown> };
+export type ScripJson = Omit<Row, 'config' | 'condition' | 'action'> & {
+  condition: Condition;
+  action: Action;
+  config: Record<string, unknown>;
+};
 
-const toJson = (r: Row): ScripJson => ({ ...r, condition: r.condition as Condition, action: r.action as Action, config: parseJson(r.config, {}) });
+const toJson = (r: Row): ScripJson => ({
+  ...r,
+  condition: r.condition as Condition,
+  action: r.action as Action,
+  config: parseJson(r.config, {}),
+});
 
 export const SCRIP_KEY_RE = /^[a-z][a-z0-9_]*$/;
 
@@ -29,22 +38,39 @@ export async function getScrip(db: Db, actor: Actor, id: number): Promise<ScripJ
 }
 
 export interface ScripInput {
-  key: string; description?: string; condition: Condition; action: Action; template_id?: number | null; queue_id?: number | null;
-  enabled?: boolean; sort_order?: number; config?: Record<string, unknown>;
+  key: string;
+  description?: string;
+  condition: Condition;
+  action: Action;
+  template_id?: number | null;
+  queue_id?: number | null;
+  enabled?: boolean;
+  sort_order?: number;
+  config?: Record<string, unknown>;
 }
 
 /** Checks the whole scrip as it will be stored, so a saved scrip can always run. */
 async function check(db: Db, s: ScripInput) {
-  if (!SCRIP_KEY_RE.test(s.key)) throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
-  if (s.template_id != null && !await first(db.select({ id: templates.id }).from(templates).where(eq(templates.id, s.template_id)))) {
+  if (!SCRIP_KEY_RE.test(s.key))
+    throw invalid('key', 'Must start with a lower-case letter and contain only a-z, 0-9 and _');
+  if (
+    s.template_id != null &&
+    !(await first(db.select({ id: templates.id }).from(templates).where(eq(templates.id, s.template_id))))
+  ) {
     throw invalid('template_id', `Template ${s.template_id} does not exist`);
   }
-  if (MAIL_ACTIONS.includes(s.action) && s.template_id == null) throw invalid('template_id', `The ${s.action} action sends e-mail and needs a template`);
-  if (s.queue_id != null && !await getQueueRow(db, s.queue_id)) throw invalid('queue_id', `Queue ${s.queue_id} does not exist`);
+  if (MAIL_ACTIONS.includes(s.action) && s.template_id == null)
+    throw invalid('template_id', `The ${s.action} action sends e-mail and needs a template`);
+  if (s.queue_id != null && !(await getQueueRow(db, s.queue_id)))
+    throw invalid('queue_id', `Queue ${s.queue_id} does not exist`);
   const config = s.config ?? {};
   if (s.action === 'notify_webhook') {
     let ok = false;
-    try { ok = typeof config.url === 'string' && ['http:', 'https:'].includes(new URL(config.url).protocol); } catch { /* not a URL */ }
+    try {
+      ok = typeof config.url === 'string' && ['http:', 'https:'].includes(new URL(config.url).protocol);
+    } catch {
+      /* not a URL */
+    }
     if (!ok) throw invalid('config.url', 'The notify_webhook action needs an http(s) URL');
   }
   if (s.action === 'set_status' && !(STATUSES as readonly unknown[]).includes(config.status)) {
@@ -56,11 +82,32 @@ export async function createScrip(db: Db, actor: Actor, input: ScripInput): Prom
   requireAdmin(actor);
   await check(db, input);
   const now = nowIso(db);
-  return toJson(await transaction(db, (tx) => unique(input, async () => await one(tx.insert(scrips).values({
-    key: input.key, description: input.description ?? '', condition: input.condition, action: input.action,
-    template_id: input.template_id ?? null, queue_id: input.queue_id ?? null, enabled: input.enabled ?? true,
-    sort_order: input.sort_order ?? 0, config: JSON.stringify(input.config ?? {}), created_at: now, updated_at: now,
-  }).returning()))));
+  return toJson(
+    await transaction(db, (tx) =>
+      unique(
+        input,
+        async () =>
+          await one(
+            tx
+              .insert(scrips)
+              .values({
+                key: input.key,
+                description: input.description ?? '',
+                condition: input.condition,
+                action: input.action,
+                template_id: input.template_id ?? null,
+                queue_id: input.queue_id ?? null,
+                enabled: input.enabled ?? true,
+                sort_order: input.sort_order ?? 0,
+                config: JSON.stringify(input.config ?? {}),
+                created_at: now,
+                updated_at: now,
+              })
+              .returning(),
+          ),
+      ),
+    ),
+  );
 }
 
 export async function updateScrip(db: Db, actor: Actor, id: number, input: Partial<ScripInput>): Promise<ScripJson> {
@@ -68,9 +115,25 @@ export async function updateScrip(db: Db, actor: Actor, id: number, input: Parti
   const merged: ScripInput = { ...current, ...input };
   await check(db, merged);
   const { config, ...rest } = input;
-  return toJson(await transaction(db, (tx) => unique(input, async () => await one(tx.update(scrips).set({
-    ...rest, ...(config !== undefined ? { config: JSON.stringify(config) } : {}), updated_at: nowIso(db),
-  }).where(eq(scrips.id, id)).returning()))));
+  return toJson(
+    await transaction(db, (tx) =>
+      unique(
+        input,
+        async () =>
+          await one(
+            tx
+              .update(scrips)
+              .set({
+                ...rest,
+                ...(config !== undefined ? { config: JSON.stringify(config) } : {}),
+                updated_at: nowIso(db),
+              })
+              .where(eq(scrips.id, id))
+              .returning(),
+          ),
+      ),
+    ),
+  );
 }
 
 export async function deleteScrip(db: Db, actor: Actor, id: number): Promise<void> {

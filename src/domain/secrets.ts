@@ -12,7 +12,9 @@ const KEYLEN = 32;
 
 function scryptAsync(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEYLEN, { ...opts, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(password, salt, KEYLEN, { ...opts, maxmem: 64 * 1024 * 1024 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   );
 }
 
@@ -42,10 +44,16 @@ export const generatePassword = () => randomBytes(15).toString('base64url');
  * an installation signs and checks links with the same key.
  */
 export async function appSecret(db: Db, name: string): Promise<string> {
-  const read = async () => (await first(db.select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, name))))?.value;
+  const read = async () =>
+    (await first(db.select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, name))))?.value;
   // Read first: a start on a full disk or a read-only store needs no write once the secret exists (decision 042).
   const known = await read();
   if (known !== undefined) return known;
-  await transaction(db, (tx) => tx.insert(appSecrets).values({ name, value: newSecret(), created_at: nowIso(tx) }).onConflictDoNothing());
+  await transaction(db, (tx) =>
+    tx
+      .insert(appSecrets)
+      .values({ name, value: newSecret(), created_at: nowIso(tx) })
+      .onConflictDoNothing(),
+  );
   return (await read())!;
 }

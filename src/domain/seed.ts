@@ -10,7 +10,8 @@ import { normalizeEmail } from './users.js';
 // the team: their `ticket.url` is the ticket page (SPEC C2).
 export const TEMPLATES = [
   {
-    name: 'Autoreply', description: 'Confirms receipt of a new ticket to its requesters',
+    name: 'Autoreply',
+    description: 'Confirms receipt of a new ticket to its requesters',
     subject: 'Re: {{ ticket.subject }}',
     body: `Hello {{ recipient.name | default: "there" }},
 
@@ -22,7 +23,8 @@ You can follow the ticket and add to it here:
 Or simply reply to this message.`,
   },
   {
-    name: 'Correspondence', description: 'Sends a public reply to the requesters and Cc',
+    name: 'Correspondence',
+    description: 'Sends a public reply to the requesters and Cc',
     subject: 'Re: {{ ticket.subject }}',
     body: `{{ transaction.body }}
 
@@ -31,7 +33,8 @@ Ticket #{{ ticket.id }} ({{ ticket.queue.name }}). Reply to this message, or see
 {{ ticket.url }}`,
   },
   {
-    name: 'Staff correspondence', description: 'Tells the staff on a ticket about a public reply (owner, AdminCc; the team when unowned)',
+    name: 'Staff correspondence',
+    description: 'Tells the staff on a ticket about a public reply (owner, AdminCc; the team when unowned)',
     subject: 'Re: {{ ticket.subject }}',
     body: `{% if transaction.outside_sender %}{{ transaction.creator.name | default: transaction.creator.email }} <{{ transaction.creator.email }}>, who is not on ticket #{{ ticket.id }} ({{ ticket.queue.name }}, {{ ticket.status }}, owner: {{ ticket.owner.name | default: "nobody" }}), wrote to it. It is kept as an internal comment and nobody else was mailed; to let them in, choose "Add as Cc" on the ticket.{% else %}{{ transaction.creator.name | default: transaction.creator.email }} replied on ticket #{{ ticket.id }} ({{ ticket.queue.name }}, {{ ticket.status }}, owner: {{ ticket.owner.name | default: "nobody" }}):{% endif %}
 
@@ -41,7 +44,8 @@ Ticket #{{ ticket.id }} ({{ ticket.queue.name }}). Reply to this message, or see
 {{ ticket.url }}`,
   },
   {
-    name: 'Staff note', description: 'Tells the owner and AdminCc about an internal note',
+    name: 'Staff note',
+    description: 'Tells the owner and AdminCc about an internal note',
     subject: 'Re: {{ ticket.subject }}',
     body: `Internal note by {{ transaction.creator.name | default: transaction.creator.email }} on ticket #{{ ticket.id }} ({{ ticket.queue.name }}). It was not sent to the requester.
 
@@ -51,7 +55,8 @@ Ticket #{{ ticket.id }} ({{ ticket.queue.name }}). Reply to this message, or see
 {{ ticket.url }}`,
   },
   {
-    name: 'New ticket', description: 'Tells the staff watching a queue about a new ticket',
+    name: 'New ticket',
+    description: 'Tells the staff watching a queue about a new ticket',
     subject: 'New ticket: {{ ticket.subject }}',
     body: `New ticket #{{ ticket.id }} in {{ ticket.queue.name }} from {{ ticket.requester.name }} <{{ ticket.requester.email }}>{% if ticket.cc.size > 0 %}
 Cc: {% for p in ticket.cc %}{{ p.name }} <{{ p.email }}>{% unless forloop.last %}, {% endunless %}{% endfor %}{% endif %}
@@ -63,7 +68,8 @@ Owner: {{ ticket.owner.name | default: "nobody" }}   Team: {{ ticket.team.name |
 {{ ticket.url }}`,
   },
   {
-    name: 'Owner notice', description: 'Tells an agent that a ticket is now theirs',
+    name: 'Owner notice',
+    description: 'Tells an agent that a ticket is now theirs',
     subject: 'Ticket #{{ ticket.id }} is assigned to you: {{ ticket.subject }}',
     body: `{{ ticket.owner.name | default: ticket.owner.email }},
 
@@ -74,7 +80,8 @@ Status: {{ ticket.status }}
 {{ ticket.url }}`,
   },
   {
-    name: 'Team notice', description: 'Tells a team that a ticket was handed to it',
+    name: 'Team notice',
+    description: 'Tells a team that a ticket was handed to it',
     subject: 'Ticket #{{ ticket.id }} moved to team {{ ticket.team.name }}: {{ ticket.subject }}',
     body: `Ticket #{{ ticket.id }} ("{{ ticket.subject }}") is now with team {{ ticket.team.name }}.
 Queue: {{ ticket.queue.name }}   Status: {{ ticket.status }}   Owner: {{ ticket.owner.name | default: "nobody" }}
@@ -82,7 +89,8 @@ Queue: {{ ticket.queue.name }}   Status: {{ ticket.status }}   Owner: {{ ticket.
 {{ ticket.url }}`,
   },
   {
-    name: 'Resolved', description: 'Tells the requesters that their ticket was resolved',
+    name: 'Resolved',
+    description: 'Tells the requesters that their ticket was resolved',
     subject: 'Resolved: {{ ticket.subject }}',
     body: `Hello {{ recipient.name | default: "there" }},
 
@@ -94,19 +102,93 @@ Ticket #{{ ticket.id }} ("{{ ticket.subject }}") has been resolved. If something
 
 // Who gets what (SPEC C2). Migration 0013 brings an existing install to the same set.
 export const SCRIPS = [
-  { key: 'autoreply_on_create', description: 'On create, confirm receipt to the requesters', condition: 'on_create', action: 'autoreply_requester', template: 'Autoreply', sort_order: 10 },
-  { key: 'notify_staff_on_create', description: 'On create, tell the staff watchers (owner, ticket and queue AdminCc, the team)', condition: 'on_create', action: 'notify_staff_watchers', template: 'New ticket', sort_order: 15 },
-  { key: 'notify_requester_on_correspond', description: 'On a public reply, send it to the requesters (To) and Cc', condition: 'on_correspond', action: 'notify_requesters_and_cc', template: 'Correspondence', sort_order: 20 },
-  { key: 'notify_owner_on_correspond', description: 'On a public reply, send a staff copy to the owner and AdminCc', condition: 'on_correspond', action: 'notify_owner_and_admin_cc', template: 'Staff correspondence', sort_order: 30 },
-  { key: 'notify_staff_on_customer_reply', description: 'On a reply from a requester or Cc: the owner, or the staff watchers when unowned', condition: 'on_customer_correspond', action: 'notify_owner_or_staff_watchers', template: 'Staff correspondence', sort_order: 35 },
-  { key: 'notify_staff_on_comment', description: 'On an internal note, tell the owner and AdminCc', condition: 'on_comment', action: 'notify_owner_and_admin_cc', template: 'Staff note', sort_order: 36 },
-  { key: 'notify_owner_on_owner_change', description: 'On an owner change, tell the new owner', condition: 'on_owner_change', action: 'notify_owner', template: 'Owner notice', sort_order: 40 },
-  { key: 'notify_team_on_team_change', description: 'On a team change, tell the new team', condition: 'on_team_change', action: 'notify_team', template: 'Team notice', sort_order: 50 },
-  { key: 'notify_requester_on_resolve', description: 'When a ticket is resolved, tell the requesters', condition: 'on_resolve', action: 'notify_requester', template: 'Resolved', sort_order: 60 },
-  { key: 'open_inactive_on_correspond', description: 'On a public reply to an inactive ticket, reopen it', condition: 'on_correspond', action: 'open_inactive', template: null, sort_order: 70 },
+  {
+    key: 'autoreply_on_create',
+    description: 'On create, confirm receipt to the requesters',
+    condition: 'on_create',
+    action: 'autoreply_requester',
+    template: 'Autoreply',
+    sort_order: 10,
+  },
+  {
+    key: 'notify_staff_on_create',
+    description: 'On create, tell the staff watchers (owner, ticket and queue AdminCc, the team)',
+    condition: 'on_create',
+    action: 'notify_staff_watchers',
+    template: 'New ticket',
+    sort_order: 15,
+  },
+  {
+    key: 'notify_requester_on_correspond',
+    description: 'On a public reply, send it to the requesters (To) and Cc',
+    condition: 'on_correspond',
+    action: 'notify_requesters_and_cc',
+    template: 'Correspondence',
+    sort_order: 20,
+  },
+  {
+    key: 'notify_owner_on_correspond',
+    description: 'On a public reply, send a staff copy to the owner and AdminCc',
+    condition: 'on_correspond',
+    action: 'notify_owner_and_admin_cc',
+    template: 'Staff correspondence',
+    sort_order: 30,
+  },
+  {
+    key: 'notify_staff_on_customer_reply',
+    description: 'On a reply from a requester or Cc: the owner, or the staff watchers when unowned',
+    condition: 'on_customer_correspond',
+    action: 'notify_owner_or_staff_watchers',
+    template: 'Staff correspondence',
+    sort_order: 35,
+  },
+  {
+    key: 'notify_staff_on_comment',
+    description: 'On an internal note, tell the owner and AdminCc',
+    condition: 'on_comment',
+    action: 'notify_owner_and_admin_cc',
+    template: 'Staff note',
+    sort_order: 36,
+  },
+  {
+    key: 'notify_owner_on_owner_change',
+    description: 'On an owner change, tell the new owner',
+    condition: 'on_owner_change',
+    action: 'notify_owner',
+    template: 'Owner notice',
+    sort_order: 40,
+  },
+  {
+    key: 'notify_team_on_team_change',
+    description: 'On a team change, tell the new team',
+    condition: 'on_team_change',
+    action: 'notify_team',
+    template: 'Team notice',
+    sort_order: 50,
+  },
+  {
+    key: 'notify_requester_on_resolve',
+    description: 'When a ticket is resolved, tell the requesters',
+    condition: 'on_resolve',
+    action: 'notify_requester',
+    template: 'Resolved',
+    sort_order: 60,
+  },
+  {
+    key: 'open_inactive_on_correspond',
+    description: 'On a public reply to an inactive ticket, reopen it',
+    condition: 'on_correspond',
+    action: 'open_inactive',
+    template: null,
+    sort_order: 70,
+  },
 ];
 
-export interface SeedResult { seeded: boolean; adminEmail?: string; generatedPassword?: string }
+export interface SeedResult {
+  seeded: boolean;
+  adminEmail?: string;
+  generatedPassword?: string;
+}
 
 /** First start on an empty database (SPEC B2): an admin, the General queue, default templates and scrips. */
 export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassword?: string }): Promise<SeedResult> {
@@ -120,17 +202,45 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
   await transaction(db, async (tx) => {
     // Re-check inside the transaction: two processes starting at once must not both seed.
     if ((await first(tx.select({ n: count() }).from(users)))!.n > 0) return;
-    const admin = await one(tx.insert(users).values({ email, name: 'Administrator', role: 'admin', password_hash, ...stamp }).returning());
-    const general = await one(tx.insert(queues).values({ name: 'General', description: 'Default queue', ...stamp }).returning());
+    const admin = await one(
+      tx
+        .insert(users)
+        .values({ email, name: 'Administrator', role: 'admin', password_hash, ...stamp })
+        .returning(),
+    );
+    const general = await one(
+      tx
+        .insert(queues)
+        .values({ name: 'General', description: 'Default queue', ...stamp })
+        .returning(),
+    );
     // Someone hears of new mail from the first day (SPEC C2 staff watchers): the administrator
     // watches General as its AdminCc until they give it a team or other AdminCc.
-    await tx.insert(queueWatchers).values({ queue_id: general.id, role: 'admin_cc', user_id: admin.id, created_at: now });
+    await tx
+      .insert(queueWatchers)
+      .values({ queue_id: general.id, role: 'admin_cc', user_id: admin.id, created_at: now });
     const ids = new Map<string, number>();
-    for (const t of TEMPLATES) ids.set(t.name, (await one(tx.insert(templates).values({ ...t, ...stamp }).returning())).id);
+    for (const t of TEMPLATES)
+      ids.set(
+        t.name,
+        (
+          await one(
+            tx
+              .insert(templates)
+              .values({ ...t, ...stamp })
+              .returning(),
+          )
+        ).id,
+      );
     for (const s of SCRIPS) {
       await tx.insert(scrips).values({
-        key: s.key, description: s.description, condition: s.condition, action: s.action,
-        template_id: s.template ? ids.get(s.template)! : null, sort_order: s.sort_order, ...stamp,
+        key: s.key,
+        description: s.description,
+        condition: s.condition,
+        action: s.action,
+        template_id: s.template ? ids.get(s.template)! : null,
+        sort_order: s.sort_order,
+        ...stamp,
       });
     }
   });

@@ -13,17 +13,30 @@ import { getUserRow, type UserRow } from './users.js';
 // and write no signed replies). Administrators manage other people on /users.
 
 export interface SettingsJson {
-  id: number; email: string; role: Role; name: string; timezone: string;
+  id: number;
+  email: string;
+  role: Role;
+  name: string;
+  timezone: string;
   /** Staff only (absent for requesters). */
-  signature?: string; notify_new_tickets?: boolean; notify_replies?: boolean; notify_notes?: boolean;
+  signature?: string;
+  notify_new_tickets?: boolean;
+  notify_replies?: boolean;
+  notify_notes?: boolean;
   updated_at: string;
 }
 
 export interface SettingsInput {
-  name?: string; timezone?: string; signature?: string;
-  notify_new_tickets?: boolean; notify_replies?: boolean; notify_notes?: boolean;
+  name?: string;
+  timezone?: string;
+  signature?: string;
+  notify_new_tickets?: boolean;
+  notify_replies?: boolean;
+  notify_notes?: boolean;
   /** A new password needs the current one; `password_confirm`, when sent, must repeat it. */
-  password?: string; password_confirm?: string; current_password?: string;
+  password?: string;
+  password_confirm?: string;
+  current_password?: string;
 }
 
 export const STAFF_SETTINGS = ['signature', 'notify_new_tickets', 'notify_replies', 'notify_notes'] as const;
@@ -32,7 +45,11 @@ function settingsJson(u: UserRow): SettingsJson {
   const base = { id: u.id, email: u.email, role: u.role, name: u.name, timezone: u.timezone };
   if (u.role === 'requester') return { ...base, updated_at: u.updated_at };
   return {
-    ...base, signature: u.signature, notify_new_tickets: u.notify_new_tickets, notify_replies: u.notify_replies, notify_notes: u.notify_notes,
+    ...base,
+    signature: u.signature,
+    notify_new_tickets: u.notify_new_tickets,
+    notify_replies: u.notify_replies,
+    notify_notes: u.notify_notes,
     updated_at: u.updated_at,
   };
 }
@@ -69,7 +86,12 @@ export const getSettings = async (db: Db, actor: Actor): Promise<SettingsJson> =
  * PATCH /settings. A password change signs the user out of every other session (the one it was
  * made from, `keepSession`, stays); API tokens stay, as they are revoked one by one.
  */
-export async function updateSettings(db: Db, actor: Actor, input: SettingsInput, opts: { keepSession?: string } = {}): Promise<SettingsJson> {
+export async function updateSettings(
+  db: Db,
+  actor: Actor,
+  input: SettingsInput,
+  opts: { keepSession?: string } = {},
+): Promise<SettingsJson> {
   const current = await me(db, actor);
   if (!isStaff(current)) {
     for (const k of STAFF_SETTINGS) if (input[k] !== undefined) throw forbidden(`Requesters have no ${k} setting`);
@@ -77,7 +99,11 @@ export async function updateSettings(db: Db, actor: Actor, input: SettingsInput,
   const patch: Partial<UserRow> = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.timezone !== undefined) {
-    if (!isTimeZone(input.timezone)) throw invalid('timezone', `"${input.timezone.slice(0, 100)}" is not a time zone; use an IANA name such as Europe/Berlin, or UTC`);
+    if (!isTimeZone(input.timezone))
+      throw invalid(
+        'timezone',
+        `"${input.timezone.slice(0, 100)}" is not a time zone; use an IANA name such as Europe/Berlin, or UTC`,
+      );
     patch.timezone = input.timezone;
   }
   if (input.signature !== undefined) {
@@ -85,18 +111,29 @@ export async function updateSettings(db: Db, actor: Actor, input: SettingsInput,
     if (error) throw invalid('signature', error);
     patch.signature = input.signature;
   }
-  for (const k of ['notify_new_tickets', 'notify_replies', 'notify_notes'] as const) if (input[k] !== undefined) patch[k] = input[k];
+  for (const k of ['notify_new_tickets', 'notify_replies', 'notify_notes'] as const)
+    if (input[k] !== undefined) patch[k] = input[k];
   if (input.password !== undefined) {
-    if (input.password_confirm !== undefined && input.password_confirm !== input.password) throw invalid('password_confirm', 'Does not match the new password');
+    if (input.password_confirm !== undefined && input.password_confirm !== input.password)
+      throw invalid('password_confirm', 'Does not match the new password');
     if (!input.current_password) throw invalid('current_password', 'Give your current password to set a new one');
-    if (!(await verifyPassword(input.current_password, current.password_hash))) throw invalid('current_password', 'That is not your current password');
+    if (!(await verifyPassword(input.current_password, current.password_hash)))
+      throw invalid('current_password', 'That is not your current password');
     patch.password_hash = await hashPassword(input.password);
   }
   if (Object.keys(patch).length === 0) return settingsJson(current);
   return transaction(db, async (tx) => {
-    const row = await one(tx.update(users).set({ ...patch, updated_at: nowIso(db) }).where(eq(users.id, current.id)).returning());
+    const row = await one(
+      tx
+        .update(users)
+        .set({ ...patch, updated_at: nowIso(db) })
+        .where(eq(users.id, current.id))
+        .returning(),
+    );
     if (patch.password_hash !== undefined) {
-      const others = opts.keepSession ? and(eq(sessions.user_id, current.id), ne(sessions.id_hash, sha256(opts.keepSession))) : eq(sessions.user_id, current.id);
+      const others = opts.keepSession
+        ? and(eq(sessions.user_id, current.id), ne(sessions.id_hash, sha256(opts.keepSession)))
+        : eq(sessions.user_id, current.id);
       await tx.delete(sessions).where(others);
     }
     return settingsJson(row);

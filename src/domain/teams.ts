@@ -8,24 +8,47 @@ import { unique } from './unique.js';
 import { getUserRow } from './users.js';
 
 type TeamRow = typeof teams.$inferSelect;
-export interface TeamJson { id: number; name: string; description: string; members: number[]; created_at: string; updated_at: string }
+export interface TeamJson {
+  id: number;
+  name: string;
+  description: string;
+  members: number[];
+  created_at: string;
+  updated_at: string;
+}
 
 async function withMembers(db: Db, rows: TeamRow[]): Promise<TeamJson[]> {
   if (rows.length === 0) return [];
-  const members = await db.select().from(teamMembers).where(inArray(teamMembers.team_id, rows.map((r) => r.id)))
+  const members = await db
+    .select()
+    .from(teamMembers)
+    .where(
+      inArray(
+        teamMembers.team_id,
+        rows.map((r) => r.id),
+      ),
+    )
     .orderBy(asc(teamMembers.user_id));
   return rows.map((t) => ({
-    id: t.id, name: t.name, description: t.description,
+    id: t.id,
+    name: t.name,
+    description: t.description,
     members: members.filter((m) => m.team_id === t.id).map((m) => m.user_id),
-    created_at: t.created_at, updated_at: t.updated_at,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
   }));
 }
 
-const teamById = prepared((db) => db.select().from(teams).where(eq(teams.id, sql.placeholder('id'))));
+const teamById = prepared((db) =>
+  db
+    .select()
+    .from(teams)
+    .where(eq(teams.id, sql.placeholder('id'))),
+);
 export const getTeamRow = async (db: Conn, id: number): Promise<TeamRow | undefined> => await teamById(db).get({ id });
 
 export async function teamExists(db: Conn, id: number): Promise<boolean> {
-  return await getTeamRow(db, id) !== undefined;
+  return (await getTeamRow(db, id)) !== undefined;
 }
 
 export async function listTeams(db: Db, actor: Actor): Promise<TeamJson[]> {
@@ -40,19 +63,45 @@ export async function getTeam(db: Db, actor: Actor, id: number): Promise<TeamJso
   return (await withMembers(db, [row]))[0];
 }
 
-export interface TeamInput { name: string; description?: string }
+export interface TeamInput {
+  name: string;
+  description?: string;
+}
 
 export async function createTeam(db: Db, actor: Actor, input: TeamInput): Promise<TeamJson> {
   requireAdmin(actor);
   const now = nowIso(db);
-  const row = await transaction(db, (tx) => unique(input, async () => await one(tx.insert(teams).values({ name: input.name, description: input.description ?? '', created_at: now, updated_at: now }).returning())));
+  const row = await transaction(db, (tx) =>
+    unique(
+      input,
+      async () =>
+        await one(
+          tx
+            .insert(teams)
+            .values({ name: input.name, description: input.description ?? '', created_at: now, updated_at: now })
+            .returning(),
+        ),
+    ),
+  );
   return (await withMembers(db, [row]))[0];
 }
 
 export async function updateTeam(db: Db, actor: Actor, id: number, input: Partial<TeamInput>): Promise<TeamJson> {
   requireAdmin(actor);
   await getTeam(db, actor, id);
-  const row = await transaction(db, (tx) => unique(input, async () => await one(tx.update(teams).set({ ...input, updated_at: nowIso(db) }).where(eq(teams.id, id)).returning())));
+  const row = await transaction(db, (tx) =>
+    unique(
+      input,
+      async () =>
+        await one(
+          tx
+            .update(teams)
+            .set({ ...input, updated_at: nowIso(db) })
+            .where(eq(teams.id, id))
+            .returning(),
+        ),
+    ),
+  );
   return (await withMembers(db, [row]))[0];
 }
 
@@ -68,9 +117,14 @@ export async function deleteTeam(db: Db, actor: Actor, id: number): Promise<void
   });
 }
 
-const memberIs = (teamId: number, userId: number) => and(eq(teamMembers.team_id, teamId), eq(teamMembers.user_id, userId));
+const memberIs = (teamId: number, userId: number) =>
+  and(eq(teamMembers.team_id, teamId), eq(teamMembers.user_id, userId));
 
-export interface MembershipJson { team_id: number; user_id: number; created_at: string }
+export interface MembershipJson {
+  team_id: number;
+  user_id: number;
+  created_at: string;
+}
 
 export async function addMember(db: Db, actor: Actor, teamId: number, userId: number): Promise<MembershipJson> {
   requireAdmin(actor);
@@ -78,8 +132,18 @@ export async function addMember(db: Db, actor: Actor, teamId: number, userId: nu
   const user = await getUserRow(db, userId);
   if (!user) throw invalid('user_id', `User ${userId} does not exist`);
   if (user.disabled) throw invalid('user_id', `User ${userId} is disabled`);
-  return unique({ team_id: teamId, user_id: userId },
-    async () => await transaction(db, (tx) => one(tx.insert(teamMembers).values({ team_id: teamId, user_id: userId, created_at: nowIso(db) }).returning())));
+  return unique(
+    { team_id: teamId, user_id: userId },
+    async () =>
+      await transaction(db, (tx) =>
+        one(
+          tx
+            .insert(teamMembers)
+            .values({ team_id: teamId, user_id: userId, created_at: nowIso(db) })
+            .returning(),
+        ),
+      ),
+  );
 }
 
 export async function removeMember(db: Db, actor: Actor, teamId: number, userId: number): Promise<void> {

@@ -26,7 +26,13 @@ export async function getTemplate(db: Db, actor: Actor, id: number): Promise<Tem
   return row;
 }
 
-export interface TemplateInput { name: string; description?: string; subject?: string; body?: string; queue_id?: number | null }
+export interface TemplateInput {
+  name: string;
+  description?: string;
+  subject?: string;
+  body?: string;
+  queue_id?: number | null;
+}
 
 /**
  * A template that does not parse, names a variable or filter that does not exist, or renders
@@ -40,11 +46,13 @@ export async function checkLiquid(db: Db, parts: { subject?: string; body?: stri
     const error = source === undefined ? null : templateError(source, scope);
     if (error) details.push({ path: key, message: error });
   }
-  if (details.length) throw new AppError('validation_failed', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
+  if (details.length)
+    throw new AppError('validation_failed', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
 }
 
 async function checkRest(db: Db, input: Partial<TemplateInput>) {
-  if (input.queue_id != null && !await getQueueRow(db, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+  if (input.queue_id != null && !(await getQueueRow(db, input.queue_id)))
+    throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
 }
 
 export async function createTemplate(db: Db, actor: Actor, input: TemplateInput): Promise<TemplateJson> {
@@ -52,17 +60,50 @@ export async function createTemplate(db: Db, actor: Actor, input: TemplateInput)
   await checkLiquid(db, input);
   await checkRest(db, input);
   const now = nowIso(db);
-  return unique(input, async () => await transaction(db, (tx) => one(tx.insert(templates).values({
-    name: input.name, description: input.description ?? '', subject: input.subject ?? '', body: input.body ?? '',
-    queue_id: input.queue_id ?? null, created_at: now, updated_at: now,
-  }).returning())));
+  return unique(
+    input,
+    async () =>
+      await transaction(db, (tx) =>
+        one(
+          tx
+            .insert(templates)
+            .values({
+              name: input.name,
+              description: input.description ?? '',
+              subject: input.subject ?? '',
+              body: input.body ?? '',
+              queue_id: input.queue_id ?? null,
+              created_at: now,
+              updated_at: now,
+            })
+            .returning(),
+        ),
+      ),
+  );
 }
 
-export async function updateTemplate(db: Db, actor: Actor, id: number, input: Partial<TemplateInput>): Promise<TemplateJson> {
+export async function updateTemplate(
+  db: Db,
+  actor: Actor,
+  id: number,
+  input: Partial<TemplateInput>,
+): Promise<TemplateJson> {
   await getTemplate(db, actor, id);
   await checkLiquid(db, input);
   await checkRest(db, input);
-  return unique(input, async () => await transaction(db, (tx) => one(tx.update(templates).set({ ...input, updated_at: nowIso(db) }).where(eq(templates.id, id)).returning())));
+  return unique(
+    input,
+    async () =>
+      await transaction(db, (tx) =>
+        one(
+          tx
+            .update(templates)
+            .set({ ...input, updated_at: nowIso(db) })
+            .where(eq(templates.id, id))
+            .returning(),
+        ),
+      ),
+  );
 }
 
 /** SPEC B3: a template a scrip uses cannot be deleted (409 naming the scrip). */
@@ -73,21 +114,37 @@ export async function deleteTemplate(db: Db, actor: Actor, id: number): Promise<
   await transaction(db, (tx) => tx.delete(templates).where(eq(templates.id, id)));
 }
 
-export interface PreviewInput { subject: string; body: string; ticket_id?: number }
+export interface PreviewInput {
+  subject: string;
+  body: string;
+  ticket_id?: number;
+}
 
 /**
  * Renders a draft against a real ticket (its latest transaction) or, without one, the sample;
  * `ticket.url` is on `publicUrl` (this server's, NotifySettings).
  */
-export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput, publicUrl: string): Promise<{ subject: string; body: string }> {
+export async function previewTemplate(
+  db: Db,
+  actor: Actor,
+  input: PreviewInput,
+  publicUrl: string,
+): Promise<{ subject: string; body: string }> {
   requireAdmin(actor);
   await checkLiquid(db, input);
-  let scope: object = sampleScope((await allCustomFields(db)).map((f) => f.key), publicUrl);
+  let scope: object = sampleScope(
+    (await allCustomFields(db)).map((f) => f.key),
+    publicUrl,
+  );
   if (input.ticket_id !== undefined) {
-    if (!await getTicketRow(db, input.ticket_id)) throw invalid('ticket_id', `Ticket ${input.ticket_id} does not exist`);
+    if (!(await getTicketRow(db, input.ticket_id)))
+      throw invalid('ticket_id', `Ticket ${input.ticket_id} does not exist`);
     scope = await ticketScope(db, input.ticket_id, publicUrl);
   }
-  return { subject: previewPart('subject', input.subject, scope).replace(/\s+/g, ' ').trim(), body: previewPart('body', input.body, scope) };
+  return {
+    subject: previewPart('subject', input.subject, scope).replace(/\s+/g, ' ').trim(),
+    body: previewPart('body', input.body, scope),
+  };
 }
 
 /**
@@ -98,11 +155,20 @@ export async function previewTemplate(db: Db, actor: Actor, input: PreviewInput,
  * goes into a public reply, so `{{ transaction.body }}` is never an internal note (SPEC D0,
  * decision 040). The caller checks the ticket exists.
  */
-export async function ticketScope(db: Db, ticketId: number, publicUrl: string, which: 'newest' | 'public' = 'newest'): Promise<object> {
+export async function ticketScope(
+  db: Db,
+  ticketId: number,
+  publicUrl: string,
+  which: 'newest' | 'public' = 'newest',
+): Promise<object> {
   const where = eq(transactions.ticket_id, ticketId);
-  const last = (await first(db.select({ id: max(transactions.id) }).from(transactions)
-    .where(which === 'public' ? and(where, inArray(transactions.type, [...PUBLIC_TYPES])) : where)))!;
-  return { ...await fullScope(db, ticketId, last.id, publicUrl), scrip: sampleScope([]).scrip };
+  const last = (await first(
+    db
+      .select({ id: max(transactions.id) })
+      .from(transactions)
+      .where(which === 'public' ? and(where, inArray(transactions.type, [...PUBLIC_TYPES])) : where),
+  ))!;
+  return { ...(await fullScope(db, ticketId, last.id, publicUrl)), scrip: sampleScope([]).scrip };
 }
 
 /** Renders Liquid `source` as templates render (same engine and limits); its own failure is 422 naming `path`. */

@@ -40,22 +40,33 @@ const SWEEP_BATCH = 100;
  * Counts one attempt under `key` and says whether it is within `limit` for the current window.
  * One atomic upsert: concurrent attempts, from any number of processes, each get their own count.
  */
-export async function countAttempt(db: Db, key: string, limit: number, windowSec: number, now = nowMs(db)): Promise<Attempt> {
+export async function countAttempt(
+  db: Db,
+  key: string,
+  limit: number,
+  windowSec: number,
+  now = nowMs(db),
+): Promise<Attempt> {
   const at = new Date(now).toISOString();
   const end = new Date(now + windowSec * 1000).toISOString();
   const t = loginThrottle;
   const over = sql`${t.window_end} <= ${at}`;
-  const row = await transaction(db, (tx) => one(tx.insert(t)
-    .values({ key, failures: 1, window_start: at, window_end: end })
-    .onConflictDoUpdate({
-      target: t.key,
-      set: {
-        failures: sql`CASE WHEN ${over} THEN 1 ELSE ${t.failures} + 1 END`,
-        window_start: sql`CASE WHEN ${over} THEN ${at} ELSE ${t.window_start} END`,
-        window_end: sql`CASE WHEN ${over} THEN ${end} ELSE ${t.window_end} END`,
-      },
-    })
-    .returning({ failures: t.failures, window_end: t.window_end })));
+  const row = await transaction(db, (tx) =>
+    one(
+      tx
+        .insert(t)
+        .values({ key, failures: 1, window_start: at, window_end: end })
+        .onConflictDoUpdate({
+          target: t.key,
+          set: {
+            failures: sql`CASE WHEN ${over} THEN 1 ELSE ${t.failures} + 1 END`,
+            window_start: sql`CASE WHEN ${over} THEN ${at} ELSE ${t.window_start} END`,
+            window_end: sql`CASE WHEN ${over} THEN ${end} ELSE ${t.window_end} END`,
+          },
+        })
+        .returning({ failures: t.failures, window_end: t.window_end }),
+    ),
+  );
   // A new window (a first attempt, or the first after a window ended) is rare enough to pay for
   // a bounded sweep of rows whose windows ended; it runs after the count is committed, in its
   // own unit of work, and a sweep that loses a race with another process's is simply skipped.
@@ -68,16 +79,26 @@ export async function countAttempt(db: Db, key: string, limit: number, windowSec
 }
 
 /** How `key` stands now, without counting anything (undefined: no attempts in a current window). */
-export async function checkThrottle(db: Db, key: string, now = nowMs(db)): Promise<{ count: number; windowEnd: string } | undefined> {
-  const row = await first(db.select().from(loginThrottle)
-    .where(and(eq(loginThrottle.key, key), gt(loginThrottle.window_end, new Date(now).toISOString()))));
+export async function checkThrottle(
+  db: Db,
+  key: string,
+  now = nowMs(db),
+): Promise<{ count: number; windowEnd: string } | undefined> {
+  const row = await first(
+    db
+      .select()
+      .from(loginThrottle)
+      .where(and(eq(loginThrottle.key, key), gt(loginThrottle.window_end, new Date(now).toISOString()))),
+  );
   return row && { count: row.failures, windowEnd: row.window_end };
 }
 
 /** Forgets the attempts counted under these keys (a success, or an administrator's reset). */
 export async function clearThrottle(db: Db, ...keys: string[]): Promise<number> {
   if (keys.length === 0) return 0;
-  const gone = await transaction(db, (tx) => tx.delete(loginThrottle).where(inArray(loginThrottle.key, keys)).returning({ key: loginThrottle.key }));
+  const gone = await transaction(db, (tx) =>
+    tx.delete(loginThrottle).where(inArray(loginThrottle.key, keys)).returning({ key: loginThrottle.key }),
+  );
   return gone.length;
 }
 
@@ -100,25 +121,39 @@ export interface Allowance {
  * spenders in any number of processes queue for the row and each sees what the others spent;
  * a caller that refuses throws, and its rollback takes the upsert back too.
  */
-export async function spendAllowance(tx: Tx, key: string, amount: number, limit: number, windowSec: number, now = nowMs(tx)): Promise<Allowance> {
+export async function spendAllowance(
+  tx: Tx,
+  key: string,
+  amount: number,
+  limit: number,
+  windowSec: number,
+  now = nowMs(tx),
+): Promise<Allowance> {
   const at = new Date(now).toISOString();
   const end = new Date(now + windowSec * 1000).toISOString();
   const t = loginThrottle;
   const over = sql`${t.window_end} <= ${at}`;
-  const row = await one(tx.insert(t)
-    .values({ key, failures: 0, window_start: at, window_end: end })
-    .onConflictDoUpdate({
-      target: t.key,
-      set: {
-        failures: sql`CASE WHEN ${over} THEN 0 ELSE ${t.failures} END`,
-        window_start: sql`CASE WHEN ${over} THEN ${at} ELSE ${t.window_start} END`,
-        window_end: sql`CASE WHEN ${over} THEN ${end} ELSE ${t.window_end} END`,
-      },
-    })
-    .returning({ used: t.failures, window_start: t.window_start, window_end: t.window_end }));
+  const row = await one(
+    tx
+      .insert(t)
+      .values({ key, failures: 0, window_start: at, window_end: end })
+      .onConflictDoUpdate({
+        target: t.key,
+        set: {
+          failures: sql`CASE WHEN ${over} THEN 0 ELSE ${t.failures} END`,
+          window_start: sql`CASE WHEN ${over} THEN ${at} ELSE ${t.window_start} END`,
+          window_end: sql`CASE WHEN ${over} THEN ${end} ELSE ${t.window_end} END`,
+        },
+      })
+      .returning({ used: t.failures, window_start: t.window_start, window_end: t.window_end }),
+  );
   const allowed = row.used + amount <= limit;
   // Computed here, not in SQL: a sum past the column's 32 bits is never written, nor computed there.
-  if (allowed && amount > 0) await tx.update(t).set({ failures: row.used + amount }).where(eq(t.key, key));
+  if (allowed && amount > 0)
+    await tx
+      .update(t)
+      .set({ failures: row.used + amount })
+      .where(eq(t.key, key));
   return {
     allowed,
     used: allowed ? row.used + amount : row.used,
@@ -134,6 +169,18 @@ export async function sweepThrottle(db: Db, now = nowMs(db)): Promise<void> {
 
 /** Removes up to SWEEP_BATCH rows whose windows ended by `at`. */
 async function sweepExpired(db: Db, at: string): Promise<void> {
-  await transaction(db, (tx) => tx.delete(loginThrottle).where(inArray(loginThrottle.key,
-    tx.select({ key: loginThrottle.key }).from(loginThrottle).where(lte(loginThrottle.window_end, at)).limit(SWEEP_BATCH))));
+  await transaction(db, (tx) =>
+    tx
+      .delete(loginThrottle)
+      .where(
+        inArray(
+          loginThrottle.key,
+          tx
+            .select({ key: loginThrottle.key })
+            .from(loginThrottle)
+            .where(lte(loginThrottle.window_end, at))
+            .limit(SWEEP_BATCH),
+        ),
+      ),
+  );
 }

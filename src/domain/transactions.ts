@@ -8,12 +8,26 @@ import { parseJson } from './actor.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
 
 export const TRANSACTION_TYPES = [
-  'Create', 'Correspond', 'Comment', 'Status', 'SetOwner', 'SetTeam', 'SetQueue', 'SetSubject', 'SetPriority', 'CustomField',
-  'AddWatcher', 'DelWatcher',
+  'Create',
+  'Correspond',
+  'Comment',
+  'Status',
+  'SetOwner',
+  'SetTeam',
+  'SetQueue',
+  'SetSubject',
+  'SetPriority',
+  'CustomField',
+  'AddWatcher',
+  'DelWatcher',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
-export interface NewAttachment { filename: string; content_type: string; content: Buffer }
+export interface NewAttachment {
+  filename: string;
+  content_type: string;
+  content: Buffer;
+}
 export interface NewTransaction {
   type: TransactionType;
   body?: string | null;
@@ -30,29 +44,67 @@ export type { AttachmentJson, TransactionJson };
 
 type Row = typeof transactions.$inferSelect;
 
-const attachmentCols = { id: attachments.id, transaction_id: attachments.transaction_id, filename: attachments.filename,
-  content_type: attachments.content_type, size: attachments.size };
-const attachmentsOfOne = prepared((db) => db.select(attachmentCols).from(attachments)
-  .where(eq(attachments.transaction_id, sql.placeholder('id'))).orderBy(asc(attachments.id)));
+const attachmentCols = {
+  id: attachments.id,
+  transaction_id: attachments.transaction_id,
+  filename: attachments.filename,
+  content_type: attachments.content_type,
+  size: attachments.size,
+};
+const attachmentsOfOne = prepared((db) =>
+  db
+    .select(attachmentCols)
+    .from(attachments)
+    .where(eq(attachments.transaction_id, sql.placeholder('id')))
+    .orderBy(asc(attachments.id)),
+);
 
 export async function transactionsJson(conn: Conn, rows: Row[]): Promise<TransactionJson[]> {
   if (rows.length === 0) return [];
-  const atts = rows.length === 1 ? await attachmentsOfOne(conn).all({ id: rows[0].id })
-    : await conn.select(attachmentCols).from(attachments).where(inArray(attachments.transaction_id, rows.map((r) => r.id))).orderBy(asc(attachments.id));
+  const atts =
+    rows.length === 1
+      ? await attachmentsOfOne(conn).all({ id: rows[0].id })
+      : await conn
+          .select(attachmentCols)
+          .from(attachments)
+          .where(
+            inArray(
+              attachments.transaction_id,
+              rows.map((r) => r.id),
+            ),
+          )
+          .orderBy(asc(attachments.id));
   return rows.map((r) => ({
-    id: r.id, ticket_id: r.ticket_id, type: r.type, creator_id: r.creator_id, body: r.body, field: r.field,
-    old_value: r.old_value, new_value: r.new_value, message_id: r.message_id,
+    id: r.id,
+    ticket_id: r.ticket_id,
+    type: r.type,
+    creator_id: r.creator_id,
+    body: r.body,
+    field: r.field,
+    old_value: r.old_value,
+    new_value: r.new_value,
+    message_id: r.message_id,
     attachments: atts.filter((a) => a.transaction_id === r.id).map(({ transaction_id: _, ...a }) => a),
-    scrip_results: parseJson<ScripResult[]>(r.scrip_results, []), outside_sender: r.outside_sender, created_at: r.created_at,
+    scrip_results: parseJson<ScripResult[]>(r.scrip_results, []),
+    outside_sender: r.outside_sender,
+    created_at: r.created_at,
   }));
 }
 
 /** What only staff see of a history: internal notes, and who was made AdminCc (a staff role). */
-const staffOnly = (r: Row) => r.type === 'Comment' || ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
+const staffOnly = (r: Row) =>
+  r.type === 'Comment' || ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
 
 /** A ticket's history as a reader sees it; `after`: only the entries with a greater id. */
-export async function transactionsOfTicket(conn: Conn, ticketId: number, opts: { includeComments: boolean; after?: number }): Promise<TransactionJson[]> {
-  const where = opts.after === undefined ? eq(transactions.ticket_id, ticketId) : and(eq(transactions.ticket_id, ticketId), gt(transactions.id, opts.after));
+export async function transactionsOfTicket(
+  conn: Conn,
+  ticketId: number,
+  opts: { includeComments: boolean; after?: number },
+): Promise<TransactionJson[]> {
+  const where =
+    opts.after === undefined
+      ? eq(transactions.ticket_id, ticketId)
+      : and(eq(transactions.ticket_id, ticketId), gt(transactions.id, opts.after));
   const rows = await conn.select().from(transactions).where(where).orderBy(asc(transactions.id));
   return transactionsJson(conn, opts.includeComments ? rows : rows.filter((r) => !staffOnly(r)));
 }
@@ -75,15 +127,29 @@ export interface RecordOptions {
  * roll back) together.
  */
 export async function recordTransactions(
-  conn: Conn, ticketId: number, actorId: number | null, entries: NewTransaction[], now: string, opts: RecordOptions,
+  conn: Conn,
+  ticketId: number,
+  actorId: number | null,
+  entries: NewTransaction[],
+  now: string,
+  opts: RecordOptions,
 ): Promise<{ transactions: TransactionJson[]; scrip_results: ScripResult[] }> {
   const written: Row[] = [];
   const allResults: ScripResult[] = [];
   for (const e of entries) {
     let row = await insertTransaction(conn, ticketId, actorId, e, now);
     const { results, effects } = await runScrips(conn, {
-      ticketId, transactionId: row.id, type: row.type, actorId, field: row.field, oldValue: row.old_value, newValue: row.new_value,
-      outsideSender: row.outside_sender, autoSubmitted: opts.autoSubmitted, alreadySent: opts.alreadySent, notify: opts.notify,
+      ticketId,
+      transactionId: row.id,
+      type: row.type,
+      actorId,
+      field: row.field,
+      oldValue: row.old_value,
+      newValue: row.new_value,
+      outsideSender: row.outside_sender,
+      autoSubmitted: opts.autoSubmitted,
+      alreadySent: opts.alreadySent,
+      notify: opts.notify,
     });
     if (results.length > 0) {
       row = { ...row, scrip_results: JSON.stringify(results) };
@@ -96,47 +162,113 @@ export async function recordTransactions(
   return { transactions: await transactionsJson(conn, written), scrip_results: allResults };
 }
 
-const setScripResults = prepared((db) => db.update(transactions).set({ scrip_results: sql`${sql.placeholder('results')}` })
-  .where(eq(transactions.id, sql.placeholder('id'))));
-const insertRow = prepared((db) => db.insert(transactions).values({
-  ticket_id: sql.placeholder('ticket_id'), type: sql.placeholder('type'), creator_id: sql.placeholder('creator_id'),
-  body: sql.placeholder('body'), field: sql.placeholder('field'), old_value: sql.placeholder('old_value'),
-  new_value: sql.placeholder('new_value'), message_id: sql.placeholder('message_id'), outside_sender: sql.placeholder('outside_sender'),
-  created_at: sql.placeholder('created_at'),
-}).returning());
+const setScripResults = prepared((db) =>
+  db
+    .update(transactions)
+    .set({ scrip_results: sql`${sql.placeholder('results')}` })
+    .where(eq(transactions.id, sql.placeholder('id'))),
+);
+const insertRow = prepared((db) =>
+  db
+    .insert(transactions)
+    .values({
+      ticket_id: sql.placeholder('ticket_id'),
+      type: sql.placeholder('type'),
+      creator_id: sql.placeholder('creator_id'),
+      body: sql.placeholder('body'),
+      field: sql.placeholder('field'),
+      old_value: sql.placeholder('old_value'),
+      new_value: sql.placeholder('new_value'),
+      message_id: sql.placeholder('message_id'),
+      outside_sender: sql.placeholder('outside_sender'),
+      created_at: sql.placeholder('created_at'),
+    })
+    .returning(),
+);
 
-async function insertTransaction(conn: Conn, ticketId: number, actorId: number | null, e: NewTransaction, now: string): Promise<Row> {
+async function insertTransaction(
+  conn: Conn,
+  ticketId: number,
+  actorId: number | null,
+  e: NewTransaction,
+  now: string,
+): Promise<Row> {
   await logAppend(conn); // the change log's order, and live updates once committed (SPEC C5)
   const row = (await insertRow(conn).get({
-    ticket_id: ticketId, type: e.type, creator_id: actorId, body: e.body ?? null, field: e.field ?? null,
-    old_value: e.old_value ?? null, new_value: e.new_value ?? null, message_id: e.message_id ?? null, outside_sender: e.outside_sender ?? false,
+    ticket_id: ticketId,
+    type: e.type,
+    creator_id: actorId,
+    body: e.body ?? null,
+    field: e.field ?? null,
+    old_value: e.old_value ?? null,
+    new_value: e.new_value ?? null,
+    message_id: e.message_id ?? null,
+    outside_sender: e.outside_sender ?? false,
     created_at: now,
   }))!;
   for (const a of e.attachments ?? []) {
-    await conn.insert(attachments).values({ transaction_id: row.id, filename: a.filename, content_type: a.content_type,
-      size: a.content.length, content: a.content, created_at: now });
+    await conn.insert(attachments).values({
+      transaction_id: row.id,
+      filename: a.filename,
+      content_type: a.content_type,
+      size: a.content.length,
+      content: a.content,
+      created_at: now,
+    });
   }
   return row;
 }
 
-const statusOf = prepared((db) => db.select({ status: tickets.status, resolved_at: tickets.resolved_at }).from(tickets)
-  .where(eq(tickets.id, sql.placeholder('id'))));
-const setStatus = prepared((db) => db.update(tickets)
-  .set({ status: sql`${sql.placeholder('status')}`, resolved_at: sql`${sql.placeholder('resolved_at')}`, updated_at: sql`${sql.placeholder('now')}` })
-  .where(eq(tickets.id, sql.placeholder('id'))));
+const statusOf = prepared((db) =>
+  db
+    .select({ status: tickets.status, resolved_at: tickets.resolved_at })
+    .from(tickets)
+    .where(eq(tickets.id, sql.placeholder('id'))),
+);
+const setStatus = prepared((db) =>
+  db
+    .update(tickets)
+    .set({
+      status: sql`${sql.placeholder('status')}`,
+      resolved_at: sql`${sql.placeholder('resolved_at')}`,
+      updated_at: sql`${sql.placeholder('now')}`,
+    })
+    .where(eq(tickets.id, sql.placeholder('id'))),
+);
 
 /** A scrip-made status change (open_inactive, set_status): a Status transaction by nobody, no scrips. */
 async function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): Promise<void> {
   const t = await statusOf(conn).get({ id: ticketId });
   if (!t || t.status === status) return;
-  await setStatus(conn).run({ id: ticketId, status, resolved_at: nextResolvedAt(t.status, status, t.resolved_at, now), now });
-  await insertTransaction(conn, ticketId, null, { type: 'Status', field: 'status', old_value: t.status, new_value: status }, now);
+  await setStatus(conn).run({
+    id: ticketId,
+    status,
+    resolved_at: nextResolvedAt(t.status, status, t.resolved_at, now),
+    now,
+  });
+  await insertTransaction(
+    conn,
+    ticketId,
+    null,
+    { type: 'Status', field: 'status', old_value: t.status, new_value: status },
+    now,
+  );
 }
 
 /** An attachment's bytes, for download; the caller checks the ticket is visible. */
 export async function attachmentWithTicket(conn: Conn, id: number) {
-  return await first(conn.select({
-    id: attachments.id, filename: attachments.filename, content_type: attachments.content_type, content: attachments.content,
-    ticket_id: transactions.ticket_id, type: transactions.type,
-  }).from(attachments).innerJoin(transactions, eq(transactions.id, attachments.transaction_id)).where(eq(attachments.id, id)));
+  return await first(
+    conn
+      .select({
+        id: attachments.id,
+        filename: attachments.filename,
+        content_type: attachments.content_type,
+        content: attachments.content,
+        ticket_id: transactions.ticket_id,
+        type: transactions.type,
+      })
+      .from(attachments)
+      .innerJoin(transactions, eq(transactions.id, attachments.transaction_id))
+      .where(eq(attachments.id, id)),
+  );
 }

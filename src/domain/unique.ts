@@ -6,11 +6,17 @@ import { AppError } from './errors.js';
 // before the write would be a second, racy copy of the rule (two requests can both pass it).
 
 type Values = Record<string, unknown>;
-interface Meaning { path: string; message: (v: Values) => string }
+interface Meaning {
+  path: string;
+  message: (v: Values) => string;
+}
 
 const named = (what: string, field: string, label: string): Meaning => ({
   path: field,
-  message: (v) => (v[field] == null ? `Another ${what} already has this ${label}` : `A ${what} with ${label} "${String(v[field])}" already exists`),
+  message: (v) =>
+    v[field] == null
+      ? `Another ${what} already has this ${label}`
+      : `A ${what} with ${label} "${String(v[field])}" already exists`,
 });
 
 /** Each unique index (by its columns, as SQLite names them) and what it means to a person. */
@@ -20,21 +26,29 @@ const MEANINGS: Record<string, Meaning> = {
   'queues.name': named('queue', 'name', 'the name'),
   'queues.mail_alias': {
     path: 'mail_alias',
-    message: (v) => (v.mail_alias == null ? 'Another queue already uses this mail alias' : `Another queue already uses the mail alias ${String(v.mail_alias)}`),
+    message: (v) =>
+      v.mail_alias == null
+        ? 'Another queue already uses this mail alias'
+        : `Another queue already uses the mail alias ${String(v.mail_alias)}`,
   },
   'templates.name': named('template', 'name', 'the name'),
   'scrips.key': named('scrip', 'key', 'the key'),
   'custom_fields.key': named('custom field', 'key', 'the key'),
   // Canned responses (decision 048): one agent's own, and the shared ones (owner_id null).
   'canned_responses.owner_id,canned_responses.name': {
-    path: 'name', message: (v) => `A canned response named "${String(v.name)}" already exists`,
+    path: 'name',
+    message: (v) => `A canned response named "${String(v.name)}" already exists`,
   },
   'canned_responses.name': {
-    path: 'name', message: (v) => `A shared canned response named "${String(v.name)}" already exists`,
+    path: 'name',
+    message: (v) => `A shared canned response named "${String(v.name)}" already exists`,
   },
   'team_members.team_id,team_members.user_id': {
     path: 'user_id',
-    message: (v) => (v.user_id == null ? 'That user is already a member of this team' : `User ${String(v.user_id)} is already a member of team ${String(v.team_id)}`),
+    message: (v) =>
+      v.user_id == null
+        ? 'That user is already a member of this team'
+        : `User ${String(v.user_id)} is already a member of team ${String(v.team_id)}`,
   },
 };
 
@@ -48,7 +62,11 @@ export function uniqueConflict(err: unknown, values: object = {}): AppError | un
   const meaning = MEANINGS[columns.join(',')];
   if (!meaning) {
     const field = columns.map((c) => c.split('.').pop()!).join(', ');
-    return new AppError('conflict', `The ${field} is already taken`, field ? [{ path: field, message: 'Already taken' }] : undefined);
+    return new AppError(
+      'conflict',
+      `The ${field} is already taken`,
+      field ? [{ path: field, message: 'Already taken' }] : undefined,
+    );
   }
   const message = meaning.message(values as Values);
   return new AppError('conflict', message, [{ path: meaning.path, message }]);

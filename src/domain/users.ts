@@ -8,17 +8,43 @@ import { hashPassword } from './secrets.js';
 import { unique } from './unique.js';
 
 export type UserRow = typeof users.$inferSelect;
-export interface UserJson { id: number; email: string; name: string; role: Role; disabled: boolean; created_at: string; updated_at: string }
+export interface UserJson {
+  id: number;
+  email: string;
+  name: string;
+  role: Role;
+  disabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
 
-export const userJson = (u: Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'created_at' | 'updated_at'>): UserJson => ({
-  id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled, created_at: u.created_at, updated_at: u.updated_at,
+export const userJson = (
+  u: Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'created_at' | 'updated_at'>,
+): UserJson => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  disabled: u.disabled,
+  created_at: u.created_at,
+  updated_at: u.updated_at,
 });
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-const userById = prepared((db) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))));
+const userById = prepared((db) =>
+  db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id'))),
+);
 
-const userByEmail = prepared((db) => db.select().from(users).where(eq(users.email, sql.placeholder('email'))));
+const userByEmail = prepared((db) =>
+  db
+    .select()
+    .from(users)
+    .where(eq(users.email, sql.placeholder('email'))),
+);
 
 export async function getUserRow(db: Conn, id: number): Promise<UserRow | undefined> {
   return await userById(db).get({ id });
@@ -36,10 +62,18 @@ export async function getUser(db: Db, actor: Actor, id: number): Promise<UserJso
   return userJson(u);
 }
 
-export interface UserListFilter { role?: Role; disabled?: boolean }
+export interface UserListFilter {
+  role?: Role;
+  disabled?: boolean;
+}
 
 /** A page of users (SPEC C4, decision 035): shaped as GET /tickets answers. */
-export interface UserPage { users: UserJson[]; total: number; limit: number; offset: number }
+export interface UserPage {
+  users: UserJson[];
+  total: number;
+  limit: number;
+  offset: number;
+}
 export const USERS_PAGE_DEFAULT = 50;
 export const USERS_PAGE_MAX = 500;
 
@@ -47,7 +81,12 @@ export const USERS_PAGE_MAX = 500;
  * GET /users: a page of users in id order (the primary key: no sort over every user — there
  * may be 200k requesters), with the total of the filter (users_role_idx for a role).
  */
-export async function listUsers(db: Db, actor: Actor, filter: UserListFilter = {}, page: { limit?: number; offset?: number } = {}): Promise<UserPage> {
+export async function listUsers(
+  db: Db,
+  actor: Actor,
+  filter: UserListFilter = {},
+  page: { limit?: number; offset?: number } = {},
+): Promise<UserPage> {
   requireStaff(actor);
   const conds = [];
   if (filter.role) conds.push(eq(users.role, filter.role));
@@ -56,29 +95,65 @@ export async function listUsers(db: Db, actor: Actor, filter: UserListFilter = {
   const offset = page.offset ?? 0;
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(users).where(where))[0]?.n ?? 0;
-  const rows = offset >= total ? [] : await db.select().from(users).where(where).orderBy(asc(users.id)).limit(limit).offset(offset);
+  const rows =
+    offset >= total
+      ? []
+      : await db.select().from(users).where(where).orderBy(asc(users.id)).limit(limit).offset(offset);
   return { users: rows.map(userJson), total: Number(total), limit, offset };
 }
 
-export interface CreateUserInput { email: string; name?: string; role?: Role; password?: string | null; disabled?: boolean }
+export interface CreateUserInput {
+  email: string;
+  name?: string;
+  role?: Role;
+  password?: string | null;
+  disabled?: boolean;
+}
 
 export async function createUser(db: Db, actor: Actor | null, input: CreateUserInput): Promise<UserJson> {
   if (actor) requireAdmin(actor);
   const email = normalizeEmail(input.email);
   const password_hash = input.password ? await hashPassword(input.password) : null;
   const now = nowIso(db);
-  const row = await transaction(db, (tx) => unique({ email }, async () => await one(tx.insert(users).values({
-    email, name: input.name ?? '', role: input.role ?? 'agent', disabled: input.disabled ?? false, password_hash, created_at: now, updated_at: now,
-  }).returning())));
+  const row = await transaction(db, (tx) =>
+    unique(
+      { email },
+      async () =>
+        await one(
+          tx
+            .insert(users)
+            .values({
+              email,
+              name: input.name ?? '',
+              role: input.role ?? 'agent',
+              disabled: input.disabled ?? false,
+              password_hash,
+              created_at: now,
+              updated_at: now,
+            })
+            .returning(),
+        ),
+    ),
+  );
   return userJson(row);
 }
 
-export interface UpdateUserInput { email?: string; name?: string; role?: Role; password?: string | null; disabled?: boolean }
+export interface UpdateUserInput {
+  email?: string;
+  name?: string;
+  role?: Role;
+  password?: string | null;
+  disabled?: boolean;
+}
 
 /** Counts active admins other than `exceptId`, so the last one cannot lock everybody out. */
 async function otherActiveAdmins(db: Db, exceptId: number): Promise<number> {
-  return (await first(db.select({ n: count() }).from(users)
-    .where(and(eq(users.role, 'admin'), eq(users.disabled, false), ne(users.id, exceptId)))))!.n;
+  return (await first(
+    db
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.role, 'admin'), eq(users.disabled, false), ne(users.id, exceptId))),
+  ))!.n;
 }
 
 export async function updateUser(db: Db, actor: Actor, id: number, input: UpdateUserInput): Promise<UserJson> {
@@ -86,21 +161,35 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
   const current = await getUserRow(db, id);
   if (!current) throw notFound('User', id);
   const patch: Partial<UserRow> = {};
-  if (input.email !== undefined && normalizeEmail(input.email) !== current.email) patch.email = normalizeEmail(input.email);
+  if (input.email !== undefined && normalizeEmail(input.email) !== current.email)
+    patch.email = normalizeEmail(input.email);
   if (input.name !== undefined) patch.name = input.name;
   if (input.role !== undefined) patch.role = input.role;
   if (input.disabled !== undefined) patch.disabled = input.disabled;
-  if (input.password !== undefined) patch.password_hash = input.password === null ? null : await hashPassword(input.password);
-  const losesAdmin = current.role === 'admin' && !current.disabled && ((patch.role && patch.role !== 'admin') || patch.disabled === true);
-  if (losesAdmin && await otherActiveAdmins(db, id) === 0) throw invalid(patch.disabled ? 'disabled' : 'role', 'The last active administrator cannot be demoted or disabled');
+  if (input.password !== undefined)
+    patch.password_hash = input.password === null ? null : await hashPassword(input.password);
+  const losesAdmin =
+    current.role === 'admin' &&
+    !current.disabled &&
+    ((patch.role && patch.role !== 'admin') || patch.disabled === true);
+  if (losesAdmin && (await otherActiveAdmins(db, id)) === 0)
+    throw invalid(patch.disabled ? 'disabled' : 'role', 'The last active administrator cannot be demoted or disabled');
   if (Object.keys(patch).length === 0) return userJson(current);
-  return unique({ email: patch.email }, () => transaction(db, async (tx) => {
-    const row = await one(tx.update(users).set({ ...patch, updated_at: nowIso(db) }).where(eq(users.id, id)).returning());
-    // One whose password changed is signed out everywhere; a disabled user loses every credential.
-    if (patch.disabled === true) await revokeCredentials(tx, id);
-    else if (patch.password_hash !== undefined) await tx.delete(sessions).where(eq(sessions.user_id, id));
-    return userJson(row);
-  }));
+  return unique({ email: patch.email }, () =>
+    transaction(db, async (tx) => {
+      const row = await one(
+        tx
+          .update(users)
+          .set({ ...patch, updated_at: nowIso(db) })
+          .where(eq(users.id, id))
+          .returning(),
+      );
+      // One whose password changed is signed out everywhere; a disabled user loses every credential.
+      if (patch.disabled === true) await revokeCredentials(tx, id);
+      else if (patch.password_hash !== undefined) await tx.delete(sessions).where(eq(sessions.user_id, id));
+      return userJson(row);
+    }),
+  );
 }
 
 /**
@@ -111,7 +200,10 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
 async function revokeCredentials(tx: Conn, id: number): Promise<void> {
   await tx.delete(sessions).where(eq(sessions.user_id, id));
   await tx.delete(apiTokens).where(eq(apiTokens.user_id, id));
-  await tx.update(users).set({ portal_epoch: sql`${users.portal_epoch} + 1` }).where(eq(users.id, id));
+  await tx
+    .update(users)
+    .set({ portal_epoch: sql`${users.portal_epoch} + 1` })
+    .where(eq(users.id, id));
 }
 
 /** SPEC B3: DELETE disables the user and removes team memberships; history keeps the user. */
@@ -119,11 +211,14 @@ export async function deleteUser(db: Db, actor: Actor, id: number): Promise<void
   requireAdmin(actor);
   const current = await getUserRow(db, id);
   if (!current) throw notFound('User', id);
-  if (current.role === 'admin' && !current.disabled && await otherActiveAdmins(db, id) === 0) {
+  if (current.role === 'admin' && !current.disabled && (await otherActiveAdmins(db, id)) === 0) {
     throw conflict('The last active administrator cannot be deleted');
   }
   await transaction(db, async (tx) => {
-    await tx.update(users).set({ disabled: true, updated_at: nowIso(db) }).where(eq(users.id, id));
+    await tx
+      .update(users)
+      .set({ disabled: true, updated_at: nowIso(db) })
+      .where(eq(users.id, id));
     await tx.delete(teamMembers).where(eq(teamMembers.user_id, id));
     await revokeCredentials(tx, id);
   });
@@ -134,14 +229,29 @@ export async function deleteUser(db: Db, actor: Actor, id: number): Promise<void
  * requester (no password, cannot sign in) with the display name from the mail. Runs inside
  * the mail's SQL transaction.
  */
-export async function ensureMailUser(conn: Conn, address: string, displayName: string): Promise<{ user: UserRow; created: boolean }> {
+export async function ensureMailUser(
+  conn: Conn,
+  address: string,
+  displayName: string,
+): Promise<{ user: UserRow; created: boolean }> {
   const email = normalizeEmail(address);
   const existing = await userByEmail(conn).get({ email });
   if (existing) return { user: existing, created: false };
   const now = nowIso(conn);
-  const user = await one(conn.insert(users).values({
-    email, name: displayName.slice(0, 200), role: 'requester', disabled: false, password_hash: null, created_at: now, updated_at: now,
-  }).returning());
+  const user = await one(
+    conn
+      .insert(users)
+      .values({
+        email,
+        name: displayName.slice(0, 200),
+        role: 'requester',
+        disabled: false,
+        password_hash: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning(),
+  );
   return { user, created: true };
 }
 
@@ -173,7 +283,13 @@ export const PEOPLE_SEARCH_PAGES_MAX = 1000;
  * stops after `read` matches (PEOPLE_SEARCH_PAGES_MAX for a page of GET /users, so `total` is
  * exact up to that many people; the suggestions of a people field read only what they show).
  */
-export async function searchPeoplePage(db: Db, actor: Actor, q: string, page: { limit?: number; offset?: number } = {}, read = PEOPLE_SEARCH_PAGES_MAX): Promise<UserPage> {
+export async function searchPeoplePage(
+  db: Db,
+  actor: Actor,
+  q: string,
+  page: { limit?: number; offset?: number } = {},
+  read = PEOPLE_SEARCH_PAGES_MAX,
+): Promise<UserPage> {
   requireStaff(actor);
   const needle = q.trim().toLowerCase();
   const limit = Math.max(1, page.limit ?? USERS_PAGE_DEFAULT);
@@ -183,7 +299,13 @@ export async function searchPeoplePage(db: Db, actor: Actor, q: string, page: { 
   const rank = (u: Match) => {
     if (u.email === needle) return 0;
     if (u.email.startsWith(needle)) return 1;
-    if (u.name.toLowerCase().split(/[\s.,'"()-]+/).some((w) => w.startsWith(needle))) return 2;
+    if (
+      u.name
+        .toLowerCase()
+        .split(/[\s.,'"()-]+/)
+        .some((w) => w.startsWith(needle))
+    )
+      return 2;
     return 3;
   };
   const seen = new Map<number, Match>();
@@ -192,5 +314,10 @@ export async function searchPeoplePage(db: Db, actor: Actor, q: string, page: { 
     .map((u) => ({ u, r: rank(u) }))
     .sort((a, b) => a.r - b.r || (a.u.name || a.u.email).localeCompare(b.u.name || b.u.email) || a.u.id - b.u.id)
     .slice(0, PEOPLE_SEARCH_PAGES_MAX);
-  return { users: ranked.slice(offset, offset + limit).map(({ u }) => userJson(u)), total: ranked.length, limit, offset };
+  return {
+    users: ranked.slice(offset, offset + limit).map(({ u }) => userJson(u)),
+    total: ranked.length,
+    limit,
+    offset,
+  };
 }

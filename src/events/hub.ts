@@ -16,9 +16,17 @@ import { outsideRequest } from '../log.js';
 // broadcasts its own share every few seconds, and a share not heard again expires.
 
 /** What a stream is told: these entries of the change log on one ticket (the reader may see them). */
-export interface LiveEvent { id: number; ticket_id: number; types: string[] }
+export interface LiveEvent {
+  id: number;
+  ticket_id: number;
+  types: string[];
+}
 /** Someone on a ticket page: viewing it, maybe typing a reply. */
-export interface Viewer { id: number; name: string; typing: boolean }
+export interface Viewer {
+  id: number;
+  name: string;
+  typing: boolean;
+}
 
 /** Where a stream's messages go (the SSE route writes them). */
 export interface StreamSink {
@@ -59,10 +67,17 @@ export interface HubOptions {
 
 /** Refused: too many open streams (for the user, for customers in all, or in all). */
 export class TooManyStreams extends Error {
-  constructor(readonly scope: 'user' | 'customers' | 'server', readonly limit: number) {
-    super(scope === 'user' ? `At most ${limit} live streams per user are open at a time: close another tab first`
-      : scope === 'customers' ? `Customers have ${limit} live streams open, the most this server gives them: try again later`
-        : `The server has ${limit} live streams open, its limit: try again later`);
+  constructor(
+    readonly scope: 'user' | 'customers' | 'server',
+    readonly limit: number,
+  ) {
+    super(
+      scope === 'user'
+        ? `At most ${limit} live streams per user are open at a time: close another tab first`
+        : scope === 'customers'
+          ? `Customers have ${limit} live streams open, the most this server gives them: try again later`
+          : `The server has ${limit} live streams open, its limit: try again later`,
+    );
     this.name = 'TooManyStreams';
   }
 }
@@ -73,9 +88,20 @@ export class TooManyStreams extends Error {
  */
 export const customerStreamsOf = (maxStreams: number) => Math.floor(maxStreams / 5);
 
-interface Stream { spec: StreamSpec; sink: StreamSink; lastSent: number }
-interface LogRow { id: number; ticket_id: number; type: string }
-interface Share { viewers: Viewer[]; expires: number }
+interface Stream {
+  spec: StreamSpec;
+  sink: StreamSink;
+  lastSent: number;
+}
+interface LogRow {
+  id: number;
+  ticket_id: number;
+  type: string;
+}
+interface Share {
+  viewers: Viewer[];
+  expires: number;
+}
 
 /** How many log entries one read takes; a stream further behind than CATCH_UP_MAX is reset. */
 const PAGE = 1000;
@@ -117,26 +143,53 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
   // everything up to the hub's last read sent, so the next read starts where its catch-up ended.
   let chain: Promise<void> = Promise.resolve();
   let pending = false;
-  const enqueue = (fn: () => Promise<void>) => { chain = chain.then(fn).catch((e) => onError('live update read failed', e)); return chain; };
+  const enqueue = (fn: () => Promise<void>) => {
+    chain = chain.then(fn).catch((e) => onError('live update read failed', e));
+    return chain;
+  };
   const kick = () => {
-    if (streams.size === 0 && opening === 0) { behind = true; return; }
+    if (streams.size === 0 && opening === 0) {
+      behind = true;
+      return;
+    }
     if (pending) return;
     pending = true;
-    void enqueue(async () => { pending = false; await readNew(); });
+    void enqueue(async () => {
+      pending = false;
+      await readNew();
+    });
   };
 
-  const readLog = (after: number, upTo?: number, limit = PAGE) => db.select({ id: transactions.id, ticket_id: transactions.ticket_id, type: transactions.type })
-    .from(transactions).where(upTo === undefined ? gt(transactions.id, after) : and(gt(transactions.id, after), lte(transactions.id, upTo)))
-    .orderBy(asc(transactions.id)).limit(limit) as Promise<LogRow[]>;
+  const readLog = (after: number, upTo?: number, limit = PAGE) =>
+    db
+      .select({ id: transactions.id, ticket_id: transactions.ticket_id, type: transactions.type })
+      .from(transactions)
+      .where(
+        upTo === undefined ? gt(transactions.id, after) : and(gt(transactions.id, after), lte(transactions.id, upTo)),
+      )
+      .orderBy(asc(transactions.id))
+      .limit(limit) as Promise<LogRow[]>;
 
   /** Each ticket's customers (requester and Cc), read only when a customer's stream is open. */
   async function customersOf(ticketIds: number[]): Promise<Map<number, Set<number>>> {
     const m = new Map<number, Set<number>>();
     if (ticketIds.length === 0) return m;
-    const add = (t: number, u: number | null) => { if (u === null) return; let s = m.get(t); if (!s) m.set(t, (s = new Set())); s.add(u); };
-    for (const r of await db.select({ t: tickets.id, u: tickets.requester_id }).from(tickets).where(inArray(tickets.id, ticketIds))) add(r.t, r.u);
-    for (const r of await db.select({ t: ticketWatchers.ticket_id, u: ticketWatchers.user_id }).from(ticketWatchers)
-      .where(and(inArray(ticketWatchers.ticket_id, ticketIds), inArray(ticketWatchers.role, ['requester', 'cc'])))) add(r.t, r.u);
+    const add = (t: number, u: number | null) => {
+      if (u === null) return;
+      let s = m.get(t);
+      if (!s) m.set(t, (s = new Set()));
+      s.add(u);
+    };
+    for (const r of await db
+      .select({ t: tickets.id, u: tickets.requester_id })
+      .from(tickets)
+      .where(inArray(tickets.id, ticketIds)))
+      add(r.t, r.u);
+    for (const r of await db
+      .select({ t: ticketWatchers.ticket_id, u: ticketWatchers.user_id })
+      .from(ticketWatchers)
+      .where(and(inArray(ticketWatchers.ticket_id, ticketIds), inArray(ticketWatchers.role, ['requester', 'cc']))))
+      add(r.t, r.u);
     return m;
   }
 
@@ -145,8 +198,14 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
     const list = [...targets];
     if (rows.length === 0 || list.length === 0) return;
     const byTicket = new Map<number, LogRow[]>();
-    for (const r of rows) { let g = byTicket.get(r.ticket_id); if (!g) byTicket.set(r.ticket_id, (g = [])); g.push(r); }
-    const customers = list.some((s) => !s.spec.staff) ? await customersOf([...byTicket.keys()]) : new Map<number, Set<number>>();
+    for (const r of rows) {
+      let g = byTicket.get(r.ticket_id);
+      if (!g) byTicket.set(r.ticket_id, (g = []));
+      g.push(r);
+    }
+    const customers = list.some((s) => !s.spec.staff)
+      ? await customersOf([...byTicket.keys()])
+      : new Map<number, Set<number>>();
     // Tickets in the order of their last entry: a catch-up replays the log in order.
     const groups = [...byTicket.values()].sort((a, b) => a[a.length - 1].id - b[b.length - 1].id);
     for (const s of list) {
@@ -161,7 +220,11 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
         if (seen.length === 0) continue;
         const id = seen[seen.length - 1].id;
         s.lastSent = Math.max(s.lastSent, id);
-        try { s.sink.event({ id, ticket_id: ticketId, types: [...new Set(seen.map((r) => r.type))] }); } catch (e) { onError('live update write failed', e); }
+        try {
+          s.sink.event({ id, ticket_id: ticketId, types: [...new Set(seen.map((r) => r.type))] });
+        } catch (e) {
+          onError('live update write failed', e);
+        }
       }
     }
   }
@@ -195,7 +258,11 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
 
   function publish(ticketId: number): void {
     const v = ownShare(ticketId);
-    const payload = JSON.stringify({ p: pid, t: ticketId, v: v.map((x) => [x.id, x.name.slice(0, 60), x.typing ? 1 : 0]) });
+    const payload = JSON.stringify({
+      p: pid,
+      t: ticketId,
+      v: v.map((x) => [x.id, x.name.slice(0, 60), x.typing ? 1 : 0]),
+    });
     broadcast(db, payload).catch((e) => onError('presence broadcast failed', e));
   }
 
@@ -216,27 +283,48 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
     const viewers = merged(ticketId);
     const key = JSON.stringify(viewers);
     if (!force && shown.get(ticketId) === key) return;
-    if (viewers.length === 0) shown.delete(ticketId); else shown.set(ticketId, key);
+    if (viewers.length === 0) shown.delete(ticketId);
+    else shown.set(ticketId, key);
     for (const s of local.get(ticketId)?.keys() ?? []) {
-      try { s.sink.presence(ticketId, viewers.filter((x) => x.id !== s.spec.user.id)); } catch (e) { onError('live update write failed', e); }
+      try {
+        s.sink.presence(
+          ticketId,
+          viewers.filter((x) => x.id !== s.spec.user.id),
+        );
+      } catch (e) {
+        onError('live update write failed', e);
+      }
     }
   }
 
   function heard(payload: string): void {
     let m: { p: string; t: number; v: [number, string, number][] };
-    try { m = JSON.parse(payload); } catch { return; }
+    try {
+      m = JSON.parse(payload);
+    } catch {
+      return;
+    }
     if (typeof m?.p !== 'string' || !Number.isInteger(m.t) || !Array.isArray(m.v)) return;
     let byProcess = shares.get(m.t);
     if (!byProcess) shares.set(m.t, (byProcess = new Map()));
     if (m.v.length === 0) byProcess.delete(m.p);
-    else byProcess.set(m.p, { viewers: m.v.map(([id, name, typing]) => ({ id, name, typing: typing === 1 })), expires: Date.now() + shareTtl });
+    else
+      byProcess.set(m.p, {
+        viewers: m.v.map(([id, name, typing]) => ({ id, name, typing: typing === 1 })),
+        expires: Date.now() + shareTtl,
+      });
     if (byProcess.size === 0) shares.delete(m.t);
     showPresence(m.t);
   }
 
   // A signal may come from inside a request (SQLite: after its unit of work): what it sets off
   // is the hub's own work, not that request's (its log lines carry no request id).
-  const unlisten = listenStore(db, (s: StoreSignal) => outsideRequest(() => { if (s.kind === 'log') kick(); else heard(s.payload); }));
+  const unlisten = listenStore(db, (s: StoreSignal) =>
+    outsideRequest(() => {
+      if (s.kind === 'log') kick();
+      else heard(s.payload);
+    }),
+  );
 
   // Repeat this process's shares; drop what expired (a process gone, a tab closed, typing stopped).
   const repeat = setInterval(() => {
@@ -246,24 +334,39 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
     const now = Date.now();
     for (const [t, users] of typers) {
       let stopped = false;
-      for (const [u, x] of users) if (x.until <= now) { users.delete(u); stopped = true; }
+      for (const [u, x] of users)
+        if (x.until <= now) {
+          users.delete(u);
+          stopped = true;
+        }
       if (users.size === 0) typers.delete(t);
       if (stopped) publish(t);
     }
     for (const [t, byProcess] of shares) {
       let gone = false;
-      for (const [p, share] of byProcess) if (share.expires <= now) { byProcess.delete(p); gone = true; }
+      for (const [p, share] of byProcess)
+        if (share.expires <= now) {
+          byProcess.delete(p);
+          gone = true;
+        }
       if (byProcess.size === 0) shares.delete(t);
       if (gone) showPresence(t);
     }
   }, 1000);
   const heartbeat = setInterval(() => {
-    for (const s of streams) { try { s.sink.ping(); } catch { /* the connection's own close ends it */ } }
+    for (const s of streams) {
+      try {
+        s.sink.ping();
+      } catch {
+        /* the connection's own close ends it */
+      }
+    }
   }, opts.heartbeatMs);
   for (const t of [repeat, sweep, heartbeat]) t.unref();
 
   function admit(spec: Pick<StreamSpec, 'user' | 'staff'>): void {
-    if ((perUser.get(spec.user.id) ?? 0) >= opts.maxStreamsPerUser) throw new TooManyStreams('user', opts.maxStreamsPerUser);
+    if ((perUser.get(spec.user.id) ?? 0) >= opts.maxStreamsPerUser)
+      throw new TooManyStreams('user', opts.maxStreamsPerUser);
     if (!spec.staff && customerStreams >= maxCustomerStreams) throw new TooManyStreams('customers', maxCustomerStreams);
     if (streams.size >= opts.maxStreams) throw new TooManyStreams('server', opts.maxStreams);
   }
@@ -280,7 +383,10 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
       await enqueue(async () => {
         try {
           if (closed) return;
-          if (behind && streams.size === 0) { behind = false; lastId = await newestId(); }
+          if (behind && streams.size === 0) {
+            behind = false;
+            lastId = await newestId();
+          }
           const after = spec.after;
           if (after !== undefined && after < lastId) {
             const rows = await readLog(after, lastId, CATCH_UP_MAX + 1);
@@ -306,14 +412,15 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
           closed = true;
           streams.delete(stream);
           const n = (perUser.get(spec.user.id) ?? 1) - 1;
-          if (n <= 0) perUser.delete(spec.user.id); else perUser.set(spec.user.id, n);
+          if (n <= 0) perUser.delete(spec.user.id);
+          else perUser.set(spec.user.id, n);
           if (!spec.staff) customerStreams--;
           const t = spec.ticketId;
           const m = t === undefined ? undefined : local.get(t);
           if (t !== undefined && m?.delete(stream)) {
             if (m.size === 0) local.delete(t);
             // The tab closed: its reader stops typing there too, unless another of their tabs shows the ticket.
-            if (![...(m.values())].some((u) => u.id === spec.user.id)) typers.get(t)?.delete(spec.user.id);
+            if (![...m.values()].some((u) => u.id === spec.user.id)) typers.get(t)?.delete(spec.user.id);
             publish(t);
           }
         },
@@ -327,7 +434,9 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
       if (!was || was.until <= Date.now()) publish(ticketId);
     },
     viewers: (ticketId) => merged(ticketId),
-    get streams() { return streams.size; },
+    get streams() {
+      return streams.size;
+    },
     stop() {
       unlisten();
       for (const t of [repeat, sweep, heartbeat]) clearInterval(t);

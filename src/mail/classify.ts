@@ -14,11 +14,15 @@ const first = (mail: InboundMail, name: string) => (mail.headers[name]?.[0] ?? '
 
 export function classify(mail: InboundMail, ourAddresses: string[]): MailKind {
   const h = mail.headers;
-  if (mail.contentType === 'multipart/report' && mail.reportType === 'delivery-status') return { kind: 'bounce', reason: 'delivery report (multipart/report)' };
-  if (/^(mailer-daemon|postmaster)@/.test(mail.from.address)) return { kind: 'bounce', reason: `sender ${mail.from.address}` };
+  if (mail.contentType === 'multipart/report' && mail.reportType === 'delivery-status')
+    return { kind: 'bounce', reason: 'delivery report (multipart/report)' };
+  if (/^(mailer-daemon|postmaster)@/.test(mail.from.address))
+    return { kind: 'bounce', reason: `sender ${mail.from.address}` };
   // The topmost Return-Path is the one the final MTA wrote: the envelope sender.
-  if (h['return-path']?.length && /^<\s*>$/.test(first(mail, 'return-path'))) return { kind: 'bounce', reason: 'empty Return-Path' };
-  if (ourAddresses.includes(mail.from.address)) return { kind: 'bounce', reason: `sent from our own address ${mail.from.address}` };
+  if (h['return-path']?.length && /^<\s*>$/.test(first(mail, 'return-path')))
+    return { kind: 'bounce', reason: 'empty Return-Path' };
+  if (ourAddresses.includes(mail.from.address))
+    return { kind: 'bounce', reason: `sent from our own address ${mail.from.address}` };
   const autoSubmitted = first(mail, 'auto-submitted').split(';')[0].trim();
   if (autoSubmitted && autoSubmitted !== 'no') return { kind: 'auto', reason: `Auto-Submitted: ${autoSubmitted}` };
   const precedence = first(mail, 'precedence');

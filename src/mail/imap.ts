@@ -24,8 +24,11 @@ export function parseImapUrl(url: string) {
   const u = new URL(url);
   const secure = u.protocol === 'imaps:';
   return {
-    host: u.hostname, port: Number(u.port) || (secure ? 993 : 143), secure,
-    user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password),
+    host: u.hostname,
+    port: Number(u.port) || (secure ? 993 : 143),
+    secure,
+    user: decodeURIComponent(u.username),
+    pass: decodeURIComponent(u.password),
     mailbox: decodeURIComponent(u.pathname.replace(/^\//, '')) || 'INBOX',
   };
 }
@@ -51,8 +54,14 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
     if (client?.usable) return client;
     client?.close();
     const c = new ImapFlow({
-      host: cfg.host, port: cfg.port, secure: cfg.secure, auth: { user: cfg.user, pass: cfg.pass }, logger: false,
-      connectionTimeout: 15_000, greetingTimeout: 10_000, socketTimeout: 120_000,
+      host: cfg.host,
+      port: cfg.port,
+      secure: cfg.secure,
+      auth: { user: cfg.user, pass: cfg.pass },
+      logger: false,
+      connectionTimeout: 15_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 120_000,
     });
     c.on('error', (e: Error) => opts.log('warn', 'imap: connection error', { mailbox: key, error: e.message }));
     try {
@@ -87,7 +96,8 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
       const validity = String(box.uidValidity);
       const state = await getImapState(db, key);
       let last = state && state.uid_validity === validity ? state.last_uid : 0;
-      if (state && state.uid_validity !== validity) opts.log('warn', 'imap: UIDVALIDITY changed; rescanning the mailbox', { mailbox: key });
+      if (state && state.uid_validity !== validity)
+        opts.log('warn', 'imap: UIDVALIDITY changed; rescanning the mailbox', { mailbox: key });
       const found = await c.search({ uid: `${last + 1}:*` }, { uid: true });
       if (!Array.isArray(found)) throw new Error('IMAP search failed'); // imapflow answers false rather than throwing
       for (const uid of found.filter((u) => u > last).sort((a, b) => a - b)) {
@@ -96,12 +106,22 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
         if (msg && msg.source) {
           try {
             // A rejected message is kept in the intake log (replayable there): it is handled, not fetched again.
-            const result = await processMail(db, msg.source, opts.settings, { source: 'imap' })
-              .catch((e) => { if (e instanceof MailRejected) return { verdict: 'rejected', ticket_id: null, duplicate: false, intake_id: e.intakeId }; throw e; });
-            const done = opts.moveTo ? await c.messageMove(String(uid), opts.moveTo, { uid: true })
+            const result = await processMail(db, msg.source, opts.settings, { source: 'imap' }).catch((e) => {
+              if (e instanceof MailRejected)
+                return { verdict: 'rejected', ticket_id: null, duplicate: false, intake_id: e.intakeId };
+              throw e;
+            });
+            const done = opts.moveTo
+              ? await c.messageMove(String(uid), opts.moveTo, { uid: true })
               : await c.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
-            if (!done && c.usable) opts.log('warn', 'imap: message handled but not flagged or moved', { uid, moveTo: opts.moveTo });
-            opts.log('info', 'imap: message handled', { uid, verdict: result.verdict, ticket: result.ticket_id, duplicate: result.duplicate });
+            if (!done && c.usable)
+              opts.log('warn', 'imap: message handled but not flagged or moved', { uid, moveTo: opts.moveTo });
+            opts.log('info', 'imap: message handled', {
+              uid,
+              verdict: result.verdict,
+              ticket: result.ticket_id,
+              duplicate: result.duplicate,
+            });
           } catch (e) {
             // The store cannot write (decision 042): the message was not even logged as failed. The
             // batch stops here, this UID not done; the next poll (backed off) fetches it again.
@@ -124,19 +144,28 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
   function schedule(delayMs: number) {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(() => { void run(); }, delayMs);
+    timer = setTimeout(() => {
+      void run();
+    }, delayMs);
     timer.unref();
   }
 
   async function run(): Promise<void> {
     if (running) return running;
     running = pollOnce()
-      .then(() => { failures = 0; say.clear('imap:'); })
+      .then(() => {
+        failures = 0;
+        say.clear('imap:');
+      })
       .catch((e) => {
         failures += 1;
         const storage = storageUnavailable(e);
-        say(`imap:${storage?.storage ?? (e as Error).message}`, 'warn', storage ? `imap: poll paused, ${storage.message}; trying again` : 'imap: poll failed; will reconnect',
-          { mailbox: key, error: (e as Error).message, failures });
+        say(
+          `imap:${storage?.storage ?? (e as Error).message}`,
+          'warn',
+          storage ? `imap: poll paused, ${storage.message}; trying again` : 'imap: poll failed; will reconnect',
+          { mailbox: key, error: (e as Error).message, failures },
+        );
         if (storage) return; // the IMAP session is fine: kept for the next poll
         client?.close();
         client = null;
@@ -151,7 +180,10 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
 
   schedule(0);
   return {
-    pollNow: async () => { if (running) await running; await run(); },
+    pollNow: async () => {
+      if (running) await running;
+      await run();
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);

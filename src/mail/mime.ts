@@ -37,7 +37,7 @@ const looksBase64 = (s: string) => s.split(/\r?\n/).every((line) => /^[A-Za-z0-9
  */
 function base64(s: string): Buffer {
   const out: Buffer[] = [];
-  for (let rest = s; rest.trim();) {
+  for (let rest = s; rest.trim(); ) {
     const pad = /=+/.exec(rest);
     const block = pad ? rest.slice(0, pad.index + pad[0].length) : rest;
     if (out.length && !/^[A-Za-z0-9+/]+={0,2}$/.test(block.replace(/\s+/g, ''))) break;
@@ -50,12 +50,21 @@ function base64(s: string): Buffer {
 const decoded = (encoding: string, raw: Buffer, text: boolean): Buffer => {
   switch (encoding) {
     // Text labelled base64 that is not base64 is the text itself; a broken file is decoded leniently, as mail clients do.
-    case 'base64': { const s = raw.toString('latin1'); return !text || looksBase64(s) ? base64(s) : raw; }
-    case 'quoted-printable': return libqp.decode(raw.toString('latin1'));
-    case 'x-uuencode': case 'uuencode': case 'x-uue': case 'uue': return uudecodePart(raw.toString('latin1')) ?? raw;
+    case 'base64': {
+      const s = raw.toString('latin1');
+      return !text || looksBase64(s) ? base64(s) : raw;
+    }
+    case 'quoted-printable':
+      return libqp.decode(raw.toString('latin1'));
+    case 'x-uuencode':
+    case 'uuencode':
+    case 'x-uue':
+    case 'uue':
+      return uudecodePart(raw.toString('latin1')) ?? raw;
     // 7bit, 8bit, binary, and any unknown or broken encoding (`Content-Transfer-Encoding: text/html`):
     // the bytes as they came, never nothing.
-    default: return raw;
+    default:
+      return raw;
   }
 };
 
@@ -75,8 +84,15 @@ export function splitMime(raw: Buffer): Promise<MimePart> {
         const parent = node.parentNode ? parts.get(node.parentNode) : undefined;
         const ct = (node as unknown as { _parsedContentType?: { params: Record<string, string> } })._parsedContentType;
         const part = {
-          node, type: mediaType(node, parent), params: lowerKeys(ct?.params ?? {}), disposition: node.disposition || '',
-          filename: cleanName(node.filename || ''), children: [], body: Buffer.alloc(0), outside: Buffer.alloc(0), chunks: [],
+          node,
+          type: mediaType(node, parent),
+          params: lowerKeys(ct?.params ?? {}),
+          disposition: node.disposition || '',
+          filename: cleanName(node.filename || ''),
+          children: [],
+          body: Buffer.alloc(0),
+          outside: Buffer.alloc(0),
+          chunks: [],
           depth: parent ? parent.depth + 1 : 0,
         };
         parts.set(node, part);
@@ -104,7 +120,12 @@ export function splitMime(raw: Buffer): Promise<MimePart> {
         const bytes = Buffer.concat(p.chunks);
         p.chunks = [];
         if (p.node.multipart) p.outside = withoutBoundaryLines(bytes, p.node);
-        else p.body = decoded(p.node.encoding || '', bytes, p.type.startsWith('text/') && p.disposition !== 'attachment' && !p.filename);
+        else
+          p.body = decoded(
+            p.node.encoding || '',
+            bytes,
+            p.type.startsWith('text/') && p.disposition !== 'attachment' && !p.filename,
+          );
       }
       resolve(root);
     });
@@ -130,15 +151,21 @@ function dropDelimiterLineBreak(chunks: Buffer[]): void {
  * application/pdf); a part without a Content-Type is text/plain, or message/rfc822 in a digest.
  */
 function mediaType(node: MimeNode, parent: { node: MimeNode } | undefined): string {
-  if (!node.headers || !node.headers.get('content-type').length) return parent?.node.multipart === 'digest' ? 'message/rfc822' : node.contentType || 'text/plain';
+  if (!node.headers || !node.headers.get('content-type').length)
+    return parent?.node.multipart === 'digest' ? 'message/rfc822' : node.contentType || 'text/plain';
   // RFC 2045 5.2: a Content-Type that cannot be read is text/plain (`Content-Type: text`, `<html>` …).
   return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+/.exec(node.contentType || '')?.[0] ?? 'text/plain';
 }
 
 /** The bytes below a node: its own chunks and every descendant's header block and chunks, in order. */
 function rawBelow(top: MimeNode, order: { node: MimeNode; value?: Buffer }[]): Buffer {
-  const under = (n: MimeNode) => { for (let x: MimeNode | false = n; x; x = x.parentNode) if (x === top) return true; return false; };
-  return Buffer.concat(order.filter((e) => under(e.node) && (e.value || e.node !== top)).map((e) => e.value ?? e.node.getHeaders()));
+  const under = (n: MimeNode) => {
+    for (let x: MimeNode | false = n; x; x = x.parentNode) if (x === top) return true;
+    return false;
+  };
+  return Buffer.concat(
+    order.filter((e) => under(e.node) && (e.value || e.node !== top)).map((e) => e.value ?? e.node.getHeaders()),
+  );
 }
 
 function lowerKeys(o: Record<string, string>): Record<string, string> {
@@ -147,7 +174,12 @@ function lowerKeys(o: Record<string, string>): Record<string, string> {
 
 /** A file name as a sender's mail client gave it, without a path or control characters. */
 export function cleanName(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f]/g, '').split(/[\\/]/).pop()!.trim().slice(0, 255);
+  return name
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .split(/[\\/]/)
+    .pop()!
+    .trim()
+    .slice(0, 255);
 }
 
 function withoutBoundaryLines(bytes: Buffer, node: MimeNode): Buffer {
@@ -179,7 +211,10 @@ export function withPartSeparators(raw: Buffer): Buffer {
   const boundaries = new Set<string>();
   for (const m of text.matchAll(BOUNDARY_PARAM)) if (boundaries.size < 1000) boundaries.add(m[1] ?? m[2]);
   if (!boundaries.size) return raw;
-  const escaped = [...boundaries].sort((a, b) => b.length - a.length).map((b) => b.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const escaped = [...boundaries]
+    .sort((a, b) => b.length - a.length)
+    .map((b) => b.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('|');
   const delimiter = new RegExp(`^--(${escaped})(--)?([ \t]*)(\r?\n|$)`, 'gm');
   const isDelimiter = new RegExp(`^--(?:${escaped})(--)?[ \t]*$`);
   const edits: { at: number; remove: number; insert: string }[] = [];
@@ -191,7 +226,8 @@ export function withPartSeparators(raw: Buffer): Buffer {
     const depth = open.lastIndexOf(name);
     if (depth >= 0) {
       // A delimiter of an enclosing multipart ends the ones inside it that never closed.
-      for (let i = open.length - 1; i > depth; i--) edits.push({ at: m.index, remove: 0, insert: `--${open[i]}--${eol || '\r\n'}` });
+      for (let i = open.length - 1; i > depth; i--)
+        edits.push({ at: m.index, remove: 0, insert: `--${open[i]}--${eol || '\r\n'}` });
       open.length = closing ? depth : depth + 1;
     } else if (!closing) {
       open.push(name);

@@ -30,20 +30,40 @@ function headerValues(part: MimePart, fallbackCharset?: string): Record<string, 
   for (const { key, line } of part.node.headers ? part.node.headers.getList() : []) {
     const bytes = Buffer.from(line, 'binary');
     const text = isUtf8(bytes) ? bytes.toString('utf8') : decodeText(bytes, fallbackCharset);
-    const value = text.replace(/\r?\n[ \t]*/g, ' ').replace(/^[^:]*:/, '').trim();
+    const value = text
+      .replace(/\r?\n[ \t]*/g, ' ')
+      .replace(/^[^:]*:/, '')
+      .trim();
     (out[key] ??= []).push(value);
   }
   return out;
 }
 
-const decodeWords = (s: string) => { try { return libmime.decodeWords(s); } catch { return s; } };
+const decodeWords = (s: string) => {
+  try {
+    return libmime.decodeWords(s);
+  } catch {
+    return s;
+  }
+};
 const ADDRESS = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+$/;
 
 /** Mailboxes of address headers (groups flattened, RFC 5322 comments dropped), names decoded. */
 function mailboxes(values: string[] | undefined): { address: string; name: string }[] {
-  return (values ?? []).flatMap((v) => {
-    try { return addressparser(v, { flatten: true }); } catch { return []; }
-  }).map((a) => ({ address: (a.address ?? '').trim().toLowerCase(), name: decodeWords(a.name ?? '').replace(/\s+/g, ' ').trim() }))
+  return (values ?? [])
+    .flatMap((v) => {
+      try {
+        return addressparser(v, { flatten: true });
+      } catch {
+        return [];
+      }
+    })
+    .map((a) => ({
+      address: (a.address ?? '').trim().toLowerCase(),
+      name: decodeWords(a.name ?? '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    }))
     .filter((a) => ADDRESS.test(a.address));
 }
 
@@ -77,9 +97,19 @@ function chosenAlternative(children: MimePart[]): MimePart | undefined {
   return last.find((c) => hasText(c, 'plain')) ?? last.find((c) => hasText(c, 'html'));
 }
 
-interface Collected { texts: string[]; files: InboundMail['attachments']; names: Map<string, number> }
+interface Collected {
+  texts: string[];
+  files: InboundMail['attachments'];
+  names: Map<string, number>;
+}
 
-const EXTENSION_PREFIX: Record<string, string> = { image: 'image', audio: 'audio', video: 'video', text: 'text', message: 'message' };
+const EXTENSION_PREFIX: Record<string, string> = {
+  image: 'image',
+  audio: 'audio',
+  video: 'video',
+  text: 'text',
+  message: 'message',
+};
 
 /** `image-1.png`, `image-2.png` …; with `plainFirst`, `message.html`, `message-2.html` … */
 function uniqueName(out: Collected, base: string, ext: string, plainFirst = false): string {
@@ -93,11 +123,19 @@ function fileOf(p: MimePart, out: Collected): InboundMail['attachments'][number]
   let type = p.type;
   if (p.type === 'message/rfc822') {
     const embedded = /^subject:[ \t]*(.*(?:\r?\n[ \t].*)*)/im.exec(p.body.subarray(0, 65536).toString('utf8'))?.[1];
-    const subject = cleanName(decodeWords((embedded ?? '').replace(/\r?\n[ \t]*/g, ' ')).replace(/[<>:"|?*]/g, '').trim()).slice(0, 100);
+    const subject = cleanName(
+      decodeWords((embedded ?? '').replace(/\r?\n[ \t]*/g, ' '))
+        .replace(/[<>:"|?*]/g, '')
+        .trim(),
+    ).slice(0, 100);
     if (!filename) filename = subject ? `${subject}.eml` : uniqueName(out, 'message', 'eml');
     else if (!/\.eml$/i.test(filename)) filename = `${filename}.eml`;
   } else if (!filename) {
-    filename = uniqueName(out, EXTENSION_PREFIX[p.type.split('/')[0]] ?? 'attachment', libmime.detectExtension(p.type) || 'bin');
+    filename = uniqueName(
+      out,
+      EXTENSION_PREFIX[p.type.split('/')[0]] ?? 'attachment',
+      libmime.detectExtension(p.type) || 'bin',
+    );
   } else if (p.type === 'application/octet-stream') {
     type = libmime.detectMimeType(filename) || type;
   }
@@ -111,7 +149,12 @@ function plainText(p: MimePart): string {
 
 function addText(out: Collected, text: string) {
   const { text: rest, files } = extractUuencoded(text);
-  for (const f of files) out.files.push({ filename: cleanName(f.filename) || uniqueName(out, 'attachment', 'bin'), content_type: libmime.detectMimeType(f.filename) || 'application/octet-stream', content: f.content });
+  for (const f of files)
+    out.files.push({
+      filename: cleanName(f.filename) || uniqueName(out, 'attachment', 'bin'),
+      content_type: libmime.detectMimeType(f.filename) || 'application/octet-stream',
+      content: f.content,
+    });
   if (rest.trim()) out.texts.push(rest.trim());
 }
 
@@ -134,14 +177,24 @@ function collect(p: MimePart, out: Collected, wantText: boolean): void {
     return;
   }
   const kind = kindOf(p);
-  if (kind === 'file') { out.files.push(fileOf(p, out)); return; }
+  if (kind === 'file') {
+    out.files.push(fileOf(p, out));
+    return;
+  }
   if (!wantText) return;
-  if (kind === 'plain') { addText(out, plainText(p)); return; }
+  if (kind === 'plain') {
+    addText(out, plainText(p));
+    return;
+  }
   const html = decodeText(p.body, p.params.charset ?? htmlMetaCharset(p.body));
   if (!html.trim()) return;
   const text = htmlAsText(html);
   if (text) out.texts.push(text);
-  out.files.push({ filename: uniqueName(out, 'message', 'html', true), content_type: 'text/html; charset=utf-8', content: Buffer.from(html, 'utf8') });
+  out.files.push({
+    filename: uniqueName(out, 'message', 'html', true),
+    content_type: 'text/html; charset=utf-8',
+    content: Buffer.from(html, 'utf8'),
+  });
 }
 
 // ---- the message -----------------------------------------------------------------------
@@ -158,7 +211,11 @@ export async function parseMail(raw: Buffer): Promise<InboundMail> {
   collect(root, out, true);
   let text = out.texts.join('\n\n');
   if (text.length > BODY_MAX_CHARS) {
-    out.files.push({ filename: 'message.txt', content_type: 'text/plain; charset=utf-8', content: Buffer.from(text, 'utf8') });
+    out.files.push({
+      filename: 'message.txt',
+      content_type: 'text/plain; charset=utf-8',
+      content: Buffer.from(text, 'utf8'),
+    });
     text = `${text.slice(0, BODY_MAX_CHARS)}\n\n[… ${text.length - BODY_MAX_CHARS} more characters: the whole text is attached as message.txt]`;
   }
   return { ...envelope(raw, root), text, attachments: out.files };
@@ -189,17 +246,26 @@ function envelope(raw: Buffer, root: MimePart): Omit<InboundMail, 'text' | 'atta
   const from = mailboxes(headers.from)[0] ?? mailboxes(headers.sender)[0];
   if (!from) throw new MalformedMail('The message has no valid From address');
   const messageId = messageIdOf(headers['message-id']);
-  const recipients = [...headers.to ?? [], ...headers.cc ?? [], ...headers['delivered-to'] ?? [], ...headers['x-original-to'] ?? []];
+  const recipients = [
+    ...(headers.to ?? []),
+    ...(headers.cc ?? []),
+    ...(headers['delivered-to'] ?? []),
+    ...(headers['x-original-to'] ?? []),
+  ];
   return {
     identity: messageId ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`,
     messageId,
     inReplyTo: messageIds(headers['in-reply-to']),
     references: messageIds(headers.references),
-    subject: decodeWords(headers.subject?.[0] ?? '').replace(/\s+/g, ' ').trim(),
+    subject: decodeWords(headers.subject?.[0] ?? '')
+      .replace(/\s+/g, ' ')
+      .trim(),
     from,
     recipients: [...new Set(mailboxes(recipients).map((a) => a.address))],
-    copied: mailboxes([...headers.to ?? [], ...headers.cc ?? []]),
-    deliveredTo: mailboxes([...headers['delivered-to'] ?? [], ...headers['x-original-to'] ?? []]).map((a) => a.address),
+    copied: mailboxes([...(headers.to ?? []), ...(headers.cc ?? [])]),
+    deliveredTo: mailboxes([...(headers['delivered-to'] ?? []), ...(headers['x-original-to'] ?? [])]).map(
+      (a) => a.address,
+    ),
     headers,
     contentType: root.type,
     reportType: (root.params['report-type'] ?? '').toLowerCase(),

@@ -18,4 +18,5 @@ async function answer(work: () => Promise<InboundMail>): Promise<ParseAnswer> {
 }
 
 export const parse = (raw: Uint8Array) => answer(() => parseMail(bytes(raw)));
-export const headersOnly = (task: { raw: Uint8Array; reason: string }) => answer(() => parseHeadersOnly(bytes(task.raw), task.reason));
+export const headersOnly = (task: { raw: Uint8Array; reason: string }) =>
+  answer(() => parseHeadersOnly(bytes(task.raw), task.reason));

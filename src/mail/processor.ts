@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { type Db, errorMessage } from '../db/port.js';
 import { AppError } from '../domain/errors.js';
 import {
-  applyInboundMail, logFailedMail, logRejectedMail, ownAddresses, type InboundMessage, type IntakeOptions, type IntakeResult,
+  applyInboundMail,
+  logFailedMail,
+  logRejectedMail,
+  ownAddresses,
+  type InboundMessage,
+  type IntakeOptions,
+  type IntakeResult,
 } from '../domain/mailIntake.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { classify } from './classify.js';
@@ -22,7 +28,10 @@ export interface MailSettings {
  * part of the app's settings (src/settings.ts). `notify.mailFrom` and `notify.ownAddresses`
  * (MAIL_FROM, MAIL_ADDRESSES, the IMAP account) are ours, besides the queue aliases.
  */
-export interface ProcessorSettings { notify: NotifySettings; mail: MailSettings }
+export interface ProcessorSettings {
+  notify: NotifySettings;
+  mail: MailSettings;
+}
 
 /**
  * The transport-agnostic e-mail processor: raw RFC 822 in, intake result out. /mailgate, the
@@ -33,7 +42,10 @@ export interface ProcessorSettings { notify: NotifySettings; mail: MailSettings 
  * group commit with other changes of the moment).
  */
 export async function processMail(
-  db: Db, raw: Buffer, settings: ProcessorSettings, opts: Omit<IntakeOptions, 'senderLimitPerHour' | 'notify'>,
+  db: Db,
+  raw: Buffer,
+  settings: ProcessorSettings,
+  opts: Omit<IntakeOptions, 'senderLimitPerHour' | 'notify'>,
 ): Promise<IntakeResult> {
   let reading;
   try {
@@ -41,15 +53,31 @@ export async function processMail(
   } catch (e) {
     if (!(e instanceof MalformedMail)) throw e;
     const identity = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
-    throw await rejected(db, { identity, messageId: null, from: { address: '', name: '' }, subject: '', raw }, opts.source, e.message);
+    throw await rejected(
+      db,
+      { identity, messageId: null, from: { address: '', name: '' }, subject: '', raw },
+      opts.source,
+      e.message,
+    );
   }
   const { mail, degraded } = reading;
-  const own = [...new Set([...await ownAddresses(db, settings.notify.mailFrom), ...settings.notify.ownAddresses])];
+  const own = [...new Set([...(await ownAddresses(db, settings.notify.mailFrom)), ...settings.notify.ownAddresses])];
   const kind = classify(mail, own);
   const { headers: _headers, contentType: _type, reportType: _report, ...parsed } = mail;
-  const message: InboundMessage = { ...parsed, raw, kind: kind.kind, kindReason: kind.kind === 'human' ? undefined : kind.reason, degraded };
+  const message: InboundMessage = {
+    ...parsed,
+    raw,
+    kind: kind.kind,
+    kindReason: kind.kind === 'human' ? undefined : kind.reason,
+    degraded,
+  };
   try {
-    return await applyInboundMail(db, message, { ...opts, senderLimitPerHour: settings.mail.senderLimitPerHour, ownAddresses: own, notify: settings.notify });
+    return await applyInboundMail(db, message, {
+      ...opts,
+      senderLimitPerHour: settings.mail.senderLimitPerHour,
+      ownAddresses: own,
+      notify: settings.notify,
+    });
   } catch (e) {
     if (e instanceof AppError && e.status < 500) throw await rejected(db, message, opts.source, e.message, e); // an unknown queue
     await logFailedMail(db, message, opts.source, errorMessage(e));
@@ -59,11 +87,25 @@ export async function processMail(
 
 /** A 422 whose message was kept in the intake log (verdict `rejected`), so an admin can replay it. */
 export class MailRejected extends AppError {
-  constructor(message: string, readonly intakeId: number, cause?: AppError) {
-    super('validation_failed', `${message} (kept in the intake log as entry ${intakeId})`, cause?.details ?? [{ path: 'message', message }]);
+  constructor(
+    message: string,
+    readonly intakeId: number,
+    cause?: AppError,
+  ) {
+    super(
+      'validation_failed',
+      `${message} (kept in the intake log as entry ${intakeId})`,
+      cause?.details ?? [{ path: 'message', message }],
+    );
   }
 }
 
-async function rejected(db: Db, m: Parameters<typeof logRejectedMail>[1], source: string, reason: string, cause?: AppError): Promise<MailRejected> {
+async function rejected(
+  db: Db,
+  m: Parameters<typeof logRejectedMail>[1],
+  source: string,
+  reason: string,
+  cause?: AppError,
+): Promise<MailRejected> {
   return new MailRejected(reason, (await logRejectedMail(db, m, source, reason)).intake_id!, cause);
 }

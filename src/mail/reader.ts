@@ -28,16 +28,23 @@ let pool: Piscina | undefined;
 function workers(): Piscina {
   pool ??= new Piscina({
     filename: new URL(fromSource ? './parseWorker.source.mjs' : './parseWorker.js', import.meta.url).href,
-    minThreads: 1, maxThreads: Math.max(1, Math.min(2, availableParallelism())), idleTimeout: 60_000, recordTiming: false,
+    minThreads: 1,
+    maxThreads: Math.max(1, Math.min(2, availableParallelism())),
+    idleTimeout: 60_000,
+    recordTiming: false,
     resourceLimits: { maxOldGenerationSizeMb: MEMORY_MB },
-
   });
   return pool;
 }
 
-const revive = (mail: InboundMail): InboundMail => withoutNul({
-  ...mail, attachments: mail.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })),
-});
+const revive = (mail: InboundMail): InboundMail =>
+  withoutNul({
+    ...mail,
+    attachments: mail.attachments.map((a) => ({
+      ...a,
+      content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
+    })),
+  });
 
 /**
  * Every NUL character in what was read (subject, names, text, content types) as U+FFFD, the
@@ -62,7 +69,7 @@ function why(e: unknown, timeoutMs: number): string {
 }
 
 async function run(name: 'parse' | 'headersOnly', task: unknown, timeoutMs: number): Promise<InboundMail> {
-  const answer = await workers().run(task, { name, signal: AbortSignal.timeout(timeoutMs) }) as ParseAnswer;
+  const answer = (await workers().run(task, { name, signal: AbortSignal.timeout(timeoutMs) })) as ParseAnswer;
   if ('malformed' in answer) throw new MalformedMail(answer.malformed);
   return revive(answer.mail);
 }
@@ -97,7 +104,9 @@ let loaded: Promise<unknown> | undefined;
 /** Starts the worker thread now (the server, once it listens), so the first message does not wait for it. */
 export function startMailReading(): void {
   // A task of nothing (the headers of an empty message): its answer says the thread is ready.
-  loaded ??= workers().run({ raw: new Uint8Array(0), reason: 'start' }, { name: 'headersOnly' }).catch(() => {});
+  loaded ??= workers()
+    .run({ raw: new Uint8Array(0), reason: 'start' }, { name: 'headersOnly' })
+    .catch(() => {});
 }
 
 /** Stops the worker threads (a graceful shutdown), once the first has loaded (see `loaded`). */
@@ -106,6 +115,12 @@ export async function closeMailReading(): Promise<void> {
   const ready = loaded;
   pool = undefined;
   loaded = undefined;
-  if (ready) await Promise.race([ready, new Promise((r) => { setTimeout(r, 5000).unref(); })]);
+  if (ready)
+    await Promise.race([
+      ready,
+      new Promise((r) => {
+        setTimeout(r, 5000).unref();
+      }),
+    ]);
   await p?.destroy();
 }

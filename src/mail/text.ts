@@ -45,17 +45,72 @@ export function unflow(text: string, delSp: boolean): string {
       if (open) out.push(open.text);
       open = { depth, text: (depth ? `${'>'.repeat(depth)} ` : '') + piece };
     }
-    if (!soft) { out.push(open.text); open = null; }
+    if (!soft) {
+      out.push(open.text);
+      open = null;
+    }
   }
   if (open) out.push(open.text);
   return out.join('\n');
 }
 
-const BLOCK = new Set(['address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'dd', 'div', 'dl', 'dt', 'fieldset',
-  'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'html', 'li', 'main', 'nav', 'ol', 'p',
-  'pre', 'section', 'table', 'tbody', 'thead', 'tfoot', 'tr', 'ul']);
+const BLOCK = new Set([
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'caption',
+  'center',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'html',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'tbody',
+  'thead',
+  'tfoot',
+  'tr',
+  'ul',
+]);
 const HIDDEN = new Set(['script', 'style', 'title']); // raw-text elements the tokenizer closes itself
-const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 const SIBLINGS = new Set(['p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'option']);
 
 /** Past these, html-to-text (whose parser costs grow with nesting) gives way to the linear pass. */
@@ -77,8 +132,12 @@ export function scanHtml(html: string): { text: string; depth: number } {
   let attrValue = '';
   let href = '';
   const linkStart: number[] = [];
-  const brk = () => { if (out.length && !out[out.length - 1].endsWith('\n')) out.push('\n'); };
-  const text = (s: string) => { if (!hidden) out.push(pre ? s : s.replace(/\s+/g, ' ')); };
+  const brk = () => {
+    if (out.length && !out[out.length - 1].endsWith('\n')) out.push('\n');
+  };
+  const text = (s: string) => {
+    if (!hidden) out.push(pre ? s : s.replace(/\s+/g, ' '));
+  };
   const open = (name: string, selfClosing: boolean) => {
     if (SIBLINGS.has(name) && stack[stack.length - 1] === name) stack.pop();
     if (HIDDEN.has(name)) hidden++;
@@ -88,40 +147,94 @@ export function scanHtml(html: string): { text: string; depth: number } {
     if (name === 'li') out.push('- ');
     if (name === 'td' || name === 'th') out.push(' ');
     if (name === 'a') linkStart.push(out.length);
-    if (!VOID.has(name) && !selfClosing) { stack.push(name); depth = Math.max(depth, stack.length); }
+    if (!VOID.has(name) && !selfClosing) {
+      stack.push(name);
+      depth = Math.max(depth, stack.length);
+    }
   };
   const close = (name: string) => {
     // Pop to the matching element, looking only a few levels down: stray end tags are ignored.
-    for (let i = stack.length - 1; i >= 0 && i >= stack.length - 16; i--) if (stack[i] === name) { stack.length = i; break; }
+    for (let i = stack.length - 1; i >= 0 && i >= stack.length - 16; i--)
+      if (stack[i] === name) {
+        stack.length = i;
+        break;
+      }
     if (HIDDEN.has(name) && hidden) hidden--;
     if (name === 'pre' && pre) pre--;
     if (name === 'a' && linkStart.length) {
       const from = linkStart.pop()!;
       const label = out.length - from < 64 ? out.slice(from).join('').trim() : '';
-      if (href && /^(https?:|mailto:)/i.test(href) && label && label !== href && label !== href.replace(/^mailto:/i, '')) out.push(` [${href}]`);
+      if (
+        href &&
+        /^(https?:|mailto:)/i.test(href) &&
+        label &&
+        label !== href &&
+        label !== href.replace(/^mailto:/i, '')
+      )
+        out.push(` [${href}]`);
       href = '';
     }
     if (BLOCK.has(name)) brk();
   };
-  const tokenizer = new Tokenizer({ decodeEntities: true }, {
-    onattribdata: (s, e) => { attrValue += html.slice(s, e); },
-    onattribentity: (cp) => { attrValue += String.fromCodePoint(cp); },
-    onattribend: () => { if (tag === 'a' && attr === 'href') href = attrValue.trim(); attr = ''; attrValue = ''; },
-    onattribname: (s, e) => { attr = html.slice(s, e).toLowerCase(); attrValue = ''; },
-    oncdata: () => {}, oncomment: () => {}, ondeclaration: () => {}, onprocessinginstruction: () => {}, onend: () => {},
-    onclosetag: (s, e) => close(html.slice(s, e).toLowerCase()),
-    onopentagname: (s, e) => { tag = html.slice(s, e).toLowerCase(); if (tag === 'a') href = ''; },
-    onopentagend: () => open(tag, false),
-    onselfclosingtag: () => { open(tag, true); close(tag); },
-    ontext: (s, e) => text(html.slice(s, e)),
-    ontextentity: (cp) => text(String.fromCodePoint(cp)),
-  });
+  const tokenizer = new Tokenizer(
+    { decodeEntities: true },
+    {
+      onattribdata: (s, e) => {
+        attrValue += html.slice(s, e);
+      },
+      onattribentity: (cp) => {
+        attrValue += String.fromCodePoint(cp);
+      },
+      onattribend: () => {
+        if (tag === 'a' && attr === 'href') href = attrValue.trim();
+        attr = '';
+        attrValue = '';
+      },
+      onattribname: (s, e) => {
+        attr = html.slice(s, e).toLowerCase();
+        attrValue = '';
+      },
+      oncdata: () => {},
+      oncomment: () => {},
+      ondeclaration: () => {},
+      onprocessinginstruction: () => {},
+      onend: () => {},
+      onclosetag: (s, e) => close(html.slice(s, e).toLowerCase()),
+      onopentagname: (s, e) => {
+        tag = html.slice(s, e).toLowerCase();
+        if (tag === 'a') href = '';
+      },
+      onopentagend: () => open(tag, false),
+      onselfclosingtag: () => {
+        open(tag, true);
+        close(tag);
+      },
+      ontext: (s, e) => text(html.slice(s, e)),
+      ontextentity: (cp) => text(String.fromCodePoint(cp)),
+    },
+  );
   tokenizer.write(html);
   tokenizer.end();
-  return { text: tidy(out.join('').split('\n').map((l) => l.trim()).join('\n')), depth };
+  return {
+    text: tidy(
+      out
+        .join('')
+        .split('\n')
+        .map((l) => l.trim())
+        .join('\n'),
+    ),
+    depth,
+  };
 }
 
-const tidy = (s: string) => s.replace(/\u00a0/g, ' ').split('\n').map((l) => l.trimEnd()).join('\n').replace(/\n{3,}/g, '\n\n').trim();
+const tidy = (s: string) =>
+  s
+    .replace(/\u00a0/g, ' ')
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 
 /** html-to-text with our options, compiled once (compiling its selectors costs more than converting a short mail). */
 const htmlConverter = compile({

@@ -40,7 +40,10 @@ export function uudecodePart(text: string): Buffer | null {
   return end < 0 ? null : uudecodeLines(lines.slice(begin + 1, end));
 }
 
-export interface UuFile { filename: string; content: Buffer }
+export interface UuFile {
+  filename: string;
+  content: Buffer;
+}
 
 /** Takes the well-formed uuencoded blocks out of a text: the files, and the text without them. */
 export function extractUuencoded(text: string): { text: string; files: UuFile[] } {
@@ -52,8 +55,14 @@ export function extractUuencoded(text: string): { text: string; files: UuFile[] 
     const begin = /^begin ([0-7]{3,4}) (.+?)\s*$/.exec(lines[i]);
     if (begin) {
       let end = i + 1;
-      while (end < lines.length && lines[end].trimEnd() !== 'end' && DATA_LINE.test(lines[end].replace(/\r$/, '') || ' ')) end++;
-      const content = end < lines.length && lines[end].trimEnd() === 'end' ? uudecodeLines(lines.slice(i + 1, end)) : null;
+      while (
+        end < lines.length &&
+        lines[end].trimEnd() !== 'end' &&
+        DATA_LINE.test(lines[end].replace(/\r$/, '') || ' ')
+      )
+        end++;
+      const content =
+        end < lines.length && lines[end].trimEnd() === 'end' ? uudecodeLines(lines.slice(i + 1, end)) : null;
       if (content) {
         files.push({ filename: begin[2], content });
         i = end;

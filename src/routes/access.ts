@@ -22,7 +22,11 @@ function routeOf(c: Context): string | null {
   const wild = (p: string) => p === '*' || p === '/*';
   const answered = routePath(c);
   if (answered && !wild(answered)) return answered;
-  return matchedRoutes(c).map((r) => r.path).find((p) => !wild(p)) ?? null;
+  return (
+    matchedRoutes(c)
+      .map((r) => r.path)
+      .find((p) => !wild(p)) ?? null
+  );
 }
 
 /**
@@ -52,15 +56,24 @@ export function accessLog(log: Logger, opts: { json: boolean }): MiddlewareHandl
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const re = c.get('redispatched');
     const method = c.req.method;
-    const route = re ? re.route ?? null : routeOf(c);
+    const route = re ? (re.route ?? null) : routeOf(c);
     const stream = (c.res.headers.get('content-type') ?? '').startsWith('text/event-stream');
     if (!opts.json) {
-      log('info', `${method}${re?.method ? `(${re.method})` : ''} ${c.req.path} ${c.res.status} ${ms}ms${stream ? ' (stream opened)' : ''}`);
+      log(
+        'info',
+        `${method}${re?.method ? `(${re.method})` : ''} ${c.req.path} ${c.res.status} ${ms}ms${stream ? ' (stream opened)' : ''}`,
+      );
       return;
     }
     log('info', 'request', {
-      request_id: id, method, ...(re?.method ? { method_override: re.method } : {}), route, status: c.res.status, duration_ms: ms,
-      user_id: (re ? re.userId : c.get('actor')?.id) ?? null, ...(stream ? { stream: true } : {}),
+      request_id: id,
+      method,
+      ...(re?.method ? { method_override: re.method } : {}),
+      route,
+      status: c.res.status,
+      duration_ms: ms,
+      user_id: (re ? re.userId : c.get('actor')?.id) ?? null,
+      ...(stream ? { stream: true } : {}),
     });
   };
 }

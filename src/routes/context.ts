@@ -7,7 +7,9 @@ import type { ProcessorSettings as Settings } from '../mail/processor.js';
 
 /** Everything a request handler can reach: built once by the app factory. */
 export interface Deps {
-  db: Db; env: Env; log: Logger;
+  db: Db;
+  env: Env;
+  log: Logger;
   /** The app's settings (src/settings.ts): given by the server, else built by the app factory. */
   settings?: Settings;
   /** The live-update hub (SPEC C5): started by the app factory unless given. */
@@ -34,4 +36,9 @@ declare module 'hono' {
 }
 
 /** What a re-dispatched request (a form's `_method`, routes/methodOverride.ts) tells the request it came from. */
-export interface Redispatch { id: string; method?: string; route?: string | null; userId?: number | null }
+export interface Redispatch {
+  id: string;
+  method?: string;
+  route?: string | null;
+  userId?: number | null;
+}

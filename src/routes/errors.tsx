@@ -15,15 +15,30 @@ export const ErrorBodySchema = z.strictObject({
   error: z.strictObject({
     code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),
-    details: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional().describe('`validation_failed`: each refused field'),
-    transactions: z.array(TransactionSchema).optional().describe('`stale`: the entries that came in since the writer loaded the ticket'),
+    details: z
+      .array(z.strictObject({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe('`validation_failed`: each refused field'),
+    transactions: z
+      .array(TransactionSchema)
+      .optional()
+      .describe('`stale`: the entries that came in since the writer loaded the ticket'),
     cause: z.string().optional().describe('`storage_unavailable` on /healthz: what cannot be written'),
   }),
 });
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
-  400: 'invalid_json', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
-  413: 'too_large', 415: 'unsupported_media_type', 422: 'validation_failed', 429: 'rate_limited', 503: 'unavailable',
+  400: 'invalid_json',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  503: 'unavailable',
 };
 
 /** Seconds a client is asked to wait when the store cannot write (decision 042). */
@@ -38,8 +53,14 @@ const storageLines = new WeakMap<Logger, Throttled>();
  */
 export function toAppError(err: unknown, c: Context<AppEnv>): AppError {
   const e = mapError(err, c);
-  const retryAfter = e instanceof TryLater ? e.retryAfterSec
-    : e.code === 'storage_unavailable' ? STORAGE_RETRY_AFTER : e.code === 'rate_limited' ? 900 : undefined;
+  const retryAfter =
+    e instanceof TryLater
+      ? e.retryAfterSec
+      : e.code === 'storage_unavailable'
+        ? STORAGE_RETRY_AFTER
+        : e.code === 'rate_limited'
+          ? 900
+          : undefined;
   if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
   return e;
 }
@@ -48,7 +69,10 @@ function mapError(err: unknown, c: Context<AppEnv>): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof HTTPException) {
     const code = CODE_BY_STATUS[err.status] ?? 'internal';
-    return new AppError(code, code === 'forbidden' ? 'Cross-site request refused' : err.message || code.replaceAll('_', ' '));
+    return new AppError(
+      code,
+      code === 'forbidden' ? 'Cross-site request refused' : err.message || code.replaceAll('_', ' '),
+    );
   }
   const taken = uniqueConflict(err); // a unique index no domain function expected to meet: still a 409 naming the field
   if (taken) return taken;
@@ -59,8 +83,15 @@ function mapError(err: unknown, c: Context<AppEnv>): AppError {
   if (storage) {
     let say = storageLines.get(log);
     if (!say) storageLines.set(log, (say = throttled(log)));
-    say(`request:${storage.storage}`, 'error', `writes refused: ${storage.message}`, { cause: storage.storage, method: c.req.method, path: c.req.path });
-    return new AppError('storage_unavailable', `The server cannot store changes right now: ${storage.summary}. Try again later.`);
+    say(`request:${storage.storage}`, 'error', `writes refused: ${storage.message}`, {
+      cause: storage.storage,
+      method: c.req.method,
+      path: c.req.path,
+    });
+    return new AppError(
+      'storage_unavailable',
+      `The server cannot store changes right now: ${storage.summary}. Try again later.`,
+    );
   }
   if (clientGone(err, c)) {
     // The client hung up mid-body, or the server's request timeout cut it off (Node has answered
@@ -69,8 +100,18 @@ function mapError(err: unknown, c: Context<AppEnv>): AppError {
     return new AppError('invalid_json', 'The request body was cut off');
   }
   const id = requestId(c);
-  log('error', 'unhandled error', { method: c.req.method, path: c.req.path, error: withCause(err), stack: (err as Error)?.stack });
-  return new AppError('internal', env.production ? `Internal server error (request ${id})` : `Internal server error (request ${id}): ${withCause(err)}`);
+  log('error', 'unhandled error', {
+    method: c.req.method,
+    path: c.req.path,
+    error: withCause(err),
+    stack: (err as Error)?.stack,
+  });
+  return new AppError(
+    'internal',
+    env.production
+      ? `Internal server error (request ${id})`
+      : `Internal server error (request ${id}): ${withCause(err)}`,
+  );
 }
 
 /** An error and what caused it (on PostgreSQL the failed query says which statement, its cause why). */
@@ -93,12 +134,17 @@ function clientGone(err: unknown, c: Context<AppEnv>): boolean {
 
 export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise<Response> {
   if (!wantsHtml(c)) {
-    const body: z.input<typeof ErrorBodySchema> = { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...e.extra } };
+    const body: z.input<typeof ErrorBodySchema> = {
+      error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...e.extra },
+    };
     return c.json(body, e.status as 400);
   }
   if (e.code === 'unauthenticated') {
     const next = c.req.method === 'GET' ? `?next=${encodeURIComponent(c.req.path + new URL(c.req.url).search)}` : '';
-    if (isHtmx(c)) { c.header('HX-Redirect', `/login${next}`); return c.body(null, 401); }
+    if (isHtmx(c)) {
+      c.header('HX-Redirect', `/login${next}`);
+      return c.body(null, 401);
+    }
     return c.redirect(`/login${next}`, 303);
   }
   if (isHtmx(c)) return c.html(<InlineError message={e.message} details={e.details} />, e.status as 400);

@@ -26,5 +26,8 @@ export async function methodOverride(app: Hono<AppEnv>, c: Context<AppEnv>, next
   // Still the same request: one id, one access line (the outer one, told the inner's route and user).
   const record: Redispatch = { id: c.get('requestId') };
   c.set('redispatched', record);
-  return app.fetch(new Request(c.req.url, { method, headers: c.req.raw.headers, body }), { ...(c.env as object), [REDISPATCH]: record });
+  return app.fetch(new Request(c.req.url, { method, headers: c.req.raw.headers, body }), {
+    ...(c.env as object),
+    [REDISPATCH]: record,
+  });
 }

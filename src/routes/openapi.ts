@@ -55,8 +55,15 @@ export interface OperationDoc {
   errors?: ErrorStatus[];
 }
 
-const SUCCESS_TEXT: Record<Success, string> = { 200: 'OK', 201: 'Created', 204: 'Done; no body', 303: 'Elsewhere: see `Location`' };
-const jsonOut = (schema: z.ZodType) => ({ 'application/json': { schema: resolver(schema as never, { options: { io: 'output' } }) } });
+const SUCCESS_TEXT: Record<Success, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'Done; no body',
+  303: 'Elsewhere: see `Location`',
+};
+const jsonOut = (schema: z.ZodType) => ({
+  'application/json': { schema: resolver(schema as never, { options: { io: 'output' } }) },
+});
 
 type Json = Record<string, unknown>;
 /**
@@ -70,14 +77,20 @@ function pipeOverride(ctx: { zodSchema: unknown; jsonSchema: Json }) {
   const json = ctx.jsonSchema;
   const out = inputSchema(def.out) as Json;
   const isNumber = (x: Json) => x.type === 'number' || x.type === 'integer';
-  if (json.type === 'array' && out.type === 'array' && Object.keys((json.items as Json | undefined) ?? {}).length === 0) json.items = out.items;
+  if (json.type === 'array' && out.type === 'array' && Object.keys((json.items as Json | undefined) ?? {}).length === 0)
+    json.items = out.items;
   else if (isNumber(out) && isNumber(json)) Object.assign(json, out);
-  else if (isNumber(out) && Array.isArray(json.anyOf)) json.anyOf = (json.anyOf as Json[]).map((m) => (isNumber(m) ? out : m));
+  else if (isNumber(out) && Array.isArray(json.anyOf))
+    json.anyOf = (json.anyOf as Json[]).map((m) => (isNumber(m) ? out : m));
 }
 
 /** The JSON Schema of what a request may send (zod's input side: what a form's strings may be, too). */
 export function inputSchema(schema: z.ZodType): OpenAPIV3_1.SchemaObject {
-  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: pipeOverride }) as Json;
+  const { $schema: _, ...json } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: pipeOverride,
+  }) as Json;
   return json as OpenAPIV3_1.SchemaObject;
 }
 
@@ -85,10 +98,18 @@ export function inputSchema(schema: z.ZodType): OpenAPIV3_1.SchemaObject {
 function queryParameters(schema: z.ZodType): OpenAPIV3_1.ParameterObject[] {
   const json = inputSchema(schema);
   const required = new Set(json.required ?? []);
-  return Object.entries(json.properties ?? {}).filter(([, s]) => (s as OpenAPIV3_1.SchemaObject).type !== 'object').map(([name, s]) => {
-    const { description, ...rest } = s as OpenAPIV3_1.SchemaObject;
-    return { in: 'query', name, required: required.has(name), ...(description ? { description } : {}), schema: rest } as OpenAPIV3_1.ParameterObject;
-  });
+  return Object.entries(json.properties ?? {})
+    .filter(([, s]) => (s as OpenAPIV3_1.SchemaObject).type !== 'object')
+    .map(([name, s]) => {
+      const { description, ...rest } = s as OpenAPIV3_1.SchemaObject;
+      return {
+        in: 'query',
+        name,
+        required: required.has(name),
+        ...(description ? { description } : {}),
+        schema: rest,
+      } as OpenAPIV3_1.ParameterObject;
+    });
 }
 
 /** The statuses any route of this shape can answer (the rest are in `errors`). */
@@ -102,38 +123,73 @@ function automaticErrors(d: OperationDoc): ErrorStatus[] {
 }
 
 /** Each error status is described once, in the document's components (`Error404` …). */
-const errorResponse = (status: ErrorStatus): OpenAPIV3_1.ReferenceObject => ({ $ref: `#/components/responses/Error${status}` });
-const errorResponses = (): Record<string, OpenAPIV3_1.ResponseObject> => Object.fromEntries(Object.entries(ERROR_MEANING).map(([status, meaning]) =>
-  [`Error${status}`, { description: meaning, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]));
+const errorResponse = (status: ErrorStatus): OpenAPIV3_1.ReferenceObject => ({
+  $ref: `#/components/responses/Error${status}`,
+});
+const errorResponses = (): Record<string, OpenAPIV3_1.ResponseObject> =>
+  Object.fromEntries(
+    Object.entries(ERROR_MEANING).map(([status, meaning]) => [
+      `Error${status}`,
+      { description: meaning, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    ]),
+  );
 
 /** Marks a route as part of the JSON API, described under `tag`. */
-export const documented = (tag: string) => (d: OperationDoc): MiddlewareHandler => {
-  const responses: Record<string, unknown> = {};
-  for (const [status, body] of Object.entries(d.ok) as [string, SuccessBody][]) {
-    const text = SUCCESS_TEXT[Number(status) as Success];
-    if (body === null) responses[status] = { description: text };
-    else if (body instanceof z.ZodType) responses[status] = { description: text, content: jsonOut(body) };
-    else responses[status] = { description: body.description, content: { [body.media]: { schema: body.schema ?? { type: 'string', format: 'binary' } } } };
-  }
-  for (const status of new Set([...automaticErrors(d), ...(d.errors ?? [])])) responses[status] = errorResponse(status);
-  const parameters = [
-    ...(d.query ? queryParameters(d.query) : []),
-    ...Object.entries(d.path ?? {}).map(([name, s]) => ({ in: 'path', name, required: true, schema: inputSchema(s) })),
-  ];
-  // One schema object for every media type: the document names it once (finish).
-  const bodySchema = d.body ? inputSchema(d.body) : undefined;
-  const media = ['application/json', 'application/x-www-form-urlencoded', ...(d.files ? ['multipart/form-data'] : [])];
-  const requestBody = d.content
-    ? { required: true, content: Object.fromEntries(Object.entries(d.content).map(([m, c]) => [m, { schema: c.schema instanceof z.ZodType ? inputSchema(c.schema) : c.schema }])) }
-    : d.body ? { required: false, content: Object.fromEntries(media.map((m) => [m, { schema: bodySchema }])) } : undefined;
-  return describeRoute({
-    tags: [tag], summary: d.summary, ...(d.description ? { description: d.description } : {}),
-    ...(parameters.length ? { parameters: parameters as OpenAPIV3_1.ParameterObject[] } : {}),
-    ...(requestBody ? { requestBody } : {}),
-    ...(d.public ? { security: [] } : {}),
-    responses: responses as never,
-  });
-};
+export const documented =
+  (tag: string) =>
+  (d: OperationDoc): MiddlewareHandler => {
+    const responses: Record<string, unknown> = {};
+    for (const [status, body] of Object.entries(d.ok) as [string, SuccessBody][]) {
+      const text = SUCCESS_TEXT[Number(status) as Success];
+      if (body === null) responses[status] = { description: text };
+      else if (body instanceof z.ZodType) responses[status] = { description: text, content: jsonOut(body) };
+      else
+        responses[status] = {
+          description: body.description,
+          content: { [body.media]: { schema: body.schema ?? { type: 'string', format: 'binary' } } },
+        };
+    }
+    for (const status of new Set([...automaticErrors(d), ...(d.errors ?? [])]))
+      responses[status] = errorResponse(status);
+    const parameters = [
+      ...(d.query ? queryParameters(d.query) : []),
+      ...Object.entries(d.path ?? {}).map(([name, s]) => ({
+        in: 'path',
+        name,
+        required: true,
+        schema: inputSchema(s),
+      })),
+    ];
+    // One schema object for every media type: the document names it once (finish).
+    const bodySchema = d.body ? inputSchema(d.body) : undefined;
+    const media = [
+      'application/json',
+      'application/x-www-form-urlencoded',
+      ...(d.files ? ['multipart/form-data'] : []),
+    ];
+    const requestBody = d.content
+      ? {
+          required: true,
+          content: Object.fromEntries(
+            Object.entries(d.content).map(([m, c]) => [
+              m,
+              { schema: c.schema instanceof z.ZodType ? inputSchema(c.schema) : c.schema },
+            ]),
+          ),
+        }
+      : d.body
+        ? { required: false, content: Object.fromEntries(media.map((m) => [m, { schema: bodySchema }])) }
+        : undefined;
+    return describeRoute({
+      tags: [tag],
+      summary: d.summary,
+      ...(d.description ? { description: d.description } : {}),
+      ...(parameters.length ? { parameters: parameters as OpenAPIV3_1.ParameterObject[] } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      ...(d.public ? { security: [] } : {}),
+      responses: responses as never,
+    });
+  };
 
 /** Routes the app serves that are not the JSON API: files, redirects, the reference page. */
 export const NOT_API = [/^\/static\//, /^\/favicon\.ico$/, /^\/$/, /^\/docs\/api$/, /^\/portal\/tickets$/];
@@ -158,32 +214,48 @@ statuses each operation lists.`;
 function finish(generated: OpenAPIV3_1.Document, errorSchema: z.ZodType): OpenAPIV3_1.Document {
   // A copy: the generated document shares objects with the routes' descriptions, which stay as they are.
   const doc = structuredClone(generated);
-  const schemas = (doc.components ??= {}).schemas ??= {};
+  const schemas = ((doc.components ??= {}).schemas ??= {});
   // The error body, with the named schemas it holds (a `stale` error's transactions) as components.
-  const { $schema: _, $defs, ...error } = JSON.parse(JSON.stringify(z.toJSONSchema(errorSchema, { io: 'output' })).replaceAll('"#/$defs/', '"#/components/schemas/'));
+  const {
+    $schema: _,
+    $defs,
+    ...error
+  } = JSON.parse(
+    JSON.stringify(z.toJSONSchema(errorSchema, { io: 'output' })).replaceAll('"#/$defs/', '"#/components/schemas/'),
+  );
   Object.assign(schemas, $defs, { Error: error });
   doc.components.responses = { ...doc.components.responses, ...errorResponses() };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item ?? {}) as [string, OpenAPIV3_1.OperationObject][]) {
       for (const p of (op.parameters ?? []) as OpenAPIV3_1.ParameterObject[]) {
-        if (p.in === 'path' && (p.schema as OpenAPIV3_1.SchemaObject | undefined)?.type === 'string' && Object.keys(p.schema!).length === 1) {
+        if (
+          p.in === 'path' &&
+          (p.schema as OpenAPIV3_1.SchemaObject | undefined)?.type === 'string' &&
+          Object.keys(p.schema!).length === 1
+        ) {
           p.schema = { type: 'integer', minimum: 1 };
           p.description ??= 'A positive id (anything else is 404)';
         }
       }
       // The body's one schema, named once for its media types (JSON and forms).
       const body = op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
-      const shared = body && new Set(Object.values(body.content).map((m) => m.schema)).size === 1 && Object.keys(body.content).length > 1;
+      const shared =
+        body &&
+        new Set(Object.values(body.content).map((m) => m.schema)).size === 1 &&
+        Object.keys(body.content).length > 1;
       if (shared && op.operationId) {
         const name = `${op.operationId[0].toUpperCase()}${op.operationId.slice(1)}Body`;
         schemas[name] = Object.values(body.content)[0].schema!;
         for (const m of Object.values(body.content)) m.schema = { $ref: `#/components/schemas/${name}` };
       }
-      const responses = op.responses ??= {};
+      const responses = (op.responses ??= {});
       // An id in the path: unknown (or not yours to see) is 404, never 500 (SPEC B5).
       if (path.includes('{')) responses['404'] ??= errorResponse(404);
       // A write: refused cross-site on a session cookie (403), or while the store cannot write (503).
-      if (method !== 'get') { responses['403'] ??= errorResponse(403); responses['503'] ??= errorResponse(503); }
+      if (method !== 'get') {
+        responses['403'] ??= errorResponse(403);
+        responses['503'] ??= errorResponse(503);
+      }
       op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
     }
   }
@@ -191,14 +263,25 @@ function finish(generated: OpenAPIV3_1.Document, errorSchema: z.ZodType): OpenAP
 }
 
 /** The OpenAPI 3.1 document of `app`'s JSON API. */
-export async function openApiDocument(app: Hono<AppEnv>, errorSchema: z.ZodType, version: string): Promise<OpenAPIV3_1.Document> {
+export async function openApiDocument(
+  app: Hono<AppEnv>,
+  errorSchema: z.ZodType,
+  version: string,
+): Promise<OpenAPIV3_1.Document> {
   const doc = await generateSpecs(app, {
     documentation: {
       info: { title: 'hxdesk API', version, description: INTRO },
-      components: { securitySchemes: {
-        token: { type: 'http', scheme: 'bearer', description: 'An API token (POST /tokens)' },
-        session: { type: 'apiKey', in: 'cookie', name: 'hxdesk_session', description: 'The session cookie POST /login sets' },
-      } },
+      components: {
+        securitySchemes: {
+          token: { type: 'http', scheme: 'bearer', description: 'An API token (POST /tokens)' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'hxdesk_session',
+            description: 'The session cookie POST /login sets',
+          },
+        },
+      },
       security: [{ token: [] }, { session: [] }],
     },
     exclude: NOT_API,

@@ -18,7 +18,8 @@ type C = Context<AppEnv>;
 
 /** An htmx request for a fragment. A boosted link or form (`HX-Boosted`) is a navigation: full page. */
 export const isHtmx = (c: C) => c.req.header('hx-request') === 'true' && c.req.header('hx-boosted') !== 'true';
-export const wantsHtml = (c: C) => c.req.header('hx-request') === 'true' || (c.req.header('accept') ?? '').includes('text/html');
+export const wantsHtml = (c: C) =>
+  c.req.header('hx-request') === 'true' || (c.req.header('accept') ?? '').includes('text/html');
 
 export interface RespondOptions<T> {
   status?: ContentfulStatusCode;
@@ -31,7 +32,9 @@ export interface RespondOptions<T> {
 
 /** Content rendered for the signed-in reader: times in their time zone (UTC for nobody), relative to the store's clock. */
 export const inZone = (c: C, content: JSX.Element) => (
-  <TimeZone.Provider value={c.get('actor')?.timezone ?? 'UTC'}><Now.Provider value={nowMs(c.get('deps').db)}>{content}</Now.Provider></TimeZone.Provider>
+  <TimeZone.Provider value={c.get('actor')?.timezone ?? 'UTC'}>
+    <Now.Provider value={nowMs(c.get('deps').db)}>{content}</Now.Provider>
+  </TimeZone.Provider>
 );
 
 export async function respond<T>(c: C, answer: T | Promise<T>, opts: RespondOptions<T> = {}): Promise<Response> {
@@ -48,7 +51,10 @@ export async function respond<T>(c: C, answer: T | Promise<T>, opts: RespondOpti
 /** 204 for API clients; a plain form post is redirected to `location`; htmx is sent there too. */
 export function noContent(c: C, location: string): Response {
   if (!wantsHtml(c)) return c.body(null, 204);
-  if (isHtmx(c)) { c.header('HX-Redirect', location); return c.body('', 200); }
+  if (isHtmx(c)) {
+    c.header('HX-Redirect', location);
+    return c.body('', 200);
+  }
   return c.redirect(location, 303);
 }
 
@@ -86,7 +92,9 @@ export async function readMultipart(c: C, maxFiles: number): Promise<void> {
       stream.resume();
       if (++files > maxFiles) refused ??= name;
     });
-    parser.on('error', () => { parser = undefined; }); // malformed: not ours to say here
+    parser.on('error', () => {
+      parser = undefined;
+    }); // malformed: not ours to say here
   } catch {
     parser = undefined;
   }
@@ -108,7 +116,10 @@ export async function readMultipart(c: C, maxFiles: number): Promise<void> {
   parser?.end();
   const body = new Uint8Array(size);
   let at = 0;
-  for (const chunk of chunks) { body.set(chunk, at); at += chunk.length; }
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.length;
+  }
   // What hono itself keeps there is the promise of the body (its type says the body).
   (c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer> }).arrayBuffer = Promise.resolve(body.buffer);
 }
@@ -121,7 +132,10 @@ export async function readMultipart(c: C, maxFiles: number): Promise<void> {
  * MAX_FORM_FILES files 422 (counted before they are parsed: readMultipart).
  */
 export async function readForm(c: C): Promise<Form> {
-  if (mediaType(c) === 'multipart/form-data' && !/;\s*boundary=(?:"[^"]+"|[^;\s]+)/i.test(c.req.header('content-type') ?? '')) {
+  if (
+    mediaType(c) === 'multipart/form-data' &&
+    !/;\s*boundary=(?:"[^"]+"|[^;\s]+)/i.test(c.req.header('content-type') ?? '')
+  ) {
     throw new AppError('unsupported_media_type', 'multipart/form-data needs a boundary parameter');
   }
   let flat: Record<string, unknown>;
@@ -133,11 +147,16 @@ export async function readForm(c: C): Promise<Form> {
     throw new AppError('invalid_json', `The request body is not valid ${mediaType(c)}`);
   }
   const deep = Object.keys(flat).find((k) => k.split('.', MAX_FIELD_DEPTH + 1).length > MAX_FIELD_DEPTH);
-  const tooDeep = (name: string) => new AppError('validation_failed', `Field names may nest at most ${MAX_FIELD_DEPTH} levels`,
-    [{ path: name.length > 100 ? `${name.slice(0, 100)}…` : name, message: `At most ${MAX_FIELD_DEPTH} dot-separated parts` }]);
+  const tooDeep = (name: string) =>
+    new AppError('validation_failed', `Field names may nest at most ${MAX_FIELD_DEPTH} levels`, [
+      {
+        path: name.length > 100 ? `${name.slice(0, 100)}…` : name,
+        message: `At most ${MAX_FIELD_DEPTH} dot-separated parts`,
+      },
+    ]);
   if (deep !== undefined) throw tooDeep(deep);
   try {
-    return await c.req.parseBody({ all: true, dot: true }) as Form;
+    return (await c.req.parseBody({ all: true, dot: true })) as Form;
   } catch {
     throw tooDeep('(body)'); // hono's own cap on the number of nested objects
   }
@@ -155,7 +174,11 @@ export async function readBody<S extends z.ZodType>(c: C, schema: S): Promise<z.
     const text = await c.req.text();
     if (text.trim() === '') raw = {};
     else {
-      try { raw = JSON.parse(text); } catch { throw new AppError('invalid_json', 'The request body is not valid JSON'); }
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        throw new AppError('invalid_json', 'The request body is not valid JSON');
+      }
     }
   } else {
     throw new AppError('unsupported_media_type', `Send application/json or form data, not ${type}`);
@@ -171,7 +194,11 @@ export function validate<S extends z.ZodType>(schema: S, raw: unknown, prefix = 
   }
   const nul = nulPaths(parsed.data, prefix);
   if (nul.length > 0) {
-    throw new AppError('validation_failed', `Invalid ${nul.join(', ')}`, nul.map((path) => ({ path, message: 'Must not contain NUL characters' })));
+    throw new AppError(
+      'validation_failed',
+      `Invalid ${nul.join(', ')}`,
+      nul.map((path) => ({ path, message: 'Must not contain NUL characters' })),
+    );
   }
   return parsed.data;
 }
@@ -185,7 +212,10 @@ function nulPaths(v: unknown, path: string): string[] {
   if (typeof v === 'string') return v.includes('\0') ? [path || '(body)'] : [];
   if (Array.isArray(v)) return v.flatMap((x, i) => nulPaths(x, path ? `${path}.${i}` : String(i)));
   if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
-    return Object.entries(v).flatMap(([k, x]) => [...(k.includes('\0') ? [path ? `${path}.${k}` : k] : []), ...nulPaths(x, path ? `${path}.${k}` : k)]);
+    return Object.entries(v).flatMap(([k, x]) => [
+      ...(k.includes('\0') ? [path ? `${path}.${k}` : k] : []),
+      ...nulPaths(x, path ? `${path}.${k}` : k),
+    ]);
   }
   return [];
 }
@@ -199,7 +229,8 @@ export function queryObject(c: C): Record<string, string | string[]> {
 /** A path id; anything but a positive integer is simply not found (SPEC B5: never a 500). */
 export function pathId(c: C, name = 'id'): number {
   const parsed = zId.safeParse(c.req.param(name));
-  if (!parsed.success) throw new AppError('not_found', `No such ${name === 'id' ? 'resource' : name}: ${c.req.param(name)}`);
+  if (!parsed.success)
+    throw new AppError('not_found', `No such ${name === 'id' ? 'resource' : name}: ${c.req.param(name)}`);
   return parsed.data;
 }
 
@@ -210,8 +241,16 @@ export function actorOf(c: C): Actor {
   return actor;
 }
 
-export const staffOf = (c: C): Actor => { const a = actorOf(c); requireStaff(a); return a; };
-export const adminOf = (c: C): Actor => { const a = actorOf(c); requireAdmin(a); return a; };
+export const staffOf = (c: C): Actor => {
+  const a = actorOf(c);
+  requireStaff(a);
+  return a;
+};
+export const adminOf = (c: C): Actor => {
+  const a = actorOf(c);
+  requireAdmin(a);
+  return a;
+};
 export const dbOf = (c: C) => c.get('deps').db;
 /** The app's notification settings (its URL, sender, portal key), for the domain calls that notify. */
 export const notifyOf = (c: C) => c.get('deps').settings!.notify;

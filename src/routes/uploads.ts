@@ -23,12 +23,18 @@ export const AttachmentInputSchema = z.strictObject({
     return BASE64.test(packed) && packed.length % 4 === 0;
   }, 'Expected base64 (A–Z, a–z, 0–9, +, /, padded with = to a multiple of 4 characters)'),
 });
-export const AttachmentsInputSchema = z.array(AttachmentInputSchema).max(MAX_FORM_FILES, `At most ${MAX_FORM_FILES} files`).optional();
+export const AttachmentsInputSchema = z
+  .array(AttachmentInputSchema)
+  .max(MAX_FORM_FILES, `At most ${MAX_FORM_FILES} files`)
+  .optional();
 
 /** A browser's file name without its path, control characters or quotes' worth of trouble. */
 export function cleanName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\x00-\x1f\x7f]/g, '').trim().slice(0, 255);
+  const clean = base
+    .replace(/[\x00-\x1f\x7f]/g, '')
+    .trim()
+    .slice(0, 255);
   return clean || 'attachment';
 }
 /** A media type as `type/subtype`, lower-cased; anything else is application/octet-stream. */
@@ -45,26 +51,37 @@ const mediaType = (c: C) => (c.req.header('content-type') ?? '').split(';')[0].t
  * no name and no bytes) is nothing.
  */
 export async function readBodyWithFiles<S extends z.ZodType<{ attachments?: z.infer<typeof AttachmentsInputSchema> }>>(
-  c: C, schema: S,
+  c: C,
+  schema: S,
 ): Promise<{ input: Omit<z.infer<S>, 'attachments'>; attachments: NewAttachment[] }> {
   const type = mediaType(c);
   if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
     const form = await readForm(c);
     const given = [form.attachments ?? []].flat();
-    if (given.some((v) => !(v instanceof File) && v !== '')) throw invalid('attachments', 'Expected files (send multipart/form-data)');
+    if (given.some((v) => !(v instanceof File) && v !== ''))
+      throw invalid('attachments', 'Expected files (send multipart/form-data)');
     const files = given.filter((f): f is File => f instanceof File && (f.name !== '' || f.size > 0));
     // `_method` is the plain-form override (see app.tsx); other file fields are not ours to keep.
-    const fields = Object.fromEntries(Object.entries(form).filter(([k, v]) => k !== 'attachments' && k !== '_method' && !(v instanceof File)));
+    const fields = Object.fromEntries(
+      Object.entries(form).filter(([k, v]) => k !== 'attachments' && k !== '_method' && !(v instanceof File)),
+    );
     const input = validate(schema, fields);
     const attachments: NewAttachment[] = [];
-    for (const f of files) attachments.push({ filename: cleanName(f.name), content_type: cleanType(f.type), content: Buffer.from(await f.arrayBuffer()) });
+    for (const f of files)
+      attachments.push({
+        filename: cleanName(f.name),
+        content_type: cleanType(f.type),
+        content: Buffer.from(await f.arrayBuffer()),
+      });
     return { input, attachments };
   }
   const { attachments, ...input } = await readBody(c, schema);
   return {
     input: input as Omit<z.infer<S>, 'attachments'>,
     attachments: (attachments ?? []).map((a) => ({
-      filename: cleanName(a.filename), content_type: cleanType(a.content_type), content: Buffer.from(a.content_base64, 'base64'),
+      filename: cleanName(a.filename),
+      content_type: cleanType(a.content_type),
+      content: Buffer.from(a.content_base64, 'base64'),
     })),
   };
 }

@@ -35,19 +35,37 @@ export function attachmentIdsOf(row: Pick<OutboxRow, 'attachment_ids'>): number[
 export async function composeMail(db: Db, row: OutboxRow): Promise<{ message: Mail.Options; missing: number[] }> {
   const m = storedMail(row);
   const ids = attachmentIdsOf(row);
-  const files = ids.length === 0 ? [] : await db.select({ id: attachments.id, filename: attachments.filename, content_type: attachments.content_type, content: attachments.content })
-    .from(attachments).where(inArray(attachments.id, ids));
+  const files =
+    ids.length === 0
+      ? []
+      : await db
+          .select({
+            id: attachments.id,
+            filename: attachments.filename,
+            content_type: attachments.content_type,
+            content: attachments.content,
+          })
+          .from(attachments)
+          .where(inArray(attachments.id, ids));
   const byId = new Map(files.map((f) => [f.id, f]));
   const missing = ids.filter((id) => !byId.has(id));
   const from = m.from ?? { name: '', address: row.recipient };
   return {
     missing,
     message: {
-      from, replyTo: m.replyTo ?? undefined, to: m.to, cc: m.cc.length ? m.cc : undefined,
+      from,
+      replyTo: m.replyTo ?? undefined,
+      to: m.to,
+      cc: m.cc.length ? m.cc : undefined,
       envelope: { from: from.address, to: [row.recipient] },
-      subject: row.subject ?? '', messageId: row.message_id ?? undefined, date: new Date(row.created_at),
-      inReplyTo: m.inReplyTo, references: m.references, headers: m.extra,
-      text: row.body, html: row.body.length <= HTML_MAX_SOURCE ? textToHtml(row.body) : undefined,
+      subject: row.subject ?? '',
+      messageId: row.message_id ?? undefined,
+      date: new Date(row.created_at),
+      inReplyTo: m.inReplyTo,
+      references: m.references,
+      headers: m.extra,
+      text: row.body,
+      html: row.body.length <= HTML_MAX_SOURCE ? textToHtml(row.body) : undefined,
       attachments: ids.flatMap((id) => {
         const f = byId.get(id);
         return f ? [{ filename: f.filename, contentType: f.content_type, content: f.content }] : [];

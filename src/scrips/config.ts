@@ -7,7 +7,10 @@
  */
 export interface NotifySettings {
   /** Without a trailing slash. */
-  publicUrl: string; mailFrom: string; portalSecret: string; portalLinkDays: number;
+  publicUrl: string;
+  mailFrom: string;
+  portalSecret: string;
+  portalLinkDays: number;
   /** Addresses of ours besides the queue aliases (MAIL_FROM, MAIL_ADDRESSES), lower-cased: never mailed. */
   ownAddresses: string[];
 }

@@ -1,52 +1,112 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
-import { customFields, queues, teams, ticketCustomValues, tickets, ticketWatchers, transactions, users } from '../db/schema.js';
+import {
+  customFields,
+  queues,
+  teams,
+  ticketCustomValues,
+  tickets,
+  ticketWatchers,
+  transactions,
+  users,
+} from '../db/schema.js';
 
 // The variables a template sees (SPEC B3): `ticket` (with queue, owner, team, requester, url),
 // `transaction` (with creator) and `scrip`. Plain data only: no functions, no secrets.
 
-export interface Person { id: number; name: string; email: string }
+export interface Person {
+  id: number;
+  name: string;
+  email: string;
+}
 export interface TicketScope {
-  id: number; subject: string; description: string; status: string; priority: number;
-  created_at: string; updated_at: string; resolved_at: string | null; custom_fields: Record<string, string | number>;
+  id: number;
+  subject: string;
+  description: string;
+  status: string;
+  priority: number;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+  custom_fields: Record<string, string | number>;
   queue: { id: number; name: string; description: string; mail_alias: string | null };
-  owner: Person | null; team: { id: number; name: string; description: string } | null; requester: Person | null; url: string;
-  requesters: Person[]; cc: Person[]; admin_cc: Person[];
+  owner: Person | null;
+  team: { id: number; name: string; description: string } | null;
+  requester: Person | null;
+  url: string;
+  requesters: Person[];
+  cc: Person[];
+  admin_cc: Person[];
 }
 export interface TransactionScope {
-  id: number; type: string; body: string | null; field: string | null; old_value: string | null; new_value: string | null;
+  id: number;
+  type: string;
+  body: string | null;
+  field: string | null;
+  old_value: string | null;
+  new_value: string | null;
   /** SPEC D0: mail from someone not on the ticket, kept as an internal Comment. */
   outside_sender: boolean;
-  created_at: string; creator: Person | null;
+  created_at: string;
+  creator: Person | null;
 }
 export interface Scope {
-  ticket: TicketScope; transaction: TransactionScope | null; scrip: { id: number; key: string; description: string } | null;
+  ticket: TicketScope;
+  transaction: TransactionScope | null;
+  scrip: { id: number; key: string; description: string } | null;
   /** The person this copy of a mail goes to (absent for webhooks). */
   recipient?: Person;
 }
 
 // Compiled once: the scope is built for every notification a change sends.
 const id = sql.placeholder('id');
-const descriptionQuery = prepared((db) => db.select({ body: transactions.body }).from(transactions)
-  .where(and(eq(transactions.ticket_id, id), eq(transactions.type, 'Create'))));
-const personQuery = prepared((db) => db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, id)));
+const descriptionQuery = prepared((db) =>
+  db
+    .select({ body: transactions.body })
+    .from(transactions)
+    .where(and(eq(transactions.ticket_id, id), eq(transactions.type, 'Create'))),
+);
+const personQuery = prepared((db) =>
+  db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, id)),
+);
 const ticketQuery = prepared((db) => db.select().from(tickets).where(eq(tickets.id, id)));
 const queueQuery = prepared((db) => db.select().from(queues).where(eq(queues.id, id)));
 const teamQuery = prepared((db) => db.select().from(teams).where(eq(teams.id, id)));
-const valuesQuery = prepared((db) => db.select({ key: customFields.key, type: customFields.type, value: ticketCustomValues.value })
-  .from(ticketCustomValues).innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
-  .where(eq(ticketCustomValues.ticket_id, id)));
-const watchersQuery = prepared((db) => db.select({ id: users.id, name: users.name, email: users.email }).from(ticketWatchers)
-  .innerJoin(users, eq(users.id, ticketWatchers.user_id))
-  .where(and(eq(ticketWatchers.ticket_id, id), eq(ticketWatchers.role, sql.placeholder('role')))).orderBy(ticketWatchers.position, ticketWatchers.created_at, users.id));
+const valuesQuery = prepared((db) =>
+  db
+    .select({ key: customFields.key, type: customFields.type, value: ticketCustomValues.value })
+    .from(ticketCustomValues)
+    .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
+    .where(eq(ticketCustomValues.ticket_id, id)),
+);
+const watchersQuery = prepared((db) =>
+  db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(ticketWatchers)
+    .innerJoin(users, eq(users.id, ticketWatchers.user_id))
+    .where(and(eq(ticketWatchers.ticket_id, id), eq(ticketWatchers.role, sql.placeholder('role'))))
+    .orderBy(ticketWatchers.position, ticketWatchers.created_at, users.id),
+);
 const transactionQuery = prepared((db) => db.select().from(transactions).where(eq(transactions.id, id)));
 
 /** The parts of a ticket scope that cost a query of their own; the rest comes with the ticket row. */
-export const TICKET_PARTS = ['description', 'custom_fields', 'owner', 'team', 'requester', 'requesters', 'cc', 'admin_cc'] as const;
+export const TICKET_PARTS = [
+  'description',
+  'custom_fields',
+  'owner',
+  'team',
+  'requester',
+  'requesters',
+  'cc',
+  'admin_cc',
+] as const;
 export type TicketPart = (typeof TICKET_PARTS)[number];
 
 /** What a template reads of the scope: the ticket parts, and whether it names the transaction's creator. */
-export interface ScopeNeeds { ticket: ReadonlySet<TicketPart> | 'all'; creator: boolean }
+export interface ScopeNeeds {
+  ticket: ReadonlySet<TicketPart> | 'all';
+  creator: boolean;
+}
 export const ALL_NEEDS: ScopeNeeds = { ticket: 'all', creator: true };
 
 async function person(conn: Conn, userId: number | null): Promise<Person | null> {
@@ -68,7 +128,12 @@ export class ScopeLoader {
   private txnRow: typeof transactions.$inferSelect | undefined;
 
   /** `publicUrl`: this server's (NotifySettings), for the staff page's `ticket.url`. */
-  constructor(private readonly conn: Conn, private readonly ticketId: number, private readonly transactionId: number | null, private readonly publicUrl: string) {}
+  constructor(
+    private readonly conn: Conn,
+    private readonly ticketId: number,
+    private readonly transactionId: number | null,
+    private readonly publicUrl: string,
+  ) {}
 
   /** The scope with at least the parts `needs` names (plain values: no getters, no queries left). */
   async load(needs: ScopeNeeds): Promise<{ ticket: TicketScope; transaction: TransactionScope | null }> {
@@ -79,8 +144,13 @@ export class ScopeLoader {
       const q = (await queueQuery(conn).get({ id: t.queue_id }))!;
       this.row = t;
       this.ticket = {
-        id: t.id, subject: t.subject, status: t.status, priority: t.priority,
-        created_at: t.created_at, updated_at: t.updated_at, resolved_at: t.resolved_at,
+        id: t.id,
+        subject: t.subject,
+        status: t.status,
+        priority: t.priority,
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+        resolved_at: t.resolved_at,
         queue: { id: q.id, name: q.name, description: q.description, mail_alias: q.mail_alias },
         url: `${this.publicUrl}/tickets/${t.id}`,
       };
@@ -90,21 +160,30 @@ export class ScopeLoader {
     for (const part of needs.ticket === 'all' ? TICKET_PARTS : needs.ticket) {
       if (part in scope) continue;
       switch (part) {
-        case 'description': scope.description = (await descriptionQuery(conn).get({ id: t.id }))?.body ?? ''; break;
+        case 'description':
+          scope.description = (await descriptionQuery(conn).get({ id: t.id }))?.body ?? '';
+          break;
         case 'custom_fields': {
           const cf: Record<string, string | number> = {};
-          for (const v of await valuesQuery(conn).all({ id: t.id })) cf[v.key] = v.type === 'number' ? Number(v.value) : v.value;
+          for (const v of await valuesQuery(conn).all({ id: t.id }))
+            cf[v.key] = v.type === 'number' ? Number(v.value) : v.value;
           scope.custom_fields = cf;
           break;
         }
-        case 'owner': scope.owner = await person(conn, t.owner_id); break;
+        case 'owner':
+          scope.owner = await person(conn, t.owner_id);
+          break;
         case 'team': {
           const team = t.team_id === null ? undefined : await teamQuery(conn).get({ id: t.team_id });
           scope.team = team ? { id: team.id, name: team.name, description: team.description } : null;
           break;
         }
-        case 'requester': scope.requester = await person(conn, t.requester_id); break;
-        case 'requesters': case 'cc': case 'admin_cc':
+        case 'requester':
+          scope.requester = await person(conn, t.requester_id);
+          break;
+        case 'requesters':
+        case 'cc':
+        case 'admin_cc':
           scope[part] = await watchersQuery(conn).all({ id: t.id, role: part === 'requesters' ? 'requester' : part });
           break;
       }
@@ -112,10 +191,18 @@ export class ScopeLoader {
     if (this.transaction === undefined) {
       const x = this.transactionId === null ? undefined : await transactionQuery(conn).get({ id: this.transactionId });
       this.txnRow = x;
-      this.transaction = x ? {
-        id: x.id, type: x.type, body: x.body, field: x.field, old_value: x.old_value, new_value: x.new_value,
-        outside_sender: x.outside_sender, created_at: x.created_at,
-      } as TransactionScope : null;
+      this.transaction = x
+        ? ({
+            id: x.id,
+            type: x.type,
+            body: x.body,
+            field: x.field,
+            old_value: x.old_value,
+            new_value: x.new_value,
+            outside_sender: x.outside_sender,
+            created_at: x.created_at,
+          } as TransactionScope)
+        : null;
     }
     if (needs.creator && this.transaction && !this.creatorLoaded) {
       this.transaction.creator = await person(conn, this.txnRow!.creator_id);
@@ -145,15 +232,33 @@ export function sampleScope(customFieldKeys: string[], publicUrl = 'https://hxde
   const now = SAMPLE_TIME;
   return {
     ticket: {
-      id: 123, subject: 'Printer on fire', description: 'It smokes.', status: 'open', priority: 10, created_at: now, updated_at: now,
-      resolved_at: now, custom_fields: Object.fromEntries(customFieldKeys.map((k) => [k, 'value'])),
+      id: 123,
+      subject: 'Printer on fire',
+      description: 'It smokes.',
+      status: 'open',
+      priority: 10,
+      created_at: now,
+      updated_at: now,
+      resolved_at: now,
+      custom_fields: Object.fromEntries(customFieldKeys.map((k) => [k, 'value'])),
       queue: { id: 1, name: 'General', description: 'Default queue', mail_alias: 'support@example.com' },
-      owner: someone(2, 'Olivia'), team: { id: 1, name: 'Support', description: 'First line' }, requester: someone(3, 'Rita'),
+      owner: someone(2, 'Olivia'),
+      team: { id: 1, name: 'Support', description: 'First line' },
+      requester: someone(3, 'Rita'),
       url: `${publicUrl}/tickets/123`,
-      requesters: [someone(3, 'Rita')], cc: [someone(4, 'Carl')], admin_cc: [someone(5, 'Ada')],
+      requesters: [someone(3, 'Rita')],
+      cc: [someone(4, 'Carl')],
+      admin_cc: [someone(5, 'Ada')],
     },
     transaction: {
-      id: 456, type: 'Correspond', body: 'We are on it.', field: 'status', old_value: 'new', new_value: 'open', outside_sender: false, created_at: now,
+      id: 456,
+      type: 'Correspond',
+      body: 'We are on it.',
+      field: 'status',
+      old_value: 'new',
+      new_value: 'open',
+      outside_sender: false,
+      created_at: now,
       creator: someone(2, 'Olivia'),
     },
     scrip: { id: 1, key: 'sample_scrip', description: 'A sample scrip' },

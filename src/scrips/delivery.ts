@@ -4,7 +4,16 @@ import { hostname } from 'node:os';
 import { type Db, errorMessage, listenStore, locksSeeOtherProcesses, storageUnavailable, tryLock } from '../db/port.js';
 import { outsideRequest, throttled, type Throttled } from '../log.js';
 import { composeMail } from './compose.js';
-import { claimDue, markFailed, markSent, nextDueAt, releaseClaimed, requeueInterrupted, workerLock, type OutboxRow } from './outbox.js';
+import {
+  claimDue,
+  markFailed,
+  markSent,
+  nextDueAt,
+  releaseClaimed,
+  requeueInterrupted,
+  workerLock,
+  type OutboxRow,
+} from './outbox.js';
 
 export interface DeliveryOptions {
   /** Without it e-mail rows stay queued (SPEC B6) and only webhooks are delivered. */
@@ -24,7 +33,8 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-export const signWebhook = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export const signWebhook = (secret: string, body: string) =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /**
  * The in-process delivery worker: claims due outbox rows, sends them one at a time, records
@@ -36,14 +46,18 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   // One pooled connection: a burst of mail (a reply to a requester, their Cc and the staff) goes
   // over one SMTP session instead of a connection and TLS handshake per message. A connection the
   // server dropped while idle is replaced at the next message.
-  const transport: Transporter | null = opts.smtpUrl ? nodemailer.createTransport({ url: opts.smtpUrl, pool: true, maxConnections: 1 } as Parameters<typeof nodemailer.createTransport>[0]) : null;
+  const transport: Transporter | null = opts.smtpUrl
+    ? nodemailer.createTransport({ url: opts.smtpUrl, pool: true, maxConnections: 1 } as Parameters<
+        typeof nodemailer.createTransport
+      >[0])
+    : null;
   const kinds: OutboxRow['kind'][] = transport ? ['email', 'webhook'] : ['webhook'];
   // This worker's identity on its claims, and the lock that says it is alive while this process
   // lives (decision 030): another process puts its rows back only once it can take that lock.
   const newIdentity = async () => {
     const id = `${hostname()}:${process.pid}:${randomUUID()}`;
     const lock = await tryLock(db, workerLock(id));
-    if (!lock) throw new Error('outbox: could not take this worker\'s own lock');
+    if (!lock) throw new Error("outbox: could not take this worker's own lock");
     return { id, lock };
   };
   let { id: self, lock: alive } = await newIdentity();
@@ -59,7 +73,8 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
       opts.log('warn', 'outbox: lost the worker lock (database connection); continuing under a new identity');
     }
     const n = await requeueInterrupted(db, mine);
-    if (n > 0) opts.log('warn', 'outbox: re-queued deliveries interrupted by a restart or a process that stopped', { count: n });
+    if (n > 0)
+      opts.log('warn', 'outbox: re-queued deliveries interrupted by a restart or a process that stopped', { count: n });
   };
   await recover();
   if (!transport) opts.log('info', 'outbox: SMTP_URL is not set; e-mail stays queued in the outbox');
@@ -84,13 +99,18 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
       const { message, missing } = await composeMail(db, row);
       await transport!.sendMail(message);
       if (missing.length === 0) return null;
-      opts.log('warn', 'outbox: sent without attachments that are no longer stored', { id: row.id, attachment_ids: missing });
+      opts.log('warn', 'outbox: sent without attachments that are no longer stored', {
+        id: row.id,
+        attachment_ids: missing,
+      });
       return `Sent without ${missing.length === 1 ? 'attachment' : 'attachments'} ${missing.join(', ')}: no longer stored (deleted with their ticket?)`;
     }
     const res = await fetch(row.recipient, {
       method: 'POST',
       headers: {
-        'content-type': 'application/json', 'user-agent': 'hxdesk-webhook', 'x-hxdesk-delivery': String(row.id),
+        'content-type': 'application/json',
+        'user-agent': 'hxdesk-webhook',
+        'x-hxdesk-delivery': String(row.id),
         ...(opts.webhookSecret ? { 'x-hxdesk-signature': signWebhook(opts.webhookSecret, row.body) } : {}),
       },
       body: row.body,
@@ -103,7 +123,10 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   }
 
   async function settleOwed(): Promise<void> {
-    while (owed.length > 0) { await owed[0](); owed.shift(); }
+    while (owed.length > 0) {
+      await owed[0]();
+      owed.shift();
+    }
   }
 
   async function drain(): Promise<void> {
@@ -112,7 +135,13 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
       const batch = await claimDue(db, kinds, 20, self);
       if (batch.length === 0) return;
       for (const [i, row] of batch.entries()) {
-        if (stopped) { await releaseClaimed(db, batch.slice(i).map((r) => r.id)); return; }
+        if (stopped) {
+          await releaseClaimed(
+            db,
+            batch.slice(i).map((r) => r.id),
+          );
+          return;
+        }
         let record: () => Promise<void>;
         try {
           const note = await deliver(row);
@@ -145,7 +174,10 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
     }
     storageFailures++;
     const wait = Math.min(opts.pollMs * 2 ** (storageFailures - 1), opts.pollMs * 10);
-    say(`outbox:${storage.storage}`, 'error', `outbox: delivery paused, ${storage.message}; trying again`, { cause: storage.storage, owed: owed.length });
+    say(`outbox:${storage.storage}`, 'error', `outbox: delivery paused, ${storage.message}; trying again`, {
+      cause: storage.storage,
+      owed: owed.length,
+    });
     return wait;
   }
 
@@ -167,23 +199,43 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
     const due = backoff === undefined ? await nextDueAt(db, kinds) : null;
     const wait = backoff ?? (due ? Math.min(opts.pollMs, Math.max(0, Date.parse(due) - Date.now())) : opts.pollMs);
     timer = setTimeout(() => {
-      if (!sharedStore || Date.now() - recoveredAt < opts.pollMs) { void tick(); return; }
+      if (!sharedStore || Date.now() - recoveredAt < opts.pollMs) {
+        void tick();
+        return;
+      }
       recoveredAt = Date.now();
-      void recover().catch((e) => { failed(e); }).finally(() => void tick());
+      void recover()
+        .catch((e) => {
+          failed(e);
+        })
+        .finally(() => void tick());
     }, wait);
     timer.unref();
   }
 
   async function tick(): Promise<void> {
     if (stopped) return;
-    if (running) { again = true; return; }
+    if (running) {
+      again = true;
+      return;
+    }
     let backoff: number | undefined;
     running = drain()
-      .then(resumed, (e) => { backoff = failed(e); })
+      .then(resumed, (e) => {
+        backoff = failed(e);
+      })
       .finally(() => {
         running = null;
         // After a storage failure the next turn waits (a kick, after a write that worked, may come sooner).
-        if (again && backoff === undefined) { again = false; void tick(); } else { again = false; void schedule(backoff).catch((e) => { failed(e); }); }
+        if (again && backoff === undefined) {
+          again = false;
+          void tick();
+        } else {
+          again = false;
+          void schedule(backoff).catch((e) => {
+            failed(e);
+          });
+        }
       });
   }
 
@@ -199,10 +251,15 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   function kick(): void {
     if (kicked || stopped) return;
     kicked = true;
-    setImmediate(() => { kicked = false; void tick(); });
+    setImmediate(() => {
+      kicked = false;
+      void tick();
+    });
   }
   // Outside the request whose commit signalled (SQLite): the worker's lines are its own.
-  const unlisten = listenStore(db, (s) => { if (s.kind === 'log') outsideRequest(kick); });
+  const unlisten = listenStore(db, (s) => {
+    if (s.kind === 'log') outsideRequest(kick);
+  });
 
   void tick();
   return {

@@ -7,7 +7,16 @@ import type { NotifySettings } from './config.js';
 import { ALL_NEEDS, type Scope, ScopeLoader, type ScopeNeeds, withUrl } from './context.js';
 import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './outbox.js';
 import {
-  isStaffRole, ourAddresses, queueOfTicket, type Recipient, staffSpokePublicly, teamMemberIds, ticketPeople, type TicketPeople, userById, usersByIds,
+  isStaffRole,
+  ourAddresses,
+  queueOfTicket,
+  type Recipient,
+  staffSpokePublicly,
+  teamMemberIds,
+  ticketPeople,
+  type TicketPeople,
+  userById,
+  usersByIds,
 } from './people.js';
 import { portalUrl } from './portalLinks.js';
 import { RENDER_MAX_BYTES, renderTemplate, RenderTooLarge, templateNeeds } from './templates.js';
@@ -47,32 +56,59 @@ export interface ScripEvent {
 }
 
 /** A change a scrip asks for; the domain applies it as a transaction that runs no scrips. */
-export interface ScripEffects { setStatus?: string }
+export interface ScripEffects {
+  setStatus?: string;
+}
 
 export const CONDITIONS = [
-  'on_create', 'on_transaction', 'on_correspond', 'on_customer_correspond', 'on_comment', 'on_status_change', 'on_resolve', 'on_reopen',
-  'on_owner_change', 'on_team_change', 'on_queue_change', 'on_priority_change',
+  'on_create',
+  'on_transaction',
+  'on_correspond',
+  'on_customer_correspond',
+  'on_comment',
+  'on_status_change',
+  'on_resolve',
+  'on_reopen',
+  'on_owner_change',
+  'on_team_change',
+  'on_queue_change',
+  'on_priority_change',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 export const ACTIONS = [
-  'autoreply_requester', 'notify_requester', 'notify_requesters_and_cc', 'notify_owner', 'notify_owner_and_admin_cc',
-  'notify_staff_watchers', 'notify_owner_or_staff_watchers', 'notify_team', 'notify_webhook', 'open_inactive', 'set_status',
+  'autoreply_requester',
+  'notify_requester',
+  'notify_requesters_and_cc',
+  'notify_owner',
+  'notify_owner_and_admin_cc',
+  'notify_staff_watchers',
+  'notify_owner_or_staff_watchers',
+  'notify_team',
+  'notify_webhook',
+  'open_inactive',
+  'set_status',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 /** Actions that send e-mail and therefore need a template. */
-export const MAIL_ACTIONS: readonly Action[] = ACTIONS.filter((a) => a !== 'notify_webhook' && a !== 'open_inactive' && a !== 'set_status');
+export const MAIL_ACTIONS: readonly Action[] = ACTIONS.filter(
+  (a) => a !== 'notify_webhook' && a !== 'open_inactive' && a !== 'set_status',
+);
 
 const isActive = (s: string | null) => s !== null && (ACTIVE_STATUSES as readonly string[]).includes(s);
 
-const CONDITION_TESTS: Record<Condition, (e: ScripEvent, actorRole: () => Promise<string | undefined>) => boolean | Promise<boolean>> = {
+const CONDITION_TESTS: Record<
+  Condition,
+  (e: ScripEvent, actorRole: () => Promise<string | undefined>) => boolean | Promise<boolean>
+> = {
   on_create: (e) => e.type === 'Create',
   on_transaction: () => true,
   on_correspond: (e) => e.type === 'Correspond',
   // A reply from a requester or Cc (anyone not staff), by mail or the portal; and mail from an
   // outside sender (SPEC D0), which staff hear of as they would of a customer's reply.
-  on_customer_correspond: async (e, role) => (e.type === 'Correspond' && e.actorId !== null && !isStaffRole(await role()))
-    || (e.type === 'Comment' && e.outsideSender === true),
+  on_customer_correspond: async (e, role) =>
+    (e.type === 'Correspond' && e.actorId !== null && !isStaffRole(await role())) ||
+    (e.type === 'Comment' && e.outsideSender === true),
   // A note staff wrote: not an outside sender's mail, though it is kept as a Comment too.
   on_comment: (e) => e.type === 'Comment' && !e.outsideSender,
   on_status_change: (e) => e.type === 'Status',
@@ -120,23 +156,32 @@ function preferenceFor(e: ScripEvent): 'notify_new_tickets' | 'notify_replies' |
 }
 
 /** Why a customer's text was not mailed on to the other customers (SPEC D0). */
-export const RELAY_HELD = 'no staff member has replied publicly on this ticket yet: what a customer writes reaches only staff until then';
+export const RELAY_HELD =
+  'no staff member has replied publicly on this ticket yet: what a customer writes reaches only staff until then';
 
 /** Text a person wrote (a new ticket, a reply, a note), as opposed to a change of a field or machine mail. */
-const isHumanText = (e: ScripEvent) => ['Create', 'Correspond', 'Comment'].includes(e.type) && e.actorId !== null && !e.autoSubmitted;
+const isHumanText = (e: ScripEvent) =>
+  ['Create', 'Correspond', 'Comment'].includes(e.type) && e.actorId !== null && !e.autoSubmitted;
 
-const attachmentIdsOf = prepared((db) => db.select({ id: attachments.id }).from(attachments)
-  .where(eq(attachments.transaction_id, sql.placeholder('id'))).orderBy(asc(attachments.id)));
+const attachmentIdsOf = prepared((db) =>
+  db
+    .select({ id: attachments.id })
+    .from(attachments)
+    .where(eq(attachments.transaction_id, sql.placeholder('id')))
+    .orderBy(asc(attachments.id)),
+);
 
 const mailbox = (r: { name: string; email: string }): Mailbox => ({ name: r.name, address: r.email });
-const displayName = (p: { name: string; email: string } | null | undefined) => (p ? p.name.trim() || p.email.split('@')[0] : '');
+const displayName = (p: { name: string; email: string } | null | undefined) =>
+  p ? p.name.trim() || p.email.split('@')[0] : '';
 
 interface MailPlan {
   audience: 'customer' | 'staff';
   /** The people this action addresses, before the actor, disabled users and preferences are taken out. */
   recipients: Recipient[];
   /** Header lists; default: each copy is addressed To its own recipient. */
-  to?: Recipient[]; cc?: Recipient[];
+  to?: Recipient[];
+  cc?: Recipient[];
   autoreply?: boolean;
   /** Let the actor have it too (an autoreply confirms receipt to whoever wrote in). */
   includeActor?: boolean;
@@ -149,15 +194,23 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   const already = new Set(event.alreadySent ?? []);
   const human = isHumanText(event) && !plan.autoreply;
   const key = (r: Recipient) => `${human ? 'text' : ctx.scrip.template_id}|${r.email}`;
-  let wanted = plan.recipients.filter((r) => !r.disabled
-    && (plan.includeActor || r.id !== event.actorId)
-    && !ctx.mailed.has(key(r))
-    && !already.has(r.email)
-    && !(pref && isStaffRole(r.role) && !r[pref]));
+  let wanted = plan.recipients.filter(
+    (r) =>
+      !r.disabled &&
+      (plan.includeActor || r.id !== event.actorId) &&
+      !ctx.mailed.has(key(r)) &&
+      !already.has(r.email) &&
+      !(pref && isStaffRole(r.role) && !r[pref]),
+  );
   // SPEC D0, no relay before staff speak: what a customer wrote (and what it set off) goes to the
   // ticket's other customers only once a staff member has replied publicly on the ticket.
-  if (plan.audience === 'customer' && event.actorId !== null && wanted.some((r) => r.id !== event.actorId)
-    && !isStaffRole(await ctx.actorRole()) && !await ctx.staffSpoke()) {
+  if (
+    plan.audience === 'customer' &&
+    event.actorId !== null &&
+    wanted.some((r) => r.id !== event.actorId) &&
+    !isStaffRole(await ctx.actorRole()) &&
+    !(await ctx.staffSpoke())
+  ) {
     ctx.withheld.push(...wanted.filter((r) => r.id !== event.actorId).map((r) => r.email));
     wanted = wanted.filter((r) => r.id === event.actorId);
   }
@@ -172,13 +225,23 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   const subjectNeeds = templateNeeds(tpl.subject);
   const bodyNeeds = templateNeeds(tpl.body);
   const scope = await ctx.scope({
-    ticket: subjectNeeds.ticket === 'all' || bodyNeeds.ticket === 'all' ? 'all' : new Set([...subjectNeeds.ticket, ...bodyNeeds.ticket]),
+    ticket:
+      subjectNeeds.ticket === 'all' || bodyNeeds.ticket === 'all'
+        ? 'all'
+        : new Set([...subjectNeeds.ticket, ...bodyNeeds.ticket]),
     creator: human || subjectNeeds.creator || bodyNeeds.creator, // a person's text is sent in their name
   });
   const queue = scope.ticket.queue;
   const address = queue.mail_alias ?? event.notify.mailFrom;
-  const from: Mailbox = { name: human ? `${displayName(scope.transaction?.creator)} (${queue.name})` : queue.name, address };
-  const autoSubmitted = plan.autoreply ? 'auto-replied' : human && plan.audience === 'customer' ? null : 'auto-generated';
+  const from: Mailbox = {
+    name: human ? `${displayName(scope.transaction?.creator)} (${queue.name})` : queue.name,
+    address,
+  };
+  const autoSubmitted = plan.autoreply
+    ? 'auto-replied'
+    : human && plan.audience === 'customer'
+      ? null
+      : 'auto-generated';
   const attachmentIds = human ? await ctx.attachmentIds() : [];
   const headerTo = plan.to?.filter((r) => !r.disabled).map(mailbox);
   const headerCc = plan.cc?.filter((r) => !r.disabled).map(mailbox) ?? [];
@@ -191,39 +254,67 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
     try {
       return renderTemplate(tpl[name], own);
     } catch (e) {
-      if (e instanceof RenderTooLarge) throw new Error(`The ${name} of template "${tpl.name}" renders larger than 1 MiB (${RENDER_MAX_BYTES} bytes); nothing was sent`);
+      if (e instanceof RenderTooLarge)
+        throw new Error(
+          `The ${name} of template "${tpl.name}" renders larger than 1 MiB (${RENDER_MAX_BYTES} bytes); nothing was sent`,
+        );
       throw e;
     }
   };
   const render = (r: Recipient) => {
     if (!personal && shared) return shared;
     // Customer mail never links to a page its reader cannot open: its ticket.url is their portal link.
-    const url = plan.audience === 'customer' ? portalUrl(event.notify, event.ticketId, r.id, r.portal_epoch, nowMs(ctx.conn)) : staffUrl;
+    const url =
+      plan.audience === 'customer'
+        ? portalUrl(event.notify, event.ticketId, r.id, r.portal_epoch, nowMs(ctx.conn))
+        : staffUrl;
     const own = { ...scope, ticket: withUrl(scope.ticket, url), recipient: { id: r.id, name: r.name, email: r.email } };
     return (shared = { subject: part('subject', own).replace(/\s+/g, ' ').trim(), body: part('body', own) });
   };
   const copies: EmailInput[] = to.map((r) => ({
-    ticketId: event.ticketId, transactionId: event.transactionId, scripId: ctx.scrip.id, recipient: r.email,
-    to: headerTo?.length ? headerTo : [mailbox(r)], cc: headerCc, from, replyTo: { name: queue.name, address },
-    ...render(r), audience: plan.audience, autoSubmitted, attachmentIds,
+    ticketId: event.ticketId,
+    transactionId: event.transactionId,
+    scripId: ctx.scrip.id,
+    recipient: r.email,
+    to: headerTo?.length ? headerTo : [mailbox(r)],
+    cc: headerCc,
+    from,
+    replyTo: { name: queue.name, address },
+    ...render(r),
+    audience: plan.audience,
+    autoSubmitted,
+    attachmentIds,
   }));
   ctx.write(() => enqueueEmails(ctx.conn, copies, event.notify.mailFrom));
   for (const r of to) ctx.mailed.add(key(r));
   return to.length;
 }
 
-const templateById = prepared((db) => db.select().from(templates).where(eq(templates.id, sql.placeholder('id'))));
-const scripsFor = prepared((db) => db.select().from(scrips)
-  .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, sql.placeholder('queue')))))
-  .orderBy(asc(scrips.sort_order), asc(scrips.id)));
+const templateById = prepared((db) =>
+  db
+    .select()
+    .from(templates)
+    .where(eq(templates.id, sql.placeholder('id'))),
+);
+const scripsFor = prepared((db) =>
+  db
+    .select()
+    .from(scrips)
+    .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, sql.placeholder('queue')))))
+    .orderBy(asc(scrips.sort_order), asc(scrips.id)),
+);
 
 /** Owner, ticket and queue AdminCc, and the members of the ticket's team: the staff watching a ticket. */
 async function staffWatchers(ctx: ActionContext): Promise<Recipient[]> {
-  const p = (await ctx.people());
-  return usersByIds(ctx.conn, [...(p.owner === null ? [] : [p.owner]), ...p.adminCc, ...await teamMemberIds(ctx.conn, p.team)]);
+  const p = await ctx.people();
+  return usersByIds(ctx.conn, [
+    ...(p.owner === null ? [] : [p.owner]),
+    ...p.adminCc,
+    ...(await teamMemberIds(ctx.conn, p.team)),
+  ]);
 }
 const ownerAndAdminCc = async (ctx: ActionContext) => {
-  const p = (await ctx.people());
+  const p = await ctx.people();
   return usersByIds(ctx.conn, [...(p.owner === null ? [] : [p.owner]), ...p.adminCc]);
 };
 const requestersOf = async (ctx: ActionContext) => usersByIds(ctx.conn, (await ctx.people()).requesters);
@@ -246,27 +337,55 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
     const cc = await usersByIds(ctx.conn, (await ctx.people()).cc);
     return sendMail(ctx, { audience: 'customer', recipients: [...requesters, ...cc], to: requesters, cc });
   },
-  notify_owner: async (ctx) => sendMail(ctx, { audience: 'staff', recipients: await usersByIds(ctx.conn, [(await ctx.people()).owner].filter((x): x is number => x !== null)) }),
-  notify_owner_and_admin_cc: async (ctx) => sendMail(ctx, { audience: 'staff', recipients: await ownerAndAdminCc(ctx) }),
+  notify_owner: async (ctx) =>
+    sendMail(ctx, {
+      audience: 'staff',
+      recipients: await usersByIds(
+        ctx.conn,
+        [(await ctx.people()).owner].filter((x): x is number => x !== null),
+      ),
+    }),
+  notify_owner_and_admin_cc: async (ctx) =>
+    sendMail(ctx, { audience: 'staff', recipients: await ownerAndAdminCc(ctx) }),
   notify_staff_watchers: async (ctx) => sendMail(ctx, { audience: 'staff', recipients: await staffWatchers(ctx) }),
-  notify_owner_or_staff_watchers: async (ctx) => sendMail(ctx, {
-    audience: 'staff', recipients: (await ctx.people()).owner === null ? await staffWatchers(ctx) : await usersByIds(ctx.conn, [(await ctx.people()).owner!]),
-  }),
-  notify_team: async (ctx) => sendMail(ctx, { audience: 'staff', recipients: await usersByIds(ctx.conn, await teamMemberIds(ctx.conn, (await ctx.people()).team)) }),
+  notify_owner_or_staff_watchers: async (ctx) =>
+    sendMail(ctx, {
+      audience: 'staff',
+      recipients:
+        (await ctx.people()).owner === null
+          ? await staffWatchers(ctx)
+          : await usersByIds(ctx.conn, [(await ctx.people()).owner!]),
+    }),
+  notify_team: async (ctx) =>
+    sendMail(ctx, {
+      audience: 'staff',
+      recipients: await usersByIds(ctx.conn, await teamMemberIds(ctx.conn, (await ctx.people()).team)),
+    }),
   notify_webhook: async (ctx) => {
     const url = ctx.config.url;
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('config.url must be an http(s) URL');
     const scope = await ctx.scope(ALL_NEEDS);
-    ctx.write(() => enqueueWebhook(ctx.conn, {
-      ticketId: ctx.event.ticketId, transactionId: ctx.event.transactionId, scripId: ctx.scrip.id, url,
-      payload: { event: ctx.scrip.condition, scrip: scope.scrip, ticket: scope.ticket, transaction: scope.transaction },
-    }));
+    ctx.write(() =>
+      enqueueWebhook(ctx.conn, {
+        ticketId: ctx.event.ticketId,
+        transactionId: ctx.event.transactionId,
+        scripId: ctx.scrip.id,
+        url,
+        payload: {
+          event: ctx.scrip.condition,
+          scrip: scope.scrip,
+          ticket: scope.ticket,
+          transaction: scope.transaction,
+        },
+      }),
+    );
     return 1;
   },
   open_inactive: async (ctx) => {
     if (ctx.event.autoSubmitted) return 0; // an out-of-office reply does not reopen a resolved ticket
-    const { status } = (await ctx.people());
-    if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status)) ctx.effects.setStatus = 'open';
+    const { status } = await ctx.people();
+    if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status))
+      ctx.effects.setStatus = 'open';
     return 0;
   },
   set_status: async (ctx) => {
@@ -287,7 +406,10 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
  * the ticket change or the other scrips' notifications. (It used to run in a savepoint; a
  * savepoint made FTS5 flush its pending index, a tenth of a millisecond per change.)
  */
-export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ results: ScripResult[]; effects: ScripEffects }> {
+export async function runScrips(
+  conn: Conn,
+  event: ScripEvent,
+): Promise<{ results: ScripResult[]; effects: ScripEffects }> {
   const queueId = await queueOfTicket(conn, event.ticketId);
   const effects: ScripEffects = {};
   if (queueId === undefined) return { results: [], effects };
@@ -296,7 +418,8 @@ export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ result
   let ours: Set<string> | undefined;
   let files: number[] | undefined;
   let actorRole: string | undefined | null = null;
-  const roleOfActor = async () => (actorRole === null ? (actorRole = (await userById(conn, event.actorId))?.role) : actorRole);
+  const roleOfActor = async () =>
+    actorRole === null ? (actorRole = (await userById(conn, event.actorId))?.role) : actorRole;
   let spoke: boolean | undefined;
   const loader = new ScopeLoader(conn, event.ticketId, event.transactionId, event.notify.publicUrl);
   const mailed = new Set<string>();
@@ -304,7 +427,13 @@ export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ result
   for (const scrip of candidates) {
     const test = CONDITION_TESTS[scrip.condition as Condition];
     if (!test || !(await test(event, roleOfActor))) continue;
-    const result: ScripResult = { scrip_id: scrip.id, key: scrip.key, action: scrip.action, ok: true, notifications: 0 };
+    const result: ScripResult = {
+      scrip_id: scrip.id,
+      key: scrip.key,
+      action: scrip.action,
+      ok: true,
+      notifications: 0,
+    };
     let writes: (() => Promise<unknown>)[] = [];
     try {
       const run = ACTION_RUNNERS[scrip.action as Action];
@@ -313,15 +442,24 @@ export async function runScrips(conn: Conn, event: ScripEvent): Promise<{ result
       const localMailed = new Set(mailed);
       const withheld: string[] = [];
       const notifications = await run({
-        conn, event, scrip, effects: local, mailed: localMailed, people: async () => (people ??= (await ticketPeople(conn, event.ticketId))!),
+        conn,
+        event,
+        scrip,
+        effects: local,
+        mailed: localMailed,
+        people: async () => (people ??= (await ticketPeople(conn, event.ticketId))!),
         ours: async () => (ours ??= await ourAddresses(conn, event.notify.ownAddresses)),
-        attachmentIds: async () => (files ??= (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
+        attachmentIds: async () =>
+          (files ??= (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
         config: JSON.parse(scrip.config) as Record<string, unknown>,
         write: (w) => writes.push(w),
         actorRole: roleOfActor,
         staffSpoke: async () => (spoke ??= await staffSpokePublicly(conn, event.ticketId)),
         withheld,
-        scope: async (needs) => ({ ...await loader.load(needs), scrip: { id: scrip.id, key: scrip.key, description: scrip.description } }),
+        scope: async (needs) => ({
+          ...(await loader.load(needs)),
+          scrip: { id: scrip.id, key: scrip.key, description: scrip.description },
+        }),
       });
       result.notifications = notifications;
       if (withheld.length > 0) result.withheld = { recipients: [...new Set(withheld)], reason: RELAY_HELD };

@@ -12,7 +12,8 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]
 const MAX_DEPTH = 12;
 const QUOTE_STYLE = 'margin:0 0 0 0.8ex;border-left:2px solid #c0c4cc;padding-left:1ex;color:#4b5563';
 const SIGNATURE_STYLE = 'color:#6b7280';
-const BODY_STYLE = 'font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:14px;line-height:1.45;overflow-wrap:anywhere;word-wrap:break-word';
+const BODY_STYLE =
+  'font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:14px;line-height:1.45;overflow-wrap:anywhere;word-wrap:break-word';
 
 /** The quote depth of a line and the text after its markers (`> > a`, `>>a`; the first `>` in column one). */
 function quoteOf(line: string): { depth: number; text: string } {
@@ -46,8 +47,15 @@ function trimUrl(url: string): string {
   }
   while (end > 0) {
     const c = url[end - 1];
-    if (TRAILING.has(c)) { end--; continue; }
-    if (c === ')' && close > open) { close--; end--; continue; }
+    if (TRAILING.has(c)) {
+      end--;
+      continue;
+    }
+    if (c === ')' && close > open) {
+      close--;
+      end--;
+      continue;
+    }
     break;
   }
   return url.slice(0, end);
@@ -63,7 +71,10 @@ function inline(text: string): string {
   LINK.lastIndex = 0;
   for (let m = LINK.exec(text); m; m = LINK.exec(text)) {
     const url = trimUrl(m[0]);
-    if (!isUsable(url)) { LINK.lastIndex = m.index + Math.max(1, url.length); continue; }
+    if (!isUsable(url)) {
+      LINK.lastIndex = m.index + Math.max(1, url.length);
+      continue;
+    }
     out += spaces(escapeHtml(text.slice(last, m.index)));
     const safe = escapeHtml(url);
     out += `<a href="${safe}" style="color:#1d4ed8">${safe}</a>`;
@@ -105,17 +116,34 @@ export function textToHtml(text: string): string {
   let lineOpen = false; // the previous line needs a <br> before more text at the same level
   let lastEmpty = false;
   /** Before a block starts: a blank last line must still show as one. */
-  const endRun = () => { if (lineOpen && lastEmpty) out.push('<br>'); lineOpen = false; };
+  const endRun = () => {
+    if (lineOpen && lastEmpty) out.push('<br>');
+    lineOpen = false;
+  };
   for (const line of lines) {
     const q = quoteOf(line);
     const startsSignature = !inSignature && q.depth === 0 && (line === '-- ' || line === '--');
-    if (inSignature && q.depth > 0) { endRun(); out.push('</div>'); inSignature = false; }
+    if (inSignature && q.depth > 0) {
+      endRun();
+      out.push('</div>');
+      inSignature = false;
+    }
     if (q.depth !== depth) {
       endRun();
-      while (depth < q.depth) { out.push(`<blockquote style="${QUOTE_STYLE}">`); depth++; }
-      while (depth > q.depth) { out.push('</blockquote>'); depth--; }
+      while (depth < q.depth) {
+        out.push(`<blockquote style="${QUOTE_STYLE}">`);
+        depth++;
+      }
+      while (depth > q.depth) {
+        out.push('</blockquote>');
+        depth--;
+      }
     }
-    if (startsSignature) { endRun(); out.push(`<div style="${SIGNATURE_STYLE}">`); inSignature = true; }
+    if (startsSignature) {
+      endRun();
+      out.push(`<div style="${SIGNATURE_STYLE}">`);
+      inSignature = true;
+    }
     if (lineOpen) out.push('<br>\n');
     const html = inline(q.text);
     out.push(html);
@@ -123,8 +151,13 @@ export function textToHtml(text: string): string {
     lastEmpty = html === '';
   }
   endRun();
-  while (depth > 0) { out.push('</blockquote>'); depth--; }
+  while (depth > 0) {
+    out.push('</blockquote>');
+    depth--;
+  }
   if (inSignature) out.push('</div>');
-  return '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>'
-    + `<body><div style="${BODY_STYLE}">\n${out.join('')}\n</div></body></html>\n`;
+  return (
+    '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>' +
+    `<body><div style="${BODY_STYLE}">\n${out.join('')}\n</div></body></html>\n`
+  );
 }

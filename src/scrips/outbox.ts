@@ -1,7 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, sql, count } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
-import { changes, claimRows, type Conn, type Db, logAppend, notIndexed, prepared, type Prepared, type RowOf, first, transaction, tryLock, one } from '../db/port.js';
+import {
+  changes,
+  claimRows,
+  type Conn,
+  type Db,
+  logAppend,
+  notIndexed,
+  prepared,
+  type Prepared,
+  type RowOf,
+  first,
+  transaction,
+  tryLock,
+  one,
+} from '../db/port.js';
 import { outbox, transactions } from '../db/schema.js';
 import { nowIso } from '../domain/clock.js';
 
@@ -17,7 +31,10 @@ const mailDomain = (mailFrom: string) => mailFrom.split('@')[1] || 'localhost';
 
 // randomUUID draws from a cached pool of entropy; randomBytes asks OpenSSL on every call (2–20 µs).
 // A UUID's first 12 hex digits (around the first dash) are 48 random bits.
-const random48 = () => { const u = randomUUID(); return u.slice(0, 8) + u.slice(9, 13); };
+const random48 = () => {
+  const u = randomUUID();
+  return u.slice(0, 8) + u.slice(9, 13);
+};
 export function newMessageId(ticketId: number, mailFrom: string): string {
   // real time: an identifier's ingredient (unique with the random part), not a time anyone reads.
   const stamp = Date.now().toString(36);
@@ -37,17 +54,43 @@ const deliveryNow = (afterMs = 0) => new Date(Date.now() + afterMs).toISOString(
  * (outbox rows). Read through the ticket's transactions (never the Message-ID index, whose
  * non-null part grows with all the mail ever received) and the outbox's ticket index.
  */
-export const inboundIdsQuery = (db: Db) => db.select({ tx: transactions.id, id: transactions.message_id, type: transactions.type }).from(transactions)
-  .where(and(eq(transactions.ticket_id, sql.placeholder('ticket')), sql`${notIndexed(db, transactions.message_id)} IS NOT NULL`)).orderBy(asc(transactions.id));
+export const inboundIdsQuery = (db: Db) =>
+  db
+    .select({ tx: transactions.id, id: transactions.message_id, type: transactions.type })
+    .from(transactions)
+    .where(
+      and(
+        eq(transactions.ticket_id, sql.placeholder('ticket')),
+        sql`${notIndexed(db, transactions.message_id)} IS NOT NULL`,
+      ),
+    )
+    .orderBy(asc(transactions.id));
 export const inboundIds = prepared(inboundIdsQuery);
-const outboundIds = prepared((db) => db.select({ tx: outbox.transaction_id, id: outbox.message_id, audience: outbox.audience, scrip: outbox.scrip_id })
-  .from(outbox).where(and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)))
-  .orderBy(asc(outbox.id)));
-const insertEmail = prepared((db) => db.insert(outbox).values({
-  kind: 'email', ticket_id: sql.placeholder('ticket_id'), transaction_id: sql.placeholder('transaction_id'), scrip_id: sql.placeholder('scrip_id'),
-  recipient: sql.placeholder('recipient'), subject: sql.placeholder('subject'), body: sql.placeholder('body'), headers: sql.placeholder('headers'),
-  message_id: sql.placeholder('message_id'), audience: sql.placeholder('audience'), attachment_ids: sql.placeholder('attachment_ids'), status: 'queued', next_attempt_at: sql.placeholder('due'), created_at: sql.placeholder('now'),
-}));
+const outboundIds = prepared((db) =>
+  db
+    .select({ tx: outbox.transaction_id, id: outbox.message_id, audience: outbox.audience, scrip: outbox.scrip_id })
+    .from(outbox)
+    .where(and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)))
+    .orderBy(asc(outbox.id)),
+);
+const insertEmail = prepared((db) =>
+  db.insert(outbox).values({
+    kind: 'email',
+    ticket_id: sql.placeholder('ticket_id'),
+    transaction_id: sql.placeholder('transaction_id'),
+    scrip_id: sql.placeholder('scrip_id'),
+    recipient: sql.placeholder('recipient'),
+    subject: sql.placeholder('subject'),
+    body: sql.placeholder('body'),
+    headers: sql.placeholder('headers'),
+    message_id: sql.placeholder('message_id'),
+    audience: sql.placeholder('audience'),
+    attachment_ids: sql.placeholder('attachment_ids'),
+    status: 'queued',
+    next_attempt_at: sql.placeholder('due'),
+    created_at: sql.placeholder('now'),
+  }),
+);
 
 /** At most this many Message-IDs in References: the root and the newest (SPEC C3). */
 export const MAX_REFERENCES = 20;
@@ -75,12 +118,17 @@ export interface Threading {
  * inbound message. Customer mail sees only what customers saw: our staff copies and the inbound
  * messages of internal notes (Comment) stay out of it.
  */
-export async function threading(conn: Conn, m: { ticketId: number; transactionId: number; scripId: number; audience: 'customer' | 'staff' }): Promise<Threading> {
+export async function threading(
+  conn: Conn,
+  m: { ticketId: number; transactionId: number; scripId: number; audience: 'customer' | 'staff' },
+): Promise<Threading> {
   const customer = m.audience === 'customer';
   const thread: string[] = [];
   let trigger: string | null = null;
   let sharedMessageId: string | null = null;
-  const inbound = (await inboundIds(conn).all({ ticket: m.ticketId })).filter((r) => r.tx <= m.transactionId && !(customer && r.type === 'Comment'));
+  const inbound = (await inboundIds(conn).all({ ticket: m.ticketId })).filter(
+    (r) => r.tx <= m.transactionId && !(customer && r.type === 'Comment'),
+  );
   // Rows are written with their transaction, so this is their order already; a stable sort makes sure.
   const outbound = (await outboundIds(conn).all({ ticket: m.ticketId })).sort((a, b) => (a.tx ?? 0) - (b.tx ?? 0));
   let o = 0;
@@ -103,7 +151,10 @@ export async function threading(conn: Conn, m: { ticketId: number; transactionId
   }
   pushOutboundBefore(m.transactionId);
   for (const r of outbound) {
-    if (r.tx === m.transactionId && r.scrip === m.scripId && (r.audience ?? 'customer') === m.audience) { sharedMessageId = r.id; break; }
+    if (r.tx === m.transactionId && r.scrip === m.scripId && (r.audience ?? 'customer') === m.audience) {
+      sharedMessageId = r.id;
+      break;
+    }
   }
   if (trigger) thread.push(trigger);
   const unique = [...new Set(thread)];
@@ -112,7 +163,10 @@ export async function threading(conn: Conn, m: { ticketId: number; transactionId
 }
 
 /** A mailbox: a display name (may be empty) and an address. */
-export interface Mailbox { name: string; address: string }
+export interface Mailbox {
+  name: string;
+  address: string;
+}
 
 /**
  * One e-mail to one recipient (the SMTP envelope holds `recipient` alone). The headers show the
@@ -120,11 +174,14 @@ export interface Mailbox { name: string; address: string }
  * ticket, while each copy carries links meant for its own reader (a portal link).
  */
 export interface EmailInput {
-  ticketId: number; transactionId: number; scripId: number;
+  ticketId: number;
+  transactionId: number;
+  scripId: number;
   /** The envelope recipient of this copy. */
   recipient: string;
   /** The To and Cc header lists (SPEC C2: To the requesters, Cc the cc watchers). */
-  to: Mailbox[]; cc: Mailbox[];
+  to: Mailbox[];
+  cc: Mailbox[];
   /** SPEC C3: `"<agent> (<queue>)"` for human replies, `"<queue>"` for automatic mail; the queue address. */
   from: Mailbox;
   /** The queue address. */
@@ -156,7 +213,10 @@ export function taggedSubject(subject: string, ticketId: number): string {
 
 /** `"Name" <address>` (the name quoted, `"` and `\\` escaped; control characters made spaces), or the bare address. */
 export function formatMailbox(m: Mailbox): string {
-  const name = m.name.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const name = m.name
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return name ? `"${name.replace(/["\\]/g, '\\$&')}" <${m.address}>` : m.address;
 }
 
@@ -187,22 +247,40 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
     }
     headers['X-Hxdesk-Ticket'] = String(m.ticketId);
     await insertEmail(conn).run({
-      ticket_id: m.ticketId, transaction_id: m.transactionId, scrip_id: m.scripId, recipient: m.recipient, subject: taggedSubject(m.subject, m.ticketId),
-      body: m.body, headers: JSON.stringify(headers), message_id: messageId, now, due, audience: m.audience, attachment_ids: JSON.stringify(m.attachmentIds),
+      ticket_id: m.ticketId,
+      transaction_id: m.transactionId,
+      scrip_id: m.scripId,
+      recipient: m.recipient,
+      subject: taggedSubject(m.subject, m.ticketId),
+      body: m.body,
+      headers: JSON.stringify(headers),
+      message_id: messageId,
+      now,
+      due,
+      audience: m.audience,
+      attachment_ids: JSON.stringify(m.attachmentIds),
     });
   }
 }
 
 /** What a row's `headers` JSON says, read back: mailboxes parsed, the rest as stored. */
 export interface StoredMail {
-  from: Mailbox | null; replyTo: Mailbox | null; to: Mailbox[]; cc: Mailbox[];
-  inReplyTo?: string; references?: string;
+  from: Mailbox | null;
+  replyTo: Mailbox | null;
+  to: Mailbox[];
+  cc: Mailbox[];
+  inReplyTo?: string;
+  references?: string;
   /** Every other header, sent as is (Auto-Submitted, X-Auto-Response-Suppress, X-Hxdesk-Ticket). */
   extra: Record<string, string>;
 }
 
-const mailboxes = (value: string | undefined): Mailbox[] => (value ? addressparser(value, { flatten: true })
-  .filter((a) => a.address).map((a) => ({ name: a.name ?? '', address: a.address })) : []);
+const mailboxes = (value: string | undefined): Mailbox[] =>
+  value
+    ? addressparser(value, { flatten: true })
+        .filter((a) => a.address)
+        .map((a) => ({ name: a.name ?? '', address: a.address }))
+    : [];
 
 /**
  * The stored headers of an e-mail row. Rows queued before To and Cc were stored (an upgrade
@@ -210,20 +288,52 @@ const mailboxes = (value: string | undefined): Mailbox[] => (value ? addresspars
  */
 export function storedMail(row: Pick<OutboxRow, 'headers' | 'recipient'>): StoredMail {
   let headers: Record<string, string> = {};
-  try { headers = JSON.parse(row.headers) as Record<string, string>; } catch { /* a broken row is sent with what it has */ }
-  const { From: from, 'Reply-To': replyTo, To: to, Cc: cc, 'In-Reply-To': inReplyTo, References: references, ...extra } = headers;
+  try {
+    headers = JSON.parse(row.headers) as Record<string, string>;
+  } catch {
+    /* a broken row is sent with what it has */
+  }
+  const {
+    From: from,
+    'Reply-To': replyTo,
+    To: to,
+    Cc: cc,
+    'In-Reply-To': inReplyTo,
+    References: references,
+    ...extra
+  } = headers;
   return {
-    from: mailboxes(from)[0] ?? null, replyTo: mailboxes(replyTo)[0] ?? null,
-    to: to === undefined ? [{ name: '', address: row.recipient }] : mailboxes(to), cc: mailboxes(cc),
-    inReplyTo, references, extra,
+    from: mailboxes(from)[0] ?? null,
+    replyTo: mailboxes(replyTo)[0] ?? null,
+    to: to === undefined ? [{ name: '', address: row.recipient }] : mailboxes(to),
+    cc: mailboxes(cc),
+    inReplyTo,
+    references,
+    extra,
   };
 }
 
-export async function enqueueWebhook(conn: Conn, w: { ticketId: number; transactionId: number; scripId: number; url: string; payload: unknown }): Promise<OutboxRow> {
-  return await one(conn.insert(outbox).values({
-    kind: 'webhook', ticket_id: w.ticketId, transaction_id: w.transactionId, scrip_id: w.scripId, recipient: w.url,
-    body: JSON.stringify(w.payload), headers: '{}', status: 'queued', next_attempt_at: deliveryNow(), created_at: nowIso(conn),
-  }).returning());
+export async function enqueueWebhook(
+  conn: Conn,
+  w: { ticketId: number; transactionId: number; scripId: number; url: string; payload: unknown },
+): Promise<OutboxRow> {
+  return await one(
+    conn
+      .insert(outbox)
+      .values({
+        kind: 'webhook',
+        ticket_id: w.ticketId,
+        transaction_id: w.transactionId,
+        scrip_id: w.scripId,
+        recipient: w.url,
+        body: JSON.stringify(w.payload),
+        headers: '{}',
+        status: 'queued',
+        next_attempt_at: deliveryNow(),
+        created_at: nowIso(conn),
+      })
+      .returning(),
+  );
 }
 
 // ---- used by the delivery worker -------------------------------------------------------
@@ -245,8 +355,19 @@ export async function requeueInterrupted(db: Db, self: ReadonlySet<string> = new
     const lock = owner === null ? null : await tryLock(db, workerLock(owner));
     if (owner !== null && !lock) continue; // a live worker's attempt
     try {
-      n += changes(await transaction(db, (tx) => tx.update(outbox).set({ status: 'queued', claimed_by: null })
-        .where(and(eq(outbox.status, 'sending'), owner === null ? isNull(outbox.claimed_by) : eq(outbox.claimed_by, owner)))));
+      n += changes(
+        await transaction(db, (tx) =>
+          tx
+            .update(outbox)
+            .set({ status: 'queued', claimed_by: null })
+            .where(
+              and(
+                eq(outbox.status, 'sending'),
+                owner === null ? isNull(outbox.claimed_by) : eq(outbox.claimed_by, owner),
+              ),
+            ),
+        ),
+      );
     } finally {
       await lock?.release();
     }
@@ -258,7 +379,9 @@ export async function requeueInterrupted(db: Db, self: ReadonlySet<string> = new
 export const workerLock = (id: string) => `outbox-worker:${id}`;
 
 /** A query compiled once per database and per set of kinds (a worker always asks for the same ones). */
-function forKinds<Q extends PromiseLike<unknown>>(build: (db: Db, kinds: OutboxRow['kind'][]) => Q): (conn: Conn, kinds: OutboxRow['kind'][]) => Prepared<RowOf<Q>> {
+function forKinds<Q extends PromiseLike<unknown>>(
+  build: (db: Db, kinds: OutboxRow['kind'][]) => Q,
+): (conn: Conn, kinds: OutboxRow['kind'][]) => Prepared<RowOf<Q>> {
   const byKinds = new Map<string, (conn: Conn) => Prepared<RowOf<Q>>>();
   return (conn, kinds) => {
     const key = kinds.join(',');
@@ -268,17 +391,36 @@ function forKinds<Q extends PromiseLike<unknown>>(build: (db: Db, kinds: OutboxR
   };
 }
 // The worker looks after every write that answered (a kick): these run on every write request.
-const dueQuery = (db: Db, kinds: OutboxRow['kind'][]) => db.select({ id: outbox.id }).from(outbox)
-  .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds), lte(outbox.next_attempt_at, sql.placeholder('now'))))
-  .orderBy(asc(outbox.next_attempt_at), asc(outbox.id)).limit(sql.placeholder('limit'));
+const dueQuery = (db: Db, kinds: OutboxRow['kind'][]) =>
+  db
+    .select({ id: outbox.id })
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.status, 'queued'),
+        inArray(outbox.kind, kinds),
+        lte(outbox.next_attempt_at, sql.placeholder('now')),
+      ),
+    )
+    .orderBy(asc(outbox.next_attempt_at), asc(outbox.id))
+    .limit(sql.placeholder('limit'));
 const dueIds = forKinds(dueQuery);
 /** The same rows, claimed: a second process claiming at the same moment skips them (each notification is sent once). */
 const claimIds = forKinds((db, kinds) => claimRows(db, dueQuery(db, kinds)));
-const firstDue = forKinds((db, kinds) => db.select({ at: sql<string | null>`min(${outbox.next_attempt_at})` }).from(outbox)
-  .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds))));
+const firstDue = forKinds((db, kinds) =>
+  db
+    .select({ at: sql<string | null>`min(${outbox.next_attempt_at})` })
+    .from(outbox)
+    .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds))),
+);
 
 /** Claims due rows of the given kinds for the worker `owner`: marks them `sending` and counts the attempt. */
-export async function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number, owner: string | null = null): Promise<OutboxRow[]> {
+export async function claimDue(
+  db: Db,
+  kinds: OutboxRow['kind'][],
+  limit: number,
+  owner: string | null = null,
+): Promise<OutboxRow[]> {
   if (kinds.length === 0) return [];
   const params = () => ({ now: deliveryNow(), limit });
   // Most kicks find nothing due: look first without taking the write lock.
@@ -286,31 +428,62 @@ export async function claimDue(db: Db, kinds: OutboxRow['kind'][], limit: number
   return transaction(db, async (tx) => {
     const due = await claimIds(tx, kinds).all(params());
     if (due.length === 0) return [];
-    return (await tx.update(outbox).set({ status: 'sending', attempts: sql`${outbox.attempts} + 1`, claimed_by: owner })
-      .where(inArray(outbox.id, due.map((d) => d.id))).returning()).sort((a, b) => a.id - b.id);
+    return (
+      await tx
+        .update(outbox)
+        .set({ status: 'sending', attempts: sql`${outbox.attempts} + 1`, claimed_by: owner })
+        .where(
+          inArray(
+            outbox.id,
+            due.map((d) => d.id),
+          ),
+        )
+        .returning()
+    ).sort((a, b) => a.id - b.id);
   });
 }
 
 /** Puts claimed rows that were never attempted (the worker is stopping) back, attempt uncounted. */
 export async function releaseClaimed(db: Db, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  await transaction(db, (tx) => tx.update(outbox).set({ status: 'queued', attempts: sql`${outbox.attempts} - 1`, claimed_by: null })
-    .where(and(inArray(outbox.id, ids), eq(outbox.status, 'sending'))));
+  await transaction(db, (tx) =>
+    tx
+      .update(outbox)
+      .set({ status: 'queued', attempts: sql`${outbox.attempts} - 1`, claimed_by: null })
+      .where(and(inArray(outbox.id, ids), eq(outbox.status, 'sending'))),
+  );
 }
 
 /** `note`: what the admin should know about a delivery that went out (files that were no longer there). */
 export async function markSent(db: Db, id: number, note: string | null = null): Promise<void> {
-  await transaction(db, (tx) => tx.update(outbox).set({ status: 'sent', sent_at: nowIso(db), last_error: note, claimed_by: null }).where(eq(outbox.id, id)));
+  await transaction(db, (tx) =>
+    tx
+      .update(outbox)
+      .set({ status: 'sent', sent_at: nowIso(db), last_error: note, claimed_by: null })
+      .where(eq(outbox.id, id)),
+  );
 }
 
 /** Records a failed attempt: back to the queue after an exponential backoff, or `failed` for good. */
-export async function markFailed(db: Db, row: OutboxRow, error: string, opts: { maxAttempts: number; retryBaseMs: number }): Promise<void> {
+export async function markFailed(
+  db: Db,
+  row: OutboxRow,
+  error: string,
+  opts: { maxAttempts: number; retryBaseMs: number },
+): Promise<void> {
   const final = row.attempts >= opts.maxAttempts;
   const delay = opts.retryBaseMs * 2 ** (row.attempts - 1);
-  await transaction(db, (tx) => tx.update(outbox).set({
-    status: final ? 'failed' : 'queued', last_error: error.slice(0, 1000), claimed_by: null,
-    next_attempt_at: deliveryNow(final ? 0 : delay),
-  }).where(eq(outbox.id, row.id)));
+  await transaction(db, (tx) =>
+    tx
+      .update(outbox)
+      .set({
+        status: final ? 'failed' : 'queued',
+        last_error: error.slice(0, 1000),
+        claimed_by: null,
+        next_attempt_at: deliveryNow(final ? 0 : delay),
+      })
+      .where(eq(outbox.id, row.id)),
+  );
 }
 
 export async function nextDueAt(db: Db, kinds: OutboxRow['kind'][]): Promise<string | null> {
@@ -320,12 +493,21 @@ export async function nextDueAt(db: Db, kinds: OutboxRow['kind'][]): Promise<str
 
 // ---- admin views -----------------------------------------------------------------------
 
-export async function listOutbox(db: Db, filter: { status?: OutboxRow['status']; ticket_id?: number; limit: number; offset: number }) {
+export async function listOutbox(
+  db: Db,
+  filter: { status?: OutboxRow['status']; ticket_id?: number; limit: number; offset: number },
+) {
   const conds = [];
   if (filter.status) conds.push(eq(outbox.status, filter.status));
   if (filter.ticket_id) conds.push(eq(outbox.ticket_id, filter.ticket_id));
   const where = and(...conds);
-  const rows = await db.select().from(outbox).where(where).orderBy(desc(outbox.id)).limit(filter.limit).offset(filter.offset);
+  const rows = await db
+    .select()
+    .from(outbox)
+    .where(where)
+    .orderBy(desc(outbox.id))
+    .limit(filter.limit)
+    .offset(filter.offset);
   const total = (await first(db.select({ n: count() }).from(outbox).where(where)))!.n;
   return { rows, total };
 }
@@ -339,7 +521,12 @@ export async function requeue(db: Db, id: number): Promise<OutboxRow> {
     // The store's change signal, which the delivery workers follow (decision 045): the row goes
     // out at once, from whichever process takes it. (The live-update hub finds nothing new.)
     await logAppend(tx);
-    return one(tx.update(outbox).set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: deliveryNow(), claimed_by: null })
-      .where(eq(outbox.id, id)).returning());
+    return one(
+      tx
+        .update(outbox)
+        .set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: deliveryNow(), claimed_by: null })
+        .where(eq(outbox.id, id))
+        .returning(),
+    );
   });
 }

@@ -6,51 +6,105 @@ import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, transactio
 // and AdminCc of the ticket and of its queue, the owner and the ticket's team.
 
 export interface Recipient {
-  id: number; email: string; name: string; role: 'admin' | 'agent' | 'requester'; disabled: boolean;
-  notify_new_tickets: boolean; notify_replies: boolean; notify_notes: boolean; portal_epoch: number;
+  id: number;
+  email: string;
+  name: string;
+  role: 'admin' | 'agent' | 'requester';
+  disabled: boolean;
+  notify_new_tickets: boolean;
+  notify_replies: boolean;
+  notify_notes: boolean;
+  portal_epoch: number;
 }
 
 const cols = {
-  id: users.id, email: users.email, name: users.name, role: users.role, disabled: users.disabled,
-  notify_new_tickets: users.notify_new_tickets, notify_replies: users.notify_replies, notify_notes: users.notify_notes,
+  id: users.id,
+  email: users.email,
+  name: users.name,
+  role: users.role,
+  disabled: users.disabled,
+  notify_new_tickets: users.notify_new_tickets,
+  notify_replies: users.notify_replies,
+  notify_notes: users.notify_notes,
   portal_epoch: users.portal_epoch,
 };
 const p = sql.placeholder;
 
 export interface TicketPeople {
-  queue: number; owner: number | null; team: number | null; status: string;
-  requesters: number[]; cc: number[]; adminCc: number[];
+  queue: number;
+  owner: number | null;
+  team: number | null;
+  status: string;
+  requesters: number[];
+  cc: number[];
+  adminCc: number[];
 }
 
-const ticketRow = prepared((db) => db.select({ queue: tickets.queue_id, owner: tickets.owner_id, team: tickets.team_id, status: tickets.status })
-  .from(tickets).where(eq(tickets.id, p('id'))));
-const ticketRoles = prepared((db) => db.select({ role: ticketWatchers.role, user: ticketWatchers.user_id }).from(ticketWatchers)
-  .where(eq(ticketWatchers.ticket_id, p('id'))).orderBy(asc(ticketWatchers.position), asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)));
-const queueRoles = prepared((db) => db.select({ role: queueWatchers.role, user: queueWatchers.user_id }).from(queueWatchers)
-  .where(eq(queueWatchers.queue_id, p('id'))).orderBy(asc(queueWatchers.user_id)));
-const membersOf = prepared((db) => db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, p('team'))));
-const oneUser = prepared((db) => db.select(cols).from(users).where(eq(users.id, p('id'))));
+const ticketRow = prepared((db) =>
+  db
+    .select({ queue: tickets.queue_id, owner: tickets.owner_id, team: tickets.team_id, status: tickets.status })
+    .from(tickets)
+    .where(eq(tickets.id, p('id'))),
+);
+const ticketRoles = prepared((db) =>
+  db
+    .select({ role: ticketWatchers.role, user: ticketWatchers.user_id })
+    .from(ticketWatchers)
+    .where(eq(ticketWatchers.ticket_id, p('id')))
+    .orderBy(asc(ticketWatchers.position), asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)),
+);
+const queueRoles = prepared((db) =>
+  db
+    .select({ role: queueWatchers.role, user: queueWatchers.user_id })
+    .from(queueWatchers)
+    .where(eq(queueWatchers.queue_id, p('id')))
+    .orderBy(asc(queueWatchers.user_id)),
+);
+const membersOf = prepared((db) =>
+  db
+    .select({ id: teamMembers.user_id })
+    .from(teamMembers)
+    .where(eq(teamMembers.team_id, p('team'))),
+);
+const oneUser = prepared((db) =>
+  db
+    .select(cols)
+    .from(users)
+    .where(eq(users.id, p('id'))),
+);
 
 /** The ticket's people by role, ids in the order they joined; queue Cc/AdminCc count as the ticket's. */
 export async function ticketPeople(conn: Conn, ticketId: number): Promise<TicketPeople | undefined> {
   const t = await ticketRow(conn).get({ id: ticketId });
   if (!t) return undefined;
   const people: TicketPeople = { ...t, requesters: [], cc: [], adminCc: [] };
-  const add = (list: number[], id: number) => { if (!list.includes(id)) list.push(id); };
-  for (const w of await ticketRoles(conn).all({ id: ticketId })) add(w.role === 'requester' ? people.requesters : w.role === 'cc' ? people.cc : people.adminCc, w.user);
-  for (const w of await queueRoles(conn).all({ id: t.queue })) add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
+  const add = (list: number[], id: number) => {
+    if (!list.includes(id)) list.push(id);
+  };
+  for (const w of await ticketRoles(conn).all({ id: ticketId }))
+    add(w.role === 'requester' ? people.requesters : w.role === 'cc' ? people.cc : people.adminCc, w.user);
+  for (const w of await queueRoles(conn).all({ id: t.queue }))
+    add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
   // A requester who is also on the Cc list is a requester.
   people.cc = people.cc.filter((id) => !people.requesters.includes(id));
   return people;
 }
 
-const aliases = prepared((db) => db.select({ alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)));
+const aliases = prepared((db) =>
+  db.select({ alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)),
+);
 /** Every address of ours: the configured ones and the queue aliases. Mail to them would come back in. */
 export const ourAddresses = async (conn: Conn, configured: string[]): Promise<Set<string>> =>
   new Set([...configured, ...(await aliases(conn).all()).map((r) => r.alias!)]);
 
-const queueOf = prepared((db) => db.select({ queue: tickets.queue_id }).from(tickets).where(eq(tickets.id, p('id'))));
-export const queueOfTicket = async (conn: Conn, ticketId: number): Promise<number | undefined> => (await queueOf(conn).get({ id: ticketId }))?.queue;
+const queueOf = prepared((db) =>
+  db
+    .select({ queue: tickets.queue_id })
+    .from(tickets)
+    .where(eq(tickets.id, p('id'))),
+);
+export const queueOfTicket = async (conn: Conn, ticketId: number): Promise<number | undefined> =>
+  (await queueOf(conn).get({ id: ticketId }))?.queue;
 
 export const teamMemberIds = async (conn: Conn, team: number | null): Promise<number[]> =>
   team === null ? [] : (await membersOf(conn).all({ team })).map((m) => m.id);
@@ -68,17 +122,29 @@ export async function usersByIds(conn: Conn, ids: number[]): Promise<Recipient[]
   return unique.map((id) => byId.get(id)).filter((r): r is Recipient => r !== undefined);
 }
 
-export const userById = async (conn: Conn, id: number | null): Promise<Recipient | undefined> => (id === null ? undefined : await oneUser(conn).get({ id }));
+export const userById = async (conn: Conn, id: number | null): Promise<Recipient | undefined> =>
+  id === null ? undefined : await oneUser(conn).get({ id });
 
 export const isStaffRole = (role: string | undefined) => role === 'admin' || role === 'agent';
 
-const staffWrote = prepared((db) => db.select({ id: transactions.id }).from(transactions)
-  .innerJoin(users, eq(users.id, transactions.creator_id))
-  .where(and(eq(transactions.ticket_id, p('id')), inArray(transactions.type, ['Create', 'Correspond']), inArray(users.role, ['admin', 'agent'])))
-  .limit(1));
+const staffWrote = prepared((db) =>
+  db
+    .select({ id: transactions.id })
+    .from(transactions)
+    .innerJoin(users, eq(users.id, transactions.creator_id))
+    .where(
+      and(
+        eq(transactions.ticket_id, p('id')),
+        inArray(transactions.type, ['Create', 'Correspond']),
+        inArray(users.role, ['admin', 'agent']),
+      ),
+    )
+    .limit(1),
+);
 /**
  * SPEC D0: whether a staff member has written publicly on the ticket (a public reply, or the
  * ticket itself when staff opened it): until then what a customer writes is not mailed on to
  * the other customers.
  */
-export const staffSpokePublicly = async (conn: Conn, ticketId: number): Promise<boolean> => (await staffWrote(conn).get({ id: ticketId })) !== undefined;
+export const staffSpokePublicly = async (conn: Conn, ticketId: number): Promise<boolean> =>
+  (await staffWrote(conn).get({ id: ticketId })) !== undefined;

@@ -5,7 +5,12 @@ import type { NotifySettings } from './config.js';
 // the four numbers with a server secret. Bound to one ticket and one user, valid until
 // `expires` (Unix seconds), and revoked when the user's `portal_epoch` moves past `epoch`.
 
-export interface PortalClaims { ticketId: number; userId: number; expires: number; epoch: number }
+export interface PortalClaims {
+  ticketId: number;
+  userId: number;
+  expires: number;
+  epoch: number;
+}
 
 const mac = (secret: string, body: string) => createHmac('sha256', secret).update(`portal:${body}`).digest('base64url');
 
@@ -26,7 +31,13 @@ export function readPortalToken(token: string, secret: string): PortalClaims | n
 }
 
 /** A fresh link for this user to this ticket, valid PORTAL_LINK_DAYS from `now` (the store's clock, ms), on this server's URL with its key. */
-export function portalUrl(settings: NotifySettings, ticketId: number, userId: number, epoch: number, now: number): string {
+export function portalUrl(
+  settings: NotifySettings,
+  ticketId: number,
+  userId: number,
+  epoch: number,
+  now: number,
+): string {
   const expires = Math.floor(now / 1000) + settings.portalLinkDays * 86_400;
   return `${settings.publicUrl}/portal/${signPortalToken({ ticketId, userId, expires, epoch }, settings.portalSecret)}`;
 }

@@ -33,7 +33,8 @@ export function signatureSample(): SignatureScope {
 }
 
 /** What is wrong with a signature (a Liquid error, or larger than 1 MiB against the sample), or null when it is fine (empty is fine). */
-export const signatureError = (source: string): string | null => (source.trim() === '' ? null : templateError(source, signatureSample()));
+export const signatureError = (source: string): string | null =>
+  source.trim() === '' ? null : templateError(source, signatureSample());
 
 /**
  * A rendered signature without surrounding blank lines; '' when empty or when it fails to render.
@@ -45,7 +46,10 @@ export const signatureError = (source: string): string | null => (source.trim() 
 export function renderSignature(source: string, scope: SignatureScope): string {
   if (source.trim() === '') return '';
   try {
-    return renderTemplate(source, scope).replace(/\r\n?/g, '\n').replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+    return renderTemplate(source, scope)
+      .replace(/\r\n?/g, '\n')
+      .replace(/^(?:[ \t]*\n)+/, '')
+      .trimEnd();
   } catch {
     return '';
   }
@@ -67,10 +71,25 @@ export function signBody(body: string, signatures: string[]): string {
 }
 
 const p = sql.placeholder;
-const writer = prepared((db) => db.select({ name: users.name, email: users.email, signature: users.signature }).from(users).where(eq(users.id, p('id'))));
-const ticketAndQueue = prepared((db) => db.select({
-  id: tickets.id, subject: tickets.subject, queue: queues.name, alias: queues.mail_alias, signature: queues.signature,
-}).from(tickets).innerJoin(queues, eq(queues.id, tickets.queue_id)).where(eq(tickets.id, p('id'))));
+const writer = prepared((db) =>
+  db
+    .select({ name: users.name, email: users.email, signature: users.signature })
+    .from(users)
+    .where(eq(users.id, p('id'))),
+);
+const ticketAndQueue = prepared((db) =>
+  db
+    .select({
+      id: tickets.id,
+      subject: tickets.subject,
+      queue: queues.name,
+      alias: queues.mail_alias,
+      signature: queues.signature,
+    })
+    .from(tickets)
+    .innerJoin(queues, eq(queues.id, tickets.queue_id))
+    .where(eq(tickets.id, p('id'))),
+);
 
 /** Signs a public reply by `userId` on ticket `ticketId` with the user's and the queue's signature. */
 export async function signReply(conn: Conn, ticketId: number, userId: number, body: string): Promise<string> {
@@ -78,7 +97,9 @@ export async function signReply(conn: Conn, ticketId: number, userId: number, bo
   const t = await ticketAndQueue(conn).get({ id: ticketId });
   if (!u || !t || (u.signature.trim() === '' && t.signature.trim() === '')) return body;
   const scope: SignatureScope = {
-    user: { name: u.name, email: u.email }, queue: { name: t.queue, mail_alias: t.alias }, ticket: { id: t.id, subject: t.subject },
+    user: { name: u.name, email: u.email },
+    queue: { name: t.queue, mail_alias: t.alias },
+    ticket: { id: t.id, subject: t.subject },
   };
   return signBody(body, [renderSignature(u.signature, scope), renderSignature(t.signature, scope)]);
 }

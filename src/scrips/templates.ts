@@ -93,7 +93,11 @@ function renderCapped(liquid: Liquid, templates: Template[], scope: object): str
 
 /** The RenderTooLarge behind a liquidjs error (its originalError), if that is what it is. */
 function tooLarge(e: unknown): RenderTooLarge | undefined {
-  for (let x = e, depth = 0; x instanceof Error && depth < 10; x = (x as { originalError?: unknown }).originalError, depth++) {
+  for (
+    let x = e, depth = 0;
+    x instanceof Error && depth < 10;
+    x = (x as { originalError?: unknown }).originalError, depth++
+  ) {
     if (x instanceof RenderTooLarge) return x;
   }
   return undefined;
@@ -135,7 +139,8 @@ export function templateNeeds(source: string): ScopeNeeds {
     for (const v of lenient.variableSegmentsSync(parse(source))) {
       const [root, part] = v;
       if (root === 'ticket') {
-        if (part === undefined || typeof part !== 'string') all = true; // whole, or a computed key
+        if (part === undefined || typeof part !== 'string')
+          all = true; // whole, or a computed key
         else if (PARTS.has(part)) ticket.add(part as TicketPart);
       } else if (root === 'transaction') {
         if (part === undefined || typeof part !== 'string' || part === 'creator') creator = true;
@@ -154,7 +159,8 @@ export function templateNeeds(source: string): ScopeNeeds {
 export const isTemplateError = (e: unknown): e is Error => e instanceof LiquidError || e instanceof RenderTooLarge;
 
 /** A template's own failure as the person who wrote it reads it: "Liquid error: …", or the size it passed. */
-export const templateErrorMessage = (e: Error): string => (e instanceof RenderTooLarge ? e.message : `Liquid error: ${e.message.split('\n')[0]}`);
+export const templateErrorMessage = (e: Error): string =>
+  e instanceof RenderTooLarge ? e.message : `Liquid error: ${e.message.split('\n')[0]}`;
 
 /**
  * Checks a template by parsing it and rendering it strictly against a complete sample scope.

@@ -5,18 +5,54 @@ import type { Child } from 'hono/jsx';
 // this page reads them.
 
 export interface JsonSchema {
-  $ref?: string; type?: string | string[]; format?: string; description?: string; enum?: unknown[]; const?: unknown; default?: unknown;
-  properties?: Record<string, JsonSchema>; required?: string[]; additionalProperties?: JsonSchema | boolean; items?: JsonSchema;
-  prefixItems?: JsonSchema[]; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; allOf?: JsonSchema[];
-  minLength?: number; maxLength?: number; minimum?: number; maximum?: number; exclusiveMinimum?: number; minItems?: number; maxItems?: number; pattern?: string;
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  description?: string;
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: JsonSchema | boolean;
+  items?: JsonSchema;
+  prefixItems?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  minItems?: number;
+  maxItems?: number;
+  pattern?: string;
 }
-interface Media { schema?: JsonSchema }
-interface Parameter { in: string; name: string; required?: boolean; description?: string; schema?: JsonSchema }
+interface Media {
+  schema?: JsonSchema;
+}
+interface Parameter {
+  in: string;
+  name: string;
+  required?: boolean;
+  description?: string;
+  schema?: JsonSchema;
+}
 interface Operation {
-  operationId?: string; tags?: string[]; summary?: string; description?: string; security?: unknown[]; parameters?: Parameter[];
-  requestBody?: { content: Record<string, Media> }; responses?: Record<string, Response | { $ref: string }>;
+  operationId?: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  security?: unknown[];
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, Media> };
+  responses?: Record<string, Response | { $ref: string }>;
 }
-interface Response { description: string; content?: Record<string, Media> }
+interface Response {
+  description: string;
+  content?: Record<string, Media>;
+}
 export interface ApiDocument {
   info: { title: string; version: string; description?: string };
   paths: Record<string, Record<string, Operation>>;
@@ -28,16 +64,36 @@ const BIG = 9007199254740991;
 const refName = (ref: string) => ref.split('/').pop() ?? ref;
 /** Request bodies are named once per operation in the document; the page shows them where they are sent. */
 const isBody = (name: string) => name.endsWith('Body');
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 const opAnchor = (method: string, path: string) => `op-${method}-${slug(path) || 'root'}`;
 
 /** The document's bits of Markdown: paragraphs, `code` and **strong**. */
 function Text({ text }: { text: string }) {
-  return <>{text.split(/\n{2,}/).map((para) => <p>{inline(para.replace(/\n/g, ' '))}</p>)}</>;
+  return (
+    <>
+      {text.split(/\n{2,}/).map((para) => (
+        <p>{inline(para.replace(/\n/g, ' '))}</p>
+      ))}
+    </>
+  );
 }
 function inline(s: string): Child[] {
-  return s.split(/(`[^`]+`|\*\*[^*]+\*\*)/).filter((x) => x !== '').map((part) =>
-    part.startsWith('`') ? <code>{part.slice(1, -1)}</code> : part.startsWith('**') ? <strong>{part.slice(2, -2)}</strong> : part);
+  return s
+    .split(/(`[^`]+`|\*\*[^*]+\*\*)/)
+    .filter((x) => x !== '')
+    .map((part) =>
+      part.startsWith('`') ? (
+        <code>{part.slice(1, -1)}</code>
+      ) : part.startsWith('**') ? (
+        <strong>{part.slice(2, -2)}</strong>
+      ) : (
+        part
+      ),
+    );
 }
 
 const literal = (v: unknown) => <code>{JSON.stringify(v)}</code>;
@@ -47,8 +103,11 @@ const literal = (v: unknown) => <code>{JSON.stringify(v)}</code>;
  * "" for none): in the document, left out of the page's type lines (the introduction says so).
  */
 const FORM_WORDS = ['true', 'false', 'on', 'off', '1', '0', 'yes', 'no'];
-const isFormSpelling = (u: JsonSchema) => u.type === 'string' && (u.const === '' || /^\^-?\??\\d\+\$$/.test(u.pattern ?? '')
-  || (u.enum !== undefined && u.enum.every((x) => FORM_WORDS.includes(String(x)))));
+const isFormSpelling = (u: JsonSchema) =>
+  u.type === 'string' &&
+  (u.const === '' ||
+    /^\^-?\??\\d\+\$$/.test(u.pattern ?? '') ||
+    (u.enum !== undefined && u.enum.every((x) => FORM_WORDS.includes(String(x)))));
 const withoutFormSpellings = (union: JsonSchema[]) => {
   const json = union.filter((u) => !isFormSpelling(u));
   return json.length > 0 ? json : union;
@@ -61,19 +120,54 @@ function TypeOf({ s, doc }: { s: JsonSchema; doc: ApiDocument }): Child {
     return isBody(name) ? <span>object</span> : <a href={`#schema-${slug(name)}`}>{name}</a>;
   }
   const union = s.anyOf ?? s.oneOf;
-  if (union) return <>{join(withoutFormSpellings(union).map((u) => <TypeOf s={u} doc={doc} />), ' or ')}</>;
+  if (union)
+    return (
+      <>
+        {join(
+          withoutFormSpellings(union).map((u) => <TypeOf s={u} doc={doc} />),
+          ' or ',
+        )}
+      </>
+    );
   if (s.const !== undefined) return literal(s.const);
   if (s.enum) return <>{join(s.enum.map(literal), ' | ')}</>;
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
   if (types.length === 0) return <span>any</span>;
-  return <>{join(types.map((t) => {
-    if (t === 'array' && s.prefixItems) return <span>[{join(s.prefixItems.map((i) => <TypeOf s={i} doc={doc} />), ', ')}]</span>;
-    if (t === 'array') return <span>array of {s.items ? <TypeOf s={s.items} doc={doc} /> : 'any'}</span>;
-    if (t === 'object' && !s.properties && s.additionalProperties && typeof s.additionalProperties === 'object') {
-      return <span>object of {Object.keys(s.additionalProperties).length ? <TypeOf s={s.additionalProperties} doc={doc} /> : 'any'}</span>;
-    }
-    return <span>{t}{s.format && s.format !== 'binary' ? ` (${s.format})` : ''}</span>;
-  }), ' or ')}</>;
+  return (
+    <>
+      {join(
+        types.map((t) => {
+          if (t === 'array' && s.prefixItems)
+            return (
+              <span>
+                [
+                {join(
+                  s.prefixItems.map((i) => <TypeOf s={i} doc={doc} />),
+                  ', ',
+                )}
+                ]
+              </span>
+            );
+          if (t === 'array') return <span>array of {s.items ? <TypeOf s={s.items} doc={doc} /> : 'any'}</span>;
+          if (t === 'object' && !s.properties && s.additionalProperties && typeof s.additionalProperties === 'object') {
+            return (
+              <span>
+                object of{' '}
+                {Object.keys(s.additionalProperties).length ? <TypeOf s={s.additionalProperties} doc={doc} /> : 'any'}
+              </span>
+            );
+          }
+          return (
+            <span>
+              {t}
+              {s.format && s.format !== 'binary' ? ` (${s.format})` : ''}
+            </span>
+          );
+        }),
+        ' or ',
+      )}
+    </>
+  );
 }
 function join(items: Child[], sep: string): Child[] {
   return items.flatMap((x, i) => (i === 0 ? [x] : [sep, x]));
@@ -111,7 +205,17 @@ function nested(s: JsonSchema, doc: ApiDocument): JsonSchema[] {
  * An object's fields as a list: name, type, limits, what it means; nested objects inside. What a
  * request must send is marked required; what an answer may leave out is marked so.
  */
-export function Fields({ s, doc, sent, depth = 0 }: { s: JsonSchema; doc: ApiDocument; sent: boolean; depth?: number }) {
+export function Fields({
+  s,
+  doc,
+  sent,
+  depth = 0,
+}: {
+  s: JsonSchema;
+  doc: ApiDocument;
+  sent: boolean;
+  depth?: number;
+}) {
   const required = new Set(s.required ?? []);
   return (
     <ul class="api-fields">
@@ -120,12 +224,17 @@ export function Fields({ s, doc, sent, depth = 0 }: { s: JsonSchema; doc: ApiDoc
         const notes = [...limits(f), ...(f.default !== undefined ? [`default ${JSON.stringify(f.default)}`] : [])];
         return (
           <li>
-            <code class="api-name">{name}</code> <span class="api-type"><TypeOf s={f} doc={doc} /></span>
+            <code class="api-name">{name}</code>{' '}
+            <span class="api-type">
+              <TypeOf s={f} doc={doc} />
+            </span>
             {sent && required.has(name) ? <span class="api-required"> required</span> : null}
             {!sent && !required.has(name) ? <span class="muted"> · may be absent</span> : null}
             {notes.length > 0 && <span class="muted"> · {notes.join(', ')}</span>}
             {f.description && <div class="api-desc">{inline(f.description)}</div>}
-            {inner.map((o) => <Fields s={o} doc={doc} sent={sent} depth={depth + 1} />)}
+            {inner.map((o) => (
+              <Fields s={o} doc={doc} sent={sent} depth={depth + 1} />
+            ))}
           </li>
         );
       })}
@@ -140,15 +249,21 @@ function Body({ media, doc, sent }: { media: Media | undefined; doc: ApiDocument
   const inner = nested(s, doc);
   return (
     <div class="api-body">
-      <p class="api-type-line">Body: <TypeOf s={s} doc={doc} /></p>
-      {inner.map((o) => <Fields s={o} doc={doc} sent={sent} />)}
+      <p class="api-type-line">
+        Body: <TypeOf s={s} doc={doc} />
+      </p>
+      {inner.map((o) => (
+        <Fields s={o} doc={doc} sent={sent} />
+      ))}
     </div>
   );
 }
 
 function OperationView({ method, path, op, doc }: { method: string; path: string; op: Operation; doc: ApiDocument }) {
-  const responses = Object.entries(op.responses ?? {}).map(([status, r]): [string, Response] =>
-    [status, '$ref' in r ? doc.components?.responses?.[refName(r.$ref)] ?? { description: '' } : r]);
+  const responses = Object.entries(op.responses ?? {}).map(([status, r]): [string, Response] => [
+    status,
+    '$ref' in r ? (doc.components?.responses?.[refName(r.$ref)] ?? { description: '' }) : r,
+  ]);
   const ok = responses.filter(([status]) => Number(status) < 400);
   const errors = responses.filter(([status]) => Number(status) >= 400);
   const params = op.parameters ?? [];
@@ -156,16 +271,26 @@ function OperationView({ method, path, op, doc }: { method: string; path: string
   const id = opAnchor(method, path);
   return (
     <section class="api-op" id={id} aria-labelledby={`${id}-h`}>
-      <h3 id={`${id}-h`}><span class={`api-method api-${method}`}>{method.toUpperCase()}</span> <code class="api-path">{path}</code></h3>
-      <p class="api-summary">{op.summary}{op.security && op.security.length === 0 ? <span class="api-public"> · no sign-in</span> : null}</p>
-      {op.description && <div class="api-text"><Text text={op.description} /></div>}
+      <h3 id={`${id}-h`}>
+        <span class={`api-method api-${method}`}>{method.toUpperCase()}</span> <code class="api-path">{path}</code>
+      </h3>
+      <p class="api-summary">
+        {op.summary}
+        {op.security && op.security.length === 0 ? <span class="api-public"> · no sign-in</span> : null}
+      </p>
+      {op.description && (
+        <div class="api-text">
+          <Text text={op.description} />
+        </div>
+      )}
       {params.length > 0 && (
         <>
           <h4>Parameters</h4>
           <ul class="api-fields">
             {params.map((p) => (
               <li>
-                <code class="api-name">{p.name}</code> <span class="muted">in {p.in}</span> <span class="api-type">{p.schema ? <TypeOf s={p.schema} doc={doc} /> : 'string'}</span>
+                <code class="api-name">{p.name}</code> <span class="muted">in {p.in}</span>{' '}
+                <span class="api-type">{p.schema ? <TypeOf s={p.schema} doc={doc} /> : 'string'}</span>
                 {p.required ? <span class="api-required"> required</span> : null}
                 {p.schema && limits(p.schema).length > 0 && <span class="muted"> · {limits(p.schema).join(', ')}</span>}
                 {p.description && <div class="api-desc">{inline(p.description)}</div>}
@@ -178,20 +303,40 @@ function OperationView({ method, path, op, doc }: { method: string; path: string
         <>
           <h4>Request</h4>
           <p class="muted small">{media.map((m) => <code>{m}</code>).flatMap((x, i) => (i ? [', ', x] : [x]))}</p>
-          <Body media={op.requestBody!.content['application/json'] ?? Object.values(op.requestBody!.content)[0]} doc={doc} sent />
+          <Body
+            media={op.requestBody!.content['application/json'] ?? Object.values(op.requestBody!.content)[0]}
+            doc={doc}
+            sent
+          />
         </>
       )}
       <h4>Responses</h4>
       {ok.map(([status, r]) => (
         <div class="api-response">
-          <p><strong>{status}</strong> {r.description}{r.content && !r.content['application/json'] ? <> (<code>{Object.keys(r.content).join(', ')}</code>)</> : null}</p>
+          <p>
+            <strong>{status}</strong> {r.description}
+            {r.content && !r.content['application/json'] ? (
+              <>
+                {' '}
+                (<code>{Object.keys(r.content).join(', ')}</code>)
+              </>
+            ) : null}
+          </p>
           <Body media={r.content?.['application/json']} doc={doc} sent={false} />
         </div>
       ))}
       {errors.length > 0 && (
         <>
-          <p class="api-errors-head">Errors (<a href="#schema-error">Error</a>):</p>
-          <ul class="api-errors">{errors.map(([status, r]) => <li><strong>{status}</strong> {inline(r.description)}</li>)}</ul>
+          <p class="api-errors-head">
+            Errors (<a href="#schema-error">Error</a>):
+          </p>
+          <ul class="api-errors">
+            {errors.map(([status, r]) => (
+              <li>
+                <strong>{status}</strong> {inline(r.description)}
+              </li>
+            ))}
+          </ul>
         </>
       )}
     </section>
@@ -210,28 +355,52 @@ export function ApiDocsPage({ doc }: { doc: ApiDocument }) {
       byTag.get(tag)!.push({ method, path, op });
     }
   }
-  const schemas = Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !isBody(name)).sort(([a], [b]) => a.localeCompare(b));
+  const schemas = Object.entries(doc.components?.schemas ?? {})
+    .filter(([name]) => !isBody(name))
+    .sort(([a], [b]) => a.localeCompare(b));
   return (
     <article class="api-docs">
-      <header class="page-head"><h1>{doc.info.title}</h1><span class="muted">version {doc.info.version}</span></header>
-      <p>The machine-readable document: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
-      {doc.info.description && <div class="api-text"><Text text={doc.info.description} /></div>}
+      <header class="page-head">
+        <h1>{doc.info.title}</h1>
+        <span class="muted">version {doc.info.version}</span>
+      </header>
+      <p>
+        The machine-readable document: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).
+      </p>
+      {doc.info.description && (
+        <div class="api-text">
+          <Text text={doc.info.description} />
+        </div>
+      )}
       <nav class="api-toc" aria-labelledby="api-toc-h">
         <h2 id="api-toc-h">Contents</h2>
         <ul>
           {[...byTag].map(([tag, ops]) => (
             <li>
               <a href={`#tag-${slug(tag)}`}>{tag}</a>
-              <ul>{ops.map(({ method, path, op }) => <li><a href={`#${opAnchor(method, path)}`}><span class={`api-method api-${method}`}>{method.toUpperCase()}</span> <code>{path}</code></a> <span class="muted">{op.summary}</span></li>)}</ul>
+              <ul>
+                {ops.map(({ method, path, op }) => (
+                  <li>
+                    <a href={`#${opAnchor(method, path)}`}>
+                      <span class={`api-method api-${method}`}>{method.toUpperCase()}</span> <code>{path}</code>
+                    </a>{' '}
+                    <span class="muted">{op.summary}</span>
+                  </li>
+                ))}
+              </ul>
             </li>
           ))}
-          <li><a href="#schemas">Schemas</a></li>
+          <li>
+            <a href="#schemas">Schemas</a>
+          </li>
         </ul>
       </nav>
       {[...byTag].map(([tag, ops]) => (
         <section class="api-tag" aria-labelledby={`tag-${slug(tag)}`}>
           <h2 id={`tag-${slug(tag)}`}>{tag}</h2>
-          {ops.map(({ method, path, op }) => <OperationView method={method} path={path} op={op} doc={doc} />)}
+          {ops.map(({ method, path, op }) => (
+            <OperationView method={method} path={path} op={op} doc={doc} />
+          ))}
         </section>
       ))}
       <section class="api-tag" aria-labelledby="schemas">
@@ -239,11 +408,25 @@ export function ApiDocsPage({ doc }: { doc: ApiDocument }) {
         {schemas.map(([name, s]) => (
           <section class="api-op" id={`schema-${slug(name)}`} aria-labelledby={`schema-${slug(name)}-h`}>
             <h3 id={`schema-${slug(name)}-h`}>{name}</h3>
-            {s.description && <div class="api-text"><Text text={s.description} /></div>}
-            {s.properties ? <Fields s={s} doc={doc} sent={false} /> : <>
-              <p class="api-type-line"><TypeOf s={s} doc={doc} /></p>
-              {nested(s, doc).map((o) => <div class="api-variant"><Fields s={o} doc={doc} sent={false} /></div>)}
-            </>}
+            {s.description && (
+              <div class="api-text">
+                <Text text={s.description} />
+              </div>
+            )}
+            {s.properties ? (
+              <Fields s={s} doc={doc} sent={false} />
+            ) : (
+              <>
+                <p class="api-type-line">
+                  <TypeOf s={s} doc={doc} />
+                </p>
+                {nested(s, doc).map((o) => (
+                  <div class="api-variant">
+                    <Fields s={o} doc={doc} sent={false} />
+                  </div>
+                ))}
+              </>
+            )}
           </section>
         ))}
       </section>

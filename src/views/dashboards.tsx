@@ -6,32 +6,67 @@ import { Wide } from './admin/common.js';
 import { STATUS_LABEL, teamName, userName, When } from './format.js';
 
 const KINDS: [string, string][] = [
-  ['my_tickets', 'My open tickets'], ['ticket_list', 'Tickets of a saved view'], ['status_counts', 'Tickets by status'],
-  ['queue_counts', 'Active tickets by queue'], ['team_workload', 'Team workload'],
+  ['my_tickets', 'My open tickets'],
+  ['ticket_list', 'Tickets of a saved view'],
+  ['status_counts', 'Tickets by status'],
+  ['queue_counts', 'Active tickets by queue'],
+  ['team_workload', 'Team workload'],
 ];
 
 export function DashboardList({ dashboards, lookups: l }: { dashboards: DashboardJson[]; lookups: Lookups }) {
   return (
     <section>
-      <header class="page-head"><h1>Dashboards</h1></header>
+      <header class="page-head">
+        <h1>Dashboards</h1>
+      </header>
       <div class="admin-grid">
-        <Wide label="Dashboards"><table class="plain">
-          <thead><tr><th>Name</th><th>Team</th><th>Widgets</th></tr></thead>
-          <tbody>
-            {dashboards.length === 0 && <tr><td colspan={3} class="empty">No dashboards yet.</td></tr>}
-            {dashboards.map((d) => (
-              <tr><td><a href={`/dashboards/${d.id}`}>{d.name}</a></td><td>{teamName(l, d.team_id, 'Everyone')}</td><td>{d.widgets.length}</td></tr>
-            ))}
-          </tbody>
-        </table></Wide>
+        <Wide label="Dashboards">
+          <table class="plain">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Team</th>
+                <th>Widgets</th>
+              </tr>
+            </thead>
+            <tbody>
+              {dashboards.length === 0 && (
+                <tr>
+                  <td colspan={3} class="empty">
+                    No dashboards yet.
+                  </td>
+                </tr>
+              )}
+              {dashboards.map((d) => (
+                <tr>
+                  <td>
+                    <a href={`/dashboards/${d.id}`}>{d.name}</a>
+                  </td>
+                  <td>{teamName(l, d.team_id, 'Everyone')}</td>
+                  <td>{d.widgets.length}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Wide>
         <div class="card">
           <h2>New dashboard</h2>
           <form method="post" action="/dashboards">
-            <label>Name <input name="name" required maxlength={200} /></label>
-            <label>Visible to
-              <select name="team_id"><option value="">Everyone</option>{l.teams.map((t) => <option value={String(t.id)}>{t.name}</option>)}</select>
+            <label>
+              Name <input name="name" required maxlength={200} />
             </label>
-            <button type="submit" class="primary">Create dashboard</button>
+            <label>
+              Visible to
+              <select name="team_id">
+                <option value="">Everyone</option>
+                {l.teams.map((t) => (
+                  <option value={String(t.id)}>{t.name}</option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" class="primary">
+              Create dashboard
+            </button>
           </form>
         </div>
       </div>
@@ -44,9 +79,20 @@ function MiniList({ tickets, total, more }: { tickets: TicketJson[]; total: numb
   return (
     <>
       <ul class="mini-list">
-        {tickets.map((t) => <li><a href={`/tickets/${t.id}`}>#{t.id} {t.subject}</a> <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status]}</span> <span class="muted small"><When iso={t.updated_at} /></span></li>)}
+        {tickets.map((t) => (
+          <li>
+            <a href={`/tickets/${t.id}`}>
+              #{t.id} {t.subject}
+            </a>{' '}
+            <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status]}</span>{' '}
+            <span class="muted small">
+              <When iso={t.updated_at} />
+            </span>
+          </li>
+        ))}
       </ul>
-      {total > tickets.length && (more ? <a href={more}>All {total} →</a> : <span class="muted small">{total} in all</span>)}
+      {total > tickets.length &&
+        (more ? <a href={more}>All {total} →</a> : <span class="muted small">{total} in all</span>)}
     </>
   );
 }
@@ -69,12 +115,42 @@ function Bars({ rows }: { rows: { label: string; count: number; href?: string }[
 export function WidgetBody({ data, l }: { data: WidgetData; l: Lookups }) {
   if ('error' in data) return <p class="error">{data.error}</p>;
   switch (data.kind) {
-    case 'ticket_list': return <MiniList tickets={data.tickets} total={data.total} more={`/tickets?view_id=${data.view_id}`} />;
-    case 'my_tickets': return <MiniList tickets={data.tickets} total={data.total} />;
-    case 'status_counts': return <Bars rows={data.counts.map((c) => ({ label: STATUS_LABEL[c.status] ?? c.status, count: c.count, href: `/tickets?status=${c.status}` }))} />;
-    case 'queue_counts': return <Bars rows={data.counts.map((c) => ({ label: c.name, count: c.count, href: `/tickets?queue_id=${c.queue_id}&status=new,open,stalled` }))} />;
-    case 'team_workload': return <Bars rows={data.rows.map((r) => ({ label: r.name || userName(l, r.user_id), count: r.count, href: `/tickets?owner_id=${r.user_id}&status=new,open,stalled` }))} />;
-    default: return null;
+    case 'ticket_list':
+      return <MiniList tickets={data.tickets} total={data.total} more={`/tickets?view_id=${data.view_id}`} />;
+    case 'my_tickets':
+      return <MiniList tickets={data.tickets} total={data.total} />;
+    case 'status_counts':
+      return (
+        <Bars
+          rows={data.counts.map((c) => ({
+            label: STATUS_LABEL[c.status] ?? c.status,
+            count: c.count,
+            href: `/tickets?status=${c.status}`,
+          }))}
+        />
+      );
+    case 'queue_counts':
+      return (
+        <Bars
+          rows={data.counts.map((c) => ({
+            label: c.name,
+            count: c.count,
+            href: `/tickets?queue_id=${c.queue_id}&status=new,open,stalled`,
+          }))}
+        />
+      );
+    case 'team_workload':
+      return (
+        <Bars
+          rows={data.rows.map((r) => ({
+            label: r.name || userName(l, r.user_id),
+            count: r.count,
+            href: `/tickets?owner_id=${r.user_id}&status=new,open,stalled`,
+          }))}
+        />
+      );
+    default:
+      return null;
   }
 }
 
@@ -103,18 +179,40 @@ export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups
       <header class="page-head">
         {/* The page's one heading; its visible form is the name field next to it. */}
         <h1 class="visually-hidden">{d.name}</h1>
-        <form method="post" action={base} hx-patch={base} hx-trigger="change" hx-target="#dashboard" hx-swap="outerHTML" class="inline-form" data-error-target="#dash-error">
+        <form
+          method="post"
+          action={base}
+          hx-patch={base}
+          hx-trigger="change"
+          hx-target="#dashboard"
+          hx-swap="outerHTML"
+          class="inline-form"
+          data-error-target="#dash-error"
+        >
           <input type="hidden" name="_method" value="PATCH" />
-          <label>Dashboard <input name="name" value={d.name} required maxlength={200} /></label>
-          <label>Visible to
+          <label>
+            Dashboard <input name="name" value={d.name} required maxlength={200} />
+          </label>
+          <label>
+            Visible to
             <select name="team_id" id="dashboard-team">
-              <option value="" selected={d.team_id == null}>Everyone</option>
-              {l.teams.map((t) => <option value={String(t.id)} selected={t.id === d.team_id}>{t.name}</option>)}
+              <option value="" selected={d.team_id == null}>
+                Everyone
+              </option>
+              {l.teams.map((t) => (
+                <option value={String(t.id)} selected={t.id === d.team_id}>
+                  {t.name}
+                </option>
+              ))}
             </select>
           </label>
-          <noscript><button type="submit">Save</button></noscript>
+          <noscript>
+            <button type="submit">Save</button>
+          </noscript>
         </form>
-        <span class="muted">{d.team_id == null ? 'Shared with everyone' : `Team ${teamName(l, d.team_id)} and administrators`}</span>
+        <span class="muted">
+          {d.team_id == null ? 'Shared with everyone' : `Team ${teamName(l, d.team_id)} and administrators`}
+        </span>
         <div class="field-error" id="dash-error" role="alert"></div>
       </header>
       <div class="widgets">
@@ -123,47 +221,125 @@ export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups
             <h2>
               <span>{widgetTitle(w)}</span>
               <span class="tools">
-                {i > 0 && <form method="post" action={`${base}/widgets/${w.id}`} hx-patch={`${base}/widgets/${w.id}`} hx-target="#dashboard" hx-swap="outerHTML">
-                  <input type="hidden" name="_method" value="PATCH" /><input type="hidden" name="position" value={String(i - 1)} />
-                  <button type="submit" aria-label={`Move ${widgetTitle(w)} up`}>↑</button>
-                </form>}
-                {i < d.widgets.length - 1 && <form method="post" action={`${base}/widgets/${w.id}`} hx-patch={`${base}/widgets/${w.id}`} hx-target="#dashboard" hx-swap="outerHTML">
-                  <input type="hidden" name="_method" value="PATCH" /><input type="hidden" name="position" value={String(i + 1)} />
-                  <button type="submit" aria-label={`Move ${widgetTitle(w)} down`}>↓</button>
-                </form>}
-                <form method="post" action={`${base}/widgets/${w.id}`} hx-delete={`${base}/widgets/${w.id}`} hx-target="#dashboard" hx-swap="outerHTML">
+                {i > 0 && (
+                  <form
+                    method="post"
+                    action={`${base}/widgets/${w.id}`}
+                    hx-patch={`${base}/widgets/${w.id}`}
+                    hx-target="#dashboard"
+                    hx-swap="outerHTML"
+                  >
+                    <input type="hidden" name="_method" value="PATCH" />
+                    <input type="hidden" name="position" value={String(i - 1)} />
+                    <button type="submit" aria-label={`Move ${widgetTitle(w)} up`}>
+                      ↑
+                    </button>
+                  </form>
+                )}
+                {i < d.widgets.length - 1 && (
+                  <form
+                    method="post"
+                    action={`${base}/widgets/${w.id}`}
+                    hx-patch={`${base}/widgets/${w.id}`}
+                    hx-target="#dashboard"
+                    hx-swap="outerHTML"
+                  >
+                    <input type="hidden" name="_method" value="PATCH" />
+                    <input type="hidden" name="position" value={String(i + 1)} />
+                    <button type="submit" aria-label={`Move ${widgetTitle(w)} down`}>
+                      ↓
+                    </button>
+                  </form>
+                )}
+                <form
+                  method="post"
+                  action={`${base}/widgets/${w.id}`}
+                  hx-delete={`${base}/widgets/${w.id}`}
+                  hx-target="#dashboard"
+                  hx-swap="outerHTML"
+                >
                   <input type="hidden" name="_method" value="DELETE" />
-                  <button type="submit" aria-label={`Remove ${widgetTitle(w)}`}>✕</button>
+                  <button type="submit" aria-label={`Remove ${widgetTitle(w)}`}>
+                    ✕
+                  </button>
                 </form>
               </span>
             </h2>
             {/* SPEC C5: the widget loads its own contents again while tickets change (static/live.js).
                 Its links are boosted page loads: they must not inherit its target, swap and push-url. */}
-            <div class="widget-body" id={`widget-body-${w.id}`} data-live-widget data-live-refresh hx-get={`${base}/widgets/${w.id}`}
-              hx-trigger="live:load, live:refresh" hx-swap="innerHTML" hx-push-url="false" hx-disinherit="*">
+            <div
+              class="widget-body"
+              id={`widget-body-${w.id}`}
+              data-live-widget
+              data-live-refresh
+              hx-get={`${base}/widgets/${w.id}`}
+              hx-trigger="live:load, live:refresh"
+              hx-swap="innerHTML"
+              hx-push-url="false"
+              hx-disinherit="*"
+            >
               <WidgetBody data={w.data} l={l} />
             </div>
           </article>
         ))}
         <article class="card">
           <h2>Add a widget</h2>
-          <form method="post" action={`${base}/widgets`} hx-post={`${base}/widgets`} hx-target="#dashboard" hx-swap="outerHTML" data-error-target="#widget-error">
-            <label>Kind <select name="kind">{KINDS.map(([k, label]) => <option value={k}>{label}</option>)}</select></label>
-            <label>Title <input name="title" maxlength={200} placeholder="(optional)" /></label>
-            <label>Saved view (for “Tickets of a saved view”)
-              <select name="config.view_id"><option value="">—</option>{l.savedViews.map((v) => <option value={String(v.id)}>{v.name}</option>)}</select>
+          <form
+            method="post"
+            action={`${base}/widgets`}
+            hx-post={`${base}/widgets`}
+            hx-target="#dashboard"
+            hx-swap="outerHTML"
+            data-error-target="#widget-error"
+          >
+            <label>
+              Kind{' '}
+              <select name="kind">
+                {KINDS.map(([k, label]) => (
+                  <option value={k}>{label}</option>
+                ))}
+              </select>
             </label>
-            <label>Team (for “Team workload”)
-              <select name="config.team_id"><option value="">The dashboard's team</option>{l.teams.map((t) => <option value={String(t.id)}>{t.name}</option>)}</select>
+            <label>
+              Title <input name="title" maxlength={200} placeholder="(optional)" />
             </label>
-            <button type="submit" class="primary">Add widget</button>
+            <label>
+              Saved view (for “Tickets of a saved view”)
+              <select name="config.view_id">
+                <option value="">—</option>
+                {l.savedViews.map((v) => (
+                  <option value={String(v.id)}>{v.name}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Team (for “Team workload”)
+              <select name="config.team_id">
+                <option value="">The dashboard's team</option>
+                {l.teams.map((t) => (
+                  <option value={String(t.id)}>{t.name}</option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" class="primary">
+              Add widget
+            </button>
             <div class="field-error" id="widget-error" role="alert"></div>
           </form>
         </article>
       </div>
-      <form method="post" action={base} hx-delete={base} hx-confirm={`Delete the dashboard “${d.name}”?`} class="inline-form" style="margin-top:1rem">
+      <form
+        method="post"
+        action={base}
+        hx-delete={base}
+        hx-confirm={`Delete the dashboard “${d.name}”?`}
+        class="inline-form"
+        style="margin-top:1rem"
+      >
         <input type="hidden" name="_method" value="DELETE" />
-        <button type="submit" class="danger">Delete dashboard</button>
+        <button type="submit" class="danger">
+          Delete dashboard
+        </button>
       </form>
     </section>
   );

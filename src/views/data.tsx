@@ -16,19 +16,42 @@ function render(value: unknown): JSX.Element | string {
       const keys = [...new Set(value.flatMap((v) => Object.keys(v as object)))];
       return (
         <table>
-          <thead><tr>{keys.map((k) => <th scope="col">{k}</th>)}</tr></thead>
+          <thead>
+            <tr>
+              {keys.map((k) => (
+                <th scope="col">{k}</th>
+              ))}
+            </tr>
+          </thead>
           <tbody>
-            {value.map((row) => <tr>{keys.map(async (k) => <td>{await render((row as Record<string, unknown>)[k])}</td>)}</tr>)}
+            {value.map((row) => (
+              <tr>
+                {keys.map(async (k) => (
+                  <td>{await render((row as Record<string, unknown>)[k])}</td>
+                ))}
+              </tr>
+            ))}
           </tbody>
         </table>
       );
     }
-    return <ul>{value.map(async (v) => <li>{await render(v)}</li>)}</ul>;
+    return (
+      <ul>
+        {value.map(async (v) => (
+          <li>{await render(v)}</li>
+        ))}
+      </ul>
+    );
   }
   if (typeof value === 'object') {
     return (
       <dl>
-        {Object.entries(value as Record<string, unknown>).map(async ([k, v]) => <><dt>{k}</dt><dd>{await render(v)}</dd></>)}
+        {Object.entries(value as Record<string, unknown>).map(async ([k, v]) => (
+          <>
+            <dt>{k}</dt>
+            <dd>{await render(v)}</dd>
+          </>
+        ))}
       </dl>
     );
   }

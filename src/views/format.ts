@@ -12,7 +12,15 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(zone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
     formatters.set(zone, f);
   }
   return f;
@@ -27,14 +35,24 @@ const partsMemo = new Map<string, Record<string, string> | null>();
 function partsIn(date: Date, zone: string): Record<string, string> | null {
   if (zone === 'UTC') {
     const iso = date.toISOString();
-    return { year: iso.slice(0, 4), month: iso.slice(5, 7), day: iso.slice(8, 10), hour: iso.slice(11, 13), minute: iso.slice(14, 16) };
+    return {
+      year: iso.slice(0, 4),
+      month: iso.slice(5, 7),
+      day: iso.slice(8, 10),
+      hour: iso.slice(11, 13),
+      minute: iso.slice(14, 16),
+    };
   }
   const key = `${zone}|${Math.floor(date.getTime() / 60_000)}`;
   const known = partsMemo.get(key);
   if (known !== undefined) return known;
   let parts: Record<string, string> | null;
   try {
-    parts = Object.fromEntries(formatter(zone).formatToParts(date).map((p) => [p.type, p.value]));
+    parts = Object.fromEntries(
+      formatter(zone)
+        .formatToParts(date)
+        .map((p) => [p.type, p.value]),
+    );
   } catch {
     parts = null;
   }
@@ -97,7 +115,8 @@ export function exactTime(iso: string, zone: string): string {
 }
 
 /** Days between two calendar dates "YYYY-MM-DD". */
-const dayNumber = (p: Record<string, string>) => Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day)) / 86_400_000;
+const dayNumber = (p: Record<string, string>) =>
+  Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day)) / 86_400_000;
 
 /**
  * How long ago, in words: "just now" (under a minute), "5 min ago", "3 h ago" (under 12 hours, or
@@ -138,9 +157,10 @@ export const userName = (l: Lookups, id: number | null | undefined, none = 'Nobo
   const u = l.users.find((x) => x.id === id);
   return u ? u.name || u.email : `User #${id}`;
 };
-export const queueName = (l: Lookups, id: number | null | undefined) => (id == null ? '—' : l.queues.find((q) => q.id === id)?.name ?? `Queue #${id}`);
+export const queueName = (l: Lookups, id: number | null | undefined) =>
+  id == null ? '—' : (l.queues.find((q) => q.id === id)?.name ?? `Queue #${id}`);
 export const teamName = (l: Lookups, id: number | null | undefined, none = 'No team') =>
-  id == null ? none : l.teams.find((t) => t.id === id)?.name ?? `Team #${id}`;
+  id == null ? none : (l.teams.find((t) => t.id === id)?.name ?? `Team #${id}`);
 
 /** A query string from parameters, leaving out empty ones. */
 export function qs(params: Record<string, string | number | undefined | null>): string {
@@ -151,5 +171,10 @@ export function qs(params: Record<string, string | number | undefined | null>): 
 }
 
 export const STATUS_LABEL: Record<string, string> = {
-  new: 'New', open: 'Open', stalled: 'Stalled', resolved: 'Resolved', rejected: 'Rejected', deleted: 'Deleted',
+  new: 'New',
+  open: 'Open',
+  stalled: 'Stalled',
+  resolved: 'Resolved',
+  rejected: 'Rejected',
+  deleted: 'Deleted',
 };

@@ -1,8 +1,14 @@
 import type { Child } from 'hono/jsx';
 
-export interface LayoutUser { name: string; email: string; role: string }
+export interface LayoutUser {
+  name: string;
+  email: string;
+  role: string;
+}
 export interface LayoutProps {
-  title?: string; user: LayoutUser | null; children?: Child;
+  title?: string;
+  user: LayoutUser | null;
+  children?: Child;
   /** The page is where a saved form landed (`?saved`, src/routes/*: every settings and admin edit form): say so. */
   saved?: boolean;
 }
@@ -15,7 +21,10 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         {/* Back/forward reloads from the server: a cached snapshot would show the filter form's original values. */}
-        <meta name="htmx-config" content='{"includeIndicatorStyles":false,"historyCacheSize":0,"refreshOnHistoryMiss":true}' />
+        <meta
+          name="htmx-config"
+          content='{"includeIndicatorStyles":false,"historyCacheSize":0,"refreshOnHistoryMiss":true}'
+        />
         <title>{title ? `${title} · hxdesk` : 'hxdesk'}</title>
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/htmx.min.js" defer></script>
@@ -29,9 +38,13 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
       </head>
       <body hx-boost="true">
         {/* The first Tab stop of every page: past the top bar straight to the page itself. */}
-        <a class="skip-link" href="#main">Skip to content</a>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
         <header class="topbar">
-          <a class="brand" href="/tickets">hxdesk</a>
+          <a class="brand" href="/tickets">
+            hxdesk
+          </a>
           {user && (
             <nav aria-label="Main">
               <a href="/tickets">Tickets</a>
@@ -49,7 +62,11 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
           )}
         </header>
         <main id="main" tabindex={-1}>
-          {saved && <p class="notice saved-notice" role="status">Saved.</p>}
+          {saved && (
+            <p class="notice saved-notice" role="status">
+              Saved.
+            </p>
+          )}
           {children}
         </main>
       </body>

@@ -8,7 +8,11 @@ import type { Viewer } from '../events/hub.js';
  * new element: htmx's SSE extension listens per element.)
  */
 export function Presence({ viewers }: { viewers: Viewer[] }) {
-  return <div id="presence" class="presence" sse-swap="presence" hx-swap="innerHTML"><PresenceWho viewers={viewers} /></div>;
+  return (
+    <div id="presence" class="presence" sse-swap="presence" hx-swap="innerHTML">
+      <PresenceWho viewers={viewers} />
+    </div>
+  );
 }
 
 /** The words inside `#presence`: who else is here, and who of them is typing a reply. */
@@ -21,11 +25,16 @@ export function PresenceWho({ viewers }: { viewers: Viewer[] }) {
       {viewers.map((v, i) => (
         <>
           {i > 0 && ', '}
-          <span class={v.typing ? 'presence-who typing' : 'presence-who'} data-user-id={String(v.id)}>{v.name}</span>
+          <span class={v.typing ? 'presence-who typing' : 'presence-who'} data-user-id={String(v.id)}>
+            {v.name}
+          </span>
         </>
       ))}
       {typing.length > 0 && (
-        <strong class="presence-typing"> — {typing.map((v) => v.name).join(', ')} {typing.length === 1 ? 'is' : 'are'} typing a reply…</strong>
+        <strong class="presence-typing">
+          {' '}
+          — {typing.map((v) => v.name).join(', ')} {typing.length === 1 ? 'is' : 'are'} typing a reply…
+        </strong>
       )}
     </>
   );

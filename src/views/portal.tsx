@@ -7,14 +7,24 @@ import { foldAt } from './tickets/show.js';
 // nothing of the staff side (no owner, queue internals, custom fields or notes) and links
 // nowhere a customer cannot go.
 
-export interface PortalUser { name: string; email: string; role: string }
+export interface PortalUser {
+  name: string;
+  email: string;
+  role: string;
+}
 
 /** Customer words for the lifecycle (the JSON keeps the status itself). */
 export const CUSTOMER_STATUS: Record<string, string> = {
-  new: 'Received', open: 'In progress', stalled: 'On hold', resolved: 'Resolved', rejected: 'Closed', deleted: 'Closed',
+  new: 'Received',
+  open: 'In progress',
+  stalled: 'On hold',
+  resolved: 'Resolved',
+  rejected: 'Closed',
+  deleted: 'Closed',
 };
 
-const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+const size = (n: number) =>
+  n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 /** The portal's page shell. `user` is a signed-in customer (their list is one click away). */
 export function PortalLayout({ title, user, children }: { title?: string; user: PortalUser | null; children?: Child }) {
@@ -35,17 +45,23 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
         <script src="/static/times.js" defer></script>
       </head>
       <body class="portal-body">
-        <a class="skip-link" href="#main">Skip to content</a>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
         <header class="portal-top">
           <span class="brand">Support</span>
           {customer && (
             <nav aria-label="Your requests">
               <a href="/portal">My requests</a>
-              <form method="post" action="/logout" class="inline-form"><button type="submit">Sign out</button></form>
+              <form method="post" action="/logout" class="inline-form">
+                <button type="submit">Sign out</button>
+              </form>
             </nav>
           )}
         </header>
-        <main id="main" class="portal" tabindex={-1}>{children}</main>
+        <main id="main" class="portal" tabindex={-1}>
+          {children}
+        </main>
       </body>
     </html>
   );
@@ -58,7 +74,10 @@ function Body({ t }: { t: PortalTransactionJson }) {
   return (
     <div class="txn-body">
       {t.body.slice(0, cut)}
-      <details class="fold"><summary>Show the rest ({Math.ceil((t.body.length - cut) / 1024)} KB)</summary>{t.body.slice(cut)}</details>
+      <details class="fold">
+        <summary>Show the rest ({Math.ceil((t.body.length - cut) / 1024)} KB)</summary>
+        {t.body.slice(cut)}
+      </details>
     </div>
   );
 }
@@ -66,16 +85,28 @@ function Body({ t }: { t: PortalTransactionJson }) {
 /** One public entry: who wrote what, when, with their files (the page and its live update render it). */
 export function PortalEntry({ t, base }: { t: PortalTransactionJson; base: string }) {
   return (
-    <li id={`txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}${t.author.staff ? ' from-staff' : ''}`} data-txn-id={String(t.id)}>
+    <li
+      id={`txn-${t.id}`}
+      class={`txn txn-${t.type.toLowerCase()}${t.author.staff ? ' from-staff' : ''}`}
+      data-txn-id={String(t.id)}
+    >
       <div class="txn-head">
-        <span class="txn-what"><strong>{t.author.name}</strong>{t.type === 'Create' ? ' opened this request' : ' wrote'}</span>
+        <span class="txn-what">
+          <strong>{t.author.name}</strong>
+          {t.type === 'Create' ? ' opened this request' : ' wrote'}
+        </span>
         <When iso={t.created_at} />
       </div>
       <Body t={t} />
       {t.attachments.length > 0 && (
         <ul class="attachments" aria-label="Files">
           {t.attachments.map((a) => (
-            <li><a href={`${base}/attachments/${a.id}`} download={a.filename} rel="noreferrer">{a.filename}</a> <span class="muted">{size(a.size)}</span></li>
+            <li>
+              <a href={`${base}/attachments/${a.id}`} download={a.filename} rel="noreferrer">
+                {a.filename}
+              </a>{' '}
+              <span class="muted">{size(a.size)}</span>
+            </li>
           ))}
         </ul>
       )}
@@ -85,14 +116,21 @@ export function PortalEntry({ t, base }: { t: PortalTransactionJson; base: strin
 
 /** The public history. htmx swaps it after a reply. */
 export function PortalHistory({ view, base }: { view: PortalView; base: string }) {
-  return <ol id="portal-history" class="history" aria-label="Messages">{view.transactions.map((t) => <PortalEntry t={t} base={base} />)}</ol>;
+  return (
+    <ol id="portal-history" class="history" aria-label="Messages">
+      {view.transactions.map((t) => (
+        <PortalEntry t={t} base={base} />
+      ))}
+    </ol>
+  );
 }
 
 /** The request's number, status and age under its subject. */
 function PortalStatus({ ticket: t, oob }: { ticket: PortalTicketJson; oob?: boolean }) {
   return (
     <p class="muted" id="portal-status" hx-swap-oob={oob ? 'true' : undefined}>
-      Request #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · opened <When iso={t.created_at} />
+      Request #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> ·
+      opened <When iso={t.created_at} />
     </p>
   );
 }
@@ -101,7 +139,11 @@ function PortalStatus({ ticket: t, oob }: { ticket: PortalTicketJson; oob?: bool
 export function PortalLive({ view, base }: { view: PortalView; base: string }) {
   return (
     <>
-      <ol class="history" hx-swap-oob="beforeend:#portal-history">{view.transactions.map((t) => <PortalEntry t={t} base={base} />)}</ol>
+      <ol class="history" hx-swap-oob="beforeend:#portal-history">
+        {view.transactions.map((t) => (
+          <PortalEntry t={t} base={base} />
+        ))}
+      </ol>
       <PortalStatus ticket={view.ticket} oob />
     </>
   );
@@ -110,30 +152,67 @@ export function PortalLive({ view, base }: { view: PortalView; base: string }) {
 export function PortalReplyForm({ base, maxBytes, maxFiles }: { base: string; maxBytes: number; maxFiles: number }) {
   const action = `${base}/reply`;
   return (
-    <form id="portal-reply" class="reply" method="post" action={action} enctype="multipart/form-data"
-      hx-post={action} hx-encoding="multipart/form-data" hx-target="#portal-history" hx-swap="outerHTML"
-      data-error-target="#reply-error" data-reset-on-success>
+    <form
+      id="portal-reply"
+      class="reply"
+      method="post"
+      action={action}
+      enctype="multipart/form-data"
+      hx-post={action}
+      hx-encoding="multipart/form-data"
+      hx-target="#portal-history"
+      hx-swap="outerHTML"
+      data-error-target="#reply-error"
+      data-reset-on-success
+    >
       <h2>Add to this request</h2>
       <label for="reply-body">Your message</label>
       <textarea id="reply-body" name="body" rows={6} placeholder="Write your reply…"></textarea>
-      <label for="reply-files">Attach files <span class="hint">(optional, up to {maxFiles} files and {size(maxBytes)} in all)</span></label>
+      <label for="reply-files">
+        Attach files{' '}
+        <span class="hint">
+          (optional, up to {maxFiles} files and {size(maxBytes)} in all)
+        </span>
+      </label>
       <input id="reply-files" type="file" name="attachments" multiple />
-      <div class="reply-actions"><button type="submit" class="primary">Send</button></div>
+      <div class="reply-actions">
+        <button type="submit" class="primary">
+          Send
+        </button>
+      </div>
       <div id="reply-error" class="error reply-error" role="alert" aria-live="polite"></div>
     </form>
   );
 }
 
 /** `maxBytes`, `maxFiles`: what one reply may carry (the route's limits: decision 046). */
-export interface PortalPageProps { view: PortalView; base: string; maxBytes: number; maxFiles: number }
+export interface PortalPageProps {
+  view: PortalView;
+  base: string;
+  maxBytes: number;
+  maxFiles: number;
+}
 
 export function PortalTicketPage({ view, base, maxBytes, maxFiles }: PortalPageProps) {
   const t = view.ticket;
   return (
-    <article class="portal-ticket" data-ticket-id={String(t.id)} hx-ext="sse" sse-connect={`${base}/events`} data-live-root>
+    <article
+      class="portal-ticket"
+      data-ticket-id={String(t.id)}
+      hx-ext="sse"
+      sse-connect={`${base}/events`}
+      data-live-root
+    >
       {/* The live update (SPEC C5): new public replies appear as they are written (static/live.js). */}
-      <div hidden hx-get={`${base}/live`} hx-trigger={`sse:ticket-${t.id}, live:refresh`} hx-swap="none" hx-sync="this:queue last"
-        data-live-refresh data-ticket-live></div>
+      <div
+        hidden
+        hx-get={`${base}/live`}
+        hx-trigger={`sse:ticket-${t.id}, live:refresh`}
+        hx-swap="none"
+        hx-sync="this:queue last"
+        data-live-refresh
+        data-ticket-live
+      ></div>
       <header class="portal-head">
         <h1>{t.subject}</h1>
         <PortalStatus ticket={t} />
@@ -150,12 +229,18 @@ export function PortalListPage({ tickets, max }: { tickets: PortalTicketJson[]; 
   return (
     <section class="portal-list">
       <h1>Your requests</h1>
-      {tickets.length === 0 ? <p class="muted">You have no requests with us yet. Write to us by e-mail to open one.</p> : (
+      {tickets.length === 0 ? (
+        <p class="muted">You have no requests with us yet. Write to us by e-mail to open one.</p>
+      ) : (
         <ul class="portal-tickets">
           {tickets.map((t) => (
             <li>
               <a href={`/portal/tickets/${t.id}`}>{t.subject}</a>
-              <span class="muted"> #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> · updated <When iso={t.updated_at} /></span>
+              <span class="muted">
+                {' '}
+                #{t.id} · <span class={`status status-${t.status}`}>{CUSTOMER_STATUS[t.status] ?? t.status}</span> ·
+                updated <When iso={t.updated_at} />
+              </span>
             </li>
           ))}
         </ul>
@@ -165,7 +250,13 @@ export function PortalListPage({ tickets, max }: { tickets: PortalTicketJson[]; 
   );
 }
 
-export interface PortalErrorProps { status: number; headline: string; message: string; details?: { path: string; message: string }[]; back?: string }
+export interface PortalErrorProps {
+  status: number;
+  headline: string;
+  message: string;
+  details?: { path: string; message: string }[];
+  back?: string;
+}
 
 /** A refusal or failure in words, with the way back when there is one. */
 export function PortalErrorPage({ status, headline, message, details, back }: PortalErrorProps) {
@@ -173,8 +264,20 @@ export function PortalErrorPage({ status, headline, message, details, back }: Po
     <section class="error-page portal-error" role="alert" data-status={String(status)}>
       <h1>{headline}</h1>
       <p>{message}</p>
-      {details && details.length > 0 && <ul>{details.map((d) => <li>{d.path === 'body' ? 'Message' : d.path}: {d.message}</li>)}</ul>}
-      {back && <p><a href={back}>Back to your request</a></p>}
+      {details && details.length > 0 && (
+        <ul>
+          {details.map((d) => (
+            <li>
+              {d.path === 'body' ? 'Message' : d.path}: {d.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {back && (
+        <p>
+          <a href={back}>Back to your request</a>
+        </p>
+      )}
     </section>
   );
 }

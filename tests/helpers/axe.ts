@@ -6,7 +6,12 @@ import type { Page } from 'playwright-core';
 const require = createRequire(import.meta.url);
 const axeSource: string = require('axe-core').source;
 
-export interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[]; failureSummary?: string }[] }
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
 export interface AxeResult {
   /** Every violation axe reports, whatever its impact. */
   all: AxeViolation[];
@@ -19,16 +24,24 @@ export interface AxeResult {
 /** Runs axe-core on the page as it is now (injecting it if this document has none yet). */
 export async function axeCheck(page: Page): Promise<AxeResult> {
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource); // not a <script>: the app's CSP refuses inline scripts
-  const all = await page.evaluate(async () => {
+  const all = (await page.evaluate(async () => {
     const axe = (globalThis as any).axe;
     const r = await axe.run((globalThis as any).document, { resultTypes: ['violations'] });
     return r.violations.map((v: any) => ({
-      id: v.id, impact: v.impact, help: v.help,
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
       nodes: v.nodes.map((n: any) => ({ target: n.target.map(String), failureSummary: n.failureSummary })),
     }));
-  }) as AxeViolation[];
+  })) as AxeViolation[];
   const serious = all.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const message = serious.flatMap((v) => v.nodes.map((n) =>
-    `[${v.impact}] ${v.id} at ${n.target.join(' ')}: ${v.help}${n.failureSummary ? ` — ${n.failureSummary.replace(/\s+/g, ' ').trim()}` : ''}`)).join('\n');
+  const message = serious
+    .flatMap((v) =>
+      v.nodes.map(
+        (n) =>
+          `[${v.impact}] ${v.id} at ${n.target.join(' ')}: ${v.help}${n.failureSummary ? ` — ${n.failureSummary.replace(/\s+/g, ' ').trim()}` : ''}`,
+      ),
+    )
+    .join('\n');
   return { all, serious, message };
 }

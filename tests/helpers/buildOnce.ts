@@ -18,6 +18,18 @@ export const TEST_DIST = path.resolve(import.meta.dirname, '..', '..', '.test-di
  */
 export default function setup(): void {
   const root = path.resolve(import.meta.dirname, '..', '..');
-  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json'),
-    '--outDir', TEST_DIST, '--incremental', '--tsBuildInfoFile', path.join(TEST_DIST, '.tsbuildinfo')], { cwd: root, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [
+      path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      path.join(root, 'tsconfig.build.json'),
+      '--outDir',
+      TEST_DIST,
+      '--incremental',
+      '--tsBuildInfoFile',
+      path.join(TEST_DIST, '.tsbuildinfo'),
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
 }

@@ -24,22 +24,40 @@ export function toPgParams(text: string): string {
   let out = '';
   let quote: string | null = null;
   for (const ch of text) {
-    if (quote) { if (ch === quote) quote = null; out += ch; continue; }
-    if (ch === "'" || ch === '"') { quote = ch; out += ch; continue; }
+    if (quote) {
+      if (ch === quote) quote = null;
+      out += ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+      continue;
+    }
     out += ch === '?' ? `$${++n}` : ch;
   }
   return out;
 }
 
 /** The rows a statement returns (a SELECT, or a write with RETURNING). */
-export async function rawQuery<Row = Record<string, unknown>>(s: HasDb, text: string, params: unknown[] = []): Promise<Row[]> {
+export async function rawQuery<Row = Record<string, unknown>>(
+  s: HasDb,
+  text: string,
+  params: unknown[] = [],
+): Promise<Row[]> {
   const db = dbOf(s);
   if (dialectOf(db) === 'postgres') return (await poolOf(db).query(toPgParams(text), params)).rows as Row[];
-  return sqliteOf(db).prepare(text).all(...params) as Row[];
+  return sqliteOf(db)
+    .prepare(text)
+    .all(...params) as Row[];
 }
 
 /** The first row a statement returns, or undefined. */
-export async function rawGet<Row = Record<string, unknown>>(s: HasDb, text: string, params: unknown[] = []): Promise<Row | undefined> {
+export async function rawGet<Row = Record<string, unknown>>(
+  s: HasDb,
+  text: string,
+  params: unknown[] = [],
+): Promise<Row | undefined> {
   return (await rawQuery<Row>(s, text, params))[0];
 }
 
@@ -53,7 +71,11 @@ export async function rawRun(s: HasDb, text: string, params: unknown[] = []): Pr
 
 /** `SELECT count(*) … FROM table [WHERE …]` as a number, on either store. */
 export async function rawCount(s: HasDb, table: string, where = '', params: unknown[] = []): Promise<number> {
-  const row = await rawGet<{ n: number | string }>(s, `SELECT count(*) AS n FROM ${table}${where ? ` WHERE ${where}` : ''}`, params);
+  const row = await rawGet<{ n: number | string }>(
+    s,
+    `SELECT count(*) AS n FROM ${table}${where ? ` WHERE ${where}` : ''}`,
+    params,
+  );
   return Number(row?.n);
 }
 
@@ -82,13 +104,17 @@ export interface SharedStore {
  * closes it, as an operator's client would (foreign keys enforced on SQLite, as the server does).
  */
 export async function sharedStore(dataDir: string): Promise<SharedStore> {
-  const env: Record<string, string> = { DATA_DIR: dataDir, ...await sharedStoreEnv() };
+  const env: Record<string, string> = { DATA_DIR: dataDir, ...(await sharedStoreEnv()) };
   if (env.DATABASE_URL) {
     const url = env.DATABASE_URL;
     const withClient = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
-      try { return await fn(c); } finally { await c.end(); }
+      try {
+        return await fn(c);
+      } finally {
+        await c.end();
+      }
     };
     return {
       env,
@@ -98,7 +124,12 @@ export async function sharedStore(dataDir: string): Promise<SharedStore> {
   }
   const withFile = <T>(fn: (f: Database.Database) => T): T => {
     const f = new Database(path.join(dataDir, 'hxdesk.db'));
-    try { f.pragma('foreign_keys = ON'); return fn(f); } finally { f.close(); }
+    try {
+      f.pragma('foreign_keys = ON');
+      return fn(f);
+    } finally {
+      f.close();
+    }
   };
   return {
     env,

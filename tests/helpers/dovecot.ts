@@ -33,13 +33,21 @@ export interface Dovecot {
 }
 
 async function waitForPort(port: number, proc: ChildProcess, timeoutMs = 10_000): Promise<void> {
-  await waitUntil(`dovecot to listen on ${port}`, async () => {
-    if (proc.exitCode !== null) throw new Error(`dovecot exited with ${proc.exitCode}`);
-    return await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(true); });
-      s.on('error', () => resolve(false));
-    });
-  }, (ok) => ok, { timeoutMs, intervalMs: 50 });
+  await waitUntil(
+    `dovecot to listen on ${port}`,
+    async () => {
+      if (proc.exitCode !== null) throw new Error(`dovecot exited with ${proc.exitCode}`);
+      return await new Promise<boolean>((resolve) => {
+        const s = net.connect(port, '127.0.0.1', () => {
+          s.end();
+          resolve(true);
+        });
+        s.on('error', () => resolve(false));
+      });
+    },
+    (ok) => ok,
+    { timeoutMs, intervalMs: 50 },
+  );
 }
 
 /**
@@ -57,35 +65,42 @@ export async function startDovecot(): Promise<Dovecot> {
   const password = 'support-secret';
   fs.writeFileSync(path.join(dir, 'users'), `${user}:{PLAIN}${password}:65534:65534::${mail}\n`);
   const conf = path.join(dir, 'dovecot.conf');
-  fs.writeFileSync(conf, [
-    `base_dir = ${dir}/run`,
-    `state_dir = ${dir}/state`,
-    'protocols = imap',
-    'listen = 127.0.0.1',
-    'ssl = no',
-    'disable_plaintext_auth = no',
-    'auth_mechanisms = plain login',
-    'mail_location = maildir:~/Maildir',
-    `log_path = ${dir}/dovecot.log`,
-    `info_log_path = ${dir}/dovecot.log`,
-    'default_login_user = nobody',
-    'default_internal_user = nobody',
-    'default_internal_group = nogroup',
-    'first_valid_uid = 65534',
-    `passdb {\n  driver = passwd-file\n  args = scheme=PLAIN username_format=%u ${dir}/users\n}`,
-    `userdb {\n  driver = passwd-file\n  args = username_format=%u ${dir}/users\n}`,
-    `service imap-login {\n  inet_listener imap {\n    address = 127.0.0.1\n    port = ${port}\n  }\n  inet_listener imaps {\n    port = 0\n  }\n}`,
-    'namespace inbox {\n  inbox = yes\n  mailbox Archive {\n    auto = create\n  }\n}',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    conf,
+    [
+      `base_dir = ${dir}/run`,
+      `state_dir = ${dir}/state`,
+      'protocols = imap',
+      'listen = 127.0.0.1',
+      'ssl = no',
+      'disable_plaintext_auth = no',
+      'auth_mechanisms = plain login',
+      'mail_location = maildir:~/Maildir',
+      `log_path = ${dir}/dovecot.log`,
+      `info_log_path = ${dir}/dovecot.log`,
+      'default_login_user = nobody',
+      'default_internal_user = nobody',
+      'default_internal_group = nogroup',
+      'first_valid_uid = 65534',
+      `passdb {\n  driver = passwd-file\n  args = scheme=PLAIN username_format=%u ${dir}/users\n}`,
+      `userdb {\n  driver = passwd-file\n  args = username_format=%u ${dir}/users\n}`,
+      `service imap-login {\n  inet_listener imap {\n    address = 127.0.0.1\n    port = ${port}\n  }\n  inet_listener imaps {\n    port = 0\n  }\n}`,
+      'namespace inbox {\n  inbox = yes\n  mailbox Archive {\n    auto = create\n  }\n}',
+      '',
+    ].join('\n'),
+  );
   let proc: ChildProcess | null = null;
   async function launch() {
     // Its own process group: halt() ends the imap processes too, which outlive the master otherwise.
     const p = spawn('dovecot', ['-c', conf, '-F'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     proc = p;
     let output = '';
-    p.stdout!.on('data', (d) => { output += d; });
-    p.stderr!.on('data', (d) => { output += d; });
+    p.stdout!.on('data', (d) => {
+      output += d;
+    });
+    p.stderr!.on('data', (d) => {
+      output += d;
+    });
     try {
       await waitForPort(port, p);
     } catch (e) {
@@ -102,7 +117,10 @@ export async function startDovecot(): Promise<Dovecot> {
       const exited = new Promise((r) => p.once('exit', r));
       killGroup(p, 'SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      if (p.exitCode === null && p.signalCode === null) { killGroup(p, 'SIGKILL'); await exited; }
+      if (p.exitCode === null && p.signalCode === null) {
+        killGroup(p, 'SIGKILL');
+        await exited;
+      }
     }
     killGroup(p, 'SIGKILL'); // any imap process still serving a client: connections drop now
   }
@@ -111,13 +129,20 @@ export async function startDovecot(): Promise<Dovecot> {
     proc = null;
     if (!p) return Promise.resolve();
     const running = p.exitCode === null && p.signalCode === null;
-    const exited = new Promise<void>((r) => { if (running) p.once('exit', () => r()); else r(); });
+    const exited = new Promise<void>((r) => {
+      if (running) p.once('exit', () => r());
+      else r();
+    });
     killGroup(p, 'SIGKILL');
     return exited;
   }
   await launch();
   return {
-    host: '127.0.0.1', port, user, password, maildir: path.join(mail, 'Maildir'),
+    host: '127.0.0.1',
+    port,
+    user,
+    password,
+    maildir: path.join(mail, 'Maildir'),
     url: (mailbox = 'INBOX') => `imap://${user}:${password}@127.0.0.1:${port}/${mailbox}`,
     halt,
     crash,
@@ -125,7 +150,10 @@ export async function startDovecot(): Promise<Dovecot> {
       if (proc) throw new Error('dovecot is already running');
       await launch();
     },
-    async restart() { await halt(); await launch(); },
+    async restart() {
+      await halt();
+      await launch();
+    },
     async stop() {
       await halt();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { MAILGATE_BIN } from './mailgate.js';
 
-export interface EximRun { code: number | null; output: string }
+export interface EximRun {
+  code: number | null;
+  output: string;
+}
 
 export interface Exim {
   dir: string;
@@ -25,10 +28,16 @@ function run(args: string[], stdin?: string): Promise<EximRun> {
   // Only submissions read stdin; other runs (exim -bp) may exit first: don't pipe to them.
   const child = spawn('exim', args, { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (d) => { output += d; });
-  child.stderr!.on('data', (d) => { output += d; });
+  child.stdout!.on('data', (d) => {
+    output += d;
+  });
+  child.stderr!.on('data', (d) => {
+    output += d;
+  });
   if (stdin !== undefined) {
-    child.stdin!.on('error', () => { /* exim exited without reading all of it: its exit code tells */ });
+    child.stdin!.on('error', () => {
+      /* exim exited without reading all of it: its exit code tells */
+    });
     child.stdin!.end(stdin);
   }
   return new Promise((resolve, reject) => {
@@ -76,7 +85,9 @@ export async function startExim(opts: { url: string; token: string }): Promise<E
   timeout_defer
 `;
   const conf = path.join(dir, 'exim.conf');
-  fs.writeFileSync(conf, `primary_hostname = mta.test
+  fs.writeFileSync(
+    conf,
+    `primary_hostname = mta.test
 qualify_domain = mta.test
 spool_directory = ${dir}/spool
 log_file_path = ${dir}/log/%slog
@@ -116,7 +127,8 @@ sender_mailbox:
 
 begin retry
 * * F,1d,1m
-`);
+`,
+  );
   const C = ['-C', conf];
   return {
     dir,
@@ -127,7 +139,10 @@ begin retry
     },
     runQueue: () => run([...C, '-qff']),
     mainlog: () => fs.readFileSync(path.join(dir, 'log', 'mainlog'), 'utf8'),
-    senderMail: () => (fs.existsSync(path.join(dir, 'mail', 'senders')) ? fs.readFileSync(path.join(dir, 'mail', 'senders'), 'utf8') : ''),
+    senderMail: () =>
+      fs.existsSync(path.join(dir, 'mail', 'senders'))
+        ? fs.readFileSync(path.join(dir, 'mail', 'senders'), 'utf8')
+        : '',
     stop: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 }

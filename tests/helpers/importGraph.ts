@@ -51,8 +51,17 @@ function walk(root: string, dir: string): string[] {
 function resolve(root: string, from: string, specifier: string): string | undefined {
   const base = path.posix.join(path.posix.dirname(from), specifier);
   const stem = base.replace(/\.(js|jsx|mjs|cjs|ts|tsx|mts)$/, '');
-  const candidates = [base, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, `${stem}.mjs`, `${stem}.js`,
-    `${base}/index.ts`, `${base}/index.tsx`, `${base}/index.js`];
+  const candidates = [
+    base,
+    `${stem}.ts`,
+    `${stem}.tsx`,
+    `${stem}.mts`,
+    `${stem}.mjs`,
+    `${stem}.js`,
+    `${base}/index.ts`,
+    `${base}/index.tsx`,
+    `${base}/index.js`,
+  ];
   return candidates.find((c) => fs.existsSync(path.join(root, c)) && fs.statSync(path.join(root, c)).isFile());
 }
 
@@ -62,7 +71,12 @@ function scriptKind(file: string): ts.ScriptKind {
   return ts.ScriptKind.TS;
 }
 
-interface RawImport { specifier: string; node: ts.Node; kind: EdgeKind; typeOnly: boolean }
+interface RawImport {
+  specifier: string;
+  node: ts.Node;
+  kind: EdgeKind;
+  typeOnly: boolean;
+}
 
 function importsOf(sf: ts.SourceFile): RawImport[] {
   const out: RawImport[] = [];
@@ -75,21 +89,37 @@ function importsOf(sf: ts.SourceFile): RawImport[] {
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       // Likewise `export { type A } from './x'` stays `export {} from './x'`: only `export type` is erased.
       out.push({ specifier: node.moduleSpecifier.text, node, kind: 'reexport', typeOnly: node.isTypeOnly });
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)
-      && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       out.push({ specifier: node.moduleReference.expression.text, node, kind: 'static', typeOnly: node.isTypeOnly });
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const arg = node.arguments[0];
       if (arg && ts.isStringLiteralLike(arg)) out.push({ specifier: arg.text, node, kind: 'dynamic', typeOnly: false });
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       out.push({ specifier: node.argument.literal.text, node, kind: 'static', typeOnly: true });
-    } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL'
-      && node.arguments?.length === 2 && /^import\.meta\.url$/.test(node.arguments[1].getText(sf))) {
+    } else if (
+      ts.isNewExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'URL' &&
+      node.arguments?.length === 2 &&
+      /^import\.meta\.url$/.test(node.arguments[1].getText(sf))
+    ) {
       // A worker thread's entry file: `new URL(fromSource ? './w.source.mjs' : './w.js', import.meta.url)`.
       const literals: string[] = [];
-      const collect = (n: ts.Node): void => { if (ts.isStringLiteralLike(n)) literals.push(n.text); else n.forEachChild(collect); };
+      const collect = (n: ts.Node): void => {
+        if (ts.isStringLiteralLike(n)) literals.push(n.text);
+        else n.forEachChild(collect);
+      };
       collect(node.arguments[0]);
-      for (const text of literals) if (text.startsWith('.')) out.push({ specifier: text, node, kind: 'worker', typeOnly: false });
+      for (const text of literals)
+        if (text.startsWith('.')) out.push({ specifier: text, node, kind: 'worker', typeOnly: false });
     }
     node.forEachChild(visit);
   };
@@ -110,7 +140,10 @@ export function importGraph(root: string, dirs: string[] = ['src']): ImportGraph
       const line = sf.getLineAndCharacterOfPosition(imp.node.getStart(sf)).line + 1;
       const to = resolve(root, from, imp.specifier);
       // A worker's compiled entry (`./w.js` beside dist/) has no source twin by that name: not a finding.
-      if (!to) { if (imp.kind !== 'worker') unresolved.push({ from, specifier: imp.specifier, line }); continue; }
+      if (!to) {
+        if (imp.kind !== 'worker') unresolved.push({ from, specifier: imp.specifier, line });
+        continue;
+      }
       if (to === from) continue;
       edges.push({ from, to, specifier: imp.specifier, line, kind: imp.kind, typeOnly: imp.typeOnly });
     }
@@ -132,16 +165,25 @@ export function importCycles(files: string[], edges: ImportEdge[]): Array<{ file
   const onStack = new Set<string>();
   const components: string[][] = [];
   const strong = (v: string): void => {
-    index.set(v, counter); low.set(v, counter); counter++;
-    stack.push(v); onStack.add(v);
+    index.set(v, counter);
+    low.set(v, counter);
+    counter++;
+    stack.push(v);
+    onStack.add(v);
     for (const w of next.get(v) ?? []) {
-      if (!index.has(w)) { strong(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      if (!index.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
     }
     if (low.get(v) === index.get(v)) {
       const comp: string[] = [];
       let w: string;
-      do { w = stack.pop()!; onStack.delete(w); comp.push(w); } while (w !== v);
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        comp.push(w);
+      } while (w !== v);
       if (comp.length > 1) components.push(comp.sort());
     }
   };
@@ -157,8 +199,14 @@ export function importCycles(files: string[], edges: ImportEdge[]): Array<{ file
       const v = queue.shift()!;
       for (const w of next.get(v) ?? []) {
         if (!inComp.has(w)) continue;
-        if (w === start) { found = v; break; }
-        if (!prev.has(w)) { prev.set(w, v); queue.push(w); }
+        if (w === start) {
+          found = v;
+          break;
+        }
+        if (!prev.has(w)) {
+          prev.set(w, v);
+          queue.push(w);
+        }
       }
     }
     const circle = [start];

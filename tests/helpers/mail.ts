@@ -18,13 +18,22 @@ export function corpus(name: string): Buffer {
 }
 
 /** POST /mailgate with the raw bytes of a message. */
-export async function postMail(s: TestServer, raw: string | Buffer, opts: { contentType?: string; body?: Buffer | string } = {}) {
+export async function postMail(
+  s: TestServer,
+  raw: string | Buffer,
+  opts: { contentType?: string; body?: Buffer | string } = {},
+) {
   const res = await fetch(`${s.url}/mailgate`, {
-    method: 'POST', body: opts.body ?? raw,
+    method: 'POST',
+    body: opts.body ?? raw,
     headers: { authorization: `Bearer ${MAILGATE_TOKEN}`, 'content-type': opts.contentType ?? 'message/rfc822' },
   });
   const text = await res.text();
-  return { status: res.status, text, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+  return {
+    status: res.status,
+    text,
+    body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
+  };
 }
 
 /** GET `p` as the admin, expecting 200: the body. */
@@ -47,7 +56,10 @@ export async function totals(s: Pick<TestServer, 'api'>) {
  * The tickets whose subject is exactly `subject`, read from an in-process server (`get` as its
  * admin) or through `read` (a path's body: a server process read with a session of its own).
  */
-export async function ticketsTitled(from: Pick<TestServer, 'api'> | ((path: string) => Promise<any>), subject: string): Promise<any[]> {
+export async function ticketsTitled(
+  from: Pick<TestServer, 'api'> | ((path: string) => Promise<any>),
+  subject: string,
+): Promise<any[]> {
   const p = `/tickets?q=${encodeURIComponent(subject)}&limit=500`;
   const body = typeof from === 'function' ? await from(p) : await get(from, p);
   return (body.tickets as any[]).filter((t) => t.subject === subject);
@@ -70,21 +82,30 @@ export async function keptOf(s: TestServer, result: { ticket_id: number; transac
 
 /** A MIME entity: header lines, a blank line, the body (CRLF line ends). */
 export function entity(headers: Record<string, string>, body: string | Buffer): Buffer {
-  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
   return Buffer.concat([Buffer.from(`${head}\r\n\r\n`), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
 }
 
 /** A multipart body of the given entities. */
 export function multipart(boundary: string, parts: Buffer[]): Buffer {
-  return Buffer.concat([...parts.flatMap((p) => [Buffer.from(`--${boundary}\r\n`), p, Buffer.from('\r\n')]), Buffer.from(`--${boundary}--\r\n`)]);
+  return Buffer.concat([
+    ...parts.flatMap((p) => [Buffer.from(`--${boundary}\r\n`), p, Buffer.from('\r\n')]),
+    Buffer.from(`--${boundary}--\r\n`),
+  ]);
 }
 
 let seq = 0;
 /** Top-level headers of a fresh message from a customer. */
 export function envelope(extra: Record<string, string> = {}): Record<string, string> {
   return {
-    From: 'Carla Rossi <carla.rossi@customer.example>', To: 'support@helpdesk.example', Subject: `Test ${++seq}`,
-    'Message-ID': `<lossless.${seq}.${Date.now().toString(36)}@customer.example>`, 'MIME-Version': '1.0', ...extra,
+    From: 'Carla Rossi <carla.rossi@customer.example>',
+    To: 'support@helpdesk.example',
+    Subject: `Test ${++seq}`,
+    'Message-ID': `<lossless.${seq}.${Date.now().toString(36)}@customer.example>`,
+    'MIME-Version': '1.0',
+    ...extra,
   };
 }
 
@@ -108,7 +129,11 @@ export function uuencode(name: string, data: Buffer): string {
 
 /** The fields of `rawMail`'s message; an address field takes one value or a list. */
 export interface RawMail {
-  from?: string; to?: string | string[]; cc?: string | string[]; subject?: string; inReplyTo?: string;
+  from?: string;
+  to?: string | string[];
+  cc?: string | string[];
+  subject?: string;
+  inReplyTo?: string;
   /** Added last: adds headers or replaces any of the above. */
   headers?: Record<string, string>;
 }
@@ -123,14 +148,30 @@ const addressList = (v: string | string[]) => [v].flat().join(', ');
 export function rawMail(h: RawMail, body: string, file?: { name: string; content: Buffer }): Buffer {
   const cc = h.cc === undefined ? '' : addressList(h.cc);
   const head: Record<string, string> = {
-    ...(h.from === undefined ? {} : { From: h.from }), To: addressList(h.to ?? 'support@helpdesk.example'), ...(cc ? { Cc: cc } : {}),
+    ...(h.from === undefined ? {} : { From: h.from }),
+    To: addressList(h.to ?? 'support@helpdesk.example'),
+    ...(cc ? { Cc: cc } : {}),
     ...(h.subject === undefined ? {} : { Subject: h.subject }),
-    'Message-ID': `<${uniq('m.')}@customer.example>`, Date: new Date().toUTCString(), 'MIME-Version': '1.0',
-    ...(h.inReplyTo ? { 'In-Reply-To': h.inReplyTo, References: h.inReplyTo } : {}), ...h.headers,
+    'Message-ID': `<${uniq('m.')}@customer.example>`,
+    Date: new Date().toUTCString(),
+    'MIME-Version': '1.0',
+    ...(h.inReplyTo ? { 'In-Reply-To': h.inReplyTo, References: h.inReplyTo } : {}),
+    ...h.headers,
   };
   if (!file) return entity({ ...head, 'Content-Type': 'text/plain; charset=utf-8' }, `${body}\r\n`);
   const text = entity({ 'Content-Type': 'text/plain; charset=utf-8' }, `${body}\r\n`);
-  return entity({ ...head, 'Content-Type': 'multipart/mixed; boundary="b1"' }, multipart('b1', [text, entity({
-    'Content-Type': `application/pdf; name="${file.name}"`, 'Content-Disposition': `attachment; filename="${file.name}"`, 'Content-Transfer-Encoding': 'base64',
-  }, base64Lines(file.content))]));
+  return entity(
+    { ...head, 'Content-Type': 'multipart/mixed; boundary="b1"' },
+    multipart('b1', [
+      text,
+      entity(
+        {
+          'Content-Type': `application/pdf; name="${file.name}"`,
+          'Content-Disposition': `attachment; filename="${file.name}"`,
+          'Content-Transfer-Encoding': 'base64',
+        },
+        base64Lines(file.content),
+      ),
+    ]),
+  );
 }

@@ -39,7 +39,11 @@ export function remount(dir: string, readOnly: boolean): void {
   execFileSync('mount', ['-o', `remount,${readOnly ? 'ro' : 'rw'}`, dir]);
 }
 
-const mounted = (dir: string) => fs.readFileSync('/proc/mounts', 'utf8').split('\n').some((l) => l.split(' ')[1] === path.resolve(dir));
+const mounted = (dir: string) =>
+  fs
+    .readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .some((l) => l.split(' ')[1] === path.resolve(dir));
 
 /**
  * Unmounts `dir`, whatever happened in the test: a file system still in use (a process that did
@@ -61,7 +65,11 @@ export function fillDisk(dir: string, name = 'filler'): string {
   try {
     for (const size of [1 << 20, 4096, 512, 1]) {
       const chunk = Buffer.alloc(size, 0x5a);
-      try { for (;;) fs.writeSync(fd, chunk); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e; }
+      try {
+        for (;;) fs.writeSync(fd, chunk);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+      }
     }
   } finally {
     fs.closeSync(fd);

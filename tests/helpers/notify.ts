@@ -23,12 +23,19 @@ export function settle(s: TestServer, ticketId: number) {
 
 /** The mail the sink received about a ticket, for one envelope recipient, in arrival order. */
 export const mailsFor = (sink: SmtpSink, ticketId: number, email: string): ReceivedMail[] =>
-  sink.messages.filter((m) => String(m.parsed.headers.get('x-hxdesk-ticket')) === String(ticketId) && m.envelope.to.includes(email));
+  sink.messages.filter(
+    (m) => String(m.parsed.headers.get('x-hxdesk-ticket')) === String(ticketId) && m.envelope.to.includes(email),
+  );
 
 /** Every mail the sink received for the envelope recipient `address`, in arrival order. */
-export const mailsTo = (sink: SmtpSink, address: string): ReceivedMail[] => sink.messages.filter((m) => m.envelope.to.includes(address));
+export const mailsTo = (sink: SmtpSink, address: string): ReceivedMail[] =>
+  sink.messages.filter((m) => m.envelope.to.includes(address));
 
 /** The first mail to `address` that matches, waiting for it to be delivered. */
-export function mailTo(sink: SmtpSink, address: string, match: (m: ReceivedMail) => boolean = () => true): Promise<ReceivedMail> {
+export function mailTo(
+  sink: SmtpSink,
+  address: string,
+  match: (m: ReceivedMail) => boolean = () => true,
+): Promise<ReceivedMail> {
   return until(`mail to ${address}`, () => sink.messages.find((m) => m.envelope.to.includes(address) && match(m)));
 }

@@ -14,7 +14,13 @@ type Doc = OpenAPIV3_1.Document;
 type Operation = OpenAPIV3_1.OperationObject;
 const BASE = 'https://hxdesk.invalid/schemas/';
 
-export interface Answer { method: string; path: string; status: number; contentType: string; body: unknown }
+export interface Answer {
+  method: string;
+  path: string;
+  status: number;
+  contentType: string;
+  body: unknown;
+}
 
 export class ResponseChecker {
   private readonly ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
@@ -23,12 +29,21 @@ export class ResponseChecker {
 
   constructor(readonly doc: Doc) {
     // The named schemas under ids of their own: `#/components/schemas/X` becomes `<BASE>X`.
-    for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) this.ajv.addSchema({ ...this.rebase(schema), $id: BASE + name });
+    for (const [name, schema] of Object.entries(doc.components?.schemas ?? {}))
+      this.ajv.addSchema({ ...this.rebase(schema), $id: BASE + name });
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
       for (const [method, op] of Object.entries(item ?? {}) as [string, Operation][]) {
         const segments = path.split('/');
-        const re = new RegExp(`^${segments.map((s) => (s.startsWith('{') ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}$`);
-        this.routes.push({ method: method.toUpperCase(), path, re, literals: segments.filter((s) => !s.startsWith('{')).length, op });
+        const re = new RegExp(
+          `^${segments.map((s) => (s.startsWith('{') ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}$`,
+        );
+        this.routes.push({
+          method: method.toUpperCase(),
+          path,
+          re,
+          literals: segments.filter((s) => !s.startsWith('{')).length,
+          op,
+        });
       }
     }
   }
@@ -60,18 +75,27 @@ export class ResponseChecker {
       return this.validate(`error`, { $ref: '#/components/schemas/Error' }, a.body, what);
     }
     const listed = route.op.responses?.[String(a.status)];
-    if (!listed) return `${what}, a status the document does not list for ${a.method} ${route.path} (it lists ${Object.keys(route.op.responses ?? {}).join(', ')})`;
-    const response = ('$ref' in listed ? this.doc.components?.responses?.[listed.$ref.split('/').pop()!] : listed) as OpenAPIV3_1.ResponseObject;
+    if (!listed)
+      return `${what}, a status the document does not list for ${a.method} ${route.path} (it lists ${Object.keys(route.op.responses ?? {}).join(', ')})`;
+    const response = (
+      '$ref' in listed ? this.doc.components?.responses?.[listed.$ref.split('/').pop()!] : listed
+    ) as OpenAPIV3_1.ResponseObject;
     if (!isJson) return null;
     const schema = response.content?.['application/json']?.schema;
-    if (!schema) return `${what} with JSON, but the document lists no JSON body for that status of ${a.method} ${route.path}`;
+    if (!schema)
+      return `${what} with JSON, but the document lists no JSON body for that status of ${a.method} ${route.path}`;
     return this.validate(`${a.method} ${route.path} ${a.status}`, schema, a.body, `${what} (${route.path})`);
   }
 
   private validate(key: string, schema: unknown, body: unknown, what: string): string | null {
     const v = this.validator(key, schema);
     if (v(body)) return null;
-    const errors = (v.errors ?? []).slice(0, 8).map((e) => `  ${e.instancePath || '(body)'} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
+    const errors = (v.errors ?? [])
+      .slice(0, 8)
+      .map(
+        (e) =>
+          `  ${e.instancePath || '(body)'} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
+      );
     const text = JSON.stringify(body);
     return `${what}, which does not match the document's schema:\n${errors.join('\n')}\nbody: ${text.length > 1500 ? `${text.slice(0, 1500)}…` : text}`;
   }
@@ -79,4 +103,5 @@ export class ResponseChecker {
 
 let checker: Promise<ResponseChecker> | undefined;
 /** The checker for this test file's apps (every app of a process has the same routes, so one document). */
-export const responseChecker = (app: Hono<any>) => (checker ??= documentOf(app).then((doc) => new ResponseChecker(doc)));
+export const responseChecker = (app: Hono<any>) =>
+  (checker ??= documentOf(app).then((doc) => new ResponseChecker(doc)));

@@ -13,7 +13,12 @@ import { stopRun } from './postgres.js';
 const PREFIX = 'hxdesk-pg-run-';
 
 const alive = (pid: number) => {
-  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 };
 
 export default function setup(): () => void {
@@ -27,7 +32,10 @@ export default function setup(): () => void {
   fs.chmodSync(run, 0o755); // the postgres user reaches its clusters' dirs through it
   fs.writeFileSync(path.join(run, 'owner'), String(process.pid));
   process.env.HXDESK_PG_RUN_DIR = run;
-  const teardown = () => { process.off('exit', teardown); stopRun(run); };
+  const teardown = () => {
+    process.off('exit', teardown);
+    stopRun(run);
+  };
   process.on('exit', teardown);
   return teardown;
 }

@@ -16,7 +16,10 @@ export async function portalSecretOf(s: TestServer): Promise<string> {
 }
 
 /** A link path signed with the server's key: valid for a day at epoch 0 unless told otherwise. */
-export async function signedPath(s: TestServer, c: Partial<PortalClaims> & { ticketId: number; userId: number }): Promise<string> {
+export async function signedPath(
+  s: TestServer,
+  c: Partial<PortalClaims> & { ticketId: number; userId: number },
+): Promise<string> {
   const claims: PortalClaims = { expires: Math.floor(Date.now() / 1000) + 86_400, epoch: 0, ...c };
   return `/portal/${signPortalToken(claims, await portalSecretOf(s))}`;
 }
@@ -31,23 +34,46 @@ export function portalPathIn(mail: ReceivedMail): string {
 }
 
 let seq = 0;
-export interface MailIn { from: string; name?: string; subject: string; body: string; file?: { name: string; type: string; content: Buffer }; action?: 'comment' }
+export interface MailIn {
+  from: string;
+  name?: string;
+  subject: string;
+  body: string;
+  file?: { name: string; type: string; content: Buffer };
+  action?: 'comment';
+}
 
 /** Sends a message through /mailgate (optionally with one file); returns what it became. */
 export async function mailIn(s: TestServer, m: MailIn): Promise<{ ticket_id: number; transaction_id: number }> {
   const head = {
-    From: m.name ? `${m.name} <${m.from}>` : m.from, To: 'support@helpdesk.example', Subject: m.subject,
-    'Message-ID': `<portal.${++seq}.${Date.now().toString(36)}@customer.example>`, 'MIME-Version': '1.0',
+    From: m.name ? `${m.name} <${m.from}>` : m.from,
+    To: 'support@helpdesk.example',
+    Subject: m.subject,
+    'Message-ID': `<portal.${++seq}.${Date.now().toString(36)}@customer.example>`,
+    'MIME-Version': '1.0',
   };
   const text = entity({ 'Content-Type': 'text/plain; charset=utf-8' }, `${m.body}\r\n`);
   const raw = m.file
-    ? entity({ ...head, 'Content-Type': 'multipart/mixed; boundary="b1"' }, multipart('b1', [text, entity({
-      'Content-Type': `${m.file.type}; name="${m.file.name}"`, 'Content-Disposition': `attachment; filename="${m.file.name}"`,
-      'Content-Transfer-Encoding': 'base64',
-    }, base64Lines(m.file.content))]))
+    ? entity(
+        { ...head, 'Content-Type': 'multipart/mixed; boundary="b1"' },
+        multipart('b1', [
+          text,
+          entity(
+            {
+              'Content-Type': `${m.file.type}; name="${m.file.name}"`,
+              'Content-Disposition': `attachment; filename="${m.file.name}"`,
+              'Content-Transfer-Encoding': 'base64',
+            },
+            base64Lines(m.file.content),
+          ),
+        ]),
+      )
     : entity({ ...head, 'Content-Type': 'text/plain; charset=utf-8' }, `${m.body}\r\n`);
   const res = m.action
-    ? await postMail(s, raw, { contentType: 'application/json', body: JSON.stringify({ message: raw.toString('utf8'), action: m.action }) })
+    ? await postMail(s, raw, {
+        contentType: 'application/json',
+        body: JSON.stringify({ message: raw.toString('utf8'), action: m.action }),
+      })
     : await postMail(s, raw);
   expect(res.status, res.text).toBeLessThan(300);
   return res.body;

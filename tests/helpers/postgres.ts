@@ -39,7 +39,12 @@ const execFileP = promisify(execFile);
 function binDir(): string | null {
   if (process.env.PG_BIN) return fs.existsSync(path.join(process.env.PG_BIN, 'initdb')) ? process.env.PG_BIN : null;
   const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = fs.existsSync(root)
+    ? fs
+        .readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   for (const v of versions) {
     const dir = path.join(root, v, 'bin');
     if (fs.existsSync(path.join(dir, 'initdb')) && fs.existsSync(path.join(dir, 'pg_ctl'))) return dir;
@@ -51,7 +56,10 @@ const isRoot = () => process.getuid?.() === 0;
 
 /** The uid and gid of the `postgres` OS user, which runs the server when we are root. */
 function postgresUser(): { uid: number; gid: number } | null {
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
   if (!line) return null;
   const f = line.split(':');
   return { uid: Number(f[2]), gid: Number(f[3]) };
@@ -102,14 +110,19 @@ const KEPT = ['postgres', 'template0', 'template1', TEMPLATE];
 /** The command that stops the server of `data` at once (for exit handlers and the run's teardown). */
 function stopNowArgs(bin: string, data: string): [string, string[]] {
   const args = ['-D', data, '-m', 'immediate', 'stop'];
-  return isRoot() ? ['runuser', ['-u', 'postgres', '--', path.join(bin, 'pg_ctl'), ...args]] : [path.join(bin, 'pg_ctl'), args];
+  return isRoot()
+    ? ['runuser', ['-u', 'postgres', '--', path.join(bin, 'pg_ctl'), ...args]]
+    : [path.join(bin, 'pg_ctl'), args];
 }
 
 /** A new dir for a cluster, owned by the user that runs the server. */
 function clusterDir(dir: string): string {
   fs.mkdirSync(dir, { recursive: true });
   fs.chmodSync(dir, 0o700);
-  if (isRoot()) { const u = postgresUser()!; fs.chownSync(dir, u.uid, u.gid); }
+  if (isRoot()) {
+    const u = postgresUser()!;
+    fs.chownSync(dir, u.uid, u.gid);
+  }
   return dir;
 }
 
@@ -118,12 +131,41 @@ async function launch(bin: string, dir: string): Promise<number> {
   const data = path.join(dir, 'data');
   const logFile = path.join(dir, 'log');
   // C.UTF-8: lower() and ILIKE fold non-ASCII letters too (a C locale folds ASCII only).
-  await asPostgres(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  await asPostgres(path.join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+    '--no-sync',
+  ]);
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const opts = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'];
+    const opts = [
+      `-p ${port}`,
+      `-k ${dir}`,
+      '-c listen_addresses=127.0.0.1',
+      '-c fsync=off',
+      '-c synchronous_commit=off',
+      '-c full_page_writes=off',
+    ];
     try {
-      await asPostgres(path.join(bin, 'pg_ctl'), ['-D', data, '-o', opts.join(' '), '-l', logFile, '-w', '-t', '30', 'start']);
+      await asPostgres(path.join(bin, 'pg_ctl'), [
+        '-D',
+        data,
+        '-o',
+        opts.join(' '),
+        '-l',
+        logFile,
+        '-w',
+        '-t',
+        '30',
+        'start',
+      ]);
       return port;
     } catch (e) {
       // Another process may have taken the port between freePort() and the server's bind.
@@ -134,7 +176,8 @@ async function launch(bin: string, dir: string): Promise<number> {
 
 function requireBin(): string {
   const bin = binDir();
-  if (!bin || !pgAvailable()) throw new Error('PostgreSQL server binaries not found (apt-get install postgresql); check pgAvailable() first');
+  if (!bin || !pgAvailable())
+    throw new Error('PostgreSQL server binaries not found (apt-get install postgresql); check pgAvailable() first');
   return bin;
 }
 
@@ -161,21 +204,30 @@ export async function startPostgres(): Promise<PgCluster> {
     cleanupOnExit();
     throw e;
   }
-  return (await connect(bin, dir, port, Math.round(performance.now() - t0), () => process.off('exit', cleanupOnExit))).cluster;
+  return (await connect(bin, dir, port, Math.round(performance.now() - t0), () => process.off('exit', cleanupOnExit)))
+    .cluster;
 }
 
 /**
  * A PgCluster for the server of `dir` on `port`, and its admin connection. `stop()` stops it and
  * then calls `stopped`; without `stopped` (a worker's cluster, the run stops it) stop() refuses.
  */
-async function connect(bin: string, dir: string, port: number, startMs: number, stopped?: () => void): Promise<{ cluster: PgCluster; admin: pg.Client }> {
+async function connect(
+  bin: string,
+  dir: string,
+  port: number,
+  startMs: number,
+  stopped?: () => void,
+): Promise<{ cluster: PgCluster; admin: pg.Client }> {
   const data = path.join(dir, 'data');
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   const admin = new pg.Client({ connectionString: url() });
   admin.on('error', () => {}); // the server going away (stop(), a crash) must not throw out of the test process
   await admin.connect();
   // CREATE DATABASE … STRATEGY exists from PostgreSQL 15 on (PG_BIN may point at an older server).
-  const version = Number((await admin.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0].v);
+  const version = Number(
+    (await admin.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0].v,
+  );
   const strategy = version >= 150000 ? ' STRATEGY FILE_COPY' : '';
   // Names unique among the processes that share the cluster one after the other.
   let n = 0;
@@ -217,12 +269,17 @@ async function connect(bin: string, dir: string, port: number, startMs: number, 
     createDatabase: () => createFrom(null),
     createMigratedDatabase: async () => {
       template ??= migratedTemplate();
-      template.catch(() => { template = null; });
+      template.catch(() => {
+        template = null;
+      });
       return createFrom(await template);
     },
     log: () => readLog(path.join(dir, 'log')),
     stop: async () => {
-      if (!stopped) throw new Error('A worker\'s cluster is stopped by the run (tests/helpers/pgRun.ts), not by a test: start one of your own with startPostgres()');
+      if (!stopped)
+        throw new Error(
+          "A worker's cluster is stopped by the run (tests/helpers/pgRun.ts), not by a test: start one of your own with startPostgres()",
+        );
       if (stopped_) return;
       stopped_ = true;
       await admin.end().catch(() => {});
@@ -238,7 +295,11 @@ async function connect(bin: string, dir: string, port: number, startMs: number, 
 }
 
 function readLog(file: string): string {
-  try { return fs.readFileSync(file, 'utf8'); } catch { return ''; }
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 // ---- the run's clusters: one per worker slot ------------------------------------------------
@@ -247,7 +308,10 @@ function readLog(file: string): string {
 const runDir = (): string | undefined => process.env.HXDESK_PG_RUN_DIR || undefined;
 
 /** Worker slot N's cluster: its dir and the file noting its port. */
-export const workerSlot = (run: string, slot: string) => ({ dir: path.join(run, `worker-${slot}`), info: path.join(run, `worker-${slot}.json`) });
+export const workerSlot = (run: string, slot: string) => ({
+  dir: path.join(run, `worker-${slot}`),
+  info: path.join(run, `worker-${slot}.json`),
+});
 
 /**
  * This worker slot's cluster: started by the slot's first file, found again by the next ones.
@@ -283,7 +347,9 @@ let mine: Promise<{ cluster: PgCluster; admin?: pg.Client }> | null = null;
 /** This worker's cluster (started on first use): a test file's databases go in it. */
 export async function postgres(): Promise<PgCluster> {
   mine ??= workerCluster();
-  mine.catch(() => { mine = null; });
+  mine.catch(() => {
+    mine = null;
+  });
   return (await mine).cluster;
 }
 
@@ -309,9 +375,15 @@ export async function releasePostgres(): Promise<void> {
   const got = await m.catch(() => null);
   if (!got) return;
   const { cluster, admin } = got;
-  if (!admin) { await cluster.stop(); return; }
+  if (!admin) {
+    await cluster.stop();
+    return;
+  }
   try {
-    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE NOT (datname = ANY($1))', [KEPT]);
+    const { rows } = await admin.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE NOT (datname = ANY($1))',
+      [KEPT],
+    );
     for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   } finally {
     await admin.end().catch(() => {});

@@ -16,18 +16,36 @@ export interface ServerProcess {
 
 /** Settings a test machine may have in its environment that must not leak into a spawned server. */
 export const CLEAN: Record<string, string> = {
-  HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'development', PUBLIC_URL: '', MAIL_FROM: '', SMTP_URL: '', WEBHOOK_SECRET: '',
-  OUTBOX_POLL_MS: '', OUTBOX_RETRY_BASE_MS: '', OUTBOX_MAX_ATTEMPTS: '', IMAP_URL: '', IMAP_POLL_SECONDS: '', IMAP_MOVE_TO: '',
-  MAIL_SENDER_MAX_PER_HOUR: '', DATABASE_URL: '',
+  HOST: '127.0.0.1',
+  PORT: '0',
+  NODE_ENV: 'development',
+  PUBLIC_URL: '',
+  MAIL_FROM: '',
+  SMTP_URL: '',
+  WEBHOOK_SECRET: '',
+  OUTBOX_POLL_MS: '',
+  OUTBOX_RETRY_BASE_MS: '',
+  OUTBOX_MAX_ATTEMPTS: '',
+  IMAP_URL: '',
+  IMAP_POLL_SECONDS: '',
+  IMAP_MOVE_TO: '',
+  MAIL_SENDER_MAX_PER_HOUR: '',
+  DATABASE_URL: '',
 };
 
 /**
  * Spawns the server compiled once for the run (TEST_DIST/server.js, as `npm start` runs dist/server.js) in its own process group,
  * so a test can SIGKILL or SIGTERM it whole, and resolves once it listens.
  */
-export async function spawnServer(env: Record<string, string>, onOutput?: (all: string) => void): Promise<ServerProcess> {
+export async function spawnServer(
+  env: Record<string, string>,
+  onOutput?: (all: string) => void,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [path.join(TEST_DIST, 'server.js')], {
-    cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLEAN, ...env },
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...CLEAN, ...env },
   });
   let output = '';
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -39,11 +57,17 @@ export async function spawnServer(env: Record<string, string>, onOutput?: (all: 
       output += chunk.toString();
       onOutput?.(output);
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exit.then(({ code, signal }) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? signal}); output:\n${output}`)); });
+    void exit.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}); output:\n${output}`));
+    });
   });
   return { child, base, output: () => output, exit };
 }
@@ -56,7 +80,11 @@ export async function stopServer(s: Pick<ServerProcess, 'child' | 'exit'>): Prom
 
 /** Signals the process group of a child started detached (it and whatever it started); a group already gone is fine. */
 export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try { process.kill(-child.pid!, signal); } catch { /* the group is gone already */ }
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    /* the group is gone already */
+  }
 }
 
 /** SIGKILLs the process group of every child still running (a test's afterAll). */
@@ -70,17 +98,33 @@ export function killAll(children: ChildProcess[]): void {
  * Spawns the server as spawnServer does and waits for it to stop on its own: for starts that
  * must fail. Resolves with the exit and what it wrote (stdout and stderr apart).
  */
-export function runServerToExit(env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+export function runServerToExit(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [path.join(TEST_DIST, 'server.js')], {
-    cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLEAN, ...env },
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...CLEAN, ...env },
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { killAll([child]); reject(new Error(`server did not exit; output:\n${stdout}${stderr}`)); }, timeoutMs);
-    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
+    const timer = setTimeout(() => {
+      killAll([child]);
+      reject(new Error(`server did not exit; output:\n${stdout}${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
   });
 }
 
@@ -93,7 +137,10 @@ export const ADMIN_PASSWORD = 'admin-password-123';
  * on PostgreSQL, DATABASE_URL) — the bootstrap administrator, and the test's own `settings`.
  * The same environment serves the `hxdesk` commands run against that store.
  */
-export function serverEnv(store: string | Record<string, string>, settings: Record<string, string> = {}): Record<string, string> {
+export function serverEnv(
+  store: string | Record<string, string>,
+  settings: Record<string, string> = {},
+): Record<string, string> {
   return { ...(typeof store === 'string' ? { DATA_DIR: store } : store), ADMIN_EMAIL, ADMIN_PASSWORD, ...settings };
 }
 
@@ -103,7 +150,9 @@ export function serverEnv(store: string | Record<string, string>, settings: Reco
  * after the file's tests.
  */
 export function processScope(prefix: string): {
-  tmp: string; children: ServerProcess[]; dataDir: () => string;
+  tmp: string;
+  children: ServerProcess[];
+  dataDir: () => string;
   /** Spawns a server on `store` with `settings` (serverEnv) and resolves once it listens. */
   serve: (store: string | Record<string, string>, settings?: Record<string, string>) => Promise<ServerProcess>;
 } {
@@ -123,20 +172,36 @@ export function processScope(prefix: string): {
 }
 
 /** Signs in with JSON: the session cookie (`name=value`), or the refusal's status. */
-export const login = (base: string, email: string, password: string): Promise<Answer> => send(base, 'POST', '/login', { email, password });
+export const login = (base: string, email: string, password: string): Promise<Answer> =>
+  send(base, 'POST', '/login', { email, password });
 
 /** An answer of a real server process, as `send` reads it: the body parsed (JSON) or as text, and its exact bytes. */
-export interface Answer { status: number; body: any; bytes: Buffer; cookie?: string; retryAfter: string | null }
+export interface Answer {
+  status: number;
+  body: any;
+  bytes: Buffer;
+  cookie?: string;
+  retryAfter: string | null;
+}
 /**
  * One request to the server process at `base`: with a bearer token, or with a session cookie
  * (and its own Origin, as a browser sends it). The body goes as JSON; with `type`, it goes as it
  * is (a string or bytes: a message, a file) with that content type.
  */
-export async function send(base: string, method: string, p: string, body?: unknown, opts: { token?: string; cookie?: string; type?: string } = {}): Promise<Answer> {
+export async function send(
+  base: string,
+  method: string,
+  p: string,
+  body?: unknown,
+  opts: { token?: string; cookie?: string; type?: string } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = opts.type ?? 'application/json';
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.cookie) { headers.cookie = opts.cookie; headers.origin = base; }
+  if (opts.cookie) {
+    headers.cookie = opts.cookie;
+    headers.origin = base;
+  }
   const payload = body === undefined ? undefined : opts.type ? (body as string | Buffer) : JSON.stringify(body);
   const res = await fetch(`${base}${p}`, { method, headers, body: payload });
   const bytes = Buffer.from(await res.arrayBuffer());

@@ -18,7 +18,10 @@ export async function ticketOf<T = any>(s: Pick<TestServer, 'api'>, id: number):
 }
 
 /** The user with exactly this address, from the whole list, or undefined. */
-export async function userByEmail<T extends { email: string } = any>(s: Pick<TestServer, 'api'>, email: string): Promise<T | undefined> {
+export async function userByEmail<T extends { email: string } = any>(
+  s: Pick<TestServer, 'api'>,
+  email: string,
+): Promise<T | undefined> {
   const res = await s.api('GET', '/users');
   expect(res.status, res.text).toBe(200);
   return (res.body.users as T[]).find((u) => u.email === email);

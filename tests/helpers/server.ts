@@ -28,9 +28,18 @@ export interface ApiOptions {
   form?: Record<string, string | string[]>; // sent as application/x-www-form-urlencoded
   headers?: Record<string, string>;
 }
-export interface ApiResponse<T = any> { status: number; body: T; headers: Headers; text: string }
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
 
-export interface LogEntry { level: Level; msg: string; fields: Record<string, unknown> }
+export interface LogEntry {
+  level: Level;
+  msg: string;
+  fields: Record<string, unknown>;
+}
 
 export interface TestServer {
   url: string;
@@ -59,11 +68,23 @@ let counter = 0;
  * A real hxdesk: a fresh SQLite file in a temp dir (or, with HXDESK_TEST_STORE=postgres, a fresh
  * migrated database in the test file's throwaway cluster), the real app, a real HTTP server on 127.0.0.1.
  */
-export async function startServer(extraEnv: Record<string, string> = {}, opts: { clock?: Clock } = {}): Promise<TestServer> {
+export async function startServer(
+  extraEnv: Record<string, string> = {},
+  opts: { clock?: Clock } = {},
+): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-test-'));
-  const store = testStore() === 'postgres' && !extraEnv.DATABASE_URL ? { DATABASE_URL: await createMigratedDatabase() } : {};
+  const store =
+    testStore() === 'postgres' && !extraEnv.DATABASE_URL ? { DATABASE_URL: await createMigratedDatabase() } : {};
   // One reader thread (production: one per core, at most 2): every list of the suite goes through it.
-  const env = loadEnv({ NODE_ENV: 'test', DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, READ_THREADS: '1', ...store, ...extraEnv });
+  const env = loadEnv({
+    NODE_ENV: 'test',
+    DATA_DIR: dir,
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    READ_THREADS: '1',
+    ...store,
+    ...extraEnv,
+  });
   const db = await openStore(env);
   // `clock`: the server's time (src/domain/clock.ts), when the test holds it (testClock()); else the real time.
   if (opts.clock) useClock(db, opts.clock);
@@ -81,18 +102,31 @@ export async function startServer(extraEnv: Record<string, string> = {}, opts: {
   const app = await createApp(deps);
   const server: ServerType = await new Promise((resolve) => {
     // PORT given: the same port again (a server's next life on the same DATA_DIR, as after a restart).
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: extraEnv.PORT ? env.PORT : 0, serverOptions: httpServerOptions(env) }, () => resolve(s));
+    const s = serve(
+      {
+        fetch: app.fetch,
+        hostname: '127.0.0.1',
+        port: extraEnv.PORT ? env.PORT : 0,
+        serverOptions: httpServerOptions(env),
+      },
+      () => resolve(s),
+    );
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const admin = (await db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, ADMIN_EMAIL) }))!;
-  const adminToken = (await createToken(db, { id: admin.id, email: admin.email, name: admin.name, role: 'admin' }, 'tests')).token;
+  const adminToken = (
+    await createToken(db, { id: admin.id, email: admin.email, name: admin.name, role: 'admin' }, 'tests')
+  ).token;
 
   async function api<T = any>(method: string, p: string, opts: ApiOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...opts.headers };
     const token = opts.token === undefined ? adminToken : opts.token;
     if (token) headers.authorization = `Bearer ${token}`;
     let body: string | undefined;
-    if (opts.body !== undefined) { headers['content-type'] ??= 'application/json'; body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body); }
+    if (opts.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    }
     if (opts.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       const params = new URLSearchParams();
@@ -109,7 +143,11 @@ export async function startServer(extraEnv: Record<string, string> = {}, opts: {
       const override = [opts.form?._method ?? []].flat()[0];
       const asked = method.toUpperCase() === 'POST' && override ? override.trim().toUpperCase() : method.toUpperCase();
       const mismatch = (await responseChecker(app)).check({
-        method: asked, path: new URL(url + p).pathname, status: res.status, contentType: res.headers.get('content-type') ?? '', body: parsed,
+        method: asked,
+        path: new URL(url + p).pathname,
+        status: res.status,
+        contentType: res.headers.get('content-type') ?? '',
+        body: parsed,
       });
       if (mismatch) throw new Error(`OpenAPI document mismatch: ${mismatch}`);
     }
@@ -124,7 +162,7 @@ export async function startServer(extraEnv: Record<string, string> = {}, opts: {
   }
 
   async function close() {
-    (server as import("node:http").Server).closeAllConnections();
+    (server as import('node:http').Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await workers.stop();
     deps.hub?.stop();

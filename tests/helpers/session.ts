@@ -38,6 +38,15 @@ export async function tokenFor(base: string, email: string, password: string, na
 }
 
 /** An API token minted in the store for a user without a password (a requester the mail created), as if they had signed in. */
-export async function mintedToken(s: Pick<TestServer, 'db'>, user: { id: number; email: string; name?: string; role?: Role }): Promise<string> {
-  return (await createToken(s.db, { id: user.id, email: user.email, name: user.name ?? user.email, role: user.role ?? 'requester' }, 'tests')).token;
+export async function mintedToken(
+  s: Pick<TestServer, 'db'>,
+  user: { id: number; email: string; name?: string; role?: Role },
+): Promise<string> {
+  return (
+    await createToken(
+      s.db,
+      { id: user.id, email: user.email, name: user.name ?? user.email, role: user.role ?? 'requester' },
+      'tests',
+    )
+  ).token;
 }

@@ -2,7 +2,11 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-export interface ReceivedMail { envelope: { from: string; to: string[] }; raw: string; parsed: ParsedMail }
+export interface ReceivedMail {
+  envelope: { from: string; to: string[] };
+  raw: string;
+  parsed: ParsedMail;
+}
 
 /** The Message-IDs a received mail's References header lists, in order (none: an empty list). */
 export const refs = (m: ReceivedMail): string[] => [m.parsed.references ?? []].flat();
@@ -50,7 +54,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
-    onClose(session) { closed.add(session.id); },
+    onClose(session) {
+      closed.add(session.id);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -58,8 +64,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         const raw = Buffer.concat(chunks).toString('utf8');
         const parsed = await simpleParser(raw);
         const mail = {
-          envelope: { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address) },
-          raw, parsed,
+          envelope: {
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+          },
+          raw,
+          parsed,
         };
         if (holding) pending.push({ mail, session: session.id, accept: () => accept(mail, callback) });
         else accept(mail, callback);
@@ -69,21 +79,29 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   // A client killed mid-session (a SIGKILLed server) resets its connection: that is the client's end, not the sink's.
   server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+  const port = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
   return {
     url: `smtp://127.0.0.1:${port}`,
     port,
     messages,
     waitFor(count, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
-        const deadline = setTimeout(() => reject(new Error(`expected ${count} messages, got ${messages.length}`)), timeoutMs);
+        const deadline = setTimeout(
+          () => reject(new Error(`expected ${count} messages, got ${messages.length}`)),
+          timeoutMs,
+        );
         const check = () => {
-          if (messages.length >= count) { clearTimeout(deadline); resolve(messages); } else waiters.push(check);
+          if (messages.length >= count) {
+            clearTimeout(deadline);
+            resolve(messages);
+          } else waiters.push(check);
         };
         check();
       });
     },
-    hold() { holding = true; },
+    hold() {
+      holding = true;
+    },
     held: () => pending.length,
     heldOrphans: () => pending.filter((p) => closed.has(p.session)).length,
     release() {

@@ -1,6 +1,10 @@
 // A server-sent event stream read the way a browser's EventSource reads it (tests of SPEC C5).
 
-export interface SseMessage { event: string; data: string; id?: string }
+export interface SseMessage {
+  event: string;
+  data: string;
+  id?: string;
+}
 
 export interface SseStream {
   status: number;
@@ -24,9 +28,15 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   let last: string | undefined;
   const waiters = new Set<() => void>();
   let endedResolve!: () => void;
-  const ended = new Promise<void>((r) => { endedResolve = r; });
+  const ended = new Promise<void>((r) => {
+    endedResolve = r;
+  });
   const stream: SseStream = {
-    status: res.status, messages, get pings() { return pings; },
+    status: res.status,
+    messages,
+    get pings() {
+      return pings;
+    },
     lastId: () => last,
     ended,
     close: () => ctrl.abort(),
@@ -35,15 +45,26 @@ export async function openSse(url: string, headers: Record<string, string> = {})
       return new Promise((resolve, reject) => {
         const check = () => {
           const m = messages.slice(from).find(match);
-          if (m) { waiters.delete(check); clearTimeout(timer); resolve(m); return true; }
+          if (m) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(m);
+            return true;
+          }
           return false;
         };
-        const timer = setTimeout(() => { waiters.delete(check); reject(new Error(`no matching message within ${opts.timeoutMs ?? 5000} ms; got ${JSON.stringify(messages)}`)); }, opts.timeoutMs ?? 5000);
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching message within ${opts.timeoutMs ?? 5000} ms; got ${JSON.stringify(messages)}`));
+        }, opts.timeoutMs ?? 5000);
         if (!check()) waiters.add(check);
       });
     },
   } as SseStream;
-  if (res.status !== 200 || !res.body) { endedResolve(); return stream; }
+  if (res.status !== 200 || !res.body) {
+    endedResolve();
+    return stream;
+  }
   void (async () => {
     const decoder = new TextDecoder();
     let buf = '';
@@ -58,11 +79,24 @@ export async function openSse(url: string, headers: Record<string, string> = {})
           const data: string[] = [];
           let any = false;
           for (const line of block.split('\n')) {
-            if (line.startsWith(':')) { pings++; continue; }
+            if (line.startsWith(':')) {
+              pings++;
+              continue;
+            }
             const i = line.indexOf(':');
             const field = i < 0 ? line : line.slice(0, i);
             const value = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '');
-            if (field === 'event') { m.event = value; any = true; } else if (field === 'data') { data.push(value); any = true; } else if (field === 'id') { m.id = value; last = value; any = true; } else if (field === 'retry') any = true;
+            if (field === 'event') {
+              m.event = value;
+              any = true;
+            } else if (field === 'data') {
+              data.push(value);
+              any = true;
+            } else if (field === 'id') {
+              m.id = value;
+              last = value;
+              any = true;
+            } else if (field === 'retry') any = true;
           }
           if (!any) continue;
           m.data = data.join('\n');
@@ -70,7 +104,9 @@ export async function openSse(url: string, headers: Record<string, string> = {})
           for (const w of [...waiters]) w();
         }
       }
-    } catch { /* aborted */ }
+    } catch {
+      /* aborted */
+    }
     endedResolve();
   })();
   return stream;

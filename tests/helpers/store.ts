@@ -1,7 +1,8 @@
 import { describe, it } from 'vitest';
 
 /** The store the suite runs on: HXDESK_TEST_STORE=postgres (the `postgres` project of vitest.config.ts) or SQLite. */
-export const testStore = (): 'sqlite' | 'postgres' => (process.env.HXDESK_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite');
+export const testStore = (): 'sqlite' | 'postgres' =>
+  process.env.HXDESK_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
 // A test about one store belongs to that store's project only, the way vitest.config.ts gives
 // whole files to one project: on the other store it is not registered at all (not reported as

@@ -16,8 +16,17 @@ export interface WaitOptions {
 export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` until `done` says yes to its value, and returns that value. */
-export async function waitUntil<T>(label: string, probe: () => Promise<T> | T, done: (v: T) => boolean, opts: WaitOptions | number = {}): Promise<T> {
-  const { timeoutMs = 20_000, intervalMs = 25, retryErrors = false } = typeof opts === 'number' ? { timeoutMs: opts } : opts;
+export async function waitUntil<T>(
+  label: string,
+  probe: () => Promise<T> | T,
+  done: (v: T) => boolean,
+  opts: WaitOptions | number = {},
+): Promise<T> {
+  const {
+    timeoutMs = 20_000,
+    intervalMs = 25,
+    retryErrors = false,
+  } = typeof opts === 'number' ? { timeoutMs: opts } : opts;
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   for (;;) {
@@ -27,12 +36,19 @@ export async function waitUntil<T>(label: string, probe: () => Promise<T> | T, d
     } catch (e) {
       if (!retryErrors || Date.now() > deadline) throw e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${label}; last value: ${JSON.stringify(last)?.slice(0, 500)}`,
+      );
     await pause(intervalMs);
   }
 }
 
 /** Polls `check` until it returns something truthy, and returns that. */
-export function until<T>(label: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, opts: WaitOptions | number = {}): Promise<T> {
+export function until<T>(
+  label: string,
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  opts: WaitOptions | number = {},
+): Promise<T> {
   return waitUntil(label, check, Boolean, opts) as Promise<T>;
 }

@@ -1,7 +1,18 @@
 import { Column, type ColumnBaseConfig, type ColumnDataType, is, SQL, sql, StringChunk } from 'drizzle-orm';
 import {
-  bigint, boolean, customType, doublePrecision, index, integer, type PgColumn, type PgColumnBuilderBase, pgTable,
-  type PgTableWithColumns, primaryKey, text, uniqueIndex,
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  type PgColumn,
+  type PgColumnBuilderBase,
+  pgTable,
+  type PgTableWithColumns,
+  primaryKey,
+  text,
+  uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 
@@ -29,14 +40,26 @@ import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm
 export type Overrides = Record<string, 'bigint'>;
 
 /** The row type of a SQLite column, carried over to its PostgreSQL twin. */
-type TwinColumn<C> = C extends SQLiteColumn<infer T extends ColumnBaseConfig<ColumnDataType, string>>
-  ? PgColumn<{
-    name: T['name']; tableName: T['tableName']; dataType: T['dataType']; columnType: T['columnType'];
-    data: T['data']; driverParam: unknown; notNull: T['notNull']; hasDefault: T['hasDefault'];
-    isPrimaryKey: T['isPrimaryKey']; isAutoincrement: T['isAutoincrement']; hasRuntimeDefault: T['hasRuntimeDefault'];
-    enumValues: T['enumValues']; baseColumn: never; identity: undefined; generated: undefined;
-  }>
-  : never;
+type TwinColumn<C> =
+  C extends SQLiteColumn<infer T extends ColumnBaseConfig<ColumnDataType, string>>
+    ? PgColumn<{
+        name: T['name'];
+        tableName: T['tableName'];
+        dataType: T['dataType'];
+        columnType: T['columnType'];
+        data: T['data'];
+        driverParam: unknown;
+        notNull: T['notNull'];
+        hasDefault: T['hasDefault'];
+        isPrimaryKey: T['isPrimaryKey'];
+        isAutoincrement: T['isAutoincrement'];
+        hasRuntimeDefault: T['hasRuntimeDefault'];
+        enumValues: T['enumValues'];
+        baseColumn: never;
+        identity: undefined;
+        generated: undefined;
+      }>
+    : never;
 
 /** A pg table typed like the SQLite table it comes from: `typeof twin.$inferSelect` equals the SQLite one's. */
 export type PgTwin<T extends SQLiteTable> = PgTableWithColumns<{
@@ -53,7 +76,8 @@ const twins = new Map<SQLiteTable, PgTableWithColumns<any>>();
 
 function twinOf(table: SQLiteTable): PgTableWithColumns<any> {
   const twin = twins.get(table);
-  if (!twin) throw new Error(`${getTableConfig(table).name} has no PostgreSQL twin: derive it in src/db/postgres/schema.ts`);
+  if (!twin)
+    throw new Error(`${getTableConfig(table).name} has no PostgreSQL twin: derive it in src/db/postgres/schema.ts`);
   return twin;
 }
 
@@ -79,12 +103,17 @@ function rewrite(fragment: SQL, columns: Record<string, PgColumn>, where: string
     return sql`lower(${twinColumn(cols[0], columns)} COLLATE "C")`;
   }
   const foreign = texts.find((t) => /\b(COLLATE|GLOB|REGEXP|MATCH|json_|strftime|rowid)\b/i.test(t));
-  if (foreign !== undefined) throw new Error(`${where}: cannot translate "${foreign.trim()}" for PostgreSQL; write it out explicitly`);
-  return new SQL(chunks.map((c) => {
-    if (is(c, StringChunk)) return c;
-    if (is(c, Column)) return twinColumn(c, columns);
-    throw new Error(`${where}: only columns and SQL text can be translated (found a ${typeof c === 'object' && c ? c.constructor.name : typeof c})`);
-  }));
+  if (foreign !== undefined)
+    throw new Error(`${where}: cannot translate "${foreign.trim()}" for PostgreSQL; write it out explicitly`);
+  return new SQL(
+    chunks.map((c) => {
+      if (is(c, StringChunk)) return c;
+      if (is(c, Column)) return twinColumn(c, columns);
+      throw new Error(
+        `${where}: only columns and SQL text can be translated (found a ${typeof c === 'object' && c ? c.constructor.name : typeof c})`,
+      );
+    }),
+  );
 }
 
 function columnBuilder(table: string, col: SQLiteColumn, overrides: Overrides): PgColumnBuilderBase {
@@ -128,7 +157,9 @@ export function pgTwin<T extends SQLiteTable>(table: T, overrides: Overrides = {
     if (!config.columns.some((c) => c.name === key)) throw new Error(`${name}: override for unknown column ${key}`);
   }
   if (config.checks.length || config.uniqueConstraints.length) {
-    throw new Error(`${name}: CHECK and UNIQUE constraints are not carried over; use uniqueIndex() or write the table out explicitly`);
+    throw new Error(
+      `${name}: CHECK and UNIQUE constraints are not carried over; use uniqueIndex() or write the table out explicitly`,
+    );
   }
   const builders: Record<string, PgColumnBuilderBase> = {};
   // Keys are the JS property names (they are what the domain's queries use); db names are the SQLite ones.
@@ -140,7 +171,8 @@ export function pgTwin<T extends SQLiteTable>(table: T, overrides: Overrides = {
 
   for (const fk of config.foreignKeys) {
     const ref = fk.reference();
-    if (ref.columns.length !== 1) throw new Error(`${name}: composite foreign key ${fk.getName()}; write it out explicitly`);
+    if (ref.columns.length !== 1)
+      throw new Error(`${name}: composite foreign key ${fk.getName()}; write it out explicitly`);
     const key = keyOf.get(ref.columns[0].name)!;
     const foreignTable = ref.foreignTable;
     const foreignName = ref.foreignColumns[0].name;
@@ -158,7 +190,8 @@ export function pgTwin<T extends SQLiteTable>(table: T, overrides: Overrides = {
     const byName: Record<string, PgColumn> = {};
     for (const c of Object.values(t)) byName[(c as PgColumn).name] = c as PgColumn;
     const extras: any[] = [];
-    for (const pk of config.primaryKeys) extras.push(primaryKey({ columns: pk.columns.map((c) => byName[c.name]) as [PgColumn, ...PgColumn[]] }));
+    for (const pk of config.primaryKeys)
+      extras.push(primaryKey({ columns: pk.columns.map((c) => byName[c.name]) as [PgColumn, ...PgColumn[]] }));
     for (const ix of config.indexes) {
       const { name: ixName, columns, unique, where } = ix.config;
       const on = columns.map((c) => (is(c, SQL) ? rewrite(c, byName, ixName) : twinColumn(c as Column, byName)));

@@ -6,7 +6,10 @@ import pg from 'pg';
 
 // The SQL migrations live in the source tree (drizzle-kit writes them there, see
 // drizzle.pg.config.ts); found from here whether this runs from src/ (tsx) or from dist/.
-export const pgMigrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/db/postgres/migrations');
+export const pgMigrationsFolder = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../src/db/postgres/migrations',
+);
 
 /**
  * The advisory lock key held while migrating ("hxdesk" in ASCII): several processes starting
@@ -22,11 +25,14 @@ export const MIGRATION_LOCK_KEY = '114849946706795';
  */
 export async function requireUtf8(client: pg.ClientBase): Promise<void> {
   const { rows } = await client.query<{ encoding: string; name: string }>(
-    'SELECT pg_encoding_to_char(encoding) AS encoding, datname AS name FROM pg_database WHERE datname = current_database()');
+    'SELECT pg_encoding_to_char(encoding) AS encoding, datname AS name FROM pg_database WHERE datname = current_database()',
+  );
   const { encoding, name } = rows[0];
   if (encoding !== 'UTF8') {
-    throw new Error(`the database "${name}" has the encoding ${encoding}; hxdesk needs a UTF8 database ` +
-      `(create one with: CREATE DATABASE ${name} ENCODING 'UTF8' TEMPLATE template0)`);
+    throw new Error(
+      `the database "${name}" has the encoding ${encoding}; hxdesk needs a UTF8 database ` +
+        `(create one with: CREATE DATABASE ${name} ENCODING 'UTF8' TEMPLATE template0)`,
+    );
   }
 }
 

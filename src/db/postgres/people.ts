@@ -17,15 +17,30 @@ export function peopleSearchQueries(db: PgDb, needle: string, n: number) {
   const contains = sql`(${users.name} ILIKE ${pattern} OR ${users.email} ILIKE ${pattern})`;
   const active = eq(users.disabled, false);
   return {
-    byAddress: db.select().from(users).where(and(sql`${users.email} LIKE ${prefix}`, active)).orderBy(sql`${users.email} COLLATE "C"`).limit(n),
-    staff: db.select().from(users).where(and(inArray(users.role, ['admin', 'agent']), active, contains)).orderBy(asc(users.id)).limit(n),
-    recent: db.select().from(users)
-      .where(and(sql`${users.id} > (SELECT coalesce(max(id), 0) FROM users) - ${PEOPLE_SEARCH_WINDOW}`, active, contains))
-      .orderBy(desc(users.id)).limit(n),
+    byAddress: db
+      .select()
+      .from(users)
+      .where(and(sql`${users.email} LIKE ${prefix}`, active))
+      .orderBy(sql`${users.email} COLLATE "C"`)
+      .limit(n),
+    staff: db
+      .select()
+      .from(users)
+      .where(and(inArray(users.role, ['admin', 'agent']), active, contains))
+      .orderBy(asc(users.id))
+      .limit(n),
+    recent: db
+      .select()
+      .from(users)
+      .where(
+        and(sql`${users.id} > (SELECT coalesce(max(id), 0) FROM users) - ${PEOPLE_SEARCH_WINDOW}`, active, contains),
+      )
+      .orderBy(desc(users.id))
+      .limit(n),
   };
 }
 
 export async function searchPeople(db: PgDb, needle: string, n: number) {
   const { byAddress, staff, recent } = peopleSearchQueries(db, needle, n);
-  return [...await byAddress, ...await staff, ...await recent] as (typeof users.$inferSelect)[];
+  return [...(await byAddress), ...(await staff), ...(await recent)] as (typeof users.$inferSelect)[];
 }

@@ -9,12 +9,13 @@ import * as schema from './schema.js';
  * (hxdesk copy-store keeps every id); afterwards syncSequences moves each sequence past the
  * highest id, or the next generated id would collide.
  */
-export const identityColumns: ReadonlyArray<readonly [string, string]> = (Object.values(schema) as unknown[])
-  .flatMap((t) => {
+export const identityColumns: ReadonlyArray<readonly [string, string]> = (Object.values(schema) as unknown[]).flatMap(
+  (t) => {
     if (!is(t, PgTable)) return [];
     const c = getTableConfig(t);
     return c.columns.filter((col) => col.generatedIdentity).map((col) => [c.name, col.name] as const);
-  });
+  },
+);
 
 /** Sets every identity sequence so that the next generated id is one past the table's highest. */
 export async function syncSequences(db: Pick<pg.ClientBase, 'query'>): Promise<void> {
@@ -22,6 +23,9 @@ export async function syncSequences(db: Pick<pg.ClientBase, 'query'>): Promise<v
     const t = `"${table}"`;
     const c = `"${column}"`;
     // setval(seq, n, true): the next value is n + 1; on an empty table setval(seq, 1, false): the next is 1.
-    await db.query(`SELECT setval(pg_get_serial_sequence($1, $2), coalesce(max(${c}), 1), max(${c}) IS NOT NULL) FROM ${t}`, [t, column]);
+    await db.query(
+      `SELECT setval(pg_get_serial_sequence($1, $2), coalesce(max(${c}), 1), max(${c}) IS NOT NULL) FROM ${t}`,
+      [t, column],
+    );
   }
 }

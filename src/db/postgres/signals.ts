@@ -22,8 +22,9 @@ export function logAppender() {
   return async (tx: Tx): Promise<void> => {
     if (announced.has(tx)) return;
     announced.add(tx);
-    await (tx as unknown as { execute(q: unknown): Promise<unknown> })
-      .execute(sql`SELECT pg_advisory_xact_lock(hashtext('hxdesk change log')), pg_notify(${LOG_CHANNEL}, '')`);
+    await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(
+      sql`SELECT pg_advisory_xact_lock(hashtext('hxdesk change log')), pg_notify(${LOG_CHANNEL}, '')`,
+    );
   };
 }
 
@@ -34,7 +35,15 @@ export function logAppender() {
  */
 export function pgSignals(url: string, pool: pg.Pool) {
   const listeners = new Set<(signal: StoreSignal) => void>();
-  const signal = (s: StoreSignal) => { for (const fn of listeners) { try { fn(s); } catch { /* a listener's own failure */ } } };
+  const signal = (s: StoreSignal) => {
+    for (const fn of listeners) {
+      try {
+        fn(s);
+      } catch {
+        /* a listener's own failure */
+      }
+    }
+  };
   let client: pg.Client | null = null;
   let closed = false;
   let started = false;
@@ -48,7 +57,13 @@ export function pgSignals(url: string, pool: pg.Pool) {
       if (client !== c) return;
       client = null;
       c.end().catch(() => {});
-      if (!closed) { retry = setTimeout(() => { void connect(); }, pause); retry.unref(); pause = Math.min(pause * 2, 5000); }
+      if (!closed) {
+        retry = setTimeout(() => {
+          void connect();
+        }, pause);
+        retry.unref();
+        pause = Math.min(pause * 2, 5000);
+      }
     };
     c.on('error', lost);
     c.on('end', lost);
@@ -60,7 +75,10 @@ export function pgSignals(url: string, pool: pg.Pool) {
     try {
       await c.connect();
       await c.query(`LISTEN ${LOG_CHANNEL}; LISTEN ${MESSAGE_CHANNEL}`);
-      if (closed) { await c.end(); return; }
+      if (closed) {
+        await c.end();
+        return;
+      }
       pause = 100;
       signal({ kind: 'log' }); // what was announced while no one listened is in the log
     } catch {
@@ -71,8 +89,13 @@ export function pgSignals(url: string, pool: pg.Pool) {
   return {
     listen(fn: (signal: StoreSignal) => void): () => void {
       listeners.add(fn);
-      if (!started) { started = true; void connect(); }
-      return () => { listeners.delete(fn); };
+      if (!started) {
+        started = true;
+        void connect();
+      }
+      return () => {
+        listeners.delete(fn);
+      };
     },
     async broadcast(payload: string): Promise<void> {
       await pool.query('SELECT pg_notify($1, $2)', [MESSAGE_CHANNEL, payload]);

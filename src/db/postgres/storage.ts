@@ -12,7 +12,8 @@ export function sqlState(err: unknown): string | undefined {
 function driverError(err: unknown): { code: string; message: string } | undefined {
   for (const e of causeChain(err)) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return { code, message: String((e as { message?: unknown }).message ?? code) };
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code))
+      return { code, message: String((e as { message?: unknown }).message ?? code) };
   }
   return undefined;
 }
@@ -53,7 +54,9 @@ export async function probeWrite(pool: pg.Pool): Promise<void> {
     await client.query('INSERT INTO hx_storage_probe VALUES (1)');
     await client.query('COMMIT');
   } catch (e) {
-    await client.query('ROLLBACK').catch((r: Error) => { broken = r; });
+    await client.query('ROLLBACK').catch((r: Error) => {
+      broken = r;
+    });
     throw e;
   } finally {
     client.release(broken);

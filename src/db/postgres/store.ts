@@ -62,7 +62,9 @@ async function retryConflicts<T>(run: (sawConflict: () => void) => Promise<T>): 
   for (let attempt = 1; ; attempt++) {
     let sawConflict = false;
     try {
-      return await run(() => { sawConflict = true; });
+      return await run(() => {
+        sawConflict = true;
+      });
     } catch (e) {
       const state = sqlState(e) ?? '';
       // 25P02 (in failed sql transaction): a statement failed earlier and the domain went on (a
@@ -85,7 +87,9 @@ const nameOf = (key: object) => {
   return n;
 };
 
-interface PgPrepared { execute(params?: Record<string, unknown>): Promise<unknown> }
+interface PgPrepared {
+  execute(params?: Record<string, unknown>): Promise<unknown>;
+}
 
 /** The Prepared contract over a drizzle pg prepared query (rows for reads and RETURNING, a QueryResult otherwise). */
 function wrap<Row>(q: PgPrepared): Prepared<Row> {
@@ -128,12 +132,16 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const r = query(...args);
       if (r && typeof (r as Promise<unknown>).then === 'function') {
-        (r as Promise<unknown>).then(undefined, (e: unknown) => { if (!failures.has(client)) failures.set(client, e); });
+        (r as Promise<unknown>).then(undefined, (e: unknown) => {
+          if (!failures.has(client)) failures.set(client, e);
+        });
       }
       return r;
     };
   });
-  const pgDb: NodePgDatabase<Record<string, unknown>> = drizzle(pool, { schema: schema as unknown as Record<string, unknown> });
+  const pgDb: NodePgDatabase<Record<string, unknown>> = drizzle(pool, {
+    schema: schema as unknown as Record<string, unknown>,
+  });
   const root = pgDb as unknown as PgDb;
   const statements = new Map<object, Prepared<unknown>>();
   const oneAtATime = serialized();
@@ -149,20 +157,30 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     dialect: 'postgres',
     db: root as unknown as Db,
     // SERIALIZABLE, run again when PostgreSQL says it conflicted with another process's (decision 030).
-    transaction: (fn) => storage.run(() => oneAtATime(() => retryConflicts((sawConflict) => pgDb.transaction(async (tx) => {
-      registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
-      const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
-      failures.delete(client);
-      try {
-        const result = await fn(tx as unknown as Db);
-        // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
-        // COMMIT would roll it back without an error. The first failure is the unit of work's.
-        if (failures.has(client)) throw failures.get(client);
-        return result;
-      } finally {
-        if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
-      }
-    }, { isolationLevel: 'serializable' })))),
+    transaction: (fn) =>
+      storage.run(() =>
+        oneAtATime(() =>
+          retryConflicts((sawConflict) =>
+            pgDb.transaction(
+              async (tx) => {
+                registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
+                const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
+                failures.delete(client);
+                try {
+                  const result = await fn(tx as unknown as Db);
+                  // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
+                  // COMMIT would roll it back without an error. The first failure is the unit of work's.
+                  if (failures.has(client)) throw failures.get(client);
+                  return result;
+                } finally {
+                  if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
+                }
+              },
+              { isolationLevel: 'serializable' },
+            ),
+          ),
+        ),
+      ),
     isTx: (conn) => conn instanceof PgTransaction,
     logAppend: logAppender(),
     listen: (fn) => signals.listen(fn),
@@ -171,9 +189,14 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
       const name = nameOf(key);
       // A unit of work has its own connection: its statement is built on its handle (the server
       // keeps the parsed statement per connection under the name).
-      if (conn instanceof PgTransaction) return wrap<Row>((build(conn as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name));
+      if (conn instanceof PgTransaction)
+        return wrap<Row>((build(conn as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name));
       let p = statements.get(key) as Prepared<Row> | undefined;
-      if (!p) statements.set(key, (p = wrap<Row>((build(root as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name))));
+      if (!p)
+        statements.set(
+          key,
+          (p = wrap<Row>((build(root as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name))),
+        );
       return p;
     },
     sameName: (column, value) => sameName(column as never, value),
@@ -184,21 +207,29 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     listTickets: (conn, spec) => listTickets(conn as unknown as PgDb, spec),
     searchPeople: (conn, needle, n) => searchPeople(conn as unknown as PgDb, needle, n),
     // Claimed rows are locked until the unit of work ends; another process claiming skips them.
-    claimRows: (query) => (query as unknown as { for(strength: 'update', cfg: { skipLocked: boolean }): unknown }).for('update', { skipLocked: true }) as typeof query,
+    claimRows: (query) =>
+      (query as unknown as { for(strength: 'update', cfg: { skipLocked: boolean }): unknown }).for('update', {
+        skipLocked: true,
+      }) as typeof query,
     // A session advisory lock on a connection of its own: held while this process lives, given
     // up with the connection when it dies, so another process takes over.
     async tryLock(name) {
       const client = await pool.connect();
       try {
         const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [name]);
-        if (!rows[0]?.ok) { client.release(); return null; }
+        if (!rows[0]?.ok) {
+          client.release();
+          return null;
+        }
       } catch (e) {
         client.release(true);
         throw e;
       }
       // A session lock lives as long as its connection: once that connection fails, the lock is gone.
       let lost = false;
-      client.on('error', () => { lost = true; });
+      client.on('error', () => {
+        lost = true;
+      });
       lockClients.add(client);
       const giveBack = (err?: boolean | Error) => {
         if (!lockClients.delete(client)) return; // already ended by close()
@@ -216,7 +247,10 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
           }
         },
         async release() {
-          if (lost || !lockClients.has(client)) { giveBack(true); return; }
+          if (lost || !lockClients.has(client)) {
+            giveBack(true);
+            return;
+          }
           try {
             await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
             giveBack();
@@ -247,7 +281,10 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
       closed = true;
       await signals.close();
       // Ending a lock's connection ends its session and the lock with it; its holder learns from held().
-      for (const client of lockClients) { lockClients.delete(client); client.release(true); }
+      for (const client of lockClients) {
+        lockClients.delete(client);
+        client.release(true);
+      }
       await pool.end();
     },
   };

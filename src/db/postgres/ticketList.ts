@@ -17,7 +17,12 @@ import { containsPattern } from './search.js';
 export type PgDb = Db;
 
 /** The sort columns: each NOT NULL (see listQueries). */
-const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tickets.updated_at, priority: tickets.priority };
+const SORT_COLUMNS = {
+  id: tickets.id,
+  created: tickets.created_at,
+  updated: tickets.updated_at,
+  priority: tickets.priority,
+};
 
 /**
  * The tickets whose subject or messages contain `q` (internal notes only for readers who may
@@ -41,15 +46,23 @@ function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
   const conds: SQL[] = [];
   // A customer sees the tickets they are a requester or Cc of (SPEC C2).
   if (f.customerId !== undefined) {
-    conds.push(sql`${tickets.id} IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${f.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))`);
+    conds.push(
+      sql`${tickets.id} IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${f.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))`,
+    );
   }
   if (f.queue_id !== undefined) conds.push(eq(tickets.queue_id, f.queue_id));
-  if (f.queue_ids !== undefined) conds.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
-  if (f.status && f.status.length > 0) conds.push(f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]));
+  if (f.queue_ids !== undefined)
+    conds.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
+  if (f.status && f.status.length > 0)
+    conds.push(
+      f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]),
+    );
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
   if (f.owner_team_id !== undefined) {
-    conds.push(sql`${tickets.owner_id} = ANY(ARRAY(SELECT ${teamMembers.user_id} FROM ${teamMembers} WHERE ${teamMembers.team_id} = ${f.owner_team_id}))`);
+    conds.push(
+      sql`${tickets.owner_id} = ANY(ARRAY(SELECT ${teamMembers.user_id} FROM ${teamMembers} WHERE ${teamMembers.team_id} = ${f.owner_team_id}))`,
+    );
   }
   if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
@@ -66,7 +79,9 @@ function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
     // primary key (as q). A semi-join (EXISTS) reads a common value's first page off the sort's
     // index (3 ms instead of 72 at 100k), but for a value of a few percent the planner then
     // prefers a hash join over every ticket: a sequential scan of tickets.
-    conds.push(sql`${tickets.id} = ANY(ARRAY(SELECT ${ticketCustomValues.ticket_id} FROM ${ticketCustomValues} WHERE ${ticketCustomValues.field_id} = ${field_id} AND ${ticketCustomValues.value} = ${value}))`);
+    conds.push(
+      sql`${tickets.id} = ANY(ARRAY(SELECT ${ticketCustomValues.ticket_id} FROM ${ticketCustomValues} WHERE ${ticketCustomValues.field_id} = ${field_id} AND ${ticketCustomValues.value} = ${value}))`,
+    );
   }
   return conds.length ? and(...conds) : undefined;
 }

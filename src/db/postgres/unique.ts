@@ -19,7 +19,9 @@ export const uniqueColumns: ReadonlyMap<string, readonly string[]> = (() => {
     for (const ix of c.indexes) {
       if (!ix.config.unique || !ix.config.name) continue;
       // An expression (lower(name)) names the columns inside it.
-      const cols = ix.config.columns.flatMap((e) => (is(e, SQL) ? e.queryChunks.filter((ch) => is(ch, Column)) as Column[] : [e as Column]));
+      const cols = ix.config.columns.flatMap((e) =>
+        is(e, SQL) ? (e.queryChunks.filter((ch) => is(ch, Column)) as Column[]) : [e as Column],
+      );
       map.set(ix.config.name, cols.map(qualified));
     }
   }

@@ -7,10 +7,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { copyPrivateFile, createPrivateDir, ensurePrivateDir, ensurePrivateFile, tightenDir, tightenFile } from '../../dataDir.js';
+import {
+  copyPrivateFile,
+  createPrivateDir,
+  ensurePrivateDir,
+  ensurePrivateFile,
+  tightenDir,
+  tightenFile,
+} from '../../dataDir.js';
 
 /** The SQL migrations in the source tree, as openDb() reads them (from src/ and dist/ alike). */
-export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/db/migrations');
+export const MIGRATIONS_FOLDER = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../src/db/migrations',
+);
 
 /** Pre-migration copies kept per database (SPEC C6: the last 3). */
 export const KEEP_MIGRATION_BACKUPS = 3;
@@ -18,7 +28,10 @@ export const KEEP_MIGRATION_BACKUPS = 3;
 /** A failure the command line reports as one line (no stack trace). */
 export class StoreError extends Error {}
 
-interface JournalEntry { tag: string; when: number }
+interface JournalEntry {
+  tag: string;
+  when: number;
+}
 
 function journal(migrationsFolder: string): JournalEntry[] {
   const file = path.join(migrationsFolder, 'meta', '_journal.json');
@@ -35,13 +48,24 @@ const hasTable = (db: Database.Database, name: string) =>
  * migrations newer than this code knows (made by a newer hxdesk). A database without
  * __drizzle_migrations is fresh: everything is pending.
  */
-export function migrationState(db: Database.Database, migrationsFolder = MIGRATIONS_FOLDER): { fresh: boolean; applied: number; pending: string[]; newer: boolean } {
+export function migrationState(
+  db: Database.Database,
+  migrationsFolder = MIGRATIONS_FOLDER,
+): { fresh: boolean; applied: number; pending: string[]; newer: boolean } {
   const entries = journal(migrationsFolder);
-  if (!hasTable(db, '__drizzle_migrations')) return { fresh: true, applied: 0, pending: entries.map((e) => e.tag), newer: false };
-  const row = db.prepare('SELECT count(*) AS n, max(CAST(created_at AS INTEGER)) AS last FROM __drizzle_migrations').get() as { n: number; last: number | null };
+  if (!hasTable(db, '__drizzle_migrations'))
+    return { fresh: true, applied: 0, pending: entries.map((e) => e.tag), newer: false };
+  const row = db
+    .prepare('SELECT count(*) AS n, max(CAST(created_at AS INTEGER)) AS last FROM __drizzle_migrations')
+    .get() as { n: number; last: number | null };
   const last = row.last ?? -Infinity;
   const latest = entries.at(-1)?.when ?? -Infinity;
-  return { fresh: false, applied: row.n, pending: entries.filter((e) => e.when > last).map((e) => e.tag), newer: last > latest };
+  return {
+    fresh: false,
+    applied: row.n,
+    pending: entries.filter((e) => e.when > last).map((e) => e.tag),
+    newer: last > latest,
+  };
 }
 
 /** `2026-11-23T10-11-12-345Z`: sortable, and safe in a file name everywhere. */
@@ -61,7 +85,11 @@ export function privateBackups(file: string): void {
   if (file === ':memory:' || file === '') return;
   const dir = backupsDir(file);
   let names: string[];
-  try { names = fs.readdirSync(dir); } catch { return; }
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
   tightenDir(dir);
   for (const n of names) tightenFile(path.join(dir, n));
 }
@@ -94,17 +122,34 @@ function settleCopy(file: string, check?: (db: Database.Database) => void): void
 
 /** Removes what a failed copy left; never throws (it runs while another error is reported). */
 function removeQuietly(...files: string[]): void {
-  for (const f of files) { try { fs.rmSync(f, { force: true }); } catch { /* nothing there, or nothing to do */ } }
+  for (const f of files) {
+    try {
+      fs.rmSync(f, { force: true });
+    } catch {
+      /* nothing there, or nothing to do */
+    }
+  }
 }
 
 /** Writes the file's data and its directory entry to disk. */
 function fsyncFile(file: string): void {
   const fd = fs.openSync(file, 'r+');
-  try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 function fsyncDir(dir: string): void {
   let fd: number | undefined;
-  try { fd = fs.openSync(dir, 'r'); fs.fsyncSync(fd); } catch { /* not supported here (some file systems) */ } finally { if (fd !== undefined) fs.closeSync(fd); }
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    /* not supported here (some file systems) */
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 /**
@@ -116,7 +161,11 @@ function fsyncDir(dir: string): void {
  * in one read transaction (the online backup API is asynchronous in better-sqlite3). A copy
  * that cannot be made stops the start: no migration runs without one.
  */
-export function backupBeforeMigrating(sqlite: Database.Database, file: string, migrationsFolder = MIGRATIONS_FOLDER): string | null {
+export function backupBeforeMigrating(
+  sqlite: Database.Database,
+  file: string,
+  migrationsFolder = MIGRATIONS_FOLDER,
+): string | null {
   if (file === ':memory:' || file === '') return null;
   const state = migrationState(sqlite, migrationsFolder);
   if (state.fresh || state.pending.length === 0) return null;
@@ -133,7 +182,9 @@ export function backupBeforeMigrating(sqlite: Database.Database, file: string, m
     fsyncDir(dir);
   } catch (e) {
     removeQuietly(partial);
-    throw new StoreError(`cannot copy the database to ${dir} before migrating it (${(e as Error).message}); nothing was migrated`);
+    throw new StoreError(
+      `cannot copy the database to ${dir} before migrating it (${(e as Error).message}); nothing was migrated`,
+    );
   }
   pruneMigrationBackups(file);
   return target;
@@ -142,11 +193,20 @@ export function backupBeforeMigrating(sqlite: Database.Database, file: string, m
 /** The pre-migration copies of `file`, oldest first. */
 export function migrationBackups(file: string): string[] {
   const dir = backupsDir(file);
-  const re = new RegExp(`^${stem(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-before-\\d{4}_.*-(\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z)\\.sqlite$`);
+  const re = new RegExp(
+    `^${stem(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-before-\\d{4}_.*-(\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z)\\.sqlite$`,
+  );
   let names: string[];
-  try { names = fs.readdirSync(dir); } catch { return []; }
-  return names.map((n) => ({ n, at: re.exec(n)?.[1] })).filter((x) => x.at !== undefined)
-    .sort((a, b) => a.at!.localeCompare(b.at!) || a.n.localeCompare(b.n)).map((x) => path.join(dir, x.n));
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((n) => ({ n, at: re.exec(n)?.[1] }))
+    .filter((x) => x.at !== undefined)
+    .sort((a, b) => a.at!.localeCompare(b.at!) || a.n.localeCompare(b.n))
+    .map((x) => path.join(dir, x.n));
 }
 
 function pruneMigrationBackups(file: string, keep = KEEP_MIGRATION_BACKUPS): void {
@@ -159,7 +219,11 @@ const OUR_TABLES = ['__drizzle_migrations', 'users', 'sessions', 'queues', 'tick
 /** Opens an existing file as SQLite, with a clear error (naming it `what`) when it is missing or is no SQLite database. */
 function openExisting(file: string, what = file): Database.Database {
   let st: fs.Stats | undefined;
-  try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch (e) { throw new StoreError(`cannot read ${what} (${(e as NodeJS.ErrnoException).code})`); }
+  try {
+    st = fs.statSync(file, { throwIfNoEntry: false });
+  } catch (e) {
+    throw new StoreError(`cannot read ${what} (${(e as NodeJS.ErrnoException).code})`);
+  }
   if (!st) throw new StoreError(`${what} does not exist`);
   if (!st.isFile()) throw new StoreError(`${what} is not a file`);
   try {
@@ -177,22 +241,37 @@ function openExisting(file: string, what = file): Database.Database {
  * it has our tables, and its migrations are not newer than ours. Returns the migrations
  * still to apply (the server applies them at its next start).
  */
-export function checkHxdeskDatabase(db: Database.Database, what: string, opts: { allowNewer?: boolean } = {}): { pending: string[] } {
+export function checkHxdeskDatabase(
+  db: Database.Database,
+  what: string,
+  opts: { allowNewer?: boolean } = {},
+): { pending: string[] } {
   let problems: string[];
   try {
-    problems = (db.prepare('PRAGMA integrity_check(5)').all() as { integrity_check: string }[]).map((r) => r.integrity_check);
+    problems = (db.prepare('PRAGMA integrity_check(5)').all() as { integrity_check: string }[]).map(
+      (r) => r.integrity_check,
+    );
   } catch (e) {
     throw new StoreError(`${what} fails SQLite's integrity check (${(e as Error).message})`);
   }
-  if (problems.length !== 1 || problems[0] !== 'ok') throw new StoreError(`${what} fails SQLite's integrity check: ${problems.join('; ')}`);
+  if (problems.length !== 1 || problems[0] !== 'ok')
+    throw new StoreError(`${what} fails SQLite's integrity check: ${problems.join('; ')}`);
   const missing = OUR_TABLES.filter((t) => !hasTable(db, t));
-  if (missing.length > 0) throw new StoreError(`${what} is an SQLite database but not hxdesk's (no table ${missing.join(', ')})`);
+  if (missing.length > 0)
+    throw new StoreError(`${what} is an SQLite database but not hxdesk's (no table ${missing.join(', ')})`);
   const state = migrationState(db);
-  if (state.newer && !opts.allowNewer) throw new StoreError(`${what} was made by a newer hxdesk (its schema has migrations this version does not know); upgrade hxdesk first`);
+  if (state.newer && !opts.allowNewer)
+    throw new StoreError(
+      `${what} was made by a newer hxdesk (its schema has migrations this version does not know); upgrade hxdesk first`,
+    );
   return { pending: state.pending };
 }
 
-export interface BackupResult { file: string; pages: number; bytes: number }
+export interface BackupResult {
+  file: string;
+  pages: number;
+  bytes: number;
+}
 
 /**
  * Copies the database in `source` to `target` with SQLite's online backup API, in a single
@@ -202,15 +281,22 @@ export interface BackupResult { file: string; pages: number; bytes: number }
  * integrity_check, so `target` is never a partial file. Refuses an existing `target` unless
  * `force`.
  */
-export async function backupDatabase(source: string, target: string, opts: { force?: boolean } = {}): Promise<BackupResult> {
+export async function backupDatabase(
+  source: string,
+  target: string,
+  opts: { force?: boolean } = {},
+): Promise<BackupResult> {
   const to = path.resolve(target);
   const existing = fs.statSync(to, { throwIfNoEntry: false });
   if (existing?.isDirectory()) throw new StoreError(`${to} is a directory; name the backup file to write`);
-  if (existing && !opts.force) throw new StoreError(`${to} already exists; choose another name or pass --force to overwrite it`);
+  if (existing && !opts.force)
+    throw new StoreError(`${to} already exists; choose another name or pass --force to overwrite it`);
   const dir = path.dirname(to);
-  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new StoreError(`the directory ${dir} does not exist`);
+  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new StoreError(`the directory ${dir} does not exist`);
   const from = path.resolve(source);
-  if (to === from || [`${from}-wal`, `${from}-shm`, `${from}-journal`].includes(to)) throw new StoreError(`${to} is the live database itself; write the backup elsewhere`);
+  if (to === from || [`${from}-wal`, `${from}-shm`, `${from}-journal`].includes(to))
+    throw new StoreError(`${to} is the live database itself; write the backup elsewhere`);
 
   const db = openExisting(from);
   const partial = path.join(dir, `.${path.basename(to)}.partial-${process.pid}`);
@@ -234,7 +320,11 @@ export async function backupDatabase(source: string, target: string, opts: { for
   }
 }
 
-export interface RestoreResult { restored: string; previous: string | null; pending: string[] }
+export interface RestoreResult {
+  restored: string;
+  previous: string | null;
+  pending: string[];
+}
 
 /**
  * Puts the database in `source` in place of the store at `live` (SPEC C6, `hxdesk restore`):
@@ -265,7 +355,10 @@ export async function restoreDatabase(source: string, live: string): Promise<Res
     copyPrivateFile(from, incoming);
     const wal = `${from}-wal`;
     // A copy taken by hand with its -wal beside it: that WAL holds committed data, keep it.
-    if (fs.statSync(wal, { throwIfNoEntry: false })?.isFile()) { fs.rmSync(`${incoming}-wal`, { force: true }); copyPrivateFile(wal, `${incoming}-wal`); }
+    if (fs.statSync(wal, { throwIfNoEntry: false })?.isFile()) {
+      fs.rmSync(`${incoming}-wal`, { force: true });
+      copyPrivateFile(wal, `${incoming}-wal`);
+    }
     const db = openExisting(incoming, from);
     try {
       ({ pending } = checkHxdeskDatabase(db, from));
@@ -335,7 +428,9 @@ async function keepCurrent(live: string, to: string): Promise<void> {
     fs.renameSync(partial, to);
   } catch (e) {
     removeQuietly(partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`);
-    throw new StoreError(`cannot keep a copy of the current database in ${path.dirname(to)} (${(e as Error).message}); nothing was restored`);
+    throw new StoreError(
+      `cannot keep a copy of the current database in ${path.dirname(to)} (${(e as Error).message}); nothing was restored`,
+    );
   } finally {
     db.close();
   }

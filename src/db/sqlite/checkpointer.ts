@@ -25,10 +25,15 @@ const timer = setInterval(() => {
 parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
 `;
 
-export interface Checkpointer { stop(): Promise<void> }
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
 
 /** `onError` hears a failed checkpoint as `{ code, message }` (SQLite's code), or the worker's own error. */
-export function startCheckpointer(db: Db, opts: { everyMs?: number; onError?: (e: unknown) => void } = {}): Checkpointer | null {
+export function startCheckpointer(
+  db: Db,
+  opts: { everyMs?: number; onError?: (e: unknown) => void } = {},
+): Checkpointer | null {
   const file = db.$client.name;
   if (file === ':memory:' || db.$client.memory) return null;
   db.$client.pragma('wal_autocheckpoint = 10000');
@@ -38,10 +43,13 @@ export function startCheckpointer(db: Db, opts: { everyMs?: number; onError?: (e
   worker.on('message', (m: { code?: string; message: string }) => opts.onError?.(m));
   worker.on('error', (e) => opts.onError?.(e));
   return {
-    stop: () => new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
-      worker.postMessage('stop');
-      setTimeout(() => { void worker.terminate(); }, 1000).unref();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        worker.once('exit', () => resolve());
+        worker.postMessage('stop');
+        setTimeout(() => {
+          void worker.terminate();
+        }, 1000).unref();
+      }),
   };
 }

@@ -7,7 +7,14 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createPrivateDir } from '../../dataDir.js';
-import { type Conn, type Db as PortDb, type Prepared, registerStore, type StoreImpl, type StoreSignal } from '../port.js';
+import {
+  type Conn,
+  type Db as PortDb,
+  type Prepared,
+  registerStore,
+  type StoreImpl,
+  type StoreSignal,
+} from '../port.js';
 import * as schema from '../schema.js';
 import { storageWatch, type StorageWatch } from '../storageWatch.js';
 import { startCheckpointer } from './checkpointer.js';
@@ -43,10 +50,17 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
     privateDatabaseFiles(file);
     privateBackups(file);
     // SQLite opens a file it cannot write read-only without a word; every write would then fail.
-    try { fs.accessSync(file, fs.constants.W_OK); } catch (e) { throw new Error(`${file} cannot be written (${(e as NodeJS.ErrnoException).code})`); }
+    try {
+      fs.accessSync(file, fs.constants.W_OK);
+    } catch (e) {
+      throw new Error(`${file} cannot be written (${(e as NodeJS.ErrnoException).code})`);
+    }
   }
   const writer = connect(file, false);
-  if (file !== ':memory:') { const st = fs.statSync(file); opened.set(writer, { dev: st.dev, ino: st.ino }); }
+  if (file !== ':memory:') {
+    const st = fs.statSync(file);
+    opened.set(writer, { dev: st.dev, ino: st.ino });
+  }
   const writerDb = drizzle(writer, { schema }) as Db;
   backupBeforeMigrating(writer, file, migrationsFolder); // SPEC C6: a copy in DATA_DIR/backups/ when migrations are pending
   migrate(writerDb, { migrationsFolder });
@@ -57,15 +71,29 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
   roots.set(reader, reader === writer ? writerDb : readerDb);
   const commit = groupCommit(writerDb);
   // Lists and searches outside a unit of work go to reader threads (./readers.ts), when asked for.
-  const readers = file !== ':memory:' && (opts.readThreads ?? 0) > 0 ? startReaders(file, opts.readThreads!) : undefined;
+  const readers =
+    file !== ':memory:' && (opts.readThreads ?? 0) > 0 ? startReaders(file, opts.readThreads!) : undefined;
   const statements = new WeakMap<Database.Database, Map<object, Prepared<unknown>>>();
   // SPEC C5: one process per file, so the store's signals stay in it. A unit of work that appended
   // to the change log sets `appended`; its listeners hear 'log' once it has committed (a rolled
   // back one costs them a read that finds nothing new).
   const listeners = new Set<(signal: StoreSignal) => void>();
-  const signal = (s: StoreSignal) => { for (const fn of listeners) { try { fn(s); } catch { /* a listener's own failure */ } } };
+  const signal = (s: StoreSignal) => {
+    for (const fn of listeners) {
+      try {
+        fn(s);
+      } catch {
+        /* a listener's own failure */
+      }
+    }
+  };
   let appended = false;
-  const afterUnit = () => { if (appended) { appended = false; signal({ kind: 'log' }); } };
+  const afterUnit = () => {
+    if (appended) {
+      appended = false;
+      signal({ kind: 'log' });
+    }
+  };
   // Decision 042: a unit of work that fails for lack of space (or on a read-only file) is thrown
   // as StorageUnavailable and remembered; the probe write, through the group commit, clears it.
   const storageFailure = (err: unknown) => sqliteStorageFailure(err, file);
@@ -74,9 +102,18 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
     dialect: 'sqlite',
     db: readerDb as unknown as PortDb,
     transaction: (fn) => storage.run(() => commit(() => fn(writerDb as unknown as PortDb))).finally(afterUnit),
-    logAppend: () => { appended = true; },
-    listen(fn) { listeners.add(fn); return () => { listeners.delete(fn); }; },
-    broadcast: async (payload) => { queueMicrotask(() => signal({ kind: 'message', payload })); },
+    logAppend: () => {
+      appended = true;
+    },
+    listen(fn) {
+      listeners.add(fn);
+      return () => {
+        listeners.delete(fn);
+      };
+    },
+    broadcast: async (payload) => {
+      queueMicrotask(() => signal({ kind: 'message', payload }));
+    },
     isTx: (conn) => conn === (writerDb as unknown),
     prepare<Row>(conn: Conn, key: object, build: (db: PortDb) => unknown): Prepared<Row> {
       const client = clientOf(conn);
@@ -100,15 +137,23 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
     claimRows: (query) => query,
     tryLock: async () => ({ held: async () => true, release: async () => {} }),
     locksSeeOtherProcesses: false,
-    listTickets: async (conn, spec) => (readers && conn !== (writerDb as unknown)
-      ? readers.list(spec) as Promise<{ rows: never[]; total: number }>
-      : listTickets(conn as unknown as Db, spec)),
+    listTickets: async (conn, spec) =>
+      readers && conn !== (writerDb as unknown)
+        ? (readers.list(spec) as Promise<{ rows: never[]; total: number }>)
+        : listTickets(conn as unknown as Db, spec),
     searchPeople: async (conn, needle, n) => searchPeople(conn as unknown as Db, needle, n),
     startMaintenance(onError, opts) {
       const search = startSearchIndexer(writerDb, commit, storage, onError, opts.searchIndexMs);
       // A checkpoint that fails (no room to grow the file) is said, not remembered: writes may still fit in the WAL.
-      const checkpointer = startCheckpointer(writerDb, { onError: (error) => onError('wal checkpoint failed', storageFailure(error) ?? error) });
-      return { async stop() { await search.stop(); await checkpointer?.stop(); } };
+      const checkpointer = startCheckpointer(writerDb, {
+        onError: (error) => onError('wal checkpoint failed', storageFailure(error) ?? error),
+      });
+      return {
+        async stop() {
+          await search.stop();
+          await checkpointer?.stop();
+        },
+      };
     },
     problem: async () => dbProblem(writerDb),
     storageFailure,
@@ -117,7 +162,11 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
       listeners.clear();
       await readers?.close();
       if (reader !== writer) reader.close();
-      try { writer.pragma('optimize'); } finally { writer.close(); }
+      try {
+        writer.pragma('optimize');
+      } finally {
+        writer.close();
+      }
     },
   };
   registerStore(impl, [readerDb, writerDb]);
@@ -138,10 +187,15 @@ export function sqliteOf(db: PortDb): Database.Database {
   return w;
 }
 
-interface SyncPrepared { get(p?: unknown): unknown; all(p?: unknown): unknown[]; run(p?: unknown): { changes: number } }
+interface SyncPrepared {
+  get(p?: unknown): unknown;
+  all(p?: unknown): unknown[];
+  run(p?: unknown): { changes: number };
+}
 
 /** The connection under a handle. */
-export const clientOf = (conn: Conn | Db) => (conn as unknown as { session: { client: Database.Database } }).session.client;
+export const clientOf = (conn: Conn | Db) =>
+  (conn as unknown as { session: { client: Database.Database } }).session.client;
 const roots = new WeakMap<Database.Database, Db>();
 /** The writer connection's handle of a SQLite store (SQLite-only tests and maintenance). */
 export const writerHandle = (db: PortDb): Db => roots.get(sqliteOf(db))!;
@@ -157,7 +211,13 @@ const INDEX_RETRY_MS = 1000;
  * see pending text anyway, so the interval only bounds how much is matched row by row. When the
  * disk cannot take the index's writes it skips its turns for INDEX_RETRY_MS (decision 042).
  */
-function startSearchIndexer(db: Db, commit: Commit, storage: StorageWatch, onError: (what: string, error: unknown) => void, everyMs: number): { stop(): Promise<void> } {
+function startSearchIndexer(
+  db: Db,
+  commit: Commit,
+  storage: StorageWatch,
+  onError: (what: string, error: unknown) => void,
+  everyMs: number,
+): { stop(): Promise<void> } {
   const pending = db.$client.prepare('SELECT 1 FROM search_pending LIMIT 1');
   let flushing: Promise<void> | null = null;
   let pausedUntil = 0;
@@ -165,7 +225,9 @@ function startSearchIndexer(db: Db, commit: Commit, storage: StorageWatch, onErr
   const run = async (all: boolean) => {
     if (!all && Date.now() < pausedUntil) return;
     try {
-      while (pending.get() && (await commit(async () => flushSearch(db))) > 0 && all) { /* a backlog from before a restart: all of it */ }
+      while (pending.get() && (await commit(async () => flushSearch(db))) > 0 && all) {
+        /* a backlog from before a restart: all of it */
+      }
     } catch (e) {
       const error = storage.failed(e);
       if (error !== e) pausedUntil = Date.now() + INDEX_RETRY_MS;
@@ -174,13 +236,23 @@ function startSearchIndexer(db: Db, commit: Commit, storage: StorageWatch, onErr
   };
   const flush = (all: boolean): Promise<void> => {
     if (flushing) return flushing;
-    const p = run(all).finally(() => { if (flushing === p) flushing = null; });
+    const p = run(all).finally(() => {
+      if (flushing === p) flushing = null;
+    });
     return (flushing = p);
   };
   void flush(true);
-  const timer = setInterval(() => { void flush(false); }, everyMs);
+  const timer = setInterval(() => {
+    void flush(false);
+  }, everyMs);
   timer.unref();
-  return { async stop() { clearInterval(timer); await flushing; await flush(true); } };
+  return {
+    async stop() {
+      clearInterval(timer);
+      await flushing;
+      await flush(true);
+    },
+  };
 }
 
 /** The file each connection opened (device and inode), to notice it being removed or replaced. */
@@ -209,13 +281,17 @@ function dbProblem(db: Db): string | null {
     return `the database file cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
   }
   if (!now) return 'the database file is gone from its directory';
-  if (now.dev !== was.dev || now.ino !== was.ino) return 'the database file was replaced while open; restart the server';
+  if (now.dev !== was.dev || now.ino !== was.ino)
+    return 'the database file was replaced while open; restart the server';
   return null;
 }
 
 /** SQLite's error codes for constraint violations, so the domain can map them without SQL. */
 function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Database.SqliteError && (err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
+  return (
+    err instanceof Database.SqliteError &&
+    (err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+  );
 }
 
 /**
@@ -228,4 +304,3 @@ export function uniqueViolation(err: unknown): string[] | undefined {
   const m = /constraint failed: (.+)$/.exec((err as Error).message);
   return m ? m[1].split(',').map((c) => c.trim()) : [];
 }
-

@@ -7,7 +7,11 @@ import type { Db } from './handle.js';
  */
 export type Commit = <T>(change: () => Promise<T>) => Promise<T>;
 
-interface Job { change: () => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+interface Job {
+  change: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
@@ -44,7 +48,11 @@ export function groupCommit(db: Db): Commit {
    * (a failed COMMIT after SQLITE_FULL or an I/O error does), or the connection is gone.
    */
   const abandon = () => {
-    try { if (sqlite.inTransaction) rollback.run(); } catch { /* see above */ }
+    try {
+      if (sqlite.inTransaction) rollback.run();
+    } catch {
+      /* see above */
+    }
   };
 
   async function runAlone(job: Job): Promise<void> {
@@ -85,7 +93,8 @@ export function groupCommit(db: Db): Commit {
     }
     jobs.forEach((job, i) => {
       const o = outcomes[i];
-      if (o.ok) job.resolve(o.value); else job.reject(o.error);
+      if (o.ok) job.resolve(o.value);
+      else job.reject(o.error);
     });
   }
 
@@ -103,8 +112,12 @@ export function groupCommit(db: Db): Commit {
     }
   }
 
-  return <T>(change: () => Promise<T>) => new Promise<T>((resolve, reject) => {
-    if (queue.length === 0 && !running) setImmediate(() => { void flush(); });
-    queue.push({ change, resolve: resolve as (value: unknown) => void, reject });
-  });
+  return <T>(change: () => Promise<T>) =>
+    new Promise<T>((resolve, reject) => {
+      if (queue.length === 0 && !running)
+        setImmediate(() => {
+          void flush();
+        });
+      queue.push({ change, resolve: resolve as (value: unknown) => void, reject });
+    });
 }

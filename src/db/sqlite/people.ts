@@ -19,16 +19,31 @@ export function peopleSearchQueries(db: Db, needle: string, n: number) {
   const pattern = `%${likeEscape(needle)}%`;
   // LIKE folds ASCII letters only; a text with other letters ("émile") is matched by hx_contains,
   // which folds as JavaScript does (slower: a call per row, so only when needed).
-  const name = /[^\x00-\x7f]/.test(needle) ? sql`hx_contains(${users.name}, ${needle})` : sql`${users.name} LIKE ${pattern} ESCAPE '\\'`;
+  const name = /[^\x00-\x7f]/.test(needle)
+    ? sql`hx_contains(${users.name}, ${needle})`
+    : sql`${users.name} LIKE ${pattern} ESCAPE '\\'`;
   const contains = sql`(${name} OR ${users.email} LIKE ${pattern} ESCAPE '\\')`;
   const active = eq(users.disabled, false);
   return {
-    byAddress: db.select().from(users)
-      .where(and(sql`${users.email} >= ${needle}`, sql`${users.email} < ${afterPrefix(needle)}`, active)).orderBy(asc(users.email)).limit(n),
-    staff: db.select().from(users).where(and(inArray(users.role, ['admin', 'agent']), active, contains)).limit(n),
-    recent: db.select().from(users)
-      .where(and(sql`${users.id} > (SELECT coalesce(max(id), 0) FROM users) - ${PEOPLE_SEARCH_WINDOW}`, active, contains))
-      .orderBy(desc(users.id)).limit(n),
+    byAddress: db
+      .select()
+      .from(users)
+      .where(and(sql`${users.email} >= ${needle}`, sql`${users.email} < ${afterPrefix(needle)}`, active))
+      .orderBy(asc(users.email))
+      .limit(n),
+    staff: db
+      .select()
+      .from(users)
+      .where(and(inArray(users.role, ['admin', 'agent']), active, contains))
+      .limit(n),
+    recent: db
+      .select()
+      .from(users)
+      .where(
+        and(sql`${users.id} > (SELECT coalesce(max(id), 0) FROM users) - ${PEOPLE_SEARCH_WINDOW}`, active, contains),
+      )
+      .orderBy(desc(users.id))
+      .limit(n),
   };
 }
 

@@ -20,13 +20,17 @@ export function startReaders(file: string, threads: number): Readers {
   let pool: Piscina | undefined;
   let lists = 0;
   // Started at the first list: a server that never lists (a CLI command, a test) starts no thread.
-  const workers = () => (pool ??= new Piscina({
-    filename: new URL(fromSource ? './listWorker.source.mjs' : './listWorker.js', import.meta.url).href,
-    minThreads: threads, maxThreads: threads, idleTimeout: Infinity, recordTiming: false,
-  }));
+  const workers = () =>
+    (pool ??= new Piscina({
+      filename: new URL(fromSource ? './listWorker.source.mjs' : './listWorker.js', import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: Infinity,
+      recordTiming: false,
+    }));
   return {
     async list(spec) {
-      const answer = await workers().run({ file, spec }, { name: 'list' }) as ListAnswer;
+      const answer = (await workers().run({ file, spec }, { name: 'list' })) as ListAnswer;
       lists += 1;
       if ('tooBroad' in answer) throw new SearchTooBroad();
       return answer.ok;

@@ -11,7 +11,8 @@ import type { Db } from './handle.js';
  */
 export function registerSearchFunctions(sqlite: Database.Database): void {
   sqlite.function('hx_contains', { deterministic: true }, (text: unknown, needle: unknown) =>
-    typeof text === 'string' && typeof needle === 'string' && text.toLowerCase().includes(needle) ? 1 : 0);
+    typeof text === 'string' && typeof needle === 'string' && text.toLowerCase().includes(needle) ? 1 : 0,
+  );
   sqlite.function('hx_check', (text: unknown, needle: unknown) => {
     if (typeof text !== 'string' || typeof needle !== 'string') return 0;
     const budget = budgets.get(sqlite);
@@ -29,7 +30,10 @@ const budgets = new WeakMap<Database.Database, { left: number }>();
 
 /** Thrown when checking a search's candidates would read more text than its budget allows. */
 export class TextCheckTooCostly extends Error {
-  constructor() { super('The text check of this search exceeded its budget'); this.name = 'TextCheckTooCostly'; }
+  constructor() {
+    super('The text check of this search exceeded its budget');
+    this.name = 'TextCheckTooCostly';
+  }
 }
 
 /**
@@ -57,14 +61,20 @@ export function checkTextWithin<T>(db: Db, chars: number, fn: () => T): T {
 export function flushSearch(db: Db, max = 2000): number {
   const sqlite = db.$client;
   if (!sqlite.prepare('SELECT 1 FROM search_pending LIMIT 1').get()) return 0; // the usual case: no write lock taken
-  return sqlite.transaction(() => {
-    const last = sqlite.prepare('SELECT max(id) AS id FROM (SELECT id FROM search_pending ORDER BY id LIMIT ?)').get(max) as { id: number | bigint | null };
-    if (last.id === null) return 0;
-    const moved = sqlite.prepare(`INSERT INTO message_search(rowid, public_text, internal_text)
-      SELECT id, public_text, internal_text FROM search_pending WHERE id <= ?`).run(last.id).changes;
-    sqlite.prepare('DELETE FROM search_pending WHERE id <= ?').run(last.id);
-    return moved;
-  }).immediate();
+  return sqlite
+    .transaction(() => {
+      const last = sqlite
+        .prepare('SELECT max(id) AS id FROM (SELECT id FROM search_pending ORDER BY id LIMIT ?)')
+        .get(max) as { id: number | bigint | null };
+      if (last.id === null) return 0;
+      const moved = sqlite
+        .prepare(`INSERT INTO message_search(rowid, public_text, internal_text)
+      SELECT id, public_text, internal_text FROM search_pending WHERE id <= ?`)
+        .run(last.id).changes;
+      sqlite.prepare('DELETE FROM search_pending WHERE id <= ?').run(last.id);
+      return moved;
+    })
+    .immediate();
 }
 
 /**
@@ -78,7 +88,11 @@ export function flushSearch(db: Db, max = 2000): number {
 export function ticketTextMatch(q: string, opts: { includeComments: boolean; scoped?: boolean }): SQL {
   // SQLite's LIKE folds ASCII letters only, so non-ASCII letters are tried in each case.
   const likes = caseVariants(q).map((v) => `%${v.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
-  const any = (column: SQL) => sql.join(likes.map((like) => sql`${column} LIKE ${like} ESCAPE '\\'`), sql` OR `);
+  const any = (column: SQL) =>
+    sql.join(
+      likes.map((like) => sql`${column} LIKE ${like} ESCAPE '\\'`),
+      sql` OR `,
+    );
   const visible = opts.includeComments ? sql`` : sql` AND type <> 'Comment'`;
   const bodies = opts.scoped
     ? sql`EXISTS (SELECT 1 FROM transactions WHERE ticket_id = tickets.id AND (${any(sql`body`)})${visible})`
@@ -94,7 +108,10 @@ export function ticketTextMatch(q: string, opts: { includeComments: boolean; sco
  *   exact test of one ticket (`id`) — `ticketContains`. It reads that ticket's text, so run it
  *   under `checkTextWithin`.
  */
-export interface TextSet { ids: SQL; check?: (id: SQL) => SQL }
+export interface TextSet {
+  ids: SQL;
+  check?: (id: SQL) => SQL;
+}
 
 /**
  * The text set for q (three or more characters) through the index. Subjects and messages are
@@ -144,7 +161,10 @@ function ticketContains(id: SQL, q: string, opts: { includeComments: boolean }):
 }
 
 /** How q is asked of the trigram index: phrases that must all occur, and whether that is q exactly. */
-export interface TextPlan { phrases: string[]; exact: boolean }
+export interface TextPlan {
+  phrases: string[];
+  exact: boolean;
+}
 
 /** At most this many phrases go to the index; the check decides the rest. */
 const MAX_PHRASES = 3;
@@ -163,7 +183,13 @@ const MAX_PHRASES = 3;
 export function textPlan(q: string): TextPlan {
   const chars = [...q];
   // Folded as the index folds letters (case only); folding more only cuts more, which stays correct.
-  const tri = chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join('').toUpperCase().toLowerCase());
+  const tri = chars.slice(0, -2).map((_, i) =>
+    chars
+      .slice(i, i + 3)
+      .join('')
+      .toUpperCase()
+      .toLowerCase(),
+  );
   const pieces: [number, number][] = []; // trigram index ranges [from, to)
   const last = new Map<string, number>();
   let from = 0;
@@ -182,7 +208,9 @@ export function textPlan(q: string): TextPlan {
   });
   if (tri.length > from) pieces.push([from, tri.length]);
   const exact = pieces.length === 1 && pieces[0][0] === 0 && pieces[0][1] === tri.length;
-  const texts = [...new Set(pieces.map(([a, b]) => chars.slice(a, b + 2).join('')))].sort((a, b) => b.length - a.length);
+  const texts = [...new Set(pieces.map(([a, b]) => chars.slice(a, b + 2).join('')))].sort(
+    (a, b) => b.length - a.length,
+  );
   const folded = texts.map((t) => t.toLowerCase());
   const kept = texts.filter((_, i) => !folded.some((other, j) => j < i && other.includes(folded[i])));
   return { phrases: kept.slice(0, MAX_PHRASES), exact };
@@ -192,7 +220,8 @@ export function textPlan(q: string): TextPlan {
 function caseVariants(q: string): string[] {
   let out = [''];
   for (const ch of q) {
-    const forms = ch < '\x80' ? [ch] : [...new Set([ch, ch.toLowerCase(), ch.toUpperCase()])].filter((f) => [...f].length === 1);
+    const forms =
+      ch < '\x80' ? [ch] : [...new Set([ch, ch.toLowerCase(), ch.toUpperCase()])].filter((f) => [...f].length === 1);
     out = out.flatMap((prefix) => forms.map((f) => prefix + f));
   }
   return out;

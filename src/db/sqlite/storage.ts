@@ -29,7 +29,7 @@ function notWritable(file: string): string | null {
     return null;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? null : code ?? 'not writable';
+    return code === 'ENOENT' ? null : (code ?? 'not writable');
   }
 }
 
@@ -61,7 +61,9 @@ export function sqliteStorageFailure(err: unknown, file: string): StorageUnavail
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string' || !code.startsWith('SQLITE_')) continue;
     const cause = causeOf(code, file);
-    return cause ? new StorageUnavailable(cause, String((e as { message?: unknown }).message ?? code), { cause: err }) : undefined;
+    return cause
+      ? new StorageUnavailable(cause, String((e as { message?: unknown }).message ?? code), { cause: err })
+      : undefined;
   }
   return undefined;
 }

@@ -10,16 +10,28 @@ import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTe
 // sort index and sorting the set. The domain resolves names, views and permissions into a
 // TicketListSpec first.
 
-const SORT_COLUMNS = { id: tickets.id, created: tickets.created_at, updated: tickets.updated_at, priority: tickets.priority };
+const SORT_COLUMNS = {
+  id: tickets.id,
+  created: tickets.created_at,
+  updated: tickets.updated_at,
+  priority: tickets.priority,
+};
 
 /** What a list may count with: the total as a one-row `{ n }` statement. */
-interface CountQuery { get(): { n: number } | undefined; toSQL(): { sql: string; params: unknown[] } }
+interface CountQuery {
+  get(): { n: number } | undefined;
+  toSQL(): { sql: string; params: unknown[] };
+}
 
 /**
  * A `cf.<key>` filter: its ticket ids in the lookup index, a test of one ticket (the walk), and
  * its size counted in the index alone (every id in it is a ticket's).
  */
-interface ValueSet { ids: SQL; has: (id: SQL) => SQL; count: CountQuery }
+interface ValueSet {
+  ids: SQL;
+  has: (id: SQL) => SQL;
+  count: CountQuery;
+}
 
 /**
  * Builds the WHERE conditions for a filter, once: plain column conditions, the `q` text match
@@ -32,16 +44,32 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
   let text: string | undefined;
   // A customer sees the tickets they are a requester or Cc of (SPEC C2).
   if (f.customerId !== undefined) {
-    plain.push(inArray(tickets.id, db.select({ id: ticketWatchers.ticket_id }).from(ticketWatchers)
-      .where(and(eq(ticketWatchers.user_id, f.customerId), inArray(ticketWatchers.role, ['requester', 'cc'])))));
+    plain.push(
+      inArray(
+        tickets.id,
+        db
+          .select({ id: ticketWatchers.ticket_id })
+          .from(ticketWatchers)
+          .where(and(eq(ticketWatchers.user_id, f.customerId), inArray(ticketWatchers.role, ['requester', 'cc']))),
+      ),
+    );
   }
   if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
-  if (f.queue_ids !== undefined) plain.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
-  if (f.status && f.status.length > 0) plain.push(f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]));
+  if (f.queue_ids !== undefined)
+    plain.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
+  if (f.status && f.status.length > 0)
+    plain.push(
+      f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]),
+    );
   if (f.owner_id === 'none') plain.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) plain.push(eq(tickets.owner_id, f.owner_id));
   if (f.owner_team_id !== undefined) {
-    plain.push(inArray(tickets.owner_id, db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, f.owner_team_id))));
+    plain.push(
+      inArray(
+        tickets.owner_id,
+        db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, f.owner_team_id)),
+      ),
+    );
   }
   if (f.ticket_team_id !== undefined) plain.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) plain.push(eq(tickets.requester_id, f.requester_id));
@@ -58,7 +86,8 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
     values.push({
       ids: sql`${db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues).where(match)}`,
       // The (ticket_id, field_id) primary key: one probe per ticket the walk reads.
-      has: (id) => sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} WHERE ${ticketCustomValues.ticket_id} = ${id} AND ${match})`,
+      has: (id) =>
+        sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} WHERE ${ticketCustomValues.ticket_id} = ${id} AND ${match})`,
       count: db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues).where(match),
     });
   }
@@ -67,7 +96,10 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
 
 /** The tickets these people are requesters of, through the ticket_watchers_user_idx (user_id, role). */
 const requestersTickets = (ids: number[]): SQL =>
-  sql`(SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} IN (${sql.join(ids.map((i) => sql`${i}`), sql`, `)}) AND ${ticketWatchers.role} = 'requester')`;
+  sql`(SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} IN (${sql.join(
+    ids.map((i) => sql`${i}`),
+    sql`, `,
+  )}) AND ${ticketWatchers.role} = 'requester')`;
 
 /** Tickets a search may check against their text when the index can only narrow q down. */
 export const MAX_CHECKED_TICKETS = 5_000;
@@ -86,10 +118,21 @@ function perConnection<Q>(build: (db: Db) => Q): (db: Db) => Q {
   };
 }
 
-const ownTicketCountQuery = perConnection((db) => db.select({ n: sql<number>`count(*)` })
-  .from(sql`(SELECT 1 FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${sql.placeholder('id')} AND ${ticketWatchers.role} IN ('requester', 'cc') LIMIT ${OWN_SCAN_MAX_TICKETS + 1})`).prepare());
+const ownTicketCountQuery = perConnection((db) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(
+      sql`(SELECT 1 FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${sql.placeholder('id')} AND ${ticketWatchers.role} IN ('requester', 'cc') LIMIT ${OWN_SCAN_MAX_TICKETS + 1})`,
+    )
+    .prepare(),
+);
 const ownTicketCount = (db: Db, id: number) => ownTicketCountQuery(db).get({ id })!.n;
-const ticketCount = perConnection((db) => db.select({ n: sql<number>`coalesce(max(${tickets.id}), 0)` }).from(tickets).prepare());
+const ticketCount = perConnection((db) =>
+  db
+    .select({ n: sql<number>`coalesce(max(${tickets.id}), 0)` })
+    .from(tickets)
+    .prepare(),
+);
 
 /** The held text set plus the tickets of the people q named (staff lists only; decision 035). */
 function withRequesters(db: Db, f: TicketListSpec, held: HeldIds): HeldIds {
@@ -121,7 +164,11 @@ function holdText(db: Db, f: TicketListSpec, q: string): HeldIds {
     const held = holdIds(db, text.ids);
     if (!text.check) return withRequesters(db, f, held);
     if (held.size > MAX_CHECKED_TICKETS) throw new SearchTooBroad();
-    return withRequesters(db, f, checkTextWithin(db, TEXT_CHECK_BUDGET, () => keepHeld(db, held, text.check!)));
+    return withRequesters(
+      db,
+      f,
+      checkTextWithin(db, TEXT_CHECK_BUDGET, () => keepHeld(db, held, text.check!)),
+    );
   } catch (e) {
     releaseIds(db);
     throw e instanceof TextCheckTooCostly ? new SearchTooBroad() : e;
@@ -143,27 +190,47 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const { limit, offset } = f;
   const dir = f.desc ? desc : asc;
   const page = (where: SQL | undefined) =>
-    db.select().from(tickets).where(where).orderBy(dir(SORT_COLUMNS[f.sort]), dir(tickets.id)).limit(limit).offset(offset);
+    db
+      .select()
+      .from(tickets)
+      .where(where)
+      .orderBy(dir(SORT_COLUMNS[f.sort]), dir(tickets.id))
+      .limit(limit)
+      .offset(offset);
   const { plain, text, values } = conditions(db, f);
   const held = text ? holdText(db, f, text) : undefined;
   const id = sql`${tickets.id}`;
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
-  const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...values.map((v) => sql`${id} IN ${v.ids}`));
+  const where = and(
+    ...plain,
+    ...(held ? [sql`${id} IN ${held.table}`] : []),
+    ...values.map((v) => sql`${id} IN ${v.ids}`),
+  );
   const walkWhere = and(...plain, ...(held ? [sql`+${id} IN ${held.table}`] : []), ...values.map((v) => v.has(id)));
-  const countOf = (from: SQL | typeof tickets, cond?: SQL): CountQuery => db.select({ n: sql<number>`count(*)` }).from(from).where(cond);
+  const countOf = (from: SQL | typeof tickets, cond?: SQL): CountQuery =>
+    db.select({ n: sql<number>`count(*)` }).from(from).where(cond);
   let count: CountQuery | undefined;
   if (plain.length > 0) count = countOf(tickets, where);
-  else if (held) count = values.length === 0 ? undefined : countOf(sql`${held.table} AS s`, and(...values.map((v) => v.has(sql`s.id`))));
+  else if (held)
+    count =
+      values.length === 0 ? undefined : countOf(sql`${held.table} AS s`, and(...values.map((v) => v.has(sql`s.id`))));
   else count = values.length === 1 ? values[0].count : countOf(tickets, where);
   return {
-    limit, offset, count,
+    limit,
+    offset,
+    count,
     fill: held?.fill,
     /** The statement adding the tickets of the people q named to the held set (for its plan check). */
-    fillRequesters: held && f.qRequesterIds?.length ? sql`INSERT OR IGNORE INTO temp.hx_ids SELECT * FROM ${requestersTickets(f.qRequesterIds)}` : undefined,
+    fillRequesters:
+      held && f.qRequesterIds?.length
+        ? sql`INSERT OR IGNORE INTO temp.hx_ids SELECT * FROM ${requestersTickets(f.qRequesterIds)}`
+        : undefined,
     page: page(where),
     walk: held || values.length > 0 ? page(walkWhere) : undefined,
     total: (): number => (count ? count.get()!.n : held!.size),
-    release: () => { if (held) releaseIds(db); },
+    release: () => {
+      if (held) releaseIds(db);
+    },
   };
 }
 

@@ -6,7 +6,11 @@ import { ACTIVE_STATUSES } from '../lifecycle.js';
  */
 export const BUILTIN_LISTS = [
   { key: 'mine', name: 'My open tickets', params: { owner_id: 'me', status: ACTIVE_STATUSES.join(',') } },
-  { key: 'unassigned', name: 'Unassigned in my teams’ queues', params: { owner_id: 'none', status: ACTIVE_STATUSES.join(','), my_teams: 'true' } },
+  {
+    key: 'unassigned',
+    name: 'Unassigned in my teams’ queues',
+    params: { owner_id: 'none', status: ACTIVE_STATUSES.join(','), my_teams: 'true' },
+  },
   { key: 'all', name: 'All', params: {} },
 ] as const satisfies readonly { key: string; name: string; params: Record<string, string> }[];
 
@@ -14,7 +18,9 @@ export type BuiltinList = (typeof BUILTIN_LISTS)[number];
 
 /** `/tickets?owner_id=me&status=new,open,stalled` (commas kept: the list reads them as they are). */
 export const builtinListUrl = (b: BuiltinList) => {
-  const s = Object.entries(b.params).map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2C', ',')}`).join('&');
+  const s = Object.entries(b.params)
+    .map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2C', ',')}`)
+    .join('&');
   return `/tickets${s ? `?${s}` : ''}`;
 };
 
@@ -29,6 +35,11 @@ export function currentBuiltin(params: Record<string, string>): BuiltinList | un
   const own = Object.entries(params).filter(([k, v]) => !PRESENTATION.has(k) && v !== '');
   return BUILTIN_LISTS.find((b) => {
     const want = Object.entries(b.params) as [string, string][];
-    return want.length === own.length && want.every(([k, v]) => own.some(([k2, v2]) => k2 === k && (v2 === v || (k === 'my_teams' && ['1', 'true', 'on', 'yes'].includes(v2)))));
+    return (
+      want.length === own.length &&
+      want.every(([k, v]) =>
+        own.some(([k2, v2]) => k2 === k && (v2 === v || (k === 'my_teams' && ['1', 'true', 'on', 'yes'].includes(v2)))),
+      )
+    );
   });
 }

@@ -11,7 +11,12 @@ export const BULK_MAX_IDS = 500;
 /** The fields a bulk change may set: the ones an agent triages by. */
 export type BulkChanges = Pick<UpdateTicketInput, 'status' | 'owner_id' | 'queue_id' | 'team_id' | 'priority'>;
 
-export interface BulkResult { id: number; ok: boolean; error?: string; scrip_results?: ScripResult[] }
+export interface BulkResult {
+  id: number;
+  ok: boolean;
+  error?: string;
+  scrip_results?: ScripResult[];
+}
 
 /**
  * PATCH /tickets: the same change to each ticket, in the order given, each in its own unit of
@@ -21,7 +26,13 @@ export interface BulkResult { id: number; ok: boolean; error?: string; scrip_res
  * refuses) is its own result; the others still change. Failures other than an AppError (the
  * database gone) stop the batch: they are not about one ticket.
  */
-export async function bulkUpdateTickets(db: Db, actor: Actor, ids: number[], changes: BulkChanges, notify: NotifySettings): Promise<BulkResult[]> {
+export async function bulkUpdateTickets(
+  db: Db,
+  actor: Actor,
+  ids: number[],
+  changes: BulkChanges,
+  notify: NotifySettings,
+): Promise<BulkResult[]> {
   const results: BulkResult[] = [];
   for (const id of ids) {
     try {

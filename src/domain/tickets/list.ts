@@ -9,7 +9,12 @@ import { searchPeople } from '../users.js';
 import { sortKeyOf, type SortKey, type TicketFilter, type TicketListQuery } from './query.js';
 import { ticketsJson, type TicketJson } from './serialize.js';
 
-export interface TicketList { tickets: TicketJson[]; total: number; limit: number; offset: number }
+export interface TicketList {
+  tickets: TicketJson[];
+  total: number;
+  limit: number;
+  offset: number;
+}
 
 /** A cf.<key> filter's field and the value as stored. */
 function cfValue(fields: CustomFieldJson[], key: string, raw: string): { field: CustomFieldJson; value: string } {
@@ -46,22 +51,38 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
       cf.push({ field_id: field.id, value });
     }
   }
-  const sort = (f.sort ?? '-updated');
+  const sort = f.sort ?? '-updated';
   return {
     queue_ids: f.my_teams ? await myTeamsQueueIds(db, actor) : undefined,
     customerId: isStaff(actor) ? undefined : actor.id,
-    queue_id: f.queue_id, status: f.status, owner_id: f.owner_id === 'me' ? actor.id : f.owner_id, owner_team_id: f.team_id, ticket_team_id: f.ticket_team_id,
-    requester_id: f.requester_id, q: f.q || undefined, includeComments: isStaff(actor), cf,
+    queue_id: f.queue_id,
+    status: f.status,
+    owner_id: f.owner_id === 'me' ? actor.id : f.owner_id,
+    owner_team_id: f.team_id,
+    ticket_team_id: f.ticket_team_id,
+    requester_id: f.requester_id,
+    q: f.q || undefined,
+    includeComments: isStaff(actor),
+    cf,
     qRequesterIds: f.q && isStaff(actor) ? await requestersNamed(db, actor, f.q) : undefined,
-    sort: sort.replace(/^-/, '') as TicketListSpec['sort'], desc: sort.startsWith('-'),
-    limit: f.limit ?? 50, offset: f.offset ?? 0,
+    sort: sort.replace(/^-/, '') as TicketListSpec['sort'],
+    desc: sort.startsWith('-'),
+    limit: f.limit ?? 50,
+    offset: f.offset ?? 0,
   };
 }
 
 /** The queues whose team the actor is a member of (the built-in list "Unassigned in my teams' queues"). */
 async function myTeamsQueueIds(db: Db, actor: Actor): Promise<number[]> {
-  const rows = await db.select({ id: queues.id }).from(queues)
-    .where(inArray(queues.team_id, db.select({ id: teamMembers.team_id }).from(teamMembers).where(eq(teamMembers.user_id, actor.id))));
+  const rows = await db
+    .select({ id: queues.id })
+    .from(queues)
+    .where(
+      inArray(
+        queues.team_id,
+        db.select({ id: teamMembers.team_id }).from(teamMembers).where(eq(teamMembers.user_id, actor.id)),
+      ),
+    );
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
@@ -84,7 +105,11 @@ export async function listTickets(db: Db, actor: Actor, query: TicketListQuery):
   return listByFilter(db, actor, await effectiveFilter(db, actor, query));
 }
 
-const tooBroad = () => invalid('q', 'Too broad to search: this text repeats itself, and too much text contains its pieces to check it all. Add more distinctive words');
+const tooBroad = () =>
+  invalid(
+    'q',
+    'Too broad to search: this text repeats itself, and too much text contains its pieces to check it all. Add more distinctive words',
+  );
 
 async function fromStore(db: Db, spec: TicketListSpec) {
   try {
@@ -103,13 +128,20 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
   // `q` = a ticket's number: that ticket first, if the reader may see it and it passes the other
   // filters, then the text matches as for any q (a `123` may also be written in messages),
   // without it. The list stays one list: totals and offsets count the ticket once, first.
-  const pinned = number ? (await fromStore(db, { ...spec, q: undefined, id: Number(number[1]), offset: 0, limit: 1 })).rows[0] : undefined;
+  const pinned = number
+    ? (await fromStore(db, { ...spec, q: undefined, id: Number(number[1]), offset: 0, limit: 1 })).rows[0]
+    : undefined;
   if (!pinned) {
     const found = await fromStore(db, spec);
     return { tickets: await ticketsJson(db, found.rows), total: found.total, limit: spec.limit, offset: spec.offset };
   }
   const first = spec.offset === 0;
-  const rest = await fromStore(db, { ...spec, exceptId: pinned.id, offset: first ? 0 : spec.offset - 1, limit: first ? spec.limit - 1 : spec.limit });
+  const rest = await fromStore(db, {
+    ...spec,
+    exceptId: pinned.id,
+    offset: first ? 0 : spec.offset - 1,
+    limit: first ? spec.limit - 1 : spec.limit,
+  });
   const rows = first ? [pinned, ...rest.rows] : rest.rows;
   return { tickets: await ticketsJson(db, rows), total: rest.total + 1, limit: spec.limit, offset: spec.offset };
 }
@@ -125,29 +157,54 @@ export const LIVE_IDS_MAX = 100;
  * until it loads the list again), and its sort key. A ticket the reader may not see is only
  * `{ id, visible: false, matches: false }`.
  */
-export interface LiveRow { id: number; visible: boolean; matches: boolean; ticket?: TicketJson; sort_key?: SortKey }
+export interface LiveRow {
+  id: number;
+  visible: boolean;
+  matches: boolean;
+  ticket?: TicketJson;
+  sort_key?: SortKey;
+}
 
 /**
  * Which of `ids` are in the list of filters `f` now (SPEC C5: the list page asks about the
  * tickets its live stream named). The same list query as the page, narrowed to one ticket:
  * text search, custom fields, "me", "my teams" and the reader's own permissions all apply.
  */
-export async function liveRows(db: Db, actor: Actor, f: TicketFilter, ids: number[]): Promise<{ sort: string; rows: LiveRow[] }> {
+export async function liveRows(
+  db: Db,
+  actor: Actor,
+  f: TicketFilter,
+  ids: number[],
+): Promise<{ sort: string; rows: LiveRow[] }> {
   const spec = await listSpec(db, actor, f);
   const number = spec.q ? TICKET_NUMBER.exec(spec.q) : null;
   // Only the reader's own permissions: the ticket as they may see it, in or out of this list.
-  const seen: TicketListSpec = { customerId: spec.customerId, includeComments: spec.includeComments, cf: [], sort: 'id', desc: false, limit: 1, offset: 0 };
+  const seen: TicketListSpec = {
+    customerId: spec.customerId,
+    includeComments: spec.includeComments,
+    cf: [],
+    sort: 'id',
+    desc: false,
+    limit: 1,
+    offset: 0,
+  };
   const sort = f.sort ?? '-updated';
   const rows: LiveRow[] = [];
   for (const id of ids) {
     // The list's own query first: a ticket in the list is one the reader may see (its
     // permissions are part of the query), so only a ticket not in it needs the second read.
     const one = { ...spec, id, offset: 0, limit: 1 };
-    let row = (await fromStore(db, one)).rows[0]
-      ?? (number !== null && Number(number[1]) === id ? (await fromStore(db, { ...one, q: undefined })).rows[0] : undefined);
+    let row =
+      (await fromStore(db, one)).rows[0] ??
+      (number !== null && Number(number[1]) === id
+        ? (await fromStore(db, { ...one, q: undefined })).rows[0]
+        : undefined);
     const matches = row !== undefined;
     row ??= (await fromStore(db, { ...seen, id })).rows[0];
-    if (!row) { rows.push({ id, visible: false, matches: false }); continue; }
+    if (!row) {
+      rows.push({ id, visible: false, matches: false });
+      continue;
+    }
     const [ticket] = await ticketsJson(db, [row]);
     rows.push({ id, visible: true, matches, ticket, sort_key: sortKeyOf(ticket, sort) });
   }

@@ -13,7 +13,10 @@ export const MAX_TERM = 200;
  * characters (tab and line breaks aside) and no lone UTF-16 surrogates (what a broken
  * percent-escape leaves): such a term cannot be matched and used to fail inside the search.
  */
-const zTerm = z.string({ error: 'Expected one text value' }).trim().max(MAX_TERM, `At most ${MAX_TERM} characters`)
+const zTerm = z
+  .string({ error: 'Expected one text value' })
+  .trim()
+  .max(MAX_TERM, `At most ${MAX_TERM} characters`)
   .refine((s) => !/[\0-\x08\x0B\x0C\x0E-\x1F\x7F]/.test(s), 'Must not contain control characters')
   .refine((s) => !/[\uD800-\uDFFF]/u.test(s), 'Must be valid Unicode text (it holds a lone surrogate)');
 
@@ -32,22 +35,31 @@ export const zDistinctList = <T extends z.ZodType>(item: T, what: string, max: n
  * The GET /tickets parameters of SPEC B4, as they arrive in a query string or a saved view.
  * `cf.<key>` parameters are collected into `cf` before validation.
  */
-export const TicketFilterSchema = z.strictObject({
-  queue_id: zId.optional(),
-  status: zDistinctList(z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` }), 'status', STATUSES.length).optional(),
-  // "me": the reader (a saved view or a link with it means whoever opens it).
-  owner_id: z.union([z.literal('none'), z.literal('me'), zId], { error: 'Expected a user id, "me" or "none"' }).optional(),
-  /** Tickets in the queues of the reader's teams (the queue's team, SPEC C4 built-in lists). */
-  my_teams: zBool.optional(),
-  q: zTerm.optional(),
-  cf: z.record(z.string(), zTerm).optional(),
-  team_id: zId.optional(),
-  ticket_team_id: zId.optional(),
-  requester_id: zId.optional(),
-  sort: z.enum(sortValues, { error: `Expected one of: ${sortValues.join(', ')}` }).optional(),
-  limit: zInt(1, 500).optional(),
-  offset: zInt(0, 1_000_000_000).optional(),
-}, { error: (iss) => (iss.code === 'unrecognized_keys' ? `Unknown parameter: ${iss.keys.join(', ')}` : undefined) });
+export const TicketFilterSchema = z.strictObject(
+  {
+    queue_id: zId.optional(),
+    status: zDistinctList(
+      z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` }),
+      'status',
+      STATUSES.length,
+    ).optional(),
+    // "me": the reader (a saved view or a link with it means whoever opens it).
+    owner_id: z
+      .union([z.literal('none'), z.literal('me'), zId], { error: 'Expected a user id, "me" or "none"' })
+      .optional(),
+    /** Tickets in the queues of the reader's teams (the queue's team, SPEC C4 built-in lists). */
+    my_teams: zBool.optional(),
+    q: zTerm.optional(),
+    cf: z.record(z.string(), zTerm).optional(),
+    team_id: zId.optional(),
+    ticket_team_id: zId.optional(),
+    requester_id: zId.optional(),
+    sort: z.enum(sortValues, { error: `Expected one of: ${sortValues.join(', ')}` }).optional(),
+    limit: zInt(1, 500).optional(),
+    offset: zInt(0, 1_000_000_000).optional(),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `Unknown parameter: ${iss.keys.join(', ')}` : undefined) },
+);
 
 export const TicketListQuerySchema = TicketFilterSchema.extend({ view_id: zId.optional() });
 
@@ -91,7 +103,13 @@ export function nestFilterParams(params: Record<string, unknown>): Record<string
 export type SortKey = [number | string, number];
 
 /** A ticket's sort key under a list's `sort` (`-updated` …): what a live list places new rows by (SPEC C5). */
-export function sortKeyOf(t: { id: number; created_at: string; updated_at: string; priority: number }, sort: string): SortKey {
+export function sortKeyOf(
+  t: { id: number; created_at: string; updated_at: string; priority: number },
+  sort: string,
+): SortKey {
   const by = sort.replace(/^-/, '');
-  return [by === 'created' ? t.created_at : by === 'updated' ? t.updated_at : by === 'priority' ? t.priority : t.id, t.id];
+  return [
+    by === 'created' ? t.created_at : by === 'updated' ? t.updated_at : by === 'priority' ? t.priority : t.id,
+    t.id,
+  ];
 }

@@ -6,27 +6,58 @@ import { watchersOf, type Watchers } from '../watchers.js';
 
 export type TicketRow = typeof tickets.$inferSelect;
 export interface TicketJson {
-  id: number; queue_id: number; subject: string; description: string; status: string; owner_id: number | null;
-  team_id: number | null; requester_id: number | null; priority: number; custom_fields: Record<string, string | number>;
-  created_at: string; updated_at: string; resolved_at: string | null;
+  id: number;
+  queue_id: number;
+  subject: string;
+  description: string;
+  status: string;
+  owner_id: number | null;
+  team_id: number | null;
+  requester_id: number | null;
+  priority: number;
+  custom_fields: Record<string, string | number>;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
   /** SPEC C2: the ticket's own watchers by role (user ids); the queue's Cc/AdminCc are on the queue. */
-  requesters: number[]; cc: number[]; admin_cc: number[];
+  requesters: number[];
+  cc: number[];
+  admin_cc: number[];
 }
 
 const descriptionCols = { ticket_id: transactions.ticket_id, body: transactions.body };
-const valueCols = { ticket_id: ticketCustomValues.ticket_id, key: customFields.key, type: customFields.type, value: ticketCustomValues.value };
+const valueCols = {
+  ticket_id: ticketCustomValues.ticket_id,
+  key: customFields.key,
+  type: customFields.type,
+  value: ticketCustomValues.value,
+};
 const isCreate = eq(transactions.type, 'Create');
 
 // One ticket (every write answers with its ticket) is the common case: compiled once.
-const descriptionOfOne = prepared((db) => db.select(descriptionCols).from(transactions)
-  .where(and(eq(transactions.ticket_id, sql.placeholder('id')), isCreate)));
-const valuesOfOne = prepared((db) => db.select(valueCols).from(ticketCustomValues)
-  .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id)).where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))));
+const descriptionOfOne = prepared((db) =>
+  db
+    .select(descriptionCols)
+    .from(transactions)
+    .where(and(eq(transactions.ticket_id, sql.placeholder('id')), isCreate)),
+);
+const valuesOfOne = prepared((db) =>
+  db
+    .select(valueCols)
+    .from(ticketCustomValues)
+    .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
+    .where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))),
+);
 
 /** The descriptions (Create transaction bodies) of a batch of tickets. */
 export async function descriptionsOf(conn: Conn, ids: number[]): Promise<Map<number, string>> {
-  const rows = ids.length === 1 ? await descriptionOfOne(conn).all({ id: ids[0] })
-    : await conn.select(descriptionCols).from(transactions).where(and(inArray(transactions.ticket_id, ids), isCreate));
+  const rows =
+    ids.length === 1
+      ? await descriptionOfOne(conn).all({ id: ids[0] })
+      : await conn
+          .select(descriptionCols)
+          .from(transactions)
+          .where(and(inArray(transactions.ticket_id, ids), isCreate));
   return new Map(rows.map((r) => [r.ticket_id, r.body ?? '']));
 }
 
@@ -36,9 +67,12 @@ export async function descriptionsOf(conn: Conn, ids: number[]): Promise<Map<num
  * covers this query and would otherwise tempt SQLite to read every ticket's value of every
  * field — 30 ms a list page at 100k tickets instead of 0.2 ms (docs/performance.md).
  */
-export const customValuesQuery = (conn: Conn, ids: number[]) => conn.select(valueCols).from(ticketCustomValues)
-  .innerJoin(customFields, eq(customFields.id, notIndexed(conn, ticketCustomValues.field_id)))
-  .where(inArray(ticketCustomValues.ticket_id, ids));
+export const customValuesQuery = (conn: Conn, ids: number[]) =>
+  conn
+    .select(valueCols)
+    .from(ticketCustomValues)
+    .innerJoin(customFields, eq(customFields.id, notIndexed(conn, ticketCustomValues.field_id)))
+    .where(inArray(ticketCustomValues.ticket_id, ids));
 
 /** Custom field values of a batch of tickets, by ticket: `{ key: value }` in API form. */
 export async function customValuesOf(conn: Conn, ids: number[]): Promise<Map<number, Record<string, string | number>>> {
@@ -63,16 +97,38 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[]): Promise<Ticket
 }
 
 /** One ticket in API form, from its row and what is stored beside it. */
-export function ticketJson(r: TicketRow, description: string, customFields: Record<string, string | number>, w?: Watchers): TicketJson {
+export function ticketJson(
+  r: TicketRow,
+  description: string,
+  customFields: Record<string, string | number>,
+  w?: Watchers,
+): TicketJson {
   return {
-    id: r.id, queue_id: r.queue_id, subject: r.subject, description, status: r.status, owner_id: r.owner_id,
-    team_id: r.team_id, requester_id: r.requester_id, priority: r.priority, custom_fields: customFields,
-    created_at: r.created_at, updated_at: r.updated_at, resolved_at: r.resolved_at,
-    requesters: w?.requesters ?? (r.requester_id === null ? [] : [r.requester_id]), cc: w?.cc ?? [], admin_cc: w?.admin_cc ?? [],
+    id: r.id,
+    queue_id: r.queue_id,
+    subject: r.subject,
+    description,
+    status: r.status,
+    owner_id: r.owner_id,
+    team_id: r.team_id,
+    requester_id: r.requester_id,
+    priority: r.priority,
+    custom_fields: customFields,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    resolved_at: r.resolved_at,
+    requesters: w?.requesters ?? (r.requester_id === null ? [] : [r.requester_id]),
+    cc: w?.cc ?? [],
+    admin_cc: w?.admin_cc ?? [],
   };
 }
 
-const ticketById = prepared((db) => db.select().from(tickets).where(eq(tickets.id, sql.placeholder('id'))));
+const ticketById = prepared((db) =>
+  db
+    .select()
+    .from(tickets)
+    .where(eq(tickets.id, sql.placeholder('id'))),
+);
 
 export async function getTicketRow(conn: Conn, id: number): Promise<TicketRow | undefined> {
   return await ticketById(conn).get({ id });

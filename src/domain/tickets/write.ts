@@ -6,23 +6,39 @@ import type { ScripResult } from '../../scrips/engine.js';
 import { signReply } from '../../scrips/signature.js';
 import { type Actor, isAdmin, isStaff, worksAnyTicket } from '../actor.js';
 import { nowIso } from '../clock.js';
-import { allCustomFields, appliesToQueue, customValueJson, normalizeCustomValue, type CustomFieldJson } from '../customFields.js';
+import {
+  allCustomFields,
+  appliesToQueue,
+  customValueJson,
+  normalizeCustomValue,
+  type CustomFieldJson,
+} from '../customFields.js';
 import { AppError, forbidden, invalid, notFound, StaleError } from '../errors.js';
 import { getQueueRow } from '../queues.js';
 import { teamExists } from '../teams.js';
-import { attachmentWithTicket, recordTransactions, transactionsOfTicket, type NewAttachment, type NewTransaction, type TransactionJson } from '../transactions.js';
+import {
+  attachmentWithTicket,
+  recordTransactions,
+  transactionsOfTicket,
+  type NewAttachment,
+  type NewTransaction,
+  type TransactionJson,
+} from '../transactions.js';
 import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
 import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { isStatus, nextResolvedAt, STATUSES, type Status } from '../lifecycle.js';
 
-
-export interface TicketChange { ticket: TicketJson; scrip_results: ScripResult[] }
+export interface TicketChange {
+  ticket: TicketJson;
+  scrip_results: ScripResult[];
+}
 
 /** Loads a ticket the actor may see; others' tickets are "not found" to requesters. */
 async function visibleTicket(conn: Conn, actor: Actor, id: number): Promise<TicketRow> {
   const row = await getTicketRow(conn, id);
-  if (!row || (!worksAnyTicket(actor) && row.requester_id !== actor.id && !await isCustomerOf(conn, id, actor.id))) throw notFound('Ticket', id);
+  if (!row || (!worksAnyTicket(actor) && row.requester_id !== actor.id && !(await isCustomerOf(conn, id, actor.id))))
+    throw notFound('Ticket', id);
   return row;
 }
 
@@ -34,19 +50,33 @@ export async function getTicket(db: Db, actor: Actor, id: number): Promise<Ticke
 export async function getAttachment(db: Db, actor: Actor, id: number) {
   const a = await attachmentWithTicket(db, id);
   if (!a) throw notFound('Attachment', id);
-  try { await visibleTicket(db, actor, a.ticket_id); } catch { throw notFound('Attachment', id); }
+  try {
+    await visibleTicket(db, actor, a.ticket_id);
+  } catch {
+    throw notFound('Attachment', id);
+  }
   if (a.type === 'Comment' && !isStaff(actor)) throw notFound('Attachment', id);
   return a;
 }
 
 /** A ticket's history as this actor may see it (customers: no internal notes); `after`: only the entries after that id. */
-export async function listTicketTransactions(db: Db, actor: Actor, id: number, opts: { after?: number } = {}): Promise<TransactionJson[]> {
+export async function listTicketTransactions(
+  db: Db,
+  actor: Actor,
+  id: number,
+  opts: { after?: number } = {},
+): Promise<TransactionJson[]> {
   await visibleTicket(db, actor, id);
   return transactionsOfTicket(db, id, { includeComments: isStaff(actor), after: opts.after });
 }
 
 /** One transaction of a ticket, as its history shows it to this actor (404 otherwise). */
-export async function getTicketTransaction(db: Db, actor: Actor, ticketId: number, txnId: number): Promise<TransactionJson> {
+export async function getTicketTransaction(
+  db: Db,
+  actor: Actor,
+  ticketId: number,
+  txnId: number,
+): Promise<TransactionJson> {
   const t = (await listTicketTransactions(db, actor, ticketId)).find((x) => x.id === txnId);
   if (!t) throw notFound('Transaction', txnId);
   return t;
@@ -56,15 +86,19 @@ async function checkOwner(conn: Conn, id: number | null | undefined) {
   if (id == null) return;
   const u = await getUserRow(conn, id);
   if (!u) throw invalid('owner_id', `User ${id} does not exist`);
-  if (u.disabled || u.role === 'requester') throw invalid('owner_id', `User ${id} cannot own tickets (must be an active agent or administrator)`);
+  if (u.disabled || u.role === 'requester')
+    throw invalid('owner_id', `User ${id} cannot own tickets (must be an active agent or administrator)`);
 }
 async function checkTeam(conn: Conn, id: number | null | undefined) {
-  if (id != null && !await teamExists(conn, id)) throw invalid('team_id', `Team ${id} does not exist`);
+  if (id != null && !(await teamExists(conn, id))) throw invalid('team_id', `Team ${id} does not exist`);
 }
 
 /** Validates custom field values for a queue; returns field id -> stored text (null = clear). */
 function checkCustomFields(
-  fields: CustomFieldJson[], queueId: number, values: Record<string, unknown>, requireAll: boolean,
+  fields: CustomFieldJson[],
+  queueId: number,
+  values: Record<string, unknown>,
+  requireAll: boolean,
 ): Map<CustomFieldJson, string | null> {
   const out = new Map<CustomFieldJson, string | null>();
   for (const [key, value] of Object.entries(values)) {
@@ -81,19 +115,30 @@ function checkCustomFields(
   }
   if (requireAll) {
     for (const f of fields) {
-      if (f.required && appliesToQueue(f, queueId) && !out.get(f)) throw invalid(`custom_fields.${f.key}`, `${f.name} is required`);
+      if (f.required && appliesToQueue(f, queueId) && !out.get(f))
+        throw invalid(`custom_fields.${f.key}`, `${f.name} is required`);
     }
   }
   return out;
 }
 
 export interface CreateTicketInput {
-  queue_id: number; subject: string; description?: string; status?: Status; owner_id?: number | null; team_id?: number | null;
-  requester_id?: number; priority?: number; custom_fields?: Record<string, unknown>;
+  queue_id: number;
+  subject: string;
+  description?: string;
+  status?: Status;
+  owner_id?: number | null;
+  team_id?: number | null;
+  requester_id?: number;
+  priority?: number;
+  custom_fields?: Record<string, unknown>;
   /** SPEC C2: people by id or address (unknown addresses become stub requesters). */
-  requesters?: PersonRef[]; cc?: PersonRef[]; admin_cc?: PersonRef[];
+  requesters?: PersonRef[];
+  cc?: PersonRef[];
+  admin_cc?: PersonRef[];
   /** Set by the mail processor: the inbound message's id and files, kept on the Create transaction. */
-  message_id?: string | null; attachments?: NewAttachment[];
+  message_id?: string | null;
+  attachments?: NewAttachment[];
   /** Set by the mail processor for mail that announced itself as automatic (no autoreply). */
   auto_submitted?: boolean;
   /** Set by the mail processor: the message's To/Cc addresses, who have it already. */
@@ -101,15 +146,40 @@ export interface CreateTicketInput {
 }
 
 const p = sql.placeholder;
-const insertTicket = prepared((db) => db.insert(tickets).values({
-  queue_id: p('queue_id'), subject: p('subject'), status: p('status'), owner_id: p('owner_id'), team_id: p('team_id'),
-  requester_id: p('requester_id'), priority: p('priority'), created_at: p('now'), updated_at: p('now'), resolved_at: p('resolved_at'),
-}).returning());
-const insertValue = prepared((db) => db.insert(ticketCustomValues).values({ ticket_id: p('ticket_id'), field_id: p('field_id'), value: p('value') }));
-const touchTicket = prepared((db) => db.update(tickets).set({ updated_at: sql`${p('now')}` }).where(eq(tickets.id, p('id'))));
+const insertTicket = prepared((db) =>
+  db
+    .insert(tickets)
+    .values({
+      queue_id: p('queue_id'),
+      subject: p('subject'),
+      status: p('status'),
+      owner_id: p('owner_id'),
+      team_id: p('team_id'),
+      requester_id: p('requester_id'),
+      priority: p('priority'),
+      created_at: p('now'),
+      updated_at: p('now'),
+      resolved_at: p('resolved_at'),
+    })
+    .returning(),
+);
+const insertValue = prepared((db) =>
+  db.insert(ticketCustomValues).values({ ticket_id: p('ticket_id'), field_id: p('field_id'), value: p('value') }),
+);
+const touchTicket = prepared((db) =>
+  db
+    .update(tickets)
+    .set({ updated_at: sql`${p('now')}` })
+    .where(eq(tickets.id, p('id'))),
+);
 
 /** `notify`: the settings of the app the change comes through (docs/decisions/045), for its notifications. */
-export async function createTicket(db: Db, actor: Actor, input: CreateTicketInput, notify: NotifySettings): Promise<TicketChange> {
+export async function createTicket(
+  db: Db,
+  actor: Actor,
+  input: CreateTicketInput,
+  notify: NotifySettings,
+): Promise<TicketChange> {
   if (!isStaff(actor)) {
     for (const k of ['owner_id', 'team_id', 'requester_id', 'status', 'priority', 'requesters', 'admin_cc'] as const) {
       if (input[k] !== undefined) throw forbidden(`Requesters cannot set ${k}`);
@@ -122,48 +192,89 @@ export async function createTicket(db: Db, actor: Actor, input: CreateTicketInpu
     if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
     await checkOwner(tx, input.owner_id);
     await checkTeam(tx, input.team_id);
-    if (input.requester_id !== undefined && !await getUserRow(tx, input.requester_id)) throw invalid('requester_id', `User ${input.requester_id} does not exist`);
-    const named = (await resolvePeople(tx, input.requesters ?? [], 'requesters', { own: notify.ownAddresses })).map((u) => u.id);
+    if (input.requester_id !== undefined && !(await getUserRow(tx, input.requester_id)))
+      throw invalid('requester_id', `User ${input.requester_id} does not exist`);
+    const named = (await resolvePeople(tx, input.requesters ?? [], 'requesters', { own: notify.ownAddresses })).map(
+      (u) => u.id,
+    );
     // SPEC B3 stays: no requester named, the creator is the requester.
     const requesterIds = [...new Set([...(input.requester_id === undefined ? [] : [input.requester_id]), ...named])];
     if (requesterIds.length === 0) requesterIds.push(actor.id);
     const requesterId = requesterIds[0];
-    const ccIds = (await resolvePeople(tx, input.cc ?? [], 'cc', { own: notify.ownAddresses })).map((u) => u.id).filter((id) => !requesterIds.includes(id));
+    const ccIds = (await resolvePeople(tx, input.cc ?? [], 'cc', { own: notify.ownAddresses }))
+      .map((u) => u.id)
+      .filter((id) => !requesterIds.includes(id));
     const adminCc = await resolvePeople(tx, input.admin_cc ?? [], 'admin_cc', { own: notify.ownAddresses });
-    adminCc.forEach((u, i) => { if (u.role === 'requester' || u.disabled) throw invalid(`admin_cc.${i}`, `${u.email} is not an active agent or administrator`); });
+    adminCc.forEach((u, i) => {
+      if (u.role === 'requester' || u.disabled)
+        throw invalid(`admin_cc.${i}`, `${u.email} is not an active agent or administrator`);
+    });
     // Mail cannot fill custom fields: a required one must not turn an incoming message away.
     const cfValues = checkCustomFields(await allCustomFields(tx), queue.id, input.custom_fields ?? {}, !actor.viaMail);
     const now = nowIso(db);
     const status = input.status ?? 'new';
     const row = (await insertTicket(tx).get({
-      queue_id: queue.id, subject: input.subject, status,
+      queue_id: queue.id,
+      subject: input.subject,
+      status,
       owner_id: input.owner_id ?? null,
       // SPEC A: no team_id in the body -> the queue's team; an explicit null stays null.
       team_id: input.team_id !== undefined ? input.team_id : queue.team_id,
-      requester_id: requesterId, priority: input.priority ?? 0, now,
+      requester_id: requesterId,
+      priority: input.priority ?? 0,
+      now,
       resolved_at: status === 'resolved' ? now : null,
     }))!;
     await addInitialWatchers(tx, row.id, 'requester', requesterIds, now);
     await addInitialWatchers(tx, row.id, 'cc', ccIds, now);
-    await addInitialWatchers(tx, row.id, 'admin_cc', adminCc.map((u) => u.id), now);
+    await addInitialWatchers(
+      tx,
+      row.id,
+      'admin_cc',
+      adminCc.map((u) => u.id),
+      now,
+    );
     const values: Record<string, string | number> = {};
-    for (const [field, value] of [...cfValues].sort(([a], [b]) => a.id - b.id)) { // by field, as ticketsJson reads them
+    for (const [field, value] of [...cfValues].sort(([a], [b]) => a.id - b.id)) {
+      // by field, as ticketsJson reads them
       if (value === null) continue;
       await insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
       values[field.key] = customValueJson(field.type, value);
     }
-    const { scrip_results } = await recordTransactions(tx, row.id, actor.id, [{
-      type: 'Create', body: input.description || null, message_id: input.message_id ?? null, attachments: input.attachments,
-    }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify });
+    const { scrip_results } = await recordTransactions(
+      tx,
+      row.id,
+      actor.id,
+      [
+        {
+          type: 'Create',
+          body: input.description || null,
+          message_id: input.message_id ?? null,
+          attachments: input.attachments,
+        },
+      ],
+      now,
+      { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify },
+    );
     // Answered from what was written; the row is read again since a scrip may have set the status.
-    return { ticket: ticketJson((await getTicketRow(tx, row.id))!, input.description || '', values, {
-      requesters: requesterIds, cc: ccIds, admin_cc: adminCc.map((u) => u.id),
-    }), scrip_results };
+    return {
+      ticket: ticketJson((await getTicketRow(tx, row.id))!, input.description || '', values, {
+        requesters: requesterIds,
+        cc: ccIds,
+        admin_cc: adminCc.map((u) => u.id),
+      }),
+      scrip_results,
+    };
   });
 }
 
 export interface UpdateTicketInput {
-  subject?: string; status?: Status; owner_id?: number | null; team_id?: number | null; queue_id?: number; priority?: number;
+  subject?: string;
+  status?: Status;
+  owner_id?: number | null;
+  team_id?: number | null;
+  queue_id?: number;
+  priority?: number;
   custom_fields?: Record<string, unknown>;
 }
 
@@ -171,19 +282,36 @@ const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 /** The plain ticket fields a PATCH may change, and the transaction type each change records. */
 const FIELD_TRANSACTIONS = [
-  ['queue_id', 'SetQueue'], ['subject', 'SetSubject'], ['status', 'Status'], ['owner_id', 'SetOwner'], ['team_id', 'SetTeam'], ['priority', 'SetPriority'],
+  ['queue_id', 'SetQueue'],
+  ['subject', 'SetSubject'],
+  ['status', 'Status'],
+  ['owner_id', 'SetOwner'],
+  ['team_id', 'SetTeam'],
+  ['priority', 'SetPriority'],
 ] as const satisfies readonly (readonly [keyof UpdateTicketInput & keyof TicketRow, NewTransaction['type']])[];
 
 /** PATCH: one transaction per changed field, none when nothing changed (SPEC B3). */
-export async function updateTicket(db: Db, actor: Actor, id: number, input: UpdateTicketInput, notify: NotifySettings): Promise<TicketChange> {
+export async function updateTicket(
+  db: Db,
+  actor: Actor,
+  id: number,
+  input: UpdateTicketInput,
+  notify: NotifySettings,
+): Promise<TicketChange> {
   return transaction(db, async (tx) => {
     const current = await visibleTicket(tx, actor, id);
     if (!isStaff(actor)) throw forbidden('Requesters cannot change tickets');
-    if (input.queue_id !== undefined && !await getQueueRow(tx, input.queue_id)) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+    if (input.queue_id !== undefined && !(await getQueueRow(tx, input.queue_id)))
+      throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
     // Only a new owner is checked: re-sending the current one (since disabled) changes nothing.
     if (input.owner_id !== current.owner_id) await checkOwner(tx, input.owner_id);
     await checkTeam(tx, input.team_id);
-    const cfValues = checkCustomFields(await allCustomFields(tx), input.queue_id ?? current.queue_id, input.custom_fields ?? {}, false);
+    const cfValues = checkCustomFields(
+      await allCustomFields(tx),
+      input.queue_id ?? current.queue_id,
+      input.custom_fields ?? {},
+      false,
+    );
 
     const patch: Partial<TicketRow> = {};
     const entries: NewTransaction[] = [];
@@ -194,28 +322,45 @@ export async function updateTicket(db: Db, actor: Actor, id: number, input: Upda
       entries.push({ type, field, old_value: str(current[field]), new_value: str(next) });
     }
     const now = nowIso(db);
-    if (patch.status !== undefined) patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
+    if (patch.status !== undefined)
+      patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
 
-    const existing = new Map((await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id))).map((v) => [v.field_id, v.value]));
+    const existing = new Map(
+      (await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id))).map((v) => [
+        v.field_id,
+        v.value,
+      ]),
+    );
     for (const [field, value] of cfValues) {
       const old = existing.get(field.id) ?? null;
       if (old === value) continue;
       const where = and(eq(ticketCustomValues.ticket_id, id), eq(ticketCustomValues.field_id, field.id));
       if (value === null) await tx.delete(ticketCustomValues).where(where);
-      else await tx.insert(ticketCustomValues).values({ ticket_id: id, field_id: field.id, value })
-        .onConflictDoUpdate({ target: [ticketCustomValues.ticket_id, ticketCustomValues.field_id], set: { value } });
+      else
+        await tx
+          .insert(ticketCustomValues)
+          .values({ ticket_id: id, field_id: field.id, value })
+          .onConflictDoUpdate({ target: [ticketCustomValues.ticket_id, ticketCustomValues.field_id], set: { value } });
       entries.push({ type: 'CustomField', field: field.key, old_value: old, new_value: value });
     }
     if (entries.length === 0) return { ticket: (await ticketsJson(tx, [current]))[0], scrip_results: [] };
-    await tx.update(tickets).set({ ...patch, updated_at: now }).where(eq(tickets.id, id));
+    await tx
+      .update(tickets)
+      .set({ ...patch, updated_at: now })
+      .where(eq(tickets.id, id));
     const { scrip_results } = await recordTransactions(tx, id, actor.id, entries, now, { notify });
     return { ticket: (await ticketsJson(tx, [(await getTicketRow(tx, id))!]))[0], scrip_results };
   });
 }
 
 export interface CommentInput {
-  body: string; internal?: boolean; creator_id?: number;
-  message_id?: string | null; attachments?: NewAttachment[]; auto_submitted?: boolean; already_sent?: string[];
+  body: string;
+  internal?: boolean;
+  creator_id?: number;
+  message_id?: string | null;
+  attachments?: NewAttachment[];
+  auto_submitted?: boolean;
+  already_sent?: string[];
   /** SPEC C4: a status to set with the message (a canned response's), in the same unit of work. */
   set_status?: Status;
   /**
@@ -234,7 +379,12 @@ export interface CommentOptions {
   maxAttachmentBytes?: number;
 }
 
-const sizeText = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`);
+const sizeText = (n: number) =>
+  n >= 1024 * 1024
+    ? `${+(n / 1024 / 1024).toFixed(1)} MiB`
+    : n >= 1024
+      ? `${+(n / 1024).toFixed(1)} KiB`
+      : `${n} bytes`;
 const bytesText = (n: number) => `${n.toLocaleString('en')} bytes`;
 
 /**
@@ -251,12 +401,19 @@ async function refuseIfStale(tx: Conn, actor: Actor, id: number, seen: number): 
   const mail = newer.filter((t) => (t.type === 'Correspond' || t.type === 'Create') && t.creator_id !== actor.id);
   if (mail.length === 0) return;
   const n = mail.length === 1 ? 'A new message' : `${mail.length} new messages`;
-  throw new StaleError(`${n} arrived on ticket #${id} after you loaded it: read ${mail.length === 1 ? 'it' : 'them'} first, or send again with force: true to send anyway`, newer);
+  throw new StaleError(
+    `${n} arrived on ticket #${id} after you loaded it: read ${mail.length === 1 ? 'it' : 'them'} first, or send again with force: true to send anyway`,
+    newer,
+  );
 }
 
 /** POST /tickets/:id/comment: internal note by default; a public reply with internal=false. */
 export async function commentOnTicket(
-  db: Db, actor: Actor, id: number, input: CommentInput, opts: CommentOptions,
+  db: Db,
+  actor: Actor,
+  id: number,
+  input: CommentInput,
+  opts: CommentOptions,
 ): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   let internal = input.internal ?? true;
   if (!worksAnyTicket(actor)) {
@@ -278,19 +435,36 @@ export async function commentOnTicket(
     let creatorId = actor.id;
     if (input.creator_id !== undefined && input.creator_id !== actor.id) {
       if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');
-      if (!await getUserRow(tx, input.creator_id)) throw invalid('creator_id', `User ${input.creator_id} does not exist`);
+      if (!(await getUserRow(tx, input.creator_id)))
+        throw invalid('creator_id', `User ${input.creator_id} does not exist`);
       creatorId = input.creator_id;
     }
-    if (input.seen_transaction_id !== undefined && !input.force) await refuseIfStale(tx, actor, id, input.seen_transaction_id);
+    if (input.seen_transaction_id !== undefined && !input.force)
+      await refuseIfStale(tx, actor, id, input.seen_transaction_id);
     // SPEC C3: a public reply written by staff on the web or through the API closes with their
     // signature and the queue's, stored as sent. Mail keeps what the sender wrote; notes go unsigned.
     const writer = creatorId === actor.id ? actor : await getUserRow(tx, creatorId);
-    const body = !internal && !actor.viaMail && writer && isStaff(writer) ? await signReply(tx, id, creatorId, input.body) : input.body;
+    const body =
+      !internal && !actor.viaMail && writer && isStaff(writer)
+        ? await signReply(tx, id, creatorId, input.body)
+        : input.body;
     const now = nowIso(tx);
     await touchTicket(tx).run({ now, id });
-    const { transactions, scrip_results } = await recordTransactions(tx, id, creatorId, [{
-      type: internal ? 'Comment' : 'Correspond', body, message_id: input.message_id ?? null, attachments: input.attachments,
-    }], now, { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify: opts.notify });
+    const { transactions, scrip_results } = await recordTransactions(
+      tx,
+      id,
+      creatorId,
+      [
+        {
+          type: internal ? 'Comment' : 'Correspond',
+          body,
+          message_id: input.message_id ?? null,
+          attachments: input.attachments,
+        },
+      ],
+      now,
+      { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify: opts.notify },
+    );
     // The status a canned response asks for, after the message (which may have reopened the ticket).
     if (input.set_status !== undefined) {
       const changed = await updateTicket(tx, actor, id, { status: input.set_status }, opts.notify);
@@ -308,12 +482,29 @@ export async function commentOnTicket(
  * intake decided the ticket: no visibility check (the sender cannot see the ticket, by definition).
  */
 export async function recordOutsideMail(
-  tx: Conn, senderId: number, ticketId: number, input: { body: string; message_id: string | null; attachments: NewAttachment[]; auto_submitted: boolean }, notify: NotifySettings,
+  tx: Conn,
+  senderId: number,
+  ticketId: number,
+  input: { body: string; message_id: string | null; attachments: NewAttachment[]; auto_submitted: boolean },
+  notify: NotifySettings,
 ): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   const now = nowIso(tx);
   await touchTicket(tx).run({ now, id: ticketId });
-  const { transactions, scrip_results } = await recordTransactions(tx, ticketId, senderId, [{
-    type: 'Comment', body: input.body, message_id: input.message_id, attachments: input.attachments, outside_sender: true,
-  }], now, { autoSubmitted: input.auto_submitted, notify });
+  const { transactions, scrip_results } = await recordTransactions(
+    tx,
+    ticketId,
+    senderId,
+    [
+      {
+        type: 'Comment',
+        body: input.body,
+        message_id: input.message_id,
+        attachments: input.attachments,
+        outside_sender: true,
+      },
+    ],
+    now,
+    { autoSubmitted: input.auto_submitted, notify },
+  );
   return { transaction: transactions[0], scrip_results };
 }

@@ -22,16 +22,21 @@ export function apiDocRoutes(api: Hono<AppEnv>) {
   // Built once, on first use: the routes do not change while the app runs.
   let built: ReturnType<typeof openApiDocument> | undefined;
   const doc = () => (built ??= documentOf(api));
-  app.get('/openapi.json', documented('Operations')({
-    summary: 'This document', description: 'The OpenAPI 3.1 description of the JSON API; readable at /docs/api.',
-    ok: { 200: z.record(z.string(), z.unknown()).describe('An OpenAPI 3.1 document') },
-  }), async (c) => {
-    actorOf(c);
-    return c.json(await doc());
-  });
+  app.get(
+    '/openapi.json',
+    documented('Operations')({
+      summary: 'This document',
+      description: 'The OpenAPI 3.1 description of the JSON API; readable at /docs/api.',
+      ok: { 200: z.record(z.string(), z.unknown()).describe('An OpenAPI 3.1 document') },
+    }),
+    async (c) => {
+      actorOf(c);
+      return c.json(await doc());
+    },
+  );
   app.get('/docs/api', async (c) => {
     actorOf(c);
-    return c.render(<ApiDocsPage doc={await doc() as unknown as ApiDocument} />, { title: 'API reference' });
+    return c.render(<ApiDocsPage doc={(await doc()) as unknown as ApiDocument} />, { title: 'API reference' });
   });
   return app;
 }

@@ -11,8 +11,15 @@ export const SESSION_COOKIE = 'hxdesk_session';
  * link (`/portal/<token>`, its reply, its files and its live updates) is its own credential, checked by the route.
  * `/portal` itself and `/portal/tickets/…` are for signed-in customers and are not listed.
  */
-const PUBLIC = [/^\/login$/, /^\/logout$/, /^\/healthz$/, /^\/static\//, /^\/favicon\.ico$/, /^\/mailgate$/,
-  /^\/portal\/(?!tickets(?:\/|$))[^/]+(?:\/reply|\/events|\/live|\/attachments\/[^/]+)?$/];
+const PUBLIC = [
+  /^\/login$/,
+  /^\/logout$/,
+  /^\/healthz$/,
+  /^\/static\//,
+  /^\/favicon\.ico$/,
+  /^\/mailgate$/,
+  /^\/portal\/(?!tickets(?:\/|$))[^/]+(?:\/reply|\/events|\/live|\/attachments\/[^/]+)?$/,
+];
 export const isPublicPath = (path: string) => PUBLIC.some((re) => re.test(path));
 
 /** Resolves the actor from a bearer token or the session cookie, then requires one where needed. */
@@ -32,9 +39,13 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     } else {
       const sid = getCookie(c, SESSION_COOKIE);
       const actor = sid ? await actorFromSession(db, sid) : null;
-      if (actor) { c.set('actor', actor); c.set('authVia', 'cookie'); }
+      if (actor) {
+        c.set('actor', actor);
+        c.set('authVia', 'cookie');
+      }
     }
-    if (!c.get('actor') && !isPublicPath(c.req.path)) throw new AppError('unauthenticated', 'Sign in or send an API token');
+    if (!c.get('actor') && !isPublicPath(c.req.path))
+      throw new AppError('unauthenticated', 'Sign in or send an API token');
     return next();
   };
 }
@@ -65,7 +76,12 @@ export function csrfProtection(extraOrigin?: string): MiddlewareHandler<AppEnv> 
  * Referrer-Policy hides it, but then send `Sec-Fetch-Site`, which no page can set: `same-origin`
  * passes. Neither header (curl with a cookie jar) is refused: send Origin.
  */
-function sameOrigin(origin: string | undefined, fetchSite: string | undefined, own: string, extra: string | undefined): boolean {
+function sameOrigin(
+  origin: string | undefined,
+  fetchSite: string | undefined,
+  own: string,
+  extra: string | undefined,
+): boolean {
   if (origin !== undefined && origin !== 'null') return origin === own || origin === extra;
   return fetchSite === 'same-origin';
 }

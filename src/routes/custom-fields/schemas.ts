@@ -17,7 +17,17 @@ export const UpdateCustomFieldSchema = CreateCustomFieldSchema.partial();
 export const CustomFieldListQuery = z.strictObject({ queue_id: zId.optional() });
 
 /** A custom field as the API answers it (SPEC B3). */
-export const CustomFieldSchema = z.strictObject({
-  id: zRowId, key: z.string(), name: z.string(), type: z.enum(CF_TYPES), options: z.array(z.string()), pattern: z.string().nullable(),
-  required: z.boolean(), queue_ids: z.array(zRowId).describe('Empty: every queue'), created_at: zTimestamp, updated_at: zTimestamp,
-}).meta({ id: 'CustomField' });
+export const CustomFieldSchema = z
+  .strictObject({
+    id: zRowId,
+    key: z.string(),
+    name: z.string(),
+    type: z.enum(CF_TYPES),
+    options: z.array(z.string()),
+    pattern: z.string().nullable(),
+    required: z.boolean(),
+    queue_ids: z.array(zRowId).describe('Empty: every queue'),
+    created_at: zTimestamp,
+    updated_at: zTimestamp,
+  })
+  .meta({ id: 'CustomField' });

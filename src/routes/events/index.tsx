@@ -24,12 +24,21 @@ import { documented } from '../openapi.js';
 
 type C = Context<AppEnv>;
 
-const zId = z.coerce.number({ error: 'Expected a positive whole number' }).int('Expected a positive whole number').positive('Expected a positive whole number').max(Number.MAX_SAFE_INTEGER);
+const zId = z.coerce
+  .number({ error: 'Expected a positive whole number' })
+  .int('Expected a positive whole number')
+  .positive('Expected a positive whole number')
+  .max(Number.MAX_SAFE_INTEGER);
 export const EventsQuerySchema = z.strictObject({
   /** The ticket page this stream belongs to (presence). */
   ticket: zId.optional(),
   /** The last event id seen, when a new connection cannot send Last-Event-ID. */
-  after: z.coerce.number({ error: 'Expected a whole number' }).int('Expected a whole number').min(0, 'Expected a whole number').max(Number.MAX_SAFE_INTEGER).optional(),
+  after: z.coerce
+    .number({ error: 'Expected a whole number' })
+    .int('Expected a whole number')
+    .min(0, 'Expected a whole number')
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional(),
 });
 
 /** Last-Event-ID when the browser sent a usable one, else `?after=`. */
@@ -62,7 +71,9 @@ export function liveStream(c: C, spec: StreamSpec, recheck: () => Promise<boolea
   }
   return streamSSE(c, async (stream) => {
     let ended!: () => void;
-    const done = new Promise<void>((r) => { ended = r; });
+    const done = new Promise<void>((r) => {
+      ended = r;
+    });
     // Writes go out in order; a write to a closed connection is nothing to report.
     let writing: Promise<void> = Promise.resolve();
     const send = (m: { event: string; data: string; id?: string; retry?: number }) => {
@@ -71,10 +82,15 @@ export function liveStream(c: C, spec: StreamSpec, recheck: () => Promise<boolea
     };
     const ping = () => {
       if (stream.aborted || stream.closed) return;
-      writing = writing.then(async () => {
-        if (!await recheck().catch(() => true)) { ended(); return; }
-        await stream.write(': ping\n\n');
-      }).catch(() => ended());
+      writing = writing
+        .then(async () => {
+          if (!(await recheck().catch(() => true))) {
+            ended();
+            return;
+          }
+          await stream.write(': ping\n\n');
+        })
+        .catch(() => ended());
     };
     stream.onAbort(() => ended());
     let handle: { close(): void };
@@ -104,19 +120,32 @@ export function liveStream(c: C, spec: StreamSpec, recheck: () => Promise<boolea
 
 export function eventRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', documented('Live updates')({
-    summary: 'The live-update stream',
-    description: 'Server-sent events: `ticket` (and `ticket-<id>`) with `{ id, ticket_id, types }` when a ticket you may see changes, `presence` on a ticket page\'s stream, `reset` when the stream fell behind. A reconnect sends `Last-Event-ID` (or `after`) and is caught up.',
-    query: EventsQuerySchema, ok: { 200: { media: 'text/event-stream', description: 'The stream', schema: { type: 'string' } } }, errors: [404, 429, 503],
-  }), async (c) => {
-    const q = validate(EventsQuerySchema, c.req.query());
-    const actor: Actor = actorOf(c);
-    // A ticket page's stream: the ticket must be one the reader may see (404 otherwise).
-    if (q.ticket !== undefined) await getTicket(dbOf(c), actor, q.ticket);
-    return liveStream(c, {
-      user: { id: actor.id, name: actor.name || actor.email }, staff: isStaff(actor),
-      ticketId: q.ticket, after: lastEventId(c, q.after),
-    }, stillSignedIn(c));
-  });
+  app.get(
+    '/',
+    documented('Live updates')({
+      summary: 'The live-update stream',
+      description:
+        "Server-sent events: `ticket` (and `ticket-<id>`) with `{ id, ticket_id, types }` when a ticket you may see changes, `presence` on a ticket page's stream, `reset` when the stream fell behind. A reconnect sends `Last-Event-ID` (or `after`) and is caught up.",
+      query: EventsQuerySchema,
+      ok: { 200: { media: 'text/event-stream', description: 'The stream', schema: { type: 'string' } } },
+      errors: [404, 429, 503],
+    }),
+    async (c) => {
+      const q = validate(EventsQuerySchema, c.req.query());
+      const actor: Actor = actorOf(c);
+      // A ticket page's stream: the ticket must be one the reader may see (404 otherwise).
+      if (q.ticket !== undefined) await getTicket(dbOf(c), actor, q.ticket);
+      return liveStream(
+        c,
+        {
+          user: { id: actor.id, name: actor.name || actor.email },
+          staff: isStaff(actor),
+          ticketId: q.ticket,
+          after: lastEventId(c, q.after),
+        },
+        stillSignedIn(c),
+      );
+    },
+  );
   return app;
 }

@@ -7,7 +7,11 @@ import { AppError } from '../../domain/errors.js';
 // one character, so the message's bytes come back exactly; the small option fields (queue,
 // action) are UTF-8 text.
 
-export interface MailForm { message?: Buffer; queue?: string; action?: string }
+export interface MailForm {
+  message?: Buffer;
+  queue?: string;
+  action?: string;
+}
 
 const MESSAGE_FIELDS = ['message', 'body-mime', 'email'];
 
@@ -15,12 +19,18 @@ export function readMailForm(body: Buffer, headers: Record<string, string>, maxB
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers, defCharset: 'latin1', defParamCharset: 'utf8', limits: { fieldSize: maxBytes, fileSize: maxBytes, fields: 100, files: 10, parts: 110 } });
+      parser = busboy({
+        headers,
+        defCharset: 'latin1',
+        defParamCharset: 'utf8',
+        limits: { fieldSize: maxBytes, fileSize: maxBytes, fields: 100, files: 10, parts: 110 },
+      });
     } catch (e) {
       return reject(new AppError('unsupported_media_type', `The form cannot be read: ${(e as Error).message}`));
     }
     const found: Record<string, Buffer> = {};
-    const tooLarge = () => reject(new AppError('too_large', `The message is larger than MAX_MAIL_BYTES (${maxBytes} bytes)`));
+    const tooLarge = () =>
+      reject(new AppError('too_large', `The message is larger than MAX_MAIL_BYTES (${maxBytes} bytes)`));
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) return tooLarge();
       if (!(name in found)) found[name] = Buffer.from(value, 'latin1');
@@ -29,9 +39,13 @@ export function readMailForm(body: Buffer, headers: Record<string, string>, maxB
       const chunks: Buffer[] = [];
       stream.on('data', (d: Buffer) => chunks.push(d));
       stream.on('limit', tooLarge);
-      stream.on('close', () => { if (!(name in found)) found[name] = Buffer.concat(chunks); });
+      stream.on('close', () => {
+        if (!(name in found)) found[name] = Buffer.concat(chunks);
+      });
     });
-    parser.on('error', (e: Error) => reject(new AppError('invalid_json', `The request body is not valid form data: ${e.message}`)));
+    parser.on('error', (e: Error) =>
+      reject(new AppError('invalid_json', `The request body is not valid form data: ${e.message}`)),
+    );
     parser.on('close', () => {
       const field = MESSAGE_FIELDS.find((f) => found[f]?.length);
       const text = (k: string) => (found[k] ? found[k].toString('utf8') : undefined);

@@ -3,8 +3,18 @@ import { z } from 'zod';
 import { isStaff } from '../../domain/actor.js';
 import { AppError, invalid } from '../../domain/errors.js';
 import {
-  grantFromSession, grantFromToken, MAX_REPLY_FILES, NEW_LINK_HINT, PORTAL_LIST_MAX, portalAttachment, portalReply, PortalRefused, portalTickets, portalView,
-  type PortalGrant, type PortalReplyInput,
+  grantFromSession,
+  grantFromToken,
+  MAX_REPLY_FILES,
+  NEW_LINK_HINT,
+  PORTAL_LIST_MAX,
+  portalAttachment,
+  portalReply,
+  PortalRefused,
+  portalTickets,
+  portalView,
+  type PortalGrant,
+  type PortalReplyInput,
 } from '../../domain/portal.js';
 import type { NewAttachment } from '../../domain/transactions.js';
 import { PortalErrorPage, PortalHistory, PortalListPage, PortalLive, PortalTicketPage } from '../../views/portal.js';
@@ -14,7 +24,18 @@ import { PortalTicketSchema, PortalTransactionSchema, PortalViewSchema, ReplySch
 import { renderError } from '../errors.js';
 import { liveStream, stillSignedIn } from '../events/index.js';
 import { LiveQuerySchema } from '../tickets/schemas.js';
-import { actorOf, dbOf, isHtmx, notifyOf, pathId, readBody, readForm, respond, validate, wantsHtml } from '../respond.js';
+import {
+  actorOf,
+  dbOf,
+  isHtmx,
+  notifyOf,
+  pathId,
+  readBody,
+  readForm,
+  respond,
+  validate,
+  wantsHtml,
+} from '../respond.js';
 import { cleanName, cleanType } from '../uploads.js';
 
 type C = Context<AppEnv>;
@@ -29,8 +50,8 @@ export const isPortalPath = (path: string) => /^\/portal(\/|$)/.test(path);
 export const isPortalUpload = (path: string) => /^\/portal\/(?:tickets\/[^/]+|[^/]+)\/reply$/.test(path);
 
 const doc = documented('Portal');
-const TOKEN = { token: z.string().describe('The signed link\'s secret') };
-const DOWNLOAD = { 200: { media: 'application/octet-stream', description: 'The file\'s bytes, always as a download' } };
+const TOKEN = { token: z.string().describe("The signed link's secret") };
+const DOWNLOAD = { 200: { media: 'application/octet-stream', description: "The file's bytes, always as a download" } };
 
 /** The reply in whichever shape it came: JSON, urlencoded or multipart with files. */
 async function readReply(c: C): Promise<PortalReplyInput> {
@@ -38,13 +59,21 @@ async function readReply(c: C): Promise<PortalReplyInput> {
   if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
     const form = await readForm(c);
     const given = [form.attachments ?? []].flat();
-    if (given.some((v) => !(v instanceof File) && v !== '')) throw invalid('attachments', 'Expected files (multipart/form-data)');
+    if (given.some((v) => !(v instanceof File) && v !== ''))
+      throw invalid('attachments', 'Expected files (multipart/form-data)');
     // A file input left empty still sends a part with no name and no bytes.
     const files = given.filter((f): f is File => f instanceof File && (f.name !== '' || f.size > 0));
-    const fields = Object.fromEntries(Object.entries(form).filter(([k, v]) => k !== 'attachments' && !(v instanceof File)));
+    const fields = Object.fromEntries(
+      Object.entries(form).filter(([k, v]) => k !== 'attachments' && !(v instanceof File)),
+    );
     const { body } = validate(ReplySchema, fields);
     const attachments: NewAttachment[] = [];
-    for (const f of files) attachments.push({ filename: cleanName(f.name), content_type: cleanType(f.type), content: Buffer.from(await f.arrayBuffer()) });
+    for (const f of files)
+      attachments.push({
+        filename: cleanName(f.name),
+        content_type: cleanType(f.type),
+        content: Buffer.from(await f.arrayBuffer()),
+      });
     return { body: body ?? '', attachments };
   }
   // JSON (and the refusal of any other media type): as every route reads it.
@@ -52,7 +81,9 @@ async function readReply(c: C): Promise<PortalReplyInput> {
   return {
     body: input.body ?? '',
     attachments: (input.attachments ?? []).map((a) => ({
-      filename: cleanName(a.filename), content_type: cleanType(a.content_type), content: Buffer.from(a.content_base64, 'base64'),
+      filename: cleanName(a.filename),
+      content_type: cleanType(a.content_type),
+      content: Buffer.from(a.content_base64, 'base64'),
     })),
   };
 }
@@ -67,9 +98,12 @@ function refuseCrossSite(c: C): void {
   const site = c.req.header('sec-fetch-site');
   const { env } = c.get('deps');
   const own = [new URL(c.req.url).origin, ...(env.PUBLIC_URL ? [new URL(env.PUBLIC_URL).origin] : [])];
-  const foreign = origin !== undefined
-    ? (origin === 'null' ? site !== 'same-origin' : !own.includes(origin))
-    : site !== undefined && site !== 'same-origin' && site !== 'none';
+  const foreign =
+    origin !== undefined
+      ? origin === 'null'
+        ? site !== 'same-origin'
+        : !own.includes(origin)
+      : site !== undefined && site !== 'same-origin' && site !== 'none';
   if (foreign) throw new AppError('forbidden', 'Cross-site request refused');
 }
 
@@ -78,7 +112,12 @@ async function page(c: C, grant: PortalGrant, base: string) {
   const maxBytes = c.get('deps').env.MAX_MAIL_BYTES;
   return respond(c, view, {
     title: view.ticket.subject,
-    view: () => (isHtmx(c) ? <PortalHistory view={view} base={base} /> : <PortalTicketPage view={view} base={base} maxBytes={maxBytes} maxFiles={MAX_REPLY_FILES} />),
+    view: () =>
+      isHtmx(c) ? (
+        <PortalHistory view={view} base={base} />
+      ) : (
+        <PortalTicketPage view={view} base={base} maxBytes={maxBytes} maxFiles={MAX_REPLY_FILES} />
+      ),
   });
 }
 
@@ -96,22 +135,47 @@ async function live(c: C, grant: PortalGrant, base: string) {
  */
 function events(c: C, grant: PortalGrant, still: () => Promise<boolean>) {
   const u = grant.user;
-  return liveStream(c, { user: { id: u.id, name: u.name || u.email }, staff: false, onlyTicket: grant.ticketId }, still);
+  return liveStream(
+    c,
+    { user: { id: u.id, name: u.name || u.email }, staff: false, onlyTicket: grant.ticketId },
+    still,
+  );
 }
-const holds = (p: Promise<unknown>) => p.then(() => true, (e) => { if (e instanceof AppError) return false; throw e; });
+const holds = (p: Promise<unknown>) =>
+  p.then(
+    () => true,
+    (e) => {
+      if (e instanceof AppError) return false;
+      throw e;
+    },
+  );
 
 async function reply(c: C, grant: PortalGrant, base: string) {
   refuseCrossSite(c);
   const input = await readReply(c);
   const { db, env } = c.get('deps');
   // The grant is checked again inside the unit of work (portalReply), and the person's brakes counted there.
-  const transaction = await portalReply(db, grant, input, {
-    maxBytes: env.MAX_MAIL_BYTES, messagesPerHour: env.MAIL_SENDER_MAX_PER_HOUR, bytesPerDay: env.PORTAL_MAX_BYTES_PER_DAY,
-  }, notifyOf(c));
-  return respond(c, { transaction }, {
-    status: 201, title: 'Sent', location: base,
-    view: async () => <PortalHistory view={await portalView(db, grant)} base={base} />,
-  });
+  const transaction = await portalReply(
+    db,
+    grant,
+    input,
+    {
+      maxBytes: env.MAX_MAIL_BYTES,
+      messagesPerHour: env.MAIL_SENDER_MAX_PER_HOUR,
+      bytesPerDay: env.PORTAL_MAX_BYTES_PER_DAY,
+    },
+    notifyOf(c),
+  );
+  return respond(
+    c,
+    { transaction },
+    {
+      status: 201,
+      title: 'Sent',
+      location: base,
+      view: async () => <PortalHistory view={await portalView(db, grant)} base={base} />,
+    },
+  );
 }
 
 async function download(c: C, grant: PortalGrant) {
@@ -129,42 +193,151 @@ const sessionGrant = (c: C) => grantFromSession(dbOf(c), actorOf(c), pathId(c));
 export function portalRoutes() {
   const app = new Hono<AppEnv>();
 
-  app.get('/', doc({ summary: 'Your requests (customers)', description: 'Staff are sent to /tickets (303).', ok: { 200: z.strictObject({ tickets: z.array(PortalTicketSchema) }), 303: null } }), async (c) => {
-    const actor = actorOf(c);
-    if (isStaff(actor)) return c.redirect('/tickets', 303);
-    const tickets = await portalTickets(dbOf(c), actor);
-    return respond(c, { tickets }, { title: 'Your requests', view: () => <PortalListPage tickets={tickets} max={PORTAL_LIST_MAX} /> });
-  });
+  app.get(
+    '/',
+    doc({
+      summary: 'Your requests (customers)',
+      description: 'Staff are sent to /tickets (303).',
+      ok: { 200: z.strictObject({ tickets: z.array(PortalTicketSchema) }), 303: null },
+    }),
+    async (c) => {
+      const actor = actorOf(c);
+      if (isStaff(actor)) return c.redirect('/tickets', 303);
+      const tickets = await portalTickets(dbOf(c), actor);
+      return respond(
+        c,
+        { tickets },
+        { title: 'Your requests', view: () => <PortalListPage tickets={tickets} max={PORTAL_LIST_MAX} /> },
+      );
+    },
+  );
   app.get('/tickets', (c) => c.redirect('/portal', 303));
-  app.get('/tickets/:id', doc({ summary: 'One of your requests (customers)', description: 'Staff are sent to the ticket (303).', ok: { 200: PortalViewSchema, 303: null } }), async (c) => {
-    const actor = actorOf(c);
-    if (isStaff(actor)) return c.redirect(`/tickets/${pathId(c)}`, 303);
-    return page(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`);
-  });
-  app.post('/tickets/:id/reply', doc({ summary: 'Reply to one of your requests', body: ReplySchema, files: true, ok: { 201: z.strictObject({ transaction: PortalTransactionSchema }) }, errors: [403, 429] }), async (c) => {
-    const id = pathId(c);
-    return reply(c, await sessionGrant(c), `/portal/tickets/${id}`);
-  });
-  app.get('/tickets/:id/attachments/:attachmentId', doc({ summary: 'A file of one of your requests', ok: DOWNLOAD }), async (c) => download(c, await sessionGrant(c)));
-  app.get('/tickets/:id/live', doc({ summary: 'What came after an entry', query: LiveQuerySchema, ok: { 200: PortalViewSchema } }), async (c) => live(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`));
-  app.get('/tickets/:id/events', doc({ summary: 'Live updates of one of your requests', ok: { 200: { media: 'text/event-stream', description: 'This ticket\'s public entries as they come (as GET /events)', schema: { type: 'string' } } }, errors: [429, 503] }), async (c) => {
-    const grant = await sessionGrant(c);
-    const signedIn = stillSignedIn(c);
-    const db = dbOf(c);
-    const actor = actorOf(c);
-    return events(c, grant, async () => await signedIn() && await holds(grantFromSession(db, actor, grant.ticketId)));
-  });
+  app.get(
+    '/tickets/:id',
+    doc({
+      summary: 'One of your requests (customers)',
+      description: 'Staff are sent to the ticket (303).',
+      ok: { 200: PortalViewSchema, 303: null },
+    }),
+    async (c) => {
+      const actor = actorOf(c);
+      if (isStaff(actor)) return c.redirect(`/tickets/${pathId(c)}`, 303);
+      return page(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`);
+    },
+  );
+  app.post(
+    '/tickets/:id/reply',
+    doc({
+      summary: 'Reply to one of your requests',
+      body: ReplySchema,
+      files: true,
+      ok: { 201: z.strictObject({ transaction: PortalTransactionSchema }) },
+      errors: [403, 429],
+    }),
+    async (c) => {
+      const id = pathId(c);
+      return reply(c, await sessionGrant(c), `/portal/tickets/${id}`);
+    },
+  );
+  app.get(
+    '/tickets/:id/attachments/:attachmentId',
+    doc({ summary: 'A file of one of your requests', ok: DOWNLOAD }),
+    async (c) => download(c, await sessionGrant(c)),
+  );
+  app.get(
+    '/tickets/:id/live',
+    doc({ summary: 'What came after an entry', query: LiveQuerySchema, ok: { 200: PortalViewSchema } }),
+    async (c) => live(c, await sessionGrant(c), `/portal/tickets/${pathId(c)}`),
+  );
+  app.get(
+    '/tickets/:id/events',
+    doc({
+      summary: 'Live updates of one of your requests',
+      ok: {
+        200: {
+          media: 'text/event-stream',
+          description: "This ticket's public entries as they come (as GET /events)",
+          schema: { type: 'string' },
+        },
+      },
+      errors: [429, 503],
+    }),
+    async (c) => {
+      const grant = await sessionGrant(c);
+      const signedIn = stillSignedIn(c);
+      const db = dbOf(c);
+      const actor = actorOf(c);
+      return events(
+        c,
+        grant,
+        async () => (await signedIn()) && (await holds(grantFromSession(db, actor, grant.ticketId))),
+      );
+    },
+  );
 
-  app.get('/:token', doc({ summary: 'A request, by its portal link', public: true, path: TOKEN, ok: { 200: PortalViewSchema }, errors: [403] }), async (c) => page(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
-  app.post('/:token/reply', doc({ summary: 'Reply by a portal link', public: true, path: TOKEN, body: ReplySchema, files: true, ok: { 201: z.strictObject({ transaction: PortalTransactionSchema }) }, errors: [429] }), async (c) => reply(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
-  app.get('/:token/attachments/:attachmentId', doc({ summary: 'A file, by a portal link', public: true, path: TOKEN, ok: DOWNLOAD, errors: [403] }), async (c) => download(c, await grantFromToken(dbOf(c), c.req.param('token'))));
-  app.get('/:token/live', doc({ summary: 'What came after an entry, by a portal link', public: true, path: TOKEN, query: LiveQuerySchema, ok: { 200: PortalViewSchema }, errors: [403] }), async (c) => live(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`));
-  app.get('/:token/events', doc({ summary: 'Live updates, by a portal link', public: true, path: TOKEN, ok: { 200: { media: 'text/event-stream', description: 'This ticket\'s public entries as they come (as GET /events)', schema: { type: 'string' } } }, errors: [403, 429, 503] }), async (c) => {
-    const db = dbOf(c);
-    const token = c.req.param('token');
-    // The link is the credential: it must still be valid (not expired, not revoked) at each heartbeat.
-    return events(c, await grantFromToken(db, token), () => holds(grantFromToken(db, token)));
-  });
+  app.get(
+    '/:token',
+    doc({
+      summary: 'A request, by its portal link',
+      public: true,
+      path: TOKEN,
+      ok: { 200: PortalViewSchema },
+      errors: [403],
+    }),
+    async (c) => page(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`),
+  );
+  app.post(
+    '/:token/reply',
+    doc({
+      summary: 'Reply by a portal link',
+      public: true,
+      path: TOKEN,
+      body: ReplySchema,
+      files: true,
+      ok: { 201: z.strictObject({ transaction: PortalTransactionSchema }) },
+      errors: [429],
+    }),
+    async (c) => reply(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`),
+  );
+  app.get(
+    '/:token/attachments/:attachmentId',
+    doc({ summary: 'A file, by a portal link', public: true, path: TOKEN, ok: DOWNLOAD, errors: [403] }),
+    async (c) => download(c, await grantFromToken(dbOf(c), c.req.param('token'))),
+  );
+  app.get(
+    '/:token/live',
+    doc({
+      summary: 'What came after an entry, by a portal link',
+      public: true,
+      path: TOKEN,
+      query: LiveQuerySchema,
+      ok: { 200: PortalViewSchema },
+      errors: [403],
+    }),
+    async (c) => live(c, await grantFromToken(dbOf(c), c.req.param('token')), `/portal/${c.req.param('token')}`),
+  );
+  app.get(
+    '/:token/events',
+    doc({
+      summary: 'Live updates, by a portal link',
+      public: true,
+      path: TOKEN,
+      ok: {
+        200: {
+          media: 'text/event-stream',
+          description: "This ticket's public entries as they come (as GET /events)",
+          schema: { type: 'string' },
+        },
+      },
+      errors: [403, 429, 503],
+    }),
+    async (c) => {
+      const db = dbOf(c);
+      const token = c.req.param('token');
+      // The link is the credential: it must still be valid (not expired, not revoked) at each heartbeat.
+      return events(c, await grantFromToken(db, token), () => holds(grantFromToken(db, token)));
+    },
+  );
   return app;
 }
 
@@ -175,8 +348,13 @@ function backLink(path: string): string | undefined {
 }
 
 const HEADLINES: Partial<Record<AppError['code'], string>> = {
-  not_found: 'Not found', forbidden: 'Not allowed', too_large: 'Too large', validation_failed: 'Please check your message',
-  rate_limited: 'Too many messages', unsupported_media_type: 'Cannot read this', invalid_json: 'Cannot read this',
+  not_found: 'Not found',
+  forbidden: 'Not allowed',
+  too_large: 'Too large',
+  validation_failed: 'Please check your message',
+  rate_limited: 'Too many messages',
+  unsupported_media_type: 'Cannot read this',
+  invalid_json: 'Cannot read this',
 };
 
 /**
@@ -187,7 +365,19 @@ const HEADLINES: Partial<Record<AppError['code'], string>> = {
 export function renderPortalError(c: C, e: AppError): Response | Promise<Response> {
   if (!wantsHtml(c) || isHtmx(c) || e.code === 'unauthenticated') return renderError(c, e);
   c.status(e.status as 400);
-  if (e instanceof PortalRefused) return c.render(<PortalErrorPage status={e.status} headline={e.headline} message={NEW_LINK_HINT} />, { title: e.headline });
+  if (e instanceof PortalRefused)
+    return c.render(<PortalErrorPage status={e.status} headline={e.headline} message={NEW_LINK_HINT} />, {
+      title: e.headline,
+    });
   const headline = HEADLINES[e.code] ?? 'Something went wrong';
-  return c.render(<PortalErrorPage status={e.status} headline={headline} message={e.message} details={e.details} back={backLink(c.req.path)} />, { title: headline });
+  return c.render(
+    <PortalErrorPage
+      status={e.status}
+      headline={headline}
+      message={e.message}
+      details={e.details}
+      back={backLink(c.req.path)}
+    />,
+    { title: headline },
+  );
 }

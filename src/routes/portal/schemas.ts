@@ -16,11 +16,21 @@ export const ReplySchema = z.strictObject({
 });
 
 /** A ticket as its customer sees it: no owner, queue, team or internal field. */
-export const PortalTicketSchema = z.strictObject({ id: zRowId, subject: z.string(), status: z.string(), created_at: zTimestamp, updated_at: zTimestamp })
+export const PortalTicketSchema = z
+  .strictObject({ id: zRowId, subject: z.string(), status: z.string(), created_at: zTimestamp, updated_at: zTimestamp })
   .meta({ id: 'PortalTicket' });
-export const PortalTransactionSchema = z.strictObject({
-  id: zRowId, type: z.enum(PUBLIC_TYPES),
-  author: z.strictObject({ name: z.string(), staff: z.boolean() }).describe('Staff by name only, never their address'),
-  body: z.string(), created_at: zTimestamp, attachments: z.array(AttachmentSchema),
-}).meta({ id: 'PortalTransaction' });
-export const PortalViewSchema = z.strictObject({ ticket: PortalTicketSchema, transactions: z.array(PortalTransactionSchema) }).meta({ id: 'PortalView' });
+export const PortalTransactionSchema = z
+  .strictObject({
+    id: zRowId,
+    type: z.enum(PUBLIC_TYPES),
+    author: z
+      .strictObject({ name: z.string(), staff: z.boolean() })
+      .describe('Staff by name only, never their address'),
+    body: z.string(),
+    created_at: zTimestamp,
+    attachments: z.array(AttachmentSchema),
+  })
+  .meta({ id: 'PortalTransaction' });
+export const PortalViewSchema = z
+  .strictObject({ ticket: PortalTicketSchema, transactions: z.array(PortalTransactionSchema) })
+  .meta({ id: 'PortalView' });

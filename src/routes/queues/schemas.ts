@@ -4,30 +4,59 @@ import { MAIL_CC_PER_MESSAGE, MAIL_CC_PER_TICKET } from '../../domain/mailCc.js'
 import { zRowId, zTimestamp } from '../openapi.js';
 
 const mailAlias = z.union([
-  z.literal('').transform(() => null), z.null(), z.string().trim().max(254).pipe(z.email('Expected an e-mail address')),
+  z.literal('').transform(() => null),
+  z.null(),
+  z.string().trim().max(254).pipe(z.email('Expected an e-mail address')),
 ]);
 /**
  * People by id (7) or address (ann@example.com), checked by the domain. A form sends them
  * comma-separated, where a stray comma ("ann@example.com, ") names nobody.
  */
-const personRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(320)], { error: 'Expected a user id or an e-mail address' });
-const people = z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x !== '') : v), zList(personRef))
+const personRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(320)], {
+  error: 'Expected a user id or an e-mail address',
+});
+const people = z
+  .preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((x) => x.trim())
+            .filter((x) => x !== '')
+        : v,
+    zList(personRef),
+  )
   .pipe(z.array(personRef).max(100, 'At most 100 people'));
 export const CreateQueueSchema = z.strictObject({
-  name: zText(100, 1), description: zText(2000).optional(), mail_alias: mailAlias.optional(), team_id: zNullableId.optional(),
+  name: zText(100, 1),
+  description: zText(2000).optional(),
+  mail_alias: mailAlias.optional(),
+  team_id: zNullableId.optional(),
   keep_mail_cc: zBool.optional(),
   // SPEC D0: the Cc bounds may be lowered, never raised.
-  mail_cc_per_message: zInt(1, MAIL_CC_PER_MESSAGE).optional(), mail_cc_per_ticket: zInt(1, MAIL_CC_PER_TICKET).optional(),
+  mail_cc_per_message: zInt(1, MAIL_CC_PER_MESSAGE).optional(),
+  mail_cc_per_ticket: zInt(1, MAIL_CC_PER_TICKET).optional(),
   signature: z.string().max(4000, 'At most 4000 characters').optional(),
-  cc: people.optional(), admin_cc: people.optional(),
+  cc: people.optional(),
+  admin_cc: people.optional(),
 });
 export const UpdateQueueSchema = CreateQueueSchema.partial();
 
 /** A queue as the API answers it (SPEC B3); `cc` and `admin_cc` for staff only. */
-export const QueueSchema = z.strictObject({
-  id: zRowId, name: z.string(), description: z.string(), mail_alias: z.string().nullable(), team_id: zRowId.nullable(),
-  keep_mail_cc: z.boolean(), signature: z.string(), mail_cc_per_message: z.number().int(), mail_cc_per_ticket: z.number().int(),
-  created_at: zTimestamp, updated_at: zTimestamp,
-  cc: z.array(zRowId).optional().describe('Staff only: user ids who get every public reply of the queue'),
-  admin_cc: z.array(zRowId).optional().describe('Staff only: user ids who get every reply and note of the queue'),
-}).meta({ id: 'Queue' });
+export const QueueSchema = z
+  .strictObject({
+    id: zRowId,
+    name: z.string(),
+    description: z.string(),
+    mail_alias: z.string().nullable(),
+    team_id: zRowId.nullable(),
+    keep_mail_cc: z.boolean(),
+    signature: z.string(),
+    mail_cc_per_message: z.number().int(),
+    mail_cc_per_ticket: z.number().int(),
+    created_at: zTimestamp,
+    updated_at: zTimestamp,
+    cc: z.array(zRowId).optional().describe('Staff only: user ids who get every public reply of the queue'),
+    admin_cc: z.array(zRowId).optional().describe('Staff only: user ids who get every reply and note of the queue'),
+  })
+  .meta({ id: 'Queue' });

@@ -16,22 +16,61 @@ const CHOICES = { conditions: CONDITIONS, actions: ACTIONS };
 
 export function scripRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', doc({ summary: 'List scrips', ok: { 200: z.strictObject({ scrips: z.array(ScripSchema) }) }, errors: [403] }), async (c) => {
-    const scrips = await listScrips(dbOf(c), actorOf(c));
-    return respond(c, { scrips }, { title: 'Scrips', view: adminScreen(c, async () => <ScripsPage scrips={scrips} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} choices={CHOICES} />) });
-  });
-  app.post('/', doc({ summary: 'Create a scrip (admins)', body: CreateSchema, ok: { 201: ScripSchema }, errors: [409] }), async (c) => {
-    const s = await createScrip(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
-    return respond(c, s, { status: 201, title: s.key, location: `/scrips/${s.id}?saved` });
-  });
+  app.get(
+    '/',
+    doc({ summary: 'List scrips', ok: { 200: z.strictObject({ scrips: z.array(ScripSchema) }) }, errors: [403] }),
+    async (c) => {
+      const scrips = await listScrips(dbOf(c), actorOf(c));
+      return respond(
+        c,
+        { scrips },
+        {
+          title: 'Scrips',
+          view: adminScreen(c, async () => (
+            <ScripsPage
+              scrips={scrips}
+              templates={await listTemplates(dbOf(c), actorOf(c))}
+              lookups={await lookups(dbOf(c), actorOf(c))}
+              choices={CHOICES}
+            />
+          )),
+        },
+      );
+    },
+  );
+  app.post(
+    '/',
+    doc({ summary: 'Create a scrip (admins)', body: CreateSchema, ok: { 201: ScripSchema }, errors: [409] }),
+    async (c) => {
+      const s = await createScrip(dbOf(c), actorOf(c), await readBody(c, CreateSchema));
+      return respond(c, s, { status: 201, title: s.key, location: `/scrips/${s.id}?saved` });
+    },
+  );
   app.get('/:id', doc({ summary: 'A scrip', ok: { 200: ScripSchema }, errors: [403] }), async (c) => {
     const scrip = await getScrip(dbOf(c), actorOf(c), pathId(c));
-    return respond(c, scrip, { title: scrip.key, view: adminScreen(c, async () => <ScripPage scrip={scrip} templates={await listTemplates(dbOf(c), actorOf(c))} lookups={await lookups(dbOf(c), actorOf(c))} choices={CHOICES} />) });
+    return respond(c, scrip, {
+      title: scrip.key,
+      view: adminScreen(c, async () => (
+        <ScripPage
+          scrip={scrip}
+          templates={await listTemplates(dbOf(c), actorOf(c))}
+          lookups={await lookups(dbOf(c), actorOf(c))}
+          choices={CHOICES}
+        />
+      )),
+    });
   });
-  app.patch('/:id', doc({ summary: 'Change a scrip (admins)', body: UpdateSchema, ok: { 200: ScripSchema }, errors: [409] }), async (c) => {
-    const id = pathId(c);
-    return respond(c, updateScrip(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), { title: 'Scrip', location: `/scrips/${id}?saved` });
-  });
+  app.patch(
+    '/:id',
+    doc({ summary: 'Change a scrip (admins)', body: UpdateSchema, ok: { 200: ScripSchema }, errors: [409] }),
+    async (c) => {
+      const id = pathId(c);
+      return respond(c, updateScrip(dbOf(c), actorOf(c), id, await readBody(c, UpdateSchema)), {
+        title: 'Scrip',
+        location: `/scrips/${id}?saved`,
+      });
+    },
+  );
   app.delete('/:id', doc({ summary: 'Delete a scrip (admins)', ok: { 204: null } }), async (c) => {
     await deleteScrip(dbOf(c), actorOf(c), pathId(c));
     return noContent(c, '/scrips');

@@ -17,8 +17,19 @@ export const CreateScripSchema = z.strictObject({
 export const UpdateScripSchema = CreateScripSchema.partial();
 
 /** A scrip as the API answers it (SPEC B3, B6). */
-export const ScripSchema = z.strictObject({
-  id: zRowId, key: z.string(), description: z.string(), condition: z.enum(CONDITIONS), action: z.enum(ACTIONS),
-  template_id: zRowId.nullable(), queue_id: zRowId.nullable().describe('null: every queue'), enabled: z.boolean(), sort_order: z.number().int(),
-  config: z.record(z.string(), z.unknown()).describe('The action\'s arguments (`url`, `status`)'), created_at: zTimestamp, updated_at: zTimestamp,
-}).meta({ id: 'Scrip' });
+export const ScripSchema = z
+  .strictObject({
+    id: zRowId,
+    key: z.string(),
+    description: z.string(),
+    condition: z.enum(CONDITIONS),
+    action: z.enum(ACTIONS),
+    template_id: zRowId.nullable(),
+    queue_id: zRowId.nullable().describe('null: every queue'),
+    enabled: z.boolean(),
+    sort_order: z.number().int(),
+    config: z.record(z.string(), z.unknown()).describe("The action's arguments (`url`, `status`)"),
+    created_at: zTimestamp,
+    updated_at: zTimestamp,
+  })
+  .meta({ id: 'Scrip' });

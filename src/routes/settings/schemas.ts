@@ -4,7 +4,8 @@ import { zBool, zText } from '../../domain/validation.js';
 import { zRowId, zTimestamp } from '../openapi.js';
 
 /** An empty form field means "not given" (a password form left blank changes nothing). */
-const blankless = <T extends z.ZodType>(schema: T) => z.union([z.literal('').transform(() => undefined), schema]).optional();
+const blankless = <T extends z.ZodType>(schema: T) =>
+  z.union([z.literal('').transform(() => undefined), schema]).optional();
 
 export const SettingsSchema = z.strictObject({
   name: zText(200).optional(),
@@ -19,8 +20,17 @@ export const SettingsSchema = z.strictObject({
 });
 
 /** The signed-in user's own settings; the signature and notification choices are staff's only. */
-export const SettingsJsonSchema = z.strictObject({
-  id: zRowId, email: z.string(), role: z.enum(ROLES), name: z.string(), timezone: z.string(),
-  signature: z.string().optional(), notify_new_tickets: z.boolean().optional(), notify_replies: z.boolean().optional(), notify_notes: z.boolean().optional(),
-  updated_at: zTimestamp,
-}).meta({ id: 'Settings' });
+export const SettingsJsonSchema = z
+  .strictObject({
+    id: zRowId,
+    email: z.string(),
+    role: z.enum(ROLES),
+    name: z.string(),
+    timezone: z.string(),
+    signature: z.string().optional(),
+    notify_new_tickets: z.boolean().optional(),
+    notify_replies: z.boolean().optional(),
+    notify_notes: z.boolean().optional(),
+    updated_at: zTimestamp,
+  })
+  .meta({ id: 'Settings' });

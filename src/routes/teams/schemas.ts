@@ -7,7 +7,16 @@ export const UpdateTeamSchema = CreateTeamSchema.partial();
 export const MemberSchema = z.strictObject({ user_id: zId });
 
 /** A team as the API answers it (SPEC B3). */
-export const TeamSchema = z.strictObject({
-  id: zRowId, name: z.string(), description: z.string(), members: z.array(zRowId).describe('User ids'), created_at: zTimestamp, updated_at: zTimestamp,
-}).meta({ id: 'Team' });
-export const MembershipSchema = z.strictObject({ team_id: zRowId, user_id: zRowId, created_at: zTimestamp }).meta({ id: 'Membership' });
+export const TeamSchema = z
+  .strictObject({
+    id: zRowId,
+    name: z.string(),
+    description: z.string(),
+    members: z.array(zRowId).describe('User ids'),
+    created_at: zTimestamp,
+    updated_at: zTimestamp,
+  })
+  .meta({ id: 'Team' });
+export const MembershipSchema = z
+  .strictObject({ team_id: zRowId, user_id: zRowId, created_at: zTimestamp })
+  .meta({ id: 'Membership' });

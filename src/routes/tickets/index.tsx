@@ -10,20 +10,73 @@ import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
 import { effectiveFilter, listByFilter, liveRows, type TicketList } from '../../domain/tickets/list.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
-import { flatFilterParams, nestFilterParams, sortKeyOf, TicketListQuerySchema, type TicketFilter, type TicketListQuery } from '../../domain/tickets/query.js';
+import {
+  flatFilterParams,
+  nestFilterParams,
+  sortKeyOf,
+  TicketListQuerySchema,
+  type TicketFilter,
+  type TicketListQuery,
+} from '../../domain/tickets/query.js';
 import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
 import { STATUSES } from '../../domain/lifecycle.js';
-import { commentOnTicket, createTicket, getAttachment, getTicket, getTicketTransaction, listTicketTransactions, updateTicket } from '../../domain/tickets/write.js';
+import {
+  commentOnTicket,
+  createTicket,
+  getAttachment,
+  getTicket,
+  getTicketTransaction,
+  listTicketTransactions,
+  updateTicket,
+} from '../../domain/tickets/write.js';
 import { isAdmin, isStaff, requireStaff, type Actor } from '../../domain/actor.js';
 import { LiveRows, TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
-import { PeopleChanged, ReplyRefused, TicketChanged, TicketLive, TicketPage, TicketReplied, TxnBody, type TicketPageProps } from '../../views/tickets/show.js';
+import {
+  PeopleChanged,
+  ReplyRefused,
+  TicketChanged,
+  TicketLive,
+  TicketPage,
+  TicketReplied,
+  TxnBody,
+  type TicketPageProps,
+} from '../../views/tickets/show.js';
 import type { AppEnv } from '../context.js';
-import { actorOf, dbOf, inZone, isHtmx, noContent, notifyOf, wantsHtml, pathId, queryObject, readBody, readForm, respond, validate } from '../respond.js';
+import {
+  actorOf,
+  dbOf,
+  inZone,
+  isHtmx,
+  noContent,
+  notifyOf,
+  wantsHtml,
+  pathId,
+  queryObject,
+  readBody,
+  readForm,
+  respond,
+  validate,
+} from '../respond.js';
 import { readBodyWithFiles } from '../uploads.js';
 import {
-  AddWatcherSchema, BulkResultsSchema, BulkUpdateSchema, ColumnsParamSchema, CommentResultSchema, CommentSchema, CreateTicketSchema, LiveIdsSchema, LiveQuerySchema,
-  LiveRowsSchema, NotAddedSchema, TicketChangeSchema, TicketListSchema, TicketSchema, TransactionSchema, UpdateTicketSchema, WatcherRoleSchema,
+  AddWatcherSchema,
+  BulkResultsSchema,
+  BulkUpdateSchema,
+  ColumnsParamSchema,
+  CommentResultSchema,
+  CommentSchema,
+  CreateTicketSchema,
+  LiveIdsSchema,
+  LiveQuerySchema,
+  LiveRowsSchema,
+  NotAddedSchema,
+  TicketChangeSchema,
+  TicketListSchema,
+  TicketSchema,
+  TransactionSchema,
+  UpdateTicketSchema,
+  WatcherRoleSchema,
 } from './schemas.js';
 import { CustomFieldSchema } from '../custom-fields/schemas.js';
 import { documented } from '../openapi.js';
@@ -39,23 +92,56 @@ const doc = documented('Tickets');
  * an answer that renders the reply box (`replyBox`): the page, and the fragment after a reply.
  * `history`: the entries to show, when not the whole history (the live update's new ones).
  */
-async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson, replyBox = false, history?: TransactionJson[]): Promise<TicketPageProps> {
+async function pageProps(
+  c: C,
+  actor: Actor,
+  id: number,
+  loaded?: TicketJson,
+  replyBox = false,
+  history?: TransactionJson[],
+): Promise<TicketPageProps> {
   const db = dbOf(c);
-  const ticket = loaded ?? await getTicket(db, actor, id);
-  const transactions = history ?? await listTicketTransactions(db, actor, id);
+  const ticket = loaded ?? (await getTicket(db, actor, id));
+  const transactions = history ?? (await listTicketTransactions(db, actor, id));
   const staff = isStaff(actor);
   // The queue's Cc and AdminCc watch this ticket too (SPEC C2); customers do not see who watches.
   const queueWatchers = staff ? await queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] };
   // Names for the ticket's people and everyone the history names (requesters are not in the staff list).
-  const named = (types: string[]) => transactions.filter((t) => types.includes(t.type))
-    .flatMap((t) => [t.old_value, t.new_value].map((v) => (v && /^\d+$/.test(v) ? Number(v) : null)));
-  const people = [ticket.requester_id, ...ticket.requesters, ...ticket.cc, ...ticket.admin_cc, ...queueWatchers.cc, ...queueWatchers.admin_cc,
-    ...transactions.map((t) => t.creator_id), ...named(['SetOwner', 'AddWatcher', 'DelWatcher'])];
+  const named = (types: string[]) =>
+    transactions
+      .filter((t) => types.includes(t.type))
+      .flatMap((t) => [t.old_value, t.new_value].map((v) => (v && /^\d+$/.test(v) ? Number(v) : null)));
+  const people = [
+    ticket.requester_id,
+    ...ticket.requesters,
+    ...ticket.cc,
+    ...ticket.admin_cc,
+    ...queueWatchers.cc,
+    ...queueWatchers.admin_cc,
+    ...transactions.map((t) => t.creator_id),
+    ...named(['SetOwner', 'AddWatcher', 'DelWatcher']),
+  ];
   const l = await lookups(db, actor, people);
   return {
-    ticket, transactions, lookups: l, staff, actorId: actor.id, queueWatchers, statuses: STATUSES,
+    ticket,
+    transactions,
+    lookups: l,
+    staff,
+    actorId: actor.id,
+    queueWatchers,
+    statuses: STATUSES,
     // SPEC D0: who mail named and the Cc bounds left out, less whoever is on the ticket now (its people are loaded above).
-    notAdded: staff ? await notAddedOf(db, id, new Set(l.users.filter((u) => [...ticket.requesters, ...ticket.cc, ...queueWatchers.cc].includes(u.id)).map((u) => u.email))) : [],
+    notAdded: staff
+      ? await notAddedOf(
+          db,
+          id,
+          new Set(
+            l.users
+              .filter((u) => [...ticket.requesters, ...ticket.cc, ...queueWatchers.cc].includes(u.id))
+              .map((u) => u.email),
+          ),
+        )
+      : [],
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
     responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
@@ -65,10 +151,17 @@ async function pageProps(c: C, actor: Actor, id: number, loaded?: TicketJson, re
 async function newTicketProps(c: C, actor: Actor, values: Record<string, unknown>, errors: AppError['details'] = []) {
   const l = await lookups(dbOf(c), actor);
   const queueId = Number(values.queue_id) || l.queues.find((q) => q.name === 'General')?.id || l.queues[0]?.id;
-  return { lookups: l, fields: l.customFields.filter((f) => appliesToQueue(f, queueId)), values, errors: errors ?? [], staff: isStaff(actor) };
+  return {
+    lookups: l,
+    fields: l.customFields.filter((f) => appliesToQueue(f, queueId)),
+    values,
+    errors: errors ?? [],
+    staff: isStaff(actor),
+  };
 }
 
-const sameColumns = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameColumns = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** /tickets?… with empty parameters dropped, and the default column set left implicit. */
 function canonicalListUrl(params: Record<string, string>, defaultColumns: boolean): string {
@@ -79,10 +172,16 @@ function canonicalListUrl(params: Record<string, string>, defaultColumns: boolea
 }
 
 /** The list screen's props for a checked query (the JSON answer is its first four fields). */
-async function listProps(c: C, actor: Actor, query: TicketListQuery, chosen: Column[] | undefined, loaded?: { filters: TicketFilter; list: TicketList }): Promise<TicketListProps> {
+async function listProps(
+  c: C,
+  actor: Actor,
+  query: TicketListQuery,
+  chosen: Column[] | undefined,
+  loaded?: { filters: TicketFilter; list: TicketList },
+): Promise<TicketListProps> {
   const db = dbOf(c);
-  const filters = loaded?.filters ?? await effectiveFilter(db, actor, query);
-  const list = loaded?.list ?? await listByFilter(db, actor, filters);
+  const filters = loaded?.filters ?? (await effectiveFilter(db, actor, query));
+  const list = loaded?.list ?? (await listByFilter(db, actor, filters));
   const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
   const l = await lookups(db, actor);
   // The list links to itself with the checked parameters, never the raw query string.
@@ -93,7 +192,7 @@ async function listProps(c: C, actor: Actor, query: TicketListQuery, chosen: Col
     params,
     filters,
     view,
-    columns: chosen?.length ? chosen : view?.columns ?? DEFAULT_COLUMNS,
+    columns: chosen?.length ? chosen : (view?.columns ?? DEFAULT_COLUMNS),
     widths: view?.column_widths ?? {},
     lookups: l,
     bulk: isStaff(actor),
@@ -112,206 +211,359 @@ const BUILTIN_LIST_LINKS = BUILTIN_LISTS.map((b) => ({ key: b.key, name: b.name,
 /** The bulk form's summary, carried over its redirect for one request. */
 const FLASH = 'hx_list_summary';
 const FLASH_OPTIONS = { path: '/tickets', httpOnly: true, sameSite: 'Lax', maxAge: 60 } as const;
-const safeDecode = (s: string) => { try { return decodeURIComponent(s); } catch { return undefined; } };
+const safeDecode = (s: string) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+};
 
 /** Where a refused bulk form goes back to: its own return_to when it is a query string, else the list. */
 async function formReturnTo(c: C): Promise<string> {
-  const v = (await readForm(c).catch(() => ({} as Record<string, unknown>))).return_to;
+  const v = (await readForm(c).catch(() => ({}) as Record<string, unknown>)).return_to;
   return typeof v === 'string' && /^(\?[^\x00-\x1f\x7f#]*)?$/.test(v) && v.length <= 4000 ? v : '';
 }
 
 export function ticketRoutes() {
   const app = new Hono<AppEnv>();
 
-  app.get('/', doc({
-    summary: 'List tickets',
-    description: 'Filters, sort and paging (the list is capped by `limit`). `cf.<key>=<value>` filters by a custom field (several combine with AND). With `live_ids` (a live list asking about the tickets its event stream named) the answer is `LiveRows` instead.',
-    query: TicketListQuerySchema.extend({ columns: ColumnsParamSchema.optional(), live_ids: LiveIdsSchema.optional() }),
-    ok: { 200: z.union([TicketListSchema, LiveRowsSchema]) }, errors: [403, 404],
-  }), async (c) => {
-    const { columns, live_ids: liveIds, ...params } = queryObject(c);
-    const query = validate(TicketListQuerySchema, nestFilterParams(params));
-    const chosen = columns === undefined ? undefined : validate(ColumnsParamSchema, columns, 'columns');
-    const actor = actorOf(c);
-    const filters = await effectiveFilter(dbOf(c), actor, query);
-    // SPEC C5: the list page asks about the tickets its live stream named, under its own query.
-    if (liveIds !== undefined) {
-      const ids = validate(LiveIdsSchema, liveIds, 'live_ids');
-      const live = await liveRows(dbOf(c), actor, filters, ids);
-      return respond(c, live, {
+  app.get(
+    '/',
+    doc({
+      summary: 'List tickets',
+      description:
+        'Filters, sort and paging (the list is capped by `limit`). `cf.<key>=<value>` filters by a custom field (several combine with AND). With `live_ids` (a live list asking about the tickets its event stream named) the answer is `LiveRows` instead.',
+      query: TicketListQuerySchema.extend({
+        columns: ColumnsParamSchema.optional(),
+        live_ids: LiveIdsSchema.optional(),
+      }),
+      ok: { 200: z.union([TicketListSchema, LiveRowsSchema]) },
+      errors: [403, 404],
+    }),
+    async (c) => {
+      const { columns, live_ids: liveIds, ...params } = queryObject(c);
+      const query = validate(TicketListQuerySchema, nestFilterParams(params));
+      const chosen = columns === undefined ? undefined : validate(ColumnsParamSchema, columns, 'columns');
+      const actor = actorOf(c);
+      const filters = await effectiveFilter(dbOf(c), actor, query);
+      // SPEC C5: the list page asks about the tickets its live stream named, under its own query.
+      if (liveIds !== undefined) {
+        const ids = validate(LiveIdsSchema, liveIds, 'live_ids');
+        const live = await liveRows(dbOf(c), actor, filters, ids);
+        return respond(c, live, {
+          title: 'Tickets',
+          view: async () => (
+            <LiveRows
+              rows={live.rows}
+              p={
+                await listProps(c, actor, query, chosen, {
+                  filters,
+                  list: { tickets: [], total: 0, limit: 0, offset: 0 },
+                })
+              }
+            />
+          ),
+        });
+      }
+      const list = await listByFilter(dbOf(c), actor, filters);
+      return respond(c, list, {
         title: 'Tickets',
-        view: async () => <LiveRows rows={live.rows} p={await listProps(c, actor, query, chosen, { filters, list: { tickets: [], total: 0, limit: 0, offset: 0 } })} />,
+        view: async () => {
+          const props = await listProps(c, actor, query, chosen, { filters, list });
+          // What the last bulk change of a plain form post said (read once).
+          const flash = getCookie(c, FLASH);
+          if (flash !== undefined) deleteCookie(c, FLASH, { path: FLASH_OPTIONS.path });
+          const summary = flash === undefined ? undefined : safeDecode(flash);
+          // The filter form sends every field; the address pushed to history keeps only what is set.
+          if (isHtmx(c))
+            c.header(
+              'HX-Push-Url',
+              canonicalListUrl(props.params, !props.view && sameColumns(props.columns, DEFAULT_COLUMNS)),
+            );
+          return c.req.header('hx-target') === 'ticket-list' ? (
+            <TicketListRegion {...props} summary={summary} />
+          ) : (
+            <TicketListPage {...props} summary={summary} />
+          );
+        },
       });
-    }
-    const list = await listByFilter(dbOf(c), actor, filters);
-    return respond(c, list, {
-      title: 'Tickets',
-      view: async () => {
-        const props = await listProps(c, actor, query, chosen, { filters, list });
-        // What the last bulk change of a plain form post said (read once).
-        const flash = getCookie(c, FLASH);
-        if (flash !== undefined) deleteCookie(c, FLASH, { path: FLASH_OPTIONS.path });
-        const summary = flash === undefined ? undefined : safeDecode(flash);
-        // The filter form sends every field; the address pushed to history keeps only what is set.
-        if (isHtmx(c)) c.header('HX-Push-Url', canonicalListUrl(props.params, !props.view && sameColumns(props.columns, DEFAULT_COLUMNS)));
-        return c.req.header('hx-target') === 'ticket-list' ? <TicketListRegion {...props} summary={summary} /> : <TicketListPage {...props} summary={summary} />;
-      },
-    });
-  });
+    },
+  );
 
   // SPEC C4: one change to many tickets, each in its own unit of work (decision 035).
-  app.patch('/', doc({
-    summary: 'Change many tickets',
-    description: `The same change to up to ${BULK_MAX_IDS} tickets, each in its own unit of work: one ticket's failure is its own \`results\` entry.`,
-    body: BulkUpdateSchema, ok: { 200: BulkResultsSchema },
-  }), async (c) => {
-    const actor = actorOf(c);
-    const db = dbOf(c);
-    let input: z.infer<typeof BulkUpdateSchema>;
-    try {
-      input = await readBody(c, BulkUpdateSchema);
-    } catch (e) {
-      // A plain form post goes back to its list, saying what was wrong; htmx shows the error at the form.
-      if (!(e instanceof AppError) || !wantsHtml(c) || isHtmx(c)) throw e;
-      const back = await formReturnTo(c);
-      setCookie(c, FLASH, encodeURIComponent(`Nothing changed: ${e.details?.map((d) => `${d.path}: ${d.message}`).join('; ') ?? e.message}`.slice(0, 1000)), FLASH_OPTIONS);
-      return c.redirect(`/tickets${back}`, 303);
-    }
-    const results = await bulkUpdateTickets(db, actor, input.ids, input.changes, notifyOf(c));
-    if (!wantsHtml(c)) return c.json({ results });
-    const summary = bulkSummary(results);
-    const back = input.return_to ?? '';
-    if (!isHtmx(c)) {
-      setCookie(c, FLASH, encodeURIComponent(summary.slice(0, 1000)), FLASH_OPTIONS);
-      return c.redirect(`/tickets${back}`, 303);
-    }
-    // htmx: the list region again, as its query string asks, with the summary. The tickets have
-    // changed by now: a return_to that is no list (hand-made) shows the plain list, not a 422.
-    const { columns, ...rest } = Object.fromEntries(new URLSearchParams(back));
-    const query = TicketListQuerySchema.safeParse(nestFilterParams(rest));
-    const chosen = columns === undefined ? undefined : ColumnsParamSchema.safeParse(columns);
-    const asked = query.success && chosen?.success !== false
-      ? await listProps(c, actor, query.data, chosen?.data).catch((e) => { if (e instanceof AppError) return null; throw e; })
-      : null;
-    const props = asked ?? await listProps(c, actor, {}, undefined);
-    return c.html(inZone(c, <TicketListRegion {...props} summary={summary} />));
-  });
+  app.patch(
+    '/',
+    doc({
+      summary: 'Change many tickets',
+      description: `The same change to up to ${BULK_MAX_IDS} tickets, each in its own unit of work: one ticket's failure is its own \`results\` entry.`,
+      body: BulkUpdateSchema,
+      ok: { 200: BulkResultsSchema },
+    }),
+    async (c) => {
+      const actor = actorOf(c);
+      const db = dbOf(c);
+      let input: z.infer<typeof BulkUpdateSchema>;
+      try {
+        input = await readBody(c, BulkUpdateSchema);
+      } catch (e) {
+        // A plain form post goes back to its list, saying what was wrong; htmx shows the error at the form.
+        if (!(e instanceof AppError) || !wantsHtml(c) || isHtmx(c)) throw e;
+        const back = await formReturnTo(c);
+        setCookie(
+          c,
+          FLASH,
+          encodeURIComponent(
+            `Nothing changed: ${e.details?.map((d) => `${d.path}: ${d.message}`).join('; ') ?? e.message}`.slice(
+              0,
+              1000,
+            ),
+          ),
+          FLASH_OPTIONS,
+        );
+        return c.redirect(`/tickets${back}`, 303);
+      }
+      const results = await bulkUpdateTickets(db, actor, input.ids, input.changes, notifyOf(c));
+      if (!wantsHtml(c)) return c.json({ results });
+      const summary = bulkSummary(results);
+      const back = input.return_to ?? '';
+      if (!isHtmx(c)) {
+        setCookie(c, FLASH, encodeURIComponent(summary.slice(0, 1000)), FLASH_OPTIONS);
+        return c.redirect(`/tickets${back}`, 303);
+      }
+      // htmx: the list region again, as its query string asks, with the summary. The tickets have
+      // changed by now: a return_to that is no list (hand-made) shows the plain list, not a 422.
+      const { columns, ...rest } = Object.fromEntries(new URLSearchParams(back));
+      const query = TicketListQuerySchema.safeParse(nestFilterParams(rest));
+      const chosen = columns === undefined ? undefined : ColumnsParamSchema.safeParse(columns);
+      const asked =
+        query.success && chosen?.success !== false
+          ? await listProps(c, actor, query.data, chosen?.data).catch((e) => {
+              if (e instanceof AppError) return null;
+              throw e;
+            })
+          : null;
+      const props = asked ?? (await listProps(c, actor, {}, undefined));
+      return c.html(inZone(c, <TicketListRegion {...props} summary={summary} />));
+    },
+  );
 
-  app.get('/new', doc({
-    summary: 'What a new ticket asks for', description: 'The custom fields of the new-ticket form (for the queue given as `queue_id`, else General).',
-    ok: { 200: z.strictObject({ custom_fields: z.array(CustomFieldSchema) }) },
-  }), async (c) => {
-    const actor = actorOf(c);
-    const values = nestFilterParams(queryObject(c));
-    const props = await newTicketProps(c, actor, values);
-    return respond(c, { custom_fields: props.fields }, {
-      title: 'New ticket',
-      view: () => (isHtmx(c) ? <NewTicketForm {...props} /> : <section class="narrow"><NewTicketForm {...props} page /></section>),
-    });
-  });
+  app.get(
+    '/new',
+    doc({
+      summary: 'What a new ticket asks for',
+      description: 'The custom fields of the new-ticket form (for the queue given as `queue_id`, else General).',
+      ok: { 200: z.strictObject({ custom_fields: z.array(CustomFieldSchema) }) },
+    }),
+    async (c) => {
+      const actor = actorOf(c);
+      const values = nestFilterParams(queryObject(c));
+      const props = await newTicketProps(c, actor, values);
+      return respond(
+        c,
+        { custom_fields: props.fields },
+        {
+          title: 'New ticket',
+          view: () =>
+            isHtmx(c) ? (
+              <NewTicketForm {...props} />
+            ) : (
+              <section class="narrow">
+                <NewTicketForm {...props} page />
+              </section>
+            ),
+        },
+      );
+    },
+  );
 
-  app.post('/', doc({
-    summary: 'Open a ticket', body: CreateTicketSchema, ok: { 201: TicketChangeSchema }, errors: [404],
-  }), async (c) => {
-    const actor = actorOf(c);
-    try {
-      const input = await readBody(c, CreateTicketSchema);
-      const result = await createTicket(dbOf(c), actor, input, notifyOf(c));
-      if (isHtmx(c)) c.header('HX-Redirect', `/tickets/${result.ticket.id}`);
-      return respond(c, result, { status: 201, title: result.ticket.subject, location: `/tickets/${result.ticket.id}` });
-    } catch (e) {
-      // The new-ticket form shows its errors next to the fields, with what was typed kept
-      // (in the dialog for htmx; as the new-ticket page again for a plain form post).
-      if (!(e instanceof AppError) || e.code !== 'validation_failed' || !wantsHtml(c)) throw e;
-      const values = await c.req.parseBody({ all: true, dot: true }).catch(() => ({}));
-      const props = await newTicketProps(c, actor, values, e.details);
-      if (isHtmx(c)) return c.html(<NewTicketForm {...props} />, 422);
-      c.status(422);
-      return c.render(<section class="narrow"><NewTicketForm {...props} page /></section>, { title: 'New ticket' });
-    }
-  });
+  app.post(
+    '/',
+    doc({
+      summary: 'Open a ticket',
+      body: CreateTicketSchema,
+      ok: { 201: TicketChangeSchema },
+      errors: [404],
+    }),
+    async (c) => {
+      const actor = actorOf(c);
+      try {
+        const input = await readBody(c, CreateTicketSchema);
+        const result = await createTicket(dbOf(c), actor, input, notifyOf(c));
+        if (isHtmx(c)) c.header('HX-Redirect', `/tickets/${result.ticket.id}`);
+        return respond(c, result, {
+          status: 201,
+          title: result.ticket.subject,
+          location: `/tickets/${result.ticket.id}`,
+        });
+      } catch (e) {
+        // The new-ticket form shows its errors next to the fields, with what was typed kept
+        // (in the dialog for htmx; as the new-ticket page again for a plain form post).
+        if (!(e instanceof AppError) || e.code !== 'validation_failed' || !wantsHtml(c)) throw e;
+        const values = await c.req.parseBody({ all: true, dot: true }).catch(() => ({}));
+        const props = await newTicketProps(c, actor, values, e.details);
+        if (isHtmx(c)) return c.html(<NewTicketForm {...props} />, 422);
+        c.status(422);
+        return c.render(
+          <section class="narrow">
+            <NewTicketForm {...props} page />
+          </section>,
+          { title: 'New ticket' },
+        );
+      }
+    },
+  );
 
   app.get('/:id', doc({ summary: 'A ticket', ok: { 200: TicketSchema } }), async (c) => {
     const actor = actorOf(c);
     const ticket = await getTicket(dbOf(c), actor, pathId(c));
-    return respond(c, ticket, { title: `#${ticket.id} ${ticket.subject}`, view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket, true)} /> });
+    return respond(c, ticket, {
+      title: `#${ticket.id} ${ticket.subject}`,
+      view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket, true)} />,
+    });
   });
 
-  app.patch('/:id', doc({
-    summary: 'Change a ticket', description: 'One history entry per changed field; a change to nothing makes none.',
-    body: UpdateTicketSchema, ok: { 200: TicketChangeSchema },
-  }), async (c) => {
-    const id = pathId(c);
-    const actor = actorOf(c);
-    const input = await readBody(c, UpdateTicketSchema);
-    const result = await updateTicket(dbOf(c), actor, id, input, notifyOf(c));
-    return respond(c, result, { title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketChanged p={await pageProps(c, actor, id)} /> });
-  });
+  app.patch(
+    '/:id',
+    doc({
+      summary: 'Change a ticket',
+      description: 'One history entry per changed field; a change to nothing makes none.',
+      body: UpdateTicketSchema,
+      ok: { 200: TicketChangeSchema },
+    }),
+    async (c) => {
+      const id = pathId(c);
+      const actor = actorOf(c);
+      const input = await readBody(c, UpdateTicketSchema);
+      const result = await updateTicket(dbOf(c), actor, id, input, notifyOf(c));
+      return respond(c, result, {
+        title: `#${id}`,
+        location: `/tickets/${id}`,
+        view: async () => <TicketChanged p={await pageProps(c, actor, id)} />,
+      });
+    },
+  );
 
-  app.get('/:id/transactions', doc({ summary: 'A ticket\'s history', ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema) }) } }), async (c) => {
-    const id = pathId(c);
-    return respond(c, { transactions: await listTicketTransactions(dbOf(c), actorOf(c), id) }, { title: `#${id} history` });
-  });
+  app.get(
+    '/:id/transactions',
+    doc({ summary: "A ticket's history", ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema) }) } }),
+    async (c) => {
+      const id = pathId(c);
+      return respond(
+        c,
+        { transactions: await listTicketTransactions(dbOf(c), actorOf(c), id) },
+        { title: `#${id} history` },
+      );
+    },
+  );
 
   // SPEC D0: who mail named on the ticket and the Cc bounds left out, with the reason (staff; the page's People box).
-  app.get('/:id/cc-not-added', doc({
-    summary: 'People mail named but the Cc bounds left out', ok: { 200: z.strictObject({ cc_not_added: z.array(NotAddedSchema) }) }, errors: [403],
-  }), async (c) => {
-    const id = pathId(c);
-    const notAdded = await ccNotAdded(dbOf(c), actorOf(c), id);
-    return respond(c, { cc_not_added: notAdded }, { title: `#${id} not added from mail` });
-  });
+  app.get(
+    '/:id/cc-not-added',
+    doc({
+      summary: 'People mail named but the Cc bounds left out',
+      ok: { 200: z.strictObject({ cc_not_added: z.array(NotAddedSchema) }) },
+      errors: [403],
+    }),
+    async (c) => {
+      const id = pathId(c);
+      const notAdded = await ccNotAdded(dbOf(c), actorOf(c), id);
+      return respond(c, { cc_not_added: notAdded }, { title: `#${id} not added from mail` });
+    },
+  );
 
-  app.get('/:id/transactions/:txnId', doc({ summary: 'One history entry', ok: { 200: z.strictObject({ transaction: TransactionSchema }) } }), async (c) => {
-    const id = pathId(c);
-    const txnId = pathId(c, 'txnId');
-    const transaction = await getTicketTransaction(dbOf(c), actorOf(c), id, txnId);
-    return respond(c, { transaction }, { title: `#${id} message ${txnId}`, view: () => <TxnBody ticketId={id} t={transaction} whole /> });
-  });
+  app.get(
+    '/:id/transactions/:txnId',
+    doc({ summary: 'One history entry', ok: { 200: z.strictObject({ transaction: TransactionSchema }) } }),
+    async (c) => {
+      const id = pathId(c);
+      const txnId = pathId(c, 'txnId');
+      const transaction = await getTicketTransaction(dbOf(c), actorOf(c), id, txnId);
+      return respond(
+        c,
+        { transaction },
+        { title: `#${id} message ${txnId}`, view: () => <TxnBody ticketId={id} t={transaction} whole /> },
+      );
+    },
+  );
 
-  app.post('/:id/comment', doc({
-    summary: 'Reply or add a note',
-    description: '`internal` defaults to true (a note). Files come as multipart `attachments` or as JSON base64. 409 `stale` when mail came in after `seen_transaction_id` (unless `force`).',
-    body: CommentSchema, files: true, ok: { 201: CommentResultSchema }, errors: [409],
-  }), async (c) => {
-    const id = pathId(c);
-    const actor = actorOf(c);
-    // SPEC C4: files come as multipart `attachments` or JSON base64; MAX_ATTACHMENT_BYTES in all.
-    const { input, attachments } = await readBodyWithFiles(c, CommentSchema);
-    if (input.body.trim() === '' && attachments.length === 0) throw invalid('body', 'Must not be empty');
-    let result;
-    try {
-      result = await commentOnTicket(dbOf(c), actor, id, { ...input, attachments }, { maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES, notify: notifyOf(c) });
-    } catch (e) {
-      // SPEC C5: newer mail came in. The page shows it above the reply box, which keeps what was typed.
-      if (!(e instanceof StaleError) || !wantsHtml(c)) throw e;
-      const p = await pageProps(c, actor, id, undefined, !isHtmx(c));
-      if (isHtmx(c)) return c.html(inZone(c, <ReplyRefused p={p} stale={e.transactions} />), 409);
-      const reply = { body: input.body, internal: input.internal ?? true, set_status: input.set_status, files: attachments.length, stale: e.transactions };
-      c.status(409);
-      return c.render(<TicketPage p={{ ...p, reply }} />, { title: `#${id} ${p.ticket.subject}` });
-    }
-    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <TicketReplied p={await pageProps(c, actor, id, undefined, true)} /> });
-  });
+  app.post(
+    '/:id/comment',
+    doc({
+      summary: 'Reply or add a note',
+      description:
+        '`internal` defaults to true (a note). Files come as multipart `attachments` or as JSON base64. 409 `stale` when mail came in after `seen_transaction_id` (unless `force`).',
+      body: CommentSchema,
+      files: true,
+      ok: { 201: CommentResultSchema },
+      errors: [409],
+    }),
+    async (c) => {
+      const id = pathId(c);
+      const actor = actorOf(c);
+      // SPEC C4: files come as multipart `attachments` or JSON base64; MAX_ATTACHMENT_BYTES in all.
+      const { input, attachments } = await readBodyWithFiles(c, CommentSchema);
+      if (input.body.trim() === '' && attachments.length === 0) throw invalid('body', 'Must not be empty');
+      let result;
+      try {
+        result = await commentOnTicket(
+          dbOf(c),
+          actor,
+          id,
+          { ...input, attachments },
+          { maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES, notify: notifyOf(c) },
+        );
+      } catch (e) {
+        // SPEC C5: newer mail came in. The page shows it above the reply box, which keeps what was typed.
+        if (!(e instanceof StaleError) || !wantsHtml(c)) throw e;
+        const p = await pageProps(c, actor, id, undefined, !isHtmx(c));
+        if (isHtmx(c)) return c.html(inZone(c, <ReplyRefused p={p} stale={e.transactions} />), 409);
+        const reply = {
+          body: input.body,
+          internal: input.internal ?? true,
+          set_status: input.set_status,
+          files: attachments.length,
+          stale: e.transactions,
+        };
+        c.status(409);
+        return c.render(<TicketPage p={{ ...p, reply }} />, { title: `#${id} ${p.ticket.subject}` });
+      }
+      return respond(c, result, {
+        status: 201,
+        title: `#${id}`,
+        location: `/tickets/${id}`,
+        view: async () => <TicketReplied p={await pageProps(c, actor, id, undefined, true)} />,
+      });
+    },
+  );
 
   // SPEC C5: what changed on the ticket since the entry `after` (the page's last): for a page, the
   // new entries appended to its history and its other parts out of band (TicketLive); JSON
   // clients get the same entries and the ticket as it is now.
-  app.get('/:id/live', doc({
-    summary: 'What changed since a history entry', query: LiveQuerySchema,
-    ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema), ticket: TicketSchema }) },
-  }), async (c) => {
-    const id = pathId(c);
-    const { after } = validate(LiveQuerySchema, c.req.query());
-    const actor = actorOf(c);
-    const db = dbOf(c);
-    const ticket = await getTicket(db, actor, id);
-    const transactions = await listTicketTransactions(db, actor, id, { after });
-    return respond(c, { transactions, ticket }, {
-      title: `#${id}`,
-      view: async () => <TicketLive p={await pageProps(c, actor, id, ticket, false, transactions)} />,
-    });
-  });
+  app.get(
+    '/:id/live',
+    doc({
+      summary: 'What changed since a history entry',
+      query: LiveQuerySchema,
+      ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema), ticket: TicketSchema }) },
+    }),
+    async (c) => {
+      const id = pathId(c);
+      const { after } = validate(LiveQuerySchema, c.req.query());
+      const actor = actorOf(c);
+      const db = dbOf(c);
+      const ticket = await getTicket(db, actor, id);
+      const transactions = await listTicketTransactions(db, actor, id, { after });
+      return respond(
+        c,
+        { transactions, ticket },
+        {
+          title: `#${id}`,
+          view: async () => <TicketLive p={await pageProps(c, actor, id, ticket, false, transactions)} />,
+        },
+      );
+    },
+  );
 
   // SPEC C5: the reply box says its writer is typing (throttled by the page); others see it live.
   app.post('/:id/typing', doc({ summary: 'Say you are writing a reply', ok: { 204: null } }), async (c) => {
@@ -324,44 +576,68 @@ export function ticketRoutes() {
   });
 
   // SPEC C2: people on the ticket. Each change is an AddWatcher/DelWatcher transaction.
-  app.post('/:id/watchers', doc({
-    summary: 'Add a requester, Cc or AdminCc', body: AddWatcherSchema, ok: { 201: CommentResultSchema }, errors: [409],
-  }), async (c) => {
-    const id = pathId(c);
-    const actor = actorOf(c);
-    const input = await readBody(c, AddWatcherSchema);
-    const result = await addWatcher(dbOf(c), actor, id, input, notifyOf(c));
-    return respond(c, result, { status: 201, title: `#${id}`, location: `/tickets/${id}`, view: async () => <PeopleChanged p={await pageProps(c, actor, id)} /> });
-  });
+  app.post(
+    '/:id/watchers',
+    doc({
+      summary: 'Add a requester, Cc or AdminCc',
+      body: AddWatcherSchema,
+      ok: { 201: CommentResultSchema },
+      errors: [409],
+    }),
+    async (c) => {
+      const id = pathId(c);
+      const actor = actorOf(c);
+      const input = await readBody(c, AddWatcherSchema);
+      const result = await addWatcher(dbOf(c), actor, id, input, notifyOf(c));
+      return respond(c, result, {
+        status: 201,
+        title: `#${id}`,
+        location: `/tickets/${id}`,
+        view: async () => <PeopleChanged p={await pageProps(c, actor, id)} />,
+      });
+    },
+  );
 
-  app.delete('/:id/watchers/:role/:userId', doc({
-    summary: 'Take someone off a ticket', path: { role: WatcherRoleSchema }, ok: { 204: null }, errors: [422],
-  }), async (c) => {
-    const id = pathId(c);
-    const actor = actorOf(c);
-    const role = validate(WatcherRoleSchema, c.req.param('role'), 'role');
-    const userId = pathId(c, 'userId');
-    await removeWatcher(dbOf(c), actor, id, role, userId, notifyOf(c));
-    if (isHtmx(c)) return c.html(inZone(c, <PeopleChanged p={await pageProps(c, actor, id)} />));
-    return noContent(c, `/tickets/${id}`);
-  });
+  app.delete(
+    '/:id/watchers/:role/:userId',
+    doc({
+      summary: 'Take someone off a ticket',
+      path: { role: WatcherRoleSchema },
+      ok: { 204: null },
+      errors: [422],
+    }),
+    async (c) => {
+      const id = pathId(c);
+      const actor = actorOf(c);
+      const role = validate(WatcherRoleSchema, c.req.param('role'), 'role');
+      const userId = pathId(c, 'userId');
+      await removeWatcher(dbOf(c), actor, id, role, userId, notifyOf(c));
+      if (isHtmx(c)) return c.html(inZone(c, <PeopleChanged p={await pageProps(c, actor, id)} />));
+      return noContent(c, `/tickets/${id}`);
+    },
+  );
   return app;
 }
 
 /** GET /attachments/:id — always a download (never rendered inline by the browser). */
 export function attachmentRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/:id', documented('Attachments')({
-    summary: 'Download a file', description: 'Always a download, with the file\'s own `Content-Type`.',
-    ok: { 200: { media: 'application/octet-stream', description: 'The file\'s bytes' } },
-  }), async (c) => {
-    const a = await getAttachment(dbOf(c), actorOf(c), pathId(c));
-    return c.body(new Uint8Array(a.content), 200, {
-      'Content-Type': a.content_type,
-      'Content-Disposition': `attachment; filename="${a.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,
-      'Content-Security-Policy': "sandbox; default-src 'none'",
-      'Cache-Control': 'private, max-age=3600',
-    });
-  });
+  app.get(
+    '/:id',
+    documented('Attachments')({
+      summary: 'Download a file',
+      description: "Always a download, with the file's own `Content-Type`.",
+      ok: { 200: { media: 'application/octet-stream', description: "The file's bytes" } },
+    }),
+    async (c) => {
+      const a = await getAttachment(dbOf(c), actorOf(c), pathId(c));
+      return c.body(new Uint8Array(a.content), 200, {
+        'Content-Type': a.content_type,
+        'Content-Disposition': `attachment; filename="${a.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,
+        'Content-Security-Policy': "sandbox; default-src 'none'",
+        'Cache-Control': 'private, max-age=3600',
+      });
+    },
+  );
   return app;
 }

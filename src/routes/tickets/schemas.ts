@@ -12,17 +12,32 @@ import { zRowId, zTimestamp } from '../openapi.js';
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
 const customFields = zJsonObject;
 /** A person by id (7) or address (ann@example.com, "Ann Lee <ann@example.com>"); checked by the domain. */
-const personRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(320)], { error: 'Expected a user id or an e-mail address' });
+const personRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(320)], {
+  error: 'Expected a user id or an e-mail address',
+});
 /** Empty entries of a typed list ("ann@example.com, " after picking a suggestion) name no one. */
-const withoutEmpty = (v: unknown) => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x !== '') : v);
+const withoutEmpty = (v: unknown) =>
+  typeof v === 'string'
+    ? v
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== '')
+    : v;
 const people = z.preprocess(withoutEmpty, zList(personRef)).pipe(z.array(personRef).max(50, 'At most 50 people'));
 
-export const WatcherRoleSchema = z.enum(['requester', 'cc', 'admin_cc'], { error: 'Expected one of: requester, cc, admin_cc' });
-export const AddWatcherSchema = z.strictObject({
-  role: WatcherRoleSchema,
-  user_id: zId.optional(),
-  email: z.string().trim().min(1, 'Must not be empty').max(320).optional(),
-}).refine((v) => (v.user_id === undefined) !== (v.email === undefined), { path: ['user_id'], message: 'Give either user_id or email' });
+export const WatcherRoleSchema = z.enum(['requester', 'cc', 'admin_cc'], {
+  error: 'Expected one of: requester, cc, admin_cc',
+});
+export const AddWatcherSchema = z
+  .strictObject({
+    role: WatcherRoleSchema,
+    user_id: zId.optional(),
+    email: z.string().trim().min(1, 'Must not be empty').max(320).optional(),
+  })
+  .refine((v) => (v.user_id === undefined) !== (v.email === undefined), {
+    path: ['user_id'],
+    message: 'Give either user_id or email',
+  });
 
 export const CreateTicketSchema = z.strictObject({
   queue_id: zId,
@@ -74,18 +89,30 @@ export const ColumnsParamSchema = zDistinctList(zColumn, 'column', COLUMNS.lengt
 export const LiveIdsSchema = zDistinctList(zId, 'id', LIVE_IDS_MAX);
 
 /** "none" (a form's choice) or null: clear it; an id sets it. */
-const zClearableId = z.union([z.literal('none').transform(() => null), z.null(), zId], { error: 'Expected an id, null or "none"' });
+const zClearableId = z.union([z.literal('none').transform(() => null), z.null(), zId], {
+  error: 'Expected an id, null or "none"',
+});
 /** A form's empty choice ("no change") is no change at all. */
-const withoutBlank = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-  ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== '' && x !== undefined)) : v);
+const withoutBlank = (v: unknown) =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== '' && x !== undefined))
+    : v;
 
-export const BulkChangesSchema = z.preprocess(withoutBlank, z.strictObject({
-  status: status.optional(),
-  owner_id: zClearableId.optional(),
-  queue_id: zId.optional(),
-  team_id: zClearableId.optional(),
-  priority: zInt(0, 100).optional(),
-}).refine((v) => Object.keys(v).length > 0, 'Choose at least one change (status, owner_id, queue_id, team_id or priority)'));
+export const BulkChangesSchema = z.preprocess(
+  withoutBlank,
+  z
+    .strictObject({
+      status: status.optional(),
+      owner_id: zClearableId.optional(),
+      queue_id: zId.optional(),
+      team_id: zClearableId.optional(),
+      priority: zInt(0, 100).optional(),
+    })
+    .refine(
+      (v) => Object.keys(v).length > 0,
+      'Choose at least one change (status, owner_id, queue_id, team_id or priority)',
+    ),
+);
 
 /**
  * PATCH /tickets (SPEC C4): the same change to up to BULK_MAX_IDS tickets. A form sends
@@ -98,7 +125,11 @@ export const BulkUpdateSchema = z.strictObject({
     .pipe(z.array(zId))
     .refine((v) => new Set(v).size === v.length, 'Each ticket may appear once'),
   changes: BulkChangesSchema,
-  return_to: z.string().max(4000).regex(/^(\?[^\x00-\x1f\x7f#]*)?$/, 'Expected the list\'s query string (starting with ?)').optional(),
+  return_to: z
+    .string()
+    .max(4000)
+    .regex(/^(\?[^\x00-\x1f\x7f#]*)?$/, "Expected the list's query string (starting with ?)")
+    .optional(),
 });
 
 /**
@@ -106,57 +137,124 @@ export const BulkUpdateSchema = z.strictObject({
  * the page shows; what came after it is answered (everything without it).
  */
 export const LiveQuerySchema = z.strictObject({
-  after: z.coerce.number({ error: 'Expected a whole number' }).int('Expected a whole number').min(0, 'Expected a whole number')
-    .max(Number.MAX_SAFE_INTEGER, 'Expected a whole number').optional(),
+  after: z.coerce
+    .number({ error: 'Expected a whole number' })
+    .int('Expected a whole number')
+    .min(0, 'Expected a whole number')
+    .max(Number.MAX_SAFE_INTEGER, 'Expected a whole number')
+    .optional(),
 });
 
 // ---- What the ticket routes answer (SPEC B3, D5): the document's response schemas ----------
 
 /** SPEC B6: one entry per scrip whose condition matched. */
-export const ScripResultSchema = z.strictObject({
-  scrip_id: zRowId, key: z.string(), action: z.string(), ok: z.boolean(), notifications: z.number().int().min(0),
-  error: z.string().optional(),
-  withheld: z.strictObject({ recipients: z.array(z.string()), reason: z.string() }).optional()
-    .describe('Customers this action did not mail, and why'),
-}).meta({ id: 'ScripResult' });
+export const ScripResultSchema = z
+  .strictObject({
+    scrip_id: zRowId,
+    key: z.string(),
+    action: z.string(),
+    ok: z.boolean(),
+    notifications: z.number().int().min(0),
+    error: z.string().optional(),
+    withheld: z
+      .strictObject({ recipients: z.array(z.string()), reason: z.string() })
+      .optional()
+      .describe('Customers this action did not mail, and why'),
+  })
+  .meta({ id: 'ScripResult' });
 
-export const AttachmentSchema = z.strictObject({ id: zRowId, filename: z.string(), content_type: z.string(), size: z.number().int().min(0) })
+export const AttachmentSchema = z
+  .strictObject({ id: zRowId, filename: z.string(), content_type: z.string(), size: z.number().int().min(0) })
   .meta({ id: 'Attachment', description: 'A file on a message; its bytes: GET /attachments/{id}' });
 
-export const TransactionSchema = z.strictObject({
-  id: zRowId, ticket_id: zRowId, type: z.enum(TRANSACTION_TYPES), creator_id: zRowId.nullable(), body: z.string().nullable(),
-  field: z.string().nullable(), old_value: z.string().nullable(), new_value: z.string().nullable(), message_id: z.string().nullable(),
-  attachments: z.array(AttachmentSchema), scrip_results: z.array(ScripResultSchema),
-  outside_sender: z.boolean().describe('A Comment that is mail from someone not on the ticket'),
-  created_at: zTimestamp,
-}).meta({ id: 'Transaction', description: 'One entry of a ticket\'s history' });
+export const TransactionSchema = z
+  .strictObject({
+    id: zRowId,
+    ticket_id: zRowId,
+    type: z.enum(TRANSACTION_TYPES),
+    creator_id: zRowId.nullable(),
+    body: z.string().nullable(),
+    field: z.string().nullable(),
+    old_value: z.string().nullable(),
+    new_value: z.string().nullable(),
+    message_id: z.string().nullable(),
+    attachments: z.array(AttachmentSchema),
+    scrip_results: z.array(ScripResultSchema),
+    outside_sender: z.boolean().describe('A Comment that is mail from someone not on the ticket'),
+    created_at: zTimestamp,
+  })
+  .meta({ id: 'Transaction', description: "One entry of a ticket's history" });
 
-export const TicketSchema = z.strictObject({
-  id: zRowId, queue_id: zRowId, subject: z.string(), description: z.string(), status: z.enum(STATUSES),
-  owner_id: zRowId.nullable(), team_id: zRowId.nullable(), requester_id: zRowId.nullable(), priority: z.number().int().min(0).max(100),
-  custom_fields: z.record(z.string(), z.union([z.string(), z.number()])).describe('Values by custom field key'),
-  created_at: zTimestamp, updated_at: zTimestamp, resolved_at: zTimestamp.nullable(),
-  requesters: z.array(zRowId), cc: z.array(zRowId), admin_cc: z.array(zRowId),
-}).meta({ id: 'Ticket' });
+export const TicketSchema = z
+  .strictObject({
+    id: zRowId,
+    queue_id: zRowId,
+    subject: z.string(),
+    description: z.string(),
+    status: z.enum(STATUSES),
+    owner_id: zRowId.nullable(),
+    team_id: zRowId.nullable(),
+    requester_id: zRowId.nullable(),
+    priority: z.number().int().min(0).max(100),
+    custom_fields: z.record(z.string(), z.union([z.string(), z.number()])).describe('Values by custom field key'),
+    created_at: zTimestamp,
+    updated_at: zTimestamp,
+    resolved_at: zTimestamp.nullable(),
+    requesters: z.array(zRowId),
+    cc: z.array(zRowId),
+    admin_cc: z.array(zRowId),
+  })
+  .meta({ id: 'Ticket' });
 
-export const TicketListSchema = z.strictObject({
-  tickets: z.array(TicketSchema), total: z.number().int().min(0), limit: z.number().int().min(0), offset: z.number().int().min(0),
-}).meta({ id: 'TicketList' });
+export const TicketListSchema = z
+  .strictObject({
+    tickets: z.array(TicketSchema),
+    total: z.number().int().min(0),
+    limit: z.number().int().min(0),
+    offset: z.number().int().min(0),
+  })
+  .meta({ id: 'TicketList' });
 
 /** SPEC C5: what a live list learns of the tickets its stream named. */
-export const LiveRowsSchema = z.strictObject({
-  sort: z.string(),
-  rows: z.array(z.strictObject({
-    id: zRowId, visible: z.boolean(), matches: z.boolean(), ticket: TicketSchema.optional(),
-    sort_key: z.tuple([z.union([z.number(), z.string()]), z.number()]).optional(),
-  })),
-}).meta({ id: 'LiveRows' });
+export const LiveRowsSchema = z
+  .strictObject({
+    sort: z.string(),
+    rows: z.array(
+      z.strictObject({
+        id: zRowId,
+        visible: z.boolean(),
+        matches: z.boolean(),
+        ticket: TicketSchema.optional(),
+        sort_key: z.tuple([z.union([z.number(), z.string()]), z.number()]).optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'LiveRows' });
 
-export const TicketChangeSchema = z.strictObject({ ticket: TicketSchema, scrip_results: z.array(ScripResultSchema) }).meta({ id: 'TicketChange' });
-export const CommentResultSchema = z.strictObject({ transaction: TransactionSchema, scrip_results: z.array(ScripResultSchema) }).meta({ id: 'TransactionChange', description: 'A new history entry and the scrips it ran' });
-export const BulkResultsSchema = z.strictObject({
-  results: z.array(z.strictObject({ id: zRowId, ok: z.boolean(), error: z.string().optional(), scrip_results: z.array(ScripResultSchema).optional() })),
-}).meta({ id: 'BulkResults' });
-export const NotAddedSchema = z.strictObject({
-  email: z.string(), name: z.string(), reason: z.string(), transaction_id: zRowId.nullable(), created_at: zTimestamp,
-}).meta({ id: 'NotAdded', description: 'Someone mail named whom the Cc bounds left off the ticket' });
+export const TicketChangeSchema = z
+  .strictObject({ ticket: TicketSchema, scrip_results: z.array(ScripResultSchema) })
+  .meta({ id: 'TicketChange' });
+export const CommentResultSchema = z
+  .strictObject({ transaction: TransactionSchema, scrip_results: z.array(ScripResultSchema) })
+  .meta({ id: 'TransactionChange', description: 'A new history entry and the scrips it ran' });
+export const BulkResultsSchema = z
+  .strictObject({
+    results: z.array(
+      z.strictObject({
+        id: zRowId,
+        ok: z.boolean(),
+        error: z.string().optional(),
+        scrip_results: z.array(ScripResultSchema).optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'BulkResults' });
+export const NotAddedSchema = z
+  .strictObject({
+    email: z.string(),
+    name: z.string(),
+    reason: z.string(),
+    transaction_id: zRowId.nullable(),
+    created_at: zTimestamp,
+  })
+  .meta({ id: 'NotAdded', description: 'Someone mail named whom the Cc bounds left off the ticket' });

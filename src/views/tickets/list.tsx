@@ -8,11 +8,22 @@ import { BULK_FORM, BulkBar } from './bulkBar.js';
 import { queueName, STATUS_LABEL, userName, When } from '../format.js';
 
 export const ALL_COLUMNS: Column[] = ['ID', 'Subject', 'Status', 'Queue', 'Owner', 'Created', 'Updated'];
-export const DEFAULT_WIDTHS: Record<Column, number> = { ID: 80, Subject: 0, Status: 110, Queue: 150, Owner: 160, Created: 165, Updated: 165 };
+export const DEFAULT_WIDTHS: Record<Column, number> = {
+  ID: 80,
+  Subject: 0,
+  Status: 110,
+  Queue: 150,
+  Owner: 160,
+  Created: 165,
+  Updated: 165,
+};
 const SORT_OF: Partial<Record<Column, string>> = { ID: 'id', Created: 'created', Updated: 'updated' };
 
 export interface TicketListProps {
-  tickets: TicketJson[]; total: number; limit: number; offset: number;
+  tickets: TicketJson[];
+  total: number;
+  limit: number;
+  offset: number;
   /** The parameters as given (the URL), and the filters in force (view + parameters). */
   params: Record<string, string>;
   filters: TicketFilter;
@@ -42,20 +53,48 @@ export interface TicketListProps {
 /** The URL of this list with some parameters changed. */
 function link(p: TicketListProps, change: Record<string, string | number | null>): string {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...p.params, ...change })) if (v !== null && v !== '' && v !== undefined) params.set(k, String(v));
+  for (const [k, v] of Object.entries({ ...p.params, ...change }))
+    if (v !== null && v !== '' && v !== undefined) params.set(k, String(v));
   const s = params.toString();
   return `/tickets${s ? `?${s}` : ''}`;
 }
 
 function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
   switch (column) {
-    case 'ID': return <td class="num"><a href={`/tickets/${t.id}`}>#{t.id}</a></td>;
-    case 'Subject': return <td class="subject"><a href={`/tickets/${t.id}`}>{t.subject}</a></td>;
-    case 'Status': return <td><span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span></td>;
-    case 'Queue': return <td>{queueName(l, t.queue_id)}</td>;
-    case 'Owner': return <td class={t.owner_id == null ? 'muted' : ''}>{userName(l, t.owner_id, 'Unassigned')}</td>;
-    case 'Created': return <td class="date"><When iso={t.created_at} /></td>;
-    case 'Updated': return <td class="date"><When iso={t.updated_at} /></td>;
+    case 'ID':
+      return (
+        <td class="num">
+          <a href={`/tickets/${t.id}`}>#{t.id}</a>
+        </td>
+      );
+    case 'Subject':
+      return (
+        <td class="subject">
+          <a href={`/tickets/${t.id}`}>{t.subject}</a>
+        </td>
+      );
+    case 'Status':
+      return (
+        <td>
+          <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+        </td>
+      );
+    case 'Queue':
+      return <td>{queueName(l, t.queue_id)}</td>;
+    case 'Owner':
+      return <td class={t.owner_id == null ? 'muted' : ''}>{userName(l, t.owner_id, 'Unassigned')}</td>;
+    case 'Created':
+      return (
+        <td class="date">
+          <When iso={t.created_at} />
+        </td>
+      );
+    case 'Updated':
+      return (
+        <td class="date">
+          <When iso={t.updated_at} />
+        </td>
+      );
   }
 }
 
@@ -63,11 +102,33 @@ function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
 const keyAttr = (k: SortKey) => JSON.stringify(k);
 
 /** One ticket's row: the same for the page and for a live update of it (SPEC C5). */
-export function TicketRow({ t, p, sortKey, match }: { t: TicketJson; p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups'>; sortKey: SortKey; match?: boolean }) {
+export function TicketRow({
+  t,
+  p,
+  sortKey,
+  match,
+}: {
+  t: TicketJson;
+  p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups'>;
+  sortKey: SortKey;
+  match?: boolean;
+}) {
   return (
     <tr data-id={String(t.id)} data-key={keyAttr(sortKey)} data-match={match === undefined ? undefined : String(match)}>
-      {p.bulk && <td class="select"><input type="checkbox" name="ids" value={String(t.id)} form={BULK_FORM} aria-label={`Select ticket #${t.id}`} /></td>}
-      {p.columns.map((c) => <Cell column={c} t={t} l={p.lookups} />)}
+      {p.bulk && (
+        <td class="select">
+          <input
+            type="checkbox"
+            name="ids"
+            value={String(t.id)}
+            form={BULK_FORM}
+            aria-label={`Select ticket #${t.id}`}
+          />
+        </td>
+      )}
+      {p.columns.map((c) => (
+        <Cell column={c} t={t} l={p.lookups} />
+      ))}
     </tr>
   );
 }
@@ -76,22 +137,46 @@ function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
   const key = SORT_OF[column];
   const current = p.filters.sort ?? '-updated';
   const label = key ? (
-    <a href={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })} hx-get={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })}
-      hx-target="#ticket-list" hx-swap="outerHTML" hx-push-url="true">
-      {column}{current === key ? ' ▲' : current === `-${key}` ? ' ▼' : ''}
+    <a
+      href={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })}
+      hx-get={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })}
+      hx-target="#ticket-list"
+      hx-swap="outerHTML"
+      hx-push-url="true"
+    >
+      {column}
+      {current === key ? ' ▲' : current === `-${key}` ? ' ▼' : ''}
     </a>
-  ) : column;
+  ) : (
+    column
+  );
   return (
-    <th scope="col" data-column={column} aria-sort={current === key ? 'ascending' : current === `-${key}` ? 'descending' : undefined}>
+    <th
+      scope="col"
+      data-column={column}
+      aria-sort={current === key ? 'ascending' : current === `-${key}` ? 'descending' : undefined}
+    >
       <span class="th-label">{label}</span>
-      {column !== 'Subject' && <span class="resizer" data-resize={column} role="separator" aria-orientation="vertical" aria-label={`Resize ${column}`} tabindex={0}
-        aria-valuemin={50} aria-valuemax={800} aria-valuenow={({ ...DEFAULT_WIDTHS, ...p.widths } as Record<string, number>)[column]}></span>}
+      {column !== 'Subject' && (
+        <span
+          class="resizer"
+          data-resize={column}
+          role="separator"
+          aria-orientation="vertical"
+          aria-label={`Resize ${column}`}
+          tabindex={0}
+          aria-valuemin={50}
+          aria-valuemax={800}
+          aria-valuenow={({ ...DEFAULT_WIDTHS, ...p.widths } as Record<string, number>)[column]}
+        ></span>
+      )}
     </th>
   );
 }
 
 /** The list's own query string (what the live rows are asked under): its parameters, columns included. */
-const liveQuery = (p: TicketListProps) => new URLSearchParams(Object.entries(p.params).filter(([, v]) => v !== '')).toString();
+const liveQuery = (p: TicketListProps) =>
+  new URLSearchParams(Object.entries(p.params).filter(([, v]) => v !== '')).toString();
 
 /**
  * SPEC C5: new tickets that would make the rows in view jump are not inserted; this bar says how
@@ -103,7 +188,10 @@ function LiveBar() {
     <>
       <span class="visually-hidden" role="status" aria-live="polite" data-live-say></span>
       <div class="live-bar" data-live-bar hidden>
-        <span data-live-count></span> — <button type="button" data-live-show>Show</button>
+        <span data-live-count></span> —{' '}
+        <button type="button" data-live-show>
+          Show
+        </button>
       </div>
     </>
   );
@@ -116,8 +204,20 @@ function LiveBar() {
  */
 export function LiveRows({ rows, p }: { rows: LiveRow[]; p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups'> }) {
   return (
-    <table id="live-rows" data-gone={rows.filter((r) => !r.visible).map((r) => r.id).join(',')}>
-      <tbody>{rows.filter((r) => r.ticket).map((r) => <TicketRow t={r.ticket!} p={p} sortKey={r.sort_key!} match={r.matches} />)}</tbody>
+    <table
+      id="live-rows"
+      data-gone={rows
+        .filter((r) => !r.visible)
+        .map((r) => r.id)
+        .join(',')}
+    >
+      <tbody>
+        {rows
+          .filter((r) => r.ticket)
+          .map((r) => (
+            <TicketRow t={r.ticket!} p={p} sortKey={r.sort_key!} match={r.matches} />
+          ))}
+      </tbody>
     </table>
   );
 }
@@ -126,41 +226,98 @@ export function LiveRows({ rows, p }: { rows: LiveRow[]; p: Pick<TicketListProps
 export function TicketListRegion(p: TicketListProps) {
   const { tickets, total, limit, offset } = p;
   const widths = { ...DEFAULT_WIDTHS, ...p.widths };
-  const filtersJson = JSON.stringify(Object.fromEntries(Object.entries(p.filters).filter(([k]) => k !== 'limit' && k !== 'offset')));
-  const widthsJson = JSON.stringify(Object.fromEntries(p.columns.filter((c) => c !== 'Subject').map((c) => [c, widths[c]])));
+  const filtersJson = JSON.stringify(
+    Object.fromEntries(Object.entries(p.filters).filter(([k]) => k !== 'limit' && k !== 'offset')),
+  );
+  const widthsJson = JSON.stringify(
+    Object.fromEntries(p.columns.filter((c) => c !== 'Subject').map((c) => [c, widths[c]])),
+  );
   const returnTo = link(p, {}).slice('/tickets'.length);
   const span = p.columns.length + (p.bulk ? 1 : 0);
   return (
-    <div id="ticket-list" class="ticket-list" data-columns={p.columns.join(',')}
-      data-live-list data-live-refresh hx-trigger="sse:ticket" data-live-query={liveQuery(p)} data-sort={p.filters.sort ?? '-updated'}
-      data-offset={String(offset)} data-limit={String(limit)}>
-      {p.bulk ? <BulkBar l={p.lookups} statuses={p.statuses} returnTo={returnTo} summary={p.summary} /> : p.summary && <p class="bulk-summary" role="status">{p.summary}</p>}
+    <div
+      id="ticket-list"
+      class="ticket-list"
+      data-columns={p.columns.join(',')}
+      data-live-list
+      data-live-refresh
+      hx-trigger="sse:ticket"
+      data-live-query={liveQuery(p)}
+      data-sort={p.filters.sort ?? '-updated'}
+      data-offset={String(offset)}
+      data-limit={String(limit)}
+    >
+      {p.bulk ? (
+        <BulkBar l={p.lookups} statuses={p.statuses} returnTo={returnTo} summary={p.summary} />
+      ) : (
+        p.summary && (
+          <p class="bulk-summary" role="status">
+            {p.summary}
+          </p>
+        )
+      )}
       {/* The filter form's sort lives here so that a header click (which swaps only this region) updates it too. */}
       {p.filters.sort && <input type="hidden" name="sort" value={p.filters.sort} form="filters" />}
       <div class="live-wrap">
         <LiveBar />
         <div class="table-scroll">
-        <table class="tickets" id="tickets-table">
-          <colgroup>
-            {p.bulk && <col class="select-col" />}
-            {p.columns.map((c) => <col data-col={c} style={c === 'Subject' ? undefined : `width:${widths[c]}px`} />)}
-          </colgroup>
-          <thead><tr>
-            {p.bulk && <th scope="col" class="select"><input type="checkbox" data-select-all aria-label="Select all tickets on this page" /></th>}
-            {p.columns.map((c) => <HeaderCell column={c} p={p} />)}
-          </tr></thead>
-          <tbody>
-            {tickets.length === 0
-              ? <tr><td colspan={span} class="empty">No tickets match these filters.</td></tr>
-              : tickets.map((t) => <TicketRow t={t} p={p} sortKey={p.sortKeys[t.id]} />)}
-          </tbody>
-        </table>
+          <table class="tickets" id="tickets-table">
+            <colgroup>
+              {p.bulk && <col class="select-col" />}
+              {p.columns.map((c) => (
+                <col data-col={c} style={c === 'Subject' ? undefined : `width:${widths[c]}px`} />
+              ))}
+            </colgroup>
+            <thead>
+              <tr>
+                {p.bulk && (
+                  <th scope="col" class="select">
+                    <input type="checkbox" data-select-all aria-label="Select all tickets on this page" />
+                  </th>
+                )}
+                {p.columns.map((c) => (
+                  <HeaderCell column={c} p={p} />
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {tickets.length === 0 ? (
+                <tr>
+                  <td colspan={span} class="empty">
+                    No tickets match these filters.
+                  </td>
+                </tr>
+              ) : (
+                tickets.map((t) => <TicketRow t={t} p={p} sortKey={p.sortKeys[t.id]} />)
+              )}
+            </tbody>
+          </table>
         </div>
       </div>
       <nav class="pager" aria-label="Pages">
         <span>{total === 0 ? '0 tickets' : `${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}</span>
-        {offset > 0 && <a href={link(p, { offset: Math.max(0, offset - limit) || null })} hx-get={link(p, { offset: Math.max(0, offset - limit) || null })} hx-target="#ticket-list" hx-swap="outerHTML" hx-push-url="true">← Previous</a>}
-        {offset + limit < total && <a href={link(p, { offset: offset + limit })} hx-get={link(p, { offset: offset + limit })} hx-target="#ticket-list" hx-swap="outerHTML" hx-push-url="true">Next →</a>}
+        {offset > 0 && (
+          <a
+            href={link(p, { offset: Math.max(0, offset - limit) || null })}
+            hx-get={link(p, { offset: Math.max(0, offset - limit) || null })}
+            hx-target="#ticket-list"
+            hx-swap="outerHTML"
+            hx-push-url="true"
+          >
+            ← Previous
+          </a>
+        )}
+        {offset + limit < total && (
+          <a
+            href={link(p, { offset: offset + limit })}
+            hx-get={link(p, { offset: offset + limit })}
+            hx-target="#ticket-list"
+            hx-swap="outerHTML"
+            hx-push-url="true"
+          >
+            Next →
+          </a>
+        )}
       </nav>
       <div class="view-actions">
         <details>
@@ -169,12 +326,17 @@ export function TicketListRegion(p: TicketListProps) {
             <input type="hidden" name="filters" value={filtersJson} />
             <input type="hidden" name="columns" value={p.columns.join(',')} />
             <input type="hidden" name="column_widths" value={widthsJson} data-widths />
-            <label>Name <input name="name" required maxlength={100} /></label>
+            <label>
+              Name <input name="name" required maxlength={100} />
+            </label>
             {(p.shareTeams?.length ?? 0) > 0 && (
-              <label>Share with team
+              <label>
+                Share with team
                 <select name="team_id">
                   <option value="">Only me</option>
-                  {p.shareTeams!.map((t) => <option value={String(t.id)}>{t.name}</option>)}
+                  {p.shareTeams!.map((t) => (
+                    <option value={String(t.id)}>{t.name}</option>
+                  ))}
                 </select>
               </label>
             )}
@@ -191,9 +353,16 @@ export function TicketListRegion(p: TicketListProps) {
           </form>
         )}
         {p.view && p.canEditView && (
-          <form method="post" action={`/saved-views/${p.view.id}`} class="inline-form" hx-confirm={`Delete the view “${p.view.name}”?`}>
+          <form
+            method="post"
+            action={`/saved-views/${p.view.id}`}
+            class="inline-form"
+            hx-confirm={`Delete the view “${p.view.name}”?`}
+          >
             <input type="hidden" name="_method" value="DELETE" />
-            <button type="submit" class="danger">Delete view</button>
+            <button type="submit" class="danger">
+              Delete view
+            </button>
           </form>
         )}
       </div>
@@ -201,10 +370,25 @@ export function TicketListRegion(p: TicketListProps) {
   );
 }
 
-const Select = ({ name, label, value, options }: { name: string; label: string; value: string; options: [string, string][] }) => (
-  <label>{label}
+const Select = ({
+  name,
+  label,
+  value,
+  options,
+}: {
+  name: string;
+  label: string;
+  value: string;
+  options: [string, string][];
+}) => (
+  <label>
+    {label}
     <select name={name}>
-      {options.map(([v, text]) => <option value={v} selected={v === value}>{text}</option>)}
+      {options.map(([v, text]) => (
+        <option value={v} selected={v === value}>
+          {text}
+        </option>
+      ))}
     </select>
   </label>
 );
@@ -215,8 +399,12 @@ export function TicketListPage(p: TicketListProps) {
   const f = p.filters;
   const staff = l.users.filter((u) => u.role !== 'requester' && !u.disabled);
   const status = f.status?.join(',') ?? '';
-  const statusOptions: [string, string][] = [['', 'Any status'], ['new,open,stalled', 'Active'], ['resolved,rejected,deleted', 'Inactive'],
-    ...p.statuses.map((s): [string, string] => [s, STATUS_LABEL[s]])];
+  const statusOptions: [string, string][] = [
+    ['', 'Any status'],
+    ['new,open,stalled', 'Active'],
+    ['resolved,rejected,deleted', 'Inactive'],
+    ...p.statuses.map((s): [string, string] => [s, STATUS_LABEL[s]]),
+  ];
   if (status && !statusOptions.some(([v]) => v === status)) statusOptions.push([status, status]);
   const builtin = p.builtin;
   const title = p.view ? p.view.name : builtin && builtin.key !== 'all' ? builtin.name : 'Tickets';
@@ -226,42 +414,133 @@ export function TicketListPage(p: TicketListProps) {
       <header class="page-head">
         <h1>{title}</h1>
         <nav class="views" aria-label="Lists and saved views">
-          {p.builtinLists.map((b) => <a href={b.url} class={!p.view && builtin?.key === b.key ? 'current' : ''}
-            aria-current={!p.view && builtin?.key === b.key ? 'page' : undefined}>{b.name}</a>)}
-          {l.savedViews.map((v) => <a href={`/tickets?view_id=${v.id}`} class={p.view?.id === v.id ? 'current' : ''}
-            aria-current={p.view?.id === v.id ? 'page' : undefined}>{v.name}{v.shared && <span class="shared-by"> (shared by {v.owner_name})</span>}</a>)}
+          {p.builtinLists.map((b) => (
+            <a
+              href={b.url}
+              class={!p.view && builtin?.key === b.key ? 'current' : ''}
+              aria-current={!p.view && builtin?.key === b.key ? 'page' : undefined}
+            >
+              {b.name}
+            </a>
+          ))}
+          {l.savedViews.map((v) => (
+            <a
+              href={`/tickets?view_id=${v.id}`}
+              class={p.view?.id === v.id ? 'current' : ''}
+              aria-current={p.view?.id === v.id ? 'page' : undefined}
+            >
+              {v.name}
+              {v.shared && <span class="shared-by"> (shared by {v.owner_name})</span>}
+            </a>
+          ))}
         </nav>
-        <a class="button primary" href="/tickets/new" data-open-dialog="new-ticket" hx-get="/tickets/new" hx-target="#new-ticket-body" hx-push-url="false">New ticket</a>
+        <a
+          class="button primary"
+          href="/tickets/new"
+          data-open-dialog="new-ticket"
+          hx-get="/tickets/new"
+          hx-target="#new-ticket-body"
+          hx-push-url="false"
+        >
+          New ticket
+        </a>
       </header>
-      <form id="filters" class="filters" method="get" action="/tickets" hx-get="/tickets" hx-target="#ticket-list" hx-swap="outerHTML" hx-push-url="true"
-        hx-trigger="change, input from:#q delay:300ms, submit">
+      <form
+        id="filters"
+        class="filters"
+        method="get"
+        action="/tickets"
+        hx-get="/tickets"
+        hx-target="#ticket-list"
+        hx-swap="outerHTML"
+        hx-push-url="true"
+        hx-trigger="change, input from:#q delay:300ms, submit"
+      >
         {p.view && <input type="hidden" name="view_id" value={String(p.view.id)} />}
-        <label class="search">Search <input id="q" type="search" name="q" value={f.q ?? ''} placeholder="Subject or message text" autocomplete="off" /></label>
-        <Select name="queue_id" label="Queue" value={String(f.queue_id ?? '')} options={[['', 'Any queue'], ...l.queues.map((q): [string, string] => [String(q.id), q.name])]} />
+        <label class="search">
+          Search{' '}
+          <input
+            id="q"
+            type="search"
+            name="q"
+            value={f.q ?? ''}
+            placeholder="Subject or message text"
+            autocomplete="off"
+          />
+        </label>
+        <Select
+          name="queue_id"
+          label="Queue"
+          value={String(f.queue_id ?? '')}
+          options={[['', 'Any queue'], ...l.queues.map((q): [string, string] => [String(q.id), q.name])]}
+        />
         <Select name="status" label="Status" value={status} options={statusOptions} />
-        <Select name="owner_id" label="Owner" value={String(f.owner_id ?? '')}
-          options={[['', 'Anyone'], ['me', 'Me'], ['none', 'Unassigned'], ...staff.map((u): [string, string] => [String(u.id), u.name || u.email])]} />
-        <label class="check"><input type="checkbox" name="my_teams" value="true" checked={f.my_teams === true} /> In my teams’ queues</label>
-        <Select name="team_id" label="Owner's team" value={String(f.team_id ?? '')} options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]} />
-        <Select name="ticket_team_id" label="Ticket team" value={String(f.ticket_team_id ?? '')} options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]} />
-        {l.customFields.map((cf) => cf.type === 'select'
-          ? <Select name={`cf.${cf.key}`} label={cf.name} value={f.cf?.[cf.key] ?? ''} options={[['', 'Any'], ...cf.options.map((o): [string, string] => [o, o])]} />
-          : <label>{cf.name} <input name={`cf.${cf.key}`} value={f.cf?.[cf.key] ?? ''} type={cf.type === 'number' ? 'number' : cf.type === 'date' ? 'date' : 'text'} /></label>)}
+        <Select
+          name="owner_id"
+          label="Owner"
+          value={String(f.owner_id ?? '')}
+          options={[
+            ['', 'Anyone'],
+            ['me', 'Me'],
+            ['none', 'Unassigned'],
+            ...staff.map((u): [string, string] => [String(u.id), u.name || u.email]),
+          ]}
+        />
+        <label class="check">
+          <input type="checkbox" name="my_teams" value="true" checked={f.my_teams === true} /> In my teams’ queues
+        </label>
+        <Select
+          name="team_id"
+          label="Owner's team"
+          value={String(f.team_id ?? '')}
+          options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]}
+        />
+        <Select
+          name="ticket_team_id"
+          label="Ticket team"
+          value={String(f.ticket_team_id ?? '')}
+          options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]}
+        />
+        {l.customFields.map((cf) =>
+          cf.type === 'select' ? (
+            <Select
+              name={`cf.${cf.key}`}
+              label={cf.name}
+              value={f.cf?.[cf.key] ?? ''}
+              options={[['', 'Any'], ...cf.options.map((o): [string, string] => [o, o])]}
+            />
+          ) : (
+            <label>
+              {cf.name}{' '}
+              <input
+                name={`cf.${cf.key}`}
+                value={f.cf?.[cf.key] ?? ''}
+                type={cf.type === 'number' ? 'number' : cf.type === 'date' ? 'date' : 'text'}
+              />
+            </label>
+          ),
+        )}
         <details class="column-picker">
           <summary>Columns</summary>
           <fieldset>
             <legend>Visible columns</legend>
             {ALL_COLUMNS.map((c) => (
-              <label><input type="checkbox" name="columns" value={c} checked={p.columns.includes(c)} /> {c}</label>
+              <label>
+                <input type="checkbox" name="columns" value={c} checked={p.columns.includes(c)} /> {c}
+              </label>
             ))}
             <small class="hint" id="columns-hint" role="status"></small>
           </fieldset>
         </details>
-        <noscript><button type="submit">Apply</button></noscript>
+        <noscript>
+          <button type="submit">Apply</button>
+        </noscript>
       </form>
       <TicketListRegion {...p} />
       <dialog id="new-ticket" aria-labelledby="new-ticket-title">
-        <div id="new-ticket-body"><p class="muted">Loading…</p></div>
+        <div id="new-ticket-body">
+          <p class="muted">Loading…</p>
+        </div>
       </dialog>
     </section>
   );

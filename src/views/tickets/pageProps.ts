@@ -32,4 +32,10 @@ export interface TicketPageProps {
 }
 
 /** What a refused reply box had: its text and kind, and the entries that came in after its page. */
-export interface ReplyDraft { body: string; internal: boolean; set_status?: string; files: number; stale: TransactionJson[] }
+export interface ReplyDraft {
+  body: string;
+  internal: boolean;
+  set_status?: string;
+  files: number;
+  stale: TransactionJson[];
+}

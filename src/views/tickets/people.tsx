@@ -23,26 +23,60 @@ export interface PersonFieldProps {
  * static/app.js turns the last comma-separated part into `q` and puts a picked address in its
  * place). Without JavaScript it is a plain text field taking addresses.
  */
-export function PersonField({ id, name, label, value = '', multiple, hint, errors = [], placeholder }: PersonFieldProps) {
+export function PersonField({
+  id,
+  name,
+  label,
+  value = '',
+  multiple,
+  hint,
+  errors = [],
+  placeholder,
+}: PersonFieldProps) {
   const listId = `${id}-options`;
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = errors.length > 0 ? `${id}-error` : undefined;
   return (
     <div class="person-field">
       <label for={id}>{label}</label>
-      <input id={id} name={name} value={value} type="text" autocomplete="off" spellcheck={false} maxlength={multiple ? 16_000 : 320}
+      <input
+        id={id}
+        name={name}
+        value={value}
+        type="text"
+        autocomplete="off"
+        spellcheck={false}
+        maxlength={multiple ? 16_000 : 320}
         placeholder={placeholder}
-        role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls={listId}
+        role="combobox"
+        aria-autocomplete="list"
+        aria-expanded="false"
+        aria-controls={listId}
         aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
         aria-invalid={errors.length > 0 ? 'true' : undefined}
         data-people-search={multiple ? 'multiple' : 'single'}
-        hx-get="/users" hx-trigger="input changed delay:200ms" hx-target={`#${listId}`} hx-swap="innerHTML"
-        hx-params="none" hx-sync="this:replace" hx-push-url="false" />
+        hx-get="/users"
+        hx-trigger="input changed delay:200ms"
+        hx-target={`#${listId}`}
+        hx-swap="innerHTML"
+        hx-params="none"
+        hx-sync="this:replace"
+        hx-push-url="false"
+      />
       <ul id={listId} class="person-options" role="listbox" aria-label={`People matching ${label}`} hidden></ul>
-      {hint && <small class="hint" id={hintId}>{hint}</small>}
+      {hint && (
+        <small class="hint" id={hintId}>
+          {hint}
+        </small>
+      )}
       {errorId && (
         <span class="field-error" id={errorId} role="alert">
-          {errors.map((e, i) => <>{i > 0 && <br />}{e.message}</>)}
+          {errors.map((e, i) => (
+            <>
+              {i > 0 && <br />}
+              {e.message}
+            </>
+          ))}
         </span>
       )}
     </div>
@@ -55,11 +89,15 @@ const ROLE_WORD: Record<string, string> = { admin: 'administrator', agent: 'agen
 export function PeopleOptions({ users, q }: { users: UserJson[]; q: string }) {
   if (users.length === 0) {
     const address = q.trim();
-    return /^[^\s@<>,]+@[^\s@<>,]+\.[^\s@<>,]+$/.test(address)
-      ? <li role="option" class="person-option person-new" data-value={address.toLowerCase()} aria-selected="false">
-          <span class="person-name">New person</span> <span class="person-email">{address.toLowerCase()}</span>
-        </li>
-      : <li role="option" class="person-none" aria-disabled="true" aria-selected="false">No one found. Type a whole address to add someone new.</li>;
+    return /^[^\s@<>,]+@[^\s@<>,]+\.[^\s@<>,]+$/.test(address) ? (
+      <li role="option" class="person-option person-new" data-value={address.toLowerCase()} aria-selected="false">
+        <span class="person-name">New person</span> <span class="person-email">{address.toLowerCase()}</span>
+      </li>
+    ) : (
+      <li role="option" class="person-none" aria-disabled="true" aria-selected="false">
+        No one found. Type a whole address to add someone new.
+      </li>
+    );
   }
   return (
     <>
@@ -87,7 +125,8 @@ export function namesList(people: Pick<Person, 'name' | 'email'>[], max = 5): st
  * and Cc (the ticket's and its queue's), without the writer and disabled people (SPEC C2).
  */
 export function publicReplyWords(to: Person[], cc: Person[]): string {
-  if (to.length === 0 && cc.length === 0) return '(nobody will be mailed: the ticket has no requester or Cc besides you)';
+  if (to.length === 0 && cc.length === 0)
+    return '(nobody will be mailed: the ticket has no requester or Cc besides you)';
   const parts = [to.length > 0 ? namesList(to) : '', cc.length > 0 ? `Cc ${namesList(cc)}` : ''].filter(Boolean);
   return `(mailed to ${parts.join(', ')})`;
 }
@@ -111,7 +150,17 @@ type Role = 'requester' | 'cc' | 'admin_cc';
 const ROLE_TITLE: Record<Role, string> = { requester: 'Requesters', cc: 'Cc', admin_cc: 'AdminCc' };
 const ROLE_AS: Record<Role, string> = { requester: 'requester', cc: 'Cc', admin_cc: 'AdminCc' };
 
-function PersonRow({ ticketId, role, person, viaQueue }: { ticketId: number; role: Role; person: Person; viaQueue?: boolean }) {
+function PersonRow({
+  ticketId,
+  role,
+  person,
+  viaQueue,
+}: {
+  ticketId: number;
+  role: Role;
+  person: Person;
+  viaQueue?: boolean;
+}) {
   const url = `/tickets/${ticketId}/watchers/${role}/${person.id}`;
   return (
     <li class={person.disabled ? 'person disabled' : 'person'}>
@@ -122,25 +171,50 @@ function PersonRow({ ticketId, role, person, viaQueue }: { ticketId: number; rol
         {viaQueue && <span class="person-note">via queue</span>}
       </span>
       {!viaQueue && (
-        <form method="post" action={url} hx-post={url} hx-target="#people" hx-swap="outerHTML" data-error-target="#people-error">
+        <form
+          method="post"
+          action={url}
+          hx-post={url}
+          hx-target="#people"
+          hx-swap="outerHTML"
+          data-error-target="#people-error"
+        >
           <input type="hidden" name="_method" value="DELETE" />
-          <button type="submit" class="link-button" aria-label={`Remove ${personLabel(person)} as ${ROLE_AS[role]}`}>Remove</button>
+          <button type="submit" class="link-button" aria-label={`Remove ${personLabel(person)} as ${ROLE_AS[role]}`}>
+            Remove
+          </button>
         </form>
       )}
     </li>
   );
 }
 
-function RoleList({ ticketId, role, own, viaQueue = [] }: { ticketId: number; role: Role; own: Person[]; viaQueue?: Person[] }) {
+function RoleList({
+  ticketId,
+  role,
+  own,
+  viaQueue = [],
+}: {
+  ticketId: number;
+  role: Role;
+  own: Person[];
+  viaQueue?: Person[];
+}) {
   const fromQueue = viaQueue.filter((q) => !own.some((o) => o.id === q.id));
   const headingId = `people-${role}`;
   return (
     <div class="people-role">
       <h3 id={headingId}>{ROLE_TITLE[role]}</h3>
-      {own.length + fromQueue.length === 0 ? <p class="muted small">None</p> : (
+      {own.length + fromQueue.length === 0 ? (
+        <p class="muted small">None</p>
+      ) : (
         <ul aria-labelledby={headingId}>
-          {own.map((u) => <PersonRow ticketId={ticketId} role={role} person={u} />)}
-          {fromQueue.map((u) => <PersonRow ticketId={ticketId} role={role} person={u} viaQueue />)}
+          {own.map((u) => (
+            <PersonRow ticketId={ticketId} role={role} person={u} />
+          ))}
+          {fromQueue.map((u) => (
+            <PersonRow ticketId={ticketId} role={role} person={u} viaQueue />
+          ))}
         </ul>
       )}
     </div>
@@ -164,10 +238,23 @@ function NotAdded({ ticketId, people }: { ticketId: number; people: NotAddedJson
               {n.name && <span class="person-email">{n.email}</span>}
               <span class="person-note">{n.reason}</span>
             </span>
-            <form method="post" action={add} hx-post={add} hx-target="#people" hx-swap="outerHTML" data-error-target="#people-error">
+            <form
+              method="post"
+              action={add}
+              hx-post={add}
+              hx-target="#people"
+              hx-swap="outerHTML"
+              data-error-target="#people-error"
+            >
               <input type="hidden" name="role" value="cc" />
-              <input type="hidden" name="email" value={n.name ? `"${n.name.replace(/["\\<>]/g, "")}" <${n.email}>` : n.email} />
-              <button type="submit" class="link-button" aria-label={`Add as Cc: ${n.name || n.email}`}>Add as Cc</button>
+              <input
+                type="hidden"
+                name="email"
+                value={n.name ? `"${n.name.replace(/["\\<>]/g, '')}" <${n.email}>` : n.email}
+              />
+              <button type="submit" class="link-button" aria-label={`Add as Cc: ${n.name || n.email}`}>
+                Add as Cc
+              </button>
             </form>
           </li>
         ))}
@@ -187,9 +274,20 @@ export function PeopleBox(p: PeopleBoxProps) {
       <RoleList ticketId={p.ticketId} role="admin_cc" own={p.adminCc} viaQueue={p.queueAdminCc} />
       {(p.notAdded ?? []).length > 0 && <NotAdded ticketId={p.ticketId} people={p.notAdded!} />}
       {p.relayHeld && (
-        <p class="muted small relay-held">Until someone on staff replies publicly, what a customer writes on this ticket reaches staff only, not the other customers.</p>
+        <p class="muted small relay-held">
+          Until someone on staff replies publicly, what a customer writes on this ticket reaches staff only, not the
+          other customers.
+        </p>
       )}
-      <form class="people-add" method="post" action={add} hx-post={add} hx-target="#people" hx-swap="outerHTML" data-error-target="#people-error">
+      <form
+        class="people-add"
+        method="post"
+        action={add}
+        hx-post={add}
+        hx-target="#people"
+        hx-swap="outerHTML"
+        data-error-target="#people-error"
+      >
         <h3>Add someone</h3>
         <label for="people-add-role">Role</label>
         <select id="people-add-role" name="role">

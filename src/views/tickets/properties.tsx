@@ -6,24 +6,46 @@ import type { TicketPageProps } from './pageProps.js';
 /** One inline-editable property: a form of its own, PATCHed on change (one transaction). */
 function Prop({ id, name, label, children }: { id: number; name: string; label: string; children: unknown }) {
   return (
-    <form class="prop" method="post" action={`/tickets/${id}`} hx-patch={`/tickets/${id}`} hx-trigger="change" hx-target="#properties"
-      hx-swap="outerHTML" data-error-target={`#err-${name.replace('.', '-')}`}>
+    <form
+      class="prop"
+      method="post"
+      action={`/tickets/${id}`}
+      hx-patch={`/tickets/${id}`}
+      hx-trigger="change"
+      hx-target="#properties"
+      hx-swap="outerHTML"
+      data-error-target={`#err-${name.replace('.', '-')}`}
+    >
       <input type="hidden" name="_method" value="PATCH" />
       <label for={`prop-${name}`}>{label}</label>
       {children}
-      <noscript><button type="submit">Save</button></noscript>
+      <noscript>
+        <button type="submit">Save</button>
+      </noscript>
       <div class="field-error" id={`err-${name.replace('.', '-')}`} role="alert"></div>
     </form>
   );
 }
 
-const options = (items: [string, string][], value: string) => items.map(([v, t]) => <option value={v} selected={v === value}>{t}</option>);
+const options = (items: [string, string][], value: string) =>
+  items.map(([v, t]) => (
+    <option value={v} selected={v === value}>
+      {t}
+    </option>
+  ));
 
 /** One-click triage (SPEC C4): Take (owner := me) and Resolve, each a PATCH like any property. */
 function QuickActions({ p }: { p: TicketPageProps }) {
   const t = p.ticket;
   const quick = (field: string, value: string, text: string) => (
-    <form method="post" action={`/tickets/${t.id}`} hx-patch={`/tickets/${t.id}`} hx-target="#properties" hx-swap="outerHTML" data-error-target="#err-quick">
+    <form
+      method="post"
+      action={`/tickets/${t.id}`}
+      hx-patch={`/tickets/${t.id}`}
+      hx-target="#properties"
+      hx-swap="outerHTML"
+      data-error-target="#err-quick"
+    >
       <input type="hidden" name="_method" value="PATCH" />
       <input type="hidden" name={field} value={value} />
       <button type="submit">{text}</button>
@@ -48,9 +70,14 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
     return (
       <aside id="properties" class="properties" hx-swap-oob={oob ? 'true' : undefined}>
         <dl>
-          <dt>Status</dt><dd>{STATUS_LABEL[t.status] ?? t.status}</dd>
-          <dt>Queue</dt><dd>{queueName(l, t.queue_id)}</dd>
-          <dt>Created</dt><dd><When iso={t.created_at} /></dd>
+          <dt>Status</dt>
+          <dd>{STATUS_LABEL[t.status] ?? t.status}</dd>
+          <dt>Queue</dt>
+          <dd>{queueName(l, t.queue_id)}</dd>
+          <dt>Created</dt>
+          <dd>
+            <When iso={t.created_at} />
+          </dd>
         </dl>
       </aside>
     );
@@ -59,33 +86,76 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
     <aside id="properties" class="properties" aria-label="Ticket properties" hx-swap-oob={oob ? 'true' : undefined}>
       <QuickActions p={p} />
       <Prop id={t.id} name="status" label="Status">
-        <select id="prop-status" name="status">{options(p.statuses.map((s) => [s, STATUS_LABEL[s]]), t.status)}</select>
+        <select id="prop-status" name="status">
+          {options(
+            p.statuses.map((s) => [s, STATUS_LABEL[s]]),
+            t.status,
+          )}
+        </select>
       </Prop>
       <Prop id={t.id} name="queue_id" label="Queue">
-        <select id="prop-queue_id" name="queue_id">{options(l.queues.map((q) => [String(q.id), q.name]), String(t.queue_id))}</select>
+        <select id="prop-queue_id" name="queue_id">
+          {options(
+            l.queues.map((q) => [String(q.id), q.name]),
+            String(t.queue_id),
+          )}
+        </select>
       </Prop>
       <Prop id={t.id} name="owner_id" label="Owner">
-        <select id="prop-owner_id" name="owner_id">{options([['', 'Unassigned'], ...staffUsers.map((u): [string, string] => [String(u.id), u.name || u.email])], String(t.owner_id ?? ''))}</select>
+        <select id="prop-owner_id" name="owner_id">
+          {options(
+            [['', 'Unassigned'], ...staffUsers.map((u): [string, string] => [String(u.id), u.name || u.email])],
+            String(t.owner_id ?? ''),
+          )}
+        </select>
       </Prop>
       <Prop id={t.id} name="team_id" label="Team">
-        <select id="prop-team_id" name="team_id">{options([['', 'No team'], ...l.teams.map((x): [string, string] => [String(x.id), x.name])], String(t.team_id ?? ''))}</select>
+        <select id="prop-team_id" name="team_id">
+          {options(
+            [['', 'No team'], ...l.teams.map((x): [string, string] => [String(x.id), x.name])],
+            String(t.team_id ?? ''),
+          )}
+        </select>
       </Prop>
       <Prop id={t.id} name="priority" label="Priority">
         <input id="prop-priority" name="priority" type="number" min="0" max="100" value={String(t.priority)} />
       </Prop>
       {p.fields.map((f) => (
         <Prop id={t.id} name={`custom_fields.${f.key}`} label={f.name}>
-          {f.type === 'select'
-            ? <select id={`prop-custom_fields.${f.key}`} name={`custom_fields.${f.key}`}>{options([['', '—'], ...f.options.map((o): [string, string] => [o, o])], String(t.custom_fields[f.key] ?? ''))}</select>
-            : <input id={`prop-custom_fields.${f.key}`} name={`custom_fields.${f.key}`} value={String(t.custom_fields[f.key] ?? '')}
-                type={f.type === 'number' ? 'number' : f.type === 'date' ? 'date' : 'text'} step={f.type === 'number' ? 'any' : undefined} />}
-          {f.pattern && <small class="hint">Format: <code>{f.pattern}</code></small>}
+          {f.type === 'select' ? (
+            <select id={`prop-custom_fields.${f.key}`} name={`custom_fields.${f.key}`}>
+              {options(
+                [['', '—'], ...f.options.map((o): [string, string] => [o, o])],
+                String(t.custom_fields[f.key] ?? ''),
+              )}
+            </select>
+          ) : (
+            <input
+              id={`prop-custom_fields.${f.key}`}
+              name={`custom_fields.${f.key}`}
+              value={String(t.custom_fields[f.key] ?? '')}
+              type={f.type === 'number' ? 'number' : f.type === 'date' ? 'date' : 'text'}
+              step={f.type === 'number' ? 'any' : undefined}
+            />
+          )}
+          {f.pattern && (
+            <small class="hint">
+              Format: <code>{f.pattern}</code>
+            </small>
+          )}
         </Prop>
       ))}
-      <div class="prop muted"><span class="label">Created</span> <When iso={t.created_at} /></div>
-      <div class="prop muted"><span class="label">Updated</span> <When iso={t.updated_at} /></div>
-      {t.resolved_at && <div class="prop muted"><span class="label">Resolved</span> <When iso={t.resolved_at} /></div>}
+      <div class="prop muted">
+        <span class="label">Created</span> <When iso={t.created_at} />
+      </div>
+      <div class="prop muted">
+        <span class="label">Updated</span> <When iso={t.updated_at} />
+      </div>
+      {t.resolved_at && (
+        <div class="prop muted">
+          <span class="label">Resolved</span> <When iso={t.resolved_at} />
+        </div>
+      )}
     </aside>
   );
 }
-

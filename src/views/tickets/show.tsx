@@ -21,22 +21,34 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
   const by = t.creator_id == null ? SYSTEM : userName(l, t.creator_id);
   const from = (v: string | null, name: (id: number | null) => string) => name(v === null ? null : Number(v));
   switch (t.type) {
-    case 'Create': return `Ticket created by ${by}`;
-    case 'Correspond': return `Reply by ${by}`;
-    case 'Comment': return t.outside_sender ? `Mail from an outside sender, ${sender(l, t.creator_id)}` : `Internal note by ${by}`;
-    case 'Status': return `Status changed from ${STATUS_LABEL[t.old_value ?? ''] ?? t.old_value} to ${STATUS_LABEL[t.new_value ?? ''] ?? t.new_value} by ${by}`;
-    case 'SetOwner': return `Owner changed from ${from(t.old_value, (id) => userName(l, id, 'Unassigned'))} to ${from(t.new_value, (id) => userName(l, id, 'Unassigned'))} by ${by}`;
-    case 'SetTeam': return `Team changed from ${from(t.old_value, (id) => teamName(l, id))} to ${from(t.new_value, (id) => teamName(l, id))} by ${by}`;
-    case 'SetQueue': return `Queue changed from ${from(t.old_value, (id) => queueName(l, id))} to ${from(t.new_value, (id) => queueName(l, id))} by ${by}`;
-    case 'SetSubject': return `Subject changed from “${t.old_value}” to “${t.new_value}” by ${by}`;
-    case 'SetPriority': return `Priority changed from ${t.old_value} to ${t.new_value} by ${by}`;
-    case 'AddWatcher': return `${by} added ${from(t.new_value, (id) => userName(l, id))} as ${WATCHER_ROLE[t.field ?? ''] ?? t.field}`;
-    case 'DelWatcher': return `${by} removed ${from(t.old_value, (id) => userName(l, id))} from ${WATCHER_LIST[t.field ?? ''] ?? t.field}`;
+    case 'Create':
+      return `Ticket created by ${by}`;
+    case 'Correspond':
+      return `Reply by ${by}`;
+    case 'Comment':
+      return t.outside_sender ? `Mail from an outside sender, ${sender(l, t.creator_id)}` : `Internal note by ${by}`;
+    case 'Status':
+      return `Status changed from ${STATUS_LABEL[t.old_value ?? ''] ?? t.old_value} to ${STATUS_LABEL[t.new_value ?? ''] ?? t.new_value} by ${by}`;
+    case 'SetOwner':
+      return `Owner changed from ${from(t.old_value, (id) => userName(l, id, 'Unassigned'))} to ${from(t.new_value, (id) => userName(l, id, 'Unassigned'))} by ${by}`;
+    case 'SetTeam':
+      return `Team changed from ${from(t.old_value, (id) => teamName(l, id))} to ${from(t.new_value, (id) => teamName(l, id))} by ${by}`;
+    case 'SetQueue':
+      return `Queue changed from ${from(t.old_value, (id) => queueName(l, id))} to ${from(t.new_value, (id) => queueName(l, id))} by ${by}`;
+    case 'SetSubject':
+      return `Subject changed from “${t.old_value}” to “${t.new_value}” by ${by}`;
+    case 'SetPriority':
+      return `Priority changed from ${t.old_value} to ${t.new_value} by ${by}`;
+    case 'AddWatcher':
+      return `${by} added ${from(t.new_value, (id) => userName(l, id))} as ${WATCHER_ROLE[t.field ?? ''] ?? t.field}`;
+    case 'DelWatcher':
+      return `${by} removed ${from(t.old_value, (id) => userName(l, id))} from ${WATCHER_LIST[t.field ?? ''] ?? t.field}`;
     case 'CustomField': {
       const name = l.customFields.find((f) => f.key === t.field)?.name ?? t.field;
       return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
     }
-    default: return `${t.type} by ${by}`;
+    default:
+      return `${t.type} by ${by}`;
   }
 }
 
@@ -59,13 +71,24 @@ function OutsideSender({ p, t }: { p: TicketPageProps; t: TransactionJson }) {
   return (
     <div class="outside-sender">
       <p class="muted small">
-        {on ? 'They are on the ticket now.' : 'Not on this ticket: kept as an internal comment, nobody else was mailed and the portal does not show it.'}
+        {on
+          ? 'They are on the ticket now.'
+          : 'Not on this ticket: kept as an internal comment, nobody else was mailed and the portal does not show it.'}
       </p>
       {!on && (
-        <form method="post" action={url} hx-post={url} hx-target="#people" hx-swap="outerHTML" data-error-target={`#outside-error-${t.id}`}>
+        <form
+          method="post"
+          action={url}
+          hx-post={url}
+          hx-target="#people"
+          hx-swap="outerHTML"
+          data-error-target={`#outside-error-${t.id}`}
+        >
           <input type="hidden" name="role" value="cc" />
           <input type="hidden" name="user_id" value={String(id)} />
-          <button type="submit" aria-label={`Add as Cc: ${sender(p.lookups, id)}`}>Add as Cc</button>
+          <button type="submit" aria-label={`Add as Cc: ${sender(p.lookups, id)}`}>
+            Add as Cc
+          </button>
           <span class="field-error" id={`outside-error-${t.id}`} role="alert"></span>
         </form>
       )}
@@ -80,7 +103,10 @@ export const FOLD_CHARS = 8000;
 /** Where a long text is folded: after FOLD_LINES lines or FOLD_CHARS characters, whichever comes first. */
 export function foldAt(body: string): number | null {
   let at = -1;
-  for (let n = 0; n < FOLD_LINES; n++) { at = body.indexOf('\n', at + 1); if (at < 0) break; }
+  for (let n = 0; n < FOLD_LINES; n++) {
+    at = body.indexOf('\n', at + 1);
+    if (at < 0) break;
+  }
   const cut = Math.min(at < 0 ? body.length : at, FOLD_CHARS);
   return cut < body.length ? cut : null;
 }
@@ -89,15 +115,32 @@ export function foldAt(body: string): number | null {
  * A message's text, folded when long: the start, then "Show all" — a link to the whole text
  * (its own page without JavaScript; with htmx the whole text replaces the fold in place).
  */
-export function TxnBody({ ticketId, t, whole, copy }: { ticketId: number; t: TransactionJson; whole?: boolean; copy?: boolean }) {
+export function TxnBody({
+  ticketId,
+  t,
+  whole,
+  copy,
+}: {
+  ticketId: number;
+  t: TransactionJson;
+  whole?: boolean;
+  copy?: boolean;
+}) {
   const body = t.body ?? '';
   const cut = whole ? null : foldAt(body);
   const id = copy ? undefined : `txn-body-${t.id}`;
-  if (cut === null) return <div class="txn-body" id={id}>{body}</div>;
+  if (cut === null)
+    return (
+      <div class="txn-body" id={id}>
+        {body}
+      </div>
+    );
   const lines = body.split('\n').length;
   const url = `/tickets/${ticketId}/transactions/${t.id}`;
   // A copy (the stale warning above the reply box) opens the whole text in a new tab: the page keeps the typed reply.
-  const how = copy ? { target: '_blank', rel: 'noopener', 'hx-boost': 'false' } : { 'hx-get': url, 'hx-target': `#${id}`, 'hx-swap': 'outerHTML', 'hx-push-url': 'false' };
+  const how = copy
+    ? { target: '_blank', rel: 'noopener', 'hx-boost': 'false' }
+    : { 'hx-get': url, 'hx-target': `#${id}`, 'hx-swap': 'outerHTML', 'hx-push-url': 'false' };
   return (
     <div class="txn-body folded" id={id}>
       {body.slice(0, cut)}
@@ -113,7 +156,9 @@ export function TxnBody({ ticketId, t, whole, copy }: { ticketId: number; t: Tra
 export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   return (
     <ol id="history" class="history" aria-label="History" hx-swap-oob={oob ? 'true' : undefined}>
-      {p.transactions.map((t) => <HistoryEntry p={p} t={t} />)}
+      {p.transactions.map((t) => (
+        <HistoryEntry p={p} t={t} />
+      ))}
     </ol>
   );
 }
@@ -124,7 +169,11 @@ export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
  */
 export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: TransactionJson; copy?: boolean }) {
   return (
-    <li id={copy ? undefined : `txn-${t.id}`} class={`txn txn-${t.type.toLowerCase()}`} data-txn-id={copy ? undefined : String(t.id)}>
+    <li
+      id={copy ? undefined : `txn-${t.id}`}
+      class={`txn txn-${t.type.toLowerCase()}`}
+      data-txn-id={copy ? undefined : String(t.id)}
+    >
       <div class="txn-head">
         <span class="txn-what">{describe(t, p)}</span>
         <When iso={t.created_at} />
@@ -133,16 +182,34 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
       {p.staff && t.outside_sender && !copy && <OutsideSender p={p} t={t} />}
       {t.attachments.length > 0 && (
         <ul class="attachments">
-          {t.attachments.map((a) => <li><a href={`/attachments/${a.id}`} download={a.filename}>{a.filename}</a> <span class="muted">{a.content_type}, {formatSize(a.size)}</span></li>)}
+          {t.attachments.map((a) => (
+            <li>
+              <a href={`/attachments/${a.id}`} download={a.filename}>
+                {a.filename}
+              </a>{' '}
+              <span class="muted">
+                {a.content_type}, {formatSize(a.size)}
+              </span>
+            </li>
+          ))}
         </ul>
       )}
       {p.staff && t.scrip_results.length > 0 && (
         <ul class="scrip-results" aria-label="Scrips">
           {t.scrip_results.map((r) => (
             <li class={r.ok ? 'ok' : 'failed'}>
-              {r.ok ? '✓' : '✗'} {r.key} <span class="muted">({r.action}{r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})</span>
+              {r.ok ? '✓' : '✗'} {r.key}{' '}
+              <span class="muted">
+                ({r.action}
+                {r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})
+              </span>
               {r.error && <span class="error"> {r.error}</span>}
-              {r.withheld && <span class="withheld"> Not mailed to {r.withheld.recipients.join(', ')}: {r.withheld.reason}.</span>}
+              {r.withheld && (
+                <span class="withheld">
+                  {' '}
+                  Not mailed to {r.withheld.recipients.join(', ')}: {r.withheld.reason}.
+                </span>
+              )}
             </li>
           ))}
         </ul>
@@ -151,7 +218,8 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
   );
 }
 
-const formatSize = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+const formatSize = (n: number) =>
+  n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 export function TicketHead({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   const t = p.ticket;
@@ -160,29 +228,47 @@ export function TicketHead({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
       <h1>
         <span class="muted">#{t.id}</span>{' '}
         {p.staff ? (
-          <form class="subject-form" method="post" action={`/tickets/${t.id}`} hx-patch={`/tickets/${t.id}`} hx-trigger="change" hx-target="#properties"
-            hx-swap="outerHTML" data-error-target="#err-subject">
+          <form
+            class="subject-form"
+            method="post"
+            action={`/tickets/${t.id}`}
+            hx-patch={`/tickets/${t.id}`}
+            hx-trigger="change"
+            hx-target="#properties"
+            hx-swap="outerHTML"
+            data-error-target="#err-subject"
+          >
             <input type="hidden" name="_method" value="PATCH" />
-            <label class="visually-hidden" for="prop-subject">Subject</label>
+            <label class="visually-hidden" for="prop-subject">
+              Subject
+            </label>
             <input id="prop-subject" name="subject" value={t.subject} required maxlength={500} />
             <div class="field-error" id="err-subject" role="alert"></div>
           </form>
-        ) : t.subject}
+        ) : (
+          t.subject
+        )}
       </h1>
       <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
     </header>
   );
 }
 
-const peopleOf = (l: Lookups, ids: number[]): Person[] => ids.map((id) => l.users.find((u) => u.id === id)
-  ?? { id, name: `User #${id}`, email: '', role: 'requester', disabled: false });
+const peopleOf = (l: Lookups, ids: number[]): Person[] =>
+  ids.map(
+    (id) =>
+      l.users.find((u) => u.id === id) ?? { id, name: `User #${id}`, email: '', role: 'requester', disabled: false },
+  );
 
 /** The ticket's people by role, as the People box and the reply choice show them. */
 function ticketPeople(p: TicketPageProps) {
   const { ticket: t, lookups: l } = p;
   return {
-    requesters: peopleOf(l, t.requesters), cc: peopleOf(l, t.cc), adminCc: peopleOf(l, t.admin_cc),
-    queueCc: peopleOf(l, p.queueWatchers.cc), queueAdminCc: peopleOf(l, p.queueWatchers.admin_cc),
+    requesters: peopleOf(l, t.requesters),
+    cc: peopleOf(l, t.cc),
+    adminCc: peopleOf(l, t.admin_cc),
+    queueCc: peopleOf(l, p.queueWatchers.cc),
+    queueAdminCc: peopleOf(l, p.queueWatchers.admin_cc),
   };
 }
 
@@ -193,7 +279,10 @@ function ticketPeople(p: TicketPageProps) {
 function relayHeld(p: TicketPageProps): boolean {
   const { ticket: t, lookups: l } = p;
   if (new Set([...t.requesters, ...t.cc, ...p.queueWatchers.cc]).size < 2) return false;
-  const staff = (id: number | null) => { const role = l.users.find((u) => u.id === id)?.role; return role === 'admin' || role === 'agent'; };
+  const staff = (id: number | null) => {
+    const role = l.users.find((u) => u.id === id)?.role;
+    return role === 'admin' || role === 'agent';
+  };
   return !p.transactions.some((x) => (x.type === 'Create' || x.type === 'Correspond') && staff(x.creator_id));
 }
 
@@ -202,18 +291,38 @@ export function ReplyRecipients({ p, oob }: { p: TicketPageProps; oob?: boolean 
   const people = ticketPeople(p);
   const mailed = (u: Person) => u.id !== p.actorId && !u.disabled;
   const to = people.requesters.filter(mailed);
-  const cc = [...people.cc, ...people.queueCc].filter((u, i, all) => mailed(u) && !people.requesters.some((r) => r.id === u.id)
-    && all.findIndex((x) => x.id === u.id) === i);
-  return <span id="reply-recipients" hx-swap-oob={oob ? 'true' : undefined}>{publicReplyWords(to, cc)}</span>;
+  const cc = [...people.cc, ...people.queueCc].filter(
+    (u, i, all) =>
+      mailed(u) && !people.requesters.some((r) => r.id === u.id) && all.findIndex((x) => x.id === u.id) === i,
+  );
+  return (
+    <span id="reply-recipients" hx-swap-oob={oob ? 'true' : undefined}>
+      {publicReplyWords(to, cc)}
+    </span>
+  );
 }
 
 export function People({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
-  return <PeopleBox ticketId={p.ticket.id} {...ticketPeople(p)} notAdded={p.notAdded ?? []} relayHeld={relayHeld(p)} oob={oob} />;
+  return (
+    <PeopleBox
+      ticketId={p.ticket.id}
+      {...ticketPeople(p)}
+      notAdded={p.notAdded ?? []}
+      relayHeld={relayHeld(p)}
+      oob={oob}
+    />
+  );
 }
 
 /** After someone was added or removed: the People box (target), the history and who a reply goes to. */
 export function PeopleChanged({ p }: { p: TicketPageProps }) {
-  return <><People p={p} /><History p={p} oob /><ReplyRecipients p={p} oob /></>;
+  return (
+    <>
+      <People p={p} />
+      <History p={p} oob />
+      <ReplyRecipients p={p} oob />
+    </>
+  );
 }
 
 /** The canned response picker (SPEC C4): type a name, pick it, and its text is inserted (static/reply-box.js). */
@@ -224,14 +333,27 @@ function CannedPicker({ p }: { p: TicketPageProps }) {
     <div class="canned-picker">
       <label for="canned-response">Canned response</label>
       <div class="canned-row">
-        <input id="canned-response" list="canned-responses" autocomplete="off" placeholder="Type a name…" data-canned-picker
-          data-ticket-id={String(p.ticket.id)} aria-describedby="canned-hint" />
-        <button type="button" data-canned-insert>Insert</button>
+        <input
+          id="canned-response"
+          list="canned-responses"
+          autocomplete="off"
+          placeholder="Type a name…"
+          data-canned-picker
+          data-ticket-id={String(p.ticket.id)}
+          aria-describedby="canned-hint"
+        />
+        <button type="button" data-canned-insert>
+          Insert
+        </button>
       </div>
       <datalist id="canned-responses">
-        {responses.map((r) => <option value={r.name} data-id={String(r.id)} data-set-status={r.set_status ?? ''} />)}
+        {responses.map((r) => (
+          <option value={r.name} data-id={String(r.id)} data-set-status={r.set_status ?? ''} />
+        ))}
       </datalist>
-      <small class="hint" id="canned-hint">Enter inserts it into the message, where it can be edited before sending.</small>
+      <small class="hint" id="canned-hint">
+        Enter inserts it into the message, where it can be edited before sending.
+      </small>
     </div>
   );
 }
@@ -244,11 +366,25 @@ const newestId = (entries: TransactionJson[]) => (entries.length ? Math.max(...e
 
 /** The new entries above the reply box (none: the empty place they go). */
 function Stale({ p, stale, oob }: { p: TicketPageProps; stale: TransactionJson[]; oob?: boolean }) {
-  return <StaleWarning count={stale.length} files={p.reply?.files} oob={oob}>{stale.map((t) => <HistoryEntry p={p} t={t} copy />)}</StaleWarning>;
+  return (
+    <StaleWarning count={stale.length} files={p.reply?.files} oob={oob}>
+      {stale.map((t) => (
+        <HistoryEntry p={p} t={t} copy />
+      ))}
+    </StaleWarning>
+  );
 }
 
 /** Where the reply box's errors are said (`data-error-target`); emptied out of band by a sent message. */
-const ReplyErrorPlace = ({ oob }: { oob?: boolean }) => <div id="reply-error" class="error reply-error" role="alert" aria-live="polite" hx-swap-oob={oob ? 'true' : undefined}></div>;
+const ReplyErrorPlace = ({ oob }: { oob?: boolean }) => (
+  <div
+    id="reply-error"
+    class="error reply-error"
+    role="alert"
+    aria-live="polite"
+    hx-swap-oob={oob ? 'true' : undefined}
+  ></div>
+);
 
 export function ReplyBox({ p }: { p: TicketPageProps }) {
   const id = p.ticket.id;
@@ -257,26 +393,55 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
   // (the writer has not necessarily read them): only a sent message or the stale warning does.
   const seen = draft ? newestId(draft.stale) : newestId(p.transactions);
   return (
-    <form id="reply-form" class="reply" method="post" action={`/tickets/${id}/comment`} enctype="multipart/form-data" hx-post={`/tickets/${id}/comment`}
-      hx-encoding="multipart/form-data" hx-target="#history" hx-swap="outerHTML" data-error-target="#reply-error" data-reset-on-success data-reply-box>
+    <form
+      id="reply-form"
+      class="reply"
+      method="post"
+      action={`/tickets/${id}/comment`}
+      enctype="multipart/form-data"
+      hx-post={`/tickets/${id}/comment`}
+      hx-encoding="multipart/form-data"
+      hx-target="#history"
+      hx-swap="outerHTML"
+      data-error-target="#reply-error"
+      data-reset-on-success
+      data-reply-box
+    >
       <h2>Respond</h2>
       <Stale p={p} stale={draft?.stale ?? []} />
       <SeenMarker value={seen} />
       {p.staff ? (
         <fieldset class="reply-kind">
           <legend class="visually-hidden">Kind of message</legend>
-          <label><input type="radio" name="internal" value="false" checked={!draft?.internal} /> <span>Public reply <ReplyRecipients p={p} /></span></label>
-          <label><input type="radio" name="internal" value="true" checked={!!draft?.internal} /> Internal note (owner and AdminCc only)</label>
+          <label>
+            <input type="radio" name="internal" value="false" checked={!draft?.internal} />{' '}
+            <span>
+              Public reply <ReplyRecipients p={p} />
+            </span>
+          </label>
+          <label>
+            <input type="radio" name="internal" value="true" checked={!!draft?.internal} /> Internal note (owner and
+            AdminCc only)
+          </label>
         </fieldset>
-      ) : <input type="hidden" name="internal" value="false" />}
+      ) : (
+        <input type="hidden" name="internal" value="false" />
+      )}
       <CannedPicker p={p} />
-      <label for="reply-body" class="visually-hidden">Message</label>
-      <textarea id="reply-body" name="body" rows={6} placeholder="Write a message…">{draft ? `\n${draft.body}` /* the parser drops one leading newline */ : ''}</textarea>
+      <label for="reply-body" class="visually-hidden">
+        Message
+      </label>
+      <textarea id="reply-body" name="body" rows={6} placeholder="Write a message…">
+        {draft ? `\n${draft.body}` /* the parser drops one leading newline */ : ''}
+      </textarea>
       {p.staff && (
         <>
           <input type="hidden" name="set_status" value={draft?.set_status ?? ''} id="reply-set-status" />
           <p id="reply-status-note" class="reply-status-note" role="status" hidden={!draft?.set_status}>
-            <span>{draft?.set_status ? `Will set status to ${draft.set_status}.` : ''}</span> <button type="button" data-clear-status>Keep the status</button>
+            <span>{draft?.set_status ? `Will set status to ${draft.set_status}.` : ''}</span>{' '}
+            <button type="button" data-clear-status>
+              Keep the status
+            </button>
           </p>
         </>
       )}
@@ -285,10 +450,15 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
         <input type="file" id="reply-attachments" name="attachments" multiple aria-describedby="reply-files-hint" />
         <ul id="reply-file-list" class="reply-file-list" aria-label="Files to send"></ul>
         <small class="hint" id="reply-files-hint">
-          Or drop files on the reply box, or paste them into the message.{p.maxAttachmentBytes ? ` At most ${limitText(p.maxAttachmentBytes)} in all.` : ''}
+          Or drop files on the reply box, or paste them into the message.
+          {p.maxAttachmentBytes ? ` At most ${limitText(p.maxAttachmentBytes)} in all.` : ''}
         </small>
       </div>
-      <div class="reply-actions"><button type="submit" class="primary">Send</button></div>
+      <div class="reply-actions">
+        <button type="submit" class="primary">
+          Send
+        </button>
+      </div>
       <ReplyErrorPlace />
     </form>
   );
@@ -299,7 +469,19 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
  * staff also the People box and who a reply goes to (a new queue brings its own Cc and AdminCc).
  */
 export function TicketChanged({ p }: { p: TicketPageProps }) {
-  return <><Properties p={p} /><TicketHead p={p} oob /><History p={p} oob />{p.staff && <><People p={p} oob /><ReplyRecipients p={p} oob /></>}</>;
+  return (
+    <>
+      <Properties p={p} />
+      <TicketHead p={p} oob />
+      <History p={p} oob />
+      {p.staff && (
+        <>
+          <People p={p} oob />
+          <ReplyRecipients p={p} oob />
+        </>
+      )}
+    </>
+  );
 }
 
 /**
@@ -307,7 +489,16 @@ export function TicketChanged({ p }: { p: TicketPageProps }) {
  * reply box's marker moves to the newest entry, and a stale warning or an earlier error goes (SPEC C5).
  */
 export function TicketReplied({ p }: { p: TicketPageProps }) {
-  return <><History p={p} /><Properties p={p} oob /><TicketHead p={p} oob /><Stale p={p} stale={[]} oob /><SeenMarker value={newestId(p.transactions)} oob /><ReplyErrorPlace oob /></>;
+  return (
+    <>
+      <History p={p} />
+      <Properties p={p} oob />
+      <TicketHead p={p} oob />
+      <Stale p={p} stale={[]} oob />
+      <SeenMarker value={newestId(p.transactions)} oob />
+      <ReplyErrorPlace oob />
+    </>
+  );
 }
 
 /**
@@ -316,7 +507,13 @@ export function TicketReplied({ p }: { p: TicketPageProps }) {
  * and kind stay as they are: the form is not swapped.
  */
 export function ReplyRefused({ p, stale }: { p: TicketPageProps; stale: TransactionJson[] }) {
-  return <><StaleNote /><Stale p={p} stale={stale} oob /><SeenMarker value={newestId(stale)} oob /></>;
+  return (
+    <>
+      <StaleNote />
+      <Stale p={p} stale={stale} oob />
+      <SeenMarker value={newestId(stale)} oob />
+    </>
+  );
 }
 
 /**
@@ -328,10 +525,19 @@ export function ReplyRefused({ p, stale }: { p: TicketPageProps; stale: Transact
 export function TicketLive({ p }: { p: TicketPageProps }) {
   return (
     <>
-      <ol class="history" hx-swap-oob="beforeend:#history">{p.transactions.map((t) => <HistoryEntry t={t} p={p} />)}</ol>
+      <ol class="history" hx-swap-oob="beforeend:#history">
+        {p.transactions.map((t) => (
+          <HistoryEntry t={t} p={p} />
+        ))}
+      </ol>
       <Properties p={p} oob />
       <TicketHead p={p} oob />
-      {p.staff && <><People p={p} oob /><ReplyRecipients p={p} oob /></>}
+      {p.staff && (
+        <>
+          <People p={p} oob />
+          <ReplyRecipients p={p} oob />
+        </>
+      )}
     </>
   );
 }
@@ -344,12 +550,31 @@ export function TicketLive({ p }: { p: TicketPageProps }) {
 export function TicketPage({ p }: { p: TicketPageProps }) {
   const id = p.ticket.id;
   return (
-    <section id="ticket" class="ticket-page" data-ticket-id={String(id)} hx-ext="sse" sse-connect={`/events?ticket=${id}`} data-live-root
-      data-typing-url={p.staff ? `/tickets/${id}/typing` : undefined}>
-      <div id="ticket-live" hidden hx-get={`/tickets/${id}/live`} hx-trigger={`sse:ticket-${id}, live:refresh`} hx-swap="none"
-        hx-sync="this:queue last" data-live-refresh data-ticket-live></div>
+    <section
+      id="ticket"
+      class="ticket-page"
+      data-ticket-id={String(id)}
+      hx-ext="sse"
+      sse-connect={`/events?ticket=${id}`}
+      data-live-root
+      data-typing-url={p.staff ? `/tickets/${id}/typing` : undefined}
+    >
+      <div
+        id="ticket-live"
+        hidden
+        hx-get={`/tickets/${id}/live`}
+        hx-trigger={`sse:ticket-${id}, live:refresh`}
+        hx-swap="none"
+        hx-sync="this:queue last"
+        data-live-refresh
+        data-ticket-live
+      ></div>
       <TicketHead p={p} />
-      {p.staff && <div class="presence-slot" role="status" aria-live="polite"><Presence viewers={[]} /></div>}
+      {p.staff && (
+        <div class="presence-slot" role="status" aria-live="polite">
+          <Presence viewers={[]} />
+        </div>
+      )}
       <div class="ticket-grid">
         <div class="ticket-main">
           <History p={p} />

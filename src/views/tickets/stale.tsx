@@ -8,7 +8,15 @@ import type { Child } from 'hono/jsx';
 /** The marker: the newest entry the writer has been shown. Live updates of the history leave it alone. */
 export function SeenMarker({ value, oob }: { value: number | undefined; oob?: boolean }) {
   if (value === undefined) return null; // a ticket has at least its Create entry, which everyone sees
-  return <input type="hidden" id="reply-seen" name="seen_transaction_id" value={String(value)} hx-swap-oob={oob ? 'true' : undefined} />;
+  return (
+    <input
+      type="hidden"
+      id="reply-seen"
+      name="seen_transaction_id"
+      value={String(value)}
+      hx-swap-oob={oob ? 'true' : undefined}
+    />
+  );
 }
 
 /**
@@ -16,19 +24,38 @@ export function SeenMarker({ value, oob }: { value: number | undefined; oob?: bo
  * entry view, passed as children), and "Send anyway". Empty (but present, as the target of
  * out-of-band swaps) when there is nothing to warn about.
  */
-export function StaleWarning({ count, files, oob, children }: { count: number; files?: number; oob?: boolean; children?: Child }) {
+export function StaleWarning({
+  count,
+  files,
+  oob,
+  children,
+}: {
+  count: number;
+  files?: number;
+  oob?: boolean;
+  children?: Child;
+}) {
   const swap = oob ? 'true' : undefined;
   if (count === 0) return <div id="reply-stale" class="reply-stale" hx-swap-oob={swap}></div>;
   return (
     <section id="reply-stale" class="reply-stale has-stale" aria-labelledby="reply-stale-title" hx-swap-oob={swap}>
       <h3 id="reply-stale-title">New on this ticket since you opened it</h3>
       <p>
-        Your message has not been sent: someone wrote on this ticket after you opened it. Read {count === 1 ? 'this entry' : `these ${count} entries`},
-        then send your message anyway, or change it first and press Send.
-        {files ? ` The ${files === 1 ? 'file' : `${files} files`} you chose ${files === 1 ? 'was' : 'were'} not kept: choose ${files === 1 ? 'it' : 'them'} again.` : ''}
+        Your message has not been sent: someone wrote on this ticket after you opened it. Read{' '}
+        {count === 1 ? 'this entry' : `these ${count} entries`}, then send your message anyway, or change it first and
+        press Send.
+        {files
+          ? ` The ${files === 1 ? 'file' : `${files} files`} you chose ${files === 1 ? 'was' : 'were'} not kept: choose ${files === 1 ? 'it' : 'them'} again.`
+          : ''}
       </p>
-      <ol class="history stale-entries" aria-label="New entries">{children}</ol>
-      <div class="reply-actions"><button type="submit" name="force" value="true" data-send-anyway>Send anyway</button></div>
+      <ol class="history stale-entries" aria-label="New entries">
+        {children}
+      </ol>
+      <div class="reply-actions">
+        <button type="submit" name="force" value="true" data-send-anyway>
+          Send anyway
+        </button>
+      </div>
     </section>
   );
 }
