@@ -122,22 +122,21 @@ export async function createApp(deps: Deps) {
     if (!c.req.path.startsWith('/static/')) c.res.headers.append('Vary', 'Accept, HX-Request');
   });
 
+  const cacheFor = (_path: string, c: Context) => {
+    c.header('Cache-Control', staticCache);
+  };
   app.get(
     '/static/htmx.min.js',
     serveStatic({
       path: htmxFile,
-      onFound: (_p, c) => {
-        c.header('Cache-Control', staticCache);
-      },
+      onFound: cacheFor,
     }),
   );
   app.get(
     '/static/htmx-sse.min.js',
     serveStatic({
       path: sseFile,
-      onFound: (_p, c) => {
-        c.header('Cache-Control', staticCache);
-      },
+      onFound: cacheFor,
     }),
   );
   app.use(
@@ -145,9 +144,7 @@ export async function createApp(deps: Deps) {
     serveStatic({
       root: staticDir,
       rewriteRequestPath: (p) => p.replace(/^\/static/, ''),
-      onFound: (_p, c) => {
-        c.header('Cache-Control', staticCache);
-      },
+      onFound: cacheFor,
     }),
   );
 
