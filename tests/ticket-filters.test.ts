@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testClock } from '../src/domain/clock.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
+import { TICKET_KEYS } from './helpers/reads.js';
 
 // GET /tickets parameters (SPEC A and B4) against a fixture built through the API. Every
 // assertion names the exact set of tickets that must match, so the others must not.
@@ -32,24 +33,6 @@ interface Spec {
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const TICKET_KEYS = [
-  'admin_cc',
-  'cc',
-  'created_at',
-  'custom_fields',
-  'description',
-  'id',
-  'owner_id',
-  'priority',
-  'queue_id',
-  'requester_id',
-  'requesters',
-  'resolved_at',
-  'status',
-  'subject',
-  'team_id',
-  'updated_at',
-];
 
 const idOf = (w: Who) => (w === null ? null : w === 'admin' ? adminId : u[w].id);
 /** The server's time, moved by the tests (a later change gets a later stamp without waiting). */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testClock } from '../src/domain/clock.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
+import { TICKET_KEYS } from './helpers/reads.js';
 
 // Tickets over real HTTP (SPEC B3 ticket/status/transaction/comment, B5 errors).
 
@@ -17,24 +18,6 @@ let teamB: number;
 let queueA: number; // team_id = teamA
 let queueB: number; // no team
 
-const TICKET_KEYS = [
-  'admin_cc',
-  'cc',
-  'created_at',
-  'custom_fields',
-  'description',
-  'id',
-  'owner_id',
-  'priority',
-  'queue_id',
-  'requester_id',
-  'requesters',
-  'resolved_at',
-  'status',
-  'subject',
-  'team_id',
-  'updated_at',
-];
 const TRANSACTION_KEYS = [
   'attachments',
   'body',

@@ -26,3 +26,23 @@ export async function userByEmail<T extends { email: string } = any>(
   expect(res.status, res.text).toBe(200);
   return (res.body.users as T[]).find((u) => u.email === email);
 }
+
+/** The fields of a ticket as the API answers it, sorted (SPEC B4). */
+export const TICKET_KEYS = [
+  'admin_cc',
+  'cc',
+  'created_at',
+  'custom_fields',
+  'description',
+  'id',
+  'owner_id',
+  'priority',
+  'queue_id',
+  'requester_id',
+  'requesters',
+  'resolved_at',
+  'status',
+  'subject',
+  'team_id',
+  'updated_at',
+];
