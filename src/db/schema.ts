@@ -103,6 +103,8 @@ export const queues = sqliteTable(
     mail_cc_per_message: integer('mail_cc_per_message').notNull().default(10),
     /** … and at most this many of one ticket's people come from mail (0–20); the rest are listed as not added. */
     mail_cc_per_ticket: integer('mail_cc_per_ticket').notNull().default(20),
+    /** SPEC D6: requesters may open a new request in this queue from the portal (the seed's General queue does). */
+    portal_create: integer('portal_create', { mode: 'boolean' }).notNull().default(false),
     ...timestamps,
   },
   (t) => [
@@ -128,6 +130,12 @@ export const tickets = sqliteTable(
     priority: integer('priority').notNull().default(0),
     ...timestamps,
     resolved_at: text('resolved_at'),
+    /**
+     * SPEC D6 unread marks: the id of the ticket's newest transaction written by a customer (a
+     * requester, a Cc or an outside sender: anyone not staff), null when there is none. Compared
+     * with ticket_reads.seen_txn_id of the agent looking.
+     */
+    customer_txn_id: integer('customer_txn_id'),
   },
   (t) => [
     // Every GET /tickets filter is an index prefix followed by the default sort (updated_at).
@@ -497,3 +505,52 @@ export const loginThrottle = sqliteTable(
   },
   (t) => [index('login_throttle_end_idx').on(t.window_end)],
 );
+
+/**
+ * SPEC D6 unread marks: the newest transaction a staff member had seen of a ticket when they last
+ * opened it. A ticket whose customer_txn_id is greater (or that they never opened) is unread to them.
+ */
+export const ticketReads = sqliteTable(
+  'ticket_reads',
+  {
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    seen_txn_id: integer('seen_txn_id').notNull(),
+    seen_at: text('seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.ticket_id] }), index('ticket_reads_ticket_idx').on(t.ticket_id)],
+);
+
+/**
+ * SPEC D6 drafts: the reply box's text per staff member and ticket, kept on the server so it
+ * survives a reload and another device; removed when the reply or note is sent.
+ */
+export const ticketDrafts = sqliteTable(
+  'ticket_drafts',
+  {
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['reply', 'note'] }).notNull().default('reply'),
+    body: text('body').notNull(),
+    updated_at: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.ticket_id] }), index('ticket_drafts_ticket_idx').on(t.ticket_id)],
+);
+
+/**
+ * Settings admins change at run time and every process reads (SPEC D6: the list of our own mail
+ * addresses, `mail_addresses`): one row per name, the value as JSON.
+ */
+export const appSettings = sqliteTable('app_settings', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  updated_at: text('updated_at').notNull(),
+});

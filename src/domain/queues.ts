@@ -64,6 +64,8 @@ export interface QueueInput {
   team_id?: number | null;
   /** New mail's other To/Cc people become Cc watchers of its ticket (default true). */
   keep_mail_cc?: boolean;
+  /** SPEC D6: requesters may open new requests in this queue from the portal (default false). */
+  portal_create?: boolean;
   /** SPEC D0: new people of one message who become Cc (1–10), and people a ticket gets from mail (1–20). */
   mail_cc_per_message?: number;
   mail_cc_per_ticket?: number;
@@ -114,6 +116,7 @@ export async function createQueue(db: Db, actor: Actor, raw: QueueInput, notify:
             mail_alias: input.mail_alias ?? null,
             team_id: input.team_id ?? null,
             keep_mail_cc: input.keep_mail_cc ?? true,
+            portal_create: input.portal_create ?? false,
             signature: input.signature ?? '',
             created_at: now,
             updated_at: now,

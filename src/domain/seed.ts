@@ -211,7 +211,7 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
     const general = await one(
       tx
         .insert(queues)
-        .values({ name: 'General', description: 'Default queue', ...stamp })
+        .values({ name: 'General', description: 'Default queue', portal_create: true, ...stamp })
         .returning(),
     );
     // Someone hears of new mail from the first day (SPEC C2 staff watchers): the administrator

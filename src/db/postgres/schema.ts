@@ -39,3 +39,6 @@ export const mailIntake = pgTwin(sqlite.mailIntake);
 export const imapState = pgTwin(sqlite.imapState, { last_uid: 'bigint' });
 export const appSecrets = pgTwin(sqlite.appSecrets);
 export const loginThrottle = pgTwin(sqlite.loginThrottle);
+export const ticketReads = pgTwin(sqlite.ticketReads);
+export const ticketDrafts = pgTwin(sqlite.ticketDrafts);
+export const appSettings = pgTwin(sqlite.appSettings);

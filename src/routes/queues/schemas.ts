@@ -33,6 +33,8 @@ export const CreateQueueSchema = z.strictObject({
   mail_alias: mailAlias.optional(),
   team_id: zNullableId.optional(),
   keep_mail_cc: zBool.optional(),
+  /** SPEC D6: requesters may open new requests in this queue from the portal. */
+  portal_create: zBool.optional(),
   // SPEC D0: the Cc bounds may be lowered, never raised.
   mail_cc_per_message: zInt(1, MAIL_CC_PER_MESSAGE).optional(),
   mail_cc_per_ticket: zInt(1, MAIL_CC_PER_TICKET).optional(),
@@ -51,6 +53,7 @@ export const QueueSchema = z
     mail_alias: z.string().nullable(),
     team_id: zRowId.nullable(),
     keep_mail_cc: z.boolean(),
+    portal_create: z.boolean().describe('Requesters may open new requests in this queue from the portal'),
     signature: z.string(),
     mail_cc_per_message: z.number().int(),
     mail_cc_per_ticket: z.number().int(),
