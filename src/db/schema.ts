@@ -538,7 +538,9 @@ export const ticketDrafts = sqliteTable(
     ticket_id: integer('ticket_id')
       .notNull()
       .references(() => tickets.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['reply', 'note'] }).notNull().default('reply'),
+    kind: text('kind', { enum: ['reply', 'note'] })
+      .notNull()
+      .default('reply'),
     body: text('body').notNull(),
     updated_at: text('updated_at').notNull(),
   },
