@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writerHandle } from '../src/db/sqlite/client.js';
-import { startCheckpointer } from '../src/db/sqlite/checkpointer.js';
+import { type CheckpointResult, startCheckpointer } from '../src/db/sqlite/checkpointer.js';
 import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
-import { pause } from './helpers/wait.js';
 
 // The write-ahead log is copied back into the database by a worker thread (src/db/checkpointer.ts),
 // not by the request thread. Without it the main connection only checkpoints past 10,000 pages,
@@ -18,7 +17,12 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function writeBatches(): Promise<number> {
+/**
+ * Ten batches of ~600 KB, each committed by the request thread; `between` runs after each (with
+ * the checkpointer: waits for its next turn to have copied the whole log back, however loaded
+ * the machine). Returns the log file's size at the end.
+ */
+async function writeBatches(between: () => Promise<void> = async () => {}): Promise<number> {
   sqliteOf(db).exec('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, data BLOB)');
   const insert = sqliteOf(db).prepare('INSERT INTO filler (data) VALUES (?)');
   const blob = Buffer.alloc(3000, 7);
@@ -26,19 +30,35 @@ async function writeBatches(): Promise<number> {
     sqliteOf(db).transaction(() => {
       for (let i = 0; i < 200; i++) insert.run(blob);
     })();
-    await pause(80);
+    await between();
   }
   return fs.statSync(`${sqliteOf(db).name}-wal`).size;
+}
+
+/** Resolves on the checkpointer's next turn that found frames in the log and copied them all back. */
+function checkpoints() {
+  let waiting: (() => void) | null = null;
+  return {
+    heard(r: CheckpointResult) {
+      if (r.log > 0 && r.checkpointed === r.log) waiting?.();
+    },
+    next: () =>
+      new Promise<void>((resolve) => {
+        waiting = resolve;
+      }),
+  };
 }
 
 describe('WAL checkpointer', () => {
   it('keeps the log short while the request thread writes ~8 MB', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-ckpt-'));
     db = openDb(path.join(dir, 'hxdesk.db'));
-    const ckpt = startCheckpointer(writerHandle(db), { everyMs: 20 })!;
+    const turns = checkpoints();
+    const ckpt = startCheckpointer(writerHandle(db), { everyMs: 20, onCheckpoint: turns.heard })!;
     try {
+      await ckpt.ready;
       expect(sqliteOf(db).pragma('wal_autocheckpoint', { simple: true })).toBe(10000);
-      expect(await writeBatches()).toBeLessThan(3 * 1024 * 1024);
+      expect(await writeBatches(turns.next)).toBeLessThan(3 * 1024 * 1024);
     } finally {
       await ckpt.stop();
     }

@@ -575,7 +575,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
 
   it('refuses a database that is not UTF8 at start, with words saying so, before migrating anything', async () => {
     const cluster = await postgres();
-    const name = 'hx_latin1';
+    const name = `hx_${process.pid}_latin1`;
     await withDb(
       (client) =>
         client.query(`CREATE DATABASE ${name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`),
@@ -592,7 +592,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
     );
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toMatch(
-      /Cannot open the database postgres:\/\/postgres@127\.0\.0\.1:\d+\/hx_latin1 \(DATABASE_URL\): the database "hx_latin1" has the encoding LATIN1; hxdesk needs a UTF8 database \(create one with: CREATE DATABASE hx_latin1 ENCODING 'UTF8' TEMPLATE template0\)/,
+      /Cannot open the database postgres:\/\/postgres@127\.0\.0\.1:\d+\/hx_\d+_latin1 \(DATABASE_URL\): the database "hx_\d+_latin1" has the encoding LATIN1; hxdesk needs a UTF8 database \(create one with: CREATE DATABASE hx_\d+_latin1 ENCODING 'UTF8' TEMPLATE template0\)/,
     );
     expect(run.stdout).not.toContain('listening on');
     // Nothing was written to it: no migration table, no extension.

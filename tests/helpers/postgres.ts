@@ -364,9 +364,11 @@ export async function createMigratedDatabase(): Promise<string> {
 }
 
 /**
- * For `afterAll`: the file is done with PostgreSQL. In the worker's cluster every database but
- * the system's and the migrated template is dropped (the file's, and any an earlier file left),
- * so the next file of the slot finds it as new; a cluster of this process is stopped.
+ * For `afterAll`: the file is done with PostgreSQL. In the worker's cluster the databases this
+ * process made are dropped, and those of earlier processes of the slot that are gone (a file
+ * that died before its `afterAll`): never a database of a process still alive, whose sessions a
+ * forced drop would kill (vitest starts the slot's next file while the last one's process is
+ * still exiting). A cluster of this process is stopped.
  */
 export async function releasePostgres(): Promise<void> {
   if (!mine) return;
@@ -384,9 +386,25 @@ export async function releasePostgres(): Promise<void> {
       'SELECT datname FROM pg_database WHERE NOT (datname = ANY($1))',
       [KEPT],
     );
-    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    for (const { datname } of rows) {
+      if (!droppable(datname)) continue;
+      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    }
   } finally {
     await admin.end().catch(() => {});
+  }
+}
+
+/** A database made by this process, or by one that has exited (names carry the maker's pid: `hx_<pid>_<n>`, `hx_template_<pid>`; a test's own `hx_<pid>_<word>`). */
+function droppable(datname: string): boolean {
+  const pid = Number(/^hx_(?:template_)?(\d+)(?:_\w+)?$/.exec(datname)?.[1] ?? 0);
+  if (!pid) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 

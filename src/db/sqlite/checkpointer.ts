@@ -20,29 +20,58 @@ const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 let pausedUntil = 0;
 const timer = setInterval(() => {
   if (Date.now() < pausedUntil) return;
-  try { checkpoint.get(); } catch (e) { pausedUntil = Date.now() + 1000; parentPort.postMessage({ code: e.code, message: e.message }); }
+  try {
+    const r = checkpoint.get();
+    if (workerData.report) parentPort.postMessage({ checkpoint: { busy: r.busy, log: r.log, checkpointed: r.checkpointed } });
+  } catch (e) { pausedUntil = Date.now() + 1000; parentPort.postMessage({ code: e.code, message: e.message }); }
 }, workerData.everyMs);
+parentPort.postMessage({ ready: true });
 parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
 `;
 
 export interface Checkpointer {
+  /** Settles once the worker has its connection open (its first turn follows `everyMs` later). */
+  ready: Promise<void>;
   stop(): Promise<void>;
 }
 
-/** `onError` hears a failed checkpoint as `{ code, message }` (SQLite's code), or the worker's own error. */
+/** One PASSIVE checkpoint's result: frames in the log, and how many of them are now in the database. */
+export interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
+/**
+ * `onError` hears a failed checkpoint as `{ code, message }` (SQLite's code), or the worker's own
+ * error; `onCheckpoint` (tests, metrics) hears each turn's result.
+ */
 export function startCheckpointer(
   db: Db,
-  opts: { everyMs?: number; onError?: (e: unknown) => void } = {},
+  opts: { everyMs?: number; onError?: (e: unknown) => void; onCheckpoint?: (r: CheckpointResult) => void } = {},
 ): Checkpointer | null {
   const file = db.$client.name;
   if (file === ':memory:' || db.$client.memory) return null;
   db.$client.pragma('wal_autocheckpoint = 10000');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs: opts.everyMs ?? 200 } });
+  const worker = new Worker(WORKER, {
+    eval: true,
+    workerData: { file, driver, everyMs: opts.everyMs ?? 200, report: Boolean(opts.onCheckpoint) },
+  });
   worker.unref();
-  worker.on('message', (m: { code?: string; message: string }) => opts.onError?.(m));
+  let opened: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    opened = resolve;
+    worker.once('exit', () => resolve());
+  });
+  worker.on('message', (m: { ready?: true; checkpoint?: CheckpointResult; code?: string; message?: string }) => {
+    if (m.ready) opened();
+    else if (m.checkpoint) opts.onCheckpoint?.(m.checkpoint);
+    else opts.onError?.(m);
+  });
   worker.on('error', (e) => opts.onError?.(e));
   return {
+    ready,
     stop: () =>
       new Promise<void>((resolve) => {
         worker.once('exit', () => resolve());
