@@ -422,7 +422,9 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
     if (judged) await recordMailCc(tx, change.ticket.id, first.id, judged);
     const row = await logIntake(tx, m, opts.source, {
       verdict: 'created',
-      rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary, oursNote(m, opts, own)].filter(Boolean).join('; '),
+      rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary, oursNote(m, opts, own)]
+        .filter(Boolean)
+        .join('; '),
       ticket_id: change.ticket.id,
       transaction_id: first.id,
     });

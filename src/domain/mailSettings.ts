@@ -1,6 +1,6 @@
 import { and, asc, countDistinct, eq, inArray, isNotNull, ne } from 'drizzle-orm';
 import { type Db, transaction } from '../db/port.js';
-import { appSettings, queues, tickets, ticketWatchers, users, WATCHER_ROLES } from '../db/schema.js';
+import { appSettings, queues, tickets, ticketWatchers, users, type WATCHER_ROLES } from '../db/schema.js';
 import { adminMailAddressesRow, MAIL_ADDRESSES_SETTING } from '../scrips/ownAddresses.js';
 import { type Actor, requireAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
@@ -61,7 +61,10 @@ async function otherAddresses(db: Db, configured: Configured): Promise<OtherAddr
   return [...out].map(([address, from]) => ({ address, from }));
 }
 
-async function ticketsWithOurAddresses(db: Db, ours: string[]): Promise<MailSettingsJson['tickets_with_our_addresses']> {
+async function ticketsWithOurAddresses(
+  db: Db,
+  ours: string[],
+): Promise<MailSettingsJson['tickets_with_our_addresses']> {
   if (ours.length === 0) return { total: 0, tickets: [] };
   const where = and(inArray(users.email, ours), ne(tickets.status, 'deleted'));
   const from = () =>

@@ -100,11 +100,7 @@ const aliases = prepared((db) =>
  * them would come back in.
  */
 export const ourAddresses = async (conn: Conn, configured: string[]): Promise<Set<string>> =>
-  new Set([
-    ...configured,
-    ...(await aliases(conn).all()).map((r) => r.alias!),
-    ...(await adminMailAddresses(conn)),
-  ]);
+  new Set([...configured, ...(await aliases(conn).all()).map((r) => r.alias!), ...(await adminMailAddresses(conn))]);
 
 const queueOf = prepared((db) =>
   db

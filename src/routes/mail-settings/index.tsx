@@ -11,7 +11,7 @@ const doc = documented('Mail');
 const updateDoc: OperationDoc = {
   summary: 'Change the list of our own mail addresses (admins)',
   description:
-    'Replaces the list admins keep (SPEC D6). These addresses, like `MAIL_FROM`, `MAIL_ADDRESSES`, the IMAP user and the queue aliases, are never made requesters or Cc and are never mailed; every process reads the list at once. A staff member\'s address is refused (422).',
+    "Replaces the list admins keep (SPEC D6). These addresses, like `MAIL_FROM`, `MAIL_ADDRESSES`, the IMAP user and the queue aliases, are never made requesters or Cc and are never mailed; every process reads the list at once. A staff member's address is refused (422).",
   body: UpdateMailSettingsSchema,
   ok: { 200: MailSettingsSchema },
   errors: [403, 422],

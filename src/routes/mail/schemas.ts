@@ -46,7 +46,9 @@ export const IntakeEntrySchema = z
     error: z.string().nullable(),
     ours: z
       .array(z.string())
-      .describe('The recipients taken as ours (queue aliases, our addresses, the address it was delivered to): never made a Cc'),
+      .describe(
+        'The recipients taken as ours (queue aliases, our addresses, the address it was delivered to): never made a Cc',
+      ),
     size: z.number().int().min(0),
     created_at: zTimestamp,
   })

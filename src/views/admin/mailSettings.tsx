@@ -77,8 +77,8 @@ function OurAddressesOnTickets({ warning }: { warning: MailSettingsJson['tickets
         {n === 1 ? '1 ticket names' : `${n} tickets name`} one of our addresses as a person
       </h2>
       <p>
-        hxdesk never mails these addresses, so nothing loops; but remove them from the ticket (People) so that its
-        Cc list says who really gets the replies.
+        hxdesk never mails these addresses, so nothing loops; but remove them from the ticket (People) so that its Cc
+        list says who really gets the replies.
         {n > warning.tickets.length ? ` The first ${warning.tickets.length} are listed.` : ''}
       </p>
       <Wide label="Tickets naming our addresses">
