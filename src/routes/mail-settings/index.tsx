@@ -34,12 +34,8 @@ export function mailSettingsRoutes(deps: Deps) {
     }),
     async (c) => {
       const settings = await getMailSettings(dbOf(c), actorOf(c), configured);
-      // `?saved`: where a plain form post lands; the page says Saved.
-      const saved = c.req.query('saved') !== undefined;
-      return respond(c, settings, {
-        title: 'Mail addresses',
-        view: adminScreen(c, () => page(saved)(settings)),
-      });
+      // `?saved` (where a plain form post lands): the layout says Saved.
+      return respond(c, settings, { title: 'Mail addresses', view: adminScreen(c, () => page(false)(settings)) });
     },
   );
 
