@@ -275,12 +275,18 @@ export function deliveredHere(m: Pick<InboundMessage, 'deliveredTo' | 'to' | 'fr
 const ownOf = (m: InboundMessage, opts: IntakeOptions) =>
   new Set([...(opts.ownAddresses ?? []), ...deliveredHere(m, opts.queue !== undefined)]);
 
-/** The intake log's words for the recipients a message was taken to name as ours (SPEC D6); read back by `oursOf`. */
+/**
+ * The intake log's words for the recipients a message was taken to name as ours (SPEC D6); read
+ * back by `oursOf`. Queue aliases are left out (they are ours on their queue's page, and the rule
+ * names the one that picked the queue): what is listed is what an admin could not tell otherwise —
+ * MAIL_FROM, MAIL_ADDRESSES, the IMAP user, the admins' list, the address it was delivered to.
+ */
 const OURS_LABEL = 'recipients taken as ours: ';
 const DELIVERED_HERE = ' (delivered here)';
-function oursNote(m: InboundMessage, opts: IntakeOptions, own: Set<string>): string | null {
+async function oursNote(conn: Conn, m: InboundMessage, opts: IntakeOptions, own: Set<string>): Promise<string | null> {
   const here = new Set(deliveredHere(m, opts.queue !== undefined));
-  const ours = m.recipients.filter((r) => own.has(r));
+  const aliases = new Set((await aliasedQueues(conn).all()).map((q) => q.alias));
+  const ours = m.recipients.filter((r) => own.has(r) && !aliases.has(r));
   return ours.length ? OURS_LABEL + ours.map((r) => (here.has(r) ? r + DELIVERED_HERE : r)).join(', ') : null;
 }
 /** The recipients an entry's rule says were taken as ours. */
@@ -358,7 +364,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
         const rule = `${ticket.rule}; sender ${user.email} is not on ticket #${ticket.id} (not a requester, Cc or staff): kept as an internal comment, nobody added or mailed but staff (outside sender)`;
         const row = await logIntake(tx, m, opts.source, {
           verdict: 'appended',
-          rule: [rule + note, oursNote(m, opts, own)].filter(Boolean).join('; '),
+          rule: [rule + note, await oursNote(tx, m, opts, own)].filter(Boolean).join('; '),
           ticket_id: ticket.id,
           transaction_id: transaction.id,
         });
@@ -390,7 +396,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
         { notify: opts.notify },
       );
       if (judged) await recordMailCc(tx, ticket.id, transaction.id, judged);
-      const rule = [ticket.rule + note, judged?.summary, oursNote(m, opts, own)].filter(Boolean).join('; ');
+      const rule = [ticket.rule + note, judged?.summary, await oursNote(tx, m, opts, own)].filter(Boolean).join('; ');
       const row = await logIntake(tx, m, opts.source, {
         verdict: 'appended',
         rule,
@@ -422,7 +428,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
     if (judged) await recordMailCc(tx, change.ticket.id, first.id, judged);
     const row = await logIntake(tx, m, opts.source, {
       verdict: 'created',
-      rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary, oursNote(m, opts, own)]
+      rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary, await oursNote(tx, m, opts, own)]
         .filter(Boolean)
         .join('; '),
       ticket_id: change.ticket.id,
