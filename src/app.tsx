@@ -21,6 +21,7 @@ import { customFieldRoutes } from './routes/custom-fields/index.js';
 import { dashboardRoutes } from './routes/dashboards/index.js';
 import { renderError, toAppError } from './routes/errors.js';
 import { mailRoutes } from './routes/mail/index.js';
+import { mailSettingsRoutes } from './routes/mail-settings/index.js';
 import { outboxRoutes } from './routes/outbox/index.js';
 import { isPortalPath, isPortalUpload, portalRoutes, renderPortalError } from './routes/portal/index.js';
 import { queueRoutes } from './routes/queues/index.js';
@@ -207,6 +208,7 @@ export async function createApp(deps: Deps) {
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.route('/', authRoutes(deps));
   app.route('/', mailRoutes(deps));
+  app.route('/mail-settings', mailSettingsRoutes(deps));
   app.route('/events', eventRoutes());
   app.route('/users', userRoutes());
   app.route('/teams', teamRoutes());

@@ -135,6 +135,24 @@ function imapAddress(url: string | undefined): string[] {
 
 export type Env = z.infer<typeof EnvSchema> & { production: boolean; dbPath: string };
 
+/**
+ * The environment's addresses of ours and where each comes from (SPEC D6: the admin page shows
+ * them, read-only, beside the list admins keep): MAIL_FROM, MAIL_ADDRESSES, and the IMAP_URL
+ * user when it is an address (which loadEnv has already added to MAIL_ADDRESSES).
+ */
+export function configuredOwnAddresses(
+  env: Pick<Env, 'MAIL_FROM' | 'MAIL_ADDRESSES' | 'IMAP_URL'>,
+): { address: string; from: string }[] {
+  const imap = imapAddress(env.IMAP_URL);
+  return [
+    { address: env.MAIL_FROM.toLowerCase(), from: 'MAIL_FROM' },
+    ...env.MAIL_ADDRESSES.map((address) => ({
+      address,
+      from: imap.includes(address) ? 'IMAP_URL user' : 'MAIL_ADDRESSES',
+    })),
+  ];
+}
+
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
   // Empty strings mean "unset" (a common result of `FOO= npm start`).
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));

@@ -925,13 +925,20 @@ describe('queue routing', () => {
   it('without a matching recipient uses the queue option: alias, name or id, in each body format', async () => {
     const byAlias = await postRaw(s, plainTo({}), { query: '?queue=Billing@Helpdesk.Example' });
     expect(await queueOf(byAlias)).toBe(billing);
-    expect(byAlias.body.rule).toBe('new ticket; queue given (Billing@Helpdesk.Example)');
+    // SPEC D6: the address it was delivered to (its only To) is ours, and the log says so.
+    expect(byAlias.body.rule).toBe(
+      'new ticket; queue given (Billing@Helpdesk.Example); recipients taken as ours: nobody@elsewhere.example (delivered here)',
+    );
     const byName = await postJson(s, { message: plainTo({}), queue: 'Sales' });
     expect(await queueOf(byName)).toBe(((await get(s, '/queues')).queues as any[]).find((q) => q.name === 'Sales').id);
-    expect(byName.body.rule).toBe('new ticket; queue given (Sales)');
+    expect(byName.body.rule).toBe(
+      'new ticket; queue given (Sales); recipients taken as ours: nobody@elsewhere.example (delivered here)',
+    );
     const byId = await postMultipart(s, { message: plainTo({}), queue: String(support) });
     expect(await queueOf(byId)).toBe(support);
-    expect(byId.body.rule).toBe(`new ticket; queue given (${support})`);
+    expect(byId.body.rule).toBe(
+      `new ticket; queue given (${support}); recipients taken as ours: nobody@elsewhere.example (delivered here)`,
+    );
   });
 
   it('a matching recipient beats the queue option', async () => {
@@ -1357,6 +1364,7 @@ describe('per-sender brake, intake log and replay', () => {
           'id',
           'identity',
           'message_id',
+          'ours',
           'rule',
           'sender',
           'size',

@@ -7,7 +7,7 @@ import { ticketsTitled } from './helpers/mail.js';
 import { message } from './helpers/mailgate.js';
 import { freePort } from './helpers/net.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, killAll, serverEnv, spawnServer, type ServerProcess } from './helpers/process.js';
-import { signIn } from './helpers/session.js';
+import { signIn, tokenFor } from './helpers/session.js';
 
 // A real MTA end to end (SPEC C1, decision 015): Debian's Exim, run from its own config, pipes
 // mail for helpdesk.test into `hxdesk-mailgate` with the README's transport. hxdesk runs as
@@ -99,6 +99,41 @@ describe('Exim → hxdesk-mailgate → hxdesk', () => {
     expect(raw).toMatch(/^Return-path: <bob@customer\.test>$/m);
     expect(raw).toMatch(/^X-Original-To: support@helpdesk\.test$/m);
     expect(raw).not.toMatch(/^From /);
+  });
+
+  it('--queue: the address Exim delivered to is ours: not a requester or Cc, and no reply is mailed to it (SPEC D6)', async () => {
+    const m = message({
+      from: 'Eve Customer <eve@customer.test>',
+      to: 'help@helpdesk.test',
+      headers: { Cc: 'Fay <fay@customer.test>' },
+    });
+    const res = await exim.submit(m.raw, 'eve@customer.test', 'help@helpdesk.test');
+    expect(res.code, res.output).toBe(0);
+    expect(await exim.queued()).toEqual([]);
+    expect(exim.mainlog()).toMatch(/=> help <help@helpdesk\.test> R=hxdesk_queue T=hxdesk_mailgate_queue/);
+    const [ticket] = await ticketsTitled(get, m.subject);
+    const users = (await get('/users')).users as { id: number; email: string }[];
+    const idOf = (email: string) => users.find((u) => u.email === email)?.id;
+    expect(ticket.requesters).toEqual([idOf('eve@customer.test')]);
+    expect(ticket.cc).toEqual([idOf('fay@customer.test')]);
+    expect(idOf('help@helpdesk.test')).toBeUndefined();
+    const entry = ((await get('/mail/intake?limit=500')).intake as any[]).find((e) => e.message_id === m.messageId);
+    expect(entry.ours).toEqual(['help@helpdesk.test']);
+    expect(entry.rule).toContain('queue given (General)');
+    expect(entry.rule).toContain('recipients taken as ours: help@helpdesk.test (delivered here)');
+    // A public reply is written to the requester and the Cc: no outbox row goes to our own inbox.
+    const token = await tokenFor(hxdesk!.base, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const reply = await fetch(`${hxdesk!.base}/tickets/${ticket.id}/comment`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ body: 'We are on it.', internal: false }),
+    });
+    expect(reply.status, await reply.text()).toBe(201);
+    const recipients = ((await get(`/outbox?ticket_id=${ticket.id}&limit=500`)).outbox as any[]).map(
+      (o) => o.recipient,
+    );
+    expect(recipients).toEqual(expect.arrayContaining(['eve@customer.test', 'fay@customer.test']));
+    expect(recipients).not.toContain('help@helpdesk.test');
   });
 
   it("a malformed message is bounced (65): the sender gets hxdesk's reason, nothing is queued, no ticket", async () => {

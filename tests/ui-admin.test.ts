@@ -196,6 +196,7 @@ describe('an agent and the admin area', () => {
         '/scrips',
         '/outbox',
         '/mail/intake',
+        '/mail-settings',
         `/users/${alice.id}`,
         `/teams/${supportId}`,
       ]) {

@@ -33,6 +33,8 @@ export interface InboundMessage {
   copied: { address: string; name: string }[];
   /** Delivered-To and X-Original-To: the address that brought the message here is ours, whatever it is. */
   deliveredTo: string[];
+  /** The addresses in To, lower-cased (with an explicit queue, the only one is the address it was delivered to). */
+  to: string[];
   /** The text body: text/plain preferred; HTML-only mail converted to text. */
   text: string;
   attachments: NewAttachment[];
@@ -257,8 +259,47 @@ async function logIntake(
   }))!;
 }
 
+/**
+ * The address that brought the message here, which is ours whatever it is: its Delivered-To and
+ * X-Original-To. A message handed over with an explicit queue (JSON `queue`, `hxdesk-mailgate
+ * --queue`) was routed by hand to an address that need not be a queue alias: without those
+ * headers, its only To address is that address (SPEC D6), unless it is the sender's own.
+ */
+export function deliveredHere(m: Pick<InboundMessage, 'deliveredTo' | 'to' | 'from'>, queueGiven: boolean): string[] {
+  if (m.deliveredTo.length > 0) return m.deliveredTo;
+  // Mail a sender wrote To themselves (and Bcc us) came to us by Bcc: its To is theirs, not ours.
+  return queueGiven && m.to.length === 1 && m.to[0] !== m.from.address ? m.to : [];
+}
+
 /** Addresses a message names that are ours (queue aliases, MAIL_FROM, the address that brought it): never a Cc. */
-const ownOf = (m: InboundMessage, opts: IntakeOptions) => new Set([...(opts.ownAddresses ?? []), ...m.deliveredTo]);
+const ownOf = (m: InboundMessage, opts: IntakeOptions) =>
+  new Set([...(opts.ownAddresses ?? []), ...deliveredHere(m, opts.queue !== undefined)]);
+
+/**
+ * The intake log's words for the recipients a message was taken to name as ours (SPEC D6); read
+ * back by `oursOf`. Queue aliases are left out (they are ours on their queue's page, and the rule
+ * names the one that picked the queue): what is listed is what an admin could not tell otherwise —
+ * MAIL_FROM, MAIL_ADDRESSES, the IMAP user, the admins' list, the address it was delivered to.
+ */
+const OURS_LABEL = 'recipients taken as ours: ';
+const DELIVERED_HERE = ' (delivered here)';
+async function oursNote(conn: Conn, m: InboundMessage, opts: IntakeOptions, own: Set<string>): Promise<string | null> {
+  const here = new Set(deliveredHere(m, opts.queue !== undefined));
+  const aliases = new Set((await aliasedQueues(conn).all()).map((q) => q.alias));
+  const ours = m.recipients.filter((r) => own.has(r) && !aliases.has(r));
+  return ours.length ? OURS_LABEL + ours.map((r) => (here.has(r) ? r + DELIVERED_HERE : r)).join(', ') : null;
+}
+/** The recipients an entry's rule says were taken as ours. */
+export function oursOf(rule: string | null): string[] {
+  const at = rule?.lastIndexOf(OURS_LABEL) ?? -1;
+  if (!rule || at < 0) return [];
+  return rule
+    .slice(at + OURS_LABEL.length)
+    .split(';')[0]
+    .split(', ')
+    .map((a) => a.replace(DELIVERED_HERE, '').trim())
+    .filter(Boolean);
+}
 
 /** Applies one inbound message exactly once. */
 export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
@@ -323,7 +364,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
         const rule = `${ticket.rule}; sender ${user.email} is not on ticket #${ticket.id} (not a requester, Cc or staff): kept as an internal comment, nobody added or mailed but staff (outside sender)`;
         const row = await logIntake(tx, m, opts.source, {
           verdict: 'appended',
-          rule: rule + note,
+          rule: [rule + note, await oursNote(tx, m, opts, own)].filter(Boolean).join('; '),
           ticket_id: ticket.id,
           transaction_id: transaction.id,
         });
@@ -355,7 +396,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
         { notify: opts.notify },
       );
       if (judged) await recordMailCc(tx, ticket.id, transaction.id, judged);
-      const rule = [ticket.rule + note, judged?.summary].filter(Boolean).join('; ');
+      const rule = [ticket.rule + note, judged?.summary, await oursNote(tx, m, opts, own)].filter(Boolean).join('; ');
       const row = await logIntake(tx, m, opts.source, {
         verdict: 'appended',
         rule,
@@ -387,7 +428,9 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
     if (judged) await recordMailCc(tx, change.ticket.id, first.id, judged);
     const row = await logIntake(tx, m, opts.source, {
       verdict: 'created',
-      rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary].filter(Boolean).join('; '),
+      rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary, await oursNote(tx, m, opts, own)]
+        .filter(Boolean)
+        .join('; '),
       ticket_id: change.ticket.id,
       transaction_id: first.id,
     });
@@ -438,6 +481,8 @@ export interface IntakeJson {
   ticket_id: number | null;
   transaction_id: number | null;
   error: string | null;
+  /** The recipients taken as ours (SPEC D6): never made a Cc. */
+  ours: string[];
   size: number;
   created_at: string;
 }
@@ -453,6 +498,7 @@ const intakeJson = (r: IntakeRow): IntakeJson => ({
   ticket_id: r.ticket_id,
   transaction_id: r.transaction_id,
   error: r.error,
+  ours: oursOf(r.rule),
   size: r.raw.length,
   created_at: r.created_at,
 });

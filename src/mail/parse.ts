@@ -263,6 +263,7 @@ function envelope(raw: Buffer, root: MimePart): Omit<InboundMail, 'text' | 'atta
     from,
     recipients: [...new Set(mailboxes(recipients).map((a) => a.address))],
     copied: mailboxes([...(headers.to ?? []), ...(headers.cc ?? [])]),
+    to: [...new Set(mailboxes(headers.to ?? []).map((a) => a.address))],
     deliveredTo: mailboxes([...(headers['delivered-to'] ?? []), ...(headers['x-original-to'] ?? [])]).map(
       (a) => a.address,
     ),

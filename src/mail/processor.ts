@@ -3,6 +3,7 @@ import { type Db, errorMessage } from '../db/port.js';
 import { AppError } from '../domain/errors.js';
 import {
   applyInboundMail,
+  deliveredHere,
   logFailedMail,
   logRejectedMail,
   ownAddresses,
@@ -26,7 +27,8 @@ export interface MailSettings {
 /**
  * What the processor is handed by whoever received the mail (/mailgate, the IMAP poller):
  * part of the app's settings (src/settings.ts). `notify.mailFrom` and `notify.ownAddresses`
- * (MAIL_FROM, MAIL_ADDRESSES, the IMAP account) are ours, besides the queue aliases.
+ * (MAIL_FROM, MAIL_ADDRESSES, the IMAP account) are ours, besides the queue aliases and the list
+ * admins keep (SPEC D6, read with each message).
  */
 export interface ProcessorSettings {
   notify: NotifySettings;
@@ -61,8 +63,10 @@ export async function processMail(
     );
   }
   const { mail, degraded } = reading;
+  // Ours: MAIL_FROM, the configured and admin-kept addresses, the queue aliases (read now: a
+  // change by another process counts at once), and the address the message was delivered to.
   const own = [...new Set([...(await ownAddresses(db, settings.notify.mailFrom)), ...settings.notify.ownAddresses])];
-  const kind = classify(mail, own);
+  const kind = classify(mail, [...own, ...deliveredHere(mail, opts.queue !== undefined)]);
   const { headers: _headers, contentType: _type, reportType: _report, ...parsed } = mail;
   const message: InboundMessage = {
     ...parsed,

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
+import { adminMailAddresses } from './ownAddresses.js';
 import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 
 // Who is on a ticket, as the scrip engine needs it to address mail (SPEC C2): requesters, Cc
@@ -93,9 +94,13 @@ export async function ticketPeople(conn: Conn, ticketId: number): Promise<Ticket
 const aliases = prepared((db) =>
   db.select({ alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)),
 );
-/** Every address of ours: the configured ones and the queue aliases. Mail to them would come back in. */
+/**
+ * Every address of ours: the configured ones (the environment's), the queue aliases and the list
+ * admins keep (SPEC D6, read afresh each time: every process sees a change at once). Mail to
+ * them would come back in.
+ */
 export const ourAddresses = async (conn: Conn, configured: string[]): Promise<Set<string>> =>
-  new Set([...configured, ...(await aliases(conn).all()).map((r) => r.alias!)]);
+  new Set([...configured, ...(await aliases(conn).all()).map((r) => r.alias!), ...(await adminMailAddresses(conn))]);
 
 const queueOf = prepared((db) =>
   db

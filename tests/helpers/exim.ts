@@ -52,7 +52,8 @@ function run(args: string[], stdin?: string): Promise<EximRun> {
  * transport to `hxdesk-mailgate --url <url> --token-file <file>` (running as `nobody`, the
  * token file `root:nogroup` 0640, as the README says); mail for `customer.test` (bounces to
  * senders) lands in one mailbox file. `misconfigured.test` runs the same command with a token
- * file that holds the wrong token.
+ * file that holds the wrong token. `help@helpdesk.test` goes through a transport of its own that
+ * names the queue (`--queue General`) and adds no X-Original-To.
  */
 export async function startExim(opts: { url: string; token: string }): Promise<Exim> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-exim-'));
@@ -67,16 +68,17 @@ export async function startExim(opts: { url: string; token: string }): Promise<E
   };
   const good = tokenFile('mailgate-token', opts.token);
   const wrong = tokenFile('wrong-token', 'this-is-not-the-mailgate-token');
-  const pipe = (name: string, token: string) => `${name}:
+  // `queue`: a transport for one mailbox handed over with `--queue`, written without the README's
+  // X-Original-To line (so hxdesk learns the address only from the message's To).
+  const pipe = (name: string, token: string, queue?: string) => `${name}:
   driver = pipe
-  command = ${process.execPath} ${MAILGATE_BIN} --url ${opts.url} --token-file ${token}
+  command = ${process.execPath} ${MAILGATE_BIN} --url ${opts.url} --token-file ${token}${queue ? ` --queue ${queue}` : ''}
   user = nobody
   group = nogroup
   message_prefix =
   message_suffix =
   return_path_add
-  headers_add = X-Original-To: $original_local_part@$original_domain
-  temp_errors = 75
+${queue ? '' : '  headers_add = X-Original-To: $original_local_part@$original_domain\n'}  temp_errors = 75
   return_fail_output
   log_fail_output
   log_defer_output
@@ -103,6 +105,11 @@ not_smtp:
   accept control = suppress_local_fixups
 
 begin routers
+hxdesk_queue:
+  driver = accept
+  domains = helpdesk.test
+  local_parts = help
+  transport = hxdesk_mailgate_queue
 hxdesk:
   driver = accept
   domains = helpdesk.test
@@ -119,6 +126,7 @@ senders:
 begin transports
 ${pipe('hxdesk_mailgate', good)}
 ${pipe('hxdesk_wrong_token', wrong)}
+${pipe('hxdesk_mailgate_queue', good, 'General')}
 sender_mailbox:
   driver = appendfile
   file = ${dir}/mail/senders

@@ -44,6 +44,11 @@ export const IntakeEntrySchema = z
     ticket_id: zRowId.nullable(),
     transaction_id: zRowId.nullable(),
     error: z.string().nullable(),
+    ours: z
+      .array(z.string())
+      .describe(
+        'The recipients taken as ours (queue aliases, our addresses, the address it was delivered to): never made a Cc',
+      ),
     size: z.number().int().min(0),
     created_at: zTimestamp,
   })

@@ -9,6 +9,7 @@ const SECTIONS: [string, string][] = [
   ['/scrips', 'Scrips'],
   ['/outbox', 'Outbox'],
   ['/mail/intake', 'Mail intake'],
+  ['/mail-settings', 'Mail addresses'],
 ];
 
 /** The admin area's frame: its sub-navigation, a title, and the page. */

@@ -183,6 +183,8 @@ export function IntakeEntryPage({ entry: m }: { entry: IntakeJson & { raw: strin
         <dd>{m.verdict}</dd>
         <dt>Rule</dt>
         <dd>{m.rule ?? '—'}</dd>
+        <dt>Taken as ours</dt>
+        <dd>{m.ours.length ? m.ours.join(', ') : '—'}</dd>
         {m.error && (
           <>
             <dt>Error</dt>
