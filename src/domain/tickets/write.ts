@@ -26,6 +26,7 @@ import {
 } from '../transactions.js';
 import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
+import { clearDraftIn } from './drafts.js';
 import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { isStatus, nextResolvedAt, STATUSES, type Status } from '../lifecycle.js';
 
@@ -465,6 +466,8 @@ export async function commentOnTicket(
       now,
       { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify: opts.notify },
     );
+    // SPEC D6: the writer's draft goes with the message it became (kept when the send fails).
+    if (isStaff(actor) && !actor.viaMail) await clearDraftIn(tx, actor.id, id);
     // The status a canned response asks for, after the message (which may have reopened the ticket).
     if (input.set_status !== undefined) {
       const changed = await updateTicket(tx, actor, id, { status: input.set_status }, opts.notify);
