@@ -186,15 +186,15 @@ describe('connection state', () => {
     await page.goto(`/tickets/${ticketId}`);
     await liveOpen(page, T);
     const state = page.getByRole('status').filter({ hasText: 'Reconnecting…' });
-    expect(await page.locator('#connection-state').textContent()).toBe('');
+    expect(await page.locator('#stream-state').textContent()).toBe('');
     await s.close();
     await state.waitFor({ timeout: T });
-    expect(await page.locator('#connection-state').getAttribute('aria-live')).toBe('polite');
+    expect(await page.locator('#stream-state').getAttribute('aria-live')).toBe('polite');
     await fits(page, 'connection-reconnecting');
     s = await startServer(env);
     await liveOpen(page, 60_000);
     await expect
-      .poll(() => page.locator('#connection-state').textContent(), { timeout: 60_000, interval: 100 })
+      .poll(() => page.locator('#stream-state').textContent(), { timeout: 60_000, interval: 100 })
       .toBe('');
     expect(await state.count()).toBe(0);
     await screenshot(page, 'connection-back');

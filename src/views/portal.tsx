@@ -44,7 +44,7 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
         <script src="/static/live.js" defer></script>
         <script src="/static/app.js" defer></script>
         <script src="/static/times.js" defer></script>
-        <script src="/static/connection.js" defer></script>
+        <script src="/static/stream-state.js" defer></script>
       </head>
       <body class="portal-body">
         <a class="skip-link" href="#main">

@@ -1,5 +1,5 @@
 // Connection state (SPEC D6, docs/decisions/054): while a live stream of the page is down, the
-// status line at the top of the page (#connection-state, role=status) says "Reconnecting…",
+// status line at the top of the page (#stream-state, role=status) says "Reconnecting…",
 // and it is emptied once every stream is open again. htmx's SSE extension says when a stream
 // fails (htmx:sseError), opens (htmx:sseOpen) or is closed because its element left the page
 // (htmx:sseClose: a navigation, not a lost connection). A failure that is over within a second
@@ -13,7 +13,7 @@
 
   function render() {
     for (const root of down) if (!document.body.contains(root)) down.delete(root);
-    const region = document.getElementById('connection-state');
+    const region = document.getElementById('stream-state');
     if (!region) return;
     const text = down.size > 0 ? TEXT : '';
     region.classList.toggle('is-down', down.size > 0);
