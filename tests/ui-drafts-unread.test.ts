@@ -102,7 +102,9 @@ describe('unread marks in the list', () => {
     const row = rowOf(page, ticketId);
     await expect.poll(() => row.locator('.unread-dot').count(), poll).toBe(1);
     expect(await row.getByText('New activity').count()).toBe(1);
-    expect(await row.locator('td.subject a').evaluate((a) => getComputedStyle(a).fontWeight)).toBe('700');
+    expect(await row.locator('td.subject a').evaluate((a) => (globalThis as any).getComputedStyle(a).fontWeight)).toBe(
+      '700',
+    );
     await fits(page, 'unread-list');
     // By keyboard: the subject link, Enter.
     await row.locator('td.subject a').focus();
@@ -193,9 +195,7 @@ describe('connection state', () => {
     await fits(page, 'connection-reconnecting');
     s = await startServer(env);
     await liveOpen(page, 60_000);
-    await expect
-      .poll(() => page.locator('#stream-state').textContent(), { timeout: 60_000, interval: 100 })
-      .toBe('');
+    await expect.poll(() => page.locator('#stream-state').textContent(), { timeout: 60_000, interval: 100 }).toBe('');
     expect(await state.count()).toBe(0);
     await screenshot(page, 'connection-back');
   });
