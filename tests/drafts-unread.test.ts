@@ -212,6 +212,12 @@ describe('unread', () => {
     // The customer writes: unread again.
     await customerWrites(id, 'Still broken');
     expect((await rowOf(id, ann.token)).unread).toBe(true);
+    // Answering it is reading it (for the writer only): a note as much as a reply.
+    await s.api('POST', `/tickets/${id}/comment`, { token: ann.token, body: { body: 'Looking', internal: true } });
+    expect((await rowOf(id, ann.token)).unread).toBe(false);
+    expect((await rowOf(id, ben.token)).unread).toBe(true);
+    await customerWrites(id, 'Hello?');
+    expect((await rowOf(id, ann.token)).unread).toBe(true);
     // Customers' lists carry no mark.
     const theirs = await s.api('GET', '/tickets', { token: customer.token });
     expect(theirs.status, theirs.text).toBe(200);

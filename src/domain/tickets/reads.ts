@@ -42,22 +42,32 @@ export async function markTicketSeen(db: Db, actor: Actor, ticketId: number): Pr
       const before = (await readOf(tx).get({ user: actor.id, ticket: ticketId }))?.seen ?? null;
       const newest = (await newestEntry(tx).get({ ticket: ticketId }))?.id ?? null;
       if (newest === null) return before;
-      // Never backwards (two tabs of one agent, the older answered last).
-      const seen = Math.max(Number(newest), before ?? 0);
-      const now = nowIso(tx);
-      await tx
-        .insert(ticketReads)
-        .values({ user_id: actor.id, ticket_id: ticketId, seen_txn_id: seen, seen_at: now })
-        .onConflictDoUpdate({
-          target: [ticketReads.user_id, ticketReads.ticket_id],
-          set: { seen_txn_id: seen, seen_at: now },
-        });
+      await markSeenIn(tx, actor.id, ticketId, Math.max(Number(newest), before ?? 0));
       return before;
     });
   } catch (e) {
     if (storageUnavailable(e)) return seenUpTo(db, actor, ticketId);
     throw e;
   }
+}
+
+/**
+ * Inside a unit of work: the user has seen the ticket up to entry `seen` (an opened page; a
+ * message they sent, which answers what came before it). Never lowered: two tabs of one agent,
+ * the older answered last.
+ */
+export async function markSeenIn(tx: Conn, userId: number, ticketId: number, seen: number): Promise<void> {
+  const now = nowIso(tx);
+  await tx
+    .insert(ticketReads)
+    .values({ user_id: userId, ticket_id: ticketId, seen_txn_id: seen, seen_at: now })
+    .onConflictDoUpdate({
+      target: [ticketReads.user_id, ticketReads.ticket_id],
+      set: {
+        seen_txn_id: sql`CASE WHEN ${ticketReads.seen_txn_id} > ${seen} THEN ${ticketReads.seen_txn_id} ELSE ${seen} END`,
+        seen_at: now,
+      },
+    });
 }
 
 /** Whether a ticket is unread to someone who had seen up to `seen` (null: never opened it). */
