@@ -74,6 +74,13 @@ export async function markSeenIn(tx: Conn, userId: number, ticketId: number, see
 export const isUnread = (customerTxnId: number | null, seen: number | null | undefined): boolean =>
   customerTxnId !== null && (seen == null || customerTxnId > seen);
 
+/** A user's read rows of some tickets: one probe of the primary key (user_id, ticket_id) each. */
+export const readsQuery = (conn: Conn, userId: number, ids: number[]) =>
+  conn
+    .select({ ticket_id: ticketReads.ticket_id, seen: ticketReads.seen_txn_id })
+    .from(ticketReads)
+    .where(and(eq(ticketReads.user_id, userId), inArray(ticketReads.ticket_id, ids)));
+
 /**
  * The `unread` flag of each listed ticket, for staff (customers' lists carry none): one read of
  * ticket_reads by its primary key (user, ticket) for the tickets of the page that have customer
@@ -90,10 +97,7 @@ export async function withUnread(
   const ids = rows.filter((r) => r.customer_txn_id !== null).map((r) => r.id);
   const seen = new Map<number, number>();
   if (ids.length > 0) {
-    const reads = await conn
-      .select({ ticket_id: ticketReads.ticket_id, seen: ticketReads.seen_txn_id })
-      .from(ticketReads)
-      .where(and(eq(ticketReads.user_id, actor.id), inArray(ticketReads.ticket_id, ids)));
+    const reads = await readsQuery(conn, actor.id, ids);
     for (const r of reads) seen.set(r.ticket_id, r.seen);
   }
   return list.map((t) => ({ ...t, unread: isUnread(customer.get(t.id) ?? null, seen.get(t.id)) }));
