@@ -6,8 +6,9 @@
 // - Unread: a ticket the customer mailed is marked in Ann's list until she opens it; the
 //   customer's next mail marks its row again as the list updates live, and the entry is marked
 //   New on the ticket page.
-// - Connection state: the server stops under the open page ("Reconnecting…") and starts again
-//   on the same port and data (the line is emptied).
+// - Connection state: the server stops under the open page ("Reconnecting…"; a draft saved then
+//   says it may not have been saved) and starts again on the same port and data (the line is
+//   emptied, the next save goes through).
 // At 1280 px and 360 px, axe-core clean, screenshots of each state.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -192,11 +193,20 @@ describe('connection state', () => {
     await s.close();
     await state.waitFor({ timeout: T });
     expect(await page.locator('#stream-state').getAttribute('aria-live')).toBe('polite');
+    // A draft saved while the server is away says it may not have been saved, and keeps the text.
+    await box(page).focus();
+    await page.keyboard.type('Written offline');
+    await expect.poll(() => page.locator('#reply-error').textContent(), poll).toContain('Could not reach the server');
     await fits(page, 'connection-reconnecting');
     s = await startServer(env);
     await liveOpen(page, 60_000);
     await expect.poll(() => page.locator('#stream-state').textContent(), { timeout: 60_000, interval: 100 }).toBe('');
     expect(await state.count()).toBe(0);
+    // Back: the next save goes through and the words go.
+    await page.keyboard.type(', and saved');
+    await expect.poll(async () => (await draftNow())?.body, poll).toBe('Written offline, and saved');
+    await expect.poll(() => page.locator('#reply-error').textContent(), poll).toBe('');
+    expect(await draftStatus(page).textContent()).toBe('Draft saved');
     await screenshot(page, 'connection-back');
   });
 });

@@ -23,7 +23,7 @@ export function DraftSaver({ ticketId }: { ticketId: number }) {
       hx-target="#draft-status"
       hx-swap="innerHTML"
       hx-sync="#reply-form:queue first"
-      data-error-target="#draft-status"
+      data-error-target="#reply-error"
     ></div>
   );
 }
