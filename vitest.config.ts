@@ -55,6 +55,7 @@ const browserOnly = [
   'tests/ui-outside-senders.test.ts',
   'tests/ui-api-docs.test.ts',
   'tests/ui-mail-addresses.test.ts',
+  'tests/ui-drafts-unread.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

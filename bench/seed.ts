@@ -157,7 +157,7 @@ export async function ensureDataset(
   log = console.log,
 ): Promise<{ dbPath: string; stats: SeedStats; reused: boolean }> {
   const dbPath = path.join(dir, 'hxdesk.db');
-  const marker = path.join(dir, `seeded-v5-${size}.json`); // bump when the generator or the schema changes
+  const marker = path.join(dir, `seeded-v6-${size}.json`); // bump when the generator or the schema changes
   if (fs.existsSync(marker) && fs.existsSync(dbPath))
     return { dbPath, stats: JSON.parse(fs.readFileSync(marker, 'utf8')), reused: true };
   fs.rmSync(dir, { recursive: true, force: true });
@@ -314,6 +314,16 @@ export async function ensureDataset(
   sql.exec(
     "INSERT INTO ticket_watchers (ticket_id, role, user_id, created_at) SELECT id, 'requester', requester_id, created_at FROM tickets WHERE requester_id IS NOT NULL",
   );
+  // Unread marks (SPEC D6): each ticket's newest customer entry, as migration 0021 backfills; the
+  // bench admin has opened every other ticket (its newest entry seen), so lists read both kinds.
+  sql.exec(`UPDATE tickets SET customer_txn_id = (SELECT max(x.id) FROM transactions AS x JOIN users AS u ON u.id = x.creator_id
+    WHERE x.ticket_id = tickets.id AND u.role = 'requester' AND x.type IN ('Create', 'Correspond', 'Comment'))`);
+  sql
+    .prepare(
+      `INSERT INTO ticket_reads (user_id, ticket_id, seen_txn_id, seen_at) SELECT u.id, t.id, (SELECT max(x.id) FROM transactions AS x WHERE x.ticket_id = t.id), ?
+       FROM tickets AS t, users AS u WHERE u.email = ? AND t.id % 2 = 0`,
+    )
+    .run(iso(now), BENCH_ADMIN.email);
   log('seed: rebuilding the search indexes');
   // The same statements migration 0006 backfills with: one row per subject and message.
   sql.exec(`INSERT INTO message_search(rowid, public_text, internal_text) SELECT id << 20, subject, '' FROM tickets;

@@ -16,6 +16,7 @@ import { inboundIdsQuery } from '../src/scrips/outbox.js';
 import { addMember, createTeam } from '../src/domain/teams.js';
 import { listSpec } from '../src/domain/tickets/list.js';
 import { customValuesQuery } from '../src/domain/tickets/serialize.js';
+import { readsQuery } from '../src/domain/tickets/reads.js';
 import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { listQueries as sqliteListQueries, shouldWalk } from '../src/db/sqlite/ticketList.js';
 import type { TicketFilter } from '../src/domain/tickets/query.js';
@@ -298,6 +299,22 @@ describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', 
     } finally {
       raw.exec('DELETE FROM sqlite_stat1; DELETE FROM sqlite_stat4; ANALYZE sqlite_schema');
     }
+  });
+
+  it("the reader's unread marks (SPEC D6): their read rows of the page's tickets by the primary key", () => {
+    const q = readsQuery(
+      db,
+      admin.id,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    ).toSQL();
+    const lines = (
+      sqliteOf(db)
+        .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
+        .all(...(q.params as unknown[])) as { detail: string }[]
+    ).map((r) => r.detail);
+    expect(lines.join('\n')).toMatch(
+      /^SEARCH ticket_reads USING INDEX sqlite_autoindex_ticket_reads_1 \(user_id=\? AND ticket_id=\?\)$/,
+    );
   });
 });
 

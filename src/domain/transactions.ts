@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { type Conn, logAppend, prepared, first } from '../db/port.js';
-import { attachments, tickets, transactions } from '../db/schema.js';
+import { attachments, tickets, transactions, users } from '../db/schema.js';
 import { nextResolvedAt } from './lifecycle.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
@@ -157,10 +157,32 @@ export async function recordTransactions(
       allResults.push(...results);
     }
     written.push(row);
+    if (CUSTOMER_WRITES.has(row.type) && (await isCustomer(conn, actorId)))
+      await setCustomerTxn(conn).run({ id: ticketId, txn: row.id });
     if (effects.setStatus) await applyScripStatus(conn, ticketId, effects.setStatus, now);
   }
   return { transactions: await transactionsJson(conn, written), scrip_results: allResults };
 }
+
+/** The entries that make a ticket unread to staff when a customer writes them (SPEC D6, decision 054). */
+const CUSTOMER_WRITES = new Set<string>(['Create', 'Correspond', 'Comment']);
+const roleOf = prepared((db) =>
+  db
+    .select({ role: users.role })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id'))),
+);
+/** Whether the writer is a customer (a requester, a Cc, an outside sender: anyone who is not staff). */
+async function isCustomer(conn: Conn, userId: number | null): Promise<boolean> {
+  if (userId === null) return false;
+  return (await roleOf(conn).get({ id: userId }))?.role === 'requester';
+}
+const setCustomerTxn = prepared((db) =>
+  db
+    .update(tickets)
+    .set({ customer_txn_id: sql`${sql.placeholder('txn')}` })
+    .where(eq(tickets.id, sql.placeholder('id'))),
+);
 
 const setScripResults = prepared((db) =>
   db

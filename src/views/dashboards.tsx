@@ -4,6 +4,7 @@ import type { Lookups } from '../domain/lookups.js';
 import type { TicketJson } from '../domain/tickets/serialize.js';
 import { Wide } from './admin/common.js';
 import { STATUS_LABEL, teamName, userName, When } from './format.js';
+import { UnreadMark } from './tickets/unread.js';
 
 const KINDS: [string, string][] = [
   ['my_tickets', 'My open tickets'],
@@ -80,7 +81,8 @@ function MiniList({ tickets, total, more }: { tickets: TicketJson[]; total: numb
     <>
       <ul class="mini-list">
         {tickets.map((t) => (
-          <li>
+          <li class={t.unread ? 'unread' : undefined}>
+            {t.unread && <UnreadMark />}
             <a href={`/tickets/${t.id}`}>
               #{t.id} {t.subject}
             </a>{' '}

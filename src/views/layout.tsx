@@ -1,4 +1,5 @@
 import type { Child } from 'hono/jsx';
+import { ConnectionState } from './connection.js';
 
 export interface LayoutUser {
   name: string;
@@ -35,6 +36,7 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
         <script src="/static/bulk.js" defer></script>
         <script src="/static/reply-box.js" defer></script>
         <script src="/static/times.js" defer></script>
+        <script src="/static/stream-state.js" defer></script>
       </head>
       <body hx-boost="true">
         {/* The first Tab stop of every page: past the top bar straight to the page itself. */}
@@ -61,6 +63,7 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
             </form>
           )}
         </header>
+        <ConnectionState />
         <main id="main" tabindex={-1}>
           {saved && (
             <p class="notice saved-notice" role="status">

@@ -1,3 +1,4 @@
+import { ConnectionState } from './connection.js';
 import type { Child } from 'hono/jsx';
 import type { PortalTicketJson, PortalTransactionJson, PortalView } from '../domain/portal.js';
 import { When } from './format.js';
@@ -43,6 +44,7 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
         <script src="/static/live.js" defer></script>
         <script src="/static/app.js" defer></script>
         <script src="/static/times.js" defer></script>
+        <script src="/static/stream-state.js" defer></script>
       </head>
       <body class="portal-body">
         <a class="skip-link" href="#main">
@@ -59,6 +61,7 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
             </nav>
           )}
         </header>
+        <ConnectionState />
         <main id="main" class="portal" tabindex={-1}>
           {children}
         </main>

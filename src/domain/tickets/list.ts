@@ -7,7 +7,8 @@ import { invalid } from '../errors.js';
 import { getSavedViewFilters } from '../savedViews.js';
 import { searchPeople } from '../users.js';
 import { sortKeyOf, type SortKey, type TicketFilter, type TicketListQuery } from './query.js';
-import { ticketsJson, type TicketJson } from './serialize.js';
+import { withUnread } from './reads.js';
+import { ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 
 export interface TicketList {
   tickets: TicketJson[];
@@ -119,6 +120,10 @@ async function fromStore(db: Db, spec: TicketListSpec) {
   }
 }
 
+/** A list's tickets in API form, each marked unread or not for a staff reader (SPEC D6). */
+const rowsJson = async (db: Db, actor: Actor, rows: TicketRow[]) =>
+  withUnread(db, actor, rows, await ticketsJson(db, rows));
+
 /** A `q` that names a ticket by its number: `123` or `#123` (SPEC C4). */
 const TICKET_NUMBER = /^#?(\d{1,9})$/;
 
@@ -133,7 +138,12 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
     : undefined;
   if (!pinned) {
     const found = await fromStore(db, spec);
-    return { tickets: await ticketsJson(db, found.rows), total: found.total, limit: spec.limit, offset: spec.offset };
+    return {
+      tickets: await rowsJson(db, actor, found.rows),
+      total: found.total,
+      limit: spec.limit,
+      offset: spec.offset,
+    };
   }
   const first = spec.offset === 0;
   const rest = await fromStore(db, {
@@ -143,7 +153,7 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
     limit: first ? spec.limit - 1 : spec.limit,
   });
   const rows = first ? [pinned, ...rest.rows] : rest.rows;
-  return { tickets: await ticketsJson(db, rows), total: rest.total + 1, limit: spec.limit, offset: spec.offset };
+  return { tickets: await rowsJson(db, actor, rows), total: rest.total + 1, limit: spec.limit, offset: spec.offset };
 }
 
 // ---- live lists (SPEC C5) ------------------------------------------------------------------
@@ -205,7 +215,7 @@ export async function liveRows(
       rows.push({ id, visible: false, matches: false });
       continue;
     }
-    const [ticket] = await ticketsJson(db, [row]);
+    const [ticket] = await rowsJson(db, actor, [row]);
     rows.push({ id, visible: true, matches, ticket, sort_key: sortKeyOf(ticket, sort) });
   }
   return { sort, rows };

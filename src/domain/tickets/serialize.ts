@@ -23,6 +23,8 @@ export interface TicketJson {
   requesters: number[];
   cc: number[];
   admin_cc: number[];
+  /** SPEC D6, staff lists only: a customer wrote since the reader last opened the ticket (decision 054). */
+  unread?: boolean;
 }
 
 const descriptionCols = { ticket_id: transactions.ticket_id, body: transactions.body };

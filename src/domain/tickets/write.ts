@@ -26,6 +26,8 @@ import {
 } from '../transactions.js';
 import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
+import { clearDraftIn } from './drafts.js';
+import { markSeenIn } from './reads.js';
 import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { isStatus, nextResolvedAt, STATUSES, type Status } from '../lifecycle.js';
 
@@ -465,6 +467,12 @@ export async function commentOnTicket(
       now,
       { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify: opts.notify },
     );
+    // SPEC D6: the writer's draft goes with the message it became (kept when the send fails), and
+    // what they answered is read (decision 054).
+    if (isStaff(actor) && !actor.viaMail) {
+      await clearDraftIn(tx, actor.id, id);
+      await markSeenIn(tx, actor.id, id, transactions[transactions.length - 1].id);
+    }
     // The status a canned response asks for, after the message (which may have reopened the ticket).
     if (input.set_status !== undefined) {
       const changed = await updateTicket(tx, actor, id, { status: input.set_status }, opts.notify);

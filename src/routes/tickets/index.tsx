@@ -83,6 +83,8 @@ import { documented } from '../openapi.js';
 import { z } from 'zod';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
 import { ccNotAdded, notAddedOf } from '../../domain/mailCc.js';
+import { getDraft } from '../../domain/tickets/drafts.js';
+import { markTicketSeen, seenUpTo } from '../../domain/tickets/reads.js';
 
 type C = Context<AppEnv>;
 const doc = documented('Tickets');
@@ -145,6 +147,7 @@ async function pageProps(
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
     responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
+    newAfter: await seenUpTo(db, actor, id),
   };
 }
 
@@ -419,7 +422,14 @@ export function ticketRoutes() {
     const ticket = await getTicket(dbOf(c), actor, pathId(c));
     return respond(c, ticket, {
       title: `#${ticket.id} ${ticket.subject}`,
-      view: async () => <TicketPage p={await pageProps(c, actor, ticket.id, ticket, true)} />,
+      view: async () => {
+        // SPEC D6: opening the page (not a JSON read, not a live refresh) marks the ticket seen;
+        // the entries newer than what was seen before are marked New, and the draft fills the box.
+        const before = await markTicketSeen(dbOf(c), actor, ticket.id);
+        const savedDraft = isStaff(actor) ? await getDraft(dbOf(c), actor, ticket.id) : null;
+        const p = await pageProps(c, actor, ticket.id, ticket, true);
+        return <TicketPage p={{ ...p, newAfter: before, savedDraft }} />;
+      },
     });
   });
 

@@ -7,6 +7,7 @@ import { zBool, zId, zInt, zJsonObject, zList, zNullableId, zText } from '../../
 import { BULK_MAX_IDS } from '../../domain/tickets/bulk.js';
 import { LIVE_IDS_MAX } from '../../domain/tickets/list.js';
 import { TRANSACTION_TYPES } from '../../domain/transactions.js';
+import { DRAFT_KINDS } from '../../domain/tickets/drafts.js';
 import { zRowId, zTimestamp } from '../openapi.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
@@ -203,6 +204,10 @@ export const TicketSchema = z
     requesters: z.array(zRowId),
     cc: z.array(zRowId),
     admin_cc: z.array(zRowId),
+    unread: z
+      .boolean()
+      .optional()
+      .describe('Lists, for staff: a customer wrote since you last opened the ticket (SPEC D6)'),
   })
   .meta({ id: 'Ticket' });
 
@@ -258,3 +263,33 @@ export const NotAddedSchema = z
     created_at: zTimestamp,
   })
   .meta({ id: 'NotAdded', description: 'Someone mail named whom the Cc bounds left off the ticket' });
+
+// ---- SPEC D6 drafts (docs/decisions/054) ------------------------------------------------------
+
+/**
+ * PUT /tickets/:id/draft: the reply box's text (as long as a reply may be) and its kind. JSON
+ * clients say `kind`; the reply box's form sends its own `internal` choice. Empty text removes it.
+ */
+export const DraftInputSchema = z
+  .strictObject({
+    body: z.string({ error: 'Required' }).max(100_000, 'At most 100000 characters'),
+    kind: z.enum(DRAFT_KINDS, { error: `Expected one of: ${DRAFT_KINDS.join(', ')}` }).optional(),
+    internal: zBool.optional().describe("The reply box's choice: true is a note (when `kind` is not given)"),
+  })
+  .transform(({ body, kind, internal }) => ({
+    body,
+    kind: kind ?? (internal === true ? ('note' as const) : ('reply' as const)),
+  }));
+
+export const DraftSchema = z
+  .strictObject({
+    ticket_id: zRowId,
+    kind: z.enum(DRAFT_KINDS),
+    body: z.string(),
+    updated_at: zTimestamp,
+  })
+  .meta({ id: 'Draft', description: "Your unsent reply or note on a ticket (others' drafts are never shown)" });
+
+export const DraftAnswerSchema = z
+  .strictObject({ draft: DraftSchema.nullable().describe('null: no draft') })
+  .meta({ id: 'DraftAnswer' });

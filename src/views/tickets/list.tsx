@@ -6,6 +6,7 @@ import type { LiveRow } from '../../domain/tickets/list.js';
 import type { SortKey } from '../../domain/tickets/query.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
 import { queueName, STATUS_LABEL, userName, When } from '../format.js';
+import { UnreadMark } from './unread.js';
 
 export const ALL_COLUMNS: Column[] = ['ID', 'Subject', 'Status', 'Queue', 'Owner', 'Created', 'Updated'];
 export const DEFAULT_WIDTHS: Record<Column, number> = {
@@ -59,17 +60,19 @@ function link(p: TicketListProps, change: Record<string, string | number | null>
   return `/tickets${s ? `?${s}` : ''}`;
 }
 
-function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
+function Cell({ column, t, l, mark }: { column: Column; t: TicketJson; l: Lookups; mark?: boolean }) {
   switch (column) {
     case 'ID':
       return (
-        <td class="num">
+        <td class={mark ? 'num unread' : 'num'}>
+          {mark && <UnreadMark />}
           <a href={`/tickets/${t.id}`}>#{t.id}</a>
         </td>
       );
     case 'Subject':
       return (
-        <td class="subject">
+        <td class={mark ? 'subject unread' : 'subject'}>
+          {mark && <UnreadMark />}
           <a href={`/tickets/${t.id}`}>{t.subject}</a>
         </td>
       );
@@ -97,6 +100,10 @@ function Cell({ column, t, l }: { column: Column; t: TicketJson; l: Lookups }) {
       );
   }
 }
+
+/** SPEC D6: the cell that carries a row's unread mark: the subject's, else the number's. */
+const markColumn = (columns: Column[]): Column | undefined =>
+  columns.includes('Subject') ? 'Subject' : columns.includes('ID') ? 'ID' : undefined;
 
 /** A sort key as the page keeps it on a row (`data-key`): numbers as they are, times as ISO text. */
 const keyAttr = (k: SortKey) => JSON.stringify(k);
@@ -127,7 +134,7 @@ export function TicketRow({
         </td>
       )}
       {p.columns.map((c) => (
-        <Cell column={c} t={t} l={p.lookups} />
+        <Cell column={c} t={t} l={p.lookups} mark={t.unread === true && c === markColumn(p.columns)} />
       ))}
     </tr>
   );

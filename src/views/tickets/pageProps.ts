@@ -29,6 +29,10 @@ export interface TicketPageProps {
   maxAttachmentBytes?: number;
   /** SPEC C5: a message refused as stale (a plain form post), shown again with what came in. */
   reply?: ReplyDraft;
+  /** SPEC D6: the reader's saved draft of this ticket, for the reply box (none: null or absent). */
+  savedDraft?: { kind: 'reply' | 'note'; body: string } | null;
+  /** SPEC D6: the newest entry the reader had seen before (null: never opened it); newer entries by others are marked New. */
+  newAfter?: number | null;
 }
 
 /** What a refused reply box had: its text and kind, and the entries that came in after its page. */

@@ -6,6 +6,8 @@ import { PeopleBox, publicReplyWords } from './people.js';
 import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
 import { Properties } from './properties.js';
 import type { ReplyDraft, TicketPageProps } from './pageProps.js';
+import { DraftSaver, DraftStatus } from './drafts.js';
+import { isNewEntry, NewMark } from './unread.js';
 
 export { Properties };
 
@@ -175,7 +177,10 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
       data-txn-id={copy ? undefined : String(t.id)}
     >
       <div class="txn-head">
-        <span class="txn-what">{describe(t, p)}</span>
+        <span class="txn-what">
+          {!copy && isNewEntry(t, p) && <NewMark />}
+          {describe(t, p)}
+        </span>
         <When iso={t.created_at} />
       </div>
       {t.body && <TxnBody ticketId={p.ticket.id} t={t} copy={copy} />}
@@ -389,6 +394,10 @@ const ReplyErrorPlace = ({ oob }: { oob?: boolean }) => (
 export function ReplyBox({ p }: { p: TicketPageProps }) {
   const id = p.ticket.id;
   const draft = p.reply;
+  // SPEC D6: without a refused message to show again, the reader's saved draft fills the box.
+  const saved = draft ? null : (p.savedDraft ?? null);
+  const internal = draft ? draft.internal : saved?.kind === 'note';
+  const text = draft?.body ?? saved?.body;
   // The marker is the newest entry this page showed; live updates of the history do not move it
   // (the writer has not necessarily read them): only a sent message or the stale warning does.
   const seen = draft ? newestId(draft.stale) : newestId(p.transactions);
@@ -414,14 +423,14 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
         <fieldset class="reply-kind">
           <legend class="visually-hidden">Kind of message</legend>
           <label>
-            <input type="radio" name="internal" value="false" checked={!draft?.internal} />{' '}
+            <input type="radio" name="internal" value="false" checked={!internal} />{' '}
             <span>
               Public reply <ReplyRecipients p={p} />
             </span>
           </label>
           <label>
-            <input type="radio" name="internal" value="true" checked={!!draft?.internal} /> Internal note (owner and
-            AdminCc only)
+            <input type="radio" name="internal" value="true" checked={internal} /> Internal note (owner and AdminCc
+            only)
           </label>
         </fieldset>
       ) : (
@@ -432,7 +441,7 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
         Message
       </label>
       <textarea id="reply-body" name="body" rows={6} placeholder="Write a message…">
-        {draft ? `\n${draft.body}` /* the parser drops one leading newline */ : ''}
+        {text !== undefined ? `\n${text}` /* the parser drops one leading newline */ : ''}
       </textarea>
       {p.staff && (
         <>
@@ -458,6 +467,7 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
         <button type="submit" class="primary">
           Send
         </button>
+        {p.staff && <DraftStatus draft={saved} />}
       </div>
       <ReplyErrorPlace />
     </form>
@@ -497,6 +507,7 @@ export function TicketReplied({ p }: { p: TicketPageProps }) {
       <Stale p={p} stale={[]} oob />
       <SeenMarker value={newestId(p.transactions)} oob />
       <ReplyErrorPlace oob />
+      {p.staff && <DraftStatus draft={null} oob />}
     </>
   );
 }
@@ -579,6 +590,7 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
         <div class="ticket-main">
           <History p={p} />
           <ReplyBox p={p} />
+          {p.staff && <DraftSaver ticketId={id} />}
         </div>
         <div class="ticket-side">
           <Properties p={p} />

@@ -1,0 +1,104 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { type Conn, type Db, prepared, storageUnavailable, transaction } from '../../db/port.js';
+import { ticketReads, transactions } from '../../db/schema.js';
+import { type Actor, isStaff } from '../actor.js';
+import { nowIso } from '../clock.js';
+import type { TicketJson, TicketRow } from './serialize.js';
+
+// SPEC D6 unread marks (docs/decisions/054). Each ticket keeps the id of its newest entry by a
+// customer (tickets.customer_txn_id, kept by recordTransactions); each staff member, the newest
+// entry of a ticket when they last opened its page (ticket_reads). A ticket is unread to them
+// when a customer wrote after that, or they never opened it and a customer wrote on it at all.
+
+const p = sql.placeholder;
+const readOf = prepared((db) =>
+  db
+    .select({ seen: ticketReads.seen_txn_id })
+    .from(ticketReads)
+    .where(and(eq(ticketReads.user_id, p('user')), eq(ticketReads.ticket_id, p('ticket')))),
+);
+const newestEntry = prepared((db) =>
+  db
+    .select({ id: sql<number | null>`max(${transactions.id})` })
+    .from(transactions)
+    .where(eq(transactions.ticket_id, p('ticket'))),
+);
+
+/** The newest entry of a ticket the actor had seen when they last opened it, or null (never, or not staff). */
+export async function seenUpTo(db: Db, actor: Actor, ticketId: number): Promise<number | null> {
+  if (!isStaff(actor)) return null;
+  return (await readOf(db).get({ user: actor.id, ticket: ticketId }))?.seen ?? null;
+}
+
+/**
+ * A staff member opened the ticket's page: everything on it up to its newest entry is seen.
+ * Answers what they had seen before (null: they never opened it), for the page's "New" marks.
+ * Nothing is recorded for customers. A store that cannot write (a full disk) still shows the page.
+ */
+export async function markTicketSeen(db: Db, actor: Actor, ticketId: number): Promise<number | null> {
+  if (!isStaff(actor)) return null;
+  try {
+    return await transaction(db, async (tx) => {
+      const before = (await readOf(tx).get({ user: actor.id, ticket: ticketId }))?.seen ?? null;
+      const newest = (await newestEntry(tx).get({ ticket: ticketId }))?.id ?? null;
+      if (newest === null) return before;
+      await markSeenIn(tx, actor.id, ticketId, Math.max(Number(newest), before ?? 0));
+      return before;
+    });
+  } catch (e) {
+    if (storageUnavailable(e)) return seenUpTo(db, actor, ticketId);
+    throw e;
+  }
+}
+
+/**
+ * Inside a unit of work: the user has seen the ticket up to entry `seen` (an opened page; a
+ * message they sent, which answers what came before it). Never lowered: two tabs of one agent,
+ * the older answered last.
+ */
+export async function markSeenIn(tx: Conn, userId: number, ticketId: number, seen: number): Promise<void> {
+  const now = nowIso(tx);
+  await tx
+    .insert(ticketReads)
+    .values({ user_id: userId, ticket_id: ticketId, seen_txn_id: seen, seen_at: now })
+    .onConflictDoUpdate({
+      target: [ticketReads.user_id, ticketReads.ticket_id],
+      set: {
+        seen_txn_id: sql`CASE WHEN ${ticketReads.seen_txn_id} > ${seen} THEN ${ticketReads.seen_txn_id} ELSE ${seen} END`,
+        seen_at: now,
+      },
+    });
+}
+
+/** Whether a ticket is unread to someone who had seen up to `seen` (null: never opened it). */
+export const isUnread = (customerTxnId: number | null, seen: number | null | undefined): boolean =>
+  customerTxnId !== null && (seen == null || customerTxnId > seen);
+
+/** A user's read rows of some tickets: one probe of the primary key (user_id, ticket_id) each. */
+export const readsQuery = (conn: Conn, userId: number, ids: number[]) =>
+  conn
+    .select({ ticket_id: ticketReads.ticket_id, seen: ticketReads.seen_txn_id })
+    .from(ticketReads)
+    .where(and(eq(ticketReads.user_id, userId), inArray(ticketReads.ticket_id, ids)));
+
+/**
+ * The `unread` flag of each listed ticket, for staff (customers' lists carry none): one read of
+ * ticket_reads by its primary key (user, ticket) for the tickets of the page that have customer
+ * entries at all.
+ */
+export async function withUnread(
+  conn: Conn,
+  actor: Actor,
+  rows: TicketRow[],
+  list: TicketJson[],
+): Promise<TicketJson[]> {
+  if (!isStaff(actor) || list.length === 0) return list;
+  const customer = new Map(rows.map((r) => [r.id, r.customer_txn_id]));
+  const ids = rows.filter((r) => r.customer_txn_id !== null).map((r) => r.id);
+  const seen = new Map<number, number>();
+  if (ids.length > 0) {
+    const reads = await readsQuery(conn, actor.id, ids);
+    for (const r of reads) seen.set(r.ticket_id, r.seen);
+  }
+  return list.map((t) => ({ ...t, unread: isUnread(customer.get(t.id) ?? null, seen.get(t.id)) }));
+}
