@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error a plain JavaScript script (checked with @ts-check), without declarations
 import { buildIfChanged } from '../scripts/build-if-changed.mjs';
 
 // SPEC D6 "Start fast" (docs/decisions/057): `npm start` compiles only when something the build
