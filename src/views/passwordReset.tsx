@@ -79,13 +79,17 @@ export function ResetPasswordPage({
             required
             autofocus
             aria-invalid={errors.password ? 'true' : undefined}
-            aria-describedby={errors.password ? 'password-hint password-error' : 'password-hint'}
+            aria-describedby={errors.password ? 'password-error' : 'password-hint'}
           />
         </label>
-        <p class="hint" id="password-hint">
-          At least 12 characters.
-        </p>
-        <FieldError id="password-error" message={errors.password} />
+        {/* One message under the field: the rule, or what was wrong with what was typed. */}
+        {errors.password ? (
+          <FieldError id="password-error" message={errors.password} />
+        ) : (
+          <p class="hint" id="password-hint">
+            At least 12 characters.
+          </p>
+        )}
         <label>
           Repeat it{' '}
           <input
