@@ -321,7 +321,7 @@ describe('links that no longer work', () => {
       `${other.id}.${expires}.${mac}`,
       `${id}.${expires}`,
       `${id}.${expires}.${mac}x`,
-      '999999999.1.' + 'A'.repeat(43),
+      `999999999.1.${'A'.repeat(43)}`,
       'garbage',
       encodeURIComponent('1.2.<script>'),
     ];
