@@ -169,6 +169,9 @@ describe('using the link', () => {
     expect(page).toContain(`action="${link}"`);
     expect(page).toContain('autocomplete="new-password"');
     expect(page).toContain(agent.email);
+    // Opening it (a mail scanner's GET and HEAD too) uses nothing up: the form's POST still works.
+    expect((await fetch(s.url + link, { method: 'HEAD' })).status).toBe(200);
+    expect((await s.api('POST', link, { token: null, body: { password: NEW } })).status).toBe(200);
   });
 
   it('sets the password, signs in (staff land on the tickets), signs every other session out; then the link is used up', async () => {
