@@ -2,6 +2,7 @@
 //                  [--store sqlite|postgres|both] [--database-url postgres://…/<db holding the dataset>]
 // npm run bench -- --mixed …: the mixed 128-connection load instead (bench/mixed.ts, its options there)
 // npm run bench -- --live …: live updates (SPEC C5): server memory with idle streams, event delivery latency (bench/live.ts)
+// npm run bench -- --start [--runs 5]: `npm start` to /healthz with nothing changed since the last build (bench/start.ts)
 //
 // Builds (or reuses) a dataset of the given size with bulk SQL, copies it, starts the real
 // server on the copy in production mode, and measures operations over HTTP: each one with a
@@ -395,6 +396,7 @@ async function measure(
 
 if (args.includes('--mixed')) await import('./mixed.js');
 else if (args.includes('--live')) await import('./live.js');
+else if (args.includes('--start')) await import('./start.js');
 else
   main().catch((e) => {
     process.stderr.write(`${(e as Error).stack ?? e}\n`);

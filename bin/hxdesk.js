@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // @ts-check
 // hxdesk: the administrator's command (docs/decisions/024). `hxdesk serve` starts the server as
-// `npm start` does: compile src/ to dist/ (when TypeScript is installed; an install without dev
+// `npm start` does: compile src/ to dist/ when a source changed (when TypeScript is installed; an install without dev
 // dependencies runs the dist/ it shipped), then run dist/server.js with npm start's Node flags.
 // Every other command is src/cli.ts, run from the sources through tsx (a runtime dependency),
 // so it always matches the source tree it sits in; from dist/cli.js when there are no sources.
 // Plain JavaScript on purpose: it runs from a fresh clone with no build step.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildIfChanged } from '../scripts/build-if-changed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -39,9 +40,9 @@ function serve(/** @type {string[]} */ argv) {
   const tsc = resolved('typescript/bin/tsc');
   const server = path.join(root, 'dist', 'server.js');
   if (tsc && fs.existsSync(path.join(root, 'src', 'server.ts'))) {
-    const built = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
-    if (built.error) fail(`cannot compile the server: ${built.error.message}`);
-    if (built.status !== 0) fail(`compiling the server failed (tsc exited with ${built.status ?? built.signal})`);
+    // Only when a source changed since the last build (docs/decisions/057), as npm start's prestart.
+    const built = buildIfChanged(root, { log: (line) => process.stderr.write(`${line}\n`) });
+    if (built.status !== 0) fail(`compiling the server failed (tsc exited with ${built.status})`);
   } else if (!fs.existsSync(server)) {
     fail(`${server} is missing and TypeScript is not installed to build it; run npm install, or npm run build where it is`);
   }

@@ -31,6 +31,10 @@ const EnvSchema = z
     /** Sign-in attempts allowed per client address per 15 minutes. */
     LOGIN_MAX_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).default(100),
     SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+    /** Password-reset mails one address may be sent per hour (further requests get the same answer, no mail). */
+    PASSWORD_RESET_MAX_PER_ADDRESS: z.coerce.number().int().min(1).default(3),
+    /** Password-reset requests one client address may make per hour (then 429). */
+    PASSWORD_RESET_MAX_PER_CLIENT: z.coerce.number().int().min(1).default(20),
     /** Outbound mail: smtp://user:pass@host:port (or smtps://). Unset: mail waits in the outbox. */
     SMTP_URL: z
       .string()

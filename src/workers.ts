@@ -6,7 +6,7 @@ import { clockOf } from './domain/clock.js';
 import { newSecret } from './domain/secrets.js';
 import type { Env } from './env.js';
 import { throttled, type Logger } from './log.js';
-import { startImapPoller, type ImapPoller } from './mail/imap.js';
+import type { ImapPoller } from './mail/imap.js';
 import { closeMailReading } from './mail/reader.js';
 import { startDelivery, type DeliveryWorker } from './scrips/delivery.js';
 import { loadSettings, type Settings } from './settings.js';
@@ -54,8 +54,9 @@ export async function startWorkers(
     log,
     say,
   });
+  // Loaded only when IMAP is set: imapflow is the heaviest module of a start (decision 057).
   const imap = env.IMAP_URL
-    ? startImapPoller(db, {
+    ? (await import('./mail/imap.js')).startImapPoller(db, {
         url: env.IMAP_URL,
         pollSeconds: env.IMAP_POLL_SECONDS,
         moveTo: env.IMAP_MOVE_TO,

@@ -22,6 +22,10 @@ export const throttleKey = {
   portalMessages: (userId: number) => `portal:${userId}`,
   /** Bytes of files one person sent through the portal (decision 041): `failures` holds bytes. */
   portalBytes: (userId: number) => `portal-bytes:${userId}`,
+  /** Password-reset requests for one address (normalized; unknown addresses too; decision 056). */
+  resetAddress: (email: string) => `reset:${email}`,
+  /** Password-reset requests from one client address (decision 056). */
+  resetClient: (address: string) => `reset-ip:${address}`,
 };
 
 export interface Attempt {

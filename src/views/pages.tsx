@@ -17,6 +17,9 @@ export function LoginPage({ error, email, next }: { error?: string; email?: stri
         )}
         <button type="submit">Sign in</button>
       </form>
+      <p>
+        <a href="/password-reset">Forgot password?</a>
+      </p>
     </section>
   );
 }

@@ -22,6 +22,7 @@ import { LoginPage } from '../../views/pages.js';
 import type { AppEnv, Deps } from '../context.js';
 import { actorOf, dbOf, isHtmx, noContent, pathId, readBody, respond, wantsHtml } from '../respond.js';
 import { SESSION_COOKIE } from './middleware.js';
+import { passwordResetRoutes } from './passwordReset.js';
 
 const doc = documented('Sign-in and tokens');
 
@@ -135,6 +136,8 @@ export function authRoutes(deps: Deps) {
       });
     },
   );
+
+  app.route('/', passwordResetRoutes(deps)); // forgot password (decision 056)
 
   app.post('/logout', doc({ summary: 'Sign out', public: true, ok: { 204: null } }), async (c) => {
     const sid = getCookie(c, SESSION_COOKIE);

@@ -14,6 +14,7 @@ export const SESSION_COOKIE = 'hxdesk_session';
 const PUBLIC = [
   /^\/login$/,
   /^\/logout$/,
+  /^\/password-reset(?:\/[^/]+)?$/, // forgot password: asking for a link, and the link itself (decision 056)
   /^\/healthz$/,
   /^\/static\//,
   /^\/favicon\.ico$/,

@@ -17,3 +17,22 @@ export const NewTokenSchema = TokenJsonSchema.extend({
   token: z.string().describe('The secret: shown this once, stored hashed'),
 }).meta({ id: 'NewToken' });
 export const HealthSchema = z.strictObject({ ok: z.literal(true) });
+
+/** Forgot password (decision 056): the address to mail a link to. */
+export const ForgotPasswordSchema = z.object({
+  email: z
+    .string()
+    .trim()
+    .min(1, 'Required')
+    .max(254, 'At most 254 characters')
+    .pipe(z.email('Enter an e-mail address')),
+});
+/** The one answer to every reset request, whether or not the address is an account's. */
+export const ForgotPasswordAnswerSchema = z.strictObject({ message: z.string() });
+/** A reset link that is still good: whose account, until when. */
+export const ResetLinkSchema = z.strictObject({ email: z.string(), expires_at: zTimestamp });
+/** The new password: the same rule as everywhere a password is set (settings, users). */
+export const ResetPasswordSchema = z.object({
+  password: z.string().min(12, 'At least 12 characters').max(1024, 'At most 1024 characters'),
+  password_confirm: z.string().max(1024, 'At most 1024 characters').optional(),
+});

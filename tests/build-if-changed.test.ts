@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIfChanged } from '../scripts/build-if-changed.mjs';
+
+// SPEC D6 "Start fast" (docs/decisions/057): `npm start` compiles only when something the build
+// reads changed since the last successful build. The freshness check runs the real tsc on a small
+// temporary project laid out as ours (tsconfig.json, tsconfig.build.json, src/ → dist/).
+
+type Result = { built: boolean; reason: string; status: number };
+const build = (root: string): Result => buildIfChanged(root);
+
+let root: string;
+const write = (rel: string, text: string) => {
+  fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  fs.writeFileSync(path.join(root, rel), text);
+};
+const out = (rel: string) => fs.readFileSync(path.join(root, 'dist', rel), 'utf8');
+
+beforeAll(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-build-'));
+  write(
+    'tsconfig.json',
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', noEmit: true, types: [] },
+      include: ['src'],
+    }),
+  );
+  write(
+    'tsconfig.build.json',
+    JSON.stringify({
+      extends: './tsconfig.json',
+      compilerOptions: { noEmit: false, outDir: 'dist', rootDir: 'src', noCheck: true },
+      include: ['src'],
+    }),
+  );
+  write('package.json', JSON.stringify({ type: 'module' }));
+  write('src/server.ts', "import { greeting } from './greeting.js';\nconsole.log(greeting);\n");
+  write('src/greeting.ts', "export const greeting: string = 'one';\n");
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('build-if-changed: npm start compiles only what changed', () => {
+  it('builds when there was no build; then, with nothing changed, does not run tsc', () => {
+    expect(build(root)).toMatchObject({ built: true, status: 0, reason: 'no successful build recorded' });
+    expect(out('greeting.js')).toContain("'one'");
+    expect(build(root)).toEqual({ built: false, status: 0, reason: 'nothing changed since the last build' });
+  });
+
+  it('a changed source is compiled before the start; touching a file without changing it is not a change', () => {
+    write('src/greeting.ts', "export const greeting: string = 'two';\n");
+    expect(build(root)).toMatchObject({ built: true, status: 0, reason: 'sources changed since the last build' });
+    expect(out('greeting.js')).toContain("'two'");
+    const later = new Date(fs.statSync(path.join(root, 'src/greeting.ts')).mtimeMs + 60_000);
+    fs.utimesSync(path.join(root, 'src/greeting.ts'), later, later);
+    expect(build(root).built).toBe(false);
+  });
+
+  it('a new file and a deleted file are changes', () => {
+    write('src/extra.ts', 'export const extra = 1;\n');
+    expect(build(root).built).toBe(true);
+    expect(out('extra.js')).toContain('extra = 1');
+    expect(build(root).built).toBe(false);
+    fs.rmSync(path.join(root, 'src/extra.ts'));
+    expect(build(root).built).toBe(true);
+    expect(build(root).built).toBe(false);
+  });
+
+  it('a change to either tsconfig or to package.json is a change', () => {
+    write(
+      'tsconfig.build.json',
+      JSON.stringify({
+        extends: './tsconfig.json',
+        compilerOptions: { noEmit: false, outDir: 'dist', rootDir: 'src', noCheck: true, sourceMap: true },
+        include: ['src'],
+      }),
+    );
+    expect(build(root).built).toBe(true);
+    expect(fs.existsSync(path.join(root, 'dist', 'server.js.map'))).toBe(true);
+    expect(build(root).built).toBe(false);
+    const base = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
+    base.compilerOptions.target = 'ES2020';
+    write('tsconfig.json', JSON.stringify(base));
+    expect(build(root).built).toBe(true);
+    expect(build(root).built).toBe(false);
+    write('package.json', JSON.stringify({ type: 'module', name: 'renamed' }));
+    expect(build(root).built).toBe(true);
+    expect(build(root).built).toBe(false);
+  });
+
+  it('a missing dist/server.js is built again', () => {
+    fs.rmSync(path.join(root, 'dist', 'server.js'));
+    expect(build(root)).toMatchObject({ built: true, reason: 'dist/server.js is missing' });
+    expect(out('server.js')).toContain('console.log(greeting)');
+  });
+
+  it('a failed build records nothing: the next start tries again, and runs once it is fixed', () => {
+    write('src/greeting.ts', 'export const greeting: string = ;\n');
+    const failed = build(root);
+    expect(failed.built).toBe(true);
+    expect(failed.status).not.toBe(0);
+    expect(build(root)).toMatchObject({ built: true, reason: 'no successful build recorded' });
+    write('src/greeting.ts', "export const greeting: string = 'three';\n");
+    expect(build(root)).toMatchObject({ built: true, status: 0 });
+    expect(out('greeting.js')).toContain("'three'");
+    expect(build(root).built).toBe(false);
+  });
+});
