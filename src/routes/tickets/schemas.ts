@@ -258,3 +258,12 @@ export const NotAddedSchema = z
     created_at: zTimestamp,
   })
   .meta({ id: 'NotAdded', description: 'Someone mail named whom the Cc bounds left off the ticket' });
+
+/**
+ * GET /tickets/:id (SPEC D6): `quote`, a public message of the ticket whose text the page's reply
+ * box starts with, quoted (the "Reply" link of a history entry without JavaScript). Other
+ * parameters are left alone, as before.
+ */
+export const TicketPageQuerySchema = z.object({
+  quote: zId.optional(),
+});

@@ -29,6 +29,8 @@ export interface TicketPageProps {
   maxAttachmentBytes?: number;
   /** SPEC C5: a message refused as stale (a plain form post), shown again with what came in. */
   reply?: ReplyDraft;
+  /** SPEC D6: `?quote=<id>`, the entry whose text the reply box starts with (a Reply link without JavaScript). */
+  quote?: number;
 }
 
 /** What a refused reply box had: its text and kind, and the entries that came in after its page. */

@@ -2,7 +2,10 @@ import type { Lookups, Person } from '../../domain/lookups.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { queueName, STATUS_LABEL, teamName, userName, When } from '../format.js';
 import { Presence } from '../live.js';
+import { isMarkdown, Markdown } from '../markdown.js';
 import { PeopleBox, publicReplyWords } from './people.js';
+import { ScripLine } from './scripLine.js';
+import { QuoteLink, quoteFor } from './quote.js';
 import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
 import { Properties } from './properties.js';
 import type { ReplyDraft, TicketPageProps } from './pageProps.js';
@@ -129,10 +132,14 @@ export function TxnBody({
   const body = t.body ?? '';
   const cut = whole ? null : foldAt(body);
   const id = copy ? undefined : `txn-body-${t.id}`;
+  // SPEC D6: text written in hxdesk is Markdown; mail keeps the sender's plain text.
+  const md = isMarkdown(t);
+  const text = (s: string) => (md ? <Markdown source={s} /> : s);
+  const cls = md ? 'txn-body md' : 'txn-body';
   if (cut === null)
     return (
-      <div class="txn-body" id={id}>
-        {body}
+      <div class={cls} id={id}>
+        {text(body)}
       </div>
     );
   const lines = body.split('\n').length;
@@ -142,8 +149,8 @@ export function TxnBody({
     ? { target: '_blank', rel: 'noopener', 'hx-boost': 'false' }
     : { 'hx-get': url, 'hx-target': `#${id}`, 'hx-swap': 'outerHTML', 'hx-push-url': 'false' };
   return (
-    <div class="txn-body folded" id={id}>
-      {body.slice(0, cut)}
+    <div class={`${cls} folded`} id={id}>
+      {text(body.slice(0, cut))}
       <p class="fold">
         <a href={url} {...how}>
           Show all ({lines.toLocaleString('en')} lines, {Math.ceil(body.length / 1024).toLocaleString('en')} KB)
@@ -177,6 +184,7 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
       <div class="txn-head">
         <span class="txn-what">{describe(t, p)}</span>
         <When iso={t.created_at} />
+        {!copy && <QuoteLink p={p} t={t} />}
       </div>
       {t.body && <TxnBody ticketId={p.ticket.id} t={t} copy={copy} />}
       {p.staff && t.outside_sender && !copy && <OutsideSender p={p} t={t} />}
@@ -194,26 +202,7 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
           ))}
         </ul>
       )}
-      {p.staff && t.scrip_results.length > 0 && (
-        <ul class="scrip-results" aria-label="Scrips">
-          {t.scrip_results.map((r) => (
-            <li class={r.ok ? 'ok' : 'failed'}>
-              {r.ok ? '✓' : '✗'} {r.key}{' '}
-              <span class="muted">
-                ({r.action}
-                {r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})
-              </span>
-              {r.error && <span class="error"> {r.error}</span>}
-              {r.withheld && (
-                <span class="withheld">
-                  {' '}
-                  Not mailed to {r.withheld.recipients.join(', ')}: {r.withheld.reason}.
-                </span>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      {p.staff && <ScripLine results={t.scrip_results} />}
     </li>
   );
 }
@@ -432,7 +421,7 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
         Message
       </label>
       <textarea id="reply-body" name="body" rows={6} placeholder="Write a message…">
-        {draft ? `\n${draft.body}` /* the parser drops one leading newline */ : ''}
+        {draft ? `\n${draft.body}` /* the parser drops one leading newline */ : p.quote ? `\n${quoteFor(p, p.quote)}` : ''}
       </textarea>
       {p.staff && (
         <>
