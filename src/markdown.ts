@@ -18,7 +18,8 @@ const MAIL_STYLE: Record<string, string> = {
   link_open: 'color:#1d4ed8',
   blockquote_open: 'margin:0 0 0 0.8ex;border-left:2px solid #c0c4cc;padding-left:1ex;color:#4b5563',
   code_inline: 'font-family:Menlo,Consolas,monospace;font-size:13px;background:#f3f4f6;padding:0 3px',
-  fence: 'display:block;font-family:Menlo,Consolas,monospace;font-size:13px;background:#f3f4f6;padding:6px 8px;white-space:pre-wrap',
+  fence:
+    'display:block;font-family:Menlo,Consolas,monospace;font-size:13px;background:#f3f4f6;padding:6px 8px;white-space:pre-wrap',
   code_block:
     'display:block;font-family:Menlo,Consolas,monospace;font-size:13px;background:#f3f4f6;padding:6px 8px;white-space:pre-wrap',
   table_open: 'border-collapse:collapse',

@@ -215,7 +215,8 @@
     } else if (state && !e.target.closest?.(`#${LIST_ID}`) && e.target !== state.area) close();
   });
   document.addEventListener('focusout', (e) => {
-    if (state && e.target === state.area) setTimeout(() => state && document.activeElement !== state.area && close(), 0);
+    if (state && e.target === state.area)
+      setTimeout(() => state && document.activeElement !== state.area && close(), 0);
   });
   document.addEventListener('change', (e) => {
     if (e.target.matches?.(`${BOX} input[name=internal]`)) close(); // a public reply mentions nobody

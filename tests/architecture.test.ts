@@ -18,7 +18,11 @@ const LAYERS = [
   // Modules that import nothing of ours, so every layer may read them: the settings, the
   // logger, private files, and the ticket lifecycle (the domain's vocabulary, which the scrip
   // engine's conditions speak too; views still get statuses as props).
-  { name: 'leaf', rank: 0, prefixes: ['src/env.ts', 'src/log.ts', 'src/dataDir.ts', 'src/domain/lifecycle.ts', 'src/markdown.ts'] },
+  {
+    name: 'leaf',
+    rank: 0,
+    prefixes: ['src/env.ts', 'src/log.ts', 'src/dataDir.ts', 'src/domain/lifecycle.ts', 'src/markdown.ts'],
+  },
   {
     name: 'store port',
     rank: 1,

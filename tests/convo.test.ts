@@ -138,7 +138,9 @@ describe('@mentions', () => {
     expect(t.admin_cc).toEqual([bob.id]);
     const history = await transactionsOf(s, id);
     const added = history.filter((x) => x.type === 'AddWatcher');
-    expect(added).toEqual([expect.objectContaining({ field: 'admin_cc', new_value: String(bob.id), creator_id: ann.id })]);
+    expect(added).toEqual([
+      expect.objectContaining({ field: 'admin_cc', new_value: String(bob.id), creator_id: ann.id }),
+    ]);
     expect(added[0].id).toBeLessThan(note.transaction.id); // AdminCc first, then the note that tells them
     // The queue's AdminCc (the admin) hears of every note; bob now too, as AdminCc of the ticket.
     const rows = (await outboxOf(s, id)).filter((r) => r.transaction_id === note.transaction.id);
@@ -198,7 +200,9 @@ describe('the scrip line under an entry', () => {
       const note = await write(id, 'A note that sets off a broken scrip.', true);
       expect(note.scrip_results.some((r) => !r.ok)).toBe(true);
       const after = (await page(id)).text;
-      expect(after).toMatch(/<details class="scrip-line has-failed" open=""><summary><strong class="scrip-failed">1 scrip failed<\/strong> · 1 person notified<\/summary>/);
+      expect(after).toMatch(
+        /<details class="scrip-line has-failed" open=""><summary><strong class="scrip-failed">1 scrip failed<\/strong> · 1 person notified<\/summary>/,
+      );
       expect(after).toContain('config.status must be one of');
       // Three entries told people; a change whose scrips did nothing (a priority) has no line.
       const changed = await s.api('PATCH', `/tickets/${id}`, { token: ann.token, body: { priority: 5 } });
@@ -222,7 +226,9 @@ describe('Reply quoting without JavaScript', () => {
     const quoted = await page(id, `?quote=${reply.transaction.id}`);
     expect(quoted.status).toBe(200);
     const box = /<textarea id="reply-body"[^>]*>([\s\S]*?)<\/textarea>/.exec(quoted.text)![1];
-    expect(box).toMatch(/^\nOn \d{4}-\d\d-\d\d \d\d:\d\d, agent \d+ wrote:\n&gt; First line\n&gt;\n&gt; Second \*\*line\*\*\n\n$/);
+    expect(box).toMatch(
+      /^\nOn \d{4}-\d\d-\d\d \d\d:\d\d, agent \d+ wrote:\n&gt; First line\n&gt;\n&gt; Second \*\*line\*\*\n\n$/,
+    );
     for (const bad of [`?quote=${note.transaction.id}`, '?quote=999999', '?quote=abc']) {
       const res = await page(id, bad);
       expect(res.status, bad).toBe(422);

@@ -313,7 +313,12 @@ describe('multipart/alternative', () => {
     const res = await postMail(
       s,
       rfc822(
-        { From: 'Ann Lée <ann@staff.example>', To: BILLING, Subject: `Re: [hxdesk #${id}] Escapes`, 'Message-ID': mid('a1') },
+        {
+          From: 'Ann Lée <ann@staff.example>',
+          To: BILLING,
+          Subject: `Re: [hxdesk #${id}] Escapes`,
+          'Message-ID': mid('a1'),
+        },
         body,
       ),
     );

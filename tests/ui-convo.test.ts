@@ -6,6 +6,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
+import { rawRun } from './helpers/db.js';
 import { historyEntry, launchBrowser, messageBox, screenshot, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, okApi, startServer, type TestServer } from './helpers/server.js';
 
@@ -92,7 +93,9 @@ for (const width of [1280, 360]) {
       const link = historyEntry(page, 'Reply by').getByRole('link', { name: /Reply quoting the message by/ });
       await link.focus();
       await page.keyboard.press('Enter');
-      await expect.poll(() => messageBox(page).inputValue(), poll).toMatch(/^On \d{4}-\d\d-\d\d \d\d:\d\d, .+ wrote:\n/);
+      await expect
+        .poll(() => messageBox(page).inputValue(), poll)
+        .toMatch(/^On \d{4}-\d\d-\d\d \d\d:\d\d, .+ wrote:\n/);
       const text = await messageBox(page).inputValue();
       expect(text).toContain('> **Try this** first:\n>\n> 1. Open the tray\n');
       expect(page.url()).not.toContain('quote='); // filled in place, no page load
@@ -113,9 +116,9 @@ for (const width of [1280, 360]) {
       const listbox = page.getByRole('listbox', { name: 'Staff to mention' });
       await listbox.waitFor({ timeout: T });
       // Staff only: the requester and the disabled agent are not offered.
-      await expect.poll(() => listbox.getByRole('option').allInnerTexts(), poll).toEqual([
-        'Bob Builder bob.builder@example.com',
-      ]);
+      await expect
+        .poll(() => listbox.getByRole('option').allInnerTexts(), poll)
+        .toEqual(['Bob Builder bob.builder@example.com']);
       expect(await messageBox(page).getAttribute('aria-activedescendant')).toBe(`mention-option-${bobId}`);
       await screenshot(page, `convo-mention-${width}`);
       await expectAxeClean(page);
@@ -146,3 +149,32 @@ for (const width of [1280, 360]) {
     });
   });
 }
+
+describe('a failed scrip', () => {
+  it('stands out: its line says so first and is open', async () => {
+    const { context, page } = await signedIn(browser, s.url, ADMIN_EMAIL, ADMIN_PASSWORD);
+    try {
+      const scrip = await api('POST', '/scrips', {
+        key: 'broken_on_note',
+        condition: 'on_comment',
+        action: 'set_status',
+        queue_id: 1,
+        config: { status: 'open' },
+      });
+      // Damaged behind the API's back (a hand edit), as tests/notifications.test.ts does.
+      expect(await rawRun(s, 'UPDATE scrips SET config=\'{"status":"bogus"}\' WHERE id=?', [scrip.id])).toBe(1);
+      const id = await ticket();
+      await api('POST', `/tickets/${id}/comment`, { internal: true, body: 'Checked the fuser.' });
+      await api('DELETE', `/scrips/${scrip.id}`);
+      await page.goto(`/tickets/${id}`);
+      const line = historyEntry(page, 'Internal note by').locator('details.scrip-line');
+      expect(await line.getAttribute('open')).not.toBeNull();
+      expect(await line.locator('summary').innerText()).toBe('1 scrip failed');
+      expect(await line.getByRole('list', { name: 'Scrips' }).innerText()).toContain('✗ Failed: broken_on_note');
+      await screenshot(page, 'convo-scrip-failed-1280');
+      await expectAxeClean(page);
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -503,9 +503,7 @@ describe('ticket page', () => {
     await created.waitFor();
     expect(await created.innerText()).toContain('Black screen since Monday.');
     // Scrip results per transaction: the autoreply went to the requester.
-    expect(await scripsOf(created)).toMatch(
-      /✓ autoreply_on_create \(autoreply_requester, 1 notification\)/,
-    );
+    expect(await scripsOf(created)).toMatch(/✓ autoreply_on_create \(autoreply_requester, 1 notification\)/);
 
     await page.getByLabel('Public reply (mailed to Rita Requester)').check();
     await messageBox(page).fill('We are looking into it.');
@@ -544,9 +542,7 @@ describe('ticket page', () => {
     await settled(page);
     const team = entry(`Team changed from Support to Billing by ${adminName}`);
     await team.waitFor();
-    expect(await scripsOf(team)).toContain(
-      '✓ notify_team_on_team_change (notify_team',
-    );
+    expect(await scripsOf(team)).toContain('✓ notify_team_on_team_change (notify_team');
     await props.getByLabel('Team').selectOption({ label: 'No team' });
     await settled(page);
     await entry(`Team changed from Billing to No team by ${adminName}`).waitFor();

@@ -16,8 +16,5 @@ export function Markdown({ source }: { source: string }) {
 }
 
 /** Whether a history entry's text is shown as Markdown: a message written in hxdesk, not one received by mail. */
-export const isMarkdown = (t: {
-  type: string;
-  message_id: string | null;
-  outside_sender?: boolean;
-}) => ['Create', 'Correspond', 'Comment'].includes(t.type) && writtenHere(t);
+export const isMarkdown = (t: { type: string; message_id: string | null; outside_sender?: boolean }) =>
+  ['Create', 'Correspond', 'Comment'].includes(t.type) && writtenHere(t);

@@ -452,7 +452,8 @@ export async function commentOnTicket(
     const now = nowIso(tx);
     await touchTicket(tx).run({ now, id });
     // SPEC D6: the staff a note @mentions become AdminCc first, so the note's scrips tell them of it.
-    const mentioned = internal && writer && isStaff(writer) ? await addMentioned(tx, creatorId, id, body, opts.notify) : [];
+    const mentioned =
+      internal && writer && isStaff(writer) ? await addMentioned(tx, creatorId, id, body, opts.notify) : [];
     const { transactions, scrip_results } = await recordTransactions(
       tx,
       id,

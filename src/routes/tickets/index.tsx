@@ -416,25 +416,21 @@ export function ticketRoutes() {
     },
   );
 
-  app.get(
-    '/:id',
-    doc({ summary: 'A ticket', query: TicketPageQuerySchema, ok: { 200: TicketSchema } }),
-    async (c) => {
-      const actor = actorOf(c);
-      const { quote } = validate(TicketPageQuerySchema, c.req.query());
-      const ticket = await getTicket(dbOf(c), actor, pathId(c));
-      return respond(c, ticket, {
-        title: `#${ticket.id} ${ticket.subject}`,
-        view: async () => {
-          const p = await pageProps(c, actor, ticket.id, ticket, true);
-          // SPEC D6: a Reply link without JavaScript; only a public message this reader sees is quoted.
-          if (quote !== undefined && !p.transactions.some((t) => t.id === quote && quotable(t)))
-            throw invalid('quote', `Ticket #${ticket.id} has no message #${quote} to quote`);
-          return <TicketPage p={{ ...p, quote }} />;
-        },
-      });
-    },
-  );
+  app.get('/:id', doc({ summary: 'A ticket', query: TicketPageQuerySchema, ok: { 200: TicketSchema } }), async (c) => {
+    const actor = actorOf(c);
+    const { quote } = validate(TicketPageQuerySchema, c.req.query());
+    const ticket = await getTicket(dbOf(c), actor, pathId(c));
+    return respond(c, ticket, {
+      title: `#${ticket.id} ${ticket.subject}`,
+      view: async () => {
+        const p = await pageProps(c, actor, ticket.id, ticket, true);
+        // SPEC D6: a Reply link without JavaScript; only a public message this reader sees is quoted.
+        if (quote !== undefined && !p.transactions.some((t) => t.id === quote && quotable(t)))
+          throw invalid('quote', `Ticket #${ticket.id} has no message #${quote} to quote`);
+        return <TicketPage p={{ ...p, quote }} />;
+      },
+    });
+  });
 
   app.patch(
     '/:id',

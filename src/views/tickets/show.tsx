@@ -421,7 +421,11 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
         Message
       </label>
       <textarea id="reply-body" name="body" rows={6} placeholder="Write a message…">
-        {draft ? `\n${draft.body}` /* the parser drops one leading newline */ : p.quote ? `\n${quoteFor(p, p.quote)}` : ''}
+        {draft
+          ? `\n${draft.body}` /* the parser drops one leading newline */
+          : p.quote
+            ? `\n${quoteFor(p, p.quote)}`
+            : ''}
       </textarea>
       {p.staff && (
         <>
