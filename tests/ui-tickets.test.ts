@@ -542,7 +542,8 @@ describe('ticket page', () => {
     await settled(page);
     const team = entry(`Team changed from Support to Billing by ${adminName}`);
     await team.waitFor();
-    expect(await scripsOf(team)).toContain('✓ notify_team_on_team_change (notify_team');
+    // Billing has no members: its scrip told nobody, so the entry has no scrip line (SPEC D6).
+    expect(await team.locator('details.scrip-line').count()).toBe(0);
     await props.getByLabel('Team').selectOption({ label: 'No team' });
     await settled(page);
     await entry(`Team changed from Billing to No team by ${adminName}`).waitFor();
