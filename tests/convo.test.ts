@@ -221,7 +221,7 @@ describe('Reply quoting without JavaScript', () => {
     const reply = await write(id, 'First line\n\nSecond **line**', false);
     const note = await write(id, 'internal', true);
     const html = (await page(id)).text;
-    expect(html).toContain(`href="/tickets/${id}?quote=${reply.transaction.id}#reply-body"`);
+    expect(html).toContain(`href="/tickets/${id}?quote=${reply.transaction.id}#reply-form"`);
     expect(html).not.toContain(`?quote=${note.transaction.id}`);
     const quoted = await page(id, `?quote=${reply.transaction.id}`);
     expect(quoted.status).toBe(200);

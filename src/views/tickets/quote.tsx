@@ -36,7 +36,7 @@ export function QuoteLink({ p, t }: { p: TicketPageProps; t: TransactionJson }) 
   return (
     <a
       class="txn-quote"
-      href={`/tickets/${p.ticket.id}?quote=${t.id}#reply-body`}
+      href={`/tickets/${p.ticket.id}?quote=${t.id}#reply-form`}
       hx-boost="false"
       data-quote={String(t.id)}
       data-quote-head={quoteHead(p, t)}
