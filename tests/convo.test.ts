@@ -95,6 +95,15 @@ describe('Markdown written in hxdesk', () => {
     expect(text).toContain('**bold** and _soft_\n\n- one\n- two');
     expect(text).toContain('<script>alert(1)</script>');
     expect(text).not.toContain('<strong>');
+    // The customer's portal link (in the mail) shows it formatted too, as safely.
+    const link = /(https?:\/\/\S+\/portal\/\S+)/.exec(text)![1];
+    const { pathname, search } = new URL(link);
+    const portal = await fetch(s.url + pathname + search, { headers: { accept: 'text/html' } });
+    expect(portal.status).toBe(200);
+    const portalHtml = await portal.text();
+    expect(portalHtml).toContain('<strong>bold</strong> and <em>soft</em>');
+    expect(portalHtml).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(portalHtml).not.toMatch(/<script>alert|<img|href="javascript/i);
   });
 
   it('the signature stays plain text after the formatted message', async () => {
@@ -120,6 +129,8 @@ describe('Markdown written in hxdesk', () => {
     expect(res.status, res.text).toBe(201);
     const html = (await page(res.body.ticket_id)).text;
     expect(html).toContain('**not bold** and &lt;b&gt;tags&lt;/b&gt;');
+    const history = await transactionsOf(s, res.body.ticket_id);
+    expect(history[0].message_id).not.toBeNull(); // how mail is told apart from text written here
     expect(html).not.toContain('<strong>not bold');
     expect(html).not.toContain('<li>not a list');
   });
