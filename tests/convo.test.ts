@@ -6,6 +6,7 @@ import { ticketOf, transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { uniq } from './helpers/unique.js';
+import { MENTIONS_MAX, mentionTokens } from '../src/domain/mentions.js';
 
 // SPEC D6, the conversation, over HTTP on both stores: Markdown written in hxdesk formatted on
 // the page and in the HTML part of its mail (as the SMTP server received it), its text part the
@@ -137,6 +138,19 @@ describe('Markdown written in hxdesk', () => {
 });
 
 describe('@mentions', () => {
+  it('reads @local-part and @address tokens, not addresses in text, quotes or code', () => {
+    expect(mentionTokens('@Ann, (@bob.builder) and @cat@example.com. Thanks @dan.')).toEqual([
+      'ann',
+      'bob.builder',
+      'cat@example.com',
+      'dan',
+    ]);
+    expect(mentionTokens('write to ann@example.com or x@y')).toEqual([]);
+    expect(mentionTokens('> @quoted earlier\n`@code` and\n```\n@fenced\n```\n@real')).toEqual(['real']);
+    const many = Array.from({ length: 30 }, (_, i) => `@p${i}`).join(' ');
+    expect(mentionTokens(many)).toHaveLength(MENTIONS_MAX);
+  });
+
   it('a note makes the mentioned staff AdminCc (a history line) and tells them; requesters, disabled and unknown names stay text', async () => {
     const id = await newTicket();
     await settle(s, id);
