@@ -59,6 +59,7 @@ const browserOnly = [
   'tests/ui-mail-addresses.test.ts',
   'tests/ui-drafts-unread.test.ts',
   'tests/ui-password-reset.test.ts',
+  'tests/ui-convo.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

@@ -18,7 +18,11 @@ const LAYERS = [
   // Modules that import nothing of ours, so every layer may read them: the settings, the
   // logger, private files, and the ticket lifecycle (the domain's vocabulary, which the scrip
   // engine's conditions speak too; views still get statuses as props).
-  { name: 'leaf', rank: 0, prefixes: ['src/env.ts', 'src/log.ts', 'src/dataDir.ts', 'src/domain/lifecycle.ts'] },
+  {
+    name: 'leaf',
+    rank: 0,
+    prefixes: ['src/env.ts', 'src/log.ts', 'src/dataDir.ts', 'src/domain/lifecycle.ts', 'src/markdown.ts'],
+  },
   {
     name: 'store port',
     rank: 1,
@@ -61,10 +65,11 @@ interface Rule {
 
 const RULES: Rule[] = [
   {
-    never: 'views → db, domain or scrips at run time (views → nothing of ours but other views and plain types)',
+    never:
+      'views → db, domain or scrips at run time (views → nothing of ours but other views, plain types and the Markdown renderer the mail shares, decision 053)',
     instead:
       'pass what the view shows as props from the route (permissions as booleans, choices as lists); import types with `import type`',
-    offends: (e) => under(e.from, 'src/views/') && !e.typeOnly && !under(e.to, 'src/views/'),
+    offends: (e) => under(e.from, 'src/views/') && !e.typeOnly && !under(e.to, 'src/views/', 'src/markdown.ts'),
   },
   {
     never: 'domain → routes or views',

@@ -308,7 +308,23 @@ describe('multipart/alternative', () => {
 
   beforeAll(async () => {
     const { id } = await olgasMailedTicket(`Escapes ${++seq}`, 'Finn <finn@customer.example>');
-    const tx = await reply(id, body);
+    // Ann answers by mail: mail-born text is plain text, made HTML by textToHtml (text written in
+    // hxdesk is Markdown instead, SPEC D6: tests/convo.test.ts).
+    const res = await postMail(
+      s,
+      rfc822(
+        {
+          From: 'Ann Lée <ann@staff.example>',
+          To: BILLING,
+          Subject: `Re: [hxdesk #${id}] Escapes`,
+          'Message-ID': mid('a1'),
+        },
+        body,
+      ),
+    );
+    expect(res.status, res.text).toBe(200);
+    const tx = { id: res.body.transaction_id as number };
+    await settle(s, id);
     row = (await outboxOf(s, id)).find((r) => r.transaction_id === tx.id && r.audience === 'customer')!;
     mail = await mailTo('finn@customer.example', (m) => m.parsed.messageId === row.message_id);
   });

@@ -104,11 +104,13 @@ describe('GET /portal/:token', () => {
     expect(body.ticket).toMatchObject({ id: t.id, subject: t.subject, status: 'new' });
     expect(body.transactions.map((x: any) => x.type)).toEqual(['Create', 'Correspond']);
     for (const x of body.transactions)
-      expect(Object.keys(x).sort()).toEqual(['attachments', 'author', 'body', 'created_at', 'id', 'type']);
+      expect(Object.keys(x).sort()).toEqual(['attachments', 'author', 'body', 'created_at', 'id', 'markdown', 'type']);
     expect(body.transactions[0].author).toEqual({ name: `Carla ${seq}`, staff: false });
     expect(body.transactions[0].attachments).toEqual([
       { id: expect.any(Number), filename: 'invoice.pdf', content_type: 'application/pdf', size: pdf.length },
     ]);
+    // SPEC D6: the customer's mail is plain text; the agent's reply, written in hxdesk, is Markdown.
+    expect(body.transactions.map((x: any) => x.markdown)).toEqual([false, true]);
     expect(body.transactions[1]).toMatchObject({
       body: 'Fixed, please check.',
       author: { name: expect.stringMatching(/^agent /), staff: true },

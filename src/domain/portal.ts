@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { changes, type Conn, type Db, first, storeOf, transaction } from '../db/port.js';
 import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
+import { writtenHere } from '../markdown.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { readPortalToken } from '../scrips/portalLinks.js';
 import { type Actor, requireStaff } from './actor.js';
@@ -113,6 +114,8 @@ export interface PortalTransactionJson {
   /** A name to show: staff by their name only (never their address), customers by name or address. */
   author: { name: string; staff: boolean };
   body: string;
+  /** SPEC D6: the body is Markdown written in hxdesk (web, API, portal), not plain text from mail. */
+  markdown: boolean;
   created_at: string;
   attachments: AttachmentJson[];
 }
@@ -166,6 +169,7 @@ async function publicTransactions(
     type: t.type as PortalTransactionJson['type'],
     author: (t.creator_id !== null && names.get(t.creator_id)) || { name: STAFF_NAME, staff: true },
     body: t.body ?? '',
+    markdown: writtenHere(t),
     created_at: t.created_at,
     attachments: t.attachments,
   }));

@@ -3,6 +3,7 @@ import type Mail from 'nodemailer/lib/mailer';
 import type { Db } from '../db/port.js';
 import { attachments } from '../db/schema.js';
 import { textToHtml } from './html.js';
+import { markdownMailHtml, markdownOfRow } from './markdownMail.js';
 import { storedMail, type OutboxRow } from './outbox.js';
 
 // An outbox e-mail row made into the message the delivery worker hands to nodemailer (SPEC C3):
@@ -50,6 +51,12 @@ export async function composeMail(db: Db, row: OutboxRow): Promise<{ message: Ma
   const byId = new Map(files.map((f) => [f.id, f]));
   const missing = ids.filter((id) => !byId.has(id));
   const from = m.from ?? { name: '', address: row.recipient };
+  // SPEC D6: text written in hxdesk is Markdown, its HTML part formatted; mail-born text stays plain.
+  const markdown = row.body.length <= HTML_MAX_SOURCE ? await markdownOfRow(db, row.transaction_id) : null;
+  const html =
+    row.body.length > HTML_MAX_SOURCE
+      ? undefined
+      : ((markdown !== null ? markdownMailHtml(row.body, markdown) : null) ?? textToHtml(row.body));
   return {
     missing,
     message: {
@@ -65,7 +72,7 @@ export async function composeMail(db: Db, row: OutboxRow): Promise<{ message: Ma
       references: m.references,
       headers: m.extra,
       text: row.body,
-      html: row.body.length <= HTML_MAX_SOURCE ? textToHtml(row.body) : undefined,
+      html,
       attachments: ids.flatMap((id) => {
         const f = byId.get(id);
         return f ? [{ filename: f.filename, contentType: f.content_type, content: f.content }] : [];

@@ -107,7 +107,15 @@ function spaces(s: string): string {
 }
 
 /** The HTML document for a plain-text mail body. */
-export function textToHtml(text: string): string {
+export const textToHtml = (text: string): string => htmlDocument(textFragment(text));
+
+/** A mail's HTML document around its content. */
+export const htmlDocument = (content: string): string =>
+  '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>' +
+  `<body><div style="${BODY_STYLE}">\n${content}\n</div></body></html>\n`;
+
+/** The HTML of a plain text (escaped, links, quotes, the muted signature), without the document around it. */
+export function textFragment(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop(); // the final newline ends the last line
   const out: string[] = [];
@@ -156,8 +164,5 @@ export function textToHtml(text: string): string {
     depth--;
   }
   if (inSignature) out.push('</div>');
-  return (
-    '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>' +
-    `<body><div style="${BODY_STYLE}">\n${out.join('')}\n</div></body></html>\n`
-  );
+  return out.join('');
 }

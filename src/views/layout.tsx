@@ -37,6 +37,7 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
         <script src="/static/reply-box.js" defer></script>
         <script src="/static/times.js" defer></script>
         <script src="/static/stream-state.js" defer></script>
+        <script src="/static/convo.js" defer></script>
       </head>
       <body hx-boost="true">
         {/* The first Tab stop of every page: past the top bar straight to the page itself. */}

@@ -2,6 +2,7 @@ import { ConnectionState } from './connection.js';
 import type { Child } from 'hono/jsx';
 import type { PortalTicketJson, PortalTransactionJson, PortalView } from '../domain/portal.js';
 import { When } from './format.js';
+import { Markdown } from './markdown.js';
 import { foldAt } from './tickets/show.js';
 
 // The requester portal (SPEC C2): one plain, phone-sized page layout for customers. It shows
@@ -72,14 +73,17 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
 
 function Body({ t }: { t: PortalTransactionJson }) {
   if (!t.body) return null;
+  // SPEC D6: text written in hxdesk is Markdown; mail keeps the sender's plain text.
+  const text = (s: string) => (t.markdown ? <Markdown source={s} /> : s);
+  const cls = t.markdown ? 'txn-body md' : 'txn-body';
   const cut = foldAt(t.body);
-  if (cut === null) return <div class="txn-body">{t.body}</div>;
+  if (cut === null) return <div class={cls}>{text(t.body)}</div>;
   return (
-    <div class="txn-body">
-      {t.body.slice(0, cut)}
+    <div class={cls}>
+      {text(t.body.slice(0, cut))}
       <details class="fold">
         <summary>Show the rest ({Math.ceil((t.body.length - cut) / 1024)} KB)</summary>
-        {t.body.slice(cut)}
+        {text(t.body.slice(cut))}
       </details>
     </div>
   );

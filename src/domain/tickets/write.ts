@@ -24,6 +24,7 @@ import {
   type NewTransaction,
   type TransactionJson,
 } from '../transactions.js';
+import { addMentioned } from '../mentions.js';
 import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
 import { clearDraftIn } from './drafts.js';
@@ -452,6 +453,9 @@ export async function commentOnTicket(
         : input.body;
     const now = nowIso(tx);
     await touchTicket(tx).run({ now, id });
+    // SPEC D6: the staff a note @mentions become AdminCc first, so the note's scrips tell them of it.
+    const mentioned =
+      internal && writer && isStaff(writer) ? await addMentioned(tx, creatorId, id, body, opts.notify) : [];
     const { transactions, scrip_results } = await recordTransactions(
       tx,
       id,
@@ -473,6 +477,7 @@ export async function commentOnTicket(
       await clearDraftIn(tx, actor.id, id);
       await markSeenIn(tx, actor.id, id, transactions[transactions.length - 1].id);
     }
+    scrip_results.unshift(...mentioned);
     // The status a canned response asks for, after the message (which may have reopened the ticket).
     if (input.set_status !== undefined) {
       const changed = await updateTicket(tx, actor, id, { status: input.set_status }, opts.notify);

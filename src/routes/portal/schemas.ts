@@ -27,6 +27,7 @@ export const PortalTransactionSchema = z
       .strictObject({ name: z.string(), staff: z.boolean() })
       .describe('Staff by name only, never their address'),
     body: z.string(),
+    markdown: z.boolean().describe('SPEC D6: true for text written in hxdesk (Markdown), false for mail (plain text)'),
     created_at: zTimestamp,
     attachments: z.array(AttachmentSchema),
   })

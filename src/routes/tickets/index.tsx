@@ -32,6 +32,7 @@ import {
 import { isAdmin, isStaff, requireStaff, type Actor } from '../../domain/actor.js';
 import { LiveRows, TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
+import { quotable } from '../../views/tickets/quote.js';
 import {
   PeopleChanged,
   ReplyRefused,
@@ -73,6 +74,7 @@ import {
   NotAddedSchema,
   TicketChangeSchema,
   TicketListSchema,
+  TicketPageQuerySchema,
   TicketSchema,
   TransactionSchema,
   UpdateTicketSchema,
@@ -417,8 +419,9 @@ export function ticketRoutes() {
     },
   );
 
-  app.get('/:id', doc({ summary: 'A ticket', ok: { 200: TicketSchema } }), async (c) => {
+  app.get('/:id', doc({ summary: 'A ticket', query: TicketPageQuerySchema, ok: { 200: TicketSchema } }), async (c) => {
     const actor = actorOf(c);
+    const { quote } = validate(TicketPageQuerySchema, c.req.query());
     const ticket = await getTicket(dbOf(c), actor, pathId(c));
     return respond(c, ticket, {
       title: `#${ticket.id} ${ticket.subject}`,
@@ -428,7 +431,10 @@ export function ticketRoutes() {
         const before = await markTicketSeen(dbOf(c), actor, ticket.id);
         const savedDraft = isStaff(actor) ? await getDraft(dbOf(c), actor, ticket.id) : null;
         const p = await pageProps(c, actor, ticket.id, ticket, true);
-        return <TicketPage p={{ ...p, newAfter: before, savedDraft }} />;
+        // SPEC D6: a Reply link without JavaScript; only a public message this reader sees is quoted.
+        if (quote !== undefined && !p.transactions.some((t) => t.id === quote && quotable(t)))
+          throw invalid('quote', `Ticket #${ticket.id} has no message #${quote} to quote`);
+        return <TicketPage p={{ ...p, newAfter: before, savedDraft, quote }} />;
       },
     });
   });

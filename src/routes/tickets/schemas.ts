@@ -293,3 +293,11 @@ export const DraftSchema = z
 export const DraftAnswerSchema = z
   .strictObject({ draft: DraftSchema.nullable().describe('null: no draft') })
   .meta({ id: 'DraftAnswer' });
+/**
+ * GET /tickets/:id (SPEC D6): `quote`, a public message of the ticket whose text the page's reply
+ * box starts with, quoted (the "Reply" link of a history entry without JavaScript). Other
+ * parameters are left alone, as before.
+ */
+export const TicketPageQuerySchema = z.object({
+  quote: zId.optional(),
+});

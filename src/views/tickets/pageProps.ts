@@ -33,6 +33,8 @@ export interface TicketPageProps {
   savedDraft?: { kind: 'reply' | 'note'; body: string } | null;
   /** SPEC D6: the newest entry the reader had seen before (null: never opened it); newer entries by others are marked New. */
   newAfter?: number | null;
+  /** SPEC D6: `?quote=<id>`, the entry whose text the reply box starts with (a Reply link without JavaScript). */
+  quote?: number;
 }
 
 /** What a refused reply box had: its text and kind, and the entries that came in after its page. */

@@ -2,7 +2,10 @@ import type { Lookups, Person } from '../../domain/lookups.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { queueName, STATUS_LABEL, teamName, userName, When } from '../format.js';
 import { Presence } from '../live.js';
+import { isMarkdown, Markdown } from '../markdown.js';
 import { PeopleBox, publicReplyWords } from './people.js';
+import { ScripLine } from './scripLine.js';
+import { QuoteLink, quoteFor } from './quote.js';
 import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
 import { Properties } from './properties.js';
 import type { ReplyDraft, TicketPageProps } from './pageProps.js';
@@ -131,10 +134,14 @@ export function TxnBody({
   const body = t.body ?? '';
   const cut = whole ? null : foldAt(body);
   const id = copy ? undefined : `txn-body-${t.id}`;
+  // SPEC D6: text written in hxdesk is Markdown; mail keeps the sender's plain text.
+  const md = isMarkdown(t);
+  const text = (s: string) => (md ? <Markdown source={s} /> : s);
+  const cls = md ? 'txn-body md' : 'txn-body';
   if (cut === null)
     return (
-      <div class="txn-body" id={id}>
-        {body}
+      <div class={cls} id={id}>
+        {text(body)}
       </div>
     );
   const lines = body.split('\n').length;
@@ -144,8 +151,8 @@ export function TxnBody({
     ? { target: '_blank', rel: 'noopener', 'hx-boost': 'false' }
     : { 'hx-get': url, 'hx-target': `#${id}`, 'hx-swap': 'outerHTML', 'hx-push-url': 'false' };
   return (
-    <div class="txn-body folded" id={id}>
-      {body.slice(0, cut)}
+    <div class={`${cls} folded`} id={id}>
+      {text(body.slice(0, cut))}
       <p class="fold">
         <a href={url} {...how}>
           Show all ({lines.toLocaleString('en')} lines, {Math.ceil(body.length / 1024).toLocaleString('en')} KB)
@@ -182,6 +189,7 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
           {describe(t, p)}
         </span>
         <When iso={t.created_at} />
+        {!copy && <QuoteLink p={p} t={t} />}
       </div>
       {t.body && <TxnBody ticketId={p.ticket.id} t={t} copy={copy} />}
       {p.staff && t.outside_sender && !copy && <OutsideSender p={p} t={t} />}
@@ -199,26 +207,7 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
           ))}
         </ul>
       )}
-      {p.staff && t.scrip_results.length > 0 && (
-        <ul class="scrip-results" aria-label="Scrips">
-          {t.scrip_results.map((r) => (
-            <li class={r.ok ? 'ok' : 'failed'}>
-              {r.ok ? '✓' : '✗'} {r.key}{' '}
-              <span class="muted">
-                ({r.action}
-                {r.notifications ? `, ${r.notifications} notification${r.notifications > 1 ? 's' : ''}` : ''})
-              </span>
-              {r.error && <span class="error"> {r.error}</span>}
-              {r.withheld && (
-                <span class="withheld">
-                  {' '}
-                  Not mailed to {r.withheld.recipients.join(', ')}: {r.withheld.reason}.
-                </span>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      {p.staff && <ScripLine results={t.scrip_results} />}
     </li>
   );
 }
@@ -395,9 +384,10 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
   const id = p.ticket.id;
   const draft = p.reply;
   // SPEC D6: without a refused message to show again, the reader's saved draft fills the box.
-  const saved = draft ? null : (p.savedDraft ?? null);
+  // An explicit Reply-quote (`?quote=`) comes before the saved draft, after a refused message.
+  const saved = draft || p.quote ? null : (p.savedDraft ?? null);
   const internal = draft ? draft.internal : saved?.kind === 'note';
-  const text = draft?.body ?? saved?.body;
+  const text = draft?.body ?? (p.quote ? quoteFor(p, p.quote) : saved?.body);
   // The marker is the newest entry this page showed; live updates of the history do not move it
   // (the writer has not necessarily read them): only a sent message or the stale warning does.
   const seen = draft ? newestId(draft.stale) : newestId(p.transactions);
