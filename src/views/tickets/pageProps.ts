@@ -29,6 +29,10 @@ export interface TicketPageProps {
   maxAttachmentBytes?: number;
   /** SPEC C5: a message refused as stale (a plain form post), shown again with what came in. */
   reply?: ReplyDraft;
+  /** SPEC D6: the page opened with the subject form open (`?edit=subject`, the control without JavaScript). */
+  editSubject?: boolean;
+  /** SPEC D6: a deleted ticket's Restore sets this status (the one it had before deletion, or open). */
+  restoreStatus?: string;
 }
 
 /** What a refused reply box had: its text and kind, and the entries that came in after its page. */

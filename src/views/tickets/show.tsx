@@ -5,6 +5,7 @@ import { Presence } from '../live.js';
 import { PeopleBox, publicReplyWords } from './people.js';
 import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
 import { Properties } from './properties.js';
+import { DeletedBanner, SubjectEdit, SubjectEditButton } from './safeEdits.js';
 import type { ReplyDraft, TicketPageProps } from './pageProps.js';
 
 export { Properties };
@@ -227,29 +228,11 @@ export function TicketHead({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
     <header id="ticket-head" class="page-head ticket-head" hx-swap-oob={oob ? 'true' : undefined}>
       <h1>
         <span class="muted">#{t.id}</span>{' '}
-        {p.staff ? (
-          <form
-            class="subject-form"
-            method="post"
-            action={`/tickets/${t.id}`}
-            hx-patch={`/tickets/${t.id}`}
-            hx-trigger="change"
-            hx-target="#properties"
-            hx-swap="outerHTML"
-            data-error-target="#err-subject"
-          >
-            <input type="hidden" name="_method" value="PATCH" />
-            <label class="visually-hidden" for="prop-subject">
-              Subject
-            </label>
-            <input id="prop-subject" name="subject" value={t.subject} required maxlength={500} />
-            <div class="field-error" id="err-subject" role="alert"></div>
-          </form>
-        ) : (
-          t.subject
-        )}
+        {p.staff ? <SubjectEdit p={p} /> : t.subject}
       </h1>
+      {p.staff && <SubjectEditButton p={p} />}
       <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+      <DeletedBanner p={p} />
     </header>
   );
 }
@@ -578,7 +561,7 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
       <div class="ticket-grid">
         <div class="ticket-main">
           <History p={p} />
-          <ReplyBox p={p} />
+          {p.ticket.status !== 'deleted' && <ReplyBox p={p} />}
         </div>
         <div class="ticket-side">
           <Properties p={p} />

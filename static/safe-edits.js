@@ -1,0 +1,87 @@
+// SPEC D6 "Safe edits" (docs/decisions/052): the subject is edited through an explicit control,
+// and a Take from a colleague asks first. Without JavaScript the same controls are plain links and
+// forms (`?edit=subject`, the question as a page).
+(() => {
+  'use strict';
+  // --- Subject edit ---
+  const parts = () => ({
+    text: document.getElementById('subject-text'),
+    form: document.getElementById('subject-form'),
+    edit: document.querySelector('[data-subject-edit]'),
+  });
+
+  function openSubject() {
+    const { text, form, edit } = parts();
+    if (!form) return;
+    form.hidden = false;
+    if (text) text.hidden = true;
+    if (edit) {
+      edit.hidden = true;
+      edit.setAttribute('aria-expanded', 'true');
+    }
+    const input = form.querySelector('input[name="subject"]');
+    input?.focus();
+    input?.select();
+  }
+
+  /** Cancel: the subject as it was, the form closed, focus back on "Edit subject". */
+  function closeSubject() {
+    const { text, form, edit } = parts();
+    if (!form) return;
+    const input = form.querySelector('input[name="subject"]');
+    if (input) {
+      input.value = input.dataset.original ?? input.defaultValue;
+      input.removeAttribute('aria-invalid');
+    }
+    const err = form.querySelector('#err-subject');
+    if (err) {
+      err.textContent = '';
+      err.classList.remove('has-error');
+    }
+    form.hidden = true;
+    if (text) text.hidden = false;
+    if (edit) {
+      edit.hidden = false;
+      edit.setAttribute('aria-expanded', 'false');
+      edit.focus();
+    }
+    // The address no longer asks for the form (it did when opened without JavaScript first).
+    if (new URLSearchParams(location.search).get('edit') === 'subject') {
+      const url = new URL(location.href);
+      url.searchParams.delete('edit');
+      history.replaceState(history.state, '', url);
+    }
+  }
+
+  document.addEventListener('click', (e) => {
+    const t = e.target;
+    if (t?.closest?.('[data-subject-edit]')) {
+      e.preventDefault();
+      openSubject();
+    } else if (t?.closest?.('[data-subject-cancel]')) {
+      e.preventDefault();
+      closeSubject();
+    } else if (t?.closest?.('[data-take-cancel]')) {
+      // The Take question goes; nothing was changed. Focus goes back to the Take button.
+      const place = t.closest('.field-error');
+      if (place) {
+        place.textContent = '';
+        place.classList.remove('has-error');
+      }
+      document.querySelector('.quick-actions button[type="submit"]')?.focus();
+    }
+  });
+  // A link "clicked" with the keyboard (Space on role=button) opens it too.
+  document.addEventListener('keydown', (e) => {
+    const t = e.target;
+    if (e.key === ' ' && t?.matches?.('[data-subject-edit], [data-subject-cancel]')) {
+      e.preventDefault();
+      t.click();
+    } else if (e.key === 'Escape' && t?.closest?.('[data-subject-form]')) {
+      e.preventDefault();
+      e.stopPropagation();
+      closeSubject();
+    }
+  });
+  // --- end Subject edit ---
+})();
