@@ -467,6 +467,30 @@
     }
   });
 
+  // A form sent with Enter or its button: the browser checks it before any htmx event, and would say
+  // what it refuses in its own bubble and words. Ours instead: the first refused field, in the
+  // form's own error place, once; the field is marked and keeps focus.
+  document.addEventListener(
+    'invalid',
+    (e) => {
+      const field = e.target;
+      const where = errorTarget(field);
+      if (!where?.target) return;
+      e.preventDefault();
+      const first = [...(field.form?.elements ?? [field])].find((el) => el.validity && !el.validity.valid);
+      if (first !== field) return;
+      where.target.textContent = refusedWords(field);
+      where.target.classList.add('has-error');
+      field.setAttribute('aria-invalid', 'true');
+      field.dataset.fieldInvalid = where.target.id;
+      const ids = (field.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+      if (where.target.id && !ids.includes(where.target.id))
+        field.setAttribute('aria-describedby', [...ids, where.target.id].join(' '));
+      field.focus();
+    },
+    true,
+  );
+
   /** SPEC D6: what the browser refused, in our words with the field's label, not the browser's. */
   function refusedWords(field) {
     const label =

@@ -84,4 +84,26 @@
     }
   });
   // --- end Subject edit ---
+
+  // The head is swapped whole (after a change, or a live update once the agent left it): focus that
+  // was in it stays on its "Edit subject" control instead of falling to the page.
+  let headHadFocus = false;
+  document.addEventListener('htmx:oobBeforeSwap', (e) => {
+    if (e.detail?.target?.id === 'ticket-head')
+      headHadFocus = e.detail.target.contains(document.activeElement);
+  });
+  document.addEventListener('htmx:oobAfterSwap', (e) => {
+    if (e.detail?.target?.id !== 'ticket-head' || !headHadFocus) return;
+    headHadFocus = false;
+    const edit = document.querySelector('#ticket-head [data-subject-edit]:not([hidden])');
+    if (edit && (document.activeElement === document.body || !document.activeElement)) edit.focus();
+  });
+
+  // A question swapped in (Take from …?, Delete N tickets?) brings its answer into focus: the
+  // browser's own autofocus does not run for content added to a page that has focus already.
+  document.addEventListener('htmx:afterSettle', (e) => {
+    const target = e.detail?.target;
+    const first = target?.querySelector?.('.take-confirm [autofocus], .bulk-confirm [autofocus]');
+    if (first && !first.hidden) first.focus();
+  });
 })();

@@ -102,8 +102,8 @@ export function BulkDeleteQuestion({
   const what = n === 1 ? `ticket #${ids[0]}` : `${n} tickets`;
   const question = (
     <p id="bulk-delete-question">
-      <strong>Delete {what}?</strong> {n === 1 ? 'It leaves' : 'They leave'} the lists; a deleted ticket can be restored
-      from its page.
+      {!standalone && <strong>Delete {what}? </strong>}
+      {n === 1 ? 'It leaves' : 'They leave'} the lists; a deleted ticket can be restored from its page.
     </p>
   );
   const confirm = (
@@ -134,7 +134,10 @@ export function BulkDeleteQuestion({
         )}
         <input type="hidden" name="return_to" value={returnTo} />
         {question}
-        {confirm} <a href={`/tickets${returnTo}`}>Cancel</a>
+        <p class="confirm-actions">
+          {confirm}
+          <a href={`/tickets${returnTo}`}>Cancel</a>
+        </p>
       </form>
     </section>
   );

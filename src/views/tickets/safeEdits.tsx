@@ -96,7 +96,8 @@ export function TakeFromQuestion({
 }) {
   const question = (
     <p id={`take-from-${ticketId}`}>
-      <strong>Take from {owner.name}?</strong> Ticket #{ticketId} is theirs now; taking it makes it yours.
+      {!standalone && <strong>Take from {owner.name}? </strong>}
+      Ticket #{ticketId} is theirs now; taking it makes it yours.
     </p>
   );
   if (!standalone)
@@ -128,10 +129,12 @@ export function TakeFromQuestion({
         <input type="hidden" name="owner_id" value={String(actorId)} />
         <input type="hidden" name="confirm_owner_id" value={String(owner.id)} />
         {question}
-        <button type="submit" class="primary" autofocus>
-          Take from {owner.name}
-        </button>{' '}
-        <a href={`/tickets/${ticketId}`}>Cancel</a>
+        <p class="confirm-actions">
+          <button type="submit" class="primary" autofocus>
+            Take from {owner.name}
+          </button>
+          <a href={`/tickets/${ticketId}`}>Cancel</a>
+        </p>
       </form>
     </section>
   );
