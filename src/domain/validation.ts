@@ -20,7 +20,9 @@ export const zId = z.union(
 );
 
 /** An id, or null to clear it; an empty form value also means null. */
-export const zNullableId = z.union([z.literal('').transform(() => null), z.null(), zId]);
+export const zNullableId = z.union([z.literal('').transform(() => null), z.null(), zId], {
+  error: 'must be an id (a positive whole number), or empty',
+});
 
 export const zInt = (min: number, max: number) => {
   const range = `must be a whole number between ${min} and ${max}`;
