@@ -565,7 +565,9 @@
     });
   }
   const visibleFields = (form) =>
-    [...form.elements].filter((el) => el.name && el.type !== 'hidden' && el.type !== 'submit' && el.tagName !== 'BUTTON');
+    [...form.elements].filter(
+      (el) => el.name && el.type !== 'hidden' && el.type !== 'submit' && el.tagName !== 'BUTTON',
+    );
   // SPEC D6: each refused field's message is said once, next to the field. A form whose error box
   // sits with its one field (a ticket property) keeps the message there and the field is described
   // by it; otherwise the message moves out of the box to just after its field.

@@ -89,8 +89,7 @@
   // was in it stays on its "Edit subject" control instead of falling to the page.
   let headHadFocus = false;
   document.addEventListener('htmx:oobBeforeSwap', (e) => {
-    if (e.detail?.target?.id === 'ticket-head')
-      headHadFocus = e.detail.target.contains(document.activeElement);
+    if (e.detail?.target?.id === 'ticket-head') headHadFocus = e.detail.target.contains(document.activeElement);
   });
   document.addEventListener('htmx:oobAfterSwap', (e) => {
     if (e.detail?.target?.id !== 'ticket-head' || !headHadFocus) return;

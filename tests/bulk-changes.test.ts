@@ -118,8 +118,16 @@ describe('PATCH /tickets', () => {
       'You can change at most 500 tickets at a time',
     );
     await bad({ ids: [], changes: { status: 'resolved' } }, 'ids', 'Select at least one ticket');
-    await bad({ ids: [t, 'x'], changes: { status: 'resolved' } }, 'ids.1', 'Ticket id 2 must be an id (a positive whole number)');
-    await bad({ ids: [t, 1.5], changes: { status: 'resolved' } }, 'ids.1', 'Ticket id 2 must be an id (a positive whole number)');
+    await bad(
+      { ids: [t, 'x'], changes: { status: 'resolved' } },
+      'ids.1',
+      'Ticket id 2 must be an id (a positive whole number)',
+    );
+    await bad(
+      { ids: [t, 1.5], changes: { status: 'resolved' } },
+      'ids.1',
+      'Ticket id 2 must be an id (a positive whole number)',
+    );
     await bad({ ids: [t, t], changes: { status: 'resolved' } }, 'ids', 'Each ticket may appear once');
     await bad(
       { ids: [t], changes: {} },

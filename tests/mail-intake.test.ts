@@ -965,9 +965,7 @@ describe('queue routing', () => {
     expect(await userByEmail(s, 'quentin@customer.example')).toBeUndefined();
     const kept = (await get(s, '/mail/intake?verdict=rejected&limit=3')).intake as any[];
     expect(kept.map((r) => r.error)).toEqual(
-      ['99999', 'Nonexistent', 'no-such-queue@helpdesk.example'].map(
-        (q) => `No queue with id, alias or name "${q}"`,
-      ),
+      ['99999', 'Nonexistent', 'no-such-queue@helpdesk.example'].map((q) => `No queue with id, alias or name "${q}"`),
     );
     // The sender's MTA retries with the right queue: not a duplicate of the refusal, it applies.
     const retried = await postJson(s, { message: raws[0], queue: 'General' });

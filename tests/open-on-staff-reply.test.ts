@@ -152,7 +152,9 @@ onlyOn('sqlite')('migration 0022 on an SQLite install made before it', () => {
       try {
         const rows = sqliteOf(db).prepare(`${ROW} WHERE key = 'open_on_staff_reply'`).all();
         expect(rows).toHaveLength(expected.length);
-        rows.forEach((r, i) => expect(r).toMatchObject(expected[i]));
+        rows.forEach((r, i) => {
+          expect(r).toMatchObject(expected[i]);
+        });
       } finally {
         await closeDb(db);
       }
@@ -176,7 +178,9 @@ onlyOn('postgres')('migration 0009 on a PostgreSQL install made before it', () =
         await migratePostgres(url);
         const { rows } = await client.query(`${ROW} WHERE key = 'open_on_staff_reply'`);
         expect(rows).toHaveLength(expected.length);
-        rows.forEach((r, i) => expect(r).toMatchObject(expected[i]));
+        rows.forEach((r, i) => {
+          expect(r).toMatchObject(expected[i]);
+        });
       } finally {
         await client.end();
       }

@@ -264,7 +264,9 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
     expect(res.status).toBe(422);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(isFullPage(res.text)).toBe(true);
-    expect(res.text).toContain('<li data-field="name" data-message="Name must not be empty">Name must not be empty</li>');
+    expect(res.text).toContain(
+      '<li data-field="name" data-message="Name must not be empty">Name must not be empty</li>',
+    );
   });
 
   it('an htmx form POST that fails validation gets a 422 fragment', async () => {

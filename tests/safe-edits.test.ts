@@ -65,16 +65,16 @@ describe('Take from a colleague', () => {
 
   it('an unowned ticket, one already mine, or someone else assigned by me: no question', async () => {
     const free = await make('Nobody’s');
-    expect((await s.api('PATCH', `/tickets/${free}`, { token: agent.token, body: { owner_id: agent.id } })).status).toBe(
-      200,
-    );
-    expect((await s.api('PATCH', `/tickets/${free}`, { token: agent.token, body: { owner_id: agent.id } })).status).toBe(
-      200,
-    );
+    expect(
+      (await s.api('PATCH', `/tickets/${free}`, { token: agent.token, body: { owner_id: agent.id } })).status,
+    ).toBe(200);
+    expect(
+      (await s.api('PATCH', `/tickets/${free}`, { token: agent.token, body: { owner_id: agent.id } })).status,
+    ).toBe(200);
     const owned = await make('Olga’s other', { owner_id: olga.id });
-    expect((await s.api('PATCH', `/tickets/${owned}`, { token: agent.token, body: { owner_id: ivan.id } })).status).toBe(
-      200,
-    );
+    expect(
+      (await s.api('PATCH', `/tickets/${owned}`, { token: agent.token, body: { owner_id: ivan.id } })).status,
+    ).toBe(200);
   });
 
   it('htmx gets the question with its answer button; a plain form gets it as a page', async () => {
@@ -86,7 +86,9 @@ describe('Take from a colleague', () => {
     });
     expect(frag.status).toBe(409);
     expect(frag.text).toContain('Take from Olga Owner?');
-    expect(frag.text).toContain(`hx-vals="{&quot;owner_id&quot;:&quot;${agent.id}&quot;,&quot;confirm_owner_id&quot;:&quot;${olga.id}&quot;}"`);
+    expect(frag.text).toContain(
+      `hx-vals="{&quot;owner_id&quot;:&quot;${agent.id}&quot;,&quot;confirm_owner_id&quot;:&quot;${olga.id}&quot;}"`,
+    );
     expect(frag.text).not.toMatch(/<html/i);
     const page = await s.api('POST', `/tickets/${id}`, {
       token: agent.token,
@@ -104,7 +106,10 @@ describe('bulk change to deleted', () => {
   it('asks first: without confirm nothing changes (JSON 409, htmx the question in the bar, a plain form a page)', async () => {
     const a = await make('Spam A');
     const b = await make('Spam B');
-    const json = await s.api('PATCH', '/tickets', { token: agent.token, body: { ids: [a, b], changes: { status: 'deleted' } } });
+    const json = await s.api('PATCH', '/tickets', {
+      token: agent.token,
+      body: { ids: [a, b], changes: { status: 'deleted' } },
+    });
     expectError(json, 409, 'conflict');
     expect(json.body.error.message).toMatch(/^Delete 2 tickets\? Nothing was changed/);
     const htmx = await s.api('PATCH', '/tickets', {
@@ -136,7 +141,10 @@ describe('bulk change to deleted', () => {
 
   it('other bulk changes do not ask', async () => {
     const a = await make('Resolve me');
-    const r = await s.api('PATCH', '/tickets', { token: agent.token, body: { ids: [a], changes: { status: 'resolved' } } });
+    const r = await s.api('PATCH', '/tickets', {
+      token: agent.token,
+      body: { ids: [a], changes: { status: 'resolved' } },
+    });
     expect(r.status, r.text).toBe(200);
   });
 });
@@ -161,11 +169,17 @@ describe('a deleted ticket', () => {
 
     const page = await s.api('GET', `/tickets/${id}`, { token: agent.token, headers: { accept: 'text/html' } });
     expect(page.text).toContain('This ticket is deleted.');
-    expect(page.text).toMatch(/<input type="hidden" name="status" value="stalled"\/>\s*<button type="submit" class="primary">Restore<\/button>/);
+    expect(page.text).toMatch(
+      /<input type="hidden" name="status" value="stalled"\/>\s*<button type="submit" class="primary">Restore<\/button>/,
+    );
     expect(page.text).not.toContain('id="reply-form"');
 
     // Restore through the page's own form (htmx): the status it had, and the page reloads for its reply box.
-    const restored = await s.api('PATCH', `/tickets/${id}`, { token: agent.token, headers: HTMX, form: { status: 'stalled' } });
+    const restored = await s.api('PATCH', `/tickets/${id}`, {
+      token: agent.token,
+      headers: HTMX,
+      form: { status: 'stalled' },
+    });
     expect(restored.status).toBe(200);
     expect(restored.headers.get('hx-refresh')).toBe('true');
     expect((await ticketOf(s, id)).status).toBe('stalled');
@@ -184,7 +198,8 @@ describe('a deleted ticket', () => {
 // ---- Errors in words ----
 
 /** A library's wording (zod's defaults) or a comparison sign: never what a person reads. */
-const LIBRARY = /Too (big|small)|expected (number|string|boolean|array|object)|Invalid (input|option|type)|Unrecognized key|received|[<>]=|NaN|nonoptional/i;
+const LIBRARY =
+  /Too (big|small)|expected (number|string|boolean|array|object)|Invalid (input|option|type)|Unrecognized key|received|[<>]=|NaN|nonoptional/i;
 
 /** One refused write per field: the field it names and the words it must say. */
 const CASES: [string, string, Record<string, unknown>, string, string | RegExp][] = [
@@ -192,7 +207,13 @@ const CASES: [string, string, Record<string, unknown>, string, string | RegExp][
   ['PATCH', '/tickets/$t', { priority: -1 }, 'priority', 'Priority must be between 0 and 100'],
   ['PATCH', '/tickets/$t', { priority: 'high' }, 'priority', 'Priority must be a whole number between 0 and 100'],
   ['PATCH', '/tickets/$t', { priority: 2.5 }, 'priority', 'Priority must be a whole number between 0 and 100'],
-  ['PATCH', '/tickets/$t', { status: 'closed' }, 'status', 'Status must be one of: new, open, stalled, resolved, rejected, deleted'],
+  [
+    'PATCH',
+    '/tickets/$t',
+    { status: 'closed' },
+    'status',
+    'Status must be one of: new, open, stalled, resolved, rejected, deleted',
+  ],
   ['PATCH', '/tickets/$t', { subject: '   ' }, 'subject', 'Subject must not be empty'],
   ['PATCH', '/tickets/$t', { subject: 'x'.repeat(501) }, 'subject', 'Subject must be at most 500 characters long'],
   ['PATCH', '/tickets/$t', { owner_id: 'me' }, 'owner_id', 'Owner must be an id (a positive whole number), or empty'],
@@ -201,17 +222,47 @@ const CASES: [string, string, Record<string, unknown>, string, string | RegExp][
   ['POST', '/tickets', { queue_id: 1, subject: 'x', priority: 500 }, 'priority', 'Priority must be between 0 and 100'],
   ['POST', '/tickets', { queue_id: 1 }, 'subject', 'Subject is required'],
   ['POST', '/tickets/$t/comment', { body: '', internal: false }, 'body', 'Message must not be empty'],
-  ['PATCH', '/tickets', { ids: ['$t'], changes: { priority: 101 } }, 'changes.priority', 'Priority must be between 0 and 100'],
+  [
+    'PATCH',
+    '/tickets',
+    { ids: ['$t'], changes: { priority: 101 } },
+    'changes.priority',
+    'Priority must be between 0 and 100',
+  ],
   ['PATCH', '/tickets', { ids: ['$t'], changes: { status: 'closed' } }, 'changes.status', /^Status must be one of: /],
-  ['PATCH', '/tickets', { ids: ['$t'], changes: { owner_id: 'x' } }, 'changes.owner_id', 'Owner must be an id, null or "none"'],
+  [
+    'PATCH',
+    '/tickets',
+    { ids: ['$t'], changes: { owner_id: 'x' } },
+    'changes.owner_id',
+    'Owner must be an id, null or "none"',
+  ],
   ['PATCH', '/tickets', { ids: [], changes: { status: 'open' } }, 'ids', 'Select at least one ticket'],
-  ['PATCH', '/tickets', { ids: ['$t'], changes: {} }, 'changes', 'Choose at least one change (status, owner, queue, team or priority)'],
+  [
+    'PATCH',
+    '/tickets',
+    { ids: ['$t'], changes: {} },
+    'changes',
+    'Choose at least one change (status, owner, queue, team or priority)',
+  ],
   ['PATCH', '/settings', { timezone: 'x'.repeat(101) }, 'timezone', 'Timezone must be at most 100 characters long'],
   ['PATCH', '/settings', { notify_replies: 'sometimes' }, 'notify_replies', 'Notify replies must be true or false'],
   ['PATCH', '/settings', { password: 'short' }, 'password', 'Password: at least 12 characters'],
   ['POST', '/queues', { name: '' }, 'name', 'Name must not be empty'],
-  ['POST', '/queues', { name: 'Q words', mail_cc_per_message: 0 }, 'mail_cc_per_message', /^Mail cc per message must be between 1 and \d+$/],
-  ['POST', '/queues', { name: 'Q words', keep_mail_cc: 'perhaps' }, 'keep_mail_cc', 'Keep mail cc must be true or false'],
+  [
+    'POST',
+    '/queues',
+    { name: 'Q words', mail_cc_per_message: 0 },
+    'mail_cc_per_message',
+    /^Mail cc per message must be between 1 and \d+$/,
+  ],
+  [
+    'POST',
+    '/queues',
+    { name: 'Q words', keep_mail_cc: 'perhaps' },
+    'keep_mail_cc',
+    'Keep mail cc must be true or false',
+  ],
   ['POST', '/queues', { name: 'Q words', team_id: 'x' }, 'team_id', /^Team must be /],
 ];
 
@@ -234,7 +285,8 @@ describe('errors in words', () => {
         expect(x.message, what).not.toMatch(LIBRARY);
         expect(x.message, what).toMatch(/^[A-Z]/);
         // A key with a separator is never read out (an unknown field is named as sent, in quotes).
-        if (/[._]/.test(x.path) && !x.message.startsWith('Unknown field')) expect(x.message, what).not.toContain(x.path);
+        if (/[._]/.test(x.path) && !x.message.startsWith('Unknown field'))
+          expect(x.message, what).not.toContain(x.path);
       }
       expect(res.body.error.message, what).not.toMatch(/^Invalid /);
       expect(res.body.error.message, what).not.toMatch(LIBRARY);

@@ -58,7 +58,9 @@ beforeAll(async () => {
   // The default open_on_staff_reply (SPEC D6) would add a Status entry to the reply below, and open
   // the ticket before the status steps: this walk is about the conditions alone (that scrip's own
   // test: open-on-staff-reply.test.ts).
-  const opener = (await s.api('GET', '/scrips')).body.scrips.find((x: { key: string }) => x.key === 'open_on_staff_reply');
+  const opener = (await s.api('GET', '/scrips')).body.scrips.find(
+    (x: { key: string }) => x.key === 'open_on_staff_reply',
+  );
   expect((await s.api('PATCH', `/scrips/${opener.id}`, { body: { enabled: false } })).status).toBe(200);
   scripIds = {};
   for (const condition of CONDITIONS) {

@@ -31,8 +31,7 @@ const make = async (subject: string, extra: Record<string, unknown> = {}) =>
   (await api('POST', '/tickets', { queue_id: queueId, subject, ...extra })).ticket.id as number;
 const shot = (p: Page, name: string) => p.screenshot({ path: `/tmp/safe-edits-${name}.png`, fullPage: true });
 /** How many times the page's visible text says `text`. */
-const timesSaid = async (p: Page, text: string) =>
-  (await p.locator('body').innerText()).split(text).length - 1;
+const timesSaid = async (p: Page, text: string) => (await p.locator('body').innerText()).split(text).length - 1;
 const axeClean = async (p: Page) => {
   const r = await axeCheck(p);
   expect(r.serious, r.message).toEqual([]);
@@ -82,9 +81,9 @@ for (const width of [1280, 360]) {
       await edit.focus();
       await page.keyboard.press('Enter');
       const input = page.getByRole('textbox', { name: 'Subject' });
-      await expect.poll(() => input.evaluate((el) => el === (globalThis as any).document.activeElement), poll).toBe(
-        true,
-      );
+      await expect
+        .poll(() => input.evaluate((el) => el === (globalThis as any).document.activeElement), poll)
+        .toBe(true);
       await page.keyboard.press('End');
       await page.keyboard.type(' — never mind');
       await axeClean(page);
@@ -93,7 +92,9 @@ for (const width of [1280, 360]) {
       await expect.poll(() => input.isVisible(), poll).toBe(false);
       expect(await heading.innerText()).toContain(subject);
       expect(await heading.innerText()).not.toContain('never mind');
-      await expect.poll(() => edit.evaluate((el) => el === (globalThis as any).document.activeElement), poll).toBe(true);
+      await expect
+        .poll(() => edit.evaluate((el) => el === (globalThis as any).document.activeElement), poll)
+        .toBe(true);
       expect((await ticket(id)).subject).toBe(subject);
 
       // Edit subject again (Space this time): it opens with the subject as it is; Enter saves.
@@ -149,10 +150,9 @@ for (const width of [1280, 360]) {
       await axeClean(page);
       await shot(page, `bulk-delete-question-${width}`);
       await page.keyboard.press('Enter');
-      await expect.poll(async () => [(await ticket(a)).status, (await ticket(b)).status], poll).toEqual([
-        'deleted',
-        'deleted',
-      ]);
+      await expect
+        .poll(async () => [(await ticket(a)).status, (await ticket(b)).status], poll)
+        .toEqual(['deleted', 'deleted']);
       const result = page.locator('#bulk-error');
       await expect.poll(() => result.innerText(), poll).toBe('Changed 2 tickets');
 

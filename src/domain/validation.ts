@@ -39,11 +39,7 @@ export const zInt = (min: number, max: number) => {
       { error: range },
     )
     .pipe(
-      z
-        .number()
-        .int(range)
-        .min(min, `must be between ${min} and ${max}`)
-        .max(max, `must be between ${min} and ${max}`),
+      z.number().int(range).min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`),
     );
 };
 
@@ -215,7 +211,8 @@ export function inWords(path: string, message: string): string {
   if (/^[a-z]/.test(message)) return `${label} ${message}`;
   if (/^Must /.test(message)) return `${label} must ${message.slice(5)}`;
   if (/^Expected /.test(message)) return `${label} must be ${message.slice(9)}`;
-  if (/^(At most|At least|Only) /.test(message)) return `${label}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
+  if (/^(At most|At least|Only) /.test(message))
+    return `${label}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
   if (message === 'Required') return `${label} is required`;
   return message;
 }

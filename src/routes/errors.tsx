@@ -55,8 +55,7 @@ const storageLines = new WeakMap<Logger, Throttled>();
 function inWordsError(e: AppError): AppError {
   if (!e.details?.length) return e;
   const details = detailsInWords(e.details);
-  const message =
-    e.code === 'validation_failed' && /^Invalid /.test(e.message) ? summaryOf(details) : e.message;
+  const message = e.code === 'validation_failed' && /^Invalid /.test(e.message) ? summaryOf(details) : e.message;
   const out = new AppError(e.code, message, details, e.extra);
   return out;
 }

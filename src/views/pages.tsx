@@ -77,4 +77,3 @@ export function InlineError({ message, details }: Omit<ErrorViewProps, 'status' 
   }
   return <p class="inline-error">{message}</p>;
 }
-

@@ -12,11 +12,7 @@ export async function statusBeforeDeletion(conn: Conn, ticketId: number): Promis
     .select({ old: transactions.old_value })
     .from(transactions)
     .where(
-      and(
-        eq(transactions.ticket_id, ticketId),
-        eq(transactions.type, 'Status'),
-        eq(transactions.new_value, 'deleted'),
-      ),
+      and(eq(transactions.ticket_id, ticketId), eq(transactions.type, 'Status'), eq(transactions.new_value, 'deleted')),
     )
     .orderBy(desc(transactions.id))
     .limit(1);

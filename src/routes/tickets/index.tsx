@@ -321,10 +321,7 @@ export function ticketRoutes() {
           c,
           FLASH,
           encodeURIComponent(
-            `Nothing changed: ${e.details?.map((d) => d.message).join('; ') ?? e.message}`.slice(
-              0,
-              1000,
-            ),
+            `Nothing changed: ${e.details?.map((d) => d.message).join('; ') ?? e.message}`.slice(0, 1000),
           ),
           FLASH_OPTIONS,
         );

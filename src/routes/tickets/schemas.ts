@@ -110,10 +110,7 @@ export const BulkChangesSchema = z.preprocess(
       team_id: zClearableId.optional(),
       priority: zInt(0, 100).optional(),
     })
-    .refine(
-      (v) => Object.keys(v).length > 0,
-      'Choose at least one change (status, owner, queue, team or priority)',
-    ),
+    .refine((v) => Object.keys(v).length > 0, 'Choose at least one change (status, owner, queue, team or priority)'),
 );
 
 /**
@@ -123,7 +120,10 @@ export const BulkChangesSchema = z.preprocess(
 export const BulkUpdateSchema = z.strictObject({
   ids: zList(z.unknown())
     .refine((v) => v.length > 0, { message: 'Select at least one ticket', abort: true })
-    .refine((v) => v.length <= BULK_MAX_IDS, { message: `You can change at most ${BULK_MAX_IDS} tickets at a time`, abort: true })
+    .refine((v) => v.length <= BULK_MAX_IDS, {
+      message: `You can change at most ${BULK_MAX_IDS} tickets at a time`,
+      abort: true,
+    })
     .pipe(z.array(zId))
     .refine((v) => new Set(v).size === v.length, 'Each ticket may appear once'),
   changes: BulkChangesSchema,

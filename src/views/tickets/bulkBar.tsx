@@ -130,7 +130,9 @@ export function BulkDeleteQuestion({
           <input type="hidden" name="ids" value={String(id)} />
         ))}
         {Object.entries(changes).map(([k, v]) =>
-          v === undefined ? null : <input type="hidden" name={`changes.${k}`} value={v === null ? 'none' : String(v)} />,
+          v === undefined ? null : (
+            <input type="hidden" name={`changes.${k}`} value={v === null ? 'none' : String(v)} />
+          ),
         )}
         <input type="hidden" name="return_to" value={returnTo} />
         {question}

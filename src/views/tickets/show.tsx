@@ -227,8 +227,7 @@ export function TicketHead({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   return (
     <header id="ticket-head" class="page-head ticket-head" hx-swap-oob={oob ? 'true' : undefined}>
       <h1>
-        <span class="muted">#{t.id}</span>{' '}
-        {p.staff ? <SubjectEdit p={p} /> : t.subject}
+        <span class="muted">#{t.id}</span> {p.staff ? <SubjectEdit p={p} /> : t.subject}
       </h1>
       {p.staff && <SubjectEditButton p={p} />}
       <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
