@@ -564,19 +564,24 @@
       else el.removeAttribute('aria-describedby');
     });
   }
-  const visibleFields = (form) =>
+  /** The fields a person types or picks a value in (not choices between kinds, files, buttons). */
+  const valueFields = (form) =>
     [...form.elements].filter(
-      (el) => el.name && el.type !== 'hidden' && el.type !== 'submit' && el.tagName !== 'BUTTON',
+      (el) =>
+        el.name &&
+        !['hidden', 'submit', 'button', 'radio', 'checkbox', 'file'].includes(el.type) &&
+        el.tagName !== 'BUTTON',
     );
   // SPEC D6: each refused field's message is said once, next to the field. A form whose error box
-  // sits with its one field (a ticket property) keeps the message there and the field is described
-  // by it; otherwise the message moves out of the box to just after its field.
+  // sits with its one value field (a ticket property, the reply box) keeps the message there and the
+  // field is described by it; otherwise the message moves out of the box to just after its field.
   document.addEventListener('htmx:afterSwap', (e) => {
     const box = e.detail?.target;
     const owner = box?.id ? document.querySelector(`form[data-error-target="#${CSS.escape(box.id)}"]`) : null;
     if (!owner) return;
     clearFieldErrors(owner);
-    const single = owner.contains(box) && visibleFields(owner).length === 1;
+    const single = owner.contains(box) && valueFields(owner).length <= 1;
+    const emptied = new Set();
     box.querySelectorAll('[data-field]').forEach((line) => {
       const name = line.dataset.field;
       const field = [...owner.elements].find((el) => el.name === name && el.type !== 'hidden');
@@ -595,12 +600,14 @@
       (field.closest('label') ?? field).insertAdjacentElement('afterend', note); // after the label: its name stays the field's name
       field.dataset.fieldInvalid = '';
       field.setAttribute('aria-describedby', `${field.getAttribute('aria-describedby') ?? ''} ${note.id}`.trim());
+      if (line.parentElement) emptied.add(line.parentElement);
       line.remove();
     });
-    // What is left of the box once every message went to its field: nothing to say twice.
-    box.querySelectorAll('ul, .inline-error').forEach((el) => {
-      if (el.textContent.trim() === '') el.remove();
-    });
+    // What is left of the error once every message went to its field: nothing to say twice.
+    for (const el of emptied) {
+      const wrapper = el.closest('.inline-error') ?? el;
+      if (wrapper !== box && box.contains(wrapper) && wrapper.textContent.trim() === '') wrapper.remove();
+    }
     if (box.textContent.trim() === '') box.classList.remove('has-error');
   });
   document.addEventListener('htmx:afterRequest', (e) => {
