@@ -52,7 +52,7 @@ const storageLines = new WeakMap<Logger, Throttled>();
  * validation error's message is what its details say ("Priority must be between 0 and 100"), not
  * "Invalid priority".
  */
-function inWordsError(e: AppError): AppError {
+export function inWordsError(e: AppError): AppError {
   if (!e.details?.length) return e;
   const details = detailsInWords(e.details);
   const message = e.code === 'validation_failed' && /^Invalid /.test(e.message) ? summaryOf(details) : e.message;
