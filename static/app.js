@@ -389,10 +389,18 @@
     return !/<!doctype|<html[\s>]|<body[\s>]/i.test(text);
   }
 
+  /** SPEC D6: a new result replaces the old one: a refusal takes away the "Saved." of the save before it. */
+  function dropOldResults() {
+    document.querySelectorAll('main p.notice[role="status"]').forEach((el) => {
+      if (el.textContent.trim() === 'Saved.') el.remove();
+    });
+  }
+
   // A failed request shows the server's error where the form asks, instead of being dropped.
   document.addEventListener('htmx:beforeSwap', (e) => {
     const { xhr, requestConfig } = e.detail;
     if (xhr.status < 400) return;
+    dropOldResults();
     // Suggestions that failed are simply not shown: the field still takes a typed address.
     if (isPeopleSearch(requestConfig?.elt)) {
       e.detail.shouldSwap = false;
@@ -479,6 +487,7 @@
       e.preventDefault();
       const first = [...(field.form?.elements ?? [field])].find((el) => el.validity && !el.validity.valid);
       if (first !== field) return;
+      dropOldResults();
       where.target.textContent = refusedWords(field);
       where.target.classList.add('has-error');
       field.setAttribute('aria-invalid', 'true');

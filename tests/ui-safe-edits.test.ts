@@ -302,3 +302,24 @@ describe('without JavaScript', () => {
     expect(await p.locator('#bulk-error').innerText()).toBe('Changed 1 ticket');
   });
 });
+
+describe('a new result replaces the old one on a settings page', () => {
+  it('"Saved." goes when the next save is refused; the refusal is said once, next to its field', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto('/settings');
+    const zone = page.getByLabel('Time zone');
+    await zone.fill('Europe/Berlin');
+    await page.getByRole('button', { name: 'Save', exact: true }).first().focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: T });
+    await zone.fill('Moon/Base');
+    await page.getByRole('button', { name: 'Save', exact: true }).first().focus();
+    await page.keyboard.press('Enter');
+    const words = '"Moon/Base" is not a time zone';
+    await expect.poll(() => timesSaid(page, words), poll).toBe(1);
+    expect(await page.getByRole('status').filter({ hasText: 'Saved.' }).count()).toBe(0);
+    expect(await zone.getAttribute('aria-invalid')).toBe('true');
+    await axeClean(page);
+    await shot(page, 'settings-refused');
+  });
+});
