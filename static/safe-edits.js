@@ -10,7 +10,7 @@
     edit: document.querySelector('[data-subject-edit]'),
   });
 
-  function openSubject() {
+  function openSubject(focus = true) {
     const { text, form, edit } = parts();
     if (!form) return;
     form.hidden = false;
@@ -19,6 +19,7 @@
       edit.hidden = true;
       edit.setAttribute('aria-expanded', 'true');
     }
+    if (!focus) return;
     const input = form.querySelector('input[name="subject"]');
     input?.focus();
     input?.select();
@@ -64,6 +65,8 @@
     } else if (t?.closest?.('[data-take-cancel]')) {
       // The Take question goes; nothing was changed. Focus goes back to the Take button.
       const place = t.closest('.field-error');
+      // An owner choice that asked goes back to the owner the ticket has.
+      t.closest('form.prop')?.reset();
       if (place) {
         place.textContent = '';
         place.classList.remove('has-error');
@@ -86,13 +89,50 @@
   // --- end Subject edit ---
 
   // The head is swapped whole (after a change, or a live update once the agent left it): focus that
-  // was in it stays on its "Edit subject" control instead of falling to the page.
+  // was in it stays on its "Edit subject" control instead of falling to the page. A subject being
+  // edited survives a live update of the head (another agent's change): the form stays open with
+  // what was typed, the caret where it was. Only its own Save closes it.
   let headHadFocus = false;
+  let editing = null;
+  let saving = false;
+  document.addEventListener('htmx:beforeRequest', (e) => {
+    if (e.detail?.elt?.matches?.('[data-subject-form]')) saving = true;
+  });
+  document.addEventListener('htmx:afterRequest', (e) => {
+    if (e.detail?.elt?.matches?.('[data-subject-form]')) saving = false;
+  });
   document.addEventListener('htmx:oobBeforeSwap', (e) => {
-    if (e.detail?.target?.id === 'ticket-head') headHadFocus = e.detail.target.contains(document.activeElement);
+    if (e.detail?.target?.id !== 'ticket-head') return;
+    headHadFocus = e.detail.target.contains(document.activeElement);
+    const { form } = parts();
+    const input = form?.querySelector('input[name="subject"]');
+    editing =
+      form && !form.hidden && input && !saving
+        ? {
+            value: input.value,
+            focused: document.activeElement === input,
+            start: input.selectionStart,
+            end: input.selectionEnd,
+          }
+        : null;
   });
   document.addEventListener('htmx:oobAfterSwap', (e) => {
-    if (e.detail?.target?.id !== 'ticket-head' || !headHadFocus) return;
+    if (e.detail?.target?.id !== 'ticket-head') return;
+    const was = editing;
+    editing = null;
+    if (was) {
+      openSubject(false);
+      const input = parts().form?.querySelector('input[name="subject"]');
+      if (input) {
+        input.value = was.value;
+        if (was.focused) {
+          input.focus();
+          input.setSelectionRange(was.start, was.end);
+        }
+      }
+      return;
+    }
+    if (!headHadFocus) return;
     headHadFocus = false;
     const edit = document.querySelector('#ticket-head [data-subject-edit]:not([hidden])');
     if (edit && (document.activeElement === document.body || !document.activeElement)) edit.focus();

@@ -131,6 +131,22 @@ for (const width of [1280, 360]) {
       expect(await page.getByText('Take from Olga Owner?').count()).toBe(0);
     });
 
+    it('choosing myself as Owner of a colleague’s ticket asks too; Cancel puts the owner back', async () => {
+      const id = await make(`Olga’s phone (${width})`, { owner_id: olga });
+      await page.goto(`/tickets/${id}`);
+      const owner = page.locator('#prop-owner_id');
+      await owner.focus();
+      await owner.selectOption(String(me));
+      const cancel = page.locator('#err-owner_id').getByRole('button', { name: 'Cancel' });
+      await cancel.waitFor({ timeout: T });
+      expect(await page.locator('#err-owner_id').innerText()).toContain('Take from Olga Owner?');
+      await cancel.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => owner.inputValue(), poll).toBe(String(olga));
+      expect(await page.locator('#err-owner_id').innerText()).toBe('');
+      expect((await ticket(id)).owner_id).toBe(olga);
+    });
+
     it('a bulk change to deleted asks first, and a new result replaces the previous one', async () => {
       const a = await make(`Spam one (${width})`);
       const b = await make(`Spam two (${width})`);

@@ -65,7 +65,11 @@ export const UpdateTicketSchema = z.strictObject({
   priority: zInt(0, 100).optional(),
   custom_fields: customFields.optional(),
   /** SPEC D6: Take (owner_id = you) of a ticket another agent owns: their id, as the 409 asked. */
-  confirm_owner_id: zNullableId.optional(),
+  confirm_owner_id: zNullableId
+    .optional()
+    .describe(
+      'Taking a ticket another agent owns (owner_id = you) asks first (409): send their id here to take it from them',
+    ),
 });
 
 /**
@@ -128,7 +132,7 @@ export const BulkUpdateSchema = z.strictObject({
     .refine((v) => new Set(v).size === v.length, 'Each ticket may appear once'),
   changes: BulkChangesSchema,
   /** SPEC D6: a change to `deleted` asks first; without `confirm: true` nothing changes and the answer is the question (409). */
-  confirm: zBool.optional(),
+  confirm: zBool.optional().describe('A change to status `deleted` asks first (409): send true to delete'),
   return_to: z
     .string()
     .max(4000)
