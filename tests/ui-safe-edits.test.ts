@@ -98,7 +98,11 @@ for (const width of [1280, 360]) {
       expect((await ticket(id)).subject).toBe(subject);
 
       // Edit subject again (Space this time): it opens with the subject as it is; Enter saves.
+      await settled(page); // the live update the Esc let through (the head was left alone while in use)
       await page.keyboard.press(' ');
+      await expect
+        .poll(() => input.evaluate((el) => el === (globalThis as any).document.activeElement), poll)
+        .toBe(true);
       expect(await input.inputValue()).toBe(subject);
       await page.keyboard.press('End');
       await page.keyboard.type(' in tray 2');
