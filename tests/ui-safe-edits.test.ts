@@ -144,7 +144,12 @@ for (const width of [1280, 360]) {
       const cancel = page.locator('#err-owner_id').getByRole('button', { name: 'Cancel' });
       await cancel.waitFor({ timeout: T });
       expect(await page.locator('#err-owner_id').innerText()).toContain('Take from Olga Owner?');
-      await cancel.focus();
+      // The answer has the focus once the question is in; Tab reaches Cancel.
+      const active = (l: typeof cancel) => l.evaluate((el) => el === (globalThis as any).document.activeElement);
+      const confirm = page.locator('#err-owner_id').getByRole('button', { name: 'Take from Olga Owner' });
+      await expect.poll(() => active(confirm), poll).toBe(true);
+      await page.keyboard.press('Tab');
+      expect(await active(cancel)).toBe(true);
       await page.keyboard.press('Enter');
       await expect.poll(() => owner.inputValue(), poll).toBe(String(olga));
       expect(await page.locator('#err-owner_id').innerText()).toBe('');
