@@ -60,6 +60,7 @@ const browserOnly = [
   'tests/ui-drafts-unread.test.ts',
   'tests/ui-password-reset.test.ts',
   'tests/ui-convo.test.ts',
+  'tests/ui-safe-edits.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

@@ -389,10 +389,18 @@
     return !/<!doctype|<html[\s>]|<body[\s>]/i.test(text);
   }
 
+  /** SPEC D6: a new result replaces the old one: a refusal takes away the "Saved." of the save before it. */
+  function dropOldResults() {
+    document.querySelectorAll('main p.notice[role="status"]').forEach((el) => {
+      if (el.textContent.trim() === 'Saved.') el.remove();
+    });
+  }
+
   // A failed request shows the server's error where the form asks, instead of being dropped.
   document.addEventListener('htmx:beforeSwap', (e) => {
     const { xhr, requestConfig } = e.detail;
     if (xhr.status < 400) return;
+    dropOldResults();
     // Suggestions that failed are simply not shown: the field still takes a typed address.
     if (isPeopleSearch(requestConfig?.elt)) {
       e.detail.shouldSwap = false;
@@ -455,9 +463,65 @@
   document.addEventListener('htmx:validation:failed', (e) => {
     const where = errorTarget(e.target);
     if (!where?.target) return;
-    where.target.textContent = e.detail?.message || e.target.validationMessage || 'This value is not accepted.';
+    const field = e.target;
+    where.target.textContent = refusedWords(field);
     where.target.classList.add('has-error');
+    // Said once, next to the field: the field is described by the box it is said in.
+    if (where.target.id && field.setAttribute) {
+      field.setAttribute('aria-invalid', 'true');
+      field.dataset.fieldInvalid = where.target.id;
+      const ids = (field.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+      if (!ids.includes(where.target.id)) field.setAttribute('aria-describedby', [...ids, where.target.id].join(' '));
+    }
   });
+
+  // A form sent with Enter or its button: the browser checks it before any htmx event, and would say
+  // what it refuses in its own bubble and words. Ours instead: the first refused field, in the
+  // form's own error place, once; the field is marked and keeps focus.
+  document.addEventListener(
+    'invalid',
+    (e) => {
+      const field = e.target;
+      const where = errorTarget(field);
+      if (!where?.target) return;
+      e.preventDefault();
+      const first = [...(field.form?.elements ?? [field])].find((el) => el.validity && !el.validity.valid);
+      if (first !== field) return;
+      dropOldResults();
+      where.target.textContent = refusedWords(field);
+      where.target.classList.add('has-error');
+      field.setAttribute('aria-invalid', 'true');
+      field.dataset.fieldInvalid = where.target.id;
+      const ids = (field.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+      if (where.target.id && !ids.includes(where.target.id))
+        field.setAttribute('aria-describedby', [...ids, where.target.id].join(' '));
+      field.focus();
+    },
+    true,
+  );
+
+  /** SPEC D6: what the browser refused, in our words with the field's label, not the browser's. */
+  function refusedWords(field) {
+    const label =
+      (field.labels?.[0]?.textContent ?? field.getAttribute('aria-label') ?? field.name ?? 'This field')
+        .replace(/\s+/g, ' ')
+        .trim() || 'This field';
+    const v = field.validity ?? {};
+    const min = field.getAttribute?.('min');
+    const max = field.getAttribute?.('max');
+    if (v.valueMissing) return `${label} must not be empty`;
+    if ((v.rangeUnderflow || v.rangeOverflow) && min !== null && max !== null)
+      return `${label} must be between ${min} and ${max}`;
+    if (v.rangeUnderflow) return `${label} must be at least ${min}`;
+    if (v.rangeOverflow) return `${label} must be at most ${max}`;
+    if (v.stepMismatch || v.badInput)
+      return field.type === 'number' && !field.getAttribute('step')
+        ? `${label} must be a whole number`
+        : `${label} must be a number`;
+    if (v.tooLong) return `${label} must be at most ${field.maxLength} characters long`;
+    if (v.typeMismatch && field.type === 'email') return `${label} must be an e-mail address`;
+    return `${label} is not an accepted value`;
+  }
 
   // Typing again clears the error shown for that form.
   document.addEventListener('input', (e) => {
@@ -499,32 +563,61 @@
       el.remove();
     });
     form.querySelectorAll('[aria-invalid="true"][data-field-invalid]').forEach((el) => {
+      const box = el.dataset.fieldInvalid;
       el.removeAttribute('aria-invalid');
       el.removeAttribute('data-field-invalid');
-      const ids = (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && !id.startsWith('fe-'));
+      const ids = (el.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .filter((id) => id && !id.startsWith('fe-') && id !== box);
       if (ids.length) el.setAttribute('aria-describedby', ids.join(' '));
       else el.removeAttribute('aria-describedby');
     });
   }
+  /** The fields a person types or picks a value in (not choices between kinds, files, buttons). */
+  const valueFields = (form) =>
+    [...form.elements].filter(
+      (el) =>
+        el.name &&
+        !['hidden', 'submit', 'button', 'radio', 'checkbox', 'file'].includes(el.type) &&
+        el.tagName !== 'BUTTON',
+    );
+  // SPEC D6: each refused field's message is said once, next to the field. A form whose error box
+  // sits with its one value field (a ticket property, the reply box) keeps the message there and the
+  // field is described by it; otherwise the message moves out of the box to just after its field.
   document.addEventListener('htmx:afterSwap', (e) => {
     const box = e.detail?.target;
     const owner = box?.id ? document.querySelector(`form[data-error-target="#${CSS.escape(box.id)}"]`) : null;
     if (!owner) return;
     clearFieldErrors(owner);
+    const single = owner.contains(box) && valueFields(owner).length <= 1;
+    const emptied = new Set();
     box.querySelectorAll('[data-field]').forEach((line) => {
       const name = line.dataset.field;
       const field = [...owner.elements].find((el) => el.name === name && el.type !== 'hidden');
       if (!field) return;
+      field.setAttribute('aria-invalid', 'true');
+      if (single) {
+        field.dataset.fieldInvalid = box.id;
+        field.setAttribute('aria-describedby', `${field.getAttribute('aria-describedby') ?? ''} ${box.id}`.trim());
+        return;
+      }
       const note = document.createElement('span');
-      note.className = 'field-error';
+      note.className = 'field-error has-error';
       note.dataset.fieldError = '';
       note.id = `fe-${owner.id}-${name.replace(/\W/g, '-')}`;
       note.textContent = line.dataset.message || line.textContent;
       (field.closest('label') ?? field).insertAdjacentElement('afterend', note); // after the label: its name stays the field's name
-      field.setAttribute('aria-invalid', 'true');
       field.dataset.fieldInvalid = '';
       field.setAttribute('aria-describedby', `${field.getAttribute('aria-describedby') ?? ''} ${note.id}`.trim());
+      if (line.parentElement) emptied.add(line.parentElement);
+      line.remove();
     });
+    // What is left of the error once every message went to its field: nothing to say twice.
+    for (const el of emptied) {
+      const wrapper = el.closest('.inline-error') ?? el;
+      if (wrapper !== box && box.contains(wrapper) && wrapper.textContent.trim() === '') wrapper.remove();
+    }
+    if (box.textContent.trim() === '') box.classList.remove('has-error');
   });
   document.addEventListener('htmx:afterRequest', (e) => {
     const form = e.detail?.elt?.closest?.('form');
@@ -535,6 +628,10 @@
     if (field?.dataset?.fieldInvalid === undefined) return;
     document.getElementById(`fe-${field.form?.id}-${field.name.replace(/\W/g, '-')}`)?.remove();
     field.removeAttribute('aria-invalid');
+    const box = field.dataset.fieldInvalid;
+    const ids = (field.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && id !== box);
+    if (ids.length) field.setAttribute('aria-describedby', ids.join(' '));
+    else field.removeAttribute('aria-describedby');
     delete field.dataset.fieldInvalid;
   });
   // --- end Field errors ---

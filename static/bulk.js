@@ -31,6 +31,17 @@
     } else if (t?.matches?.('input[name="ids"][form="bulk-form"]')) bulkState();
   });
   document.addEventListener('htmx:afterSettle', bulkState);
+  // SPEC D6: "Cancel" on the bulk delete question takes it away and nothing changes.
+  document.addEventListener('click', (e) => {
+    const cancel = e.target?.closest?.('[data-bulk-cancel]');
+    if (!cancel) return;
+    const place = cancel.closest('.bulk-result');
+    if (place) {
+      place.textContent = '';
+      place.classList.remove('has-error');
+    }
+    document.querySelector('#bulk-form [data-bulk-apply]')?.focus();
+  });
   document.addEventListener('DOMContentLoaded', bulkState);
   if (document.readyState !== 'loading') bulkState();
   // --- end: Ticket list: selection and bulk actions ---

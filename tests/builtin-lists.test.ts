@@ -140,7 +140,7 @@ describe('Take and Resolve (plain form posts, as the ticket page sends them with
     html = await page();
     expect(html).not.toContain('>Resolve</button>');
     const types = (await ok('GET', `/tickets/${id}/transactions`)).transactions.map((x: { type: string }) => x.type);
-    expect(types).toEqual(['Create', 'SetOwner', 'Status']);
+    expect(types).toEqual(['Create', 'SetOwner', 'Status', 'Status']); // Take opened it (SPEC D6), then Resolve
   });
 
   it('with htmx: the properties and the history come back, as the property forms have them', async () => {

@@ -115,28 +115,36 @@ describe('PATCH /tickets', () => {
     await bad(
       { ids: Array.from({ length: 501 }, (_, i) => (i === 0 ? t : 100_000 + i)), changes: { status: 'resolved' } },
       'ids',
-      'At most 500 tickets at a time',
+      'You can change at most 500 tickets at a time',
     );
     await bad({ ids: [], changes: { status: 'resolved' } }, 'ids', 'Select at least one ticket');
-    await bad({ ids: [t, 'x'], changes: { status: 'resolved' } }, 'ids.1', 'Expected a positive integer id');
-    await bad({ ids: [t, 1.5], changes: { status: 'resolved' } }, 'ids.1', 'Expected a positive integer id');
+    await bad(
+      { ids: [t, 'x'], changes: { status: 'resolved' } },
+      'ids.1',
+      'Ticket id 2 must be an id (a positive whole number)',
+    );
+    await bad(
+      { ids: [t, 1.5], changes: { status: 'resolved' } },
+      'ids.1',
+      'Ticket id 2 must be an id (a positive whole number)',
+    );
     await bad({ ids: [t, t], changes: { status: 'resolved' } }, 'ids', 'Each ticket may appear once');
     await bad(
       { ids: [t], changes: {} },
       'changes',
-      'Choose at least one change (status, owner_id, queue_id, team_id or priority)',
+      'Choose at least one change (status, owner, queue, team or priority)',
     );
     await bad(
       { ids: [t], changes: { status: 'closed' } },
       'changes.status',
-      'Expected one of: new, open, stalled, resolved, rejected, deleted',
+      'Status must be one of: new, open, stalled, resolved, rejected, deleted',
     );
     await bad(
       { ids: [t], changes: { priority: 101, status: 'resolved' } },
       'changes.priority',
-      'Too big: expected number to be <=100',
+      'Priority must be between 0 and 100',
     );
-    await bad({ ids: [t], changes: { subject: 'x' } }, 'changes.subject', 'Unrecognized key: "subject"');
+    await bad({ ids: [t], changes: { subject: 'x' } }, 'changes.subject', 'Unknown field "subject"');
     expect((await ticketOf(s, t)).status).toBe('new');
     expect(await txns(t)).toEqual(['Create']);
   });

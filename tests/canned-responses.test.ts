@@ -306,8 +306,10 @@ describe('a reply that sets a status', () => {
     expect(res.status, res.text).toBe(201);
     expect((await s.api('GET', `/tickets/${t.id}`)).body.status).toBe('resolved');
     const txns = (await s.api('GET', `/tickets/${t.id}/transactions`)).body.transactions;
-    expect(txns.slice(-2).map((x: any) => [x.type, x.creator_id, x.new_value])).toEqual([
+    // The reply took the new ticket up (new → open, SPEC D6), then the response's status.
+    expect(txns.slice(-3).map((x: any) => [x.type, x.creator_id, x.new_value])).toEqual([
       ['Correspond', agent.id, null],
+      ['Status', null, 'open'],
       ['Status', agent.id, 'resolved'],
     ]);
     const form = await s.api('POST', `/tickets/${t.id}/comment`, {

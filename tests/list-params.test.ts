@@ -56,7 +56,7 @@ describe('columns', () => {
     expect(res.text.length).toBeLessThan(20_000);
     const json = await s.api('GET', `/tickets?columns=${Array(3000).fill('Nope').join(',')}`);
     expectError(json, 422, 'validation_failed', ['columns']);
-    expect(json.body.error.details).toEqual([{ path: 'columns', message: 'At most 7 values' }]);
+    expect(json.body.error.details).toEqual([{ path: 'columns', message: 'Columns: at most 7 values' }]);
     expect(json.text.length).toBeLessThan(500);
   });
 
@@ -76,11 +76,11 @@ describe('other list parameters', () => {
     const cases: [string, string, string][] = [
       ['status=open,open', 'status', 'Each status may appear once'],
       ['status=new&status=new', 'status', 'Each status may appear once'],
-      ['status=new,open,stalled,resolved,rejected,deleted,new', 'status', 'At most 6 values'],
-      ['cf.note=a&cf.note=b', 'cf.note', 'Expected one text value'],
-      ['q=a&q=b', 'q', 'Expected one text value'],
-      [`cf.note=${'y'.repeat(201)}`, 'cf.note', 'At most 200 characters'],
-      ['view_id=1&view_id=1', 'view_id', 'Expected a positive integer id'],
+      ['status=new,open,stalled,resolved,rejected,deleted,new', 'status', 'Status: at most 6 values'],
+      ['cf.note=a&cf.note=b', 'cf.note', 'Note must be one text value'],
+      ['q=a&q=b', 'q', 'Search text must be one text value'],
+      [`cf.note=${'y'.repeat(201)}`, 'cf.note', 'Note: at most 200 characters'],
+      ['view_id=1&view_id=1', 'view_id', 'View must be an id (a positive whole number)'],
     ];
     for (const [query, path, message] of cases) {
       for (const token of [undefined, requester.token]) {

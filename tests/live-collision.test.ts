@@ -68,6 +68,7 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
     expect(res.body.error.transactions).toEqual((await history(id, a.token)).filter((t) => t.id > seen));
     expect(res.body.error.transactions.map((t: { type: string; body: string }) => [t.type, t.body])).toEqual([
       ['Correspond', expect.stringContaining('B answered already')],
+      ['Status', null], // B's reply took the new ticket up: new → open (SPEC D6)
       ['SetPriority', null],
     ]);
     expect(await history(id)).toEqual(before);
@@ -144,7 +145,8 @@ describe('POST /tickets/:id/comment with seen_transaction_id', () => {
     expect((await send(id, b.token, { body: 'Dear customer, we are on it', internal: false })).status).toBe(201);
     const res = await send(id, customer.token, { body: 'Thanks!', seen_transaction_id: seen });
     expect(res.status, res.text).toBe(409);
-    expect(res.body.error.transactions.map((t: { type: string }) => t.type)).toEqual(['Correspond']);
+    // The reply, and its new → open (SPEC D6): no note.
+    expect(res.body.error.transactions.map((t: { type: string }) => t.type)).toEqual(['Correspond', 'Status']);
     expect(res.body.error.transactions).toEqual((await history(id, customer.token)).filter((t) => t.id > seen));
   });
 

@@ -965,16 +965,14 @@ describe('queue routing', () => {
       const res = await postJson(s, { message: raw, queue });
       expectError(res, 422, 'validation_failed', ['queue']);
       expect(res.body.error.message).toMatch(
-        new RegExp(`^queue: No queue with id, alias or name "${queue}" \\(kept in the intake log as entry \\d+\\)$`),
+        new RegExp(`^No queue with id, alias or name "${queue}" \\(kept in the intake log as entry \\d+\\)$`),
       );
     }
     expect(await totals(s)).toEqual({ ...before, intake: before.intake + 3 });
     expect(await userByEmail(s, 'quentin@customer.example')).toBeUndefined();
     const kept = (await get(s, '/mail/intake?verdict=rejected&limit=3')).intake as any[];
     expect(kept.map((r) => r.error)).toEqual(
-      ['99999', 'Nonexistent', 'no-such-queue@helpdesk.example'].map(
-        (q) => `queue: No queue with id, alias or name "${q}"`,
-      ),
+      ['99999', 'Nonexistent', 'no-such-queue@helpdesk.example'].map((q) => `No queue with id, alias or name "${q}"`),
     );
     // The sender's MTA retries with the right queue: not a duplicate of the refusal, it applies.
     const retried = await postJson(s, { message: raws[0], queue: 'General' });

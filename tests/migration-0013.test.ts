@@ -162,6 +162,14 @@ describe('migration 0013 on an install of the first wave', () => {
           template: 'Resolved',
           enabled: 1,
         },
+        // Migration 0022 (SPEC D6), later than 0013, adds this one (sort order 65, before open_inactive's 70).
+        {
+          key: 'open_on_staff_reply',
+          condition: 'on_staff_take_up',
+          action: 'open_new',
+          template: null,
+          enabled: 1,
+        },
         {
           key: 'open_inactive_on_correspond',
           condition: 'on_correspond',
@@ -241,7 +249,7 @@ describe('migration 0013 on an install of the first wave', () => {
       expect(sqliteOf(db).prepare('SELECT count(*) AS n FROM templates').get()).toEqual({ n: 0 });
       expect(sqliteOf(db).prepare('SELECT count(*) AS n FROM scrips').get()).toEqual({ n: 0 });
       await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'a-long-password-1' });
-      expect((scripsOf(db) as { key: string }[]).map((s) => s.key)).toHaveLength(10);
+      expect((scripsOf(db) as { key: string }[]).map((s) => s.key)).toHaveLength(11);
     } finally {
       await closeDb(db);
     }

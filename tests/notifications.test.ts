@@ -216,6 +216,13 @@ describe('on correspond and comment', () => {
         notifications: 1,
       },
       {
+        scrip_id: scripIds.open_on_staff_reply,
+        key: 'open_on_staff_reply',
+        action: 'open_new',
+        ok: true,
+        notifications: 0,
+      },
+      {
         scrip_id: scripIds.open_inactive_on_correspond,
         key: 'open_inactive_on_correspond',
         action: 'open_inactive',
@@ -281,6 +288,7 @@ describe('on correspond and comment', () => {
     expect(scrip_results).toEqual([
       result('notify_requester_on_correspond', true, 1),
       result('notify_owner_on_correspond', true, 0),
+      result('open_on_staff_reply', true, 0),
       result('open_inactive_on_correspond', true, 0),
     ]);
     await firstMailWhere(
@@ -320,6 +328,7 @@ describe('each address once per notification', () => {
     expect(scrip_results).toEqual([
       result('notify_requester_on_correspond', true, 1),
       result('notify_owner_on_correspond', true, 0),
+      result('open_on_staff_reply', true, 0),
       result('open_inactive_on_correspond', true, 0),
     ]);
     const rows = (await settle(ticket.id)).filter((r) => r.transaction_id === transaction.id);
@@ -367,9 +376,12 @@ describe('on owner and team change', () => {
     expect(m.parsed.text).toContain(subject);
     expect(mailsOf(ticket.id).map((x) => x.envelope.to[0])).toEqual([requester.email, owner.email]);
 
-    // The taker assigns the ticket to themselves: no mail to the actor.
-    const taken = await patchTicket(ticket.id, { owner_id: taker.id }, taker.token);
-    expect(taken.scrip_results).toEqual([result('notify_owner_on_owner_change', true, 0)]);
+    // The taker assigns the ticket to themselves (taking it from the owner, as asked: SPEC D6): no mail to the actor.
+    const taken = await patchTicket(ticket.id, { owner_id: taker.id, confirm_owner_id: owner.id }, taker.token);
+    expect(taken.scrip_results).toEqual([
+      result('notify_owner_on_owner_change', true, 0),
+      result('open_on_staff_reply', true, 0),
+    ]);
     // Then hands it back, which does mail the previous owner: once that is here, the taker's would be too.
     await patchTicket(ticket.id, { owner_id: owner.id }, taker.token);
     await until(

@@ -198,8 +198,8 @@ describe('files per person: PORTAL_MAX_BYTES_PER_DAY a day', () => {
 describe('files on a portal reply: at most 20', () => {
   const TOO_MANY = {
     code: 'validation_failed',
-    message: 'Invalid attachments',
-    details: [{ path: 'attachments', message: 'At most 20 files' }],
+    message: 'Attachments: at most 20 files',
+    details: [{ path: 'attachments', message: 'Attachments: at most 20 files' }],
   };
 
   it('21 files are 422 in every shape, in words on the page, and nothing is written; 20 are taken', async () => {
@@ -222,7 +222,7 @@ describe('files on a portal reply: at most 20', () => {
     expect(page.status).toBe(422);
     const html = await page.text();
     expect(html).toContain('Please check your message');
-    expect(html).toContain('At most 20 files');
+    expect(html).toContain('Attachments: at most 20 files');
     expect(await history(c.ticketId)).toEqual(before);
     const twenty = await post(`${c.link}/reply`, replyForm('20 files', textFiles(20)));
     expect(twenty.status).toBe(201);

@@ -78,7 +78,7 @@ describe('GET /portal/:token', () => {
     expect(html).toContain(`It smokes (${seq})`);
     expect(html).toContain('We are sending a technician.');
     expect(html).toContain('invoice.pdf');
-    expect(html).toContain('Received');
+    expect(html).toContain('In progress'); // a staff reply opened it (SPEC D6)
     expect(html).toContain(`Carla ${seq}`);
     expect(html).toContain('type="file"');
     for (const secret of ['SECRET', 'internal.txt', agent.email, 'autoreply_on_create', 'notify_', '/tickets/'])
@@ -101,7 +101,7 @@ describe('GET /portal/:token', () => {
     const body = JSON.parse(text);
     expect(Object.keys(body).sort()).toEqual(['ticket', 'transactions']);
     expect(Object.keys(body.ticket).sort()).toEqual(['created_at', 'id', 'status', 'subject', 'updated_at']);
-    expect(body.ticket).toMatchObject({ id: t.id, subject: t.subject, status: 'new' });
+    expect(body.ticket).toMatchObject({ id: t.id, subject: t.subject, status: 'open' }); // a staff reply opened it (SPEC D6)
     expect(body.transactions.map((x: any) => x.type)).toEqual(['Create', 'Correspond']);
     for (const x of body.transactions)
       expect(Object.keys(x).sort()).toEqual(['attachments', 'author', 'body', 'created_at', 'id', 'markdown', 'type']);

@@ -122,7 +122,7 @@ describe('POST /tickets/:id/comment with files', () => {
     });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details).toEqual([
-      { path: 'attachments.0.content_base64', message: expect.stringMatching(/^Expected base64/) },
+      { path: 'attachments.0.content_base64', message: expect.stringMatching(/^File content must be base64/) },
     ]);
     const unpadded = await s.api('POST', `/tickets/${t.id}/comment`, {
       token: agent.token,
@@ -216,8 +216,8 @@ describe('POST /tickets/:id/comment with files', () => {
 describe('how many files a message takes: 100, whichever shape it comes in', () => {
   const TOO_MANY = {
     code: 'validation_failed',
-    message: 'Invalid attachments',
-    details: [{ path: 'attachments', message: 'At most 100 files' }],
+    message: 'Attachments: at most 100 files',
+    details: [{ path: 'attachments', message: 'Attachments: at most 100 files' }],
   };
 
   it('multipart with 101 or 2,000 files is 422 as JSON with 101 is, and nothing is written; 100 are taken', async () => {

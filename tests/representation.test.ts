@@ -264,7 +264,9 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
     expect(res.status).toBe(422);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(isFullPage(res.text)).toBe(true);
-    expect(res.text).toContain('<code>name</code>');
+    expect(res.text).toContain(
+      '<li data-field="name" data-message="Name must not be empty">Name must not be empty</li>',
+    );
   });
 
   it('an htmx form POST that fails validation gets a 422 fragment', async () => {
@@ -274,7 +276,7 @@ describe('B1: form bodies are validated by the same schema as JSON', () => {
     expect(res.text).not.toContain('<html');
     // A compact fragment for the form's error slot: the field and what is wrong with it.
     expect(res.text).toContain('class="inline-error"');
-    expect(res.text).toContain('Name: Must not be empty');
+    expect(res.text).toContain('>Name must not be empty<');
   });
 });
 

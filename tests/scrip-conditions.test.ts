@@ -55,6 +55,13 @@ beforeAll(async () => {
   queueB = (await s.api('POST', '/queues', { body: { name: 'Queue B' } })).body.id;
   teamId = (await s.api('POST', '/teams', { body: { name: 'Conditions team' } })).body.id;
   agentId = (await s.user('agent')).id;
+  // The default open_on_staff_reply (SPEC D6) would add a Status entry to the reply below, and open
+  // the ticket before the status steps: this walk is about the conditions alone (that scrip's own
+  // test: open-on-staff-reply.test.ts).
+  const opener = (await s.api('GET', '/scrips')).body.scrips.find(
+    (x: { key: string }) => x.key === 'open_on_staff_reply',
+  );
+  expect((await s.api('PATCH', `/scrips/${opener.id}`, { body: { enabled: false } })).status).toBe(200);
   scripIds = {};
   for (const condition of CONDITIONS) {
     const res = await s.api('POST', '/scrips', {

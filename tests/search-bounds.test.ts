@@ -170,11 +170,11 @@ describe('what q finds, for any text', () => {
     for (const raw of ['abc%00', '%00', 'a%00b%00c', '%01abc', 'abc%1B%5B31m', 'abc%7F']) {
       const res = await s.api('GET', `/tickets?q=${raw}`);
       expectError(res, 422, 'validation_failed', ['q']);
-      expect(res.body.error.details[0].message).toBe('Must not contain control characters');
+      expect(res.body.error.details[0].message).toBe('Search text must not contain control characters');
     }
     const long = await s.api('GET', `/tickets?q=${'x'.repeat(201)}`);
     expectError(long, 422, 'validation_failed', ['q']);
-    expect(long.body.error.details[0].message).toBe('At most 200 characters');
+    expect(long.body.error.details[0].message).toBe('Search text: at most 200 characters');
     expectError(await s.api('GET', '/tickets?q=abc&q=def'), 422, 'validation_failed', ['q']);
     // Surrounding spaces do not count; 200 characters are fine.
     expect(await found(s, `${' '.repeat(150)}banana${' '.repeat(150)}`)).toEqual(sorted(t.a1, t.b1));
@@ -263,7 +263,7 @@ describe('bounded work', () => {
       expect(board.status, board.text).toBe(201);
       const shown = await s.api('GET', `/dashboards/${board.body.id}`);
       expect(shown.status, shown.text).toBe(200);
-      expect(shown.body.widgets[0].data.error).toMatch(/^The view "Hohoho" cannot be shown: q: Too broad to search/);
+      expect(shown.body.widgets[0].data.error).toMatch(/^The view "Hohoho" cannot be shown: Too broad to search/);
       expect(shown.body.widgets[1].data.counts.length).toBeGreaterThan(0);
       expect((await s.api('GET', `/dashboards/${board.body.id}`, { headers: { accept: 'text/html' } })).status).toBe(
         200,

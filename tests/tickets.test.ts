@@ -859,11 +859,13 @@ describe('requester role', () => {
     await s.api('POST', `/tickets/${own}/comment`, { body: { body: 'Staff-only remark' } });
     await s.api('POST', `/tickets/${own}/comment`, { body: { body: 'Dear customer', internal: false } });
     const staffView = await transactions(own);
-    expect(staffView.map((x) => x.type)).toEqual(['Create', 'Comment', 'Correspond']);
+    // The staff reply took the new ticket up: new → open (SPEC D6), an entry by nobody.
+    expect(staffView.map((x) => x.type)).toEqual(['Create', 'Comment', 'Correspond', 'Status']);
     const mine = await transactions(own, requester1.token);
     expect(mine.map((x) => [x.type, x.body])).toEqual([
       ['Create', 'Help me'],
       ['Correspond', 'Dear customer'],
+      ['Status', null],
     ]);
   });
 
@@ -897,7 +899,7 @@ describe('requester role', () => {
       'forbidden',
     );
     const types = (await transactions(own)).map((x) => x.type);
-    expect(types).toEqual(['Create', 'Comment', 'Correspond', 'Correspond', 'Correspond']);
+    expect(types).toEqual(['Create', 'Comment', 'Correspond', 'Status', 'Correspond', 'Correspond']);
   });
 });
 

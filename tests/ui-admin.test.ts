@@ -421,7 +421,13 @@ describe('an admin sets up everything without the API', () => {
       await form.getByLabel('Role').selectOption({ label: 'Agent' });
       await form.getByLabel('Password').fill('too-short');
       await form.getByRole('button', { name: 'Create user' }).click();
-      await poll(() => page.locator('#new-user-error').textContent()).toContain('At least 12 characters');
+      // Said once, next to the field it is about (SPEC D6), in words.
+      const note = form.locator('.field-error[data-field-error]');
+      await poll(() => note.textContent()).toBe('Password: at least 12 characters');
+      expect(await form.getByLabel('Password').getAttribute('aria-describedby')).toContain(
+        await note.getAttribute('id'),
+      );
+      expect(await page.locator('#new-user-error').textContent()).toBe('');
       expect(await form.getByLabel('Email').inputValue()).toBe('carol@example.com');
       expect(await form.getByLabel('Name').inputValue()).toBe('Carol Newhire');
       expect(await form.locator('.topbar, form.whoami').count()).toBe(0); // just the message, not a page in the form

@@ -109,7 +109,8 @@ describe('the ticket page, live', () => {
     await ann.page.locator('#prop-status').selectOption('stalled');
     await expect.poll(() => ben.page.locator('#ticket-head .status').textContent(), poll).toBe('Stalled');
     await expect.poll(() => ben.page.locator('#prop-status').inputValue(), poll).toBe('stalled');
-    await expect.poll(() => historyEntry(ben.page, 'Status changed from').count(), poll).toBe(1);
+    // (Ann's reply took the new ticket up first: new → open, SPEC D6.)
+    await expect.poll(() => historyEntry(ben.page, 'Status changed from Open to Stalled').count(), poll).toBe(1);
 
     expect(await draft.inputValue()).toBe('Dear Carla, my draft');
     expect(await ben.page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('reply-body');

@@ -357,7 +357,7 @@ onlyOn('sqlite')('in the browser', () => {
     await peopleBox().getByLabel('Role', { exact: true }).selectOption({ label: 'Cc (gets public replies)' });
     await peopleBox().getByRole('combobox', { name: 'Person' }).fill('Frank');
     await peopleBox().getByRole('combobox', { name: 'Person' }).press('Enter');
-    await expect.poll(() => error.innerText(), poll).toBe('Email: "Frank" is not a valid e-mail address');
+    await expect.poll(() => error.innerText(), poll).toBe('"Frank" is not a valid e-mail address');
     await peopleBox().getByRole('combobox', { name: 'Person' }).press('End');
     await peopleBox().getByRole('combobox', { name: 'Person' }).pressSequentially('@example.org');
     await expect.poll(() => error.innerText(), poll).toBe('');

@@ -112,7 +112,10 @@ describe('reply box at 1280 px', () => {
     await expect.poll(() => fileNames(page), poll).toEqual([]);
     expect(await body(page).inputValue()).toBe('');
     expect(await page.locator('#reply-file-list li').count()).toBe(0);
-    const stored = (await api('GET', `/tickets/${id}/transactions`)).transactions.at(-1);
+    // The reply (a new → open entry may follow it: SPEC D6).
+    const stored = (await api('GET', `/tickets/${id}/transactions`)).transactions.findLast(
+      (t: any) => t.type === 'Correspond',
+    );
     expect(stored.attachments.map((a: any) => [a.filename, a.size])).toEqual([
       ['notes.txt', 11],
       ['dropped.log', 12],

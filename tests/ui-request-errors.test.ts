@@ -97,7 +97,8 @@ beforeAll(async () => {
   const queue = (await s.api('GET', '/queues')).body.queues[0].id;
   ticketId = (
     await s.api('POST', '/tickets', {
-      body: { queue_id: queue, subject: 'VPN drops every hour', description: 'Since the update.' },
+      // Open already: the first staff reply on a new ticket would add its new → open entry (SPEC D6).
+      body: { queue_id: queue, subject: 'VPN drops every hour', description: 'Since the update.', status: 'open' },
     })
   ).body.ticket.id;
 }, 60_000);

@@ -54,7 +54,11 @@ describe('the settings page in a browser', () => {
       await page.getByLabel('Signature').fill('Cheers,\n{{ user.name }}');
       await page.getByLabel('Time zone').fill('Moon/Base');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
-      await page.locator('#settings-error').getByText('timezone').first().waitFor();
+      // Said once, next to the field (SPEC D6), in words: no raw key.
+      const note = page.locator('#settings .field-error[data-field-error]');
+      await note.getByText('"Moon/Base" is not a time zone').waitFor();
+      expect(await page.getByLabel('Time zone').getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator('#settings-error').innerText()).toBe('');
       expect(await page.getByLabel('Signature').inputValue()).toBe('Cheers,\n{{ user.name }}');
       expect((await settingsOf(ann.token)).signature).toBe('');
 

@@ -208,7 +208,7 @@ describe('an HTML form gets the conflict in words', () => {
     await created(await s.api('POST', '/teams', { body: { name: 'Night shift' } }));
     const res = await s.api('POST', '/teams', { form: { name: 'night SHIFT' }, headers: { 'hx-request': 'true' } });
     expect(res.status).toBe(409);
-    expect(res.text).toContain('Name: A team with the name &quot;night SHIFT&quot; already exists');
+    expect(res.text).toContain('>A team with the name &quot;night SHIFT&quot; already exists<');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { TransactionJson } from './transactionJson.js';
+import { inWords } from './validation.js';
 
 /** The error codes of SPEC B5 and the HTTP status each one maps to. */
 export const ERROR_STATUS = {
@@ -69,10 +70,36 @@ export class TryLater extends AppError {
   }
 }
 
+/**
+ * SPEC D6: a Take (owner ← me) of a ticket another agent owns, not confirmed for that owner. The
+ * change is made only when sent again with `confirm_owner_id` = the owner asked about; if the
+ * owner changed meanwhile, the question is asked again about the new one.
+ */
+export class TakeFromError extends AppError {
+  constructor(
+    readonly ticketId: number,
+    readonly owner: { id: number; name: string },
+  ) {
+    super(
+      'conflict',
+      `Take from ${owner.name}? Ticket #${ticketId} is owned by ${owner.name}: nothing was changed. Send the change again with confirm_owner_id: ${owner.id} to take it from them.`,
+    );
+  }
+}
+
 export const notFound = (what: string, id?: number | string) =>
   new AppError('not_found', id === undefined ? `${what} not found` : `${what} ${id} not found`);
 export const forbidden = (message = 'You are not allowed to do this') => new AppError('forbidden', message);
 export const conflict = (message: string) => new AppError('conflict', message);
-/** A 422 naming the offending field(s). */
-export const invalid = (path: string, message: string) =>
-  new AppError('validation_failed', `${path}: ${message}`, [{ path, message }]);
+/** A 422 naming the offending field, in words with its label (SPEC D6: "Priority must be between 0 and 100"). */
+export const invalid = (path: string, message: string) => {
+  const words = inWords(path, message);
+  return new AppError('validation_failed', words, [{ path, message: words }]);
+};
+
+/** SPEC D6: a refusal's details in words, each naming its field by label; and the one message they make. */
+export function detailsInWords(details: ErrorDetail[]): ErrorDetail[] {
+  return details.map((d) => ({ path: d.path, message: inWords(d.path, d.message) }));
+}
+export const summaryOf = (details: ErrorDetail[]) =>
+  details.length === 1 ? details[0].message : details.map((d) => d.message).join('; ');

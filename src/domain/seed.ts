@@ -182,6 +182,15 @@ export const SCRIPS = [
     template: null,
     sort_order: 70,
   },
+  // SPEC D6; migration 0022 (pg 0009) brings an existing install the same scrip.
+  {
+    key: 'open_on_staff_reply',
+    description: "On a staff member's public reply or Take, move a new ticket to open",
+    condition: 'on_staff_take_up',
+    action: 'open_new',
+    template: null,
+    sort_order: 65,
+  },
 ];
 
 export interface SeedResult {

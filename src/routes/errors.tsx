@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { storageUnavailable } from '../db/port.js';
-import { AppError, ERROR_STATUS, type ErrorCode, TryLater } from '../domain/errors.js';
+import { AppError, detailsInWords, ERROR_STATUS, type ErrorCode, summaryOf, TryLater } from '../domain/errors.js';
 import { uniqueConflict } from '../domain/unique.js';
 import { type Logger, throttled, type Throttled } from '../log.js';
 import { ErrorView, InlineError } from '../views/pages.js';
@@ -46,6 +46,19 @@ export const STORAGE_RETRY_AFTER = 30;
 
 /** Per logger, the requests refused for lack of storage: one line per cause every 10 s, not one per request. */
 const storageLines = new WeakMap<Logger, Throttled>();
+
+/**
+ * SPEC D6: every refused field said in words with its label, whoever built the error; a
+ * validation error's message is what its details say ("Priority must be between 0 and 100"), not
+ * "Invalid priority".
+ */
+export function inWordsError(e: AppError): AppError {
+  if (!e.details?.length) return e;
+  const details = detailsInWords(e.details);
+  const message = e.code === 'validation_failed' && /^Invalid /.test(e.message) ? summaryOf(details) : e.message;
+  const out = new AppError(e.code, message, details, e.extra);
+  return out;
+}
 
 /**
  * Maps anything thrown to SPEC B5's error; unknown errors are logged and become a bare 500. The
@@ -132,7 +145,8 @@ function clientGone(err: unknown, c: Context<AppEnv>): boolean {
   return (err as NodeJS.ErrnoException | null)?.code === 'ECONNRESET' || incoming?.aborted === true;
 }
 
-export function renderError(c: Context<AppEnv>, e: AppError): Response | Promise<Response> {
+export function renderError(c: Context<AppEnv>, err: AppError): Response | Promise<Response> {
+  const e = inWordsError(err);
   if (!wantsHtml(c)) {
     const body: z.input<typeof ErrorBodySchema> = {
       error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...e.extra },

@@ -5,7 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { type Actor, requireAdmin, requireStaff } from '../domain/actor.js';
 import { nowMs } from '../domain/clock.js';
-import { AppError } from '../domain/errors.js';
+import { AppError, detailsInWords, summaryOf } from '../domain/errors.js';
 import { zId, zodDetails } from '../domain/validation.js';
 import { DataPage } from '../views/data.js';
 import { Now, TimeZone } from '../views/format.js';
@@ -189,8 +189,8 @@ export async function readBody<S extends z.ZodType>(c: C, schema: S): Promise<z.
 export function validate<S extends z.ZodType>(schema: S, raw: unknown, prefix = ''): z.infer<S> {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const details = zodDetails(parsed.error, prefix);
-    throw new AppError('validation_failed', `Invalid ${details.map((d) => d.path).join(', ')}`, details);
+    const details = detailsInWords(zodDetails(parsed.error, prefix));
+    throw new AppError('validation_failed', summaryOf(details), details);
   }
   const nul = nulPaths(parsed.data, prefix);
   if (nul.length > 0) {

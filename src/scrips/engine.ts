@@ -73,6 +73,7 @@ export const CONDITIONS = [
   'on_team_change',
   'on_queue_change',
   'on_priority_change',
+  'on_staff_take_up',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -87,12 +88,13 @@ export const ACTIONS = [
   'notify_team',
   'notify_webhook',
   'open_inactive',
+  'open_new',
   'set_status',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 /** Actions that send e-mail and therefore need a template. */
 export const MAIL_ACTIONS: readonly Action[] = ACTIONS.filter(
-  (a) => a !== 'notify_webhook' && a !== 'open_inactive' && a !== 'set_status',
+  (a) => a !== 'notify_webhook' && a !== 'open_inactive' && a !== 'open_new' && a !== 'set_status',
 );
 
 const isActive = (s: string | null) => s !== null && (ACTIVE_STATUSES as readonly string[]).includes(s);
@@ -118,6 +120,12 @@ const CONDITION_TESTS: Record<
   on_team_change: (e) => e.type === 'SetTeam',
   on_queue_change: (e) => e.type === 'SetQueue',
   on_priority_change: (e) => e.type === 'SetPriority',
+  // SPEC D6: staff take a ticket up: a staff member's public reply (web, API or mail), or a Take
+  // (the owner set to the one who set it). Not a requester's reply, not an internal note.
+  on_staff_take_up: async (e, role) =>
+    e.actorId !== null &&
+    (e.type === 'Correspond' || (e.type === 'SetOwner' && e.newValue === String(e.actorId))) &&
+    isStaffRole(await role()),
 };
 
 type ScripRow = typeof scrips.$inferSelect;
@@ -386,6 +394,11 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
     const { status } = await ctx.people();
     if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status))
       ctx.effects.setStatus = 'open';
+    return 0;
+  },
+  // SPEC D6 (as RT): a ticket still in the initial status moves to the first active one, new → open.
+  open_new: async (ctx) => {
+    if ((await ctx.people()).status === 'new') ctx.effects.setStatus = 'open';
     return 0;
   },
   set_status: async (ctx) => {

@@ -34,6 +34,7 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
         <script src="/static/app.js" defer></script>
         <script src="/static/keys.js" defer></script>
         <script src="/static/bulk.js" defer></script>
+        <script src="/static/safe-edits.js" defer></script>
         <script src="/static/reply-box.js" defer></script>
         <script src="/static/times.js" defer></script>
         <script src="/static/stream-state.js" defer></script>

@@ -37,12 +37,13 @@ export function ErrorView({ status, code, message, details }: ErrorViewProps) {
       <h1>
         {status} · {code.replaceAll('_', ' ')}
       </h1>
-      <p>{message}</p>
+      {/* SPEC D6: each refused field said once: the list, when the message is only what it says. */}
+      {!(details?.length && details.map((d) => d.message).join('; ') === message) && <p>{message}</p>}
       {details && details.length > 0 && (
         <ul>
           {details.map((d) => (
             <li data-field={d.path} data-message={d.message}>
-              <code>{d.path}</code>: {d.message}
+              {d.message}
             </li>
           ))}
         </ul>
@@ -63,13 +64,13 @@ export function InlineError({ message, details }: Omit<ErrorViewProps, 'status' 
       <div class="inline-error">
         {details.length === 1 ? (
           <p data-field={details[0].path} data-message={details[0].message}>
-            {humanPath(details[0].path)}: {details[0].message}
+            {details[0].message}
           </p>
         ) : (
           <ul>
             {details.map((d) => (
               <li data-field={d.path} data-message={d.message}>
-                {humanPath(d.path)}: {d.message}
+                {d.message}
               </li>
             ))}
           </ul>
@@ -78,12 +79,4 @@ export function InlineError({ message, details }: Omit<ErrorViewProps, 'status' 
     );
   }
   return <p class="inline-error">{message}</p>;
-}
-
-/** "custom_fields.order_ref" → "order ref"; "owner_id" → "owner"; "body" → "message". */
-function humanPath(path: string): string {
-  if (path === 'body') return 'Message';
-  const last = path.split('.').pop() ?? path;
-  const text = last.replace(/_id$/, '').replaceAll('_', ' ');
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

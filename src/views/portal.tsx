@@ -270,13 +270,12 @@ export function PortalErrorPage({ status, headline, message, details, back }: Po
   return (
     <section class="error-page portal-error" role="alert" data-status={String(status)}>
       <h1>{headline}</h1>
-      <p>{message}</p>
+      {/* SPEC D6: each refused field said once, in words (the details name their fields). */}
+      {!(details?.length && details.map((d) => d.message).join('; ') === message) && <p>{message}</p>}
       {details && details.length > 0 && (
         <ul>
           {details.map((d) => (
-            <li>
-              {d.path === 'body' ? 'Message' : d.path}: {d.message}
-            </li>
+            <li>{d.message}</li>
           ))}
         </ul>
       )}

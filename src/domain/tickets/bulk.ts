@@ -36,7 +36,7 @@ export async function bulkUpdateTickets(
   const results: BulkResult[] = [];
   for (const id of ids) {
     try {
-      const { scrip_results } = await updateTicket(db, actor, id, changes, notify);
+      const { scrip_results } = await updateTicket(db, actor, id, changes, notify, { takeWithoutAsking: true });
       results.push({ id, ok: true, scrip_results });
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500) throw e;

@@ -13,7 +13,7 @@ import {
   normalizeCustomValue,
   type CustomFieldJson,
 } from '../customFields.js';
-import { AppError, forbidden, invalid, notFound, StaleError } from '../errors.js';
+import { AppError, conflict, forbidden, invalid, notFound, StaleError, TakeFromError } from '../errors.js';
 import { getQueueRow } from '../queues.js';
 import { teamExists } from '../teams.js';
 import {
@@ -279,6 +279,13 @@ export interface UpdateTicketInput {
   queue_id?: number;
   priority?: number;
   custom_fields?: Record<string, unknown>;
+  /** SPEC D6: taking (owner ← me) a ticket another agent owns needs their id here, as asked. */
+  confirm_owner_id?: number | null;
+}
+
+export interface UpdateOptions {
+  /** A bulk change names its owner from a list for many tickets at once: it does not ask (decision 052). */
+  takeWithoutAsking?: boolean;
 }
 
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -300,10 +307,25 @@ export async function updateTicket(
   id: number,
   input: UpdateTicketInput,
   notify: NotifySettings,
+  opts: UpdateOptions = {},
 ): Promise<TicketChange> {
   return transaction(db, async (tx) => {
     const current = await visibleTicket(tx, actor, id);
     if (!isStaff(actor)) throw forbidden('Requesters cannot change tickets');
+    // SPEC D6: Take from a colleague asks first (checked in this unit of work: the owner as it is now).
+    if (
+      !opts.takeWithoutAsking &&
+      input.owner_id === actor.id &&
+      current.owner_id !== null &&
+      current.owner_id !== actor.id &&
+      input.confirm_owner_id !== current.owner_id
+    ) {
+      const owner = await getUserRow(tx, current.owner_id);
+      throw new TakeFromError(id, {
+        id: current.owner_id,
+        name: owner ? owner.name.trim() || owner.email : `user #${current.owner_id}`,
+      });
+    }
     if (input.queue_id !== undefined && !(await getQueueRow(tx, input.queue_id)))
       throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
     // Only a new owner is checked: re-sending the current one (since disabled) changes nothing.
@@ -434,7 +456,11 @@ export async function commentOnTicket(
     throw new AppError('too_large', `The attachments are ${why}`, [{ path: 'attachments', message: why }]);
   }
   return transaction(db, async (tx) => {
-    await visibleTicket(tx, actor, id);
+    const ticket = await visibleTicket(tx, actor, id);
+    // SPEC D6 (decision 052): a deleted ticket takes no public reply from the web or the API (409:
+    // restore it first). Mail is still kept, as it comes; an internal note may say why it was deleted.
+    if (ticket.status === 'deleted' && !internal && !actor.viaMail)
+      throw conflict(`Ticket #${id} is deleted: restore it before replying (nothing was sent)`);
     let creatorId = actor.id;
     if (input.creator_id !== undefined && input.creator_id !== actor.id) {
       if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');

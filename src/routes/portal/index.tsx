@@ -21,7 +21,7 @@ import { PortalErrorPage, PortalHistory, PortalListPage, PortalLive, PortalTicke
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';
 import { PortalTicketSchema, PortalTransactionSchema, PortalViewSchema, ReplySchema } from './schemas.js';
-import { renderError } from '../errors.js';
+import { inWordsError, renderError } from '../errors.js';
 import { liveStream, stillSignedIn } from '../events/index.js';
 import { LiveQuerySchema } from '../tickets/schemas.js';
 import {
@@ -362,8 +362,9 @@ const HEADLINES: Partial<Record<AppError['code'], string>> = {
  * a page in the portal's own words for a browser — a refused link says what happened and how to
  * get a new one. Never a stack trace: `toAppError` has made every failure an AppError already.
  */
-export function renderPortalError(c: C, e: AppError): Response | Promise<Response> {
-  if (!wantsHtml(c) || isHtmx(c) || e.code === 'unauthenticated') return renderError(c, e);
+export function renderPortalError(c: C, err: AppError): Response | Promise<Response> {
+  if (!wantsHtml(c) || isHtmx(c) || err.code === 'unauthenticated') return renderError(c, err);
+  const e = inWordsError(err); // SPEC D6: each refused field in words, by its label
   c.status(e.status as 400);
   if (e instanceof PortalRefused)
     return c.render(<PortalErrorPage status={e.status} headline={e.headline} message={NEW_LINK_HINT} />, {

@@ -3,7 +3,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { BULK_MAX_IDS, bulkSummary, bulkUpdateTickets } from '../../domain/tickets/bulk.js';
 import type { Column } from '../../domain/savedViews.js';
 import { appliesToQueue } from '../../domain/customFields.js';
-import { AppError, invalid, StaleError } from '../../domain/errors.js';
+import { AppError, invalid, StaleError, TakeFromError } from '../../domain/errors.js';
 import { lookups } from '../../domain/lookups.js';
 import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
@@ -33,6 +33,9 @@ import { isAdmin, isStaff, requireStaff, type Actor } from '../../domain/actor.j
 import { LiveRows, TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { quotable } from '../../views/tickets/quote.js';
+import { BulkDeleteQuestion } from '../../views/tickets/bulkBar.js';
+import { TakeFromQuestion } from '../../views/tickets/safeEdits.js';
+import { statusBeforeDeletion } from '../../domain/tickets/restore.js';
 import {
   PeopleChanged,
   ReplyRefused,
@@ -150,6 +153,9 @@ async function pageProps(
     responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
     newAfter: await seenUpTo(db, actor, id),
+    // SPEC D6: the subject form open without JavaScript (a GET of the page only); a deleted ticket's Restore.
+    editSubject: c.req.method === 'GET' && c.req.query('edit') === 'subject',
+    restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id) : undefined,
   };
 }
 
@@ -304,6 +310,7 @@ export function ticketRoutes() {
       description: `The same change to up to ${BULK_MAX_IDS} tickets, each in its own unit of work: one ticket's failure is its own \`results\` entry.`,
       body: BulkUpdateSchema,
       ok: { 200: BulkResultsSchema },
+      errors: [409],
     }),
     async (c) => {
       const actor = actorOf(c);
@@ -319,14 +326,24 @@ export function ticketRoutes() {
           c,
           FLASH,
           encodeURIComponent(
-            `Nothing changed: ${e.details?.map((d) => `${d.path}: ${d.message}`).join('; ') ?? e.message}`.slice(
-              0,
-              1000,
-            ),
+            `Nothing changed: ${e.details?.map((d) => d.message).join('; ') ?? e.message}`.slice(0, 1000),
           ),
           FLASH_OPTIONS,
         );
         return c.redirect(`/tickets${back}`, 303);
+      }
+      // SPEC D6: a bulk change to deleted asks first; without confirm nothing changes.
+      if (input.changes.status === 'deleted' && !input.confirm) {
+        const n = input.ids.length;
+        const question = `Delete ${n === 1 ? `ticket #${input.ids[0]}` : `${n} tickets`}? Nothing was changed: send the change again with confirm: true to delete.`;
+        if (!wantsHtml(c)) throw new AppError('conflict', question);
+        const props = { ids: input.ids, changes: input.changes, returnTo: input.return_to ?? '' };
+        if (isHtmx(c)) {
+          c.header('HX-Retarget', '#bulk-error');
+          c.header('HX-Reswap', 'innerHTML');
+          return c.html(<BulkDeleteQuestion {...props} />);
+        }
+        return c.render(<BulkDeleteQuestion {...props} standalone />, { title: 'Delete tickets?' });
       }
       const results = await bulkUpdateTickets(db, actor, input.ids, input.changes, notifyOf(c));
       if (!wantsHtml(c)) return c.json({ results });
@@ -446,12 +463,27 @@ export function ticketRoutes() {
       description: 'One history entry per changed field; a change to nothing makes none.',
       body: UpdateTicketSchema,
       ok: { 200: TicketChangeSchema },
+      errors: [409],
     }),
     async (c) => {
       const id = pathId(c);
       const actor = actorOf(c);
       const input = await readBody(c, UpdateTicketSchema);
-      const result = await updateTicket(dbOf(c), actor, id, input, notifyOf(c));
+      let result;
+      // SPEC D6: a move into or out of `deleted` takes the reply box away or brings it back: htmx reloads the page.
+      const before = input.status !== undefined && isHtmx(c) ? (await getTicket(dbOf(c), actor, id)).status : undefined;
+      try {
+        result = await updateTicket(dbOf(c), actor, id, input, notifyOf(c));
+      } catch (e) {
+        // SPEC D6: "Take from Ann?": htmx shows the question where the form says its errors; a plain form gets it as a page.
+        if (!(e instanceof TakeFromError) || !wantsHtml(c)) throw e;
+        const question = <TakeFromQuestion ticketId={id} actorId={actor.id} owner={e.owner} standalone={!isHtmx(c)} />;
+        if (isHtmx(c)) return c.html(question, 409);
+        c.status(409);
+        return c.render(question, { title: `Take from ${e.owner.name}?` });
+      }
+      if (before !== undefined && (before === 'deleted') !== (result.ticket.status === 'deleted'))
+        c.header('HX-Refresh', 'true');
       return respond(c, result, {
         title: `#${id}`,
         location: `/tickets/${id}`,

@@ -65,6 +65,12 @@ export const UpdateTicketSchema = z.strictObject({
   team_id: zNullableId.optional(),
   priority: zInt(0, 100).optional(),
   custom_fields: customFields.optional(),
+  /** SPEC D6: Take (owner_id = you) of a ticket another agent owns: their id, as the 409 asked. */
+  confirm_owner_id: zNullableId
+    .optional()
+    .describe(
+      'Taking a ticket another agent owns (owner_id = you) asks first (409): send their id here to take it from them',
+    ),
 });
 
 /**
@@ -109,10 +115,7 @@ export const BulkChangesSchema = z.preprocess(
       team_id: zClearableId.optional(),
       priority: zInt(0, 100).optional(),
     })
-    .refine(
-      (v) => Object.keys(v).length > 0,
-      'Choose at least one change (status, owner_id, queue_id, team_id or priority)',
-    ),
+    .refine((v) => Object.keys(v).length > 0, 'Choose at least one change (status, owner, queue, team or priority)'),
 );
 
 /**
@@ -122,10 +125,15 @@ export const BulkChangesSchema = z.preprocess(
 export const BulkUpdateSchema = z.strictObject({
   ids: zList(z.unknown())
     .refine((v) => v.length > 0, { message: 'Select at least one ticket', abort: true })
-    .refine((v) => v.length <= BULK_MAX_IDS, { message: `At most ${BULK_MAX_IDS} tickets at a time`, abort: true })
+    .refine((v) => v.length <= BULK_MAX_IDS, {
+      message: `You can change at most ${BULK_MAX_IDS} tickets at a time`,
+      abort: true,
+    })
     .pipe(z.array(zId))
     .refine((v) => new Set(v).size === v.length, 'Each ticket may appear once'),
   changes: BulkChangesSchema,
+  /** SPEC D6: a change to `deleted` asks first; without `confirm: true` nothing changes and the answer is the question (409). */
+  confirm: zBool.optional().describe('A change to status `deleted` asks first (409): send true to delete'),
   return_to: z
     .string()
     .max(4000)

@@ -69,12 +69,78 @@ export function BulkBar({
       <button type="submit" class="primary" data-bulk-apply>
         Apply
       </button>
-      <div class="field-error" id="bulk-error" role="alert"></div>
-      {summary && (
-        <p class="bulk-summary" role="status">
-          {summary}
-        </p>
-      )}
+      {/* SPEC D6: one place for the last result (a summary, an error, a question): a new one replaces it. */}
+      <div class="field-error bulk-result" id="bulk-error" role="alert">
+        {summary && (
+          <p class="bulk-summary" role="status">
+            {summary}
+          </p>
+        )}
+      </div>
     </form>
+  );
+}
+
+/**
+ * SPEC D6: a bulk change to `deleted` asks first. With htmx the question goes in the bar's result
+ * place (its button submits the bar again, with `confirm`); a plain form post gets it as a page
+ * of its own that carries the same change.
+ */
+export function BulkDeleteQuestion({
+  ids,
+  changes,
+  returnTo,
+  standalone,
+}: {
+  ids: number[];
+  /** The whole change asked for (status `deleted`, maybe more), carried by the page's form. */
+  changes: Record<string, string | number | null | undefined>;
+  returnTo: string;
+  standalone?: boolean;
+}) {
+  const n = ids.length;
+  const what = n === 1 ? `ticket #${ids[0]}` : `${n} tickets`;
+  const question = (
+    <p id="bulk-delete-question">
+      {!standalone && <strong>Delete {what}? </strong>}
+      {n === 1 ? 'It leaves' : 'They leave'} the lists; a deleted ticket can be restored from its page.
+    </p>
+  );
+  const confirm = (
+    <button type="submit" name="confirm" value="true" class="danger" autofocus aria-describedby="bulk-delete-question">
+      Delete {what}
+    </button>
+  );
+  if (!standalone)
+    return (
+      <div class="bulk-confirm">
+        {question}
+        {confirm}{' '}
+        <button type="button" data-bulk-cancel>
+          Cancel
+        </button>
+      </div>
+    );
+  return (
+    <section class="narrow bulk-confirm">
+      <h1>Delete {what}?</h1>
+      <form method="post" action="/tickets">
+        <input type="hidden" name="_method" value="PATCH" />
+        {ids.map((id) => (
+          <input type="hidden" name="ids" value={String(id)} />
+        ))}
+        {Object.entries(changes).map(([k, v]) =>
+          v === undefined ? null : (
+            <input type="hidden" name={`changes.${k}`} value={v === null ? 'none' : String(v)} />
+          ),
+        )}
+        <input type="hidden" name="return_to" value={returnTo} />
+        {question}
+        <p class="confirm-actions">
+          {confirm}
+          <a href={`/tickets${returnTo}`}>Cancel</a>
+        </p>
+      </form>
+    </section>
   );
 }

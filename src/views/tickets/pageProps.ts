@@ -35,6 +35,10 @@ export interface TicketPageProps {
   newAfter?: number | null;
   /** SPEC D6: `?quote=<id>`, the entry whose text the reply box starts with (a Reply link without JavaScript). */
   quote?: number;
+  /** SPEC D6: the page opened with the subject form open (`?edit=subject`, the control without JavaScript). */
+  editSubject?: boolean;
+  /** SPEC D6: a deleted ticket's Restore sets this status (the one it had before deletion, or open). */
+  restoreStatus?: string;
 }
 
 /** What a refused reply box had: its text and kind, and the entries that came in after its page. */

@@ -8,6 +8,7 @@ import { ScripLine } from './scripLine.js';
 import { QuoteLink, quoteFor } from './quote.js';
 import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
 import { Properties } from './properties.js';
+import { DeletedBanner, SubjectEdit, SubjectEditButton } from './safeEdits.js';
 import type { ReplyDraft, TicketPageProps } from './pageProps.js';
 import { DraftSaver, DraftStatus } from './drafts.js';
 import { isNewEntry, NewMark } from './unread.js';
@@ -220,30 +221,11 @@ export function TicketHead({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   return (
     <header id="ticket-head" class="page-head ticket-head" hx-swap-oob={oob ? 'true' : undefined}>
       <h1>
-        <span class="muted">#{t.id}</span>{' '}
-        {p.staff ? (
-          <form
-            class="subject-form"
-            method="post"
-            action={`/tickets/${t.id}`}
-            hx-patch={`/tickets/${t.id}`}
-            hx-trigger="change"
-            hx-target="#properties"
-            hx-swap="outerHTML"
-            data-error-target="#err-subject"
-          >
-            <input type="hidden" name="_method" value="PATCH" />
-            <label class="visually-hidden" for="prop-subject">
-              Subject
-            </label>
-            <input id="prop-subject" name="subject" value={t.subject} required maxlength={500} />
-            <div class="field-error" id="err-subject" role="alert"></div>
-          </form>
-        ) : (
-          t.subject
-        )}
+        <span class="muted">#{t.id}</span> {p.staff ? <SubjectEdit p={p} /> : t.subject}
       </h1>
+      {p.staff && <SubjectEditButton p={p} />}
       <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+      <DeletedBanner p={p} />
     </header>
   );
 }
@@ -579,8 +561,8 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
       <div class="ticket-grid">
         <div class="ticket-main">
           <History p={p} />
-          <ReplyBox p={p} />
-          {p.staff && <DraftSaver ticketId={id} />}
+          {p.ticket.status !== 'deleted' && <ReplyBox p={p} />}
+          {p.staff && p.ticket.status !== 'deleted' && <DraftSaver ticketId={id} />}
         </div>
         <div class="ticket-side">
           <Properties p={p} />
