@@ -49,7 +49,8 @@ async function signInByKeyboard(page: Page, email: string) {
 async function tabTo(page: Page, selector: string, max = 40) {
   for (let i = 0; i < max; i++) {
     await page.keyboard.press('Tab');
-    if (await page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, selector)) return;
+    if (await page.evaluate((sel) => (globalThis as any).document.activeElement?.matches(sel) ?? false, selector))
+      return;
   }
   throw new Error(`never reached ${selector} with Tab`);
 }
@@ -57,7 +58,9 @@ async function tabTo(page: Page, selector: string, max = 40) {
 async function clean(page: Page, what: string) {
   const axe = await axeCheck(page);
   expect(axe.serious, `${what}: ${axe.message}`).toEqual([]);
-  const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const wide = await page.evaluate(
+    () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth,
+  );
   expect(wide, `${what} is wider than the screen`).toBeLessThanOrEqual(0);
 }
 
@@ -117,7 +120,9 @@ describe.each([1280, 360])('the portal at %i px', (width) => {
     await page.keyboard.press('Tab');
     await page.keyboard.type('a-new-password-456');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#settings-current-error').innerText()).toBe('That is not your current password');
+    await expect
+      .poll(() => page.locator('#settings-current-error').innerText())
+      .toBe('That is not your current password');
     await clean(page, 'the settings page with an error');
     await screenshot(page, `portal-settings-error-${width}`);
     await tabTo(page, '#settings-name');

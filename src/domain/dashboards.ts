@@ -301,7 +301,13 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
           return { kind: w.kind, error: `The view "${view.name}" cannot be shown: ${e.message}` };
         throw e;
       }
-      return { kind: w.kind, view_id: viewId, view_name: view.name, tickets: staffTickets(actor, list.tickets), total: list.total };
+      return {
+        kind: w.kind,
+        view_id: viewId,
+        view_name: view.name,
+        tickets: staffTickets(actor, list.tickets),
+        total: list.total,
+      };
     }
     case 'status_counts':
       return {

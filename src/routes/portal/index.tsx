@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { isStaff } from '../../domain/actor.js';
-import { AppError, invalid } from '../../domain/errors.js';
+import { AppError } from '../../domain/errors.js';
 import {
   grantFromSession,
   grantFromToken,
@@ -16,7 +16,6 @@ import {
   type PortalGrant,
   type PortalReplyInput,
 } from '../../domain/portal.js';
-import type { NewAttachment } from '../../domain/transactions.js';
 import { PortalErrorPage, PortalHistory, PortalListPage, PortalLive, PortalTicketPage } from '../../views/portal.js';
 import type { AppEnv, Deps } from '../context.js';
 import { documented } from '../openapi.js';
@@ -31,18 +30,7 @@ import { portalAccountRoutes } from './account.js';
 import { renderError } from '../errors.js';
 import { liveStream, stillSignedIn } from '../events/index.js';
 import { LiveQuerySchema } from '../tickets/schemas.js';
-import {
-  actorOf,
-  dbOf,
-  isHtmx,
-  notifyOf,
-  pathId,
-  readBody,
-  readForm,
-  respond,
-  validate,
-  wantsHtml,
-} from '../respond.js';
+import { actorOf, dbOf, isHtmx, notifyOf, pathId, respond, validate, wantsHtml } from '../respond.js';
 import { readWithFiles } from './files.js';
 
 type C = Context<AppEnv>;
