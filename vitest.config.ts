@@ -42,6 +42,7 @@ const sqliteOnly = [
 // both; its browser half is marked SQLite-only in the file.)
 const browserOnly = [
   'tests/portal-browser.test.ts',
+  'tests/ui-portal-account.test.ts',
   'tests/ui-admin.test.ts',
   'tests/ui-request-errors.test.ts',
   'tests/ui-settings.test.ts',

@@ -24,6 +24,7 @@ import { mailRoutes } from './routes/mail/index.js';
 import { mailSettingsRoutes } from './routes/mail-settings/index.js';
 import { outboxRoutes } from './routes/outbox/index.js';
 import { isPortalPath, isPortalUpload, portalRoutes, renderPortalError } from './routes/portal/index.js';
+import { requestersToPortal } from './routes/portal/boundary.js';
 import { queueRoutes } from './routes/queues/index.js';
 import { responseRoutes } from './routes/responses/index.js';
 import { inZone, readMultipart } from './routes/respond.js';
@@ -74,7 +75,7 @@ export async function createApp(deps: Deps) {
       const actor = ctx.get('actor');
       // The reader's zone and one "now" for every time of the page (inZone); the requester portal
       // has its own plain shell: nothing of the staff side.
-      if (isPortalPath(c.req.path))
+      if (isPortalPath(c.req.path) || actor?.role === 'requester')
         return inZone(
           ctx,
           <PortalLayout title={title} user={actor ?? null}>
@@ -204,6 +205,8 @@ export async function createApp(deps: Deps) {
   );
   app.use('*', authenticate());
   app.use('*', csrfProtection(deps.env.PUBLIC_URL ? new URL(deps.env.PUBLIC_URL).origin : undefined));
+  // SPEC D6: requesters stay in the portal (docs/decisions/050).
+  app.use('*', requestersToPortal());
 
   app.get('/', (c) => c.redirect(c.get('actor')?.role === 'requester' ? '/portal' : STAFF_LANDING, 303));
   app.get('/favicon.ico', (c) => c.body(null, 204));
@@ -224,13 +227,14 @@ export async function createApp(deps: Deps) {
   app.route('/responses', responseRoutes());
   app.route('/scrips', scripRoutes());
   app.route('/outbox', outboxRoutes());
-  app.route('/portal', portalRoutes());
+  app.route('/portal', portalRoutes(deps));
   app.route('/settings', settingsRoutes(deps));
   // SPEC D5: the document of every route above, and its reference page.
   app.route('/', apiDocRoutes(app));
 
+  // A requester meets errors in the portal's words and layout wherever they are (decision 050).
   const answerError = (c: Context<AppEnv>, e: AppError) =>
-    isPortalPath(c.req.path) ? renderPortalError(c, e) : renderError(c, e);
+    isPortalPath(c.req.path) || c.get('actor')?.role === 'requester' ? renderPortalError(c, e) : renderError(c, e);
   app.notFound((c) => answerError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)));
   app.onError((err, c) => answerError(c, toAppError(err, c)));
   return app;

@@ -617,7 +617,10 @@ describe('watcher routes', () => {
     expect(reply.status, reply.text).toBe(201);
     expect(reply.body.transaction).toMatchObject({ type: 'Correspond', creator_id: cc.id });
     // Their page names the people in the history: staff by name only, never by address.
-    const page = await s.api('GET', `/tickets/${id}`, { token: cc.token, headers: { accept: 'text/html' } });
+    // (Their page is the portal's, decision 050.)
+    const staffPage = await s.api('GET', `/tickets/${id}`, { token: cc.token, headers: { accept: 'text/html' } });
+    expect(staffPage.headers.get('location')).toBe(`/portal/tickets/${id}`);
+    const page = await s.api('GET', `/portal/tickets/${id}`, { token: cc.token, headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(page.text).not.toMatch(/User #\d+/);
     const ccUser = (await s.api('GET', `/users/${cc.id}`)).body;
@@ -628,7 +631,8 @@ describe('watcher routes', () => {
     const staffs = (await s.api('GET', `/tickets/${id}/transactions`)).body.transactions as any[];
     expect(staffs.some((t) => t.type === 'AddWatcher' && t.field === 'admin_cc')).toBe(true);
     expect(theirs.filter((t) => t.field === 'admin_cc')).toEqual([]);
-    expect(theirs.some((t) => t.type === 'AddWatcher' && t.field === 'cc' && t.new_value === String(cc.id))).toBe(true);
+    // Their history is the public entries only (decision 050).
+    expect(theirs.every((t) => t.type === 'Create' || t.type === 'Correspond')).toBe(true);
     expectError(await s.api('GET', `/tickets/${id}`, { token: stranger.token }), 404, 'not_found');
     expect((await s.api('GET', '/tickets', { token: stranger.token })).body.tickets).toEqual([]);
   });

@@ -432,12 +432,13 @@ describe('B5: HTML error pages', () => {
 
   it('403 for Accept text/html: a full, readable page with the status kept', async () => {
     const requester = await s.user('requester');
-    const res = await s.api('GET', '/dashboards', { token: requester.token, headers: HTML });
+    // (A requester's browser asking for a staff page is sent to the portal, decision 050; a form is refused.)
+    const res = await s.api('POST', '/dashboards', { token: requester.token, form: { name: 'Mine' }, headers: HTML });
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(isFullPage(res.text)).toBe(true);
     expect(res.text).toContain('403');
-    expect(res.text.toLowerCase()).toContain('forbidden');
+    expect(res.text).toContain('Not allowed'); // in the portal's words
     expectError(await s.api('GET', '/dashboards', { token: requester.token }), 403, 'forbidden');
     const post = await s.api('POST', '/teams', { token: agent.token, form: { name: 'Agent team' }, headers: HTML });
     expect(post.status).toBe(403);

@@ -244,7 +244,11 @@ describe('requesters', () => {
       403,
       'forbidden',
     );
-    const page = await s.api('GET', '/settings', { token: r.token, headers: { accept: 'text/html' } });
+    // Their page is the portal's (decision 050).
+    const staffPage = await s.api('GET', '/settings', { token: r.token, headers: { accept: 'text/html' } });
+    expect(staffPage.status).toBe(303);
+    expect(staffPage.headers.get('location')).toBe('/portal/settings');
+    const page = await s.api('GET', '/portal/settings', { token: r.token, headers: { accept: 'text/html' } });
     expect(page.text).toContain('name="timezone"');
     expect(page.text).not.toContain('name="signature"');
     expect(page.text).not.toContain('name="notify_notes"');
@@ -370,6 +374,7 @@ describe('signatures on public replies (SPEC C3)', () => {
         name,
         mail_alias: `${name.replace(/\W+/g, '-').toLowerCase()}@helpdesk.example`,
         signature: '{{ queue.name }} team · {{ queue.mail_alias }}',
+        portal_create: true,
       },
     });
     expect(res.status, res.text).toBe(201);

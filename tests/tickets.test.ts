@@ -74,7 +74,8 @@ beforeAll(async () => {
   expect((await s.api('PATCH', `/users/${disabledAgentId}`, { body: { disabled: true } })).status).toBe(200);
   teamA = (await s.api('POST', '/teams', { body: { name: 'Team A' } })).body.id;
   teamB = (await s.api('POST', '/teams', { body: { name: 'Team B' } })).body.id;
-  const qa = await s.api('POST', '/queues', { body: { name: 'Queue A', team_id: teamA } });
+  // Requesters open requests where the admin let them (SPEC D6, decision 050).
+  const qa = await s.api('POST', '/queues', { body: { name: 'Queue A', team_id: teamA, portal_create: true } });
   expect(qa.status, qa.text).toBe(201);
   queueA = qa.body.id;
   queueB = (await s.api('POST', '/queues', { body: { name: 'Queue B' } })).body.id;
@@ -775,10 +776,12 @@ describe('requester role', () => {
     });
     expect(res.status, res.text).toBe(201);
     own = res.body.ticket.id;
-    expect(res.body.ticket).toMatchObject({
-      requester_id: requester1.id,
+    // Their own answer has no staff fields (decision 050); the ticket itself got the queue's team.
+    expect(res.body.ticket).toMatchObject({ requester_id: requester1.id, status: 'new' });
+    expect(res.body.ticket).not.toHaveProperty('owner_id');
+    expect(res.body).not.toHaveProperty('scrip_results');
+    expect((await s.api('GET', `/tickets/${res.body.ticket.id}`)).body).toMatchObject({
       owner_id: null,
-      status: 'new',
       team_id: teamA,
     });
     assigned = (await create({ queue_id: queueB, subject: 'Filed for r1', requester_id: requester1.id })).id;

@@ -3,6 +3,7 @@ import { type Db, first, transaction, one } from '../db/port.js';
 import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets, users } from '../db/schema.js';
 import { listByFilter, listTickets } from './tickets/list.js';
 import type { TicketJson } from './tickets/serialize.js';
+import { staffTickets } from './tickets/serialize.js';
 import { type Actor, isAdmin, parseJson, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
 import { AppError, forbidden, invalid, notFound } from './errors.js';
@@ -300,7 +301,13 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
           return { kind: w.kind, error: `The view "${view.name}" cannot be shown: ${e.message}` };
         throw e;
       }
-      return { kind: w.kind, view_id: viewId, view_name: view.name, tickets: list.tickets, total: list.total };
+      return {
+        kind: w.kind,
+        view_id: viewId,
+        view_name: view.name,
+        tickets: staffTickets(actor, list.tickets),
+        total: list.total,
+      };
     }
     case 'status_counts':
       return {
@@ -334,7 +341,7 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
     }
     case 'my_tickets': {
       const list = await listByFilter(db, actor, { owner_id: actor.id, status: ['new', 'open', 'stalled'], limit });
-      return { kind: w.kind, tickets: list.tickets, total: list.total };
+      return { kind: w.kind, tickets: staffTickets(actor, list.tickets), total: list.total };
     }
     default:
       return { kind: w.kind, error: `Unknown widget kind ${w.kind}` };

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import { changes, type Conn, type Db, first, storeOf, transaction } from '../db/port.js';
 import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
 import { writtenHere } from '../markdown.js';
@@ -10,6 +10,7 @@ import { AppError, invalid, notFound, TryLater } from './errors.js';
 import { appSecret } from './secrets.js';
 import { spendAllowance, sweepThrottle, throttleKey } from './throttle.js';
 import { getTicketRow } from './tickets/serialize.js';
+import { HIDDEN_STATUS } from './customerView.js';
 import { commentOnTicket } from './tickets/write.js';
 import { attachmentWithTicket, transactionsJson, type AttachmentJson, type NewAttachment } from './transactions.js';
 import { getUserRow, type UserRow } from './users.js';
@@ -67,6 +68,16 @@ export async function portalSecret(db: Db): Promise<string> {
   return s;
 }
 
+/**
+ * A deleted ticket is not shown to its customers at all (decision 050): not found, as another
+ * person's ticket is, whether reached by a link or signed in.
+ */
+async function shownTicket(conn: Conn, ticketId: number) {
+  const row = await getTicketRow(conn, ticketId);
+  if (!row || row.status === HIDDEN_STATUS) throw notFound('Ticket', ticketId);
+  return row;
+}
+
 /** The one place a link's user is checked again: still active, not revoked, still on the ticket. */
 async function stillGranted(
   conn: Conn,
@@ -91,6 +102,7 @@ export async function grantFromToken(db: Db, token: string, now = nowMs(db)): Pr
   if (claims.expires * 1000 <= now) throw new PortalRefused('expired');
   const user = await stillGranted(db, claims.ticketId, claims.userId, claims.epoch);
   if (!user) throw new PortalRefused('revoked');
+  await shownTicket(db, claims.ticketId);
   return { ticketId: claims.ticketId, user, epoch: claims.epoch };
 }
 
@@ -98,6 +110,7 @@ export async function grantFromToken(db: Db, token: string, now = nowMs(db)): Pr
 export async function grantFromSession(conn: Conn, actor: Actor, ticketId: number): Promise<PortalGrant> {
   const user = await stillGranted(conn, ticketId, actor.id, undefined);
   if (!user) throw notFound('Ticket', ticketId);
+  await shownTicket(conn, ticketId);
   return { ticketId, user };
 }
 
@@ -180,8 +193,7 @@ async function publicTransactions(
  * (with `after`, only its entries after that id: the live update, SPEC C5).
  */
 export async function portalView(conn: Conn, grant: PortalGrant, opts: { after?: number } = {}): Promise<PortalView> {
-  const row = await getTicketRow(conn, grant.ticketId);
-  if (!row) throw notFound('Ticket', grant.ticketId);
+  const row = await shownTicket(conn, grant.ticketId);
   const rows = await conn
     .select()
     .from(transactions)
@@ -204,16 +216,34 @@ export async function portalAttachment(conn: Conn, grant: PortalGrant, id: numbe
   return a;
 }
 
-/** At most this many of a customer's tickets are listed, most recently updated first. */
-export const PORTAL_LIST_MAX = 500;
+/** A page of a customer's list. */
+export const PORTAL_PAGE = 25;
 
-/** GET /portal: a signed-in customer's tickets (requester or Cc). */
-export async function portalTickets(conn: Conn, actor: Actor): Promise<PortalTicketJson[]> {
+export interface PortalList {
+  tickets: PortalTicketJson[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * GET /portal: a signed-in customer's tickets (requester or Cc), every status but deleted,
+ * newest first (by number: a page does not shift when an older request is answered), a page at a
+ * time (decision 050).
+ */
+export async function portalTickets(
+  conn: Conn,
+  actor: Actor,
+  page: { limit?: number; offset?: number } = {},
+): Promise<PortalList> {
+  const limit = page.limit ?? PORTAL_PAGE;
+  const offset = page.offset ?? 0;
   const own = conn
     .select({ id: ticketWatchers.ticket_id })
     .from(ticketWatchers)
     .where(and(eq(ticketWatchers.user_id, actor.id), inArray(ticketWatchers.role, ['requester', 'cc'])));
-  return await conn
+  const where = and(inArray(tickets.id, own), ne(tickets.status, HIDDEN_STATUS));
+  const rows = await conn
     .select({
       id: tickets.id,
       subject: tickets.subject,
@@ -222,9 +252,12 @@ export async function portalTickets(conn: Conn, actor: Actor): Promise<PortalTic
       updated_at: tickets.updated_at,
     })
     .from(tickets)
-    .where(inArray(tickets.id, own))
-    .orderBy(desc(tickets.updated_at), desc(tickets.id))
-    .limit(PORTAL_LIST_MAX);
+    .where(where)
+    .orderBy(desc(tickets.id))
+    .limit(limit)
+    .offset(offset);
+  const total = (await first(conn.select({ n: count() }).from(tickets).where(where)))?.n ?? 0;
+  return { tickets: rows, total: Number(total), limit, offset };
 }
 
 export interface PortalReplyInput {
@@ -255,6 +288,55 @@ function wait(sec: number): string {
   return `${Math.ceil(sec / 3600)} hours`;
 }
 
+/** The files of one message within the limits, before the database is asked; their size. */
+export function checkFiles(files: NewAttachment[], limits: PortalLimits): number {
+  if (files.length > MAX_REPLY_FILES) throw invalid('attachments', `At most ${MAX_REPLY_FILES} files`);
+  const size = files.reduce((n, a) => n + a.content.length, 0);
+  if (size > limits.maxBytes)
+    throw new AppError('too_large', `The files are larger than ${mib(limits.maxBytes)} in all`);
+  if (size > limits.bytesPerDay)
+    throw new AppError('too_large', `${perDay(limits)}, and these files are ${mib(size)}.`);
+  return size;
+}
+const perDay = (limits: PortalLimits) => `We take at most ${mib(limits.bytesPerDay)} of files a day from one person`;
+
+/**
+ * One message of a person through the portal (a reply or a new request) counted against their
+ * brakes (decision 041), inside its unit of work: a refusal throws and the rollback takes the
+ * count back. True when a new window began (ended ones are then swept after the commit).
+ */
+export async function spendBrakes(
+  tx: Conn,
+  userId: number,
+  size: number,
+  limits: PortalLimits,
+  now: number,
+): Promise<boolean> {
+  const sent = await spendAllowance(tx, throttleKey.portalMessages(userId), 1, limits.messagesPerHour, HOUR, now);
+  if (!sent.allowed) {
+    throw new TryLater(
+      'rate_limited',
+      `You have sent ${limits.messagesPerHour} messages within the hour, as many as we take from one person. ` +
+        `You can write again in ${wait(sent.retryAfterSec)}.`,
+      sent.retryAfterSec,
+    );
+  }
+  let sweep = sent.newWindow;
+  if (size > 0) {
+    const spent = await spendAllowance(tx, throttleKey.portalBytes(userId), size, limits.bytesPerDay, DAY, now);
+    if (!spent.allowed) {
+      throw new TryLater(
+        'too_large',
+        `${perDay(limits)}: these files (${mib(size)}) are more than the ${mib(limits.bytesPerDay - spent.used)} you have left. ` +
+          `You can send more files in ${wait(spent.retryAfterSec)}; a message without files can be sent now.`,
+        spent.retryAfterSec,
+      );
+    }
+    sweep ||= spent.newWindow;
+  }
+  return sweep;
+}
+
 /**
  * A customer's reply: a public Correspond by the granted user, with its files, in one unit of
  * work with its scrips. The grant is checked again inside the SQL transaction, so a link
@@ -275,38 +357,13 @@ export async function portalReply(
 ): Promise<PortalTransactionJson> {
   const body = input.body.trim() === '' ? '' : input.body;
   if (body === '' && input.attachments.length === 0) throw invalid('body', 'Write a message or attach a file');
-  if (input.attachments.length > MAX_REPLY_FILES) throw invalid('attachments', `At most ${MAX_REPLY_FILES} files`);
-  const size = input.attachments.reduce((n, a) => n + a.content.length, 0);
-  if (size > limits.maxBytes)
-    throw new AppError('too_large', `The files are larger than ${mib(limits.maxBytes)} in all`);
-  const perDay = `We take at most ${mib(limits.bytesPerDay)} of files a day from one person`;
-  if (size > limits.bytesPerDay) throw new AppError('too_large', `${perDay}, and these files are ${mib(size)}.`);
+  const size = checkFiles(input.attachments, limits);
   let sweep = false;
   const reply = await transaction(db, async (tx) => {
     const user = await stillGranted(tx, grant.ticketId, grant.user.id, grant.epoch);
     if (!user) throw grant.epoch === undefined ? notFound('Ticket', grant.ticketId) : new PortalRefused('revoked');
-    const sent = await spendAllowance(tx, throttleKey.portalMessages(user.id), 1, limits.messagesPerHour, HOUR, now);
-    if (!sent.allowed) {
-      throw new TryLater(
-        'rate_limited',
-        `You have sent ${limits.messagesPerHour} messages within the hour, as many as we take from one person. ` +
-          `You can write again in ${wait(sent.retryAfterSec)}.`,
-        sent.retryAfterSec,
-      );
-    }
-    sweep = sent.newWindow;
-    if (size > 0) {
-      const spent = await spendAllowance(tx, throttleKey.portalBytes(user.id), size, limits.bytesPerDay, DAY, now);
-      if (!spent.allowed) {
-        throw new TryLater(
-          'too_large',
-          `${perDay}: these files (${mib(size)}) are more than the ${mib(limits.bytesPerDay - spent.used)} you have left. ` +
-            `You can send more files in ${wait(spent.retryAfterSec)}; a message without files can be sent now.`,
-          spent.retryAfterSec,
-        );
-      }
-      sweep ||= spent.newWindow;
-    }
+    await shownTicket(tx, grant.ticketId);
+    sweep = await spendBrakes(tx, user.id, size, limits, now);
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
     // Always public: a staff member who is also a requester writes here as the customer does.
     const { transaction } = await commentOnTicket(

@@ -7,6 +7,7 @@ import { type Actor, isStaff, requireAdmin } from './actor.js';
 import { nowIso } from './clock.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { teamExists } from './teams.js';
+import { queueFor } from './customerView.js';
 import { unique } from './unique.js';
 import { type PersonRef, queueWatchersOf, setQueueWatchers } from './watchers.js';
 
@@ -38,10 +39,13 @@ export async function findQueueByName(db: Conn, name: string): Promise<QueueRow 
   );
 }
 
-/** Queues are readable by anyone signed in: requesters need them to open a ticket. */
+/**
+ * Queues are readable by anyone signed in: requesters need them to open a ticket, so they read the
+ * queues they may open requests in (`portal_create`), without the staff fields (decision 050).
+ */
 export async function listQueues(db: Db, actor: Actor): Promise<QueueJson[]> {
   const rows = await db.select().from(queues).orderBy(asc(queues.name));
-  if (!isStaff(actor)) return rows;
+  if (!isStaff(actor)) return rows.filter((q) => q.portal_create).map((q) => queueFor(actor, q));
   const watchers = await db.select().from(queueWatchers).orderBy(asc(queueWatchers.user_id));
   const of = (q: number, role: 'cc' | 'admin_cc') =>
     watchers.filter((w) => w.queue_id === q && w.role === role).map((w) => w.user_id);
@@ -53,8 +57,8 @@ const withWatchers = async (conn: Conn, actor: Actor, q: QueueRow): Promise<Queu
 
 export async function getQueue(db: Db, actor: Actor, id: number): Promise<QueueJson> {
   const q = await getQueueRow(db, id);
-  if (!q) throw notFound('Queue', id);
-  return withWatchers(db, actor, q);
+  if (!q || (!isStaff(actor) && !q.portal_create)) throw notFound('Queue', id);
+  return queueFor(actor, await withWatchers(db, actor, q));
 }
 
 export interface QueueInput {

@@ -1,6 +1,6 @@
 import { ConnectionState } from './connection.js';
 import type { Child } from 'hono/jsx';
-import type { PortalTicketJson, PortalTransactionJson, PortalView } from '../domain/portal.js';
+import type { PortalList, PortalTicketJson, PortalTransactionJson, PortalView } from '../domain/portal.js';
 import { When } from './format.js';
 import { Markdown } from './markdown.js';
 import { foldAt } from './tickets/show.js';
@@ -56,6 +56,8 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
           {customer && (
             <nav aria-label="Your requests">
               <a href="/portal">My requests</a>
+              <a href="/portal/new">New request</a>
+              <a href="/portal/settings">Settings</a>
               <form method="post" action="/logout" class="inline-form">
                 <button type="submit">Sign out</button>
               </form>
@@ -231,13 +233,20 @@ export function PortalTicketPage({ view, base, maxBytes, maxFiles }: PortalPageP
   );
 }
 
-/** GET /portal: a signed-in customer's requests. */
-export function PortalListPage({ tickets, max }: { tickets: PortalTicketJson[]; max: number }) {
+/** GET /portal: a signed-in customer's requests, every status, newest first, a page at a time (decision 050). */
+export function PortalListPage({ list }: { list: PortalList }) {
+  const { tickets, total, limit, offset } = list;
+  const page = (o: number) => (o > 0 ? `/portal?offset=${o}` : '/portal');
   return (
     <section class="portal-list">
-      <h1>Your requests</h1>
-      {tickets.length === 0 ? (
-        <p class="muted">You have no requests with us yet. Write to us by e-mail to open one.</p>
+      <div class="portal-list-head">
+        <h1>Your requests</h1>
+        <a class="button primary" href="/portal/new">
+          New request
+        </a>
+      </div>
+      {total === 0 ? (
+        <p class="muted">You have no requests with us yet.</p>
       ) : (
         <ul class="portal-tickets">
           {tickets.map((t) => (
@@ -252,7 +261,23 @@ export function PortalListPage({ tickets, max }: { tickets: PortalTicketJson[]; 
           ))}
         </ul>
       )}
-      {tickets.length >= max && <p class="hint">The {max} most recently updated requests are shown.</p>}
+      {total > limit && (
+        <nav class="pager" aria-label="Pages of your requests">
+          <span>
+            {Math.min(offset + 1, total)}–{Math.min(offset + tickets.length, total)} of {total}
+          </span>
+          {offset > 0 && (
+            <a href={page(Math.max(0, offset - limit))} rel="prev">
+              Newer
+            </a>
+          )}
+          {offset + limit < total && (
+            <a href={page(offset + limit)} rel="next">
+              Older
+            </a>
+          )}
+        </nav>
+      )}
     </section>
   );
 }

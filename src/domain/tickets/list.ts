@@ -1,17 +1,22 @@
 import { eq, inArray } from 'drizzle-orm';
 import { queues, teamMembers } from '../../db/schema.js';
 import { SearchTooBroad, storeOf, type Db, type TicketListSpec } from '../../db/port.js';
-import { type Actor, isStaff } from '../actor.js';
+import { type Actor, isStaff, requireStaff } from '../actor.js';
 import { allCustomFields, type CustomFieldJson } from '../customFields.js';
 import { invalid } from '../errors.js';
 import { getSavedViewFilters } from '../savedViews.js';
 import { searchPeople } from '../users.js';
 import { sortKeyOf, type SortKey, type TicketFilter, type TicketListQuery } from './query.js';
 import { withUnread } from './reads.js';
-import { ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
+import { type CustomerTicketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
+import { HIDDEN_STATUS, refuseStaffFilters, ticketFor } from '../customerView.js';
+import { STATUSES } from '../lifecycle.js';
+
+const shaped = (actor: Actor, list: TicketJson[]) => list.map((t) => ticketFor(actor, t));
 
 export interface TicketList {
-  tickets: TicketJson[];
+  /** As the reader may read them: a requester's without the staff fields (decision 050). */
+  tickets: CustomerTicketJson[];
   total: number;
   limit: number;
   offset: number;
@@ -44,6 +49,7 @@ export async function effectiveFilter(db: Db, actor: Actor, query: TicketListQue
  * of (SPEC C2), and no internal note's text finds a ticket for them.
  */
 export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<TicketListSpec> {
+  refuseStaffFilters(actor, f);
   const cf: TicketListSpec['cf'] = [];
   if (f.cf) {
     const fields = await allCustomFields(db);
@@ -53,11 +59,13 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
     }
   }
   const sort = f.sort ?? '-updated';
+  // A customer never sees their deleted tickets (decision 050): asked for those alone, no ticket.
+  const status = isStaff(actor) ? f.status : (f.status ?? STATUSES).filter((x) => x !== HIDDEN_STATUS);
   return {
-    queue_ids: f.my_teams ? await myTeamsQueueIds(db, actor) : undefined,
+    queue_ids: f.my_teams ? await myTeamsQueueIds(db, actor) : status?.length === 0 ? [] : undefined,
     customerId: isStaff(actor) ? undefined : actor.id,
     queue_id: f.queue_id,
-    status: f.status,
+    status,
     owner_id: f.owner_id === 'me' ? actor.id : f.owner_id,
     owner_team_id: f.team_id,
     ticket_team_id: f.ticket_team_id,
@@ -139,7 +147,7 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
   if (!pinned) {
     const found = await fromStore(db, spec);
     return {
-      tickets: await rowsJson(db, actor, found.rows),
+      tickets: shaped(actor, await rowsJson(db, actor, found.rows)),
       total: found.total,
       limit: spec.limit,
       offset: spec.offset,
@@ -153,7 +161,12 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
     limit: first ? spec.limit - 1 : spec.limit,
   });
   const rows = first ? [pinned, ...rest.rows] : rest.rows;
-  return { tickets: await rowsJson(db, actor, rows), total: rest.total + 1, limit: spec.limit, offset: spec.offset };
+  return {
+    tickets: shaped(actor, await rowsJson(db, actor, rows)),
+    total: rest.total + 1,
+    limit: spec.limit,
+    offset: spec.offset,
+  };
 }
 
 // ---- live lists (SPEC C5) ------------------------------------------------------------------
@@ -186,6 +199,8 @@ export async function liveRows(
   f: TicketFilter,
   ids: number[],
 ): Promise<{ sort: string; rows: LiveRow[] }> {
+  // A live list is the staff list page's (SPEC C5); customers' lists are the portal's (decision 050).
+  requireStaff(actor);
   const spec = await listSpec(db, actor, f);
   const number = spec.q ? TICKET_NUMBER.exec(spec.q) : null;
   // Only the reader's own permissions: the ticket as they may see it, in or out of this list.

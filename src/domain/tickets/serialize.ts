@@ -3,6 +3,8 @@ import { type Conn, notIndexed, prepared } from '../../db/port.js';
 import { customFields, ticketCustomValues, tickets, transactions } from '../../db/schema.js';
 import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
+import { type Actor, requireStaff } from '../actor.js';
+import type { CustomerShape, StaffTicketField } from '../customerView.js';
 
 export type TicketRow = typeof tickets.$inferSelect;
 export interface TicketJson {
@@ -25,6 +27,15 @@ export interface TicketJson {
   admin_cc: number[];
   /** SPEC D6, staff lists only: a customer wrote since the reader last opened the ticket (decision 054). */
   unread?: boolean;
+}
+
+/** A ticket as a requester reads it: without the staff fields (decision 050). */
+export type CustomerTicketJson = CustomerShape<TicketJson, StaffTicketField>;
+
+/** Tickets read by staff have every field: staff screens take them through this (and refuse anyone else). */
+export function staffTickets(actor: Actor, list: CustomerTicketJson[]): TicketJson[] {
+  requireStaff(actor);
+  return list as TicketJson[];
 }
 
 const descriptionCols = { ticket_id: transactions.ticket_id, body: transactions.body };

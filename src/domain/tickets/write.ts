@@ -29,24 +29,59 @@ import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
 import { clearDraftIn } from './drafts.js';
 import { markSeenIn } from './reads.js';
-import { getTicketRow, ticketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
+import {
+  type CustomerTicketJson,
+  getTicketRow,
+  ticketJson,
+  ticketsJson,
+  type TicketJson,
+  type TicketRow,
+} from './serialize.js';
 import { isStatus, nextResolvedAt, STATUSES, type Status } from '../lifecycle.js';
+import { HIDDEN_STATUS, scripResultsFor, ticketFor, transactionsFor } from '../customerView.js';
 
 export interface TicketChange {
   ticket: TicketJson;
   scrip_results: ScripResult[];
 }
+/** A write's answer as its writer may read it: a requester's has no staff fields and no scrip results (decision 050). */
+export interface CustomerTicketChange {
+  ticket: CustomerTicketJson;
+  scrip_results?: ScripResult[];
+}
+export interface CustomerComment {
+  transaction: TransactionJson;
+  scrip_results?: ScripResult[];
+}
+// The mail gateway acting for a sender is no reader: its callers get the whole change.
+const changeFor = (actor: Actor, c: TicketChange): CustomerTicketChange =>
+  worksAnyTicket(actor) ? c : scripResultsFor(actor, { ...c, ticket: ticketFor(actor, c.ticket) });
+const commentFor = (
+  actor: Actor,
+  c: { transaction: TransactionJson; scrip_results: ScripResult[] },
+): CustomerComment =>
+  worksAnyTicket(actor)
+    ? c
+    : scripResultsFor(actor, { ...c, transaction: transactionsFor(actor, [c.transaction])[0] ?? c.transaction });
 
-/** Loads a ticket the actor may see; others' tickets are "not found" to requesters. */
+/**
+ * Loads a ticket the actor may see; others' tickets are "not found" to requesters, and so are
+ * their own deleted ones (decision 050).
+ */
 async function visibleTicket(conn: Conn, actor: Actor, id: number): Promise<TicketRow> {
   const row = await getTicketRow(conn, id);
-  if (!row || (!worksAnyTicket(actor) && row.requester_id !== actor.id && !(await isCustomerOf(conn, id, actor.id))))
+  if (
+    !row ||
+    (!worksAnyTicket(actor) &&
+      (row.status === HIDDEN_STATUS || (row.requester_id !== actor.id && !(await isCustomerOf(conn, id, actor.id)))))
+  )
     throw notFound('Ticket', id);
   return row;
 }
 
-export async function getTicket(db: Db, actor: Actor, id: number): Promise<TicketJson> {
-  return (await ticketsJson(db, [await visibleTicket(db, actor, id)]))[0];
+/** A ticket as the actor may read it: a requester's without the staff fields (decision 050). */
+export async function getTicket(db: Db, actor: Actor, id: number): Promise<CustomerTicketJson> {
+  return ticketFor(actor, (await ticketsJson(db, [await visibleTicket(db, actor, id)]))[0]);
 }
 
 /** An attachment, if the actor may see its ticket and (for requesters) it is not on an internal note. */
@@ -70,7 +105,10 @@ export async function listTicketTransactions(
   opts: { after?: number } = {},
 ): Promise<TransactionJson[]> {
   await visibleTicket(db, actor, id);
-  return transactionsOfTicket(db, id, { includeComments: isStaff(actor), after: opts.after });
+  return transactionsFor(
+    actor,
+    await transactionsOfTicket(db, id, { includeComments: isStaff(actor), after: opts.after }),
+  );
 }
 
 /** One transaction of a ticket, as its history shows it to this actor (404 otherwise). */
@@ -182,7 +220,7 @@ export async function createTicket(
   actor: Actor,
   input: CreateTicketInput,
   notify: NotifySettings,
-): Promise<TicketChange> {
+): Promise<CustomerTicketChange> {
   if (!isStaff(actor)) {
     for (const k of ['owner_id', 'team_id', 'requester_id', 'status', 'priority', 'requesters', 'admin_cc'] as const) {
       if (input[k] !== undefined) throw forbidden(`Requesters cannot set ${k}`);
@@ -193,6 +231,8 @@ export async function createTicket(
   return transaction(db, async (tx) => {
     const queue = await getQueueRow(tx, input.queue_id);
     if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+    // SPEC D6: a signed-in customer opens requests only where the admin let them (mail goes anywhere).
+    if (!worksAnyTicket(actor) && !queue.portal_create) throw forbidden('New requests cannot be opened in this queue');
     await checkOwner(tx, input.owner_id);
     await checkTeam(tx, input.team_id);
     if (input.requester_id !== undefined && !(await getUserRow(tx, input.requester_id)))
@@ -260,14 +300,14 @@ export async function createTicket(
       { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify },
     );
     // Answered from what was written; the row is read again since a scrip may have set the status.
-    return {
+    return changeFor(actor, {
       ticket: ticketJson((await getTicketRow(tx, row.id))!, input.description || '', values, {
         requesters: requesterIds,
         cc: ccIds,
         admin_cc: adminCc.map((u) => u.id),
       }),
       scrip_results,
-    };
+    });
   });
 }
 
@@ -439,7 +479,7 @@ export async function commentOnTicket(
   id: number,
   input: CommentInput,
   opts: CommentOptions,
-): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
+): Promise<CustomerComment> {
   let internal = input.internal ?? true;
   if (!worksAnyTicket(actor)) {
     if (input.internal === true) throw forbidden('Requesters cannot write internal notes');
@@ -509,7 +549,7 @@ export async function commentOnTicket(
       const changed = await updateTicket(tx, actor, id, { status: input.set_status }, opts.notify);
       scrip_results.push(...changed.scrip_results);
     }
-    return { transaction: transactions[0], scrip_results };
+    return commentFor(actor, { transaction: transactions[0], scrip_results });
   });
 }
 

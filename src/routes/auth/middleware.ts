@@ -9,7 +9,8 @@ export const SESSION_COOKIE = 'hxdesk_session';
 /**
  * Paths reachable without signing in (SPEC B2). /mailgate has its own bearer secret; a portal
  * link (`/portal/<token>`, its reply, its files and its live updates) is its own credential, checked by the route.
- * `/portal` itself and `/portal/tickets/…` are for signed-in customers and are not listed.
+ * `/portal` itself, `/portal/tickets/…`, `/portal/settings`, `/portal/new` and `/portal/requests` are for signed-in customers
+ * and are not listed.
  */
 const PUBLIC = [
   /^\/login$/,
@@ -19,7 +20,7 @@ const PUBLIC = [
   /^\/static\//,
   /^\/favicon\.ico$/,
   /^\/mailgate$/,
-  /^\/portal\/(?!tickets(?:\/|$))[^/]+(?:\/reply|\/events|\/live|\/attachments\/[^/]+)?$/,
+  /^\/portal\/(?!(?:tickets|settings|new|requests)(?:\/|$))[^/]+(?:\/reply|\/events|\/live|\/attachments\/[^/]+)?$/,
 ];
 export const isPublicPath = (path: string) => PUBLIC.some((re) => re.test(path));
 

@@ -1,42 +1,37 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { isStaff } from '../../domain/actor.js';
-import { AppError, invalid } from '../../domain/errors.js';
+import { AppError } from '../../domain/errors.js';
 import {
   grantFromSession,
   grantFromToken,
   MAX_REPLY_FILES,
   NEW_LINK_HINT,
-  PORTAL_LIST_MAX,
   portalAttachment,
   portalReply,
+  PORTAL_PAGE,
   PortalRefused,
   portalTickets,
   portalView,
   type PortalGrant,
   type PortalReplyInput,
 } from '../../domain/portal.js';
-import type { NewAttachment } from '../../domain/transactions.js';
 import { PortalErrorPage, PortalHistory, PortalListPage, PortalLive, PortalTicketPage } from '../../views/portal.js';
-import type { AppEnv } from '../context.js';
+import type { AppEnv, Deps } from '../context.js';
 import { documented } from '../openapi.js';
-import { PortalTicketSchema, PortalTransactionSchema, PortalViewSchema, ReplySchema } from './schemas.js';
+import {
+  PortalListQuerySchema,
+  PortalListSchema,
+  PortalTransactionSchema,
+  PortalViewSchema,
+  ReplySchema,
+} from './schemas.js';
+import { portalAccountRoutes } from './account.js';
 import { inWordsError, renderError } from '../errors.js';
 import { liveStream, stillSignedIn } from '../events/index.js';
 import { LiveQuerySchema } from '../tickets/schemas.js';
-import {
-  actorOf,
-  dbOf,
-  isHtmx,
-  notifyOf,
-  pathId,
-  readBody,
-  readForm,
-  respond,
-  validate,
-  wantsHtml,
-} from '../respond.js';
-import { cleanName, cleanType } from '../uploads.js';
+import { actorOf, dbOf, isHtmx, notifyOf, pathId, respond, validate, wantsHtml } from '../respond.js';
+import { readWithFiles } from './files.js';
 
 type C = Context<AppEnv>;
 
@@ -47,7 +42,8 @@ type C = Context<AppEnv>;
 /** Paths of the portal, for the layout, the headers and the error page. */
 export const isPortalPath = (path: string) => /^\/portal(\/|$)/.test(path);
 /** The reply routes, which take files: their bodies may be as large as a mail (MAX_MAIL_BYTES). */
-export const isPortalUpload = (path: string) => /^\/portal\/(?:tickets\/[^/]+|[^/]+)\/reply$/.test(path);
+export const isPortalUpload = (path: string) =>
+  /^\/portal\/(?:tickets\/[^/]+|[^/]+)\/reply$/.test(path) || path === '/portal/requests';
 
 const doc = documented('Portal');
 const TOKEN = { token: z.string().describe("The signed link's secret") };
@@ -55,37 +51,8 @@ const DOWNLOAD = { 200: { media: 'application/octet-stream', description: "The f
 
 /** The reply in whichever shape it came: JSON, urlencoded or multipart with files. */
 async function readReply(c: C): Promise<PortalReplyInput> {
-  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
-    const form = await readForm(c);
-    const given = [form.attachments ?? []].flat();
-    if (given.some((v) => !(v instanceof File) && v !== ''))
-      throw invalid('attachments', 'Expected files (multipart/form-data)');
-    // A file input left empty still sends a part with no name and no bytes.
-    const files = given.filter((f): f is File => f instanceof File && (f.name !== '' || f.size > 0));
-    const fields = Object.fromEntries(
-      Object.entries(form).filter(([k, v]) => k !== 'attachments' && !(v instanceof File)),
-    );
-    const { body } = validate(ReplySchema, fields);
-    const attachments: NewAttachment[] = [];
-    for (const f of files)
-      attachments.push({
-        filename: cleanName(f.name),
-        content_type: cleanType(f.type),
-        content: Buffer.from(await f.arrayBuffer()),
-      });
-    return { body: body ?? '', attachments };
-  }
-  // JSON (and the refusal of any other media type): as every route reads it.
-  const input = await readBody(c, ReplySchema);
-  return {
-    body: input.body ?? '',
-    attachments: (input.attachments ?? []).map((a) => ({
-      filename: cleanName(a.filename),
-      content_type: cleanType(a.content_type),
-      content: Buffer.from(a.content_base64, 'base64'),
-    })),
-  };
+  const { input, attachments } = await readWithFiles(c, ReplySchema);
+  return { body: input.body ?? '', attachments };
 }
 
 /**
@@ -190,27 +157,27 @@ async function download(c: C, grant: PortalGrant) {
 /** The signed-in customer's grant for /portal/tickets/:id; staff are sent to the ticket page instead. */
 const sessionGrant = (c: C) => grantFromSession(dbOf(c), actorOf(c), pathId(c));
 
-export function portalRoutes() {
+export function portalRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
 
   app.get(
     '/',
     doc({
       summary: 'Your requests (customers)',
-      description: 'Staff are sent to /tickets (303).',
-      ok: { 200: z.strictObject({ tickets: z.array(PortalTicketSchema) }), 303: null },
+      description: `Every status but deleted, newest first, ${PORTAL_PAGE} a page. Staff are sent to /tickets (303).`,
+      query: PortalListQuerySchema,
+      ok: { 200: PortalListSchema, 303: null },
     }),
     async (c) => {
       const actor = actorOf(c);
       if (isStaff(actor)) return c.redirect('/tickets', 303);
-      const tickets = await portalTickets(dbOf(c), actor);
-      return respond(
-        c,
-        { tickets },
-        { title: 'Your requests', view: () => <PortalListPage tickets={tickets} max={PORTAL_LIST_MAX} /> },
-      );
+      const { offset } = validate(PortalListQuerySchema, c.req.query());
+      const list = await portalTickets(dbOf(c), actor, { offset });
+      return respond(c, list, { title: 'Your requests', view: () => <PortalListPage list={list} /> });
     },
   );
+  // SPEC D6: settings and a new request, before `/:token` (decision 050).
+  app.route('/', portalAccountRoutes(deps));
   app.get('/tickets', (c) => c.redirect('/portal', 303));
   app.get(
     '/tickets/:id',

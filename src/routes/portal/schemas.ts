@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_REPLY_FILES, PUBLIC_TYPES } from '../../domain/portal.js';
-import { zText } from '../../domain/validation.js';
+import { zId, zText } from '../../domain/validation.js';
 import { zRowId, zTimestamp } from '../openapi.js';
 import { AttachmentSchema } from '../tickets/schemas.js';
 
@@ -35,3 +35,32 @@ export const PortalTransactionSchema = z
 export const PortalViewSchema = z
   .strictObject({ ticket: PortalTicketSchema, transactions: z.array(PortalTransactionSchema) })
   .meta({ id: 'PortalView' });
+
+/** GET /portal: which page of the customer's requests (decision 050). */
+export const PortalListQuerySchema = z.strictObject({
+  offset: z.coerce
+    .number({ error: 'Expected a whole number' })
+    .int('Expected a whole number')
+    .min(0, 'Expected a whole number')
+    .max(1_000_000_000, 'At most 1000000000')
+    .optional(),
+});
+export const PortalListSchema = z
+  .strictObject({
+    tickets: z.array(PortalTicketSchema),
+    total: z.number().int().min(0),
+    limit: z.number().int().min(0),
+    offset: z.number().int().min(0),
+  })
+  .meta({ id: 'PortalList' });
+
+/** POST /portal/requests: a new request (JSON with base64 files, or a form with files in `attachments`). */
+export const NewRequestSchema = z.strictObject({
+  queue_id: z.preprocess((v) => (v === '' ? undefined : v), zId.optional()),
+  subject: z.string().max(500, 'At most 500 characters'),
+  body: z.string().max(100_000, 'At most 100000 characters').optional(),
+  attachments: z.array(file).max(MAX_REPLY_FILES, `At most ${MAX_REPLY_FILES} files`).optional(),
+});
+export const PortalQueueSchema = z
+  .strictObject({ id: zRowId, name: z.string(), description: z.string() })
+  .meta({ id: 'PortalQueue' });

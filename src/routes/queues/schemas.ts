@@ -44,19 +44,21 @@ export const CreateQueueSchema = z.strictObject({
 });
 export const UpdateQueueSchema = CreateQueueSchema.partial();
 
-/** A queue as the API answers it (SPEC B3); `cc` and `admin_cc` for staff only. */
+const STAFF_ONLY =
+  'Staff only: absent when a requester reads it (requesters read the queues they may open requests in)';
+/** A queue as the API answers it (SPEC B3); its mail and watcher settings for staff only (decision 050). */
 export const QueueSchema = z
   .strictObject({
     id: zRowId,
     name: z.string(),
     description: z.string(),
-    mail_alias: z.string().nullable(),
-    team_id: zRowId.nullable(),
-    keep_mail_cc: z.boolean(),
+    mail_alias: z.string().nullable().optional().describe(STAFF_ONLY),
+    team_id: zRowId.nullable().optional().describe(STAFF_ONLY),
+    keep_mail_cc: z.boolean().optional().describe(STAFF_ONLY),
     portal_create: z.boolean().describe('Requesters may open new requests in this queue from the portal'),
-    signature: z.string(),
-    mail_cc_per_message: z.number().int(),
-    mail_cc_per_ticket: z.number().int(),
+    signature: z.string().optional().describe(STAFF_ONLY),
+    mail_cc_per_message: z.number().int().optional().describe(STAFF_ONLY),
+    mail_cc_per_ticket: z.number().int().optional().describe(STAFF_ONLY),
     created_at: zTimestamp,
     updated_at: zTimestamp,
     cc: z.array(zRowId).optional().describe('Staff only: user ids who get every public reply of the queue'),

@@ -19,6 +19,23 @@ const updateDoc: OperationDoc = {
   errors: [429],
 };
 
+/**
+ * The signed-in user's change of their own settings, read from the request (also the portal's
+ * settings page, decision 050). Guessing the current password is braked like sign-in.
+ */
+export async function changeSettings(c: Context<AppEnv>, deps: Deps) {
+  const actor = actorOf(c);
+  const input = await readBody(c, SettingsSchema);
+  const key = throttleKey.password(actor.id);
+  if (input.password !== undefined && !(await countAttempt(dbOf(c), key, deps.env.LOGIN_MAX_FAILURES, 15 * 60)).allowed)
+    throw new AppError('rate_limited', 'Too many attempts at the current password; try again later');
+  const settings = await updateSettings(dbOf(c), actor, input, {
+    keepSession: c.get('authVia') === 'cookie' ? getCookie(c, SESSION_COOKIE) : undefined,
+  });
+  if (input.password !== undefined) await clearThrottle(dbOf(c), key);
+  return settings;
+}
+
 /** GET/PATCH /settings (and a plain form POST): the signed-in user's own settings. */
 export function settingsRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
@@ -33,19 +50,7 @@ export function settingsRoutes(deps: Deps) {
   ); // `?saved`: the layout says Saved
 
   const update = async (c: Context<AppEnv>) => {
-    const actor = actorOf(c);
-    const input = await readBody(c, SettingsSchema);
-    const key = throttleKey.password(actor.id);
-    if (
-      input.password !== undefined &&
-      !(await countAttempt(dbOf(c), key, deps.env.LOGIN_MAX_FAILURES, 15 * 60)).allowed
-    ) {
-      throw new AppError('rate_limited', 'Too many attempts at the current password; try again later');
-    }
-    const settings = await updateSettings(dbOf(c), actor, input, {
-      keepSession: c.get('authVia') === 'cookie' ? getCookie(c, SESSION_COOKIE) : undefined,
-    });
-    if (input.password !== undefined) await clearThrottle(dbOf(c), key);
+    const settings = await changeSettings(c, deps);
     return respond(c, settings, { title: 'Settings', location: '/settings?saved', view: page(true) });
   };
   app.patch('/', doc(updateDoc), update);

@@ -3,6 +3,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { BULK_MAX_IDS, bulkSummary, bulkUpdateTickets } from '../../domain/tickets/bulk.js';
 import type { Column } from '../../domain/savedViews.js';
 import { appliesToQueue } from '../../domain/customFields.js';
+import { type CustomerTicketJson, staffTickets } from '../../domain/tickets/serialize.js';
 import { AppError, invalid, StaleError, TakeFromError } from '../../domain/errors.js';
 import { lookups } from '../../domain/lookups.js';
 import { listResponses } from '../../domain/responses.js';
@@ -103,12 +104,14 @@ async function pageProps(
   c: C,
   actor: Actor,
   id: number,
-  loaded?: TicketJson,
+  loaded?: CustomerTicketJson,
   replyBox = false,
   history?: TransactionJson[],
 ): Promise<TicketPageProps> {
   const db = dbOf(c);
-  const ticket = loaded ?? (await getTicket(db, actor, id));
+  // The staff page: requesters are in the portal (docs/decisions/050), so the ticket has every field.
+  requireStaff(actor);
+  const ticket = (loaded ?? (await getTicket(db, actor, id))) as TicketJson;
   const transactions = history ?? (await listTicketTransactions(db, actor, id));
   const staff = isStaff(actor);
   // The queue's Cc and AdminCc watch this ticket too (SPEC C2); customers do not see who watches.
@@ -192,7 +195,8 @@ async function listProps(
 ): Promise<TicketListProps> {
   const db = dbOf(c);
   const filters = loaded?.filters ?? (await effectiveFilter(db, actor, query));
-  const list = loaded?.list ?? (await listByFilter(db, actor, filters));
+  const found = loaded?.list ?? (await listByFilter(db, actor, filters));
+  const list = { ...found, tickets: staffTickets(actor, found.tickets) };
   const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
   const l = await lookups(db, actor);
   // The list links to itself with the checked parameters, never the raw query string.

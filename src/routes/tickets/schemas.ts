@@ -156,6 +156,9 @@ export const LiveQuerySchema = z.strictObject({
 
 // ---- What the ticket routes answer (SPEC B3, D5): the document's response schemas ----------
 
+/** SPEC D6, decision 050: a requester's answers leave these out. */
+const STAFF_ONLY = 'Staff only: absent when a requester reads it';
+
 /** SPEC B6: one entry per scrip whose condition matched. */
 export const ScripResultSchema = z
   .strictObject({
@@ -188,7 +191,7 @@ export const TransactionSchema = z
     new_value: z.string().nullable(),
     message_id: z.string().nullable(),
     attachments: z.array(AttachmentSchema),
-    scrip_results: z.array(ScripResultSchema),
+    scrip_results: z.array(ScripResultSchema).optional().describe(STAFF_ONLY),
     outside_sender: z.boolean().describe('A Comment that is mail from someone not on the ticket'),
     created_at: zTimestamp,
   })
@@ -201,17 +204,20 @@ export const TicketSchema = z
     subject: z.string(),
     description: z.string(),
     status: z.enum(STATUSES),
-    owner_id: zRowId.nullable(),
-    team_id: zRowId.nullable(),
+    owner_id: zRowId.nullable().optional().describe(STAFF_ONLY),
+    team_id: zRowId.nullable().optional().describe(STAFF_ONLY),
     requester_id: zRowId.nullable(),
-    priority: z.number().int().min(0).max(100),
-    custom_fields: z.record(z.string(), z.union([z.string(), z.number()])).describe('Values by custom field key'),
+    priority: z.number().int().min(0).max(100).optional().describe(STAFF_ONLY),
+    custom_fields: z
+      .record(z.string(), z.union([z.string(), z.number()]))
+      .optional()
+      .describe(`Values by custom field key. ${STAFF_ONLY}`),
     created_at: zTimestamp,
     updated_at: zTimestamp,
     resolved_at: zTimestamp.nullable(),
     requesters: z.array(zRowId),
     cc: z.array(zRowId),
-    admin_cc: z.array(zRowId),
+    admin_cc: z.array(zRowId).optional().describe(STAFF_ONLY),
     unread: z
       .boolean()
       .optional()
@@ -245,10 +251,13 @@ export const LiveRowsSchema = z
   .meta({ id: 'LiveRows' });
 
 export const TicketChangeSchema = z
-  .strictObject({ ticket: TicketSchema, scrip_results: z.array(ScripResultSchema) })
+  .strictObject({ ticket: TicketSchema, scrip_results: z.array(ScripResultSchema).optional().describe(STAFF_ONLY) })
   .meta({ id: 'TicketChange' });
 export const CommentResultSchema = z
-  .strictObject({ transaction: TransactionSchema, scrip_results: z.array(ScripResultSchema) })
+  .strictObject({
+    transaction: TransactionSchema,
+    scrip_results: z.array(ScripResultSchema).optional().describe(STAFF_ONLY),
+  })
   .meta({ id: 'TransactionChange', description: 'A new history entry and the scrips it ran' });
 export const BulkResultsSchema = z
   .strictObject({

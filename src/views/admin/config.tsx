@@ -76,6 +76,11 @@ function QueueFields({ id, action, l, q }: { id: string; action: string; l: Look
         label="People in To/Cc of new mail become Cc of its ticket"
         checked={q?.keep_mail_cc ?? true}
       />
+      <Check
+        name="portal_create"
+        label="Customers may open new requests in this queue from the portal"
+        checked={q?.portal_create ?? false}
+      />
       <Text
         name="mail_cc_per_message"
         label="Most new Cc people from one message (1–10)"
