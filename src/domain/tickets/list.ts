@@ -8,6 +8,8 @@ import { getSavedViewFilters } from '../savedViews.js';
 import { searchPeople } from '../users.js';
 import { sortKeyOf, type SortKey, type TicketFilter, type TicketListQuery } from './query.js';
 import { ticketsJson, type TicketJson } from './serialize.js';
+import { sortRanks } from './sorts.js';
+import { type ListedTicket, withRequesters } from './requesters.js';
 
 export interface TicketList {
   tickets: TicketJson[];
@@ -61,11 +63,13 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
     owner_team_id: f.team_id,
     ticket_team_id: f.ticket_team_id,
     requester_id: f.requester_id,
+    requester_domain: f.requester_domain,
     q: f.q || undefined,
     includeComments: isStaff(actor),
     cf,
     qRequesterIds: f.q && isStaff(actor) ? await requestersNamed(db, actor, f.q) : undefined,
     sort: sort.replace(/^-/, '') as TicketListSpec['sort'],
+    ranks: await sortRanks(db, sort),
     desc: sort.startsWith('-'),
     limit: f.limit ?? 50,
     offset: f.offset ?? 0,
@@ -161,7 +165,7 @@ export interface LiveRow {
   id: number;
   visible: boolean;
   matches: boolean;
-  ticket?: TicketJson;
+  ticket?: ListedTicket;
   sort_key?: SortKey;
 }
 
@@ -205,8 +209,8 @@ export async function liveRows(
       rows.push({ id, visible: false, matches: false });
       continue;
     }
-    const [ticket] = await ticketsJson(db, [row]);
-    rows.push({ id, visible: true, matches, ticket, sort_key: sortKeyOf(ticket, sort) });
+    const [ticket] = await withRequesters(db, actor, await ticketsJson(db, [row]));
+    rows.push({ id, visible: true, matches, ticket, sort_key: sortKeyOf(ticket, sort, spec.ranks) });
   }
   return { sort, rows };
 }

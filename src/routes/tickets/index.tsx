@@ -8,6 +8,10 @@ import { lookups } from '../../domain/lookups.js';
 import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
 import { effectiveFilter, listByFilter, liveRows, type TicketList } from '../../domain/tickets/list.js';
+import { type ListedTicket, withRequesters } from '../../domain/tickets/requesters.js';
+import { customerContext } from '../../domain/tickets/customer.js';
+import { firstRunState } from '../../domain/firstRun.js';
+import { sortRanks } from '../../domain/tickets/sorts.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import {
@@ -145,6 +149,7 @@ async function pageProps(
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
     responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
+    customer: await customerContext(db, actor, ticket),
   };
 }
 
@@ -177,18 +182,21 @@ async function listProps(
   actor: Actor,
   query: TicketListQuery,
   chosen: Column[] | undefined,
-  loaded?: { filters: TicketFilter; list: TicketList },
+  loaded?: { filters: TicketFilter; list: Omit<TicketList, 'tickets'> & { tickets: ListedTicket[] } },
 ): Promise<TicketListProps> {
   const db = dbOf(c);
   const filters = loaded?.filters ?? (await effectiveFilter(db, actor, query));
   const list = loaded?.list ?? (await listByFilter(db, actor, filters));
+  const tickets = loaded ? loaded.list.tickets : await withRequesters(db, actor, list.tickets);
   const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
   const l = await lookups(db, actor);
   // The list links to itself with the checked parameters, never the raw query string.
   const params = { ...flatFilterParams(query), ...(chosen ? { columns: chosen.join(',') } : {}) };
   const sort = filters.sort ?? '-updated';
+  const ranks = await sortRanks(db, sort);
   return {
     ...list,
+    tickets,
     params,
     filters,
     view,
@@ -201,7 +209,7 @@ async function listProps(
     statuses: STATUSES,
     builtinLists: BUILTIN_LIST_LINKS,
     builtin: currentBuiltin(params),
-    sortKeys: Object.fromEntries(list.tickets.map((t) => [t.id, sortKeyOf(t, sort)])),
+    sortKeys: Object.fromEntries(tickets.map((t) => [t.id, sortKeyOf(t, sort, ranks)])),
   };
 }
 
@@ -266,7 +274,8 @@ export function ticketRoutes() {
           ),
         });
       }
-      const list = await listByFilter(dbOf(c), actor, filters);
+      const found = await listByFilter(dbOf(c), actor, filters);
+      const list = { ...found, tickets: await withRequesters(dbOf(c), actor, found.tickets) };
       return respond(c, list, {
         title: 'Tickets',
         view: async () => {
@@ -284,7 +293,14 @@ export function ticketRoutes() {
           return c.req.header('hx-target') === 'ticket-list' ? (
             <TicketListRegion {...props} summary={summary} />
           ) : (
-            <TicketListPage {...props} summary={summary} />
+            <TicketListPage
+              {...props}
+              summary={summary}
+              firstRun={await firstRunState(dbOf(c), actor, {
+                addresses: c.get('deps').env.MAIL_ADDRESSES,
+                imap: c.get('deps').env.IMAP_URL !== undefined,
+              })}
+            />
           );
         },
       });

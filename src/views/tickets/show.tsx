@@ -6,6 +6,7 @@ import { PeopleBox, publicReplyWords } from './people.js';
 import { SeenMarker, StaleNote, StaleWarning } from './stale.js';
 import { Properties } from './properties.js';
 import type { ReplyDraft, TicketPageProps } from './pageProps.js';
+import { CustomerPanel } from './customer.js';
 
 export { Properties };
 
@@ -583,6 +584,7 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
         <div class="ticket-side">
           <Properties p={p} />
           {p.staff && <People p={p} />}
+          {p.customer && <CustomerPanel c={p.customer} />}
         </div>
       </div>
     </section>
