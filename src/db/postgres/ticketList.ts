@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { Db, TicketListSpec } from '../port.js';
-import { isRanked, rankExpression } from '../listSort.js';
+import { isRanked, rankExpression } from '../shared/listSort.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions, users } from '../schema.js';
 import { containsPattern } from './search.js';
 

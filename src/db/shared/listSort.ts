@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { TicketListSpec } from './port.js';
-import { tickets } from './schema.js';
+import type { TicketListSpec } from '../port.js';
+import { tickets } from '../schema.js';
 
 // The ranked sorts of a ticket list (status, owner, queue; decision 055), in SQL both stores
 // speak alike: the domain hands the order of the values (the lifecycle, staff and queues by
