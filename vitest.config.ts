@@ -54,6 +54,7 @@ const browserOnly = [
   'tests/ui-live-list.test.ts',
   'tests/ui-outside-senders.test.ts',
   'tests/ui-api-docs.test.ts',
+  'tests/ui-lists.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

@@ -144,7 +144,11 @@ describe('list rows name who wrote in', () => {
 const LIFECYCLE = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'];
 const ownerName: Record<string, string> = { zed: 'zed agent', amy: 'amy agent', bob: 'bob agent' };
 /** The fixture in the order a sort must give: by key, then by id in the same direction. */
-function expected(key: (r: (typeof FIXTURE)[number]) => number | string, desc: boolean, last?: (r: (typeof FIXTURE)[number]) => boolean) {
+function expected(
+  key: (r: (typeof FIXTURE)[number]) => number | string,
+  desc: boolean,
+  last?: (r: (typeof FIXTURE)[number]) => boolean,
+) {
   return [...FIXTURE]
     .sort((a, b) => {
       if (last && last(a) !== last(b)) return last(a) ? 1 : -1;
@@ -178,7 +182,9 @@ describe('Status, Owner and Queue sort', () => {
     const byQueue = expected((r) => r[2], false);
     expect(await names('sort=queue')).toEqual(byQueue);
     expect(await names('sort=-queue')).toEqual(expected((r) => r[2], true));
-    expect(await names('sort=queue&status=open')).toEqual(byQueue.filter((n) => ['t3', 't6', 't10', 't11'].includes(n)));
+    expect(await names('sort=queue&status=open')).toEqual(
+      byQueue.filter((n) => ['t3', 't6', 't10', 't11'].includes(n)),
+    );
     // A text search (the held set on SQLite) keeps the order.
     expect(await names('sort=queue&q=Laptop')).toEqual(byQueue);
     expect(await names('sort=queue&limit=4&offset=4')).toEqual(byQueue.slice(4, 8));
@@ -207,7 +213,8 @@ describe('Status, Owner and Queue sort', () => {
     const again = /<th[^>]*data-column="Owner"[\s\S]*?<\/th>/.exec(await html('/tickets?sort=-owner'))![0];
     expect(again).toContain('aria-sort="descending"');
     // Each row's live sort key is its place in that order, unowned after every name.
-    const keyOf = (page: string, id: number) => JSON.parse(/data-key="([^"]+)"/.exec(rowOf(page, id))![1].replace(/&quot;/g, '"'));
+    const keyOf = (page: string, id: number) =>
+      JSON.parse(/data-key="([^"]+)"/.exec(rowOf(page, id))![1].replace(/&quot;/g, '"'));
     expect(keyOf(sorted, t.t9)[0]).toBeGreaterThan(keyOf(sorted, t.t1)[0]);
   });
 
@@ -228,7 +235,16 @@ describe('requester filters', () => {
   });
 
   it('requester_domain lists the tickets of everyone at a domain', async () => {
-    expect(await names('requester_domain=acme.example&sort=id')).toEqual(['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8']);
+    expect(await names('requester_domain=acme.example&sort=id')).toEqual([
+      't1',
+      't2',
+      't3',
+      't4',
+      't5',
+      't6',
+      't7',
+      't8',
+    ]);
     expect(await names('requester_domain=ACME.example&sort=id')).toHaveLength(8);
     expect(await names('requester_domain=solo.example')).toEqual(['t11']);
     // Only the end of the address: "me.example" is not "acme.example".
@@ -304,12 +320,13 @@ describe('first run', () => {
       const agent = await fresh.user('agent', 'first@shop.example');
       expect(await steps()).toEqual([true, true, false]);
       // An agent sees the same steps, without the admin links.
-      const forAgent = (await fresh.api('GET', '/tickets', { token: agent.token, headers: { accept: 'text/html' } })).text;
+      const forAgent = (await fresh.api('GET', '/tickets', { token: agent.token, headers: { accept: 'text/html' } }))
+        .text;
       expect(forAgent).toContain('Getting started');
       expect(forAgent).not.toContain('href="/queues"');
-      expect(
-        (await fresh.api('POST', '/tickets', { body: { queue_id: general, subject: 'Test mail' } })).status,
-      ).toBe(201);
+      expect((await fresh.api('POST', '/tickets', { body: { queue_id: general, subject: 'Test mail' } })).status).toBe(
+        201,
+      );
       expect(await steps()).toBeNull(); // every step done: the list alone
     } finally {
       await fresh.close();
@@ -320,8 +337,11 @@ describe('first run', () => {
     const fresh = await startServer({ MAIL_ADDRESSES: 'support@shop.example' });
     try {
       expect(
-        (await fresh.api('POST', '/tickets', { body: { queue_id: (await fresh.api('GET', '/queues')).body.queues[0].id, subject: 'Hello' } }))
-          .status,
+        (
+          await fresh.api('POST', '/tickets', {
+            body: { queue_id: (await fresh.api('GET', '/queues')).body.queues[0].id, subject: 'Hello' },
+          })
+        ).status,
       ).toBe(201);
       const page = (await fresh.api('GET', '/tickets', { headers: { accept: 'text/html' } })).text;
       const box = /<section class="first-run"[\s\S]*?<\/section>/.exec(page)![0];

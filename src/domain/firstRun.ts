@@ -63,7 +63,10 @@ export async function firstRunState(db: Db, actor: Actor, mail: MailSetup): Prom
 
 /** The addresses admins keep in the admin area (app_settings `mail_addresses`, SPEC D6), if any. */
 async function keptAddresses(db: Db): Promise<string[]> {
-  const [row] = await db.select({ value: appSettings.value }).from(appSettings).where(eq(appSettings.name, 'mail_addresses'));
+  const [row] = await db
+    .select({ value: appSettings.value })
+    .from(appSettings)
+    .where(eq(appSettings.name, 'mail_addresses'));
   if (!row) return [];
   try {
     const v: unknown = JSON.parse(row.value);

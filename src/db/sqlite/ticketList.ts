@@ -204,13 +204,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const ranked = isRanked(f.sort);
   const order = isRanked(f.sort) ? rankExpression(f) : SORT_COLUMNS[f.sort];
   const page = (where: SQL | undefined) =>
-    db
-      .select()
-      .from(tickets)
-      .where(where)
-      .orderBy(dir(order), dir(tickets.id))
-      .limit(limit)
-      .offset(offset);
+    db.select().from(tickets).where(where).orderBy(dir(order), dir(tickets.id)).limit(limit).offset(offset);
   const { plain, text, values } = conditions(db, f);
   const held = text ? holdText(db, f, text) : undefined;
   const id = sql`${tickets.id}`;

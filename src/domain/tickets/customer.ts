@@ -109,7 +109,12 @@ export async function customerContext(db: Db, actor: Actor, ticket: TicketJson):
           .limit(OTHER_TICKETS_SHOWN - active.length)
       : [];
   const [{ n }] = await db.select({ n: count() }).from(tickets).where(eq(tickets.requester_id, requester.id));
-  return { requester, others: [...active, ...rest], total: Number(n), organization: await organizationOf(db, requester.email) };
+  return {
+    requester,
+    others: [...active, ...rest],
+    total: Number(n),
+    organization: await organizationOf(db, requester.email),
+  };
 }
 
 /** The organization an address stands for: its domain, when it is no free-mail provider's and other requesters share it. */

@@ -26,7 +26,10 @@ const zDomain = z
   .trim()
   .toLowerCase()
   .max(253, 'At most 253 characters')
-  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/, 'Expected a mail domain such as example.com');
+  .regex(
+    /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/,
+    'Expected a mail domain such as example.com',
+  );
 
 /**
  * A list of at most `max` values, each once (a repeat only makes the request, the page and its
@@ -133,7 +136,15 @@ export function rankOf(ranks: SortRanks, value: string | number | null): number 
  * (SPEC C5). A ranked sort (status, owner, queue) keys by the value's rank.
  */
 export function sortKeyOf(
-  t: { id: number; created_at: string; updated_at: string; priority: number; status: string; owner_id: number | null; queue_id: number },
+  t: {
+    id: number;
+    created_at: string;
+    updated_at: string;
+    priority: number;
+    status: string;
+    owner_id: number | null;
+    queue_id: number;
+  },
   sort: string,
   ranks?: SortRanks,
 ): SortKey {

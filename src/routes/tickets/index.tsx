@@ -296,10 +296,12 @@ export function ticketRoutes() {
             <TicketListPage
               {...props}
               summary={summary}
-              firstRun={await firstRunState(dbOf(c), actor, {
-                addresses: c.get('deps').env.MAIL_ADDRESSES,
-                imap: c.get('deps').env.IMAP_URL !== undefined,
-              })}
+              firstRun={
+                await firstRunState(dbOf(c), actor, {
+                  addresses: c.get('deps').env.MAIL_ADDRESSES,
+                  imap: c.get('deps').env.IMAP_URL !== undefined,
+                })
+              }
             />
           );
         },

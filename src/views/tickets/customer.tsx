@@ -17,7 +17,7 @@ export function CustomerPanel({ c }: { c: CustomerContext }) {
         <p class="customer-org">
           <a
             href={`/tickets?requester_domain=${encodeURIComponent(c.organization.domain)}`}
-            aria-label={`Tickets from ${c.organization.domain}, ${c.organization.people} people`}
+            title={`The tickets of everyone at ${c.organization.domain}`}
           >
             {c.organization.domain} · {c.organization.people} people
           </a>
