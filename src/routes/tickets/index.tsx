@@ -149,7 +149,8 @@ async function pageProps(
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
     responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
-    customer: await customerContext(db, actor, ticket),
+    // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
+    customer: replyBox ? await customerContext(db, actor, ticket) : null,
   };
 }
 
