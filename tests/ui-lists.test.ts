@@ -118,7 +118,7 @@ describe('D6 lists in the browser', () => {
       expect(second!.height).toBeLessThan(30);
       expect(r!.x + r!.width).toBeLessThanOrEqual(360);
       await expect(row.locator('.row-requester').isVisible()).resolves.toBe(true);
-      await expect(row.locator('.row-second .status').isVisible()).resolves.toBe(true);
+      await expect(row.locator('.row-second .row-status').isVisible()).resolves.toBe(true);
       await expect(row.locator('.row-second time').isVisible()).resolves.toBe(true);
     }
     // The other cells are not shown on a phone.

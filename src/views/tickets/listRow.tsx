@@ -31,7 +31,7 @@ export function SubjectCell({ t }: { t: ListedTicket }) {
         )}
       </span>
       <span class="row-second">
-        <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>{' '}
+        <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>{' '}
         <When iso={t.updated_at} />
       </span>
     </>
