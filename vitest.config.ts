@@ -62,6 +62,7 @@ const browserOnly = [
   'tests/ui-password-reset.test.ts',
   'tests/ui-convo.test.ts',
   'tests/ui-safe-edits.test.ts',
+  'tests/ui-lists.test.ts',
 ];
 
 // The PostgreSQL project runs wherever a throwaway cluster can be started (Debian's postgresql

@@ -42,6 +42,21 @@ const FILTERS: Record<string, Partial<TicketListSpec>> = {
   },
   // q on the requester's name or address: the people the domain found, their tickets through ticket_watchers.
   'q naming requesters': { q: 'user 103', qRequesterIds: [103, 104] },
+  // SPEC D6 (decision 055): the ranked sorts read the filter's rows through its index, then sort them.
+  'queue_id + status, sort by owner': {
+    queue_id: 2,
+    status: ['open'],
+    sort: 'owner',
+    ranks: { values: [3, 1, 2], nullRank: 4 },
+  },
+  'requester_id, sort by status': {
+    requester_id: 103,
+    sort: 'status',
+    desc: true,
+    ranks: { values: ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'], nullRank: 0 },
+  },
+  'q, sort by queue': { q: 'printer', sort: 'queue', ranks: { values: [2, 1, 3], nullRank: 0 } },
+  requester_domain: { requester_domain: 'example.com', status: ['open'] },
 };
 
 pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {

@@ -112,6 +112,12 @@ const FILTERS: Record<string, Record<string, string>> = {
   'q on a word in many messages of a ticket': { q: 'reply' },
   'queue + owner + q + cf': { queue_id: '2', owner_id: '2', q: 'printer', 'cf.severity': 'high' },
   'owner_id + sort by priority + offset': { owner_id: '2', sort: '-priority', offset: '10' },
+  // SPEC D6 (decision 055): the ranked sorts read the filter's rows through its index, then sort them.
+  'queue_id + status, sort by owner': { queue_id: '2', status: 'open', sort: 'owner' },
+  'requester_id, sort by status': { requester_id: '3', sort: '-status' },
+  'q, sort by queue': { q: 'printer', sort: 'queue' },
+  'cf.<key>, sort by owner': { 'cf.severity': 'high', sort: '-owner' },
+  requester_domain: { requester_domain: 'example.com' },
 };
 
 describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
@@ -149,8 +155,10 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
 
   // A dense q / cf set is paged by walking a sort index and probing the set, stopping after the
   // page (listByFilter chooses it only when that reads at most WALK_BUDGET entries on average).
+  // (A ranked sort — status, owner, queue — has no index to walk: decision 055, checked below.)
+  const ranked = (p: Record<string, string>) => /^-?(status|owner|queue)$/.test(p.sort ?? '');
   for (const [name, params] of Object.entries(FILTERS).filter(
-    ([, p]) => p.q || Object.keys(p).some((k) => k.startsWith('cf.')),
+    ([, p]) => (p.q || Object.keys(p).some((k) => k.startsWith('cf.'))) && !ranked(p),
   )) {
     it(`${name}: the walk reads tickets in sort order and only probes the set`, async () => {
       const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
@@ -194,6 +202,18 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     expect(shouldWalk(16_000, 100_000, 5_050)).toBe(false); // deep in the list
     expect(shouldWalk(0, 100_000, 50)).toBe(false);
     expect(shouldWalk(100, 100, 500)).toBe(true);
+  });
+
+  it('a ranked sort (status, owner, queue) has no walk form: the set is read and sorted (decision 055)', async () => {
+    for (const sort of ['status', '-owner', 'queue']) {
+      const q = await listQueries(db, admin, TicketFilterSchema.parse({ q: 'printer', sort }));
+      try {
+        expect(q.walk, sort).toBeUndefined();
+        expect(sqliteExplain([q.page]).join('\n')).toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+      } finally {
+        q.release();
+      }
+    }
   });
 
   it('a list without q or cf has no walk form', async () => {

@@ -57,7 +57,7 @@ describe('keyboard shortcuts', () => {
     // Typing "j" and "k" in the search box types them; the list's highlight does not move.
     expect(await highlighted(page).count()).toBe(0);
     await expect
-      .poll(() => page.locator('#tickets-table tbody td.subject').allInnerTexts(), poll)
+      .poll(() => page.locator('#tickets-table tbody td.subject .subject-link').allInnerTexts(), poll)
       .toEqual(['Printer offline in room 12', 'Printer toner empty', 'Printer jam on floor 3']);
     await settled(page);
     // Leave the field (without Escape: in a search box that clears it). Leaving a changed field
@@ -69,12 +69,12 @@ describe('keyboard shortcuts', () => {
     await settled(page);
 
     await page.keyboard.press('j');
-    expect(await highlighted(page).locator('td.subject').innerText()).toBe('Printer offline in room 12');
+    expect(await highlighted(page).locator('td.subject .subject-link').innerText()).toBe('Printer offline in room 12');
     expect((await active(page)).row).toBe(true);
     await page.keyboard.press('j');
-    expect(await highlighted(page).locator('td.subject').innerText()).toBe('Printer toner empty');
+    expect(await highlighted(page).locator('td.subject .subject-link').innerText()).toBe('Printer toner empty');
     await page.keyboard.press('k');
-    expect(await highlighted(page).locator('td.subject').innerText()).toBe('Printer offline in room 12');
+    expect(await highlighted(page).locator('td.subject .subject-link').innerText()).toBe('Printer offline in room 12');
     await page.keyboard.press('j');
     const tonerId = ids[2];
     await page.keyboard.press('Enter');
@@ -105,7 +105,7 @@ describe('keyboard shortcuts', () => {
   it('"?" lists the keys in a dialog; Escape closes it and focus goes back', async () => {
     await page.goto('/tickets');
     await page.locator('#tickets-table').waitFor({ timeout: T });
-    const first = await page.locator('#tickets-table tbody tr td.subject').first().innerText();
+    const first = await page.locator('#tickets-table tbody tr td.subject .subject-link').first().innerText();
     await page.keyboard.press('j');
     const before = await active(page);
     await page.keyboard.press('?');
@@ -117,7 +117,7 @@ describe('keyboard shortcuts', () => {
     // Shortcuts do not fire under the dialog.
     await page.keyboard.press('j');
     expect(await highlighted(page).count()).toBe(1);
-    expect(await highlighted(page).locator('td.subject').innerText()).toBe(first);
+    expect(await highlighted(page).locator('td.subject .subject-link').innerText()).toBe(first);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden', timeout: T });
     expect(await active(page)).toEqual(before);

@@ -267,14 +267,16 @@ describe('every screen at 1280 px and 360 px', () => {
     });
   }
 
-  it('at 360 px: the ticket page puts its properties above the history, the reply box keeps its size', async () => {
+  // SPEC D6: the conversation before the properties on a phone, as in the page's (and Tab's) order.
+  it('at 360 px: the ticket page shows the conversation (history, reply box) before the properties, the reply box keeps its size', async () => {
     const { page } = staff;
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(`/tickets/${ids.ticket}`);
     const side = (await page.locator('.ticket-side').boundingBox())!;
     const history = (await page.locator('#history').boundingBox())!;
     const reply = (await page.locator('#reply-body').boundingBox())!;
-    expect(side.y + side.height).toBeLessThanOrEqual(history.y);
+    expect(history.y + history.height).toBeLessThanOrEqual(reply.y);
+    expect(reply.y + reply.height).toBeLessThanOrEqual(side.y);
     expect(side.width).toBeGreaterThan(300);
     expect(reply.width).toBeGreaterThan(300);
     expect(reply.height).toBeGreaterThan(100);
@@ -286,7 +288,8 @@ describe('every screen at 1280 px and 360 px', () => {
     expect(Math.abs(wideSide.y - wideHistory.y)).toBeLessThan(40);
   });
 
-  it('at 360 px: the ticket list scrolls in its own box both ways and its header stays in sight', async () => {
+  // SPEC D6: two-line rows at 360 px, no sideways scrolling (decision 055).
+  it('at 360 px: the ticket list scrolls down in its own box, never sideways, and its header stays in sight', async () => {
     const { page } = staff;
     await page.setViewportSize({ width: 360, height: 560 }); // a phone in landscape-ish: the box is shorter than the list
     await page.goto('/tickets');
@@ -298,11 +301,10 @@ describe('every screen at 1280 px and 360 px', () => {
       sw: el.scrollWidth,
       cw: el.clientWidth,
     }));
-    expect(m.sw).toBeGreaterThan(m.cw); // the table is wider than the screen: it scrolls sideways inside its box
-    expect(m.sh).toBeGreaterThan(m.ch); // and down inside it
+    expect(m.sw).toBeLessThanOrEqual(m.cw); // each row fits the screen: nothing to scroll sideways
+    expect(m.sh).toBeGreaterThan(m.ch); // it scrolls down inside its box
     await box.evaluate((el: any) => {
       el.scrollTop = 200;
-      el.scrollLeft = 60;
     });
     await page.waitForTimeout(50);
     const top = (await box.boundingBox())!.y;

@@ -28,7 +28,8 @@ const api = <T = any>(method: string, path: string, body?: unknown) => okApi(s)<
 // ---- what the list shows ----------------------------------------------------------------------
 
 const table = (p: Page) => p.locator('#tickets-table');
-const subjects = (p: Page) => table(p).locator('tbody td.subject').allInnerTexts();
+// The subject link of each row (the cell also names the requester: SPEC D6).
+const subjects = (p: Page) => table(p).locator('tbody td.subject .subject-link').allInnerTexts();
 const headerNames = async (p: Page) =>
   (await table(p).locator('thead th[data-column]').allInnerTexts()).map((t) => t.replace(/[▲▼]/g, '').trim());
 const pagerText = (p: Page) => p.locator('.pager > span').innerText();

@@ -43,6 +43,8 @@ export interface TicketListSpec {
   owner_team_id?: number;
   ticket_team_id?: number;
   requester_id?: number;
+  /** The requester's address is at this domain (lower-case, checked: letters, digits, dots, hyphens). */
+  requester_domain?: string;
   /** This ticket only (a `q` of `#123`: the domain asks for the ticket by its number). */
   id?: number;
   /** Every ticket but this one (the rest of such a list, without the ticket shown first). */
@@ -57,7 +59,9 @@ export interface TicketListSpec {
   includeComments: boolean;
   /** Custom field values (exact, as stored). */
   cf: { field_id: number; value: string }[];
-  sort: 'id' | 'created' | 'updated' | 'priority';
+  sort: 'id' | 'created' | 'updated' | 'priority' | 'status' | 'owner' | 'queue';
+  /** For `status`, `owner`, `queue`: each value's place in the order (the domain's: lifecycle, names A→Z; decision 055). */
+  ranks?: { values: (string | number)[]; nullRank: number };
   desc: boolean;
   limit: number;
   offset: number;

@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { Db, TicketListSpec } from '../port.js';
-import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../schema.js';
+import { isRanked, rankExpression } from '../shared/listSort.js';
+import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions, users } from '../schema.js';
 import { containsPattern } from './search.js';
 
 // A filtered ticket list on PostgreSQL (SPEC B4): the same TicketListSpec as
@@ -66,6 +67,11 @@ function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
   }
   if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
+  // The people at a domain (decision 055): addresses are stored lower-case; a scan of users.
+  if (f.requester_domain !== undefined)
+    conds.push(
+      sql`${tickets.requester_id} IN (SELECT ${users.id} FROM ${users} WHERE ${users.email} LIKE ${`%@${f.requester_domain}`})`,
+    );
   if (f.id !== undefined) conds.push(eq(tickets.id, f.id));
   if (f.exceptId !== undefined) conds.push(ne(tickets.id, f.exceptId));
   if (f.q) {
@@ -90,7 +96,8 @@ function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
 export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[]) {
   const where = listCondition(f, textIds);
   const dir = f.desc ? desc : asc;
-  const col = SORT_COLUMNS[f.sort];
+  // A ranked sort (status, owner, queue) orders by an expression that is never NULL either.
+  const col = isRanked(f.sort) ? rankExpression(f) : SORT_COLUMNS[f.sort];
   // Every sort column is NOT NULL, so NULL ordering (SQLite's and PostgreSQL's differ) does not
   // arise; a NULLS clause other than the index's own would make PostgreSQL sort every matching
   // row instead of reading the page off the index (tests/pg-store-plans.test.ts).

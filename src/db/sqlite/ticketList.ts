@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, like, ne, or, sql, type SQL } from 'drizzle-orm';
 import { SearchTooBroad, type TicketListSpec } from '../port.js';
-import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from '../schema.js';
+import { isRanked, rankExpression } from '../shared/listSort.js';
+import { teamMembers, ticketCustomValues, tickets, ticketWatchers, users } from '../schema.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
 import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTextMatch } from './search.js';
@@ -73,6 +74,17 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
   }
   if (f.ticket_team_id !== undefined) plain.push(eq(tickets.team_id, f.ticket_team_id));
   if (f.requester_id !== undefined) plain.push(eq(tickets.requester_id, f.requester_id));
+  // The people at a domain (decision 055): a scan of users (no index serves an address's end).
+  if (f.requester_domain !== undefined)
+    plain.push(
+      inArray(
+        tickets.requester_id,
+        db
+          .select({ id: users.id })
+          .from(users)
+          .where(like(users.email, `%@${f.requester_domain}`)),
+      ),
+    );
   if (f.id !== undefined) plain.push(eq(tickets.id, f.id));
   if (f.exceptId !== undefined) plain.push(ne(tickets.id, f.exceptId));
   // Three or more characters: a set held once (holdText). Fewer: LIKE, over a customer's own tickets only.
@@ -189,14 +201,10 @@ function holdText(db: Db, f: TicketListSpec, q: string): HeldIds {
 export function listQueries(db: Db, f: TicketListSpec) {
   const { limit, offset } = f;
   const dir = f.desc ? desc : asc;
+  const ranked = isRanked(f.sort);
+  const order = isRanked(f.sort) ? rankExpression(f) : SORT_COLUMNS[f.sort];
   const page = (where: SQL | undefined) =>
-    db
-      .select()
-      .from(tickets)
-      .where(where)
-      .orderBy(dir(SORT_COLUMNS[f.sort]), dir(tickets.id))
-      .limit(limit)
-      .offset(offset);
+    db.select().from(tickets).where(where).orderBy(dir(order), dir(tickets.id)).limit(limit).offset(offset);
   const { plain, text, values } = conditions(db, f);
   const held = text ? holdText(db, f, text) : undefined;
   const id = sql`${tickets.id}`;
@@ -226,7 +234,8 @@ export function listQueries(db: Db, f: TicketListSpec) {
         ? sql`INSERT OR IGNORE INTO temp.hx_ids SELECT * FROM ${requestersTickets(f.qRequesterIds)}`
         : undefined,
     page: page(where),
-    walk: held || values.length > 0 ? page(walkWhere) : undefined,
+    // A ranked order has no index to walk in: the set is read and sorted.
+    walk: !ranked && (held || values.length > 0) ? page(walkWhere) : undefined,
     total: (): number => (count ? count.get()!.n : held!.size),
     release: () => {
       if (held) releaseIds(db);

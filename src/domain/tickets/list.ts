@@ -11,6 +11,8 @@ import { withUnread } from './reads.js';
 import { type CustomerTicketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { HIDDEN_STATUS, refuseStaffFilters, ticketFor } from '../customerView.js';
 import { STATUSES } from '../lifecycle.js';
+import { sortRanks } from './sorts.js';
+import { type ListedTicket, withRequesters } from './requesters.js';
 
 const shaped = (actor: Actor, list: TicketJson[]) => list.map((t) => ticketFor(actor, t));
 
@@ -70,11 +72,13 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
     owner_team_id: f.team_id,
     ticket_team_id: f.ticket_team_id,
     requester_id: f.requester_id,
+    requester_domain: f.requester_domain,
     q: f.q || undefined,
     includeComments: isStaff(actor),
     cf,
     qRequesterIds: f.q && isStaff(actor) ? await requestersNamed(db, actor, f.q) : undefined,
     sort: sort.replace(/^-/, '') as TicketListSpec['sort'],
+    ranks: await sortRanks(db, sort),
     desc: sort.startsWith('-'),
     limit: f.limit ?? 50,
     offset: f.offset ?? 0,
@@ -184,7 +188,7 @@ export interface LiveRow {
   id: number;
   visible: boolean;
   matches: boolean;
-  ticket?: TicketJson;
+  ticket?: ListedTicket;
   sort_key?: SortKey;
 }
 
@@ -230,8 +234,8 @@ export async function liveRows(
       rows.push({ id, visible: false, matches: false });
       continue;
     }
-    const [ticket] = await rowsJson(db, actor, [row]);
-    rows.push({ id, visible: true, matches, ticket, sort_key: sortKeyOf(ticket, sort) });
+    const [ticket] = await withRequesters(db, actor, await rowsJson(db, actor, [row]));
+    rows.push({ id, visible: true, matches, ticket, sort_key: sortKeyOf(ticket, sort, spec.ranks) });
   }
   return { sort, rows };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { zBool, zId, zInt, zList } from '../validation.js';
 import { STATUSES } from '../lifecycle.js';
 
-export const SORTS = ['id', 'created', 'updated', 'priority'] as const;
+export const SORTS = ['id', 'created', 'updated', 'priority', 'status', 'owner', 'queue'] as const;
 const sortValues = SORTS.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
 
 /** The longest `q` and `cf.<key>` value; a list links to itself with them, so they stay short. */
@@ -19,6 +19,17 @@ const zTerm = z
   .max(MAX_TERM, `At most ${MAX_TERM} characters`)
   .refine((s) => !/[\0-\x08\x0B\x0C\x0E-\x1F\x7F]/.test(s), 'Must not contain control characters')
   .refine((s) => !/[\uD800-\uDFFF]/u.test(s), 'Must be valid Unicode text (it holds a lone surrogate)');
+
+/** A mail domain as the "who is this customer" panel links it: lower-cased, letters, digits, dots and hyphens. */
+const zDomain = z
+  .string({ error: 'Expected one text value' })
+  .trim()
+  .toLowerCase()
+  .max(253, 'At most 253 characters')
+  .regex(
+    /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/,
+    'Expected a mail domain such as example.com',
+  );
 
 /**
  * A list of at most `max` values, each once (a repeat only makes the request, the page and its
@@ -54,6 +65,8 @@ export const TicketFilterSchema = z.strictObject(
     team_id: zId.optional(),
     ticket_team_id: zId.optional(),
     requester_id: zId.optional(),
+    /** Tickets whose requester's address is at this domain (`example.com`; decision 055). */
+    requester_domain: zDomain.optional(),
     sort: z.enum(sortValues, { error: `Expected one of: ${sortValues.join(', ')}` }).optional(),
     limit: zInt(1, 500).optional(),
     offset: zInt(0, 1_000_000_000).optional(),
@@ -102,12 +115,42 @@ export function nestFilterParams(params: Record<string, unknown>): Record<string
 /** Where a ticket sorts in a list: the sort column's value, then the id (the stores' own tie-break). */
 export type SortKey = [number | string, number];
 
-/** A ticket's sort key under a list's `sort` (`-updated` …): what a live list places new rows by (SPEC C5). */
+/**
+ * The order of a ranked sort (status, owner, queue; decision 055): each value's place, in order
+ * (`values[i]` sorts at i), anything else at `values.length`, no value (no owner) at `nullRank`.
+ */
+export interface SortRanks {
+  values: (string | number)[];
+  nullRank: number;
+}
+
+/** Where a value sorts under ranks. */
+export function rankOf(ranks: SortRanks, value: string | number | null): number {
+  if (value === null) return ranks.nullRank;
+  const i = ranks.values.indexOf(value);
+  return i < 0 ? ranks.values.length : i;
+}
+
+/**
+ * A ticket's sort key under a list's `sort` (`-updated` …): what a live list places new rows by
+ * (SPEC C5). A ranked sort (status, owner, queue) keys by the value's rank.
+ */
 export function sortKeyOf(
-  t: { id: number; created_at: string; updated_at: string; priority: number },
+  t: {
+    id: number;
+    created_at: string;
+    updated_at: string;
+    priority: number;
+    status: string;
+    owner_id: number | null;
+    queue_id: number;
+  },
   sort: string,
+  ranks?: SortRanks,
 ): SortKey {
   const by = sort.replace(/^-/, '');
+  if (ranks && (by === 'status' || by === 'owner' || by === 'queue'))
+    return [rankOf(ranks, by === 'status' ? t.status : by === 'owner' ? t.owner_id : t.queue_id), t.id];
   return [
     by === 'created' ? t.created_at : by === 'updated' ? t.updated_at : by === 'priority' ? t.priority : t.id,
     t.id,

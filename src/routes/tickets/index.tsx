@@ -9,6 +9,10 @@ import { lookups } from '../../domain/lookups.js';
 import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
 import { effectiveFilter, listByFilter, liveRows, type TicketList } from '../../domain/tickets/list.js';
+import { type ListedTicket, withRequesters } from '../../domain/tickets/requesters.js';
+import { customerContext } from '../../domain/tickets/customer.js';
+import { firstRunState } from '../../domain/firstRun.js';
+import { sortRanks } from '../../domain/tickets/sorts.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import {
@@ -159,6 +163,8 @@ async function pageProps(
     // SPEC D6: the subject form open without JavaScript (a GET of the page only); a deleted ticket's Restore.
     editSubject: c.req.method === 'GET' && c.req.query('edit') === 'subject',
     restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id) : undefined,
+    // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
+    customer: replyBox ? await customerContext(db, actor, ticket) : null,
   };
 }
 
@@ -191,19 +197,22 @@ async function listProps(
   actor: Actor,
   query: TicketListQuery,
   chosen: Column[] | undefined,
-  loaded?: { filters: TicketFilter; list: TicketList },
+  loaded?: { filters: TicketFilter; list: Omit<TicketList, 'tickets'> & { tickets: ListedTicket[] } },
 ): Promise<TicketListProps> {
   const db = dbOf(c);
   const filters = loaded?.filters ?? (await effectiveFilter(db, actor, query));
   const found = loaded?.list ?? (await listByFilter(db, actor, filters));
   const list = { ...found, tickets: staffTickets(actor, found.tickets) };
+  const tickets = loaded ? loaded.list.tickets : await withRequesters(db, actor, list.tickets);
   const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
   const l = await lookups(db, actor);
   // The list links to itself with the checked parameters, never the raw query string.
   const params = { ...flatFilterParams(query), ...(chosen ? { columns: chosen.join(',') } : {}) };
   const sort = filters.sort ?? '-updated';
+  const ranks = await sortRanks(db, sort);
   return {
     ...list,
+    tickets,
     params,
     filters,
     view,
@@ -216,7 +225,7 @@ async function listProps(
     statuses: STATUSES,
     builtinLists: BUILTIN_LIST_LINKS,
     builtin: currentBuiltin(params),
-    sortKeys: Object.fromEntries(list.tickets.map((t) => [t.id, sortKeyOf(t, sort)])),
+    sortKeys: Object.fromEntries(tickets.map((t) => [t.id, sortKeyOf(t, sort, ranks)])),
   };
 }
 
@@ -281,11 +290,14 @@ export function ticketRoutes() {
           ),
         });
       }
-      const list = await listByFilter(dbOf(c), actor, filters);
+      const found = await listByFilter(dbOf(c), actor, filters);
+      const list = { ...found, tickets: await withRequesters(dbOf(c), actor, found.tickets) };
       return respond(c, list, {
         title: 'Tickets',
         view: async () => {
-          const props = await listProps(c, actor, query, chosen, { filters, list });
+          // The page is staff's (a requester is sent to the portal before): the staff-shaped list.
+          const staffList = { ...list, tickets: staffTickets(actor, list.tickets) as ListedTicket[] };
+          const props = await listProps(c, actor, query, chosen, { filters, list: staffList });
           // What the last bulk change of a plain form post said (read once).
           const flash = getCookie(c, FLASH);
           if (flash !== undefined) deleteCookie(c, FLASH, { path: FLASH_OPTIONS.path });
@@ -299,7 +311,16 @@ export function ticketRoutes() {
           return c.req.header('hx-target') === 'ticket-list' ? (
             <TicketListRegion {...props} summary={summary} />
           ) : (
-            <TicketListPage {...props} summary={summary} />
+            <TicketListPage
+              {...props}
+              summary={summary}
+              firstRun={
+                await firstRunState(dbOf(c), actor, {
+                  addresses: c.get('deps').env.MAIL_ADDRESSES,
+                  imap: c.get('deps').env.IMAP_URL !== undefined,
+                })
+              }
+            />
           );
         },
       });

@@ -225,9 +225,14 @@ export const TicketSchema = z
   })
   .meta({ id: 'Ticket' });
 
+/** SPEC D6: a listed ticket names who wrote in (decision 055); a customer reads a staff requester's name only (email ""). */
+export const ListedTicketSchema = TicketSchema.extend({
+  requester: z.strictObject({ id: zRowId, name: z.string(), email: z.string() }).nullable(),
+}).meta({ id: 'ListedTicket' });
+
 export const TicketListSchema = z
   .strictObject({
-    tickets: z.array(TicketSchema),
+    tickets: z.array(ListedTicketSchema),
     total: z.number().int().min(0),
     limit: z.number().int().min(0),
     offset: z.number().int().min(0),
@@ -243,7 +248,7 @@ export const LiveRowsSchema = z
         id: zRowId,
         visible: z.boolean(),
         matches: z.boolean(),
-        ticket: TicketSchema.optional(),
+        ticket: ListedTicketSchema.optional(),
         sort_key: z.tuple([z.union([z.number(), z.string()]), z.number()]).optional(),
       }),
     ),

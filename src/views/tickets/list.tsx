@@ -1,12 +1,15 @@
 import type { Lookups } from '../../domain/lookups.js';
 import type { Column, SavedViewJson } from '../../domain/savedViews.js';
 import type { TicketFilter } from '../../domain/tickets/query.js';
-import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { LiveRow } from '../../domain/tickets/list.js';
 import type { SortKey } from '../../domain/tickets/query.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
 import { queueName, STATUS_LABEL, userName, When } from '../format.js';
 import { UnreadMark } from './unread.js';
+import { SubjectCell } from './listRow.js';
+import { FirstRun } from './firstRun.js';
+import type { FirstRunState } from '../../domain/firstRun.js';
+import type { ListedTicket } from '../../domain/tickets/requesters.js';
 
 export const ALL_COLUMNS: Column[] = ['ID', 'Subject', 'Status', 'Queue', 'Owner', 'Created', 'Updated'];
 export const DEFAULT_WIDTHS: Record<Column, number> = {
@@ -18,10 +21,19 @@ export const DEFAULT_WIDTHS: Record<Column, number> = {
   Created: 165,
   Updated: 165,
 };
-const SORT_OF: Partial<Record<Column, string>> = { ID: 'id', Created: 'created', Updated: 'updated' };
+const SORT_OF: Partial<Record<Column, string>> = {
+  ID: 'id',
+  Created: 'created',
+  Updated: 'updated',
+  Status: 'status',
+  Owner: 'owner',
+  Queue: 'queue',
+};
+/** Sorts whose first click is A→Z (names, the lifecycle); the others start newest/highest first. */
+const ASCENDING_FIRST = new Set(['status', 'owner', 'queue']);
 
 export interface TicketListProps {
-  tickets: TicketJson[];
+  tickets: ListedTicket[];
   total: number;
   limit: number;
   offset: number;
@@ -49,6 +61,8 @@ export interface TicketListProps {
   builtin?: { key: string; name: string };
   /** Each listed ticket's key under the list's order, by ticket id: where a live update places rows (SPEC C5). */
   sortKeys: Record<number, SortKey>;
+  /** SPEC D6: what to do first on a new install (the page only). */
+  firstRun?: FirstRunState | null;
 }
 
 /** The URL of this list with some parameters changed. */
@@ -60,7 +74,7 @@ function link(p: TicketListProps, change: Record<string, string | number | null>
   return `/tickets${s ? `?${s}` : ''}`;
 }
 
-function Cell({ column, t, l, mark }: { column: Column; t: TicketJson; l: Lookups; mark?: boolean }) {
+function Cell({ column, t, l, mark }: { column: Column; t: ListedTicket; l: Lookups; mark?: boolean }) {
   switch (column) {
     case 'ID':
       return (
@@ -73,7 +87,7 @@ function Cell({ column, t, l, mark }: { column: Column; t: TicketJson; l: Lookup
       return (
         <td class={mark ? 'subject unread' : 'subject'}>
           {mark && <UnreadMark />}
-          <a href={`/tickets/${t.id}`}>{t.subject}</a>
+          <SubjectCell t={t} />
         </td>
       );
     case 'Status':
@@ -115,7 +129,7 @@ export function TicketRow({
   sortKey,
   match,
 }: {
-  t: TicketJson;
+  t: ListedTicket;
   p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups'>;
   sortKey: SortKey;
   match?: boolean;
@@ -143,10 +157,17 @@ export function TicketRow({
 function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
   const key = SORT_OF[column];
   const current = p.filters.sort ?? '-updated';
+  const next = !key
+    ? ''
+    : current === key
+      ? `-${key}`
+      : current === `-${key}` || ASCENDING_FIRST.has(key)
+        ? key
+        : `-${key}`;
   const label = key ? (
     <a
-      href={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })}
-      hx-get={link(p, { sort: current === `-${key}` ? key : `-${key}`, offset: null })}
+      href={link(p, { sort: next, offset: null })}
+      hx-get={link(p, { sort: next, offset: null })}
       hx-target="#ticket-list"
       hx-swap="outerHTML"
       hx-push-url="true"
@@ -452,6 +473,7 @@ export function TicketListPage(p: TicketListProps) {
           New ticket
         </a>
       </header>
+      {p.firstRun && <FirstRun s={p.firstRun} />}
       <form
         id="filters"
         class="filters"

@@ -2,6 +2,7 @@ import type { CustomFieldJson } from '../../domain/customFields.js';
 import type { Lookups } from '../../domain/lookups.js';
 import type { NotAddedJson } from '../../domain/mailCc.js';
 import type { ResponseJson } from '../../domain/responses.js';
+import type { CustomerContext } from '../../domain/tickets/customer.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 
@@ -39,6 +40,8 @@ export interface TicketPageProps {
   editSubject?: boolean;
   /** SPEC D6: a deleted ticket's Restore sets this status (the one it had before deletion, or open). */
   restoreStatus?: string;
+  /** Staff: the requester's other tickets and organization (SPEC D6, decision 055). */
+  customer?: CustomerContext | null;
 }
 
 /** What a refused reply box had: its text and kind, and the entries that came in after its page. */

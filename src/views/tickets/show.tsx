@@ -12,6 +12,7 @@ import { DeletedBanner, SubjectEdit, SubjectEditButton } from './safeEdits.js';
 import type { ReplyDraft, TicketPageProps } from './pageProps.js';
 import { DraftSaver, DraftStatus } from './drafts.js';
 import { isNewEntry, NewMark } from './unread.js';
+import { CustomerPanel } from './customer.js';
 
 export { Properties };
 
@@ -567,6 +568,7 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
         <div class="ticket-side">
           <Properties p={p} />
           {p.staff && <People p={p} />}
+          {p.customer && <CustomerPanel c={p.customer} />}
         </div>
       </div>
     </section>

@@ -1,0 +1,130 @@
+import { and, count, desc, eq, inArray, like, ne, notInArray } from 'drizzle-orm';
+import type { Db } from '../../db/port.js';
+import { tickets, users } from '../../db/schema.js';
+import { type Actor, isStaff } from '../actor.js';
+import { ACTIVE_STATUSES } from '../lifecycle.js';
+import type { TicketJson } from './serialize.js';
+
+// SPEC D6 "Who is this customer" (decision 055): beside a ticket, staff see its requester's other
+// tickets — open ones first, then the most recent, five at most, with a link to all — and their
+// organization: the domain of their address, when other requesters share it and it is not a
+// free-mail provider's.
+
+/** How many of the requester's other tickets the panel shows. */
+export const OTHER_TICKETS_SHOWN = 5;
+
+/**
+ * Mail domains anyone can have an address at: people there share a provider, not an organization.
+ * Exact names, and providers' country variants by their first label (`yahoo.*`, `gmx.*`, …).
+ */
+export const FREE_MAIL_DOMAINS: readonly string[] = [
+  'gmail.com',
+  'googlemail.com',
+  'outlook.com',
+  'hotmail.com',
+  'live.com',
+  'msn.com',
+  'icloud.com',
+  'me.com',
+  'mac.com',
+  'aol.com',
+  'proton.me',
+  'protonmail.com',
+  'pm.me',
+  'tutanota.com',
+  'zoho.com',
+  'mail.com',
+  'gmx.net',
+  'web.de',
+  't-online.de',
+  'mail.ru',
+  'yandex.ru',
+  'qq.com',
+  '163.com',
+  '126.com',
+  'naver.com',
+  'fastmail.com',
+];
+const FREE_MAIL_FAMILIES = ['yahoo', 'ymail', 'hotmail', 'outlook', 'live', 'gmx', 'yandex', 'libero', 'orange'];
+
+/** Whether an address at this domain says nothing about an organization. */
+export function isFreeMail(domain: string): boolean {
+  const d = domain.toLowerCase();
+  return FREE_MAIL_DOMAINS.includes(d) || FREE_MAIL_FAMILIES.includes(d.split('.')[0]);
+}
+
+/** An address's domain (addresses are stored lower-case); null without one. */
+export function domainOf(email: string): string | null {
+  const at = email.lastIndexOf('@');
+  const d = at < 0 ? '' : email.slice(at + 1).toLowerCase();
+  return /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/.test(d) ? d : null;
+}
+
+export interface CustomerTicket {
+  id: number;
+  subject: string;
+  status: string;
+  updated_at: string;
+}
+export interface CustomerContext {
+  requester: { id: number; name: string; email: string };
+  /** Their other tickets: active ones first, each group most recently updated first. */
+  others: CustomerTicket[];
+  /** All their tickets, this one included (what "All N tickets" lists: `requester_id`). */
+  total: number;
+  /** Their address's domain and how many requesters have an address there (them included), when others do. */
+  organization: { domain: string; people: number } | null;
+}
+
+const cols = { id: tickets.id, subject: tickets.subject, status: tickets.status, updated_at: tickets.updated_at };
+
+/**
+ * The panel's content for a ticket, for staff (null for anyone else, and for a ticket without a
+ * requester). Each read goes through an index: the requester's tickets by
+ * tickets_requester_updated_idx, read newest first; the people at a domain by a scan of users
+ * (no index serves the end of an address; decision 055 has the index it would take).
+ */
+export async function customerContext(db: Db, actor: Actor, ticket: TicketJson): Promise<CustomerContext | null> {
+  if (!isStaff(actor) || ticket.requester_id === null) return null;
+  const [requester] = await db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(eq(users.id, ticket.requester_id));
+  if (!requester) return null;
+  const theirs = and(eq(tickets.requester_id, requester.id), ne(tickets.id, ticket.id));
+  const newest = [desc(tickets.updated_at), desc(tickets.id)];
+  const active = await db
+    .select(cols)
+    .from(tickets)
+    .where(and(theirs, inArray(tickets.status, [...ACTIVE_STATUSES])))
+    .orderBy(...newest)
+    .limit(OTHER_TICKETS_SHOWN);
+  const rest =
+    active.length < OTHER_TICKETS_SHOWN
+      ? await db
+          .select(cols)
+          .from(tickets)
+          .where(and(theirs, notInArray(tickets.status, [...ACTIVE_STATUSES])))
+          .orderBy(...newest)
+          .limit(OTHER_TICKETS_SHOWN - active.length)
+      : [];
+  const [{ n }] = await db.select({ n: count() }).from(tickets).where(eq(tickets.requester_id, requester.id));
+  return {
+    requester,
+    others: [...active, ...rest],
+    total: Number(n),
+    organization: await organizationOf(db, requester.email),
+  };
+}
+
+/** The organization an address stands for: its domain, when it is no free-mail provider's and other requesters share it. */
+async function organizationOf(db: Db, email: string): Promise<CustomerContext['organization']> {
+  const domain = domainOf(email);
+  if (!domain || isFreeMail(domain)) return null;
+  // The domain holds letters, digits, dots and hyphens only (domainOf): nothing LIKE reads as a wildcard.
+  const [{ n }] = await db
+    .select({ n: count() })
+    .from(users)
+    .where(and(eq(users.role, 'requester'), like(users.email, `%@${domain}`)));
+  return Number(n) >= 2 ? { domain, people: Number(n) } : null;
+}

@@ -1,0 +1,43 @@
+import { inArray } from 'drizzle-orm';
+import type { Db } from '../../db/port.js';
+import { users } from '../../db/schema.js';
+import { type Actor, isStaff } from '../actor.js';
+import type { TicketJson } from './serialize.js';
+
+// SPEC D6 "Lists that show who wrote in": each listed ticket with its requester's name and
+// address (decision 055). Read for the page's rows only, in one query by primary key.
+
+export interface RequesterJson {
+  id: number;
+  name: string;
+  email: string;
+}
+/** A ticket as lists show it: with who wrote in. */
+export type ListedTicket = TicketJson & { requester: RequesterJson | null };
+
+/**
+ * The tickets with their requesters. A customer reads a staff member's name only, as the portal
+ * shows staff (src/domain/lookups.ts customerView): a staff address is not theirs to see.
+ */
+export async function withRequesters<T extends Pick<TicketJson, 'requester_id'> = TicketJson>(
+  db: Db,
+  actor: Actor,
+  tickets: T[],
+): Promise<(T & { requester: RequesterJson | null })[]> {
+  const ids = [...new Set(tickets.map((t) => t.requester_id).filter((id): id is number => id !== null))];
+  const rows =
+    ids.length === 0
+      ? []
+      : await db
+          .select({ id: users.id, name: users.name, email: users.email, role: users.role })
+          .from(users)
+          .where(inArray(users.id, ids));
+  const staff = isStaff(actor);
+  const byId = new Map(
+    rows.map((u) => [
+      u.id,
+      { id: u.id, name: u.name, email: staff || u.role === 'requester' || u.id === actor.id ? u.email : '' },
+    ]),
+  );
+  return tickets.map((t) => ({ ...t, requester: (t.requester_id !== null && byId.get(t.requester_id)) || null }));
+}

@@ -1,0 +1,39 @@
+import type { ListedTicket } from '../../domain/tickets/requesters.js';
+import { STATUS_LABEL, When } from '../format.js';
+
+// SPEC D6 "Lists that show who wrote in" and "small screens" (decision 055): the subject cell of a
+// list row also names the requester and a priority that is not 0; on a narrow screen
+// (static/app.css, "D6 lists") the row is this cell alone, in two lines: subject and requester,
+// then status and time — whichever columns the list shows.
+
+/** The requester as a list names them: their name, else their address. */
+export const requesterLabel = (t: Pick<ListedTicket, 'requester'>) => t.requester?.name || t.requester?.email || '';
+
+/** The subject cell's content: the link, a priority badge, the requester; a second line for narrow screens. */
+export function SubjectCell({ t }: { t: ListedTicket }) {
+  const who = requesterLabel(t);
+  return (
+    <>
+      <span class="subject-line">
+        <a href={`/tickets/${t.id}`} class="subject-link">
+          {t.subject}
+        </a>
+        {t.priority !== 0 && (
+          <span class="priority-badge" title={`Priority ${t.priority}`}>
+            <span class="visually-hidden">Priority </span>P{t.priority}
+          </span>
+        )}
+        {who && (
+          <span class="row-requester" title={t.requester?.email || undefined}>
+            <span class="visually-hidden">from </span>
+            {who}
+          </span>
+        )}
+      </span>
+      <span class="row-second">
+        <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>{' '}
+        <When iso={t.updated_at} />
+      </span>
+    </>
+  );
+}
