@@ -131,10 +131,10 @@ describe('drafts', () => {
     const { id } = await mailedTicket();
     const long = await put(id, ann.token, { body: 'x'.repeat(100_001), kind: 'reply' });
     expect(long.status).toBe(422);
-    expect(JSON.stringify(long.body.error.details)).toContain('At most 100000 characters');
+    expect(JSON.stringify(long.body.error.details)).toContain('Message: at most 100000 characters');
     const kind = await put(id, ann.token, { body: 'x', kind: 'letter' });
     expect(kind.status).toBe(422);
-    expect(JSON.stringify(kind.body.error.details)).toContain('Expected one of: reply, note');
+    expect(JSON.stringify(kind.body.error.details)).toContain('Kind must be one of: reply, note');
     expect((await put(id, ann.token, { text: 'x' })).status).toBe(422);
     expect(await draftOf(id, ann.token)).toBeNull();
     expect((await put(999_999, ann.token, { body: 'x' })).status).toBe(404);

@@ -77,7 +77,7 @@ describe('GET/PATCH /mail-settings', () => {
     expect(one.body.error.details[0].message).toBe('"nope" is not an e-mail address');
     const many = await patch(Array.from({ length: 51 }, (_, i) => `a${i}@ours.example`));
     expectError(many, 422, 'validation_failed', ['mail_addresses']);
-    expect(many.body.error.details[0].message).toBe('At most 50 addresses (51 given)');
+    expect(many.body.error.details[0].message).toBe('Mail addresses: at most 50 addresses (51 given)');
     expectError(await patch('help@ours.example'.repeat(2000)), 422, 'validation_failed', ['mail_addresses']);
     expectError(await patch(42), 422, 'validation_failed', ['mail_addresses']);
     expectError(

@@ -252,7 +252,7 @@ describe('using the link', () => {
     );
     const res = await browser('POST', link, { form: { password: 'short', password_confirm: 'short' } });
     expect(res.status).toBe(422);
-    expect(await res.text()).toContain('At least 12 characters');
+    expect(await res.text()).toContain('Password: at least 12 characters');
     expect((await s.api('GET', link, { token: null })).status).toBe(200);
     expect((await login(agent.email, OLD)).status).toBe(200);
   });

@@ -277,7 +277,7 @@ describe('response shape', () => {
     expect(body).toMatchObject({ total: 12, limit: 50, offset: 0 });
     expect(body.tickets).toHaveLength(12);
     for (const x of body.tickets) {
-      expect(Object.keys(x).sort()).toEqual([...TICKET_KEYS, 'requester'].sort());
+      expect(Object.keys(x).sort()).toEqual([...TICKET_KEYS, 'requester', 'unread'].sort());
       expect(x.created_at).toMatch(ISO);
     }
     const t1 = body.tickets.find((x) => x.id === t.t1)!;

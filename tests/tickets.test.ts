@@ -868,7 +868,6 @@ describe('requester role', () => {
     expect(mine.map((x) => [x.type, x.body])).toEqual([
       ['Create', 'Help me'],
       ['Correspond', 'Dear customer'],
-      ['Status', null],
     ]);
   });
 

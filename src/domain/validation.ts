@@ -208,7 +208,8 @@ export function fieldLabel(path: string): string {
  */
 export function inWords(path: string, message: string): string {
   const label = fieldLabel(path);
-  if (/^[a-z]/.test(message)) return `${label} ${message}`;
+  // "must be …", "is required": the label begins the sentence (a message naming a value, "ann@x.org is …", stands as it is).
+  if (/^[a-z]+\s/.test(message)) return `${label} ${message}`;
   if (/^Must /.test(message)) return `${label} must ${message.slice(5)}`;
   if (/^Expected /.test(message)) return `${label} must be ${message.slice(9)}`;
   if (/^(At most|At least|Only) /.test(message))

@@ -468,7 +468,7 @@ async function refuseIfStale(tx: Conn, actor: Actor, id: number, seen: number): 
   const n = mail.length === 1 ? 'A new message' : `${mail.length} new messages`;
   throw new StaleError(
     `${n} arrived on ticket #${id} after you loaded it: read ${mail.length === 1 ? 'it' : 'them'} first, or send again with force: true to send anyway`,
-    newer,
+    transactionsFor(actor, newer),
   );
 }
 

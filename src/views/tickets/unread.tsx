@@ -18,4 +18,6 @@ export function NewMark() {
 export const isNewEntry = (
   t: { id: number; creator_id: number | null },
   p: { newAfter?: number | null; actorId: number },
-): boolean => p.newAfter != null && t.id > p.newAfter && t.creator_id !== p.actorId;
+): boolean =>
+  // Entries by nobody (what the scrips did after a change, e.g. new → open) follow their cause: not marked on their own.
+  p.newAfter != null && t.id > p.newAfter && t.creator_id !== null && t.creator_id !== p.actorId;
