@@ -130,7 +130,7 @@ describe.each([1280, 360])('the portal at %i px', (width) => {
     await page.keyboard.type('Uma Renamed');
     await page.keyboard.press('Enter');
     await page.waitForURL('**/portal/settings?saved');
-    expect(await page.getByRole('status').innerText()).toBe('Saved.');
+    expect(await page.locator('p.notice[role="status"]').innerText()).toBe('Saved.');
     expect(await page.locator('#settings-name').inputValue()).toBe('Uma Renamed');
     await screenshot(page, `portal-settings-${width}`);
     await context.close();
