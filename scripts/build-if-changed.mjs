@@ -78,13 +78,75 @@ export function inputsDigest(root, tsVersion) {
  * Builds `root`'s dist/ when its inputs changed since the last successful build; says whether it
  * built and why. A failed build leaves no stamp, so the next start tries again.
  * @param {string} root
- * @param {{ log?: (line: string) => void }} [opts]
+ * @param {{ log?: (line: string) => void, lockTimeoutMs?: number }} [opts]
  * @returns {{ built: boolean, reason: string, status: number }}
  */
 export function buildIfChanged(root, opts = {}) {
   const ts = typescript();
   if (!ts) return { built: false, reason: 'TypeScript is not installed', status: 1 };
   const dist = path.join(root, 'dist');
+  // Two processes starting at once on one install (two `hxdesk serve`, several workers of one
+  // deployment) must not both compile into dist/: tsc truncates each file before writing it, so
+  // the other one could import a half-written module. The second waits for the first, then finds
+  // the stamp current and does not build.
+  const release = lock(dist, opts.lockTimeoutMs ?? 300_000);
+  try {
+    return buildLocked(root, dist, ts, opts);
+  } finally {
+    release();
+  }
+}
+
+/** Whether a process with this pid is alive on this machine. @param {number} pid */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return /** @type {NodeJS.ErrnoException} */ (e).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes dist/.build-lock (created exclusively, holding the pid); waits while a live process holds
+ * it, takes over one left by a process that died. @param {string} dist @param {number} timeoutMs
+ * @returns {() => void} the release
+ */
+function lock(dist, timeoutMs) {
+  fs.mkdirSync(dist, { recursive: true });
+  const file = path.join(dist, '.build-lock');
+  const deadline = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      return () => fs.rmSync(file, { force: true });
+    } catch (e) {
+      if (/** @type {NodeJS.ErrnoException} */ (e).code !== 'EEXIST') throw e;
+    }
+    let holder = Number.NaN;
+    let age = 0;
+    try {
+      holder = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+      age = Date.now() - fs.statSync(file).mtimeMs;
+    } catch {
+      continue; // released between the two calls
+    }
+    // A dead holder's lock is stale (so is one naming this process: this call is not reentrant,
+    // so the pid was reused); a lock without a pid is being written this instant, or was left
+    // by a process that died doing it.
+    const stale = Number.isInteger(holder) ? holder === process.pid || !alive(holder) : age > 10_000;
+    if (stale) {
+      fs.rmSync(file, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`build: ${file} is held by process ${holder}; gave up waiting`);
+    Atomics.wait(pause, 0, 0, 50);
+  }
+}
+
+/** buildIfChanged's work, under the lock. @param {string} root @param {string} dist @param {{ tsc: string, version: string }} ts @param {{ log?: (line: string) => void }} opts */
+function buildLocked(root, dist, ts, opts) {
   const stampFile = path.join(dist, '.build-stamp');
   const digest = inputsDigest(root, ts.version);
   let stamp = null;

@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,5 +106,51 @@ describe('build-if-changed: npm start compiles only what changed', () => {
     expect(build(root)).toMatchObject({ built: true, status: 0 });
     expect(out('greeting.js')).toContain("'three'");
     expect(build(root).built).toBe(false);
+  });
+});
+
+describe('build-if-changed: two starts at once', () => {
+  it('two processes starting together on one install build once; the second waits and imports a whole dist/', async () => {
+    write('src/greeting.ts', "export const greeting: string = 'four';\n");
+    // Many modules, so that a build takes long enough for the two to overlap.
+    for (let i = 0; i < 200; i++) write(`src/m/m${i}.ts`, `export const m${i}: number = ${i};\n`);
+    const script = path.join(root, 'race.mjs');
+    fs.writeFileSync(
+      script,
+      `import { buildIfChanged } from ${JSON.stringify(path.resolve('scripts/build-if-changed.mjs'))};\n` +
+        `const r = buildIfChanged(${JSON.stringify(root)});\n` +
+        `const { m199 } = await import(${JSON.stringify(`${root}/dist/m/m199.js`)});\n` +
+        'console.log(JSON.stringify({ ...r, m199 }));\n',
+    );
+    const run = () =>
+      new Promise<Result & { m199: number }>((resolve, reject) => {
+        const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let text = '';
+        child.stdout.on('data', (d: Buffer) => {
+          text += d.toString();
+        });
+        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(text)) : reject(new Error(`exit ${code}: ${text}`))));
+      });
+    const results = await Promise.all([run(), run()]);
+    expect(results.map((r) => r.built).sort()).toEqual([false, true]);
+    expect(results.every((r) => r.status === 0 && r.m199 === 199)).toBe(true);
+    expect(fs.existsSync(path.join(root, 'dist', '.build-lock'))).toBe(false);
+  });
+
+  it('a lock left by a process that died is taken over', () => {
+    write('src/greeting.ts', "export const greeting: string = 'five';\n");
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    fs.writeFileSync(path.join(root, 'dist', '.build-lock'), `${dead.stdout}\n`);
+    expect(build(root)).toMatchObject({ built: true, status: 0 });
+    expect(out('greeting.js')).toContain("'five'");
+    expect(fs.existsSync(path.join(root, 'dist', '.build-lock'))).toBe(false);
+  });
+
+  it('a lock held by a live process is waited for, and given up on with a message naming it', () => {
+    fs.writeFileSync(path.join(root, 'dist', '.build-lock'), `${process.ppid}\n`);
+    expect(() => buildIfChanged(root, { lockTimeoutMs: 200 })).toThrow(
+      `build: ${path.join(root, 'dist', '.build-lock')} is held by process ${process.ppid}; gave up waiting`,
+    );
+    fs.rmSync(path.join(root, 'dist', '.build-lock'));
   });
 });
