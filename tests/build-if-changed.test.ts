@@ -129,7 +129,9 @@ describe('build-if-changed: two starts at once', () => {
         child.stdout.on('data', (d: Buffer) => {
           text += d.toString();
         });
-        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(text)) : reject(new Error(`exit ${code}: ${text}`))));
+        child.on('exit', (code) =>
+          code === 0 ? resolve(JSON.parse(text)) : reject(new Error(`exit ${code}: ${text}`)),
+        );
       });
     const results = await Promise.all([run(), run()]);
     expect(results.map((r) => r.built).sort()).toEqual([false, true]);
