@@ -439,6 +439,11 @@ export const outbox = sqliteTable(
     sent_at: text('sent_at'),
     /** The delivery worker whose attempt a `sending` row is (decision 030): put back when that worker is gone. */
     claimed_by: text('claimed_by'),
+    /**
+     * The end of a `sending` row's lease (SPEC D1): until then it is its claimer's; after it, any
+     * process may claim the row again (its claimer is taken to have died).
+     */
+    claimed_until: text('claimed_until'),
   },
   (t) => [
     index('outbox_due_idx').on(t.status, t.kind, t.next_attempt_at),
