@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable, startPostgres, type PgCluster } from './helpers/postgres.js';
-import { logAppend, transaction } from '../src/db/port.js';
+import { logAppend, logHorizon, transaction } from '../src/db/port.js';
 import { transactions } from '../src/db/schema.js';
 import { closeDb } from '../src/db/store.js';
 import { openPostgres } from '../src/db/postgres/store.js';
@@ -193,12 +193,14 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
     again.close();
   });
 
-  // The change log's order lock (src/db/postgres/signals.ts): two stores on the database (two
-  // processes, as far as PostgreSQL can tell). A unit of work that appended holds the log until
-  // it commits; another process's append waits for it, so ids become visible in commit order and
-  // a reader that has seen id N never finds a smaller one later.
-  it('makes log ids visible in commit order across processes: a second append waits for the first commit', async () => {
-    const ticketId = await newTicket(p1.base, 'Order lock');
+  // The change log without a writer lock (SPEC D1, src/db/postgres/logHorizon.ts): two stores on
+  // the database (two processes, as far as PostgreSQL can tell). A unit of work that took log id
+  // N and is still open does not hold up another's append: that one takes N+1 and commits first.
+  // The readers' horizon stays below N until the first commits, so a stream never skips N: it
+  // gets one event at N+1 with both entries' types, once.
+  it('lets a second append commit while the first is open, and streams skip neither: the horizon waits for the first', async () => {
+    const ticketId = await newTicket(p1.base, 'No order lock');
+    const live = await stream(p1.base, agents[0].token);
     const [one, two] = await Promise.all([openPostgres(url), openPostgres(url)]);
     let commitFirst!: () => void;
     const held = new Promise<void>((r) => {
@@ -210,37 +212,40 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
       const firstAppended = new Promise<void>((r) => {
         appended = r;
       });
-      const append = async (tx: Parameters<Parameters<typeof transaction>[1]>[0], body: string) => {
+      const append = async (tx: Parameters<Parameters<typeof transaction>[1]>[0], type: string) => {
         await logAppend(tx);
         const [row] = await tx
           .insert(transactions)
-          .values({ ticket_id: ticketId, type: 'Comment', body, created_at: new Date().toISOString() })
+          .values({ ticket_id: ticketId, type, body: type, created_at: new Date().toISOString() })
           .returning({ id: transactions.id });
         return row.id;
       };
       const first = transaction(one, async (tx) => {
-        firstId = await append(tx, 'first');
+        firstId = await append(tx, 'Comment');
         appended();
         await held;
       });
       await firstAppended;
-      let secondId = 0;
-      const second = transaction(two, async (tx) => {
-        secondId = await append(tx, 'second');
-      });
-      // While the first is open, the second cannot append (without the lock it takes an id and commits first).
-      await new Promise((r) => setTimeout(r, 300));
-      expect(secondId).toBe(0);
-      const visible = await sql.query<{ id: number }>(
-        'SELECT id FROM transactions WHERE ticket_id = $1 AND body = $2',
-        [ticketId, 'second'],
-      );
-      expect(visible.rows).toEqual([]);
-      commitFirst();
-      await Promise.all([first, second]);
+      // The second does not wait for the first: it commits while the first is open.
+      const secondId = await transaction(two, (tx) => append(tx, 'Correspond'));
       expect(secondId).toBeGreaterThan(firstId);
+      const horizon = await logHorizon(two);
+      expect(horizon.upTo).toBeLessThan(firstId);
+      expect(horizon.settled).toBe(false);
+      commitFirst();
+      await first;
+      // Once the first committed, the horizon passes both (asked again, as the hub does).
+      let after = await logHorizon(two);
+      for (let i = 0; i < 5 && after.upTo < secondId; i++) after = await logHorizon(two);
+      expect(after.upTo).toBeGreaterThanOrEqual(secondId);
+      const event = await live.next(ticketMsg(ticketId, 'Correspond'), { timeoutMs: 10_000 });
+      expect(Number(event.id)).toBe(secondId);
+      const events = live.messages.filter((m) => m.event === 'ticket' && JSON.parse(m.data).ticket_id === ticketId);
+      // One event carrying both entries (neither skipped, nothing twice).
+      expect(events.map((m) => JSON.parse(m.data).types.sort())).toEqual([['Comment', 'Correspond']]);
     } finally {
       commitFirst(); // a failed check must not leave the first unit of work open (closing waits for it)
+      live.close();
       await Promise.all([closeDb(one), closeDb(two)]);
     }
   });

@@ -187,6 +187,12 @@ export interface StoreImpl {
    */
   logAppend(tx: Tx): Awaitable<void>;
   /**
+   * How far the change log may be read without ever skipping an entry that commits later (SPEC
+   * D1): SQLite's one writer commits in id order (the newest id); PostgreSQL's writers do not
+   * (src/db/postgres/logHorizon.ts).
+   */
+  logHorizon(): Promise<LogHorizon>;
+  /**
    * Hears the store's signals, from every process of the store: `'log'` after a unit of work that
    * appended to the change log committed (and after a lost LISTEN connection came back, when
    * some may have been missed), `'message'` with a payload someone `broadcast`. Returns the
@@ -209,6 +215,16 @@ export interface StoreImpl {
 }
 
 export type StoreSignal = { kind: 'log' } | { kind: 'message'; payload: string };
+
+/**
+ * How far the change log may be read (SPEC D1): every entry with an id at or below `upTo` has
+ * committed or never will; `settled` is false while entries above it may still commit (units of
+ * work in flight), so a reader asks again shortly.
+ */
+export interface LogHorizon {
+  upTo: number;
+  settled: boolean;
+}
 
 export interface HeldLock {
   /**
@@ -293,6 +309,8 @@ export const locksSeeOtherProcesses = (conn: Conn) => storeOf(conn).locksSeeOthe
 
 /** Inside a unit of work, before appending to the change log (`transactions`): see StoreImpl.logAppend. */
 export const logAppend = (tx: Tx) => storeOf(tx).logAppend(tx);
+/** How far the change log may be read (see StoreImpl.logHorizon). */
+export const logHorizon = (conn: Conn) => storeOf(conn).logHorizon();
 /** Hears the change log grow and broadcast messages, from every process of the store; returns the unsubscribe. */
 export const listenStore = (conn: Conn, fn: (signal: StoreSignal) => void) => storeOf(conn).listen(fn);
 /** A short message to every process of the store (presence, SPEC C5). */

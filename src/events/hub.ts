@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, gt, inArray, lte, max } from 'drizzle-orm';
-import { broadcast, type Db, listenStore, type StoreSignal } from '../db/port.js';
+import { and, asc, gt, inArray, lte } from 'drizzle-orm';
+import { broadcast, type Db, listenStore, logHorizon, type StoreSignal } from '../db/port.js';
 import { tickets, ticketWatchers, transactions } from '../db/schema.js';
 import { outsideRequest } from '../log.js';
 
@@ -105,6 +105,9 @@ interface Share {
 
 /** How many log entries one read takes; a stream further behind than CATCH_UP_MAX is reset. */
 const PAGE = 1000;
+/** While units of work are in flight above the log's horizon, the hub looks again after this long, doubling up to the max. */
+const RECHECK_MIN_MS = 20;
+const RECHECK_MAX_MS = 1000;
 const CATCH_UP_MAX = 2000;
 
 export interface Hub {
@@ -131,8 +134,14 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
   const perUser = new Map<number, number>();
   const maxCustomerStreams = customerStreamsOf(opts.maxStreams);
   let customerStreams = 0; // open (or opening) streams of customers
-  const newestId = async () => (await db.select({ id: max(transactions.id) }).from(transactions))[0]?.id ?? 0;
+  // The hub reads the log only up to its horizon (SPEC D1): on PostgreSQL units of work commit
+  // out of id order, and an entry below one already sent must not be skipped. While writers are
+  // in flight above the horizon, it asks again shortly (their commit may not signal: a unit of
+  // work that wrote no log entry holds the horizon back too).
+  const newestId = async () => (await logHorizon(db)).upTo;
   let lastId = await newestId();
+  let recheck: NodeJS.Timeout | undefined;
+  let recheckMs = RECHECK_MIN_MS;
   // With no stream open nobody needs the new rows: a signal only marks the hub behind, and the
   // next stream to open moves it to the log's end first (no read per write of a quiet server).
   let behind = false;
@@ -230,12 +239,22 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
   }
 
   async function readNew(): Promise<void> {
-    for (;;) {
-      const rows = await readLog(lastId);
-      if (rows.length === 0) return;
+    const horizon = await logHorizon(db);
+    clearTimeout(recheck);
+    if (!horizon.settled) {
+      recheck = setTimeout(kick, recheckMs);
+      recheck.unref();
+      recheckMs = Math.min(recheckMs * 2, RECHECK_MAX_MS);
+    } else recheckMs = RECHECK_MIN_MS;
+    while (lastId < horizon.upTo) {
+      const rows = await readLog(lastId, horizon.upTo);
+      if (rows.length === 0) {
+        lastId = horizon.upTo; // ids of units of work that rolled back
+        return;
+      }
       lastId = rows[rows.length - 1].id;
       await deliver(rows, streams);
-      if (rows.length < PAGE) return;
+      if (rows.length < PAGE) lastId = horizon.upTo;
     }
   }
 
@@ -439,6 +458,7 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
     },
     stop() {
       unlisten();
+      clearTimeout(recheck);
       for (const t of [repeat, sweep, heartbeat]) clearInterval(t);
     },
   };

@@ -11,21 +11,27 @@ const LOG_CHANNEL = 'hxdesk_log';
 const MESSAGE_CHANNEL = 'hxdesk_msg';
 
 /**
- * Before a unit of work's first append to the change log: the log's order lock, held until the
- * unit of work ends, so `transactions` ids become visible in the order they were given (a
- * sequence hands out ids at insert, commits come in any order; a reader that saw id 11 must not
- * later find a 10 it skipped). And the NOTIFY, which PostgreSQL delivers at commit and drops on
- * rollback: a signal never comes before the change is visible.
+ * Before a unit of work's first append to the change log: its transaction id, taken now if it has
+ * none yet (pg_current_xact_id()), so that it is taken before the entry's id comes from the
+ * sequence — what the log's horizon relies on (./logHorizon.ts, SPEC D1). No lock: appends run side
+ * by side. `appended` tells the store to announce the unit of work once it has committed (a
+ * NOTIFY inside the transaction would take a database-wide lock at commit).
  */
 export function logAppender() {
   const announced = new WeakSet<object>();
-  return async (tx: Tx): Promise<void> => {
-    if (announced.has(tx)) return;
-    announced.add(tx);
-    await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(
-      sql`SELECT pg_advisory_xact_lock(hashtext('hxdesk change log')), pg_notify(${LOG_CHANNEL}, '')`,
-    );
+  return {
+    async append(tx: Tx): Promise<void> {
+      if (announced.has(tx)) return;
+      announced.add(tx);
+      await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql`SELECT pg_current_xact_id()`);
+    },
+    appended: (tx: object) => announced.has(tx),
   };
+}
+
+/** Tells every process that the change log grew (after a commit; a lost one is made up by the next). */
+export async function announceLog(pool: pg.Pool): Promise<void> {
+  await pool.query(`SELECT pg_notify('${LOG_CHANNEL}', '')`);
 }
 
 /**

@@ -7,7 +7,8 @@ import * as schema from '../schema.js';
 import { storageWatch } from '../storageWatch.js';
 import { migratePostgres } from './migrate.js';
 import { pgStorageFailure, probeWrite, sqlState } from './storage.js';
-import { logAppender, pgSignals } from './signals.js';
+import { pgLogHorizon } from './logHorizon.js';
+import { announceLog, logAppender, pgSignals } from './signals.js';
 import { searchPeople } from './people.js';
 import { listTickets, type PgDb } from './ticketList.js';
 import { sameName, uniqueViolation } from './unique.js';
@@ -150,6 +151,7 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   // checked-out connection, and a lock's connection is out for as long as the lock is held).
   const lockClients = new Set<pg.PoolClient>();
   const signals = pgSignals(url, pool);
+  const log = logAppender();
   // Decision 042: a unit of work that fails for lack of space (or on a read-only database) is
   // thrown as StorageUnavailable and remembered; the probe write clears it.
   const storage = storageWatch({ classify: pgStorageFailure, probe: () => probeWrite(pool) });
@@ -157,12 +159,14 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     dialect: 'postgres',
     db: root as unknown as Db,
     // SERIALIZABLE, run again when PostgreSQL says it conflicted with another process's (decision 030).
-    transaction: (fn) =>
-      storage.run(() =>
+    transaction: async (fn) => {
+      let appended = false;
+      const result = await storage.run(() =>
         oneAtATime(() =>
           retryConflicts((sawConflict) =>
             pgDb.transaction(
               async (tx) => {
+                appended = false;
                 registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
                 const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
                 failures.delete(client);
@@ -171,6 +175,7 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
                   // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
                   // COMMIT would roll it back without an error. The first failure is the unit of work's.
                   if (failures.has(client)) throw failures.get(client);
+                  appended = log.appended(tx);
                   return result;
                 } finally {
                   if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
@@ -180,9 +185,14 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
             ),
           ),
         ),
-      ),
+      );
+      // After the commit: listeners read the log once the change is there to read.
+      if (appended) void announceLog(pool).catch(() => {});
+      return result;
+    },
     isTx: (conn) => conn instanceof PgTransaction,
-    logAppend: logAppender(),
+    logAppend: (tx) => log.append(tx),
+    logHorizon: pgLogHorizon(pool),
     listen: (fn) => signals.listen(fn),
     broadcast: (payload) => signals.broadcast(payload),
     prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {

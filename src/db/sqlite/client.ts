@@ -98,6 +98,7 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
   // as StorageUnavailable and remembered; the probe write, through the group commit, clears it.
   const storageFailure = (err: unknown) => sqliteStorageFailure(err, file);
   const storage = storageWatch({ classify: storageFailure, probe: () => commit(async () => probeWrite(writer)) });
+  const newestLogId = reader.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM transactions');
   const impl: StoreImpl = {
     dialect: 'sqlite',
     db: readerDb as unknown as PortDb,
@@ -105,6 +106,8 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
     logAppend: () => {
       appended = true;
     },
+    // One writer: ids commit in the order they were given, so the newest is the horizon.
+    logHorizon: async () => ({ upTo: newestLogId.get()?.id ?? 0, settled: true }),
     listen(fn) {
       listeners.add(fn);
       return () => {
