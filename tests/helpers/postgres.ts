@@ -386,8 +386,17 @@ export async function releasePostgres(): Promise<void> {
       'SELECT datname FROM pg_database WHERE NOT (datname = ANY($1))',
       [KEPT],
     );
+    const patience = Date.now() + 1000; // for all the file's databases together
     for (const { datname } of rows) {
       if (!droppable(datname)) continue;
+      // A pool's end() resolves before its connections' sessions have ended: give them a moment
+      // to go on their own, so the forced drop does not kill them under their client (which
+      // reports it as an error of its pool).
+      while (Date.now() < patience) {
+        const left = await admin.query('SELECT 1 FROM pg_stat_activity WHERE datname = $1 LIMIT 1', [datname]);
+        if (left.rowCount === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
       await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     }
   } finally {
