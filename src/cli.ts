@@ -157,7 +157,7 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
   ] = await Promise.all([
     store(),
     import('drizzle-orm'),
-    import('./db/schema.js'),
+    import('./db/tables.js'),
     import('./domain/secrets.js'),
     import('./domain/throttle.js'),
     import('./domain/users.js'),

@@ -26,7 +26,15 @@ const LAYERS = [
   {
     name: 'store port',
     rank: 1,
-    prefixes: ['src/db/port.ts', 'src/db/schema.ts', 'src/db/storageWatch.ts', 'src/db/shared/'],
+    // The tables (src/db/tables.ts) are the one schema description, written in SQLite's terms
+    // beside SQLite's migrations: everything outside src/db/sqlite/ reads them through tables.ts.
+    prefixes: [
+      'src/db/port.ts',
+      'src/db/tables.ts',
+      'src/db/sqlite/schema.ts',
+      'src/db/storageWatch.ts',
+      'src/db/shared/',
+    ],
   },
   // The one clock (decision 047) belongs to a store and reads nothing but the port: every layer above may ask it the time.
   { name: 'clock', rank: 2, prefixes: ['src/domain/clock.ts'] },
@@ -52,6 +60,9 @@ const under = (file: string, ...prefixes: readonly string[]) =>
   prefixes.some((p) => file === p || (p.endsWith('/') && file.startsWith(p)));
 const layerOf = (file: string): Layer | undefined => LAYERS.find((l) => under(file, ...l.prefixes));
 const storeImplementation = (file: string) => /^src\/db\/(sqlite|postgres)\//.exec(file)?.[0];
+/** The one schema description (decision 025), in SQLite's folder; src/db/tables.ts hands it on. */
+const SCHEMA_FILE = 'src/db/sqlite/schema.ts';
+const schemaEdge = (e: ImportEdge) => e.from === 'src/db/tables.ts' && e.to === SCHEMA_FILE;
 const describeEdge = (e: ImportEdge) =>
   `${e.from}:${e.line} imports ${e.to}${e.typeOnly ? ' (types only)' : ' at run time'}${e.kind === 'static' ? '' : ` (${e.kind})`}`;
 
@@ -101,8 +112,13 @@ const RULES: Rule[] = [
     instead: 'open the store through src/db/store.ts and use src/db/port.ts',
     offends: (e) => {
       const impl = storeImplementation(e.to);
-      return impl !== undefined && !under(e.from, 'src/db/store.ts', 'src/db/copyStore.ts', impl);
+      return impl !== undefined && !under(e.from, 'src/db/store.ts', 'src/db/copyStore.ts', impl) && !schemaEdge(e);
     },
+  },
+  {
+    never: 'anything outside src/db/sqlite/ but src/db/tables.ts → the SQLite schema file',
+    instead: 'import the tables from src/db/tables.ts',
+    offends: (e) => e.to === SCHEMA_FILE && !under(e.from, 'src/db/tables.ts', 'src/db/sqlite/'),
   },
   {
     never: 'an arrow upward: an import from a lower layer to a higher one, or between two layers of one rank',

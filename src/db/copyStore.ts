@@ -59,7 +59,7 @@ function kindOf(sqlType: string, where: string): ColumnPlan['kind'] {
 }
 
 /**
- * Every table of the PostgreSQL schema (derived from src/db/schema.ts), parents before the
+ * Every table of the PostgreSQL schema (derived from src/db/sqlite/schema.ts), parents before the
  * tables whose foreign keys point at them, so each row's references exist when it is inserted.
  */
 export function copyPlan(): TablePlan[] {

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import { users } from '../schema.js';
+import { users } from '../tables.js';
 import { containsPattern } from './search.js';
 import type { PgDb } from './ticketList.js';
 

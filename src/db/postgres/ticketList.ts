@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { Db, TicketListSpec } from '../port.js';
 import { isRanked, rankExpression } from '../shared/listSort.js';
-import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions, users } from '../schema.js';
+import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions, users } from '../tables.js';
 import { containsPattern } from './search.js';
 
 // A filtered ticket list on PostgreSQL (SPEC B4): the same TicketListSpec as

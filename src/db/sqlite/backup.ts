@@ -19,7 +19,7 @@ import {
 /** The SQL migrations in the source tree, as openDb() reads them (from src/ and dist/ alike). */
 export const MIGRATIONS_FOLDER = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  '../../../src/db/migrations',
+  '../../../src/db/sqlite/migrations',
 );
 
 /** Pre-migration copies kept per database (SPEC C6: the last 3). */

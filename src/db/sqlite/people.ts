@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import { users } from '../schema.js';
+import { users } from './schema.js';
 import type { Db } from './handle.js';
 
 /** How many of the newest users a name search reads, at most (an id range of the table). */

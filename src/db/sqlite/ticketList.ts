@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, like, ne, or, sql, type SQL } from 'drizzle-orm';
 import { SearchTooBroad, type TicketListSpec } from '../port.js';
 import { isRanked, rankExpression } from '../shared/listSort.js';
-import { teamMembers, ticketCustomValues, tickets, ticketWatchers, users } from '../schema.js';
+import { teamMembers, ticketCustomValues, tickets, ticketWatchers, users } from './schema.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
 import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTextMatch } from './search.js';
