@@ -259,6 +259,27 @@ describe('storage failures are read by the stores', () => {
   });
 });
 
+// Decision 062: query-building both stores share is written once, under src/db/shared/. The LIKE
+// escape is the telltale one: a second copy is how the two stores' patterns drift apart.
+const LIKE_ESCAPE = /\[\\\\%_\]|\[%_\\\\\]|\[_%\\\\\]/;
+
+describe('query-building both stores share is written once', () => {
+  it('escapes LIKE patterns in src/db/shared/like.ts only', () => {
+    const copies = files('src')
+      .filter((f) => f !== 'src/db/shared/like.ts')
+      .flatMap((f) =>
+        fs
+          .readFileSync(path.join(root, f), 'utf8')
+          .split('\n')
+          .flatMap((l, i) => (LIKE_ESCAPE.test(l) ? [`${f}:${i + 1}: ${l.trim()}`] : [])),
+      );
+    expect(copies, 'escapes LIKE wildcards itself: use likeEscape/containsPattern of src/db/shared/like.ts').toEqual(
+      [],
+    );
+    expect(LIKE_ESCAPE.test(fs.readFileSync(path.join(root, 'src/db/shared/like.ts'), 'utf8'))).toBe(true);
+  });
+});
+
 // ARCHITECTURE and decision 047: nothing but the clock (src/domain/clock.ts) reads the time for
 // business: the domain, the scrips, the events and the routes ask the store's clock (nowIso,
 // nowMs, clockOf), so a test clock (SPEC D2) moves all of it. What is machinery, not business —

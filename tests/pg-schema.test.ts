@@ -10,7 +10,7 @@ import { uniqueViolation as sqliteUniqueViolation } from '../src/db/sqlite/clien
 import type * as sqliteSchema from '../src/db/tables.js';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
 import * as pgSchema from '../src/db/postgres/schema.js';
-import { containsPattern } from '../src/db/postgres/search.js';
+import { containsPattern } from '../src/db/shared/like.js';
 import { identityColumns, syncSequences } from '../src/db/postgres/sequences.js';
 import { sameName, uniqueColumns, uniqueViolation } from '../src/db/postgres/unique.js';
 import { createDatabase, createMigratedDatabase, pgAvailable, postgres, releasePostgres } from './helpers/postgres.js';
