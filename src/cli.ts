@@ -157,7 +157,7 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
   ] = await Promise.all([
     store(),
     import('drizzle-orm'),
-    import('./db/schema.js'),
+    import('./db/tables.js'),
     import('./domain/secrets.js'),
     import('./domain/throttle.js'),
     import('./domain/users.js'),
@@ -237,7 +237,7 @@ async function copyStoreCommand(argv: string[], io: Io): Promise<void> {
   if (parsed.values.help) return io.stdout(`${COPY_STORE_USAGE}\n`);
   const to = parsed.values.to;
   if (to === undefined || to === '') throw usageError('copy-store: missing --to <postgres-url>');
-  const { checkPostgresUrl, copyStore, redactUrl } = await store();
+  const { checkPostgresUrl, copyStore, redactUrl } = await import('./cli/copyStore.js');
   const bad = checkPostgresUrl(to);
   if (bad) throw usageError(`copy-store: ${bad}`);
   const env = settings();

@@ -26,12 +26,20 @@ const LAYERS = [
   {
     name: 'store port',
     rank: 1,
-    prefixes: ['src/db/port.ts', 'src/db/schema.ts', 'src/db/storageWatch.ts', 'src/db/shared/'],
+    // The tables (src/db/tables.ts) are the one schema description, written in SQLite's terms
+    // beside SQLite's migrations: everything outside src/db/sqlite/ reads them through tables.ts.
+    prefixes: [
+      'src/db/port.ts',
+      'src/db/tables.ts',
+      'src/db/sqlite/schema.ts',
+      'src/db/storageWatch.ts',
+      'src/db/shared/',
+    ],
   },
   // The one clock (decision 047) belongs to a store and reads nothing but the port: every layer above may ask it the time.
   { name: 'clock', rank: 2, prefixes: ['src/domain/clock.ts'] },
   { name: 'store implementation', rank: 3, prefixes: ['src/db/sqlite/', 'src/db/postgres/'] },
-  { name: 'store factory', rank: 4, prefixes: ['src/db/store.ts', 'src/db/copyStore.ts'] },
+  { name: 'store factory', rank: 4, prefixes: ['src/db/store.ts'] },
   { name: 'scrips', rank: 5, prefixes: ['src/scrips/'] },
   { name: 'events', rank: 5, prefixes: ['src/events/'] },
   { name: 'domain', rank: 6, prefixes: ['src/domain/'] },
@@ -52,6 +60,9 @@ const under = (file: string, ...prefixes: readonly string[]) =>
   prefixes.some((p) => file === p || (p.endsWith('/') && file.startsWith(p)));
 const layerOf = (file: string): Layer | undefined => LAYERS.find((l) => under(file, ...l.prefixes));
 const storeImplementation = (file: string) => /^src\/db\/(sqlite|postgres)\//.exec(file)?.[0];
+/** The one schema description (decision 025), in SQLite's folder; src/db/tables.ts hands it on. */
+const SCHEMA_FILE = 'src/db/sqlite/schema.ts';
+const schemaEdge = (e: ImportEdge) => e.from === 'src/db/tables.ts' && e.to === SCHEMA_FILE;
 const describeEdge = (e: ImportEdge) =>
   `${e.from}:${e.line} imports ${e.to}${e.typeOnly ? ' (types only)' : ' at run time'}${e.kind === 'static' ? '' : ` (${e.kind})`}`;
 
@@ -97,12 +108,17 @@ const RULES: Rule[] = [
     offends: (e) => under(e.from, 'src/mail/') && under(e.to, 'src/routes/', 'src/views/'),
   },
   {
-    never: "anything but the store factory and the CLI's copy-store → a store implementation",
+    never: "anything but the store factory and the CLI's copy-store (src/cli/copyStore.ts) → a store implementation",
     instead: 'open the store through src/db/store.ts and use src/db/port.ts',
     offends: (e) => {
       const impl = storeImplementation(e.to);
-      return impl !== undefined && !under(e.from, 'src/db/store.ts', 'src/db/copyStore.ts', impl);
+      return impl !== undefined && !under(e.from, 'src/db/store.ts', 'src/cli/copyStore.ts', impl) && !schemaEdge(e);
     },
+  },
+  {
+    never: 'anything outside src/db/sqlite/ but src/db/tables.ts → the SQLite schema file',
+    instead: 'import the tables from src/db/tables.ts',
+    offends: (e) => e.to === SCHEMA_FILE && !under(e.from, 'src/db/tables.ts', 'src/db/sqlite/'),
   },
   {
     never: 'an arrow upward: an import from a lower layer to a higher one, or between two layers of one rank',
@@ -182,7 +198,8 @@ describe('the import graph', () => {
     const has = (from: string, to: string, typeOnly: boolean) =>
       graph.edges.some((e) => e.from === from && e.to === to && e.typeOnly === typeOnly);
     expect(has('src/server.ts', 'src/app.tsx', false)).toBe(true);
-    expect(has('src/db/store.ts', 'src/db/copyStore.ts', false)).toBe(true); // export … from
+    expect(has('src/db/store.ts', 'src/db/sqlite/backup.ts', false)).toBe(true); // export … from
+    expect(has('src/cli.ts', 'src/cli/copyStore.ts', false)).toBe(true); // import('…') of the CLI's own
     expect(has('src/cli.ts', 'src/db/store.ts', false)).toBe(true); // import('…')
     expect(has('src/db/sqlite/readers.ts', 'src/db/sqlite/listWorker.ts', false)).toBe(true); // new URL('./listWorker…', import.meta.url)
     expect(has('src/views/tickets/show.tsx', 'src/domain/transactions.ts', true)).toBe(true); // import type
@@ -239,6 +256,27 @@ describe('storage failures are read by the stores', () => {
       .split('\n')
       .filter((l) => DIALECT_ERROR_CODES.test(l));
     expect(hits, 'names a database error code outside src/db/<dialect>/').toEqual([]);
+  });
+});
+
+// Decision 062: query-building both stores share is written once, under src/db/shared/. The LIKE
+// escape is the telltale one: a second copy is how the two stores' patterns drift apart.
+const LIKE_ESCAPE = /\[\\\\%_\]|\[%_\\\\\]|\[_%\\\\\]/;
+
+describe('query-building both stores share is written once', () => {
+  it('escapes LIKE patterns in src/db/shared/like.ts only', () => {
+    const copies = files('src')
+      .filter((f) => f !== 'src/db/shared/like.ts')
+      .flatMap((f) =>
+        fs
+          .readFileSync(path.join(root, f), 'utf8')
+          .split('\n')
+          .flatMap((l, i) => (LIKE_ESCAPE.test(l) ? [`${f}:${i + 1}: ${l.trim()}`] : [])),
+      );
+    expect(copies, 'escapes LIKE wildcards itself: use likeEscape/containsPattern of src/db/shared/like.ts').toEqual(
+      [],
+    );
+    expect(LIKE_ESCAPE.test(fs.readFileSync(path.join(root, 'src/db/shared/like.ts'), 'utf8'))).toBe(true);
   });
 });
 

@@ -18,7 +18,9 @@ afterAll(() => {
 });
 
 const journal = (
-  JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../src/db/migrations/meta/_journal.json'), 'utf8')) as {
+  JSON.parse(
+    fs.readFileSync(path.resolve(import.meta.dirname, '../src/db/sqlite/migrations/meta/_journal.json'), 'utf8'),
+  ) as {
     entries: { tag: string }[];
   }
 ).entries;

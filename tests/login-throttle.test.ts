@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiTokens, loginThrottle } from '../src/db/schema.js';
+import { apiTokens, loginThrottle } from '../src/db/tables.js';
 import { actorFromToken } from '../src/domain/auth.js';
 import { checkThrottle, clearThrottle, countAttempt } from '../src/domain/throttle.js';
 import { expectSuccess, runCli } from './helpers/cli.js';

@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/port.js';
-import { users } from '../src/db/schema.js';
+import { users } from '../src/db/tables.js';
 import { rawGet, rawQuery, rawRun, sharedStore } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { runServerToExit, spawnServer, type ServerProcess, processScope } from './helpers/process.js';

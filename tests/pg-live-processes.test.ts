@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable, startPostgres, type PgCluster } from './helpers/postgres.js';
 import { logAppend, logHorizon, transaction } from '../src/db/port.js';
-import { transactions } from '../src/db/schema.js';
+import { transactions } from '../src/db/tables.js';
 import { closeDb } from '../src/db/store.js';
 import { openPostgres } from '../src/db/postgres/store.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, killAll, processScope, type ServerProcess, send } from './helpers/process.js';

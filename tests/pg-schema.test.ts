@@ -7,16 +7,16 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { closeDb, openDb, openStore, sqliteOf } from '../src/db/store.js';
 import { uniqueViolation as sqliteUniqueViolation } from '../src/db/sqlite/client.js';
-import type * as sqliteSchema from '../src/db/schema.js';
+import type * as sqliteSchema from '../src/db/tables.js';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
 import * as pgSchema from '../src/db/postgres/schema.js';
-import { containsPattern } from '../src/db/postgres/search.js';
+import { containsPattern } from '../src/db/shared/like.js';
 import { identityColumns, syncSequences } from '../src/db/postgres/sequences.js';
 import { sameName, uniqueColumns, uniqueViolation } from '../src/db/postgres/unique.js';
 import { createDatabase, createMigratedDatabase, pgAvailable, postgres, releasePostgres } from './helpers/postgres.js';
 import { runServerToExit } from './helpers/process.js';
 
-// SPEC C6: one schema description (src/db/schema.ts), two dialects. The PostgreSQL tables are
+// SPEC C6: one schema description (src/db/sqlite/schema.ts), two dialects. The PostgreSQL tables are
 // derived from the SQLite ones (src/db/postgres/schema.ts); these tests hold the generated
 // PostgreSQL migrations against a SQLite database made by its own migrations, on a throwaway
 // cluster (tests/helpers/postgres.ts). Skipped where no PostgreSQL server binaries exist.

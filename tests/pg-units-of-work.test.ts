@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStore, first, transaction, type Db } from '../src/db/port.js';
-import { loginThrottle, tickets } from '../src/db/schema.js';
+import { loginThrottle, tickets } from '../src/db/tables.js';
 import { openPostgres, sqlState } from '../src/db/postgres/store.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 

@@ -1,6 +1,6 @@
 import { DrizzleQueryError, type SQL } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import type * as schema from './schema.js';
+import type * as schema from './tables.js';
 
 // The store port (docs/decisions/026): everything the domain, the scrips and the mail intake
 // may ask of the database, with no dialect in it. A store (src/db/sqlite or src/db/postgres,

@@ -35,7 +35,5 @@ export async function closeDb(db: Db): Promise<void> {
 }
 
 /** Online backup and restore of the SQLite store (SPEC C6; `hxdesk backup`, `hxdesk restore`). */
-export { backupDatabase, restoreDatabase, StoreError } from './sqlite/backup.js';
-
-/** Moving a SQLite install to PostgreSQL (SPEC C6, `hxdesk copy-store`, docs/decisions/029). */
-export { checkPostgresUrl, copyStore, redactUrl, type CopyStoreResult, type TableCopied } from './copyStore.js';
+export { backupDatabase, restoreDatabase } from './sqlite/backup.js';
+export { StoreError } from './shared/storeError.js';

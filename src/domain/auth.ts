@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { changes, type Db, prepared, one, storageUnavailable, transaction } from '../db/port.js';
-import { apiTokens, sessions, users } from '../db/schema.js';
+import { apiTokens, sessions, users } from '../db/tables.js';
 import type { Actor } from './actor.js';
 import { nowIso, nowMs } from './clock.js';
 import { AppError, notFound } from './errors.js';

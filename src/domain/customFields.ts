@@ -1,6 +1,6 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import { type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
-import { customFieldQueues, customFields } from '../db/schema.js';
+import { customFieldQueues, customFields } from '../db/tables.js';
 import { type Actor, parseJson, requireAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
 import { invalid, notFound } from './errors.js';

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, or, sql, count } from 'drizzle-orm';
 import { type Db, first, transaction, one } from '../db/port.js';
-import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets, users } from '../db/schema.js';
+import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets, users } from '../db/tables.js';
 import { listByFilter, listTickets } from './tickets/list.js';
 import type { TicketJson } from './tickets/serialize.js';
 import { staffTickets } from './tickets/serialize.js';

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/port.js';
-import { appSettings, queues, tickets, users } from '../db/schema.js';
+import { appSettings, queues, tickets, users } from '../db/tables.js';
 import { type Actor, isAdmin, isStaff } from './actor.js';
 
 // SPEC D6 "First run": an empty install's landing page says what to do first (decision 055).

@@ -1,6 +1,6 @@
 import { asc, inArray } from 'drizzle-orm';
 import type { Db } from '../db/port.js';
-import { queues, teamMembers, teams, users } from '../db/schema.js';
+import { queues, teamMembers, teams, users } from '../db/tables.js';
 import { type Actor, isStaff } from './actor.js';
 import { allCustomFields, type CustomFieldJson } from './customFields.js';
 import { listSavedViews } from './savedViews.js';

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, isNotNull, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared } from '../db/port.js';
-import { ticketMailCc } from '../db/schema.js';
+import { ticketMailCc } from '../db/tables.js';
 import { ticketPeople, usersByIds } from '../scrips/people.js';
 import { type Actor, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';

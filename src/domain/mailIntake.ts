@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, prepared, sameName, first, transaction } from '../db/port.js';
-import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/schema.js';
+import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/tables.js';
 import { type Actor, requireAdmin } from './actor.js';
 import { nowIso, nowMs } from './clock.js';
 import { AppError, invalid, notFound } from './errors.js';

@@ -1,6 +1,6 @@
 import { and, asc, countDistinct, eq, inArray, isNotNull, ne } from 'drizzle-orm';
 import { type Db, transaction } from '../db/port.js';
-import { appSettings, queues, tickets, ticketWatchers, users, type WATCHER_ROLES } from '../db/schema.js';
+import { appSettings, queues, tickets, ticketWatchers, users, type WATCHER_ROLES } from '../db/tables.js';
 import { adminMailAddressesRow, MAIL_ADDRESSES_SETTING } from '../scrips/ownAddresses.js';
 import { type Actor, requireAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';

@@ -1,6 +1,6 @@
 import { and, eq, inArray, like, or } from 'drizzle-orm';
 import type { Conn } from '../db/port.js';
-import { tickets, users } from '../db/schema.js';
+import { tickets, users } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
 import type { ScripResult } from '../scrips/engine.js';
 import { normalizeEmail, type UserRow } from './users.js';

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { type Db, transaction } from '../db/port.js';
-import { sessions, users } from '../db/schema.js';
+import { sessions, users } from '../db/tables.js';
 import { enqueueAccountMail } from '../scrips/accountMail.js';
 import type { Actor } from './actor.js';
 import { nowIso, nowMs } from './clock.js';

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import { changes, type Conn, type Db, first, storeOf, transaction } from '../db/port.js';
-import { tickets, ticketWatchers, transactions, users } from '../db/schema.js';
+import { tickets, ticketWatchers, transactions, users } from '../db/tables.js';
 import { writtenHere } from '../markdown.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { readPortalToken } from '../scrips/portalLinks.js';

@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { type Conn, type Db, transaction } from '../db/port.js';
-import { queues } from '../db/schema.js';
+import { queues } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { type Actor, isStaff } from './actor.js';
 import { nowMs } from './clock.js';

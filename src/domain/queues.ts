@@ -1,6 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared, sameName, first, transaction, one } from '../db/port.js';
-import { queues, queueWatchers, tickets } from '../db/schema.js';
+import { queues, queueWatchers, tickets } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { signatureError } from '../scrips/signature.js';
 import { type Actor, isStaff, requireAdmin } from './actor.js';

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { type Conn, type Db, first, one, transaction } from '../db/port.js';
-import { cannedResponses } from '../db/schema.js';
+import { cannedResponses } from '../db/tables.js';
 import { isStatus, STATUSES, type Status } from './lifecycle.js';
 import { type Actor, isAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';

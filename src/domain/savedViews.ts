@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import { z } from 'zod';
 import { type Db, first, one, transaction } from '../db/port.js';
-import { savedViews, teamMembers, users } from '../db/schema.js';
+import { savedViews, teamMembers, users } from '../db/tables.js';
 import { type Actor, isAdmin, parseJson, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
 import { allCustomFields } from './customFields.js';

@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { type Db, first, one, transaction } from '../db/port.js';
-import { scrips, templates } from '../db/schema.js';
+import { scrips, templates } from '../db/tables.js';
 import { STATUSES } from './lifecycle.js';
 import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/engine.js';
 import { type Actor, parseJson, requireAdmin } from './actor.js';

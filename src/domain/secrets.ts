@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { type Db, first, transaction } from '../db/port.js';
-import { appSecrets } from '../db/schema.js';
+import { appSecrets } from '../db/tables.js';
 import { nowIso } from './clock.js';
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 

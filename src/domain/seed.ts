@@ -1,6 +1,6 @@
 import { count } from 'drizzle-orm';
 import { type Db, first, transaction, one } from '../db/port.js';
-import { queues, queueWatchers, scrips, templates, users } from '../db/schema.js';
+import { queues, queueWatchers, scrips, templates, users } from '../db/tables.js';
 import { nowIso } from './clock.js';
 import { generatePassword, hashPassword } from './secrets.js';
 import { normalizeEmail } from './users.js';

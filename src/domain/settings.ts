@@ -1,6 +1,6 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { type Db, transaction, one } from '../db/port.js';
-import { sessions, users } from '../db/schema.js';
+import { sessions, users } from '../db/tables.js';
 import { signatureError } from '../scrips/signature.js';
 import { type Actor, type Role, isStaff } from './actor.js';
 import { nowIso } from './clock.js';

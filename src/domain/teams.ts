@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { changes, type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
-import { dashboards, queues, teamMembers, teams, tickets } from '../db/schema.js';
+import { dashboards, queues, teamMembers, teams, tickets } from '../db/tables.js';
 import { type Actor, requireAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
 import { invalid, notFound } from './errors.js';

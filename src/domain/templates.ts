@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, max } from 'drizzle-orm';
 import { type Db, first, one, transaction } from '../db/port.js';
-import { scrips, templates, transactions } from '../db/schema.js';
+import { scrips, templates, transactions } from '../db/tables.js';
 import { fullScope, sampleScope } from '../scrips/context.js';
 import { isTemplateError, renderTemplate, templateError, templateErrorMessage } from '../scrips/templates.js';
 import { type Actor, requireAdmin } from './actor.js';

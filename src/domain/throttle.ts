@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { type Db, first, one, transaction, type Tx } from '../db/port.js';
-import { loginThrottle } from '../db/schema.js';
+import { loginThrottle } from '../db/tables.js';
 import { nowMs } from './clock.js';
 
 // Sign-in brakes kept in the database (SPEC C6, docs/decisions/028): every process serving the

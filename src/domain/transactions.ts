@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { type Conn, logAppend, prepared, first } from '../db/port.js';
-import { attachments, tickets, transactions, users } from '../db/schema.js';
+import { attachments, tickets, transactions, users } from '../db/tables.js';
 import { nextResolvedAt } from './lifecycle.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';

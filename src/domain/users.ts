@@ -1,6 +1,6 @@
 import { and, asc, eq, ne, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, prepared, first, storeOf, transaction, one } from '../db/port.js';
-import { apiTokens, sessions, teamMembers, users } from '../db/schema.js';
+import { apiTokens, sessions, teamMembers, users } from '../db/tables.js';
 import { type Actor, type Role, requireAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
 import { conflict, invalid, notFound } from './errors.js';

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import { changes, type Conn, type Db, prepared, first, transaction } from '../db/port.js';
-import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/schema.js';
+import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/tables.js';
 import type { ScripResult } from '../scrips/engine.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { ourAddresses } from '../scrips/people.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, gt, inArray, lte } from 'drizzle-orm';
 import { broadcast, type Db, listenStore, logHorizon, type StoreSignal } from '../db/port.js';
-import { tickets, ticketWatchers, transactions } from '../db/schema.js';
+import { tickets, ticketWatchers, transactions } from '../db/tables.js';
 import { outsideRequest } from '../log.js';
 
 // The live-update bus (SPEC C5, docs/decisions/037). The change log is the `transactions` table:

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { logAppend, type Tx } from '../db/port.js';
-import { outbox } from '../db/schema.js';
+import { outbox } from '../db/tables.js';
 import { nowIso } from '../domain/clock.js';
 import { formatMailbox, type Mailbox } from './outbox.js';
 

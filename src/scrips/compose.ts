@@ -1,7 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import type Mail from 'nodemailer/lib/mailer';
 import type { Db } from '../db/port.js';
-import { attachments } from '../db/schema.js';
+import { attachments } from '../db/tables.js';
 import { textToHtml } from './html.js';
 import { markdownMailHtml, markdownOfRow } from './markdownMail.js';
 import { storedMail, type OutboxRow } from './outbox.js';

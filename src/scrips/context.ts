@@ -9,7 +9,7 @@ import {
   ticketWatchers,
   transactions,
   users,
-} from '../db/schema.js';
+} from '../db/tables.js';
 
 // The variables a template sees (SPEC B3): `ticket` (with queue, owner, team, requester, url),
 // `transaction` (with creator) and `scrip`. Plain data only: no functions, no secrets.

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import { type Conn, errorMessage, prepared } from '../db/port.js';
-import { attachments, scrips, templates } from '../db/schema.js';
+import { attachments, scrips, templates } from '../db/tables.js';
 import { nowMs } from '../domain/clock.js';
 import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
 import type { NotifySettings } from './config.js';

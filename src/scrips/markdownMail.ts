@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
-import { transactions } from '../db/schema.js';
+import { transactions } from '../db/tables.js';
 import { renderMarkdown, splitSignature, writtenHere } from '../markdown.js';
 import { htmlDocument, textFragment } from './html.js';
 

@@ -16,7 +16,7 @@ import {
   tryLock,
   one,
 } from '../db/port.js';
-import { outbox, transactions } from '../db/schema.js';
+import { outbox, transactions } from '../db/tables.js';
 import { nowIso } from '../domain/clock.js';
 
 // The durable outbox (SPEC B6): notifications are rows written in the ticket change's SQL

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
-import { appSettings } from '../db/schema.js';
+import { appSettings } from '../db/tables.js';
 
 // SPEC D6: the list of our own addresses admins keep in the admin area (`GET/PATCH
 // /mail-settings`), stored as the run-time setting `mail_addresses` (a JSON array) that every

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
 import { adminMailAddresses } from './ownAddresses.js';
-import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, transactions, users } from '../db/schema.js';
+import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, transactions, users } from '../db/tables.js';
 
 // Who is on a ticket, as the scrip engine needs it to address mail (SPEC C2): requesters, Cc
 // and AdminCc of the ticket and of its queue, the owner and the ticket's team.

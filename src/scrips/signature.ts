@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
-import { queues, tickets, users } from '../db/schema.js';
+import { queues, tickets, users } from '../db/tables.js';
 import { sampleScope } from './context.js';
 import { renderTemplate, templateError } from './templates.js';
 

@@ -10,7 +10,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
  * own openDb then applies the rest, as an upgrade does.
  */
 export function databaseBefore(dir: string, before: string, fill: (raw: Database.Database) => void): string {
-  const old = migrationsBefore(dir, 'src/db/migrations', before);
+  const old = migrationsBefore(dir, 'src/db/sqlite/migrations', before);
   const file = path.join(dir, 'hxdesk.db');
   const raw = new Database(file);
   try {

@@ -17,7 +17,7 @@ import {
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 
 /**
- * The PostgreSQL twin of a SQLite table from src/db/schema.ts, built from its drizzle
+ * The PostgreSQL twin of a SQLite table from src/db/sqlite/schema.ts, built from its drizzle
  * description (docs/decisions/025-postgres-schema.md). Same table, column, index and foreign
  * key names; the same TypeScript row types. Column types:
  *

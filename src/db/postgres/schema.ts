@@ -1,7 +1,7 @@
-import * as sqlite from '../schema.js';
+import * as sqlite from '../tables.js';
 import { pgTwin } from './derive.js';
 
-// The PostgreSQL tables, derived from the one schema description in ../schema.ts (SPEC C6,
+// The PostgreSQL tables, derived from the one schema description in ../sqlite/schema.ts (SPEC C6,
 // docs/decisions/025-postgres-schema.md): same names, same row types. drizzle-kit reads this
 // file (drizzle.pg.config.ts) to generate ./migrations. What the derivation cannot express is
 // written beside it:
@@ -11,7 +11,7 @@ import { pgTwin } from './derive.js';
 // - SQLite's search_pending and message_search (FTS5) have no counterpart: the trigram
 //   indexes are maintained by PostgreSQL itself, inside each writing transaction.
 
-export { WATCHER_ROLES } from '../schema.js';
+export { WATCHER_ROLES } from '../tables.js';
 
 export const users = pgTwin(sqlite.users);
 export const sessions = pgTwin(sqlite.sessions);

@@ -3,7 +3,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { type Conn, type Db, type Prepared, registerHandle, registerStore, type StoreImpl } from '../port.js';
-import * as schema from '../schema.js';
+import * as schema from '../tables.js';
 import { storageWatch } from '../storageWatch.js';
 import { migratePostgres } from './migrate.js';
 import { pgStorageFailure, probeWrite, sqlState } from './storage.js';

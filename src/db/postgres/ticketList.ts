@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { Db, TicketListSpec } from '../port.js';
-import { isRanked, rankExpression } from '../shared/listSort.js';
-import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions, users } from '../schema.js';
-import { containsPattern } from './search.js';
+import { listFilters } from '../shared/listFilters.js';
+import { sortExpression } from '../shared/listSort.js';
+import { containsPattern } from '../shared/like.js';
+import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../tables.js';
 
 // A filtered ticket list on PostgreSQL (SPEC B4): the same TicketListSpec as
 // src/db/sqlite/ticketList.ts, as one plain statement for the page and one for the total. The
@@ -16,14 +17,6 @@ import { containsPattern } from './search.js';
  * (SQLite-typed) tables and run by drizzle's pg dialect (decision 027).
  */
 export type PgDb = Db;
-
-/** The sort columns: each NOT NULL (see listQueries). */
-const SORT_COLUMNS = {
-  id: tickets.id,
-  created: tickets.created_at,
-  updated: tickets.updated_at,
-  priority: tickets.priority,
-};
 
 /**
  * The tickets whose subject or messages contain `q` (internal notes only for readers who may
@@ -44,36 +37,11 @@ export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
 
 /** The WHERE condition of a list filter (authorization included); `textIds`: the tickets that contain q. */
 function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
-  const conds: SQL[] = [];
-  // A customer sees the tickets they are a requester or Cc of (SPEC C2).
-  if (f.customerId !== undefined) {
-    conds.push(
-      sql`${tickets.id} IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${f.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))`,
-    );
-  }
-  if (f.queue_id !== undefined) conds.push(eq(tickets.queue_id, f.queue_id));
-  if (f.queue_ids !== undefined)
-    conds.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
-  if (f.status && f.status.length > 0)
-    conds.push(
-      f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]),
-    );
-  if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
-  else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
-  if (f.owner_team_id !== undefined) {
-    conds.push(
-      sql`${tickets.owner_id} = ANY(ARRAY(SELECT ${teamMembers.user_id} FROM ${teamMembers} WHERE ${teamMembers.team_id} = ${f.owner_team_id}))`,
-    );
-  }
-  if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
-  if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
-  // The people at a domain (decision 055): addresses are stored lower-case; a scan of users.
-  if (f.requester_domain !== undefined)
-    conds.push(
-      sql`${tickets.requester_id} IN (SELECT ${users.id} FROM ${users} WHERE ${users.email} LIKE ${`%@${f.requester_domain}`})`,
-    );
-  if (f.id !== undefined) conds.push(eq(tickets.id, f.id));
-  if (f.exceptId !== undefined) conds.push(ne(tickets.id, f.exceptId));
+  const conds = listFilters(f, {
+    // The members as one array, as q and cf are below: PostgreSQL's form of the same subquery.
+    ownerTeam: (teamId) =>
+      sql`${tickets.owner_id} = ANY(ARRAY(SELECT ${teamMembers.user_id} FROM ${teamMembers} WHERE ${teamMembers.team_id} = ${teamId}))`,
+  });
   if (f.q) {
     if (!textIds) throw new Error('a list with q needs the ids of textIdsQuery');
     // Read through the primary key: the planner cannot turn an array into a hash join over every
@@ -96,11 +64,9 @@ function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
 export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[]) {
   const where = listCondition(f, textIds);
   const dir = f.desc ? desc : asc;
-  // A ranked sort (status, owner, queue) orders by an expression that is never NULL either.
-  const col = isRanked(f.sort) ? rankExpression(f) : SORT_COLUMNS[f.sort];
-  // Every sort column is NOT NULL, so NULL ordering (SQLite's and PostgreSQL's differ) does not
-  // arise; a NULLS clause other than the index's own would make PostgreSQL sort every matching
-  // row instead of reading the page off the index (tests/pg-store-plans.test.ts).
+  // No NULLS clause: every sort expression is NOT NULL (src/db/shared/listSort.ts), and one other
+  // than the index's own would make PostgreSQL sort every matching row (tests/pg-store-plans.test.ts).
+  const col = sortExpression(f);
   return {
     page: db.select().from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset),
     count: db.select({ n: sql<number>`count(*)::int` }).from(tickets).where(where),

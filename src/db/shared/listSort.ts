@@ -1,5 +1,17 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../port.js';
+import { tickets } from '../tables.js';
+
+// The order of a ticket list, in SQL both stores speak alike. A plain sort is a column with an
+// index of its own; every one is NOT NULL, so NULL ordering (SQLite's and PostgreSQL's differ)
+// does not arise, and no NULLS clause is needed (one other than the index's own would make
+// PostgreSQL sort every matching row instead of reading the page off the index).
+const SORT_COLUMNS = {
+  id: tickets.id,
+  created: tickets.created_at,
+  updated: tickets.updated_at,
+  priority: tickets.priority,
+};
 
 // The ranked sorts of a ticket list (status, owner, queue; decision 055), in SQL both stores
 // speak alike: the domain hands the order of the values (the lifecycle, staff and queues by
@@ -65,3 +77,7 @@ export function rankExpression(f: TicketListSpec): SQL {
   }
   return sql.raw(text);
 }
+
+/** What a list is ordered by (before the ticket's id): its sort column, or a ranked sort's `CASE` (never NULL either). */
+export const sortExpression = (f: TicketListSpec): SQL | (typeof SORT_COLUMNS)[keyof typeof SORT_COLUMNS] =>
+  isRanked(f.sort) ? rankExpression(f) : SORT_COLUMNS[f.sort];

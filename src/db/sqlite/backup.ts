@@ -15,18 +15,16 @@ import {
   tightenDir,
   tightenFile,
 } from '../../dataDir.js';
+import { StoreError } from '../shared/storeError.js';
 
 /** The SQL migrations in the source tree, as openDb() reads them (from src/ and dist/ alike). */
 export const MIGRATIONS_FOLDER = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  '../../../src/db/migrations',
+  '../../../src/db/sqlite/migrations',
 );
 
 /** Pre-migration copies kept per database (SPEC C6: the last 3). */
 export const KEEP_MIGRATION_BACKUPS = 3;
-
-/** A failure the command line reports as one line (no stack trace). */
-export class StoreError extends Error {}
 
 interface JournalEntry {
   tag: string;

@@ -15,7 +15,7 @@ import {
   type StoreImpl,
   type StoreSignal,
 } from '../port.js';
-import * as schema from '../schema.js';
+import * as schema from './schema.js';
 import { storageWatch, type StorageWatch } from '../storageWatch.js';
 import { startCheckpointer } from './checkpointer.js';
 import { backupBeforeMigrating, privateBackups } from './backup.js';
@@ -32,7 +32,7 @@ export type { Db };
 
 // The SQL migrations live in the source tree (drizzle-kit writes them there); the server reads
 // them from there whether it runs from src/ (tsx) or from the compiled dist/.
-const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/db/migrations');
+const migrationsFolder = fileURLToPath(new URL('../../../src/db/sqlite/migrations', import.meta.url));
 
 /**
  * Opens (creating if needed) the SQLite file, applies migrations and registers the store

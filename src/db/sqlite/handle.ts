@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import type * as schema from '../schema.js';
+import type * as schema from './schema.js';
 
 // The type every SQLite helper takes, in a file of its own (decision 046): the helpers
 // (group commit, search, lists, people, checkpointer) and the client that wires them all

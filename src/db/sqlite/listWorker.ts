@@ -1,6 +1,6 @@
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { SearchTooBroad, type TicketListSpec } from '../port.js';
-import * as schema from '../schema.js';
+import * as schema from './schema.js';
 import { connect } from './connection.js';
 import type { Db } from './handle.js';
 import { listTickets } from './ticketList.js';

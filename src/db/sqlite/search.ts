@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { sql, type SQL } from 'drizzle-orm';
+import { containsPattern } from '../shared/like.js';
 import type { Db } from './handle.js';
 
 /**
@@ -87,7 +88,7 @@ export function flushSearch(db: Db, max = 2000): number {
  */
 export function ticketTextMatch(q: string, opts: { includeComments: boolean; scoped?: boolean }): SQL {
   // SQLite's LIKE folds ASCII letters only, so non-ASCII letters are tried in each case.
-  const likes = caseVariants(q).map((v) => `%${v.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+  const likes = caseVariants(q).map(containsPattern);
   const any = (column: SQL) =>
     sql.join(
       likes.map((like) => sql`${column} LIKE ${like} ESCAPE '\\'`),

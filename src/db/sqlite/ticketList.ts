@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, inArray, isNull, like, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { SearchTooBroad, type TicketListSpec } from '../port.js';
-import { isRanked, rankExpression } from '../shared/listSort.js';
-import { teamMembers, ticketCustomValues, tickets, ticketWatchers, users } from '../schema.js';
+import { listFilters } from '../shared/listFilters.js';
+import { isRanked, sortExpression } from '../shared/listSort.js';
+import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from './schema.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
 import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTextMatch } from './search.js';
@@ -10,13 +11,6 @@ import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTe
 // (decision 012), bounded work (decision 017), and a cost model choosing between walking a
 // sort index and sorting the set. The domain resolves names, views and permissions into a
 // TicketListSpec first.
-
-const SORT_COLUMNS = {
-  id: tickets.id,
-  created: tickets.created_at,
-  updated: tickets.updated_at,
-  priority: tickets.priority,
-};
 
 /** What a list may count with: the total as a one-row `{ n }` statement. */
 interface CountQuery {
@@ -40,53 +34,16 @@ interface ValueSet {
  * Authorization is part of the query itself.
  */
 function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; values: ValueSet[] } {
-  const plain: SQL[] = [];
-  const values: ValueSet[] = [];
-  let text: string | undefined;
-  // A customer sees the tickets they are a requester or Cc of (SPEC C2).
-  if (f.customerId !== undefined) {
-    plain.push(
-      inArray(
-        tickets.id,
-        db
-          .select({ id: ticketWatchers.ticket_id })
-          .from(ticketWatchers)
-          .where(and(eq(ticketWatchers.user_id, f.customerId), inArray(ticketWatchers.role, ['requester', 'cc']))),
-      ),
-    );
-  }
-  if (f.queue_id !== undefined) plain.push(eq(tickets.queue_id, f.queue_id));
-  if (f.queue_ids !== undefined)
-    plain.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
-  if (f.status && f.status.length > 0)
-    plain.push(
-      f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]),
-    );
-  if (f.owner_id === 'none') plain.push(isNull(tickets.owner_id));
-  else if (f.owner_id !== undefined) plain.push(eq(tickets.owner_id, f.owner_id));
-  if (f.owner_team_id !== undefined) {
-    plain.push(
+  // The owner's team as a subquery: SQLite runs it once, into a table it probes per ticket.
+  const plain = listFilters(f, {
+    ownerTeam: (teamId) =>
       inArray(
         tickets.owner_id,
-        db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, f.owner_team_id)),
+        db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, teamId)),
       ),
-    );
-  }
-  if (f.ticket_team_id !== undefined) plain.push(eq(tickets.team_id, f.ticket_team_id));
-  if (f.requester_id !== undefined) plain.push(eq(tickets.requester_id, f.requester_id));
-  // The people at a domain (decision 055): a scan of users (no index serves an address's end).
-  if (f.requester_domain !== undefined)
-    plain.push(
-      inArray(
-        tickets.requester_id,
-        db
-          .select({ id: users.id })
-          .from(users)
-          .where(like(users.email, `%@${f.requester_domain}`)),
-      ),
-    );
-  if (f.id !== undefined) plain.push(eq(tickets.id, f.id));
-  if (f.exceptId !== undefined) plain.push(ne(tickets.id, f.exceptId));
+  });
+  const values: ValueSet[] = [];
+  let text: string | undefined;
   // Three or more characters: a set held once (holdText). Fewer: LIKE, over a customer's own tickets only.
   if (f.q && [...f.q].length >= 3) text = f.q;
   else if (f.q) {
@@ -202,7 +159,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const { limit, offset } = f;
   const dir = f.desc ? desc : asc;
   const ranked = isRanked(f.sort);
-  const order = isRanked(f.sort) ? rankExpression(f) : SORT_COLUMNS[f.sort];
+  const order = sortExpression(f);
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(order), dir(tickets.id)).limit(limit).offset(offset);
   const { plain, text, values } = conditions(db, f);

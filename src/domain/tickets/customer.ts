@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, like, ne, notInArray } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
-import { tickets, users } from '../../db/schema.js';
+import { tickets, users } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
 import { ACTIVE_STATUSES } from '../lifecycle.js';
 import type { TicketJson } from './serialize.js';

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared, transaction } from '../../db/port.js';
-import { ticketDrafts } from '../../db/schema.js';
+import { ticketDrafts } from '../../db/tables.js';
 import { type Actor, requireStaff } from '../actor.js';
 import { nowIso } from '../clock.js';
 import { notFound } from '../errors.js';

@@ -1,5 +1,5 @@
 import { eq, inArray } from 'drizzle-orm';
-import { queues, teamMembers } from '../../db/schema.js';
+import { queues, teamMembers } from '../../db/tables.js';
 import { SearchTooBroad, storeOf, type Db, type TicketListSpec } from '../../db/port.js';
 import { type Actor, isStaff, requireStaff } from '../actor.js';
 import { allCustomFields, type CustomFieldJson } from '../customFields.js';

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared, storageUnavailable, transaction } from '../../db/port.js';
-import { ticketReads, transactions } from '../../db/schema.js';
+import { ticketReads, transactions } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
 import { nowIso } from '../clock.js';
 import type { TicketJson, TicketRow } from './serialize.js';

@@ -1,6 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
-import { users } from '../../db/schema.js';
+import { users } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
 import type { TicketJson } from './serialize.js';
 

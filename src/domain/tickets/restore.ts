@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Conn } from '../../db/port.js';
-import { transactions } from '../../db/schema.js';
+import { transactions } from '../../db/tables.js';
 import { isStatus, type Status } from '../lifecycle.js';
 
 /**

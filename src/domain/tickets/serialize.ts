@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Conn, notIndexed, prepared } from '../../db/port.js';
-import { customFields, ticketCustomValues, tickets, transactions } from '../../db/schema.js';
+import { customFields, ticketCustomValues, tickets, transactions } from '../../db/tables.js';
 import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
 import { type Actor, requireStaff } from '../actor.js';

@@ -1,6 +1,6 @@
 import { asc } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
-import { queues } from '../../db/schema.js';
+import { queues } from '../../db/tables.js';
 import { STATUSES } from '../lifecycle.js';
 import { staffQuery } from '../lookups.js';
 import type { SortRanks } from './query.js';

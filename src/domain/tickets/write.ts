@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, type Db, prepared, transaction } from '../../db/port.js';
-import { ticketCustomValues, tickets } from '../../db/schema.js';
+import { ticketCustomValues, tickets } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import { signReply } from '../../scrips/signature.js';

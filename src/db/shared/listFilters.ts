@@ -1,0 +1,47 @@
+import { eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import type { TicketListSpec } from '../port.js';
+import { tickets, ticketWatchers, users } from '../tables.js';
+
+// The conditions of a ticket list filter (SPEC B4) that both stores write alike, written once:
+// authorization, queue, status, owner, team, requester and the requester's domain, the ticket
+// itself. What differs stays with each store: `q` (SQLite's FTS5 and its held set, PostgreSQL's
+// trigram ILIKE), `cf.<key>` (how each planner is best led to the value's tickets), and the
+// owner's team (a planner hint on PostgreSQL), handed in as `ownerTeam`.
+
+export interface ListDialect {
+  /** Owned by a member of the team `teamId`. */
+  ownerTeam(teamId: number): SQL;
+}
+
+/** The WHERE conditions of `f` but `q` and `cf`, in one order for both stores. */
+export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
+  const conds: SQL[] = [];
+  // A customer sees the tickets they are a requester or Cc of (SPEC C2).
+  if (f.customerId !== undefined) {
+    conds.push(
+      sql`${tickets.id} IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${f.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))`,
+    );
+  }
+  if (f.queue_id !== undefined) conds.push(eq(tickets.queue_id, f.queue_id));
+  if (f.queue_ids !== undefined)
+    conds.push(f.queue_ids.length === 0 ? sql`1 = 0` : inArray(tickets.queue_id, f.queue_ids));
+  if (f.status && f.status.length > 0)
+    conds.push(
+      f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]),
+    );
+  if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
+  else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
+  if (f.owner_team_id !== undefined) conds.push(dialect.ownerTeam(f.owner_team_id));
+  if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
+  if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
+  // The people at a domain (decision 055): addresses are stored lower-case, and the domain is
+  // checked (letters, digits, dots, hyphens: nothing LIKE reads as a wildcard). A scan of users:
+  // no index serves an address's end.
+  if (f.requester_domain !== undefined)
+    conds.push(
+      sql`${tickets.requester_id} IN (SELECT ${users.id} FROM ${users} WHERE ${users.email} LIKE ${`%@${f.requester_domain}`})`,
+    );
+  if (f.id !== undefined) conds.push(eq(tickets.id, f.id));
+  if (f.exceptId !== undefined) conds.push(ne(tickets.id, f.exceptId));
+  return conds;
+}
