@@ -22,6 +22,12 @@ const EnvSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'Expected postgres:// or postgresql:// URL')
       .optional(),
+    /**
+     * PostgreSQL: connections this process keeps to the database, and so the units of work it
+     * runs side by side (SPEC D1). Several processes each have their own; the server's
+     * max_connections must cover them all.
+     */
+    PG_POOL_SIZE: z.coerce.number().int().min(1, 'PG_POOL_SIZE must be at least 1').max(1000).default(10),
     /** Public URL of the server, used for links in mail and as an extra allowed CSRF origin. */
     PUBLIC_URL: z.url().optional(),
     ADMIN_EMAIL: z.email().default('admin@localhost'),

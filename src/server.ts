@@ -51,7 +51,7 @@ if (!env.MAILGATE_TOKEN) {
 }
 let db: Db;
 try {
-  db = await openStore(env);
+  db = await openStore(env, { log });
 } catch (e) {
   fatal(
     env.DATABASE_URL

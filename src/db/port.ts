@@ -138,7 +138,13 @@ export interface StoreImpl {
   /** The handle of the database outside any unit of work (reads only). */
   readonly db: Db;
   /** Runs `fn` as one unit of work: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T>;
+  /** Locks a ticket's row for a change until the unit of work ends (absent: one writer, nothing to lock). */
+  lockTicket?(tx: Tx, id: number): Awaitable<void>;
+  /** Locks a name until the unit of work ends (absent: one writer, nothing to lock). */
+  lockName?(tx: Tx, name: string): Awaitable<void>;
+  /** Units of work run again after a conflict, and given up, per operation (absent: none). */
+  writeRetries?(): WriteRetries;
   /** Whether `conn` is the handle of an open unit of work. */
   isTx(conn: Conn): boolean;
   prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row>;
@@ -180,10 +186,10 @@ export interface StoreImpl {
   ): { stop(): Promise<void> };
   /**
    * Called inside a unit of work before it appends to the change log (the `transactions` table,
-   * SPEC C5): PostgreSQL takes the log's order lock (so log ids become visible in commit order:
-   * a reader that has seen id N never later finds a new id below N) and queues a NOTIFY that the
-   * database delivers at commit, and only then. SQLite (one writer) notes that the unit of work
-   * appended, and tells its listeners once it has committed.
+   * SPEC C5): PostgreSQL takes the transaction id before the entry's id (what logHorizon relies
+   * on) and notes that the unit of work appended, to NOTIFY once it has committed (no lock).
+   * SQLite (one writer) notes that the unit of work appended, and tells its listeners once it
+   * has committed.
    */
   logAppend(tx: Tx): Awaitable<void>;
   /**
@@ -213,6 +219,20 @@ export interface StoreImpl {
   storageProblem(): Promise<StorageUnavailable | null>;
   close(): Promise<void>;
 }
+
+/** How a unit of work runs (docs/decisions/058). */
+export interface UnitOfWork {
+  /** What the unit of work is, for the retry counts and logs (default: the calling function's name). */
+  op?: string;
+  /** SERIALIZABLE instead of READ COMMITTED (PostgreSQL): for a rule over several rows no row lock covers. */
+  serializable?: boolean;
+}
+
+/** Per operation: how often a unit of work ran again after a deadlock or serialization failure, and gave up. */
+export type WriteRetries = Record<string, { retries: number; give_ups: number }>;
+
+/** Where a store writes its log lines (the app's logger). */
+export type StoreLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
 export type StoreSignal = { kind: 'log' } | { kind: 'message'; payload: string };
 
@@ -261,10 +281,25 @@ export function storeOf(conn: Conn): StoreImpl {
  * of the change. Called with a unit of work's own handle, `fn` simply joins it. Only the
  * database may be awaited inside `fn` (no network, no files): it holds the write lock.
  */
-export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T> {
   const store = storeOf(conn);
-  return store.isTx(conn) ? await fn(conn) : await store.transaction(fn);
+  return store.isTx(conn) ? await fn(conn) : await store.transaction(fn, opts);
 }
+
+/**
+ * Inside a unit of work that changes a ticket, FIRST (before reading the ticket's state): two
+ * changes to one ticket then run one after the other; changes to different tickets never wait
+ * for each other (SPEC D1; PostgreSQL: `SELECT … FOR NO KEY UPDATE`, SQLite: its one writer).
+ */
+export const lockTicket = async (tx: Tx, id: number): Promise<void> => {
+  await storeOf(tx).lockTicket?.(tx, id);
+};
+/** Inside a unit of work: a lock on `name` (a message's identity) until it ends; SQLite: its one writer. */
+export const lockName = async (tx: Tx, name: string): Promise<void> => {
+  await storeOf(tx).lockName?.(tx, name);
+};
+/** Units of work run again after a conflict, and given up, per operation, in this process. */
+export const writeRetries = (conn: Conn): WriteRetries => storeOf(conn).writeRetries?.() ?? {};
 
 /**
  * A drizzle query built and compiled once per store, for the hot paths (building a query costs

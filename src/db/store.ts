@@ -1,4 +1,4 @@
-import { closeStore, type Db } from './port.js';
+import { closeStore, type Db, type StoreLog } from './port.js';
 
 export type { Db };
 import { openPostgres, poolOf } from './postgres/store.js';
@@ -13,9 +13,17 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): Db {
   return openSqlite(file, opts);
 }
 
-/** The store the settings name: PostgreSQL when DATABASE_URL is set, else the SQLite file in DATA_DIR. */
-export async function openStore(env: { DATABASE_URL?: string; dbPath: string; READ_THREADS?: number }): Promise<Db> {
-  return env.DATABASE_URL ? openPostgres(env.DATABASE_URL) : openSqlite(env.dbPath, { readThreads: env.READ_THREADS });
+/**
+ * The store the settings name: PostgreSQL when DATABASE_URL is set (a pool of PG_POOL_SIZE
+ * connections), else the SQLite file in DATA_DIR. `log` hears the store's own lines (retried units of work).
+ */
+export async function openStore(
+  env: { DATABASE_URL?: string; dbPath: string; READ_THREADS?: number; PG_POOL_SIZE?: number },
+  opts: { log?: StoreLog } = {},
+): Promise<Db> {
+  return env.DATABASE_URL
+    ? openPostgres(env.DATABASE_URL, { max: env.PG_POOL_SIZE, log: opts.log })
+    : openSqlite(env.dbPath, { readThreads: env.READ_THREADS });
 }
 
 /** Where the store is, for messages (the URL without its password, or the file). */

@@ -249,6 +249,10 @@ export async function updateWidget(
   if (input.title !== undefined) set.title = input.title;
   if (input.config !== undefined) set.config = JSON.stringify(compact(input.config));
   return transaction(db, async (tx) => {
+    // Two moves on one dashboard take turns (its row locked by a write first, decision 058): each
+    // reads the order the other left, and neither renumbers over the other.
+    if (input.position !== undefined)
+      await tx.update(dashboards).set({ updated_at: set.updated_at }).where(eq(dashboards.id, dashboardId));
     const row = await one(tx.update(dashboardWidgets).set(set).where(eq(dashboardWidgets.id, widgetId)).returning());
     if (input.position === undefined) return widgetJson(row);
     // `position` is the widget's place in the dashboard's order: the others close ranks around it.

@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
-import { type Conn, type Db, prepared, sameName, first, transaction } from '../db/port.js';
+import { type Conn, type Db, lockName, lockTicket, prepared, sameName, first, transaction } from '../db/port.js';
 import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/tables.js';
 import { type Actor, requireAdmin } from './actor.js';
 import { nowIso, nowMs } from './clock.js';
@@ -301,9 +301,15 @@ export function oursOf(rule: string | null): string[] {
     .filter(Boolean);
 }
 
+/** The lock one message's deliveries take turns on. */
+const messageLock = (identity: string) => `mail:${identity}`;
+
 /** Applies one inbound message exactly once. */
 export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
   return transaction(db, async (tx) => {
+    // First: two deliveries of one message (the mail gate and IMAP, a retried delivery) take turns,
+    // so the second sees the first's outcome (decision 058; READ COMMITTED reads what has committed).
+    await lockName(tx, messageLock(m.identity));
     // An applied outcome (a replay may have applied a message rejected earlier) wins over an earlier refusal.
     // A 422 refusal (rejected with an error: an unknown queue) is not settled: a corrected delivery applies.
     const seen = await (opts.replay ? seenApplied : seenSettled)(tx).get({ identity: m.identity });
@@ -344,6 +350,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
     const alreadySent = [...new Set(m.copied.map((a) => a.address))];
     const own = ownOf(m, opts);
     if (ticket.id !== null) {
+      await lockTicket(tx, ticket.id); // before reading who is on it: a change in flight comes first
       const body = m.text || '(no text)';
       const people = (await ticketPeople(tx, ticket.id))!;
       // SPEC D0: mail from someone who is not on the ticket (not a requester or Cc, not staff) is
@@ -445,6 +452,7 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
  */
 export async function logRejectedMail(db: Db, m: Logged, source: string, reason: string): Promise<IntakeResult> {
   return transaction(db, async (tx) => {
+    await lockName(tx, messageLock(m.identity));
     const error = reason.slice(0, 2000);
     const earlier = await first(
       tx

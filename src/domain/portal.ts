@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
-import { changes, type Conn, type Db, first, storeOf, transaction } from '../db/port.js';
+import { changes, type Conn, type Db, first, lockTicket, storeOf, transaction } from '../db/port.js';
 import { tickets, ticketWatchers, transactions, users } from '../db/tables.js';
 import { writtenHere } from '../markdown.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -360,6 +360,7 @@ export async function portalReply(
   const size = checkFiles(input.attachments, limits);
   let sweep = false;
   const reply = await transaction(db, async (tx) => {
+    await lockTicket(tx, grant.ticketId); // first: the grant and the ticket as they are after any change in flight
     const user = await stillGranted(tx, grant.ticketId, grant.user.id, grant.epoch);
     if (!user) throw grant.epoch === undefined ? notFound('Ticket', grant.ticketId) : new PortalRefused('revoked');
     await shownTicket(tx, grant.ticketId);

@@ -1,5 +1,5 @@
 import { count } from 'drizzle-orm';
-import { type Db, first, transaction, one } from '../db/port.js';
+import { type Db, first, lockName, transaction, one } from '../db/port.js';
 import { queues, queueWatchers, scrips, templates, users } from '../db/tables.js';
 import { nowIso } from './clock.js';
 import { generatePassword, hashPassword } from './secrets.js';
@@ -209,7 +209,9 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
   const stamp = { created_at: now, updated_at: now };
   const email = normalizeEmail(opts.adminEmail);
   await transaction(db, async (tx) => {
-    // Re-check inside the transaction: two processes starting at once must not both seed.
+    // Re-check inside the transaction: two processes starting at once must not both seed. They
+    // take turns on a lock (decision 058), so the second reads what the first wrote.
+    await lockName(tx, 'seed');
     if ((await first(tx.select({ n: count() }).from(users)))!.n > 0) return;
     const admin = await one(
       tx

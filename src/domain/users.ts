@@ -146,8 +146,13 @@ export interface UpdateUserInput {
   disabled?: boolean;
 }
 
-/** Counts active admins other than `exceptId`, so the last one cannot lock everybody out. */
-async function otherActiveAdmins(db: Db, exceptId: number): Promise<number> {
+/**
+ * Counts active admins other than `exceptId`, so the last one cannot lock everybody out. Checked
+ * inside the unit of work that demotes, which is SERIALIZABLE (decision 058): two admins demoting
+ * each other at once would each see the other still active; the database refuses one of them,
+ * which runs again and sees it is the last.
+ */
+async function otherActiveAdmins(db: Conn, exceptId: number): Promise<number> {
   return (await first(
     db
       .select({ n: count() })
@@ -172,11 +177,14 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
     current.role === 'admin' &&
     !current.disabled &&
     ((patch.role && patch.role !== 'admin') || patch.disabled === true);
-  if (losesAdmin && (await otherActiveAdmins(db, id)) === 0)
-    throw invalid(patch.disabled ? 'disabled' : 'role', 'The last active administrator cannot be demoted or disabled');
+  const lastAdmin = () =>
+    invalid(patch.disabled ? 'disabled' : 'role', 'The last active administrator cannot be demoted or disabled');
+  if (losesAdmin && (await otherActiveAdmins(db, id)) === 0) throw lastAdmin();
   if (Object.keys(patch).length === 0) return userJson(current);
   return unique({ email: patch.email }, () =>
     transaction(db, async (tx) => {
+      // Again inside: another admin may have been demoted meanwhile.
+      if (losesAdmin && (await otherActiveAdmins(tx, id)) === 0) throw lastAdmin();
       const row = await one(
         tx
           .update(users)
@@ -188,7 +196,7 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
       if (patch.disabled === true) await revokeCredentials(tx, id);
       else if (patch.password_hash !== undefined) await tx.delete(sessions).where(eq(sessions.user_id, id));
       return userJson(row);
-    }),
+    }, { serializable: losesAdmin }),
   );
 }
 
@@ -214,14 +222,21 @@ export async function deleteUser(db: Db, actor: Actor, id: number): Promise<void
   if (current.role === 'admin' && !current.disabled && (await otherActiveAdmins(db, id)) === 0) {
     throw conflict('The last active administrator cannot be deleted');
   }
-  await transaction(db, async (tx) => {
-    await tx
-      .update(users)
-      .set({ disabled: true, updated_at: nowIso(db) })
-      .where(eq(users.id, id));
-    await tx.delete(teamMembers).where(eq(teamMembers.user_id, id));
-    await revokeCredentials(tx, id);
-  });
+  const losesAdmin = current.role === 'admin' && !current.disabled;
+  await transaction(
+    db,
+    async (tx) => {
+      if (losesAdmin && (await otherActiveAdmins(tx, id)) === 0)
+        throw conflict('The last active administrator cannot be deleted');
+      await tx
+        .update(users)
+        .set({ disabled: true, updated_at: nowIso(db) })
+        .where(eq(users.id, id));
+      await tx.delete(teamMembers).where(eq(teamMembers.user_id, id));
+      await revokeCredentials(tx, id);
+    },
+    { serializable: losesAdmin },
+  );
 }
 
 /**
@@ -238,21 +253,25 @@ export async function ensureMailUser(
   const existing = await userByEmail(conn).get({ email });
   if (existing) return { user: existing, created: false };
   const now = nowIso(conn);
-  const user = await one(
-    conn
-      .insert(users)
-      .values({
-        email,
-        name: displayName.slice(0, 200),
-        role: 'requester',
-        disabled: false,
-        password_hash: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning(),
-  );
-  return { user, created: true };
+  // Another unit of work may be creating the same address right now (two mails from a new
+  // sender, decision 058): the insert then waits for it and does nothing, and the row it made is read.
+  const [user] = await conn
+    .insert(users)
+    .values({
+      email,
+      name: displayName.slice(0, 200),
+      role: 'requester',
+      disabled: false,
+      password_hash: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (user) return { user, created: true };
+  const made = await userByEmail(conn).get({ email });
+  if (!made) throw new Error(`The user ${email} was neither created nor found`);
+  return { user: made, created: false };
 }
 
 // ---- people search (the Requester, Cc and "add person" fields) -----------------------------

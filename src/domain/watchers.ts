@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
-import { changes, type Conn, type Db, prepared, first, transaction } from '../db/port.js';
+import { changes, type Conn, type Db, lockTicket, prepared, first, transaction } from '../db/port.js';
 import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/tables.js';
 import type { ScripResult } from '../scrips/engine.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -155,6 +155,7 @@ export async function addWatcher(
   if (!isStaff(actor))
     throw forbidden('Requesters cannot change who is on a ticket; Cc people by replying to the mail instead');
   return transaction(db, async (tx) => {
+    await lockTicket(tx, ticketId);
     if (!(await first(tx.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, ticketId)))))
       throw notFound('Ticket', ticketId);
     const path = input.user_id !== undefined ? 'user_id' : 'email';
@@ -179,6 +180,7 @@ export async function addWatcherIn(
   userId: number,
   opts: { notify: NotifySettings; alreadySent?: string[] },
 ) {
+  await lockTicket(conn, ticketId); // the position after everyone on it, and the requester, are the ticket's state
   const now = nowIso(conn);
   if ((await insertWatcher(conn).run({ ticket: ticketId, role, user: userId, now })).changes === 0) return null;
   if (role === 'requester') {
@@ -210,6 +212,7 @@ export async function removeWatcher(
 ): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   if (!isStaff(actor)) throw forbidden('Requesters cannot change who is on a ticket');
   return transaction(db, async (tx) => {
+    await lockTicket(tx, ticketId);
     const ticket = await first(
       tx.select({ id: tickets.id, requester_id: tickets.requester_id }).from(tickets).where(eq(tickets.id, ticketId)),
     );

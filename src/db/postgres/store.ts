@@ -2,7 +2,15 @@ import { sql } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { type Conn, type Db, type Prepared, registerHandle, registerStore, type StoreImpl } from '../port.js';
+import {
+  type Conn,
+  type Db,
+  type Prepared,
+  registerHandle,
+  registerStore,
+  type StoreImpl,
+  type StoreLog,
+} from '../port.js';
 import * as schema from '../tables.js';
 import { storageWatch } from '../storageWatch.js';
 import { migratePostgres } from './migrate.js';
@@ -11,6 +19,8 @@ import { pgLogHorizon } from './logHorizon.js';
 import { announceLog, logAppender, pgSignals } from './signals.js';
 import { searchPeople } from './people.js';
 import { listTickets, type PgDb } from './ticketList.js';
+import { rowLocks } from './locks.js';
+import { operationAt, RETRYABLE, retryConflicts, writeRetries } from './retries.js';
 import { sameName, uniqueViolation } from './unique.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
@@ -29,53 +39,8 @@ import { sameName, uniqueViolation } from './unique.js';
  */
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
-/**
- * One unit of work at a time in this process, as on SQLite (its single writer), decision 027.
- * Across processes SERIALIZABLE does that job (retryConflicts, decision 030); within one, this
- * queue keeps concurrent serializable transactions — and so conflicts and retries — at one per process.
- */
-function serialized() {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => {});
-    return run;
-  };
-}
-
-/** serialization_failure and deadlock_detected: the unit of work lost to a concurrent one and may simply run again. */
-const RETRYABLE = new Set(['40001', '40P01']);
-/** How often a unit of work runs again after a conflict before the error is reported. */
-export const MAX_ATTEMPTS = 30;
-
 export { sqlState };
 
-/**
- * Runs a unit of work, again while it fails with a serialization failure or a deadlock. Every
- * unit of work is SERIALIZABLE: several processes on one database each run theirs as if alone
- * (a ticket read, decided on and written; "no user with this address: create one"; a claim),
- * and the database aborts the one of two that would break that with 40001. Running it again is
- * safe by the port's contract: only the database is awaited inside a unit of work, and its
- * effects were rolled back. PostgreSQL's SSI makes sure a retry does not fail again on the same
- * conflict (the other transaction has committed). A short random pause spreads retries apart.
- */
-async function retryConflicts<T>(run: (sawConflict: () => void) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    let sawConflict = false;
-    try {
-      return await run(() => {
-        sawConflict = true;
-      });
-    } catch (e) {
-      const state = sqlState(e) ?? '';
-      // 25P02 (in failed sql transaction): a statement failed earlier and the domain went on (a
-      // scrip's failure is recorded, not thrown); a retry is right when that failure was a conflict.
-      const retryable = RETRYABLE.has(state) || (state === '25P02' && sawConflict);
-      if (attempt >= MAX_ATTEMPTS || !retryable) throw e;
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
-    }
-  }
-}
 /** Per connection, the first statement failure of its current unit of work. */
 const failures = new WeakMap<object, unknown>();
 
@@ -115,7 +80,7 @@ function wrap<Row>(q: PgPrepared): Prepared<Row> {
  * at a time, under an advisory lock), then serves from a pool of `max` connections. Returns the
  * pool's handle: what the app passes around as `db`.
  */
-export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Db> {
+export async function openPostgres(url: string, opts: { max?: number; log?: StoreLog } = {}): Promise<Db> {
   await migratePostgres(url);
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
   // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
@@ -145,44 +110,46 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   });
   const root = pgDb as unknown as PgDb;
   const statements = new Map<object, Prepared<unknown>>();
-  const oneAtATime = serialized();
   let closed = false;
   // Connections holding a session lock: closing the store ends them (the pool waits for every
   // checked-out connection, and a lock's connection is out for as long as the lock is held).
   const lockClients = new Set<pg.PoolClient>();
   const signals = pgSignals(url, pool);
   const log = logAppender();
+  const locks = rowLocks();
   // Decision 042: a unit of work that fails for lack of space (or on a read-only database) is
   // thrown as StorageUnavailable and remembered; the probe write clears it.
   const storage = storageWatch({ classify: pgStorageFailure, probe: () => probeWrite(pool) });
   const impl: StoreImpl = {
     dialect: 'postgres',
     db: root as unknown as Db,
-    // SERIALIZABLE, run again when PostgreSQL says it conflicted with another process's (decision 030).
-    transaction: async (fn) => {
+    // Side by side, as many as the pool has connections; READ COMMITTED unless the unit of work
+    // asks for SERIALIZABLE; run again after a deadlock or serialization failure (decision 058).
+    transaction: async (fn, uow) => {
       let appended = false;
+      // Where the unit of work was asked for, read only when a retry is counted.
+      const site = uow?.op === undefined ? new Error() : undefined;
+      const op = () => uow?.op ?? operationAt(site!);
       const result = await storage.run(() =>
-        oneAtATime(() =>
-          retryConflicts((sawConflict) =>
-            pgDb.transaction(
-              async (tx) => {
-                appended = false;
-                registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
-                const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
-                failures.delete(client);
-                try {
-                  const result = await fn(tx as unknown as Db);
-                  // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
-                  // COMMIT would roll it back without an error. The first failure is the unit of work's.
-                  if (failures.has(client)) throw failures.get(client);
-                  appended = log.appended(tx);
-                  return result;
-                } finally {
-                  if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
-                }
-              },
-              { isolationLevel: 'serializable' },
-            ),
+        retryConflicts(op, opts.log, (sawConflict) =>
+          pgDb.transaction(
+            async (tx) => {
+              appended = false;
+              registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
+              const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
+              failures.delete(client);
+              try {
+                const result = await fn(tx as unknown as Db);
+                // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
+                // COMMIT would roll it back without an error. The first failure is the unit of work's.
+                if (failures.has(client)) throw failures.get(client);
+                appended = log.appended(tx);
+                return result;
+              } finally {
+                if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
+              }
+            },
+            { isolationLevel: uow?.serializable ? 'serializable' : 'read committed' },
           ),
         ),
       );
@@ -190,6 +157,9 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
       if (appended) void announceLog(pool).catch(() => {});
       return result;
     },
+    lockTicket: (tx, id) => locks.lockTicket(tx, id),
+    lockName: (tx, name) => locks.lockName(tx, name),
+    writeRetries,
     isTx: (conn) => conn instanceof PgTransaction,
     logAppend: (tx) => log.append(tx),
     logHorizon: pgLogHorizon(pool),

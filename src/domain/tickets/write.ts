@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared, transaction } from '../../db/port.js';
+import { type Conn, type Db, lockTicket, prepared, transaction } from '../../db/port.js';
 import { ticketCustomValues, tickets } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
@@ -350,6 +350,7 @@ export async function updateTicket(
   opts: UpdateOptions = {},
 ): Promise<TicketChange> {
   return transaction(db, async (tx) => {
+    await lockTicket(tx, id); // first: a second change to this ticket waits, then reads what this one wrote
     const current = await visibleTicket(tx, actor, id);
     if (!isStaff(actor)) throw forbidden('Requesters cannot change tickets');
     // SPEC D6: Take from a colleague asks first (checked in this unit of work: the owner as it is now).
@@ -459,7 +460,8 @@ const bytesText = (n: number) => `${n.toLocaleString('en')} bytes`;
  * a position in the change log (ids only grow): one above the ticket's newest entry, or another
  * ticket's, just means "nothing on this ticket after that point". The error carries every entry
  * after the marker that the writer may see, as their history shows it. Runs inside the unit of
- * work of the write (serialized on both stores), so no message slips in between check and write.
+ * work of the write, after it locked the ticket (one writer at a time per ticket on both stores),
+ * so no message slips in between check and write.
  */
 async function refuseIfStale(tx: Conn, actor: Actor, id: number, seen: number): Promise<void> {
   const newer = await transactionsOfTicket(tx, id, { includeComments: isStaff(actor), after: seen });
@@ -496,6 +498,7 @@ export async function commentOnTicket(
     throw new AppError('too_large', `The attachments are ${why}`, [{ path: 'attachments', message: why }]);
   }
   return transaction(db, async (tx) => {
+    await lockTicket(tx, id); // first: the staleness check and the message see every change before it
     const ticket = await visibleTicket(tx, actor, id);
     // SPEC D6 (decision 052): a deleted ticket takes no public reply from the web or the API (409:
     // restore it first). Mail is still kept, as it comes; an internal note may say why it was deleted.
@@ -567,6 +570,7 @@ export async function recordOutsideMail(
   input: { body: string; message_id: string | null; attachments: NewAttachment[]; auto_submitted: boolean },
   notify: NotifySettings,
 ): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
+  await lockTicket(tx, ticketId);
   const now = nowIso(tx);
   await touchTicket(tx).run({ now, id: ticketId });
   const { transactions, scrip_results } = await recordTransactions(

@@ -5,7 +5,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { documented } from '../openapi.js';
 import { UserSchema } from '../users/schemas.js';
-import { HealthSchema, LoginSchema, NewTokenSchema, TokenJsonSchema, TokenSchema } from './schemas.js';
+import { HealthQuery, HealthSchema, LoginSchema, NewTokenSchema, TokenJsonSchema, TokenSchema } from './schemas.js';
 import {
   authenticate as checkPassword,
   createSession,
@@ -18,9 +18,21 @@ import { AppError } from '../../domain/errors.js';
 import { clearThrottle, countAttempt, throttleKey } from '../../domain/throttle.js';
 import { getUserRow, normalizeEmail, userJson } from '../../domain/users.js';
 import { storeProblem, storeStorageProblem } from '../../db/port.js';
+import { healthDetails } from '../../domain/health.js';
 import { LoginPage } from '../../views/pages.js';
 import type { AppEnv, Deps } from '../context.js';
-import { actorOf, dbOf, isHtmx, noContent, pathId, readBody, respond, wantsHtml } from '../respond.js';
+import {
+  actorOf,
+  dbOf,
+  isHtmx,
+  noContent,
+  pathId,
+  queryObject,
+  readBody,
+  respond,
+  validate,
+  wantsHtml,
+} from '../respond.js';
 import { SESSION_COOKIE } from './middleware.js';
 import { passwordResetRoutes } from './passwordReset.js';
 
@@ -44,12 +56,15 @@ export function authRoutes(deps: Deps) {
     '/healthz',
     documented('Operations')({
       summary: 'Is the server ready',
-      description: '503 while the database is unreachable or cannot write.',
+      description:
+        '503 while the database is unreachable or cannot write. With verbose=1, an administrator also sees the units of work run again after a conflict, per operation.',
       public: true,
+      query: HealthQuery,
       ok: { 200: HealthSchema },
       errors: [503],
     }),
     async (c) => {
+      const query = validate(HealthQuery, queryObject(c));
       const problem = await storeProblem(dbOf(c));
       if (problem) {
         deps.log('error', 'health check failed', { problem }); // with the request's id, as every line of a request (routes/access.ts)
@@ -61,7 +76,7 @@ export function authRoutes(deps: Deps) {
         throw new AppError('storage_unavailable', `Not ready: writes fail, ${storage.summary}`, undefined, {
           cause: storage.storage,
         });
-      return c.json({ ok: true });
+      return c.json({ ok: true, ...(query.verbose === '1' ? healthDetails(dbOf(c), c.get('actor')) : undefined) });
     },
   );
 

@@ -16,7 +16,26 @@ export const TokenJsonSchema = z
 export const NewTokenSchema = TokenJsonSchema.extend({
   token: z.string().describe('The secret: shown this once, stored hashed'),
 }).meta({ id: 'NewToken' });
-export const HealthSchema = z.strictObject({ ok: z.literal(true) });
+/** `verbose=1`: an administrator's answer also counts the units of work retried (SPEC D1). */
+export const HealthQuery = z.object({
+  verbose: z
+    .enum(['0', '1'], 'verbose must be 0 or 1')
+    .optional()
+    .describe('1: an administrator also gets `write_retries` (others get the plain answer)'),
+});
+export const HealthSchema = z.strictObject({
+  ok: z.literal(true),
+  write_retries: z
+    .record(
+      z.string().describe('The operation (the domain function that ran the unit of work)'),
+      z.strictObject({
+        retries: z.number().int().min(0).describe('Times it ran again after a deadlock or serialization failure'),
+        give_ups: z.number().int().min(0).describe('Times it failed after the last attempt'),
+      }),
+    )
+    .optional()
+    .describe('Administrators with verbose=1: since this process started, per operation (PostgreSQL; empty on SQLite)'),
+});
 
 /** Forgot password (decision 056): the address to mail a link to. */
 export const ForgotPasswordSchema = z.object({
