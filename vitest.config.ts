@@ -25,6 +25,7 @@ const sqliteOnly = [
   'tests/pg-schema.test.ts',
   'tests/pg-store-plans.test.ts',
   'tests/pg-units-of-work.test.ts',
+  'tests/pg-writers.test.ts',
   'tests/query-plans.test.ts',
   'tests/reader-threads.test.ts',
   'tests/search-index.test.ts',

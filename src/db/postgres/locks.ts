@@ -26,7 +26,9 @@ export function rowLocks() {
     },
     /** A lock on a name (a message's identity, the first start), until the unit of work ends. */
     async lockName(tx: Tx, name: string): Promise<void> {
-      await (tx as unknown as Executes).execute(sql`SELECT pg_advisory_xact_lock(${NAMED}::int, hashtext(${name}::text))`);
+      await (tx as unknown as Executes).execute(
+        sql`SELECT pg_advisory_xact_lock(${NAMED}::int, hashtext(${name}::text))`,
+      );
     },
   };
 }

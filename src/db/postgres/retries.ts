@@ -55,7 +55,10 @@ export async function retryConflicts<T>(
       const cause = state === '40P01' ? 'deadlock' : 'serialization failure';
       if (attempt >= MAX_ATTEMPTS) {
         count(name).give_ups++;
-        log?.('error', `unit of work gave up after ${attempt} attempts (${cause})`, { operation: name, attempts: attempt });
+        log?.('error', `unit of work gave up after ${attempt} attempts (${cause})`, {
+          operation: name,
+          attempts: attempt,
+        });
         throw e;
       }
       count(name).retries++;
@@ -65,19 +68,28 @@ export async function retryConflicts<T>(
   }
 }
 
+/** Frames of helpers that wrap a unit of work: the operation is their caller. */
+const WRAPPERS = new Set(['unique', 'Promise.all', 'Array.map']);
+
 /**
  * The operation a unit of work belongs to, from where `transaction()` was called: the first
  * function on `site`'s stack outside src/db (`updateTicket`), or its file and line.
  */
 export function operationAt(site: Error): string {
+  let first: string | undefined;
   for (const line of (site.stack ?? '').split('\n').slice(1)) {
     const m = /^\s*at (?:async )?(?:(.+?) \()?(.+?):(\d+):\d+\)?$/.exec(line);
     if (!m) continue;
     const [, fn, file, lineNo] = m;
+    if (file.includes('node_modules')) break; // the framework's frames: past our code
     if (/[\\/]db[\\/]/.test(file) || file.startsWith('node:')) continue;
     const name = fn?.replace(/^(?:Object|Module)\./, '').replace(/^new /, '');
-    if (name && name !== '<anonymous>' && !name.includes('anonymous')) return name;
-    return `${file.replace(/^.*[\\/]src[\\/]/, '').replace(/^file:\/\//, '')}:${lineNo}`;
+    // A wrapper's frame (the arrow handed to `unique`, `unique` itself) names no operation: the caller's does.
+    if (!name || name.includes('anonymous') || WRAPPERS.has(name)) {
+      first ??= `${file.replace(/^.*[\\/]src[\\/]/, '').replace(/^file:\/\//, '')}:${lineNo}`;
+      continue;
+    }
+    return name;
   }
-  return 'unknown';
+  return first ?? 'unknown';
 }
