@@ -182,21 +182,25 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
   if (losesAdmin && (await otherActiveAdmins(db, id)) === 0) throw lastAdmin();
   if (Object.keys(patch).length === 0) return userJson(current);
   return unique({ email: patch.email }, () =>
-    transaction(db, async (tx) => {
-      // Again inside: another admin may have been demoted meanwhile.
-      if (losesAdmin && (await otherActiveAdmins(tx, id)) === 0) throw lastAdmin();
-      const row = await one(
-        tx
-          .update(users)
-          .set({ ...patch, updated_at: nowIso(db) })
-          .where(eq(users.id, id))
-          .returning(),
-      );
-      // One whose password changed is signed out everywhere; a disabled user loses every credential.
-      if (patch.disabled === true) await revokeCredentials(tx, id);
-      else if (patch.password_hash !== undefined) await tx.delete(sessions).where(eq(sessions.user_id, id));
-      return userJson(row);
-    }, { serializable: losesAdmin }),
+    transaction(
+      db,
+      async (tx) => {
+        // Again inside: another admin may have been demoted meanwhile.
+        if (losesAdmin && (await otherActiveAdmins(tx, id)) === 0) throw lastAdmin();
+        const row = await one(
+          tx
+            .update(users)
+            .set({ ...patch, updated_at: nowIso(db) })
+            .where(eq(users.id, id))
+            .returning(),
+        );
+        // One whose password changed is signed out everywhere; a disabled user loses every credential.
+        if (patch.disabled === true) await revokeCredentials(tx, id);
+        else if (patch.password_hash !== undefined) await tx.delete(sessions).where(eq(sessions.user_id, id));
+        return userJson(row);
+      },
+      { serializable: losesAdmin },
+    ),
   );
 }
 
