@@ -13,7 +13,6 @@ import {
   markSent,
   nextDueAt,
   releaseClaimed,
-  renewClaims,
   TAKEN_OVER,
 } from './outboxClaims.js';
 

@@ -1,21 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, sql, count } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, sql, count } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
-import {
-  changes,
-  claimRows,
-  type Conn,
-  type Db,
-  logAppend,
-  notIndexed,
-  prepared,
-  type Prepared,
-  type RowOf,
-  first,
-  transaction,
-  tryLock,
-  one,
-} from '../db/port.js';
+import { type Conn, type Db, logAppend, notIndexed, prepared, first, transaction, one } from '../db/port.js';
 import { outbox, transactions } from '../db/schema.js';
 import { nowIso } from '../domain/clock.js';
 
