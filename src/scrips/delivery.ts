@@ -254,7 +254,7 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
       unlisten();
       clearTimeout(timer);
       await running;
-      // What a storage failure left unwritten, one last time (else the rows stay `sending` and the next start re-queues them).
+      // What a storage failure left unwritten, one last time (else the rows stay `sending` until their lease ends).
       await settleOwed().catch(() => {});
       transport?.close();
     },
