@@ -16,6 +16,7 @@ import {
   renewClaims,
   TAKEN_OVER,
 } from '../src/scrips/outboxClaims.js';
+import { holdBatch } from '../src/scrips/claimLease.js';
 import { createMigratedDatabase } from './helpers/postgres.js';
 import { testStore } from './helpers/store.js';
 
@@ -185,6 +186,45 @@ describe('a claim', () => {
       for (const id of mine) expect(owner.get(id)).toBe(`worker-${i}`);
     });
   }, 60_000);
+});
+
+describe("a worker's hold on its batch", () => {
+  // The worker's lease runs on the real time: these claims are dated from it.
+  const quiet = () => {};
+
+  it('renews a lease in its last third before an attempt, and keeps the rows', async () => {
+    const ids = await queue(2, Date.now() - 10 * LEASE);
+    const claimedAt = Date.now() - 45_000;
+    await claim('worker-a', claimedAt);
+    const lease = holdBatch(db, ids, { owner: 'worker-a', leaseMs: LEASE, claimedAt }, quiet);
+    try {
+      const before = Date.now();
+      expect(await lease.keep(ids[0])).toBe(true);
+      const until = (await rowsOf(ids)).map((r) => Date.parse(r.claimed_until!));
+      for (const u of until) expect(u).toBeGreaterThanOrEqual(before + LEASE);
+      lease.done(ids[0]);
+      expect(lease.ids()).toEqual([ids[1]]);
+    } finally {
+      lease.stop();
+    }
+  });
+
+  it('skips a row another worker took over once its lease ended (the worker stalled past it)', async () => {
+    const ids = await queue(2, Date.now() - 10 * LEASE);
+    const claimedAt = Date.now() - LEASE - 1000;
+    await claim('worker-a', claimedAt);
+    // worker-a stood still past its lease; worker-b's ordinary claim takes the rows.
+    expect((await claim('worker-b', Date.now())).map((r) => r.id)).toEqual(ids);
+    const lease = holdBatch(db, ids, { owner: 'worker-a', leaseMs: LEASE, claimedAt }, quiet);
+    try {
+      expect(await lease.keep(ids[0])).toBe(false);
+      expect(await lease.keep(ids[1])).toBe(false);
+      expect(lease.ids()).toEqual([]);
+    } finally {
+      lease.stop();
+    }
+    expect((await rowsOf(ids)).map((r) => r.claimed_by)).toEqual(['worker-b', 'worker-b']);
+  });
 });
 
 describe('the plan of the claim', () => {
