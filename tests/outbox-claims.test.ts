@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
@@ -17,8 +19,10 @@ import {
   TAKEN_OVER,
 } from '../src/scrips/outboxClaims.js';
 import { holdBatch } from '../src/scrips/claimLease.js';
+import { INTERRUPTED_TOO_OFTEN, startDelivery } from '../src/scrips/delivery.js';
 import { createMigratedDatabase } from './helpers/postgres.js';
 import { testStore } from './helpers/store.js';
+import { waitUntil } from './helpers/wait.js';
 
 // Outbox claims with a lease (SPEC D1, decision 059), on the store the project runs: one
 // statement claims due rows — queued and due, or `sending` under a lease that ended — and marks
@@ -224,6 +228,68 @@ describe("a worker's hold on its batch", () => {
       lease.stop();
     }
     expect((await rowsOf(ids)).map((r) => r.claimed_by)).toEqual(['worker-b', 'worker-b']);
+  });
+});
+
+describe('the delivery worker', () => {
+  it("takes over a dead worker's claims once their lease ended; gives up one whose attempts are used up", async () => {
+    const hits: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    // real time: the worker's delivery schedule.
+    const past = Date.now() - 10 * LEASE;
+    const [alive, interrupted, usedUp] = await queue(3, past, 'sending');
+    const dead = { claimed_by: 'host:1:dead', claimed_until: iso(past + LEASE) };
+    await transaction(db, async (tx) => {
+      await tx
+        .update(outbox)
+        .set({
+          ...dead,
+          claimed_until: iso(past + 20 * LEASE),
+          claimed_by: 'host:2:alive',
+          attempts: 1,
+          recipient: `${base}/alive`,
+        })
+        .where(eq(outbox.id, alive));
+      await tx
+        .update(outbox)
+        .set({ ...dead, attempts: 1, recipient: `${base}/interrupted` })
+        .where(eq(outbox.id, interrupted));
+      await tx
+        .update(outbox)
+        .set({ ...dead, attempts: 3, recipient: `${base}/used-up` })
+        .where(eq(outbox.id, usedUp));
+    });
+    const logged: string[] = [];
+    const worker = await startDelivery(db, {
+      pollMs: 20,
+      retryBaseMs: 1000,
+      maxAttempts: 3,
+      leaseMs: LEASE,
+      log: (_level, msg, fields) => logged.push(`${msg} ${JSON.stringify(fields ?? {})}`),
+    });
+    try {
+      await waitUntil(
+        "the dead worker's rows settled",
+        () => rowsOf([interrupted, usedUp]),
+        (rows) => rows.every((r) => r.status !== 'sending'),
+      );
+    } finally {
+      await worker.stop();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+    const rows = await rowsOf([alive, interrupted, usedUp]);
+    expect(rows.map((r) => [r.status, r.attempts, r.claimed_by, r.last_error])).toEqual([
+      ['sending', 1, 'host:2:alive', null],
+      ['sent', 2, null, null],
+      ['failed', 4, null, INTERRUPTED_TOO_OFTEN],
+    ]);
+    expect(hits).toEqual(['/interrupted']);
+    expect(logged.filter((l) => /took over deliveries whose claim ran out .*\{"count":2\}/.test(l))).toHaveLength(1);
   });
 });
 

@@ -16,6 +16,10 @@ import {
   TAKEN_OVER,
 } from './outboxClaims.js';
 
+/** The last error of a row given up when its last allowed attempt ended with its process. */
+export const INTERRUPTED_TOO_OFTEN =
+  'Given up after OUTBOX_MAX_ATTEMPTS attempts, the last one cut short by its process stopping';
+
 export interface DeliveryOptions {
   /** Without it e-mail rows stay queued (SPEC B6) and only webhooks are delivered. */
   smtpUrl?: string;
@@ -140,14 +144,20 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
           // Taken over by another worker after this one's lease ended (it stalled): theirs now.
           if (!(await lease.keep(row.id))) continue;
           let record: () => Promise<void>;
-          try {
-            const note = await deliver(row);
-            record = () => markSent(db, row.id, note);
-          } catch (e) {
-            const error = errorMessage(e);
-            record = () => markFailed(db, row, error, opts);
-            opts.log('warn', 'outbox: delivery failed', { id: row.id, kind: row.kind, attempt: row.attempts, error });
-          }
+          if (row.last_error === TAKEN_OVER && row.attempts > opts.maxAttempts) {
+            // Its attempts are used up, the last one ended with its process (a message that
+            // crashes its sender?): not tried again; an admin may retry it.
+            record = () => markFailed(db, row, INTERRUPTED_TOO_OFTEN, { ...opts, maxAttempts: 0 });
+            opts.log('warn', 'outbox: gave up a delivery whose last attempt was cut short', { id: row.id });
+          } else
+            try {
+              const note = await deliver(row);
+              record = () => markSent(db, row.id, note);
+            } catch (e) {
+              const error = errorMessage(e);
+              record = () => markFailed(db, row, error, opts);
+              opts.log('warn', 'outbox: delivery failed', { id: row.id, kind: row.kind, attempt: row.attempts, error });
+            }
           lease.done(row.id);
           try {
             await record();
