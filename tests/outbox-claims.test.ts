@@ -21,7 +21,7 @@ import {
 import { holdBatch } from '../src/scrips/claimLease.js';
 import { INTERRUPTED_TOO_OFTEN, startDelivery } from '../src/scrips/delivery.js';
 import { createMigratedDatabase } from './helpers/postgres.js';
-import { testStore } from './helpers/store.js';
+import { itOn, testStore } from './helpers/store.js';
 import { waitUntil } from './helpers/wait.js';
 
 // Outbox claims with a lease (SPEC D1, decision 059), on the store the project runs: one
@@ -82,6 +82,20 @@ async function queue(n: number, due: number, status: 'queued' | 'sending' | 'sen
 const rowsOf = (ids: number[]) => db.select().from(outbox).where(inArray(outbox.id, ids)).orderBy(outbox.id);
 const claim = (owner: string, now: number, limit = 50, on: Db = db) =>
   claimDue(on, KINDS, limit, { owner, leaseMs: LEASE, now });
+
+/** The claim as the worker runs it, its SQL with the parameters filled in. */
+function claimSql(values: { now: string; limit: number; owner: string; until: string }): {
+  sql: string;
+  params: unknown[];
+} {
+  const q = claimQuery(db, KINDS).toSQL();
+  return {
+    sql: q.sql,
+    params: q.params.map((p) =>
+      p && typeof p === 'object' && 'name' in p ? values[(p as { name: keyof typeof values }).name] : p,
+    ),
+  };
+}
 
 describe('a claim', () => {
   it('takes due rows once, oldest due first, up to its limit, and marks them with its claimer and lease', async () => {
@@ -190,6 +204,30 @@ describe('a claim', () => {
       for (const id of mine) expect(owner.get(id)).toBe(`worker-${i}`);
     });
   }, 60_000);
+
+  itOn('postgres')(
+    'the statement alone, under READ COMMITTED on two pools, never gives one row twice',
+    async () => {
+      const ids = await queue(300, T0);
+      const got: number[][] = [];
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const pool = poolOf(i % 2 ? other : db);
+          const q = claimSql({ now: iso(T0 + 1), limit: 7, owner: `worker-${i}`, until: iso(T0 + LEASE) });
+          const mine: number[] = [];
+          for (;;) {
+            // One statement on its own (autocommit): PostgreSQL's default READ COMMITTED.
+            const { rows } = await pool.query<{ id: number }>(q.sql, q.params);
+            if (rows.length === 0) break;
+            mine.push(...rows.map((r) => r.id));
+          }
+          got[i] = mine;
+        }),
+      );
+      expect(got.flat().sort((a, b) => a - b)).toEqual(ids);
+    },
+    60_000,
+  );
 });
 
 describe("a worker's hold on its batch", () => {
@@ -294,18 +332,6 @@ describe('the delivery worker', () => {
 });
 
 describe('the plan of the claim', () => {
-  /** The claim as the worker runs it, with its parameters filled in. */
-  function claimSql(): { sql: string; params: unknown[] } {
-    const q = claimQuery(db, KINDS).toSQL();
-    const values: Record<string, unknown> = { now: iso(T0), limit: 20, owner: 'w', until: iso(T0 + LEASE) };
-    return {
-      sql: q.sql,
-      params: q.params.map((p) =>
-        p && typeof p === 'object' && 'name' in p ? values[(p as { name: string }).name] : p,
-      ),
-    };
-  }
-
   it('reads both branches (queued and due; sending under an ended lease) through outbox_due_idx', async () => {
     // A table as a busy install has it: mostly sent rows, a few queued, a batch in flight.
     await transaction(db, async (tx) => {
@@ -325,7 +351,7 @@ describe('the plan of the claim', () => {
     await queue(5, T0);
     await queue(5, T0 + 60_000);
     await claim('w', T0 - 10);
-    const { sql: text, params } = claimSql();
+    const { sql: text, params } = claimSql({ now: iso(T0), limit: 20, owner: 'w', until: iso(T0 + LEASE) });
     let plan: string;
     if (pg) {
       await poolOf(db).query('ANALYZE outbox');
