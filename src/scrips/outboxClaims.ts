@@ -102,8 +102,8 @@ export interface ClaimOptions {
 }
 
 /**
- * Claims up to `limit` due rows of the given kinds for `owner` (see `claimStatement`), oldest due
- * first. Rows taken over from an ended lease carry `TAKEN_OVER` as their last error.
+ * Claims up to `limit` due rows of the given kinds for `owner` (see `claimQuery`): the longest
+ * due, given in id order. Rows taken over from an ended lease carry `TAKEN_OVER` as their last error.
  */
 export async function claimDue(
   db: Db,
