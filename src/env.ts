@@ -81,6 +81,11 @@ const EnvSchema = z
     OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
     OUTBOX_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
     /**
+     * How long a delivery worker's claim on a notification lasts unless renewed (it is renewed
+     * while held); a process that died leaves its claims to the others once they end (decision 059).
+     */
+    OUTBOX_LEASE_MS: z.coerce.number().int().min(1000).default(120_000),
+    /**
      * SQLite: threads that run ticket lists and searches, each on its own read-only connection, so
      * that the thread serving HTTP never waits for one (0: on that thread). Default: one per core, at most 2.
      */

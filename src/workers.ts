@@ -51,6 +51,7 @@ export async function startWorkers(
     pollMs: env.OUTBOX_POLL_MS,
     retryBaseMs: env.OUTBOX_RETRY_BASE_MS,
     maxAttempts: env.OUTBOX_MAX_ATTEMPTS,
+    leaseMs: env.OUTBOX_LEASE_MS,
     log,
     say,
   });

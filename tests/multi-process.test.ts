@@ -20,6 +20,7 @@ const pgTest = describe.skipIf(!pgAvailable());
 // Whole processes start, crash and take over: their waits are long.
 const PROCS = { timeoutMs: 60_000, intervalMs: 50 };
 const LOGIN_LIMIT = 4;
+const LEASE_MS = 5000;
 const MAILGATE_TOKEN = 'mailgate-secret-for-both';
 const { children, dataDir, serve } = processScope('multi');
 
@@ -74,6 +75,9 @@ pgTest('two server processes on one PostgreSQL database', () => {
         WEBHOOK_SECRET: 'one-secret-for-every-process',
         OUTBOX_POLL_MS: '200',
         OUTBOX_RETRY_BASE_MS: '200',
+        // Claims last 5 s unless renewed (a live worker renews them every third of that): a dead
+        // process's claims are taken over within seconds, not the two minutes of the default.
+        OUTBOX_LEASE_MS: String(LEASE_MS),
         LOGIN_MAX_FAILURES: String(LOGIN_LIMIT),
         LOGIN_MAX_ATTEMPTS_PER_IP: '100000',
         IMAP_URL: dovecot.url(),
@@ -263,7 +267,7 @@ pgTest('two server processes on one PostgreSQL database', () => {
     await expectEachDeliveredOnce();
   }, 60_000);
 
-  it('a SIGKILL of a process mid-delivery: its claimed rows go to the survivor, nothing lost or doubled', async () => {
+  it('kill -9 of a process holding outbox claims: the other delivers each of them once, after the lease', async () => {
     await expectEachDeliveredOnce(); // nothing from earlier tests still on its way
     const before = sink.messages.length;
     sink.hold();
@@ -303,7 +307,37 @@ pgTest('two server processes on one PostgreSQL database', () => {
     const [victimPid] = claimed.byPid.sort((x, y) => y[1] - x[1])[0];
     const [victim, survivor] = victimPid === a.child.pid ? [a, b] : [b, a];
     expect(victim.child.pid).toBe(victimPid);
+    /** The victim's claims: row id → end of its lease. */
+    const victimClaims = async () => {
+      const { rows } = await sql.query<{ id: number; until: string }>(
+        "SELECT id, claimed_until AS until FROM outbox WHERE status = 'sending' AND claimed_by LIKE $1 ORDER BY id",
+        [`%:${victimPid}:%`],
+      );
+      return rows;
+    };
+    const first = await victimClaims();
+    expect(first.length).toBeGreaterThanOrEqual(2);
+    const firstEnd = first.map((r) => r.until).sort()[0];
+    // Its attempt, held at the sink, outlasts the lease it claimed with: the lease is renewed, and
+    // while the other process polls (every 200 ms) past the first lease's end, it takes none of them.
+    await waitUntil(
+      "past the victim's first lease",
+      async () =>
+        (
+          await sql.query<{ now: string }>(
+            `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`,
+          )
+        ).rows[0].now,
+      (now) => now > firstEnd && Date.parse(now) - Date.parse(firstEnd) > 1000,
+      PROCS,
+    );
+    const renewed = await victimClaims();
+    expect(renewed.map((r) => r.id)).toEqual(first.map((r) => r.id));
+    for (const r of renewed) expect(r.until > firstEnd).toBe(true);
     await kill9(victim);
+    // Its claims as it left them: their leases end without it.
+    const left = await victimClaims();
+    expect(left.map((r) => r.id)).toEqual(first.map((r) => r.id));
     await waitUntil(
       'the sink sees the victim gone',
       () => sink.heldOrphans(),
@@ -315,7 +349,19 @@ pgTest('two server processes on one PostgreSQL database', () => {
     expect(sink.dropped.length).toBe(1);
     await expectEachDeliveredOnce();
     expect(sink.messages.length - before).toBe(12);
-    expect(survivor.output()).toMatch(/re-queued deliveries interrupted/);
+    expect(survivor.output()).toMatch(/took over deliveries whose claim ran out/);
+    // Each was taken over only once its lease had ended, and sent by the survivor.
+    const { rows: done } = await sql.query<{
+      id: number;
+      sent_at: string;
+      attempts: number;
+      last_error: string | null;
+    }>('SELECT id, sent_at, attempts, last_error FROM outbox WHERE id = ANY($1) ORDER BY id', [left.map((r) => r.id)]);
+    expect(done.map((r) => r.id)).toEqual(left.map((r) => r.id));
+    for (const [i, r] of done.entries()) {
+      expect(r.sent_at > left[i].until, `${r.sent_at} after ${left[i].until}`).toBe(true);
+      expect(r).toMatchObject({ attempts: 2, last_error: null });
+    }
 
     // The victim restarts while the survivor is delivering: it must not take the survivor's
     // attempts for its own dead ones.

@@ -354,6 +354,9 @@ describe('webhook delivery', () => {
 // ---- kill and restart (the real server process) --------------------------------------------
 
 type Proc = ServerProcess;
+/** A row as a worker killed mid-attempt leaves it once its lease has ended: `sending`, its attempt counted. */
+const CRASHED_MID_ATTEMPT =
+  "UPDATE outbox SET status = 'sending', attempts = 1, claimed_by = 'host:1:dead', claimed_until = '2000-01-01T00:00:00.000Z' WHERE id = ?";
 
 describe('kill and restart of the real server process', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-outbox-'));
@@ -433,11 +436,12 @@ describe('kill and restart of the real server process', () => {
     killGroup(proc.child, 'SIGKILL');
     expect(await proc.exit).toEqual({ code: null, signal: 'SIGKILL' });
 
-    // Simulate a crash in the middle of an attempt on B's row: claimed (`sending`, attempt counted).
+    // Simulate a crash in the middle of an attempt on B's row: claimed (`sending`, attempt counted)
+    // by a worker that died, whose lease has ended (decision 059).
     const [rowB] = await store.query<{ id: number }>("SELECT id FROM outbox WHERE ticket_id = ? AND kind = 'email'", [
       ticketIds[1],
     ]);
-    expect(await store.run("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?", [rowB.id])).toBe(1);
+    expect(await store.run(CRASHED_MID_ATTEMPT, [rowB.id])).toBe(1);
     const before = await store.query('SELECT ticket_id, status, attempts FROM outbox ORDER BY id');
     expect(before).toEqual([
       { ticket_id: ticketIds[0], status: 'queued', attempts: 0 },
@@ -449,7 +453,7 @@ describe('kill and restart of the real server process', () => {
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });
     const mailA = await firstMailFor(ticketIds[0]);
     const mailB = await firstMailFor(ticketIds[1]);
-    expect(proc.output()).toMatch(/re-queued deliveries interrupted by a restart.*"count":1/);
+    expect(proc.output()).toMatch(/took over deliveries whose claim ran out.*"count":1/);
 
     for (const [id, mail] of [
       [ticketIds[0], mailA],
@@ -489,7 +493,7 @@ describe('kill and restart of the real server process', () => {
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });
     const d = await newTicket('After graceful restart');
     await firstMailFor(d);
-    expect(proc.output()).not.toMatch(/re-queued deliveries/);
+    expect(proc.output()).not.toMatch(/took over deliveries/);
     for (const id of ticketIds) expect(taggedMails(id)).toHaveLength(1);
     expect(taggedMails(d)).toHaveLength(1);
     expect(sink.messages).toHaveLength(4);
@@ -530,9 +534,7 @@ describe('kill and restart of the real server process', () => {
     killGroup(proc.child, 'SIGKILL');
     expect(await proc.exit).toEqual({ code: null, signal: 'SIGKILL' });
     // One copy caught mid-attempt by the crash.
-    expect(await store.run("UPDATE outbox SET status = 'sending', attempts = 1 WHERE id = ?", [replyRows[1].id])).toBe(
-      1,
-    );
+    expect(await store.run(CRASHED_MID_ATTEMPT, [replyRows[1].id])).toBe(1);
 
     const before = sink.messages.length;
     proc = await spawnServer({ ...baseEnv, SMTP_URL: sink.url, OUTBOX_POLL_MS: '20' });

@@ -1,19 +1,24 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { hostname } from 'node:os';
-import { type Db, errorMessage, listenStore, locksSeeOtherProcesses, storageUnavailable, tryLock } from '../db/port.js';
+import { type Db, errorMessage, listenStore, storageUnavailable } from '../db/port.js';
 import { outsideRequest, throttled, type Throttled } from '../log.js';
 import { composeMail } from './compose.js';
+import { holdBatch } from './claimLease.js';
+import type { OutboxRow } from './outbox.js';
 import {
   claimDue,
+  DEFAULT_LEASE_MS,
   markFailed,
   markSent,
   nextDueAt,
   releaseClaimed,
-  requeueInterrupted,
-  workerLock,
-  type OutboxRow,
-} from './outbox.js';
+  TAKEN_OVER,
+} from './outboxClaims.js';
+
+/** The last error of a row given up when its last allowed attempt ended with its process. */
+export const INTERRUPTED_TOO_OFTEN =
+  'Given up after OUTBOX_MAX_ATTEMPTS attempts, the last one cut short by its process stopping';
 
 export interface DeliveryOptions {
   /** Without it e-mail rows stay queued (SPEC B6) and only webhooks are delivered. */
@@ -23,6 +28,8 @@ export interface DeliveryOptions {
   retryBaseMs: number;
   maxAttempts: number;
   webhookTimeoutMs?: number;
+  /** How long a claim on a row lasts unless renewed (OUTBOX_LEASE_MS; decision 059). */
+  leaseMs?: number;
   log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** The worker's own failures, each cause at most once per 10 s (decision 042); made from `log` when not given. */
   say?: Throttled;
@@ -38,9 +45,10 @@ export const signWebhook = (secret: string, body: string) =>
 
 /**
  * The in-process delivery worker: claims due outbox rows, sends them one at a time, records
- * each attempt, and backs off exponentially on failure. Rows a crash left `sending` are
- * queued again — at start, and by any other process's worker at its next poll once the dead
- * worker's lock is free (decision 030) — so committed notifications are never lost.
+ * each attempt, and backs off exponentially on failure. Claims are leases, renewed while held:
+ * rows a crash left `sending` are taken over by the next claim of any worker — this process's
+ * after a restart, or another's — once their lease ends (decision 059), so committed
+ * notifications are never lost.
  */
 export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<DeliveryWorker> {
   // One pooled connection: a burst of mail (a reply to a requester, their Cc and the staff) goes
@@ -52,31 +60,10 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
       >[0])
     : null;
   const kinds: OutboxRow['kind'][] = transport ? ['email', 'webhook'] : ['webhook'];
-  // This worker's identity on its claims, and the lock that says it is alive while this process
-  // lives (decision 030): another process puts its rows back only once it can take that lock.
-  const newIdentity = async () => {
-    const id = `${hostname()}:${process.pid}:${randomUUID()}`;
-    const lock = await tryLock(db, workerLock(id));
-    if (!lock) throw new Error("outbox: could not take this worker's own lock");
-    return { id, lock };
-  };
-  let { id: self, lock: alive } = await newIdentity();
-  /** Every identity this worker has claimed under: its own rows are never "a dead worker's". */
-  const mine = new Set([self]);
-  const recover = async () => {
-    // The lock that says this worker is alive went with a lost database connection: others may
-    // put its rows back. Claim under a new identity from now on (checked at every poll).
-    if (!(await alive.held())) {
-      await alive.release().catch(() => {});
-      ({ id: self, lock: alive } = await newIdentity());
-      mine.add(self);
-      opts.log('warn', 'outbox: lost the worker lock (database connection); continuing under a new identity');
-    }
-    const n = await requeueInterrupted(db, mine);
-    if (n > 0)
-      opts.log('warn', 'outbox: re-queued deliveries interrupted by a restart or a process that stopped', { count: n });
-  };
-  await recover();
+  // This worker's identity on its claims (`claimed_by`), new at every start. Its claims last
+  // `leaseMs` unless renewed; a dead worker's are taken over by any worker once they end (decision 059).
+  const self = `${hostname()}:${process.pid}:${randomUUID()}`;
+  const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   if (!transport) opts.log('info', 'outbox: SMTP_URL is not set; e-mail stays queued in the outbox');
 
   let timer: NodeJS.Timeout | undefined;
@@ -132,34 +119,58 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
   async function drain(): Promise<void> {
     await settleOwed();
     for (;;) {
-      const batch = await claimDue(db, kinds, 20, self);
+      // real time: the delivery schedule (decision 047).
+      const claimedAt = Date.now();
+      const batch = await claimDue(db, kinds, 20, { owner: self, leaseMs, now: claimedAt });
       if (batch.length === 0) return;
-      for (const [i, row] of batch.entries()) {
-        if (stopped) {
-          await releaseClaimed(
-            db,
-            batch.slice(i).map((r) => r.id),
-          );
-          return;
+      const takenOver = batch.filter((r) => r.last_error === TAKEN_OVER).length;
+      if (takenOver > 0)
+        opts.log('warn', 'outbox: took over deliveries whose claim ran out (a process stopped mid-delivery)', {
+          count: takenOver,
+        });
+      const lease = holdBatch(
+        db,
+        batch.map((r) => r.id),
+        { owner: self, leaseMs, claimedAt },
+        (e) =>
+          say(`outbox:renew:${errorMessage(e)}`, 'warn', 'outbox: could not renew a claim', { error: errorMessage(e) }),
+      );
+      try {
+        for (const row of batch) {
+          if (stopped) {
+            await releaseClaimed(db, lease.ids(), self);
+            return;
+          }
+          // Taken over by another worker after this one's lease ended (it stalled): theirs now.
+          if (!(await lease.keep(row.id))) continue;
+          let record: () => Promise<void>;
+          if (row.last_error === TAKEN_OVER && row.attempts > opts.maxAttempts) {
+            // Its attempts are used up, the last one ended with its process (a message that
+            // crashes its sender?): not tried again; an admin may retry it.
+            record = () => markFailed(db, row, INTERRUPTED_TOO_OFTEN, { ...opts, maxAttempts: 0 });
+            opts.log('warn', 'outbox: gave up a delivery whose last attempt was cut short', { id: row.id });
+          } else
+            try {
+              const note = await deliver(row);
+              record = () => markSent(db, row.id, note);
+            } catch (e) {
+              const error = errorMessage(e);
+              record = () => markFailed(db, row, error, opts);
+              opts.log('warn', 'outbox: delivery failed', { id: row.id, kind: row.kind, attempt: row.attempts, error });
+            }
+          lease.done(row.id);
+          try {
+            await record();
+          } catch (e) {
+            if (!storageUnavailable(e)) throw e;
+            owed.push(record);
+            const rest = lease.ids();
+            if (rest.length > 0) owed.push(() => releaseClaimed(db, rest, self));
+            throw e;
+          }
         }
-        let record: () => Promise<void>;
-        try {
-          const note = await deliver(row);
-          record = () => markSent(db, row.id, note);
-        } catch (e) {
-          const error = errorMessage(e);
-          record = () => markFailed(db, row, error, opts);
-          opts.log('warn', 'outbox: delivery failed', { id: row.id, kind: row.kind, attempt: row.attempts, error });
-        }
-        try {
-          await record();
-        } catch (e) {
-          if (!storageUnavailable(e)) throw e;
-          owed.push(record);
-          const rest = batch.slice(i + 1).map((r) => r.id);
-          if (rest.length > 0) owed.push(() => releaseClaimed(db, rest));
-          throw e;
-        }
+      } finally {
+        lease.stop();
       }
       if (stopped) return;
     }
@@ -188,28 +199,13 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
     opts.log('info', 'outbox: the store takes writes again; delivery resumed');
   }
 
-  // Another process's worker that died mid-batch left rows `sending`: looked for at every poll
-  // (not on the kicks of write requests), at most once per OUTBOX_POLL_MS — where the store's
-  // locks tell about other processes (PostgreSQL). On SQLite only a start finds a dead run's rows.
-  const sharedStore = locksSeeOtherProcesses(db);
-  let recoveredAt = Date.now();
   async function schedule(backoff?: number): Promise<void> {
     if (stopped) return;
     clearTimeout(timer);
     const due = backoff === undefined ? await nextDueAt(db, kinds) : null;
+    // A claim whose lease ended (a worker that died mid-batch) is found by the poll.
     const wait = backoff ?? (due ? Math.min(opts.pollMs, Math.max(0, Date.parse(due) - Date.now())) : opts.pollMs);
-    timer = setTimeout(() => {
-      if (!sharedStore || Date.now() - recoveredAt < opts.pollMs) {
-        void tick();
-        return;
-      }
-      recoveredAt = Date.now();
-      void recover()
-        .catch((e) => {
-          failed(e);
-        })
-        .finally(() => void tick());
-    }, wait);
+    timer = setTimeout(() => void tick(), wait);
     timer.unref();
   }
 
@@ -268,10 +264,9 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
       unlisten();
       clearTimeout(timer);
       await running;
-      // What a storage failure left unwritten, one last time (else the rows stay `sending` and the next start re-queues them).
+      // What a storage failure left unwritten, one last time (else the rows stay `sending` until their lease ends).
       await settleOwed().catch(() => {});
       transport?.close();
-      await alive.release().catch(() => {});
     },
   };
 }

@@ -1,21 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, sql, count } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, sql, count } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
-import {
-  changes,
-  claimRows,
-  type Conn,
-  type Db,
-  logAppend,
-  notIndexed,
-  prepared,
-  type Prepared,
-  type RowOf,
-  first,
-  transaction,
-  tryLock,
-  one,
-} from '../db/port.js';
+import { type Conn, type Db, logAppend, notIndexed, prepared, first, transaction, one } from '../db/port.js';
 import { outbox, transactions } from '../db/tables.js';
 import { nowIso } from '../domain/clock.js';
 
@@ -47,7 +33,7 @@ export function newMessageId(ticketId: number, mailFrom: string): string {
  * for another server in real seconds, and a test clock standing still must not hold mail back.
  */
 // real time: the delivery schedule.
-const deliveryNow = (afterMs = 0) => new Date(Date.now() + afterMs).toISOString();
+export const deliveryNow = (afterMs = 0) => new Date(Date.now() + afterMs).toISOString();
 
 /**
  * The Message-IDs of a ticket's mail, oldest first: inbound mail (on its transactions) and our own
@@ -336,161 +322,6 @@ export async function enqueueWebhook(
   );
 }
 
-// ---- used by the delivery worker -------------------------------------------------------
-
-/**
- * Rows a delivery worker that is gone left mid-attempt (`sending`) go back to the queue
- * (at-least-once for the one row whose mail may have been accepted just before the crash).
- * Whether a worker is gone is asked of the store: each live worker holds the lock
- * `outbox-worker:<id>` (decision 030), so a lock that can be taken names a dead worker — on
- * PostgreSQL the session advisory lock its process held until it died; on SQLite, one process
- * per file, every other worker is a previous run. Rows of `self` (this worker's identities) stay. Rows with no
- * owner (written before workers had ids) count as a dead worker's.
- */
-export async function requeueInterrupted(db: Db, self: ReadonlySet<string> = new Set()): Promise<number> {
-  const owners = await db.selectDistinct({ owner: outbox.claimed_by }).from(outbox).where(eq(outbox.status, 'sending'));
-  let n = 0;
-  for (const { owner } of owners) {
-    if (owner !== null && self.has(owner)) continue;
-    const lock = owner === null ? null : await tryLock(db, workerLock(owner));
-    if (owner !== null && !lock) continue; // a live worker's attempt
-    try {
-      n += changes(
-        await transaction(db, (tx) =>
-          tx
-            .update(outbox)
-            .set({ status: 'queued', claimed_by: null })
-            .where(
-              and(
-                eq(outbox.status, 'sending'),
-                owner === null ? isNull(outbox.claimed_by) : eq(outbox.claimed_by, owner),
-              ),
-            ),
-        ),
-      );
-    } finally {
-      await lock?.release();
-    }
-  }
-  return n;
-}
-
-/** The lock a live delivery worker holds, by which others know it is alive. */
-export const workerLock = (id: string) => `outbox-worker:${id}`;
-
-/** A query compiled once per database and per set of kinds (a worker always asks for the same ones). */
-function forKinds<Q extends PromiseLike<unknown>>(
-  build: (db: Db, kinds: OutboxRow['kind'][]) => Q,
-): (conn: Conn, kinds: OutboxRow['kind'][]) => Prepared<RowOf<Q>> {
-  const byKinds = new Map<string, (conn: Conn) => Prepared<RowOf<Q>>>();
-  return (conn, kinds) => {
-    const key = kinds.join(',');
-    let q = byKinds.get(key);
-    if (!q) byKinds.set(key, (q = prepared((db) => build(db, kinds))));
-    return q(conn);
-  };
-}
-// The worker looks after every write that answered (a kick): these run on every write request.
-const dueQuery = (db: Db, kinds: OutboxRow['kind'][]) =>
-  db
-    .select({ id: outbox.id })
-    .from(outbox)
-    .where(
-      and(
-        eq(outbox.status, 'queued'),
-        inArray(outbox.kind, kinds),
-        lte(outbox.next_attempt_at, sql.placeholder('now')),
-      ),
-    )
-    .orderBy(asc(outbox.next_attempt_at), asc(outbox.id))
-    .limit(sql.placeholder('limit'));
-const dueIds = forKinds(dueQuery);
-/** The same rows, claimed: a second process claiming at the same moment skips them (each notification is sent once). */
-const claimIds = forKinds((db, kinds) => claimRows(db, dueQuery(db, kinds)));
-const firstDue = forKinds((db, kinds) =>
-  db
-    .select({ at: sql<string | null>`min(${outbox.next_attempt_at})` })
-    .from(outbox)
-    .where(and(eq(outbox.status, 'queued'), inArray(outbox.kind, kinds))),
-);
-
-/** Claims due rows of the given kinds for the worker `owner`: marks them `sending` and counts the attempt. */
-export async function claimDue(
-  db: Db,
-  kinds: OutboxRow['kind'][],
-  limit: number,
-  owner: string | null = null,
-): Promise<OutboxRow[]> {
-  if (kinds.length === 0) return [];
-  const params = () => ({ now: deliveryNow(), limit });
-  // Most kicks find nothing due: look first without taking the write lock.
-  if ((await dueIds(db, kinds).all(params())).length === 0) return [];
-  return transaction(db, async (tx) => {
-    const due = await claimIds(tx, kinds).all(params());
-    if (due.length === 0) return [];
-    return (
-      await tx
-        .update(outbox)
-        .set({ status: 'sending', attempts: sql`${outbox.attempts} + 1`, claimed_by: owner })
-        .where(
-          inArray(
-            outbox.id,
-            due.map((d) => d.id),
-          ),
-        )
-        .returning()
-    ).sort((a, b) => a.id - b.id);
-  });
-}
-
-/** Puts claimed rows that were never attempted (the worker is stopping) back, attempt uncounted. */
-export async function releaseClaimed(db: Db, ids: number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await transaction(db, (tx) =>
-    tx
-      .update(outbox)
-      .set({ status: 'queued', attempts: sql`${outbox.attempts} - 1`, claimed_by: null })
-      .where(and(inArray(outbox.id, ids), eq(outbox.status, 'sending'))),
-  );
-}
-
-/** `note`: what the admin should know about a delivery that went out (files that were no longer there). */
-export async function markSent(db: Db, id: number, note: string | null = null): Promise<void> {
-  await transaction(db, (tx) =>
-    tx
-      .update(outbox)
-      .set({ status: 'sent', sent_at: nowIso(db), last_error: note, claimed_by: null })
-      .where(eq(outbox.id, id)),
-  );
-}
-
-/** Records a failed attempt: back to the queue after an exponential backoff, or `failed` for good. */
-export async function markFailed(
-  db: Db,
-  row: OutboxRow,
-  error: string,
-  opts: { maxAttempts: number; retryBaseMs: number },
-): Promise<void> {
-  const final = row.attempts >= opts.maxAttempts;
-  const delay = opts.retryBaseMs * 2 ** (row.attempts - 1);
-  await transaction(db, (tx) =>
-    tx
-      .update(outbox)
-      .set({
-        status: final ? 'failed' : 'queued',
-        last_error: error.slice(0, 1000),
-        claimed_by: null,
-        next_attempt_at: deliveryNow(final ? 0 : delay),
-      })
-      .where(eq(outbox.id, row.id)),
-  );
-}
-
-export async function nextDueAt(db: Db, kinds: OutboxRow['kind'][]): Promise<string | null> {
-  if (kinds.length === 0) return null;
-  return (await firstDue(db, kinds).get())?.at ?? null;
-}
-
 // ---- admin views -----------------------------------------------------------------------
 
 export async function listOutbox(
@@ -524,7 +355,14 @@ export async function requeue(db: Db, id: number): Promise<OutboxRow> {
     return one(
       tx
         .update(outbox)
-        .set({ status: 'queued', attempts: 0, last_error: null, next_attempt_at: deliveryNow(), claimed_by: null })
+        .set({
+          status: 'queued',
+          attempts: 0,
+          last_error: null,
+          next_attempt_at: deliveryNow(),
+          claimed_by: null,
+          claimed_until: null,
+        })
         .where(eq(outbox.id, id))
         .returning(),
     );

@@ -26,6 +26,7 @@ export const CLEAN: Record<string, string> = {
   OUTBOX_POLL_MS: '',
   OUTBOX_RETRY_BASE_MS: '',
   OUTBOX_MAX_ATTEMPTS: '',
+  OUTBOX_LEASE_MS: '',
   IMAP_URL: '',
   IMAP_POLL_SECONDS: '',
   IMAP_MOVE_TO: '',

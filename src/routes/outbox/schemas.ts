@@ -31,7 +31,12 @@ export const OutboxEntrySchema = z
     next_attempt_at: zTimestamp,
     created_at: zTimestamp,
     sent_at: zTimestamp.nullable(),
-    claimed_by: z.string().nullable(),
+    claimed_by: z.string().nullable().describe('The delivery worker whose attempt a `sending` row is'),
+    claimed_until: zTimestamp
+      .nullable()
+      .describe(
+        "The end of that worker's claim (it renews it while it works): after it, any worker may take the row over",
+      ),
     to: z.array(mailbox),
     cc: z.array(mailbox),
     attachment_ids: z.array(zRowId),
