@@ -26,7 +26,7 @@ import { sameName, uniqueViolation } from './unique.js';
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
 //
-// The domain builds its queries on the SQLite table objects of src/db/schema.ts; this store
+// The domain builds its queries on the SQLite table objects of src/db/sqlite/schema.ts (through src/db/tables.ts); this store
 // runs them through drizzle's pg dialect as they are (decision 027: the dialect reads tables and
 // columns by name, and the SQLite column mappings — booleans as 1/0, JSON as text — are values
 // PostgreSQL accepts for the derived columns). The derived pg tables (./schema.ts) describe the
