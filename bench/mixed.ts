@@ -1,5 +1,5 @@
 // npm run bench -- --mixed [--size 100k] [--connections 128] [--seconds 30] [--warmup 5]
-//                          [--store sqlite|postgres] [--database-url postgres://…] [--root <worktree>]
+//                          [--store sqlite|postgres] [--database-url postgres://…] [--pg-delay-ms 1] [--root <worktree>]
 //                          [--url <base> …] [--ports 3000,3001] [--processes 1] [--weights list=40,page=10]
 //                          [--json] [--cpu-prof <dir>] [--seed <n>] [--think-ms 0] [--no-build]
 // (also: node --import tsx bench/mixed.ts …)
@@ -23,8 +23,11 @@
 // the server is saturated can wait seconds in the kernel's accept queue (docs/performance.md).
 //
 // --store postgres: the server it starts gets a fresh copy (CREATE DATABASE … TEMPLATE, dropped
-// afterwards) of the database --database-url names (required then), which must hold the bench
-// dataset: copy it there once with `hxdesk copy-store --from data/bench/dataset-<n>/hxdesk.db --to …`.
+// afterwards) of the database --database-url names, which must hold the bench dataset (copy it
+// there once with `hxdesk copy-store --from data/bench/dataset-<n>/hxdesk.db --to …`); without
+// --database-url, of the dataset copied into a throwaway cluster the bench starts (bench/pg.ts).
+// The server reaches it through a relay delaying each chunk --pg-delay-ms (default 1) each way,
+// as from another host (bench/relay.ts; 0: directly).
 //
 // --processes <n> (PostgreSQL): starts n servers on the one database copy and spreads the
 // connections over them round-robin (connection i goes to server i mod n), as a load balancer
@@ -36,7 +39,8 @@
 // closed loop, where mean latency = connections ÷ throughput).
 //
 // Requests of the first --warmup seconds are not counted. A request still unanswered after 10 s
-// is aborted and counted as a timeout. A probe outside the mix asks GET /healthz on its own
+// is aborted and counted as a timeout; the percentiles count it as 10 s (a floor: a kind whose
+// requests all time out shows p50 10000, not 0). A probe outside the mix asks GET /healthz on its own
 // connection every 100 ms: its latency is the time any request waits for the event loop.
 // Prints, per kind and overall: count, req/s, p50, p90, p99, max, answers over 2 s, timeouts and
 // errors (non-2xx by status); with --json one JSON document instead. --cpu-prof <dir> starts the
@@ -44,10 +48,12 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_ADMIN, BODY_ONLY_WORD, COMMON, ensureDataset, RARE, SUBJECT_WORD } from './seed.js';
-import { copyPgDatabase, root as here, startProductionServer, statusMb } from './server.js';
+import { type BenchPostgres, benchPostgres } from './pg.js';
+import { root as here, startProductionServer, statusMb } from './server.js';
 
 const { values: opt } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--mixed'),
@@ -58,6 +64,7 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string', default: '5' },
     store: { type: 'string', default: 'sqlite' },
     'database-url': { type: 'string' },
+    'pg-delay-ms': { type: 'string', default: '1' },
     root: { type: 'string', default: here },
     url: { type: 'string', multiple: true },
     ports: { type: 'string' },
@@ -434,18 +441,18 @@ class Stat {
     else if (a.status < 200 || a.status >= 300) this.errors[a.status] = (this.errors[a.status] ?? 0) + 1;
   }
   summary(seconds: number) {
-    const s = [...this.ms].sort((a, b) => a - b);
+    const s = [...this.ms, ...Array<number>(this.timeouts).fill(TIMEOUT_MS)].sort((a, b) => a - b);
     const pct = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : 0);
     const r = (n: number) => Math.round(n * 10) / 10;
-    const n = s.length + this.timeouts;
+    const n = s.length;
     return {
       count: n,
       per_s: r(n / seconds),
       p50_ms: r(pct(50)),
       p90_ms: r(pct(90)),
       p99_ms: r(pct(99)),
-      max_ms: r(this.timeouts ? TIMEOUT_MS : (s[s.length - 1] ?? 0)),
-      over_2s: s.filter((x) => x > SLOW_MS).length + this.timeouts,
+      max_ms: r(s[s.length - 1] ?? 0),
+      over_2s: s.filter((x) => x > SLOW_MS).length,
       timeouts: this.timeouts,
       errors: this.errors,
     };
@@ -502,10 +509,6 @@ async function discover(base: string, auth: Record<string, string>): Promise<Wor
 async function main() {
   if (opt.store !== 'sqlite' && opt.store !== 'postgres')
     throw new Error(`--store is sqlite or postgres, not ${opt.store}`);
-  if (opt.store === 'postgres' && !opt['database-url'] && !opt.url && !opt.ports)
-    throw new Error(
-      '--store postgres needs --database-url postgres://… (or --url of servers already running on PostgreSQL)',
-    );
   let bases: string[] = opt.url ?? [];
   if (opt.ports) bases = [...bases, ...opt.ports.split(',').map((p) => `http://127.0.0.1:${p.trim()}`)];
   if (!(PROCESSES >= 1)) throw new Error(`--processes is a number ≥ 1, not ${opt.processes}`);
@@ -515,7 +518,8 @@ async function main() {
     throw new Error('--processes starts servers; with --url or --ports they are already running');
   let servers: Awaited<ReturnType<typeof startProductionServer>>[] = [];
   let serverOut = '';
-  let pgCopy: Awaited<ReturnType<typeof copyPgDatabase>> | undefined;
+  let pgb: BenchPostgres | undefined;
+  let pgCopy: { url: string; drop(): Promise<void> } | undefined;
   let dataset: unknown;
   if (!bases.length) {
     const dataRoot = path.join(here, 'data', 'bench');
@@ -542,8 +546,15 @@ async function main() {
       HTTP_KEEPALIVE_TIMEOUT_MS: '60000',
     };
     // On a fresh copy of the dataset's database (its writes leave the dataset as it was).
-    if (opt.store === 'postgres')
-      env.DATABASE_URL = (pgCopy = await copyPgDatabase(opt['database-url']!, `hxdesk_bench_mixed_${process.pid}`)).url;
+    if (opt.store === 'postgres') {
+      pgb = await benchPostgres({
+        databaseUrl: opt['database-url'],
+        dbPath,
+        delayMs: Number(opt['pg-delay-ms']),
+        log,
+      });
+      env.DATABASE_URL = (pgCopy = await pgb.freshCopy(`hxdesk_bench_mixed_${process.pid}`)).url;
+    }
     const flags = opt['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opt['cpu-prof'])}`] : [];
     // Each process gets a data directory of its own (on PostgreSQL it holds only backups and locks).
     servers = await Promise.all(
@@ -717,6 +728,9 @@ async function main() {
       tree: servers.length ? TREE : null,
       urls: bases,
       processes: servers.length || null,
+      pg_relay_delay_ms: pgb ? pgb.delayMs : null,
+      pg_round_trip: pgb?.roundTrip ?? null,
+      load_average: os.loadavg().map((l) => Math.round(l * 100) / 100),
       weights: Object.fromEntries(WEIGHTS),
       dataset,
       kinds: Object.fromEntries(rows.map(([k, s]) => [k, s.summary(SECONDS)])),
@@ -758,6 +772,8 @@ async function main() {
         ...head,
         ...variants.map(([k, s]) => line(k, s.summary(SECONDS))),
         '',
+        `Load average ${out.load_average.join(' ')} at the end${pgb ? ` · PostgreSQL ${pgb.delayMs ? `through a relay of ${pgb.delayMs} ms each way (SELECT 1 p50 ${pgb.roundTrip?.relay_p50_ms} ms)` : 'directly'}, ${pgb.origin}` : ''}`,
+        '',
         `Server CPU ${out.server_cpu_pct ?? '–'} % of one core (all its threads${servers.length > 1 ? `, ${servers.length} processes` : ''}) · load generator CPU ${out.client_cpu_pct} % · server peak RSS ${out.server_peak_rss_mb ?? '–'} MB · load generator's event loop late by up to ${out.client_max_lag_ms} ms`,
         '',
         `Per second (by send time) — requests p50/p99/max ms [load generator late by]: ${timeline.map((t) => `${t.s}s ${t.n} ${t.p50}/${t.p99}/${t.max} [${t.client_lag_ms}]`).join(' · ')}`,
@@ -786,6 +802,7 @@ async function main() {
         );
     }
     await pgCopy?.drop();
+    await pgb?.close();
   }
 }
 

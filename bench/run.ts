@@ -1,5 +1,6 @@
 // npm run bench [-- --size 10k|100k|1m|<n>] [--duration 5] [--connections 8] [--quick]
 //                  [--store sqlite|postgres|both] [--database-url postgres://…/<db holding the dataset>]
+//                  [--pg-delay-ms 1] [--processes 2] [--rounds 3] [--scaling-only]
 // npm run bench -- --mixed …: the mixed 128-connection load instead (bench/mixed.ts, its options there)
 // npm run bench -- --live …: live updates (SPEC C5): server memory with idle streams, event delivery latency (bench/live.ts)
 // npm run bench -- --start [--runs 5]: `npm start` to /healthz with nothing changed since the last build (bench/start.ts)
@@ -10,16 +11,28 @@
 // concurrent load (autocannon). Prints one JSON line per operation, then a Markdown table,
 // the server's peak RSS and its start time on the dataset.
 //
-// --store postgres runs the same operations on PostgreSQL: --database-url names a database that
-// holds the dataset (copied there with `hxdesk copy-store --to …`); each run works on a fresh
-// copy of it (CREATE DATABASE … TEMPLATE), dropped afterwards. --store both runs SQLite, then
-// PostgreSQL, and adds a table of per-operation ratios (PostgreSQL ÷ SQLite).
+// --store postgres runs the same operations on PostgreSQL (bench/pg.ts): without --database-url
+// in a throwaway cluster the bench starts (as the tests do) and copies the dataset into with
+// copy-store; with it, in that database, which must hold the dataset (`hxdesk copy-store --to …`).
+// Each run works on a fresh copy of it (CREATE DATABASE … TEMPLATE), dropped afterwards, reached
+// through a relay that delays every chunk --pg-delay-ms (default 1) each way, as from another
+// host (bench/relay.ts; 0: directly). --store both runs SQLite, then PostgreSQL, and adds a table
+// of per-operation ratios (PostgreSQL ÷ SQLite).
+//
+// Then the scaling section (bench/scaling.ts): creates and public replies with 1 and with
+// --connections connections, --rounds rounds of --duration seconds, with the ratio per round; on
+// PostgreSQL with --processes 2 (its default there; 1 leaves it out) a second server on the same
+// database, and writes and reads on one process vs both. --scaling-only skips the per-operation
+// table before it.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import autocannon from 'autocannon';
+import os from 'node:os';
+import { type BenchPostgres, benchPostgres } from './pg.js';
+import { scaling } from './scaling.js';
+import { load, type Result, single, state } from './ops.js';
 import { BENCH_ADMIN, BODY_ONLY_WORD, ensureDataset, SUBJECT_WORD } from './seed.js';
-import { copyPgDatabase, root, startProductionServer, statusMb } from './server.js';
+import { root, startProductionServer, statusMb } from './server.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
@@ -34,6 +47,9 @@ const parseSize = (s: string) => {
 const SIZE = parseSize(arg('size', '100k'));
 const DURATION = Number(arg('duration', '5'));
 const CONNECTIONS = Number(arg('connections', '8'));
+state.size = SIZE;
+state.duration = DURATION;
+state.connections = CONNECTIONS;
 const QUICK = args.includes('--quick');
 const ITER = QUICK ? 50 : 200;
 const MAILGATE_TOKEN = 'bench-mailgate-token-0123456789';
@@ -41,115 +57,12 @@ const STORE = arg('store', 'sqlite');
 if (!['sqlite', 'postgres', 'both'].includes(STORE))
   throw new Error(`--store is sqlite, postgres or both, not ${STORE}`);
 const DATABASE_URL = arg('database-url', '');
-if (STORE !== 'sqlite' && !DATABASE_URL)
-  throw new Error(`--store ${STORE} needs --database-url postgres://…/<a database holding the dataset>`);
-
-interface Result {
-  op: string;
-  mode: 'single' | 'load';
-  requests: number;
-  ops_per_s: number;
-  p50_ms: number;
-  p95_ms: number;
-  p99_ms: number;
-  errors: number;
-}
-// The operations of the store being measured (measure() starts a new list per store).
-let results: Result[] = [];
-let current: 'sqlite' | 'postgres' = 'sqlite';
-
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const round = (n: number) => Math.round(n * 100) / 100;
-
-function report(r: Result) {
-  results.push(r);
-  process.stdout.write(`${JSON.stringify({ size: SIZE, store: current, ...r })}\n`);
-}
-
-async function single(
-  op: string,
-  n: number,
-  make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> },
-  base: string,
-  auth: Record<string, string>,
-) {
-  const times: number[] = [];
-  let errors = 0;
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    const req = make(i);
-    const s = performance.now();
-    const res = await fetch(base + req.path, {
-      method: req.method,
-      headers: { ...auth, ...req.headers },
-      body: req.body,
-    });
-    await res.arrayBuffer();
-    times.push(performance.now() - s);
-    if (res.status >= 400) errors++;
-  }
-  const total = (performance.now() - t0) / 1000;
-  times.sort((a, b) => a - b);
-  report({
-    op,
-    mode: 'single',
-    requests: n,
-    ops_per_s: round(n / total),
-    p50_ms: round(pct(times, 50)),
-    p95_ms: round(pct(times, 95)),
-    p99_ms: round(pct(times, 99)),
-    errors,
-  });
-}
-
-function load(
-  op: string,
-  base: string,
-  auth: Record<string, string>,
-  make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> },
-): Promise<void> {
-  let i = 0;
-  const first = make(0);
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: base,
-        connections: CONNECTIONS,
-        duration: DURATION,
-        requests: [
-          {
-            method: first.method as 'POST',
-            path: first.path,
-            setupRequest: (req) => {
-              const r = make(i++);
-              return {
-                ...req,
-                method: r.method as 'POST',
-                path: r.path,
-                body: r.body,
-                headers: { ...auth, ...r.headers },
-              };
-            },
-          },
-        ],
-      },
-      (err, res) => {
-        if (err) return reject(err);
-        report({
-          op,
-          mode: 'load',
-          requests: res.requests.total,
-          ops_per_s: round(res.requests.average),
-          p50_ms: res.latency.p50,
-          p95_ms: res.latency.p97_5,
-          p99_ms: res.latency.p99,
-          errors: res.errors + res.non2xx,
-        });
-        resolve();
-      },
-    );
-  });
-}
+const PG_DELAY_MS = Number(arg('pg-delay-ms', '1'));
+const PROCESSES = Number(arg('processes', STORE === 'sqlite' ? '1' : '2'));
+const ROUNDS = Number(arg('rounds', '3'));
+const SCALING_ONLY = args.includes('--scaling-only');
+if (!(PG_DELAY_MS >= 0) || !(PROCESSES >= 1 && PROCESSES <= 2) || !(ROUNDS >= 1))
+  throw new Error('--pg-delay-ms is ≥ 0, --processes 1 or 2, --rounds ≥ 1');
 
 const json = (method: string, p: string, body: unknown) => ({
   method,
@@ -183,8 +96,17 @@ async function main() {
     { cwd: root, stdio: 'inherit' },
   );
   const byStore = new Map<string, Result[]>();
-  for (const store of STORE === 'both' ? (['sqlite', 'postgres'] as const) : [STORE as 'sqlite' | 'postgres']) {
-    byStore.set(store, await measure(store, dbPath, stats));
+  const log = (m: string) => process.stderr.write(`bench: ${m}\n`);
+  const pgb =
+    STORE === 'sqlite'
+      ? undefined
+      : await benchPostgres({ databaseUrl: DATABASE_URL || undefined, dbPath, delayMs: PG_DELAY_MS, log });
+  try {
+    for (const store of STORE === 'both' ? (['sqlite', 'postgres'] as const) : [STORE as 'sqlite' | 'postgres']) {
+      byStore.set(store, await measure(store, dbPath, stats, pgb));
+    }
+  } finally {
+    await pgb?.close();
   }
   const sq = byStore.get('sqlite');
   const pgr = byStore.get('postgres');
@@ -212,9 +134,10 @@ async function measure(
   store: 'sqlite' | 'postgres',
   dbPath: string,
   stats: Awaited<ReturnType<typeof ensureDataset>>['stats'],
+  pgb?: BenchPostgres,
 ): Promise<Result[]> {
-  current = store;
-  results = [];
+  state.store = store;
+  state.results = [];
   const runDir = path.join(dataRoot, `run-${SIZE}`);
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true });
@@ -225,12 +148,16 @@ async function measure(
   };
   let copy: { url: string; drop(): Promise<void> } | undefined;
   if (store === 'postgres') {
-    copy = await copyPgDatabase(DATABASE_URL, `hxdesk_bench_run_${process.pid}`);
+    copy = await pgb!.freshCopy(`hxdesk_bench_run_${process.pid}`);
     env.DATABASE_URL = copy.url;
   } else {
     fs.copyFileSync(dbPath, path.join(runDir, 'hxdesk.db'));
   }
-  const { proc, url, startMs } = await startProductionServer(runDir, env);
+  // A second process (PostgreSQL) on the same database, its own data directory (backups, locks).
+  const servers = [await startProductionServer(runDir, env)];
+  if (store === 'postgres' && PROCESSES > 1)
+    servers.push(await startProductionServer(fs.mkdtempSync(path.join(runDir, 'process-2-')), env));
+  const { proc, url, startMs } = servers[0];
   try {
     const login = await fetch(`${url}/login`, {
       method: 'POST',
@@ -268,6 +195,41 @@ async function measure(
       });
     }
 
+    const scaled = () =>
+      scaling({
+        bases: servers.map((s) => s.url),
+        auth,
+        connections: CONNECTIONS,
+        seconds: DURATION,
+        rounds: ROUNDS,
+        label: `${store === 'postgres' ? `PostgreSQL (${pgb!.delayMs ? `relay ${pgb!.delayMs} ms each way` : 'direct'}; ${pgb!.origin})` : 'SQLite'}, ${SIZE.toLocaleString('en')} tickets`,
+        writes: [
+          {
+            op: 'create ticket',
+            make: (i) =>
+              json('POST', '/tickets', {
+                queue_id: 1 + (i % 8),
+                subject: `Scaling ticket ${i}`,
+                description: 'Load test.',
+              }),
+          },
+          {
+            op: 'public reply',
+            make: (i) =>
+              json('POST', `/tickets/${ticketIds(i + 29)}/comment`, { body: `Scaling reply ${i}.`, internal: false }),
+          },
+        ],
+        reads: [
+          { op: 'list queue+status', make: (i) => get(`/tickets?queue_id=${1 + (i % 8)}&status=open`)() },
+          { op: 'ticket page HTML', make: (i) => get(`/tickets/${ticketIds(i + 31)}`, { accept: 'text/html' })() },
+        ],
+        out: (s) => process.stdout.write(s),
+        log: (m) => process.stderr.write(`bench: ${m}\n`),
+      });
+    if (SCALING_ONLY) {
+      await scaled();
+      return state.results;
+    }
     await single(
       'create ticket',
       ITER,
@@ -364,6 +326,7 @@ async function measure(
     );
     await load('mailgate', url, {}, (i) => rawMail(i, 'load'));
     await load('list queue+status', url, auth, (i) => get(`/tickets?queue_id=${1 + (i % 8)}&status=open`)());
+    await scaled();
 
     const rss = Math.round(statusMb(proc.pid!));
     process.stdout.write(
@@ -375,21 +338,28 @@ async function measure(
       '',
       '| operation | mode | ops/s | p50 ms | p95 ms | p99 ms | errors |',
       '|---|---|---:|---:|---:|---:|---:|',
-      ...results.map(
+      ...state.results.map(
         (r) =>
           `| ${r.op} | ${r.mode === 'single' ? '1 client' : `${CONNECTIONS} conns`} | ${r.ops_per_s} | ${r.p50_ms} | ${r.p95_ms} | ${r.p99_ms} | ${r.errors} |`,
       ),
       '',
-      `Server peak RSS ${rss} MB · start ${startMs} ms (spawn to listening, dataset ${(stats.bytes / 1e6).toFixed(0)} MB)`,
+      `Server peak RSS ${rss} MB · start ${startMs} ms (spawn to listening, dataset ${(stats.bytes / 1e6).toFixed(0)} MB) · load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} on ${os.cpus().length} cores`,
       `Under load the p95 column is autocannon's p97.5 (it reports no p95), whole milliseconds.`,
       '',
     ];
     process.stdout.write(lines.join('\n'));
-    return results;
+    return state.results;
   } finally {
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
+    await Promise.all(
+      servers.map(async (s) => {
+        const exited = new Promise((r) => s.proc.once('exit', r));
+        s.proc.kill('SIGTERM');
+        await exited;
+      }),
+    );
     await copy?.drop();
   }
 }
