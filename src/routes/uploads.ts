@@ -4,6 +4,7 @@ import { invalid } from '../domain/errors.js';
 import type { NewAttachment } from '../domain/transactions.js';
 import { zText } from '../domain/validation.js';
 import type { AppEnv } from './context.js';
+import { fileBytes } from './multipart.js';
 import { MAX_FORM_FILES, readBody, readForm, validate } from './respond.js';
 
 type C = Context<AppEnv>;
@@ -71,7 +72,7 @@ export async function readBodyWithFiles<S extends z.ZodType<{ attachments?: z.in
       attachments.push({
         filename: cleanName(f.name),
         content_type: cleanType(f.type),
-        content: Buffer.from(await f.arrayBuffer()),
+        content: await fileBytes(f),
       });
     return { input, attachments };
   }
