@@ -1,3 +1,4 @@
+import { IncomingMessage } from 'node:http';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -72,6 +73,42 @@ const tooManyFiles = (field: string, max: number) =>
   new AppError('validation_failed', `Invalid ${field}`, [{ path: field, message: `At most ${max} files` }]);
 
 /**
+ * The body's chunks as they come. From the Node request underneath when nothing has touched its
+ * body and its length was declared (so app.tsx checked it against the limit from the header):
+ * hono's Node adapter hands the body on as a web stream, which copies every chunk (decision
+ * 061). Else through that stream. Leaving the loop early leaves the rest unread, not destroyed
+ * (the answer still goes out on the connection).
+ */
+function bodyChunks(c: C): AsyncIterable<Uint8Array> | null {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (
+    incoming instanceof IncomingMessage &&
+    !incoming.readableDidRead &&
+    incoming.readableFlowing === null &&
+    c.req.header('content-length') !== undefined &&
+    c.req.header('transfer-encoding') === undefined
+  ) {
+    return { [Symbol.asyncIterator]: () => incoming.iterator({ destroyOnReturn: false }) };
+  }
+  const raw = c.req.raw.body;
+  if (!raw || raw.locked) return null;
+  return {
+    async *[Symbol.asyncIterator]() {
+      const reader = raw.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          yield value;
+        }
+      } finally {
+        reader.releaseLock();
+      }
+    },
+  };
+}
+
+/**
  * Reads a multipart body into hono's body cache (where parseBody and methodOverride find it),
  * taking it apart as the bytes come in (busboy, ./multipart.ts): its fields and files go into
  * the cache as the form parseBody reads, each file kept as the chunks it came in, so a large
@@ -81,23 +118,20 @@ const tooManyFiles = (field: string, max: number) =>
  * read for sure (a malformed body) is left to hono's parser, which says what is wrong with it.
  */
 export async function readMultipart(c: C, maxFiles: number): Promise<void> {
-  const raw = c.req.raw.body;
-  if (!raw || Object.keys(c.req.bodyCache).length > 0 || raw.locked) return;
+  if (Object.keys(c.req.bodyCache).length > 0) return;
+  const body = bodyChunks(c);
+  if (!body) return;
   const parts = multipartParts(c.req.header('content-type') ?? '', maxFiles);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = raw.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  for await (const value of body) {
     chunks.push(value);
     size += value.length;
     parts.write(value);
     const refused = parts.refused();
     if (refused !== undefined) {
-      reader.releaseLock();
       c.header('Connection', 'close');
-      throw tooManyFiles(refused, maxFiles);
+      throw tooManyFiles(refused, maxFiles); // leaving the loop leaves the rest of the body unread
     }
   }
   const form = await parts.end();
