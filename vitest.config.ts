@@ -21,6 +21,7 @@ const sqliteOnly = [
   'tests/migration-0013.test.ts',
   'tests/multi-process.test.ts',
   'tests/pg-helper.test.ts',
+  'tests/pg-large-writes.test.ts',
   'tests/pg-live-processes.test.ts',
   'tests/pg-schema.test.ts',
   'tests/pg-store-plans.test.ts',

@@ -286,6 +286,90 @@ describe('a multipart body that ends inside a file', () => {
   });
 });
 
+// Decision 061: the form is taken apart as it streams in (busboy), not parsed whole afterwards;
+// what it reads must be what the fetch API's formData() read.
+describe('a multipart body read as it streams in', () => {
+  const part = (boundary: string, head: string, content: Buffer | string) =>
+    Buffer.concat([Buffer.from(`--${boundary}\r\n${head}\r\n\r\n`), Buffer.from(content), Buffer.from('\r\n')]);
+  const multipart = (parts: (b: string) => Buffer[]) => {
+    const boundary = `----hxdesk-stream-${Math.random().toString(36).slice(2)}`;
+    return {
+      body: Buffer.concat([...parts(boundary), Buffer.from(`--${boundary}--\r\n`)]),
+      type: `multipart/form-data; boundary=${boundary}`,
+    };
+  };
+
+  it('keeps every byte of files that arrive in pieces of 7 bytes, and a UTF-8 file name as written', async () => {
+    const t = await ticket();
+    const bytes = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 31) % 256));
+    const { body, type } = multipart((b) => [
+      part(b, 'Content-Disposition: form-data; name="body"', 'Trickled in'),
+      part(b, 'Content-Disposition: form-data; name="internal"', 'true'),
+      part(
+        b,
+        'Content-Disposition: form-data; name="attachments"; filename="naïve résumé.bin"\r\nContent-Type: Application/Octet-Stream',
+        bytes,
+      ),
+      part(b, 'Content-Disposition: form-data; name="attachments"; filename="two.txt"', 'second'),
+    ]);
+    const trickle = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < body.length; i += 7) controller.enqueue(new Uint8Array(body.subarray(i, i + 7)));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${s.url}/tickets/${t.id}/comment`, {
+      method: 'POST',
+      body: trickle,
+      duplex: 'half',
+      headers: { authorization: `Bearer ${agent.token}`, 'content-type': type },
+    } as RequestInit);
+    expect(res.status).toBe(201);
+    const { transaction } = (await res.json()) as any;
+    expect(transaction).toMatchObject({ type: 'Comment', body: 'Trickled in' });
+    expect(transaction.attachments.map((a: any) => [a.filename, a.content_type, a.size])).toEqual([
+      ['naïve résumé.bin', 'application/octet-stream', bytes.length],
+      ['two.txt', 'text/plain', 6],
+    ]);
+    expect(await download(transaction.attachments[0].id)).toEqual(bytes);
+  });
+
+  it('an empty file input is no file; bytes without a file name are text, so not a file (422), as formData() reads them', async () => {
+    const t = await ticket();
+    const empty = multipart((b) => [
+      part(b, 'Content-Disposition: form-data; name="body"', 'No file chosen'),
+      part(
+        b,
+        'Content-Disposition: form-data; name="attachments"; filename=""\r\nContent-Type: application/octet-stream',
+        '',
+      ),
+    ]);
+    const ok = await post(`/tickets/${t.id}/comment`, new Blob([new Uint8Array(empty.body)]) as unknown as string, {
+      'content-type': empty.type,
+    });
+    expect(ok.status).toBe(201);
+    expect(((await ok.json()) as any).transaction.attachments).toEqual([]);
+    const before = await history(t.id);
+    const unnamed = multipart((b) => [
+      part(b, 'Content-Disposition: form-data; name="body"', 'Bytes without a name'),
+      part(b, 'Content-Disposition: form-data; name="attachments"\r\nContent-Type: application/octet-stream', 'xyz'),
+    ]);
+    const refused = await post(
+      `/tickets/${t.id}/comment`,
+      new Blob([new Uint8Array(unnamed.body)]) as unknown as string,
+      {
+        'content-type': unnamed.type,
+      },
+    );
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as any).error).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'attachments', message: 'Attachments must be files (send multipart/form-data)' }],
+    });
+    expect(await history(t.id)).toEqual(before);
+  });
+});
+
 describe('files in notifications', () => {
   it('a public reply mails its files to the requester (name, type, bytes); an internal note never does', async () => {
     const t = await ticket();

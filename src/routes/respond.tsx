@@ -1,4 +1,4 @@
-import busboy from 'busboy';
+import { IncomingMessage } from 'node:http';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -10,6 +10,7 @@ import { zId, zodDetails } from '../domain/validation.js';
 import { DataPage } from '../views/data.js';
 import { Now, TimeZone } from '../views/format.js';
 import type { AppEnv } from './context.js';
+import { multipartParts } from './multipart.js';
 
 type C = Context<AppEnv>;
 
@@ -72,56 +73,86 @@ const tooManyFiles = (field: string, max: number) =>
   new AppError('validation_failed', `Invalid ${field}`, [{ path: field, message: `At most ${max} files` }]);
 
 /**
+ * The body's chunks as they come. From the Node request underneath when nothing has touched its
+ * body and its length was declared (so app.tsx checked it against the limit from the header):
+ * hono's Node adapter hands the body on as a web stream, which copies every chunk (decision
+ * 061). Else through that stream. Leaving the loop early leaves the rest unread, not destroyed
+ * (the answer still goes out on the connection).
+ */
+function bodyChunks(c: C): AsyncIterable<Uint8Array> | null {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (
+    incoming instanceof IncomingMessage &&
+    !incoming.readableDidRead &&
+    incoming.readableFlowing === null &&
+    c.req.header('content-length') !== undefined &&
+    c.req.header('transfer-encoding') === undefined
+  ) {
+    return { [Symbol.asyncIterator]: () => incoming.iterator({ destroyOnReturn: false }) };
+  }
+  const raw = c.req.raw.body;
+  if (!raw || raw.locked) return null;
+  return {
+    async *[Symbol.asyncIterator]() {
+      const reader = raw.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          yield value;
+        }
+      } finally {
+        reader.releaseLock();
+      }
+    },
+  };
+}
+
+/**
  * Reads a multipart body into hono's body cache (where parseBody and methodOverride find it),
- * counting its file parts as the bytes come in (busboy): at file `maxFiles + 1` the body is
- * refused (422, nothing parsed into files, the rest never read — the connection is closed
- * after the answer). Read once: a second call finds the body read already and counts nothing.
- * busboy only counts here; whether the body is well-formed is still hono's parser's to say.
+ * taking it apart as the bytes come in (busboy, ./multipart.ts): its fields and files go into
+ * the cache as the form parseBody reads, each file kept as the chunks it came in, so a large
+ * upload is never copied or parsed in one long synchronous step (SPEC D1, decision 061). At
+ * file `maxFiles + 1` the body is refused (422, the rest never read — the connection is closed
+ * after the answer). Read once: a second call finds the body read already. What busboy cannot
+ * read for sure (a malformed body) is left to hono's parser, which says what is wrong with it.
  */
 export async function readMultipart(c: C, maxFiles: number): Promise<void> {
-  const raw = c.req.raw.body;
-  if (!raw || Object.keys(c.req.bodyCache).length > 0 || raw.locked) return;
-  let refused: string | undefined;
-  let files = 0;
-  let parser: busboy.Busboy | undefined;
-  try {
-    parser = busboy({ headers: { 'content-type': c.req.header('content-type') ?? '' } });
-    parser.on('file', (name, stream) => {
-      // A body that ends inside this file errors its stream too (busboy destroys it): not a crash.
-      stream.on('error', () => {});
-      stream.resume();
-      if (++files > maxFiles) refused ??= name;
-    });
-    parser.on('error', () => {
-      parser = undefined;
-    }); // malformed: not ours to say here
-  } catch {
-    parser = undefined;
-  }
+  if (Object.keys(c.req.bodyCache).length > 0) return;
+  const body = bodyChunks(c);
+  if (!body) return;
+  const parts = multipartParts(c.req.header('content-type') ?? '', maxFiles);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = raw.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  for await (const value of body) {
     chunks.push(value);
     size += value.length;
-    parser?.write(value);
+    parts.write(value);
+    const refused = parts.refused();
     if (refused !== undefined) {
-      reader.releaseLock();
       c.header('Connection', 'close');
-      throw tooManyFiles(refused, maxFiles);
+      throw tooManyFiles(refused, maxFiles); // leaving the loop leaves the rest of the body unread
     }
   }
-  parser?.end();
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.length;
-  }
-  // What hono itself keeps there is the promise of the body (its type says the body).
-  (c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer> }).arrayBuffer = Promise.resolve(body.buffer);
+  const form = await parts.end();
+  // The raw body, joined only if someone asks for it (methodOverride re-dispatching a plain form).
+  let whole: Promise<ArrayBuffer> | undefined;
+  const joined = () => {
+    const body = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      body.set(chunk, at);
+      at += chunk.length;
+    }
+    return body.buffer;
+  };
+  // What hono itself keeps there are promises of the body (its type says the body).
+  Object.defineProperty(c.req.bodyCache, 'arrayBuffer', {
+    enumerable: true,
+    configurable: true,
+    get: () => (whole ??= Promise.resolve().then(joined)),
+  });
+  if (form) (c.req.bodyCache as { formData?: Promise<FormData> }).formData = Promise.resolve(form);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { invalid } from '../../domain/errors.js';
 import type { NewAttachment } from '../../domain/transactions.js';
 import type { AppEnv } from '../context.js';
+import { fileBytes } from '../multipart.js';
 import { readBody, readForm, validate } from '../respond.js';
 import { cleanName, cleanType } from '../uploads.js';
 
@@ -34,7 +35,7 @@ export async function readWithFiles<S extends z.ZodType<{ attachments?: Base64Fi
       attachments.push({
         filename: cleanName(f.name),
         content_type: cleanType(f.type),
-        content: Buffer.from(await f.arrayBuffer()),
+        content: await fileBytes(f),
       });
     return { input, attachments };
   }
