@@ -59,10 +59,11 @@ const variants: Record<string, (i: number) => TicketListSpec> = {
 const store = storeOf(db);
 const out: Record<string, { ms: number; total: number }> = {};
 for (const [name, make] of Object.entries(variants)) {
-  for (let i = 0; i < 3; i++) await store.listTickets(db, make(i)).catch(() => {});
+  for (let i = 0; i < 3; i++) await store.queries.listTickets(db, make(i)).catch(() => {});
   let total = 0;
   const c0 = process.cpuUsage();
-  for (let i = 0; i < N; i++) total += (await store.listTickets(db, make(i)).catch(() => ({ total: -1 }))).total;
+  for (let i = 0; i < N; i++)
+    total += (await store.queries.listTickets(db, make(i)).catch(() => ({ total: -1 }))).total;
   const c = process.cpuUsage(c0);
   out[name] = { ms: Math.round((c.user + c.system) / N / 10) / 100, total: Math.round(total / N) };
 }

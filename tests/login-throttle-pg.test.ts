@@ -22,7 +22,7 @@ describe.skipIf(!pgAvailable())('login_throttle on PostgreSQL', () => {
     pool = new pg.Pool({ connectionString: await createMigratedDatabase(), max: 10 });
     pool.on('error', (e) => lost.push(e.message));
     db = drizzle(pool, { schema: pgSchema }) as unknown as Db;
-    registerStore({ dialect: 'postgres', db, isTx: () => true } as unknown as StoreImpl, [db]);
+    registerStore({ dialect: 'postgres', db, work: { isTx: () => true } } as unknown as StoreImpl, [db]);
   }, 120_000);
   afterAll(async () => {
     await pool?.end();

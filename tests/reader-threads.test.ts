@@ -52,7 +52,7 @@ describe('reader threads (SQLite)', () => {
     ];
     const before = readerStats(s.db)!.lists;
     for (const spec of specs) {
-      const threaded = await storeOf(s.db).listTickets(s.db, spec);
+      const threaded = await storeOf(s.db).queries.listTickets(s.db, spec);
       const local = listTickets(writerHandle(s.db), spec);
       expect(threaded.total).toBeGreaterThan(0);
       expect({ total: threaded.total, ids: threaded.rows.map((r) => r.id) }).toEqual({

@@ -115,7 +115,7 @@ export class StorageUnavailable extends Error {
  */
 export function storageUnavailable(err: unknown): StorageUnavailable | undefined {
   for (const e of causeChain(err)) if (e instanceof StorageUnavailable) return e;
-  return active?.storageFailure(err);
+  return active?.errors.storageFailure(err);
 }
 
 /** An error and the errors it wraps (`cause`, as drizzle wraps a driver's error), a few deep. */
@@ -132,11 +132,8 @@ export function* causeChain(err: unknown): Generator<object> {
 export type TicketRowOf = typeof schema.tickets.$inferSelect;
 export type UserRowOf = typeof schema.users.$inferSelect;
 
-/** What each store implements. */
-export interface StoreImpl {
-  readonly dialect: 'sqlite' | 'postgres';
-  /** The handle of the database outside any unit of work (reads only). */
-  readonly db: Db;
+/** The unit of work: running one, the handle inside it, its locks and its prepared statements. */
+export interface StoreWork {
   /** Runs `fn` as one unit of work: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T>;
   /** Locks a ticket's row for a change until the unit of work ends (absent: one writer, nothing to lock). */
@@ -148,16 +145,36 @@ export interface StoreImpl {
   /** Whether `conn` is the handle of an open unit of work. */
   isTx(conn: Conn): boolean;
   prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row>;
+  /**
+   * Called inside a unit of work before it appends to the change log (the `transactions` table,
+   * SPEC C5): PostgreSQL takes the transaction id before the entry's id (what logHorizon relies
+   * on) and notes that the unit of work appended, to NOTIFY once it has committed (no lock).
+   * SQLite (one writer) notes that the unit of work appended, and tells its listeners once it
+   * has committed.
+   */
+  logAppend(tx: Tx): Awaitable<void>;
+}
+
+/** The queries whose SQL differs between dialects (ticket lists, people search, names, the change log's horizon). */
+export interface StoreQueries {
   /** `column = value`, ignoring letter case: what the unique name indexes compare. */
   sameName(column: unknown, value: string): SQL;
   /** A column in a condition that must not drive the plan through its index (SQLite: `+column`). */
   notIndexed(column: unknown): SQL;
-  /** The columns (`table.column`) of the unique constraint `err` broke; undefined for other errors. */
-  uniqueViolation(err: unknown): string[] | undefined;
   /** A page of tickets and the total, for a list filter. */
   listTickets(conn: Conn, spec: TicketListSpec): Promise<{ rows: TicketRowOf[]; total: number }>;
   /** Active users whose name or e-mail contains `needle` (lower-cased), at most `n`, e-mail prefix matches first. */
   searchPeople(conn: Conn, needle: string, n: number): Promise<UserRowOf[]>;
+  /**
+   * How far the change log may be read without ever skipping an entry that commits later (SPEC
+   * D1): SQLite's one writer commits in id order (the newest id); PostgreSQL's writers do not
+   * (src/db/postgres/logHorizon.ts).
+   */
+  logHorizon(): Promise<LogHorizon>;
+}
+
+/** Coordination between units of work and processes: claims, process locks, signals. */
+export interface StoreCoordination {
   /**
    * Rows a select reads inside a unit of work, locked for it and skipped by every other process
    * that claims at the same time (PostgreSQL: `FOR UPDATE SKIP LOCKED`). SQLite has one writer at
@@ -177,28 +194,6 @@ export interface StoreImpl {
    */
   readonly locksSeeOtherProcesses: boolean;
   /**
-   * The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown.
-   * `onError` hears each failure (a StorageUnavailable when it is one); the caller limits the lines.
-   */
-  startMaintenance(
-    onError: (what: string, error: unknown) => void,
-    opts: { searchIndexMs: number },
-  ): { stop(): Promise<void> };
-  /**
-   * Called inside a unit of work before it appends to the change log (the `transactions` table,
-   * SPEC C5): PostgreSQL takes the transaction id before the entry's id (what logHorizon relies
-   * on) and notes that the unit of work appended, to NOTIFY once it has committed (no lock).
-   * SQLite (one writer) notes that the unit of work appended, and tells its listeners once it
-   * has committed.
-   */
-  logAppend(tx: Tx): Awaitable<void>;
-  /**
-   * How far the change log may be read without ever skipping an entry that commits later (SPEC
-   * D1): SQLite's one writer commits in id order (the newest id); PostgreSQL's writers do not
-   * (src/db/postgres/logHorizon.ts).
-   */
-  logHorizon(): Promise<LogHorizon>;
-  /**
    * Hears the store's signals, from every process of the store: `'log'` after a unit of work that
    * appended to the change log committed (and after a lost LISTEN connection came back, when
    * some may have been missed), `'message'` with a payload someone `broadcast`. Returns the
@@ -207,6 +202,12 @@ export interface StoreImpl {
   listen(fn: (signal: StoreSignal) => void): () => void;
   /** Sends a short message (at most 7,000 bytes) to every listener of every process of the store. */
   broadcast(payload: string): Promise<void>;
+}
+
+/** What a driver's errors mean, and whether the store can serve. */
+export interface StoreErrors {
+  /** The columns (`table.column`) of the unique constraint `err` broke; undefined for other errors. */
+  uniqueViolation(err: unknown): string[] | undefined;
   /** Why the store cannot serve, or null when it can (health check). */
   problem(): Promise<string | null>;
   /** The storage failure a driver error means (disk full, read-only…), or undefined for any other error. */
@@ -217,6 +218,25 @@ export interface StoreImpl {
    * (tried when asked, at most once a second).
    */
   storageProblem(): Promise<StorageUnavailable | null>;
+}
+
+/** What each store implements (SPEC D1: split by concern). */
+export interface StoreImpl {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** The handle of the database outside any unit of work (reads only). */
+  readonly db: Db;
+  readonly work: StoreWork;
+  readonly queries: StoreQueries;
+  readonly coordination: StoreCoordination;
+  readonly errors: StoreErrors;
+  /**
+   * The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown.
+   * `onError` hears each failure (a StorageUnavailable when it is one); the caller limits the lines.
+   */
+  startMaintenance(
+    onError: (what: string, error: unknown) => void,
+    opts: { searchIndexMs: number },
+  ): { stop(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -283,7 +303,7 @@ export function storeOf(conn: Conn): StoreImpl {
  */
 export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T> {
   const store = storeOf(conn);
-  return store.isTx(conn) ? await fn(conn) : await store.transaction(fn, opts);
+  return store.work.isTx(conn) ? await fn(conn) : await store.work.transaction(fn, opts);
 }
 
 /**
@@ -292,14 +312,14 @@ export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opt
  * for each other (SPEC D1; PostgreSQL: `SELECT … FOR NO KEY UPDATE`, SQLite: its one writer).
  */
 export const lockTicket = async (tx: Tx, id: number): Promise<void> => {
-  await storeOf(tx).lockTicket?.(tx, id);
+  await storeOf(tx).work.lockTicket?.(tx, id);
 };
 /** Inside a unit of work: a lock on `name` (a message's identity) until it ends; SQLite: its one writer. */
 export const lockName = async (tx: Tx, name: string): Promise<void> => {
-  await storeOf(tx).lockName?.(tx, name);
+  await storeOf(tx).work.lockName?.(tx, name);
 };
 /** Units of work run again after a conflict, and given up, per operation, in this process. */
-export const writeRetries = (conn: Conn): WriteRetries => storeOf(conn).writeRetries?.() ?? {};
+export const writeRetries = (conn: Conn): WriteRetries => storeOf(conn).work.writeRetries?.() ?? {};
 
 /**
  * A drizzle query built and compiled once per store, for the hot paths (building a query costs
@@ -308,7 +328,7 @@ export const writeRetries = (conn: Conn): WriteRetries => storeOf(conn).writeRet
  */
 export function prepared<Q extends PromiseLike<unknown>>(build: (db: Db) => Q): (conn: Conn) => Prepared<RowOf<Q>> {
   const key = {};
-  return (conn) => storeOf(conn).prepare<RowOf<Q>>(conn, key, build);
+  return (conn) => storeOf(conn).work.prepare<RowOf<Q>>(conn, key, build);
 }
 
 /** The row type of a query builder (what one element of its awaited result is). */
@@ -321,40 +341,40 @@ export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
 
 /** `column = value` ignoring letter case, in the active store's dialect. */
 export function sameName(conn: Conn, column: unknown, value: string): SQL {
-  return storeOf(conn).sameName(column, value);
+  return storeOf(conn).queries.sameName(column, value);
 }
 
 /** `column` in a condition, kept from choosing the plan through its index (a planner hint, where the dialect has one). */
 export function notIndexed(conn: Conn, column: unknown): SQL {
-  return storeOf(conn).notIndexed(column);
+  return storeOf(conn).queries.notIndexed(column);
 }
 
 /** The columns of the unique constraint an error broke (`["teams.name"]`), or undefined. */
 export function uniqueViolation(err: unknown): string[] | undefined {
-  return active?.uniqueViolation(err);
+  return active?.errors.uniqueViolation(err);
 }
 
 /** `query` (a select inside a unit of work) claiming its rows: other processes skip them. */
-export const claimRows = <Q>(conn: Conn, query: Q): Q => storeOf(conn).claimRows(query);
+export const claimRows = <Q>(conn: Conn, query: Q): Q => storeOf(conn).coordination.claimRows(query);
 /** A process-wide lock by name (one IMAP poller among several processes), or null when another process has it. */
-export const tryLock = (conn: Conn, name: string) => storeOf(conn).tryLock(name);
+export const tryLock = (conn: Conn, name: string) => storeOf(conn).coordination.tryLock(name);
 
 /** Whether a lock `tryLock` grants proves its earlier holder in another process gone (see StoreImpl). */
-export const locksSeeOtherProcesses = (conn: Conn) => storeOf(conn).locksSeeOtherProcesses;
+export const locksSeeOtherProcesses = (conn: Conn) => storeOf(conn).coordination.locksSeeOtherProcesses;
 
 /** Inside a unit of work, before appending to the change log (`transactions`): see StoreImpl.logAppend. */
-export const logAppend = (tx: Tx) => storeOf(tx).logAppend(tx);
+export const logAppend = (tx: Tx) => storeOf(tx).work.logAppend(tx);
 /** How far the change log may be read (see StoreImpl.logHorizon). */
-export const logHorizon = (conn: Conn) => storeOf(conn).logHorizon();
+export const logHorizon = (conn: Conn) => storeOf(conn).queries.logHorizon();
 /** Hears the change log grow and broadcast messages, from every process of the store; returns the unsubscribe. */
-export const listenStore = (conn: Conn, fn: (signal: StoreSignal) => void) => storeOf(conn).listen(fn);
+export const listenStore = (conn: Conn, fn: (signal: StoreSignal) => void) => storeOf(conn).coordination.listen(fn);
 /** A short message to every process of the store (presence, SPEC C5). */
-export const broadcast = (conn: Conn, payload: string) => storeOf(conn).broadcast(payload);
+export const broadcast = (conn: Conn, payload: string) => storeOf(conn).coordination.broadcast(payload);
 
 /** Why the store cannot serve, or null when it can. */
-export const storeProblem = (conn: Conn) => storeOf(conn).problem();
+export const storeProblem = (conn: Conn) => storeOf(conn).errors.problem();
 /** Whether the store's writes fail for lack of storage right now (checked again when asked): the failure, or null. */
-export const storeStorageProblem = (conn: Conn) => storeOf(conn).storageProblem();
+export const storeStorageProblem = (conn: Conn) => storeOf(conn).errors.storageProblem();
 /** Closes the store (both connections on SQLite, the pool on PostgreSQL). */
 export const closeStore = (conn: Conn) => storeOf(conn).close();
 

@@ -332,7 +332,7 @@ export async function searchPeoplePage(
     return 3;
   };
   const seen = new Map<number, Match>();
-  for (const u of await storeOf(db).searchPeople(db, needle, n)) seen.set(u.id, u);
+  for (const u of await storeOf(db).queries.searchPeople(db, needle, n)) seen.set(u.id, u);
   const ranked = [...seen.values()]
     .map((u) => ({ u, r: rank(u) }))
     .sort((a, b) => a.r - b.r || (a.u.name || a.u.email).localeCompare(b.u.name || b.u.email) || a.u.id - b.u.id)

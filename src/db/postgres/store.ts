@@ -123,139 +123,8 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
   const impl: StoreImpl = {
     dialect: 'postgres',
     db: root as unknown as Db,
-    // Side by side, as many as the pool has connections; READ COMMITTED unless the unit of work
-    // asks for SERIALIZABLE; run again after a deadlock or serialization failure (decision 058).
-    transaction: async (fn, uow) => {
-      let appended = false;
-      // Where the unit of work was asked for, read only when a retry is counted.
-      const site = uow?.op === undefined ? new Error() : undefined;
-      const op = () => uow?.op ?? operationAt(site!);
-      const result = await storage.run(() =>
-        retryConflicts(op, opts.log, (sawConflict) =>
-          pgDb.transaction(
-            async (tx) => {
-              appended = false;
-              registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
-              const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
-              failures.delete(client);
-              try {
-                const result = await fn(tx as unknown as Db);
-                // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
-                // COMMIT would roll it back without an error. The first failure is the unit of work's.
-                if (failures.has(client)) throw failures.get(client);
-                appended = log.appended(tx);
-                return result;
-              } finally {
-                if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
-              }
-            },
-            { isolationLevel: uow?.serializable ? 'serializable' : 'read committed' },
-          ),
-        ),
-      );
-      // After the commit: listeners read the log once the change is there to read.
-      if (appended) void announceLog(pool).catch(() => {});
-      return result;
-    },
-    lockTicket: (tx, id) => locks.lockTicket(tx, id),
-    lockName: (tx, name) => locks.lockName(tx, name),
-    writeRetries,
-    isTx: (conn) => conn instanceof PgTransaction,
-    logAppend: (tx) => log.append(tx),
-    logHorizon: pgLogHorizon(pool),
-    listen: (fn) => signals.listen(fn),
-    broadcast: (payload) => signals.broadcast(payload),
-    prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {
-      const name = nameOf(key);
-      // A unit of work has its own connection: its statement is built on its handle (the server
-      // keeps the parsed statement per connection under the name).
-      if (conn instanceof PgTransaction)
-        return wrap<Row>((build(conn as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name));
-      let p = statements.get(key) as Prepared<Row> | undefined;
-      if (!p)
-        statements.set(
-          key,
-          (p = wrap<Row>((build(root as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name))),
-        );
-      return p;
-    },
-    sameName: (column, value) => sameName(column as never, value),
-    // No planner hint on PostgreSQL: its statistics choose; the column as it is.
-    notIndexed: (column) => sql`${column as never}`,
-    // drizzle wraps the driver's error ("Failed query: …", the pg error as its cause).
-    uniqueViolation: (err) => uniqueViolation(err instanceof Error && err.cause !== undefined ? err.cause : err),
-    listTickets: (conn, spec) => listTickets(conn as unknown as PgDb, spec),
-    searchPeople: (conn, needle, n) => searchPeople(conn as unknown as PgDb, needle, n),
-    // Claimed rows are locked until the unit of work ends; another process claiming skips them.
-    claimRows: (query) =>
-      (query as unknown as { for(strength: 'update', cfg: { skipLocked: boolean }): unknown }).for('update', {
-        skipLocked: true,
-      }) as typeof query,
-    // A session advisory lock on a connection of its own: held while this process lives, given
-    // up with the connection when it dies, so another process takes over.
-    async tryLock(name) {
-      const client = await pool.connect();
-      try {
-        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [name]);
-        if (!rows[0]?.ok) {
-          client.release();
-          return null;
-        }
-      } catch (e) {
-        client.release(true);
-        throw e;
-      }
-      // A session lock lives as long as its connection: once that connection fails, the lock is gone.
-      let lost = false;
-      client.on('error', () => {
-        lost = true;
-      });
-      lockClients.add(client);
-      const giveBack = (err?: boolean | Error) => {
-        if (!lockClients.delete(client)) return; // already ended by close()
-        client.release(err);
-      };
-      return {
-        async held() {
-          if (lost || !lockClients.has(client)) return false;
-          try {
-            await client.query('SELECT 1');
-            return true;
-          } catch {
-            lost = true;
-            return false;
-          }
-        },
-        async release() {
-          if (lost || !lockClients.has(client)) {
-            giveBack(true);
-            return;
-          }
-          try {
-            await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
-            giveBack();
-          } catch (e) {
-            // The connection is broken (or the unlock failed): closing it ends the session, and
-            // the session's locks with it.
-            giveBack(e as Error);
-          }
-        },
-      };
-    },
-    locksSeeOtherProcesses: true,
     // PostgreSQL maintains its trigram indexes in each writing transaction, and vacuums itself.
     startMaintenance: () => ({ async stop() {} }),
-    async problem() {
-      if (closed) return 'the database connection is closed';
-      try {
-        await pool.query('SELECT 1');
-        return null;
-      } catch (e) {
-        return `the database does not answer (${(e as Error).message})`;
-      }
-    },
-    storageFailure: pgStorageFailure,
-    storageProblem: () => storage.problem(),
     async close() {
       if (closed) return;
       closed = true;
@@ -266,6 +135,147 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
         client.release(true);
       }
       await pool.end();
+    },
+    work: {
+      // Side by side, as many as the pool has connections; READ COMMITTED unless the unit of work
+      // asks for SERIALIZABLE; run again after a deadlock or serialization failure (decision 058).
+      transaction: async (fn, uow) => {
+        let appended = false;
+        // Where the unit of work was asked for, read only when a retry is counted.
+        const site = uow?.op === undefined ? new Error() : undefined;
+        const op = () => uow?.op ?? operationAt(site!);
+        const result = await storage.run(() =>
+          retryConflicts(op, opts.log, (sawConflict) =>
+            pgDb.transaction(
+              async (tx) => {
+                appended = false;
+                registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
+                const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
+                failures.delete(client);
+                try {
+                  const result = await fn(tx as unknown as Db);
+                  // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
+                  // COMMIT would roll it back without an error. The first failure is the unit of work's.
+                  if (failures.has(client)) throw failures.get(client);
+                  appended = log.appended(tx);
+                  return result;
+                } finally {
+                  if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
+                }
+              },
+              { isolationLevel: uow?.serializable ? 'serializable' : 'read committed' },
+            ),
+          ),
+        );
+        // After the commit: listeners read the log once the change is there to read.
+        if (appended) void announceLog(pool).catch(() => {});
+        return result;
+      },
+      lockTicket: (tx, id) => locks.lockTicket(tx, id),
+      lockName: (tx, name) => locks.lockName(tx, name),
+      writeRetries,
+      isTx: (conn) => conn instanceof PgTransaction,
+      logAppend: (tx) => log.append(tx),
+      prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {
+        const name = nameOf(key);
+        // A unit of work has its own connection: its statement is built on its handle (the server
+        // keeps the parsed statement per connection under the name).
+        if (conn instanceof PgTransaction)
+          return wrap<Row>((build(conn as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name));
+        let p = statements.get(key) as Prepared<Row> | undefined;
+        if (!p)
+          statements.set(
+            key,
+            (p = wrap<Row>((build(root as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name))),
+          );
+        return p;
+      },
+    },
+    queries: {
+      logHorizon: pgLogHorizon(pool),
+      sameName: (column, value) => sameName(column as never, value),
+      // No planner hint on PostgreSQL: its statistics choose; the column as it is.
+      notIndexed: (column) => sql`${column as never}`,
+      listTickets: (conn, spec) => listTickets(conn as unknown as PgDb, spec),
+      searchPeople: (conn, needle, n) => searchPeople(conn as unknown as PgDb, needle, n),
+    },
+    coordination: {
+      listen: (fn) => signals.listen(fn),
+      broadcast: (payload) => signals.broadcast(payload),
+      // Claimed rows are locked until the unit of work ends; another process claiming skips them.
+      claimRows: (query) =>
+        (query as unknown as { for(strength: 'update', cfg: { skipLocked: boolean }): unknown }).for('update', {
+          skipLocked: true,
+        }) as typeof query,
+      // A session advisory lock on a connection of its own: held while this process lives, given
+      // up with the connection when it dies, so another process takes over.
+      async tryLock(name) {
+        const client = await pool.connect();
+        try {
+          const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
+            name,
+          ]);
+          if (!rows[0]?.ok) {
+            client.release();
+            return null;
+          }
+        } catch (e) {
+          client.release(true);
+          throw e;
+        }
+        // A session lock lives as long as its connection: once that connection fails, the lock is gone.
+        let lost = false;
+        client.on('error', () => {
+          lost = true;
+        });
+        lockClients.add(client);
+        const giveBack = (err?: boolean | Error) => {
+          if (!lockClients.delete(client)) return; // already ended by close()
+          client.release(err);
+        };
+        return {
+          async held() {
+            if (lost || !lockClients.has(client)) return false;
+            try {
+              await client.query('SELECT 1');
+              return true;
+            } catch {
+              lost = true;
+              return false;
+            }
+          },
+          async release() {
+            if (lost || !lockClients.has(client)) {
+              giveBack(true);
+              return;
+            }
+            try {
+              await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
+              giveBack();
+            } catch (e) {
+              // The connection is broken (or the unlock failed): closing it ends the session, and
+              // the session's locks with it.
+              giveBack(e as Error);
+            }
+          },
+        };
+      },
+      locksSeeOtherProcesses: true,
+    },
+    errors: {
+      // drizzle wraps the driver's error ("Failed query: …", the pg error as its cause).
+      uniqueViolation: (err) => uniqueViolation(err instanceof Error && err.cause !== undefined ? err.cause : err),
+      async problem() {
+        if (closed) return 'the database connection is closed';
+        try {
+          await pool.query('SELECT 1');
+          return null;
+        } catch (e) {
+          return `the database does not answer (${(e as Error).message})`;
+        }
+      },
+      storageFailure: pgStorageFailure,
+      storageProblem: () => storage.problem(),
     },
   };
   registerStore(impl, [root]);

@@ -102,49 +102,6 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
   const impl: StoreImpl = {
     dialect: 'sqlite',
     db: readerDb as unknown as PortDb,
-    transaction: (fn) => storage.run(() => commit(() => fn(writerDb as unknown as PortDb))).finally(afterUnit),
-    logAppend: () => {
-      appended = true;
-    },
-    // One writer: ids commit in the order they were given, so the newest is the horizon.
-    logHorizon: async () => ({ upTo: newestLogId.get()?.id ?? 0, settled: true }),
-    listen(fn) {
-      listeners.add(fn);
-      return () => {
-        listeners.delete(fn);
-      };
-    },
-    broadcast: async (payload) => {
-      queueMicrotask(() => signal({ kind: 'message', payload }));
-    },
-    isTx: (conn) => conn === (writerDb as unknown),
-    prepare<Row>(conn: Conn, key: object, build: (db: PortDb) => unknown): Prepared<Row> {
-      const client = clientOf(conn);
-      let byKey = statements.get(client);
-      if (!byKey) statements.set(client, (byKey = new Map()));
-      let p = byKey.get(key) as Prepared<Row> | undefined;
-      if (!p) {
-        const stmt = (build(roots.get(client)! as unknown as PortDb) as { prepare(): SyncPrepared }).prepare();
-        p = {
-          get: (params) => stmt.get(params) as Row | undefined,
-          all: (params) => stmt.all(params) as Row[],
-          run: (params) => ({ changes: stmt.run(params).changes }),
-        };
-        byKey.set(key, p as Prepared<unknown>);
-      }
-      return p;
-    },
-    sameName: (column, value) => sql`${column as SQLiteColumn} = ${value} COLLATE NOCASE`,
-    uniqueViolation,
-    notIndexed: (column) => sql`+${column as SQLiteColumn}`,
-    claimRows: (query) => query,
-    tryLock: async () => ({ held: async () => true, release: async () => {} }),
-    locksSeeOtherProcesses: false,
-    listTickets: async (conn, spec) =>
-      readers && conn !== (writerDb as unknown)
-        ? (readers.list(spec) as Promise<{ rows: never[]; total: number }>)
-        : listTickets(conn as unknown as Db, spec),
-    searchPeople: async (conn, needle, n) => searchPeople(conn as unknown as Db, needle, n),
     startMaintenance(onError, opts) {
       const search = startSearchIndexer(writerDb, commit, storage, onError, opts.searchIndexMs);
       // A checkpoint that fails (no room to grow the file) is said, not remembered: writes may still fit in the WAL.
@@ -158,9 +115,6 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
         },
       };
     },
-    problem: async () => dbProblem(writerDb),
-    storageFailure,
-    storageProblem: () => storage.problem(),
     async close() {
       listeners.clear();
       await readers?.close();
@@ -170,6 +124,60 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
       } finally {
         writer.close();
       }
+    },
+    work: {
+      transaction: (fn) => storage.run(() => commit(() => fn(writerDb as unknown as PortDb))).finally(afterUnit),
+      logAppend: () => {
+        appended = true;
+      },
+      isTx: (conn) => conn === (writerDb as unknown),
+      prepare<Row>(conn: Conn, key: object, build: (db: PortDb) => unknown): Prepared<Row> {
+        const client = clientOf(conn);
+        let byKey = statements.get(client);
+        if (!byKey) statements.set(client, (byKey = new Map()));
+        let p = byKey.get(key) as Prepared<Row> | undefined;
+        if (!p) {
+          const stmt = (build(roots.get(client)! as unknown as PortDb) as { prepare(): SyncPrepared }).prepare();
+          p = {
+            get: (params) => stmt.get(params) as Row | undefined,
+            all: (params) => stmt.all(params) as Row[],
+            run: (params) => ({ changes: stmt.run(params).changes }),
+          };
+          byKey.set(key, p as Prepared<unknown>);
+        }
+        return p;
+      },
+    },
+    queries: {
+      // One writer: ids commit in the order they were given, so the newest is the horizon.
+      logHorizon: async () => ({ upTo: newestLogId.get()?.id ?? 0, settled: true }),
+      sameName: (column, value) => sql`${column as SQLiteColumn} = ${value} COLLATE NOCASE`,
+      notIndexed: (column) => sql`+${column as SQLiteColumn}`,
+      listTickets: async (conn, spec) =>
+        readers && conn !== (writerDb as unknown)
+          ? (readers.list(spec) as Promise<{ rows: never[]; total: number }>)
+          : listTickets(conn as unknown as Db, spec),
+      searchPeople: async (conn, needle, n) => searchPeople(conn as unknown as Db, needle, n),
+    },
+    coordination: {
+      listen(fn) {
+        listeners.add(fn);
+        return () => {
+          listeners.delete(fn);
+        };
+      },
+      broadcast: async (payload) => {
+        queueMicrotask(() => signal({ kind: 'message', payload }));
+      },
+      claimRows: (query) => query,
+      tryLock: async () => ({ held: async () => true, release: async () => {} }),
+      locksSeeOtherProcesses: false,
+    },
+    errors: {
+      uniqueViolation,
+      problem: async () => dbProblem(writerDb),
+      storageFailure,
+      storageProblem: () => storage.problem(),
     },
   };
   registerStore(impl, [readerDb, writerDb]);

@@ -126,7 +126,7 @@ const tooBroad = () =>
 
 async function fromStore(db: Db, spec: TicketListSpec) {
   try {
-    return await storeOf(db).listTickets(db, spec);
+    return await storeOf(db).queries.listTickets(db, spec);
   } catch (e) {
     throw e instanceof SearchTooBroad ? tooBroad() : e;
   }
