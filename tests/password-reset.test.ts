@@ -140,8 +140,10 @@ describe('asking for a link', () => {
     expect(String(mail.parsed.headers.get('auto-submitted'))).toBe('auto-generated');
     expect(mail.parsed.text).toContain('within an hour');
     expect(pathOf(mail)).toMatch(/^\/password-reset\/\d+\.\d+\.[A-Za-z0-9_-]{43}$/);
-    const row = (await outboxRowsTo(agent.email))[0];
-    expect(row).toMatchObject({ kind: 'email', ticket_id: null, status: 'sent' });
+    // The mail may arrive before the worker has recorded it as sent (its next statement).
+    await expect
+      .poll(async () => (await outboxRowsTo(agent.email))[0], { timeout: 10_000, interval: 50 })
+      .toMatchObject({ kind: 'email', ticket_id: null, status: 'sent' });
   });
 
   it('refuses something that is not an address: 422 naming email, in words on the form', async () => {
