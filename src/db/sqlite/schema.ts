@@ -249,16 +249,18 @@ export const attachments = sqliteTable(
   'attachments',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    transaction_id: integer('transaction_id')
-      .notNull()
-      .references(() => transactions.id, { onDelete: 'cascade' }),
+    // NULL while staged: a file is stored before the unit of work that attaches it (decision 061).
+    transaction_id: integer('transaction_id').references(() => transactions.id, { onDelete: 'cascade' }),
     filename: text('filename').notNull(),
     content_type: text('content_type').notNull(),
     size: integer('size').notNull(),
     content: blob('content', { mode: 'buffer' }).notNull(),
     created_at: text('created_at').notNull(),
   },
-  (t) => [index('attachments_transaction_idx').on(t.transaction_id)],
+  (t) => [
+    index('attachments_transaction_idx').on(t.transaction_id),
+    index('attachments_unattached_idx').on(t.created_at).where(sql`transaction_id IS NULL`),
+  ],
 );
 
 export const customFields = sqliteTable(

@@ -1,0 +1,2 @@
+ALTER TABLE "attachments" ALTER COLUMN "transaction_id" DROP NOT NULL;--> statement-breakpoint
+CREATE INDEX "attachments_unattached_idx" ON "attachments" USING btree ("created_at") WHERE transaction_id IS NULL;
