@@ -2,7 +2,7 @@
 // (bench/mixed.ts) run straight through the store's listTickets, no HTTP, no serialization.
 //   node --import tsx bench/list-cost.ts <copy of data/bench/dataset-100000/hxdesk.db> [n per variant]
 // Prints per variant the mean CPU ms per list and the rows counted. The copy is migrated.
-import { storeOf, type TicketListSpec } from '../src/db/port.js';
+import type { TicketListSpec } from '../src/db/port.js';
 import { openDb, sqliteOf } from '../src/db/store.js';
 
 const file = process.argv[2];
@@ -56,7 +56,7 @@ const variants: Record<string, (i: number) => TicketListSpec> = {
   }),
   'q printer': () => ({ ...base, q: 'printer' }),
 };
-const store = storeOf(db);
+const store = db.store;
 const out: Record<string, { ms: number; total: number }> = {};
 for (const [name, make] of Object.entries(variants)) {
   for (let i = 0; i < 3; i++) await store.queries.listTickets(db, make(i)).catch(() => {});

@@ -52,10 +52,10 @@ export async function createApp(deps: Deps) {
   // The app's settings (docs/decisions/045), handed down to the routes through deps: this app's
   // own, whatever other app runs in the process. Built here unless the server gave them (it gives
   // the same object to its workers).
-  deps.settings ??= await loadSettings(deps.db, deps.env);
+  deps.settings ??= await loadSettings(deps.store.db, deps.env);
 
   // SPEC C5: the live-update hub, one per process (src/events/hub.ts).
-  deps.hub ??= await startHub(deps.db, {
+  deps.hub ??= await startHub(deps.store.db, {
     customerSees: (type) => (PUBLIC_TYPES as readonly string[]).includes(type),
     heartbeatMs: deps.env.EVENTS_HEARTBEAT_MS,
     maxStreamsPerUser: deps.env.EVENTS_MAX_STREAMS_PER_USER,

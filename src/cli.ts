@@ -148,7 +148,7 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
   const env = settings();
   const given = a.values['password-stdin'] ? await readPassword(io.stdin) : undefined;
   const [
-    { closeDb, openDb, openStore },
+    { openStore },
     { count, eq },
     { sessions: sessionsTable },
     { generatePassword },
@@ -162,7 +162,9 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
     import('./domain/throttle.js'),
     import('./domain/users.js'),
   ]);
-  const db = env.DATABASE_URL ? await openStore(env) : openDb(existingStore(env));
+  // The CLI is handed the store as the server is (decision 065); on SQLite, the file must exist.
+  const opened = await openStore(env.DATABASE_URL ? env : { dbPath: existingStore(env) });
+  const db = opened.db;
   try {
     const user = await findUserByEmail(db, a.arg);
     if (!user) throw new CliError(`reset-password: no user with the e-mail address ${a.arg.trim()}`);
@@ -191,7 +193,7 @@ async function resetPassword(argv: string[], io: Io): Promise<void> {
     if (user.role === 'requester')
       io.stderr(`hxdesk: note: ${user.email} is a requester; the password signs in to the portal only\n`);
   } finally {
-    await closeDb(db);
+    await opened.close();
   }
 }
 

@@ -2,8 +2,8 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import type { Deps } from './routes/context.js';
 import { DataDirError, prepareDataDir } from './dataDir.js';
-import { type Db, storageUnavailable } from './db/port.js';
-import { closeDb, openStore, storeLocation } from './db/store.js';
+import { type Store, storageUnavailable } from './db/port.js';
+import { openStore, storeLocation } from './db/store.js';
 import { seedIfEmpty } from './domain/seed.js';
 import { loadEnv } from './env.js';
 import { httpServerOptions } from './httpServer.js';
@@ -49,9 +49,9 @@ if (!env.MAILGATE_TOKEN) {
       'POST /mailgate accepts unauthenticated mail: MAILGATE_TOKEN is not set (production refuses mail without it)',
     );
 }
-let db: Db;
+let store: Store;
 try {
-  db = await openStore(env, { log });
+  store = await openStore(env, { log });
 } catch (e) {
   fatal(
     env.DATABASE_URL
@@ -63,10 +63,11 @@ try {
 /** A start that meets a full disk or a read-only store says so on one line (decision 042); anything else is a bug, thrown. */
 const orStop = <T>(p: Promise<T>): Promise<T> =>
   p.catch((e: unknown) => {
-    const storage = storageUnavailable(e);
+    const storage = storageUnavailable(store.db, e);
     if (!storage) throw e;
     return fatal(`Cannot start: ${storage.message} (${storeLocation(env)})`, env.production);
   });
+const db = store.db;
 const seed = await orStop(seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD }));
 if (seed.seeded) {
   log('info', 'initialized a new database', { path: storeLocation(env), admin: seed.adminEmail });
@@ -85,8 +86,8 @@ if (seed.seeded) {
 
 // One settings object for the app and its workers (docs/decisions/045).
 const settings = await orStop(loadSettings(db, env));
-const workers = await orStop(startWorkers(db, env, log, { settings }));
-const deps: Deps = { db, env, log, settings };
+const workers = await orStop(startWorkers(store, env, log, { settings }));
+const deps: Deps = { store, env, log, settings };
 const app = await orStop(createApp(deps));
 const server = serve(
   { fetch: app.fetch, hostname: env.HOST, port: env.PORT, serverOptions: httpServerOptions(env) },
@@ -118,7 +119,7 @@ function shutdown(signal: string) {
   server.close(async () => {
     deps.hub?.stop();
     await workers.stop();
-    await closeDb(db);
+    await store.close();
     process.exit(0);
   });
   (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { tightenFile, writePrivateFile } from './dataDir.js';
-import { type Db, errorMessage, storageUnavailable, storeOf } from './db/port.js';
+import { errorMessage, type Store, storageUnavailable } from './db/port.js';
 import { clockOf } from './domain/clock.js';
 import { newSecret } from './domain/secrets.js';
 import type { Env } from './env.js';
@@ -26,16 +26,17 @@ export interface Workers {
  * IMAP poller takes in; built from `env` and the store when not given (and IMAP_URL is set).
  */
 export async function startWorkers(
-  db: Db,
+  store: Store,
   env: Env,
   log: Logger,
   opts: { settings?: Settings } = {},
 ): Promise<Workers> {
+  const db = store.db;
   const clock = clockOf(db);
   const say = throttled(log, { now: () => clock.now() });
-  const maintenance = storeOf(db).startMaintenance(
+  const maintenance = store.startMaintenance(
     (what, error) => {
-      const storage = storageUnavailable(error);
+      const storage = storageUnavailable(db, error);
       say(
         `${what}:${storage?.storage ?? errorMessage(error)}`,
         'warn',
@@ -57,7 +58,7 @@ export async function startWorkers(
   });
   // Loaded only when IMAP is set: imapflow is the heaviest module of a start (decision 057).
   const imap = env.IMAP_URL
-    ? (await import('./mail/imap.js')).startImapPoller(db, {
+    ? (await import('./mail/imap.js')).startImapPoller(store, {
         url: env.IMAP_URL,
         pollSeconds: env.IMAP_POLL_SECONDS,
         moveTo: env.IMAP_MOVE_TO,

@@ -368,7 +368,8 @@ onlyOn('sqlite')('the search indexer on a full disk', () => {
       WEBHOOK_SECRET: 'webhook-secret-for-full-disk-tests',
       SEARCH_INDEX_MS: '20',
     });
-    db = await openStore(env);
+    const store = await openStore(env);
+    db = store.db;
     useClock(db, clock);
     await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'admin-password-123' });
     const sqlite = sqliteOf(db);
@@ -383,7 +384,7 @@ onlyOn('sqlite')('the search indexer on a full disk', () => {
     filler = fillDisk(disk2);
 
     const logged: { msg: string; fields: Record<string, unknown> }[] = [];
-    workers = await startWorkers(db, env, (level, msg, fields = {}) => {
+    workers = await startWorkers(store, env, (level, msg, fields = {}) => {
       if (level !== 'debug') logged.push({ msg, fields });
     });
     const said = () =>

@@ -43,7 +43,7 @@ let dir = '';
 beforeAll(async () => {
   if (pg) {
     const url = await createMigratedDatabase();
-    [db, other] = await Promise.all([openPostgres(url, { max: 4 }), openPostgres(url, { max: 4 })]);
+    [db, other] = (await Promise.all([openPostgres(url, { max: 4 }), openPostgres(url, { max: 4 })])).map((s) => s.db);
   } else {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-claims-'));
     db = openDb(path.join(dir, 'hxdesk.db'));

@@ -201,7 +201,7 @@ describe.skipIf(!pgAvailable())('live updates across two server processes on one
   it('lets a second append commit while the first is open, and streams skip neither: the horizon waits for the first', async () => {
     const ticketId = await newTicket(p1.base, 'No order lock');
     const live = await stream(p1.base, agents[0].token);
-    const [one, two] = await Promise.all([openPostgres(url), openPostgres(url)]);
+    const [one, two] = (await Promise.all([openPostgres(url), openPostgres(url)])).map((s) => s.db);
     let commitFirst!: () => void;
     const held = new Promise<void>((r) => {
       commitFirst = r;

@@ -602,6 +602,6 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
     }, url);
     // A UTF8 database of the same cluster opens.
     const ok = await openStore({ DATABASE_URL: await createDatabase(), dbPath: '' });
-    await closeDb(ok);
+    await ok.close();
   });
 });

@@ -62,7 +62,7 @@ const FILTERS: Record<string, Partial<TicketListSpec>> = {
 pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
   let db: Db;
   beforeAll(async () => {
-    db = await openStore({ DATABASE_URL: await createMigratedDatabase(), dbPath: '' });
+    db = (await openStore({ DATABASE_URL: await createMigratedDatabase(), dbPath: '' })).db;
     const pool = poolOf(db);
     const now = 'to_char(now() - make_interval(mins => g), \'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\')';
     await pool.query(`INSERT INTO users (email, name, role, created_at, updated_at)

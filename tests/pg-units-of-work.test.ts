@@ -18,7 +18,7 @@ describe.skipIf(!pgAvailable())('units of work of several PostgreSQL stores on o
   let two: Db;
   beforeAll(async () => {
     const url = await createMigratedDatabase();
-    [one, two] = await Promise.all([openPostgres(url, { max: 4 }), openPostgres(url, { max: 4 })]);
+    [one, two] = (await Promise.all([openPostgres(url, { max: 4 }), openPostgres(url, { max: 4 })])).map((s) => s.db);
   }, 120_000);
   afterAll(async () => {
     if (one) await closeStore(one);

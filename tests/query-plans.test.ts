@@ -254,7 +254,7 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
 
 describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
   it("a ticket's thread (its inbound Message-IDs) is read through the ticket's transactions, not the Message-ID index", () => {
-    const { sql: text } = inboundIdsQuery(sqliteHandle(db)).toSQL();
+    const { sql: text } = inboundIdsQuery(db).toSQL();
     const lines = (sqliteOf(db).prepare(`EXPLAIN QUERY PLAN ${text}`).all(1) as { detail: string }[]).map(
       (r) => r.detail,
     );

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeOf, type TicketListSpec } from '../src/db/port.js';
+import type { TicketListSpec } from '../src/db/port.js';
 import { writerHandle } from '../src/db/sqlite/client.js';
 import { listTickets } from '../src/db/sqlite/ticketList.js';
 import { readerStats } from '../src/db/store.js';
@@ -52,7 +52,7 @@ describe('reader threads (SQLite)', () => {
     ];
     const before = readerStats(s.db)!.lists;
     for (const spec of specs) {
-      const threaded = await storeOf(s.db).queries.listTickets(s.db, spec);
+      const threaded = await s.store.queries.listTickets(s.db, spec);
       const local = listTickets(writerHandle(s.db), spec);
       expect(threaded.total).toBeGreaterThan(0);
       expect({ total: threaded.total, ids: threaded.rows.map((r) => r.id) }).toEqual({

@@ -9,7 +9,6 @@ import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peopleSearchQueries, PEOPLE_SEARCH_WINDOW } from '../src/db/sqlite/people.js';
-import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { setQueueWatchers } from '../src/domain/watchers.js';
 import { historyList, launchBrowser, screenshot, settled, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer, okApi } from './helpers/server.js';
@@ -180,7 +179,7 @@ describe('GET /users?q= (people search)', () => {
       // Every part of the search reads through an index or an id range, never the whole table.
       const dialect = new SQLiteSyncDialect();
       const plans: string[] = [];
-      for (const q of Object.values(peopleSearchQueries(sqliteHandle(s.db), 'ann', 10))) {
+      for (const q of Object.values(peopleSearchQueries(s.db, 'ann', 10))) {
         const stmt = is(q, SQL) ? dialect.sqlToQuery(q) : q.toSQL();
         const rows = sqliteOf(s.db)
           .prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`)

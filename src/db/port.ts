@@ -1,20 +1,33 @@
 import { DrizzleQueryError, type SQL } from 'drizzle-orm';
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as schema from './tables.js';
 
 // The store port (docs/decisions/026): everything the domain, the scrips and the mail intake
-// may ask of the database, with no dialect in it. A store (src/db/sqlite or src/db/postgres,
-// chosen by src/db/store.ts) registers its handles here; the domain builds queries with
+// may ask of the database, with no dialect and no driver in it. A store (src/db/sqlite or
+// src/db/postgres, opened by src/db/store.ts) is an object, `Store`, handed to the app in its
+// dependencies; every handle it gives out carries it (`conn.store`, decision 065). The domain builds queries with
 // drizzle's query builder on a handle, always `await`s them (never `.get()`, `.all()`, `.run()`:
 // those exist on one dialect only), writes only inside `transaction()`, and asks the store for
 // what differs between dialects (case-insensitive names, text search, ticket lists).
 
 /**
- * A handle to build queries on: the store's reader outside a unit of work, the unit of work's
- * own handle inside one. (Typed with drizzle's SQLite builder types, whose query API — select,
- * insert … returning, update, delete, onConflict… — is the one both dialects share.)
+ * The query builder of a handle: drizzle's dialect core for SQLite in its async form, no driver
+ * (its query API — select, insert … returning, update, delete, onConflict… — is the one both
+ * dialects share; the PostgreSQL store runs the same builders through its own dialect, decision
+ * 027). What only one dialect has is left out: `get`, `all`, `run`, `values` (raw SQL in one
+ * dialect), `transaction` (`transaction()` below), `batch`.
  */
-export type Db = Omit<BetterSQLite3Database<typeof schema>, 'get' | 'all' | 'run' | 'values' | 'transaction'>;
+export type QueryBuilder = Omit<
+  BaseSQLiteDatabase<'async', unknown, typeof schema>,
+  'get' | 'all' | 'run' | 'values' | 'transaction'
+>;
+
+/**
+ * A handle to build queries on: the store's reader outside a unit of work, the unit of work's
+ * own handle inside one. It carries the store that gave it out (decision 065): the port's
+ * functions below ask that store, with no lookup and nothing global.
+ */
+export type Db = QueryBuilder & { readonly store: Store };
 /** The handle inside a unit of work. */
 export type Tx = Db;
 /** Helpers that run inside or outside a unit of work take a `Conn`. */
@@ -111,11 +124,12 @@ export class StorageUnavailable extends Error {
 
 /**
  * The storage failure `err` stands for, or undefined: `err` itself, one in its causes, or the
- * active store's reading of a driver error that escaped a unit of work.
+ * reading by the store of `conn` of a driver error that escaped a unit of work (each store reads
+ * its own driver's errors: two stores in one process never mix them up).
  */
-export function storageUnavailable(err: unknown): StorageUnavailable | undefined {
+export function storageUnavailable(conn: Conn, err: unknown): StorageUnavailable | undefined {
   for (const e of causeChain(err)) if (e instanceof StorageUnavailable) return e;
-  return active?.errors.storageFailure(err);
+  return conn.store.errors.storageFailure(err);
 }
 
 /** An error and the errors it wraps (`cause`, as drizzle wraps a driver's error), a few deep. */
@@ -188,12 +202,6 @@ export interface StoreCoordination {
    */
   tryLock(name: string): Promise<HeldLock | null>;
   /**
-   * Whether `tryLock` tells this process about other live processes on the store (PostgreSQL),
-   * so a lock it can take names a process that is gone. SQLite: one process per file; a lock is
-   * always granted, and only a new start tells that the previous run is gone.
-   */
-  readonly locksSeeOtherProcesses: boolean;
-  /**
    * Hears the store's signals, from every process of the store: `'log'` after a unit of work that
    * appended to the change log committed (and after a lost LISTEN connection came back, when
    * some may have been missed), `'message'` with a payload someone `broadcast`. Returns the
@@ -220,8 +228,11 @@ export interface StoreErrors {
   storageProblem(): Promise<StorageUnavailable | null>;
 }
 
-/** What each store implements (SPEC D1: split by concern). */
-export interface StoreImpl {
+/**
+ * A store: what `openStore()` (src/db/store.ts) returns and the app is handed in its
+ * dependencies (decision 065); each dialect's implements it (SPEC D1: split by concern).
+ */
+export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** The handle of the database outside any unit of work (reads only). */
   readonly db: Db;
@@ -275,25 +286,23 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
-const stores = new WeakMap<object, StoreImpl>();
-let active: StoreImpl | undefined;
-
-/** Called by a store when it opens: its handles answer to it. */
-export function registerStore(impl: StoreImpl, handles: object[]): void {
-  for (const h of handles) stores.set(h, impl);
-  active = impl;
+/**
+ * How a store gives out a handle of its driver as the port's (decision 065): the handle gets its
+ * store as a readonly member, `store`, and is from then on a `Db`. This is the one place where a
+ * driver's handle becomes the port's: the query builder the port types (drizzle's SQLite core,
+ * async) is the one the SQLite store's handle has (sync: awaited alike), and the one the
+ * PostgreSQL store's pg builder accepts on the same table objects (decision 027) — what types
+ * cannot say across dialects, so the narrowing checks what it can (the handle carries `store`).
+ */
+export function giveOut(store: Store, handle: object): Db {
+  Object.defineProperty(handle, 'store', { value: store, enumerable: false, writable: false });
+  if (!carries(handle, store)) throw new Error('The handle does not carry its store');
+  return handle;
 }
 
-/** A handle made after the store opened (PostgreSQL: each unit of work's own) answers to `impl` too. */
-export function registerHandle(impl: StoreImpl, handle: object): void {
-  stores.set(handle, impl);
-}
-
-/** The store a handle belongs to. */
-export function storeOf(conn: Conn): StoreImpl {
-  const s = stores.get(conn);
-  if (!s) throw new Error('This database handle was not opened through src/db/store.ts');
-  return s;
+/** Whether `handle` was given out by `store` (see giveOut). */
+function carries(handle: object, store: Store): handle is Db {
+  return 'store' in handle && handle.store === store;
 }
 
 /**
@@ -302,7 +311,7 @@ export function storeOf(conn: Conn): StoreImpl {
  * database may be awaited inside `fn` (no network, no files): it holds the write lock.
  */
 export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T> {
-  const store = storeOf(conn);
+  const store = conn.store;
   return store.work.isTx(conn) ? await fn(conn) : await store.work.transaction(fn, opts);
 }
 
@@ -312,14 +321,14 @@ export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opt
  * for each other (SPEC D1; PostgreSQL: `SELECT … FOR NO KEY UPDATE`, SQLite: its one writer).
  */
 export const lockTicket = async (tx: Tx, id: number): Promise<void> => {
-  await storeOf(tx).work.lockTicket?.(tx, id);
+  await tx.store.work.lockTicket?.(tx, id);
 };
 /** Inside a unit of work: a lock on `name` (a message's identity) until it ends; SQLite: its one writer. */
 export const lockName = async (tx: Tx, name: string): Promise<void> => {
-  await storeOf(tx).work.lockName?.(tx, name);
+  await tx.store.work.lockName?.(tx, name);
 };
 /** Units of work run again after a conflict, and given up, per operation, in this process. */
-export const writeRetries = (conn: Conn): WriteRetries => storeOf(conn).work.writeRetries?.() ?? {};
+export const writeRetries = (conn: Conn): WriteRetries => conn.store.work.writeRetries?.() ?? {};
 
 /**
  * A drizzle query built and compiled once per store, for the hot paths (building a query costs
@@ -328,7 +337,7 @@ export const writeRetries = (conn: Conn): WriteRetries => storeOf(conn).work.wri
  */
 export function prepared<Q extends PromiseLike<unknown>>(build: (db: Db) => Q): (conn: Conn) => Prepared<RowOf<Q>> {
   const key = {};
-  return (conn) => storeOf(conn).work.prepare<RowOf<Q>>(conn, key, build);
+  return (conn) => conn.store.work.prepare<RowOf<Q>>(conn, key, build);
 }
 
 /** The row type of a query builder (what one element of its awaited result is). */
@@ -339,46 +348,43 @@ export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
   return (await rows)[0];
 }
 
-/** `column = value` ignoring letter case, in the active store's dialect. */
+/** `column = value` ignoring letter case, in the dialect of the store of `conn`. */
 export function sameName(conn: Conn, column: unknown, value: string): SQL {
-  return storeOf(conn).queries.sameName(column, value);
+  return conn.store.queries.sameName(column, value);
 }
 
 /** `column` in a condition, kept from choosing the plan through its index (a planner hint, where the dialect has one). */
 export function notIndexed(conn: Conn, column: unknown): SQL {
-  return storeOf(conn).queries.notIndexed(column);
+  return conn.store.queries.notIndexed(column);
 }
 
-/** The columns of the unique constraint an error broke (`["teams.name"]`), or undefined. */
-export function uniqueViolation(err: unknown): string[] | undefined {
-  return active?.errors.uniqueViolation(err);
+/** The columns of the unique constraint an error of the store of `conn` broke (`["teams.name"]`), or undefined. */
+export function uniqueViolation(conn: Conn, err: unknown): string[] | undefined {
+  return conn.store.errors.uniqueViolation(err);
 }
 
 /** `query` (a select inside a unit of work) claiming its rows: other processes skip them. */
-export const claimRows = <Q>(conn: Conn, query: Q): Q => storeOf(conn).coordination.claimRows(query);
+export const claimRows = <Q>(conn: Conn, query: Q): Q => conn.store.coordination.claimRows(query);
 /** A process-wide lock by name (one IMAP poller among several processes), or null when another process has it. */
-export const tryLock = (conn: Conn, name: string) => storeOf(conn).coordination.tryLock(name);
+export const tryLock = (conn: Conn, name: string) => conn.store.coordination.tryLock(name);
 
-/** Whether a lock `tryLock` grants proves its earlier holder in another process gone (see StoreImpl). */
-export const locksSeeOtherProcesses = (conn: Conn) => storeOf(conn).coordination.locksSeeOtherProcesses;
-
-/** Inside a unit of work, before appending to the change log (`transactions`): see StoreImpl.logAppend. */
-export const logAppend = (tx: Tx) => storeOf(tx).work.logAppend(tx);
-/** How far the change log may be read (see StoreImpl.logHorizon). */
-export const logHorizon = (conn: Conn) => storeOf(conn).queries.logHorizon();
+/** Inside a unit of work, before appending to the change log (`transactions`): see Store.logAppend. */
+export const logAppend = (tx: Tx) => tx.store.work.logAppend(tx);
+/** How far the change log may be read (see Store.logHorizon). */
+export const logHorizon = (conn: Conn) => conn.store.queries.logHorizon();
 /** Hears the change log grow and broadcast messages, from every process of the store; returns the unsubscribe. */
-export const listenStore = (conn: Conn, fn: (signal: StoreSignal) => void) => storeOf(conn).coordination.listen(fn);
+export const listenStore = (conn: Conn, fn: (signal: StoreSignal) => void) => conn.store.coordination.listen(fn);
 /** A short message to every process of the store (presence, SPEC C5). */
-export const broadcast = (conn: Conn, payload: string) => storeOf(conn).coordination.broadcast(payload);
+export const broadcast = (conn: Conn, payload: string) => conn.store.coordination.broadcast(payload);
 
 /** Why the store cannot serve, or null when it can. */
-export const storeProblem = (conn: Conn) => storeOf(conn).errors.problem();
+export const storeProblem = (conn: Conn) => conn.store.errors.problem();
 /** Whether the store's writes fail for lack of storage right now (checked again when asked): the failure, or null. */
-export const storeStorageProblem = (conn: Conn) => storeOf(conn).errors.storageProblem();
+export const storeStorageProblem = (conn: Conn) => conn.store.errors.storageProblem();
 /** Closes the store (both connections on SQLite, the pool on PostgreSQL). */
-export const closeStore = (conn: Conn) => storeOf(conn).close();
+export const closeStore = (conn: Conn) => conn.store.close();
 
-export const dialectOf = (conn: Conn) => storeOf(conn).dialect;
+export const dialectOf = (conn: Conn) => conn.store.dialect;
 
 /**
  * How many rows an awaited `update`/`delete`/`insert` (without `returning()`) changed: SQLite's

@@ -1,26 +1,30 @@
-import { closeStore, type Db, type StoreLog } from './port.js';
+import type { Db, Store, StoreLog } from './port.js';
 
-export type { Db };
+export type { Db, Store };
 import { openPostgres, poolOf } from './postgres/store.js';
-import { openDb as openSqlite, readerStats, sqliteOf } from './sqlite/client.js';
+import { openSqlite, readerStats, sqliteOf } from './sqlite/client.js';
 
 export { poolOf, readerStats, sqliteOf };
 
 // The store factory (docs/decisions/026): the one module that knows the implementations.
 
-/** Opens the SQLite store in `file` (creating and migrating it); returns its read handle. */
+/**
+ * Opens the SQLite store in `file` (creating and migrating it); returns its read handle, which
+ * carries the store (`db.store`), for tools and tests that work on one file.
+ */
 export function openDb(file: string, opts: { readThreads?: number } = {}): Db {
-  return openSqlite(file, opts);
+  return openSqlite(file, opts).db;
 }
 
 /**
  * The store the settings name: PostgreSQL when DATABASE_URL is set (a pool of PG_POOL_SIZE
- * connections), else the SQLite file in DATA_DIR. `log` hears the store's own lines (retried units of work).
+ * connections), else the SQLite file in DATA_DIR. `log` hears the store's own lines (retried
+ * units of work). What the app, its workers, the CLI and the mail intake are handed (decision 065).
  */
 export async function openStore(
   env: { DATABASE_URL?: string; dbPath: string; READ_THREADS?: number; PG_POOL_SIZE?: number },
   opts: { log?: StoreLog } = {},
-): Promise<Db> {
+): Promise<Store> {
   return env.DATABASE_URL
     ? openPostgres(env.DATABASE_URL, { max: env.PG_POOL_SIZE, log: opts.log })
     : openSqlite(env.dbPath, { readThreads: env.READ_THREADS });
@@ -38,8 +42,9 @@ export function storeLocation(env: { DATABASE_URL?: string; dbPath: string }): s
   }
 }
 
+/** Closes the store a handle belongs to. */
 export async function closeDb(db: Db): Promise<void> {
-  await closeStore(db);
+  await db.store.close();
 }
 
 /** Online backup and restore of the SQLite store (SPEC C6; `hxdesk backup`, `hxdesk restore`). */

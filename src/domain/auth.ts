@@ -80,7 +80,7 @@ export async function actorFromToken(db: Db, token: string): Promise<Actor | nul
     )
       // A hint: a store that cannot write (a full disk, decision 042) does not stop the request; the next one tries again.
       .catch((e: unknown) => {
-        if (!storageUnavailable(e)) throw e;
+        if (!storageUnavailable(db, e)) throw e;
       });
   }
   return toActor(row.user);

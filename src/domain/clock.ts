@@ -1,4 +1,4 @@
-import { type Conn, storeOf } from '../db/port.js';
+import type { Conn } from '../db/port.js';
 
 // The one clock (ARCHITECTURE; docs/decisions/047): every business time — created and updated
 // times, transaction times, session and link expiry, throttle windows, the time a screen shows
@@ -55,12 +55,12 @@ const clocks = new WeakMap<object, Clock>();
 
 /** Gives the store of `conn` its clock (when it opens, before it serves). */
 export function useClock(conn: Conn, clock: Clock): void {
-  clocks.set(storeOf(conn), clock);
+  clocks.set(conn.store, clock);
 }
 
 /** The clock of the store `conn` belongs to (the real time unless it was given another). */
 export function clockOf(conn: Conn): Clock {
-  return clocks.get(storeOf(conn)) ?? systemClock;
+  return clocks.get(conn.store) ?? systemClock;
 }
 
 /** Now by the store's clock, in milliseconds since the epoch. */

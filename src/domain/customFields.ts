@@ -122,7 +122,7 @@ export async function createCustomField(db: Db, actor: Actor, input: CustomField
   requireAdmin(actor);
   await checkDefinition(db, input);
   const now = nowIso(db);
-  return unique(input, () =>
+  return unique(db, input, () =>
     transaction(db, async (tx) => {
       const row = await one(
         tx
@@ -155,7 +155,7 @@ export async function updateCustomField(
   const current = await getCustomField(db, actor, id);
   const merged: CustomFieldInput = { ...current, ...input };
   await checkDefinition(db, merged);
-  return unique(merged, () =>
+  return unique(db, merged, () =>
     transaction(db, async (tx) => {
       const row = await one(
         tx

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
-import { changes, type Conn, type Db, first, lockTicket, storeOf, transaction } from '../db/port.js';
+import { changes, type Conn, type Db, first, lockTicket, transaction } from '../db/port.js';
 import { tickets, ticketWatchers, transactions, users } from '../db/tables.js';
 import { writtenHere } from '../markdown.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -59,7 +59,7 @@ export interface PortalGrant {
 const secrets = new WeakMap<object, string>();
 /** The installation's link key (app_secrets `portal`), read once per database. */
 export async function portalSecret(db: Db): Promise<string> {
-  const store = storeOf(db);
+  const store = db.store;
   let s = secrets.get(store);
   if (s === undefined) {
     s = await appSecret(db, 'portal');

@@ -108,7 +108,7 @@ export async function createQueue(db: Db, actor: Actor, raw: QueueInput, notify:
   requireAdmin(actor);
   const input = normalize(raw);
   const now = nowIso(db);
-  return unique(input, () =>
+  return unique(db, input, () =>
     transaction(db, async (tx) => {
       await check(tx, input);
       const row = await one(
@@ -144,7 +144,7 @@ export async function updateQueue(
 ): Promise<QueueJson> {
   requireAdmin(actor);
   const input = normalize(raw);
-  return unique(input, () =>
+  return unique(db, input, () =>
     transaction(db, async (tx) => {
       if (!(await getQueueRow(tx, id))) throw notFound('Queue', id);
       await check(tx, input);

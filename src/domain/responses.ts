@@ -117,7 +117,7 @@ function ownerFrom(actor: Actor, input: Partial<ResponseInput>): number | null |
  * indexes canned_responses_own_name_uq and canned_responses_shared_name_uq decide, on both stores,
  * also for two writers racing (decision 048); a broken one is 409 naming `name` (src/domain/unique.ts).
  */
-const uniqueName = <T>(name: string, write: () => Promise<T>) => unique({ name }, write);
+const uniqueName = <T>(db: Conn, name: string, write: () => Promise<T>) => unique(db, { name }, write);
 
 export async function createResponse(db: Db, actor: Actor, input: ResponseInput): Promise<ResponseJson> {
   requireStaff(actor);
@@ -127,7 +127,7 @@ export async function createResponse(db: Db, actor: Actor, input: ResponseInput)
   checkStatus(input.set_status);
   await checkLiquid(db, { body: input.body });
   const now = nowIso(db);
-  return uniqueName(input.name, () =>
+  return uniqueName(db, input.name, () =>
     transaction(db, async (tx) => {
       await checkQueue(tx, input.queue_id);
       return one(
@@ -161,7 +161,7 @@ export async function updateResponse(
     throw forbidden('Only administrators can share canned responses');
   checkStatus(input.set_status);
   if (input.body !== undefined) await checkLiquid(db, { body: input.body });
-  return uniqueName(input.name ?? before.name, () =>
+  return uniqueName(db, input.name ?? before.name, () =>
     transaction(db, async (tx) => {
       const current = await getResponse(tx, actor, id);
       requireManage(actor, current);

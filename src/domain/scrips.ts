@@ -85,6 +85,7 @@ export async function createScrip(db: Db, actor: Actor, input: ScripInput): Prom
   return toJson(
     await transaction(db, (tx) =>
       unique(
+        db,
         input,
         async () =>
           await one(
@@ -118,6 +119,7 @@ export async function updateScrip(db: Db, actor: Actor, id: number, input: Parti
   return toJson(
     await transaction(db, (tx) =>
       unique(
+        db,
         input,
         async () =>
           await one(

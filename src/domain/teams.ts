@@ -73,6 +73,7 @@ export async function createTeam(db: Db, actor: Actor, input: TeamInput): Promis
   const now = nowIso(db);
   const row = await transaction(db, (tx) =>
     unique(
+      db,
       input,
       async () =>
         await one(
@@ -91,6 +92,7 @@ export async function updateTeam(db: Db, actor: Actor, id: number, input: Partia
   await getTeam(db, actor, id);
   const row = await transaction(db, (tx) =>
     unique(
+      db,
       input,
       async () =>
         await one(
@@ -133,6 +135,7 @@ export async function addMember(db: Db, actor: Actor, teamId: number, userId: nu
   if (!user) throw invalid('user_id', `User ${userId} does not exist`);
   if (user.disabled) throw invalid('user_id', `User ${userId} is disabled`);
   return unique(
+    db,
     { team_id: teamId, user_id: userId },
     async () =>
       await transaction(db, (tx) =>

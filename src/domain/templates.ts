@@ -61,6 +61,7 @@ export async function createTemplate(db: Db, actor: Actor, input: TemplateInput)
   await checkRest(db, input);
   const now = nowIso(db);
   return unique(
+    db,
     input,
     async () =>
       await transaction(db, (tx) =>
@@ -92,6 +93,7 @@ export async function updateTemplate(
   await checkLiquid(db, input);
   await checkRest(db, input);
   return unique(
+    db,
     input,
     async () =>
       await transaction(db, (tx) =>

@@ -1,4 +1,4 @@
-import { uniqueViolation } from '../db/port.js';
+import { type Conn, uniqueViolation } from '../db/port.js';
 import { AppError } from './errors.js';
 
 // Uniqueness is the database's to decide (SPEC C6): a write simply goes ahead, and the unique
@@ -55,9 +55,10 @@ const MEANINGS: Record<string, Meaning> = {
 /**
  * The 409 for a broken unique index, naming the field in the message and in `details`
  * (`values` are what the write tried to store, for the message); undefined for other errors.
+ * The store of `conn` reads its own driver's error (decision 065).
  */
-export function uniqueConflict(err: unknown, values: object = {}): AppError | undefined {
-  const columns = uniqueViolation(err);
+export function uniqueConflict(conn: Conn, err: unknown, values: object = {}): AppError | undefined {
+  const columns = uniqueViolation(conn, err);
   if (!columns) return undefined;
   const meaning = MEANINGS[columns.join(',')];
   if (!meaning) {
@@ -72,11 +73,11 @@ export function uniqueConflict(err: unknown, values: object = {}): AppError | un
   return new AppError('conflict', message, [{ path: meaning.path, message }]);
 }
 
-/** Runs a write; a unique index it breaks becomes the 409 of `uniqueConflict`. */
-export async function unique<T>(values: object, write: () => Promise<T>): Promise<T> {
+/** Runs a write on the store of `conn`; a unique index it breaks becomes the 409 of `uniqueConflict`. */
+export async function unique<T>(conn: Conn, values: object, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    throw uniqueConflict(err, values) ?? err;
+    throw uniqueConflict(conn, err, values) ?? err;
   }
 }

@@ -1,5 +1,5 @@
 import { and, asc, eq, ne, sql, count } from 'drizzle-orm';
-import { type Conn, type Db, prepared, first, storeOf, transaction, one } from '../db/port.js';
+import { type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
 import { apiTokens, sessions, teamMembers, users } from '../db/tables.js';
 import { type Actor, type Role, requireAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
@@ -117,6 +117,7 @@ export async function createUser(db: Db, actor: Actor | null, input: CreateUserI
   const now = nowIso(db);
   const row = await transaction(db, (tx) =>
     unique(
+      db,
       { email },
       async () =>
         await one(
@@ -181,7 +182,7 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
     invalid(patch.disabled ? 'disabled' : 'role', 'The last active administrator cannot be demoted or disabled');
   if (losesAdmin && (await otherActiveAdmins(db, id)) === 0) throw lastAdmin();
   if (Object.keys(patch).length === 0) return userJson(current);
-  return unique({ email: patch.email }, () =>
+  return unique(db, { email: patch.email }, () =>
     transaction(
       db,
       async (tx) => {
@@ -332,7 +333,7 @@ export async function searchPeoplePage(
     return 3;
   };
   const seen = new Map<number, Match>();
-  for (const u of await storeOf(db).queries.searchPeople(db, needle, n)) seen.set(u.id, u);
+  for (const u of await db.store.queries.searchPeople(db, needle, n)) seen.set(u.id, u);
   const ranked = [...seen.values()]
     .map((u) => ({ u, r: rank(u) }))
     .sort((a, b) => a.r - b.r || (a.u.name || a.u.email).localeCompare(b.u.name || b.u.email) || a.u.id - b.u.id)

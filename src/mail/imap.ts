@@ -1,5 +1,5 @@
 import { ImapFlow } from 'imapflow';
-import { type Db, type HeldLock, storageUnavailable, tryLock } from '../db/port.js';
+import { type HeldLock, type Store, storageUnavailable, tryLock } from '../db/port.js';
 import { throttled, type Throttled } from '../log.js';
 import { getImapState, saveImapState } from '../domain/mailIntake.js';
 import { MailRejected, processMail, type ProcessorSettings } from './processor.js';
@@ -40,7 +40,8 @@ export function parseImapUrl(url: string) {
  * the intake log, and does not hold up the rest. After a crash the same messages are fetched
  * again and recognised by their identity, so each becomes exactly one ticket or reply.
  */
-export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
+export function startImapPoller(store: Store, opts: ImapOptions): ImapPoller {
+  const db = store.db;
   const cfg = parseImapUrl(opts.url);
   const key = `${cfg.user}@${cfg.host}:${cfg.port}/${cfg.mailbox}`;
   let client: ImapFlow | null = null;
@@ -125,7 +126,7 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
           } catch (e) {
             // The store cannot write (decision 042): the message was not even logged as failed. The
             // batch stops here, this UID not done; the next poll (backed off) fetches it again.
-            if (storageUnavailable(e)) throw e;
+            if (storageUnavailable(db, e)) throw e;
             opts.log('warn', 'imap: message failed; left in the mailbox', { uid, error: (e as Error).message });
           }
         }
@@ -159,7 +160,7 @@ export function startImapPoller(db: Db, opts: ImapOptions): ImapPoller {
       })
       .catch((e) => {
         failures += 1;
-        const storage = storageUnavailable(e);
+        const storage = storageUnavailable(db, e);
         say(
           `imap:${storage?.storage ?? (e as Error).message}`,
           'warn',

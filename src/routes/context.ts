@@ -1,4 +1,4 @@
-import type { Db } from '../db/port.js';
+import type { Store } from '../db/port.js';
 import type { Actor } from '../domain/actor.js';
 import type { Env } from '../env.js';
 import type { Hub } from '../events/hub.js';
@@ -7,7 +7,8 @@ import type { ProcessorSettings as Settings } from '../mail/processor.js';
 
 /** Everything a request handler can reach: built once by the app factory. */
 export interface Deps {
-  db: Db;
+  /** The store `openStore()` opened (decision 065): handlers work on its reader, `store.db`. */
+  store: Store;
   env: Env;
   log: Logger;
   /** The app's settings (src/settings.ts): given by the server, else built by the app factory. */

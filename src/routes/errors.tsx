@@ -87,12 +87,13 @@ function mapError(err: unknown, c: Context<AppEnv>): AppError {
       code === 'forbidden' ? 'Cross-site request refused' : err.message || code.replaceAll('_', ' '),
     );
   }
-  const taken = uniqueConflict(err); // a unique index no domain function expected to meet: still a 409 naming the field
+  // The app's store reads its own driver's errors (decision 065).
+  const { log, env, store } = c.get('deps');
+  const taken = uniqueConflict(store.db, err); // a unique index no domain function expected to meet: still a 409 naming the field
   if (taken) return taken;
-  const { log, env } = c.get('deps');
   // Decision 042: a full disk or a read-only store is an outage of the machine, said out loud
   // (503, /healthz, one log line per cause every 10 s), never a 500 with a stack trace.
-  const storage = storageUnavailable(err);
+  const storage = storageUnavailable(store.db, err);
   if (storage) {
     let say = storageLines.get(log);
     if (!say) storageLines.set(log, (say = throttled(log)));

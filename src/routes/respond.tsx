@@ -34,7 +34,7 @@ export interface RespondOptions<T> {
 /** Content rendered for the signed-in reader: times in their time zone (UTC for nobody), relative to the store's clock. */
 export const inZone = (c: C, content: JSX.Element) => (
   <TimeZone.Provider value={c.get('actor')?.timezone ?? 'UTC'}>
-    <Now.Provider value={nowMs(c.get('deps').db)}>{content}</Now.Provider>
+    <Now.Provider value={nowMs(c.get('deps').store.db)}>{content}</Now.Provider>
   </TimeZone.Provider>
 );
 
@@ -282,7 +282,7 @@ export const adminOf = (c: C): Actor => {
   requireAdmin(a);
   return a;
 };
-export const dbOf = (c: C) => c.get('deps').db;
+export const dbOf = (c: C) => c.get('deps').store.db;
 /** The app's notification settings (its URL, sender, portal key), for the domain calls that notify. */
 export const notifyOf = (c: C) => c.get('deps').settings!.notify;
 

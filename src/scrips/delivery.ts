@@ -162,7 +162,7 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
           try {
             await record();
           } catch (e) {
-            if (!storageUnavailable(e)) throw e;
+            if (!storageUnavailable(db, e)) throw e;
             owed.push(record);
             const rest = lease.ids();
             if (rest.length > 0) owed.push(() => releaseClaimed(db, rest, self));
@@ -178,7 +178,7 @@ export async function startDelivery(db: Db, opts: DeliveryOptions): Promise<Deli
 
   /** A turn that failed: said once per cause per 10 s; a storage failure backs the worker off. Returns the wait before the next turn, if any. */
   function failed(e: unknown): number | undefined {
-    const storage = storageUnavailable(e);
+    const storage = storageUnavailable(db, e);
     if (!storage) {
       say(`outbox:error:${errorMessage(e)}`, 'error', 'outbox: worker error', { error: errorMessage(e) });
       return undefined;

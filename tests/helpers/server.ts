@@ -6,7 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../../src/app.js';
 import type { Deps } from '../../src/routes/context.js';
 import type { Hub } from '../../src/events/hub.js';
-import { closeDb, type Db, openStore, poolOf, sqliteOf } from '../../src/db/store.js';
+import { closeDb, type Db, openStore, poolOf, sqliteOf, type Store } from '../../src/db/store.js';
 import { createToken } from '../../src/domain/auth.js';
 import { type Clock, useClock } from '../../src/domain/clock.js';
 import { seedIfEmpty } from '../../src/domain/seed.js';
@@ -47,6 +47,8 @@ export interface TestServer {
   logged: LogEntry[];
   /** The hono app being served (its `routes` list every route). */
   app: Awaited<ReturnType<typeof createApp>>;
+  /** The store the app was handed (decision 065); `db` is its reader handle. */
+  store: Store;
   db: Db;
   env: Env;
   dir: string;
@@ -73,7 +75,7 @@ export async function startServer(
   opts: { clock?: Clock } = {},
 ): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-test-'));
-  const store =
+  const database =
     testStore() === 'postgres' && !extraEnv.DATABASE_URL ? { DATABASE_URL: await createMigratedDatabase() } : {};
   // One reader thread (production: one per core, at most 2): every list of the suite goes through it.
   const env = loadEnv({
@@ -82,10 +84,11 @@ export async function startServer(
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     READ_THREADS: '1',
-    ...store,
+    ...database,
     ...extraEnv,
   });
-  const db = await openStore(env);
+  const store = await openStore(env);
+  const db = store.db;
   // `clock`: the server's time (src/domain/clock.ts), when the test holds it (testClock()); else the real time.
   if (opts.clock) useClock(db, opts.clock);
   await seedIfEmpty(db, { adminEmail: env.ADMIN_EMAIL, adminPassword: env.ADMIN_PASSWORD });
@@ -97,8 +100,8 @@ export async function startServer(
   };
   // One settings object for the app and its workers, as the server makes it (docs/decisions/045).
   const settings = await loadSettings(db, env);
-  const workers = await startWorkers(db, env, log, { settings });
-  const deps: Deps = { db, env, log, settings };
+  const workers = await startWorkers(store, env, log, { settings });
+  const deps: Deps = { store, env, log, settings };
   const app = await createApp(deps);
   const server: ServerType = await new Promise((resolve) => {
     // PORT given: the same port again (a server's next life on the same DATA_DIR, as after a restart).
@@ -171,7 +174,7 @@ export async function startServer(
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  return { url, logged, app, db, env, dir, adminToken, workers, hub: deps.hub!, settings, api, user, close };
+  return { url, logged, app, store, db, env, dir, adminToken, workers, hub: deps.hub!, settings, api, user, close };
 }
 
 /**

@@ -125,7 +125,7 @@ function columnBuilder(table: string, col: SQLiteColumn, overrides: Overrides): 
     b = bigint(col.name, { mode: 'number' });
   } else if (type === 'SQLiteInteger') {
     b = integer(col.name);
-    if ((col as unknown as { autoIncrement: boolean }).autoIncrement) b = b.generatedByDefaultAsIdentity();
+    if ('autoIncrement' in col && col.autoIncrement === true) b = b.generatedByDefaultAsIdentity();
   } else if (type === 'SQLiteBoolean') {
     b = boolean(col.name);
   } else if (type === 'SQLiteText') {
@@ -149,8 +149,12 @@ function columnBuilder(table: string, col: SQLiteColumn, overrides: Overrides): 
   return b;
 }
 
-/** Builds the PostgreSQL twin of `table` (see the top of this file). */
-export function pgTwin<T extends SQLiteTable>(table: T, overrides: Overrides = {}): PgTwin<T> {
+/**
+ * Builds the PostgreSQL twin of `table` (see the top of this file). Its type is told by the
+ * signature: built column by column at run time, the table is typed from the SQLite one's.
+ */
+export function pgTwin<T extends SQLiteTable>(table: T, overrides?: Overrides): PgTwin<T>;
+export function pgTwin(table: SQLiteTable, overrides: Overrides = {}): PgTableWithColumns<any> {
   const config = getTableConfig(table);
   const { name } = config;
   for (const key of Object.keys(overrides)) {
@@ -164,7 +168,7 @@ export function pgTwin<T extends SQLiteTable>(table: T, overrides: Overrides = {
   const builders: Record<string, PgColumnBuilderBase> = {};
   // Keys are the JS property names (they are what the domain's queries use); db names are the SQLite ones.
   const keyOf = new Map<string, string>();
-  for (const [key, col] of Object.entries(table as unknown as Record<string, unknown>)) {
+  for (const [key, col] of Object.entries(table)) {
     if (is(col, Column) && (col as Column).table === (table as unknown)) keyOf.set((col as Column).name, key);
   }
   for (const col of config.columns) builders[keyOf.get(col.name) ?? col.name] = columnBuilder(name, col, overrides);
@@ -202,5 +206,5 @@ export function pgTwin<T extends SQLiteTable>(table: T, overrides: Overrides = {
     return extras;
   });
   twins.set(table, twin);
-  return twin as unknown as PgTwin<T>;
+  return twin;
 }

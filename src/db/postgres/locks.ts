@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../port.js';
+import { pgHandle } from './handle.js';
 
 // SPEC D1, docs/decisions/058: the locks a unit of work takes on PostgreSQL, held until it ends.
-
-type Executes = { execute(q: unknown): Promise<unknown> };
 
 /** The key space of named locks (the two-int form never meets tryLock's one-bigint keys). */
 const NAMED = 0x6878; // "hx"
@@ -22,13 +21,11 @@ export function rowLocks() {
       if (!ids) locked.set(tx, (ids = new Set()));
       if (ids.has(id)) return;
       ids.add(id);
-      await (tx as unknown as Executes).execute(sql`SELECT id FROM tickets WHERE id = ${id} FOR NO KEY UPDATE`);
+      await pgHandle(tx).execute(sql`SELECT id FROM tickets WHERE id = ${id} FOR NO KEY UPDATE`);
     },
     /** A lock on a name (a message's identity, the first start), until the unit of work ends. */
     async lockName(tx: Tx, name: string): Promise<void> {
-      await (tx as unknown as Executes).execute(
-        sql`SELECT pg_advisory_xact_lock(${NAMED}::int, hashtext(${name}::text))`,
-      );
+      await pgHandle(tx).execute(sql`SELECT pg_advisory_xact_lock(${NAMED}::int, hashtext(${name}::text))`);
     },
   };
 }

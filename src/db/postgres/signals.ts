@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import type { StoreSignal, Tx } from '../port.js';
+import { pgHandle } from './handle.js';
 
 // SPEC C5 on PostgreSQL: the store's signals fan out through LISTEN/NOTIFY, so every process of
 // a cluster hears every change (docs/decisions/037).
@@ -23,7 +24,7 @@ export function logAppender() {
     async append(tx: Tx): Promise<void> {
       if (announced.has(tx)) return;
       announced.add(tx);
-      await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql`SELECT pg_current_xact_id()`);
+      await pgHandle(tx).execute(sql`SELECT pg_current_xact_id()`);
     },
     appended: (tx: object) => announced.has(tx),
   };

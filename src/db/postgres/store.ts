@@ -1,16 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { PgSelectBase, PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import {
-  type Conn,
-  type Db,
-  type Prepared,
-  registerHandle,
-  registerStore,
-  type StoreImpl,
-  type StoreLog,
-} from '../port.js';
+import { type Conn, type Db, giveOut, type Prepared, type Store, type StoreLog } from '../port.js';
 import * as schema from '../tables.js';
 import { storageWatch } from '../storageWatch.js';
 import { migratePostgres } from './migrate.js';
@@ -18,7 +10,8 @@ import { pgStorageFailure, probeWrite, sqlState } from './storage.js';
 import { pgLogHorizon } from './logHorizon.js';
 import { announceLog, logAppender, pgSignals } from './signals.js';
 import { searchPeople } from './people.js';
-import { listTickets, type PgDb } from './ticketList.js';
+import { listTickets } from './ticketList.js';
+import { connectionOf } from './handle.js';
 import { rowLocks } from './locks.js';
 import { operationAt, RETRYABLE, retryConflicts, writeRetries } from './retries.js';
 import { sameName, uniqueViolation } from './unique.js';
@@ -78,9 +71,9 @@ function wrap<Row>(q: PgPrepared): Prepared<Row> {
 /**
  * Opens the PostgreSQL store at `url` (postgres://…): refuses a database that is not UTF8, applies pending migrations (one process
  * at a time, under an advisory lock), then serves from a pool of `max` connections. Returns the
- * pool's handle: what the app passes around as `db`.
+ * store (decision 065); its `db` is the pool's handle: what the app passes around as `db`.
  */
-export async function openPostgres(url: string, opts: { max?: number; log?: StoreLog } = {}): Promise<Db> {
+export async function openPostgres(url: string, opts: { max?: number; log?: StoreLog } = {}): Promise<Store> {
   await migratePostgres(url);
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
   // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
@@ -95,20 +88,19 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
   pool.on('connect', (client) => {
     client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const noted = (...args: unknown[]) => {
       const r = query(...args);
-      if (r && typeof (r as Promise<unknown>).then === 'function') {
-        (r as Promise<unknown>).then(undefined, (e: unknown) => {
-          if (!failures.has(client)) failures.set(client, e);
-        });
-      }
+      // A promise (a query without a callback) fails here too; anything else resolves as it is.
+      Promise.resolve(r).then(undefined, (e: unknown) => {
+        if (!failures.has(client)) failures.set(client, e);
+      });
       return r;
     };
+    Object.defineProperty(client, 'query', { value: noted, writable: true, configurable: true });
   });
-  const pgDb: NodePgDatabase<Record<string, unknown>> = drizzle(pool, {
-    schema: schema as unknown as Record<string, unknown>,
-  });
-  const root = pgDb as unknown as PgDb;
+  // The SQLite table objects, by name (decision 027): the relational queries' schema.
+  const tables: Record<string, unknown> = { ...schema };
+  const pgDb = drizzle(pool, { schema: tables });
   const statements = new Map<object, Prepared<unknown>>();
   let closed = false;
   // Connections holding a session lock: closing the store ends them (the pool waits for every
@@ -120,9 +112,13 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
   // Decision 042: a unit of work that fails for lack of space (or on a read-only database) is
   // thrown as StorageUnavailable and remembered; the probe write clears it.
   const storage = storageWatch({ classify: pgStorageFailure, probe: () => probeWrite(pool) });
-  const impl: StoreImpl = {
+  // The pool's handle, given out once the store is built (decision 065).
+  let root: Db;
+  const impl: Store = {
     dialect: 'postgres',
-    db: root as unknown as Db,
+    get db() {
+      return root;
+    },
     // PostgreSQL maintains its trigram indexes in each writing transaction, and vacuums itself.
     startMaintenance: () => ({ async stop() {} }),
     async close() {
@@ -147,13 +143,13 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
         const result = await storage.run(() =>
           retryConflicts(op, opts.log, (sawConflict) =>
             pgDb.transaction(
-              async (tx) => {
+              async (pgTx) => {
                 appended = false;
-                registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
-                const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
+                const tx = giveOut(impl, pgTx); // a new handle per unit of work, carrying its store
+                const client = connectionOf(pgTx);
                 failures.delete(client);
                 try {
-                  const result = await fn(tx as unknown as Db);
+                  const result = await fn(tx);
                   // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
                   // COMMIT would roll it back without an error. The first failure is the unit of work's.
                   if (failures.has(client)) throw failures.get(client);
@@ -181,13 +177,9 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
         // A unit of work has its own connection: its statement is built on its handle (the server
         // keeps the parsed statement per connection under the name).
         if (conn instanceof PgTransaction)
-          return wrap<Row>((build(conn as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name));
+          return wrap<Row>((build(conn) as { prepare(n: string): PgPrepared }).prepare(name));
         let p = statements.get(key) as Prepared<Row> | undefined;
-        if (!p)
-          statements.set(
-            key,
-            (p = wrap<Row>((build(root as unknown as Db) as { prepare(n: string): PgPrepared }).prepare(name))),
-          );
+        if (!p) statements.set(key, (p = wrap<Row>((build(root) as { prepare(n: string): PgPrepared }).prepare(name))));
         return p;
       },
     },
@@ -196,17 +188,19 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
       sameName: (column, value) => sameName(column as never, value),
       // No planner hint on PostgreSQL: its statistics choose; the column as it is.
       notIndexed: (column) => sql`${column as never}`,
-      listTickets: (conn, spec) => listTickets(conn as unknown as PgDb, spec),
-      searchPeople: (conn, needle, n) => searchPeople(conn as unknown as PgDb, needle, n),
+      listTickets: (conn, spec) => listTickets(conn, spec),
+      searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
     },
     coordination: {
       listen: (fn) => signals.listen(fn),
       broadcast: (payload) => signals.broadcast(payload),
       // Claimed rows are locked until the unit of work ends; another process claiming skips them.
-      claimRows: (query) =>
-        (query as unknown as { for(strength: 'update', cfg: { skipLocked: boolean }): unknown }).for('update', {
-          skipLocked: true,
-        }) as typeof query,
+      // (The domain's select is built by the pg dialect: a PgSelect, whatever the port's types say.)
+      claimRows(query) {
+        if (!(query instanceof PgSelectBase)) throw new Error('claimRows takes a select');
+        query.for('update', { skipLocked: true }); // sets the select's own locking clause
+        return query;
+      },
       // A session advisory lock on a connection of its own: held while this process lives, given
       // up with the connection when it dies, so another process takes over.
       async tryLock(name) {
@@ -260,7 +254,6 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
           },
         };
       },
-      locksSeeOtherProcesses: true,
     },
     errors: {
       // drizzle wraps the driver's error ("Failed query: …", the pg error as its cause).
@@ -278,9 +271,9 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
       storageProblem: () => storage.problem(),
     },
   };
-  registerStore(impl, [root]);
+  root = giveOut(impl, pgDb);
   pools.set(root, pool);
-  return root as unknown as Db;
+  return impl;
 }
 
 const pools = new WeakMap<object, pg.Pool>();

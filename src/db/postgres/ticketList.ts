@@ -1,6 +1,6 @@
 import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
-import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { Db, TicketListSpec } from '../port.js';
+import { pgHandle } from './handle.js';
 import { listFilters } from '../shared/listFilters.js';
 import { sortExpression } from '../shared/listSort.js';
 import { containsPattern } from '../shared/like.js';
@@ -76,7 +76,7 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[]) {
 export async function listTickets(db: PgDb, f: TicketListSpec) {
   let textIds: number[] | undefined;
   if (f.q) {
-    const found = await (db as unknown as NodePgDatabase).execute<{ ids: number[] }>(textIdsQuery({ ...f, q: f.q }));
+    const found = await pgHandle(db).execute<{ ids: number[] }>(textIdsQuery({ ...f, q: f.q }));
     textIds = found.rows[0]?.ids ?? [];
     if (textIds.length === 0) return { rows: [], total: 0 };
   }

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../port.js';
+import type { QueryBuilder } from '../port.js';
 import { users } from '../tables.js';
 
 // The people search's three bounded reads (decision 023), written once for both stores:
@@ -21,7 +21,7 @@ export interface PeopleSearchDialect {
 }
 
 /** The three reads of a people search for at most `n` people each (exported by each store for its plan check). */
-export function peopleSearchReads(db: Db, n: number, d: PeopleSearchDialect) {
+export function peopleSearchReads(db: Pick<QueryBuilder, 'select'>, n: number, d: PeopleSearchDialect) {
   const active = eq(users.disabled, false);
   return {
     byAddress: db.select().from(users).where(and(d.prefix.where, active)).orderBy(d.prefix.order).limit(n),

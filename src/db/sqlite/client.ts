@@ -7,14 +7,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createPrivateDir } from '../../dataDir.js';
-import {
-  type Conn,
-  type Db as PortDb,
-  type Prepared,
-  registerStore,
-  type StoreImpl,
-  type StoreSignal,
-} from '../port.js';
+import { type Conn, type Db as PortDb, giveOut, type Prepared, type Store, type StoreSignal } from '../port.js';
 import * as schema from './schema.js';
 import { storageWatch, type StorageWatch } from '../storageWatch.js';
 import { startCheckpointer } from './checkpointer.js';
@@ -35,13 +28,13 @@ export type { Db };
 const migrationsFolder = fileURLToPath(new URL('../../../src/db/sqlite/migrations', import.meta.url));
 
 /**
- * Opens (creating if needed) the SQLite file, applies migrations and registers the store
- * (docs/decisions/026). Two connections: the writer, on which every unit of work runs (one
+ * Opens (creating if needed) the SQLite file, applies migrations and returns the store
+ * (docs/decisions/026, 065). Two connections: the writer, on which every unit of work runs (one
  * at a time, batched by the group commit), and a read-only reader for everything outside a
  * unit of work — which therefore only ever sees committed data, and cannot write by mistake.
- * Returns the reader's handle: what the app passes around as `db`.
+ * The store's `db` is the reader's handle: what the app passes around as `db`.
  */
-export function openDb(file: string, opts: { readThreads?: number } = {}): PortDb {
+export function openSqlite(file: string, opts: { readThreads?: number } = {}): Store {
   if (file !== ':memory:') {
     // Decision 042: the directory 0700 when we create it (an existing DATA_DIR is the server's to
     // tighten, at start), the database and its -wal/-shm 0600 (an older install's looser files
@@ -99,9 +92,15 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
   const storageFailure = (err: unknown) => sqliteStorageFailure(err, file);
   const storage = storageWatch({ classify: storageFailure, probe: () => commit(async () => probeWrite(writer)) });
   const newestLogId = reader.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM transactions');
-  const impl: StoreImpl = {
+  // The handles this store gives out (decision 065): each carries the store, set once it is built.
+  let readerPort: PortDb;
+  let writerPort: PortDb;
+  const portOf = (client: Database.Database) => (client === writer ? writerPort : readerPort);
+  const impl: Store = {
     dialect: 'sqlite',
-    db: readerDb as unknown as PortDb,
+    get db() {
+      return readerPort;
+    },
     startMaintenance(onError, opts) {
       const search = startSearchIndexer(writerDb, commit, storage, onError, opts.searchIndexMs);
       // A checkpoint that fails (no room to grow the file) is said, not remembered: writes may still fit in the WAL.
@@ -126,18 +125,18 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
       }
     },
     work: {
-      transaction: (fn) => storage.run(() => commit(() => fn(writerDb as unknown as PortDb))).finally(afterUnit),
+      transaction: (fn) => storage.run(() => commit(() => fn(writerPort))).finally(afterUnit),
       logAppend: () => {
         appended = true;
       },
-      isTx: (conn) => conn === (writerDb as unknown),
+      isTx: (conn) => conn === writerPort,
       prepare<Row>(conn: Conn, key: object, build: (db: PortDb) => unknown): Prepared<Row> {
         const client = clientOf(conn);
         let byKey = statements.get(client);
         if (!byKey) statements.set(client, (byKey = new Map()));
         let p = byKey.get(key) as Prepared<Row> | undefined;
         if (!p) {
-          const stmt = (build(roots.get(client)! as unknown as PortDb) as { prepare(): SyncPrepared }).prepare();
+          const stmt = (build(portOf(client)) as { prepare(): SyncPrepared }).prepare();
           p = {
             get: (params) => stmt.get(params) as Row | undefined,
             all: (params) => stmt.all(params) as Row[],
@@ -154,10 +153,10 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
       sameName: (column, value) => sql`${column as SQLiteColumn} = ${value} COLLATE NOCASE`,
       notIndexed: (column) => sql`+${column as SQLiteColumn}`,
       listTickets: async (conn, spec) =>
-        readers && conn !== (writerDb as unknown)
+        readers && conn !== writerPort
           ? (readers.list(spec) as Promise<{ rows: never[]; total: number }>)
-          : listTickets(conn as unknown as Db, spec),
-      searchPeople: async (conn, needle, n) => searchPeople(conn as unknown as Db, needle, n),
+          : listTickets(sqliteHandle(conn), spec),
+      searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
     },
     coordination: {
       listen(fn) {
@@ -171,7 +170,6 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
       },
       claimRows: (query) => query,
       tryLock: async () => ({ held: async () => true, release: async () => {} }),
-      locksSeeOtherProcesses: false,
     },
     errors: {
       uniqueViolation,
@@ -180,11 +178,12 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): PortD
       storageProblem: () => storage.problem(),
     },
   };
-  registerStore(impl, [readerDb, writerDb]);
-  writers.set(readerDb, writer);
-  writers.set(writerDb, writer);
-  if (readers) readerPools.set(readerDb, readers);
-  return readerDb as unknown as PortDb;
+  writerPort = giveOut(impl, writerDb);
+  readerPort = giveOut(impl, readerDb);
+  writers.set(readerPort, writer);
+  writers.set(writerPort, writer);
+  if (readers) readerPools.set(readerPort, readers);
+  return impl;
 }
 
 const writers = new WeakMap<object, Database.Database>();
@@ -204,9 +203,12 @@ interface SyncPrepared {
   run(p?: unknown): { changes: number };
 }
 
-/** The connection under a handle. */
-export const clientOf = (conn: Conn | Db) =>
-  (conn as unknown as { session: { client: Database.Database } }).session.client;
+/** The connection under a handle of this store (drizzle's `$client`, checked to be a better-sqlite3 connection). */
+export function clientOf(conn: object): Database.Database {
+  const client: unknown = Reflect.get(conn, '$client');
+  if (!(client instanceof Database)) throw new Error('Not a handle of a SQLite store');
+  return client;
+}
 const roots = new WeakMap<Database.Database, Db>();
 /** The writer connection's handle of a SQLite store (SQLite-only tests and maintenance). */
 export const writerHandle = (db: PortDb): Db => roots.get(sqliteOf(db))!;

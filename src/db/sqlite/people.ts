@@ -2,7 +2,7 @@ import { and, asc, sql } from 'drizzle-orm';
 import { containsPattern } from '../shared/like.js';
 import { PEOPLE_SEARCH_WINDOW, peopleSearchReads } from '../shared/peopleSearch.js';
 import { users } from './schema.js';
-import type { Db } from './handle.js';
+import type { QueryBuilder } from '../port.js';
 
 export { PEOPLE_SEARCH_WINDOW };
 
@@ -15,7 +15,7 @@ const afterPrefix = (prefix: string) => `${prefix}\u{10FFFF}`;
  * is matched by hx_contains, which folds as JavaScript does — slower, a call per row, so only
  * when needed), and a prefix as a range of users_email_uq.
  */
-export function peopleSearchQueries(db: Db, needle: string, n: number) {
+export function peopleSearchQueries(db: Pick<QueryBuilder, 'select'>, needle: string, n: number) {
   const pattern = containsPattern(needle);
   const name = /[^\x00-\x7f]/.test(needle)
     ? sql`hx_contains(${users.name}, ${needle})`
@@ -29,7 +29,8 @@ export function peopleSearchQueries(db: Db, needle: string, n: number) {
   });
 }
 
-export function searchPeople(db: Db, needle: string, n: number) {
+/** Built on the port's handle (the store's reader or a unit of work's), whose queries are awaited. */
+export async function searchPeople(db: Pick<QueryBuilder, 'select'>, needle: string, n: number) {
   const { byAddress, staff, recent } = peopleSearchQueries(db, needle, n);
-  return [...byAddress.all(), ...staff.all(), ...recent.all()];
+  return [...(await byAddress), ...(await staff), ...(await recent)];
 }

@@ -1,6 +1,6 @@
 import { eq, inArray } from 'drizzle-orm';
 import { queues, teamMembers } from '../../db/tables.js';
-import { SearchTooBroad, storeOf, type Db, type TicketListSpec } from '../../db/port.js';
+import { SearchTooBroad, type Db, type TicketListSpec } from '../../db/port.js';
 import { type Actor, isStaff, requireStaff } from '../actor.js';
 import { allCustomFields, type CustomFieldJson } from '../customFields.js';
 import { invalid } from '../errors.js';
@@ -126,7 +126,7 @@ const tooBroad = () =>
 
 async function fromStore(db: Db, spec: TicketListSpec) {
   try {
-    return await storeOf(db).queries.listTickets(db, spec);
+    return await db.store.queries.listTickets(db, spec);
   } catch (e) {
     throw e instanceof SearchTooBroad ? tooBroad() : e;
   }

@@ -46,7 +46,7 @@ export async function markTicketSeen(db: Db, actor: Actor, ticketId: number): Pr
       return before;
     });
   } catch (e) {
-    if (storageUnavailable(e)) return seenUpTo(db, actor, ticketId);
+    if (storageUnavailable(db, e)) return seenUpTo(db, actor, ticketId);
     throw e;
   }
 }

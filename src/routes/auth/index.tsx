@@ -116,16 +116,16 @@ export function authRoutes(deps: Deps) {
         /* not a node socket */
       }
       const tooMany = new AppError('rate_limited', 'Too many sign-in attempts; try again later');
-      if (!(await countAttempt(deps.db, throttleKey.ip(ip), deps.env.LOGIN_MAX_ATTEMPTS_PER_IP, window)).allowed)
+      if (!(await countAttempt(deps.store.db, throttleKey.ip(ip), deps.env.LOGIN_MAX_ATTEMPTS_PER_IP, window)).allowed)
         throw tooMany;
       // The attempt is counted against the account before the ~100 ms password hash, not after a
       // failure: otherwise every guess sent at once passes the check while the count is still 0.
       // A success clears the count (below); a failure keeps it.
-      if (!(await countAttempt(deps.db, throttleKey.login(email), deps.env.LOGIN_MAX_FAILURES, window)).allowed)
+      if (!(await countAttempt(deps.store.db, throttleKey.login(email), deps.env.LOGIN_MAX_FAILURES, window)).allowed)
         throw tooMany;
       let actor;
       try {
-        actor = await checkPassword(deps.db, email, body.password);
+        actor = await checkPassword(deps.store.db, email, body.password);
       } catch (e) {
         if (e instanceof AppError && wantsHtml(c) && !isHtmx(c)) {
           c.status(401);
@@ -135,8 +135,8 @@ export function authRoutes(deps: Deps) {
         }
         throw e;
       }
-      await clearThrottle(deps.db, throttleKey.login(email));
-      const session = await createSession(deps.db, actor.id, deps.env.SESSION_DAYS);
+      await clearThrottle(deps.store.db, throttleKey.login(email));
+      const session = await createSession(deps.store.db, actor.id, deps.env.SESSION_DAYS);
       // Max-Age, not Expires: the browser counts it on its own real clock, which need not be the
       // server's (a test clock, decision 047); the session row expires by the server's.
       setCookie(c, SESSION_COOKIE, session.secret, {
@@ -146,7 +146,7 @@ export function authRoutes(deps: Deps) {
         path: '/',
         maxAge: deps.env.SESSION_DAYS * 86_400,
       });
-      return respond(c, userJson((await getUserRow(deps.db, actor.id))!), {
+      return respond(c, userJson((await getUserRow(deps.store.db, actor.id))!), {
         location: safeNext(body.next, actor.role),
       });
     },
@@ -156,13 +156,13 @@ export function authRoutes(deps: Deps) {
 
   app.post('/logout', doc({ summary: 'Sign out', public: true, ok: { 204: null } }), async (c) => {
     const sid = getCookie(c, SESSION_COOKIE);
-    if (sid) await destroySession(deps.db, sid);
+    if (sid) await destroySession(deps.store.db, sid);
     deleteCookie(c, SESSION_COOKIE, { path: '/', secure: deps.env.production });
     return noContent(c, '/login');
   });
 
   app.get('/me', doc({ summary: 'Who you are', ok: { 200: UserSchema } }), async (c) =>
-    respond(c, userJson((await getUserRow(deps.db, actorOf(c).id))!), { title: 'Me' }),
+    respond(c, userJson((await getUserRow(deps.store.db, actorOf(c).id))!), { title: 'Me' }),
   );
 
   app.get(

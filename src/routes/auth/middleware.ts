@@ -30,7 +30,7 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     c.set('actor', null);
     c.set('authVia', null);
     if (c.req.path === '/mailgate') return next();
-    const { db } = c.get('deps');
+    const db = c.get('deps').store.db;
     const header = c.req.header('authorization');
     if (header !== undefined) {
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];

@@ -104,7 +104,7 @@ export function passwordResetRoutes(deps: Deps) {
       try {
         const body = await readBody(c, ForgotPasswordSchema);
         message = await requestPasswordReset(
-          deps.db,
+          deps.store.db,
           { email: body.email, client: clientAddress(c) },
           {
             publicUrl: notifyOf(c).publicUrl,
@@ -144,7 +144,7 @@ export function passwordResetRoutes(deps: Deps) {
     async (c) => {
       const token = c.req.param('token');
       try {
-        const link = await checkResetLink(deps.db, token);
+        const link = await checkResetLink(deps.store.db, token);
         return respond(c, link, {
           title: 'Choose a new password',
           view: (l) => <ResetPasswordPage token={token} email={l.email} />,
@@ -173,12 +173,12 @@ export function passwordResetRoutes(deps: Deps) {
       let actor;
       try {
         const body = await readBody(c, ResetPasswordSchema);
-        actor = await resetPassword(deps.db, token, body);
+        actor = await resetPassword(deps.store.db, token, body);
       } catch (e) {
         if (e instanceof AppError && e.code === 'validation_failed' && plainForm(c)) {
           // The form again, each refused field's message next to it (the link is still good, or this says why not).
           try {
-            const link = await checkResetLink(deps.db, token);
+            const link = await checkResetLink(deps.store.db, token);
             c.status(422);
             return c.render(
               <ResetPasswordPage token={token} email={link.email} errors={fieldErrors(e) as ResetPasswordErrors} />,
@@ -190,7 +190,7 @@ export function passwordResetRoutes(deps: Deps) {
         }
         return refused(c, e);
       }
-      const session = await createSession(deps.db, actor.id, deps.env.SESSION_DAYS);
+      const session = await createSession(deps.store.db, actor.id, deps.env.SESSION_DAYS);
       // As POST /login sets it (Max-Age: the browser's own clock, decision 047).
       setCookie(c, SESSION_COOKIE, session.secret, {
         httpOnly: true,
@@ -199,7 +199,7 @@ export function passwordResetRoutes(deps: Deps) {
         path: '/',
         maxAge: deps.env.SESSION_DAYS * 86_400,
       });
-      return respond(c, userJson((await getUserRow(deps.db, actor.id))!), {
+      return respond(c, userJson((await getUserRow(deps.store.db, actor.id))!), {
         location: actor.role === 'requester' ? '/portal' : STAFF_LANDING,
       });
     },

@@ -28,7 +28,7 @@ async function portalPageFor(c: Context<AppEnv>, path: string): Promise<string> 
   const ticket = /^\/tickets\/(\d{1,15})(?:\/|$)/.exec(path);
   if (ticket) {
     const id = Number(ticket[1]);
-    const { db } = c.get('deps');
+    const db = c.get('deps').store.db;
     const actor = c.get('actor')!;
     // The domain's own check: their ticket (requester or Cc), not deleted; anything else is the list.
     const granted = await grantFromSession(db, actor, id).then(

@@ -120,7 +120,8 @@ const holds = (p: Promise<unknown>) =>
 async function reply(c: C, grant: PortalGrant, base: string) {
   refuseCrossSite(c);
   const input = await readReply(c);
-  const { db, env } = c.get('deps');
+  const { store, env } = c.get('deps');
+  const db = store.db;
   // The grant is checked again inside the unit of work (portalReply), and the person's brakes counted there.
   const transaction = await portalReply(
     db,
