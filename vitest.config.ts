@@ -30,6 +30,8 @@ const sqliteOnly = [
   'tests/query-plans.test.ts',
   'tests/reader-threads.test.ts',
   'tests/search-index.test.ts',
+  // Two servers side by side on stores it opens itself (SQLite and PostgreSQL, two SQLite files).
+  'tests/stores-side-by-side.test.ts',
   'tests/start.test.ts',
   'tests/time-format.test.ts',
   // The build's freshness check on a small project of its own: no server, no store.

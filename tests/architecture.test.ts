@@ -259,6 +259,35 @@ describe('storage failures are read by the stores', () => {
   });
 });
 
+// Decision 065: the port names no driver (its handle is typed with drizzle's dialect core), keeps
+// no store of its own (each handle carries the store that gave it out), and the PostgreSQL store
+// converts no handle with a double cast: it narrows at run time (src/db/postgres/handle.ts).
+const DRIVERS =
+  /(?:from\s+|import\()['"](better-sqlite3|pg|drizzle-orm\/better-sqlite3|drizzle-orm\/node-postgres)['"]/;
+
+describe('the store port is typed without a driver', () => {
+  const port = fs.readFileSync(path.join(root, 'src/db/port.ts'), 'utf8').split('\n');
+  it('src/db/port.ts imports no driver', () => {
+    expect(port.filter((l) => DRIVERS.test(l))).toEqual([]);
+    // The rule can see one (the reader is not blind).
+    expect(DRIVERS.test("import type { NodePgDatabase } from 'drizzle-orm/node-postgres';")).toBe(true);
+    expect(DRIVERS.test("import pg from 'pg';")).toBe(true);
+  });
+  it('src/db/port.ts keeps no store in a module variable (the app is handed its store)', () => {
+    expect(port.filter((l) => /^(let|var)\s|^(export\s+)?const\s+\w+\s*=\s*new\s+(Weak)?Map\b/.test(l))).toEqual([]);
+  });
+  it('src/db/postgres/ has no `as unknown as`', () => {
+    const casts = files('src/db/postgres').flatMap((f) =>
+      fs
+        .readFileSync(path.join(root, f), 'utf8')
+        .split('\n')
+        .flatMap((l, i) => (/\bas\s+unknown\s+as\b/.test(l) ? [`${f}:${i + 1}: ${l.trim()}`] : [])),
+    );
+    expect(casts).toEqual([]);
+    expect(files('src/db/postgres').length).toBeGreaterThan(5);
+  });
+});
+
 // Decision 062: query-building both stores share is written once, under src/db/shared/. The LIKE
 // escape is the telltale one: a second copy is how the two stores' patterns drift apart.
 const LIKE_ESCAPE = /\[\\\\%_\]|\[%_\\\\\]|\[_%\\\\\]/;
