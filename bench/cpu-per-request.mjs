@@ -49,7 +49,8 @@ async function load(tree) {
     MAIL_ADDRESSES: 'support@cpu.example',
   });
   const db = storeMod.openDb(path.join(dir, 'hxdesk.db'));
-  const app = await createApp({ db, env, log: () => {} });
+  // store: what the app is handed since decision 065 (db: before it; the handle carries its store)
+  const app = await createApp({ db, store: db.store, env, log: () => {} });
   const token = (await createToken(db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'cpu')).token;
   const H = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const call = async (method, p, body, extra = {}) => {
