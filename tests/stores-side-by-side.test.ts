@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageUnavailable, transaction } from '../src/db/port.js';
 import { testClock } from '../src/domain/clock.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
+import { signPortalToken } from '../src/scrips/portalLinks.js';
+import { portalSecretOf } from './helpers/portal.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 // Decision 065: a store is an object handed to its app, and every handle it gives out carries it
@@ -10,7 +12,8 @@ import { startServer, type TestServer } from './helpers/server.js';
 // each on its own store — one SQLite file and one PostgreSQL database, or two SQLite files —
 // each read their own driver's errors (a duplicate name is 409 naming the field on each: before,
 // the store opened last read every store's errors, and a SQLite duplicate next to a PostgreSQL
-// store was a 500), keep their own clock, and their own prepared statements, lists and units of work.
+// store was a 500), keep their own clock and portal link key, and their own prepared statements,
+// lists and units of work.
 
 const A_TIME = '2031-05-01T08:00:00.000Z';
 const B_TIME = '2033-09-09T17:30:00.000Z';
@@ -83,6 +86,30 @@ for (const pair of pairs) {
       expect(later.body.ticket.updated_at).toBe('2031-05-01T09:00:00.000Z');
       const still = await b.api('PATCH', `/tickets/${two.body.ticket.id}`, { body: { priority: 30 } });
       expect(still.body.ticket.updated_at).toBe(B_TIME);
+    });
+
+    it('each signs and checks portal links with its own key (kept per store)', async () => {
+      const [keyA, keyB] = [await portalSecretOf(a), await portalSecretOf(b)];
+      expect(keyA).not.toBe(keyB);
+      for (const [s, clock, own, other] of [
+        [a, clockA, keyA, keyB],
+        [b, clockB, keyB, keyA],
+      ] as const) {
+        const requester = await s.user('requester');
+        const created = await s.api('POST', '/tickets', {
+          body: { queue_id: 1, subject: 'Through the portal', requesters: [requester.id] },
+        });
+        expect(created.status, created.text).toBe(201);
+        const claims = {
+          ticketId: created.body.ticket.id,
+          userId: requester.id,
+          epoch: 0,
+          expires: Math.floor(clock.now() / 1000) + 3600,
+        };
+        const open = (key: string) => s.api('GET', `/portal/${signPortalToken(claims, key)}`, { token: null });
+        expect((await open(own)).status).toBe(200);
+        expect((await open(other)).status).toBe(403);
+      }
     });
 
     it('each answers from its own store: lists, prepared reads and units of work do not cross', async () => {
