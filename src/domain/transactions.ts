@@ -5,6 +5,7 @@ import { nextResolvedAt } from './lifecycle.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { parseJson } from './actor.js';
+import { attachFiles } from './stagedFiles.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
 
 export const TRANSACTION_TYPES = [
@@ -27,6 +28,8 @@ export interface NewAttachment {
   filename: string;
   content_type: string;
   content: Buffer;
+  /** Its row, once stored ahead of the unit of work that attaches it (staged: src/domain/stagedFiles.ts). */
+  staged_id?: number;
 }
 export interface NewTransaction {
   type: TransactionType;
@@ -228,16 +231,7 @@ async function insertTransaction(
     outside_sender: e.outside_sender ?? false,
     created_at: now,
   }))!;
-  for (const a of e.attachments ?? []) {
-    await conn.insert(attachments).values({
-      transaction_id: row.id,
-      filename: a.filename,
-      content_type: a.content_type,
-      size: a.content.length,
-      content: a.content,
-      created_at: now,
-    });
-  }
+  await attachFiles(conn, row.id, e.attachments ?? [], now);
   return row;
 }
 
