@@ -1,7 +1,10 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { outbox } from '../src/db/tables.js';
 import { testClock } from '../src/domain/clock.js';
-import { rawCount, rawGet, rawQuery } from './helpers/db.js';
+import { composeMail } from '../src/scrips/compose.js';
+import { rawCount, rawGet, rawQuery, rawRun } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { replyForm, signedPath } from './helpers/portal.js';
 import { transactionsOf } from './helpers/reads.js';
@@ -93,6 +96,21 @@ describe('a staged file is never read', () => {
     expect(Buffer.from(await (await download(`/attachments/${keptId}`)).arrayBuffer()).toString()).toBe(
       'a'.repeat(1000),
     );
+  });
+  it('mail: an outbox row naming a staged id goes out without it (only attached files are read)', async () => {
+    const t = await ticket();
+    const kept = await s.api('POST', `/tickets/${t.id}/comment`, {
+      body: { body: 'With a file', internal: false, attachments: [file('sent.txt', 10)] },
+    });
+    expect(kept.status, kept.text).toBe(201);
+    const keptId = kept.body.transaction.attachments[0].id as number;
+    const row = (await s.db.select().from(outbox).where(eq(outbox.transaction_id, kept.body.transaction.id)))[0];
+    expect(row, 'the reply’s mail to its requester').toBeDefined();
+    const orphan = await leftStaged('never-sent.txt');
+    const { message, missing } = await composeMail(s.db, { ...row, attachment_ids: JSON.stringify([keptId, orphan]) });
+    expect((message.attachments ?? []).map((a) => a.filename)).toEqual(['sent.txt']);
+    expect(missing).toEqual([orphan]);
+    await rawRun(s, 'DELETE FROM attachments WHERE id = ?', [orphan]); // the next tests count staged files
   });
 });
 
