@@ -3,7 +3,6 @@ import { type Conn, changes, inUnitOfWork, transaction } from '../db/port.js';
 import { attachments } from '../db/tables.js';
 import { nowIso, nowMs } from './clock.js';
 import { conflict } from './errors.js';
-import type { NewAttachment } from './transactions.js';
 
 // Files are stored before the unit of work that attaches them (SPEC D1, docs/decisions/061): a
 // reply's 20 MiB go to the database in a short transaction of their own, with no ticket locked
@@ -13,6 +12,15 @@ import type { NewAttachment } from './transactions.js';
 // read of attachments goes through the transaction it belongs to (downloads join it, the outbox
 // names ids a transaction's files had, and reads them only attached). A unit of work that fails
 // deletes its staged files at once; what a crash leaves between the two is swept after an hour.
+
+/** A file to store with a message (its history entry's). */
+export interface NewAttachment {
+  filename: string;
+  content_type: string;
+  content: Buffer;
+  /** Its row, once stored ahead of the unit of work that attaches it (staged). */
+  staged_id?: number;
+}
 
 /** How old a staged file must be before the sweep deletes it: no unit of work runs that long. */
 export const STAGED_MAX_AGE_MS = 3600_000;

@@ -5,7 +5,7 @@ import { nextResolvedAt } from './lifecycle.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { parseJson } from './actor.js';
-import { attachFiles } from './stagedFiles.js';
+import { attachFiles, type NewAttachment } from './stagedFiles.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
 
 export const TRANSACTION_TYPES = [
@@ -24,13 +24,7 @@ export const TRANSACTION_TYPES = [
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
-export interface NewAttachment {
-  filename: string;
-  content_type: string;
-  content: Buffer;
-  /** Its row, once stored ahead of the unit of work that attaches it (staged: src/domain/stagedFiles.ts). */
-  staged_id?: number;
-}
+export type { NewAttachment };
 export interface NewTransaction {
   type: TransactionType;
   body?: string | null;
