@@ -3,6 +3,7 @@ import path from 'node:path';
 import { tightenFile, writePrivateFile } from './dataDir.js';
 import { errorMessage, type Store, storageUnavailable } from './db/port.js';
 import { clockOf } from './domain/clock.js';
+import { sweepStagedFiles } from './domain/stagedFiles.js';
 import { newSecret } from './domain/secrets.js';
 import type { Env } from './env.js';
 import { throttled, type Logger } from './log.js';
@@ -14,8 +15,13 @@ import { loadSettings, type Settings } from './settings.js';
 export interface Workers {
   delivery: DeliveryWorker;
   imap: ImapPoller | null;
+  /** Deletes files staged over an hour ago and never attached (decision 061): what the timer runs. How many went. */
+  sweepStaged(): Promise<number>;
   stop(): Promise<void>;
 }
+
+/** How often (real time) the workers look for staged files left by a crash; their age is read on the store's clock. */
+const STAGED_SWEEP_MS = 10 * 60_000;
 
 /**
  * The background work of the process: outbox delivery, IMAP polling, the store's own upkeep
@@ -67,10 +73,28 @@ export async function startWorkers(
         settings: opts.settings ?? (await loadSettings(db, env)),
       })
     : null;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweepStaged = () => {
+    const run = sweepStagedFiles(db);
+    sweeping = run.catch(() => undefined);
+    return run;
+  };
+  const sweeper = setInterval(() => {
+    sweepStaged().catch((error) => {
+      const storage = storageUnavailable(error);
+      say(`staged-files:${storage?.storage ?? errorMessage(error)}`, 'warn', 'sweeping staged files failed', {
+        error: errorMessage(error),
+      });
+    });
+  }, STAGED_SWEEP_MS);
+  sweeper.unref();
   return {
     delivery,
     imap,
+    sweepStaged,
     stop: async () => {
+      clearInterval(sweeper);
+      await sweeping;
       await imap?.stop();
       await delivery.stop();
       await maintenance.stop();

@@ -315,6 +315,9 @@ export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opt
   return store.work.isTx(conn) ? await fn(conn) : await store.work.transaction(fn, opts);
 }
 
+/** Whether `conn` is the handle of an open unit of work (where `transaction()` joins instead of opening one). */
+export const inUnitOfWork = (conn: Conn): boolean => storeOf(conn).work.isTx(conn);
+
 /**
  * Inside a unit of work that changes a ticket, FIRST (before reading the ticket's state): two
  * changes to one ticket then run one after the other; changes to different tickets never wait

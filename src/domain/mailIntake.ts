@@ -8,6 +8,7 @@ import { findQueueByName } from './queues.js';
 import { judgeMailCc, recordMailCc } from './mailCc.js';
 import { commentOnTicket, createTicket, recordOutsideMail } from './tickets/write.js';
 import type { NewAttachment } from './transactions.js';
+import { withStagedFiles } from './stagedFiles.js';
 import { ensureMailUser } from './users.js';
 import { addWatcherIn } from './watchers.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -306,6 +307,14 @@ const messageLock = (identity: string) => `mail:${identity}`;
 
 /** Applies one inbound message exactly once. */
 export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
+  // The files stored first, before the message's and the ticket's locks (decision 061); those no
+  // entry took (a duplicate, a brake, a bounce, a failure) deleted right after.
+  return withStagedFiles(db, m.attachments, (attachments) => applyInUnitOfWork(db, { ...m, attachments }, opts), {
+    always: true,
+  });
+}
+
+async function applyInUnitOfWork(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
   return transaction(db, async (tx) => {
     // First: two deliveries of one message (the mail gate and IMAP, a retried delivery) take turns,
     // so the second sees the first's outcome (decision 058; READ COMMITTED reads what has committed).

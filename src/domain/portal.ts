@@ -12,6 +12,7 @@ import { spendAllowance, sweepThrottle, throttleKey } from './throttle.js';
 import { getTicketRow } from './tickets/serialize.js';
 import { HIDDEN_STATUS } from './customerView.js';
 import { commentOnTicket } from './tickets/write.js';
+import { withStagedFiles } from './stagedFiles.js';
 import { attachmentWithTicket, transactionsJson, type AttachmentJson, type NewAttachment } from './transactions.js';
 import { getUserRow, type UserRow } from './users.js';
 import { isCustomerOf } from './watchers.js';
@@ -359,24 +360,27 @@ export async function portalReply(
   if (body === '' && input.attachments.length === 0) throw invalid('body', 'Write a message or attach a file');
   const size = checkFiles(input.attachments, limits);
   let sweep = false;
-  const reply = await transaction(db, async (tx) => {
-    await lockTicket(tx, grant.ticketId); // first: the grant and the ticket as they are after any change in flight
-    const user = await stillGranted(tx, grant.ticketId, grant.user.id, grant.epoch);
-    if (!user) throw grant.epoch === undefined ? notFound('Ticket', grant.ticketId) : new PortalRefused('revoked');
-    await shownTicket(tx, grant.ticketId);
-    sweep = await spendBrakes(tx, user.id, size, limits, now);
-    const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
-    // Always public: a staff member who is also a requester writes here as the customer does.
-    const { transaction } = await commentOnTicket(
-      tx,
-      actor,
-      grant.ticketId,
-      { body, internal: false, attachments: input.attachments },
-      { notify },
-    );
-    const row = (await first(tx.select().from(transactions).where(eq(transactions.id, transaction.id))))!;
-    return (await publicTransactions(tx, [row]))[0];
-  });
+  // The files stored first, outside the ticket's lock (decision 061); a refusal deletes them.
+  const reply = await withStagedFiles(db, input.attachments, (attachments) =>
+    transaction(db, async (tx) => {
+      await lockTicket(tx, grant.ticketId); // first: the grant and the ticket as they are after any change in flight
+      const user = await stillGranted(tx, grant.ticketId, grant.user.id, grant.epoch);
+      if (!user) throw grant.epoch === undefined ? notFound('Ticket', grant.ticketId) : new PortalRefused('revoked');
+      await shownTicket(tx, grant.ticketId);
+      sweep = await spendBrakes(tx, user.id, size, limits, now);
+      const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
+      // Always public: a staff member who is also a requester writes here as the customer does.
+      const { transaction } = await commentOnTicket(
+        tx,
+        actor,
+        grant.ticketId,
+        { body, internal: false, attachments },
+        { notify },
+      );
+      const row = (await first(tx.select().from(transactions).where(eq(transactions.id, transaction.id))))!;
+      return (await publicTransactions(tx, [row]))[0];
+    }),
+  );
   // A new window began: ended ones are swept in a unit of work of their own, as sign-ins do (decision 028).
   if (sweep) await sweepThrottle(db, now);
   return reply;

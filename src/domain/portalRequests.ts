@@ -6,6 +6,7 @@ import { type Actor, isStaff } from './actor.js';
 import { nowMs } from './clock.js';
 import { forbidden, invalid } from './errors.js';
 import { checkFiles, type PortalLimits, type PortalTicketJson, spendBrakes } from './portal.js';
+import { withStagedFiles } from './stagedFiles.js';
 import { sweepThrottle } from './throttle.js';
 import { createTicket } from './tickets/write.js';
 import type { NewAttachment } from './transactions.js';
@@ -59,29 +60,32 @@ export async function openPortalRequest(
   if (body === '' && input.attachments.length === 0) throw invalid('body', 'Describe your request or attach a file');
   const size = checkFiles(input.attachments, limits);
   let sweep = false;
-  const ticket = await transaction(db, async (tx) => {
-    const open = await portalQueues(tx);
-    if (open.length === 0) throw forbidden(BY_MAIL_ONLY);
-    const queue =
-      input.queue_id === undefined
-        ? open.length === 1
-          ? open[0]
-          : undefined
-        : open.find((q) => q.id === input.queue_id);
-    if (!queue)
-      throw invalid(
-        'queue_id',
-        input.queue_id === undefined ? 'Choose what your request is about' : 'Choose one of the topics offered',
+  // The files stored first, outside the unit of work (decision 061); a refusal deletes them.
+  const ticket = await withStagedFiles(db, input.attachments, (attachments) =>
+    transaction(db, async (tx) => {
+      const open = await portalQueues(tx);
+      if (open.length === 0) throw forbidden(BY_MAIL_ONLY);
+      const queue =
+        input.queue_id === undefined
+          ? open.length === 1
+            ? open[0]
+            : undefined
+          : open.find((q) => q.id === input.queue_id);
+      if (!queue)
+        throw invalid(
+          'queue_id',
+          input.queue_id === undefined ? 'Choose what your request is about' : 'Choose one of the topics offered',
+        );
+      sweep = await spendBrakes(tx, actor.id, size, limits, now);
+      const { ticket } = await createTicket(
+        tx,
+        actor,
+        { queue_id: queue.id, subject: subject.slice(0, 500), description: body, attachments },
+        notify,
       );
-    sweep = await spendBrakes(tx, actor.id, size, limits, now);
-    const { ticket } = await createTicket(
-      tx,
-      actor,
-      { queue_id: queue.id, subject: subject.slice(0, 500), description: body, attachments: input.attachments },
-      notify,
-    );
-    return ticket;
-  });
+      return ticket;
+    }),
+  );
   if (sweep) await sweepThrottle(db, now);
   return {
     id: ticket.id,

@@ -5,6 +5,7 @@ import { nextResolvedAt } from './lifecycle.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { parseJson } from './actor.js';
+import { attachFiles, type NewAttachment } from './stagedFiles.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
 
 export const TRANSACTION_TYPES = [
@@ -23,11 +24,7 @@ export const TRANSACTION_TYPES = [
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
-export interface NewAttachment {
-  filename: string;
-  content_type: string;
-  content: Buffer;
-}
+export type { NewAttachment };
 export interface NewTransaction {
   type: TransactionType;
   body?: string | null;
@@ -228,16 +225,7 @@ async function insertTransaction(
     outside_sender: e.outside_sender ?? false,
     created_at: now,
   }))!;
-  for (const a of e.attachments ?? []) {
-    await conn.insert(attachments).values({
-      transaction_id: row.id,
-      filename: a.filename,
-      content_type: a.content_type,
-      size: a.content.length,
-      content: a.content,
-      created_at: now,
-    });
-  }
+  await attachFiles(conn, row.id, e.attachments ?? [], now);
   return row;
 }
 

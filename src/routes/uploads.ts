@@ -55,43 +55,66 @@ export const cleanType = (type: string | undefined) => {
 
 const mediaType = (c: C) => (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
 
+/** How one side reads a form's files: its words for a non-file in `attachments`, the fields it drops unread. */
+export interface FormFilesOptions {
+  /** The refusal of an `attachments` value that is text, not a file (each side keeps its words). */
+  notFiles: string;
+  /** Fields that are not the schema's to check (staff: `_method`, the plain-form override of app.tsx). */
+  ignore?: readonly string[];
+}
+
+/**
+ * A form (urlencoded or multipart) as fields `schema` checks and the files in its `attachments`,
+ * for staff and portal alike. `attachments` must be files; an empty file input (a part with no
+ * name and no bytes, as a browser sends a file input left empty) is nothing; other file fields
+ * are not ours to keep.
+ */
+export async function readFormFiles<S extends z.ZodType>(
+  c: C,
+  schema: S,
+  opts: FormFilesOptions,
+): Promise<{ input: z.infer<S>; attachments: NewAttachment[] }> {
+  const form = await readForm(c);
+  const given = [form.attachments ?? []].flat();
+  if (given.some((v) => !(v instanceof File) && v !== '')) throw invalid('attachments', opts.notFiles);
+  const files = given.filter((f): f is File => f instanceof File && (f.name !== '' || f.size > 0));
+  const ignore = new Set(['attachments', ...(opts.ignore ?? [])]);
+  const fields = Object.fromEntries(Object.entries(form).filter(([k, v]) => !ignore.has(k) && !(v instanceof File)));
+  const input = validate(schema, fields);
+  const attachments: NewAttachment[] = [];
+  for (const f of files)
+    attachments.push({
+      filename: cleanName(f.name),
+      content_type: cleanType(f.type),
+      content: await fileBytes(f),
+    });
+  return { input, attachments };
+}
+
+/** Whether the body is a form (urlencoded or multipart), which `readFormFiles` reads; else JSON. */
+export const isFormBody = (c: C) => {
+  const type = mediaType(c);
+  return type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data';
+};
+
+/** JSON's base64 files as the domain stores them. */
+export const decodeFiles = (files: readonly z.infer<typeof AttachmentInputSchema>[] | undefined): NewAttachment[] =>
+  (files ?? []).map((a) => ({
+    filename: cleanName(a.filename),
+    content_type: cleanType(a.content_type),
+    content: Buffer.from(a.content_base64, 'base64'),
+  }));
+
 /**
  * A body whose fields `schema` checks (it must accept an optional `attachments` for JSON), and
- * the files it carries. A form's `attachments` must be files; an empty file input (a part with
- * no name and no bytes) is nothing.
+ * the files it carries, as multipart form data or JSON base64.
  */
 export async function readBodyWithFiles<S extends z.ZodType<{ attachments?: z.infer<typeof AttachmentsInputSchema> }>>(
   c: C,
   schema: S,
 ): Promise<{ input: Omit<z.infer<S>, 'attachments'>; attachments: NewAttachment[] }> {
-  const type = mediaType(c);
-  if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
-    const form = await readForm(c);
-    const given = [form.attachments ?? []].flat();
-    if (given.some((v) => !(v instanceof File) && v !== ''))
-      throw invalid('attachments', 'Expected files (send multipart/form-data)');
-    const files = given.filter((f): f is File => f instanceof File && (f.name !== '' || f.size > 0));
-    // `_method` is the plain-form override (see app.tsx); other file fields are not ours to keep.
-    const fields = Object.fromEntries(
-      Object.entries(form).filter(([k, v]) => k !== 'attachments' && k !== '_method' && !(v instanceof File)),
-    );
-    const input = validate(schema, fields);
-    const attachments: NewAttachment[] = [];
-    for (const f of files)
-      attachments.push({
-        filename: cleanName(f.name),
-        content_type: cleanType(f.type),
-        content: await fileBytes(f),
-      });
-    return { input, attachments };
-  }
+  if (isFormBody(c))
+    return readFormFiles(c, schema, { notFiles: 'Expected files (send multipart/form-data)', ignore: ['_method'] });
   const { attachments, ...input } = await readBody(c, schema);
-  return {
-    input: input as Omit<z.infer<S>, 'attachments'>,
-    attachments: (attachments ?? []).map((a) => ({
-      filename: cleanName(a.filename),
-      content_type: cleanType(a.content_type),
-      content: Buffer.from(a.content_base64, 'base64'),
-    })),
-  };
+  return { input: input as Omit<z.infer<S>, 'attachments'>, attachments: decodeFiles(attachments) };
 }

@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { and, inArray, isNotNull } from 'drizzle-orm';
 import type Mail from 'nodemailer/lib/mailer';
 import type { Db } from '../db/port.js';
 import { attachments } from '../db/tables.js';
@@ -36,6 +36,7 @@ export function attachmentIdsOf(row: Pick<OutboxRow, 'attachment_ids'>): number[
 export async function composeMail(db: Db, row: OutboxRow): Promise<{ message: Mail.Options; missing: number[] }> {
   const m = storedMail(row);
   const ids = attachmentIdsOf(row);
+  // Only attached files (decision 061): a row names its transaction's, but a staged id never goes out.
   const files =
     ids.length === 0
       ? []
@@ -47,7 +48,7 @@ export async function composeMail(db: Db, row: OutboxRow): Promise<{ message: Ma
             content: attachments.content,
           })
           .from(attachments)
-          .where(inArray(attachments.id, ids));
+          .where(and(inArray(attachments.id, ids), isNotNull(attachments.transaction_id)));
   const byId = new Map(files.map((f) => [f.id, f]));
   const missing = ids.filter((id) => !byId.has(id));
   const from = m.from ?? { name: '', address: row.recipient };

@@ -25,6 +25,7 @@ import {
   type TransactionJson,
 } from '../transactions.js';
 import { addMentioned } from '../mentions.js';
+import { withStagedFiles } from '../stagedFiles.js';
 import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
 import { clearDraftIn } from './drafts.js';
@@ -228,6 +229,18 @@ export async function createTicket(
     // The mail gateway keeps a message's Cc; a signed-in requester Ccs people by mail.
     if (input.cc !== undefined && !actor.viaMail) throw forbidden('Requesters cannot set cc');
   }
+  // The files stored first, outside the ticket's unit of work (decision 061); attached in it.
+  return withStagedFiles(db, input.attachments, (attachments) =>
+    createInUnitOfWork(db, actor, { ...input, attachments }, notify),
+  );
+}
+
+async function createInUnitOfWork(
+  db: Db,
+  actor: Actor,
+  input: CreateTicketInput,
+  notify: NotifySettings,
+): Promise<CustomerTicketChange> {
   return transaction(db, async (tx) => {
     const queue = await getQueueRow(tx, input.queue_id);
     if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
@@ -497,6 +510,20 @@ export async function commentOnTicket(
     const why = `${bytesText(size)} in all; at most ${bytesText(opts.maxAttachmentBytes)} (${sizeText(opts.maxAttachmentBytes)}) may be sent with one message`;
     throw new AppError('too_large', `The attachments are ${why}`, [{ path: 'attachments', message: why }]);
   }
+  // The files stored first, outside the ticket's lock (decision 061); attached in the unit of work.
+  return withStagedFiles(db, files, (attachments) =>
+    commentInUnitOfWork(db, actor, id, { ...input, attachments }, opts, internal),
+  );
+}
+
+async function commentInUnitOfWork(
+  db: Db,
+  actor: Actor,
+  id: number,
+  input: CommentInput,
+  opts: CommentOptions,
+  internal: boolean,
+): Promise<CustomerComment> {
   return transaction(db, async (tx) => {
     await lockTicket(tx, id); // first: the staleness check and the message see every change before it
     const ticket = await visibleTicket(tx, actor, id);
