@@ -81,7 +81,7 @@ export async function startWorkers(
   };
   const sweeper = setInterval(() => {
     sweepStaged().catch((error) => {
-      const storage = storageUnavailable(error);
+      const storage = storageUnavailable(db, error);
       say(`staged-files:${storage?.storage ?? errorMessage(error)}`, 'warn', 'sweeping staged files failed', {
         error: errorMessage(error),
       });

@@ -316,7 +316,7 @@ export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opt
 }
 
 /** Whether `conn` is the handle of an open unit of work (where `transaction()` joins instead of opening one). */
-export const inUnitOfWork = (conn: Conn): boolean => storeOf(conn).work.isTx(conn);
+export const inUnitOfWork = (conn: Conn): boolean => conn.store.work.isTx(conn);
 
 /**
  * Inside a unit of work that changes a ticket, FIRST (before reading the ticket's state): two
