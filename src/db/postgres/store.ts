@@ -22,6 +22,7 @@ import { listTickets, type PgDb } from './ticketList.js';
 import { rowLocks } from './locks.js';
 import { operationAt, RETRYABLE, retryConflicts, writeRetries } from './retries.js';
 import { sameName, uniqueViolation } from './unique.js';
+import { countStatement, recordUnit, statementsOn } from './statements.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -96,6 +97,7 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
     client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      countStatement(client);
       const r = query(...args);
       if (r && typeof (r as Promise<unknown>).then === 'function') {
         (r as Promise<unknown>).then(undefined, (e: unknown) => {
@@ -152,12 +154,14 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
                 registerHandle(impl, tx); // a new handle per unit of work: transaction() and prepared() find the store through it
                 const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
                 failures.delete(client);
+                const before = statementsOn(client) - 1; // BEGIN was sent already
                 try {
                   const result = await fn(tx as unknown as Db);
                   // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
                   // COMMIT would roll it back without an error. The first failure is the unit of work's.
                   if (failures.has(client)) throw failures.get(client);
                   appended = log.appended(tx);
+                  recordUnit(op(), statementsOn(client) - before + 1); // and COMMIT
                   return result;
                 } finally {
                   if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
