@@ -59,10 +59,12 @@ const attachmentsOfOne = prepared((db) =>
     .orderBy(asc(attachments.id)),
 );
 
-export async function transactionsJson(conn: Conn, rows: Row[]): Promise<TransactionJson[]> {
+/** `noFiles`: the caller knows the rows have no attachments (it just wrote them): nothing to read. */
+export async function transactionsJson(conn: Conn, rows: Row[], noFiles = false): Promise<TransactionJson[]> {
   if (rows.length === 0) return [];
-  const atts =
-    rows.length === 1
+  const atts = noFiles
+    ? []
+    : rows.length === 1
       ? await attachmentsOfOne(conn).all({ id: rows[0].id })
       : await conn
           .select(attachmentCols)
@@ -133,8 +135,9 @@ export async function recordTransactions(
   entries: NewTransaction[],
   now: string,
   opts: RecordOptions,
-): Promise<{ transactions: TransactionJson[]; scrip_results: ScripResult[] }> {
+): Promise<{ transactions: TransactionJson[]; scrip_results: ScripResult[]; status_set: boolean }> {
   const written: Row[] = [];
+  let statusSet = false;
   const allResults: ScripResult[] = [];
   for (const e of entries) {
     let row = await insertTransaction(conn, ticketId, actorId, e, now);
@@ -159,9 +162,15 @@ export async function recordTransactions(
     written.push(row);
     if (CUSTOMER_WRITES.has(row.type) && (await isCustomer(conn, actorId)))
       await setCustomerTxn(conn).run({ id: ticketId, txn: row.id });
-    if (effects.setStatus) await applyScripStatus(conn, ticketId, effects.setStatus, now);
+    if (effects.setStatus && (await applyScripStatus(conn, ticketId, effects.setStatus, now))) statusSet = true;
   }
-  return { transactions: await transactionsJson(conn, written), scrip_results: allResults };
+  const noFiles = entries.every((e) => !e.attachments?.length);
+  return {
+    transactions: await transactionsJson(conn, written, noFiles),
+    scrip_results: allResults,
+    // A scrip changed the ticket's status: a caller answering with the ticket reads its row again.
+    status_set: statusSet,
+  };
 }
 
 /** The entries that make a ticket unread to staff when a customer writes them (SPEC D6, decision 054). */
@@ -259,9 +268,9 @@ const setStatus = prepared((db) =>
 );
 
 /** A scrip-made status change (open_inactive, set_status): a Status transaction by nobody, no scrips. */
-async function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): Promise<void> {
+async function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): Promise<boolean> {
   const t = await statusOf(conn).get({ id: ticketId });
-  if (!t || t.status === status) return;
+  if (!t || t.status === status) return false;
   await setStatus(conn).run({
     id: ticketId,
     status,
@@ -275,6 +284,7 @@ async function applyScripStatus(conn: Conn, ticketId: number, status: string, no
     { type: 'Status', field: 'status', old_value: t.status, new_value: status },
     now,
   );
+  return true;
 }
 
 /** An attachment's bytes, for download; the caller checks the ticket is visible. */

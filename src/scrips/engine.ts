@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import { type Conn, errorMessage, prepared } from '../db/port.js';
-import { attachments, scrips, templates } from '../db/tables.js';
+import { attachments, scrips, templates, tickets } from '../db/tables.js';
 import { nowMs } from '../domain/clock.js';
 import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
 import type { NotifySettings } from './config.js';
@@ -9,7 +9,6 @@ import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './
 import {
   isStaffRole,
   ourAddresses,
-  queueOfTicket,
   type Recipient,
   staffSpokePublicly,
   teamMemberIds,
@@ -304,11 +303,16 @@ const templateById = prepared((db) =>
     .from(templates)
     .where(eq(templates.id, sql.placeholder('id'))),
 );
+/** The enabled scrips of a ticket (global ones and its queue's), found through the ticket in one statement. */
 const scripsFor = prepared((db) =>
   db
-    .select()
-    .from(scrips)
-    .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, sql.placeholder('queue')))))
+    .select({ scrip: scrips })
+    .from(tickets)
+    .innerJoin(
+      scrips,
+      and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, tickets.queue_id))),
+    )
+    .where(eq(tickets.id, sql.placeholder('ticket')))
     .orderBy(asc(scrips.sort_order), asc(scrips.id)),
 );
 
@@ -423,10 +427,8 @@ export async function runScrips(
   conn: Conn,
   event: ScripEvent,
 ): Promise<{ results: ScripResult[]; effects: ScripEffects }> {
-  const queueId = await queueOfTicket(conn, event.ticketId);
   const effects: ScripEffects = {};
-  if (queueId === undefined) return { results: [], effects };
-  const candidates = await scripsFor(conn).all({ queue: queueId });
+  const candidates = (await scripsFor(conn).all({ ticket: event.ticketId })).map((r) => r.scrip);
   let people: TicketPeople | undefined;
   let ours: Set<string> | undefined;
   let files: number[] | undefined;

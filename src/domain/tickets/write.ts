@@ -284,7 +284,7 @@ export async function createTicket(
       await insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
       values[field.key] = customValueJson(field.type, value);
     }
-    const { scrip_results } = await recordTransactions(
+    const { scrip_results, status_set } = await recordTransactions(
       tx,
       row.id,
       actor.id,
@@ -299,9 +299,9 @@ export async function createTicket(
       now,
       { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify },
     );
-    // Answered from what was written; the row is read again since a scrip may have set the status.
+    // Answered from what was written; the row is read again only when a scrip set the status.
     return changeFor(actor, {
-      ticket: ticketJson((await getTicketRow(tx, row.id))!, input.description || '', values, {
+      ticket: ticketJson(status_set ? (await getTicketRow(tx, row.id))! : row, input.description || '', values, {
         requesters: requesterIds,
         cc: ccIds,
         admin_cc: adminCc.map((u) => u.id),
@@ -410,12 +410,14 @@ export async function updateTicket(
       entries.push({ type: 'CustomField', field: field.key, old_value: old, new_value: value });
     }
     if (entries.length === 0) return { ticket: (await ticketsJson(tx, [current]))[0], scrip_results: [] };
-    await tx
+    const [updated] = await tx
       .update(tickets)
       .set({ ...patch, updated_at: now })
-      .where(eq(tickets.id, id));
-    const { scrip_results } = await recordTransactions(tx, id, actor.id, entries, now, { notify });
-    return { ticket: (await ticketsJson(tx, [(await getTicketRow(tx, id))!]))[0], scrip_results };
+      .where(eq(tickets.id, id))
+      .returning();
+    const { scrip_results, status_set } = await recordTransactions(tx, id, actor.id, entries, now, { notify });
+    // The row as written (RETURNING), read again only when a scrip set the status (decision 066).
+    return { ticket: (await ticketsJson(tx, [status_set ? (await getTicketRow(tx, id))! : updated]))[0], scrip_results };
   });
 }
 
