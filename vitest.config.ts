@@ -23,6 +23,7 @@ const sqliteOnly = [
   'tests/pg-helper.test.ts',
   'tests/pg-large-writes.test.ts',
   'tests/pg-live-processes.test.ts',
+  'tests/pg-read-share.test.ts',
   'tests/pg-schema.test.ts',
   'tests/pg-store-plans.test.ts',
   'tests/pg-units-of-work.test.ts',

@@ -18,11 +18,11 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): Db {
  * connections), else the SQLite file in DATA_DIR. `log` hears the store's own lines (retried units of work).
  */
 export async function openStore(
-  env: { DATABASE_URL?: string; dbPath: string; READ_THREADS?: number; PG_POOL_SIZE?: number },
+  env: { DATABASE_URL?: string; dbPath: string; READ_THREADS?: number; PG_POOL_SIZE?: number; PG_WRITE_RESERVE?: number },
   opts: { log?: StoreLog } = {},
 ): Promise<Db> {
   return env.DATABASE_URL
-    ? openPostgres(env.DATABASE_URL, { max: env.PG_POOL_SIZE, log: opts.log })
+    ? openPostgres(env.DATABASE_URL, { max: env.PG_POOL_SIZE, writeReserve: env.PG_WRITE_RESERVE, log: opts.log })
     : openSqlite(env.dbPath, { readThreads: env.READ_THREADS });
 }
 

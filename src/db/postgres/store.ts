@@ -23,6 +23,7 @@ import { rowLocks } from './locks.js';
 import { operationAt, RETRYABLE, retryConflicts, writeRetries } from './retries.js';
 import { sameName, uniqueViolation } from './unique.js';
 import { countStatement, recordUnit, statementsOn } from './statements.js';
+import { limitReads, readShare } from './readSlots.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -79,11 +80,18 @@ function wrap<Row>(q: PgPrepared): Prepared<Row> {
 /**
  * Opens the PostgreSQL store at `url` (postgres://…): refuses a database that is not UTF8, applies pending migrations (one process
  * at a time, under an advisory lock), then serves from a pool of `max` connections. Returns the
- * pool's handle: what the app passes around as `db`.
+ * pool's handle: what the app passes around as `db`. Statements outside a unit of work (reads) hold
+ * at most `max − writeReserve` connections at once.
  */
-export async function openPostgres(url: string, opts: { max?: number; log?: StoreLog } = {}): Promise<Db> {
+export async function openPostgres(
+  url: string,
+  opts: { max?: number; writeReserve?: number; log?: StoreLog } = {},
+): Promise<Db> {
   await migratePostgres(url);
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+  const max = opts.max ?? 10;
+  const pool = new pg.Pool({ connectionString: url, max });
+  // Reads never take the connections kept for units of work (PG_WRITE_RESERVE, decision 066).
+  limitReads(pool, readShare(max, opts.writeReserve ?? 4));
   // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
   pool.on('error', () => {});
   // Nor one on a connection in use between two of its queries (a unit of work, the IMAP lock's
