@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStore, transaction, type Db } from '../src/db/port.js';
+import { asWrite } from '../src/db/priority.js';
 import { customFields, queues } from '../src/db/tables.js';
 import { openPostgres, poolOf } from '../src/db/postgres/store.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
@@ -58,6 +59,8 @@ describe.skipIf(!pgAvailable())('reads leave the connections kept for units of w
       return q.id;
     });
     expect(written).toBeGreaterThan(0);
+    // A write request's statements outside its unit of work (its session, the answer) are no reads either.
+    expect((await asWrite(async () => await db.select().from(queues))).length).toBeGreaterThan(0);
     expect(await waitingOnLocks()).toBe(2); // the reads are still stuck: the write did not wait for them
 
     await other.query('COMMIT');

@@ -372,12 +372,12 @@ export async function updateTicket(
     // Only a new owner is checked: re-sending the current one (since disabled) changes nothing.
     if (input.owner_id !== current.owner_id) await checkOwner(tx, input.owner_id);
     await checkTeam(tx, input.team_id);
-    const cfValues = checkCustomFields(
-      await allCustomFields(tx),
-      input.queue_id ?? current.queue_id,
-      input.custom_fields ?? {},
-      false,
-    );
+    // No custom field named: nothing to check or compare, nothing to read (decision 066).
+    const cfInput = input.custom_fields ?? {};
+    const anyCf = Object.keys(cfInput).length > 0;
+    const cfValues = anyCf
+      ? checkCustomFields(await allCustomFields(tx), input.queue_id ?? current.queue_id, cfInput, false)
+      : new Map<CustomFieldJson, string | null>();
 
     const patch: Partial<TicketRow> = {};
     const entries: NewTransaction[] = [];
@@ -392,10 +392,9 @@ export async function updateTicket(
       patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
 
     const existing = new Map(
-      (await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id))).map((v) => [
-        v.field_id,
-        v.value,
-      ]),
+      (anyCf ? await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id)) : []).map(
+        (v) => [v.field_id, v.value],
+      ),
     );
     for (const [field, value] of cfValues) {
       const old = existing.get(field.id) ?? null;
