@@ -141,7 +141,7 @@ export async function recordTransactions(
   const allResults: ScripResult[] = [];
   for (const e of entries) {
     let row = await insertTransaction(conn, ticketId, actorId, e, now);
-    const { results, effects } = await runScrips(conn, {
+    const { results, effects, actorRole } = await runScrips(conn, {
       ticketId,
       transactionId: row.id,
       type: row.type,
@@ -160,7 +160,10 @@ export async function recordTransactions(
       allResults.push(...results);
     }
     written.push(row);
-    if (CUSTOMER_WRITES.has(row.type) && (await isCustomer(conn, actorId)))
+    if (
+      CUSTOMER_WRITES.has(row.type) &&
+      (actorRole !== undefined ? actorRole === 'requester' : await isCustomer(conn, actorId))
+    )
       await setCustomerTxn(conn).run({ id: ticketId, txn: row.id });
     if (effects.setStatus && (await applyScripStatus(conn, ticketId, effects.setStatus, now))) statusSet = true;
   }

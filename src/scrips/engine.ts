@@ -426,7 +426,7 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
 export async function runScrips(
   conn: Conn,
   event: ScripEvent,
-): Promise<{ results: ScripResult[]; effects: ScripEffects }> {
+): Promise<{ results: ScripResult[]; effects: ScripEffects; actorRole?: string | null }> {
   const effects: ScripEffects = {};
   const candidates = (await scripsFor(conn).all({ ticket: event.ticketId })).map((r) => r.scrip);
   let people: TicketPeople | undefined;
@@ -490,5 +490,6 @@ export async function runScrips(
     for (const w of writes) await w();
     results.push(result);
   }
-  return { results, effects };
+  // The actor's role, when a condition or action read it (null: no such user): the caller need not read it again.
+  return actorRole === null ? { results, effects } : { results, effects, actorRole: actorRole ?? null };
 }

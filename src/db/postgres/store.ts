@@ -183,7 +183,10 @@ export async function openPostgres(
         if (appended) void announceLog(pool).catch(() => {});
         return result;
       },
-      lockTicket: (tx, id) => locks.lockTicket(tx, id),
+      lockTicket: async (tx, id) => {
+        await locks.lockTicket(tx, id);
+        log.tookXid(tx); // the lock's statement took the transaction's id: the log's append needs none
+      },
       lockName: (tx, name) => locks.lockName(tx, name),
       writeRetries,
       isTx: (conn) => conn instanceof PgTransaction,
