@@ -1,3 +1,4 @@
+import { oncePerUnit as onceIn, withUnitMemo } from './unitMemo.js';
 import { DrizzleQueryError, type SQL } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type * as schema from './tables.js';
@@ -303,8 +304,14 @@ export function storeOf(conn: Conn): StoreImpl {
  */
 export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T> {
   const store = storeOf(conn);
-  return store.work.isTx(conn) ? await fn(conn) : await store.work.transaction(fn, opts);
+  return store.work.isTx(conn)
+    ? await fn(conn)
+    : await store.work.transaction((tx) => withUnitMemo(() => fn(tx)), opts); // a fresh memo per attempt (decision 066)
 }
+
+/** `load()` once per unit of work for `key` when `conn` is a unit of work's handle (decision 066); else every time. */
+export const oncePerUnit = <T>(conn: Conn, key: unknown, load: () => Promise<T>): Promise<T> =>
+  onceIn(storeOf(conn).work.isTx(conn), key, load);
 
 /**
  * Inside a unit of work that changes a ticket, FIRST (before reading the ticket's state): two

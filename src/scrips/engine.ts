@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
-import { type Conn, errorMessage, prepared } from '../db/port.js';
+import { type Conn, errorMessage, oncePerUnit, prepared } from '../db/port.js';
 import { attachments, scrips, templates, tickets } from '../db/tables.js';
 import { nowMs } from '../domain/clock.js';
 import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
@@ -227,7 +227,9 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   const to = wanted.filter((r) => !ours.has(r.email));
   if (to.length === 0) return 0;
   if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
-  const tpl = await templateById(ctx.conn).get({ id: ctx.scrip.template_id });
+  const id = ctx.scrip.template_id;
+  // Once per unit of work: scrips that share a template read it once (decision 066).
+  const tpl = await oncePerUnit(ctx.conn, `template:${id}`, async () => await templateById(ctx.conn).get({ id }));
   if (!tpl) throw new Error(`Template ${ctx.scrip.template_id} no longer exists`);
   const subjectNeeds = templateNeeds(tpl.subject);
   const bodyNeeds = templateNeeds(tpl.body);

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/port.js';
+import { type Conn, oncePerUnit, prepared } from '../db/port.js';
 import { adminMailAddresses } from './ownAddresses.js';
 import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, transactions, users } from '../db/tables.js';
 
@@ -100,7 +100,14 @@ const aliases = prepared((db) =>
  * them would come back in.
  */
 export const ourAddresses = async (conn: Conn, configured: string[]): Promise<Set<string>> =>
-  new Set([...configured, ...(await aliases(conn).all()).map((r) => r.alias!), ...(await adminMailAddresses(conn))]);
+  new Set([
+    ...configured,
+    // Read once per unit of work (decision 066), afresh in the next one.
+    ...(await oncePerUnit(conn, aliases, async () => [
+      ...(await aliases(conn).all()).map((r) => r.alias!),
+      ...(await adminMailAddresses(conn)),
+    ])),
+  ]);
 
 const queueOf = prepared((db) =>
   db
