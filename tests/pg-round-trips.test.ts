@@ -68,7 +68,11 @@ onlyOn('postgres')('round trips per write on PostgreSQL', () => {
   });
   afterAll(async () => {
     // The table of decision 066 (printed so a run shows the figures).
-    console.log(Object.entries(counts).map(([k, n]) => `${k}: ${n}`).join('\n'));
+    console.log(
+      Object.entries(counts)
+        .map(([k, n]) => `${k}: ${n}`)
+        .join('\n'),
+    );
     await s?.close();
   });
   const check = (name: keyof typeof LIMITS, n: number) => {
@@ -101,15 +105,17 @@ onlyOn('postgres')('round trips per write on PostgreSQL', () => {
   it('a public reply and an internal comment', async () => {
     check(
       'public reply',
-      await measured('commentOnTicket', () =>
-        s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'On its way', internal: false } }),
+      await measured(
+        'commentOnTicket',
+        () => s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'On its way', internal: false } }),
         201,
       ),
     );
     check(
       'internal comment',
-      await measured('commentOnTicket', () =>
-        s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'Ordered toner' } }),
+      await measured(
+        'commentOnTicket',
+        () => s.api('POST', `/tickets/${ticketId}/comment`, { body: { body: 'Ordered toner' } }),
         201,
       ),
     );

@@ -18,7 +18,13 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): Db {
  * connections), else the SQLite file in DATA_DIR. `log` hears the store's own lines (retried units of work).
  */
 export async function openStore(
-  env: { DATABASE_URL?: string; dbPath: string; READ_THREADS?: number; PG_POOL_SIZE?: number; PG_WRITE_RESERVE?: number },
+  env: {
+    DATABASE_URL?: string;
+    dbPath: string;
+    READ_THREADS?: number;
+    PG_POOL_SIZE?: number;
+    PG_WRITE_RESERVE?: number;
+  },
   opts: { log?: StoreLog } = {},
 ): Promise<Db> {
   return env.DATABASE_URL

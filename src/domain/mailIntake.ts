@@ -1,5 +1,15 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
-import { type Conn, type Db, lockName, lockTicket, oncePerUnit, prepared, sameName, first, transaction } from '../db/port.js';
+import {
+  type Conn,
+  type Db,
+  lockName,
+  lockTicket,
+  oncePerUnit,
+  prepared,
+  sameName,
+  first,
+  transaction,
+} from '../db/port.js';
 import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/tables.js';
 import { type Actor, requireAdmin } from './actor.js';
 import { nowIso, nowMs } from './clock.js';
@@ -195,8 +205,7 @@ async function resolveQueue(
     const h = hint.trim();
     const q = /^\d+$/.test(h)
       ? await queueById(conn).get({ id: Number(h) })
-      : ((await queuesWithAliases(conn)).find((x) => x.alias === h.toLowerCase()) ??
-        (await findQueueByName(conn, h)));
+      : ((await queuesWithAliases(conn)).find((x) => x.alias === h.toLowerCase()) ?? (await findQueueByName(conn, h)));
     if (!q) throw invalid('queue', `No queue with id, alias or name "${h}"`);
     return { id: q.id, rule: `queue given (${h})` };
   }

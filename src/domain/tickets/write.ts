@@ -392,9 +392,10 @@ export async function updateTicket(
       patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
 
     const existing = new Map(
-      (anyCf ? await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id)) : []).map(
-        (v) => [v.field_id, v.value],
-      ),
+      (anyCf ? await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id)) : []).map((v) => [
+        v.field_id,
+        v.value,
+      ]),
     );
     for (const [field, value] of cfValues) {
       const old = existing.get(field.id) ?? null;
@@ -416,7 +417,10 @@ export async function updateTicket(
       .returning();
     const { scrip_results, status_set } = await recordTransactions(tx, id, actor.id, entries, now, { notify });
     // The row as written (RETURNING), read again only when a scrip set the status (decision 066).
-    return { ticket: (await ticketsJson(tx, [status_set ? (await getTicketRow(tx, id))! : updated]))[0], scrip_results };
+    return {
+      ticket: (await ticketsJson(tx, [status_set ? (await getTicketRow(tx, id))! : updated]))[0],
+      scrip_results,
+    };
   });
 }
 
