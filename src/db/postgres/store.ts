@@ -91,7 +91,7 @@ export async function openPostgres(
   const max = opts.max ?? 10;
   const pool = new pg.Pool({ connectionString: url, max });
   // Reads never take the connections kept for units of work (PG_WRITE_RESERVE, decision 066).
-  limitReads(pool, readShare(max, opts.writeReserve ?? 4));
+  limitReads(pool, readShare(max, opts.writeReserve ?? 6));
   // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
   pool.on('error', () => {});
   // Nor one on a connection in use between two of its queries (a unit of work, the IMAP lock's
