@@ -24,6 +24,7 @@ import { operationAt, RETRYABLE, retryConflicts, writeRetries } from './retries.
 import { sameName, uniqueViolation } from './unique.js';
 import { countStatement, recordUnit, statementsOn } from './statements.js';
 import { limitReads, readShare } from './readSlots.js';
+import { asWrite } from '../priority.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -283,7 +284,8 @@ export async function openPostgres(
       async problem() {
         if (closed) return 'the database connection is closed';
         try {
-          await pool.query('SELECT 1');
+          // Not held back behind the reads (decision 066): a balancer's health check must not time out under load.
+          await asWrite(() => pool.query('SELECT 1'));
           return null;
         } catch (e) {
           return `the database does not answer (${(e as Error).message})`;
