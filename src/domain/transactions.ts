@@ -138,9 +138,12 @@ export async function recordTransactions(
 ): Promise<{ transactions: TransactionJson[]; scrip_results: ScripResult[]; status_set: boolean }> {
   const written: Row[] = [];
   let statusSet = false;
+  let withFiles = false; // whether insertTransaction attached any file (else the answer reads none)
   const allResults: ScripResult[] = [];
   for (const e of entries) {
-    let row = await insertTransaction(conn, ticketId, actorId, e, now);
+    const inserted = await insertTransaction(conn, ticketId, actorId, e, now);
+    let row = inserted.row;
+    if (inserted.files > 0) withFiles = true;
     const { results, effects, actorRole } = await runScrips(conn, {
       ticketId,
       transactionId: row.id,
@@ -167,9 +170,8 @@ export async function recordTransactions(
       await setCustomerTxn(conn).run({ id: ticketId, txn: row.id });
     if (effects.setStatus && (await applyScripStatus(conn, ticketId, effects.setStatus, now))) statusSet = true;
   }
-  const noFiles = entries.every((e) => !e.attachments?.length);
   return {
-    transactions: await transactionsJson(conn, written, noFiles),
+    transactions: await transactionsJson(conn, written, !withFiles),
     scrip_results: allResults,
     // A scrip changed the ticket's status: a caller answering with the ticket reads its row again.
     status_set: statusSet,
@@ -226,7 +228,7 @@ async function insertTransaction(
   actorId: number | null,
   e: NewTransaction,
   now: string,
-): Promise<Row> {
+): Promise<{ row: Row; files: number }> {
   await logAppend(conn); // the change log's order, and live updates once committed (SPEC C5)
   const row = (await insertRow(conn).get({
     ticket_id: ticketId,
@@ -240,7 +242,10 @@ async function insertTransaction(
     outside_sender: e.outside_sender ?? false,
     created_at: now,
   }))!;
+  // How many files this attaches: the answer of recordTransactions reads them only when there are some (decision 066).
+  let files = 0;
   for (const a of e.attachments ?? []) {
+    files++;
     await conn.insert(attachments).values({
       transaction_id: row.id,
       filename: a.filename,
@@ -250,7 +255,7 @@ async function insertTransaction(
       created_at: now,
     });
   }
-  return row;
+  return { row, files };
 }
 
 const statusOf = prepared((db) =>
