@@ -16,6 +16,7 @@ import { apiDocRoutes } from './routes/api-docs/index.js';
 import { authRoutes } from './routes/auth/index.js';
 import { authenticate, csrfProtection } from './routes/auth/middleware.js';
 import { methodOverride } from './routes/methodOverride.js';
+import { asWrite } from './db/priority.js';
 import type { AppEnv, Deps } from './routes/context.js';
 import { customFieldRoutes } from './routes/custom-fields/index.js';
 import { dashboardRoutes } from './routes/dashboards/index.js';
@@ -68,6 +69,8 @@ export async function createApp(deps: Deps) {
     c.set('deps', deps);
     await next();
   });
+  // A request that changes something reads as a write: not held back behind lists and pages (decision 066).
+  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : asWrite(next)));
   app.use(
     '*',
     jsxRenderer(({ children, title }, c) => {

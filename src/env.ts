@@ -28,6 +28,11 @@ const EnvSchema = z
      * max_connections must cover them all.
      */
     PG_POOL_SIZE: z.coerce.number().int().min(1, 'PG_POOL_SIZE must be at least 1').max(1000).default(10),
+    /**
+     * PostgreSQL: of PG_POOL_SIZE, the connections reads (lists, pages, searches) never take, so a
+     * change finds one while reads are busy (decision 066). Reads get the rest (at least one).
+     */
+    PG_WRITE_RESERVE: z.coerce.number().int().min(0, 'PG_WRITE_RESERVE must be at least 0').max(1000).default(6),
     /** Public URL of the server, used for links in mail and as an extra allowed CSRF origin. */
     PUBLIC_URL: z.url().optional(),
     ADMIN_EMAIL: z.email().default('admin@localhost'),

@@ -34,6 +34,9 @@ const LAYERS = [
       'src/db/sqlite/schema.ts',
       'src/db/storageWatch.ts',
       'src/db/shared/',
+      // Decision 066: a unit of work's memo and a write's priority, both AsyncLocalStorage only.
+      'src/db/unitMemo.ts',
+      'src/db/priority.ts',
     ],
   },
   // The one clock (decision 047) belongs to a store and reads nothing but the port: every layer above may ask it the time.

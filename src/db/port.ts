@@ -1,3 +1,4 @@
+import { oncePerUnit as onceIn, withUnitMemo } from './unitMemo.js';
 import { DrizzleQueryError, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as schema from './tables.js';
@@ -312,11 +313,17 @@ function carries(handle: object, store: Store): handle is Db {
  */
 export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T> {
   const store = conn.store;
-  return store.work.isTx(conn) ? await fn(conn) : await store.work.transaction(fn, opts);
+  return store.work.isTx(conn)
+    ? await fn(conn)
+    : await store.work.transaction((tx) => withUnitMemo(() => fn(tx)), opts); // a fresh memo per attempt (decision 066)
 }
 
 /** Whether `conn` is the handle of an open unit of work (where `transaction()` joins instead of opening one). */
 export const inUnitOfWork = (conn: Conn): boolean => conn.store.work.isTx(conn);
+
+/** `load()` once per unit of work for `key` when `conn` is a unit of work's handle (decision 066); else every time. */
+export const oncePerUnit = <T>(conn: Conn, key: unknown, load: () => Promise<T>): Promise<T> =>
+  onceIn(conn.store.work.isTx(conn), key, load);
 
 /**
  * Inside a unit of work that changes a ticket, FIRST (before reading the ticket's state): two

@@ -22,11 +22,17 @@ export function openDb(file: string, opts: { readThreads?: number } = {}): Db {
  * units of work). What the app, its workers, the CLI and the mail intake are handed (decision 065).
  */
 export async function openStore(
-  env: { DATABASE_URL?: string; dbPath: string; READ_THREADS?: number; PG_POOL_SIZE?: number },
+  env: {
+    DATABASE_URL?: string;
+    dbPath: string;
+    READ_THREADS?: number;
+    PG_POOL_SIZE?: number;
+    PG_WRITE_RESERVE?: number;
+  },
   opts: { log?: StoreLog } = {},
 ): Promise<Store> {
   return env.DATABASE_URL
-    ? openPostgres(env.DATABASE_URL, { max: env.PG_POOL_SIZE, log: opts.log })
+    ? openPostgres(env.DATABASE_URL, { max: env.PG_POOL_SIZE, writeReserve: env.PG_WRITE_RESERVE, log: opts.log })
     : openSqlite(env.dbPath, { readThreads: env.READ_THREADS });
 }
 

@@ -57,14 +57,25 @@ async function toJson(db: Conn, rows: Row[], allLinks?: LinkRow[]): Promise<Cust
   }));
 }
 
-const everyField = prepared((db) =>
-  db.select().from(customFields).orderBy(asc(customFields.name), asc(customFields.id)),
+/** Every field with the queues it is limited to, in one statement (decision 066: every create reads them). */
+const everyFieldWithLinks = prepared((db) =>
+  db
+    .select({ field: customFields, link: customFieldQueues })
+    .from(customFields)
+    .leftJoin(customFieldQueues, eq(customFieldQueues.field_id, customFields.id))
+    .orderBy(asc(customFields.name), asc(customFields.id)),
 );
-const everyLink = prepared((db) => db.select().from(customFieldQueues));
 
 /** Every custom field (internal: used to validate ticket values and filters). */
 export async function allCustomFields(db: Conn): Promise<CustomFieldJson[]> {
-  return toJson(db, await everyField(db).all(), await everyLink(db).all());
+  const rows = await everyFieldWithLinks(db).all();
+  const fields = new Map<number, Row>();
+  const links: LinkRow[] = [];
+  for (const r of rows) {
+    fields.set(r.field.id, r.field);
+    if (r.link) links.push(r.link);
+  }
+  return toJson(db, [...fields.values()], links);
 }
 
 export const appliesToQueue = (f: CustomFieldJson, queueId: number) =>

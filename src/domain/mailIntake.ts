@@ -1,5 +1,15 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
-import { type Conn, type Db, lockName, lockTicket, prepared, sameName, first, transaction } from '../db/port.js';
+import {
+  type Conn,
+  type Db,
+  lockName,
+  lockTicket,
+  oncePerUnit,
+  prepared,
+  sameName,
+  first,
+  transaction,
+} from '../db/port.js';
 import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/tables.js';
 import { type Actor, requireAdmin } from './actor.js';
 import { nowIso, nowMs } from './clock.js';
@@ -102,6 +112,8 @@ const p = sql.placeholder;
 const aliasedQueues = prepared((db) =>
   db.select({ id: queues.id, alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)),
 );
+/** The queues with an alias, read once per unit of work (decision 066: an intake asks up to three times). */
+const queuesWithAliases = (conn: Conn) => oncePerUnit(conn, aliasedQueues, async () => await aliasedQueues(conn).all());
 const queueById = prepared((db) =>
   db
     .select()
@@ -185,7 +197,7 @@ async function resolveQueue(
   m: InboundMessage,
   hint: string | undefined,
 ): Promise<{ id: number; rule: string }> {
-  const byAlias = m.recipients.length ? await aliasedQueues(conn).all() : [];
+  const byAlias = m.recipients.length ? await queuesWithAliases(conn) : [];
   for (const r of m.recipients) {
     const q = byAlias.find((x) => x.alias === r);
     if (q) return { id: q.id, rule: `queue by recipient ${r}` };
@@ -194,8 +206,7 @@ async function resolveQueue(
     const h = hint.trim();
     const q = /^\d+$/.test(h)
       ? await queueById(conn).get({ id: Number(h) })
-      : ((await aliasedQueues(conn).all()).find((x) => x.alias === h.toLowerCase()) ??
-        (await findQueueByName(conn, h)));
+      : ((await queuesWithAliases(conn)).find((x) => x.alias === h.toLowerCase()) ?? (await findQueueByName(conn, h)));
     if (!q) throw invalid('queue', `No queue with id, alias or name "${h}"`);
     return { id: q.id, rule: `queue given (${h})` };
   }
@@ -286,7 +297,7 @@ const OURS_LABEL = 'recipients taken as ours: ';
 const DELIVERED_HERE = ' (delivered here)';
 async function oursNote(conn: Conn, m: InboundMessage, opts: IntakeOptions, own: Set<string>): Promise<string | null> {
   const here = new Set(deliveredHere(m, opts.queue !== undefined));
-  const aliases = new Set((await aliasedQueues(conn).all()).map((q) => q.alias));
+  const aliases = new Set((await queuesWithAliases(conn)).map((q) => q.alias));
   const ours = m.recipients.filter((r) => own.has(r) && !aliases.has(r));
   return ours.length ? OURS_LABEL + ours.map((r) => (here.has(r) ? r + DELIVERED_HERE : r)).join(', ') : null;
 }

@@ -56,10 +56,12 @@ const attachmentsOfOne = prepared((db) =>
     .orderBy(asc(attachments.id)),
 );
 
-export async function transactionsJson(conn: Conn, rows: Row[]): Promise<TransactionJson[]> {
+/** `noFiles`: the caller knows the rows have no attachments (it just wrote them): nothing to read. */
+export async function transactionsJson(conn: Conn, rows: Row[], noFiles = false): Promise<TransactionJson[]> {
   if (rows.length === 0) return [];
-  const atts =
-    rows.length === 1
+  const atts = noFiles
+    ? []
+    : rows.length === 1
       ? await attachmentsOfOne(conn).all({ id: rows[0].id })
       : await conn
           .select(attachmentCols)
@@ -130,12 +132,16 @@ export async function recordTransactions(
   entries: NewTransaction[],
   now: string,
   opts: RecordOptions,
-): Promise<{ transactions: TransactionJson[]; scrip_results: ScripResult[] }> {
+): Promise<{ transactions: TransactionJson[]; scrip_results: ScripResult[]; status_set: boolean }> {
   const written: Row[] = [];
+  let statusSet = false;
+  let withFiles = false; // whether insertTransaction attached any file (else the answer reads none)
   const allResults: ScripResult[] = [];
   for (const e of entries) {
-    let row = await insertTransaction(conn, ticketId, actorId, e, now);
-    const { results, effects } = await runScrips(conn, {
+    const inserted = await insertTransaction(conn, ticketId, actorId, e, now);
+    let row = inserted.row;
+    if (inserted.files > 0) withFiles = true;
+    const { results, effects, actorRole } = await runScrips(conn, {
       ticketId,
       transactionId: row.id,
       type: row.type,
@@ -154,11 +160,19 @@ export async function recordTransactions(
       allResults.push(...results);
     }
     written.push(row);
-    if (CUSTOMER_WRITES.has(row.type) && (await isCustomer(conn, actorId)))
+    if (
+      CUSTOMER_WRITES.has(row.type) &&
+      (actorRole !== undefined ? actorRole === 'requester' : await isCustomer(conn, actorId))
+    )
       await setCustomerTxn(conn).run({ id: ticketId, txn: row.id });
-    if (effects.setStatus) await applyScripStatus(conn, ticketId, effects.setStatus, now);
+    if (effects.setStatus && (await applyScripStatus(conn, ticketId, effects.setStatus, now))) statusSet = true;
   }
-  return { transactions: await transactionsJson(conn, written), scrip_results: allResults };
+  return {
+    transactions: await transactionsJson(conn, written, !withFiles),
+    scrip_results: allResults,
+    // A scrip changed the ticket's status: a caller answering with the ticket reads its row again.
+    status_set: statusSet,
+  };
 }
 
 /** The entries that make a ticket unread to staff when a customer writes them (SPEC D6, decision 054). */
@@ -211,7 +225,7 @@ async function insertTransaction(
   actorId: number | null,
   e: NewTransaction,
   now: string,
-): Promise<Row> {
+): Promise<{ row: Row; files: number }> {
   await logAppend(conn); // the change log's order, and live updates once committed (SPEC C5)
   const row = (await insertRow(conn).get({
     ticket_id: ticketId,
@@ -225,8 +239,10 @@ async function insertTransaction(
     outside_sender: e.outside_sender ?? false,
     created_at: now,
   }))!;
-  await attachFiles(conn, row.id, e.attachments ?? [], now);
-  return row;
+  // How many files this attaches: the answer of recordTransactions reads them only when there are some (decision 066).
+  const files = e.attachments ?? [];
+  await attachFiles(conn, row.id, files, now);
+  return { row, files: files.length };
 }
 
 const statusOf = prepared((db) =>
@@ -247,9 +263,9 @@ const setStatus = prepared((db) =>
 );
 
 /** A scrip-made status change (open_inactive, set_status): a Status transaction by nobody, no scrips. */
-async function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): Promise<void> {
+async function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): Promise<boolean> {
   const t = await statusOf(conn).get({ id: ticketId });
-  if (!t || t.status === status) return;
+  if (!t || t.status === status) return false;
   await setStatus(conn).run({
     id: ticketId,
     status,
@@ -263,6 +279,7 @@ async function applyScripStatus(conn: Conn, ticketId: number, status: string, no
     { type: 'Status', field: 'status', old_value: t.status, new_value: status },
     now,
   );
+  return true;
 }
 
 /** An attachment's bytes, for download; the caller checks the ticket is visible. */

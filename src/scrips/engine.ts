@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
-import { type Conn, errorMessage, prepared } from '../db/port.js';
-import { attachments, scrips, templates } from '../db/tables.js';
+import { type Conn, errorMessage, oncePerUnit, prepared } from '../db/port.js';
+import { attachments, scrips, templates, tickets } from '../db/tables.js';
 import { nowMs } from '../domain/clock.js';
 import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
 import type { NotifySettings } from './config.js';
@@ -9,7 +9,6 @@ import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './
 import {
   isStaffRole,
   ourAddresses,
-  queueOfTicket,
   type Recipient,
   staffSpokePublicly,
   teamMemberIds,
@@ -228,7 +227,9 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   const to = wanted.filter((r) => !ours.has(r.email));
   if (to.length === 0) return 0;
   if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
-  const tpl = await templateById(ctx.conn).get({ id: ctx.scrip.template_id });
+  const id = ctx.scrip.template_id;
+  // Once per unit of work: scrips that share a template read it once (decision 066).
+  const tpl = await oncePerUnit(ctx.conn, `template:${id}`, async () => await templateById(ctx.conn).get({ id }));
   if (!tpl) throw new Error(`Template ${ctx.scrip.template_id} no longer exists`);
   const subjectNeeds = templateNeeds(tpl.subject);
   const bodyNeeds = templateNeeds(tpl.body);
@@ -304,11 +305,16 @@ const templateById = prepared((db) =>
     .from(templates)
     .where(eq(templates.id, sql.placeholder('id'))),
 );
+/** The enabled scrips of a ticket (global ones and its queue's), found through the ticket in one statement. */
 const scripsFor = prepared((db) =>
   db
-    .select()
-    .from(scrips)
-    .where(and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, sql.placeholder('queue')))))
+    .select({ scrip: scrips })
+    .from(tickets)
+    .innerJoin(
+      scrips,
+      and(eq(scrips.enabled, true), or(isNull(scrips.queue_id), eq(scrips.queue_id, tickets.queue_id))),
+    )
+    .where(eq(tickets.id, sql.placeholder('ticket')))
     .orderBy(asc(scrips.sort_order), asc(scrips.id)),
 );
 
@@ -422,11 +428,9 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
 export async function runScrips(
   conn: Conn,
   event: ScripEvent,
-): Promise<{ results: ScripResult[]; effects: ScripEffects }> {
-  const queueId = await queueOfTicket(conn, event.ticketId);
+): Promise<{ results: ScripResult[]; effects: ScripEffects; actorRole?: string | null }> {
   const effects: ScripEffects = {};
-  if (queueId === undefined) return { results: [], effects };
-  const candidates = await scripsFor(conn).all({ queue: queueId });
+  const candidates = (await scripsFor(conn).all({ ticket: event.ticketId })).map((r) => r.scrip);
   let people: TicketPeople | undefined;
   let ours: Set<string> | undefined;
   let files: number[] | undefined;
@@ -488,5 +492,6 @@ export async function runScrips(
     for (const w of writes) await w();
     results.push(result);
   }
-  return { results, effects };
+  // The actor's role, when a condition or action read it (null: no such user): the caller need not read it again.
+  return actorRole === null ? { results, effects } : { results, effects, actorRole: actorRole ?? null };
 }

@@ -217,7 +217,7 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
   const messageId = t.sharedMessageId ?? newMessageId(copies[0].ticketId, mailFrom);
   const now = nowIso(conn);
   const due = deliveryNow();
-  for (const m of copies) {
+  const rows = copies.map((m) => {
     const headers: Record<string, string> = {
       From: formatMailbox(m.from),
       'Reply-To': formatMailbox(m.replyTo),
@@ -232,7 +232,7 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
       headers['X-Auto-Response-Suppress'] = 'All';
     }
     headers['X-Hxdesk-Ticket'] = String(m.ticketId);
-    await insertEmail(conn).run({
+    return {
       ticket_id: m.ticketId,
       transaction_id: m.transactionId,
       scrip_id: m.scripId,
@@ -245,8 +245,22 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
       due,
       audience: m.audience,
       attachment_ids: JSON.stringify(m.attachmentIds),
-    });
+    };
+  });
+  if (rows.length === 1) {
+    await insertEmail(conn).run(rows[0]);
+    return;
   }
+  // Every copy in one statement (decision 066: one round trip, not one per recipient), in order.
+  await conn.insert(outbox).values(
+    rows.map(({ now: created_at, due: next_attempt_at, ...r }) => ({
+      ...r,
+      kind: 'email' as const,
+      status: 'queued' as const,
+      next_attempt_at,
+      created_at,
+    })),
+  );
 }
 
 /** What a row's `headers` JSON says, read back: mailboxes parsed, the rest as stored. */

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/port.js';
+import { type Conn, oncePerUnit, prepared } from '../db/port.js';
 import { adminMailAddresses } from './ownAddresses.js';
 import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, transactions, users } from '../db/tables.js';
 
@@ -41,17 +41,20 @@ export interface TicketPeople {
   adminCc: number[];
 }
 
-const ticketRow = prepared((db) =>
+/** The ticket's row and its people in one statement (decision 066): one row per watcher, or one with none. */
+const ticketWithRoles = prepared((db) =>
   db
-    .select({ queue: tickets.queue_id, owner: tickets.owner_id, team: tickets.team_id, status: tickets.status })
+    .select({
+      queue: tickets.queue_id,
+      owner: tickets.owner_id,
+      team: tickets.team_id,
+      status: tickets.status,
+      role: ticketWatchers.role,
+      user: ticketWatchers.user_id,
+    })
     .from(tickets)
-    .where(eq(tickets.id, p('id'))),
-);
-const ticketRoles = prepared((db) =>
-  db
-    .select({ role: ticketWatchers.role, user: ticketWatchers.user_id })
-    .from(ticketWatchers)
-    .where(eq(ticketWatchers.ticket_id, p('id')))
+    .leftJoin(ticketWatchers, eq(ticketWatchers.ticket_id, tickets.id))
+    .where(eq(tickets.id, p('id')))
     .orderBy(asc(ticketWatchers.position), asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)),
 );
 const queueRoles = prepared((db) =>
@@ -76,16 +79,18 @@ const oneUser = prepared((db) =>
 
 /** The ticket's people by role, ids in the order they joined; queue Cc/AdminCc count as the ticket's. */
 export async function ticketPeople(conn: Conn, ticketId: number): Promise<TicketPeople | undefined> {
-  const t = await ticketRow(conn).get({ id: ticketId });
-  if (!t) return undefined;
-  const people: TicketPeople = { ...t, requesters: [], cc: [], adminCc: [] };
+  const rows = await ticketWithRoles(conn).all({ id: ticketId });
+  if (rows.length === 0) return undefined;
+  const { queue, owner, team, status } = rows[0];
+  const people: TicketPeople = { queue, owner, team, status, requesters: [], cc: [], adminCc: [] };
   const add = (list: number[], id: number) => {
     if (!list.includes(id)) list.push(id);
   };
-  for (const w of await ticketRoles(conn).all({ id: ticketId }))
+  for (const w of rows) {
+    if (w.user === null || w.role === null) continue; // the ticket's row alone: nobody on it
     add(w.role === 'requester' ? people.requesters : w.role === 'cc' ? people.cc : people.adminCc, w.user);
-  for (const w of await queueRoles(conn).all({ id: t.queue }))
-    add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
+  }
+  for (const w of await queueRoles(conn).all({ id: queue })) add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
   // A requester who is also on the Cc list is a requester.
   people.cc = people.cc.filter((id) => !people.requesters.includes(id));
   return people;
@@ -100,16 +105,14 @@ const aliases = prepared((db) =>
  * them would come back in.
  */
 export const ourAddresses = async (conn: Conn, configured: string[]): Promise<Set<string>> =>
-  new Set([...configured, ...(await aliases(conn).all()).map((r) => r.alias!), ...(await adminMailAddresses(conn))]);
-
-const queueOf = prepared((db) =>
-  db
-    .select({ queue: tickets.queue_id })
-    .from(tickets)
-    .where(eq(tickets.id, p('id'))),
-);
-export const queueOfTicket = async (conn: Conn, ticketId: number): Promise<number | undefined> =>
-  (await queueOf(conn).get({ id: ticketId }))?.queue;
+  new Set([
+    ...configured,
+    // Read once per unit of work (decision 066), afresh in the next one.
+    ...(await oncePerUnit(conn, aliases, async () => [
+      ...(await aliases(conn).all()).map((r) => r.alias!),
+      ...(await adminMailAddresses(conn)),
+    ])),
+  ]);
 
 export const teamMemberIds = async (conn: Conn, team: number | null): Promise<number[]> =>
   team === null ? [] : (await membersOf(conn).all({ team })).map((m) => m.id);

@@ -21,7 +21,9 @@ export function rowLocks() {
       if (!ids) locked.set(tx, (ids = new Set()));
       if (ids.has(id)) return;
       ids.add(id);
-      await pgHandle(tx).execute(sql`SELECT id FROM tickets WHERE id = ${id} FOR NO KEY UPDATE`);
+      // pg_current_xact_id(): the unit of work's transaction id, taken here (the change log's
+      // append relies on it being taken before an entry's id, decision 063) in the same round trip.
+      await pgHandle(tx).execute(sql`SELECT id, pg_current_xact_id() FROM tickets WHERE id = ${id} FOR NO KEY UPDATE`);
     },
     /** A lock on a name (a message's identity, the first start), until the unit of work ends. */
     async lockName(tx: Tx, name: string): Promise<void> {

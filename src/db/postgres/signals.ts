@@ -20,13 +20,18 @@ const MESSAGE_CHANNEL = 'hxdesk_msg';
  */
 export function logAppender() {
   const announced = new WeakSet<object>();
+  /** Units of work that have a transaction id already: their ticket lock took one (decision 066). */
+  const haveXid = new WeakSet<object>();
   return {
     async append(tx: Tx): Promise<void> {
       if (announced.has(tx)) return;
       announced.add(tx);
+      if (haveXid.has(tx)) return;
       await pgHandle(tx).execute(sql`SELECT pg_current_xact_id()`);
     },
     appended: (tx: object) => announced.has(tx),
+    /** The unit of work has its transaction id (its ticket lock took it): its first append needs no statement for it. */
+    tookXid: (tx: object) => haveXid.add(tx),
   };
 }
 

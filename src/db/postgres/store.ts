@@ -15,6 +15,9 @@ import { connectionOf } from './handle.js';
 import { rowLocks } from './locks.js';
 import { operationAt, RETRYABLE, retryConflicts, writeRetries } from './retries.js';
 import { sameName, uniqueViolation } from './unique.js';
+import { countStatement, recordUnit, statementsOn } from './statements.js';
+import { limitReads, readShare } from './readSlots.js';
+import { asWrite } from '../priority.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -71,11 +74,18 @@ function wrap<Row>(q: PgPrepared): Prepared<Row> {
 /**
  * Opens the PostgreSQL store at `url` (postgres://…): refuses a database that is not UTF8, applies pending migrations (one process
  * at a time, under an advisory lock), then serves from a pool of `max` connections. Returns the
- * store (decision 065); its `db` is the pool's handle: what the app passes around as `db`.
+ * store (decision 065); its `db` is the pool's handle: what the app passes around as `db`. Statements
+ * outside a unit of work (reads) hold at most `max − writeReserve` connections at once.
  */
-export async function openPostgres(url: string, opts: { max?: number; log?: StoreLog } = {}): Promise<Store> {
+export async function openPostgres(
+  url: string,
+  opts: { max?: number; writeReserve?: number; log?: StoreLog } = {},
+): Promise<Store> {
   await migratePostgres(url);
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+  const max = opts.max ?? 10;
+  const pool = new pg.Pool({ connectionString: url, max });
+  // Reads never take the connections kept for units of work (PG_WRITE_RESERVE, decision 066).
+  limitReads(pool, readShare(max, opts.writeReserve ?? 6));
   // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
   pool.on('error', () => {});
   // Nor one on a connection in use between two of its queries (a unit of work, the IMAP lock's
@@ -89,6 +99,7 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
     client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     const noted = (...args: unknown[]) => {
+      countStatement(client);
       const r = query(...args);
       // A promise (a query without a callback) fails here too; anything else resolves as it is.
       Promise.resolve(r).then(undefined, (e: unknown) => {
@@ -148,12 +159,14 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
                 const tx = giveOut(impl, pgTx); // a new handle per unit of work, carrying its store
                 const client = connectionOf(pgTx);
                 failures.delete(client);
+                const before = statementsOn(client) - 1; // BEGIN was sent already
                 try {
                   const result = await fn(tx);
                   // A statement failed and the domain went on: PostgreSQL has aborted the transaction, and
                   // COMMIT would roll it back without an error. The first failure is the unit of work's.
                   if (failures.has(client)) throw failures.get(client);
                   appended = log.appended(tx);
+                  recordUnit(op(), statementsOn(client) - before + 1); // and COMMIT
                   return result;
                 } finally {
                   if (RETRYABLE.has(sqlState(failures.get(client)) ?? '')) sawConflict();
@@ -167,7 +180,10 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
         if (appended) void announceLog(pool).catch(() => {});
         return result;
       },
-      lockTicket: (tx, id) => locks.lockTicket(tx, id),
+      lockTicket: async (tx, id) => {
+        await locks.lockTicket(tx, id);
+        log.tookXid(tx); // the lock's statement took the transaction's id: the log's append needs none
+      },
       lockName: (tx, name) => locks.lockName(tx, name),
       writeRetries,
       isTx: (conn) => conn instanceof PgTransaction,
@@ -261,7 +277,8 @@ export async function openPostgres(url: string, opts: { max?: number; log?: Stor
       async problem() {
         if (closed) return 'the database connection is closed';
         try {
-          await pool.query('SELECT 1');
+          // Not held back behind the reads (decision 066): a balancer's health check must not time out under load.
+          await asWrite(() => pool.query('SELECT 1'));
           return null;
         } catch (e) {
           return `the database does not answer (${(e as Error).message})`;

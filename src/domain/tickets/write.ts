@@ -297,7 +297,7 @@ async function createInUnitOfWork(
       await insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
       values[field.key] = customValueJson(field.type, value);
     }
-    const { scrip_results } = await recordTransactions(
+    const { scrip_results, status_set } = await recordTransactions(
       tx,
       row.id,
       actor.id,
@@ -312,9 +312,9 @@ async function createInUnitOfWork(
       now,
       { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify },
     );
-    // Answered from what was written; the row is read again since a scrip may have set the status.
+    // Answered from what was written; the row is read again only when a scrip set the status.
     return changeFor(actor, {
-      ticket: ticketJson((await getTicketRow(tx, row.id))!, input.description || '', values, {
+      ticket: ticketJson(status_set ? (await getTicketRow(tx, row.id))! : row, input.description || '', values, {
         requesters: requesterIds,
         cc: ccIds,
         admin_cc: adminCc.map((u) => u.id),
@@ -385,12 +385,12 @@ export async function updateTicket(
     // Only a new owner is checked: re-sending the current one (since disabled) changes nothing.
     if (input.owner_id !== current.owner_id) await checkOwner(tx, input.owner_id);
     await checkTeam(tx, input.team_id);
-    const cfValues = checkCustomFields(
-      await allCustomFields(tx),
-      input.queue_id ?? current.queue_id,
-      input.custom_fields ?? {},
-      false,
-    );
+    // No custom field named: nothing to check or compare, nothing to read (decision 066).
+    const cfInput = input.custom_fields ?? {};
+    const anyCf = Object.keys(cfInput).length > 0;
+    const cfValues = anyCf
+      ? checkCustomFields(await allCustomFields(tx), input.queue_id ?? current.queue_id, cfInput, false)
+      : new Map<CustomFieldJson, string | null>();
 
     const patch: Partial<TicketRow> = {};
     const entries: NewTransaction[] = [];
@@ -405,7 +405,7 @@ export async function updateTicket(
       patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
 
     const existing = new Map(
-      (await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id))).map((v) => [
+      (anyCf ? await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id)) : []).map((v) => [
         v.field_id,
         v.value,
       ]),
@@ -423,12 +423,17 @@ export async function updateTicket(
       entries.push({ type: 'CustomField', field: field.key, old_value: old, new_value: value });
     }
     if (entries.length === 0) return { ticket: (await ticketsJson(tx, [current]))[0], scrip_results: [] };
-    await tx
+    const [updated] = await tx
       .update(tickets)
       .set({ ...patch, updated_at: now })
-      .where(eq(tickets.id, id));
-    const { scrip_results } = await recordTransactions(tx, id, actor.id, entries, now, { notify });
-    return { ticket: (await ticketsJson(tx, [(await getTicketRow(tx, id))!]))[0], scrip_results };
+      .where(eq(tickets.id, id))
+      .returning();
+    const { scrip_results, status_set } = await recordTransactions(tx, id, actor.id, entries, now, { notify });
+    // The row as written (RETURNING), read again only when a scrip set the status (decision 066).
+    return {
+      ticket: (await ticketsJson(tx, [status_set ? (await getTicketRow(tx, id))! : updated]))[0],
+      scrip_results,
+    };
   });
 }
 
