@@ -326,143 +326,149 @@ export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOp
 }
 
 async function applyInUnitOfWork(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
-  return transaction(db, async (tx) => {
-    // First: two deliveries of one message (the mail gate and IMAP, a retried delivery) take turns,
-    // so the second sees the first's outcome (decision 058; READ COMMITTED reads what has committed).
-    await lockName(tx, messageLock(m.identity));
-    // An applied outcome (a replay may have applied a message rejected earlier) wins over an earlier refusal.
-    // A 422 refusal (rejected with an error: an unknown queue) is not settled: a corrected delivery applies.
-    const seen = await (opts.replay ? seenApplied : seenSettled)(tx).get({ identity: m.identity });
-    if (seen) return resultOf(seen, true);
+  return transaction(
+    db,
+    async (tx) => {
+      // First: two deliveries of one message (the mail gate and IMAP, a retried delivery) take turns,
+      // so the second sees the first's outcome (decision 058; READ COMMITTED reads what has committed).
+      await lockName(tx, messageLock(m.identity));
+      // An applied outcome (a replay may have applied a message rejected earlier) wins over an earlier refusal.
+      // A 422 refusal (rejected with an error: an unknown queue) is not settled: a corrected delivery applies.
+      const seen = await (opts.replay ? seenApplied : seenSettled)(tx).get({ identity: m.identity });
+      if (seen) return resultOf(seen, true);
 
-    if (m.kind === 'bounce')
-      return resultOf(
-        await logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }),
-        false,
-      );
+      if (m.kind === 'bounce')
+        return resultOf(
+          await logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }),
+          false,
+        );
 
-    const hourAgo = new Date(nowMs(tx) - 3600_000).toISOString();
-    const recent = (await recentFrom(tx).get({ sender: m.from.address, since: hourAgo }))!.n;
-    if (recent >= opts.senderLimitPerHour) {
-      return resultOf(
-        await logIntake(tx, m, opts.source, {
-          verdict: 'rejected',
-          rule: `more than ${opts.senderLimitPerHour} messages from ${m.from.address} in an hour`,
-        }),
-        false,
-      );
-    }
+      const hourAgo = new Date(nowMs(tx) - 3600_000).toISOString();
+      const recent = (await recentFrom(tx).get({ sender: m.from.address, since: hourAgo }))!.n;
+      if (recent >= opts.senderLimitPerHour) {
+        return resultOf(
+          await logIntake(tx, m, opts.source, {
+            verdict: 'rejected',
+            rule: `more than ${opts.senderLimitPerHour} messages from ${m.from.address} in an hour`,
+          }),
+          false,
+        );
+      }
 
-    const { user, created: userCreated } = await ensureMailUser(tx, m.from.address, m.from.name);
-    if (user.disabled)
-      return resultOf(
-        await logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `sender ${user.email} is disabled` }),
-        false,
-        userCreated,
-      );
-    const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role, viaMail: true };
-    const auto = m.kind === 'auto';
-    const ticket = await resolveTicket(tx, m);
-    const note =
-      (auto ? `; automatic mail (${m.kindReason}), no autoreply` : '') +
-      (m.degraded ? `; text not read (${m.degraded}): the raw message is attached` : '');
+      const { user, created: userCreated } = await ensureMailUser(tx, m.from.address, m.from.name);
+      if (user.disabled)
+        return resultOf(
+          await logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `sender ${user.email} is disabled` }),
+          false,
+          userCreated,
+        );
+      const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role, viaMail: true };
+      const auto = m.kind === 'auto';
+      const ticket = await resolveTicket(tx, m);
+      const note =
+        (auto ? `; automatic mail (${m.kindReason}), no autoreply` : '') +
+        (m.degraded ? `; text not read (${m.degraded}): the raw message is attached` : '');
 
-    const alreadySent = [...new Set(m.copied.map((a) => a.address))];
-    const own = ownOf(m, opts);
-    if (ticket.id !== null) {
-      await lockTicket(tx, ticket.id); // before reading who is on it: a change in flight comes first
-      const body = m.text || '(no text)';
-      const people = (await ticketPeople(tx, ticket.id))!;
-      // SPEC D0: mail from someone who is not on the ticket (not a requester or Cc, not staff) is
-      // kept as an internal comment that staff hear of; nobody is added, no customer is mailed.
-      if (!isStaffRole(user.role) && ![...people.requesters, ...people.cc].includes(user.id)) {
-        const { transaction } = await recordOutsideMail(
+      const alreadySent = [...new Set(m.copied.map((a) => a.address))];
+      const own = ownOf(m, opts);
+      if (ticket.id !== null) {
+        await lockTicket(tx, ticket.id); // before reading who is on it: a change in flight comes first
+        const body = m.text || '(no text)';
+        const people = (await ticketPeople(tx, ticket.id))!;
+        // SPEC D0: mail from someone who is not on the ticket (not a requester or Cc, not staff) is
+        // kept as an internal comment that staff hear of; nobody is added, no customer is mailed.
+        if (!isStaffRole(user.role) && ![...people.requesters, ...people.cc].includes(user.id)) {
+          const { transaction } = await recordOutsideMail(
+            tx,
+            user.id,
+            ticket.id,
+            {
+              body,
+              message_id: m.messageId,
+              attachments: m.attachments,
+              auto_submitted: auto,
+            },
+            opts.notify,
+          );
+          const rule = `${ticket.rule}; sender ${user.email} is not on ticket #${ticket.id} (not a requester, Cc or staff): kept as an internal comment, nobody added or mailed but staff (outside sender)`;
+          const row = await logIntake(tx, m, opts.source, {
+            verdict: 'appended',
+            rule: [rule + note, await oursNote(tx, m, opts, own)].filter(Boolean).join('; '),
+            ticket_id: ticket.id,
+            transaction_id: transaction.id,
+          });
+          return resultOf(row, false, userCreated);
+        }
+        // SPEC C2 and D0: new people in To/Cc of a requester's or Cc's reply become Cc, within bounds.
+        // Not for `action: comment` (staff forwarding into an internal note): that mail is not the conversation.
+        const judged =
+          !auto && opts.action !== 'comment'
+            ? await judgeMailCc(tx, people.queue, ticket.id, m.copied, {
+                own,
+                onTicket: new Set([...people.requesters, ...people.cc, user.id]),
+              })
+            : null;
+        for (const u of judged?.add ?? [])
+          await addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id, { notify: opts.notify });
+        const { transaction } = await commentOnTicket(
           tx,
-          user.id,
+          actor,
           ticket.id,
           {
             body,
+            internal: opts.action === 'comment',
             message_id: m.messageId,
             attachments: m.attachments,
             auto_submitted: auto,
+            already_sent: alreadySent,
           },
-          opts.notify,
+          { notify: opts.notify },
         );
-        const rule = `${ticket.rule}; sender ${user.email} is not on ticket #${ticket.id} (not a requester, Cc or staff): kept as an internal comment, nobody added or mailed but staff (outside sender)`;
+        if (judged) await recordMailCc(tx, ticket.id, transaction.id, judged);
+        const rule = [ticket.rule + note, judged?.summary, await oursNote(tx, m, opts, own)].filter(Boolean).join('; ');
         const row = await logIntake(tx, m, opts.source, {
           verdict: 'appended',
-          rule: [rule + note, await oursNote(tx, m, opts, own)].filter(Boolean).join('; '),
+          rule,
           ticket_id: ticket.id,
           transaction_id: transaction.id,
         });
         return resultOf(row, false, userCreated);
       }
-      // SPEC C2 and D0: new people in To/Cc of a requester's or Cc's reply become Cc, within bounds.
-      // Not for `action: comment` (staff forwarding into an internal note): that mail is not the conversation.
-      const judged =
-        !auto && opts.action !== 'comment'
-          ? await judgeMailCc(tx, people.queue, ticket.id, m.copied, {
-              own,
-              onTicket: new Set([...people.requesters, ...people.cc, user.id]),
-            })
-          : null;
-      for (const u of judged?.add ?? [])
-        await addWatcherIn(tx, actor.id, ticket.id, 'cc', u.id, { notify: opts.notify });
-      const { transaction } = await commentOnTicket(
+      const queue = await resolveQueue(tx, m, opts.queue);
+      const subject = m.subject.replace(TAG_RE, '').replace(/\s+/g, ' ').trim() || '(no subject)';
+      // SPEC C2 and D0: the other people in To/Cc of a new message become its Cc, within bounds.
+      const judged = auto
+        ? null
+        : await judgeMailCc(tx, queue.id, null, m.copied, { own, onTicket: new Set([user.id]) });
+      const change = await createTicket(
         tx,
         actor,
-        ticket.id,
         {
-          body,
-          internal: opts.action === 'comment',
+          queue_id: queue.id,
+          subject: subject.slice(0, 500),
+          description: m.text,
           message_id: m.messageId,
           attachments: m.attachments,
           auto_submitted: auto,
+          cc: judged?.add.map((u) => u.id) ?? [],
           already_sent: alreadySent,
         },
-        { notify: opts.notify },
+        opts.notify,
       );
-      if (judged) await recordMailCc(tx, ticket.id, transaction.id, judged);
-      const rule = [ticket.rule + note, judged?.summary, await oursNote(tx, m, opts, own)].filter(Boolean).join('; ');
+      const first = (await firstTransaction(tx).get({ ticket: change.ticket.id }))!;
+      if (judged) await recordMailCc(tx, change.ticket.id, first.id, judged);
       const row = await logIntake(tx, m, opts.source, {
-        verdict: 'appended',
-        rule,
-        ticket_id: ticket.id,
-        transaction_id: transaction.id,
+        verdict: 'created',
+        rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary, await oursNote(tx, m, opts, own)]
+          .filter(Boolean)
+          .join('; '),
+        ticket_id: change.ticket.id,
+        transaction_id: first.id,
       });
       return resultOf(row, false, userCreated);
-    }
-    const queue = await resolveQueue(tx, m, opts.queue);
-    const subject = m.subject.replace(TAG_RE, '').replace(/\s+/g, ' ').trim() || '(no subject)';
-    // SPEC C2 and D0: the other people in To/Cc of a new message become its Cc, within bounds.
-    const judged = auto ? null : await judgeMailCc(tx, queue.id, null, m.copied, { own, onTicket: new Set([user.id]) });
-    const change = await createTicket(
-      tx,
-      actor,
-      {
-        queue_id: queue.id,
-        subject: subject.slice(0, 500),
-        description: m.text,
-        message_id: m.messageId,
-        attachments: m.attachments,
-        auto_submitted: auto,
-        cc: judged?.add.map((u) => u.id) ?? [],
-        already_sent: alreadySent,
-      },
-      opts.notify,
-    );
-    const first = (await firstTransaction(tx).get({ ticket: change.ticket.id }))!;
-    if (judged) await recordMailCc(tx, change.ticket.id, first.id, judged);
-    const row = await logIntake(tx, m, opts.source, {
-      verdict: 'created',
-      rule: [`${ticket.rule}; ${queue.rule}${note}`, judged?.summary, await oursNote(tx, m, opts, own)]
-        .filter(Boolean)
-        .join('; '),
-      ticket_id: change.ticket.id,
-      transaction_id: first.id,
-    });
-    return resultOf(row, false, userCreated);
-  });
+    },
+    { op: 'applyInboundMail' },
+  );
 }
 
 /**

@@ -241,87 +241,97 @@ async function createInUnitOfWork(
   input: CreateTicketInput,
   notify: NotifySettings,
 ): Promise<CustomerTicketChange> {
-  return transaction(db, async (tx) => {
-    const queue = await getQueueRow(tx, input.queue_id);
-    if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
-    // SPEC D6: a signed-in customer opens requests only where the admin let them (mail goes anywhere).
-    if (!worksAnyTicket(actor) && !queue.portal_create) throw forbidden('New requests cannot be opened in this queue');
-    await checkOwner(tx, input.owner_id);
-    await checkTeam(tx, input.team_id);
-    if (input.requester_id !== undefined && !(await getUserRow(tx, input.requester_id)))
-      throw invalid('requester_id', `User ${input.requester_id} does not exist`);
-    const named = (await resolvePeople(tx, input.requesters ?? [], 'requesters', { own: notify.ownAddresses })).map(
-      (u) => u.id,
-    );
-    // SPEC B3 stays: no requester named, the creator is the requester.
-    const requesterIds = [...new Set([...(input.requester_id === undefined ? [] : [input.requester_id]), ...named])];
-    if (requesterIds.length === 0) requesterIds.push(actor.id);
-    const requesterId = requesterIds[0];
-    const ccIds = (await resolvePeople(tx, input.cc ?? [], 'cc', { own: notify.ownAddresses }))
-      .map((u) => u.id)
-      .filter((id) => !requesterIds.includes(id));
-    const adminCc = await resolvePeople(tx, input.admin_cc ?? [], 'admin_cc', { own: notify.ownAddresses });
-    adminCc.forEach((u, i) => {
-      if (u.role === 'requester' || u.disabled)
-        throw invalid(`admin_cc.${i}`, `${u.email} is not an active agent or administrator`);
-    });
-    // Mail cannot fill custom fields: a required one must not turn an incoming message away.
-    const cfValues = checkCustomFields(await allCustomFields(tx), queue.id, input.custom_fields ?? {}, !actor.viaMail);
-    const now = nowIso(db);
-    const status = input.status ?? 'new';
-    const row = (await insertTicket(tx).get({
-      queue_id: queue.id,
-      subject: input.subject,
-      status,
-      owner_id: input.owner_id ?? null,
-      // SPEC A: no team_id in the body -> the queue's team; an explicit null stays null.
-      team_id: input.team_id !== undefined ? input.team_id : queue.team_id,
-      requester_id: requesterId,
-      priority: input.priority ?? 0,
-      now,
-      resolved_at: status === 'resolved' ? now : null,
-    }))!;
-    await addInitialWatchers(tx, row.id, 'requester', requesterIds, now);
-    await addInitialWatchers(tx, row.id, 'cc', ccIds, now);
-    await addInitialWatchers(
-      tx,
-      row.id,
-      'admin_cc',
-      adminCc.map((u) => u.id),
-      now,
-    );
-    const values: Record<string, string | number> = {};
-    for (const [field, value] of [...cfValues].sort(([a], [b]) => a.id - b.id)) {
-      // by field, as ticketsJson reads them
-      if (value === null) continue;
-      await insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
-      values[field.key] = customValueJson(field.type, value);
-    }
-    const { scrip_results, status_set } = await recordTransactions(
-      tx,
-      row.id,
-      actor.id,
-      [
-        {
-          type: 'Create',
-          body: input.description || null,
-          message_id: input.message_id ?? null,
-          attachments: input.attachments,
-        },
-      ],
-      now,
-      { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify },
-    );
-    // Answered from what was written; the row is read again only when a scrip set the status.
-    return changeFor(actor, {
-      ticket: ticketJson(status_set ? (await getTicketRow(tx, row.id))! : row, input.description || '', values, {
-        requesters: requesterIds,
-        cc: ccIds,
-        admin_cc: adminCc.map((u) => u.id),
-      }),
-      scrip_results,
-    });
-  });
+  return transaction(
+    db,
+    async (tx) => {
+      const queue = await getQueueRow(tx, input.queue_id);
+      if (!queue) throw invalid('queue_id', `Queue ${input.queue_id} does not exist`);
+      // SPEC D6: a signed-in customer opens requests only where the admin let them (mail goes anywhere).
+      if (!worksAnyTicket(actor) && !queue.portal_create)
+        throw forbidden('New requests cannot be opened in this queue');
+      await checkOwner(tx, input.owner_id);
+      await checkTeam(tx, input.team_id);
+      if (input.requester_id !== undefined && !(await getUserRow(tx, input.requester_id)))
+        throw invalid('requester_id', `User ${input.requester_id} does not exist`);
+      const named = (await resolvePeople(tx, input.requesters ?? [], 'requesters', { own: notify.ownAddresses })).map(
+        (u) => u.id,
+      );
+      // SPEC B3 stays: no requester named, the creator is the requester.
+      const requesterIds = [...new Set([...(input.requester_id === undefined ? [] : [input.requester_id]), ...named])];
+      if (requesterIds.length === 0) requesterIds.push(actor.id);
+      const requesterId = requesterIds[0];
+      const ccIds = (await resolvePeople(tx, input.cc ?? [], 'cc', { own: notify.ownAddresses }))
+        .map((u) => u.id)
+        .filter((id) => !requesterIds.includes(id));
+      const adminCc = await resolvePeople(tx, input.admin_cc ?? [], 'admin_cc', { own: notify.ownAddresses });
+      adminCc.forEach((u, i) => {
+        if (u.role === 'requester' || u.disabled)
+          throw invalid(`admin_cc.${i}`, `${u.email} is not an active agent or administrator`);
+      });
+      // Mail cannot fill custom fields: a required one must not turn an incoming message away.
+      const cfValues = checkCustomFields(
+        await allCustomFields(tx),
+        queue.id,
+        input.custom_fields ?? {},
+        !actor.viaMail,
+      );
+      const now = nowIso(db);
+      const status = input.status ?? 'new';
+      const row = (await insertTicket(tx).get({
+        queue_id: queue.id,
+        subject: input.subject,
+        status,
+        owner_id: input.owner_id ?? null,
+        // SPEC A: no team_id in the body -> the queue's team; an explicit null stays null.
+        team_id: input.team_id !== undefined ? input.team_id : queue.team_id,
+        requester_id: requesterId,
+        priority: input.priority ?? 0,
+        now,
+        resolved_at: status === 'resolved' ? now : null,
+      }))!;
+      await addInitialWatchers(tx, row.id, 'requester', requesterIds, now);
+      await addInitialWatchers(tx, row.id, 'cc', ccIds, now);
+      await addInitialWatchers(
+        tx,
+        row.id,
+        'admin_cc',
+        adminCc.map((u) => u.id),
+        now,
+      );
+      const values: Record<string, string | number> = {};
+      for (const [field, value] of [...cfValues].sort(([a], [b]) => a.id - b.id)) {
+        // by field, as ticketsJson reads them
+        if (value === null) continue;
+        await insertValue(tx).run({ ticket_id: row.id, field_id: field.id, value });
+        values[field.key] = customValueJson(field.type, value);
+      }
+      const { scrip_results, status_set } = await recordTransactions(
+        tx,
+        row.id,
+        actor.id,
+        [
+          {
+            type: 'Create',
+            body: input.description || null,
+            message_id: input.message_id ?? null,
+            attachments: input.attachments,
+          },
+        ],
+        now,
+        { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify },
+      );
+      // Answered from what was written; the row is read again only when a scrip set the status.
+      return changeFor(actor, {
+        ticket: ticketJson(status_set ? (await getTicketRow(tx, row.id))! : row, input.description || '', values, {
+          requesters: requesterIds,
+          cc: ccIds,
+          admin_cc: adminCc.map((u) => u.id),
+        }),
+        scrip_results,
+      });
+    },
+    { op: 'createTicket' },
+  );
 }
 
 export interface UpdateTicketInput {
@@ -529,63 +539,67 @@ async function commentInUnitOfWork(
   opts: CommentOptions,
   internal: boolean,
 ): Promise<CustomerComment> {
-  return transaction(db, async (tx) => {
-    await lockTicket(tx, id); // first: the staleness check and the message see every change before it
-    const ticket = await visibleTicket(tx, actor, id);
-    // SPEC D6 (decision 052): a deleted ticket takes no public reply from the web or the API (409:
-    // restore it first). Mail is still kept, as it comes; an internal note may say why it was deleted.
-    if (ticket.status === 'deleted' && !internal && !actor.viaMail)
-      throw conflict(`Ticket #${id} is deleted: restore it before replying (nothing was sent)`);
-    let creatorId = actor.id;
-    if (input.creator_id !== undefined && input.creator_id !== actor.id) {
-      if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');
-      if (!(await getUserRow(tx, input.creator_id)))
-        throw invalid('creator_id', `User ${input.creator_id} does not exist`);
-      creatorId = input.creator_id;
-    }
-    if (input.seen_transaction_id !== undefined && !input.force)
-      await refuseIfStale(tx, actor, id, input.seen_transaction_id);
-    // SPEC C3: a public reply written by staff on the web or through the API closes with their
-    // signature and the queue's, stored as sent. Mail keeps what the sender wrote; notes go unsigned.
-    const writer = creatorId === actor.id ? actor : await getUserRow(tx, creatorId);
-    const body =
-      !internal && !actor.viaMail && writer && isStaff(writer)
-        ? await signReply(tx, id, creatorId, input.body)
-        : input.body;
-    const now = nowIso(tx);
-    await touchTicket(tx).run({ now, id });
-    // SPEC D6: the staff a note @mentions become AdminCc first, so the note's scrips tell them of it.
-    const mentioned =
-      internal && writer && isStaff(writer) ? await addMentioned(tx, creatorId, id, body, opts.notify) : [];
-    const { transactions, scrip_results } = await recordTransactions(
-      tx,
-      id,
-      creatorId,
-      [
-        {
-          type: internal ? 'Comment' : 'Correspond',
-          body,
-          message_id: input.message_id ?? null,
-          attachments: input.attachments,
-        },
-      ],
-      now,
-      { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify: opts.notify },
-    );
-    // SPEC D6: the writer's draft goes with the message it became (kept when the send fails), and
-    // what they answered is read (decision 054).
-    if (isStaff(actor) && !actor.viaMail) {
-      await clearDraftIn(tx, actor.id, id);
-      await markSeenIn(tx, actor.id, id, transactions[transactions.length - 1].id);
-    }
-    scrip_results.unshift(...mentioned);
-    // The status a canned response asks for, after the message (which may have reopened the ticket).
-    if (input.set_status !== undefined) {
-      const changed = await updateTicket(tx, actor, id, { status: input.set_status }, opts.notify);
-      scrip_results.push(...changed.scrip_results);
-    }
-    return commentFor(actor, { transaction: transactions[0], scrip_results });
-  });
+  return transaction(
+    db,
+    async (tx) => {
+      await lockTicket(tx, id); // first: the staleness check and the message see every change before it
+      const ticket = await visibleTicket(tx, actor, id);
+      // SPEC D6 (decision 052): a deleted ticket takes no public reply from the web or the API (409:
+      // restore it first). Mail is still kept, as it comes; an internal note may say why it was deleted.
+      if (ticket.status === 'deleted' && !internal && !actor.viaMail)
+        throw conflict(`Ticket #${id} is deleted: restore it before replying (nothing was sent)`);
+      let creatorId = actor.id;
+      if (input.creator_id !== undefined && input.creator_id !== actor.id) {
+        if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');
+        if (!(await getUserRow(tx, input.creator_id)))
+          throw invalid('creator_id', `User ${input.creator_id} does not exist`);
+        creatorId = input.creator_id;
+      }
+      if (input.seen_transaction_id !== undefined && !input.force)
+        await refuseIfStale(tx, actor, id, input.seen_transaction_id);
+      // SPEC C3: a public reply written by staff on the web or through the API closes with their
+      // signature and the queue's, stored as sent. Mail keeps what the sender wrote; notes go unsigned.
+      const writer = creatorId === actor.id ? actor : await getUserRow(tx, creatorId);
+      const body =
+        !internal && !actor.viaMail && writer && isStaff(writer)
+          ? await signReply(tx, id, creatorId, input.body)
+          : input.body;
+      const now = nowIso(tx);
+      await touchTicket(tx).run({ now, id });
+      // SPEC D6: the staff a note @mentions become AdminCc first, so the note's scrips tell them of it.
+      const mentioned =
+        internal && writer && isStaff(writer) ? await addMentioned(tx, creatorId, id, body, opts.notify) : [];
+      const { transactions, scrip_results } = await recordTransactions(
+        tx,
+        id,
+        creatorId,
+        [
+          {
+            type: internal ? 'Comment' : 'Correspond',
+            body,
+            message_id: input.message_id ?? null,
+            attachments: input.attachments,
+          },
+        ],
+        now,
+        { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify: opts.notify },
+      );
+      // SPEC D6: the writer's draft goes with the message it became (kept when the send fails), and
+      // what they answered is read (decision 054).
+      if (isStaff(actor) && !actor.viaMail) {
+        await clearDraftIn(tx, actor.id, id);
+        await markSeenIn(tx, actor.id, id, transactions[transactions.length - 1].id);
+      }
+      scrip_results.unshift(...mentioned);
+      // The status a canned response asks for, after the message (which may have reopened the ticket).
+      if (input.set_status !== undefined) {
+        const changed = await updateTicket(tx, actor, id, { status: input.set_status }, opts.notify);
+        scrip_results.push(...changed.scrip_results);
+      }
+      return commentFor(actor, { transaction: transactions[0], scrip_results });
+    },
+    { op: 'commentOnTicket' },
+  );
 }
 
 /**
