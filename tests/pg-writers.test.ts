@@ -77,7 +77,11 @@ describe.skipIf(!pgAvailable())('writers on two server processes on one PostgreS
     let samples = 0;
     const waits: { pid: number; wait_event: string; locktype: string | null; query: string }[] = [];
     // Sessions of this database waiting on a heavyweight lock, but for relation extension
-    // (PostgreSQL's own, when a table's file grows), with what they wait for.
+    // (PostgreSQL's own, when a table's file grows), with what they wait for. The change log's
+    // announcement after commit (one NOTIFY at a time per process, decision 063) is no unit of
+    // work and holds no row: its commit takes PostgreSQL's database-wide notification lock, which
+    // the other process's announcement may briefly hold; that is what SPEC D1 moves out of the
+    // writing transactions, so it is left out here (every unit of work's statements still count).
     const sampler = (async () => {
       while (!done) {
         const { rows } = await sql.query(
@@ -85,7 +89,8 @@ describe.skipIf(!pgAvailable())('writers on two server processes on one PostgreS
              FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted
             WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
               AND a.wait_event_type = 'Lock' AND a.wait_event <> 'extend'
-              AND coalesce(l.locktype, '') <> 'extend'`,
+              AND coalesce(l.locktype, '') <> 'extend'
+              AND a.query <> 'SELECT pg_notify(''hxdesk_log'', '''')'`,
         );
         samples++;
         waits.push(...rows);

@@ -41,6 +41,32 @@ export async function announceLog(pool: pg.Pool): Promise<void> {
 }
 
 /**
+ * `announceLog` for one process, coalesced: at most one NOTIFY in flight, and commits made while
+ * it is out are announced by one more after it. A NOTIFY's commit takes PostgreSQL's
+ * database-wide notification lock, so one per unit of work from 16 writers queued on that lock;
+ * listeners read the whole log up to its horizon on any signal, so one announcement after a
+ * commit stands for every commit before it was sent.
+ */
+export function logAnnouncer(pool: pg.Pool): () => void {
+  let sending = false;
+  let again = false;
+  const send = () => {
+    sending = true;
+    again = false;
+    announceLog(pool)
+      .catch(() => {}) // a lost announcement is made up by the next (and by listeners' rechecks)
+      .finally(() => {
+        sending = false;
+        if (again) send();
+      });
+  };
+  return () => {
+    if (sending) again = true;
+    else send();
+  };
+}
+
+/**
  * One LISTEN connection per process, opened with the first listener and kept open: when it is
  * lost (the server restarted, the network cut it) it is opened again with growing pauses, and
  * listeners hear 'log' once it is back — whatever was announced meanwhile is in the log.

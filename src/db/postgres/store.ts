@@ -8,7 +8,7 @@ import { storageWatch } from '../storageWatch.js';
 import { migratePostgres } from './migrate.js';
 import { pgStorageFailure, probeWrite, sqlState } from './storage.js';
 import { pgLogHorizon } from './logHorizon.js';
-import { announceLog, logAppender, pgSignals } from './signals.js';
+import { logAnnouncer, logAppender, pgSignals } from './signals.js';
 import { searchPeople } from './people.js';
 import { listTickets } from './ticketList.js';
 import { connectionOf } from './handle.js';
@@ -119,6 +119,7 @@ export async function openPostgres(
   const lockClients = new Set<pg.PoolClient>();
   const signals = pgSignals(url, pool);
   const log = logAppender();
+  const announce = logAnnouncer(pool);
   const locks = rowLocks();
   // Decision 042: a unit of work that fails for lack of space (or on a read-only database) is
   // thrown as StorageUnavailable and remembered; the probe write clears it.
@@ -177,7 +178,7 @@ export async function openPostgres(
           ),
         );
         // After the commit: listeners read the log once the change is there to read.
-        if (appended) void announceLog(pool).catch(() => {});
+        if (appended) announce();
         return result;
       },
       lockTicket: async (tx, id) => {
