@@ -42,3 +42,4 @@ export const loginThrottle = pgTwin(sqlite.loginThrottle);
 export const ticketReads = pgTwin(sqlite.ticketReads);
 export const ticketDrafts = pgTwin(sqlite.ticketDrafts);
 export const appSettings = pgTwin(sqlite.appSettings);
+export const configVersion = pgTwin(sqlite.configVersion);

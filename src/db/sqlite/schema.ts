@@ -563,3 +563,15 @@ export const appSettings = sqliteTable('app_settings', {
   value: text('value').notNull(),
   updated_at: text('updated_at').notNull(),
 });
+
+/**
+ * How many times the configuration every write reads has changed (scrips, templates, queues,
+ * custom fields, teams, our own addresses, …): at most one row (id 1; none yet reads as 0),
+ * bumped (upserted) by every unit of work that changes any of it, so that a process may keep
+ * configuration between units of work and know, by reading this number with the ticket's lock,
+ * when to read it afresh (decision 067).
+ */
+export const configVersion = sqliteTable('config_version', {
+  id: integer('id').primaryKey(),
+  version: integer('version').notNull(),
+});
