@@ -38,7 +38,7 @@ const UPLOADERS = 1;
 const WRITERS = 4;
 const SMALL_TICKETS = 8;
 /** Phases of each kind; they alternate ABBA. */
-const ROUNDS = 4;
+const ROUNDS = 6;
 /** Small replies counted per phase. */
 const PER_PHASE = 60;
 

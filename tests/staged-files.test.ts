@@ -4,12 +4,13 @@ import { eq } from 'drizzle-orm';
 import { outbox } from '../src/db/tables.js';
 import { testClock } from '../src/domain/clock.js';
 import { composeMail } from '../src/scrips/compose.js';
+import { dropStaged, type NewAttachment, stageFiles } from '../src/domain/stagedFiles.js';
 import { rawCount, rawGet, rawQuery, rawRun } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { replyForm, signedPath } from './helpers/portal.js';
 import { transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { onlyOn } from './helpers/store.js';
+import { onlyOn, testStore } from './helpers/store.js';
 import { waitUntil } from './helpers/wait.js';
 
 // Decision 061 (SPEC D1, issue 28): a message's files are stored before its unit of work, as rows
@@ -269,5 +270,64 @@ onlyOn('postgres')('on PostgreSQL, a reply’s files are written with its ticket
     expect(done.body.transaction.attachments.map((a: { id: number }) => a.id)).toEqual(ids);
     expect((await download(`/attachments/${ids[0]}`)).status).toBe(200);
     expect(await staged()).toBe(0);
+  });
+});
+
+// The bytes of a staged file are handed over, not copied, only where the caller says nothing else
+// reads them (a form's file joined for itself: `movable`); a mail's parts — which the raw mail,
+// stored later in the same write, may share — stay as they are. On PostgreSQL the statement is
+// sent from a thread of its own (decision 061); on SQLite the bytes stay where they are.
+describe('staging hands over only the bytes it may', () => {
+  const bytes = (n: number, fill: string) => Buffer.from(Buffer.alloc(n, fill)); // a Buffer of its own
+  it('a movable file may be emptied, any other is left whole; the rows hold every byte in order', async () => {
+    const big = 256 * 1024;
+    const movable = bytes(big, 'm');
+    const shared = bytes(big, 's');
+    const small = bytes(100, 'x');
+    const files: NewAttachment[] = [
+      { filename: 'form.bin', content_type: 'application/octet-stream', content: movable, movable: true },
+      { filename: 'mail-part.bin', content_type: 'application/octet-stream', content: shared },
+      { filename: 'small.txt', content_type: 'text/plain', content: small, movable: true },
+    ];
+    const got = await stageFiles(s.db, files);
+    const ids = got.map((f) => f.staged_id!);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // What the caller gets back no longer carries the bytes: they are in the database.
+    expect(got.map((f) => f.content.length)).toEqual([0, 0, 0]);
+    // A file not given as movable is never touched; a movable one is moved only by PostgreSQL, and
+    // only when it is large and owns its memory.
+    expect(shared.equals(bytes(big, 's'))).toBe(true);
+    expect(small.equals(bytes(100, 'x'))).toBe(true);
+    expect(movable.length).toBe(testStore() === 'postgres' ? 0 : big);
+    const rows = await rawQuery<{ id: number; filename: string; size: number; content: Buffer }>(
+      s,
+      `SELECT id, filename, size, content FROM attachments WHERE id IN (${ids.join(', ')}) ORDER BY id`,
+    );
+    expect(
+      rows.map((r) => [
+        r.filename,
+        Number(r.size),
+        Buffer.from(r.content).equals(
+          bytes(Number(r.size), r.filename[0] === 'f' ? 'm' : r.filename[0] === 'm' ? 's' : 'x'),
+        ),
+      ]),
+    ).toEqual([
+      ['form.bin', big, true],
+      ['mail-part.bin', big, true],
+      ['small.txt', 100, true],
+    ]);
+    await dropStaged(s.db, got);
+    expect(await rawCount(s, 'attachments', `id IN (${ids.join(', ')})`)).toBe(0);
+  });
+
+  it('a statement that fails says why, stores nothing, and leaves a file that is not movable whole', async () => {
+    const content = bytes(128 * 1024, 'q');
+    const before = await allFiles();
+    // A file without a name breaks the table's NOT NULL rule in the database itself (on
+    // PostgreSQL, on the thread that sends the statement: its error comes back to the caller).
+    const nameless = { filename: null as unknown as string, content_type: 'text/plain', content };
+    await expect(stageFiles(s.db, [nameless])).rejects.toThrow(/null.*filename|filename.*null/i);
+    expect(await allFiles()).toBe(before);
+    expect(content.equals(bytes(128 * 1024, 'q'))).toBe(true);
   });
 });

@@ -159,6 +159,12 @@ export interface StoreWork {
   writeRetries?(): WriteRetries;
   /** Whether `conn` is the handle of an open unit of work. */
   isTx(conn: Conn): boolean;
+  /**
+   * Runs one statement built on this store's handle (an INSERT carrying file bytes) on its own,
+   * committed at once, away from the thread that serves requests; its rows (absent: the store
+   * runs it as a unit of work of its own).
+   */
+  writeApart?(query: unknown, opts?: { handOver?: ReadonlySet<unknown> }): Promise<Record<string, unknown>[]>;
   prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row>;
   /**
    * Called inside a unit of work before it appends to the change log (the `transactions` table,
@@ -320,6 +326,24 @@ export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opt
 
 /** Whether `conn` is the handle of an open unit of work (where `transaction()` joins instead of opening one). */
 export const inUnitOfWork = (conn: Conn): boolean => conn.store.work.isTx(conn);
+
+/**
+ * The statement `build` makes (an INSERT … RETURNING, outside a unit of work) run apart from the
+ * request thread where the store can (StoreWork.writeApart: PostgreSQL's worker thread);
+ * otherwise, and inside a unit of work, run as it is, in a unit of work named `op`. `handOver`:
+ * byte parameters the caller reads no more, which may be moved away (left empty).
+ */
+export async function writeApart<Row extends Record<string, unknown>>(
+  conn: Conn,
+  build: (db: Db) => PromiseLike<Row[]>,
+  op: string,
+  opts: { handOver?: ReadonlySet<unknown> } = {},
+): Promise<Row[]> {
+  const apart = conn.store.work.writeApart;
+  if (!apart || inUnitOfWork(conn)) return await transaction(conn, async (tx) => await build(tx), { op });
+  // The rows as the driver gives them: the returned columns by name.
+  return (await apart(build(conn), opts)) as Row[];
+}
 
 /** `load()` once per unit of work for `key` when `conn` is a unit of work's handle (decision 066); else every time. */
 export const oncePerUnit = <T>(conn: Conn, key: unknown, load: () => Promise<T>): Promise<T> =>

@@ -1,5 +1,5 @@
 import { and, inArray, isNull, lt } from 'drizzle-orm';
-import { type Conn, changes, inUnitOfWork, transaction } from '../db/port.js';
+import { type Conn, changes, type Db, inUnitOfWork, transaction, writeApart } from '../db/port.js';
 import { attachments } from '../db/tables.js';
 import { nowIso, nowMs } from './clock.js';
 import { conflict } from './errors.js';
@@ -18,6 +18,12 @@ export interface NewAttachment {
   filename: string;
   content_type: string;
   content: Buffer;
+  /**
+   * `content` is this file's own copy that nothing reads once it is stored (a form's file, joined
+   * from the chunks it came in): storing it may move its memory away and leave it empty. Files
+   * without it (a mail's parts, which the raw mail shares) are copied where they must be.
+   */
+  movable?: boolean;
   /** Its row, once stored ahead of the unit of work that attaches it (staged). */
   staged_id?: number;
 }
@@ -28,34 +34,47 @@ export const STAGED_MAX_AGE_MS = 3600_000;
 /**
  * Stores `files` not yet stored, unattached, in one short unit of work of their own (joined
  * when `conn` is already one: then nothing is gained, but nothing differs either). Returns the
- * files with their `staged_id`s, in the same order; the objects given are not changed (a unit
- * of work run again after a conflict sees them as they were).
+ * files with their `staged_id`s and an empty `content`, in the same order. The objects given are
+ * not changed, but a `movable` file's bytes are handed over: its `content` may be left empty (its
+ * memory moved to the thread that stores it).
  */
 export async function stageFiles(conn: Conn, files: readonly NewAttachment[]): Promise<NewAttachment[]> {
   const todo = files.filter((f) => f.staged_id === undefined);
   if (todo.length === 0) return [...files];
-  const ids = await transaction(conn, (tx) => insertStaged(tx, todo), { op: 'stageFiles' });
+  const ids = await insertStaged(conn, todo);
   let next = 0;
-  return files.map((f) => (f.staged_id === undefined ? { ...f, staged_id: ids[next++] } : f));
+  return files.map((f) => (f.staged_id === undefined ? { ...f, content: STORED, staged_id: ids[next++] } : f));
 }
 
-/** One INSERT of every file; ids come from one sequence in the order of the rows, so sorted they are the files' order. */
-async function insertStaged(tx: Conn, files: readonly NewAttachment[]): Promise<number[]> {
-  const now = nowIso(tx);
-  const rows = await tx
-    .insert(attachments)
-    .values(
-      files.map((f) => ({
-        transaction_id: null,
-        filename: f.filename,
-        content_type: f.content_type,
-        size: f.content.length,
-        content: f.content,
-        created_at: now,
-      })),
-    )
-    .returning({ id: attachments.id });
-  return rows.map((r) => r.id).sort((a, b) => a - b);
+/** A staged file's content: its bytes are in the database, and the buffer it came in may have been moved there. */
+const STORED = Buffer.alloc(0);
+
+/**
+ * One INSERT of every file, committed on its own (inside a unit of work: part of it); ids come
+ * from one sequence in the order of the rows, so sorted they are the files' order. Outside a unit
+ * of work it is sent apart from the request thread where the store can (PostgreSQL: its bytes
+ * are copied into the statement's message by a worker thread, decision 061).
+ */
+async function insertStaged(conn: Conn, files: readonly NewAttachment[]): Promise<number[]> {
+  const now = nowIso(conn);
+  const insert = (db: Db) =>
+    db
+      .insert(attachments)
+      .values(
+        files.map((f) => ({
+          transaction_id: null,
+          filename: f.filename,
+          content_type: f.content_type,
+          size: f.content.length,
+          content: f.content,
+          created_at: now,
+        })),
+      )
+      .returning({ id: attachments.id });
+  // PostgreSQL may move a movable file's memory to the thread that sends it rather than copy 10 MiB.
+  const handOver = new Set(files.filter((f) => f.movable).map((f) => f.content));
+  const rows = await writeApart(conn, insert, 'stageFiles', { handOver });
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
 /**

@@ -87,6 +87,7 @@ export async function readFormFiles<S extends z.ZodType>(
       filename: cleanName(f.name),
       content_type: cleanType(f.type),
       content: await fileBytes(f),
+      movable: true, // joined from the body's chunks for this file alone; nothing reads it after it is stored
     });
   return { input, attachments };
 }
@@ -103,6 +104,7 @@ export const decodeFiles = (files: readonly z.infer<typeof AttachmentInputSchema
     filename: cleanName(a.filename),
     content_type: cleanType(a.content_type),
     content: Buffer.from(a.content_base64, 'base64'),
+    movable: true, // decoded for this file alone
   }));
 
 /**

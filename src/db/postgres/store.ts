@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
-import { PgSelectBase, PgTransaction } from 'drizzle-orm/pg-core';
+import { PgInsertBase, PgSelectBase, PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { type Conn, type Db, giveOut, type Prepared, type Store, type StoreLog } from '../port.js';
 import * as schema from '../tables.js';
@@ -18,6 +18,7 @@ import { sameName, uniqueViolation } from './unique.js';
 import { countStatement, recordUnit, statementsOn } from './statements.js';
 import { limitReads, readShare } from './readSlots.js';
 import { asWrite } from '../priority.js';
+import { apartWriter } from './writeApart.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -121,6 +122,8 @@ export async function openPostgres(
   const log = logAppender();
   const announce = logAnnouncer(pool);
   const locks = rowLocks();
+  // Statements with file bytes, sent from a worker thread (decision 061): two connections of its own.
+  const apart = apartWriter(url);
   // Decision 042: a unit of work that fails for lack of space (or on a read-only database) is
   // thrown as StorageUnavailable and remembered; the probe write clears it.
   const storage = storageWatch({ classify: pgStorageFailure, probe: () => probeWrite(pool) });
@@ -137,6 +140,7 @@ export async function openPostgres(
       if (closed) return;
       closed = true;
       await signals.close();
+      await apart.stop();
       // Ending a lock's connection ends its session and the lock with it; its holder learns from held().
       for (const client of lockClients) {
         lockClients.delete(client);
@@ -188,6 +192,11 @@ export async function openPostgres(
       lockName: (tx, name) => locks.lockName(tx, name),
       writeRetries,
       isTx: (conn) => conn instanceof PgTransaction,
+      async writeApart(query, opts) {
+        if (!(query instanceof PgInsertBase)) throw new Error('writeApart takes an insert');
+        const { sql: text, params } = query.toSQL();
+        return await storage.run(() => apart.run(text, params, opts));
+      },
       logAppend: (tx) => log.append(tx),
       prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {
         const name = nameOf(key);
