@@ -19,6 +19,7 @@ import { judgeMailCc, recordMailCc } from './mailCc.js';
 import { commentOnTicket, createTicket, recordOutsideMail } from './tickets/write.js';
 import type { NewAttachment } from './transactions.js';
 import { withStagedFiles } from './stagedFiles.js';
+import { type StagedEntry, settleEntry, withStagedEntry } from './intakeEntry.js';
 import { ensureMailUser } from './users.js';
 import { addWatcherIn } from './watchers.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -246,8 +247,11 @@ async function resolveTicket(
   return { id: null, rule: 'new ticket' };
 }
 
-/** What the intake log keeps of any message, even one that could not be read (no sender: null). */
-type Logged = Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'>;
+/**
+ * What the intake log keeps of any message, even one that could not be read (no sender: null);
+ * `entry`: its entry written ahead of the unit of work (a large raw message, src/domain/intakeEntry.ts).
+ */
+type Logged = Pick<InboundMessage, 'identity' | 'messageId' | 'from' | 'subject' | 'raw'> & { entry?: StagedEntry };
 
 async function logIntake(
   conn: Conn,
@@ -255,6 +259,16 @@ async function logIntake(
   source: string,
   v: Partial<IntakeRow> & { verdict: Verdict },
 ): Promise<IntakeRow> {
+  if (m.entry) {
+    const settled = await settleEntry(conn, m.entry, {
+      rule: null,
+      ticket_id: null,
+      transaction_id: null,
+      error: null,
+      ...v,
+    });
+    if (settled) return settled;
+  }
   return (await insertIntake(conn).get({
     identity: m.identity,
     message_id: m.messageId,
@@ -320,15 +334,25 @@ const messageLock = (identity: string) => `mail:${identity}`;
 export async function applyInboundMail(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
   // The files stored first, before the message's and the ticket's locks (decision 061); those no
   // entry took (a duplicate, a brake, a bounce, a failure) deleted right after.
-  return withStagedFiles(db, m.attachments, (attachments) => applyInUnitOfWork(db, { ...m, attachments }, opts), {
-    always: true,
-  });
+  // A large raw message likewise: its entry is written first, and the unit of work gives it its outcome.
+  return withStagedFiles(
+    db,
+    m.attachments,
+    (attachments) =>
+      withStagedEntry(db, m, opts.source, (entry) => applyInUnitOfWork(db, { ...m, attachments, entry }, opts)),
+    { always: true },
+  );
 }
 
-async function applyInUnitOfWork(db: Db, m: InboundMessage, opts: IntakeOptions): Promise<IntakeResult> {
+async function applyInUnitOfWork(
+  db: Db,
+  m: InboundMessage & { entry?: StagedEntry },
+  opts: IntakeOptions,
+): Promise<IntakeResult> {
   return transaction(
     db,
     async (tx) => {
+      if (m.entry) m.entry.used = false; // an attempt run again after a conflict starts afresh
       // First: two deliveries of one message (the mail gate and IMAP, a retried delivery) take turns,
       // so the second sees the first's outcome (decision 058; READ COMMITTED reads what has committed).
       await lockName(tx, messageLock(m.identity));
