@@ -115,6 +115,8 @@ export interface RecordOptions {
   autoSubmitted?: boolean;
   /** Inbound mail: the addresses it was sent to, who need no copy of it from us. */
   alreadySent?: string[];
+  /** The ticket's queue, when the caller has its row (after its change): the scrips then need no read to find it. */
+  queueId?: number;
 }
 
 /**
@@ -153,6 +155,8 @@ export async function recordTransactions(
       autoSubmitted: opts.autoSubmitted,
       alreadySent: opts.alreadySent,
       notify: opts.notify,
+      queueId: opts.queueId,
+      transactionRow: row,
     });
     if (results.length > 0) {
       row = { ...row, scrip_results: JSON.stringify(results) };

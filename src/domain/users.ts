@@ -1,3 +1,4 @@
+import { configChanged } from '../db/configCache.js';
 import { and, asc, eq, ne, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
 import { apiTokens, sessions, teamMembers, users } from '../db/tables.js';
@@ -237,6 +238,7 @@ export async function deleteUser(db: Db, actor: Actor, id: number): Promise<void
         .update(users)
         .set({ disabled: true, updated_at: nowIso(db) })
         .where(eq(users.id, id));
+      await configChanged(tx); // a team's members are kept by every process (decision 067)
       await tx.delete(teamMembers).where(eq(teamMembers.user_id, id));
       await revokeCredentials(tx, id);
     },

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
+import { cachedConfig } from '../db/configCache.js';
 import {
   customFields,
   queues,
@@ -71,6 +72,9 @@ const personQuery = prepared((db) =>
 );
 const ticketQuery = prepared((db) => db.select().from(tickets).where(eq(tickets.id, id)));
 const queueQuery = prepared((db) => db.select().from(queues).where(eq(queues.id, id)));
+/** A queue's row; kept by the process for the configuration's version inside a unit of work (decision 067). */
+export const queueRowOf = (conn: Conn, queueId: number) =>
+  cachedConfig(conn, `queue:${queueId}`, async () => await queueQuery(conn).get({ id: queueId }));
 const teamQuery = prepared((db) => db.select().from(teams).where(eq(teams.id, id)));
 const valuesQuery = prepared((db) =>
   db
@@ -127,21 +131,29 @@ export class ScopeLoader {
   private row: typeof tickets.$inferSelect | undefined;
   private txnRow: typeof transactions.$inferSelect | undefined;
 
-  /** `publicUrl`: this server's (NotifySettings), for the staff page's `ticket.url`. */
+  /**
+   * `publicUrl`: this server's (NotifySettings), for the staff page's `ticket.url`. `known`: rows
+   * the caller has already (the transaction it just wrote; the ticket's row, read with its people):
+   * not read again (decision 067).
+   */
   constructor(
     private readonly conn: Conn,
     private readonly ticketId: number,
     private readonly transactionId: number | null,
     private readonly publicUrl: string,
+    private readonly known: {
+      transaction?: typeof transactions.$inferSelect;
+      ticket?: () => Promise<typeof tickets.$inferSelect | undefined>;
+    } = {},
   ) {}
 
   /** The scope with at least the parts `needs` names (plain values: no getters, no queries left). */
   async load(needs: ScopeNeeds): Promise<{ ticket: TicketScope; transaction: TransactionScope | null }> {
     const { conn } = this;
     if (!this.ticket) {
-      const t = await ticketQuery(conn).get({ id: this.ticketId });
+      const t = this.known.ticket ? await this.known.ticket() : await ticketQuery(conn).get({ id: this.ticketId });
       if (!t) throw new Error(`ticket ${this.ticketId} not found`);
-      const q = (await queueQuery(conn).get({ id: t.queue_id }))!;
+      const q = (await queueRowOf(conn, t.queue_id))!;
       this.row = t;
       this.ticket = {
         id: t.id,
@@ -174,7 +186,11 @@ export class ScopeLoader {
           scope.owner = await person(conn, t.owner_id);
           break;
         case 'team': {
-          const team = t.team_id === null ? undefined : await teamQuery(conn).get({ id: t.team_id });
+          const teamId = t.team_id;
+          const team =
+            teamId === null
+              ? undefined
+              : await cachedConfig(conn, `team:${teamId}`, async () => await teamQuery(conn).get({ id: teamId }));
           scope.team = team ? { id: team.id, name: team.name, description: team.description } : null;
           break;
         }
@@ -189,7 +205,12 @@ export class ScopeLoader {
       }
     }
     if (this.transaction === undefined) {
-      const x = this.transactionId === null ? undefined : await transactionQuery(conn).get({ id: this.transactionId });
+      const x =
+        this.transactionId === null
+          ? undefined
+          : this.known.transaction?.id === this.transactionId
+            ? this.known.transaction
+            : await transactionQuery(conn).get({ id: this.transactionId });
       this.txnRow = x;
       this.transaction = x
         ? ({

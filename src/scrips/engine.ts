@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
-import { type Conn, errorMessage, oncePerUnit, prepared } from '../db/port.js';
-import { attachments, scrips, templates, tickets } from '../db/tables.js';
+import { type Conn, errorMessage, inUnitOfWork, prepared } from '../db/port.js';
+import { cachedConfig } from '../db/configCache.js';
+import { attachments, scrips, templates, tickets, type transactions } from '../db/tables.js';
 import { nowMs } from '../domain/clock.js';
 import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
 import type { NotifySettings } from './config.js';
@@ -52,6 +53,10 @@ export interface ScripEvent {
   alreadySent?: string[];
   /** The settings of the app the change came through: its URL, sender, portal key, own addresses. */
   notify: NotifySettings;
+  /** The ticket's queue, when the caller knows it (its row): the scrips then need no read to find it. */
+  queueId?: number;
+  /** The transaction's row as written (the template scope reads it no more). */
+  transactionRow?: typeof transactions.$inferSelect;
 }
 
 /** A change a scrip asks for; the domain applies it as a transaction that runs no scrips. */
@@ -228,8 +233,8 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   if (to.length === 0) return 0;
   if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
   const id = ctx.scrip.template_id;
-  // Once per unit of work: scrips that share a template read it once (decision 066).
-  const tpl = await oncePerUnit(ctx.conn, `template:${id}`, async () => await templateById(ctx.conn).get({ id }));
+  // Kept by the process for the configuration's version (decision 067): scrips that share a template read it once at most.
+  const tpl = await cachedConfig(ctx.conn, `template:${id}`, async () => await templateById(ctx.conn).get({ id }));
   if (!tpl) throw new Error(`Template ${ctx.scrip.template_id} no longer exists`);
   const subjectNeeds = templateNeeds(tpl.subject);
   const bodyNeeds = templateNeeds(tpl.body);
@@ -317,6 +322,22 @@ const scripsFor = prepared((db) =>
     .where(eq(tickets.id, sql.placeholder('ticket')))
     .orderBy(asc(scrips.sort_order), asc(scrips.id)),
 );
+/** Every enabled scrip, in the order they run: kept by the process for the configuration's version (decision 067). */
+const enabledScrips = prepared((db) =>
+  db.select().from(scrips).where(eq(scrips.enabled, true)).orderBy(asc(scrips.sort_order), asc(scrips.id)),
+);
+
+/**
+ * The enabled scrips of a ticket in `queue` (global ones and the queue's): inside a unit of work
+ * from the process's cache; outside one (a preview), through the ticket as before.
+ */
+async function scripsOf(conn: Conn, ticketId: number, queue: () => Promise<number | undefined>): Promise<ScripRow[]> {
+  if (!inUnitOfWork(conn)) return (await scripsFor(conn).all({ ticket: ticketId })).map((r) => r.scrip);
+  const all = await cachedConfig(conn, 'scrips', async () => await enabledScrips(conn).all());
+  if (all.length === 0) return [];
+  const q = await queue();
+  return q === undefined ? [] : all.filter((s) => s.queue_id === null || s.queue_id === q);
+}
 
 /** Owner, ticket and queue AdminCc, and the members of the ticket's team: the staff watching a ticket. */
 async function staffWatchers(ctx: ActionContext): Promise<Recipient[]> {
@@ -430,15 +451,20 @@ export async function runScrips(
   event: ScripEvent,
 ): Promise<{ results: ScripResult[]; effects: ScripEffects; actorRole?: string | null }> {
   const effects: ScripEffects = {};
-  const candidates = (await scripsFor(conn).all({ ticket: event.ticketId })).map((r) => r.scrip);
   let people: TicketPeople | undefined;
+  const loadPeople = async () => (people ??= (await ticketPeople(conn, event.ticketId))!);
+  // The ticket's queue: the caller's, else the one its people are read with (most scrips read them anyway).
+  const candidates = await scripsOf(conn, event.ticketId, async () => event.queueId ?? (await loadPeople())?.queue);
   let ours: Set<string> | undefined;
   let files: number[] | undefined;
   let actorRole: string | undefined | null = null;
   const roleOfActor = async () =>
     actorRole === null ? (actorRole = (await userById(conn, event.actorId))?.role) : actorRole;
   let spoke: boolean | undefined;
-  const loader = new ScopeLoader(conn, event.ticketId, event.transactionId, event.notify.publicUrl);
+  const loader = new ScopeLoader(conn, event.ticketId, event.transactionId, event.notify.publicUrl, {
+    transaction: event.transactionRow,
+    ticket: async () => (await loadPeople())?.ticket,
+  });
   const mailed = new Set<string>();
   const results: ScripResult[] = [];
   for (const scrip of candidates) {
@@ -464,7 +490,7 @@ export async function runScrips(
         scrip,
         effects: local,
         mailed: localMailed,
-        people: async () => (people ??= (await ticketPeople(conn, event.ticketId))!),
+        people: loadPeople,
         ours: async () => (ours ??= await ourAddresses(conn, event.notify.ownAddresses)),
         attachmentIds: async () =>
           (files ??= (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
