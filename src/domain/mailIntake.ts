@@ -1,3 +1,4 @@
+import { cachedConfig } from '../db/configCache.js';
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
 import {
   type Conn,
@@ -112,8 +113,9 @@ const p = sql.placeholder;
 const aliasedQueues = prepared((db) =>
   db.select({ id: queues.id, alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)),
 );
-/** The queues with an alias, read once per unit of work (decision 066: an intake asks up to three times). */
-const queuesWithAliases = (conn: Conn) => oncePerUnit(conn, aliasedQueues, async () => await aliasedQueues(conn).all());
+/** The queues with an alias, kept by the process for the configuration's version (decision 067: an intake asks up to three times). */
+const queuesWithAliases = (conn: Conn) =>
+  cachedConfig(conn, 'aliased-queues', async () => await aliasedQueues(conn).all());
 const queueById = prepared((db) =>
   db
     .select()

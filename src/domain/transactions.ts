@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
-import { type Conn, logAppend, prepared, first } from '../db/port.js';
+import { type Conn, inUnitOfWork, logAppend, prepared, first } from '../db/port.js';
+import { userById } from '../scrips/people.js';
 import { attachments, tickets, transactions, users } from '../db/tables.js';
 import { nextResolvedAt } from './lifecycle.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -117,6 +118,8 @@ export interface RecordOptions {
   alreadySent?: string[];
   /** The ticket's queue, when the caller has its row (after its change): the scrips then need no read to find it. */
   queueId?: number;
+  /** The role of the writer (`actorId`), when the caller knows it (the signed-in user writes): not read again. */
+  actorRole?: string;
 }
 
 /**
@@ -157,6 +160,8 @@ export async function recordTransactions(
       notify: opts.notify,
       queueId: opts.queueId,
       transactionRow: row,
+      noFiles: inserted.files === 0,
+      actorRole: opts.actorRole,
     });
     if (results.length > 0) {
       row = { ...row, scrip_results: JSON.stringify(results) };
@@ -190,6 +195,8 @@ const roleOf = prepared((db) =>
 /** Whether the writer is a customer (a requester, a Cc, an outside sender: anyone who is not staff). */
 async function isCustomer(conn: Conn, userId: number | null): Promise<boolean> {
   if (userId === null) return false;
+  // Inside a unit of work the scrips may have read the user already (decision 067).
+  if (inUnitOfWork(conn)) return (await userById(conn, userId))?.role === 'requester';
   return (await roleOf(conn).get({ id: userId }))?.role === 'requester';
 }
 const setCustomerTxn = prepared((db) =>

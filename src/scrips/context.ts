@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/port.js';
+import { type Conn, inUnitOfWork, prepared } from '../db/port.js';
+import { userById } from './people.js';
 import { cachedConfig } from '../db/configCache.js';
 import {
   customFields,
@@ -115,6 +116,11 @@ export const ALL_NEEDS: ScopeNeeds = { ticket: 'all', creator: true };
 
 async function person(conn: Conn, userId: number | null): Promise<Person | null> {
   if (userId === null) return null;
+  // Inside a unit of work through its users read once (decision 067); a person is only these three.
+  if (inUnitOfWork(conn)) {
+    const u = await userById(conn, userId);
+    return u ? { id: u.id, name: u.name, email: u.email } : null;
+  }
   return (await personQuery(conn).get({ id: userId })) ?? null;
 }
 
@@ -173,7 +179,11 @@ export class ScopeLoader {
       if (part in scope) continue;
       switch (part) {
         case 'description':
-          scope.description = (await descriptionQuery(conn).get({ id: t.id }))?.body ?? '';
+          // The description is the body of the ticket's Create: known when that is the transaction at hand.
+          scope.description =
+            this.known.transaction?.type === 'Create' && this.known.transaction.ticket_id === t.id
+              ? (this.known.transaction.body ?? '')
+              : ((await descriptionQuery(conn).get({ id: t.id }))?.body ?? '');
           break;
         case 'custom_fields': {
           const cf: Record<string, string | number> = {};

@@ -55,6 +55,10 @@ export interface ScripEvent {
   notify: NotifySettings;
   /** The ticket's queue, when the caller knows it (its row): the scrips then need no read to find it. */
   queueId?: number;
+  /** The actor's role, when the caller knows it (the actor is the signed-in user): not read again. */
+  actorRole?: string;
+  /** The transaction was written with no file: there are none to read. */
+  noFiles?: boolean;
   /** The transaction's row as written (the template scope reads it no more). */
   transactionRow?: typeof transactions.$inferSelect;
 }
@@ -457,7 +461,8 @@ export async function runScrips(
   const candidates = await scripsOf(conn, event.ticketId, async () => event.queueId ?? (await loadPeople())?.queue);
   let ours: Set<string> | undefined;
   let files: number[] | undefined;
-  let actorRole: string | undefined | null = null;
+  // The caller's word for the actor's role (the signed-in user), else read when a scrip asks.
+  let actorRole: string | undefined | null = event.actorRole ?? null;
   const roleOfActor = async () =>
     actorRole === null ? (actorRole = (await userById(conn, event.actorId))?.role) : actorRole;
   let spoke: boolean | undefined;
@@ -493,7 +498,9 @@ export async function runScrips(
         people: loadPeople,
         ours: async () => (ours ??= await ourAddresses(conn, event.notify.ownAddresses)),
         attachmentIds: async () =>
-          (files ??= (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
+          (files ??= event.noFiles
+            ? []
+            : (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
         config: JSON.parse(scrip.config) as Record<string, unknown>,
         write: (w) => writes.push(w),
         actorRole: roleOfActor,

@@ -36,13 +36,23 @@ export function newMessageId(ticketId: number, mailFrom: string): string {
 export const deliveryNow = (afterMs = 0) => new Date(Date.now() + afterMs).toISOString();
 
 /**
- * The Message-IDs of a ticket's mail, oldest first: inbound mail (on its transactions) and our own
- * (outbox rows). Read through the ticket's transactions (never the Message-ID index, whose
- * non-null part grows with all the mail ever received) and the outbox's ticket index.
+ * The Message-IDs of a ticket's mail: inbound mail (on its transactions) and our own (outbox
+ * rows), in one statement (decision 067: every mail a change sends reads them). Read through the
+ * ticket's transactions (never the Message-ID index, whose non-null part grows with all the mail
+ * ever received) and the outbox's ticket index. `outbound` tells the two apart, `pos` orders each
+ * (the transaction's id, the outbox row's id); the caller sorts.
  */
-export const inboundIdsQuery = (db: Db) =>
+export const threadIdsQuery = (db: Db) =>
   db
-    .select({ tx: transactions.id, id: transactions.message_id, type: transactions.type })
+    .select({
+      outbound: sql<number>`0`,
+      pos: sql<number>`${transactions.id}`,
+      tx: sql<number | null>`${transactions.id}`,
+      id: sql<string | null>`${transactions.message_id}`,
+      type: sql<string | null>`${transactions.type}`,
+      audience: sql<string | null>`NULL`,
+      scrip: sql<number | null>`NULL`,
+    })
     .from(transactions)
     .where(
       and(
@@ -50,15 +60,24 @@ export const inboundIdsQuery = (db: Db) =>
         sql`${notIndexed(db, transactions.message_id)} IS NOT NULL`,
       ),
     )
-    .orderBy(asc(transactions.id));
-export const inboundIds = prepared(inboundIdsQuery);
-const outboundIds = prepared((db) =>
-  db
-    .select({ tx: outbox.transaction_id, id: outbox.message_id, audience: outbox.audience, scrip: outbox.scrip_id })
-    .from(outbox)
-    .where(and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)))
-    .orderBy(asc(outbox.id)),
-);
+    .unionAll(
+      db
+        .select({
+          outbound: sql<number>`1`,
+          pos: sql<number>`${outbox.id}`,
+          tx: sql<number | null>`${outbox.transaction_id}`,
+          id: sql<string | null>`${outbox.message_id}`,
+          type: sql<string | null>`NULL`,
+          audience: sql<string | null>`${outbox.audience}`,
+          scrip: sql<number | null>`${outbox.scrip_id}`,
+        })
+        .from(outbox)
+        .where(
+          and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)),
+        ),
+    );
+const threadIds = prepared(threadIdsQuery);
+
 const insertEmail = prepared((db) =>
   db.insert(outbox).values({
     kind: 'email',
@@ -112,11 +131,24 @@ export async function threading(
   const thread: string[] = [];
   let trigger: string | null = null;
   let sharedMessageId: string | null = null;
-  const inbound = (await inboundIds(conn).all({ ticket: m.ticketId })).filter(
-    (r) => r.tx <= m.transactionId && !(customer && r.type === 'Comment'),
-  );
-  // Rows are written with their transaction, so this is their order already; a stable sort makes sure.
-  const outbound = (await outboundIds(conn).all({ ticket: m.ticketId })).sort((a, b) => (a.tx ?? 0) - (b.tx ?? 0));
+  const ids = await threadIds(conn).all({ ticket: m.ticketId });
+  const byPos = (a: { pos: number }, b: { pos: number }) => Number(a.pos) - Number(b.pos);
+  const inbound = ids
+    .filter((r) => Number(r.outbound) === 0)
+    .sort(byPos)
+    .map((r) => ({ tx: Number(r.tx), id: r.id, type: r.type }))
+    .filter((r) => r.tx <= m.transactionId && !(customer && r.type === 'Comment'));
+  // Outbox rows are written with their transaction, so their order is that of their transactions already; a stable sort makes sure.
+  const outbound = ids
+    .filter((r) => Number(r.outbound) === 1)
+    .sort(byPos)
+    .map((r) => ({
+      tx: r.tx === null ? null : Number(r.tx),
+      id: r.id,
+      audience: r.audience,
+      scrip: r.scrip === null ? null : Number(r.scrip),
+    }))
+    .sort((a, b) => (a.tx ?? 0) - (b.tx ?? 0));
   let o = 0;
   // Merge by transaction: a transaction's inbound message comes before the mail it caused.
   const pushOutboundBefore = (tx: number) => {

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/port.js';
+import { type Conn, inUnitOfWork, oncePerUnit, prepared } from '../db/port.js';
 import { cachedConfig } from '../db/configCache.js';
 import { adminMailAddresses } from './ownAddresses.js';
 import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, transactions, users } from '../db/tables.js';
@@ -127,21 +127,43 @@ export const teamMemberIds = async (conn: Conn, team: number | null): Promise<nu
         (await membersOf(conn).all({ team })).map((m) => m.id),
       );
 
-/** Users by id in the order asked, each once; unknown ids are skipped. */
+/** The key of a unit of work's users read so far (decision 067). */
+const READ_USERS = Symbol('users read in this unit of work');
+
+/**
+ * Users by id in the order asked, each once; unknown ids are skipped. Inside a unit of work each
+ * user is read once (its scrips ask for the requester, the owner, the writer … several times;
+ * nothing in a ticket change changes a user after its scrips have read one): decision 067.
+ */
 export async function usersByIds(conn: Conn, ids: number[]): Promise<Recipient[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  if (unique.length === 1) {
-    const one = await oneUser(conn).get({ id: unique[0] });
-    return one ? [one] : [];
+  const known = await oncePerUnit(conn, READ_USERS, async () => new Map<number, Recipient | null>());
+  const missing = unique.filter((id) => !known.has(id));
+  if (missing.length === 1) {
+    known.set(missing[0], (await oneUser(conn).get({ id: missing[0] })) ?? null);
+  } else if (missing.length > 1) {
+    const rows = await conn.select(cols).from(users).where(inArray(users.id, missing));
+    for (const id of missing) known.set(id, null);
+    for (const r of rows) known.set(r.id, r);
   }
-  const rows = await conn.select(cols).from(users).where(inArray(users.id, unique));
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return unique.map((id) => byId.get(id)).filter((r): r is Recipient => r !== undefined);
+  return unique.map((id) => known.get(id)).filter((r): r is Recipient => r != null);
+}
+
+/**
+ * A user the unit of work has read already (its whole row: the owner it checked, the sender of a
+ * mail), for its scrips to use without reading it again (decision 067). Outside one: nothing.
+ */
+export async function rememberUser(conn: Conn, u: Recipient): Promise<void> {
+  if (!inUnitOfWork(conn)) return;
+  const known = await oncePerUnit(conn, READ_USERS, async () => new Map<number, Recipient | null>());
+  if (known.has(u.id)) return;
+  const { id, email, name, role, disabled, notify_new_tickets, notify_replies, notify_notes, portal_epoch } = u;
+  known.set(id, { id, email, name, role, disabled, notify_new_tickets, notify_replies, notify_notes, portal_epoch });
 }
 
 export const userById = async (conn: Conn, id: number | null): Promise<Recipient | undefined> =>
-  id === null ? undefined : await oneUser(conn).get({ id });
+  id === null ? undefined : (await usersByIds(conn, [id]))[0];
 
 export const isStaffRole = (role: string | undefined) => role === 'admin' || role === 'agent';
 

@@ -38,10 +38,13 @@ export function rowLocks() {
       const { hx_config: _, pg_current_xact_id: __, ...ticket } = row as typeof row & { pg_current_xact_id?: unknown };
       return ticket;
     },
-    /** A lock on a name (a message's identity, the first start), until the unit of work ends; the configuration's version with it. */
+    /**
+     * A lock on a name (a message's identity, the first start), until the unit of work ends; with
+     * it the transaction id (every unit of work that takes one writes) and the configuration's version.
+     */
     async lockName(tx: Tx, name: string): Promise<void> {
       const { rows } = await pgHandle(tx).execute<{ hx_config: number | null }>(
-        sql`SELECT pg_advisory_xact_lock(${NAMED}::int, hashtext(${name}::text)), ${VERSION} AS hx_config`,
+        sql`SELECT pg_advisory_xact_lock(${NAMED}::int, hashtext(${name}::text)), pg_current_xact_id(), ${VERSION} AS hx_config`,
       );
       noteConfigVersion(rows[0]?.hx_config);
     },

@@ -188,7 +188,10 @@ export async function openPostgres(
         log.tookXid(tx); // the lock's statement took the transaction's id: the log's append needs none
         return row;
       },
-      lockName: (tx, name) => locks.lockName(tx, name),
+      lockName: async (tx, name) => {
+        await locks.lockName(tx, name);
+        log.tookXid(tx); // as the ticket lock: the log's first append needs no statement for the id
+      },
       readConfigVersion: (tx) => log.configVersion(tx, VERSION),
       writeRetries,
       isTx: (conn) => conn instanceof PgTransaction,

@@ -319,7 +319,13 @@ async function createInUnitOfWork(
           },
         ],
         now,
-        { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify, queueId: queue.id },
+        {
+          autoSubmitted: input.auto_submitted,
+          alreadySent: input.already_sent,
+          notify,
+          queueId: queue.id,
+          actorRole: actor.role,
+        },
       );
       // Answered from what was written; the row is read again only when a scrip set the status.
       return changeFor(actor, {
@@ -442,6 +448,7 @@ export async function updateTicket(
     const { scrip_results, status_set } = await recordTransactions(tx, id, actor.id, entries, now, {
       notify,
       queueId: updated.queue_id,
+      actorRole: actor.role,
     });
     // The row as written (RETURNING), read again only when a scrip set the status (decision 066).
     return {
@@ -591,6 +598,7 @@ async function commentInUnitOfWork(
           alreadySent: input.already_sent,
           notify: opts.notify,
           queueId: ticket.queue_id,
+          actorRole: creatorId === actor.id ? actor.role : undefined,
         },
       );
       // SPEC D6: the writer's draft goes with the message it became (kept when the send fails), and
