@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, isNotNull, sql, count } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, sql, count } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { type Conn, type Db, logAppend, notIndexed, prepared, first, transaction, one } from '../db/port.js';
 import { outbox, transactions } from '../db/tables.js';
