@@ -154,10 +154,10 @@ export interface StoreWork {
   transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T>;
   /**
    * Locks a ticket's row for a change until the unit of work ends (absent: one writer, nothing to
-   * lock), and returns the row as it is once locked (undefined: the ticket is gone, or the unit of
-   * work had locked it already). It notes the configuration's version (decision 067) as it goes.
+   * lock), and returns the row as it is once locked (null: there is no such ticket; undefined: the
+   * unit of work had locked it already). It notes the configuration's version (decision 067) as it goes.
    */
-  lockTicket?(tx: Tx, id: number): Awaitable<TicketRowOf | undefined>;
+  lockTicket?(tx: Tx, id: number): Awaitable<TicketRowOf | null | undefined>;
   /** Locks a name until the unit of work ends (absent: one writer, nothing to lock); notes the configuration's version. */
   lockName?(tx: Tx, name: string): Awaitable<void>;
   /**
@@ -372,9 +372,11 @@ export const lockTicket = async (tx: Tx, id: number): Promise<void> => {
  * returns it with the lock's own statement (decision 067); else (SQLite, or a ticket this unit of
  * work had locked already) it is read.
  */
-export const lockAndReadTicket = async (tx: Tx, id: number): Promise<TicketRowOf | undefined> =>
-  (await tx.store.work.lockTicket?.(tx, id)) ??
-  (await first(tx.select().from(ticketsTable).where(eq(ticketsTable.id, id))));
+export async function lockAndReadTicket(tx: Tx, id: number): Promise<TicketRowOf | undefined> {
+  const locked = await tx.store.work.lockTicket?.(tx, id);
+  if (locked === null) return undefined;
+  return locked ?? (await first(tx.select().from(ticketsTable).where(eq(ticketsTable.id, id))));
+}
 /** Inside a unit of work: a lock on `name` (a message's identity) until it ends; SQLite: its one writer. */
 export const lockName = async (tx: Tx, name: string): Promise<void> => {
   await tx.store.work.lockName?.(tx, name);

@@ -49,3 +49,8 @@ export function oncePerUnit<T>(inUnit: boolean, key: unknown, load: () => Promis
   if (!p) memo.set(key, (p = load()));
   return p;
 }
+
+/** Forgets what this unit of work loaded for `key` (it changed it): the next `oncePerUnit` loads it again. */
+export function forgetInUnit(key: unknown): void {
+  scope.getStore()?.memo.delete(key);
+}

@@ -5,6 +5,7 @@ import { attachments, tickets, transactions, users } from '../db/tables.js';
 import { nextResolvedAt } from './lifecycle.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
+import { forgetThread } from '../scrips/outbox.js';
 import { parseJson } from './actor.js';
 import { attachFiles, type NewAttachment } from './stagedFiles.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
@@ -146,7 +147,7 @@ export async function recordTransactions(
     const inserted = await insertTransaction(conn, ticketId, actorId, e, now);
     let row = inserted.row;
     if (inserted.files > 0) withFiles = true;
-    const { results, effects, actorRole } = await runScrips(conn, {
+    const { results, effects, actorRole, ticket } = await runScrips(conn, {
       ticketId,
       transactionId: row.id,
       type: row.type,
@@ -174,7 +175,7 @@ export async function recordTransactions(
       (actorRole !== undefined ? actorRole === 'requester' : await isCustomer(conn, actorId))
     )
       await setCustomerTxn(conn).run({ id: ticketId, txn: row.id });
-    if (effects.setStatus && (await applyScripStatus(conn, ticketId, effects.setStatus, now))) statusSet = true;
+    if (effects.setStatus && (await applyScripStatus(conn, ticketId, effects.setStatus, now, ticket))) statusSet = true;
   }
   return {
     transactions: await transactionsJson(conn, written, !withFiles),
@@ -238,6 +239,7 @@ async function insertTransaction(
   now: string,
 ): Promise<{ row: Row; files: number }> {
   await logAppend(conn); // the change log's order, and live updates once committed (SPEC C5)
+  forgetThread(ticketId); // it may carry a Message-ID: the ticket's thread is read afresh
   const row = (await insertRow(conn).get({
     ticket_id: ticketId,
     type: e.type,
@@ -274,8 +276,15 @@ const setStatus = prepared((db) =>
 );
 
 /** A scrip-made status change (open_inactive, set_status): a Status transaction by nobody, no scrips. */
-async function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): Promise<boolean> {
-  const t = await statusOf(conn).get({ id: ticketId });
+async function applyScripStatus(
+  conn: Conn,
+  ticketId: number,
+  status: string,
+  now: string,
+  known?: { status: string; resolved_at: string | null },
+): Promise<boolean> {
+  // `known`: the ticket as the scrips read it, after this entry (nothing they do changes it): not read again (decision 067).
+  const t = known ?? (await statusOf(conn).get({ id: ticketId }));
   if (!t || t.status === status) return false;
   await setStatus(conn).run({
     id: ticketId,

@@ -147,6 +147,8 @@ interface ActionContext {
   /** The template scope with at least the parts `needs` names (loaded once per change, shared by its scrips). */
   scope: (needs: ScopeNeeds) => Promise<Scope>;
   people: () => Promise<TicketPeople>;
+  /** Users by id (usersByIds); the first call reads everyone on the ticket at once (decision 067). */
+  users: (ids: number[]) => Promise<Recipient[]>;
   /** Read once per transaction, whichever scrips mail: our own addresses, and the files the transaction carries. */
   ours: () => Promise<Set<string>>;
   attachmentIds: () => Promise<number[]>;
@@ -346,17 +348,13 @@ async function scripsOf(conn: Conn, ticketId: number, queue: () => Promise<numbe
 /** Owner, ticket and queue AdminCc, and the members of the ticket's team: the staff watching a ticket. */
 async function staffWatchers(ctx: ActionContext): Promise<Recipient[]> {
   const p = await ctx.people();
-  return usersByIds(ctx.conn, [
-    ...(p.owner === null ? [] : [p.owner]),
-    ...p.adminCc,
-    ...(await teamMemberIds(ctx.conn, p.team)),
-  ]);
+  return ctx.users([...(p.owner === null ? [] : [p.owner]), ...p.adminCc, ...(await teamMemberIds(ctx.conn, p.team))]);
 }
 const ownerAndAdminCc = async (ctx: ActionContext) => {
   const p = await ctx.people();
-  return usersByIds(ctx.conn, [...(p.owner === null ? [] : [p.owner]), ...p.adminCc]);
+  return ctx.users([...(p.owner === null ? [] : [p.owner]), ...p.adminCc]);
 };
-const requestersOf = async (ctx: ActionContext) => usersByIds(ctx.conn, (await ctx.people()).requesters);
+const requestersOf = async (ctx: ActionContext) => ctx.users((await ctx.people()).requesters);
 
 const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = {
   autoreply_requester: async (ctx) => {
@@ -373,16 +371,13 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
   },
   notify_requesters_and_cc: async (ctx) => {
     const requesters = await requestersOf(ctx);
-    const cc = await usersByIds(ctx.conn, (await ctx.people()).cc);
+    const cc = await ctx.users((await ctx.people()).cc);
     return sendMail(ctx, { audience: 'customer', recipients: [...requesters, ...cc], to: requesters, cc });
   },
   notify_owner: async (ctx) =>
     sendMail(ctx, {
       audience: 'staff',
-      recipients: await usersByIds(
-        ctx.conn,
-        [(await ctx.people()).owner].filter((x): x is number => x !== null),
-      ),
+      recipients: await ctx.users([(await ctx.people()).owner].filter((x): x is number => x !== null)),
     }),
   notify_owner_and_admin_cc: async (ctx) =>
     sendMail(ctx, { audience: 'staff', recipients: await ownerAndAdminCc(ctx) }),
@@ -391,14 +386,12 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
     sendMail(ctx, {
       audience: 'staff',
       recipients:
-        (await ctx.people()).owner === null
-          ? await staffWatchers(ctx)
-          : await usersByIds(ctx.conn, [(await ctx.people()).owner!]),
+        (await ctx.people()).owner === null ? await staffWatchers(ctx) : await ctx.users([(await ctx.people()).owner!]),
     }),
   notify_team: async (ctx) =>
     sendMail(ctx, {
       audience: 'staff',
-      recipients: await usersByIds(ctx.conn, await teamMemberIds(ctx.conn, (await ctx.people()).team)),
+      recipients: await ctx.users(await teamMemberIds(ctx.conn, (await ctx.people()).team)),
     }),
   notify_webhook: async (ctx) => {
     const url = ctx.config.url;
@@ -453,7 +446,13 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
 export async function runScrips(
   conn: Conn,
   event: ScripEvent,
-): Promise<{ results: ScripResult[]; effects: ScripEffects; actorRole?: string | null }> {
+): Promise<{
+  results: ScripResult[];
+  effects: ScripEffects;
+  actorRole?: string | null;
+  /** The ticket's row as the scrips read it (with its people), when they did. */
+  ticket?: TicketPeople['ticket'];
+}> {
   const effects: ScripEffects = {};
   let people: TicketPeople | undefined;
   const loadPeople = async () => (people ??= (await ticketPeople(conn, event.ticketId))!);
@@ -466,6 +465,28 @@ export async function runScrips(
   const roleOfActor = async () =>
     actorRole === null ? (actorRole = (await userById(conn, event.actorId))?.role) : actorRole;
   let spoke: boolean | undefined;
+  // The first scrip that addresses people reads everyone on the ticket (owner, requesters, Cc,
+  // AdminCc, the team) in one statement: the next scrips' people are read already (decision 067).
+  let everyone = false;
+  const users = async (ids: number[]) => {
+    if (ids.length === 0) return [];
+    if (!everyone && inUnitOfWork(conn)) {
+      everyone = true;
+      const p = await loadPeople();
+      if (p) {
+        const team = await teamMemberIds(conn, p.team);
+        await usersByIds(conn, [
+          ...ids,
+          ...(p.owner === null ? [] : [p.owner]),
+          ...p.requesters,
+          ...p.cc,
+          ...p.adminCc,
+          ...team,
+        ]);
+      }
+    }
+    return usersByIds(conn, ids);
+  };
   const loader = new ScopeLoader(conn, event.ticketId, event.transactionId, event.notify.publicUrl, {
     transaction: event.transactionRow,
     ticket: async () => (await loadPeople())?.ticket,
@@ -496,6 +517,7 @@ export async function runScrips(
         effects: local,
         mailed: localMailed,
         people: loadPeople,
+        users,
         ours: async () => (ours ??= await ourAddresses(conn, event.notify.ownAddresses)),
         attachmentIds: async () =>
           (files ??= event.noFiles
@@ -526,5 +548,6 @@ export async function runScrips(
     results.push(result);
   }
   // The actor's role, when a condition or action read it (null: no such user): the caller need not read it again.
-  return actorRole === null ? { results, effects } : { results, effects, actorRole: actorRole ?? null };
+  const ticket = (people as TicketPeople | undefined)?.ticket;
+  return actorRole === null ? { results, effects, ticket } : { results, effects, actorRole: actorRole ?? null, ticket };
 }

@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, isNotNull, sql, count } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
-import { type Conn, type Db, logAppend, notIndexed, prepared, first, transaction, one } from '../db/port.js';
+import {
+  type Conn,
+  type Db,
+  inUnitOfWork,
+  logAppend,
+  notIndexed,
+  oncePerUnit,
+  prepared,
+  first,
+  transaction,
+  one,
+} from '../db/port.js';
+import { forgetInUnit } from '../db/unitMemo.js';
 import { outbox, transactions } from '../db/tables.js';
 import { nowIso } from '../domain/clock.js';
 
@@ -77,6 +89,19 @@ export const threadIdsQuery = (db: Db) =>
         ),
     );
 const threadIds = prepared(threadIdsQuery);
+type ThreadRow = Awaited<ReturnType<ReturnType<typeof threadIds>['all']>>[number];
+
+/** The memo key of a ticket's thread in a unit of work (decision 067). */
+const threadKey = (ticketId: number) => `thread:${ticketId}`;
+/**
+ * A ticket's Message-IDs, read once per unit of work (its scrips may send several mails): each
+ * mail this unit of work queues is added to what was read, and a transaction it writes makes it
+ * read afresh (`forgetThread`).
+ */
+const threadOf = (conn: Conn, ticketId: number): Promise<ThreadRow[]> =>
+  oncePerUnit(conn, threadKey(ticketId), async () => [...(await threadIds(conn).all({ ticket: ticketId }))]);
+/** A transaction was written on the ticket (it may carry a Message-ID): its thread is read afresh. */
+export const forgetThread = (ticketId: number) => forgetInUnit(threadKey(ticketId));
 
 const insertEmail = prepared((db) =>
   db.insert(outbox).values({
@@ -131,7 +156,7 @@ export async function threading(
   const thread: string[] = [];
   let trigger: string | null = null;
   let sharedMessageId: string | null = null;
-  const ids = await threadIds(conn).all({ ticket: m.ticketId });
+  const ids = await threadOf(conn, m.ticketId);
   const byPos = (a: { pos: number }, b: { pos: number }) => Number(a.pos) - Number(b.pos);
   const inbound = ids
     .filter((r) => Number(r.outbound) === 0)
@@ -243,6 +268,22 @@ export function formatMailbox(m: Mailbox): string {
  * with the threading headers worked out once and one Message-ID they share. Call inside the
  * change's SQL transaction. `mailFrom` (MAIL_FROM) names a new Message-ID's domain.
  */
+/** The mail about to be queued joins the ticket's thread as this unit of work has read it (one Message-ID for all copies). */
+async function noteQueued(conn: Conn, m: EmailInput, messageId: string): Promise<void> {
+  if (!inUnitOfWork(conn)) return;
+  const rows = await threadOf(conn, m.ticketId);
+  const last = rows.reduce((n, r) => (Number(r.outbound) === 1 ? Math.max(n, Number(r.pos)) : n), 0);
+  rows.push({
+    outbound: 1,
+    pos: last + 1, // after every outbox row there is: its id is larger
+    tx: m.transactionId,
+    id: messageId,
+    type: null,
+    audience: m.audience,
+    scrip: m.scripId,
+  });
+}
+
 export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: string): Promise<void> {
   if (copies.length === 0) return;
   const t = await threading(conn, copies[0]);
@@ -279,6 +320,7 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
       attachment_ids: JSON.stringify(m.attachmentIds),
     };
   });
+  await noteQueued(conn, copies[0], messageId);
   if (rows.length === 1) {
     await insertEmail(conn).run(rows[0]);
     return;

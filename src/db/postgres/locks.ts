@@ -20,7 +20,7 @@ export function rowLocks() {
      * unit of work ends, then reads what it wrote. FOR NO KEY UPDATE leaves the row's key alone,
      * so rows referring to the ticket (its history, watchers) are still written by others.
      */
-    async lockTicket(tx: Tx, id: number): Promise<TicketRowOf | undefined> {
+    async lockTicket(tx: Tx, id: number): Promise<TicketRowOf | null | undefined> {
       let ids = locked.get(tx);
       if (!ids) locked.set(tx, (ids = new Set()));
       if (ids.has(id)) return undefined;
@@ -33,7 +33,7 @@ export function rowLocks() {
         sql`SELECT tickets.*, pg_current_xact_id(), ${VERSION} AS hx_config FROM tickets WHERE id = ${id} FOR NO KEY UPDATE`,
       );
       const row = rows[0];
-      if (!row) return undefined;
+      if (!row) return null;
       noteConfigVersion(row.hx_config);
       const { hx_config: _, pg_current_xact_id: __, ...ticket } = row as typeof row & { pg_current_xact_id?: unknown };
       return ticket;
