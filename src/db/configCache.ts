@@ -67,7 +67,7 @@ export function configCache(): ConfigCache {
 
 /** A value frozen all the way down: what the cache hands out is shared by every unit of work. */
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);
   }
