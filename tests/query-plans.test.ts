@@ -12,7 +12,7 @@ import { createCustomField } from '../src/domain/customFields.js';
 import { createQueue } from '../src/domain/queues.js';
 import { staffQuery } from '../src/domain/lookups.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
-import { threadIdsQuery } from '../src/scrips/outbox.js';
+import { threadIdsQuery } from '../src/scrips/thread.js';
 import { addMember, createTeam } from '../src/domain/teams.js';
 import { listSpec } from '../src/domain/tickets/list.js';
 import { customValuesQuery } from '../src/domain/tickets/serialize.js';

@@ -5,7 +5,7 @@ import { attachments, tickets, transactions, users } from '../db/tables.js';
 import { nextResolvedAt } from './lifecycle.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
-import { forgetThread } from '../scrips/outbox.js';
+import { forgetThread } from '../scrips/thread.js';
 import { parseJson } from './actor.js';
 import { attachFiles, type NewAttachment } from './stagedFiles.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
