@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { getTableName } from 'drizzle-orm';
+import { CACHED_TABLES } from '../src/db/configCache.js';
 import { importCycles, importGraph, type ImportEdge } from './helpers/importGraph.js';
 
 // ARCHITECTURE.md's arrows and its "Never" list, checked on the import graph of src/ as
@@ -37,6 +39,8 @@ const LAYERS = [
       // Decision 066: a unit of work's memo and a write's priority, both AsyncLocalStorage only.
       'src/db/unitMemo.ts',
       'src/db/priority.ts',
+      // Decision 067: the configuration a process keeps between units of work, by version (the query builder only).
+      'src/db/configCache.ts',
     ],
   },
   // The one clock (decision 047) belongs to a store and reads nothing but the port: every layer above may ask it the time.
@@ -243,6 +247,68 @@ describe('the domain imports no dialect', () => {
       .filter((s) => DIALECT_SQL.test(s));
     expect(sqlTexts, 'writes dialect-specific SQL').toEqual([]);
     expect(text, 'opens a transaction of a driver instead of the port').not.toMatch(/\.transaction\(\(|\$client/);
+  });
+});
+
+// Decision 067: every process keeps the configuration (scrips, templates, queues …) for as long
+// as `config_version` is unchanged, so a write to one of its tables that does not bump it in the
+// same unit of work would leave every process's copy stale. Each top-level function (or const)
+// of src/ outside src/db/ that writes to such a table through the query builder calls
+// `configChanged(tx)` or runs its unit of work with `configTransaction`; none writes to one in SQL text.
+const CONFIG_TABLE_NAMES = Object.keys(CACHED_TABLES);
+const CONFIG_WRITE = new RegExp(String.raw`\.(insert|update|delete)\(\s*(${CONFIG_TABLE_NAMES.join('|')})\b`);
+const CONFIG_SQL_WRITE = new RegExp(
+  String.raw`(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?(${Object.values(CACHED_TABLES)
+    .map((t) => getTableName(t))
+    .join('|')})\b`,
+  'i',
+);
+/** A file's top-level declarations, each with its text (a declaration starts at the line's first column). */
+function topLevelChunks(text: string): { name: string; line: number; text: string }[] {
+  const chunks: { name: string; line: number; text: string }[] = [];
+  text.split('\n').forEach((l, i) => {
+    const m = /^(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+(\w+)|(?:const|let|class)\s+(\w+))/.exec(l);
+    if (m || chunks.length === 0) chunks.push({ name: m?.[1] ?? m?.[2] ?? '(top)', line: i + 1, text: '' });
+    chunks[chunks.length - 1].text += `${l}\n`;
+  });
+  return chunks;
+}
+/** Where `text` writes to a cached configuration table without bumping its version, as `name:line`. */
+function unbumpedConfigWrites(text: string): string[] {
+  return topLevelChunks(text)
+    .filter((c) => CONFIG_WRITE.test(c.text) && !/\bconfig(Changed|Transaction)\(/.test(c.text))
+    .map((c) => `${c.name}:${c.line}`);
+}
+const OUTSIDE_THE_STORE = files('src').filter((f) => !f.startsWith('src/db/'));
+
+describe('a change of cached configuration bumps its version in its unit of work (decision 067)', () => {
+  it('the check sees a write without the bump, and one with it', () => {
+    expect(unbumpedConfigWrites('async function f(tx) {\n  await tx.update(scrips).set({});\n}\n')).toEqual(['f:1']);
+    expect(
+      unbumpedConfigWrites('async function f(tx) {\n  await configChanged(tx);\n  await tx.delete(teamMembers);\n}\n'),
+    ).toEqual([]);
+    expect(unbumpedConfigWrites('async function f(tx) {\n  await tx.update(tickets).set({});\n}\n')).toEqual([]);
+  });
+  it('the cached tables include the ones every write reads', () => {
+    expect(CONFIG_TABLE_NAMES).toEqual(
+      expect.arrayContaining([
+        'queues',
+        'queueWatchers',
+        'scrips',
+        'templates',
+        'customFields',
+        'teamMembers',
+        'appSettings',
+      ]),
+    );
+  });
+  it.each(OUTSIDE_THE_STORE)('%s', (file) => {
+    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    expect(unbumpedConfigWrites(text), 'writes cached configuration without configChanged').toEqual([]);
+    const sqlWrites = [...text.matchAll(/sql(?:<[^>]*>)?`([^`]*)`/g)]
+      .map((m) => m[1])
+      .filter((t) => CONFIG_SQL_WRITE.test(t));
+    expect(sqlWrites, 'writes cached configuration in SQL text').toEqual([]);
   });
 });
 

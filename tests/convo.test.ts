@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRun } from './helpers/db.js';
+import { rawConfigRun } from './helpers/db.js';
 import { postMail, rawMail } from './helpers/mail.js';
 import { mailsFor, outboxOf, settle } from './helpers/notify.js';
 import { ticketOf, transactionsOf } from './helpers/reads.js';
@@ -220,7 +220,9 @@ describe('the scrip line under an entry', () => {
     });
     expect(scrip.status, scrip.text).toBe(201);
     // Damaged behind the API's back (a hand edit), as tests/notifications.test.ts does.
-    expect(await rawRun(s, 'UPDATE scrips SET config=\'{"status":"bogus"}\' WHERE id=?', [scrip.body.id])).toBe(1);
+    expect(await rawConfigRun(s, 'UPDATE scrips SET config=\'{"status":"bogus"}\' WHERE id=?', [scrip.body.id])).toBe(
+      1,
+    );
     try {
       const note = await write(id, 'A note that sets off a broken scrip.', true);
       expect(note.scrip_results.some((r) => !r.ok)).toBe(true);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRun } from './helpers/db.js';
+import { rawConfigRun } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -749,7 +749,9 @@ describe('a scrip whose action throws', () => {
       });
       expect(res.status, res.text).toBe(201);
       // Damage it behind the API's back, the way a bad migration or hand edit might.
-      expect(await rawRun(s, 'UPDATE scrips SET config=\'{"status":"bogus"}\' WHERE key=?', [res.body.key])).toBe(1);
+      expect(await rawConfigRun(s, 'UPDATE scrips SET config=\'{"status":"bogus"}\' WHERE key=?', [res.body.key])).toBe(
+        1,
+      );
       return res.body as { id: number; key: string };
     };
     const before = await mk('broken_before', 'on_create', 5);

@@ -12,7 +12,7 @@ import { createCustomField } from '../src/domain/customFields.js';
 import { createQueue } from '../src/domain/queues.js';
 import { staffQuery } from '../src/domain/lookups.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
-import { inboundIdsQuery } from '../src/scrips/outbox.js';
+import { threadIdsQuery } from '../src/scrips/thread.js';
 import { addMember, createTeam } from '../src/domain/teams.js';
 import { listSpec } from '../src/domain/tickets/list.js';
 import { customValuesQuery } from '../src/domain/tickets/serialize.js';
@@ -253,12 +253,13 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
 });
 
 describe('EXPLAIN QUERY PLAN of what every notification reads', () => {
-  it("a ticket's thread (its inbound Message-IDs) is read through the ticket's transactions, not the Message-ID index", () => {
-    const { sql: text } = inboundIdsQuery(db).toSQL();
-    const lines = (sqliteOf(db).prepare(`EXPLAIN QUERY PLAN ${text}`).all(1) as { detail: string }[]).map(
+  it("a ticket's thread (its Message-IDs in and out) is read through the ticket's transactions and outbox rows, not the Message-ID index", () => {
+    const { sql: text } = threadIdsQuery(db).toSQL();
+    const lines = (sqliteOf(db).prepare(`EXPLAIN QUERY PLAN ${text}`).all(1, 1, 'email') as { detail: string }[]).map(
       (r) => r.detail,
     );
-    expect(lines.join('\n')).toMatch(/^SEARCH transactions USING INDEX transactions_ticket_idx \(ticket_id=\?\)/);
+    expect(lines.join('\n')).toMatch(/SEARCH transactions USING INDEX transactions_ticket_idx \(ticket_id=\?\)/);
+    expect(lines.join('\n')).toMatch(/SEARCH outbox USING INDEX \w*ticket\w* \(ticket_id=\?/);
     expect(lines.join('\n')).not.toMatch(/message_id_idx/);
   });
 

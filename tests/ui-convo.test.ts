@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
-import { rawRun } from './helpers/db.js';
+import { rawConfigRun } from './helpers/db.js';
 import { historyEntry, launchBrowser, messageBox, screenshot, signedIn } from './helpers/browser.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, okApi, startServer, type TestServer } from './helpers/server.js';
 
@@ -162,7 +162,7 @@ describe('a failed scrip', () => {
         config: { status: 'open' },
       });
       // Damaged behind the API's back (a hand edit), as tests/notifications.test.ts does.
-      expect(await rawRun(s, 'UPDATE scrips SET config=\'{"status":"bogus"}\' WHERE id=?', [scrip.id])).toBe(1);
+      expect(await rawConfigRun(s, 'UPDATE scrips SET config=\'{"status":"bogus"}\' WHERE id=?', [scrip.id])).toBe(1);
       const id = await ticket();
       await api('POST', `/tickets/${id}/comment`, { internal: true, body: 'Checked the fuser.' });
       await api('DELETE', `/scrips/${scrip.id}`);

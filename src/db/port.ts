@@ -1,5 +1,6 @@
-import { oncePerUnit as onceIn, withUnitMemo } from './unitMemo.js';
-import { DrizzleQueryError, type SQL } from 'drizzle-orm';
+import { oncePerUnit as onceIn, type UnitOutcome, withUnitMemo } from './unitMemo.js';
+import { DrizzleQueryError, eq, type SQL } from 'drizzle-orm';
+import { tickets as ticketsTable } from './tables.js';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as schema from './tables.js';
 
@@ -151,10 +152,20 @@ export type UserRowOf = typeof schema.users.$inferSelect;
 export interface StoreWork {
   /** Runs `fn` as one unit of work: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T>;
-  /** Locks a ticket's row for a change until the unit of work ends (absent: one writer, nothing to lock). */
-  lockTicket?(tx: Tx, id: number): Awaitable<void>;
-  /** Locks a name until the unit of work ends (absent: one writer, nothing to lock). */
+  /**
+   * Locks a ticket's row for a change until the unit of work ends (absent: one writer, nothing to
+   * lock), and returns the row as it is once locked (null: there is no such ticket; undefined: the
+   * unit of work had locked it already). It notes the configuration's version (decision 067) as it goes.
+   */
+  lockTicket?(tx: Tx, id: number): Awaitable<TicketRowOf | null | undefined>;
+  /** Locks a name until the unit of work ends (absent: one writer, nothing to lock); notes the configuration's version. */
   lockName?(tx: Tx, name: string): Awaitable<void>;
+  /**
+   * The configuration's version (decision 067) read by a unit of work that has not learnt it with
+   * a lock: PostgreSQL reads it with the statement that takes the transaction id. Absent: read
+   * with the query builder.
+   */
+  readConfigVersion?(tx: Tx): Promise<number>;
   /** Units of work run again after a conflict, and given up, per operation (absent: none). */
   writeRetries?(): WriteRetries;
   /** Whether `conn` is the handle of an open unit of work. */
@@ -247,6 +258,8 @@ export interface Store {
   readonly queries: StoreQueries;
   readonly coordination: StoreCoordination;
   readonly errors: StoreErrors;
+  /** The configuration this process keeps between units of work, by version (decision 067). */
+  readonly config: ConfigCache;
   /**
    * The store's own background work (SQLite: search indexing, WAL checkpoints); stopped at shutdown.
    * `onError` hears each failure (a StorageUnavailable when it is one); the caller limits the lines.
@@ -256,6 +269,18 @@ export interface Store {
     opts: { searchIndexMs: number },
   ): { stop(): Promise<void> };
   close(): Promise<void>;
+}
+
+/** The per-store cache (`Store.config`, src/db/configCache.ts): one per store object, so two apps in one process never share one. */
+export interface ConfigCache {
+  /** The value of `key` loaded under `version`, or undefined. */
+  get(key: string, version: number): unknown;
+  /** Keeps `value` for `key` under `version` (a newer version than the kept one forgets the rest). */
+  set(key: string, version: number, value: unknown): void;
+  /** Units of work of this process that changed configuration and have not settled (nothing is kept meanwhile). */
+  pending: number;
+  /** Forgets everything (a unit of work that changed configuration failed). */
+  clear(): void;
 }
 
 /** How a unit of work runs (docs/decisions/058). */
@@ -319,9 +344,18 @@ function carries(handle: object, store: Store): handle is Db {
  */
 export async function transaction<T>(conn: Conn, fn: (tx: Tx) => Promise<T>, opts?: UnitOfWork): Promise<T> {
   const store = conn.store;
-  return store.work.isTx(conn)
-    ? await fn(conn)
-    : await store.work.transaction((tx) => withUnitMemo(() => fn(tx)), opts); // a fresh memo per attempt (decision 066)
+  if (store.work.isTx(conn)) return await fn(conn);
+  const outcome: UnitOutcome = { changes: 0 };
+  try {
+    // A fresh memo per attempt (decision 066), and what the attempts did to the configuration (067).
+    return await store.work.transaction((tx) => withUnitMemo(outcome, () => fn(tx)), opts);
+  } catch (e) {
+    // A change of configuration that did not commit: whatever was kept meanwhile is dropped.
+    if (outcome.changes > 0) store.config.clear();
+    throw e;
+  } finally {
+    store.config.pending -= outcome.changes;
+  }
 }
 
 /** Whether `conn` is the handle of an open unit of work (where `transaction()` joins instead of opening one). */
@@ -357,6 +391,16 @@ export const oncePerUnit = <T>(conn: Conn, key: unknown, load: () => Promise<T>)
 export const lockTicket = async (tx: Tx, id: number): Promise<void> => {
   await tx.store.work.lockTicket?.(tx, id);
 };
+/**
+ * `lockTicket`, and the ticket's row as it is once locked (undefined: no such ticket): PostgreSQL
+ * returns it with the lock's own statement (decision 067); else (SQLite, or a ticket this unit of
+ * work had locked already) it is read.
+ */
+export async function lockAndReadTicket(tx: Tx, id: number): Promise<TicketRowOf | undefined> {
+  const locked = await tx.store.work.lockTicket?.(tx, id);
+  if (locked === null) return undefined;
+  return locked ?? (await first(tx.select().from(ticketsTable).where(eq(ticketsTable.id, id))));
+}
 /** Inside a unit of work: a lock on `name` (a message's identity) until it ends; SQLite: its one writer. */
 export const lockName = async (tx: Tx, name: string): Promise<void> => {
   await tx.store.work.lockName?.(tx, name);

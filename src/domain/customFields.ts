@@ -1,5 +1,6 @@
+import { cachedConfig, configTransaction } from '../db/configCache.js';
 import { asc, eq, inArray } from 'drizzle-orm';
-import { type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
+import { type Conn, type Db, prepared, first, one } from '../db/port.js';
 import { customFieldQueues, customFields } from '../db/tables.js';
 import { type Actor, parseJson, requireAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
@@ -68,6 +69,10 @@ const everyFieldWithLinks = prepared((db) =>
 
 /** Every custom field (internal: used to validate ticket values and filters). */
 export async function allCustomFields(db: Conn): Promise<CustomFieldJson[]> {
+  // Kept by the process for the configuration's version inside a unit of work (decision 067).
+  return cachedConfig(db, 'custom-fields', () => readAllCustomFields(db));
+}
+async function readAllCustomFields(db: Conn): Promise<CustomFieldJson[]> {
   const rows = await everyFieldWithLinks(db).all();
   const fields = new Map<number, Row>();
   const links: LinkRow[] = [];
@@ -124,9 +129,9 @@ async function checkDefinition(db: Db, def: CustomFieldInput) {
 }
 
 async function writeQueues(db: Conn, fieldId: number, queueIds: number[]) {
-  await transaction(db, (tx) => tx.delete(customFieldQueues).where(eq(customFieldQueues.field_id, fieldId)));
+  await configTransaction(db, (tx) => tx.delete(customFieldQueues).where(eq(customFieldQueues.field_id, fieldId)));
   for (const queue_id of new Set(queueIds))
-    await transaction(db, (tx) => tx.insert(customFieldQueues).values({ field_id: fieldId, queue_id }));
+    await configTransaction(db, (tx) => tx.insert(customFieldQueues).values({ field_id: fieldId, queue_id }));
 }
 
 export async function createCustomField(db: Db, actor: Actor, input: CustomFieldInput): Promise<CustomFieldJson> {
@@ -134,7 +139,7 @@ export async function createCustomField(db: Db, actor: Actor, input: CustomField
   await checkDefinition(db, input);
   const now = nowIso(db);
   return unique(db, input, () =>
-    transaction(db, async (tx) => {
+    configTransaction(db, async (tx) => {
       const row = await one(
         tx
           .insert(customFields)
@@ -167,7 +172,7 @@ export async function updateCustomField(
   const merged: CustomFieldInput = { ...current, ...input };
   await checkDefinition(db, merged);
   return unique(db, merged, () =>
-    transaction(db, async (tx) => {
+    configTransaction(db, async (tx) => {
       const row = await one(
         tx
           .update(customFields)
@@ -192,7 +197,7 @@ export async function updateCustomField(
 export async function deleteCustomField(db: Db, actor: Actor, id: number): Promise<void> {
   requireAdmin(actor);
   await getCustomField(db, actor, id);
-  await transaction(db, (tx) => tx.delete(customFields).where(eq(customFields.id, id)));
+  await configTransaction(db, (tx) => tx.delete(customFields).where(eq(customFields.id, id)));
 }
 
 /**

@@ -1,16 +1,17 @@
+import { cachedConfig } from '../db/configCache.js';
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
 import {
   type Conn,
   type Db,
+  lockAndReadTicket,
   lockName,
   lockTicket,
-  oncePerUnit,
   prepared,
   sameName,
   first,
   transaction,
 } from '../db/port.js';
-import { imapState, mailIntake, outbox, queues, tickets, transactions } from '../db/tables.js';
+import { imapState, mailIntake, outbox, queues, transactions } from '../db/tables.js';
 import { type Actor, requireAdmin } from './actor.js';
 import { nowIso, nowMs } from './clock.js';
 import { AppError, invalid, notFound } from './errors.js';
@@ -113,8 +114,9 @@ const p = sql.placeholder;
 const aliasedQueues = prepared((db) =>
   db.select({ id: queues.id, alias: queues.mail_alias }).from(queues).where(isNotNull(queues.mail_alias)),
 );
-/** The queues with an alias, read once per unit of work (decision 066: an intake asks up to three times). */
-const queuesWithAliases = (conn: Conn) => oncePerUnit(conn, aliasedQueues, async () => await aliasedQueues(conn).all());
+/** The queues with an alias, kept by the process for the configuration's version (decision 067: an intake asks up to three times). */
+const queuesWithAliases = (conn: Conn) =>
+  cachedConfig(conn, 'aliased-queues', async () => await aliasedQueues(conn).all());
 const queueById = prepared((db) =>
   db
     .select()
@@ -128,12 +130,6 @@ const queueNamedGeneral = prepared((db) =>
     .where(sameName(db, queues.name, 'General')),
 );
 const firstQueue = prepared((db) => db.select().from(queues).orderBy(queues.id).limit(1));
-const ticketExists = prepared((db) =>
-  db
-    .select({ id: tickets.id, queue: tickets.queue_id })
-    .from(tickets)
-    .where(eq(tickets.id, p('id'))),
-);
 const firstTransaction = prepared((db) =>
   db
     .select({ id: transactions.id })
@@ -233,7 +229,8 @@ async function resolveTicket(
       .where(inArray(outbox.message_id, ids));
     for (const id of ids) {
       const hit = [...inbound, ...ours].find((r) => r.mid === id && r.ticket !== null);
-      if (hit && (await ticketExists(conn).get({ id: hit.ticket! }))) {
+      // Locked as it is found (the ticket it picks is locked next anyway, decision 058): one statement (067).
+      if (hit && (await lockAndReadTicket(conn, hit.ticket!))) {
         return { id: hit.ticket!, rule: `ticket by ${m.inReplyTo.includes(id) ? 'In-Reply-To' : 'References'} ${id}` };
       }
     }
@@ -241,7 +238,7 @@ async function resolveTicket(
   const tag = TAG_RE.exec(m.subject);
   if (tag) {
     const id = Number(tag[1]);
-    if (await ticketExists(conn).get({ id })) return { id, rule: `ticket by subject tag #${id}` };
+    if (await lockAndReadTicket(conn, id)) return { id, rule: `ticket by subject tag #${id}` };
     return { id: null, rule: `subject tag #${id} names no ticket: new ticket` };
   }
   return { id: null, rule: 'new ticket' };

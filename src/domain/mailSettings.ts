@@ -1,5 +1,6 @@
+import { configTransaction } from '../db/configCache.js';
 import { and, asc, countDistinct, eq, inArray, isNotNull, ne } from 'drizzle-orm';
-import { type Db, transaction } from '../db/port.js';
+import type { Db } from '../db/port.js';
 import { appSettings, queues, tickets, ticketWatchers, users, type WATCHER_ROLES } from '../db/tables.js';
 import { adminMailAddressesRow, MAIL_ADDRESSES_SETTING } from '../scrips/ownAddresses.js';
 import { type Actor, requireAdmin, requireStaff } from './actor.js';
@@ -114,7 +115,7 @@ export async function updateMailSettings(
   configured: Configured,
 ): Promise<MailSettingsJson> {
   requireAdmin(actor);
-  await transaction(db, async (tx) => {
+  await configTransaction(db, async (tx) => {
     if (addresses.length > 0) {
       const staff = await tx
         .select({ email: users.email, name: users.name })

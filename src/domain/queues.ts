@@ -1,5 +1,6 @@
+import { cachedConfig, configTransaction } from '../db/configCache.js';
 import { asc, eq, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared, sameName, first, transaction, one } from '../db/port.js';
+import { type Conn, type Db, prepared, sameName, first, one } from '../db/port.js';
 import { queues, queueWatchers, tickets } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { signatureError } from '../scrips/signature.js';
@@ -26,7 +27,8 @@ const queueById = prepared((db) =>
 );
 
 export async function getQueueRow(db: Conn, id: number): Promise<QueueRow | undefined> {
-  return await queueById(db).get({ id });
+  // Kept by the process for the configuration's version inside a unit of work (decision 067).
+  return await cachedConfig(db, `queue:${id}`, async () => await queueById(db).get({ id }));
 }
 
 /** The queue of that name, ignoring case (names are unique regardless of case). */
@@ -109,7 +111,7 @@ export async function createQueue(db: Db, actor: Actor, raw: QueueInput, notify:
   const input = normalize(raw);
   const now = nowIso(db);
   return unique(db, input, () =>
-    transaction(db, async (tx) => {
+    configTransaction(db, async (tx) => {
       await check(tx, input);
       const row = await one(
         tx
@@ -145,7 +147,7 @@ export async function updateQueue(
   requireAdmin(actor);
   const input = normalize(raw);
   return unique(db, input, () =>
-    transaction(db, async (tx) => {
+    configTransaction(db, async (tx) => {
       if (!(await getQueueRow(tx, id))) throw notFound('Queue', id);
       await check(tx, input);
       const row = await one(
@@ -167,5 +169,5 @@ export async function deleteQueue(db: Db, actor: Actor, id: number): Promise<voi
   if (await first(db.select({ id: tickets.id }).from(tickets).where(eq(tickets.queue_id, id)).limit(1))) {
     throw conflict(`Queue ${id} still has tickets; move them to another queue first`);
   }
-  await transaction(db, (tx) => tx.delete(queues).where(eq(queues.id, id)));
+  await configTransaction(db, (tx) => tx.delete(queues).where(eq(queues.id, id)));
 }

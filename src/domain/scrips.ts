@@ -1,5 +1,6 @@
+import { configTransaction } from '../db/configCache.js';
 import { asc, eq } from 'drizzle-orm';
-import { type Db, first, one, transaction } from '../db/port.js';
+import { type Db, first, one } from '../db/port.js';
 import { scrips, templates } from '../db/tables.js';
 import { STATUSES } from './lifecycle.js';
 import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/engine.js';
@@ -83,7 +84,7 @@ export async function createScrip(db: Db, actor: Actor, input: ScripInput): Prom
   await check(db, input);
   const now = nowIso(db);
   return toJson(
-    await transaction(db, (tx) =>
+    await configTransaction(db, (tx) =>
       unique(
         db,
         input,
@@ -117,7 +118,7 @@ export async function updateScrip(db: Db, actor: Actor, id: number, input: Parti
   await check(db, merged);
   const { config, ...rest } = input;
   return toJson(
-    await transaction(db, (tx) =>
+    await configTransaction(db, (tx) =>
       unique(
         db,
         input,
@@ -140,5 +141,5 @@ export async function updateScrip(db: Db, actor: Actor, id: number, input: Parti
 
 export async function deleteScrip(db: Db, actor: Actor, id: number): Promise<void> {
   await getScrip(db, actor, id);
-  await transaction(db, (tx) => tx.delete(scrips).where(eq(scrips.id, id)));
+  await configTransaction(db, (tx) => tx.delete(scrips).where(eq(scrips.id, id)));
 }

@@ -1,3 +1,4 @@
+import { configChanged } from '../db/configCache.js';
 import { count } from 'drizzle-orm';
 import { type Db, first, lockName, transaction, one } from '../db/port.js';
 import { queues, queueWatchers, scrips, templates, users } from '../db/tables.js';
@@ -213,6 +214,7 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
     // take turns on a lock (decision 058), so the second reads what the first wrote.
     await lockName(tx, 'seed');
     if ((await first(tx.select({ n: count() }).from(users)))!.n > 0) return;
+    await configChanged(tx); // the first queue, templates and scrips: every process reads them afresh (decision 067)
     const admin = await one(
       tx
         .insert(users)

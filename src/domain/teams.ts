@@ -1,5 +1,6 @@
+import { cachedConfig, configTransaction } from '../db/configCache.js';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { changes, type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
+import { changes, type Conn, type Db, prepared, first, one } from '../db/port.js';
 import { dashboards, queues, teamMembers, teams, tickets } from '../db/tables.js';
 import { type Actor, requireAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
@@ -45,7 +46,9 @@ const teamById = prepared((db) =>
     .from(teams)
     .where(eq(teams.id, sql.placeholder('id'))),
 );
-export const getTeamRow = async (db: Conn, id: number): Promise<TeamRow | undefined> => await teamById(db).get({ id });
+/** A team's row; kept by the process for the configuration's version inside a unit of work (decision 067). */
+export const getTeamRow = async (db: Conn, id: number): Promise<TeamRow | undefined> =>
+  await cachedConfig(db, `team:${id}`, async () => await teamById(db).get({ id }));
 
 export async function teamExists(db: Conn, id: number): Promise<boolean> {
   return (await getTeamRow(db, id)) !== undefined;
@@ -71,7 +74,7 @@ export interface TeamInput {
 export async function createTeam(db: Db, actor: Actor, input: TeamInput): Promise<TeamJson> {
   requireAdmin(actor);
   const now = nowIso(db);
-  const row = await transaction(db, (tx) =>
+  const row = await configTransaction(db, (tx) =>
     unique(
       db,
       input,
@@ -90,7 +93,7 @@ export async function createTeam(db: Db, actor: Actor, input: TeamInput): Promis
 export async function updateTeam(db: Db, actor: Actor, id: number, input: Partial<TeamInput>): Promise<TeamJson> {
   requireAdmin(actor);
   await getTeam(db, actor, id);
-  const row = await transaction(db, (tx) =>
+  const row = await configTransaction(db, (tx) =>
     unique(
       db,
       input,
@@ -111,7 +114,7 @@ export async function updateTeam(db: Db, actor: Actor, id: number, input: Partia
 export async function deleteTeam(db: Db, actor: Actor, id: number): Promise<void> {
   requireAdmin(actor);
   await getTeam(db, actor, id);
-  await transaction(db, async (tx) => {
+  await configTransaction(db, async (tx) => {
     await tx.update(queues).set({ team_id: null }).where(eq(queues.team_id, id));
     await tx.update(tickets).set({ team_id: null }).where(eq(tickets.team_id, id));
     await tx.update(dashboards).set({ team_id: null }).where(eq(dashboards.team_id, id));
@@ -138,7 +141,7 @@ export async function addMember(db: Db, actor: Actor, teamId: number, userId: nu
     db,
     { team_id: teamId, user_id: userId },
     async () =>
-      await transaction(db, (tx) =>
+      await configTransaction(db, (tx) =>
         one(
           tx
             .insert(teamMembers)
@@ -152,6 +155,6 @@ export async function addMember(db: Db, actor: Actor, teamId: number, userId: nu
 export async function removeMember(db: Db, actor: Actor, teamId: number, userId: number): Promise<void> {
   requireAdmin(actor);
   await getTeam(db, actor, teamId);
-  const res = await transaction(db, (tx) => tx.delete(teamMembers).where(memberIs(teamId, userId)));
+  const res = await configTransaction(db, (tx) => tx.delete(teamMembers).where(memberIs(teamId, userId)));
   if (changes(res) === 0) throw notFound(`User ${userId} in team`, teamId);
 }

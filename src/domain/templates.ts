@@ -1,5 +1,6 @@
+import { configTransaction } from '../db/configCache.js';
 import { and, asc, eq, inArray, max } from 'drizzle-orm';
-import { type Db, first, one, transaction } from '../db/port.js';
+import { type Db, first, one } from '../db/port.js';
 import { scrips, templates, transactions } from '../db/tables.js';
 import { fullScope, sampleScope } from '../scrips/context.js';
 import { isTemplateError, renderTemplate, templateError, templateErrorMessage } from '../scrips/templates.js';
@@ -64,7 +65,7 @@ export async function createTemplate(db: Db, actor: Actor, input: TemplateInput)
     db,
     input,
     async () =>
-      await transaction(db, (tx) =>
+      await configTransaction(db, (tx) =>
         one(
           tx
             .insert(templates)
@@ -96,7 +97,7 @@ export async function updateTemplate(
     db,
     input,
     async () =>
-      await transaction(db, (tx) =>
+      await configTransaction(db, (tx) =>
         one(
           tx
             .update(templates)
@@ -113,7 +114,7 @@ export async function deleteTemplate(db: Db, actor: Actor, id: number): Promise<
   await getTemplate(db, actor, id);
   const users = await db.select({ key: scrips.key }).from(scrips).where(eq(scrips.template_id, id));
   if (users.length) throw conflict(`Template ${id} is used by scrip ${users.map((s) => `"${s.key}"`).join(', ')}`);
-  await transaction(db, (tx) => tx.delete(templates).where(eq(templates.id, id)));
+  await configTransaction(db, (tx) => tx.delete(templates).where(eq(templates.id, id)));
 }
 
 export interface PreviewInput {

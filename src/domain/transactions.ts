@@ -1,9 +1,11 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
-import { type Conn, logAppend, prepared, first } from '../db/port.js';
+import { type Conn, inUnitOfWork, logAppend, prepared, first } from '../db/port.js';
+import { userById } from '../scrips/people.js';
 import { attachments, tickets, transactions, users } from '../db/tables.js';
 import { nextResolvedAt } from './lifecycle.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
+import { forgetThread } from '../scrips/thread.js';
 import { parseJson } from './actor.js';
 import { attachFiles, type NewAttachment } from './stagedFiles.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
@@ -115,6 +117,10 @@ export interface RecordOptions {
   autoSubmitted?: boolean;
   /** Inbound mail: the addresses it was sent to, who need no copy of it from us. */
   alreadySent?: string[];
+  /** The ticket's queue, when the caller has its row (after its change): the scrips then need no read to find it. */
+  queueId?: number;
+  /** The role of the writer (`actorId`), when the caller knows it (the signed-in user writes): not read again. */
+  actorRole?: string;
 }
 
 /**
@@ -141,7 +147,7 @@ export async function recordTransactions(
     const inserted = await insertTransaction(conn, ticketId, actorId, e, now);
     let row = inserted.row;
     if (inserted.files > 0) withFiles = true;
-    const { results, effects, actorRole } = await runScrips(conn, {
+    const { results, effects, actorRole, ticket } = await runScrips(conn, {
       ticketId,
       transactionId: row.id,
       type: row.type,
@@ -153,6 +159,10 @@ export async function recordTransactions(
       autoSubmitted: opts.autoSubmitted,
       alreadySent: opts.alreadySent,
       notify: opts.notify,
+      queueId: opts.queueId,
+      transactionRow: row,
+      noFiles: inserted.files === 0,
+      actorRole: opts.actorRole,
     });
     if (results.length > 0) {
       row = { ...row, scrip_results: JSON.stringify(results) };
@@ -165,7 +175,7 @@ export async function recordTransactions(
       (actorRole !== undefined ? actorRole === 'requester' : await isCustomer(conn, actorId))
     )
       await setCustomerTxn(conn).run({ id: ticketId, txn: row.id });
-    if (effects.setStatus && (await applyScripStatus(conn, ticketId, effects.setStatus, now))) statusSet = true;
+    if (effects.setStatus && (await applyScripStatus(conn, ticketId, effects.setStatus, now, ticket))) statusSet = true;
   }
   return {
     transactions: await transactionsJson(conn, written, !withFiles),
@@ -186,6 +196,8 @@ const roleOf = prepared((db) =>
 /** Whether the writer is a customer (a requester, a Cc, an outside sender: anyone who is not staff). */
 async function isCustomer(conn: Conn, userId: number | null): Promise<boolean> {
   if (userId === null) return false;
+  // Inside a unit of work the scrips may have read the user already (decision 067).
+  if (inUnitOfWork(conn)) return (await userById(conn, userId))?.role === 'requester';
   return (await roleOf(conn).get({ id: userId }))?.role === 'requester';
 }
 const setCustomerTxn = prepared((db) =>
@@ -227,6 +239,7 @@ async function insertTransaction(
   now: string,
 ): Promise<{ row: Row; files: number }> {
   await logAppend(conn); // the change log's order, and live updates once committed (SPEC C5)
+  forgetThread(ticketId); // it may carry a Message-ID: the ticket's thread is read afresh
   const row = (await insertRow(conn).get({
     ticket_id: ticketId,
     type: e.type,
@@ -263,8 +276,15 @@ const setStatus = prepared((db) =>
 );
 
 /** A scrip-made status change (open_inactive, set_status): a Status transaction by nobody, no scrips. */
-async function applyScripStatus(conn: Conn, ticketId: number, status: string, now: string): Promise<boolean> {
-  const t = await statusOf(conn).get({ id: ticketId });
+async function applyScripStatus(
+  conn: Conn,
+  ticketId: number,
+  status: string,
+  now: string,
+  known?: { status: string; resolved_at: string | null },
+): Promise<boolean> {
+  // `known`: the ticket as the scrips read it, after this entry (nothing they do changes it): not read again (decision 067).
+  const t = known ?? (await statusOf(conn).get({ id: ticketId }));
   if (!t || t.status === status) return false;
   await setStatus(conn).run({
     id: ticketId,

@@ -1,3 +1,5 @@
+import { rememberUser } from '../scrips/people.js';
+import { configChanged } from '../db/configCache.js';
 import { and, asc, eq, ne, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, prepared, first, transaction, one } from '../db/port.js';
 import { apiTokens, sessions, teamMembers, users } from '../db/tables.js';
@@ -47,7 +49,9 @@ const userByEmail = prepared((db) =>
 );
 
 export async function getUserRow(db: Conn, id: number): Promise<UserRow | undefined> {
-  return await userById(db).get({ id });
+  const u = await userById(db).get({ id });
+  if (u) await rememberUser(db, u); // the unit of work's scrips need not read it again (decision 067)
+  return u;
 }
 
 /** The user with this address (any case), if there is one. */
@@ -237,6 +241,7 @@ export async function deleteUser(db: Db, actor: Actor, id: number): Promise<void
         .update(users)
         .set({ disabled: true, updated_at: nowIso(db) })
         .where(eq(users.id, id));
+      await configChanged(tx); // a team's members are kept by every process (decision 067)
       await tx.delete(teamMembers).where(eq(teamMembers.user_id, id));
       await revokeCredentials(tx, id);
     },
@@ -256,7 +261,10 @@ export async function ensureMailUser(
 ): Promise<{ user: UserRow; created: boolean }> {
   const email = normalizeEmail(address);
   const existing = await userByEmail(conn).get({ email });
-  if (existing) return { user: existing, created: false };
+  if (existing) {
+    await rememberUser(conn, existing); // the mail's scrips need not read the sender again (decision 067)
+    return { user: existing, created: false };
+  }
   const now = nowIso(conn);
   // Another unit of work may be creating the same address right now (two mails from a new
   // sender, decision 058): the insert then waits for it and does nothing, and the row it made is read.
@@ -273,7 +281,10 @@ export async function ensureMailUser(
     })
     .onConflictDoNothing()
     .returning();
-  if (user) return { user, created: true };
+  if (user) {
+    await rememberUser(conn, user);
+    return { user, created: true };
+  }
   const made = await userByEmail(conn).get({ email });
   if (!made) throw new Error(`The user ${email} was neither created nor found`);
   return { user: made, created: false };

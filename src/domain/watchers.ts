@@ -1,3 +1,4 @@
+import { configChanged } from '../db/configCache.js';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
@@ -272,6 +273,7 @@ export async function setQueueWatchers(
   people.forEach((u, i) => {
     checkRole(role, u, `${role}.${i}`);
   });
+  await configChanged(conn); // a queue's watchers are kept by every process (decision 067)
   await conn.delete(queueWatchers).where(and(eq(queueWatchers.queue_id, queueId), eq(queueWatchers.role, role)));
   const now = nowIso(conn);
   for (const u of people)

@@ -1,5 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type Conn, prepared } from '../db/port.js';
+import { type Conn, inUnitOfWork, prepared } from '../db/port.js';
+import { userById } from './people.js';
+import { cachedConfig } from '../db/configCache.js';
 import {
   customFields,
   queues,
@@ -71,6 +73,9 @@ const personQuery = prepared((db) =>
 );
 const ticketQuery = prepared((db) => db.select().from(tickets).where(eq(tickets.id, id)));
 const queueQuery = prepared((db) => db.select().from(queues).where(eq(queues.id, id)));
+/** A queue's row; kept by the process for the configuration's version inside a unit of work (decision 067). */
+export const queueRowOf = (conn: Conn, queueId: number) =>
+  cachedConfig(conn, `queue:${queueId}`, async () => await queueQuery(conn).get({ id: queueId }));
 const teamQuery = prepared((db) => db.select().from(teams).where(eq(teams.id, id)));
 const valuesQuery = prepared((db) =>
   db
@@ -111,6 +116,11 @@ export const ALL_NEEDS: ScopeNeeds = { ticket: 'all', creator: true };
 
 async function person(conn: Conn, userId: number | null): Promise<Person | null> {
   if (userId === null) return null;
+  // Inside a unit of work through its users read once (decision 067); a person is only these three.
+  if (inUnitOfWork(conn)) {
+    const u = await userById(conn, userId);
+    return u ? { id: u.id, name: u.name, email: u.email } : null;
+  }
   return (await personQuery(conn).get({ id: userId })) ?? null;
 }
 
@@ -127,21 +137,29 @@ export class ScopeLoader {
   private row: typeof tickets.$inferSelect | undefined;
   private txnRow: typeof transactions.$inferSelect | undefined;
 
-  /** `publicUrl`: this server's (NotifySettings), for the staff page's `ticket.url`. */
+  /**
+   * `publicUrl`: this server's (NotifySettings), for the staff page's `ticket.url`. `known`: rows
+   * the caller has already (the transaction it just wrote; the ticket's row, read with its people):
+   * not read again (decision 067).
+   */
   constructor(
     private readonly conn: Conn,
     private readonly ticketId: number,
     private readonly transactionId: number | null,
     private readonly publicUrl: string,
+    private readonly known: {
+      transaction?: typeof transactions.$inferSelect;
+      ticket?: () => Promise<typeof tickets.$inferSelect | undefined>;
+    } = {},
   ) {}
 
   /** The scope with at least the parts `needs` names (plain values: no getters, no queries left). */
   async load(needs: ScopeNeeds): Promise<{ ticket: TicketScope; transaction: TransactionScope | null }> {
     const { conn } = this;
     if (!this.ticket) {
-      const t = await ticketQuery(conn).get({ id: this.ticketId });
+      const t = this.known.ticket ? await this.known.ticket() : await ticketQuery(conn).get({ id: this.ticketId });
       if (!t) throw new Error(`ticket ${this.ticketId} not found`);
-      const q = (await queueQuery(conn).get({ id: t.queue_id }))!;
+      const q = (await queueRowOf(conn, t.queue_id))!;
       this.row = t;
       this.ticket = {
         id: t.id,
@@ -161,7 +179,11 @@ export class ScopeLoader {
       if (part in scope) continue;
       switch (part) {
         case 'description':
-          scope.description = (await descriptionQuery(conn).get({ id: t.id }))?.body ?? '';
+          // The description is the body of the ticket's Create: known when that is the transaction at hand.
+          scope.description =
+            this.known.transaction?.type === 'Create' && this.known.transaction.ticket_id === t.id
+              ? (this.known.transaction.body ?? '')
+              : ((await descriptionQuery(conn).get({ id: t.id }))?.body ?? '');
           break;
         case 'custom_fields': {
           const cf: Record<string, string | number> = {};
@@ -174,7 +196,11 @@ export class ScopeLoader {
           scope.owner = await person(conn, t.owner_id);
           break;
         case 'team': {
-          const team = t.team_id === null ? undefined : await teamQuery(conn).get({ id: t.team_id });
+          const teamId = t.team_id;
+          const team =
+            teamId === null
+              ? undefined
+              : await cachedConfig(conn, `team:${teamId}`, async () => await teamQuery(conn).get({ id: teamId }));
           scope.team = team ? { id: team.id, name: team.name, description: team.description } : null;
           break;
         }
@@ -189,7 +215,12 @@ export class ScopeLoader {
       }
     }
     if (this.transaction === undefined) {
-      const x = this.transactionId === null ? undefined : await transactionQuery(conn).get({ id: this.transactionId });
+      const x =
+        this.transactionId === null
+          ? undefined
+          : this.known.transaction?.id === this.transactionId
+            ? this.known.transaction
+            : await transactionQuery(conn).get({ id: this.transactionId });
       this.txnRow = x;
       this.transaction = x
         ? ({

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
-import { type Conn, errorMessage, oncePerUnit, prepared } from '../db/port.js';
-import { attachments, scrips, templates, tickets } from '../db/tables.js';
+import { type Conn, errorMessage, inUnitOfWork, prepared } from '../db/port.js';
+import { cachedConfig } from '../db/configCache.js';
+import { attachments, scrips, templates, tickets, type transactions } from '../db/tables.js';
 import { nowMs } from '../domain/clock.js';
 import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
 import type { NotifySettings } from './config.js';
@@ -52,6 +53,14 @@ export interface ScripEvent {
   alreadySent?: string[];
   /** The settings of the app the change came through: its URL, sender, portal key, own addresses. */
   notify: NotifySettings;
+  /** The ticket's queue, when the caller knows it (its row): the scrips then need no read to find it. */
+  queueId?: number;
+  /** The actor's role, when the caller knows it (the actor is the signed-in user): not read again. */
+  actorRole?: string;
+  /** The transaction was written with no file: there are none to read. */
+  noFiles?: boolean;
+  /** The transaction's row as written (the template scope reads it no more). */
+  transactionRow?: typeof transactions.$inferSelect;
 }
 
 /** A change a scrip asks for; the domain applies it as a transaction that runs no scrips. */
@@ -138,6 +147,8 @@ interface ActionContext {
   /** The template scope with at least the parts `needs` names (loaded once per change, shared by its scrips). */
   scope: (needs: ScopeNeeds) => Promise<Scope>;
   people: () => Promise<TicketPeople>;
+  /** Users by id (usersByIds); the first call reads everyone on the ticket at once (decision 067). */
+  users: (ids: number[]) => Promise<Recipient[]>;
   /** Read once per transaction, whichever scrips mail: our own addresses, and the files the transaction carries. */
   ours: () => Promise<Set<string>>;
   attachmentIds: () => Promise<number[]>;
@@ -228,8 +239,8 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   if (to.length === 0) return 0;
   if (ctx.scrip.template_id === null) throw new Error('This action sends e-mail but the scrip has no template');
   const id = ctx.scrip.template_id;
-  // Once per unit of work: scrips that share a template read it once (decision 066).
-  const tpl = await oncePerUnit(ctx.conn, `template:${id}`, async () => await templateById(ctx.conn).get({ id }));
+  // Kept by the process for the configuration's version (decision 067): scrips that share a template read it once at most.
+  const tpl = await cachedConfig(ctx.conn, `template:${id}`, async () => await templateById(ctx.conn).get({ id }));
   if (!tpl) throw new Error(`Template ${ctx.scrip.template_id} no longer exists`);
   const subjectNeeds = templateNeeds(tpl.subject);
   const bodyNeeds = templateNeeds(tpl.body);
@@ -317,21 +328,33 @@ const scripsFor = prepared((db) =>
     .where(eq(tickets.id, sql.placeholder('ticket')))
     .orderBy(asc(scrips.sort_order), asc(scrips.id)),
 );
+/** Every enabled scrip, in the order they run: kept by the process for the configuration's version (decision 067). */
+const enabledScrips = prepared((db) =>
+  db.select().from(scrips).where(eq(scrips.enabled, true)).orderBy(asc(scrips.sort_order), asc(scrips.id)),
+);
+
+/**
+ * The enabled scrips of a ticket in `queue` (global ones and the queue's): inside a unit of work
+ * from the process's cache; outside one (a preview), through the ticket as before.
+ */
+async function scripsOf(conn: Conn, ticketId: number, queue: () => Promise<number | undefined>): Promise<ScripRow[]> {
+  if (!inUnitOfWork(conn)) return (await scripsFor(conn).all({ ticket: ticketId })).map((r) => r.scrip);
+  const all = await cachedConfig(conn, 'scrips', async () => await enabledScrips(conn).all());
+  if (all.length === 0) return [];
+  const q = await queue();
+  return q === undefined ? [] : all.filter((s) => s.queue_id === null || s.queue_id === q);
+}
 
 /** Owner, ticket and queue AdminCc, and the members of the ticket's team: the staff watching a ticket. */
 async function staffWatchers(ctx: ActionContext): Promise<Recipient[]> {
   const p = await ctx.people();
-  return usersByIds(ctx.conn, [
-    ...(p.owner === null ? [] : [p.owner]),
-    ...p.adminCc,
-    ...(await teamMemberIds(ctx.conn, p.team)),
-  ]);
+  return ctx.users([...(p.owner === null ? [] : [p.owner]), ...p.adminCc, ...(await teamMemberIds(ctx.conn, p.team))]);
 }
 const ownerAndAdminCc = async (ctx: ActionContext) => {
   const p = await ctx.people();
-  return usersByIds(ctx.conn, [...(p.owner === null ? [] : [p.owner]), ...p.adminCc]);
+  return ctx.users([...(p.owner === null ? [] : [p.owner]), ...p.adminCc]);
 };
-const requestersOf = async (ctx: ActionContext) => usersByIds(ctx.conn, (await ctx.people()).requesters);
+const requestersOf = async (ctx: ActionContext) => ctx.users((await ctx.people()).requesters);
 
 const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = {
   autoreply_requester: async (ctx) => {
@@ -348,16 +371,13 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
   },
   notify_requesters_and_cc: async (ctx) => {
     const requesters = await requestersOf(ctx);
-    const cc = await usersByIds(ctx.conn, (await ctx.people()).cc);
+    const cc = await ctx.users((await ctx.people()).cc);
     return sendMail(ctx, { audience: 'customer', recipients: [...requesters, ...cc], to: requesters, cc });
   },
   notify_owner: async (ctx) =>
     sendMail(ctx, {
       audience: 'staff',
-      recipients: await usersByIds(
-        ctx.conn,
-        [(await ctx.people()).owner].filter((x): x is number => x !== null),
-      ),
+      recipients: await ctx.users([(await ctx.people()).owner].filter((x): x is number => x !== null)),
     }),
   notify_owner_and_admin_cc: async (ctx) =>
     sendMail(ctx, { audience: 'staff', recipients: await ownerAndAdminCc(ctx) }),
@@ -366,14 +386,12 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
     sendMail(ctx, {
       audience: 'staff',
       recipients:
-        (await ctx.people()).owner === null
-          ? await staffWatchers(ctx)
-          : await usersByIds(ctx.conn, [(await ctx.people()).owner!]),
+        (await ctx.people()).owner === null ? await staffWatchers(ctx) : await ctx.users([(await ctx.people()).owner!]),
     }),
   notify_team: async (ctx) =>
     sendMail(ctx, {
       audience: 'staff',
-      recipients: await usersByIds(ctx.conn, await teamMemberIds(ctx.conn, (await ctx.people()).team)),
+      recipients: await ctx.users(await teamMemberIds(ctx.conn, (await ctx.people()).team)),
     }),
   notify_webhook: async (ctx) => {
     const url = ctx.config.url;
@@ -428,17 +446,51 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
 export async function runScrips(
   conn: Conn,
   event: ScripEvent,
-): Promise<{ results: ScripResult[]; effects: ScripEffects; actorRole?: string | null }> {
+): Promise<{
+  results: ScripResult[];
+  effects: ScripEffects;
+  actorRole?: string | null;
+  /** The ticket's row as the scrips read it (with its people), when they did. */
+  ticket?: TicketPeople['ticket'];
+}> {
   const effects: ScripEffects = {};
-  const candidates = (await scripsFor(conn).all({ ticket: event.ticketId })).map((r) => r.scrip);
   let people: TicketPeople | undefined;
+  const loadPeople = async () => (people ??= (await ticketPeople(conn, event.ticketId))!);
+  // The ticket's queue: the caller's, else the one its people are read with (most scrips read them anyway).
+  const candidates = await scripsOf(conn, event.ticketId, async () => event.queueId ?? (await loadPeople())?.queue);
   let ours: Set<string> | undefined;
   let files: number[] | undefined;
-  let actorRole: string | undefined | null = null;
+  // The caller's word for the actor's role (the signed-in user), else read when a scrip asks.
+  let actorRole: string | undefined | null = event.actorRole ?? null;
   const roleOfActor = async () =>
     actorRole === null ? (actorRole = (await userById(conn, event.actorId))?.role) : actorRole;
   let spoke: boolean | undefined;
-  const loader = new ScopeLoader(conn, event.ticketId, event.transactionId, event.notify.publicUrl);
+  // The first scrip that addresses people reads everyone on the ticket (owner, requesters, Cc,
+  // AdminCc, the team) in one statement: the next scrips' people are read already (decision 067).
+  let everyone = false;
+  const users = async (ids: number[]) => {
+    if (ids.length === 0) return [];
+    if (!everyone && inUnitOfWork(conn)) {
+      everyone = true;
+      const p = await loadPeople();
+      if (p) {
+        const team = await teamMemberIds(conn, p.team);
+        await usersByIds(conn, [
+          ...ids,
+          ...(p.owner === null ? [] : [p.owner]),
+          ...p.requesters,
+          ...p.cc,
+          ...p.adminCc,
+          ...team,
+        ]);
+      }
+    }
+    return usersByIds(conn, ids);
+  };
+  const loader = new ScopeLoader(conn, event.ticketId, event.transactionId, event.notify.publicUrl, {
+    transaction: event.transactionRow,
+    ticket: async () => (await loadPeople())?.ticket,
+  });
   const mailed = new Set<string>();
   const results: ScripResult[] = [];
   for (const scrip of candidates) {
@@ -464,10 +516,13 @@ export async function runScrips(
         scrip,
         effects: local,
         mailed: localMailed,
-        people: async () => (people ??= (await ticketPeople(conn, event.ticketId))!),
+        people: loadPeople,
+        users,
         ours: async () => (ours ??= await ourAddresses(conn, event.notify.ownAddresses)),
         attachmentIds: async () =>
-          (files ??= (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
+          (files ??= event.noFiles
+            ? []
+            : (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
         config: JSON.parse(scrip.config) as Record<string, unknown>,
         write: (w) => writes.push(w),
         actorRole: roleOfActor,
@@ -493,5 +548,6 @@ export async function runScrips(
     results.push(result);
   }
   // The actor's role, when a condition or action read it (null: no such user): the caller need not read it again.
-  return actorRole === null ? { results, effects } : { results, effects, actorRole: actorRole ?? null };
+  const ticket = (people as TicketPeople | undefined)?.ticket;
+  return actorRole === null ? { results, effects, ticket } : { results, effects, actorRole: actorRole ?? null, ticket };
 }

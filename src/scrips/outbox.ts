@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, isNotNull, sql, count } from 'drizzle-orm';
+import { and, desc, eq, sql, count } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
-import { type Conn, type Db, logAppend, notIndexed, prepared, first, transaction, one } from '../db/port.js';
-import { outbox, transactions } from '../db/tables.js';
+import { type Conn, type Db, logAppend, prepared, first, transaction, one } from '../db/port.js';
+import { outbox } from '../db/tables.js';
 import { nowIso } from '../domain/clock.js';
+import { noteQueued, threading } from './thread.js';
 
 // The durable outbox (SPEC B6): notifications are rows written in the ticket change's SQL
 // transaction; the delivery worker sends them later. A row is `queued` until sent, `sending`
@@ -35,30 +36,6 @@ export function newMessageId(ticketId: number, mailFrom: string): string {
 // real time: the delivery schedule.
 export const deliveryNow = (afterMs = 0) => new Date(Date.now() + afterMs).toISOString();
 
-/**
- * The Message-IDs of a ticket's mail, oldest first: inbound mail (on its transactions) and our own
- * (outbox rows). Read through the ticket's transactions (never the Message-ID index, whose
- * non-null part grows with all the mail ever received) and the outbox's ticket index.
- */
-export const inboundIdsQuery = (db: Db) =>
-  db
-    .select({ tx: transactions.id, id: transactions.message_id, type: transactions.type })
-    .from(transactions)
-    .where(
-      and(
-        eq(transactions.ticket_id, sql.placeholder('ticket')),
-        sql`${notIndexed(db, transactions.message_id)} IS NOT NULL`,
-      ),
-    )
-    .orderBy(asc(transactions.id));
-export const inboundIds = prepared(inboundIdsQuery);
-const outboundIds = prepared((db) =>
-  db
-    .select({ tx: outbox.transaction_id, id: outbox.message_id, audience: outbox.audience, scrip: outbox.scrip_id })
-    .from(outbox)
-    .where(and(eq(outbox.ticket_id, sql.placeholder('ticket')), eq(outbox.kind, 'email'), isNotNull(outbox.message_id)))
-    .orderBy(asc(outbox.id)),
-);
 const insertEmail = prepared((db) =>
   db.insert(outbox).values({
     kind: 'email',
@@ -77,76 +54,6 @@ const insertEmail = prepared((db) =>
     created_at: sql.placeholder('now'),
   }),
 );
-
-/** At most this many Message-IDs in References: the root and the newest (SPEC C3). */
-export const MAX_REFERENCES = 20;
-
-/** A Message-ID as a header carries it (`<id>`), or null for one that cannot be (white space, brackets inside). */
-function msgId(raw: string | null): string | null {
-  if (!raw) return null;
-  const id = raw.trim();
-  if (/^<[^<>\s]+>$/.test(id)) return id;
-  return /^[^<>\s]+$/.test(id) ? `<${id}>` : null;
-}
-
-export interface Threading {
-  /** The message this mail answers: the transaction's own inbound message, else the thread's newest earlier one. */
-  inReplyTo: string | null;
-  /** The thread before this mail, oldest first, newest last, no duplicates, at most MAX_REFERENCES (root kept). */
-  references: string[];
-  /** A sibling copy's Message-ID (same transaction, scrip and audience), which this copy shares. */
-  sharedMessageId: string | null;
-}
-
-/**
- * The threading headers of a mail about `transactionId`: every earlier message of the ticket in
- * order (a transaction's inbound message before the mail it caused), plus the transaction's own
- * inbound message. Customer mail sees only what customers saw: our staff copies and the inbound
- * messages of internal notes (Comment) stay out of it.
- */
-export async function threading(
-  conn: Conn,
-  m: { ticketId: number; transactionId: number; scripId: number; audience: 'customer' | 'staff' },
-): Promise<Threading> {
-  const customer = m.audience === 'customer';
-  const thread: string[] = [];
-  let trigger: string | null = null;
-  let sharedMessageId: string | null = null;
-  const inbound = (await inboundIds(conn).all({ ticket: m.ticketId })).filter(
-    (r) => r.tx <= m.transactionId && !(customer && r.type === 'Comment'),
-  );
-  // Rows are written with their transaction, so this is their order already; a stable sort makes sure.
-  const outbound = (await outboundIds(conn).all({ ticket: m.ticketId })).sort((a, b) => (a.tx ?? 0) - (b.tx ?? 0));
-  let o = 0;
-  // Merge by transaction: a transaction's inbound message comes before the mail it caused.
-  const pushOutboundBefore = (tx: number) => {
-    for (; o < outbound.length && (outbound[o].tx ?? 0) < tx; o++) {
-      const r = outbound[o];
-      // Rows from before audiences existed (null) were all notifications about the ticket: kept.
-      if (customer && r.audience === 'staff') continue;
-      const id = msgId(r.id);
-      if (id) thread.push(id);
-    }
-  };
-  for (const r of inbound) {
-    pushOutboundBefore(r.tx);
-    const id = msgId(r.id);
-    if (!id) continue;
-    if (r.tx === m.transactionId) trigger = id;
-    else thread.push(id);
-  }
-  pushOutboundBefore(m.transactionId);
-  for (const r of outbound) {
-    if (r.tx === m.transactionId && r.scrip === m.scripId && (r.audience ?? 'customer') === m.audience) {
-      sharedMessageId = r.id;
-      break;
-    }
-  }
-  if (trigger) thread.push(trigger);
-  const unique = [...new Set(thread)];
-  const references = unique.length > MAX_REFERENCES ? [unique[0], ...unique.slice(-(MAX_REFERENCES - 1))] : unique;
-  return { inReplyTo: trigger ?? unique.at(-1) ?? null, references, sharedMessageId };
-}
 
 /** A mailbox: a display name (may be empty) and an address. */
 export interface Mailbox {
@@ -211,6 +118,7 @@ export function formatMailbox(m: Mailbox): string {
  * with the threading headers worked out once and one Message-ID they share. Call inside the
  * change's SQL transaction. `mailFrom` (MAIL_FROM) names a new Message-ID's domain.
  */
+
 export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: string): Promise<void> {
   if (copies.length === 0) return;
   const t = await threading(conn, copies[0]);
@@ -247,6 +155,7 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
       attachment_ids: JSON.stringify(m.attachmentIds),
     };
   });
+  await noteQueued(conn, copies[0], messageId);
   if (rows.length === 1) {
     await insertEmail(conn).run(rows[0]);
     return;

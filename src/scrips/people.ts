@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { type Conn, oncePerUnit, prepared } from '../db/port.js';
+import { type Conn, inUnitOfWork, oncePerUnit, prepared } from '../db/port.js';
+import { cachedConfig } from '../db/configCache.js';
 import { adminMailAddresses } from './ownAddresses.js';
 import { queues, queueWatchers, teamMembers, tickets, ticketWatchers, transactions, users } from '../db/tables.js';
 
@@ -32,6 +33,8 @@ const cols = {
 const p = sql.placeholder;
 
 export interface TicketPeople {
+  /** The ticket's row, read with its people (the template scope uses it too: decision 067). */
+  ticket: typeof tickets.$inferSelect;
   queue: number;
   owner: number | null;
   team: number | null;
@@ -45,10 +48,7 @@ export interface TicketPeople {
 const ticketWithRoles = prepared((db) =>
   db
     .select({
-      queue: tickets.queue_id,
-      owner: tickets.owner_id,
-      team: tickets.team_id,
-      status: tickets.status,
+      ticket: tickets,
       role: ticketWatchers.role,
       user: ticketWatchers.user_id,
     })
@@ -81,8 +81,9 @@ const oneUser = prepared((db) =>
 export async function ticketPeople(conn: Conn, ticketId: number): Promise<TicketPeople | undefined> {
   const rows = await ticketWithRoles(conn).all({ id: ticketId });
   if (rows.length === 0) return undefined;
-  const { queue, owner, team, status } = rows[0];
-  const people: TicketPeople = { queue, owner, team, status, requesters: [], cc: [], adminCc: [] };
+  const { ticket } = rows[0];
+  const { queue_id: queue, owner_id: owner, team_id: team, status } = ticket;
+  const people: TicketPeople = { ticket, queue, owner, team, status, requesters: [], cc: [], adminCc: [] };
   const add = (list: number[], id: number) => {
     if (!list.includes(id)) list.push(id);
   };
@@ -90,7 +91,12 @@ export async function ticketPeople(conn: Conn, ticketId: number): Promise<Ticket
     if (w.user === null || w.role === null) continue; // the ticket's row alone: nobody on it
     add(w.role === 'requester' ? people.requesters : w.role === 'cc' ? people.cc : people.adminCc, w.user);
   }
-  for (const w of await queueRoles(conn).all({ id: queue })) add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
+  const queueWide = await cachedConfig(
+    conn,
+    `queue-watchers:${queue}`,
+    async () => await queueRoles(conn).all({ id: queue }),
+  );
+  for (const w of queueWide) add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
   // A requester who is also on the Cc list is a requester.
   people.cc = people.cc.filter((id) => !people.requesters.includes(id));
   return people;
@@ -107,31 +113,57 @@ const aliases = prepared((db) =>
 export const ourAddresses = async (conn: Conn, configured: string[]): Promise<Set<string>> =>
   new Set([
     ...configured,
-    // Read once per unit of work (decision 066), afresh in the next one.
-    ...(await oncePerUnit(conn, aliases, async () => [
+    // Kept by the process for the configuration's version (decision 067).
+    ...(await cachedConfig(conn, 'own-addresses', async () => [
       ...(await aliases(conn).all()).map((r) => r.alias!),
       ...(await adminMailAddresses(conn)),
     ])),
   ]);
 
 export const teamMemberIds = async (conn: Conn, team: number | null): Promise<number[]> =>
-  team === null ? [] : (await membersOf(conn).all({ team })).map((m) => m.id);
+  team === null
+    ? []
+    : await cachedConfig(conn, `team-members:${team}`, async () =>
+        (await membersOf(conn).all({ team })).map((m) => m.id),
+      );
 
-/** Users by id in the order asked, each once; unknown ids are skipped. */
+/** The key of a unit of work's users read so far (decision 067). */
+const READ_USERS = Symbol('users read in this unit of work');
+
+/**
+ * Users by id in the order asked, each once; unknown ids are skipped. Inside a unit of work each
+ * user is read once (its scrips ask for the requester, the owner, the writer … several times;
+ * nothing in a ticket change changes a user after its scrips have read one): decision 067.
+ */
 export async function usersByIds(conn: Conn, ids: number[]): Promise<Recipient[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  if (unique.length === 1) {
-    const one = await oneUser(conn).get({ id: unique[0] });
-    return one ? [one] : [];
+  const known = await oncePerUnit(conn, READ_USERS, async () => new Map<number, Recipient | null>());
+  const missing = unique.filter((id) => !known.has(id));
+  if (missing.length === 1) {
+    known.set(missing[0], (await oneUser(conn).get({ id: missing[0] })) ?? null);
+  } else if (missing.length > 1) {
+    const rows = await conn.select(cols).from(users).where(inArray(users.id, missing));
+    for (const id of missing) known.set(id, null);
+    for (const r of rows) known.set(r.id, r);
   }
-  const rows = await conn.select(cols).from(users).where(inArray(users.id, unique));
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return unique.map((id) => byId.get(id)).filter((r): r is Recipient => r !== undefined);
+  return unique.map((id) => known.get(id)).filter((r): r is Recipient => r != null);
+}
+
+/**
+ * A user the unit of work has read already (its whole row: the owner it checked, the sender of a
+ * mail), for its scrips to use without reading it again (decision 067). Outside one: nothing.
+ */
+export async function rememberUser(conn: Conn, u: Recipient): Promise<void> {
+  if (!inUnitOfWork(conn)) return;
+  const known = await oncePerUnit(conn, READ_USERS, async () => new Map<number, Recipient | null>());
+  if (known.has(u.id)) return;
+  const { id, email, name, role, disabled, notify_new_tickets, notify_replies, notify_notes, portal_epoch } = u;
+  known.set(id, { id, email, name, role, disabled, notify_new_tickets, notify_replies, notify_notes, portal_epoch });
 }
 
 export const userById = async (conn: Conn, id: number | null): Promise<Recipient | undefined> =>
-  id === null ? undefined : await oneUser(conn).get({ id });
+  id === null ? undefined : (await usersByIds(conn, [id]))[0];
 
 export const isStaffRole = (role: string | undefined) => role === 'admin' || role === 'agent';
 

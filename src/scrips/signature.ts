@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../db/port.js';
 import { queues, tickets, users } from '../db/tables.js';
-import { sampleScope } from './context.js';
+import { queueRowOf, sampleScope } from './context.js';
 import { renderTemplate, templateError } from './templates.js';
 
 // Signatures (SPEC C3): a staff user's own and the queue's, Liquid, closing every public reply
@@ -91,10 +91,19 @@ const ticketAndQueue = prepared((db) =>
     .where(eq(tickets.id, p('id'))),
 );
 
-/** Signs a public reply by `userId` on ticket `ticketId` with the user's and the queue's signature. */
-export async function signReply(conn: Conn, ticketId: number, userId: number, body: string): Promise<string> {
+/**
+ * Signs a public reply by `userId` on ticket `ticketId` with the user's and the queue's signature.
+ * `ticket`: its row, when the caller has it (the queue then comes from the process's cache, decision 067).
+ */
+export async function signReply(
+  conn: Conn,
+  ticketId: number,
+  userId: number,
+  body: string,
+  ticket?: { id: number; subject: string; queue_id: number },
+): Promise<string> {
   const u = await writer(conn).get({ id: userId });
-  const t = await ticketAndQueue(conn).get({ id: ticketId });
+  const t = ticket ? await withQueue(conn, ticket) : await ticketAndQueue(conn).get({ id: ticketId });
   if (!u || !t || (u.signature.trim() === '' && t.signature.trim() === '')) return body;
   const scope: SignatureScope = {
     user: { name: u.name, email: u.email },
@@ -102,4 +111,9 @@ export async function signReply(conn: Conn, ticketId: number, userId: number, bo
     ticket: { id: t.id, subject: t.subject },
   };
   return signBody(body, [renderSignature(u.signature, scope), renderSignature(t.signature, scope)]);
+}
+
+async function withQueue(conn: Conn, ticket: { id: number; subject: string; queue_id: number }) {
+  const q = await queueRowOf(conn, ticket.queue_id);
+  return q && { id: ticket.id, subject: ticket.subject, queue: q.name, alias: q.mail_alias, signature: q.signature };
 }

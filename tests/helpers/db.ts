@@ -69,6 +69,20 @@ export async function rawRun(s: HasDb, text: string, params: unknown[] = []): Pr
   return stmt.run(...params).changes;
 }
 
+/**
+ * `rawRun` of a change to configuration every process keeps (scrips, templates, queues …; decision
+ * 067), and the bump of `config_version` any such change makes, as the app's own writes do: without
+ * it, a running server would go on using what it had kept.
+ */
+export async function rawConfigRun(s: HasDb, text: string, params: unknown[] = []): Promise<number> {
+  const n = await rawRun(s, text, params);
+  await rawRun(
+    s,
+    'INSERT INTO config_version (id, version) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET version = config_version.version + 1',
+  );
+  return n;
+}
+
 /** `SELECT count(*) … FROM table [WHERE …]` as a number, on either store. */
 export async function rawCount(s: HasDb, table: string, where = '', params: unknown[] = []): Promise<number> {
   const row = await rawGet<{ n: number | string }>(

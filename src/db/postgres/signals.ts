@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
 import type { StoreSignal, Tx } from '../port.js';
 import { pgHandle } from './handle.js';
@@ -30,6 +30,18 @@ export function logAppender() {
       await pgHandle(tx).execute(sql`SELECT pg_current_xact_id()`);
     },
     appended: (tx: object) => announced.has(tx),
+    /**
+     * The configuration's version (decision 067) for a unit of work that has not learnt it with a
+     * lock, read with its transaction id (taken now, early: its first append then needs no
+     * statement for it), in one statement.
+     */
+    async configVersion(tx: Tx, version: SQL): Promise<number> {
+      const { rows } = await pgHandle(tx).execute<{ hx_config: number | null }>(
+        sql`SELECT pg_current_xact_id(), ${version} AS hx_config`,
+      );
+      haveXid.add(tx);
+      return Number(rows[0]?.hx_config ?? 0);
+    },
     /** The unit of work has its transaction id (its ticket lock took it): its first append needs no statement for it. */
     tookXid: (tx: object) => haveXid.add(tx),
   };

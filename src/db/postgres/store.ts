@@ -12,7 +12,8 @@ import { logAnnouncer, logAppender, pgSignals } from './signals.js';
 import { searchPeople } from './people.js';
 import { listTickets } from './ticketList.js';
 import { connectionOf } from './handle.js';
-import { rowLocks } from './locks.js';
+import { rowLocks, VERSION } from './locks.js';
+import { configCache } from '../configCache.js';
 import { operationAt, RETRYABLE, retryConflicts, writeRetries } from './retries.js';
 import { sameName, uniqueViolation } from './unique.js';
 import { countStatement, recordUnit, statementsOn } from './statements.js';
@@ -131,6 +132,7 @@ export async function openPostgres(
   let root: Db;
   const impl: Store = {
     dialect: 'postgres',
+    config: configCache(),
     get db() {
       return root;
     },
@@ -186,10 +188,15 @@ export async function openPostgres(
         return result;
       },
       lockTicket: async (tx, id) => {
-        await locks.lockTicket(tx, id);
+        const row = await locks.lockTicket(tx, id);
         log.tookXid(tx); // the lock's statement took the transaction's id: the log's append needs none
+        return row;
       },
-      lockName: (tx, name) => locks.lockName(tx, name),
+      lockName: async (tx, name) => {
+        await locks.lockName(tx, name);
+        log.tookXid(tx); // as the ticket lock: the log's first append needs no statement for the id
+      },
+      readConfigVersion: (tx) => log.configVersion(tx, VERSION),
       writeRetries,
       isTx: (conn) => conn instanceof PgTransaction,
       async writeApart(query, opts) {

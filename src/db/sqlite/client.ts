@@ -7,6 +7,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createPrivateDir } from '../../dataDir.js';
+import { configCache } from '../configCache.js';
 import { type Conn, type Db as PortDb, giveOut, type Prepared, type Store, type StoreSignal } from '../port.js';
 import * as schema from './schema.js';
 import { storageWatch, type StorageWatch } from '../storageWatch.js';
@@ -98,6 +99,7 @@ export function openSqlite(file: string, opts: { readThreads?: number } = {}): S
   const portOf = (client: Database.Database) => (client === writer ? writerPort : readerPort);
   const impl: Store = {
     dialect: 'sqlite',
+    config: configCache(),
     get db() {
       return readerPort;
     },

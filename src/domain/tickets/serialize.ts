@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Conn, notIndexed, prepared } from '../../db/port.js';
-import { customFields, ticketCustomValues, tickets, transactions } from '../../db/tables.js';
+import { customFields, ticketCustomValues, tickets, ticketWatchers, transactions } from '../../db/tables.js';
 import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
 import { type Actor, requireStaff } from '../actor.js';
@@ -99,9 +99,79 @@ export async function customValuesOf(conn: Conn, ids: number[]): Promise<Map<num
   return byTicket;
 }
 
+/**
+ * What is stored beside one ticket — its description, its custom values, its own watchers — in one
+ * statement (decision 067: every write answers with its ticket): `part` 0 is the description
+ * (`s1`: the body), 1 a value (`s1` key, `s2` type, `s3` value), 2 a watcher (`s1` role, `s2` when
+ * added, `n1` the user, `n2` the position).
+ */
+const extrasOfOne = prepared((db) =>
+  // The watchers first: their columns give each column its type (PostgreSQL types a union's
+  // columns branch by branch, and a NULL in the first two would be taken for text).
+  db
+    .select({
+      part: sql<number>`2`,
+      s1: sql<string | null>`${ticketWatchers.role}`,
+      s2: sql<string | null>`${ticketWatchers.created_at}`,
+      s3: sql<string | null>`NULL`,
+      n1: sql<number | null>`${ticketWatchers.user_id}`,
+      n2: sql<number | null>`${ticketWatchers.position}`,
+    })
+    .from(ticketWatchers)
+    .where(eq(ticketWatchers.ticket_id, sql.placeholder('id')))
+    .unionAll(
+      db
+        .select({
+          part: sql<number>`0`,
+          s1: sql<string | null>`${transactions.body}`,
+          s2: sql<string | null>`NULL`,
+          s3: sql<string | null>`NULL`,
+          n1: sql<number | null>`NULL`,
+          n2: sql<number | null>`NULL`,
+        })
+        .from(transactions)
+        .where(and(eq(transactions.ticket_id, sql.placeholder('id')), isCreate)),
+    )
+    .unionAll(
+      db
+        .select({
+          part: sql<number>`1`,
+          s1: sql<string | null>`${customFields.key}`,
+          s2: sql<string | null>`${customFields.type}`,
+          s3: sql<string | null>`${ticketCustomValues.value}`,
+          n1: sql<number | null>`NULL`,
+          n2: sql<number | null>`NULL`,
+        })
+        .from(ticketCustomValues)
+        .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
+        .where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))),
+    ),
+);
+
+/** One ticket in API form with one read for what is stored beside it. */
+async function oneTicketJson(conn: Conn, r: TicketRow): Promise<TicketJson> {
+  let description = '';
+  const values: Record<string, string | number> = {};
+  const watchers: { role: string; user: number; position: number; added: string }[] = [];
+  for (const x of await extrasOfOne(conn).all({ id: r.id })) {
+    const part = Number(x.part);
+    if (part === 0) description = x.s1 ?? '';
+    else if (part === 1) values[x.s1!] = customValueJson(x.s2!, x.s3!);
+    else watchers.push({ role: x.s1!, user: Number(x.n1), position: Number(x.n2), added: x.s2 ?? '' });
+  }
+  // The order watchersOf reads them in: position, then when added, then the user.
+  watchers.sort(
+    (a, b) => a.position - b.position || (a.added < b.added ? -1 : a.added > b.added ? 1 : 0) || a.user - b.user,
+  );
+  const w: Watchers = { requesters: [], cc: [], admin_cc: [] };
+  for (const x of watchers) w[x.role === 'requester' ? 'requesters' : (x.role as 'cc' | 'admin_cc')].push(x.user);
+  return ticketJson(r, description, values, w);
+}
+
 /** Serializes tickets with their custom field values and descriptions, one query each for the batch. */
 export async function ticketsJson(conn: Conn, rows: TicketRow[]): Promise<TicketJson[]> {
   if (rows.length === 0) return [];
+  if (rows.length === 1) return [await oneTicketJson(conn, rows[0])];
   const ids = rows.map((r) => r.id);
   const descriptions = await descriptionsOf(conn, ids);
   const values = await customValuesOf(conn, ids);

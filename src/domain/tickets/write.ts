@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type Conn, type Db, lockTicket, prepared, transaction } from '../../db/port.js';
+import { type Conn, type Db, lockAndReadTicket, lockTicket, prepared, transaction } from '../../db/port.js';
 import { ticketCustomValues, tickets } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
@@ -69,8 +69,9 @@ const commentFor = (
  * Loads a ticket the actor may see; others' tickets are "not found" to requesters, and so are
  * their own deleted ones (decision 050).
  */
-async function visibleTicket(conn: Conn, actor: Actor, id: number): Promise<TicketRow> {
-  const row = await getTicketRow(conn, id);
+async function visibleTicket(conn: Conn, actor: Actor, id: number, locked?: TicketRow | null): Promise<TicketRow> {
+  // `locked`: the row its lock returned (decision 067; null: no such ticket), not read again.
+  const row = locked === undefined ? await getTicketRow(conn, id) : (locked ?? undefined);
   if (
     !row ||
     (!worksAnyTicket(actor) &&
@@ -318,7 +319,13 @@ async function createInUnitOfWork(
           },
         ],
         now,
-        { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify },
+        {
+          autoSubmitted: input.auto_submitted,
+          alreadySent: input.already_sent,
+          notify,
+          queueId: queue.id,
+          actorRole: actor.role,
+        },
       );
       // Answered from what was written; the row is read again only when a scrip set the status.
       return changeFor(actor, {
@@ -373,8 +380,8 @@ export async function updateTicket(
   opts: UpdateOptions = {},
 ): Promise<TicketChange> {
   return transaction(db, async (tx) => {
-    await lockTicket(tx, id); // first: a second change to this ticket waits, then reads what this one wrote
-    const current = await visibleTicket(tx, actor, id);
+    // First: a second change to this ticket waits, then reads what this one wrote (the row comes with the lock).
+    const current = await visibleTicket(tx, actor, id, (await lockAndReadTicket(tx, id)) ?? null);
     if (!isStaff(actor)) throw forbidden('Requesters cannot change tickets');
     // SPEC D6: Take from a colleague asks first (checked in this unit of work: the owner as it is now).
     if (
@@ -438,7 +445,11 @@ export async function updateTicket(
       .set({ ...patch, updated_at: now })
       .where(eq(tickets.id, id))
       .returning();
-    const { scrip_results, status_set } = await recordTransactions(tx, id, actor.id, entries, now, { notify });
+    const { scrip_results, status_set } = await recordTransactions(tx, id, actor.id, entries, now, {
+      notify,
+      queueId: updated.queue_id,
+      actorRole: actor.role,
+    });
     // The row as written (RETURNING), read again only when a scrip set the status (decision 066).
     return {
       ticket: (await ticketsJson(tx, [status_set ? (await getTicketRow(tx, id))! : updated]))[0],
@@ -542,8 +553,8 @@ async function commentInUnitOfWork(
   return transaction(
     db,
     async (tx) => {
-      await lockTicket(tx, id); // first: the staleness check and the message see every change before it
-      const ticket = await visibleTicket(tx, actor, id);
+      // First: the staleness check and the message see every change before it (the row comes with the lock).
+      const ticket = await visibleTicket(tx, actor, id, (await lockAndReadTicket(tx, id)) ?? null);
       // SPEC D6 (decision 052): a deleted ticket takes no public reply from the web or the API (409:
       // restore it first). Mail is still kept, as it comes; an internal note may say why it was deleted.
       if (ticket.status === 'deleted' && !internal && !actor.viaMail)
@@ -562,7 +573,7 @@ async function commentInUnitOfWork(
       const writer = creatorId === actor.id ? actor : await getUserRow(tx, creatorId);
       const body =
         !internal && !actor.viaMail && writer && isStaff(writer)
-          ? await signReply(tx, id, creatorId, input.body)
+          ? await signReply(tx, id, creatorId, input.body, ticket)
           : input.body;
       const now = nowIso(tx);
       await touchTicket(tx).run({ now, id });
@@ -582,7 +593,13 @@ async function commentInUnitOfWork(
           },
         ],
         now,
-        { autoSubmitted: input.auto_submitted, alreadySent: input.already_sent, notify: opts.notify },
+        {
+          autoSubmitted: input.auto_submitted,
+          alreadySent: input.already_sent,
+          notify: opts.notify,
+          queueId: ticket.queue_id,
+          actorRole: creatorId === actor.id ? actor.role : undefined,
+        },
       );
       // SPEC D6: the writer's draft goes with the message it became (kept when the send fails), and
       // what they answered is read (decision 054).
