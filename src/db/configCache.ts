@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { type ConfigCache, type Conn, transaction, type Tx, type UnitOfWork } from './port.js';
+import { type ConfigCache, type Conn, prepared, transaction, type Tx, type UnitOfWork } from './port.js';
 import {
   appSettings,
   configVersion,
@@ -74,14 +74,16 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+const versionRow = prepared((db) =>
+  db.select({ v: configVersion.version }).from(configVersion).where(eq(configVersion.id, 1)),
+);
+
 /** The version of the configuration a unit of work reads (read once per attempt, noted by its ticket or named lock). */
 async function versionIn(tx: Tx): Promise<number> {
   const u = unitState();
   if (u?.version !== undefined) return u.version;
   const read = tx.store.work.readConfigVersion;
-  const v = read
-    ? await read(tx)
-    : ((await tx.select({ v: configVersion.version }).from(configVersion).where(eq(configVersion.id, 1)))[0]?.v ?? 0);
+  const v = read ? await read(tx) : ((await versionRow(tx).get())?.v ?? 0);
   if (u && u.version === undefined) u.version = v;
   return u?.version ?? v;
 }

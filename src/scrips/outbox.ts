@@ -36,24 +36,39 @@ export function newMessageId(ticketId: number, mailFrom: string): string {
 // real time: the delivery schedule.
 export const deliveryNow = (afterMs = 0) => new Date(Date.now() + afterMs).toISOString();
 
-const insertEmail = prepared((db) =>
-  db.insert(outbox).values({
-    kind: 'email',
-    ticket_id: sql.placeholder('ticket_id'),
-    transaction_id: sql.placeholder('transaction_id'),
-    scrip_id: sql.placeholder('scrip_id'),
-    recipient: sql.placeholder('recipient'),
-    subject: sql.placeholder('subject'),
-    body: sql.placeholder('body'),
-    headers: sql.placeholder('headers'),
-    message_id: sql.placeholder('message_id'),
-    audience: sql.placeholder('audience'),
-    attachment_ids: sql.placeholder('attachment_ids'),
-    status: 'queued',
-    next_attempt_at: sql.placeholder('due'),
-    created_at: sql.placeholder('now'),
-  }),
-);
+/** The columns of one queued e-mail, with placeholders named `<column><suffix>`. */
+const emailRow = (suffix: string) => ({
+  kind: 'email' as const,
+  ticket_id: sql.placeholder(`ticket_id${suffix}`),
+  transaction_id: sql.placeholder(`transaction_id${suffix}`),
+  scrip_id: sql.placeholder(`scrip_id${suffix}`),
+  recipient: sql.placeholder(`recipient${suffix}`),
+  subject: sql.placeholder(`subject${suffix}`),
+  body: sql.placeholder(`body${suffix}`),
+  headers: sql.placeholder(`headers${suffix}`),
+  message_id: sql.placeholder(`message_id${suffix}`),
+  audience: sql.placeholder(`audience${suffix}`),
+  attachment_ids: sql.placeholder(`attachment_ids${suffix}`),
+  status: 'queued' as const,
+  next_attempt_at: sql.placeholder(`due${suffix}`),
+  created_at: sql.placeholder(`now${suffix}`),
+});
+
+/**
+ * Every copy of a notification in one INSERT (decision 066: one round trip, not one per
+ * recipient), prepared once per number of rows (decision 067: building and preparing the
+ * statement for each write cost SQLite more than the statement itself). Past MAX_ROWS_PREPARED
+ * copies the rows go in chunks of that many.
+ */
+const MAX_ROWS_PREPARED = 32;
+const insertEmails = new Map<number, ReturnType<typeof insertEmailsOf>>();
+const insertEmailsOf = (n: number) =>
+  prepared((db) => db.insert(outbox).values(Array.from({ length: n }, (_, i) => emailRow(`_${i}`))));
+const insertEmailRows = (n: number) => {
+  let p = insertEmails.get(n);
+  if (!p) insertEmails.set(n, (p = insertEmailsOf(n)));
+  return p;
+};
 
 /** A mailbox: a display name (may be empty) and an address. */
 export interface Mailbox {
@@ -156,20 +171,14 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
     };
   });
   await noteQueued(conn, copies[0], messageId);
-  if (rows.length === 1) {
-    await insertEmail(conn).run(rows[0]);
-    return;
+  for (let at = 0; at < rows.length; at += MAX_ROWS_PREPARED) {
+    const chunk = rows.slice(at, at + MAX_ROWS_PREPARED);
+    const params: Record<string, unknown> = {};
+    chunk.forEach((r, i) => {
+      for (const [k, v] of Object.entries(r)) params[`${k}_${i}`] = v;
+    });
+    await insertEmailRows(chunk.length)(conn).run(params);
   }
-  // Every copy in one statement (decision 066: one round trip, not one per recipient), in order.
-  await conn.insert(outbox).values(
-    rows.map(({ now: created_at, due: next_attempt_at, ...r }) => ({
-      ...r,
-      kind: 'email' as const,
-      status: 'queued' as const,
-      next_attempt_at,
-      created_at,
-    })),
-  );
 }
 
 /** What a row's `headers` JSON says, read back: mailboxes parsed, the rest as stored. */
