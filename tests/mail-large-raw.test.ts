@@ -1,7 +1,6 @@
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BEING_APPLIED, RAW_APART_FROM } from '../src/domain/intakeEntry.js';
-import { rawGet, rawQuery } from './helpers/db.js';
+import { rawGet, rawQuery, sideConnection } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { onlyOn } from './helpers/store.js';
@@ -80,31 +79,21 @@ describe('a large raw message', () => {
 
 // PostgreSQL: units of work run side by side, so what a delivery holds while its raw message is written shows.
 onlyOn('postgres')('on PostgreSQL, a large raw message is written before its ticket is locked', () => {
-  let client: pg.Client;
-  beforeAll(async () => {
-    client = new pg.Client({ connectionString: s.env.DATABASE_URL });
-    await client.connect();
-  });
-  afterEach(async () => {
-    await client.query('ROLLBACK');
-  });
-  afterAll(async () => {
-    await client?.end();
-  });
+  const side = sideConnection(() => s.env.DATABASE_URL);
 
   it('its entry, bytes and all, is there while the reply waits for the ticket; the reply then settles that entry', async () => {
     const opened = await postMail(s, rawMail({ from: `lock${++seq}@customer.example`, subject: 'Small start' }, 'Hi'));
     expect(opened.status, opened.text).toBe(201);
     const ticketId = opened.body.ticket_id as number;
     const reply = bigMail(`Re: [hxdesk #${ticketId}] Small start`, `lock${seq}@customer.example`);
-    await client.query('BEGIN');
-    await client.query('SELECT id FROM tickets WHERE id = $1 FOR NO KEY UPDATE', [ticketId]);
+    await side.client.query('BEGIN');
+    await side.client.query('SELECT id FROM tickets WHERE id = $1 FOR NO KEY UPDATE', [ticketId]);
     const pending = postMail(s, reply);
     const waiting = await waitUntil(
       'the raw message written while its ticket is locked',
       async () =>
         (
-          await client.query<{ id: number; verdict: string; error: string; size: number }>(
+          await side.client.query<{ id: number; verdict: string; error: string; size: number }>(
             'SELECT id, verdict, error, length(raw) AS size FROM mail_intake WHERE identity = $1',
             [identityOf(reply)],
           )
@@ -112,7 +101,7 @@ onlyOn('postgres')('on PostgreSQL, a large raw message is written before its tic
       (rows) => rows.length === 1,
     );
     expect(waiting[0]).toMatchObject({ verdict: 'failed', error: BEING_APPLIED, size: reply.length });
-    await client.query('COMMIT');
+    await side.client.query('COMMIT');
     const done = await pending;
     expect(done.status, done.text).toBe(200);
     expect(done.body).toMatchObject({ verdict: 'appended', intake_id: waiting[0].id, ticket_id: ticketId });

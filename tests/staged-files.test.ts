@@ -1,11 +1,11 @@
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { outbox } from '../src/db/tables.js';
 import { testClock } from '../src/domain/clock.js';
 import { composeMail } from '../src/scrips/compose.js';
 import { dropStaged, type NewAttachment, stageFiles } from '../src/domain/stagedFiles.js';
-import { rawCount, rawGet, rawQuery, rawRun } from './helpers/db.js';
+import { rawCount, rawGet, rawQuery, rawRun, sideConnection } from './helpers/db.js';
 import { MAILGATE_TOKEN, postMail, rawMail } from './helpers/mail.js';
 import { replyForm, signedPath } from './helpers/portal.js';
 import { transactionsOf } from './helpers/reads.js';
@@ -185,18 +185,7 @@ describe('a write that fails deletes the files it staged at once', () => {
 
 // PostgreSQL: units of work run side by side, so what a reply holds while its files are written shows.
 onlyOn('postgres')('on PostgreSQL, a reply’s files are written with its ticket unlocked', () => {
-  let client: pg.Client;
-  beforeAll(async () => {
-    client = new pg.Client({ connectionString: s.env.DATABASE_URL });
-    await client.connect();
-  });
-  // A failed test must not leave its lock held for the next (COMMIT and ROLLBACK are no-ops outside a transaction).
-  afterEach(async () => {
-    await client.query('ROLLBACK');
-  });
-  afterAll(async () => {
-    await client?.end();
-  });
+  const side = sideConnection(() => s.env.DATABASE_URL);
 
   const reply = (id: number, n: number) =>
     s.api('POST', `/tickets/${id}/comment`, {
@@ -208,8 +197,8 @@ onlyOn('postgres')('on PostgreSQL, a reply’s files are written with its ticket
     const t = await ticket();
     // Hold the writing of the files: a SHARE lock on attachments lets every read through and no
     // INSERT. The staging INSERT then waits, as a slow upload's bytes would keep it busy.
-    await client.query('BEGIN');
-    await client.query('LOCK TABLE attachments IN SHARE MODE');
+    await side.client.query('BEGIN');
+    await side.client.query('LOCK TABLE attachments IN SHARE MODE');
     const pending = reply(t.id, 2 * 1024 * 1024);
     // The reply's connection waits for the table: the lock it asks for shows in pg_locks, not granted
     // (pg_stat_activity may still name its previous statement: a lock taken while parsing).
@@ -217,7 +206,7 @@ onlyOn('postgres')('on PostgreSQL, a reply’s files are written with its ticket
       'the reply’s files waiting to be written',
       async () =>
         (
-          await client.query(
+          await side.client.query(
             `SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'attachments'::regclass AND NOT granted`,
           )
         ).rows[0].n,
@@ -238,7 +227,7 @@ onlyOn('postgres')('on PostgreSQL, a reply’s files are written with its ticket
     // ...so another change to the ticket goes through now, not after the upload.
     const patched = await s.api('PATCH', `/tickets/${t.id}`, { token: agent.token, body: { priority: 42 } });
     expect(patched.status, patched.text).toBe(200);
-    await client.query('COMMIT');
+    await side.client.query('COMMIT');
     const done = await pending;
     expect(done.status, done.text).toBe(201);
     expect(done.body.transaction.attachments.map((a: { size: number }) => a.size)).toEqual([
@@ -252,8 +241,8 @@ onlyOn('postgres')('on PostgreSQL, a reply’s files are written with its ticket
 
   it('a file staged by a reply waiting for its ticket is not downloadable and not swept; the reply then attaches that row', async () => {
     const t = await ticket();
-    await client.query('BEGIN');
-    await client.query('SELECT id FROM tickets WHERE id = $1 FOR NO KEY UPDATE', [t.id]);
+    await side.client.query('BEGIN');
+    await side.client.query('SELECT id FROM tickets WHERE id = $1 FOR NO KEY UPDATE', [t.id]);
     const pending = reply(t.id, 4096);
     const rows = await waitUntil(
       'the reply’s files staged',
@@ -264,7 +253,7 @@ onlyOn('postgres')('on PostgreSQL, a reply’s files are written with its ticket
     for (const id of ids) expect((await download(`/attachments/${id}`)).status).toBe(404);
     clock.advance(59 * MINUTE);
     expect(await s.workers.sweepStaged()).toBe(0);
-    await client.query('COMMIT');
+    await side.client.query('COMMIT');
     const done = await pending;
     expect(done.status, done.text).toBe(201);
     expect(done.body.transaction.attachments.map((a: { id: number }) => a.id)).toEqual(ids);

@@ -31,6 +31,16 @@ export interface RawMessage {
   raw: Buffer;
 }
 
+/** The columns of an intake entry that say what the message was (no sender: null). */
+export const entryFields = (m: RawMessage, source: string) => ({
+  identity: m.identity,
+  message_id: m.messageId,
+  source,
+  sender: m.from.address || null,
+  subject: m.subject.slice(0, 1000),
+  raw: m.raw,
+});
+
 /** An entry written ahead of the unit of work; `used` once an attempt of it gave the entry its outcome. */
 export interface StagedEntry {
   id: number;
@@ -55,12 +65,7 @@ export async function withStagedEntry<T>(
       db
         .insert(mailIntake)
         .values({
-          identity: m.identity,
-          message_id: m.messageId,
-          source,
-          sender: m.from.address || null,
-          subject: m.subject.slice(0, 1000),
-          raw: m.raw,
+          ...entryFields(m, source),
           verdict: 'failed',
           error: BEING_APPLIED,
           created_at: nowIso(conn),

@@ -20,7 +20,7 @@ import { judgeMailCc, recordMailCc } from './mailCc.js';
 import { commentOnTicket, createTicket, recordOutsideMail } from './tickets/write.js';
 import type { NewAttachment } from './transactions.js';
 import { withStagedFiles } from './stagedFiles.js';
-import { type StagedEntry, settleEntry, withStagedEntry } from './intakeEntry.js';
+import { entryFields, type StagedEntry, settleEntry, withStagedEntry } from './intakeEntry.js';
 import { ensureMailUser } from './users.js';
 import { addWatcherIn } from './watchers.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -267,12 +267,7 @@ async function logIntake(
     if (settled) return settled;
   }
   return (await insertIntake(conn).get({
-    identity: m.identity,
-    message_id: m.messageId,
-    source,
-    sender: m.from.address || null,
-    subject: m.subject.slice(0, 1000),
-    raw: m.raw,
+    ...entryFields(m, source),
     rule: null,
     ticket_id: null,
     transaction_id: null,

@@ -1,3 +1,4 @@
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -149,5 +150,31 @@ export async function sharedStore(dataDir: string): Promise<SharedStore> {
     env,
     query: async (text, params = []) => withFile((f) => f.prepare(text).all(...params) as never[]),
     run: async (text, params = []) => withFile((f) => f.prepare(text).run(...params).changes),
+  };
+}
+
+/**
+ * A PostgreSQL connection of the test's own beside the server's (to hold a lock the server must
+ * wait for, or to look at what it committed), opened before the describe's tests and closed
+ * after them; a test that fails with a transaction open leaves no lock to the next (ROLLBACK
+ * after each, a no-op outside a transaction). `url` is read when the connection opens.
+ */
+export function sideConnection(url: () => string | undefined): { readonly client: pg.Client } {
+  let client: pg.Client | undefined;
+  beforeAll(async () => {
+    client = new pg.Client({ connectionString: url() });
+    await client.connect();
+  });
+  afterEach(async () => {
+    await client?.query('ROLLBACK');
+  });
+  afterAll(async () => {
+    await client?.end();
+  });
+  return {
+    get client() {
+      if (!client) throw new Error('the side connection is open only inside its describe’s tests');
+      return client;
+    },
   };
 }
