@@ -123,7 +123,7 @@ export async function openPostgres(
   const log = logAppender();
   const announce = logAnnouncer(pool);
   const locks = rowLocks();
-  // Statements with file bytes, sent from a worker thread (decision 061): two connections of its own.
+  // Statements with file bytes, sent from a worker thread with a pool of its own (decision 061).
   const apart = apartWriter(url);
   // Decision 042: a unit of work that fails for lack of space (or on a read-only database) is
   // thrown as StorageUnavailable and remembered; the probe write clears it.
