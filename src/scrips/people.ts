@@ -70,6 +70,30 @@ const membersOf = prepared((db) =>
     .from(teamMembers)
     .where(eq(teamMembers.team_id, p('team'))),
 );
+/**
+ * Several users by id, prepared once per number of ids (decision 067: on SQLite, building and
+ * preparing the statement for each write cost more than running it); more ids are built as asked.
+ */
+const MAX_IDS_PREPARED = 16;
+const someUsersBy = new Map<number, ReturnType<typeof someUsersOf>>();
+const someUsersOf = (n: number) =>
+  prepared((db) =>
+    db
+      .select(cols)
+      .from(users)
+      .where(
+        inArray(
+          users.id,
+          Array.from({ length: n }, (_, i) => p(`id${i}`)),
+        ),
+      ),
+  );
+const someUsers = (n: number) => {
+  let q = someUsersBy.get(n);
+  if (!q) someUsersBy.set(n, (q = someUsersOf(n)));
+  return q;
+};
+
 const oneUser = prepared((db) =>
   db
     .select(cols)
@@ -143,7 +167,10 @@ export async function usersByIds(conn: Conn, ids: number[]): Promise<Recipient[]
   if (missing.length === 1) {
     known.set(missing[0], (await oneUser(conn).get({ id: missing[0] })) ?? null);
   } else if (missing.length > 1) {
-    const rows = await conn.select(cols).from(users).where(inArray(users.id, missing));
+    const rows =
+      missing.length <= MAX_IDS_PREPARED
+        ? await someUsers(missing.length)(conn).all(Object.fromEntries(missing.map((id, i) => [`id${i}`, id])))
+        : await conn.select(cols).from(users).where(inArray(users.id, missing));
     for (const id of missing) known.set(id, null);
     for (const r of rows) known.set(r.id, r);
   }
