@@ -1,5 +1,5 @@
 import { oncePerUnit as onceIn, type UnitOutcome, withUnitMemo } from './unitMemo.js';
-import { DrizzleQueryError, eq, type SQL } from 'drizzle-orm';
+import { DrizzleQueryError, eq, type SQL, sql } from 'drizzle-orm';
 import { tickets as ticketsTable } from './tables.js';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as schema from './tables.js';
@@ -399,8 +399,14 @@ export const lockTicket = async (tx: Tx, id: number): Promise<void> => {
 export async function lockAndReadTicket(tx: Tx, id: number): Promise<TicketRowOf | undefined> {
   const locked = await tx.store.work.lockTicket?.(tx, id);
   if (locked === null) return undefined;
-  return locked ?? (await first(tx.select().from(ticketsTable).where(eq(ticketsTable.id, id))));
+  return locked ?? (await ticketRow(tx).get({ id }));
 }
+const ticketRow = prepared((db) =>
+  db
+    .select()
+    .from(ticketsTable)
+    .where(eq(ticketsTable.id, sql.placeholder('id'))),
+);
 /** Inside a unit of work: a lock on `name` (a message's identity) until it ends; SQLite: its one writer. */
 export const lockName = async (tx: Tx, name: string): Promise<void> => {
   await tx.store.work.lockName?.(tx, name);

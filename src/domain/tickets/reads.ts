@@ -57,18 +57,25 @@ export async function markTicketSeen(db: Db, actor: Actor, ticketId: number): Pr
  * the older answered last.
  */
 export async function markSeenIn(tx: Conn, userId: number, ticketId: number, seen: number): Promise<void> {
-  const now = nowIso(tx);
-  await tx
+  await upsertSeen(tx).run({ user: userId, ticket: ticketId, seen, now: nowIso(tx) });
+}
+const upsertSeen = prepared((db) =>
+  db
     .insert(ticketReads)
-    .values({ user_id: userId, ticket_id: ticketId, seen_txn_id: seen, seen_at: now })
+    .values({
+      user_id: sql.placeholder('user'),
+      ticket_id: sql.placeholder('ticket'),
+      seen_txn_id: sql.placeholder('seen'),
+      seen_at: sql.placeholder('now'),
+    })
     .onConflictDoUpdate({
       target: [ticketReads.user_id, ticketReads.ticket_id],
       set: {
-        seen_txn_id: sql`CASE WHEN ${ticketReads.seen_txn_id} > ${seen} THEN ${ticketReads.seen_txn_id} ELSE ${seen} END`,
-        seen_at: now,
+        seen_txn_id: sql`CASE WHEN ${ticketReads.seen_txn_id} > excluded.seen_txn_id THEN ${ticketReads.seen_txn_id} ELSE excluded.seen_txn_id END`,
+        seen_at: sql`excluded.seen_at`,
       },
-    });
-}
+    }),
+);
 
 /** Whether a ticket is unread to someone who had seen up to `seen` (null: never opened it). */
 export const isUnread = (customerTxnId: number | null, seen: number | null | undefined): boolean =>
