@@ -6,8 +6,9 @@ import { Worker } from 'node:worker_threads';
 // statement's whole message in one buffer on the thread that sends it — copying a 10 MiB file
 // into a buffer it doubles as it grows, 30–50 ms of one thread — and the socket write and the
 // garbage of those buffers follow; on the request thread every request in flight waited behind
-// that. Here the request thread only hands the statement's text and parameters over (one copy of
-// the bytes into the message, a few milliseconds), and the worker does the rest.
+// that. Here the request thread only hands the statement's text and parameters over (a file the
+// caller gives up is moved, with no copy; any other large one is copied once), and the worker
+// does the rest.
 //
 // The statement is built by drizzle on the store's handle (`toSQL()`), so the columns are the
 // schema's. It runs alone, in autocommit: callers send what needs no unit of work (staged files,
