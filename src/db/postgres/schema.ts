@@ -43,3 +43,6 @@ export const ticketReads = pgTwin(sqlite.ticketReads);
 export const ticketDrafts = pgTwin(sqlite.ticketDrafts);
 export const appSettings = pgTwin(sqlite.appSettings);
 export const configVersion = pgTwin(sqlite.configVersion);
+export const calendars = pgTwin(sqlite.calendars);
+export const slaPolicies = pgTwin(sqlite.slaPolicies);
+export const timers = pgTwin(sqlite.timers);

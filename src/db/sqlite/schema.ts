@@ -136,6 +136,26 @@ export const tickets = sqliteTable(
      * with ticket_reads.seen_txn_id of the agent looking.
      */
     customer_txn_id: integer('customer_txn_id'),
+    /**
+     * SPEC D2: the ticket's SLA clocks as JSON (`{ policy_id, first_response, next_response,
+     * resolution, paused, … }`, what the policy and the history so far make of them), null when no
+     * policy applies. `next_due_at` is the earliest unmet, running due time (what `sort=due` orders
+     * by); `next_warn_at` that clock's warning time (`sla=due_soon`).
+     */
+    sla: text('sla'),
+    next_due_at: text('next_due_at'),
+    next_warn_at: text('next_warn_at'),
+    /** SPEC D2 snooze: when the ticket wakes (null: not snoozed). */
+    snoozed_until: text('snoozed_until'),
+    /** Whether a requester's or Cc's message wakes a snoozed ticket at once. */
+    unsnooze_on_reply: integer('unsnooze_on_reply', { mode: 'boolean' }).notNull().default(true),
+    /** A customer wrote while the ticket slept on (unsnooze_on_reply false): shown until it wakes. */
+    replied_while_snoozed: integer('replied_while_snoozed', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * SPEC D2 on_idle: the later of the ticket's last public message and its last status change:
+     * what an idle scrip counts its hours from.
+     */
+    idle_since: text('idle_since'),
   },
   (t) => [
     // Every GET /tickets filter is an index prefix followed by the default sort (updated_at).
@@ -150,6 +170,10 @@ export const tickets = sqliteTable(
     index('tickets_updated_idx').on(t.updated_at),
     index('tickets_created_idx').on(t.created_at),
     index('tickets_priority_idx').on(t.priority),
+    // SPEC D2: sort=due, and the lists of breached and soon-due tickets (most tickets have no due time).
+    index('tickets_next_due_idx').on(t.next_due_at).where(sql`next_due_at IS NOT NULL`),
+    index('tickets_next_warn_idx').on(t.next_warn_at).where(sql`next_warn_at IS NOT NULL`),
+    index('tickets_snoozed_idx').on(t.snoozed_until).where(sql`snoozed_until IS NOT NULL`),
   ],
 );
 
@@ -575,3 +599,77 @@ export const configVersion = sqliteTable('config_version', {
   id: integer('id').primaryKey(),
   version: integer('version').notNull(),
 });
+
+/**
+ * SPEC D2 calendars: business hours per weekday (`hours`: JSON `{ "mon": [["09:00","17:00"]], … }`)
+ * in an IANA time zone, and holidays (JSON list of `YYYY-MM-DD`, or `--MM-DD` for every year).
+ * At most one is the default (`is_default`; `default` in the API).
+ */
+export const calendars = sqliteTable(
+  'calendars',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    time_zone: text('time_zone').notNull(),
+    hours: text('hours').notNull().default('{}'),
+    holidays: text('holidays').notNull().default('[]'),
+    is_default: integer('is_default', { mode: 'boolean' }).notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('calendars_name_uq').on(sql`${t.name} COLLATE NOCASE`)],
+);
+
+/**
+ * SPEC D2 SLA policies, matched in `position` order (lower first): `match` is JSON
+ * `{ queue_ids?, priority_min?, priority_max?, cf?, tags? }` (empty: every ticket); targets in
+ * minutes (null: no such clock); `calendar_id` null counts around the clock.
+ */
+export const slaPolicies = sqliteTable(
+  'sla_policies',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    position: integer('position').notNull().default(0),
+    match: text('match').notNull().default('{}'),
+    calendar_id: integer('calendar_id').references(() => calendars.id),
+    first_response_minutes: integer('first_response_minutes'),
+    next_response_minutes: integer('next_response_minutes'),
+    resolution_minutes: integer('resolution_minutes'),
+    warn_before_minutes: integer('warn_before_minutes').notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('sla_policies_name_uq').on(sql`${t.name} COLLATE NOCASE`),
+    index('sla_policies_position_idx').on(t.position),
+  ],
+);
+
+/**
+ * SPEC D2 timers: something that happens to a ticket at a time (an SLA warning or breach, a
+ * snoozed ticket's wake-up, an idle scrip's firing). One row per ticket, kind and key (the clock,
+ * the scrip); `cycle` names what it was armed for (a due time, an idle start): armed again for
+ * the same cycle after it fired, it stays fired — each fires once per cycle. Claimed by a
+ * process as outbox rows are (SPEC D1): `claimed_by`, and `claimed_until` the end of its lease.
+ */
+export const timers = sqliteTable(
+  'timers',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    key: text('key').notNull().default(''),
+    due_at: text('due_at').notNull(),
+    cycle: text('cycle').notNull().default(''),
+    fired_at: text('fired_at'),
+    claimed_by: text('claimed_by'),
+    claimed_until: text('claimed_until'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('timers_ticket_kind_key_uq').on(t.ticket_id, t.kind, t.key),
+    // The pending ones, by due time: the next wake-up, and what is due now.
+    index('timers_pending_due_idx').on(t.due_at).where(sql`fired_at IS NULL`),
+  ],
+);
