@@ -9,7 +9,17 @@ import type { TransactionJson } from './transactionJson.js';
 // queue internals. Staff get everything unchanged.
 
 /** The ticket fields only staff read (absent from a requester's ticket). */
-export const STAFF_TICKET_FIELDS = ['owner_id', 'team_id', 'priority', 'custom_fields', 'admin_cc'] as const;
+export const STAFF_TICKET_FIELDS = [
+  'owner_id',
+  'team_id',
+  'priority',
+  'custom_fields',
+  'admin_cc',
+  'sla',
+  'next_due_at',
+  'snoozed_until',
+  'replied_while_snoozed',
+] as const;
 /** The queue fields only staff read (absent from a requester's queue). */
 export const STAFF_QUEUE_FIELDS = [
   'mail_alias',

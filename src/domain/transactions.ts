@@ -8,6 +8,7 @@ import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { forgetThread } from '../scrips/thread.js';
 import { parseJson } from './actor.js';
 import { attachFiles, type NewAttachment } from './stagedFiles.js';
+import { afterEntry } from './time/afterEntry.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
 
 export const TRANSACTION_TYPES = [
@@ -23,6 +24,10 @@ export const TRANSACTION_TYPES = [
   'CustomField',
   'AddWatcher',
   'DelWatcher',
+  // SPEC D2: written by timers (a clock's warning or breach, a snoozed ticket's wake-up, an idle scrip's firing).
+  'SLA',
+  'Unsnooze',
+  'Idle',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -175,7 +180,24 @@ export async function recordTransactions(
       (actorRole !== undefined ? actorRole === 'requester' : await isCustomer(conn, actorId))
     )
       await setCustomerTxn(conn).run({ id: ticketId, txn: row.id });
-    if (effects.setStatus && (await applyScripStatus(conn, ticketId, effects.setStatus, now, ticket))) statusSet = true;
+    let role: string | undefined | null = actorRole !== undefined ? actorRole : (opts.actorRole ?? null);
+    const actorRoleOf = async () => (role === null ? (role = (await userById(conn, actorId))?.role) : role);
+    const entry = { ticketId, actorId, actorRole: actorRoleOf, autoSubmitted: opts.autoSubmitted === true, now };
+    await afterEntry(conn, { ...entry, row, byScrip: false, notify: opts.notify });
+    if (effects.setStatus) {
+      const statusRow = await applyScripStatus(conn, ticketId, effects.setStatus, now, ticket);
+      if (statusRow) {
+        statusSet = true;
+        await afterEntry(conn, {
+          ...entry,
+          row: statusRow,
+          actorId: null,
+          actorRole: async () => undefined,
+          byScrip: true,
+          notify: opts.notify,
+        });
+      }
+    }
   }
   return {
     transactions: await transactionsJson(conn, written, !withFiles),
@@ -282,24 +304,24 @@ async function applyScripStatus(
   status: string,
   now: string,
   known?: { status: string; resolved_at: string | null },
-): Promise<boolean> {
+): Promise<Row | null> {
   // `known`: the ticket as the scrips read it, after this entry (nothing they do changes it): not read again (decision 067).
   const t = known ?? (await statusOf(conn).get({ id: ticketId }));
-  if (!t || t.status === status) return false;
+  if (!t || t.status === status) return null;
   await setStatus(conn).run({
     id: ticketId,
     status,
     resolved_at: nextResolvedAt(t.status, status, t.resolved_at, now),
     now,
   });
-  await insertTransaction(
+  const { row } = await insertTransaction(
     conn,
     ticketId,
     null,
     { type: 'Status', field: 'status', old_value: t.status, new_value: status },
     now,
   );
-  return true;
+  return row;
 }
 
 /** An attachment's bytes, for download; the caller checks the ticket is visible. */

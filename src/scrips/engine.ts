@@ -107,10 +107,14 @@ export const MAIL_ACTIONS: readonly Action[] = ACTIONS.filter(
 
 const isActive = (s: string | null) => s !== null && (ACTIVE_STATUSES as readonly string[]).includes(s);
 
-const CONDITION_TESTS: Record<
-  Condition,
-  (e: ScripEvent, actorRole: () => Promise<string | undefined>) => boolean | Promise<boolean>
-> = {
+/** A condition's test: the event, the actor's role (read when asked), and the scrip (its id and parsed config). */
+type ConditionTest = (
+  e: ScripEvent,
+  actorRole: () => Promise<string | undefined>,
+  scrip: { id: number; config: Record<string, unknown> },
+) => boolean | Promise<boolean>;
+
+const CONDITION_TESTS: Record<Condition, ConditionTest> = {
   on_create: (e) => e.type === 'Create',
   on_transaction: () => true,
   on_correspond: (e) => e.type === 'Correspond',
@@ -495,7 +499,8 @@ export async function runScrips(
   const results: ScripResult[] = [];
   for (const scrip of candidates) {
     const test = CONDITION_TESTS[scrip.condition as Condition];
-    if (!test || !(await test(event, roleOfActor))) continue;
+    const config = JSON.parse(scrip.config) as Record<string, unknown>;
+    if (!test || !(await test(event, roleOfActor, { id: scrip.id, config }))) continue;
     const result: ScripResult = {
       scrip_id: scrip.id,
       key: scrip.key,
@@ -523,7 +528,7 @@ export async function runScrips(
           (files ??= event.noFiles
             ? []
             : (await attachmentIdsOf(conn).all({ id: event.transactionId })).map((a) => a.id)),
-        config: JSON.parse(scrip.config) as Record<string, unknown>,
+        config,
         write: (w) => writes.push(w),
         actorRole: roleOfActor,
         staffSpoke: async () => (spoke ??= await staffSpokePublicly(conn, event.ticketId)),

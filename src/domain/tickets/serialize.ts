@@ -5,6 +5,7 @@ import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
 import { type Actor, requireStaff } from '../actor.js';
 import type { CustomerShape, StaffTicketField } from '../customerView.js';
+import { type SlaJson, slaJson } from '../time/slaJson.js';
 
 export type TicketRow = typeof tickets.$inferSelect;
 export interface TicketJson {
@@ -25,6 +26,12 @@ export interface TicketJson {
   requesters: number[];
   cc: number[];
   admin_cc: number[];
+  /** SPEC D2: the ticket's SLA clocks (null: no policy applies), and the earliest unmet running due time. */
+  sla: SlaJson | null;
+  next_due_at: string | null;
+  /** SPEC D2 snooze: when the ticket wakes (null: not snoozed), and whether a customer wrote while it slept on. */
+  snoozed_until: string | null;
+  replied_while_snoozed: boolean;
   /** SPEC D6, staff lists only: a customer wrote since the reader last opened the ticket (decision 054). */
   unread?: boolean;
 }
@@ -203,6 +210,10 @@ export function ticketJson(
     requesters: w?.requesters ?? (r.requester_id === null ? [] : [r.requester_id]),
     cc: w?.cc ?? [],
     admin_cc: w?.admin_cc ?? [],
+    sla: slaJson(r.sla),
+    next_due_at: r.next_due_at,
+    snoozed_until: r.snoozed_until,
+    replied_while_snoozed: r.replied_while_snoozed,
   };
 }
 

@@ -197,6 +197,23 @@ export const TransactionSchema = z
   })
   .meta({ id: 'Transaction', description: "One entry of a ticket's history" });
 
+const SlaClockSchema = z
+  .strictObject({
+    due_at: zTimestamp.nullable().describe('When the clock falls due; null while it is paused or met'),
+    met_at: zTimestamp.nullable().describe('When a staff reply (or, for resolution, a resolve) met it'),
+    breached_at: zTimestamp.nullable().describe('The due time that was missed, once it was'),
+  })
+  .meta({ id: 'SlaClock' });
+const SlaSchema = z
+  .strictObject({
+    policy_id: zRowId,
+    first_response: SlaClockSchema.nullable(),
+    next_response: SlaClockSchema.nullable(),
+    resolution: SlaClockSchema.nullable(),
+    paused: z.boolean().describe('The resolution clock is paused (the ticket waits: stalled or snoozed)'),
+  })
+  .meta({ id: 'TicketSla' });
+
 export const TicketSchema = z
   .strictObject({
     id: zRowId,
@@ -218,6 +235,21 @@ export const TicketSchema = z
     requesters: z.array(zRowId),
     cc: z.array(zRowId),
     admin_cc: z.array(zRowId).optional().describe(STAFF_ONLY),
+    sla: SlaSchema.nullable()
+      .optional()
+      .describe(`SPEC D2: the clocks of the SLA policy that applies (null: none does). ${STAFF_ONLY}`),
+    next_due_at: zTimestamp
+      .nullable()
+      .optional()
+      .describe(`The earliest due time of a clock not yet met and not paused (sort=due). ${STAFF_ONLY}`),
+    snoozed_until: zTimestamp
+      .nullable()
+      .optional()
+      .describe(`When a snoozed ticket wakes (null: not snoozed). ${STAFF_ONLY}`),
+    replied_while_snoozed: z
+      .boolean()
+      .optional()
+      .describe(`A requester or Cc wrote while the ticket slept on (unsnooze_on_reply false). ${STAFF_ONLY}`),
     unread: z
       .boolean()
       .optional()
