@@ -10,11 +10,14 @@ import { throttled, type Logger } from './log.js';
 import type { ImapPoller } from './mail/imap.js';
 import { closeMailReading } from './mail/reader.js';
 import { startDelivery, type DeliveryWorker } from './scrips/delivery.js';
+import { startTimerWorker, type TimerWorker } from './domain/time/worker.js';
 import { loadSettings, type Settings } from './settings.js';
 
 export interface Workers {
   delivery: DeliveryWorker;
   imap: ImapPoller | null;
+  /** SPEC D2: fires due timers (SLA warnings and breaches, snooze wake-ups, idle scrips). */
+  timers: TimerWorker;
   /** Deletes files staged over an hour ago and never attached (decision 061): what the timer runs. How many went. */
   sweepStaged(): Promise<number>;
   stop(): Promise<void>;
@@ -62,6 +65,8 @@ export async function startWorkers(
     log,
     say,
   });
+  const settings = opts.settings ?? (await loadSettings(db, env));
+  const timers = startTimerWorker(db, { notify: settings.notify, log });
   // Loaded only when IMAP is set: imapflow is the heaviest module of a start (decision 057).
   const imap = env.IMAP_URL
     ? (await import('./mail/imap.js')).startImapPoller(store, {
@@ -70,7 +75,7 @@ export async function startWorkers(
         moveTo: env.IMAP_MOVE_TO,
         log,
         say,
-        settings: opts.settings ?? (await loadSettings(db, env)),
+        settings,
       })
     : null;
   let sweeping: Promise<unknown> = Promise.resolve();
@@ -91,10 +96,12 @@ export async function startWorkers(
   return {
     delivery,
     imap,
+    timers,
     sweepStaged,
     stop: async () => {
       clearInterval(sweeper);
       await sweeping;
+      await timers.stop();
       await imap?.stop();
       await delivery.stop();
       await maintenance.stop();
