@@ -146,8 +146,9 @@ export function startTimerWorker(db: Db, opts: TimerWorkerOptions): TimerWorker 
   const clock = clockOf(db);
   // What was due before this instant (by the store's clock) fell due while no process of ours ran.
   const startedAt = clock.now();
-  // PostgreSQL: several tickets' timers at once (each its own unit of work); SQLite has one writer.
-  const parallel = dialectOf(db) === 'postgres' ? 4 : 1;
+  // Several tickets' timers at once, each its own unit of work: on PostgreSQL on several
+  // connections; on SQLite (one writer) they share a group commit (decision 013).
+  const parallel = dialectOf(db) === 'postgres' ? 4 : 8;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wakeAt = Number.POSITIVE_INFINITY;
