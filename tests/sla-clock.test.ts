@@ -98,8 +98,10 @@ describe('starting the clocks', () => {
 describe('what meets a response clock', () => {
   it("a staff member's public reply meets the first response", () => {
     const s = run([staff(20)]);
-    expect(s.first_response).toMatchObject({ met_at: plus(20), due_at: null });
+    expect(s.first_response).toMatchObject({ met_at: plus(20), due_at: null, breached_at: null });
     expect(nextDue(s).due).toBe(plus(480));
+    // late: met, and breached at the due time it missed (its timer had not written it yet)
+    expect(run([staff(61)]).first_response).toMatchObject({ met_at: plus(61), breached_at: plus(60) });
   });
   it('entries that are not a staff public reply mean nothing or start a next response', () => {
     const base = {
@@ -228,8 +230,8 @@ describe('another policy', () => {
     const stricter = { ...terms, policy_id: 2, first_response_minutes: 15, resolution_minutes: 120 };
     const s = replaySla(stricter, T0, 'new', events, AROUND_THE_CLOCK, before);
     expect(s.policy_id).toBe(2);
-    // met at minute 30 (late for 15 minutes: the breach is the timers' to write)
-    expect(s.first_response?.met_at).toBe(plus(30));
+    // met at minute 30, late for a target of 15 minutes: breached at the due time it missed
+    expect(s.first_response).toMatchObject({ met_at: plus(30), breached_at: plus(15), due_at: null });
     // 60 minutes spent before the pause, running again since 120: due at 180
     expect(s.resolution?.due_at).toBe(plus(180));
     expect(s.resolution?.cycle).not.toBe(before.resolution?.cycle);
@@ -244,6 +246,7 @@ describe('another policy', () => {
 describe('matching a policy', () => {
   const p = (id: number, match: MatchablePolicy['match']): MatchablePolicy => ({
     id,
+    name: `Policy ${id}`,
     match,
     calendar_id: null,
     first_response_minutes: 60,

@@ -82,6 +82,8 @@ export const CONDITIONS = [
   'on_queue_change',
   'on_priority_change',
   'on_staff_take_up',
+  'on_sla_warning',
+  'on_sla_breach',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -138,7 +140,13 @@ const CONDITION_TESTS: Record<Condition, ConditionTest> = {
     e.actorId !== null &&
     (e.type === 'Correspond' || (e.type === 'SetOwner' && e.newValue === String(e.actorId))) &&
     isStaffRole(await role()),
+  // SPEC D2: a clock's warning or breach (an `SLA` entry by its timer); `config.clock` narrows it to one clock.
+  on_sla_warning: (e, _role, scrip) => slaEntry(e, 'warning', scrip.config),
+  on_sla_breach: (e, _role, scrip) => slaEntry(e, 'breached', scrip.config),
 };
+
+const slaEntry = (e: ScripEvent, step: string, config: Record<string, unknown>) =>
+  e.type === 'SLA' && e.newValue === step && (config.clock === undefined || config.clock === e.field);
 
 type ScripRow = typeof scrips.$inferSelect;
 

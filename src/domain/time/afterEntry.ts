@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/port.js';
 import type { transactions } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
+import { slaAfterEntry } from './sla.js';
 
 // SPEC D2: what the clock makes of each entry of a ticket's history, in the entry's unit of work:
 // the SLA clocks (a staff reply meets one, a customer's message starts the next response, a
@@ -25,6 +26,10 @@ export interface EntryEvent {
   notify: NotifySettings;
 }
 
-export async function afterEntry(_tx: Tx, _e: EntryEvent): Promise<void> {
+/** Whether a step changed the ticket's row (a caller answering with the ticket reads it again). */
+export async function afterEntry(tx: Tx, e: EntryEvent): Promise<boolean> {
   // Each part of D2 adds its step here (decision 069): snooze, SLA clocks, idle.
+  let changed = false;
+  if (await slaAfterEntry(tx, e)) changed = true;
+  return changed;
 }

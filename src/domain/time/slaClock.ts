@@ -179,8 +179,12 @@ export function startSla(terms: SlaTerms, created: string, status: string, hours
   return withStatus(s, status, created, hours);
 }
 
-const meet = (c: ClockState | null, at: string, hours: BusinessHours): ClockState | null =>
-  c === null || c.met_at !== null ? c : { ...halt(c, at, hours), met_at: at };
+/** Met at `at`; met after its due time (before its breach was written), breached at that due time. */
+function meet(c: ClockState | null, at: string, hours: BusinessHours): ClockState | null {
+  if (c === null || c.met_at !== null) return c;
+  const breached = c.breached_at ?? (c.due_at !== null && c.due_at < at ? c.due_at : null);
+  return { ...halt(c, at, hours), met_at: at, breached_at: breached };
+}
 
 /** The state after one event. */
 export function applySlaEvent(s: SlaState, e: SlaEvent, hours: BusinessHours): SlaState {

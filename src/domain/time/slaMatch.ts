@@ -15,6 +15,7 @@ export interface PolicyMatch {
 /** What the matching and the clocks need of a policy. */
 export interface MatchablePolicy {
   id: number;
+  name: string;
   match: PolicyMatch;
   calendar_id: number | null;
   first_response_minutes: number | null;

@@ -8,6 +8,7 @@ import { queueName, STATUS_LABEL, userName, When } from '../format.js';
 import { UnreadMark } from './unread.js';
 import { SubjectCell } from './listRow.js';
 import { FirstRun } from './firstRun.js';
+import { SlaBadge } from './sla.js';
 import type { FirstRunState } from '../../domain/firstRun.js';
 import type { ListedTicket } from '../../domain/tickets/requesters.js';
 
@@ -93,7 +94,10 @@ function Cell({ column, t, l, mark }: { column: Column; t: ListedTicket; l: Look
     case 'Status':
       return (
         <td>
-          <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+          <span class="status-cell">
+            <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+            <SlaBadge t={t} policies={l.slaPolicies} />
+          </span>
         </td>
       );
     case 'Queue':
@@ -154,9 +158,32 @@ export function TicketRow({
   );
 }
 
+/** SPEC D2: the Status column also sorts by due time (its badge), soonest first; no due time last either way. */
+function DueSort({ p }: { p: TicketListProps }) {
+  const current = p.filters.sort ?? '-updated';
+  const next = current === 'due' ? '-due' : 'due';
+  return (
+    <>
+      {' · '}
+      <a
+        href={link(p, { sort: next, offset: null })}
+        hx-get={link(p, { sort: next, offset: null })}
+        hx-target="#ticket-list"
+        hx-swap="outerHTML"
+        hx-push-url="true"
+        aria-label={`Sort by due time${current === 'due' ? ', latest first' : ', soonest first'}`}
+      >
+        Due
+        {current === 'due' ? ' ▲' : current === '-due' ? ' ▼' : ''}
+      </a>
+    </>
+  );
+}
+
 function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
   const key = SORT_OF[column];
   const current = p.filters.sort ?? '-updated';
+  const byDue = column === 'Status' && (current === 'due' || current === '-due');
   const next = !key
     ? ''
     : current === key
@@ -182,9 +209,18 @@ function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
     <th
       scope="col"
       data-column={column}
-      aria-sort={current === key ? 'ascending' : current === `-${key}` ? 'descending' : undefined}
+      aria-sort={
+        current === key || (byDue && current === 'due')
+          ? 'ascending'
+          : current === `-${key}` || (byDue && current === '-due')
+            ? 'descending'
+            : undefined
+      }
     >
-      <span class="th-label">{label}</span>
+      <span class="th-label">
+        {label}
+        {column === 'Status' && <DueSort p={p} />}
+      </span>
       {column !== 'Subject' && (
         <span
           class="resizer"
