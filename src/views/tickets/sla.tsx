@@ -8,7 +8,7 @@ import { exactTime, Now, TimeZone, When } from '../format.js';
 // breached). Pure functions of the ticket's `sla` and `next_due_at`, the policies' names and
 // warning windows (lookups), and the render's now.
 
-const CLOCK_LABEL = {
+export const CLOCK_LABEL = {
   first_response: 'First response',
   next_response: 'Next response',
   resolution: 'Resolution',
