@@ -1,26 +1,20 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { prepared, type Tx } from '../../db/port.js';
 import { customFields, ticketCustomValues, tickets, transactions, users } from '../../db/tables.js';
-import { recordTransactions } from '../transactions.js';
-import type { TicketRow } from '../tickets/serialize.js';
-import type { EntryEvent } from './afterEntry.js';
 import { slaHours, slaPolicies } from './slaConfig.js';
 import {
   applySlaEvent,
-  breachClock,
   type ClockState,
   nextDue,
   parseSlaState,
   replaySla,
   SLA_CLOCKS,
-  type SlaClock,
   type SlaEvent,
   type SlaState,
   sameTerms,
   startSla,
 } from './slaClock.js';
 import { matchesCustomFields, matchPolicy, REMATCH_TYPES, slaEventOf, termsOf } from './slaMatch.js';
-import type { FireContext } from './timerKinds.js';
 import { armTimer, disarmTimer } from './timers.js';
 
 // SPEC D2 SLA clocks in the ticket's unit of work (decision 070): after each entry of its history
@@ -29,15 +23,27 @@ import { armTimer, disarmTimer } from './timers.js';
 // `first_response:warning`, `first_response:breach`, …, cycle = the clock's promise). A clock
 // that stops (met, paused, halted) keeps its timers at FAR with its cycle, so a warning or breach
 // that fired stays fired when the same promise runs again. A due timer writes the `SLA` entry
-// (field = the clock, new_value = warning | breached), on which the scrips run.
+// (field = the clock, new_value = warning | breached), on which the scrips run (./slaTimer.ts).
 
 /** The due time of a timer that must not fire while its clock does not run. */
-const FAR = '9999-12-31T23:59:59.999Z';
+export const FAR = '9999-12-31T23:59:59.999Z';
 const STEPS = ['warning', 'breach'] as const;
-type Step = (typeof STEPS)[number];
+export type Step = (typeof STEPS)[number];
 
 /** The entries that may move a ticket's clocks: a message, a status change, a new ticket, a matched field. */
 const CLOCK_TYPES = new Set(['Create', 'Correspond', 'Status', ...REMATCH_TYPES]);
+
+type TicketRow = typeof tickets.$inferSelect;
+
+/** What the step reads of an entry (afterEntry's EntryEvent). */
+export interface SlaEntry {
+  ticketId: number;
+  row: typeof transactions.$inferSelect;
+  /** The writer's role (undefined: nobody, or a deleted user), read at most once. */
+  actorRole: () => Promise<string | undefined>;
+  /** Inbound mail that announced itself as automatic. */
+  autoSubmitted: boolean;
+}
 
 const ticketById = prepared((db) =>
   db
@@ -45,7 +51,7 @@ const ticketById = prepared((db) =>
     .from(tickets)
     .where(eq(tickets.id, sql.placeholder('id'))),
 );
-const writeSla = prepared((db) =>
+export const writeSla = prepared((db) =>
   db
     .update(tickets)
     .set({
@@ -82,7 +88,7 @@ const historyOf = prepared((db) =>
 );
 
 /** The afterEntry step: moves the ticket's clocks for this entry; whether it changed the ticket's row. */
-export async function slaAfterEntry(tx: Tx, e: EntryEvent): Promise<boolean> {
+export async function slaAfterEntry(tx: Tx, e: SlaEntry): Promise<boolean> {
   const type = e.row.type;
   if (!CLOCK_TYPES.has(type)) return false;
   const ticket = await ticketById(tx).get({ id: e.ticketId });
@@ -175,31 +181,3 @@ async function saveSla(tx: Tx, ticket: TicketRow, before: SlaState | null, after
   }
   return true;
 }
-
-/** TIMER_HANDLERS.sla: a clock's warning or breach, as an `SLA` entry by nobody (its scrips run). */
-export async function fireSlaTimer({ tx, timer, ticket, now, notify }: FireContext): Promise<void> {
-  const [name, step] = timer.key.split(':') as [SlaClock, Step];
-  const s = parseSlaState(ticket.sla);
-  const c = s && (SLA_CLOCKS as readonly string[]).includes(name) ? s[name] : null;
-  // Met, stopped, or another promise since it was armed: nothing to say.
-  if (!s || !c || c.cycle !== timer.cycle || c.met_at !== null || c.due_at === null || c.breached_at !== null) return;
-  if (step === 'warning' && (c.warn_at === null || c.warn_at > now)) return;
-  if (step === 'breach') {
-    if (c.due_at > now) return;
-    const after = breachClock(s, name);
-    await writeSla(tx).run({ id: ticket.id, sla: JSON.stringify(after), ...dueOf(after) });
-  }
-  await recordTransactions(
-    tx,
-    ticket.id,
-    null,
-    [{ type: 'SLA', field: name, old_value: c.due_at, new_value: step === 'breach' ? 'breached' : 'warning' }],
-    now,
-    { notify, queueId: ticket.queue_id },
-  );
-}
-
-const dueOf = (s: SlaState) => {
-  const { due, warn } = nextDue(s);
-  return { due, warn };
-};

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/port.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import type { TicketRow } from '../tickets/serialize.js';
-import { fireSlaTimer } from './sla.js';
+import { fireSlaTimer } from './slaTimer.js';
 import type { TimerKind, TimerRow } from './timers.js';
 
 // What each kind of timer does when it falls due (decision 069): one line per kind.
