@@ -35,7 +35,7 @@ beforeAll(async () => {
   s = await startServer({}, { clock });
   agent = await s.user('agent');
   customer = await s.user('requester');
-  queueId = (await s.api('POST', '/queues', { body: { name: uniq('SLA queue') } })).body.id;
+  queueId = (await s.api('POST', '/queues', { body: { name: uniq('SLA queue'), portal_create: true } })).body.id;
   const policy = await s.api('POST', '/sla-policies', {
     body: {
       name: 'Standard',
@@ -111,7 +111,9 @@ const slaEntries = async (id: number) =>
 
 describe('the clocks of a ticket', () => {
   it('start at create under the first policy that fits, answered in the ticket JSON with its timers armed', async () => {
-    const t = await newTicket(0);
+    // The answer to staff carries the clocks as written; a customer's has no staff fields.
+    const t = await newTicket(0, {}, agent.token);
+    expect((await newTicket(0)).sla).toBeUndefined();
     expect(t.sla).toEqual({
       policy_id: policyId,
       first_response: { due_at: at(60), met_at: null, breached_at: null },
@@ -129,7 +131,7 @@ describe('the clocks of a ticket', () => {
     ]);
     // Another queue: no policy fits, no clocks.
     const other = await s.api('POST', '/tickets', {
-      token: customer.token,
+      token: agent.token,
       body: { queue_id: 1, subject: 'Elsewhere', description: 'x' },
     });
     expect(other.body.ticket).toMatchObject({ sla: null, next_due_at: null });

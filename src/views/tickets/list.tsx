@@ -16,7 +16,8 @@ export const ALL_COLUMNS: Column[] = ['ID', 'Subject', 'Status', 'Queue', 'Owner
 export const DEFAULT_WIDTHS: Record<Column, number> = {
   ID: 80,
   Subject: 0,
-  Status: 110,
+  // SPEC D2: room for the SLA badge beside the status ("⚠ overdue 2 min").
+  Status: 150,
   Queue: 150,
   Owner: 160,
   Created: 165,
@@ -88,7 +89,7 @@ function Cell({ column, t, l, mark }: { column: Column; t: ListedTicket; l: Look
       return (
         <td class={mark ? 'subject unread' : 'subject'}>
           {mark && <UnreadMark />}
-          <SubjectCell t={t} />
+          <SubjectCell t={t} policies={l.slaPolicies} />
         </td>
       );
     case 'Status':

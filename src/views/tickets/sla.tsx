@@ -1,7 +1,7 @@
 import { useContext } from 'hono/jsx';
 import type { SlaPolicyName } from '../../domain/lookups.js';
 import type { SlaClockJson, SlaJson } from '../../domain/time/slaJson.js';
-import { exactTime, Now, TimeZone, When } from '../format.js';
+import { exactTime, Now, TimeZone, When, when } from '../format.js';
 
 // SPEC D2 on screen (decision 070): the ticket page's clocks (due, met, breached, paused) and the
 // lists' badge beside the status ("due in 2 h", amber inside the warning window, red when
@@ -73,6 +73,7 @@ function ClockLine({
   warn: number;
 }) {
   const now = useNow();
+  const zone = useContext(TimeZone);
   const paused = name === 'resolution' && sla.paused;
   const parts: unknown[] = [];
   if (c.met_at) {
@@ -87,8 +88,10 @@ function ClockLine({
     const { text, tone } = dueWords(c.due_at, now, warn);
     parts.push(
       <span class={`sla-badge sla-${tone}`}>{text[0].toUpperCase() + text.slice(1)}</span>,
-      ' ',
-      <When iso={c.due_at} />,
+      ' · ',
+      <time class="sla-at" datetime={c.due_at} title={exactTime(c.due_at, zone)}>
+        {when(c.due_at, zone)}
+      </time>,
     );
   } else {
     parts.push(<span class="muted">Stopped while the ticket is closed</span>);
@@ -99,7 +102,10 @@ function ClockLine({
     parts.push(
       <span class="sla-missed">
         {' '}
-        · missed <When iso={c.breached_at} />
+        · missed{' '}
+        <time datetime={c.breached_at} title={exactTime(c.breached_at, zone)}>
+          {when(c.breached_at, zone)}
+        </time>
       </span>,
     );
   return (
