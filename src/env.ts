@@ -90,6 +90,7 @@ const EnvSchema = z
      * while held); a process that died leaves its claims to the others once they end (decision 059).
      */
     OUTBOX_LEASE_MS: z.coerce.number().int().min(1000).default(120_000),
+    TIMER_LEASE_MS: z.coerce.number().int().min(100).default(10_000),
     /**
      * SQLite: threads that run ticket lists and searches, each on its own read-only connection, so
      * that the thread serving HTTP never waits for one (0: on that thread). Default: one per core, at most 2.

@@ -66,7 +66,7 @@ export async function startWorkers(
     say,
   });
   const settings = opts.settings ?? (await loadSettings(db, env));
-  const timers = startTimerWorker(db, { notify: settings.notify, log });
+  const timers = startTimerWorker(db, { notify: settings.notify, leaseMs: env.TIMER_LEASE_MS, log });
   // Loaded only when IMAP is set: imapflow is the heaviest module of a start (decision 057).
   const imap = env.IMAP_URL
     ? (await import('./mail/imap.js')).startImapPoller(store, {

@@ -36,8 +36,8 @@ import { onArmed, type TimerKind, type TimerRow } from './timers.js';
 // (a committed change of any ticket, in any process) and on the 'timers' broadcast (the test
 // clock set, a scrip enabled): an idle server looks at the timers at most once a second.
 
-/** How long a claim on a batch lasts (real time); a batch fires in far less. */
-export const TIMER_LEASE_MS = 60_000;
+/** How long a claim on a batch lasts by default (real time; TIMER_LEASE_MS); a batch fires in far less. */
+export const TIMER_LEASE_MS = 10_000;
 /** A timer that fell due more than this before the worker started fired late (no process was running). */
 export const TIMER_LATE_MS = 2_000;
 /** The longest the worker sleeps without a look (a lost signal, another process's lease that ended). */
@@ -113,6 +113,8 @@ export interface TimerWorker {
 
 export interface TimerWorkerOptions {
   notify: NotifySettings;
+  /** How long a claim lasts (TIMER_LEASE_MS): a dead process's claimed timers fire that long after it died. */
+  leaseMs?: number;
   log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** Before each pass (the test clock of several processes reads the store's time). */
   beforePass?: () => Promise<void>;
@@ -143,6 +145,7 @@ async function fire(db: Db, t: TimerRow, opts: TimerWorkerOptions, startedAt: nu
 
 export function startTimerWorker(db: Db, opts: TimerWorkerOptions): TimerWorker {
   const self = `${hostname()}:${process.pid}:${randomUUID()}`;
+  const leaseMs = opts.leaseMs ?? TIMER_LEASE_MS;
   const clock = clockOf(db);
   // What was due before this instant (by the store's clock) fell due while no process of ours ran.
   const startedAt = clock.now();
@@ -161,7 +164,7 @@ export function startTimerWorker(db: Db, opts: TimerWorkerOptions): TimerWorker 
     let fired = 0;
     for (;;) {
       const real = realNow();
-      const params = { now: nowIso(db), real: iso(real), limit: BATCH, owner: self, until: iso(real + TIMER_LEASE_MS) };
+      const params = { now: nowIso(db), real: iso(real), limit: BATCH, owner: self, until: iso(real + leaseMs) };
       // Most looks find nothing due: look before taking the write lock.
       if ((await lookDue(db).all(params)).length === 0) break;
       const batch = await transaction(db, async (tx) => await claimDue(tx).all(params), { op: 'timer.claim' });
