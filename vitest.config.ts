@@ -38,6 +38,7 @@ const sqliteOnly = [
   'tests/start.test.ts',
   'tests/time-format.test.ts',
   'tests/sla-clock.test.ts',
+  'tests/business-time.test.ts',
   // The build's freshness check on a small project of its own: no server, no store.
   'tests/build-if-changed.test.ts',
   // The HTTP server's own guards (header and body timeouts, 408): the same code before either store is reached.

@@ -3,6 +3,7 @@
 //                  [--pg-delay-ms 1] [--processes 2] [--rounds 3] [--scaling-only]
 // npm run bench -- --mixed …: the mixed 128-connection load instead (bench/mixed.ts, its options there)
 // npm run bench -- --live …: live updates (SPEC C5): server memory with idle streams, event delivery latency (bench/live.ts)
+// npm run bench -- --timers [--count 10000] [--store sqlite|postgres]: SPEC D2's timer throughput (bench/timers.ts)
 // npm run bench -- --start [--runs 5]: `npm start` to /healthz with nothing changed since the last build (bench/start.ts)
 //
 // Builds (or reuses) a dataset of the given size with bulk SQL, copies it, starts the real
@@ -367,6 +368,7 @@ async function measure(
 if (args.includes('--mixed')) await import('./mixed.js');
 else if (args.includes('--live')) await import('./live.js');
 else if (args.includes('--start')) await import('./start.js');
+else if (args.includes('--timers')) await import('./timers.js');
 else
   main().catch((e) => {
     process.stderr.write(`${(e as Error).stack ?? e}\n`);
