@@ -310,3 +310,48 @@ describe('lists', () => {
     expect(r.text).toContain('Breached and due soon');
   });
 });
+
+describe('business hours', () => {
+  it("count under the policy's calendar: 240 minutes from 16:00 Berlin on 23 December, 24–26 off, due 11:00Z on the 28th", async () => {
+    const cal = await s.api('POST', '/calendars', {
+      body: {
+        name: uniq('Berlin office'),
+        time_zone: 'Europe/Berlin',
+        hours: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [['09:00', '17:00']]])),
+        holidays: ['--12-24', '--12-25', '--12-26'],
+      },
+    });
+    expect(cal.status, cal.text).toBe(201);
+    const queue = (await s.api('POST', '/queues', { body: { name: uniq('Berlin queue') } })).body.id;
+    const policy = await s.api('POST', '/sla-policies', {
+      body: {
+        name: uniq('Berlin hours'),
+        position: 5,
+        match: { queue_ids: [queue] },
+        calendar_id: cal.body.id,
+        first_response_minutes: 240,
+        resolution_minutes: 600,
+        warn_before_minutes: 30,
+      },
+    });
+    expect(policy.status, policy.text).toBe(201);
+    clock.set(Date.parse('2026-12-23T15:00:00.000Z'));
+    const r = await s.api('POST', '/tickets', { token: agent.token, body: { queue_id: queue, subject: 'Before the holidays' } });
+    expect(r.status, r.text).toBe(201);
+    const t = r.body.ticket;
+    expect(t.sla.first_response.due_at).toBe('2026-12-28T11:00:00.000Z');
+    // 600 business minutes: 60 on the 23rd, 480 on Monday the 28th, 60 on the 29th (09:00–10:00 Berlin)
+    expect(t.sla.resolution.due_at).toBe('2026-12-29T09:00:00.000Z');
+    // The warning is 30 minutes (of the wall clock) before the due time.
+    const timers = (await ticketTimers(s.db, t.id)).filter((x) => x.key === 'first_response:warning');
+    expect(timers.map((x) => x.due_at)).toEqual(['2026-12-28T10:30:00.000Z']);
+    // Stalled over the holidays counts nothing; open again at 09:00 Berlin on the 28th, 3 hours to go.
+    clock.set(Date.parse('2026-12-23T15:30:00.000Z'));
+    await patch(t.id, { status: 'stalled' });
+    clock.set(Date.parse('2026-12-28T08:00:00.000Z'));
+    const open = await patch(t.id, { status: 'open' });
+    // 30 minutes spent on the 23rd: 570 to go from 09:00 Berlin on the 28th (480 that day, 90 on the 29th)
+    expect(open.sla.resolution.due_at).toBe('2026-12-29T09:30:00.000Z');
+  });
+});
+
