@@ -336,7 +336,10 @@ describe('business hours', () => {
     });
     expect(policy.status, policy.text).toBe(201);
     clock.set(Date.parse('2026-12-23T15:00:00.000Z'));
-    const r = await s.api('POST', '/tickets', { token: agent.token, body: { queue_id: queue, subject: 'Before the holidays' } });
+    const r = await s.api('POST', '/tickets', {
+      token: agent.token,
+      body: { queue_id: queue, subject: 'Before the holidays' },
+    });
     expect(r.status, r.text).toBe(201);
     const t = r.body.ticket;
     expect(t.sla.first_response.due_at).toBe('2026-12-28T11:00:00.000Z');
@@ -354,4 +357,3 @@ describe('business hours', () => {
     expect(open.sla.resolution.due_at).toBe('2026-12-29T09:30:00.000Z');
   });
 });
-

@@ -35,10 +35,11 @@ const axeClean = async (p: Page, what: string) => {
   const axe = await axeCheck(p);
   expect(axe.serious, `${what}: ${axe.message}`).toEqual([]);
 };
-const noSideScroll = (p: Page) =>
-  p.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+const noSideScroll = (p: Page) => p.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
 const rowIds = (p: Page) =>
-  p.locator('#tickets-table tbody tr[data-id]').evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-id'))));
+  p
+    .locator('#tickets-table tbody tr[data-id]')
+    .evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-id'))));
 /** A row's badge in its Status cell (wide screens), or in the subject cell's second line (phones). */
 const badge = (p: Page, id: number, where = '.status-cell') =>
   p.locator(`#tickets-table tr[data-id="${id}"] ${where} .sla-badge`);
@@ -150,7 +151,9 @@ describe('SLA on screen', () => {
     // A staff reply meets it late: met, and the due time it missed.
     await api('POST', `/tickets/${ids.late}/comment`, { body: 'Sorry for the wait', internal: false });
     await page.goto(`/tickets/${ids.late}`);
-    await expect.poll(() => clocks.innerText(), poll).toMatch(/First response\s+Met just now · missed 2026-12-01 11:00/);
+    await expect
+      .poll(() => clocks.innerText(), poll)
+      .toMatch(/First response\s+Met just now · missed 2026-12-01 11:00/);
     // The history names the breach.
     expect(await page.locator('#history').innerText()).toContain('First response breached (due 2026-12-01 11:00)');
     await page.goto(`/tickets/${ids.stalled}`);

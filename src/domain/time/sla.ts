@@ -91,6 +91,8 @@ const historyOf = prepared((db) =>
 export async function slaAfterEntry(tx: Tx, e: SlaEntry): Promise<boolean> {
   const type = e.row.type;
   if (!CLOCK_TYPES.has(type)) return false;
+  // A new ticket with no policy to match: nothing to read (the policies are kept per process).
+  if (type === 'Create' && (await slaPolicies(tx)).length === 0) return false;
   const ticket = await ticketById(tx).get({ id: e.ticketId });
   if (!ticket) return false;
   const before = parseSlaState(ticket.sla);

@@ -17,12 +17,7 @@ import type { MatchablePolicy, PolicyMatch } from './slaMatch.js';
 /** The policies, lowest position first (then by id). */
 export async function slaPolicies(conn: Conn): Promise<readonly MatchablePolicy[]> {
   return cachedConfig(conn, 'sla-policies:clocks', async () =>
-    (
-      await conn
-        .select()
-        .from(policiesTable)
-        .orderBy(asc(policiesTable.position), asc(policiesTable.id))
-    ).map((r) => ({
+    (await conn.select().from(policiesTable).orderBy(asc(policiesTable.position), asc(policiesTable.id))).map((r) => ({
       id: r.id,
       name: r.name,
       match: parseJson<PolicyMatch>(r.match, {}),
