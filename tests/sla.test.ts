@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testClock } from '../src/domain/clock.js';
 import { ticketTimers } from '../src/domain/time/timers.js';
 import { expectError } from './helpers/expect.js';
+import { postMail, rawMail } from './helpers/mail.js';
 import { releasePostgres } from './helpers/postgres.js';
 import { ticketOf, transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -23,8 +24,8 @@ const moveTo = async (min: number) => {
 };
 
 let s: TestServer;
-let agent: { id: number; token: string };
-let customer: { id: number; token: string };
+let agent: { id: number; email: string; token: string };
+let customer: { id: number; email: string; token: string };
 let queueId: number;
 let policyId: number;
 let urgentId: number;
@@ -207,6 +208,31 @@ describe('the clocks of a ticket', () => {
     const back = await patch(t.id, { priority: 10 });
     expect(back.sla.policy_id).toBe(policyId);
     expect(back.sla.first_response.due_at).toBe(at(1060));
+  });
+
+  it('by mail: an autoreply never meets or starts a clock; a staff reply by mail meets, a customer mail starts the next', async () => {
+    const t = await newTicket(1500);
+    const mail = async (from: string, auto: boolean) => {
+      const headers = auto ? { 'Auto-Submitted': 'auto-replied' } : {};
+      const r = await postMail(
+        s,
+        rawMail({ from, subject: `Re: [hxdesk #${t.id}] Printer`, headers }, 'A word by mail'),
+      );
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.ticket_id).toBe(t.id);
+    };
+    clock.set(Date.parse(at(1505)));
+    await mail(agent.email, true); // an agent's out-of-office answer
+    expect((await ticketOf(s, t.id)).sla.first_response.met_at).toBeNull();
+    clock.set(Date.parse(at(1510)));
+    await mail(agent.email, false);
+    expect((await ticketOf(s, t.id)).sla.first_response.met_at).toBe(at(1510));
+    clock.set(Date.parse(at(1520)));
+    await mail(customer.email, true); // the customer's out-of-office answer
+    expect((await ticketOf(s, t.id)).sla.next_response).toBeNull();
+    clock.set(Date.parse(at(1530)));
+    await mail(customer.email, false);
+    expect((await ticketOf(s, t.id)).sla.next_response).toEqual({ due_at: at(1560), met_at: null, breached_at: null });
   });
 });
 
