@@ -208,6 +208,10 @@ describe('the clocks of a ticket', () => {
     const back = await patch(t.id, { priority: 10 });
     expect(back.sla.policy_id).toBe(policyId);
     expect(back.sla.first_response.due_at).toBe(at(1060));
+    // Into a queue no policy covers: no clocks, no timers.
+    const gone = await patch(t.id, { queue_id: 1 });
+    expect(gone).toMatchObject({ sla: null, next_due_at: null });
+    expect(await ticketTimers(s.db, t.id)).toEqual([]);
   });
 
   it('by mail: an autoreply never meets or starts a clock; a staff reply by mail meets, a customer mail starts the next', async () => {

@@ -435,7 +435,9 @@ function ScripFields({
         label="Config (JSON)"
         value={JSON.stringify(s?.config ?? {})}
         rows={2}
-        hint={'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"}'}
+        hint={
+          'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"} · on_sla_warning, on_sla_breach: {"clock": "first_response"} (or next_response, resolution; none: any clock)'
+        }
       />
       <Check name="enabled" label="Enabled" checked={s ? s.enabled : true} />
       <button type="submit" class="primary">
