@@ -159,7 +159,10 @@ export function TicketRow({
   );
 }
 
-/** SPEC D2: the Status column also sorts by due time (its badge), soonest first; no due time last either way. */
+/**
+ * SPEC D2: the Status column also sorts by due time (its badge), soonest first; no due time last
+ * either way. Offered once there is an SLA policy (before, no ticket has a due time).
+ */
 function DueSort({ p }: { p: TicketListProps }) {
   const current = p.filters.sort ?? '-updated';
   const next = current === 'due' ? '-due' : 'due';
@@ -220,7 +223,7 @@ function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
     >
       <span class="th-label">
         {label}
-        {column === 'Status' && <DueSort p={p} />}
+        {column === 'Status' && p.lookups.slaPolicies.length > 0 && <DueSort p={p} />}
       </span>
       {column !== 'Subject' && (
         <span
