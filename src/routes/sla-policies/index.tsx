@@ -67,7 +67,6 @@ export function slaPolicyRoutes() {
           policy={p}
           calendars={await listCalendars(dbOf(c), actorOf(c))}
           lookups={await lookups(dbOf(c), actorOf(c))}
-          saved={c.req.query('saved') !== undefined}
         />
       )),
     });

@@ -62,7 +62,7 @@ function CalendarFields({ id, action, cal }: { id: string; action: string; cal?:
         />
         <small class="hint">An IANA name: daylight-saving changes follow from it.</small>
       </label>
-      <fieldset class="week-hours">
+      <fieldset class="checks">
         <legend>Opening hours</legend>
         <small class="hint">Per day, stretches like 09:00-12:30, 13:30-17:00; empty is closed; 24:00 ends a day.</small>
         {DAYS.map(([d, label]) => (
@@ -176,22 +176,9 @@ export function ExplainResult({ explanation: e }: { explanation: Explanation }) 
   );
 }
 
-export function CalendarPage({
-  calendar: cal,
-  explanation,
-  saved,
-}: {
-  calendar: CalendarJson;
-  explanation?: Explanation;
-  saved?: boolean;
-}) {
+export function CalendarPage({ calendar: cal, explanation }: { calendar: CalendarJson; explanation?: Explanation }) {
   return (
     <AdminFrame current="/calendars" title={`Calendar ${cal.name}`}>
-      {saved && (
-        <p class="notice" role="status">
-          Saved.
-        </p>
-      )}
       <div class="admin-grid">
         <div class="card">
           <CalendarFields id="edit-calendar" action={`/calendars/${cal.id}`} cal={cal} />

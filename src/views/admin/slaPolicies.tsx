@@ -182,20 +182,13 @@ export function SlaPolicyPage({
   policy: p,
   calendars,
   lookups: l,
-  saved,
 }: {
   policy: SlaPolicy;
   calendars: CalendarJson[];
   lookups: Lookups;
-  saved?: boolean;
 }) {
   return (
     <AdminFrame current="/sla-policies" title={`SLA policy ${p.name}`}>
-      {saved && (
-        <p class="notice" role="status">
-          Saved.
-        </p>
-      )}
       <div class="admin-grid">
         <div class="card">
           <PolicyFields id="edit-policy" action={`/sla-policies/${p.id}`} p={p} calendars={calendars} l={l} />
