@@ -593,9 +593,7 @@
     const emptied = new Set();
     box.querySelectorAll('[data-field]').forEach((line) => {
       const name = line.dataset.field;
-      const named = (n) => [...owner.elements].find((el) => n && el.name === n && el.type !== 'hidden');
-      // A path inside one field's value (`hours.mon.1`: Monday's second stretch) is said at that field.
-      const field = named(name) ?? named(name.split('.').slice(0, -1).join('.'));
+      const field = [...owner.elements].find((el) => el.name === name && el.type !== 'hidden');
       if (!field) return;
       field.setAttribute('aria-invalid', 'true');
       if (single) {
