@@ -8,6 +8,8 @@ import { allCustomFields, customValueJson, normalizeCustomValue } from '../custo
 import { invalid, notFound } from '../errors.js';
 import { getQueueRow } from '../queues.js';
 import { unique } from '../unique.js';
+import type { CalendarSpec } from './businessTime.js';
+import { calendarSpec, defaultCalendarSpec } from './calendars.js';
 
 // SPEC D2 SLA policies (docs/decisions/068): matched in `position` order (lower first, then the
 // older), the first whose match fits a ticket applies (src/domain/time/sla.ts decides that).
@@ -194,4 +196,21 @@ export async function deleteSlaPolicy(db: Db, actor: Actor, id: number): Promise
   requireAdmin(actor);
   await rowOf(db, id);
   await configTransaction(db, (tx) => tx.delete(slaPolicies).where(eq(slaPolicies.id, id)));
+}
+
+/**
+ * The business time a ticket's idle hours count in (SPEC D2 `on_idle` with `business: true`): the
+ * calendar of its policy (`tickets.sla.policy_id`), else the default calendar, else around the
+ * clock (null). A policy that counts around the clock has no calendar of its own: the default's.
+ */
+export async function businessCalendarFor(
+  conn: Conn,
+  policyId: number | null | undefined,
+): Promise<CalendarSpec | null> {
+  const policy = policyId == null ? undefined : (await policiesInOrder(conn)).find((p) => p.id === policyId);
+  if (policy?.calendar_id != null) {
+    const spec = await calendarSpec(conn, policy.calendar_id);
+    if (spec) return spec;
+  }
+  return defaultCalendarSpec(conn);
 }
