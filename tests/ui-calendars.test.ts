@@ -65,10 +65,15 @@ describe('calendars in the admin area', () => {
     await page.keyboard.type('Berlin office');
     await page.keyboard.press('Tab');
     await page.keyboard.type('Europe/Berlin');
+    // A new calendar starts from office hours, Monday to Friday.
+    expect(await page.locator('#new-calendar [name="hours.fri"]').inputValue()).toBe('09:00-17:00');
+    expect(await page.locator('#new-calendar [name="hours.sat"]').inputValue()).toBe('');
     await tabToField(page, 'hours.mon');
+    await page.keyboard.press('Control+A');
     await page.keyboard.type('17:00-09:00');
     for (const d of ['tue', 'wed', 'thu', 'fri']) {
       await tabToField(page, `hours.${d}`);
+      await page.keyboard.press('Control+A');
       await page.keyboard.type('09:00-12:30, 13:30-17:00');
     }
     await tabToField(page, 'holidays');
