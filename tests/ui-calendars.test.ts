@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
 import { launchBrowser, screenshot, settled, signedIn } from './helpers/browser.js';
+import { testClock } from '../src/domain/clock.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
 // SPEC D2 in Chromium (decision 068): calendars and SLA policies in the admin area, made with the
@@ -43,7 +44,8 @@ async function admin() {
 }
 
 beforeAll(async () => {
-  s = await startServer();
+  // The store's clock stands at Wed 2026-12-23 16:00 Berlin: what "now" means on the policy page.
+  s = await startServer({}, { clock: testClock('2026-12-23T15:00:00Z') });
   queueId = (await s.api('POST', '/queues', { body: { name: 'Support desk' } })).body.id;
   browser = await launchBrowser();
 });
@@ -182,8 +184,12 @@ describe('calendars in the admin area', () => {
       resolution_minutes: 960,
       warn_before_minutes: 30,
     });
-    expect(await text(page, '.admin-grid .card:nth-child(2) p')).toBe(
+    expect(await text(page, '.admin-grid .card:nth-child(2) p.applies')).toBe(
       'Applies to: Queue Support desk; priority 60–100. Counts in: Berlin office (explain a due time).',
+    );
+    // A ticket that came in now (Wed 23 December, 16:00 in Berlin; 24–26 December off).
+    expect(await text(page, '.policy-preview')).toBe(
+      'First response (4 h) due 2026-12-28 12:00 GMT+1 Resolution (16 h) due 2026-12-30 10:00 GMT+1',
     );
     expect((await axeCheck(page)).message).toBe('');
     await page.goto('/sla-policies');
