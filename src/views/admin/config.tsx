@@ -4,6 +4,8 @@ import type { QueueJson } from '../../domain/queues.js';
 import type { ScripJson } from '../../domain/scrips.js';
 import type { TemplateJson } from '../../domain/templates.js';
 import { queueName, teamName } from '../format.js';
+import type { ScripPreview } from '../../domain/time/idlePreview.js';
+import { ScripPreviewCard } from './scripPreview.js';
 import { AdminForm, AdminFrame, Wide, Area, Check, Choice, Text } from './common.js';
 
 const teamOptions = (l: Lookups): [string, string][] => [
@@ -503,11 +505,14 @@ export function ScripPage({
   templates,
   lookups: l,
   choices,
+  preview,
 }: {
   scrip: ScripJson;
   templates: TemplateJson[];
   lookups: Lookups;
   choices: ScripChoices;
+  /** SPEC D2: an on_idle scrip's preview. */
+  preview?: ScripPreview;
 }) {
   return (
     <AdminFrame current="/scrips" title={`Scrip ${s.key}`}>
@@ -522,6 +527,7 @@ export function ScripPage({
             </button>
           </AdminForm>
         </div>
+        {preview && <ScripPreviewCard preview={preview} lookups={l} />}
       </div>
     </AdminFrame>
   );
