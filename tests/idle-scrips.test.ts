@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transaction } from '../src/db/port.js';
 import { tickets, timers } from '../src/db/tables.js';
 import { testClock } from '../src/domain/clock.js';
 import { outboxOf, settle, mailsFor } from './helpers/notify.js';
@@ -274,5 +275,61 @@ describe('idle timers', () => {
         .from(timers)
         .where(eq(timers.key, String(watch.body.id))),
     ).toEqual([]);
+  });
+
+  it("watches its own queue only (a ticket moved in is watched), never a snoozed ticket; an older ticket's idle start comes from its history", async () => {
+    at(300);
+    const q2 = (await s.api('POST', '/queues', { body: { name: 'Idle queue' } })).body.id as number;
+    const inQueue = async (subject: string, queue_id: number) => {
+      const id = await newTicket(subject);
+      if (queue_id !== 1) await s.api('PATCH', `/tickets/${id}`, { token: agent.token, body: { queue_id } });
+      await setStatus(id, 'open');
+      return id;
+    };
+    const elsewhere = await inQueue('In General', 1);
+    const watched = await inQueue('In the idle queue', q2);
+    const snoozed = await inQueue('Snoozed in the idle queue', q2);
+    const older = await inQueue('From before idle_since', q2);
+    // As h-clock's snooze leaves it, and as a ticket from before idle_since was kept (written here directly).
+    await transaction(s.db, async (tx) => {
+      await tx
+        .update(tickets)
+        .set({ snoozed_until: iso(START + 1000 * HOUR) })
+        .where(eq(tickets.id, snoozed));
+      await tx.update(tickets).set({ idle_since: null }).where(eq(tickets.id, older));
+    });
+    const scrip = await s.api('POST', '/scrips', {
+      body: {
+        key: 'idle_queue_stall',
+        condition: 'on_idle',
+        action: 'set_status',
+        queue_id: q2,
+        config: { statuses: ['open'], hours: 2, business: false, status: 'stalled' },
+      },
+    });
+    expect(scrip.status, scrip.text).toBe(201);
+    at(301.5);
+    await s.workers.timers.runDue();
+    for (const id of [elsewhere, watched, snoozed, older]) expect(await idleEntries(id)).toEqual([]);
+    at(302);
+    const preview = (await s.api('GET', `/scrips/${scrip.body.id}/preview`)).body;
+    expect(preview.tickets.map((t: { id: number }) => t.id).sort()).toEqual([watched, older].sort());
+    await s.workers.timers.runDue();
+    expect((await idleEntries(watched)).map((t) => t.old_value)).toEqual([iso(START + 300 * HOUR)]);
+    expect((await idleEntries(older)).map((t) => t.old_value)).toEqual([iso(START + 300 * HOUR)]);
+    expect((await ticketOf(s, watched)).status).toBe('stalled');
+    expect((await ticketOf(s, older)).status).toBe('stalled');
+    expect(await idleEntries(snoozed)).toEqual([]);
+    expect((await ticketOf(s, snoozed)).status).toBe('open');
+    expect(await idleEntries(elsewhere)).toEqual([]);
+    // Moved into the queue: watched from then on, by its idle start (300 h): due already.
+    await s.api('PATCH', `/tickets/${elsewhere}`, { token: agent.token, body: { queue_id: q2 } });
+    await s.workers.timers.runDue();
+    expect((await ticketOf(s, elsewhere)).status).toBe('stalled');
+    // The ticket page says what happened.
+    const page = await s.api('GET', `/tickets/${watched}`, { headers: { accept: 'text/html' } });
+    expect(page.text).toContain(
+      `Idle: no public message or status change for as long as scrip #${scrip.body.id} waits, so it ran`,
+    );
   });
 });

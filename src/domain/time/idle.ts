@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { cachedConfig } from '../../db/configCache.js';
 import { type Conn, prepared, type Tx } from '../../db/port.js';
-import { scrips, tickets, timers, transactions } from '../../db/tables.js';
+import { scrips, tickets, timers } from '../../db/tables.js';
 import { invalid } from '../errors.js';
 import { STATUSES } from '../lifecycle.js';
 import { idleDueMs } from './idleCalendar.js';
@@ -79,9 +79,12 @@ export async function idleScrips(conn: Conn): Promise<IdleScrip[]> {
   });
 }
 
-/** Whether an idle scrip watches a ticket in this queue and status. */
-export const watches = (s: IdleScrip, t: { queue_id: number; status: string }) =>
-  (s.queue_id === null || s.queue_id === t.queue_id) && s.statuses.includes(t.status);
+/**
+ * Whether an idle scrip watches a ticket in this queue and status. A snoozed ticket is not idle
+ * (staff chose when it wakes; its wake-up starts its idle time): decision 072.
+ */
+export const watches = (s: IdleScrip, t: { queue_id: number; status: string; snoozed_until: string | null }) =>
+  (s.queue_id === null || s.queue_id === t.queue_id) && s.statuses.includes(t.status) && t.snoozed_until === null;
 
 /** Entries that start a ticket's idle time afresh (an autoreply does not: decision 072). */
 const RESTARTS = new Set(['Create', 'Correspond', 'Status', 'Unsnooze']);
@@ -90,9 +93,9 @@ const RESTARTS = new Set(['Create', 'Correspond', 'Status', 'Unsnooze']);
  * A ticket's idle start: `idle_since`, or for a ticket from before it was kept, its last public
  * message or status change.
  */
-export const idleStart: SQL<string | null> = sql<
-  string | null
->`coalesce(${tickets.idle_since}, (select max(${transactions.created_at}) from ${transactions} where ${transactions.ticket_id} = ${tickets.id} and ${transactions.type} in ('Create', 'Correspond', 'Status', 'Unsnooze')))`;
+export const idleStart: SQL<string | null> = sql<string | null>`coalesce(${tickets.idle_since}, ${sql.raw(
+  "(select max(h.created_at) from transactions h where h.ticket_id = tickets.id and h.type in ('Create', 'Correspond', 'Status', 'Unsnooze'))",
+)})`;
 
 const setIdleSince = prepared((db) =>
   db
@@ -102,7 +105,14 @@ const setIdleSince = prepared((db) =>
 );
 const ticketForIdle = prepared((db) =>
   db
-    .select({ id: tickets.id, queue_id: tickets.queue_id, status: tickets.status, sla: tickets.sla, start: idleStart })
+    .select({
+      id: tickets.id,
+      queue_id: tickets.queue_id,
+      status: tickets.status,
+      snoozed_until: tickets.snoozed_until,
+      sla: tickets.sla,
+      start: idleStart,
+    })
     .from(tickets)
     .where(eq(tickets.id, sql.placeholder('id'))),
 );
@@ -126,7 +136,14 @@ export async function idleStep(
   if (t) await armTicket(tx, t, all);
 }
 
-export type IdleTicket = { id: number; queue_id: number; status: string; sla: string | null; start: string | null };
+export type IdleTicket = {
+  id: number;
+  queue_id: number;
+  status: string;
+  snoozed_until: string | null;
+  sla: string | null;
+  start: string | null;
+};
 
 /** Arms the ticket's timer of each idle scrip that watches it, and disarms the others'. */
 async function armTicket(tx: Tx, t: IdleTicket, all: IdleScrip[]): Promise<void> {
@@ -150,13 +167,14 @@ async function armOne(tx: Tx, t: IdleTicket, s: IdleScrip): Promise<void> {
 
 /** The tickets an idle scrip watches (its queue, its statuses), oldest idle start first. */
 export async function watchedTickets(conn: Conn, s: IdleScrip): Promise<(IdleTicket & { subject: string })[]> {
-  const inStatus = inArray(tickets.status, s.statuses);
+  const inStatus = and(inArray(tickets.status, s.statuses), isNull(tickets.snoozed_until));
   return await conn
     .select({
       id: tickets.id,
       subject: tickets.subject,
       queue_id: tickets.queue_id,
       status: tickets.status,
+      snoozed_until: tickets.snoozed_until,
       sla: tickets.sla,
       start: idleStart,
     })
