@@ -437,7 +437,9 @@ function ScripFields({
         label="Config (JSON)"
         value={JSON.stringify(s?.config ?? {})}
         rows={2}
-        hint={'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"}'}
+        hint={
+          'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"} · on_idle: {"statuses": ["stalled"], "hours": 40, "business": true} · close_idle: {"template": "Closing"}'
+        }
       />
       <Check name="enabled" label="Enabled" checked={s ? s.enabled : true} />
       <button type="submit" class="primary">
@@ -520,6 +522,7 @@ export function ScripPage({
         <div class="card">
           <ScripFields id="edit-scrip" action={`/scrips/${s.id}`} l={l} s={s} templates={templates} choices={choices} />
         </div>
+        {preview && <ScripPreviewCard preview={preview} lookups={l} />}
         <div class="card">
           <AdminForm action={`/scrips/${s.id}`} method="DELETE" id="delete-scrip" confirm={`Delete scrip ${s.key}?`}>
             <button type="submit" class="danger">
@@ -527,7 +530,6 @@ export function ScripPage({
             </button>
           </AdminForm>
         </div>
-        {preview && <ScripPreviewCard preview={preview} lookups={l} />}
       </div>
     </AdminFrame>
   );

@@ -55,7 +55,7 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
       return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
     }
     case 'Idle': // SPEC D2: an idle scrip's timer (decision 072)
-      return `Idle: no public message or status change for as long as scrip #${t.new_value} waits, so it ran`;
+      return `Idle long enough for scrip #${t.new_value}: no public message or status change`;
     default:
       return `${t.type} by ${by}`;
   }
