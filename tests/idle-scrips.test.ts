@@ -328,8 +328,6 @@ describe('idle timers', () => {
     expect((await ticketOf(s, elsewhere)).status).toBe('stalled');
     // The ticket page says what happened.
     const page = await s.api('GET', `/tickets/${watched}`, { headers: { accept: 'text/html' } });
-    expect(page.text).toContain(
-      `Idle long enough for scrip #${scrip.body.id}: no public message or status change`,
-    );
+    expect(page.text).toContain(`Idle long enough for scrip #${scrip.body.id}: no public message or status change`);
   });
 });
