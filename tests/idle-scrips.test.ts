@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/port.js';
 import { tickets, timers } from '../src/db/tables.js';
@@ -329,5 +329,82 @@ describe('idle timers', () => {
     // The ticket page says what happened.
     const page = await s.api('GET', `/tickets/${watched}`, { headers: { accept: 'text/html' } });
     expect(page.text).toContain(`Idle long enough for scrip #${scrip.body.id}: no public message or status change`);
+  });
+
+  it("counts business hours in the ticket's policy's calendar, else in the default calendar", async () => {
+    const week = {
+      mon: [['09:00', '17:00']],
+      tue: [['09:00', '17:00']],
+      wed: [['09:00', '17:00']],
+      thu: [['09:00', '17:00']],
+      fri: [['09:00', '17:00']],
+    };
+    const berlin = await s.api('POST', '/calendars', {
+      body: { name: 'Berlin office', time_zone: 'Europe/Berlin', hours: week, holidays: [], default: true },
+    });
+    expect(berlin.status, berlin.text).toBe(201);
+    const ny = await s.api('POST', '/calendars', {
+      body: { name: 'New York office', time_zone: 'America/New_York', hours: week, holidays: [] },
+    });
+    expect(ny.status, ny.text).toBe(201);
+    const q3 = (await s.api('POST', '/queues', { body: { name: 'US customers' } })).body.id as number;
+    const policy = await s.api('POST', '/sla-policies', {
+      body: { name: 'US hours', match: { queue_ids: [q3] }, calendar_id: ny.body.id, resolution_minutes: 100_000 },
+    });
+    expect(policy.status, policy.text).toBe(201);
+    const scrip = await s.api('POST', '/scrips', {
+      body: {
+        key: 'idle_business_hours',
+        condition: 'on_idle',
+        action: 'set_status',
+        config: { statuses: ['stalled'], hours: 4, business: true, status: 'open' },
+      },
+    });
+    expect(scrip.status, scrip.text).toBe(201);
+
+    clock.set('2026-11-20T13:00:00.000Z'); // a Friday
+    const europe = await newTicket('Berlin hours');
+    const us = await newTicket('New York hours');
+    await s.api('PATCH', `/tickets/${us}`, { token: agent.token, body: { queue_id: q3 } });
+    // The policy applies to it (as the SLA clocks store it; written here while they are not in this build).
+    await transaction(s.db, async (tx) => {
+      await tx
+        .update(tickets)
+        .set({ sla: JSON.stringify({ policy_id: policy.body.id }) })
+        .where(and(eq(tickets.id, us), isNull(tickets.sla)));
+    });
+    clock.set('2026-11-20T14:00:00.000Z'); // 15:00 in Berlin, 09:00 in New York
+    await setStatus(europe, 'stalled');
+    await setStatus(us, 'stalled');
+    const due = async (id: number) =>
+      (
+        await s.db
+          .select()
+          .from(timers)
+          .where(and(eq(timers.ticket_id, id), eq(timers.key, String(scrip.body.id))))
+      )[0]?.due_at;
+    // Berlin: Friday 15:00–17:00, then Monday 09:00–11:00 (CET, UTC+1).
+    expect(await due(europe)).toBe('2026-11-23T10:00:00.000Z');
+    // New York: Friday 09:00–13:00 (EST, UTC−5).
+    expect(await due(us)).toBe('2026-11-20T18:00:00.000Z');
+
+    clock.set('2026-11-20T17:59:59.999Z');
+    await s.workers.timers.runDue();
+    expect([(await ticketOf(s, europe)).status, (await ticketOf(s, us)).status]).toEqual(['stalled', 'stalled']);
+    clock.set('2026-11-20T18:00:00.000Z');
+    await s.workers.timers.runDue();
+    expect([(await ticketOf(s, europe)).status, (await ticketOf(s, us)).status]).toEqual(['stalled', 'open']);
+    // Saturday and Sunday count for nothing in Berlin.
+    clock.set('2026-11-23T09:59:59.999Z');
+    expect((await s.api('GET', `/scrips/${scrip.body.id}/preview`)).body.tickets).toEqual([]);
+    await s.workers.timers.runDue();
+    expect((await ticketOf(s, europe)).status).toBe('stalled');
+    clock.set('2026-11-23T10:00:00.000Z');
+    expect(
+      (await s.api('GET', `/scrips/${scrip.body.id}/preview`)).body.tickets.map((t: { id: number }) => t.id),
+    ).toEqual([europe]);
+    await s.workers.timers.runDue();
+    expect((await ticketOf(s, europe)).status).toBe('open');
+    expect((await idleEntries(europe)).map((t) => t.created_at)).toEqual(['2026-11-23T10:00:00.000Z']);
   });
 });
