@@ -54,6 +54,8 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
       const name = l.customFields.find((f) => f.key === t.field)?.name ?? t.field;
       return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
     }
+    case 'Idle': // SPEC D2: an idle scrip's timer (decision 072)
+      return `Idle long enough for scrip #${t.new_value}: no public message or status change`;
     default:
       return `${t.type} by ${by}`;
   }
