@@ -28,6 +28,8 @@ export const TRANSACTION_TYPES = [
   'SLA',
   'Unsnooze',
   'Idle',
+  // SPEC D2: a ticket snoozed (field snoozed_until, or unsnooze_on_reply), decision 071.
+  'Snooze',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 

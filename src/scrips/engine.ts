@@ -82,6 +82,7 @@ export const CONDITIONS = [
   'on_queue_change',
   'on_priority_change',
   'on_staff_take_up',
+  'on_unsnooze',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -138,6 +139,8 @@ const CONDITION_TESTS: Record<Condition, ConditionTest> = {
     e.actorId !== null &&
     (e.type === 'Correspond' || (e.type === 'SetOwner' && e.newValue === String(e.actorId))) &&
     isStaffRole(await role()),
+  // SPEC D2: a snoozed ticket woke (its time came, its customer wrote, or staff woke it).
+  on_unsnooze: (e) => e.type === 'Unsnooze',
 };
 
 type ScripRow = typeof scrips.$inferSelect;
@@ -419,7 +422,9 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
   },
   open_inactive: async (ctx) => {
     if (ctx.event.autoSubmitted) return 0; // an out-of-office reply does not reopen a resolved ticket
-    const { status } = await ctx.people();
+    const { status, ticket } = await ctx.people();
+    // A snoozed ticket wakes by its own rule (SPEC D2: unsnooze_on_reply), never by this one.
+    if (ticket.snoozed_until !== null) return 0;
     if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status))
       ctx.effects.setStatus = 'open';
     return 0;

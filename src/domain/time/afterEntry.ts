@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/port.js';
 import type { transactions } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
+import { snoozeAfterEntry } from './snooze.js';
 
 // SPEC D2: what the clock makes of each entry of a ticket's history, in the entry's unit of work:
 // the SLA clocks (a staff reply meets one, a customer's message starts the next response, a
@@ -25,6 +26,7 @@ export interface EntryEvent {
   notify: NotifySettings;
 }
 
-export async function afterEntry(_tx: Tx, _e: EntryEvent): Promise<void> {
+export async function afterEntry(tx: Tx, e: EntryEvent): Promise<void> {
   // Each part of D2 adds its step here (decision 069): snooze, SLA clocks, idle.
+  await snoozeAfterEntry(tx, e);
 }

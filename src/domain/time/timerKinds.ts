@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/port.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import type { TicketRow } from '../tickets/serialize.js';
+import { fireUnsnooze } from './snooze.js';
 import type { TimerKind, TimerRow } from './timers.js';
 
 // What each kind of timer does when it falls due (decision 069): one line per kind.
@@ -20,4 +21,6 @@ export interface FireContext {
 
 export type FireTimer = (c: FireContext) => Promise<void>;
 
-export const TIMER_HANDLERS: Partial<Record<TimerKind, FireTimer>> = {};
+export const TIMER_HANDLERS: Partial<Record<TimerKind, FireTimer>> = {
+  unsnooze: (c) => fireUnsnooze(c),
+};
