@@ -145,7 +145,8 @@ async function wake(tx: Tx, t: TicketRow, reason: WakeReason, now: string, notif
   const entries: NewTransaction[] = [
     { type: 'Unsnooze', field: 'snoozed_until', old_value: t.snoozed_until, new_value: reason },
   ];
-  if (t.status === 'stalled') entries.push({ type: 'Status', field: 'status', old_value: 'stalled', new_value: 'open' });
+  if (t.status === 'stalled')
+    entries.push({ type: 'Status', field: 'status', old_value: 'stalled', new_value: 'open' });
   await recordTransactions(tx, t.id, null, entries, now, { notify, queueId: t.queue_id });
 }
 

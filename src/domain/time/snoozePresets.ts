@@ -36,7 +36,11 @@ const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
 /** The wall-clock reading of `ms` in `zone`. */
 export function localParts(ms: number, zone: string): Local {
-  const parts = Object.fromEntries(format(zone).formatToParts(ms).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    format(zone)
+      .formatToParts(ms)
+      .map((p) => [p.type, p.value]),
+  );
   return {
     year: Number(parts.year),
     month: Number(parts.month),

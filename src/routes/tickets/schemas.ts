@@ -58,14 +58,18 @@ export const CreateTicketSchema = z.strictObject({
 });
 
 /** An instant, or a local date-time (a form's datetime-local, read in the writer's zone); empty or null: none. */
-const zSnoozeUntil = z.union(
-  [
-    z.null(),
-    z.literal('').transform(() => null),
-    zTimestamp,
-    z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/),
-  ],
-  { error: 'Expected an ISO 8601 instant (2026-12-23T08:00:00Z), a local date-time (2026-12-23T09:00) or null' },
+const zSnoozeUntil = z.preprocess(
+  // The Snooze box sends its date-time and the preset pressed (after it): the last one given counts.
+  (v) => (Array.isArray(v) ? ([...v].reverse().find((x) => x !== '') ?? '') : v),
+  z.union(
+    [
+      z.null(),
+      z.literal('').transform(() => null),
+      zTimestamp,
+      z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/),
+    ],
+    { error: 'Expected an ISO 8601 instant (2026-12-23T08:00:00Z), a local date-time (2026-12-23T09:00) or null' },
+  ),
 );
 
 export const UpdateTicketSchema = z.strictObject({
