@@ -130,7 +130,7 @@ onlyOn('postgres')('two processes on one PostgreSQL database', () => {
     expect((await send(a.base, 'POST', '/test/clock', { now: wake }, { token })).status).toBe(200);
     const woken = await until('the ticket to wake', async () => {
       const r = await send(b.base, 'GET', `/tickets/${id}`, undefined, { token });
-      return r.body.ticket.snoozed_until === null && r.body.ticket;
+      return r.body.snoozed_until === null && r.body;
     });
     expect(woken.status).toBe('open');
     const unsnoozed = (
