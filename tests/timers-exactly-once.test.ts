@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type SharedStore, sharedStore } from './helpers/db.js';
 import { pgAvailable } from './helpers/postgres.js';
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  processScope,
-  type ServerProcess,
-  send,
-  stopServer,
-} from './helpers/process.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, processScope, type ServerProcess, send, stopServer } from './helpers/process.js';
 import { tokenFor } from './helpers/session.js';
 import { onlyOn } from './helpers/store.js';
 import { waitUntil } from './helpers/wait.js';
@@ -124,6 +117,7 @@ describe('timers fire once per cycle', () => {
     await first.exit;
     const at = [...(await wakeUps(store, ids)).values()].filter((v) => v.length > 0).length;
     expect(at).toBeGreaterThan(0);
+    console.info(`kill -9 with ${at} of ${ids.length} woken`);
     const second = await serve(store.env, SETTINGS);
     const after = await allWoken(store, ids);
     // Those woken before the kill and those after: each once (before it: 'due'; after: the rest, late).
