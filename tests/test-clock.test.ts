@@ -76,7 +76,7 @@ describe('POST /test/clock in a server', () => {
   });
 });
 
-describe('the test clock across processes', () => {
+describe('the test clock across processes', { timeout: 120_000 }, () => {
   const { dataDir, serve } = processScope('test-clock');
 
   it('is refused in production: the server does not start', async () => {
@@ -112,7 +112,7 @@ describe('the test clock across processes', () => {
   });
 });
 
-onlyOn('postgres')('two processes on one PostgreSQL database', () => {
+onlyOn('postgres')('two processes on one PostgreSQL database', { timeout: 120_000 }, () => {
   const { dataDir, serve } = processScope('test-clock-pg');
   it.skipIf(!pgAvailable())('the clock set through one is the clock of both, and a timer fires in either', async () => {
     const store = await sharedStore(dataDir());

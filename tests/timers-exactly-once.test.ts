@@ -57,7 +57,7 @@ const allWoken = (store: SharedStore, ids: number[]) =>
 const once = (m: Map<number, string[]>, reason: string) =>
   expect([...m.entries()].filter(([, v]) => v.length !== 1 || v[0] !== reason)).toEqual([]);
 
-describe('timers fire once per cycle', () => {
+describe('timers fire once per cycle', { timeout: 180_000 }, () => {
   it('after a restart: fired before it, not again after', async () => {
     const store = await sharedStore(dataDir());
     const first = await serve(store.env, SETTINGS);
@@ -126,7 +126,7 @@ describe('timers fire once per cycle', () => {
   });
 });
 
-onlyOn('postgres')('two processes on one PostgreSQL database', () => {
+onlyOn('postgres')('two processes on one PostgreSQL database', { timeout: 180_000 }, () => {
   it.skipIf(!pgAvailable())('each wake-up once, whichever process fires it', async () => {
     const store = await sharedStore(dataDir());
     const a = await serve({ ...store.env, DATA_DIR: dataDir() }, SETTINGS);
