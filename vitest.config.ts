@@ -37,6 +37,7 @@ const sqliteOnly = [
   'tests/stores-side-by-side.test.ts',
   'tests/start.test.ts',
   'tests/time-format.test.ts',
+  'tests/business-time.test.ts',
   // The build's freshness check on a small project of its own: no server, no store.
   'tests/build-if-changed.test.ts',
   // The HTTP server's own guards (header and body timeouts, 408): the same code before either store is reached.

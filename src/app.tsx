@@ -18,6 +18,8 @@ import { authenticate, csrfProtection } from './routes/auth/middleware.js';
 import { methodOverride } from './routes/methodOverride.js';
 import { asWrite } from './db/priority.js';
 import type { AppEnv, Deps } from './routes/context.js';
+import { calendarRoutes } from './routes/calendars/index.js';
+import { slaPolicyRoutes } from './routes/sla-policies/index.js';
 import { customFieldRoutes } from './routes/custom-fields/index.js';
 import { dashboardRoutes } from './routes/dashboards/index.js';
 import { renderError, toAppError } from './routes/errors.js';
@@ -232,6 +234,8 @@ export async function createApp(deps: Deps) {
   app.route('/tickets', draftRoutes());
   app.route('/attachments', attachmentRoutes());
   app.route('/custom-fields', customFieldRoutes());
+  app.route('/calendars', calendarRoutes());
+  app.route('/sla-policies', slaPolicyRoutes());
   app.route('/saved-views', savedViewRoutes());
   app.route('/dashboards', dashboardRoutes());
   app.route('/templates', templateRoutes());

@@ -2,12 +2,14 @@ import { eq, sql } from 'drizzle-orm';
 import { type ConfigCache, type Conn, prepared, transaction, type Tx, type UnitOfWork } from './port.js';
 import {
   appSettings,
+  calendars,
   configVersion,
   customFieldQueues,
   customFields,
   queues,
   queueWatchers,
   scrips,
+  slaPolicies,
   teamMembers,
   teams,
   templates,
@@ -39,6 +41,8 @@ export const CACHED_TABLES = {
   teams,
   teamMembers,
   appSettings,
+  calendars,
+  slaPolicies,
 };
 
 /** At most this many entries (configuration objects by id): past it the cache starts afresh. */

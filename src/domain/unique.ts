@@ -34,6 +34,14 @@ const MEANINGS: Record<string, Meaning> = {
   'templates.name': named('template', 'name', 'the name'),
   'scrips.key': named('scrip', 'key', 'the key'),
   'custom_fields.key': named('custom field', 'key', 'the key'),
+  'calendars.name': named('calendar', 'name', 'the name'),
+  'sla_policies.name': {
+    path: 'name',
+    message: (v) =>
+      v.name == null
+        ? 'Another SLA policy already has this name'
+        : `An SLA policy named "${String(v.name)}" already exists`,
+  },
   // Canned responses (decision 048): one agent's own, and the shared ones (owner_id null).
   'canned_responses.owner_id,canned_responses.name': {
     path: 'name',

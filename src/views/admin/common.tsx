@@ -7,6 +7,8 @@ const SECTIONS: [string, string][] = [
   ['/custom-fields', 'Custom fields'],
   ['/templates', 'Templates'],
   ['/scrips', 'Scrips'],
+  ['/calendars', 'Calendars'],
+  ['/sla-policies', 'SLA policies'],
   ['/outbox', 'Outbox'],
   ['/mail/intake', 'Mail intake'],
   ['/mail-settings', 'Mail addresses'],
