@@ -5,7 +5,7 @@ import { releasePostgres } from './helpers/postgres.js';
 import { ticketOf, transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { until } from './helpers/wait.js';
-import { snoozePresets } from '../src/domain/time/snoozePresets.js';
+import { snoozePresets } from '../src/views/tickets/snoozePresets.js';
 
 // SPEC D2 snooze (decision 071), on the test clock (HXDESK_TEST_CLOCK=1): PATCH snoozed_until
 // makes a ticket stalled and snoozed; at that time it wakes (open, an Unsnooze entry by nobody,
@@ -237,3 +237,31 @@ function until_(id: number) {
     return t.snoozed_until === null && t;
   });
 }
+
+describe('snooze presets, in the reader’s zone', () => {
+  it('later today (on the hour, three hours on, while the day lasts), tomorrow morning, next Monday', () => {
+    const at = (now: string, zone: string) => snoozePresets(Date.parse(now), zone).map((p) => `${p.key} ${p.at}`);
+    // Friday 08:45 in Berlin (CET, +1).
+    expect(at('2026-11-27T07:45:00Z', 'Europe/Berlin')).toEqual([
+      'later_today 2026-11-27T11:00:00.000Z',
+      'tomorrow_morning 2026-11-28T08:00:00.000Z',
+      'next_week 2026-11-30T08:00:00.000Z',
+    ]);
+    // Friday 21:45 in Berlin: too late for later today.
+    expect(at('2026-11-27T20:45:00Z', 'Europe/Berlin').map((x) => x.split(' ')[0])).toEqual([
+      'tomorrow_morning',
+      'next_week',
+    ]);
+    // Saturday before the clocks change in New York: Sunday and Monday mornings are 09:00 EDT (13:00Z).
+    expect(at('2026-03-07T10:00:00Z', 'America/New_York')).toEqual([
+      'later_today 2026-03-07T13:00:00.000Z',
+      'tomorrow_morning 2026-03-08T13:00:00.000Z',
+      'next_week 2026-03-09T13:00:00.000Z',
+    ]);
+    // A Sunday: next week is tomorrow morning, offered once; Kolkata is +05:30.
+    expect(at('2026-11-29T04:00:00Z', 'Asia/Kolkata')).toEqual([
+      'later_today 2026-11-29T07:30:00.000Z',
+      'tomorrow_morning 2026-11-30T03:30:00.000Z',
+    ]);
+  });
+});

@@ -1,15 +1,11 @@
-import { eq, sql } from 'drizzle-orm';
-import { prepared, type Tx } from '../../db/port.js';
-import { tickets } from '../../db/tables.js';
+import type { Tx } from '../../db/port.js';
 import type { NotifySettings } from '../../scrips/config.js';
-import { isStaffRole } from '../../scrips/people.js';
 import { conflict, invalid } from '../errors.js';
 import type { Status } from '../lifecycle.js';
-import { getTicketRow, type TicketRow } from '../tickets/serialize.js';
+import type { TicketRow } from '../tickets/serialize.js';
 import { type NewTransaction, recordTransactions } from '../transactions.js';
-import type { EntryEvent } from './afterEntry.js';
-import type { FireTimer } from './timerKinds.js';
-import { localToInstant } from './snoozePresets.js';
+import { type SnoozedRow, wakeTicket } from './snoozeWake.js';
+import { Temporal } from 'temporal-polyfill';
 import { armTimer, disarmTimer } from './timers.js';
 
 // SPEC D2 snooze (decision 071). A snoozed ticket is `stalled` with `snoozed_until` set and an
@@ -18,9 +14,6 @@ import { armTimer, disarmTimer } from './timers.js';
 // fires, when a requester or Cc writes (unsnooze_on_reply; otherwise replied_while_snoozed is
 // set and it sleeps on), or when staff wake it by hand (snoozed_until: null). A status change
 // that takes it out of `stalled` ends the snooze without an Unsnooze entry (the Status entry says it).
-
-/** Why a ticket woke: the `new_value` of its Unsnooze entry (`old_value`: the snooze's end). */
-export type WakeReason = 'due' | 'late' | 'reply' | 'manual';
 
 export interface SnoozeInput {
   snoozed_until?: string | null;
@@ -114,66 +107,31 @@ export async function applySnoozeTimer(tx: Tx, ticketId: number, plan: SnoozePla
   else if (plan.disarm) await disarmTimer(tx, ticketId, 'unsnooze');
 }
 
-const wakeRow = prepared((db) =>
-  db
-    .update(tickets)
-    .set({
-      snoozed_until: null,
-      replied_while_snoozed: false,
-      status: sql`CASE WHEN ${tickets.status} = 'stalled' THEN 'open' ELSE ${tickets.status} END`,
-      updated_at: sql`${sql.placeholder('now')}`,
-    })
-    .where(eq(tickets.id, sql.placeholder('id'))),
-);
-const endSnooze = prepared((db) =>
-  db
-    .update(tickets)
-    .set({ snoozed_until: null, replied_while_snoozed: false })
-    .where(eq(tickets.id, sql.placeholder('id'))),
-);
-const markReplied = prepared((db) =>
-  db
-    .update(tickets)
-    .set({ replied_while_snoozed: true })
-    .where(eq(tickets.id, sql.placeholder('id'))),
-);
-
-/** Wakes a snoozed ticket (locked by the caller): open, no snooze, an Unsnooze entry by nobody (and its Status). */
-async function wake(tx: Tx, t: TicketRow, reason: WakeReason, now: string, notify: NotifySettings): Promise<void> {
-  await wakeRow(tx).run({ id: t.id, now });
-  if (reason !== 'due' && reason !== 'late') await disarmTimer(tx, t.id, 'unsnooze');
-  const entries: NewTransaction[] = [
-    { type: 'Unsnooze', field: 'snoozed_until', old_value: t.snoozed_until, new_value: reason },
-  ];
-  if (t.status === 'stalled')
-    entries.push({ type: 'Status', field: 'status', old_value: 'stalled', new_value: 'open' });
-  await recordTransactions(tx, t.id, null, entries, now, { notify, queueId: t.queue_id });
+/** TIMER_HANDLERS.unsnooze: the snooze's end came (`late`: it came while no process ran). */
+export async function fireUnsnooze(
+  tx: Tx,
+  ticket: SnoozedRow,
+  cycle: string,
+  late: boolean,
+  now: string,
+  notify: NotifySettings,
+): Promise<void> {
+  // Woken or snoozed again since (both disarm or re-arm it): nothing to do.
+  if (ticket.snoozed_until === null || ticket.snoozed_until !== cycle) return;
+  const entries = await wakeTicket(tx, ticket, late ? 'late' : 'due', now);
+  await recordTransactions(tx, ticket.id, null, entries, now, { notify, queueId: ticket.queue_id });
 }
 
-/** TIMER_HANDLERS.unsnooze: the snooze's end came (`late`: it came while no process ran). */
-export const fireUnsnooze: FireTimer = async ({ tx, timer, ticket, now, late, notify }) => {
-  // Woken or snoozed again since (both disarm or re-arm it): nothing to do.
-  if (ticket.snoozed_until === null || ticket.snoozed_until !== timer.cycle) return;
-  await wake(tx, ticket, late ? 'late' : 'due', now, notify);
-};
-
 /**
- * The afterEntry step of snooze: a requester's or Cc's message wakes a snoozed ticket (or marks
- * it replied_while_snoozed), and a status change out of `stalled` ends its snooze.
+ * The instant a wall-clock time in `zone` names (`2026-12-23T09:00`): a time the clocks skip reads
+ * as the same distance past the change, one they repeat as the first (Temporal's "compatible").
  */
-export async function snoozeAfterEntry(tx: Tx, e: EntryEvent): Promise<void> {
-  const { row } = e;
-  const leaves = row.type === 'Status' && row.old_value === 'stalled' && row.new_value !== 'stalled';
-  const customerWrote = row.type === 'Correspond' && e.actorId !== null && !e.autoSubmitted;
-  if (!leaves && !customerWrote) return;
-  const t = await getTicketRow(tx, e.ticketId);
-  if (!t || t.snoozed_until === null) return;
-  if (leaves) {
-    await endSnooze(tx).run({ id: t.id });
-    await disarmTimer(tx, t.id, 'unsnooze');
-    return;
+function localToInstant(local: string, zone: string): number {
+  try {
+    return Temporal.PlainDateTime.from(local, { overflow: 'reject' }).toZonedDateTime(zone, {
+      disambiguation: 'compatible',
+    }).epochMilliseconds;
+  } catch {
+    return Number.NaN;
   }
-  if (isStaffRole(await e.actorRole())) return;
-  if (t.unsnooze_on_reply) await wake(tx, t, 'reply', e.now, e.notify);
-  else if (!t.replied_while_snoozed) await markReplied(tx).run({ id: t.id });
 }

@@ -22,5 +22,5 @@ export interface FireContext {
 export type FireTimer = (c: FireContext) => Promise<void>;
 
 export const TIMER_HANDLERS: Partial<Record<TimerKind, FireTimer>> = {
-  unsnooze: (c) => fireUnsnooze(c),
+  unsnooze: (c) => fireUnsnooze(c.tx, c.ticket, c.timer.cycle, c.late, c.now, c.notify),
 };

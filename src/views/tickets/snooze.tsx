@@ -1,5 +1,5 @@
 import { useContext } from 'hono/jsx';
-import { snoozePresets } from '../../domain/time/snoozePresets.js';
+import { snoozePresets } from './snoozePresets.js';
 import { exactTime, Now, TimeZone } from '../format.js';
 
 // SPEC D2 snooze on screens (decision 071): the ticket page's Snooze box (presets in the reader's
