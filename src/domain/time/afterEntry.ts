@@ -1,6 +1,4 @@
 import type { Tx } from '../../db/port.js';
-import type { transactions } from '../../db/tables.js';
-import type { NotifySettings } from '../../scrips/config.js';
 import { idleStep } from './idle.js';
 import type { EntryEvent } from './entryEvent.js';
 import { snoozeAfterEntry } from './snoozeWake.js';
