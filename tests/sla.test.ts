@@ -217,7 +217,7 @@ describe('the clocks of a ticket', () => {
   it('by mail: an autoreply never meets or starts a clock; a staff reply by mail meets, a customer mail starts the next', async () => {
     const t = await newTicket(1500);
     const mail = async (from: string, auto: boolean) => {
-      const headers = auto ? { 'Auto-Submitted': 'auto-replied' } : {};
+      const headers: Record<string, string> = auto ? { 'Auto-Submitted': 'auto-replied' } : {};
       const r = await postMail(
         s,
         rawMail({ from, subject: `Re: [hxdesk #${t.id}] Printer`, headers }, 'A word by mail'),

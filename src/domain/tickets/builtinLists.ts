@@ -5,7 +5,12 @@ import { ACTIVE_STATUSES } from '../lifecycle.js';
  * state in the query string like any list, relative to whoever opens them ("me", "my teams").
  */
 export const BUILTIN_LISTS = [
-  { key: 'mine', name: 'My open tickets', params: { owner_id: 'me', status: ACTIVE_STATUSES.join(',') } },
+  // SPEC D2: a snoozed ticket leaves My open tickets until it wakes, for the list Snoozed.
+  {
+    key: 'mine',
+    name: 'My open tickets',
+    params: { owner_id: 'me', status: ACTIVE_STATUSES.join(','), snoozed: 'false' },
+  },
   {
     key: 'unassigned',
     name: 'Unassigned in my teams’ queues',
@@ -13,6 +18,7 @@ export const BUILTIN_LISTS = [
   },
   // SPEC D2: every ticket past a clock's due time or inside its warning window, soonest due first.
   { key: 'sla', name: 'Breached and due soon', params: { sla: 'breached,due_soon' }, sort: 'due' },
+  { key: 'snoozed', name: 'Snoozed', params: { snoozed: 'true' } },
   { key: 'all', name: 'All', params: {} },
 ] as const satisfies readonly { key: string; name: string; params: Record<string, string>; sort?: string }[];
 
@@ -40,7 +46,13 @@ export function currentBuiltin(params: Record<string, string>): BuiltinList | un
     return (
       want.length === own.length &&
       want.every(([k, v]) =>
-        own.some(([k2, v2]) => k2 === k && (v2 === v || (k === 'my_teams' && ['1', 'true', 'on', 'yes'].includes(v2)))),
+        own.some(
+          ([k2, v2]) =>
+            k2 === k &&
+            (v2 === v ||
+              ((k === 'my_teams' || k === 'snoozed') && v === 'true' && ['1', 'true', 'on', 'yes'].includes(v2)) ||
+              (k === 'snoozed' && v === 'false' && ['0', 'false', 'off', 'no'].includes(v2))),
+        ),
       )
     );
   });

@@ -77,6 +77,7 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
     sla: f.sla
       ? { breached: f.sla.includes('breached'), dueSoon: f.sla.includes('due_soon'), now: nowIso(db) }
       : undefined,
+    snoozed: f.snoozed,
     q: f.q || undefined,
     includeComments: isStaff(actor),
     cf,

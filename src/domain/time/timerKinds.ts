@@ -1,6 +1,8 @@
 import type { Tx } from '../../db/port.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import type { TicketRow } from '../tickets/serialize.js';
+import { fireIdle } from './idleFire.js';
+import { fireUnsnooze } from './snooze.js';
 import { fireSlaTimer } from './slaTimer.js';
 import type { TimerKind, TimerRow } from './timers.js';
 
@@ -23,4 +25,6 @@ export type FireTimer = (c: FireContext) => Promise<void>;
 
 export const TIMER_HANDLERS: Partial<Record<TimerKind, FireTimer>> = {
   sla: fireSlaTimer,
+  idle: (c) => fireIdle(c),
+  unsnooze: (c) => fireUnsnooze(c.tx, c.ticket, c.timer.cycle, c.late, c.now, c.notify),
 };

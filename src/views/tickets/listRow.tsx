@@ -2,6 +2,7 @@ import type { ListedTicket } from '../../domain/tickets/requesters.js';
 import type { SlaPolicyName } from '../../domain/lookups.js';
 import { STATUS_LABEL, When } from '../format.js';
 import { SlaBadge } from './sla.js';
+import { SnoozeBadge } from './snooze.js';
 
 // SPEC D6 "Lists that show who wrote in" and "small screens" (decision 055): the subject cell of a
 // list row also names the requester and a priority that is not 0; on a narrow screen
@@ -33,8 +34,8 @@ export function SubjectCell({ t, policies = [] }: { t: ListedTicket; policies?: 
         )}
       </span>
       <span class="row-second">
-        <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>{' '}
-        <SlaBadge t={t} policies={policies} /> <When iso={t.updated_at} />
+        <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+        <SnoozeBadge t={t} /> <SlaBadge t={t} policies={policies} /> <When iso={t.updated_at} />
       </span>
     </>
   );
