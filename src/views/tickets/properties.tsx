@@ -87,6 +87,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   return (
     <aside id="properties" class="properties" aria-label="Ticket properties" hx-swap-oob={oob ? 'true' : undefined}>
       <QuickActions p={p} />
+      <SlaClocks sla={t.sla} policies={l.slaPolicies} />
       <SnoozeBox t={t} />
       <Prop id={t.id} name="status" label="Status">
         <select id="prop-status" name="status">
@@ -159,7 +160,6 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
           <span class="label">Resolved</span> <When iso={t.resolved_at} />
         </div>
       )}
-      <SlaClocks sla={t.sla} policies={l.slaPolicies} />
     </aside>
   );
 }
