@@ -16,8 +16,8 @@ export type { EntryEvent, EntryWrite } from './entryEvent.js';
 /** Whether a step changed the ticket's row (a caller answering with the ticket reads it again). */
 export async function afterEntry(tx: Tx, e: EntryEvent): Promise<boolean> {
   // Each part of D2 adds its step here (decision 069): snooze, SLA clocks, idle.
-  await snoozeAfterEntry(tx, e);
+  const woke = await snoozeAfterEntry(tx, e);
   const sla = await slaAfterEntry(tx, e);
   await idleStep(tx, e);
-  return sla;
+  return woke || sla;
 }
