@@ -98,7 +98,7 @@ describe('starting the clocks', () => {
 describe('what meets a response clock', () => {
   it("a staff member's public reply meets the first response", () => {
     const s = run([staff(20)]);
-    expect(s.first_response).toMatchObject({ met_at: plus(20), due_at: null, breached_at: null });
+    expect(s.first_response).toMatchObject({ met_at: plus(20), due_at: plus(60), breached_at: null });
     expect(nextDue(s).due).toBe(plus(480));
     // late: met, and breached at the due time it missed (its timer had not written it yet)
     expect(run([staff(61)]).first_response).toMatchObject({ met_at: plus(61), breached_at: plus(60) });
@@ -145,7 +145,7 @@ describe('what meets a response clock', () => {
     const s2 = applySlaEvent(s1, customer(110), AROUND_THE_CLOCK);
     expect(s2.next_response?.due_at).toBe(plus(130));
     const s3 = applySlaEvent(s2, staff(125), AROUND_THE_CLOCK);
-    expect(s3.next_response).toMatchObject({ met_at: plus(125), due_at: null });
+    expect(s3.next_response).toMatchObject({ met_at: plus(125), due_at: plus(130) });
     // the next customer message is a new promise (another cycle)
     const s4 = applySlaEvent(s3, customer(200), AROUND_THE_CLOCK);
     expect(s4.next_response).toMatchObject({ start: plus(200), due_at: plus(230), met_at: null });
@@ -181,7 +181,7 @@ describe('resolution', () => {
   });
   it('is met at resolved or rejected, and a reopen goes on from the time spent (met_at cleared)', () => {
     const s1 = run([staff(10), status(120, 'resolved')]);
-    expect(s1.resolution).toMatchObject({ met_at: plus(120), due_at: null });
+    expect(s1.resolution).toMatchObject({ met_at: plus(120), due_at: plus(480) });
     expect(nextDue(s1).due).toBeNull();
     const s2 = applySlaEvent(s1, status(1000, 'open'), AROUND_THE_CLOCK);
     expect(s2.resolution).toMatchObject({ met_at: null, due_at: plus(1000 + 360) });
@@ -231,7 +231,7 @@ describe('another policy', () => {
     const s = replaySla(stricter, T0, 'new', events, AROUND_THE_CLOCK, before);
     expect(s.policy_id).toBe(2);
     // met at minute 30, late for a target of 15 minutes: breached at the due time it missed
-    expect(s.first_response).toMatchObject({ met_at: plus(30), breached_at: plus(15), due_at: null });
+    expect(s.first_response).toMatchObject({ met_at: plus(30), breached_at: plus(15), due_at: plus(15) });
     // 60 minutes spent before the pause, running again since 120: due at 180
     expect(s.resolution?.due_at).toBe(plus(180));
     expect(s.resolution?.cycle).not.toBe(before.resolution?.cycle);

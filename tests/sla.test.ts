@@ -150,7 +150,7 @@ describe('the clocks of a ticket', () => {
     clock.set(Date.parse(at(20)));
     await reply(t.id, agent.token);
     now = await ticketOf(s, t.id);
-    expect(now.sla.first_response).toEqual({ due_at: null, met_at: at(20), breached_at: null });
+    expect(now.sla.first_response).toEqual({ due_at: at(60), met_at: at(20), breached_at: null });
     expect(now.next_due_at).toBe(at(480));
     clock.set(Date.parse(at(40)));
     await reply(t.id, customer.token);
@@ -163,7 +163,7 @@ describe('the clocks of a ticket', () => {
     expect((await ticketOf(s, t.id)).sla.next_response.due_at).toBe(at(70));
     clock.set(Date.parse(at(50)));
     await reply(t.id, agent.token);
-    expect((await ticketOf(s, t.id)).sla.next_response).toEqual({ due_at: null, met_at: at(50), breached_at: null });
+    expect((await ticketOf(s, t.id)).sla.next_response).toEqual({ due_at: at(70), met_at: at(50), breached_at: null });
   });
 
   it('a pending first response is never replaced by a next response', async () => {
@@ -189,7 +189,7 @@ describe('the clocks of a ticket', () => {
     expect(now.sla.resolution.due_at).toBe(at(820));
     clock.set(Date.parse(at(430)));
     now = await patch(t.id, { status: 'resolved' });
-    expect(now.sla.resolution).toEqual({ due_at: null, met_at: at(430), breached_at: null });
+    expect(now.sla.resolution).toEqual({ due_at: at(820), met_at: at(430), breached_at: null });
     clock.set(Date.parse(at(500)));
     now = await patch(t.id, { status: 'open' });
     // 90 minutes spent: 390 to go from minute 500
@@ -275,7 +275,7 @@ describe('warnings and breaches', () => {
     // Met late, then: the breach stays.
     await reply(t.id, agent.token);
     expect((await ticketOf(s, t.id)).sla.next_response).toEqual({
-      due_at: null,
+      due_at: at(2050),
       met_at: at(2051),
       breached_at: at(2050),
     });

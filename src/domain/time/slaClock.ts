@@ -147,10 +147,12 @@ function withStatus(s: SlaState, status: string, at: string, hours: BusinessHour
   let resolution = s.resolution;
   if (resolution) {
     if (MET_RESOLUTION.has(status)) {
-      if (resolution.met_at === null) resolution = { ...halt(resolution, at, hours), met_at: at };
+      // Met: its due time stays, so a reader sees whether it was met in time.
+      if (resolution.met_at === null)
+        resolution = { ...halt(resolution, at, hours), due_at: resolution.due_at, met_at: at };
     } else if (resolution.met_at !== null && RUNNING_RESPONSE.has(status)) {
-      // Reopened: not resolved any more; it goes on from the time it spent.
-      resolution = { ...resolution, met_at: null };
+      // Reopened: not resolved any more; it goes on from the time it spent (a due time anew).
+      resolution = { ...resolution, met_at: null, due_at: null, warn_at: null };
     }
   }
   const next: SlaState = {
@@ -183,7 +185,8 @@ export function startSla(terms: SlaTerms, created: string, status: string, hours
 function meet(c: ClockState | null, at: string, hours: BusinessHours): ClockState | null {
   if (c === null || c.met_at !== null) return c;
   const breached = c.breached_at ?? (c.due_at !== null && c.due_at < at ? c.due_at : null);
-  return { ...halt(c, at, hours), met_at: at, breached_at: breached };
+  // Its due time stays, so a reader sees whether it was met in time.
+  return { ...halt(c, at, hours), due_at: c.due_at, met_at: at, breached_at: breached };
 }
 
 /** The state after one event. */
