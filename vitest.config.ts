@@ -53,6 +53,7 @@ const browserOnly = [
   'tests/ui-portal-account.test.ts',
   'tests/ui-admin.test.ts',
   'tests/ui-calendars.test.ts',
+  'tests/ui-idle-preview.test.ts',
   'tests/ui-request-errors.test.ts',
   'tests/ui-settings.test.ts',
   'tests/ui-tickets.test.ts',

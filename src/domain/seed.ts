@@ -6,6 +6,13 @@ import { nowIso } from './clock.js';
 import { generatePassword, hashPassword } from './secrets.js';
 import { normalizeEmail } from './users.js';
 
+/** The body of the template "Snooze ended" (the migration of an existing install carries the same text). */
+export const UNSNOOZE_BODY = `Ticket #{{ ticket.id }} ("{{ ticket.subject }}") in {{ ticket.queue.name }} is {{ ticket.status }} again: {% case transaction.new_value %}{% when "reply" %}the customer wrote while it was snoozed{% when "manual" %}{{ transaction.creator.name | default: "someone" }} woke it{% when "late" %}its snooze ended while hxdesk was not running{% else %}its snooze ended{% endcase %}.
+Requester: {{ ticket.requester.name }} <{{ ticket.requester.email }}>
+Owner: {{ ticket.owner.name | default: "nobody" }}
+
+{{ ticket.url }}`;
+
 // Customer templates (autoreply, correspondence, resolved) go to requesters and Cc: their
 // `ticket.url` is the reader's own portal link. Staff templates go to the owner, AdminCc and
 // the team: their `ticket.url` is the ticket page (SPEC C2).
@@ -99,10 +106,52 @@ Ticket #{{ ticket.id }} ("{{ ticket.subject }}") has been resolved. If something
 
 {{ ticket.url }}`,
   },
+  // SPEC D2: what the shipped "Close idle tickets" scrip (close_idle) mails before it resolves.
+  {
+    name: 'Closing',
+    description: 'Tells the requesters that their idle ticket is being closed',
+    subject: 'Closing: {{ ticket.subject }}',
+    body: `Hello {{ recipient.name | default: "there" }},
+
+We have not heard back from you on ticket #{{ ticket.id }} ("{{ ticket.subject }}") for a while, so we are closing it now. If you still need help, simply reply to this message and the ticket will be reopened.
+
+{{ ticket.url }}`,
+  },
+  // SPEC D2 (decision 071); migration 0028 (pg 0015) brings an existing install the same template.
+  {
+    name: 'Snooze ended',
+    description: 'Tells the owner (or the staff watchers of an unowned ticket) that a snoozed ticket woke up',
+    subject: 'Woke up: {{ ticket.subject }}',
+    body: UNSNOOZE_BODY,
+  },
 ];
 
+interface ShippedScrip {
+  key: string;
+  description: string;
+  condition: string;
+  action: string;
+  template: string | null;
+  sort_order: number;
+  enabled?: boolean;
+  config?: Record<string, unknown>;
+}
+
+/** SPEC D2: the shipped auto-close, off until an admin turns it on (decision 072). */
+export const CLOSE_IDLE_SCRIP: ShippedScrip = {
+  key: 'close_idle_tickets',
+  description:
+    'Close idle tickets: when a ticket has been stalled for 40 business hours, mail the requesters the "Closing" template and resolve it',
+  condition: 'on_idle',
+  action: 'close_idle',
+  template: null,
+  sort_order: 80,
+  enabled: false,
+  config: { statuses: ['stalled'], hours: 40, business: true, template: 'Closing' },
+};
+
 // Who gets what (SPEC C2). Migration 0013 brings an existing install to the same set.
-export const SCRIPS = [
+export const SCRIPS: ShippedScrip[] = [
   {
     key: 'autoreply_on_create',
     description: 'On create, confirm receipt to the requesters',
@@ -183,6 +232,15 @@ export const SCRIPS = [
     template: null,
     sort_order: 70,
   },
+  // SPEC D2 (decision 071); migration 0028 (pg 0015) brings an existing install the same scrip.
+  {
+    key: 'notify_owner_on_unsnooze',
+    description: 'When a snoozed ticket wakes up, tell the owner (or the staff watchers when unowned)',
+    condition: 'on_unsnooze',
+    action: 'notify_owner_or_staff_watchers',
+    template: 'Snooze ended',
+    sort_order: 75,
+  },
   // SPEC D6; migration 0022 (pg 0009) brings an existing install the same scrip.
   {
     key: 'open_on_staff_reply',
@@ -192,6 +250,8 @@ export const SCRIPS = [
     template: null,
     sort_order: 65,
   },
+  // SPEC D2; migration 0027 (pg 0014) brings an existing install the same scrip and its template.
+  CLOSE_IDLE_SCRIP,
 ];
 
 export interface SeedResult {
@@ -253,6 +313,8 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
         action: s.action,
         template_id: s.template ? ids.get(s.template)! : null,
         sort_order: s.sort_order,
+        enabled: s.enabled ?? true,
+        config: JSON.stringify(s.config ?? {}),
         ...stamp,
       });
     }
