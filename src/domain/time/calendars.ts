@@ -269,13 +269,19 @@ export async function explainCalendar(
 ): Promise<Explanation> {
   requireStaff(actor);
   const cal = toSpec(await rowOf(db, id));
-  const startMs =
-    q.start === undefined
-      ? nowMs(db)
-      : /(?:Z|[+-]\d{2}:?\d{2})$/i.test(q.start)
-        ? Temporal.Instant.from(q.start).epochMilliseconds
-        : // A wall time with no offset is read in the calendar's zone (the explain form's date-time).
-          Temporal.PlainDateTime.from(q.start).toZonedDateTime(cal.time_zone).epochMilliseconds;
+  let startMs: number;
+  try {
+    startMs =
+      q.start === undefined
+        ? nowMs(db)
+        : /(?:Z|[+-]\d{2}:?\d{2})$/i.test(q.start)
+          ? Temporal.Instant.from(q.start).epochMilliseconds
+          : // A wall time with no offset is read in the calendar's zone (the explain form's date-time).
+            Temporal.PlainDateTime.from(q.start, { overflow: 'reject' }).toZonedDateTime(cal.time_zone)
+              .epochMilliseconds;
+  } catch {
+    throw invalid('start', `Start "${q.start}" is not a date and time`);
+  }
   let r: ReturnType<typeof addBusinessMs>;
   try {
     r = addBusinessMs(cal, startMs, q.minutes * 60_000);

@@ -9,7 +9,7 @@ import {
   listSlaPolicies,
   previewPolicy,
   updateSlaPolicy,
-} from '../../domain/time/slaPolicies.js';
+} from '../../domain/time/slaPolicyAdmin.js';
 import { SlaPoliciesPage, SlaPolicyPage } from '../../views/admin/slaPolicies.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';

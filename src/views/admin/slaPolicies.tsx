@@ -1,6 +1,7 @@
 import type { Lookups } from '../../domain/lookups.js';
 import type { CalendarJson } from '../../domain/time/calendars.js';
-import type { PolicyPreview, SlaPolicy } from '../../domain/time/slaPolicies.js';
+import type { PolicyPreview } from '../../domain/time/slaPolicyAdmin.js';
+import type { SlaPolicy } from '../../domain/time/slaPolicies.js';
 import { exactTime, queueName, TimeZone } from '../format.js';
 import { useContext } from 'hono/jsx';
 import { AdminForm, AdminFrame, Area, Choice, Text, Wide } from './common.js';
