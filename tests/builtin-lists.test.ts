@@ -27,7 +27,7 @@ const ids = async (qs: string, token: string) => {
   expect(res.status, res.text).toBe(200);
   return (res.body.tickets as { id: number }[]).map((x) => x.id);
 };
-const MINE = 'owner_id=me&status=new,open,stalled';
+const MINE = 'owner_id=me&status=new,open,stalled&snoozed=false';
 const UNASSIGNED = 'owner_id=none&status=new,open,stalled&my_teams=true';
 
 beforeAll(async () => {
@@ -79,13 +79,13 @@ describe('built-in lists', () => {
     expect(await ids('', cat.token)).toEqual(Object.values(t).sort((a, b) => a - b));
   });
 
-  it('the list page links to the three, marks the current one, and titles itself by it', async () => {
+  it('the list page links to the four, marks the current one, and titles itself by it', async () => {
     const html = async (qs: string) =>
       (await s.api('GET', `/tickets${qs}`, { token: ann.token, headers: { accept: 'text/html' } })).text;
     const mine = await html(`?${MINE}`);
     expect(mine).toContain('<h1>My open tickets</h1>');
     expect(mine).toMatch(
-      /<a href="\/tickets\?owner_id=me&amp;status=new,open,stalled" class="current" aria-current="page">My open tickets<\/a>/,
+      /<a href="\/tickets\?owner_id=me&amp;status=new,open,stalled&amp;snoozed=false" class="current" aria-current="page">My open tickets<\/a>/,
     );
     expect(mine).toMatch(
       /<a href="\/tickets\?owner_id=none&amp;status=new,open,stalled&amp;my_teams=true" class="">Unassigned in my teams’ queues<\/a>/,
@@ -95,6 +95,10 @@ describe('built-in lists', () => {
     expect(await html(`?${MINE}&queue_id=1`)).not.toMatch(/aria-current="page">My open tickets</);
     expect(await html(`?${UNASSIGNED}`)).toMatch(/class="current" aria-current="page">Unassigned in my teams’ queues</);
     expect(await html('')).toMatch(/<a href="\/tickets" class="current" aria-current="page">All<\/a>/);
+    // SPEC D2: Snoozed, everyone's; still current with snoozed=1.
+    expect(await html('?snoozed=1')).toMatch(
+      /<a href="\/tickets\?snoozed=true" class="current" aria-current="page">Snoozed<\/a>/,
+    );
   });
 
   it('"me" and my_teams are checked like any parameter', async () => {
