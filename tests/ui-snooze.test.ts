@@ -33,10 +33,10 @@ async function axeClean(p: Page, what: string) {
   expect(axe.serious, `${what}: ${axe.message}`).toEqual([]);
 }
 async function noSideways(p: Page) {
-  const { scroll, client } = await p.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    client: document.documentElement.clientWidth,
-  }));
+  const { scroll, client } = await p.evaluate(() => {
+    const doc = (globalThis as any).document.documentElement;
+    return { scroll: doc.scrollWidth as number, client: doc.clientWidth as number };
+  });
   expect(scroll).toBeLessThanOrEqual(client);
 }
 async function newTicket(subject: string): Promise<number> {
