@@ -5,7 +5,6 @@ import type { LiveRow } from '../../domain/tickets/list.js';
 import type { SortKey } from '../../domain/tickets/query.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
 import { queueName, STATUS_LABEL, userName, When } from '../format.js';
-import { SnoozeBadge } from './snooze.js';
 import { UnreadMark } from './unread.js';
 import { SubjectCell } from './listRow.js';
 import { FirstRun } from './firstRun.js';
@@ -95,7 +94,6 @@ function Cell({ column, t, l, mark }: { column: Column; t: ListedTicket; l: Look
       return (
         <td>
           <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
-          <SnoozeBadge t={t} />
         </td>
       );
     case 'Queue':

@@ -24,6 +24,8 @@ export function SubjectCell({ t }: { t: ListedTicket }) {
             <span class="visually-hidden">Priority </span>P{t.priority}
           </span>
         )}
+        {/* SPEC D2: the snooze beside the subject (the status column is narrow); on a phone, on the second line. */}
+        <SnoozeBadge t={t} />
         {who && (
           <span class="row-requester" title={t.requester?.email || undefined}>
             <span class="visually-hidden">from </span>
@@ -32,8 +34,8 @@ export function SubjectCell({ t }: { t: ListedTicket }) {
         )}
       </span>
       <span class="row-second">
-        <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
-        <SnoozeBadge t={t} /> <When iso={t.updated_at} />
+        <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span> <SnoozeBadge t={t} />{' '}
+        <When iso={t.updated_at} />
       </span>
     </>
   );

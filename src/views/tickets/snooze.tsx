@@ -18,16 +18,10 @@ export function SnoozeBadge({ t }: { t: Snoozable }) {
   if (!t.snoozed_until) return null;
   return (
     <>
-      {' '}
       <span class="snooze-badge">
         Snoozed until <time datetime={t.snoozed_until}>{exactTime(t.snoozed_until, zone)}</time>
       </span>
-      {t.replied_while_snoozed && (
-        <>
-          {' '}
-          <span class="replied-badge">Customer replied</span>
-        </>
-      )}
+      {t.replied_while_snoozed && <span class="replied-badge">Customer replied</span>}
     </>
   );
 }
