@@ -148,7 +148,8 @@ const EnvSchema = z
   })
   .refine((e) => !(e.HXDESK_TEST_CLOCK && e.NODE_ENV === 'production'), {
     path: ['HXDESK_TEST_CLOCK'],
-    message: 'HXDESK_TEST_CLOCK must not be set in production (NODE_ENV=production): it lets an administrator set the time',
+    message:
+      'HXDESK_TEST_CLOCK must not be set in production (NODE_ENV=production): it lets an administrator set the time',
   })
   .refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
     path: ['HTTP_HEADERS_TIMEOUT_MS'],

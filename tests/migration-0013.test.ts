@@ -177,6 +177,22 @@ describe('migration 0013 on an install of the first wave', () => {
           template: null,
           enabled: 1,
         },
+        // Migration 0028 (SPEC D2) adds the wake-up notice (sort order 75).
+        {
+          key: 'notify_owner_on_unsnooze',
+          condition: 'on_unsnooze',
+          action: 'notify_owner_or_staff_watchers',
+          template: 'Snooze ended',
+          enabled: 1,
+        },
+        // Migration 0027 (SPEC D2) adds the auto-close, off; its template is named in its config.
+        {
+          key: 'close_idle_tickets',
+          condition: 'on_idle',
+          action: 'close_idle',
+          template: null,
+          enabled: 0,
+        },
       ]);
       expect(sqliteOf(db).prepare('SELECT ticket_id, role, user_id FROM ticket_watchers').all()).toEqual([
         { ticket_id: 1, role: 'requester', user_id: 2 },
@@ -249,7 +265,7 @@ describe('migration 0013 on an install of the first wave', () => {
       expect(sqliteOf(db).prepare('SELECT count(*) AS n FROM templates').get()).toEqual({ n: 0 });
       expect(sqliteOf(db).prepare('SELECT count(*) AS n FROM scrips').get()).toEqual({ n: 0 });
       await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'a-long-password-1' });
-      expect((scripsOf(db) as { key: string }[]).map((s) => s.key)).toHaveLength(11);
+      expect((scripsOf(db) as { key: string }[]).map((s) => s.key)).toHaveLength(13);
     } finally {
       await closeDb(db);
     }

@@ -8,7 +8,11 @@ import { type Actor, parseJson, requireAdmin } from './actor.js';
 import { nowIso } from './clock.js';
 import { invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
+import { SLA_CLOCKS } from './time/slaJson.js';
 import { unique } from './unique.js';
+import { checkIdleScrip } from './time/idleScripCheck.js';
+import { idleScripChanged } from './time/idle.js';
+import { wakeTimerWorkers } from './time/worker.js';
 
 type Row = typeof scrips.$inferSelect;
 export type ScripJson = Omit<Row, 'config' | 'condition' | 'action'> & {
@@ -74,42 +78,61 @@ async function check(db: Db, s: ScripInput) {
     }
     if (!ok) throw invalid('config.url', 'The notify_webhook action needs an http(s) URL');
   }
+  if ((s.condition === 'on_sla_warning' || s.condition === 'on_sla_breach') && config.clock !== undefined) {
+    if (!(SLA_CLOCKS as readonly unknown[]).includes(config.clock))
+      throw invalid('config.clock', `The ${s.condition} condition's clock is one of: ${SLA_CLOCKS.join(', ')}`);
+  }
   if (s.action === 'set_status' && !(STATUSES as readonly unknown[]).includes(config.status)) {
     throw invalid('config.status', `The set_status action needs one of: ${STATUSES.join(', ')}`);
   }
+  await checkIdleScrip(db, s.condition, s.action, s.template_id ?? null, config);
+}
+
+/**
+ * The scrip as written, after its idle timers were set in the same unit of work (SPEC D2: an
+ * enabled on_idle scrip fires within 2 s on the tickets idle long enough already); `armed` hears
+ * whether it armed any, to wake the timer workers once the unit of work commits.
+ */
+async function withIdleTimers(tx: Db, rows: PromiseLike<Row[]>, armed: () => void): Promise<Row> {
+  const row = await one(rows);
+  if (await idleScripChanged(tx, row.id, row)) armed();
+  return row;
 }
 
 export async function createScrip(db: Db, actor: Actor, input: ScripInput): Promise<ScripJson> {
   requireAdmin(actor);
   await check(db, input);
   const now = nowIso(db);
-  return toJson(
-    await configTransaction(db, (tx) =>
-      unique(
-        db,
-        input,
-        async () =>
-          await one(
-            tx
-              .insert(scrips)
-              .values({
-                key: input.key,
-                description: input.description ?? '',
-                condition: input.condition,
-                action: input.action,
-                template_id: input.template_id ?? null,
-                queue_id: input.queue_id ?? null,
-                enabled: input.enabled ?? true,
-                sort_order: input.sort_order ?? 0,
-                config: JSON.stringify(input.config ?? {}),
-                created_at: now,
-                updated_at: now,
-              })
-              .returning(),
-          ),
-      ),
+  let armed = false;
+  const row = await configTransaction(db, (tx) =>
+    unique(
+      db,
+      input,
+      async () =>
+        await withIdleTimers(
+          tx,
+          tx
+            .insert(scrips)
+            .values({
+              key: input.key,
+              description: input.description ?? '',
+              condition: input.condition,
+              action: input.action,
+              template_id: input.template_id ?? null,
+              queue_id: input.queue_id ?? null,
+              enabled: input.enabled ?? true,
+              sort_order: input.sort_order ?? 0,
+              config: JSON.stringify(input.config ?? {}),
+              created_at: now,
+              updated_at: now,
+            })
+            .returning(),
+          () => (armed = true),
+        ),
     ),
   );
+  if (armed) await wakeTimerWorkers(db);
+  return toJson(row);
 }
 
 export async function updateScrip(db: Db, actor: Actor, id: number, input: Partial<ScripInput>): Promise<ScripJson> {
@@ -117,29 +140,35 @@ export async function updateScrip(db: Db, actor: Actor, id: number, input: Parti
   const merged: ScripInput = { ...current, ...input };
   await check(db, merged);
   const { config, ...rest } = input;
-  return toJson(
-    await configTransaction(db, (tx) =>
-      unique(
-        db,
-        input,
-        async () =>
-          await one(
-            tx
-              .update(scrips)
-              .set({
-                ...rest,
-                ...(config !== undefined ? { config: JSON.stringify(config) } : {}),
-                updated_at: nowIso(db),
-              })
-              .where(eq(scrips.id, id))
-              .returning(),
-          ),
-      ),
+  let armed = false;
+  const row = await configTransaction(db, (tx) =>
+    unique(
+      db,
+      input,
+      async () =>
+        await withIdleTimers(
+          tx,
+          tx
+            .update(scrips)
+            .set({
+              ...rest,
+              ...(config !== undefined ? { config: JSON.stringify(config) } : {}),
+              updated_at: nowIso(db),
+            })
+            .where(eq(scrips.id, id))
+            .returning(),
+          () => (armed = true),
+        ),
     ),
   );
+  if (armed) await wakeTimerWorkers(db);
+  return toJson(row);
 }
 
 export async function deleteScrip(db: Db, actor: Actor, id: number): Promise<void> {
   await getScrip(db, actor, id);
-  await configTransaction(db, (tx) => tx.delete(scrips).where(eq(scrips.id, id)));
+  await configTransaction(db, async (tx) => {
+    await idleScripChanged(tx, id, null);
+    await tx.delete(scrips).where(eq(scrips.id, id));
+  });
 }

@@ -106,7 +106,18 @@ Ticket #{{ ticket.id }} ("{{ ticket.subject }}") has been resolved. If something
 
 {{ ticket.url }}`,
   },
-  // SPEC D2 (decision 071); migration 0027 (pg 0014) brings an existing install the same template.
+  // SPEC D2: what the shipped "Close idle tickets" scrip (close_idle) mails before it resolves.
+  {
+    name: 'Closing',
+    description: 'Tells the requesters that their idle ticket is being closed',
+    subject: 'Closing: {{ ticket.subject }}',
+    body: `Hello {{ recipient.name | default: "there" }},
+
+We have not heard back from you on ticket #{{ ticket.id }} ("{{ ticket.subject }}") for a while, so we are closing it now. If you still need help, simply reply to this message and the ticket will be reopened.
+
+{{ ticket.url }}`,
+  },
+  // SPEC D2 (decision 071); migration 0028 (pg 0015) brings an existing install the same template.
   {
     name: 'Snooze ended',
     description: 'Tells the owner (or the staff watchers of an unowned ticket) that a snoozed ticket woke up',
@@ -115,8 +126,32 @@ Ticket #{{ ticket.id }} ("{{ ticket.subject }}") has been resolved. If something
   },
 ];
 
+interface ShippedScrip {
+  key: string;
+  description: string;
+  condition: string;
+  action: string;
+  template: string | null;
+  sort_order: number;
+  enabled?: boolean;
+  config?: Record<string, unknown>;
+}
+
+/** SPEC D2: the shipped auto-close, off until an admin turns it on (decision 072). */
+export const CLOSE_IDLE_SCRIP: ShippedScrip = {
+  key: 'close_idle_tickets',
+  description:
+    'Close idle tickets: when a ticket has been stalled for 40 business hours, mail the requesters the "Closing" template and resolve it',
+  condition: 'on_idle',
+  action: 'close_idle',
+  template: null,
+  sort_order: 80,
+  enabled: false,
+  config: { statuses: ['stalled'], hours: 40, business: true, template: 'Closing' },
+};
+
 // Who gets what (SPEC C2). Migration 0013 brings an existing install to the same set.
-export const SCRIPS = [
+export const SCRIPS: ShippedScrip[] = [
   {
     key: 'autoreply_on_create',
     description: 'On create, confirm receipt to the requesters',
@@ -197,7 +232,7 @@ export const SCRIPS = [
     template: null,
     sort_order: 70,
   },
-  // SPEC D2 (decision 071); migration 0027 (pg 0014) brings an existing install the same scrip.
+  // SPEC D2 (decision 071); migration 0028 (pg 0015) brings an existing install the same scrip.
   {
     key: 'notify_owner_on_unsnooze',
     description: 'When a snoozed ticket wakes up, tell the owner (or the staff watchers when unowned)',
@@ -215,6 +250,8 @@ export const SCRIPS = [
     template: null,
     sort_order: 65,
   },
+  // SPEC D2; migration 0027 (pg 0014) brings an existing install the same scrip and its template.
+  CLOSE_IDLE_SCRIP,
 ];
 
 export interface SeedResult {
@@ -276,6 +313,8 @@ export async function seedIfEmpty(db: Db, opts: { adminEmail: string; adminPassw
         action: s.action,
         template_id: s.template ? ids.get(s.template)! : null,
         sort_order: s.sort_order,
+        enabled: s.enabled ?? true,
+        config: JSON.stringify(s.config ?? {}),
         ...stamp,
       });
     }

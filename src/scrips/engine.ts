@@ -82,6 +82,10 @@ export const CONDITIONS = [
   'on_queue_change',
   'on_priority_change',
   'on_staff_take_up',
+  'on_sla_warning',
+  'on_sla_breach',
+  // SPEC D2: a ticket stayed in one of `config.statuses` for `config.hours` (an Idle entry of this scrip).
+  'on_idle',
   'on_unsnooze',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
@@ -99,12 +103,17 @@ export const ACTIONS = [
   'open_inactive',
   'open_new',
   'set_status',
+  // SPEC D2: mails the requesters the template `config.template` (default "Closing") and resolves the ticket.
+  'close_idle',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
-/** Actions that send e-mail and therefore need a template. */
+/** Actions that send e-mail and therefore need a template (close_idle names its own: `config.template`). */
 export const MAIL_ACTIONS: readonly Action[] = ACTIONS.filter(
-  (a) => a !== 'notify_webhook' && a !== 'open_inactive' && a !== 'open_new' && a !== 'set_status',
+  (a) =>
+    a !== 'notify_webhook' && a !== 'open_inactive' && a !== 'open_new' && a !== 'set_status' && a !== 'close_idle',
 );
+/** The template close_idle mails when its config names none. */
+export const CLOSING_TEMPLATE = 'Closing';
 
 const isActive = (s: string | null) => s !== null && (ACTIVE_STATUSES as readonly string[]).includes(s);
 
@@ -139,9 +148,17 @@ const CONDITION_TESTS: Record<Condition, ConditionTest> = {
     e.actorId !== null &&
     (e.type === 'Correspond' || (e.type === 'SetOwner' && e.newValue === String(e.actorId))) &&
     isStaffRole(await role()),
+  // SPEC D2: a clock's warning or breach (an `SLA` entry by its timer); `config.clock` narrows it to one clock.
+  on_sla_warning: (e, _role, scrip) => slaEntry(e, 'warning', scrip.config),
+  on_sla_breach: (e, _role, scrip) => slaEntry(e, 'breached', scrip.config),
+  // SPEC D2: the Idle entry a timer wrote for this very scrip (other idle scrips have their own).
+  on_idle: (e, _role, scrip) => e.type === 'Idle' && e.newValue === String(scrip.id),
   // SPEC D2: a snoozed ticket woke (its time came, its customer wrote, or staff woke it).
   on_unsnooze: (e) => e.type === 'Unsnooze',
 };
+
+const slaEntry = (e: ScripEvent, step: string, config: Record<string, unknown>) =>
+  e.type === 'SLA' && e.newValue === step && (config.clock === undefined || config.clock === e.field);
 
 type ScripRow = typeof scrips.$inferSelect;
 
@@ -323,6 +340,12 @@ const templateById = prepared((db) =>
     .from(templates)
     .where(eq(templates.id, sql.placeholder('id'))),
 );
+const templateByName = prepared((db) =>
+  db
+    .select({ id: templates.id })
+    .from(templates)
+    .where(eq(templates.name, sql.placeholder('name'))),
+);
 /** The enabled scrips of a ticket (global ones and its queue's), found through the ticket in one statement. */
 const scripsFor = prepared((db) =>
   db
@@ -441,6 +464,20 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
     }
     ctx.effects.setStatus = status;
     return 0;
+  },
+  // SPEC D2 auto-close: the closing mail to the requesters, then the ticket resolved by a scrip,
+  // which runs no scrips (so the resolve sends them nothing more).
+  close_idle: async (ctx) => {
+    const name = typeof ctx.config.template === 'string' ? ctx.config.template : CLOSING_TEMPLATE;
+    const id = ctx.scrip.template_id ?? (await templateByName(ctx.conn).get({ name }))?.id;
+    if (id === undefined) throw new Error(`There is no template "${name}"`);
+    const requesters = await requestersOf(ctx);
+    const sent = await sendMail(
+      { ...ctx, scrip: { ...ctx.scrip, template_id: id } },
+      { audience: 'customer', recipients: requesters, to: requesters },
+    );
+    if ((await ctx.people()).status !== 'resolved') ctx.effects.setStatus = 'resolved';
+    return sent;
   },
 };
 

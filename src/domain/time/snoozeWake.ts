@@ -66,19 +66,21 @@ export async function wakeTicket(tx: Tx, t: SnoozedRow, reason: WakeReason, now:
  * unsnooze_on_reply false, marks it replied_while_snoozed), and a status change out of `stalled`
  * ends its snooze (the Status entry says so; no Unsnooze). Automatic mail (an out-of-office) does neither.
  */
-export async function snoozeAfterEntry(tx: Tx, e: EntryEvent): Promise<void> {
+export async function snoozeAfterEntry(tx: Tx, e: EntryEvent): Promise<boolean> {
   const { row } = e;
   const leaves = row.type === 'Status' && row.old_value === 'stalled' && row.new_value !== 'stalled';
   const customerWrote = row.type === 'Correspond' && e.actorId !== null && !e.autoSubmitted;
-  if (!leaves && !customerWrote) return;
+  if (!leaves && !customerWrote) return false;
   const t = await ticketRow(tx).get({ id: e.ticketId });
-  if (!t || t.snoozed_until === null) return;
+  if (!t || t.snoozed_until === null) return false;
   if (leaves) {
     await endSnooze(tx).run({ id: t.id });
     await disarmTimer(tx, t.id, 'unsnooze');
-    return;
+    return true;
   }
-  if (isStaffRole(await e.actorRole())) return;
+  if (isStaffRole(await e.actorRole())) return false;
   if (t.unsnooze_on_reply) await e.record(await wakeTicket(tx, t, 'reply', e.now));
-  else if (!t.replied_while_snoozed) await markReplied(tx).run({ id: t.id });
+  else if (t.replied_while_snoozed) return false;
+  else await markReplied(tx).run({ id: t.id });
+  return true;
 }

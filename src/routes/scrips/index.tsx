@@ -1,4 +1,8 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { AppError } from '../../domain/errors.js';
+import { previewScrip, type ScripPreview } from '../../domain/time/idlePreview.js';
+import { AdminFrame } from '../../views/admin/common.js';
+import { ScripPreviewCard } from '../../views/admin/scripPreview.js';
 import { z } from 'zod';
 import { createScrip, deleteScrip, getScrip, listScrips, updateScrip } from '../../domain/scrips.js';
 import { lookups } from '../../domain/lookups.js';
@@ -7,10 +11,25 @@ import { ACTIONS, CONDITIONS } from '../../scrips/engine.js';
 import { ScripPage, ScripsPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';
-import { CreateScripSchema as CreateSchema, ScripSchema, UpdateScripSchema as UpdateSchema } from './schemas.js';
+import {
+  CreateScripSchema as CreateSchema,
+  ScripPreviewSchema,
+  ScripSchema,
+  UpdateScripSchema as UpdateSchema,
+} from './schemas.js';
 import { actorOf, adminScreen, dbOf, noContent, pathId, readBody, respond } from '../respond.js';
 
 const doc = documented('Scrips');
+
+/** An on_idle scrip's preview for its page; none when its config is not valid (the form says why on save). */
+async function idlePreviewOf(c: Context<AppEnv>, id: number): Promise<ScripPreview | undefined> {
+  try {
+    return await previewScrip(dbOf(c), actorOf(c), id);
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'validation_failed') return undefined;
+    throw e;
+  }
+}
 /** What the scrip forms offer (the views import no engine: decision 046). */
 const CHOICES = { conditions: CONDITIONS, actions: ACTIONS };
 
@@ -52,6 +71,7 @@ export function scripRoutes() {
       title: scrip.key,
       view: adminScreen(c, async () => (
         <ScripPage
+          preview={scrip.condition === 'on_idle' ? await idlePreviewOf(c, scrip.id) : undefined}
           scrip={scrip}
           templates={await listTemplates(dbOf(c), actorOf(c))}
           lookups={await lookups(dbOf(c), actorOf(c))}
@@ -60,6 +80,28 @@ export function scripRoutes() {
       )),
     });
   });
+  app.get(
+    '/:id/preview',
+    doc({
+      summary: 'The tickets an on_idle scrip would fire on now (admins)',
+      ok: { 200: ScripPreviewSchema },
+      errors: [403, 422],
+    }),
+    async (c) => {
+      const preview = await previewScrip(dbOf(c), actorOf(c), pathId(c));
+      return respond(c, preview, {
+        title: 'Scrip preview',
+        view: adminScreen(c, async () => (
+          <AdminFrame current="/scrips" title={`Preview of scrip ${preview.scrip_id}`}>
+            <p>
+              <a href={`/scrips/${preview.scrip_id}`}>Back to the scrip</a>
+            </p>
+            <ScripPreviewCard preview={preview} lookups={await lookups(dbOf(c), actorOf(c))} />
+          </AdminFrame>
+        )),
+      });
+    },
+  );
   app.patch(
     '/:id',
     doc({ summary: 'Change a scrip (admins)', body: UpdateSchema, ok: { 200: ScripSchema }, errors: [409] }),

@@ -33,3 +33,25 @@ export const ScripSchema = z
     updated_at: zTimestamp,
   })
   .meta({ id: 'Scrip' });
+
+/** SPEC D2: the tickets an on_idle scrip would fire on now. */
+export const ScripPreviewSchema = z
+  .strictObject({
+    scrip_id: zRowId,
+    enabled: z.boolean(),
+    now: zTimestamp.describe('The time the preview was made at'),
+    count: z.number().int().min(0).describe('How many tickets it would fire on'),
+    tickets: z
+      .array(
+        z.strictObject({
+          id: zRowId,
+          subject: z.string(),
+          status: z.string(),
+          queue_id: zRowId,
+          idle_since: zTimestamp.describe('Its last public message or status change'),
+          idle_due_at: zTimestamp.describe("When the scrip's hours after idle_since ended"),
+        }),
+      )
+      .describe('The 100 idle longest, oldest first'),
+  })
+  .meta({ id: 'ScripPreview' });

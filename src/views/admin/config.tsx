@@ -4,6 +4,8 @@ import type { QueueJson } from '../../domain/queues.js';
 import type { ScripJson } from '../../domain/scrips.js';
 import type { TemplateJson } from '../../domain/templates.js';
 import { queueName, teamName } from '../format.js';
+import type { ScripPreview } from '../../domain/time/idlePreview.js';
+import { ScripPreviewCard } from './scripPreview.js';
 import { AdminForm, AdminFrame, Wide, Area, Check, Choice, Text } from './common.js';
 
 const teamOptions = (l: Lookups): [string, string][] => [
@@ -435,7 +437,9 @@ function ScripFields({
         label="Config (JSON)"
         value={JSON.stringify(s?.config ?? {})}
         rows={2}
-        hint={'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"}'}
+        hint={
+          'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"} · on_idle: {"statuses": ["stalled"], "hours": 40, "business": true} · close_idle: {"template": "Closing"} · on_sla_warning, on_sla_breach: {"clock": "first_response"} (or next_response, resolution; none: any clock)'
+        }
       />
       <Check name="enabled" label="Enabled" checked={s ? s.enabled : true} />
       <button type="submit" class="primary">
@@ -503,11 +507,14 @@ export function ScripPage({
   templates,
   lookups: l,
   choices,
+  preview,
 }: {
   scrip: ScripJson;
   templates: TemplateJson[];
   lookups: Lookups;
   choices: ScripChoices;
+  /** SPEC D2: an on_idle scrip's preview. */
+  preview?: ScripPreview;
 }) {
   return (
     <AdminFrame current="/scrips" title={`Scrip ${s.key}`}>
@@ -515,6 +522,7 @@ export function ScripPage({
         <div class="card">
           <ScripFields id="edit-scrip" action={`/scrips/${s.id}`} l={l} s={s} templates={templates} choices={choices} />
         </div>
+        {preview && <ScripPreviewCard preview={preview} lookups={l} />}
         <div class="card">
           <AdminForm action={`/scrips/${s.id}`} method="DELETE" id="delete-scrip" confirm={`Delete scrip ${s.key}?`}>
             <button type="submit" class="danger">

@@ -1,7 +1,7 @@
 import type { Lookups, Person } from '../../domain/lookups.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { useContext } from 'hono/jsx';
-import { exactTime, queueName, STATUS_LABEL, teamName, TimeZone, userName, When } from '../format.js';
+import { exactTime, queueName, STATUS_LABEL, teamName, TimeZone, userName, When, when } from '../format.js';
 import { Presence } from '../live.js';
 import { isMarkdown, Markdown } from '../markdown.js';
 import { PeopleBox, publicReplyWords } from './people.js';
@@ -14,6 +14,7 @@ import type { ReplyDraft, TicketPageProps } from './pageProps.js';
 import { DraftSaver, DraftStatus } from './drafts.js';
 import { isNewEntry, NewMark } from './unread.js';
 import { CustomerPanel } from './customer.js';
+import { CLOCK_LABEL } from './sla.js';
 
 export { Properties };
 
@@ -55,6 +56,14 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
       const name = l.customFields.find((f) => f.key === t.field)?.name ?? t.field;
       return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
     }
+    case 'SLA': {
+      // SPEC D2: a clock's warning or breach, written by its timer (old_value: the due time).
+      const clock = CLOCK_LABEL[t.field as keyof typeof CLOCK_LABEL] ?? t.field;
+      const due = t.old_value ? ` (due ${when(t.old_value)})` : '';
+      return t.new_value === 'breached' ? `${clock} breached${due}` : `${clock} due soon${due}`;
+    }
+    case 'Idle': // SPEC D2: an idle scrip's timer (decision 072)
+      return `Idle long enough for scrip #${t.new_value}: no public message or status change`;
     case 'Snooze':
       return t.field === 'unsnooze_on_reply'
         ? `${by} set whether a customer's reply wakes it: ${t.new_value === 'true' ? 'yes' : 'no'}`
