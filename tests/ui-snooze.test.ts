@@ -93,7 +93,10 @@ describe('snooze in a browser', () => {
       await p.goto('/tickets?snoozed=true');
       const row = p.locator(`tr[data-id="${id}"]`);
       await row.waitFor();
-      expect(await row.innerText()).toContain('Snoozed until');
+      expect(await row.locator('.status-cell .snooze-badge').innerText()).toMatch(/^Snoozed\s+until 2026-12-22 09:00/);
+      expect(await row.locator('.status-cell .snooze-badge').getAttribute('title')).toBe(
+        'Snoozed until 2026-12-22 09:00 GMT+1',
+      );
       expect(await p.getByRole('link', { name: 'Snoozed', exact: true }).getAttribute('aria-current')).toBe('page');
       await axeClean(p, 'list Snoozed');
       await screenshot(p, 'snoozed-list-1280');
