@@ -79,7 +79,7 @@ describe('built-in lists', () => {
     expect(await ids('', cat.token)).toEqual(Object.values(t).sort((a, b) => a - b));
   });
 
-  it('the list page links to the built-in lists, marks the current one, and titles itself by it', async () => {
+  it('the list page links to the four, marks the current one, and titles itself by it', async () => {
     const html = async (qs: string) =>
       (await s.api('GET', `/tickets${qs}`, { token: ann.token, headers: { accept: 'text/html' } })).text;
     const mine = await html(`?${MINE}`);
@@ -95,6 +95,10 @@ describe('built-in lists', () => {
     expect(await html(`?${MINE}&queue_id=1`)).not.toMatch(/aria-current="page">My open tickets</);
     expect(await html(`?${UNASSIGNED}`)).toMatch(/class="current" aria-current="page">Unassigned in my teams’ queues</);
     expect(await html('')).toMatch(/<a href="\/tickets" class="current" aria-current="page">All<\/a>/);
+    // SPEC D2: Snoozed, everyone's; still current with snoozed=1.
+    expect(await html('?snoozed=1')).toMatch(
+      /<a href="\/tickets\?snoozed=true" class="current" aria-current="page">Snoozed<\/a>/,
+    );
   });
 
   it('"me" and my_teams are checked like any parameter', async () => {

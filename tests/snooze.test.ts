@@ -107,7 +107,7 @@ describe('snooze', () => {
     expect(await entries(id, 'Unsnooze', 'Status')).toEqual([
       'Status status: new → open by null',
       `Status status: open → stalled by ${agent.id}`,
-      'Unsnooze snoozed_until: ' + until + ' → due by null',
+      `Unsnooze snoozed_until: ${until} → due by null`,
       'Status status: stalled → open by null',
     ]);
     const unsnooze = (await transactionsOf(s, id)).find((t) => t.type === 'Unsnooze');

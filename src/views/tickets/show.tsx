@@ -1,6 +1,7 @@
 import type { Lookups, Person } from '../../domain/lookups.js';
 import type { TransactionJson } from '../../domain/transactions.js';
-import { queueName, STATUS_LABEL, teamName, userName, When, when } from '../format.js';
+import { useContext } from 'hono/jsx';
+import { exactTime, queueName, STATUS_LABEL, teamName, TimeZone, userName, When, when } from '../format.js';
 import { Presence } from '../live.js';
 import { isMarkdown, Markdown } from '../markdown.js';
 import { PeopleBox, publicReplyWords } from './people.js';
@@ -66,14 +67,14 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     case 'Snooze':
       return t.field === 'unsnooze_on_reply'
         ? `${by} set whether a customer's reply wakes it: ${t.new_value === 'true' ? 'yes' : 'no'}`
-        : `Snoozed until ${t.new_value} by ${by}`;
+        : `Snoozed until ${t.new_value ? exactTime(t.new_value, useContext(TimeZone)) : '—'} by ${by}`;
     case 'Unsnooze':
       return t.new_value === 'manual'
         ? `Woken by ${by}`
         : t.new_value === 'reply'
           ? 'Woken by a reply from the customer'
           : t.new_value === 'late'
-            ? `Woke up: its snooze ended at ${t.old_value} while hxdesk was not running`
+            ? `Woke up: its snooze ended at ${t.old_value ? exactTime(t.old_value, useContext(TimeZone)) : '—'} while hxdesk was not running`
             : 'Woke up: its snooze ended';
     default:
       return `${t.type} by ${by}`;

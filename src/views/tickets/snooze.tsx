@@ -12,22 +12,17 @@ interface Snoozable {
   replied_while_snoozed: boolean;
 }
 
-/** "Snoozed until Mon 30 Nov, 09:00" and "Customer replied", beside a ticket's status. */
+/** "Snoozed" (until when: its title, and said to screen readers) and "Customer replied", beside a ticket's status. */
 export function SnoozeBadge({ t }: { t: Snoozable }) {
   const zone = useContext(TimeZone);
   if (!t.snoozed_until) return null;
+  const until = exactTime(t.snoozed_until, zone);
   return (
     <>
-      {' '}
-      <span class="snooze-badge">
-        Snoozed until <time datetime={t.snoozed_until}>{exactTime(t.snoozed_until, zone)}</time>
+      <span class="snooze-badge" title={`Snoozed until ${until}`}>
+        Snoozed<span class="visually-hidden"> until {until}</span>
       </span>
-      {t.replied_while_snoozed && (
-        <>
-          {' '}
-          <span class="replied-badge">Customer replied</span>
-        </>
-      )}
+      {t.replied_while_snoozed && <span class="replied-badge">Customer replied</span>}
     </>
   );
 }
