@@ -114,7 +114,19 @@ describe('on_idle config and the shipped scrip', () => {
 });
 
 describe('idle timers', () => {
-  it('keeps idle_since: a public message or status change starts it, an internal note does not', async () => {
+  it('keeps idle_since while an idle scrip is enabled: a public message or status change starts it, an internal note does not', async () => {
+    at(0.5);
+    const before = await newTicket('Before any idle scrip');
+    expect(await idleSince(before)).toBe(null); // nothing kept, nothing written, while no idle scrip is on
+    const keeper = await s.api('POST', '/scrips', {
+      body: {
+        key: 'idle_keeper',
+        condition: 'on_idle',
+        action: 'set_status',
+        config: { statuses: ['rejected'], hours: 1000, status: 'rejected' },
+      },
+    });
+    expect(keeper.status, keeper.text).toBe(201);
     at(1);
     const id = await newTicket('Keeps idle since');
     expect(await idleSince(id)).toBe(iso(START + HOUR));
@@ -127,6 +139,35 @@ describe('idle timers', () => {
     at(4);
     await setStatus(id, 'stalled');
     expect(await idleSince(id)).toBe(iso(START + 4 * HOUR));
+    expect((await s.api('DELETE', `/scrips/${keeper.body.id}`)).status).toBe(204);
+    // With no idle scrip on, it is no longer kept …
+    await setStatus(before, 'open');
+    expect(await idleSince(before)).toBe(null);
+    at(4.5);
+    await setStatus(id, 'open');
+    expect(await idleSince(id)).toBe(iso(START + 4 * HOUR));
+    // … and when one is enabled again, what it held is forgotten: the idle start comes from the history.
+    const again = await s.api('POST', '/scrips', {
+      body: {
+        key: 'idle_keeper_again',
+        condition: 'on_idle',
+        action: 'set_status',
+        config: { statuses: ['open'], hours: 1000, status: 'open' },
+      },
+    });
+    expect(again.status, again.text).toBe(201);
+    expect(await idleSince(id)).toBe(null);
+    const armed = await s.db
+      .select()
+      .from(timers)
+      .where(eq(timers.key, String(again.body.id)));
+    expect(armed.map((t) => [t.ticket_id, t.cycle]).sort()).toEqual(
+      [
+        [before, iso(START + 4 * HOUR)],
+        [id, iso(START + 4.5 * HOUR)],
+      ].sort(),
+    );
+    expect((await s.api('DELETE', `/scrips/${again.body.id}`)).status).toBe(204);
   });
 
   it('enabling close_idle fires within 2 s on what is idle long enough: Closing mailed to the requesters, resolved, no Resolved mail', async () => {
