@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import { cachedConfig } from '../../db/configCache.js';
 import { type Conn, prepared, type Tx } from '../../db/port.js';
 import { scrips, tickets, timers } from '../../db/tables.js';
@@ -102,7 +102,14 @@ const setIdleSince = prepared((db) =>
   db
     .update(tickets)
     .set({ idle_since: sql`${sql.placeholder('at')}` })
-    .where(eq(tickets.id, sql.placeholder('id'))),
+    .where(eq(tickets.id, sql.placeholder('id')))
+    .returning({
+      id: tickets.id,
+      queue_id: tickets.queue_id,
+      status: tickets.status,
+      snoozed_until: tickets.snoozed_until,
+      sla: tickets.sla,
+    }),
 );
 const ticketForIdle = prepared((db) =>
   db
@@ -133,8 +140,9 @@ export async function idleStep(
   // Kept only while some idle scrip is enabled: no write at all for an install without one.
   const all = await idleScrips(tx);
   if (all.length === 0) return;
-  if (restart) await setIdleSince(tx).run({ id: e.ticketId, at: e.now });
-  const t = await ticketForIdle(tx).get({ id: e.ticketId });
+  // A new idle start: the row as written is the ticket as the scrips see it (no read).
+  const written = restart ? await setIdleSince(tx).get({ id: e.ticketId, at: e.now }) : undefined;
+  const t = written ? { ...written, start: e.now } : await ticketForIdle(tx).get({ id: e.ticketId });
   if (t) await armTicket(tx, t, all);
 }
 
@@ -147,12 +155,23 @@ export type IdleTicket = {
   start: string | null;
 };
 
-/** Arms the ticket's timer of each idle scrip that watches it, and disarms the others'. */
+/** Arms the ticket's timer of each idle scrip that watches it, and disarms the others' (one statement). */
 async function armTicket(tx: Tx, t: IdleTicket, all: IdleScrip[]): Promise<void> {
-  for (const s of all) {
-    if (watches(s, t) && t.start !== null) await armOne(tx, t, s);
-    else await disarmTimer(tx, t.id, 'idle', String(s.id));
-  }
+  const watching = t.start === null ? [] : all.filter((s) => watches(s, t));
+  for (const s of watching) await armOne(tx, t, s);
+  if (watching.length === all.length) return;
+  if (watching.length === 0) await disarmTimer(tx, t.id, 'idle');
+  else
+    await tx.delete(timers).where(
+      and(
+        eq(timers.ticket_id, t.id),
+        eq(timers.kind, 'idle'),
+        notInArray(
+          timers.key,
+          watching.map((s) => String(s.id)),
+        ),
+      ),
+    );
 }
 
 async function armOne(tx: Tx, t: IdleTicket, s: IdleScrip): Promise<void> {
