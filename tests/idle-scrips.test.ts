@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/port.js';
@@ -447,5 +449,42 @@ describe('idle timers', () => {
     await s.workers.timers.runDue();
     expect((await ticketOf(s, europe)).status).toBe('open');
     expect((await idleEntries(europe)).map((t) => t.created_at)).toEqual(['2026-11-23T10:00:00.000Z']);
+  });
+
+  it('a notify_webhook scrip on on_idle delivers the Idle entry as a webhook', async () => {
+    const received: { event: string; transaction: { type: string; new_value: string }; ticket: { id: number } }[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => {
+        body += d;
+      });
+      req.on('end', () => {
+        received.push(JSON.parse(body));
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const hook = await s.api('POST', '/scrips', {
+        body: {
+          key: 'idle_hook',
+          condition: 'on_idle',
+          action: 'notify_webhook',
+          config: { url, statuses: ['new'], hours: 1 },
+        },
+      });
+      expect(hook.status, hook.text).toBe(201);
+      clock.set('2026-11-24T09:00:00.000Z');
+      const id = await newTicket('Nobody looked at it');
+      clock.set('2026-11-24T10:00:00.000Z');
+      await s.workers.timers.runDue();
+      await until('the webhook', () => received.length > 0);
+      expect(received.map((r) => [r.event, r.transaction.type, r.transaction.new_value, r.ticket.id])).toEqual([
+        ['on_idle', 'Idle', String(hook.body.id), id],
+      ]);
+    } finally {
+      await new Promise((r) => receiver.close(r));
+    }
   });
 });
