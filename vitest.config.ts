@@ -52,6 +52,7 @@ const browserOnly = [
   'tests/portal-browser.test.ts',
   'tests/ui-portal-account.test.ts',
   'tests/ui-admin.test.ts',
+  'tests/ui-calendars.test.ts',
   'tests/ui-idle-preview.test.ts',
   'tests/ui-request-errors.test.ts',
   'tests/ui-settings.test.ts',

@@ -41,6 +41,8 @@ import { draftRoutes } from './routes/tickets/drafts.js';
 import { userRoutes } from './routes/users/index.js';
 import { eventRoutes } from './routes/events/index.js';
 import { startHub } from './events/hub.js';
+import { refreshTestClock } from './domain/time/testClock.js';
+import { testClockRoutes } from './routes/test-clock/index.js';
 import { MAX_REPLY_FILES, PUBLIC_TYPES } from './domain/portal.js';
 
 const staticDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../static');
@@ -71,6 +73,12 @@ export async function createApp(deps: Deps) {
     c.set('deps', deps);
     await next();
   });
+  // SPEC D2's test clock (decision 071): each request reads the time another process may have set.
+  if (deps.env.HXDESK_TEST_CLOCK)
+    app.use('*', async (_c, next) => {
+      await refreshTestClock(deps.store.db);
+      await next();
+    });
   // A request that changes something reads as a write: not held back behind lists and pages (decision 066).
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : asWrite(next)));
   app.use(
@@ -236,6 +244,8 @@ export async function createApp(deps: Deps) {
   app.route('/outbox', outboxRoutes());
   app.route('/portal', portalRoutes(deps));
   app.route('/settings', settingsRoutes(deps));
+  // SPEC D2: without HXDESK_TEST_CLOCK the route does not exist (404).
+  if (deps.env.HXDESK_TEST_CLOCK) app.route('/test', testClockRoutes());
   // SPEC D5: the document of every route above, and its reference page.
   app.route('/', apiDocRoutes(app));
 

@@ -92,6 +92,14 @@ const EnvSchema = z
     OUTBOX_LEASE_MS: z.coerce.number().int().min(1000).default(120_000),
     TIMER_LEASE_MS: z.coerce.number().int().min(100).default(10_000),
     /**
+     * SPEC D2: the test clock. The time every process of the database reads is kept in the store
+     * and set with POST /test/clock (admins); without it that route does not exist. Never in production.
+     */
+    HXDESK_TEST_CLOCK: z
+      .enum(['0', '1', 'false', 'true'], 'HXDESK_TEST_CLOCK must be 1 or 0')
+      .default('0')
+      .transform((v) => v === '1' || v === 'true'),
+    /**
      * SQLite: threads that run ticket lists and searches, each on its own read-only connection, so
      * that the thread serving HTTP never waits for one (0: on that thread). Default: one per core, at most 2.
      */
@@ -137,6 +145,11 @@ const EnvSchema = z
     HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
     /** How long an idle keep-alive connection stays open; behind a proxy, set it above the proxy's idle timeout. */
     HTTP_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  })
+  .refine((e) => !(e.HXDESK_TEST_CLOCK && e.NODE_ENV === 'production'), {
+    path: ['HXDESK_TEST_CLOCK'],
+    message:
+      'HXDESK_TEST_CLOCK must not be set in production (NODE_ENV=production): it lets an administrator set the time',
   })
   .refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
     path: ['HTTP_HEADERS_TIMEOUT_MS'],

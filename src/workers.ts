@@ -11,6 +11,7 @@ import type { ImapPoller } from './mail/imap.js';
 import { closeMailReading } from './mail/reader.js';
 import { startDelivery, type DeliveryWorker } from './scrips/delivery.js';
 import { startTimerWorker, type TimerWorker } from './domain/time/worker.js';
+import { refreshTestClock, useTestClock } from './domain/time/testClock.js';
 import { loadSettings, type Settings } from './settings.js';
 
 export interface Workers {
@@ -41,6 +42,8 @@ export async function startWorkers(
   opts: { settings?: Settings } = {},
 ): Promise<Workers> {
   const db = store.db;
+  // SPEC D2: the test clock kept in the store, read before anything notes the time (decision 071).
+  if (env.HXDESK_TEST_CLOCK) await useTestClock(db);
   const clock = clockOf(db);
   const say = throttled(log, { now: () => clock.now() });
   const maintenance = store.startMaintenance(
@@ -66,7 +69,12 @@ export async function startWorkers(
     say,
   });
   const settings = opts.settings ?? (await loadSettings(db, env));
-  const timers = startTimerWorker(db, { notify: settings.notify, leaseMs: env.TIMER_LEASE_MS, log });
+  const timers = startTimerWorker(db, {
+    notify: settings.notify,
+    leaseMs: env.TIMER_LEASE_MS,
+    log,
+    beforePass: env.HXDESK_TEST_CLOCK ? () => refreshTestClock(db) : undefined,
+  });
   // Loaded only when IMAP is set: imapflow is the heaviest module of a start (decision 057).
   const imap = env.IMAP_URL
     ? (await import('./mail/imap.js')).startImapPoller(store, {

@@ -218,4 +218,16 @@ describe('businessMsBetween', () => {
       start += 3 * 86_400_000 + 4_321_000;
     }
   });
+
+  it('the same spec asked again answers the same (its days are worked out once and reused)', () => {
+    const cal = nineToFive('Europe/Berlin', ['2026-12-24', '--12-25', '--12-26']);
+    const first = addBusinessMs(cal, ms('2026-12-23T15:00:00Z'), 240 * MIN);
+    for (let i = 0; i < 3; i++) {
+      expect(addBusinessMs(cal, ms('2026-12-23T15:00:00Z'), 240 * MIN)).toEqual(first);
+      expect(businessMsBetween(cal, ms('2026-12-23T15:00:00Z'), first.dueMs)).toBe(240 * MIN);
+    }
+    // Stretches handed out are the caller's: changing them changes nothing for the next call.
+    first.segments[0].end = 0;
+    expect(addBusinessMs(cal, ms('2026-12-23T15:00:00Z'), 240 * MIN).segments[0].end).toBe(ms('2026-12-23T16:00:00Z'));
+  });
 });

@@ -177,6 +177,14 @@ describe('migration 0013 on an install of the first wave', () => {
           template: null,
           enabled: 1,
         },
+        // Migration 0028 (SPEC D2) adds the wake-up notice (sort order 75).
+        {
+          key: 'notify_owner_on_unsnooze',
+          condition: 'on_unsnooze',
+          action: 'notify_owner_or_staff_watchers',
+          template: 'Snooze ended',
+          enabled: 1,
+        },
         // Migration 0027 (SPEC D2) adds the auto-close, off; its template is named in its config.
         {
           key: 'close_idle_tickets',
@@ -257,7 +265,7 @@ describe('migration 0013 on an install of the first wave', () => {
       expect(sqliteOf(db).prepare('SELECT count(*) AS n FROM templates').get()).toEqual({ n: 0 });
       expect(sqliteOf(db).prepare('SELECT count(*) AS n FROM scrips').get()).toEqual({ n: 0 });
       await seedIfEmpty(db, { adminEmail: 'admin@example.com', adminPassword: 'a-long-password-1' });
-      expect((scripsOf(db) as { key: string }[]).map((s) => s.key)).toHaveLength(12);
+      expect((scripsOf(db) as { key: string }[]).map((s) => s.key)).toHaveLength(13);
     } finally {
       await closeDb(db);
     }

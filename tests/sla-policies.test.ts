@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/port.js';
-import { policiesInOrder } from '../src/domain/time/slaPolicies.js';
+import { businessCalendarFor, policiesInOrder } from '../src/domain/time/slaPolicies.js';
 import { expectError } from './helpers/expect.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -234,5 +234,24 @@ describe('policiesInOrder and calendars in use', () => {
     expect((await s.api('GET', `/calendars/${cal.id}`)).status).toBe(200);
     await s.api('PATCH', `/sla-policies/${p.id}`, { body: { calendar_id: null } });
     expect((await s.api('DELETE', `/calendars/${cal.id}`)).status).toBe(204);
+  });
+
+  it("businessCalendarFor: the policy's calendar, else the default calendar, else around the clock", async () => {
+    const read = (id: number | null) => transaction(s.db, (tx) => businessCalendarFor(tx, id));
+    const withCal = await create({ name: 'Counts in Office', calendar_id: calendar });
+    const aroundTheClock = await create({ name: 'Counts always' });
+    expect((await read(withCal.id))?.time_zone).toBe('Europe/Berlin');
+    expect(await read(aroundTheClock.id)).toBeNull();
+    expect(await read(null)).toBeNull();
+    const fallback = (
+      await s.api('POST', '/calendars', {
+        body: { name: 'Fallback', time_zone: 'Asia/Kolkata', hours: { mon: [['10:00', '18:00']] }, default: true },
+      })
+    ).body;
+    expect((await read(aroundTheClock.id))?.time_zone).toBe('Asia/Kolkata');
+    expect((await read(null))?.time_zone).toBe('Asia/Kolkata');
+    expect((await read(424242))?.time_zone).toBe('Asia/Kolkata'); // a policy deleted meanwhile
+    expect((await read(withCal.id))?.time_zone).toBe('Europe/Berlin');
+    await s.api('PATCH', `/calendars/${fallback.id}`, { body: { default: false } });
   });
 });

@@ -60,6 +60,8 @@ export interface TicketListSpec {
   requester_id?: number;
   /** The requester's address is at this domain (lower-case, checked: letters, digits, dots, hyphens). */
   requester_domain?: string;
+  /** SPEC D2: snoozed (snoozed_until set) or not. */
+  snoozed?: boolean;
   /** This ticket only (a `q` of `#123`: the domain asks for the ticket by its number). */
   id?: number;
   /** Every ticket but this one (the rest of such a list, without the ticket shown first). */

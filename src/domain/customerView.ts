@@ -75,12 +75,13 @@ export function refuseStaffFilters(
     team_id?: unknown;
     ticket_team_id?: unknown;
     my_teams?: unknown;
+    snoozed?: unknown;
     cf?: object;
     sort?: string;
   },
 ): void {
   if (isStaff(actor)) return;
-  for (const k of ['owner_id', 'team_id', 'ticket_team_id', 'my_teams'] as const)
+  for (const k of ['owner_id', 'team_id', 'ticket_team_id', 'my_teams', 'snoozed'] as const)
     if (f[k] !== undefined) throw forbidden(`Requesters cannot filter by ${k}`);
   if (f.cf && Object.keys(f.cf).length > 0) throw forbidden('Requesters cannot filter by custom fields');
   if (f.sort?.replace(/^-/, '') === 'priority') throw forbidden('Requesters cannot sort by priority');

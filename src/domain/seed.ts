@@ -6,6 +6,13 @@ import { nowIso } from './clock.js';
 import { generatePassword, hashPassword } from './secrets.js';
 import { normalizeEmail } from './users.js';
 
+/** The body of the template "Snooze ended" (the migration of an existing install carries the same text). */
+export const UNSNOOZE_BODY = `Ticket #{{ ticket.id }} ("{{ ticket.subject }}") in {{ ticket.queue.name }} is {{ ticket.status }} again: {% case transaction.new_value %}{% when "reply" %}the customer wrote while it was snoozed{% when "manual" %}{{ transaction.creator.name | default: "someone" }} woke it{% when "late" %}its snooze ended while hxdesk was not running{% else %}its snooze ended{% endcase %}.
+Requester: {{ ticket.requester.name }} <{{ ticket.requester.email }}>
+Owner: {{ ticket.owner.name | default: "nobody" }}
+
+{{ ticket.url }}`;
+
 // Customer templates (autoreply, correspondence, resolved) go to requesters and Cc: their
 // `ticket.url` is the reader's own portal link. Staff templates go to the owner, AdminCc and
 // the team: their `ticket.url` is the ticket page (SPEC C2).
@@ -109,6 +116,13 @@ Ticket #{{ ticket.id }} ("{{ ticket.subject }}") has been resolved. If something
 We have not heard back from you on ticket #{{ ticket.id }} ("{{ ticket.subject }}") for a while, so we are closing it now. If you still need help, simply reply to this message and the ticket will be reopened.
 
 {{ ticket.url }}`,
+  },
+  // SPEC D2 (decision 071); migration 0028 (pg 0015) brings an existing install the same template.
+  {
+    name: 'Snooze ended',
+    description: 'Tells the owner (or the staff watchers of an unowned ticket) that a snoozed ticket woke up',
+    subject: 'Woke up: {{ ticket.subject }}',
+    body: UNSNOOZE_BODY,
   },
 ];
 
@@ -217,6 +231,15 @@ export const SCRIPS: ShippedScrip[] = [
     action: 'open_inactive',
     template: null,
     sort_order: 70,
+  },
+  // SPEC D2 (decision 071); migration 0028 (pg 0015) brings an existing install the same scrip.
+  {
+    key: 'notify_owner_on_unsnooze',
+    description: 'When a snoozed ticket wakes up, tell the owner (or the staff watchers when unowned)',
+    condition: 'on_unsnooze',
+    action: 'notify_owner_or_staff_watchers',
+    template: 'Snooze ended',
+    sort_order: 75,
   },
   // SPEC D6; migration 0022 (pg 0009) brings an existing install the same scrip.
   {

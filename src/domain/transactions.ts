@@ -8,7 +8,7 @@ import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { forgetThread } from '../scrips/thread.js';
 import { parseJson } from './actor.js';
 import { attachFiles, type NewAttachment } from './stagedFiles.js';
-import { afterEntry } from './time/afterEntry.js';
+import { afterEntry, type EntryWrite } from './time/afterEntry.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
 
 export const TRANSACTION_TYPES = [
@@ -28,6 +28,8 @@ export const TRANSACTION_TYPES = [
   'SLA',
   'Unsnooze',
   'Idle',
+  // SPEC D2: a ticket snoozed (field snoozed_until, or unsnooze_on_reply), decision 071.
+  'Snooze',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -182,7 +184,16 @@ export async function recordTransactions(
       await setCustomerTxn(conn).run({ id: ticketId, txn: row.id });
     let role: string | undefined | null = actorRole !== undefined ? actorRole : (opts.actorRole ?? null);
     const actorRoleOf = async () => (role === null ? (role = (await userById(conn, actorId))?.role) : role);
-    const entry = { ticketId, actorId, actorRole: actorRoleOf, autoSubmitted: opts.autoSubmitted === true, now };
+    const entry = {
+      ticketId,
+      actorId,
+      actorRole: actorRoleOf,
+      autoSubmitted: opts.autoSubmitted === true,
+      now,
+      record: async (more: EntryWrite[]) => {
+        await recordTransactions(conn, ticketId, null, more, now, { notify: opts.notify, queueId: opts.queueId });
+      },
+    };
     await afterEntry(conn, { ...entry, row, byScrip: false, notify: opts.notify });
     if (effects.setStatus) {
       const statusRow = await applyScripStatus(conn, ticketId, effects.setStatus, now, ticket);

@@ -84,6 +84,7 @@ export const CONDITIONS = [
   'on_staff_take_up',
   // SPEC D2: a ticket stayed in one of `config.statuses` for `config.hours` (an Idle entry of this scrip).
   'on_idle',
+  'on_unsnooze',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -147,6 +148,8 @@ const CONDITION_TESTS: Record<Condition, ConditionTest> = {
     isStaffRole(await role()),
   // SPEC D2: the Idle entry a timer wrote for this very scrip (other idle scrips have their own).
   on_idle: (e, _role, scrip) => e.type === 'Idle' && e.newValue === String(scrip.id),
+  // SPEC D2: a snoozed ticket woke (its time came, its customer wrote, or staff woke it).
+  on_unsnooze: (e) => e.type === 'Unsnooze',
 };
 
 type ScripRow = typeof scrips.$inferSelect;
@@ -434,7 +437,9 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
   },
   open_inactive: async (ctx) => {
     if (ctx.event.autoSubmitted) return 0; // an out-of-office reply does not reopen a resolved ticket
-    const { status } = await ctx.people();
+    const { status, ticket } = await ctx.people();
+    // A snoozed ticket wakes by its own rule (SPEC D2: unsnooze_on_reply), never by this one.
+    if (ticket.snoozed_until !== null) return 0;
     if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status))
       ctx.effects.setStatus = 'open';
     return 0;

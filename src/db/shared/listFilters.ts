@@ -1,4 +1,4 @@
-import { eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { eq, inArray, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../port.js';
 import { tickets, ticketWatchers, users } from '../tables.js';
 
@@ -41,6 +41,7 @@ export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
     conds.push(
       sql`${tickets.requester_id} IN (SELECT ${users.id} FROM ${users} WHERE ${users.email} LIKE ${`%@${f.requester_domain}`})`,
     );
+  if (f.snoozed !== undefined) conds.push(f.snoozed ? isNotNull(tickets.snoozed_until) : isNull(tickets.snoozed_until));
   if (f.id !== undefined) conds.push(eq(tickets.id, f.id));
   if (f.exceptId !== undefined) conds.push(ne(tickets.id, f.exceptId));
   return conds;

@@ -5,12 +5,18 @@ import { ACTIVE_STATUSES } from '../lifecycle.js';
  * state in the query string like any list, relative to whoever opens them ("me", "my teams").
  */
 export const BUILTIN_LISTS = [
-  { key: 'mine', name: 'My open tickets', params: { owner_id: 'me', status: ACTIVE_STATUSES.join(',') } },
+  // SPEC D2: a snoozed ticket leaves My open tickets until it wakes, for the list Snoozed.
+  {
+    key: 'mine',
+    name: 'My open tickets',
+    params: { owner_id: 'me', status: ACTIVE_STATUSES.join(','), snoozed: 'false' },
+  },
   {
     key: 'unassigned',
     name: 'Unassigned in my teams’ queues',
     params: { owner_id: 'none', status: ACTIVE_STATUSES.join(','), my_teams: 'true' },
   },
+  { key: 'snoozed', name: 'Snoozed', params: { snoozed: 'true' } },
   { key: 'all', name: 'All', params: {} },
 ] as const satisfies readonly { key: string; name: string; params: Record<string, string> }[];
 
@@ -38,7 +44,13 @@ export function currentBuiltin(params: Record<string, string>): BuiltinList | un
     return (
       want.length === own.length &&
       want.every(([k, v]) =>
-        own.some(([k2, v2]) => k2 === k && (v2 === v || (k === 'my_teams' && ['1', 'true', 'on', 'yes'].includes(v2)))),
+        own.some(
+          ([k2, v2]) =>
+            k2 === k &&
+            (v2 === v ||
+              ((k === 'my_teams' || k === 'snoozed') && v === 'true' && ['1', 'true', 'on', 'yes'].includes(v2)) ||
+              (k === 'snoozed' && v === 'false' && ['0', 'false', 'off', 'no'].includes(v2))),
+        ),
       )
     );
   });

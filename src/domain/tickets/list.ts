@@ -73,6 +73,7 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
     ticket_team_id: f.ticket_team_id,
     requester_id: f.requester_id,
     requester_domain: f.requester_domain,
+    snoozed: f.snoozed,
     q: f.q || undefined,
     includeComments: isStaff(actor),
     cf,

@@ -67,6 +67,8 @@ export const TicketFilterSchema = z.strictObject(
     requester_id: zId.optional(),
     /** Tickets whose requester's address is at this domain (`example.com`; decision 055). */
     requester_domain: zDomain.optional(),
+    /** SPEC D2: snoozed tickets only (true), or none of them (false). */
+    snoozed: zBool.optional(),
     sort: z.enum(sortValues, { error: `Expected one of: ${sortValues.join(', ')}` }).optional(),
     limit: zInt(1, 500).optional(),
     offset: zInt(0, 1_000_000_000).optional(),

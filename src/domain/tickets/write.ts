@@ -29,6 +29,7 @@ import { withStagedFiles } from '../stagedFiles.js';
 import { getUserRow } from '../users.js';
 import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from '../watchers.js';
 import { clearDraftIn } from './drafts.js';
+import { applySnoozeTimer, planSnooze } from '../time/snooze.js';
 import { markSeenIn } from './reads.js';
 import {
   type CustomerTicketJson,
@@ -351,6 +352,10 @@ export interface UpdateTicketInput {
   custom_fields?: Record<string, unknown>;
   /** SPEC D6: taking (owner ← me) a ticket another agent owns needs their id here, as asked. */
   confirm_owner_id?: number | null;
+  /** SPEC D2: snooze until then (stalled until it wakes); null wakes it now. */
+  snoozed_until?: string | null;
+  /** SPEC D2: whether a requester's or Cc's message wakes it at once (default true). */
+  unsnooze_on_reply?: boolean;
 }
 
 export interface UpdateOptions {
@@ -409,15 +414,19 @@ export async function updateTicket(
       ? checkCustomFields(await allCustomFields(tx), input.queue_id ?? current.queue_id, cfInput, false)
       : new Map<CustomFieldJson, string | null>();
 
-    const patch: Partial<TicketRow> = {};
-    const entries: NewTransaction[] = [];
+    const now = nowIso(db);
+    // SPEC D2 snooze (decision 071): its row fields, its entries and the status it implies.
+    const snooze = planSnooze(current, input, now, actor.timezone);
+    const fields = snooze?.status && input.status === undefined ? { ...input, status: snooze.status } : input;
+    const patch: Partial<TicketRow> = { ...snooze?.patch };
+    const entries: NewTransaction[] = [...(snooze?.before ?? [])];
     for (const [field, type] of FIELD_TRANSACTIONS) {
-      const next = input[field];
+      const next = fields[field];
       if (next === undefined || next === current[field]) continue;
       Object.assign(patch, { [field]: next });
       entries.push({ type, field, old_value: str(current[field]), new_value: str(next) });
     }
-    const now = nowIso(db);
+    entries.push(...(snooze?.after ?? []));
     if (patch.status !== undefined)
       patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
 
@@ -445,6 +454,7 @@ export async function updateTicket(
       .set({ ...patch, updated_at: now })
       .where(eq(tickets.id, id))
       .returning();
+    if (snooze) await applySnoozeTimer(tx, id, snooze);
     const { scrip_results, status_set } = await recordTransactions(tx, id, actor.id, entries, now, {
       notify,
       queueId: updated.queue_id,

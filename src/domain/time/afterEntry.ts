@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/port.js';
-import type { transactions } from '../../db/tables.js';
-import type { NotifySettings } from '../../scrips/config.js';
 import { idleStep } from './idle.js';
+import type { EntryEvent } from './entryEvent.js';
+import { snoozeAfterEntry } from './snoozeWake.js';
 
 // SPEC D2: what the clock makes of each entry of a ticket's history, in the entry's unit of work:
 // the SLA clocks (a staff reply meets one, a customer's message starts the next response, a
@@ -10,23 +10,10 @@ import { idleStep } from './idle.js';
 // an idle scrip's start. Called by recordTransactions after the entry's scrips have run (and
 // after the status change a scrip asked for, which is an entry of its own).
 
-export interface EntryEvent {
-  ticketId: number;
-  /** The entry as written. */
-  row: typeof transactions.$inferSelect;
-  actorId: number | null;
-  /** The writer's role (undefined: nobody, or a deleted user), read at most once. */
-  actorRole: () => Promise<string | undefined>;
-  /** Inbound mail that announced itself as automatic (an autoreply, a bounce). */
-  autoSubmitted: boolean;
-  /** A status change a scrip made (open_inactive, set_status, close_idle): an entry by nobody. */
-  byScrip: boolean;
-  now: string;
-  /** The app's settings, for the scrips of any entry this writes (an Unsnooze). */
-  notify: NotifySettings;
-}
+export type { EntryEvent, EntryWrite } from './entryEvent.js';
 
 export async function afterEntry(tx: Tx, e: EntryEvent): Promise<void> {
   // Each part of D2 adds its step here (decision 069): snooze, SLA clocks, idle.
+  await snoozeAfterEntry(tx, e);
   await idleStep(tx, e);
 }

@@ -29,9 +29,39 @@ export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 
 /** A calendar that never opens for this many days in a row has no business time at all. */
 const MAX_CLOSED_DAYS = 800;
 
+/**
+ * What one calendar object has worked out: its holidays as a set, and its openings per local date.
+ * The specs the clocks get (calendarSpec) are one frozen object per calendar and configuration
+ * version, so 10,000 tickets due on the same days convert each day's wall times once. Bounded.
+ */
+interface Worked {
+  holidays: Set<string>;
+  days: Map<string, Segment[]>;
+}
+const worked = new WeakMap<CalendarSpec, Worked>();
+const MAX_DAYS_KEPT = 4_000;
+
+function workedOut(cal: CalendarSpec): Worked {
+  let w = worked.get(cal);
+  if (!w) {
+    w = { holidays: new Set(cal.holidays), days: new Map() };
+    worked.set(cal, w);
+  }
+  return w;
+}
+
 /** The instants a calendar is open on one local date, in order (empty on a holiday). */
-function openingsOn(cal: CalendarSpec, date: Temporal.PlainDate, holidays: Set<string>): Segment[] {
+function openingsOn(cal: CalendarSpec, date: Temporal.PlainDate, w: Worked): Segment[] {
   const iso = date.toString();
+  const known = w.days.get(iso);
+  if (known) return known;
+  const out = computeOpenings(cal, date, iso, w.holidays);
+  if (w.days.size >= MAX_DAYS_KEPT) w.days.clear();
+  w.days.set(iso, out);
+  return out;
+}
+
+function computeOpenings(cal: CalendarSpec, date: Temporal.PlainDate, iso: string, holidays: Set<string>): Segment[] {
   if (holidays.has(iso) || holidays.has(`--${iso.slice(5)}`)) return [];
   const intervals = cal.hours[WEEKDAYS[date.dayOfWeek - 1] as Weekday] ?? [];
   const out: Segment[] = [];
@@ -56,10 +86,6 @@ function localDate(timeZone: string, ms: number): Temporal.PlainDate {
   return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(timeZone).toPlainDate();
 }
 
-function holidaySet(cal: CalendarSpec): Set<string> {
-  return new Set(cal.holidays);
-}
-
 /** Appends a stretch, merging it into the previous one when they touch (midnight to midnight). */
 function push(segments: Segment[], start: number, end: number) {
   const last = segments[segments.length - 1];
@@ -79,13 +105,13 @@ export function addBusinessMs(
 ): { dueMs: number; segments: Segment[] } {
   if (!(ms > 0)) return { dueMs: startMs, segments: [] };
   if (!cal) return { dueMs: startMs + ms, segments: [{ start: startMs, end: startMs + ms }] };
-  const holidays = holidaySet(cal);
+  const w = workedOut(cal);
   const segments: Segment[] = [];
   let left = ms;
   let date = localDate(cal.time_zone, startMs);
   let closedDays = 0;
   for (;;) {
-    const open = openingsOn(cal, date, holidays);
+    const open = openingsOn(cal, date, w);
     let counted = false;
     for (const o of open) {
       const start = Math.max(o.start, startMs);
@@ -108,12 +134,12 @@ export function addBusinessMs(
 export function businessMsBetween(cal: CalendarSpec | null, fromMs: number, toMs: number): number {
   if (toMs <= fromMs) return 0;
   if (!cal) return toMs - fromMs;
-  const holidays = holidaySet(cal);
+  const w = workedOut(cal);
   let total = 0;
   let date = localDate(cal.time_zone, fromMs);
   const last = localDate(cal.time_zone, toMs);
   while (Temporal.PlainDate.compare(date, last) <= 0) {
-    for (const o of openingsOn(cal, date, holidays)) {
+    for (const o of openingsOn(cal, date, w)) {
       const start = Math.max(o.start, fromMs);
       const end = Math.min(o.end, toMs);
       if (end > start) total += end - start;

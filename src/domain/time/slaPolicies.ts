@@ -1,13 +1,16 @@
 import { asc, eq, sql } from 'drizzle-orm';
+import { Temporal } from 'temporal-polyfill';
 import { cachedConfig, configTransaction } from '../../db/configCache.js';
 import { type Conn, type Db, first, one } from '../../db/port.js';
 import { calendars, slaPolicies } from '../../db/tables.js';
 import { type Actor, parseJson, requireAdmin, requireStaff } from '../actor.js';
-import { nowIso } from '../clock.js';
+import { nowIso, nowMs } from '../clock.js';
 import { allCustomFields, customValueJson, normalizeCustomValue } from '../customFields.js';
 import { invalid, notFound } from '../errors.js';
 import { getQueueRow } from '../queues.js';
 import { unique } from '../unique.js';
+import { addBusinessMs, type CalendarSpec } from './businessTime.js';
+import { calendarSpec, defaultCalendarSpec } from './calendars.js';
 
 // SPEC D2 SLA policies (docs/decisions/068): matched in `position` order (lower first, then the
 // older), the first whose match fits a ticket applies (src/domain/time/sla.ts decides that).
@@ -194,4 +197,43 @@ export async function deleteSlaPolicy(db: Db, actor: Actor, id: number): Promise
   requireAdmin(actor);
   await rowOf(db, id);
   await configTransaction(db, (tx) => tx.delete(slaPolicies).where(eq(slaPolicies.id, id)));
+}
+
+/**
+ * The business time a ticket's idle hours count in (SPEC D2 `on_idle` with `business: true`): the
+ * calendar of its policy (`tickets.sla.policy_id`), else the default calendar, else around the
+ * clock (null). A policy that counts around the clock has no calendar of its own: the default's.
+ */
+export async function businessCalendarFor(
+  conn: Conn,
+  policyId: number | null | undefined,
+): Promise<CalendarSpec | null> {
+  const policy = policyId == null ? undefined : (await policiesInOrder(conn)).find((p) => p.id === policyId);
+  if (policy?.calendar_id != null) {
+    const spec = await calendarSpec(conn, policy.calendar_id);
+    if (spec) return spec;
+  }
+  return defaultCalendarSpec(conn);
+}
+
+export interface PolicyPreview {
+  /** The zone the due times are best read in: the policy's calendar's; null around the clock. */
+  time_zone: string | null;
+  start: string;
+  due: { clock: 'first_response' | 'next_response' | 'resolution'; minutes: number; due_at: string }[];
+}
+
+/** When each of a policy's targets would fall due for a ticket that came in now (the policy's admin page). */
+export async function previewPolicy(db: Db, actor: Actor, policy: SlaPolicy): Promise<PolicyPreview> {
+  requireStaff(actor);
+  const cal = await calendarSpec(db, policy.calendar_id);
+  const start = nowMs(db);
+  const iso = (ms: number) => Temporal.Instant.fromEpochMilliseconds(ms).toString({ fractionalSecondDigits: 3 });
+  const due: PolicyPreview['due'] = [];
+  for (const clock of ['first_response', 'next_response', 'resolution'] as const) {
+    const minutes = policy[`${clock}_minutes`];
+    if (minutes == null) continue;
+    due.push({ clock, minutes, due_at: iso(addBusinessMs(cal, start, minutes * 60_000).dueMs) });
+  }
+  return { time_zone: cal?.time_zone ?? null, start: iso(start), due };
 }

@@ -70,7 +70,7 @@ export function calendarRoutes() {
     const cal = await getCalendar(dbOf(c), actorOf(c), pathId(c));
     return respond(c, cal, {
       title: cal.name,
-      view: adminScreen(c, () => <CalendarPage calendar={cal} saved={c.req.query('saved') !== undefined} />),
+      view: adminScreen(c, () => <CalendarPage calendar={cal} />),
     });
   });
   app.get(

@@ -7,6 +7,7 @@ import {
   deleteSlaPolicy,
   getSlaPolicy,
   listSlaPolicies,
+  previewPolicy,
   updateSlaPolicy,
 } from '../../domain/time/slaPolicies.js';
 import { SlaPoliciesPage, SlaPolicyPage } from '../../views/admin/slaPolicies.js';
@@ -65,9 +66,9 @@ export function slaPolicyRoutes() {
       view: adminScreen(c, async () => (
         <SlaPolicyPage
           policy={p}
+          preview={await previewPolicy(dbOf(c), actorOf(c), p)}
           calendars={await listCalendars(dbOf(c), actorOf(c))}
           lookups={await lookups(dbOf(c), actorOf(c))}
-          saved={c.req.query('saved') !== undefined}
         />
       )),
     });

@@ -57,6 +57,21 @@ export const CreateTicketSchema = z.strictObject({
   admin_cc: people.optional(),
 });
 
+/** An instant, or a local date-time (a form's datetime-local, read in the writer's zone); empty or null: none. */
+const zSnoozeUntil = z.preprocess(
+  // The Snooze box sends its date-time and the preset pressed (after it): the last one given counts.
+  (v) => (Array.isArray(v) ? ([...v].reverse().find((x) => x !== '') ?? '') : v),
+  z.union(
+    [
+      z.null(),
+      z.literal('').transform(() => null),
+      zTimestamp,
+      z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/),
+    ],
+    { error: 'Expected an ISO 8601 instant (2026-12-23T08:00:00Z), a local date-time (2026-12-23T09:00) or null' },
+  ),
+);
+
 export const UpdateTicketSchema = z.strictObject({
   queue_id: zId.optional(),
   subject: zText(500, 1).optional(),
@@ -71,6 +86,14 @@ export const UpdateTicketSchema = z.strictObject({
     .describe(
       'Taking a ticket another agent owns (owner_id = you) asks first (409): send their id here to take it from them',
     ),
+  snoozed_until: zSnoozeUntil
+    .optional()
+    .describe(
+      'SPEC D2: snooze until this instant (the ticket is stalled until then, and wakes open); null (a form: empty) wakes it now. A form may send a local date-time (2026-12-23T09:00), read in your time zone',
+    ),
+  unsnooze_on_reply: zBool
+    .optional()
+    .describe("Whether a requester's or Cc's message wakes the snoozed ticket at once (default true)"),
 });
 
 /**

@@ -37,6 +37,17 @@ export function weekSummary(cal: CalendarJson): string {
   return parts.join('; ') || 'Never open';
 }
 
+/** A new calendar's form starts from office hours, Monday to Friday. */
+const NEW_WEEK: Record<Weekday, string> = {
+  mon: '09:00-17:00',
+  tue: '09:00-17:00',
+  wed: '09:00-17:00',
+  thu: '09:00-17:00',
+  fri: '09:00-17:00',
+  sat: '',
+  sun: '',
+};
+
 /** The zones this Node knows, for the time-zone field's suggestions. */
 const ZONES: string[] = (() => {
   try {
@@ -62,11 +73,16 @@ function CalendarFields({ id, action, cal }: { id: string; action: string; cal?:
         />
         <small class="hint">An IANA name: daylight-saving changes follow from it.</small>
       </label>
-      <fieldset class="week-hours">
+      <fieldset class="checks">
         <legend>Opening hours</legend>
         <small class="hint">Per day, stretches like 09:00-12:30, 13:30-17:00; empty is closed; 24:00 ends a day.</small>
         {DAYS.map(([d, label]) => (
-          <Text name={`hours.${d}`} label={label} value={dayText(cal?.hours[d])} placeholder="closed" />
+          <Text
+            name={`hours.${d}`}
+            label={label}
+            value={cal ? dayText(cal.hours[d]) : NEW_WEEK[d]}
+            placeholder="closed"
+          />
         ))}
       </fieldset>
       <Area
@@ -176,22 +192,9 @@ export function ExplainResult({ explanation: e }: { explanation: Explanation }) 
   );
 }
 
-export function CalendarPage({
-  calendar: cal,
-  explanation,
-  saved,
-}: {
-  calendar: CalendarJson;
-  explanation?: Explanation;
-  saved?: boolean;
-}) {
+export function CalendarPage({ calendar: cal, explanation }: { calendar: CalendarJson; explanation?: Explanation }) {
   return (
     <AdminFrame current="/calendars" title={`Calendar ${cal.name}`}>
-      {saved && (
-        <p class="notice" role="status">
-          Saved.
-        </p>
-      )}
       <div class="admin-grid">
         <div class="card">
           <CalendarFields id="edit-calendar" action={`/calendars/${cal.id}`} cal={cal} />

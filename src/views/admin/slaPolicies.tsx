@@ -1,7 +1,8 @@
 import type { Lookups } from '../../domain/lookups.js';
 import type { CalendarJson } from '../../domain/time/calendars.js';
-import type { SlaPolicy } from '../../domain/time/slaPolicies.js';
-import { queueName } from '../format.js';
+import type { PolicyPreview, SlaPolicy } from '../../domain/time/slaPolicies.js';
+import { exactTime, queueName, TimeZone } from '../format.js';
+import { useContext } from 'hono/jsx';
 import { AdminForm, AdminFrame, Area, Choice, Text, Wide } from './common.js';
 
 // SPEC D2 SLA policies in the admin area (decision 068): the list in matching order and a
@@ -178,30 +179,53 @@ export function SlaPoliciesPage({
   );
 }
 
+const CLOCK_LABEL = { first_response: 'First response', next_response: 'Next response', resolution: 'Resolution' };
+
+/** When the targets would fall due for a ticket that came in now: in the calendar's zone, else the reader's. */
+function Preview({ preview }: { preview: PolicyPreview }) {
+  const zone = preview.time_zone ?? useContext(TimeZone);
+  if (preview.due.length === 0) return <p class="muted">This policy has no targets: its tickets get no clocks.</p>;
+  return (
+    <>
+      <h2>A ticket that came in now</h2>
+      <p class="muted">
+        Now is <time datetime={preview.start}>{exactTime(preview.start, zone)}</time>.
+      </p>
+      <dl class="policy-preview">
+        {preview.due.map((d) => (
+          <>
+            <dt>
+              {CLOCK_LABEL[d.clock]} ({minutesText(d.minutes)})
+            </dt>
+            <dd>
+              due <time datetime={d.due_at}>{exactTime(d.due_at, zone)}</time>
+            </dd>
+          </>
+        ))}
+      </dl>
+    </>
+  );
+}
+
 export function SlaPolicyPage({
   policy: p,
+  preview,
   calendars,
   lookups: l,
-  saved,
 }: {
   policy: SlaPolicy;
+  preview: PolicyPreview;
   calendars: CalendarJson[];
   lookups: Lookups;
-  saved?: boolean;
 }) {
   return (
     <AdminFrame current="/sla-policies" title={`SLA policy ${p.name}`}>
-      {saved && (
-        <p class="notice" role="status">
-          Saved.
-        </p>
-      )}
       <div class="admin-grid">
         <div class="card">
           <PolicyFields id="edit-policy" action={`/sla-policies/${p.id}`} p={p} calendars={calendars} l={l} />
         </div>
         <div class="card">
-          <p>
+          <p class="applies">
             Applies to: {matchText(p, l)}. Counts in: {calendarName(calendars, p.calendar_id)}
             {p.calendar_id != null && (
               <>
@@ -211,6 +235,7 @@ export function SlaPolicyPage({
             )}
             .
           </p>
+          <Preview preview={preview} />
           <AdminForm
             action={`/sla-policies/${p.id}`}
             method="DELETE"

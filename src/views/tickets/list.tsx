@@ -5,6 +5,7 @@ import type { LiveRow } from '../../domain/tickets/list.js';
 import type { SortKey } from '../../domain/tickets/query.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
 import { queueName, STATUS_LABEL, userName, When } from '../format.js';
+import { SnoozeBadge } from './snooze.js';
 import { UnreadMark } from './unread.js';
 import { SubjectCell } from './listRow.js';
 import { FirstRun } from './firstRun.js';
@@ -94,6 +95,7 @@ function Cell({ column, t, l, mark }: { column: Column; t: ListedTicket; l: Look
       return (
         <td>
           <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+          <SnoozeBadge t={t} />
         </td>
       );
     case 'Queue':
@@ -518,6 +520,16 @@ export function TicketListPage(p: TicketListProps) {
         <label class="check">
           <input type="checkbox" name="my_teams" value="true" checked={f.my_teams === true} /> In my teams’ queues
         </label>
+        <Select
+          name="snoozed"
+          label="Snoozed"
+          value={f.snoozed === undefined ? '' : String(f.snoozed)}
+          options={[
+            ['', 'Snoozed or not'],
+            ['false', 'Not snoozed'],
+            ['true', 'Snoozed'],
+          ]}
+        />
         <Select
           name="team_id"
           label="Owner's team"

@@ -1,5 +1,6 @@
 import type { ListedTicket } from '../../domain/tickets/requesters.js';
 import { STATUS_LABEL, When } from '../format.js';
+import { SnoozeBadge } from './snooze.js';
 
 // SPEC D6 "Lists that show who wrote in" and "small screens" (decision 055): the subject cell of a
 // list row also names the requester and a priority that is not 0; on a narrow screen
@@ -31,8 +32,8 @@ export function SubjectCell({ t }: { t: ListedTicket }) {
         )}
       </span>
       <span class="row-second">
-        <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>{' '}
-        <When iso={t.updated_at} />
+        <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+        <SnoozeBadge t={t} /> <When iso={t.updated_at} />
       </span>
     </>
   );

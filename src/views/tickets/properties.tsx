@@ -1,5 +1,6 @@
 import { queueName, STATUS_LABEL, When } from '../format.js';
 import type { TicketPageProps } from './pageProps.js';
+import { SnoozeBox } from './snooze.js';
 
 // The ticket page's properties panel: each property a small form of its own, PATCHed on change.
 
@@ -85,6 +86,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
   return (
     <aside id="properties" class="properties" aria-label="Ticket properties" hx-swap-oob={oob ? 'true' : undefined}>
       <QuickActions p={p} />
+      <SnoozeBox t={t} />
       <Prop id={t.id} name="status" label="Status">
         <select id="prop-status" name="status">
           {options(

@@ -56,6 +56,18 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     }
     case 'Idle': // SPEC D2: an idle scrip's timer (decision 072)
       return `Idle long enough for scrip #${t.new_value}: no public message or status change`;
+    case 'Snooze':
+      return t.field === 'unsnooze_on_reply'
+        ? `${by} set whether a customer's reply wakes it: ${t.new_value === 'true' ? 'yes' : 'no'}`
+        : `Snoozed until ${t.new_value} by ${by}`;
+    case 'Unsnooze':
+      return t.new_value === 'manual'
+        ? `Woken by ${by}`
+        : t.new_value === 'reply'
+          ? 'Woken by a reply from the customer'
+          : t.new_value === 'late'
+            ? `Woke up: its snooze ended at ${t.old_value} while hxdesk was not running`
+            : 'Woke up: its snooze ended';
     default:
       return `${t.type} by ${by}`;
   }

@@ -1,0 +1,86 @@
+import { eq, sql } from 'drizzle-orm';
+import { prepared, type Tx } from '../../db/port.js';
+import { tickets } from '../../db/tables.js';
+import { isStaffRole } from '../../scrips/people.js';
+import type { EntryEvent, EntryWrite } from './entryEvent.js';
+import { disarmTimer } from './timers.js';
+
+// SPEC D2 snooze (decision 071): how a snoozed ticket wakes, and the afterEntry step that wakes it
+// when its customer writes. Kept apart from ./snooze.ts (the PATCH and the timer), which writes
+// entries through recordTransactions: this file is called from inside it, so it writes its
+// entries through the step's own `record` (no import circle).
+
+/** Why a ticket woke: the `new_value` of its Unsnooze entry (`old_value`: the snooze's end). */
+export type WakeReason = 'due' | 'late' | 'reply' | 'manual';
+
+export type SnoozedRow = typeof tickets.$inferSelect;
+
+const ticketRow = prepared((db) =>
+  db
+    .select()
+    .from(tickets)
+    .where(eq(tickets.id, sql.placeholder('id'))),
+);
+const wakeRow = prepared((db) =>
+  db
+    .update(tickets)
+    .set({
+      snoozed_until: null,
+      replied_while_snoozed: false,
+      status: sql`CASE WHEN ${tickets.status} = 'stalled' THEN 'open' ELSE ${tickets.status} END`,
+      updated_at: sql`${sql.placeholder('now')}`,
+    })
+    .where(eq(tickets.id, sql.placeholder('id'))),
+);
+const endSnooze = prepared((db) =>
+  db
+    .update(tickets)
+    .set({ snoozed_until: null, replied_while_snoozed: false })
+    .where(eq(tickets.id, sql.placeholder('id'))),
+);
+const markReplied = prepared((db) =>
+  db
+    .update(tickets)
+    .set({ replied_while_snoozed: true })
+    .where(eq(tickets.id, sql.placeholder('id'))),
+);
+
+/**
+ * Wakes a snoozed ticket (locked by the caller): open again, no snooze, its timer gone (unless it
+ * is the timer firing); returns the entries that say so — the Unsnooze, and its Status — for the
+ * caller to write by nobody, so the on_unsnooze scrips run on them.
+ */
+export async function wakeTicket(tx: Tx, t: SnoozedRow, reason: WakeReason, now: string): Promise<EntryWrite[]> {
+  await wakeRow(tx).run({ id: t.id, now });
+  if (reason !== 'due' && reason !== 'late') await disarmTimer(tx, t.id, 'unsnooze');
+  const entries: EntryWrite[] = [
+    { type: 'Unsnooze', field: 'snoozed_until', old_value: t.snoozed_until, new_value: reason },
+  ];
+  if (t.status === 'stalled')
+    entries.push({ type: 'Status', field: 'status', old_value: 'stalled', new_value: 'open' });
+  return entries;
+}
+
+/**
+ * The afterEntry step of snooze: a requester's or Cc's message wakes a snoozed ticket (or, with
+ * unsnooze_on_reply false, marks it replied_while_snoozed), and a status change out of `stalled`
+ * ends its snooze (the Status entry says so; no Unsnooze). Automatic mail (an out-of-office) does neither.
+ */
+export async function snoozeAfterEntry(tx: Tx, e: EntryEvent): Promise<boolean> {
+  const { row } = e;
+  const leaves = row.type === 'Status' && row.old_value === 'stalled' && row.new_value !== 'stalled';
+  const customerWrote = row.type === 'Correspond' && e.actorId !== null && !e.autoSubmitted;
+  if (!leaves && !customerWrote) return false;
+  const t = await ticketRow(tx).get({ id: e.ticketId });
+  if (!t || t.snoozed_until === null) return false;
+  if (leaves) {
+    await endSnooze(tx).run({ id: t.id });
+    await disarmTimer(tx, t.id, 'unsnooze');
+    return true;
+  }
+  if (isStaffRole(await e.actorRole())) return false;
+  if (t.unsnooze_on_reply) await e.record(await wakeTicket(tx, t, 'reply', e.now));
+  else if (t.replied_while_snoozed) return false;
+  else await markReplied(tx).run({ id: t.id });
+  return true;
+}
