@@ -333,7 +333,7 @@ describe('idle timers', () => {
     const watched = await inQueue('In the idle queue', q2);
     const snoozed = await inQueue('Snoozed in the idle queue', q2);
     const older = await inQueue('From before idle_since', q2);
-    // As h-clock's snooze leaves it, and as a ticket from before idle_since was kept (written here directly).
+    // An open ticket with snoozed_until set, and one whose idle_since is not kept (written here directly).
     await transaction(s.db, async (tx) => {
       await tx
         .update(tickets)
@@ -486,5 +486,40 @@ describe('idle timers', () => {
     } finally {
       await new Promise((r) => receiver.close(r));
     }
+  });
+
+  it('a snoozed ticket is not idle; its wake-up starts its idle time', async () => {
+    const scrip = await s.api('POST', '/scrips', {
+      body: {
+        key: 'idle_snooze_check',
+        condition: 'on_idle',
+        action: 'set_status',
+        config: { statuses: ['stalled', 'open'], hours: 1, status: 'rejected' },
+      },
+    });
+    expect(scrip.status, scrip.text).toBe(201);
+    clock.set('2026-11-25T09:00:00.000Z');
+    const id = await newTicket('Snoozed until Friday');
+    const snooze = await s.api('PATCH', `/tickets/${id}`, {
+      token: agent.token,
+      body: { snoozed_until: '2026-11-27T09:00:00.000Z' },
+    });
+    expect(snooze.status, snooze.text).toBe(200);
+    expect((await ticketOf(s, id)).status).toBe('stalled');
+    clock.set('2026-11-26T09:00:00.000Z'); // stalled for a day, but snoozed
+    expect((await s.api('GET', `/scrips/${scrip.body.id}/preview`)).body.tickets).toEqual([]);
+    await s.workers.timers.runDue();
+    expect(await idleEntries(id)).toEqual([]);
+    clock.set('2026-11-27T09:00:00.000Z'); // it wakes: open, and idle from now
+    await s.workers.timers.runDue();
+    expect((await ticketOf(s, id)).status).toBe('open');
+    expect(await idleEntries(id)).toEqual([]);
+    clock.set('2026-11-27T09:59:59.999Z');
+    await s.workers.timers.runDue();
+    expect(await idleEntries(id)).toEqual([]);
+    clock.set('2026-11-27T10:00:00.000Z');
+    await s.workers.timers.runDue();
+    expect((await idleEntries(id)).map((t) => t.old_value)).toEqual(['2026-11-27T09:00:00.000Z']);
+    expect((await ticketOf(s, id)).status).toBe('rejected');
   });
 });
