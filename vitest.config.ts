@@ -37,6 +37,7 @@ const sqliteOnly = [
   'tests/stores-side-by-side.test.ts',
   'tests/start.test.ts',
   'tests/time-format.test.ts',
+  'tests/sla-clock.test.ts',
   'tests/business-time.test.ts',
   // The build's freshness check on a small project of its own: no server, no store.
   'tests/build-if-changed.test.ts',
@@ -49,6 +50,7 @@ const sqliteOnly = [
 // to keep the whole CI run (two stores) within its 20 minutes. (ui-people's HTTP half runs on
 // both; its browser half is marked SQLite-only in the file.)
 const browserOnly = [
+  'tests/ui-sla.test.ts',
   'tests/portal-browser.test.ts',
   'tests/ui-portal-account.test.ts',
   'tests/ui-admin.test.ts',

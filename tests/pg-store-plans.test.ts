@@ -57,6 +57,11 @@ const FILTERS: Record<string, Partial<TicketListSpec>> = {
   },
   'q, sort by queue': { q: 'printer', sort: 'queue', ranks: { values: [2, 1, 3], nullRank: 0 } },
   requester_domain: { requester_domain: 'example.com', status: ['open'] },
+  // SPEC D2: the built-in list "Breached and due soon" (decision 070), each through its partial index.
+  'sla=breached,due_soon, sort by due': {
+    sla: { breached: true, dueSoon: true, now: '2026-12-01T10:00:00.000Z' },
+    sort: 'due',
+  },
 };
 
 pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {

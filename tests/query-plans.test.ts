@@ -118,6 +118,9 @@ const FILTERS: Record<string, Record<string, string>> = {
   'q, sort by queue': { q: 'printer', sort: 'queue' },
   'cf.<key>, sort by owner': { 'cf.severity': 'high', sort: '-owner' },
   requester_domain: { requester_domain: 'example.com' },
+  // SPEC D2: the built-in list "Breached and due soon" (decision 070), each through its partial index.
+  'sla=breached,due_soon, sort by due': { sla: 'breached,due_soon', sort: 'due' },
+  'sla=due_soon, status': { sla: 'due_soon', status: 'new,open' },
 };
 
 describe('EXPLAIN QUERY PLAN of GET /tickets', () => {

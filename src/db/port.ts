@@ -76,7 +76,9 @@ export interface TicketListSpec {
   includeComments: boolean;
   /** Custom field values (exact, as stored). */
   cf: { field_id: number; value: string }[];
-  sort: 'id' | 'created' | 'updated' | 'priority' | 'status' | 'owner' | 'queue';
+  sort: 'id' | 'created' | 'updated' | 'priority' | 'status' | 'owner' | 'queue' | 'due';
+  /** SPEC D2 `sla=`: past a clock's due time (`breached`) or inside its warning window (`dueSoon`), at `now`. */
+  sla?: { breached: boolean; dueSoon: boolean; now: string };
   /** For `status`, `owner`, `queue`: each value's place in the order (the domain's: lifecycle, names A→Z; decision 055). */
   ranks?: { values: (string | number)[]; nullRank: number };
   desc: boolean;

@@ -78,11 +78,13 @@ export function refuseStaffFilters(
     snoozed?: unknown;
     cf?: object;
     sort?: string;
+    sla?: unknown;
   },
 ): void {
   if (isStaff(actor)) return;
-  for (const k of ['owner_id', 'team_id', 'ticket_team_id', 'my_teams', 'snoozed'] as const)
+  for (const k of ['owner_id', 'team_id', 'ticket_team_id', 'my_teams', 'snoozed', 'sla'] as const)
     if (f[k] !== undefined) throw forbidden(`Requesters cannot filter by ${k}`);
   if (f.cf && Object.keys(f.cf).length > 0) throw forbidden('Requesters cannot filter by custom fields');
   if (f.sort?.replace(/^-/, '') === 'priority') throw forbidden('Requesters cannot sort by priority');
+  if (f.sort?.replace(/^-/, '') === 'due') throw forbidden('Requesters cannot sort by due time');
 }

@@ -4,6 +4,7 @@ import { queues, teamMembers, teams, users } from '../db/tables.js';
 import { type Actor, isStaff } from './actor.js';
 import { allCustomFields, type CustomFieldJson } from './customFields.js';
 import { listSavedViews } from './savedViews.js';
+import { slaPolicies } from './time/slaConfig.js';
 
 export interface Named {
   id: number;
@@ -17,12 +18,18 @@ export interface Person {
   disabled: boolean;
 }
 
+export interface SlaPolicyName extends Named {
+  warn_before_minutes: number;
+}
+
 /** What screens need to show names for ids and to fill pickers. Small tables, loaded for HTML only. */
 export interface Lookups {
   queues: (Named & { team_id: number | null; mail_alias: string | null })[];
   teams: (Named & { members: number[] })[];
   users: Person[];
   customFields: CustomFieldJson[];
+  /** SPEC D2: the SLA policies (staff), for their names and warning windows on clocks and badges. */
+  slaPolicies: SlaPolicyName[];
   /** The reader's views and those shared with their teams (`shared`, by `owner_name`). */
   savedViews: { id: number; name: string; columns: string[]; shared: boolean; owner_name: string }[];
 }
@@ -45,6 +52,9 @@ export async function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[]
     })),
     users: isStaff(actor) ? await staffAnd(db, alsoUsers) : await customerView(db, actor, alsoUsers),
     customFields: isStaff(actor) ? await allCustomFields(db) : [],
+    slaPolicies: isStaff(actor)
+      ? (await slaPolicies(db)).map((p) => ({ id: p.id, name: p.name, warn_before_minutes: p.warn_before_minutes }))
+      : [],
     // Saved views are for staff (decision 016): a requester has none to pick.
     savedViews: !isStaff(actor)
       ? []

@@ -8,6 +8,7 @@ import { type Actor, parseJson, requireAdmin } from './actor.js';
 import { nowIso } from './clock.js';
 import { invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
+import { SLA_CLOCKS } from './time/slaJson.js';
 import { unique } from './unique.js';
 import { checkIdleScrip } from './time/idleScripCheck.js';
 import { idleScripChanged } from './time/idle.js';
@@ -76,6 +77,10 @@ async function check(db: Db, s: ScripInput) {
       /* not a URL */
     }
     if (!ok) throw invalid('config.url', 'The notify_webhook action needs an http(s) URL');
+  }
+  if ((s.condition === 'on_sla_warning' || s.condition === 'on_sla_breach') && config.clock !== undefined) {
+    if (!(SLA_CLOCKS as readonly unknown[]).includes(config.clock))
+      throw invalid('config.clock', `The ${s.condition} condition's clock is one of: ${SLA_CLOCKS.join(', ')}`);
   }
   if (s.action === 'set_status' && !(STATUSES as readonly unknown[]).includes(config.status)) {
     throw invalid('config.status', `The set_status action needs one of: ${STATUSES.join(', ')}`);

@@ -194,7 +194,8 @@ export async function recordTransactions(
         await recordTransactions(conn, ticketId, null, more, now, { notify: opts.notify, queueId: opts.queueId });
       },
     };
-    await afterEntry(conn, { ...entry, row, byScrip: false, notify: opts.notify });
+    // A step that changed the ticket's row (its clocks): a caller answering with the ticket reads it again.
+    if (await afterEntry(conn, { ...entry, row, byScrip: false, notify: opts.notify })) statusSet = true;
     if (effects.setStatus) {
       const statusRow = await applyScripStatus(conn, ticketId, effects.setStatus, now, ticket);
       if (statusRow) {
@@ -213,7 +214,7 @@ export async function recordTransactions(
   return {
     transactions: await transactionsJson(conn, written, !withFiles),
     scrip_results: allResults,
-    // A scrip changed the ticket's status: a caller answering with the ticket reads its row again.
+    // A scrip changed the ticket's status, or a step of the clock its row: a caller answering with the ticket reads it again.
     status_set: statusSet,
   };
 }

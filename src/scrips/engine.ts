@@ -82,6 +82,8 @@ export const CONDITIONS = [
   'on_queue_change',
   'on_priority_change',
   'on_staff_take_up',
+  'on_sla_warning',
+  'on_sla_breach',
   // SPEC D2: a ticket stayed in one of `config.statuses` for `config.hours` (an Idle entry of this scrip).
   'on_idle',
   'on_unsnooze',
@@ -146,11 +148,17 @@ const CONDITION_TESTS: Record<Condition, ConditionTest> = {
     e.actorId !== null &&
     (e.type === 'Correspond' || (e.type === 'SetOwner' && e.newValue === String(e.actorId))) &&
     isStaffRole(await role()),
+  // SPEC D2: a clock's warning or breach (an `SLA` entry by its timer); `config.clock` narrows it to one clock.
+  on_sla_warning: (e, _role, scrip) => slaEntry(e, 'warning', scrip.config),
+  on_sla_breach: (e, _role, scrip) => slaEntry(e, 'breached', scrip.config),
   // SPEC D2: the Idle entry a timer wrote for this very scrip (other idle scrips have their own).
   on_idle: (e, _role, scrip) => e.type === 'Idle' && e.newValue === String(scrip.id),
   // SPEC D2: a snoozed ticket woke (its time came, its customer wrote, or staff woke it).
   on_unsnooze: (e) => e.type === 'Unsnooze',
 };
+
+const slaEntry = (e: ScripEvent, step: string, config: Record<string, unknown>) =>
+  e.type === 'SLA' && e.newValue === step && (config.clock === undefined || config.clock === e.field);
 
 type ScripRow = typeof scrips.$inferSelect;
 

@@ -41,6 +41,20 @@ export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
     conds.push(
       sql`${tickets.requester_id} IN (SELECT ${users.id} FROM ${users} WHERE ${users.email} LIKE ${`%@${f.requester_domain}`})`,
     );
+  // SPEC D2: a running clock past its due time, or inside its warning window (each from its partial index).
+  if (f.sla) {
+    const breached = sql`${tickets.next_due_at} <= ${f.sla.now}`;
+    const dueSoon = sql`(${tickets.next_warn_at} <= ${f.sla.now} AND ${tickets.next_due_at} > ${f.sla.now})`;
+    conds.push(
+      f.sla.breached && f.sla.dueSoon
+        ? sql`(${breached} OR ${dueSoon})`
+        : f.sla.breached
+          ? breached
+          : f.sla.dueSoon
+            ? dueSoon
+            : sql`1 = 0`,
+    );
+  }
   if (f.snoozed !== undefined) conds.push(f.snoozed ? isNotNull(tickets.snoozed_until) : isNull(tickets.snoozed_until));
   if (f.id !== undefined) conds.push(eq(tickets.id, f.id));
   if (f.exceptId !== undefined) conds.push(ne(tickets.id, f.exceptId));

@@ -78,6 +78,15 @@ export function rankExpression(f: TicketListSpec): SQL {
   return sql.raw(text);
 }
 
+// SPEC D2 `sort=due`: by the earliest due time of a running clock, and a ticket with none last
+// either way — a text past every ISO time ascending, before every one descending (never NULL, as
+// the other sorts). No index serves it (most tickets have no due time): never walked.
+const DUE_ASC = sql.raw(`coalesce("tickets"."next_due_at", '~')`);
+const DUE_DESC = sql.raw(`coalesce("tickets"."next_due_at", '')`);
+
+/** Whether a list in this order may be walked along a sort index (src/db/sqlite/ticketList.ts). */
+export const isWalkable = (sort: TicketListSpec['sort']): boolean => !isRanked(sort) && sort !== 'due';
+
 /** What a list is ordered by (before the ticket's id): its sort column, or a ranked sort's `CASE` (never NULL either). */
 export const sortExpression = (f: TicketListSpec): SQL | (typeof SORT_COLUMNS)[keyof typeof SORT_COLUMNS] =>
-  isRanked(f.sort) ? rankExpression(f) : SORT_COLUMNS[f.sort];
+  f.sort === 'due' ? (f.desc ? DUE_DESC : DUE_ASC) : isRanked(f.sort) ? rankExpression(f) : SORT_COLUMNS[f.sort];

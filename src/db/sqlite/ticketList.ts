@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { SearchTooBroad, type TicketListSpec } from '../port.js';
 import { listFilters } from '../shared/listFilters.js';
-import { isRanked, sortExpression } from '../shared/listSort.js';
+import { isWalkable, sortExpression } from '../shared/listSort.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from './schema.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
@@ -158,7 +158,7 @@ function holdText(db: Db, f: TicketListSpec, q: string): HeldIds {
 export function listQueries(db: Db, f: TicketListSpec) {
   const { limit, offset } = f;
   const dir = f.desc ? desc : asc;
-  const ranked = isRanked(f.sort);
+  const walkable = isWalkable(f.sort);
   const order = sortExpression(f);
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(order), dir(tickets.id)).limit(limit).offset(offset);
@@ -191,8 +191,8 @@ export function listQueries(db: Db, f: TicketListSpec) {
         ? sql`INSERT OR IGNORE INTO temp.hx_ids SELECT * FROM ${requestersTickets(f.qRequesterIds)}`
         : undefined,
     page: page(where),
-    // A ranked order has no index to walk in: the set is read and sorted.
-    walk: !ranked && (held || values.length > 0) ? page(walkWhere) : undefined,
+    // A ranked order (and the due order) has no index to walk in: the set is read and sorted.
+    walk: walkable && (held || values.length > 0) ? page(walkWhere) : undefined,
     total: (): number => (count ? count.get()!.n : held!.size),
     release: () => {
       if (held) releaseIds(db);

@@ -16,15 +16,17 @@ export const BUILTIN_LISTS = [
     name: 'Unassigned in my teams’ queues',
     params: { owner_id: 'none', status: ACTIVE_STATUSES.join(','), my_teams: 'true' },
   },
+  // SPEC D2: every ticket past a clock's due time or inside its warning window, soonest due first.
+  { key: 'sla', name: 'Breached and due soon', params: { sla: 'breached,due_soon' }, sort: 'due' },
   { key: 'snoozed', name: 'Snoozed', params: { snoozed: 'true' } },
   { key: 'all', name: 'All', params: {} },
-] as const satisfies readonly { key: string; name: string; params: Record<string, string> }[];
+] as const satisfies readonly { key: string; name: string; params: Record<string, string>; sort?: string }[];
 
 export type BuiltinList = (typeof BUILTIN_LISTS)[number];
 
 /** `/tickets?owner_id=me&status=new,open,stalled` (commas kept: the list reads them as they are). */
 export const builtinListUrl = (b: BuiltinList) => {
-  const s = Object.entries(b.params)
+  const s = Object.entries({ ...b.params, ...('sort' in b ? { sort: b.sort } : {}) })
     .map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2C', ',')}`)
     .join('&');
   return `/tickets${s ? `?${s}` : ''}`;

@@ -12,6 +12,7 @@ import { type CustomerTicketJson, ticketsJson, type TicketJson, type TicketRow }
 import { HIDDEN_STATUS, refuseStaffFilters, ticketFor } from '../customerView.js';
 import { STATUSES } from '../lifecycle.js';
 import { sortRanks } from './sorts.js';
+import { nowIso } from '../clock.js';
 import { type ListedTicket, withRequesters } from './requesters.js';
 
 const shaped = (actor: Actor, list: TicketJson[]) => list.map((t) => ticketFor(actor, t));
@@ -73,6 +74,9 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
     ticket_team_id: f.ticket_team_id,
     requester_id: f.requester_id,
     requester_domain: f.requester_domain,
+    sla: f.sla
+      ? { breached: f.sla.includes('breached'), dueSoon: f.sla.includes('due_soon'), now: nowIso(db) }
+      : undefined,
     snoozed: f.snoozed,
     q: f.q || undefined,
     includeComments: isStaff(actor),

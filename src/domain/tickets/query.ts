@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { zBool, zId, zInt, zList } from '../validation.js';
 import { STATUSES } from '../lifecycle.js';
 
-export const SORTS = ['id', 'created', 'updated', 'priority', 'status', 'owner', 'queue'] as const;
+export const SORTS = ['id', 'created', 'updated', 'priority', 'status', 'owner', 'queue', 'due'] as const;
+/** SPEC D2 `sla=`: tickets past a clock's due time, and inside its warning window. */
+export const SLA_FILTERS = ['breached', 'due_soon'] as const;
 const sortValues = SORTS.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
 
 /** The longest `q` and `cf.<key>` value; a list links to itself with them, so they stay short. */
@@ -65,6 +67,12 @@ export const TicketFilterSchema = z.strictObject(
     team_id: zId.optional(),
     ticket_team_id: zId.optional(),
     requester_id: zId.optional(),
+    /** SPEC D2: tickets past the due time of a clock (breached), or inside its warning window (due_soon). Staff only. */
+    sla: zDistinctList(
+      z.enum(SLA_FILTERS, { error: `Expected one of: ${SLA_FILTERS.join(', ')}` }),
+      'value',
+      SLA_FILTERS.length,
+    ).optional(),
     /** Tickets whose requester's address is at this domain (`example.com`; decision 055). */
     requester_domain: zDomain.optional(),
     /** SPEC D2: snoozed tickets only (true), or none of them (false). */
@@ -146,11 +154,14 @@ export function sortKeyOf(
     status: string;
     owner_id: number | null;
     queue_id: number;
+    next_due_at?: string | null;
   },
   sort: string,
   ranks?: SortRanks,
 ): SortKey {
   const by = sort.replace(/^-/, '');
+  // No due time sorts last either way (SPEC D2), as the stores order it (src/db/shared/listSort.ts).
+  if (by === 'due') return [t.next_due_at ?? (sort.startsWith('-') ? '' : '~'), t.id];
   if (ranks && (by === 'status' || by === 'owner' || by === 'queue'))
     return [rankOf(ranks, by === 'status' ? t.status : by === 'owner' ? t.owner_id : t.queue_id), t.id];
   return [

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/port.js';
 import { idleStep } from './idle.js';
 import type { EntryEvent } from './entryEvent.js';
+import { slaAfterEntry } from './sla.js';
 import { snoozeAfterEntry } from './snoozeWake.js';
 
 // SPEC D2: what the clock makes of each entry of a ticket's history, in the entry's unit of work:
@@ -12,8 +13,11 @@ import { snoozeAfterEntry } from './snoozeWake.js';
 
 export type { EntryEvent, EntryWrite } from './entryEvent.js';
 
-export async function afterEntry(tx: Tx, e: EntryEvent): Promise<void> {
+/** Whether a step changed the ticket's row (a caller answering with the ticket reads it again). */
+export async function afterEntry(tx: Tx, e: EntryEvent): Promise<boolean> {
   // Each part of D2 adds its step here (decision 069): snooze, SLA clocks, idle.
-  await snoozeAfterEntry(tx, e);
+  const woke = await snoozeAfterEntry(tx, e);
+  const sla = await slaAfterEntry(tx, e);
   await idleStep(tx, e);
+  return woke || sla;
 }

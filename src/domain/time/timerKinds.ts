@@ -3,6 +3,7 @@ import type { NotifySettings } from '../../scrips/config.js';
 import type { TicketRow } from '../tickets/serialize.js';
 import { fireIdle } from './idleFire.js';
 import { fireUnsnooze } from './snooze.js';
+import { fireSlaTimer } from './slaTimer.js';
 import type { TimerKind, TimerRow } from './timers.js';
 
 // What each kind of timer does when it falls due (decision 069): one line per kind.
@@ -23,6 +24,7 @@ export interface FireContext {
 export type FireTimer = (c: FireContext) => Promise<void>;
 
 export const TIMER_HANDLERS: Partial<Record<TimerKind, FireTimer>> = {
+  sla: fireSlaTimer,
   idle: (c) => fireIdle(c),
   unsnooze: (c) => fireUnsnooze(c.tx, c.ticket, c.timer.cycle, c.late, c.now, c.notify),
 };

@@ -9,6 +9,7 @@ import { SnoozeBadge } from './snooze.js';
 import { UnreadMark } from './unread.js';
 import { SubjectCell } from './listRow.js';
 import { FirstRun } from './firstRun.js';
+import { SlaBadge } from './sla.js';
 import type { FirstRunState } from '../../domain/firstRun.js';
 import type { ListedTicket } from '../../domain/tickets/requesters.js';
 
@@ -16,7 +17,8 @@ export const ALL_COLUMNS: Column[] = ['ID', 'Subject', 'Status', 'Queue', 'Owner
 export const DEFAULT_WIDTHS: Record<Column, number> = {
   ID: 80,
   Subject: 0,
-  Status: 110,
+  // SPEC D2: room for the SLA badge beside the status ("⚠ overdue 2 min").
+  Status: 150,
   Queue: 150,
   Owner: 160,
   Created: 165,
@@ -88,14 +90,17 @@ function Cell({ column, t, l, mark }: { column: Column; t: ListedTicket; l: Look
       return (
         <td class={mark ? 'subject unread' : 'subject'}>
           {mark && <UnreadMark />}
-          <SubjectCell t={t} />
+          <SubjectCell t={t} policies={l.slaPolicies} />
         </td>
       );
     case 'Status':
       return (
         <td>
-          <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
-          <SnoozeBadge t={t} />
+          <span class="status-cell">
+            <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+            <SnoozeBadge t={t} />
+            <SlaBadge t={t} policies={l.slaPolicies} />
+          </span>
         </td>
       );
     case 'Queue':
@@ -156,9 +161,35 @@ export function TicketRow({
   );
 }
 
+/**
+ * SPEC D2: the Status column also sorts by due time (its badge), soonest first; no due time last
+ * either way. Offered once there is an SLA policy (before, no ticket has a due time).
+ */
+function DueSort({ p }: { p: TicketListProps }) {
+  const current = p.filters.sort ?? '-updated';
+  const next = current === 'due' ? '-due' : 'due';
+  return (
+    <>
+      {' · '}
+      <a
+        href={link(p, { sort: next, offset: null })}
+        hx-get={link(p, { sort: next, offset: null })}
+        hx-target="#ticket-list"
+        hx-swap="outerHTML"
+        hx-push-url="true"
+        aria-label={`Sort by due time${current === 'due' ? ', latest first' : ', soonest first'}`}
+      >
+        Due
+        {current === 'due' ? ' ▲' : current === '-due' ? ' ▼' : ''}
+      </a>
+    </>
+  );
+}
+
 function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
   const key = SORT_OF[column];
   const current = p.filters.sort ?? '-updated';
+  const byDue = column === 'Status' && (current === 'due' || current === '-due');
   const next = !key
     ? ''
     : current === key
@@ -184,9 +215,18 @@ function HeaderCell({ column, p }: { column: Column; p: TicketListProps }) {
     <th
       scope="col"
       data-column={column}
-      aria-sort={current === key ? 'ascending' : current === `-${key}` ? 'descending' : undefined}
+      aria-sort={
+        current === key || (byDue && current === 'due')
+          ? 'ascending'
+          : current === `-${key}` || (byDue && current === '-due')
+            ? 'descending'
+            : undefined
+      }
     >
-      <span class="th-label">{label}</span>
+      <span class="th-label">
+        {label}
+        {column === 'Status' && p.lookups.slaPolicies.length > 0 && <DueSort p={p} />}
+      </span>
       {column !== 'Subject' && (
         <span
           class="resizer"

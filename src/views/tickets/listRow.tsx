@@ -1,17 +1,19 @@
 import type { ListedTicket } from '../../domain/tickets/requesters.js';
+import type { SlaPolicyName } from '../../domain/lookups.js';
 import { STATUS_LABEL, When } from '../format.js';
+import { SlaBadge } from './sla.js';
 import { SnoozeBadge } from './snooze.js';
 
 // SPEC D6 "Lists that show who wrote in" and "small screens" (decision 055): the subject cell of a
 // list row also names the requester and a priority that is not 0; on a narrow screen
 // (static/app.css, "D6 lists") the row is this cell alone, in two lines: subject and requester,
-// then status and time — whichever columns the list shows.
+// then status, the SLA badge (SPEC D2) and time — whichever columns the list shows.
 
 /** The requester as a list names them: their name, else their address. */
 export const requesterLabel = (t: Pick<ListedTicket, 'requester'>) => t.requester?.name || t.requester?.email || '';
 
 /** The subject cell's content: the link, a priority badge, the requester; a second line for narrow screens. */
-export function SubjectCell({ t }: { t: ListedTicket }) {
+export function SubjectCell({ t, policies = [] }: { t: ListedTicket; policies?: readonly SlaPolicyName[] }) {
   const who = requesterLabel(t);
   return (
     <>
@@ -33,7 +35,7 @@ export function SubjectCell({ t }: { t: ListedTicket }) {
       </span>
       <span class="row-second">
         <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
-        <SnoozeBadge t={t} /> <When iso={t.updated_at} />
+        <SnoozeBadge t={t} /> <SlaBadge t={t} policies={policies} /> <When iso={t.updated_at} />
       </span>
     </>
   );

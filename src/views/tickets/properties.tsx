@@ -1,5 +1,6 @@
 import { queueName, STATUS_LABEL, When } from '../format.js';
 import type { TicketPageProps } from './pageProps.js';
+import { SlaClocks } from './sla.js';
 import { SnoozeBox } from './snooze.js';
 
 // The ticket page's properties panel: each property a small form of its own, PATCHed on change.
@@ -158,6 +159,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
           <span class="label">Resolved</span> <When iso={t.resolved_at} />
         </div>
       )}
+      <SlaClocks sla={t.sla} policies={l.slaPolicies} />
     </aside>
   );
 }

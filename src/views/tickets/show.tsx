@@ -1,6 +1,6 @@
 import type { Lookups, Person } from '../../domain/lookups.js';
 import type { TransactionJson } from '../../domain/transactions.js';
-import { queueName, STATUS_LABEL, teamName, userName, When } from '../format.js';
+import { queueName, STATUS_LABEL, teamName, userName, When, when } from '../format.js';
 import { Presence } from '../live.js';
 import { isMarkdown, Markdown } from '../markdown.js';
 import { PeopleBox, publicReplyWords } from './people.js';
@@ -13,6 +13,7 @@ import type { ReplyDraft, TicketPageProps } from './pageProps.js';
 import { DraftSaver, DraftStatus } from './drafts.js';
 import { isNewEntry, NewMark } from './unread.js';
 import { CustomerPanel } from './customer.js';
+import { CLOCK_LABEL } from './sla.js';
 
 export { Properties };
 
@@ -53,6 +54,12 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     case 'CustomField': {
       const name = l.customFields.find((f) => f.key === t.field)?.name ?? t.field;
       return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
+    }
+    case 'SLA': {
+      // SPEC D2: a clock's warning or breach, written by its timer (old_value: the due time).
+      const clock = CLOCK_LABEL[t.field as keyof typeof CLOCK_LABEL] ?? t.field;
+      const due = t.old_value ? ` (due ${when(t.old_value)})` : '';
+      return t.new_value === 'breached' ? `${clock} breached${due}` : `${clock} due soon${due}`;
     }
     case 'Idle': // SPEC D2: an idle scrip's timer (decision 072)
       return `Idle long enough for scrip #${t.new_value}: no public message or status change`;

@@ -1,0 +1,47 @@
+import type { Tx } from '../../db/port.js';
+import type { tickets } from '../../db/tables.js';
+import type { NotifySettings } from '../../scrips/config.js';
+import { recordTransactions } from '../transactions.js';
+import { type Step, writeSla } from './sla.js';
+import { breachClock, nextDue, parseSlaState, SLA_CLOCKS, type SlaClock } from './slaClock.js';
+import type { TimerRow } from './timers.js';
+
+// SPEC D2 (decision 070): what an 'sla' timer does when it falls due — a clock's warning or
+// breach, as an `SLA` entry by nobody (field = the clock, old_value = its due time, new_value =
+// warning | breached), on which the scrips (on_sla_warning, on_sla_breach) and their webhooks run.
+
+/** TIMER_HANDLERS.sla (its context is timerKinds' FireContext). */
+export async function fireSlaTimer({
+  tx,
+  timer,
+  ticket,
+  now,
+  notify,
+}: {
+  tx: Tx;
+  timer: TimerRow;
+  ticket: typeof tickets.$inferSelect;
+  now: string;
+  notify: NotifySettings;
+}): Promise<void> {
+  const [name, step] = timer.key.split(':') as [SlaClock, Step];
+  const s = parseSlaState(ticket.sla);
+  const c = s && (SLA_CLOCKS as readonly string[]).includes(name) ? s[name] : null;
+  // Met, stopped, or another promise since it was armed: nothing to say.
+  if (!s || !c || c.cycle !== timer.cycle || c.met_at !== null || c.due_at === null || c.breached_at !== null) return;
+  if (step === 'warning' && (c.warn_at === null || c.warn_at > now)) return;
+  if (step === 'breach') {
+    if (c.due_at > now) return;
+    const after = breachClock(s, name);
+    const { due, warn } = nextDue(after);
+    await writeSla(tx).run({ id: ticket.id, sla: JSON.stringify(after), due, warn });
+  }
+  await recordTransactions(
+    tx,
+    ticket.id,
+    null,
+    [{ type: 'SLA', field: name, old_value: c.due_at, new_value: step === 'breach' ? 'breached' : 'warning' }],
+    now,
+    { notify, queueId: ticket.queue_id },
+  );
+}
