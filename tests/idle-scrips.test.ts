@@ -409,7 +409,7 @@ describe('idle timers', () => {
     const europe = await newTicket('Berlin hours');
     const us = await newTicket('New York hours');
     await s.api('PATCH', `/tickets/${us}`, { token: agent.token, body: { queue_id: q3 } });
-    // The policy applies to it (as the SLA clocks store it; written here while they are not in this build).
+    // The policy applies to it (the SLA clocks store it when the ticket moves into the queue; written here only if they did not).
     await transaction(s.db, async (tx) => {
       await tx
         .update(tickets)
