@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/port.js';
@@ -114,7 +116,19 @@ describe('on_idle config and the shipped scrip', () => {
 });
 
 describe('idle timers', () => {
-  it('keeps idle_since: a public message or status change starts it, an internal note does not', async () => {
+  it('keeps idle_since while an idle scrip is enabled: a public message or status change starts it, an internal note does not', async () => {
+    at(0.5);
+    const before = await newTicket('Before any idle scrip');
+    expect(await idleSince(before)).toBe(null); // nothing kept, nothing written, while no idle scrip is on
+    const keeper = await s.api('POST', '/scrips', {
+      body: {
+        key: 'idle_keeper',
+        condition: 'on_idle',
+        action: 'set_status',
+        config: { statuses: ['rejected'], hours: 1000, status: 'rejected' },
+      },
+    });
+    expect(keeper.status, keeper.text).toBe(201);
     at(1);
     const id = await newTicket('Keeps idle since');
     expect(await idleSince(id)).toBe(iso(START + HOUR));
@@ -127,6 +141,35 @@ describe('idle timers', () => {
     at(4);
     await setStatus(id, 'stalled');
     expect(await idleSince(id)).toBe(iso(START + 4 * HOUR));
+    expect((await s.api('DELETE', `/scrips/${keeper.body.id}`)).status).toBe(204);
+    // With no idle scrip on, it is no longer kept …
+    await setStatus(before, 'open');
+    expect(await idleSince(before)).toBe(null);
+    at(4.5);
+    await setStatus(id, 'open');
+    expect(await idleSince(id)).toBe(iso(START + 4 * HOUR));
+    // … and when one is enabled again, what it held is forgotten: the idle start comes from the history.
+    const again = await s.api('POST', '/scrips', {
+      body: {
+        key: 'idle_keeper_again',
+        condition: 'on_idle',
+        action: 'set_status',
+        config: { statuses: ['open'], hours: 1000, status: 'open' },
+      },
+    });
+    expect(again.status, again.text).toBe(201);
+    expect(await idleSince(id)).toBe(null);
+    const armed = await s.db
+      .select()
+      .from(timers)
+      .where(eq(timers.key, String(again.body.id)));
+    expect(armed.map((t) => [t.ticket_id, t.cycle]).sort()).toEqual(
+      [
+        [before, iso(START + 4 * HOUR)],
+        [id, iso(START + 4.5 * HOUR)],
+      ].sort(),
+    );
+    expect((await s.api('DELETE', `/scrips/${again.body.id}`)).status).toBe(204);
   });
 
   it('enabling close_idle fires within 2 s on what is idle long enough: Closing mailed to the requesters, resolved, no Resolved mail', async () => {
@@ -290,7 +333,7 @@ describe('idle timers', () => {
     const watched = await inQueue('In the idle queue', q2);
     const snoozed = await inQueue('Snoozed in the idle queue', q2);
     const older = await inQueue('From before idle_since', q2);
-    // As h-clock's snooze leaves it, and as a ticket from before idle_since was kept (written here directly).
+    // An open ticket with snoozed_until set, and one whose idle_since is not kept (written here directly).
     await transaction(s.db, async (tx) => {
       await tx
         .update(tickets)
@@ -366,7 +409,7 @@ describe('idle timers', () => {
     const europe = await newTicket('Berlin hours');
     const us = await newTicket('New York hours');
     await s.api('PATCH', `/tickets/${us}`, { token: agent.token, body: { queue_id: q3 } });
-    // The policy applies to it (as the SLA clocks store it; written here while they are not in this build).
+    // The policy applies to it (the SLA clocks store it when the ticket moves into the queue; written here only if they did not).
     await transaction(s.db, async (tx) => {
       await tx
         .update(tickets)
@@ -406,5 +449,80 @@ describe('idle timers', () => {
     await s.workers.timers.runDue();
     expect((await ticketOf(s, europe)).status).toBe('open');
     expect((await idleEntries(europe)).map((t) => t.created_at)).toEqual(['2026-11-23T10:00:00.000Z']);
+  });
+
+  it('a notify_webhook scrip on on_idle delivers the Idle entry as a webhook', async () => {
+    const received: { event: string; transaction: { type: string; new_value: string }; ticket: { id: number } }[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => {
+        body += d;
+      });
+      req.on('end', () => {
+        received.push(JSON.parse(body));
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const hook = await s.api('POST', '/scrips', {
+        body: {
+          key: 'idle_hook',
+          condition: 'on_idle',
+          action: 'notify_webhook',
+          config: { url, statuses: ['new'], hours: 1 },
+        },
+      });
+      expect(hook.status, hook.text).toBe(201);
+      clock.set('2026-11-24T09:00:00.000Z');
+      const id = await newTicket('Nobody looked at it');
+      clock.set('2026-11-24T10:00:00.000Z');
+      await s.workers.timers.runDue();
+      await until('the webhook', () => received.length > 0);
+      expect(received.map((r) => [r.event, r.transaction.type, r.transaction.new_value, r.ticket.id])).toEqual([
+        ['on_idle', 'Idle', String(hook.body.id), id],
+      ]);
+    } finally {
+      await new Promise((r) => receiver.close(r));
+    }
+  });
+
+  it('a snoozed ticket is not idle; its wake-up starts its idle time', async () => {
+    const scrip = await s.api('POST', '/scrips', {
+      body: {
+        key: 'idle_snooze_check',
+        condition: 'on_idle',
+        action: 'set_status',
+        config: { statuses: ['stalled', 'open'], hours: 1, status: 'rejected' },
+      },
+    });
+    expect(scrip.status, scrip.text).toBe(201);
+    clock.set('2026-11-25T09:00:00.000Z');
+    const id = await newTicket('Snoozed until Friday');
+    const snooze = await s.api('PATCH', `/tickets/${id}`, {
+      token: agent.token,
+      body: { snoozed_until: '2026-11-27T09:00:00.000Z' },
+    });
+    expect(snooze.status, snooze.text).toBe(200);
+    expect((await ticketOf(s, id)).status).toBe('stalled');
+    clock.set('2026-11-26T09:00:00.000Z'); // stalled for a day, but snoozed
+    const listed = (await s.api('GET', `/scrips/${scrip.body.id}/preview`)).body.tickets.map(
+      (t: { id: number }) => t.id,
+    );
+    expect(listed).not.toContain(id);
+    await s.workers.timers.runDue();
+    expect(await idleEntries(id)).toEqual([]);
+    clock.set('2026-11-27T09:00:00.000Z'); // it wakes: open, and idle from now
+    await s.workers.timers.runDue();
+    expect((await ticketOf(s, id)).status).toBe('open');
+    expect(await idleEntries(id)).toEqual([]);
+    clock.set('2026-11-27T09:59:59.999Z');
+    await s.workers.timers.runDue();
+    expect(await idleEntries(id)).toEqual([]);
+    clock.set('2026-11-27T10:00:00.000Z');
+    await s.workers.timers.runDue();
+    expect((await idleEntries(id)).map((t) => t.old_value)).toEqual(['2026-11-27T09:00:00.000Z']);
+    expect((await ticketOf(s, id)).status).toBe('rejected');
   });
 });

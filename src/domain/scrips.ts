@@ -93,9 +93,15 @@ async function check(db: Db, s: ScripInput) {
  * enabled on_idle scrip fires within 2 s on the tickets idle long enough already); `armed` hears
  * whether it armed any, to wake the timer workers once the unit of work commits.
  */
-async function withIdleTimers(tx: Db, rows: PromiseLike<Row[]>, armed: () => void): Promise<Row> {
+async function withIdleTimers(
+  tx: Db,
+  rows: PromiseLike<Row[]>,
+  before: ScripJson | null,
+  armed: () => void,
+): Promise<Row> {
   const row = await one(rows);
-  if (await idleScripChanged(tx, row.id, row)) armed();
+  const watchedBefore = before !== null && before.enabled && before.condition === 'on_idle';
+  if (await idleScripChanged(tx, row.id, row, watchedBefore)) armed();
   return row;
 }
 
@@ -127,6 +133,7 @@ export async function createScrip(db: Db, actor: Actor, input: ScripInput): Prom
               updated_at: now,
             })
             .returning(),
+          null,
           () => (armed = true),
         ),
     ),
@@ -157,6 +164,7 @@ export async function updateScrip(db: Db, actor: Actor, id: number, input: Parti
             })
             .where(eq(scrips.id, id))
             .returning(),
+          current,
           () => (armed = true),
         ),
     ),
@@ -168,7 +176,7 @@ export async function updateScrip(db: Db, actor: Actor, id: number, input: Parti
 export async function deleteScrip(db: Db, actor: Actor, id: number): Promise<void> {
   await getScrip(db, actor, id);
   await configTransaction(db, async (tx) => {
-    await idleScripChanged(tx, id, null);
+    await idleScripChanged(tx, id, null, false);
     await tx.delete(scrips).where(eq(scrips.id, id));
   });
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import { cachedConfig } from '../../db/configCache.js';
 import { type Conn, prepared, type Tx } from '../../db/port.js';
 import { scrips, tickets, timers } from '../../db/tables.js';
@@ -7,8 +7,9 @@ import { STATUSES } from '../lifecycle.js';
 import { idleDueMs } from './idleCalendar.js';
 import { armTimer, disarmTimer } from './timers.js';
 
-// SPEC D2 time-based scrips (decision 072). A ticket's idle start (`tickets.idle_since`) is the
-// later of its last public message and its last status change. For each enabled `on_idle` scrip
+// SPEC D2 time-based scrips (decision 072). A ticket's idle start (`tickets.idle_since`, kept while
+// an idle scrip is enabled; else read from its history) is the later of its last public message
+// and its last status change. For each enabled `on_idle` scrip
 // whose statuses hold the ticket's status, the ticket has one 'idle' timer (key: the scrip's id,
 // cycle: the idle start), due `hours` (business hours when `business`) after the idle start: it
 // fires once per idle start, and any public message or status change starts a new one.
@@ -101,7 +102,14 @@ const setIdleSince = prepared((db) =>
   db
     .update(tickets)
     .set({ idle_since: sql`${sql.placeholder('at')}` })
-    .where(eq(tickets.id, sql.placeholder('id'))),
+    .where(eq(tickets.id, sql.placeholder('id')))
+    .returning({
+      id: tickets.id,
+      queue_id: tickets.queue_id,
+      status: tickets.status,
+      snoozed_until: tickets.snoozed_until,
+      sla: tickets.sla,
+    }),
 );
 const ticketForIdle = prepared((db) =>
   db
@@ -128,11 +136,13 @@ export async function idleStep(
 ): Promise<void> {
   const type = e.row.type;
   const restart = RESTARTS.has(type) && !(e.autoSubmitted && type === 'Correspond');
-  if (restart) await setIdleSince(tx).run({ id: e.ticketId, at: e.now });
-  else if (type !== 'SetQueue') return;
+  if (!restart && type !== 'SetQueue') return;
+  // Kept only while some idle scrip is enabled: no write at all for an install without one.
   const all = await idleScrips(tx);
   if (all.length === 0) return;
-  const t = await ticketForIdle(tx).get({ id: e.ticketId });
+  // A new idle start: the row as written is the ticket as the scrips see it (no read).
+  const written = restart ? await setIdleSince(tx).get({ id: e.ticketId, at: e.now }) : undefined;
+  const t = written ? { ...written, start: e.now } : await ticketForIdle(tx).get({ id: e.ticketId });
   if (t) await armTicket(tx, t, all);
 }
 
@@ -145,12 +155,23 @@ export type IdleTicket = {
   start: string | null;
 };
 
-/** Arms the ticket's timer of each idle scrip that watches it, and disarms the others'. */
+/** Arms the ticket's timer of each idle scrip that watches it, and disarms the others' (one statement). */
 async function armTicket(tx: Tx, t: IdleTicket, all: IdleScrip[]): Promise<void> {
-  for (const s of all) {
-    if (watches(s, t) && t.start !== null) await armOne(tx, t, s);
-    else await disarmTimer(tx, t.id, 'idle', String(s.id));
-  }
+  const watching = t.start === null ? [] : all.filter((s) => watches(s, t));
+  for (const s of watching) await armOne(tx, t, s);
+  if (watching.length === all.length) return;
+  if (watching.length === 0) await disarmTimer(tx, t.id, 'idle');
+  else
+    await tx.delete(timers).where(
+      and(
+        eq(timers.ticket_id, t.id),
+        eq(timers.kind, 'idle'),
+        notInArray(
+          timers.key,
+          watching.map((s) => String(s.id)),
+        ),
+      ),
+    );
 }
 
 async function armOne(tx: Tx, t: IdleTicket, s: IdleScrip): Promise<void> {
@@ -193,12 +214,18 @@ export async function idleScripChanged(
   tx: Tx,
   id: number,
   row: { condition: string; enabled: boolean; queue_id: number | null; config: string } | null,
+  /** It was an enabled on_idle scrip before this change. */
+  watchedBefore: boolean,
 ): Promise<boolean> {
   const config = row?.enabled && row.condition === 'on_idle' ? idleConfigOf(JSON.parse(row.config)) : null;
   if (!config || !row) {
     await tx.delete(timers).where(and(eq(timers.kind, 'idle'), eq(timers.key, String(id))));
     return false;
   }
+  // The first enabled idle scrip: `idle_since` was not kept while there was none, so what it holds
+  // from an earlier time is forgotten and each ticket's idle start is read from its history.
+  if (!watchedBefore && (await idleScrips(tx)).every((s) => s.id === id))
+    await tx.update(tickets).set({ idle_since: null }).where(isNotNull(tickets.idle_since));
   const s: IdleScrip = { id, queue_id: row.queue_id, ...config };
   // Tickets it no longer watches (another status or queue) keep no timer of it.
   await tx
