@@ -1,4 +1,4 @@
-import { oncePerUnit as onceIn, type UnitOutcome, withUnitMemo } from './unitMemo.js';
+import { noteLockedTicket, oncePerUnit as onceIn, type UnitOutcome, withUnitMemo } from './unitMemo.js';
 import { DrizzleQueryError, eq, type SQL, sql } from 'drizzle-orm';
 import { tickets as ticketsTable } from './tables.js';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
@@ -403,7 +403,9 @@ export const lockTicket = async (tx: Tx, id: number): Promise<void> => {
 export async function lockAndReadTicket(tx: Tx, id: number): Promise<TicketRowOf | undefined> {
   const locked = await tx.store.work.lockTicket?.(tx, id);
   if (locked === null) return undefined;
-  return locked ?? (await ticketRow(tx).get({ id }));
+  const row = locked ?? (await ticketRow(tx).get({ id }));
+  if (row) noteLockedTicket(id, row);
+  return row;
 }
 const ticketRow = prepared((db) =>
   db

@@ -16,6 +16,8 @@ export interface UnitState {
   changed: boolean;
   /** Shared by every attempt of one unit of work: how many attempts changed configuration. */
   outcome: UnitOutcome;
+  /** The tickets this attempt locked, as read with their lock (see `lockedTicket`). */
+  locked?: Map<number, object>;
 }
 
 /** What the attempts of one unit of work did, known to `transaction()` when it settles. */
@@ -53,4 +55,19 @@ export function oncePerUnit<T>(inUnit: boolean, key: unknown, load: () => Promis
 /** Forgets what this unit of work loaded for `key` (it changed it): the next `oncePerUnit` loads it again. */
 export function forgetInUnit(key: unknown): void {
   scope.getStore()?.memo.delete(key);
+}
+
+/** Notes the row of a ticket this unit of work has just locked (read with its lock). */
+export function noteLockedTicket(id: number, row: object): void {
+  const u = scope.getStore();
+  if (u) (u.locked ??= new Map()).set(id, row);
+}
+
+/**
+ * The row of ticket `id` as this unit of work locked it, or undefined (not locked here, or
+ * outside a unit of work). Only as current as its readers keep it: a step that writes a column
+ * it reads from here sets that column on this object too (the SLA clocks: `sla`).
+ */
+export function lockedTicket<T extends object>(id: number): T | undefined {
+  return scope.getStore()?.locked?.get(id) as T | undefined;
 }

@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { prepared, type Tx } from '../../db/port.js';
+import { lockedTicket } from '../../db/unitMemo.js';
 import { customFields, ticketCustomValues, tickets, transactions, users } from '../../db/tables.js';
 import { slaHours, slaPolicies } from './slaConfig.js';
 import {
@@ -51,7 +52,7 @@ const ticketById = prepared((db) =>
     .from(tickets)
     .where(eq(tickets.id, sql.placeholder('id'))),
 );
-export const writeSla = prepared((db) =>
+const writeSla = prepared((db) =>
   db
     .update(tickets)
     .set({
@@ -61,6 +62,15 @@ export const writeSla = prepared((db) =>
     })
     .where(eq(tickets.id, sql.placeholder('id'))),
 );
+/**
+ * Writes a ticket's clocks, and keeps the row its unit of work locked current (the next entry of
+ * the same unit of work reads the clocks from it, with no statement: decision 070).
+ */
+export async function storeSla(tx: Tx, id: number, sla: string | null, due: string | null, warn: string | null) {
+  await writeSla(tx).run({ id, sla, due, warn });
+  const known = lockedTicket<TicketRow>(id);
+  if (known) Object.assign(known, { sla, next_due_at: due, next_warn_at: warn });
+}
 const valuesOf = prepared((db) =>
   db
     .select({ key: customFields.key, value: ticketCustomValues.value })
@@ -93,7 +103,13 @@ export async function slaAfterEntry(tx: Tx, e: SlaEntry): Promise<boolean> {
   if (!CLOCK_TYPES.has(type)) return false;
   // A new ticket with no policy to match: nothing to read (the policies are kept per process).
   if (type === 'Create' && (await slaPolicies(tx)).length === 0) return false;
-  const ticket = await ticketById(tx).get({ id: e.ticketId });
+  // A message or a status change needs only the clocks: those of the row this unit of work
+  // locked (kept current by storeSla), when it did; a new ticket or a changed field reads the row.
+  let known = lockedTicket<TicketRow>(e.ticketId);
+  // A changed field with no policy to match, on a ticket with no clocks: nothing to do.
+  if (REMATCH_TYPES.has(type) && known && known.sla === null && (await slaPolicies(tx)).length === 0) return false;
+  if (type !== 'Correspond' && type !== 'Status') known = undefined;
+  const ticket = known ?? (await ticketById(tx).get({ id: e.ticketId }));
   if (!ticket) return false;
   const before = parseSlaState(ticket.sla);
   let after: SlaState | null;
@@ -166,7 +182,7 @@ async function saveSla(tx: Tx, ticket: TicketRow, before: SlaState | null, after
   const stored = after ? JSON.stringify(after) : null;
   if (stored === ticket.sla) return false;
   const { due, warn } = nextDue(after);
-  await writeSla(tx).run({ id: ticket.id, sla: stored, due, warn });
+  await storeSla(tx, ticket.id, stored, due, warn);
   for (const name of SLA_CLOCKS) {
     const was = before?.[name] ?? null;
     const now = after?.[name] ?? null;

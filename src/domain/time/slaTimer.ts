@@ -2,7 +2,7 @@ import type { Tx } from '../../db/port.js';
 import type { tickets } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import { recordTransactions } from '../transactions.js';
-import { type Step, writeSla } from './sla.js';
+import { type Step, storeSla } from './sla.js';
 import { breachClock, nextDue, parseSlaState, SLA_CLOCKS, type SlaClock } from './slaClock.js';
 import type { TimerRow } from './timers.js';
 
@@ -34,7 +34,7 @@ export async function fireSlaTimer({
     if (c.due_at > now) return;
     const after = breachClock(s, name);
     const { due, warn } = nextDue(after);
-    await writeSla(tx).run({ id: ticket.id, sla: JSON.stringify(after), due, warn });
+    await storeSla(tx, ticket.id, JSON.stringify(after), due, warn);
   }
   await recordTransactions(
     tx,

@@ -71,6 +71,8 @@ export async function snoozeAfterEntry(tx: Tx, e: EntryEvent): Promise<boolean> 
   const leaves = row.type === 'Status' && row.old_value === 'stalled' && row.new_value !== 'stalled';
   const customerWrote = row.type === 'Correspond' && e.actorId !== null && !e.autoSubmitted;
   if (!leaves && !customerWrote) return false;
+  // A staff member's reply wakes nothing: known before the ticket is read (the role usually is).
+  if (!leaves && isStaffRole(await e.actorRole())) return false;
   const t = await ticketRow(tx).get({ id: e.ticketId });
   if (!t || t.snoozed_until === null) return false;
   if (leaves) {
@@ -78,7 +80,6 @@ export async function snoozeAfterEntry(tx: Tx, e: EntryEvent): Promise<boolean> 
     await disarmTimer(tx, t.id, 'unsnooze');
     return true;
   }
-  if (isStaffRole(await e.actorRole())) return false;
   if (t.unsnooze_on_reply) await e.record(await wakeTicket(tx, t, 'reply', e.now));
   else if (t.replied_while_snoozed) return false;
   else await markReplied(tx).run({ id: t.id });
