@@ -1,6 +1,6 @@
 // npm run bench [-- --size 10k|100k|1m|<n>] [--duration 5] [--connections 8] [--quick]
 //                  [--store sqlite|postgres|both] [--database-url postgres://…/<db holding the dataset>]
-//                  [--pg-delay-ms 1] [--processes 2] [--rounds 3] [--scaling-only]
+//                  [--pg-delay-ms 1] [--processes 2] [--rounds 3] [--scaling-only] [--sla-policy]
 // npm run bench -- --mixed …: the mixed 128-connection load instead (bench/mixed.ts, its options there)
 // npm run bench -- --live …: live updates (SPEC C5): server memory with idle streams, event delivery latency (bench/live.ts)
 // npm run bench -- --timers [--count 10000] [--store sqlite|postgres]: SPEC D2's timer throughput (bench/timers.ts)
@@ -62,6 +62,8 @@ const PG_DELAY_MS = Number(arg('pg-delay-ms', '1'));
 const PROCESSES = Number(arg('processes', STORE === 'sqlite' ? '1' : '2'));
 const ROUNDS = Number(arg('rounds', '3'));
 const SCALING_ONLY = args.includes('--scaling-only');
+/** SPEC D2: measure with an SLA policy that matches every ticket. */
+const SLA_POLICY = args.includes('--sla-policy');
 if (!(PG_DELAY_MS >= 0) || !(PROCESSES >= 1 && PROCESSES <= 2) || !(ROUNDS >= 1))
   throw new Error('--pg-delay-ms is ≥ 0, --processes 1 or 2, --rounds ≥ 1');
 
@@ -174,6 +176,24 @@ async function measure(
     const { token } = (await tokenRes.json()) as { token: string };
     const auth = { authorization: `Bearer ${token}` };
     const html = { ...auth, accept: 'text/html' };
+    if (SLA_POLICY) {
+      // SPEC D2's measure: a policy matching every ticket (around the clock), so every write moves clocks.
+      const res = await fetch(`${url}/sla-policies`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'Bench: every ticket',
+          position: 1,
+          match: {},
+          calendar_id: null,
+          first_response_minutes: 240,
+          next_response_minutes: 480,
+          resolution_minutes: 2880,
+          warn_before_minutes: 30,
+        }),
+      });
+      if (res.status !== 201) throw new Error(`--sla-policy: ${res.status} ${await res.text()}`);
+    }
     const get = (p: string, headers?: Record<string, string>) => () => ({ method: 'GET', path: p, headers });
     const ticketIds = (i: number) => 1 + ((i * 7919) % SIZE);
 
