@@ -52,7 +52,6 @@ async function timersBench(): Promise<void> {
     HXDESK_TEST_CLOCK: '1',
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
-    LOG_LEVEL: 'warn',
   };
   let countWarnings: () => Promise<number>;
   let closeCounter = async () => {};
