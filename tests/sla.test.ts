@@ -125,10 +125,9 @@ describe('the clocks of a ticket', () => {
     expect(t.next_due_at).toBe(at(60));
     const timers = (await ticketTimers(s.db, t.id)).map((x) => [x.key, x.due_at, x.fired_at]).sort();
     expect(timers).toEqual([
-      ['first_response:breach', at(60), null],
-      ['first_response:warning', at(45), null],
-      ['resolution:breach', at(480), null],
-      ['resolution:warning', at(465), null],
+      // One timer per clock, due at its next step: the warning first (then the breach).
+      ['first_response', at(45), null],
+      ['resolution', at(465), null],
     ]);
     // Another queue: no policy fits, no clocks.
     const other = await s.api('POST', '/tickets', {
@@ -376,7 +375,7 @@ describe('business hours', () => {
     // 600 business minutes: 60 on the 23rd, 480 on Monday the 28th, 60 on the 29th (09:00–10:00 Berlin)
     expect(t.sla.resolution.due_at).toBe('2026-12-29T09:00:00.000Z');
     // The warning is 30 minutes (of the wall clock) before the due time.
-    const timers = (await ticketTimers(s.db, t.id)).filter((x) => x.key === 'first_response:warning');
+    const timers = (await ticketTimers(s.db, t.id)).filter((x) => x.key === 'first_response');
     expect(timers.map((x) => x.due_at)).toEqual(['2026-12-28T10:30:00.000Z']);
     // Stalled over the holidays counts nothing; open again at 09:00 Berlin on the 28th, 3 hours to go.
     clock.set(Date.parse('2026-12-23T15:30:00.000Z'));

@@ -28,8 +28,7 @@ import { armTimer, disarmTimer } from './timers.js';
 
 /** The due time of a timer that must not fire while its clock does not run. */
 export const FAR = '9999-12-31T23:59:59.999Z';
-const STEPS = ['warning', 'breach'] as const;
-export type Step = (typeof STEPS)[number];
+export type Step = 'warning' | 'breach';
 
 /** The entries that may move a ticket's clocks: a message, a status change, a new ticket, a matched field. */
 const CLOCK_TYPES = new Set(['Create', 'Correspond', 'Status', ...REMATCH_TYPES]);
@@ -171,10 +170,24 @@ async function matched(
     : applySlaEvent(s, { kind: 'status', at: ticket.updated_at, to: ticket.status }, hours);
 }
 
-/** When a clock's timer for `step` falls due (FAR: not while it does not run), and its cycle. */
+/** When a clock's timer for `step` falls due (FAR: not while it does not run). */
 function timerOf(c: ClockState, step: Step): string {
   if (c.met_at !== null || c.due_at === null || c.breached_at !== null) return FAR;
   return step === 'breach' ? c.due_at : (c.warn_at ?? FAR);
+}
+
+/** What a clock waits for next: its warning (once per promise, when it has a window), then its breach. */
+export function pendingStep(c: ClockState): Step {
+  return c.warn_at !== null && !c.warned_at && c.due_at !== null && c.warn_at < c.due_at ? 'warning' : 'breach';
+}
+
+/**
+ * The timer of clock `name` (one per clock, decision 070): due at its next step, its cycle the
+ * clock's promise and that step — so each step of a promise fires once.
+ */
+export async function armClock(tx: Tx, ticketId: number, name: string, c: ClockState): Promise<void> {
+  const step = pendingStep(c);
+  await armTimer(tx, { ticketId, kind: 'sla', key: name, dueAt: timerOf(c, step), cycle: `${c.cycle}|${step}` });
 }
 
 /** Writes the state and arms what changed; whether anything did. */
@@ -186,16 +199,19 @@ async function saveSla(tx: Tx, ticket: TicketRow, before: SlaState | null, after
   for (const name of SLA_CLOCKS) {
     const was = before?.[name] ?? null;
     const now = after?.[name] ?? null;
-    for (const step of STEPS) {
-      const key = `${name}:${step}`;
-      if (now === null) {
-        if (was !== null) await disarmTimer(tx, ticket.id, 'sla', key);
-        continue;
-      }
-      const dueAt = timerOf(now, step);
-      if (was !== null && was.cycle === now.cycle && timerOf(was, step) === dueAt) continue;
-      await armTimer(tx, { ticketId: ticket.id, kind: 'sla', key, dueAt, cycle: now.cycle });
+    if (now === null) {
+      if (was !== null) await disarmTimer(tx, ticket.id, 'sla', name);
+      continue;
     }
+    const step = pendingStep(now);
+    if (
+      was !== null &&
+      was.cycle === now.cycle &&
+      pendingStep(was) === step &&
+      timerOf(was, step) === timerOf(now, step)
+    )
+      continue;
+    await armClock(tx, ticket.id, name, now);
   }
   return true;
 }

@@ -51,6 +51,8 @@ export interface ClockState {
   spent_ms: number;
   /** Running since (null: paused, halted or met). */
   since: string | null;
+  /** When this promise's warning was written (once per promise: its timer then waits for the breach). */
+  warned_at?: string | null;
 }
 
 export interface SlaState {
@@ -270,6 +272,13 @@ export function breachClock(s: SlaState, name: SlaClock): SlaState {
   const c = s[name];
   if (!c || c.due_at === null || c.breached_at !== null) return s;
   return { ...s, [name]: { ...c, breached_at: c.due_at } };
+}
+
+/** The state once the warning of clock `name` was written at `at`. */
+export function warnClock(s: SlaState, name: SlaClock, at: string): SlaState {
+  const c = s[name];
+  if (!c || c.warned_at) return s;
+  return { ...s, [name]: { ...c, warned_at: at } };
 }
 
 /** Reads a stored state (null: none, or written by something else). */

@@ -2,8 +2,8 @@ import type { Tx } from '../../db/port.js';
 import type { tickets } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import { recordTransactions } from '../transactions.js';
-import { type Step, storeSla } from './sla.js';
-import { breachClock, nextDue, parseSlaState, SLA_CLOCKS, type SlaClock } from './slaClock.js';
+import { armClock, type Step, storeSla } from './sla.js';
+import { breachClock, nextDue, parseSlaState, SLA_CLOCKS, type SlaClock, warnClock } from './slaClock.js';
 import type { TimerRow } from './timers.js';
 
 // SPEC D2 (decision 070): what an 'sla' timer does when it falls due — a clock's warning or
@@ -24,13 +24,28 @@ export async function fireSlaTimer({
   now: string;
   notify: NotifySettings;
 }): Promise<void> {
-  const [name, step] = timer.key.split(':') as [SlaClock, Step];
+  const name = timer.key as SlaClock;
+  const step: Step = timer.cycle.endsWith('|warning') ? 'warning' : 'breach';
   const s = parseSlaState(ticket.sla);
   const c = s && (SLA_CLOCKS as readonly string[]).includes(name) ? s[name] : null;
   // Met, stopped, or another promise since it was armed: nothing to say.
-  if (!s || !c || c.cycle !== timer.cycle || c.met_at !== null || c.due_at === null || c.breached_at !== null) return;
-  if (step === 'warning' && (c.warn_at === null || c.warn_at > now)) return;
-  if (step === 'breach') {
+  if (
+    !s ||
+    !c ||
+    `${c.cycle}|${step}` !== timer.cycle ||
+    c.met_at !== null ||
+    c.due_at === null ||
+    c.breached_at !== null
+  )
+    return;
+  if (step === 'warning') {
+    if (c.warn_at === null || c.warn_at > now || c.warned_at) return;
+    // Warned once for this promise; the clock's timer now waits for its breach.
+    const after = warnClock(s, name, now);
+    const { due, warn } = nextDue(after);
+    await storeSla(tx, ticket.id, JSON.stringify(after), due, warn);
+    await armClock(tx, ticket.id, name, after[name]!);
+  } else {
     if (c.due_at > now) return;
     const after = breachClock(s, name);
     const { due, warn } = nextDue(after);
