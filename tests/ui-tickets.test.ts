@@ -471,7 +471,7 @@ describe('saved views', () => {
     await page.waitForURL((u) => u.pathname === '/tickets' && !u.searchParams.has('view_id'));
     await expect
       .poll(() => views.getByRole('link').allInnerTexts(), poll)
-      .toEqual(['My open tickets', 'Unassigned in my teams’ queues', 'Breached and due soon', 'All']); // SPEC D2's built-in list
+      .toEqual(['My open tickets', 'Unassigned in my teams’ queues', 'Breached and due soon', 'Snoozed', 'All']); // SPEC D2's built-in lists
     expect((await s.api('GET', `/saved-views/${viewId}`)).status).toBe(404);
   }, 150_000);
 });
