@@ -68,11 +68,21 @@ export async function startWorkers(
     log,
     say,
   });
-  const settings = opts.settings ?? (await loadSettings(db, env));
+  // Read when first needed (a timer fires, IMAP starts): reading them may write (a first portal
+  // key), which a full disk refuses — the workers start anyway and say so (decision 042).
+  let settingsRead: Promise<Settings> | undefined;
+  const settingsOf = () => {
+    settingsRead ??= opts.settings ? Promise.resolve(opts.settings) : loadSettings(db, env);
+    settingsRead.catch(() => {
+      settingsRead = undefined;
+    });
+    return settingsRead;
+  };
   const timers = startTimerWorker(db, {
-    notify: settings.notify,
+    notify: async () => (await settingsOf()).notify,
     leaseMs: env.TIMER_LEASE_MS,
     log,
+    say,
     beforePass: env.HXDESK_TEST_CLOCK ? () => refreshTestClock(db) : undefined,
   });
   // Loaded only when IMAP is set: imapflow is the heaviest module of a start (decision 057).
@@ -83,7 +93,7 @@ export async function startWorkers(
         moveTo: env.IMAP_MOVE_TO,
         log,
         say,
-        settings,
+        settings: await settingsOf(),
       })
     : null;
   let sweeping: Promise<unknown> = Promise.resolve();

@@ -11,8 +11,10 @@ import {
   listenStore,
   lockAndReadTicket,
   prepared,
+  storageUnavailable,
   transaction,
 } from '../../db/port.js';
+import { throttled, type Throttled } from '../../log.js';
 import { timers } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import { clockOf, nowIso } from '../clock.js';
@@ -112,10 +114,13 @@ export interface TimerWorker {
 }
 
 export interface TimerWorkerOptions {
-  notify: NotifySettings;
+  /** The app's settings' notify part (read when a timer first fires). */
+  notify: () => Promise<NotifySettings>;
   /** How long a claim lasts (TIMER_LEASE_MS): a dead process's claimed timers fire that long after it died. */
   leaseMs?: number;
   log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** The worker's own failures, each cause at most once per 10 s (decision 042); `log` when not given. */
+  say?: Throttled;
   /** Before each pass (the test clock of several processes reads the store's time). */
   beforePass?: () => Promise<void>;
 }
@@ -136,7 +141,7 @@ async function fire(db: Db, t: TimerRow, opts: TimerWorkerOptions, startedAt: nu
         return true;
       }
       const late = Date.parse(t.due_at) < startedAt - TIMER_LATE_MS;
-      await handler({ tx, timer: t, ticket, now, late, notify: opts.notify });
+      await handler({ tx, timer: t, ticket, now, late, notify: await opts.notify() });
       return true;
     },
     { op: `timer.${t.kind}` },
@@ -195,6 +200,20 @@ export function startTimerWorker(db: Db, opts: TimerWorkerOptions): TimerWorker 
     return fired;
   }
 
+  /** A pass or a plan that failed: said once per cause per 10 s (a full disk, a lost database). */
+  const say = opts.say ?? throttled(opts.log);
+  function failed(e: unknown): void {
+    const storage = storageUnavailable(db, e);
+    say(
+      `timers:${storage?.storage ?? errorMessage(e)}`,
+      'error',
+      storage ? `timers: ${storage.message}; trying again` : 'timers: worker error',
+      {
+        error: errorMessage(e),
+      },
+    );
+  }
+
   function schedule(at: number): void {
     if (stopped || at >= wakeAt) return;
     clearTimeout(timer);
@@ -232,7 +251,7 @@ export function startTimerWorker(db: Db, opts: TimerWorkerOptions): TimerWorker 
     try {
       fired = await running;
     } catch (e) {
-      opts.log('error', 'timers: worker error', { error: errorMessage(e) });
+      failed(e);
     } finally {
       running = null;
     }
@@ -242,7 +261,7 @@ export function startTimerWorker(db: Db, opts: TimerWorkerOptions): TimerWorker 
       return void tick();
     }
     await plan(fired === 0).catch((e) => {
-      opts.log('error', 'timers: worker error', { error: errorMessage(e) });
+      failed(e);
       schedule(realNow() + IDLE_WAIT_MS);
     });
   }
