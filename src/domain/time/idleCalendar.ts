@@ -1,9 +1,8 @@
-import { cachedConfig } from '../../db/configCache.js';
 import type { Conn } from '../../db/port.js';
-import { slaPolicies } from '../../db/tables.js';
 import { addBusinessMs, type CalendarSpec } from './businessTime.js';
 import { calendarSpec, defaultCalendarSpec } from './calendars.js';
 import { slaJson } from './slaJson.js';
+import { policiesInOrder } from './slaPolicies.js';
 
 // SPEC D2 on_idle with `business: true`: the hours count in the business hours of the ticket's
 // policy's calendar, else of the default calendar, else around the clock (decision 072). The one
@@ -11,22 +10,11 @@ import { slaJson } from './slaJson.js';
 
 const HOUR_MS = 3_600_000;
 
-/**
- * Each policy's calendar (read here, not through ./slaPolicies.ts, which the write path may not
- * import: it reads custom fields and queues); kept per configuration version (decision 067).
- */
-const policyCalendars = (conn: Conn) =>
-  cachedConfig(conn, 'sla-policies:calendars', async () =>
-    (await conn.select({ id: slaPolicies.id, calendar: slaPolicies.calendar_id }).from(slaPolicies)).map(
-      (r): [number, number | null] => [r.id, r.calendar],
-    ),
-  );
-
 /** The calendar an idle scrip counts a ticket's business hours in (null: around the clock). */
 export async function idleCalendar(conn: Conn, ticket: { sla: string | null }): Promise<CalendarSpec | null> {
   const policyId = slaJson(ticket.sla)?.policy_id;
   const calendarId =
-    policyId === undefined ? null : ((await policyCalendars(conn)).find(([id]) => id === policyId)?.[1] ?? null);
+    policyId === undefined ? null : ((await policiesInOrder(conn)).find((p) => p.id === policyId)?.calendar_id ?? null);
   return (calendarId !== null ? await calendarSpec(conn, calendarId) : null) ?? (await defaultCalendarSpec(conn));
 }
 
