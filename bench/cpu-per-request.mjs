@@ -7,6 +7,8 @@
 // see the same machine, so B ÷ A per round cancels this VM's drift (±30 % between whole runs);
 // the median of those ratios, with the spread of the middle half, is what is printed.
 // One tree only (`<treeA>`) prints its medians alone. OPS=name,name limits the operations.
+// SLA_POLICY=a, b or ab gives that tree (those trees) an SLA policy matching every ticket (SPEC
+// D2's measure); the same tree may be given twice (`dist` is copied for the second).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,7 +32,7 @@ const dataset = path.join(
   'hxdesk.db',
 );
 
-async function load(tree) {
+async function load(tree, slaPolicy) {
   const treeTag = path.basename(tree);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpucmp-'));
   fs.copyFileSync(dataset, path.join(dir, 'hxdesk.db'));
@@ -65,6 +67,17 @@ async function load(tree) {
     if (res.status >= 400) throw new Error(`${tree}: ${method} ${p} ${res.status} ${t.slice(0, 200)}`);
     return t;
   };
+  if (slaPolicy)
+    await call('POST', '/sla-policies', {
+      name: 'Bench: every ticket',
+      position: 1,
+      match: {},
+      calendar_id: null,
+      first_response_minutes: 240,
+      next_response_minutes: 480,
+      resolution_minutes: 2880,
+      warn_before_minutes: 30,
+    });
   const ticket = JSON.parse(await call('POST', '/tickets', { queue_id: 1, subject: 'cpu base', description: 'x' }))
     .ticket.id;
   // A ticket page to read that does not grow while it is measured (the comments go to `ticket`).
@@ -115,7 +128,17 @@ async function load(tree) {
 }
 
 const trees = [treeA, treeB].filter(Boolean);
-const opsOf = await Promise.all(trees.map(load));
+if (trees.length === 2 && trees[0] === trees[1]) {
+  // One tree twice: the second loads a copy of its dist (a module is loaded once per path).
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'cpucmp-tree-'));
+  fs.cpSync(path.join(trees[0], 'dist'), path.join(copy, 'dist'), { recursive: true });
+  fs.cpSync(path.join(trees[0], 'package.json'), path.join(copy, 'package.json'));
+  for (const d of ['node_modules', 'src']) fs.symlinkSync(path.join(trees[0], d), path.join(copy, d));
+  trees[1] = copy;
+}
+const policyFor = (process.env.SLA_POLICY ?? '').toLowerCase();
+const opsOf = [];
+for (const [i, t] of trees.entries()) opsOf.push(await load(t, policyFor.includes('ab'[i])));
 const only = process.env.OPS?.split(',');
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

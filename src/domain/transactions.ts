@@ -195,7 +195,8 @@ export async function recordTransactions(
       },
     };
     // A step that changed the ticket's row (its clocks): a caller answering with the ticket reads it again.
-    if (await afterEntry(conn, { ...entry, row, byScrip: false, notify: opts.notify })) statusSet = true;
+    const created = row.type === 'Create' ? ticket : undefined;
+    if (await afterEntry(conn, { ...entry, row, created, byScrip: false, notify: opts.notify })) statusSet = true;
     if (effects.setStatus) {
       const statusRow = await applyScripStatus(conn, ticketId, effects.setStatus, now, ticket);
       if (statusRow) {

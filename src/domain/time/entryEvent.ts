@@ -1,4 +1,4 @@
-import type { transactions } from '../../db/tables.js';
+import type { tickets, transactions } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
 
 // What the afterEntry steps of SPEC D2 are given (./afterEntry.ts): in a file of its own, so a
@@ -9,6 +9,11 @@ export interface EntryEvent {
   /** The entry as written. */
   row: typeof transactions.$inferSelect;
   actorId: number | null;
+  /**
+   * A Create's ticket row as its scrips read it, when they did (nothing wrote the row since): the
+   * SLA step starts the clocks from it with no statement of its own.
+   */
+  created?: typeof tickets.$inferSelect;
   /** The writer's role (undefined: nobody, or a deleted user), read at most once. */
   actorRole: () => Promise<string | undefined>;
   /** Inbound mail that announced itself as automatic (an autoreply, a bounce). */

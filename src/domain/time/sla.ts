@@ -16,7 +16,7 @@ import {
   startSla,
 } from './slaClock.js';
 import { matchesCustomFields, matchPolicy, REMATCH_TYPES, slaEventOf, termsOf } from './slaMatch.js';
-import { armTimer, disarmTimer } from './timers.js';
+import { type ArmTimer, armTimers, disarmTimer } from './timers.js';
 
 // SPEC D2 SLA clocks in the ticket's unit of work (decision 070): after each entry of its history
 // the clocks move (./slaClock.ts), `tickets.sla`, `next_due_at` and `next_warn_at` are written,
@@ -39,6 +39,8 @@ type TicketRow = typeof tickets.$inferSelect;
 export interface SlaEntry {
   ticketId: number;
   row: typeof transactions.$inferSelect;
+  /** A Create's ticket row as its scrips read it (afterEntry's EntryEvent). */
+  created?: TicketRow;
   /** The writer's role (undefined: nobody, or a deleted user), read at most once. */
   actorRole: () => Promise<string | undefined>;
   /** Inbound mail that announced itself as automatic. */
@@ -107,7 +109,7 @@ export async function slaAfterEntry(tx: Tx, e: SlaEntry): Promise<boolean> {
   let known = lockedTicket<TicketRow>(e.ticketId);
   // A changed field with no policy to match, on a ticket with no clocks: nothing to do.
   if (REMATCH_TYPES.has(type) && known && known.sla === null && (await slaPolicies(tx)).length === 0) return false;
-  if (type !== 'Correspond' && type !== 'Status') known = undefined;
+  if (type !== 'Correspond' && type !== 'Status') known = type === 'Create' ? e.created : undefined;
   const ticket = known ?? (await ticketById(tx).get({ id: e.ticketId }));
   if (!ticket) return false;
   const before = parseSlaState(ticket.sla);
@@ -186,8 +188,11 @@ export function pendingStep(c: ClockState): Step {
  * clock's promise and that step — so each step of a promise fires once.
  */
 export async function armClock(tx: Tx, ticketId: number, name: string, c: ClockState): Promise<void> {
+  await armTimers(tx, [clockTimer(ticketId, name, c)]);
+}
+function clockTimer(ticketId: number, name: string, c: ClockState): ArmTimer {
   const step = pendingStep(c);
-  await armTimer(tx, { ticketId, kind: 'sla', key: name, dueAt: timerOf(c, step), cycle: `${c.cycle}|${step}` });
+  return { ticketId, kind: 'sla', key: name, dueAt: timerOf(c, step), cycle: `${c.cycle}|${step}` };
 }
 
 /** Writes the state and arms what changed; whether anything did. */
@@ -196,6 +201,7 @@ async function saveSla(tx: Tx, ticket: TicketRow, before: SlaState | null, after
   if (stored === ticket.sla) return false;
   const { due, warn } = nextDue(after);
   await storeSla(tx, ticket.id, stored, due, warn);
+  const arm: ArmTimer[] = []; // in one statement: a new ticket's three clocks cost one
   for (const name of SLA_CLOCKS) {
     const was = before?.[name] ?? null;
     const now = after?.[name] ?? null;
@@ -211,7 +217,8 @@ async function saveSla(tx: Tx, ticket: TicketRow, before: SlaState | null, after
       timerOf(was, step) === timerOf(now, step)
     )
       continue;
-    await armClock(tx, ticket.id, name, now);
+    arm.push(clockTimer(ticket.id, name, now));
   }
+  await armTimers(tx, arm);
   return true;
 }

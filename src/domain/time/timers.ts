@@ -30,41 +30,55 @@ export interface ArmTimer {
   cycle: string;
 }
 
-const upsert = prepared((db) =>
-  db
-    .insert(timers)
-    .values({
-      ticket_id: sql.placeholder('ticket'),
-      kind: sql.placeholder('kind'),
-      key: sql.placeholder('key'),
-      due_at: sql.placeholder('due'),
-      cycle: sql.placeholder('cycle'),
-      created_at: sql.placeholder('now'),
-    })
-    .onConflictDoUpdate({
-      target: [timers.ticket_id, timers.kind, timers.key],
-      set: {
-        due_at: sql`excluded.due_at`,
-        // Another cycle: pending again, and no process's claim on the old one counts.
-        fired_at: sql`CASE WHEN ${timers.cycle} = excluded.cycle THEN ${timers.fired_at} ELSE NULL END`,
-        claimed_by: sql`CASE WHEN ${timers.cycle} = excluded.cycle THEN ${timers.claimed_by} ELSE NULL END`,
-        claimed_until: sql`CASE WHEN ${timers.cycle} = excluded.cycle THEN ${timers.claimed_until} ELSE NULL END`,
-        cycle: sql`excluded.cycle`,
-      },
-    }),
-);
+/** The upsert of `n` timers in one statement (one prepared per count). */
+const upserts = new Map<number, ReturnType<typeof upsertOf>>();
+function upsertOf(n: number) {
+  const row = (i: number) => ({
+    ticket_id: sql.placeholder(`ticket${i}`),
+    kind: sql.placeholder(`kind${i}`),
+    key: sql.placeholder(`key${i}`),
+    due_at: sql.placeholder(`due${i}`),
+    cycle: sql.placeholder(`cycle${i}`),
+    created_at: sql.placeholder('now'),
+  });
+  return prepared((db) =>
+    db
+      .insert(timers)
+      .values(Array.from({ length: n }, (_, i) => row(i)))
+      .onConflictDoUpdate({
+        target: [timers.ticket_id, timers.kind, timers.key],
+        set: {
+          due_at: sql`excluded.due_at`,
+          // Another cycle: pending again, and no process's claim on the old one counts.
+          fired_at: sql`CASE WHEN ${timers.cycle} = excluded.cycle THEN ${timers.fired_at} ELSE NULL END`,
+          claimed_by: sql`CASE WHEN ${timers.cycle} = excluded.cycle THEN ${timers.claimed_by} ELSE NULL END`,
+          claimed_until: sql`CASE WHEN ${timers.cycle} = excluded.cycle THEN ${timers.claimed_until} ELSE NULL END`,
+          cycle: sql`excluded.cycle`,
+        },
+      }),
+  );
+}
 
 /** Inside the unit of work of a change of the ticket: sets one of its timers (see ArmTimer). */
 export async function armTimer(tx: Tx, t: ArmTimer): Promise<void> {
-  await upsert(tx).run({
-    ticket: t.ticketId,
-    kind: t.kind,
-    key: t.key ?? '',
-    due: t.dueAt,
-    cycle: t.cycle,
-    now: nowIso(tx),
+  await armTimers(tx, [t]);
+}
+
+/** Sets several timers in one statement (a ticket's SLA clocks; each ticket, kind and key at most once). */
+export async function armTimers(tx: Tx, list: ArmTimer[]): Promise<void> {
+  if (list.length === 0) return;
+  let upsert = upserts.get(list.length);
+  if (!upsert) upserts.set(list.length, (upsert = upsertOf(list.length)));
+  const params: Record<string, unknown> = { now: nowIso(tx) };
+  list.forEach((t, i) => {
+    params[`ticket${i}`] = t.ticketId;
+    params[`kind${i}`] = t.kind;
+    params[`key${i}`] = t.key ?? '';
+    params[`due${i}`] = t.dueAt;
+    params[`cycle${i}`] = t.cycle;
   });
-  armed(tx, t.dueAt);
+  await upsert(tx).run(params);
+  for (const t of list) armed(tx, t.dueAt);
 }
 
 const removeOne = prepared((db) =>
