@@ -30,7 +30,7 @@ import { isStaffRole, ourAddresses, ticketPeople } from '../scrips/people.js';
 // queue, sender and ticket, apply it through the same ticket functions as the API, and log it
 // — all in one SQL transaction, so a message is applied exactly once even across a crash.
 
-export type Verdict = 'created' | 'appended' | 'duplicate' | 'ignored_auto' | 'rejected' | 'failed';
+export type Verdict = 'created' | 'appended' | 'duplicate' | 'ignored_auto' | 'rejected' | 'failed' | 'spam';
 
 export interface InboundMessage {
   /** Message-ID, or `sha256:<hash of the raw bytes>` when the message has none. */

@@ -26,6 +26,8 @@ export const users = sqliteTable(
     notify_notes: integer('notify_notes', { mode: 'boolean' }).notNull().default(true),
     /** Raised to revoke every portal link handed to this user so far. */
     portal_epoch: integer('portal_epoch').notNull().default(0),
+    /** SPEC D3 Spam: mail from a blocked sender is refused (logged `rejected`, reason `blocked`), nothing sent back. */
+    blocked: integer('blocked', { mode: 'boolean' }).notNull().default(false),
     ...timestamps,
   },
   (t) => [
@@ -88,6 +90,25 @@ export const teamMembers = sqliteTable(
   (t) => [primaryKey({ columns: [t.team_id, t.user_id] }), index('team_members_user_idx').on(t.user_id)],
 );
 
+/**
+ * SPEC D3 lifecycles: `statuses` is JSON `[{ name, category, color }]` (category initial | active |
+ * waiting | inactive, exactly one initial), `transitions` JSON `{ status: [status, …] }` or null
+ * (any to any), `on_customer_reply` the status a waiting or inactive ticket moves to when a
+ * requester writes (null: the first active one). Queues without one use RT's default (B3).
+ */
+export const lifecycles = sqliteTable(
+  'lifecycles',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    statuses: text('statuses').notNull(),
+    transitions: text('transitions'),
+    on_customer_reply: text('on_customer_reply'),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('lifecycles_name_uq').on(sql`${t.name} COLLATE NOCASE`)],
+);
+
 export const queues = sqliteTable(
   'queues',
   {
@@ -105,6 +126,8 @@ export const queues = sqliteTable(
     mail_cc_per_ticket: integer('mail_cc_per_ticket').notNull().default(20),
     /** SPEC D6: requesters may open a new request in this queue from the portal (the seed's General queue does). */
     portal_create: integer('portal_create', { mode: 'boolean' }).notNull().default(false),
+    /** SPEC D3: the queue's lifecycle; null is RT's default lifecycle (SPEC B3). */
+    lifecycle_id: integer('lifecycle_id').references(() => lifecycles.id),
     ...timestamps,
   },
   (t) => [
@@ -156,6 +179,11 @@ export const tickets = sqliteTable(
      * what an idle scrip counts its hours from.
      */
     idle_since: text('idle_since'),
+    /**
+     * SPEC D3 merge: the ticket this one was merged into (a tombstone: its history, people, tags
+     * and links moved there; ticket_merges keeps what an unmerge restores). Null for a live ticket.
+     */
+    merged_into: integer('merged_into'),
   },
   (t) => [
     // Every GET /tickets filter is an index prefix followed by the default sort (updated_at).
@@ -174,7 +202,68 @@ export const tickets = sqliteTable(
     index('tickets_next_due_idx').on(t.next_due_at).where(sql`next_due_at IS NOT NULL`),
     index('tickets_next_warn_idx').on(t.next_warn_at).where(sql`next_warn_at IS NOT NULL`),
     index('tickets_snoozed_idx').on(t.snoozed_until).where(sql`snoozed_until IS NOT NULL`),
+    // SPEC D3: the tickets merged into one (an unmerge, a chain of merges).
+    index('tickets_merged_into_idx').on(t.merged_into).where(sql`merged_into IS NOT NULL`),
   ],
+);
+
+/** SPEC D3 tags: trimmed, lower-cased, 1–40 of letters, digits, `-`, `_`, `.`, `/`, `:`. */
+export const ticketTags = sqliteTable(
+  'ticket_tags',
+  {
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    tag: text('tag').notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticket_id, t.tag] }), index('ticket_tags_tag_idx').on(t.tag, t.ticket_id)],
+);
+
+/**
+ * SPEC D3 links, stored in the forward direction only (`depends_on`, `refers_to`, `parent_of`):
+ * the other side's names (`depended_on_by`, `referred_to_by`, `child_of`) are read from target_id.
+ */
+export const ticketLinks = sqliteTable(
+  'ticket_links',
+  {
+    base_id: integer('base_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: ['depends_on', 'refers_to', 'parent_of'] }).notNull(),
+    target_id: integer('target_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    creator_id: integer('creator_id').references(() => users.id),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.base_id, t.type, t.target_id] }),
+    index('ticket_links_target_idx').on(t.target_id, t.type),
+  ],
+);
+
+/**
+ * SPEC D3 merges: one row per merge of `ticket_id` into `into_id`, with what an unmerge (within 30
+ * days) restores — the merged ticket's own row values, people, tags and links as they were
+ * (`snapshot`, JSON). `unmerged_at` is set when it was undone.
+ */
+export const ticketMerges = sqliteTable(
+  'ticket_merges',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    into_id: integer('into_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    merged_by: integer('merged_by').references(() => users.id),
+    merged_at: text('merged_at').notNull(),
+    snapshot: text('snapshot').notNull(),
+    unmerged_at: text('unmerged_at'),
+  },
+  (t) => [index('ticket_merges_ticket_idx').on(t.ticket_id), index('ticket_merges_into_idx').on(t.into_id)],
 );
 
 export const WATCHER_ROLES = ['requester', 'cc', 'admin_cc'] as const;
@@ -236,6 +325,11 @@ export const transactions = sqliteTable(
     scrip_results: text('scrip_results').notNull().default('[]'), // JSON array, SPEC B6
     /** SPEC D0: mail from someone not on the ticket (not a requester, Cc or staff), kept as an internal Comment. */
     outside_sender: integer('outside_sender', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * SPEC D3: the ticket this entry was moved from by a merge, or the merged ticket whose thread
+     * it arrived through afterwards ("from #id"); what an unmerge takes back.
+     */
+    merged_from: integer('merged_from'),
     created_at: text('created_at').notNull(),
   },
   (t) => [
@@ -490,7 +584,7 @@ export const mailIntake = sqliteTable(
     subject: text('subject'),
     raw: blob('raw', { mode: 'buffer' }).notNull(),
     verdict: text('verdict', {
-      enum: ['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed'],
+      enum: ['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed', 'spam'],
     }).notNull(),
     rule: text('rule'),
     ticket_id: integer('ticket_id').references(() => tickets.id, { onDelete: 'set null' }),
