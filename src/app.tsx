@@ -37,6 +37,7 @@ import { settingsRoutes } from './routes/settings/index.js';
 import { teamRoutes } from './routes/teams/index.js';
 import { templateRoutes } from './routes/templates/index.js';
 import { attachmentRoutes, ticketRoutes } from './routes/tickets/index.js';
+import { linkRoutes } from './routes/tickets/links.js';
 import { draftRoutes } from './routes/tickets/drafts.js';
 import { userRoutes } from './routes/users/index.js';
 import { eventRoutes } from './routes/events/index.js';
@@ -232,6 +233,7 @@ export async function createApp(deps: Deps) {
   app.route('/queues', queueRoutes());
   app.route('/tickets', ticketRoutes());
   app.route('/tickets', draftRoutes());
+  app.route('/tickets', linkRoutes());
   app.route('/attachments', attachmentRoutes());
   app.route('/custom-fields', customFieldRoutes());
   app.route('/calendars', calendarRoutes());

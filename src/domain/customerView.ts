@@ -19,6 +19,7 @@ export const STAFF_TICKET_FIELDS = [
   'next_due_at',
   'snoozed_until',
   'replied_while_snoozed',
+  'links',
 ] as const;
 /** The queue fields only staff read (absent from a requester's queue). */
 export const STAFF_QUEUE_FIELDS = [

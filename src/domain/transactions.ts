@@ -30,6 +30,9 @@ export const TRANSACTION_TYPES = [
   'Idle',
   // SPEC D2: a ticket snoozed (field snoozed_until, or unsnooze_on_reply), decision 071.
   'Snooze',
+  // SPEC D3: a link added or removed (field: the name this ticket sees it by; the other ticket's id), decision 075.
+  'AddLink',
+  'DelLink',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 

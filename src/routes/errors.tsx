@@ -24,6 +24,10 @@ export const ErrorBodySchema = z.strictObject({
       .optional()
       .describe('`stale`: the entries that came in since the writer loaded the ticket'),
     cause: z.string().optional().describe('`storage_unavailable` on /healthz: what cannot be written'),
+    open_dependencies: z
+      .array(z.strictObject({ id: z.number().int(), subject: z.string(), status: z.string() }))
+      .optional()
+      .describe('SPEC D3 `conflict`: the tickets a ticket moved to an inactive status depends on that are not done'),
   }),
 });
 

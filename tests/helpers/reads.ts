@@ -35,6 +35,7 @@ export const TICKET_KEYS = [
   'custom_fields',
   'description',
   'id',
+  'links',
   'next_due_at',
   'owner_id',
   'priority',

@@ -3,6 +3,7 @@ import { type Conn, notIndexed, prepared } from '../../db/port.js';
 import { customFields, ticketCustomValues, tickets, ticketWatchers, transactions } from '../../db/tables.js';
 import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
+import { linksOf, type LinksJson, noLinks } from '../links.js';
 import { type Actor, requireStaff } from '../actor.js';
 import type { CustomerShape, StaffTicketField } from '../customerView.js';
 import { type SlaJson, slaJson } from '../time/slaJson.js';
@@ -32,6 +33,8 @@ export interface TicketJson {
   /** SPEC D2 snooze: when the ticket wakes (null: not snoozed), and whether a customer wrote while it slept on. */
   snoozed_until: string | null;
   replied_while_snoozed: boolean;
+  /** SPEC D3: the tickets linked to this one by each name, ids sorted (decision 075). */
+  links: LinksJson;
   /** SPEC D6, staff lists only: a customer wrote since the reader last opened the ticket (decision 054). */
   unread?: boolean;
 }
@@ -172,7 +175,7 @@ async function oneTicketJson(conn: Conn, r: TicketRow): Promise<TicketJson> {
   );
   const w: Watchers = { requesters: [], cc: [], admin_cc: [] };
   for (const x of watchers) w[x.role === 'requester' ? 'requesters' : (x.role as 'cc' | 'admin_cc')].push(x.user);
-  return ticketJson(r, description, values, w);
+  return ticketJson(r, description, values, w, (await linksOf(conn, [r.id])).get(r.id));
 }
 
 /** Serializes tickets with their custom field values and descriptions, one query each for the batch. */
@@ -183,7 +186,10 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[]): Promise<Ticket
   const descriptions = await descriptionsOf(conn, ids);
   const values = await customValuesOf(conn, ids);
   const watchers = await watchersOf(conn, ids);
-  return rows.map((r) => ticketJson(r, descriptions.get(r.id) ?? '', values.get(r.id) ?? {}, watchers.get(r.id)));
+  const links = await linksOf(conn, ids);
+  return rows.map((r) =>
+    ticketJson(r, descriptions.get(r.id) ?? '', values.get(r.id) ?? {}, watchers.get(r.id), links.get(r.id)),
+  );
 }
 
 /** One ticket in API form, from its row and what is stored beside it. */
@@ -192,6 +198,7 @@ export function ticketJson(
   description: string,
   customFields: Record<string, string | number>,
   w?: Watchers,
+  links?: LinksJson,
 ): TicketJson {
   return {
     id: r.id,
@@ -214,6 +221,7 @@ export function ticketJson(
     next_due_at: r.next_due_at,
     snoozed_until: r.snoozed_until,
     replied_while_snoozed: r.replied_while_snoozed,
+    links: links ?? noLinks(),
   };
 }
 

@@ -40,6 +40,7 @@ import {
   type TicketRow,
 } from './serialize.js';
 import { isStatus, nextResolvedAt, STATUSES, type Status } from '../lifecycle.js';
+import { checkDependencies } from '../links.js';
 import { HIDDEN_STATUS, scripResultsFor, ticketFor, transactionsFor } from '../customerView.js';
 
 export interface TicketChange {
@@ -187,6 +188,8 @@ export interface CreateTicketInput {
   auto_submitted?: boolean;
   /** Set by the mail processor: the message's To/Cc addresses, who have it already. */
   already_sent?: string[];
+  /** Set by a split (SPEC D3, decision 075): as with mail, required custom fields may be filled in later. */
+  split?: boolean;
 }
 
 const p = sql.placeholder;
@@ -275,7 +278,7 @@ async function createInUnitOfWork(
         await allCustomFields(tx),
         queue.id,
         input.custom_fields ?? {},
-        !actor.viaMail,
+        !actor.viaMail && !input.split,
       );
       const now = nowIso(db);
       const status = input.status ?? 'new';
@@ -356,6 +359,8 @@ export interface UpdateTicketInput {
   snoozed_until?: string | null;
   /** SPEC D2: whether a requester's or Cc's message wakes it at once (default true). */
   unsnooze_on_reply?: boolean;
+  /** SPEC D3: move to an inactive status even while the ticket depends on tickets not done. */
+  force?: boolean;
 }
 
 export interface UpdateOptions {
@@ -427,8 +432,10 @@ export async function updateTicket(
       entries.push({ type, field, old_value: str(current[field]), new_value: str(next) });
     }
     entries.push(...(snooze?.after ?? []));
-    if (patch.status !== undefined)
+    if (patch.status !== undefined) {
       patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
+      await checkDependencies(tx, id, patch.queue_id ?? current.queue_id, patch.status, input.force);
+    }
 
     const existing = new Map(
       (anyCf ? await tx.select().from(ticketCustomValues).where(eq(ticketCustomValues.ticket_id, id)) : []).map((v) => [
@@ -620,7 +627,7 @@ async function commentInUnitOfWork(
       scrip_results.unshift(...mentioned);
       // The status a canned response asks for, after the message (which may have reopened the ticket).
       if (input.set_status !== undefined) {
-        const changed = await updateTicket(tx, actor, id, { status: input.set_status }, opts.notify);
+        const changed = await updateTicket(tx, actor, id, { status: input.set_status, force: input.force }, opts.notify);
         scrip_results.push(...changed.scrip_results);
       }
       return commentFor(actor, { transaction: transactions[0], scrip_results });

@@ -94,6 +94,9 @@ import { z } from 'zod';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
 import { ccNotAdded, notAddedOf } from '../../domain/mailCc.js';
 import { getDraft } from '../../domain/tickets/drafts.js';
+import { DependenciesOpen } from '../../domain/links.js';
+import { linkedTickets } from '../../domain/linksPanel.js';
+import { DependsQuestion } from '../../views/tickets/links.js';
 import { markTicketSeen, seenUpTo } from '../../domain/tickets/reads.js';
 
 type C = Context<AppEnv>;
@@ -104,7 +107,7 @@ const doc = documented('Tickets');
  * an answer that renders the reply box (`replyBox`): the page, and the fragment after a reply.
  * `history`: the entries to show, when not the whole history (the live update's new ones).
  */
-async function pageProps(
+export async function pageProps(
   c: C,
   actor: Actor,
   id: number,
@@ -165,6 +168,7 @@ async function pageProps(
     restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id) : undefined,
     // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
     customer: replyBox ? await customerContext(db, actor, ticket) : null,
+    linked: staff ? [...(await linkedTickets(db, ticket.links)).values()] : [],
   };
 }
 
@@ -370,7 +374,8 @@ export function ticketRoutes() {
         }
         return c.render(<BulkDeleteQuestion {...props} standalone />, { title: 'Delete tickets?' });
       }
-      const results = await bulkUpdateTickets(db, actor, input.ids, input.changes, notifyOf(c));
+      const changes = input.force ? { ...input.changes, force: true } : input.changes;
+      const results = await bulkUpdateTickets(db, actor, input.ids, changes, notifyOf(c));
       if (!wantsHtml(c)) return c.json({ results });
       const summary = bulkSummary(results);
       const back = input.return_to ?? '';
@@ -500,6 +505,13 @@ export function ticketRoutes() {
       try {
         result = await updateTicket(dbOf(c), actor, id, input, notifyOf(c));
       } catch (e) {
+        // SPEC D3: "Resolve anyway?", shown as the Take question is.
+        if (e instanceof DependenciesOpen && wantsHtml(c)) {
+          const q = <DependsQuestion ticketId={id} status={e.target} open={e.open} standalone={!isHtmx(c)} />;
+          if (isHtmx(c)) return c.html(q, 409);
+          c.status(409);
+          return c.render(q, { title: `#${id}: not done yet` });
+        }
         // SPEC D6: "Take from Ann?": htmx shows the question where the form says its errors; a plain form gets it as a page.
         if (!(e instanceof TakeFromError) || !wantsHtml(c)) throw e;
         const question = <TakeFromQuestion ticketId={id} actorId={actor.id} owner={e.owner} standalone={!isHtmx(c)} />;

@@ -9,6 +9,7 @@ import { LIVE_IDS_MAX } from '../../domain/tickets/list.js';
 import { TRANSACTION_TYPES } from '../../domain/transactions.js';
 import { DRAFT_KINDS } from '../../domain/tickets/drafts.js';
 import { zRowId, zTimestamp } from '../openapi.js';
+import { LinksSchema } from './linksSchemas.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
 const customFields = zJsonObject;
@@ -94,6 +95,11 @@ export const UpdateTicketSchema = z.strictObject({
   unsnooze_on_reply: zBool
     .optional()
     .describe("Whether a requester's or Cc's message wakes the snoozed ticket at once (default true)"),
+  force: zBool
+    .optional()
+    .describe(
+      'SPEC D3: a move to an inactive status while the ticket depends on tickets not done is 409 (their list); true moves it anyway',
+    ),
 });
 
 /**
@@ -155,6 +161,10 @@ export const BulkUpdateSchema = z.strictObject({
     .pipe(z.array(zId))
     .refine((v) => new Set(v).size === v.length, 'Each ticket may appear once'),
   changes: BulkChangesSchema,
+  /** SPEC D3: a move to an inactive status while a ticket depends on tickets not done is refused per ticket unless force. */
+  force: zBool
+    .optional()
+    .describe('SPEC D3: move tickets to an inactive status even when they depend on tickets not done'),
   /** SPEC D6: a change to `deleted` asks first; without `confirm: true` nothing changes and the answer is the question (409). */
   confirm: zBool.optional().describe('A change to status `deleted` asks first (409): send true to delete'),
   return_to: z
@@ -277,6 +287,7 @@ export const TicketSchema = z
       .boolean()
       .optional()
       .describe('Lists, for staff: a customer wrote since you last opened the ticket (SPEC D6)'),
+    links: LinksSchema.optional().describe(`SPEC D3: the tickets linked to this one, by name. ${STAFF_ONLY}`),
   })
   .meta({ id: 'Ticket' });
 

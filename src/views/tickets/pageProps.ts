@@ -4,6 +4,7 @@ import type { NotAddedJson } from '../../domain/mailCc.js';
 import type { ResponseJson } from '../../domain/responses.js';
 import type { CustomerContext } from '../../domain/tickets/customer.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
+import type { LinkedTicket } from '../../domain/linksPanel.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 
 // What the ticket page is given, in a file of its own (decision 046): the page (./show.tsx) and
@@ -42,6 +43,8 @@ export interface TicketPageProps {
   restoreStatus?: string;
   /** Staff: the requester's other tickets and organization (SPEC D6, decision 055). */
   customer?: CustomerContext | null;
+  /** Staff: the linked tickets' subjects and statuses, for the Links panel (SPEC D3). */
+  linked?: LinkedTicket[];
 }
 
 /** What a refused reply box had: its text and kind, and the entries that came in after its page. */

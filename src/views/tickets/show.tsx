@@ -15,6 +15,7 @@ import { DraftSaver, DraftStatus } from './drafts.js';
 import { isNewEntry, NewMark } from './unread.js';
 import { CustomerPanel } from './customer.js';
 import { CLOCK_LABEL } from './sla.js';
+import { linkWords, LinksPanel, SplitLink } from './links.js';
 
 export { Properties };
 
@@ -76,6 +77,9 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
           : t.new_value === 'late'
             ? `Woke up: its snooze ended at ${t.old_value ? exactTime(t.old_value, useContext(TimeZone)) : '—'} while hxdesk was not running`
             : 'Woke up: its snooze ended';
+    case 'AddLink':
+    case 'DelLink':
+      return linkWords(t, by);
     default:
       return `${t.type} by ${by}`;
   }
@@ -214,6 +218,7 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
         </span>
         <When iso={t.created_at} />
         {!copy && <QuoteLink p={p} t={t} />}
+        {!copy && <SplitLink p={p} t={t} />}
       </div>
       {t.body && <TxnBody ticketId={p.ticket.id} t={t} copy={copy} />}
       {p.staff && t.outside_sender && !copy && <OutsideSender p={p} t={t} />}
@@ -541,6 +546,7 @@ export function TicketLive({ p }: { p: TicketPageProps }) {
       {p.staff && (
         <>
           <People p={p} oob />
+          <LinksPanel p={p} oob />
           <ReplyRecipients p={p} oob />
         </>
       )}
@@ -590,6 +596,7 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
         <div class="ticket-side">
           <Properties p={p} />
           {p.staff && <People p={p} />}
+          {p.staff && <LinksPanel p={p} />}
           {p.customer && <CustomerPanel c={p.customer} />}
         </div>
       </div>
