@@ -187,6 +187,21 @@ describe('links', () => {
     expect((await link(b.id, 'refers_to', a.id)).status).toBe(201);
   });
 
+  it('two opposite depends_on links at once: one is made, the other is the cycle (both tickets locked)', async () => {
+    for (let i = 0; i < 5; i++) {
+      const a = await newTicket();
+      const b = await newTicket();
+      const both = await Promise.all([link(a.id, 'depends_on', b.id), link(b.id, 'depends_on', a.id)]);
+      expect(both.map((r) => r.status).sort()).toEqual([201, 422]);
+      const made = both[0].status === 201 ? 'a' : 'b';
+      expect((await ticketOf(s, a.id)).links).toEqual(
+        made === 'a' ? links({ depends_on: [b.id] }) : links({ depended_on_by: [b.id] }),
+      );
+      expect(await linkEntries(a.id)).toHaveLength(1);
+      expect(await linkEntries(b.id)).toHaveLength(1);
+    }
+  });
+
   it('DELETE by either name: DelLink on both; an absent link is 404', async () => {
     const a = await newTicket();
     const b = await newTicket();

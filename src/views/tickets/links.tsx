@@ -213,10 +213,11 @@ export function SplitConfirm({ ticketId, plan, lookups }: { ticketId: number; pl
               </ul>
             )}
           </dd>
+          <dt>Text</dt>
+          <dd>
+            <div class="split-text">{text || <span class="muted">(no text)</span>}</div>
+          </dd>
         </dl>
-        <div class="split-text" aria-label="The message's text">
-          {text || <span class="muted">(no text)</span>}
-        </div>
         <p class="confirm-actions">
           <button type="submit" class="primary">
             Split into a new ticket
