@@ -9,7 +9,10 @@ import { updateTicket, type UpdateTicketInput } from './write.js';
 export const BULK_MAX_IDS = 500;
 
 /** The fields a bulk change may set: the ones an agent triages by. */
-export type BulkChanges = Pick<UpdateTicketInput, 'status' | 'owner_id' | 'queue_id' | 'team_id' | 'priority' | 'force'>;
+export type BulkChanges = Pick<
+  UpdateTicketInput,
+  'status' | 'owner_id' | 'queue_id' | 'team_id' | 'priority' | 'force'
+>;
 
 export interface BulkResult {
   id: number;

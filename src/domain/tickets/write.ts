@@ -627,7 +627,13 @@ async function commentInUnitOfWork(
       scrip_results.unshift(...mentioned);
       // The status a canned response asks for, after the message (which may have reopened the ticket).
       if (input.set_status !== undefined) {
-        const changed = await updateTicket(tx, actor, id, { status: input.set_status, force: input.force }, opts.notify);
+        const changed = await updateTicket(
+          tx,
+          actor,
+          id,
+          { status: input.set_status, force: input.force },
+          opts.notify,
+        );
         scrip_results.push(...changed.scrip_results);
       }
       return commentFor(actor, { transaction: transactions[0], scrip_results });
