@@ -1,5 +1,5 @@
 import type { LinkName } from '../../domain/links.js';
-import { LINK_NAMES } from '../../domain/links.js';
+
 import type { LinkedTicket } from '../../domain/linksPanel.js';
 import type { OpenDependency } from '../../domain/links.js';
 import type { SplitPlan } from '../../domain/split.js';
@@ -21,6 +21,8 @@ export const LINK_LABEL: Record<LinkName, string> = {
   parent_of: 'Parent of',
   child_of: 'Child of',
 };
+/** The six names in the order the panel shows them (the domain's order). */
+const LINK_NAMES = Object.keys(LINK_LABEL) as LinkName[];
 
 /** The history's words for a link entry: "Depends on #12 (linked by Ann)", "Split into #40 by Ann". */
 export function linkWords(t: TransactionJson, by: string): string {
