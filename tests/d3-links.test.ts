@@ -308,6 +308,82 @@ describe('the resolve check', () => {
   });
 });
 
+describe('the resolve check binds people, not the system', () => {
+  it("a scrip's set_status resolves a ticket whose dependency is open (automatic moves are not checked)", async () => {
+    const a = await newTicket();
+    const b = await newTicket();
+    expect((await link(a.id, 'depends_on', b.id)).status).toBe(201);
+    const scrip = await s.api('POST', '/scrips', {
+      body: {
+        key: uniq('resolve_on_note'),
+        condition: 'on_comment',
+        action: 'set_status',
+        config: { status: 'resolved' },
+      },
+    });
+    expect(scrip.status, scrip.text).toBe(201);
+    try {
+      const note = await s.api('POST', `/tickets/${a.id}/comment`, { body: { body: 'Done here', internal: true } });
+      expect(note.status, note.text).toBe(201);
+      expect((await ticketOf(s, a.id)).status).toBe('resolved');
+    } finally {
+      expect((await s.api('PATCH', `/scrips/${scrip.body.id}`, { body: { enabled: false } })).status).toBe(200);
+    }
+  });
+
+  it("a reply's set_status is a person's change: 409 and nothing sent, unless force", async () => {
+    const a = await newTicket();
+    const b = await newTicket();
+    expect((await link(a.id, 'depends_on', b.id)).status).toBe(201);
+    const before = (await transactionsOf(s, a.id)).length;
+    const refused = await s.api('POST', `/tickets/${a.id}/comment`, {
+      body: { body: 'Fixed, closing', internal: false, set_status: 'resolved' },
+    });
+    expectError(refused, 409, 'conflict', ['depends_on']);
+    expect((await transactionsOf(s, a.id)).length).toBe(before);
+    const forced = await s.api('POST', `/tickets/${a.id}/comment`, {
+      body: { body: 'Fixed, closing', internal: false, set_status: 'resolved', force: true },
+    });
+    expect(forced.status, forced.text).toBe(201);
+    expect((await ticketOf(s, a.id)).status).toBe('resolved');
+  });
+});
+
+describe('the Links form without JavaScript and with htmx', () => {
+  it('a plain form post links and is sent back to the ticket; htmx gets the panel and the history', async () => {
+    const a = await newTicket();
+    const b = await newTicket();
+    const c = await newTicket();
+    const plain = await s.api('POST', `/tickets/${a.id}/links`, {
+      form: { type: 'depends_on', ticket_id: `#${b.id}` },
+      headers: { accept: 'text/html' },
+    });
+    expect(plain.status).toBe(303);
+    expect(plain.headers.get('location')).toBe(`/tickets/${a.id}`);
+    const hx = await s.api('POST', `/tickets/${a.id}/links`, {
+      form: { type: 'child_of', ticket_id: String(c.id) },
+      headers: { 'hx-request': 'true' },
+    });
+    expect(hx.status).toBe(201);
+    expect(hx.text).toContain('id="links"');
+    expect(hx.text).toContain(`Child of #${c.id} (linked by`);
+    const removed = await s.api('POST', `/tickets/${a.id}/links/depends_on/${b.id}`, {
+      form: { _method: 'DELETE' },
+      headers: { accept: 'text/html' },
+    });
+    expect(removed.status).toBe(303);
+    expect((await ticketOf(s, a.id)).links).toEqual(links({ child_of: [c.id] }));
+    // The suggestions: by number or by words of the subject, never the ticket itself.
+    const found = await s.api('GET', `/tickets/${a.id}/link-search?q=${encodeURIComponent(b.subject)}`);
+    expect(found.status, found.text).toBe(200);
+    expect(found.body.tickets).toEqual([{ id: b.id, subject: b.subject, status: 'new' }]);
+    const byNumber = await s.api('GET', `/tickets/${a.id}/link-search?q=${encodeURIComponent(`#${b.id}`)}`);
+    expect(byNumber.body.tickets[0]).toEqual({ id: b.id, subject: b.subject, status: 'new' });
+    const itself = await s.api('GET', `/tickets/${a.id}/link-search?q=${encodeURIComponent(`#${a.id}`)}`);
+    expect(itself.body.tickets.map((t: { id: number }) => t.id)).not.toContain(a.id);
+  });
+});
+
 describe('split', () => {
   it("a customer's message with a file: new ticket, same queue, their text and file, them as requester, refers_to the old", async () => {
     const customer = await s.user('requester');

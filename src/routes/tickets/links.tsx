@@ -65,7 +65,7 @@ export function linkRoutes() {
         'An `AddLink` entry on both tickets (the other sees the reverse name). 200 and nothing written when the link is there already; 422 for the ticket itself, a missing ticket, or a cycle of depends_on or parent_of.',
       body: AddLinkSchema,
       ok: { 201: TicketChangeSchema, 200: TicketChangeSchema },
-      errors: [404, 409],
+      errors: [403, 404, 409],
     }),
     async (c) => {
       const id = pathId(c);
@@ -94,7 +94,7 @@ export function linkRoutes() {
         '`type` by either name (`depends_on` from one side is `depended_on_by` from the other). A `DelLink` entry on both tickets.',
       path: { type: LinkNameSchema },
       ok: { 200: TicketChangeSchema },
-      errors: [404, 422],
+      errors: [403, 404, 422],
     }),
     async (c) => {
       const id = pathId(c);
@@ -119,6 +119,7 @@ export function linkRoutes() {
         'At most 10 other tickets matching `q` as the list finds them (a number, or words of a subject or message). The Links form sends its box as `ticket_id`.',
       query: LinkSearchQuerySchema,
       ok: { 200: LinkCandidatesSchema },
+      errors: [403],
     }),
     async (c) => {
       const id = pathId(c);
