@@ -5,6 +5,7 @@ import { expectError } from './helpers/expect.js';
 import { ticketOf, transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { uniq } from './helpers/unique.js';
+import { openSse } from './helpers/sse.js';
 import { waitUntil } from './helpers/wait.js';
 
 // SPEC D3 links and split (decision 075), through HTTP on the store under test: both tickets'
@@ -111,6 +112,27 @@ describe('links', () => {
         { ticket: b.id, type: 'AddLink', field: 'depended_on_by', new_value: String(a.id) },
       ]),
     );
+  });
+
+  it("reaches the other ticket's open page live: its event, then its new entry and Links panel out of band", async () => {
+    const a = await newTicket();
+    const b = await newTicket();
+    const last = (await transactionsOf(s, b.id)).at(-1).id as number;
+    const st = await openSse(`${s.url}/events?ticket=${b.id}`, { authorization: `Bearer ${s.adminToken}` });
+    try {
+      expect(st.status).toBe(200);
+      await st.next((m) => m.event === 'hello');
+      const from = st.messages.length;
+      expect((await link(a.id, 'parent_of', b.id)).status).toBe(201);
+      await st.next((m) => m.event === `ticket-${b.id}`, { from });
+    } finally {
+      st.close();
+    }
+    const live = await s.api('GET', `/tickets/${b.id}/live?after=${last}`, { headers: { 'hx-request': 'true' } });
+    expect(live.status).toBe(200);
+    expect(live.text).toContain(`Child of #${a.id} (linked by`);
+    expect(live.text).toMatch(/id="links"[^>]*hx-swap-oob="true"|hx-swap-oob="true"[^>]*id="links"/);
+    expect(live.text).toContain(`Child of (1)`);
   });
 
   it('every kind and its reverse; ids sorted; a reverse name links the other way round', async () => {
