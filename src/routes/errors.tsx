@@ -24,6 +24,11 @@ export const ErrorBodySchema = z.strictObject({
       .optional()
       .describe('`stale`: the entries that came in since the writer loaded the ticket'),
     cause: z.string().optional().describe('`storage_unavailable` on /healthz: what cannot be written'),
+    merged_into: z
+      .number()
+      .int()
+      .optional()
+      .describe('`conflict` on a change to a merged ticket: the ticket it was merged into (SPEC D3)'),
   }),
 });
 

@@ -8,6 +8,9 @@ import { tickets, ticketWatchers, users } from '../tables.js';
 // trigram ILIKE), `cf.<key>` (how each planner is best led to the value's tickets), and the
 // owner's team (a planner hint on PostgreSQL), handed in as `ownerTeam`.
 
+/** The reserved status of a merged ticket (src/domain/merge/guard.ts). */
+const MERGED_STATUS = 'merged';
+
 export interface ListDialect {
   /** Owned by a member of the team `teamId`. */
   ownerTeam(teamId: number): SQL;
@@ -29,6 +32,9 @@ export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
     conds.push(
       f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]),
     );
+  // SPEC D3 (decision 076): a merged ticket (a tombstone) has the reserved status `merged`, in no
+  // lifecycle: a list by status leaves it out as it is; a list by no status says so here.
+  else conds.push(ne(tickets.status, MERGED_STATUS));
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
   if (f.owner_team_id !== undefined) conds.push(dialect.ownerTeam(f.owner_team_id));
