@@ -539,7 +539,12 @@ export function ticketRoutes() {
 
   app.get(
     '/:id/transactions',
-    doc({ summary: "A ticket's history", ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema) }) } }),
+    doc({
+      summary: "A ticket's history",
+      description: 'A merged ticket: 409 with `merged_into` (its history is there).',
+      ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema) }) },
+      errors: [409],
+    }),
     async (c) => {
       const id = pathId(c);
       return respond(
