@@ -6,7 +6,7 @@ import type { ScripResult } from '../scrips/engine.js';
 import { type Actor, requireAdmin, requireStaff } from './actor.js';
 import { isStaffRole } from '../scrips/people.js';
 import { nowIso } from './clock.js';
-import { AppError, invalid, notFound } from './errors.js';
+import { AppError, invalid, MergedError, notFound } from './errors.js';
 import { nextResolvedAt } from './lifecycle.js';
 import { statusesIn } from './lifecycles/categories.js';
 import { lockForChange } from './merge/guard.js';
@@ -94,4 +94,17 @@ export async function unblockUser(db: Db, actor: Actor, id: number): Promise<Use
     await tx.update(users).set({ blocked: false, updated_at: now }).where(eq(users.id, id));
     return userJson({ ...user, blocked: false, updated_at: now });
   });
+}
+
+/** The Spam confirmation: the ticket and who would be blocked. */
+export async function spamQuestion(db: Db, actor: Actor, id: number) {
+  requireStaff(actor);
+  const row = await getTicketRow(db, id);
+  if (!row) throw notFound('Ticket', id);
+  if (row.merged_into !== null) throw new MergedError(id, row.merged_into);
+  const requester = row.requester_id === null ? undefined : await getUserRow(db, row.requester_id);
+  return {
+    ticket: { id, subject: row.subject },
+    requester: requester ? { id: requester.id, email: requester.email, staff: isStaffRole(requester.role) } : null,
+  };
 }

@@ -19,6 +19,7 @@ import { allCustomFields, appliesToQueue } from '../customFields.js';
 import { conflict, invalid, MergedError, notFound } from '../errors.js';
 import { recordTransactions } from '../transactions.js';
 import { getTicketRow, type TicketJson, type TicketRow, ticketsJson } from '../tickets/serialize.js';
+import { listTickets } from '../tickets/list.js';
 import { MERGED_STATUS } from './guard.js';
 
 // SPEC D3 merge and unmerge (docs/decisions/076). A merge moves every entry of ticket `id` (with
@@ -413,4 +414,22 @@ export async function undoableMerges(conn: Conn, into: number): Promise<{ ticket
     .from(ticketMerges)
     .where(and(eq(ticketMerges.into_id, into), isNull(ticketMerges.unmerged_at)));
   return rows.filter((r) => r.merged_at >= since);
+}
+
+/** The merge page's search: live tickets other than `id` by number or subject (at most 10). */
+export async function mergeCandidates(db: Db, actor: Actor, id: number, q: string) {
+  requireStaff(actor);
+  const from = await getTicketRow(db, id);
+  if (!from) throw notFound('Ticket', id);
+  if (from.merged_into !== null) throw new MergedError(id, from.merged_into);
+  const term = q.trim();
+  if (term === '') return { ticket: { id, subject: from.subject }, candidates: [] };
+  const list = await listTickets(db, actor, { q: term, limit: 11 });
+  return {
+    ticket: { id, subject: from.subject },
+    candidates: list.tickets
+      .filter((t) => t.id !== id)
+      .slice(0, 10)
+      .map((t) => ({ id: t.id, subject: t.subject, status: t.status })),
+  };
 }

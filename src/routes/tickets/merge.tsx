@@ -1,15 +1,17 @@
 import { Hono } from 'hono';
-import { mergePreview, mergeTickets, unmergeTicket } from '../../domain/merge/merge.js';
-import { markSpam } from '../../domain/spam.js';
+import { mergeCandidates, mergePreview, mergeTickets, unmergeTicket } from '../../domain/merge/merge.js';
+import { MergeConfirmPage, MergeSearchPage, SpamConfirmPage } from '../../views/tickets/merge.js';
+import { markSpam, spamQuestion } from '../../domain/spam.js';
 import { invalid } from '../../domain/errors.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';
-import { actorOf, dbOf, notifyOf, pathId, queryObject, readBody, respond, validate } from '../respond.js';
+import { actorOf, dbOf, notifyOf, pathId, queryObject, readBody, respond, validate, wantsHtml } from '../respond.js';
 import {
   MergePreviewSchema,
   MergeQuerySchema,
   MergeResultSchema,
   MergeSchema,
+  SpamQuestionSchema,
   SpamResultSchema,
   UnmergeSchema,
 } from './mergeSchemas.js';
@@ -34,9 +36,19 @@ export function mergeRoutes() {
     async (c) => {
       const id = pathId(c);
       const q = validate(MergeQuerySchema, queryObject(c));
-      if (q.into === undefined) throw validationInto();
+      if (q.into === undefined) {
+        // The page: find the ticket to merge into (JSON asks with `into`).
+        if (!wantsHtml(c)) throw validationInto();
+        const found = await mergeCandidates(dbOf(c), actorOf(c), id, q.q ?? '');
+        return c.render(<MergeSearchPage ticket={found.ticket} q={q.q ?? ''} candidates={found.candidates} />, {
+          title: `Merge #${id}`,
+        });
+      }
       const preview = await mergePreview(dbOf(c), actorOf(c), id, q.into);
-      return respond(c, preview, { title: `Merge #${id} into #${q.into}?` });
+      return respond(c, preview, {
+        title: `Merge #${id} into #${q.into}?`,
+        view: () => <MergeConfirmPage m={preview} />,
+      });
     },
   );
 
@@ -73,6 +85,21 @@ export function mergeRoutes() {
       const { ticket_id } = await readBody(c, UnmergeSchema);
       const result = await unmergeTicket(dbOf(c), actorOf(c), into, ticket_id, notifyOf(c));
       return respond(c, result, { title: `#${ticket_id}`, location: `/tickets/${ticket_id}` });
+    },
+  );
+
+  app.get(
+    '/:id/spam',
+    doc({
+      summary: 'What marking a ticket as spam would do',
+      description: 'The ticket and the requester a Spam action would block (`staff`: cannot be blocked).',
+      ok: { 200: SpamQuestionSchema },
+      errors: [403, 404, 409],
+    }),
+    async (c) => {
+      const id = pathId(c);
+      const question = await spamQuestion(dbOf(c), actorOf(c), id);
+      return respond(c, question, { title: `Mark #${id} as spam?`, view: () => <SpamConfirmPage q={question} /> });
     },
   );
 

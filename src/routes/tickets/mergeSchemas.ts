@@ -58,3 +58,12 @@ export const SpamResultSchema = z
     scrip_results: z.array(ScripResultSchema).optional().describe(STAFF_ONLY),
   })
   .meta({ id: 'SpamResult' });
+
+export const SpamQuestionSchema = z
+  .strictObject({
+    ticket: z.strictObject({ id: zRowId, subject: z.string() }),
+    requester: z
+      .strictObject({ id: zRowId, email: z.string(), staff: z.boolean().describe('Staff cannot be blocked (422)') })
+      .nullable(),
+  })
+  .meta({ id: 'SpamQuestion' });
