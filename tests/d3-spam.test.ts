@@ -75,7 +75,11 @@ describe('spam verdict at intake', () => {
 
   it('a filter that said No (or only a score) is no verdict: a ticket, and its autoreply', async () => {
     const outbox = await outboxTotal();
-    const said: Record<string, string>[] = [{ 'X-Spam-Status': 'No, score=0.1' }, { 'X-Spam-Flag': 'NO' }, { 'X-Spam': 'no' }];
+    const said: Record<string, string>[] = [
+      { 'X-Spam-Status': 'No, score=0.1' },
+      { 'X-Spam-Flag': 'NO' },
+      { 'X-Spam': 'no' },
+    ];
     for (const h of said) {
       const r = await postMail(s, message(`ok${++n}@sender.example`, h));
       expect(r.status, r.text).toBe(201);

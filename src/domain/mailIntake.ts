@@ -1,16 +1,6 @@
 import { cachedConfig } from '../db/configCache.js';
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
-import {
-  type Conn,
-  type Db,
-  lockAndReadTicket,
-  lockName,
-  lockTicket,
-  prepared,
-  sameName,
-  first,
-  transaction,
-} from '../db/port.js';
+import { type Conn, type Db, lockName, lockTicket, prepared, sameName, first, transaction } from '../db/port.js';
 import { imapState, mailIntake, outbox, queues, transactions } from '../db/tables.js';
 import { type Actor, requireAdmin } from './actor.js';
 import { nowIso, nowMs } from './clock.js';

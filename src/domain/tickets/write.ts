@@ -80,7 +80,8 @@ async function visibleTicket(conn: Conn, actor: Actor, id: number, locked?: Tick
   )
     throw notFound('Ticket', id);
   // SPEC D3 (decision 076): a merged ticket takes no change and is read as a tombstone (the route answers it).
-  if (row.merged_into !== null) throw worksAnyTicket(actor) ? new MergedError(id, row.merged_into) : notFound('Ticket', id);
+  if (row.merged_into !== null)
+    throw worksAnyTicket(actor) ? new MergedError(id, row.merged_into) : notFound('Ticket', id);
   return row;
 }
 
