@@ -16,8 +16,16 @@ export interface ListDialect {
   ownerTeam(teamId: number): SQL;
 }
 
-/** The WHERE conditions of `f` but `q` and `cf`, in one order for both stores. */
-export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
+/**
+ * The WHERE conditions of `f` but `q` and `cf`, in one order for both stores. Without a status
+ * filter, `status <> 'merged'`: no list shows a merged ticket (SPEC D3, decision 076).
+ */
+export function listFilters(
+  f: TicketListSpec,
+  dialect: ListDialect,
+  /** `countsMerged`: leave merged tickets in (a store's count that takes them away itself). */
+  opts: { countsMerged?: boolean } = {},
+): SQL[] {
   const conds: SQL[] = [];
   // A customer sees the tickets they are a requester or Cc of (SPEC C2).
   if (f.customerId !== undefined) {
@@ -34,7 +42,7 @@ export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
     );
   // SPEC D3 (decision 076): a merged ticket (a tombstone) has the reserved status `merged`, in no
   // lifecycle: a list by status leaves it out as it is; a list by no status says so here.
-  else conds.push(ne(tickets.status, MERGED_STATUS));
+  else if (!opts.countsMerged) conds.push(ne(tickets.status, MERGED_STATUS));
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
   if (f.owner_team_id !== undefined) conds.push(dialect.ownerTeam(f.owner_team_id));
