@@ -151,6 +151,25 @@ describe('merge', () => {
     expect(Number(toB!.n)).toBe(2); // re-pointed; a → b itself was dropped
   });
 
+  it('copies the custom values the target lacks; the target keeps its own', async () => {
+    for (const key of ['model', 'site'])
+      expect((await s.api('POST', '/custom-fields', { body: { key, name: key, type: 'text' } })).status).toBe(201);
+    const a = await ticketOf(ann);
+    const b = await ticketOf(bob);
+    const set = (id: number, custom_fields: Record<string, string>) =>
+      s.api('PATCH', `/tickets/${id}`, { token: agent.token, body: { custom_fields } });
+    expect((await set(a, { model: 'X200', site: 'Berlin' })).status).toBe(200);
+    expect((await set(b, { site: 'Paris' })).status).toBe(200);
+    const r = await merge(a, b);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.ticket.custom_fields).toEqual({ model: 'X200', site: 'Paris' });
+    expect((await s.api('POST', `/tickets/${b}/unmerge`, { token: agent.token, body: { ticket_id: a } })).status).toBe(
+      200,
+    );
+    expect((await s.api('GET', `/tickets/${b}`)).body.custom_fields).toEqual({ site: 'Paris' });
+    expect((await s.api('GET', `/tickets/${a}`)).body.custom_fields).toEqual({ model: 'X200', site: 'Berlin' });
+  });
+
   it('refuses what cannot be merged, with errors that say why', async () => {
     const a = await ticketOf(ann);
     const b = await ticketOf(bob);

@@ -132,7 +132,7 @@ export async function mergeTickets(
       await tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, into));
       forgetThread(id);
       forgetThread(into);
-      const { scrip_results, status_set } = await recordTransactions(
+      const { scrip_results } = await recordTransactions(
         tx,
         into,
         actor.id,
@@ -147,7 +147,8 @@ export async function mergeTickets(
         now,
         { notify, queueId: target!.queue_id, actorRole: actor.role },
       );
-      const row = status_set ? (await getTicketRow(tx, into))! : { ...target!, updated_at: now };
+      // Read again: the merge may have given it a requester, a scrip its status.
+      const row = (await getTicketRow(tx, into))!;
       return { ticket: (await ticketsJson(tx, [row]))[0], merged: { id, merged_into: into }, scrip_results };
     },
     { op: 'mergeTickets' },
