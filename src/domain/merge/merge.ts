@@ -1,5 +1,5 @@
-import { and, asc, count, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import { changes, type Conn, type Db, first, lockAndReadTicket, transaction, type Tx } from '../../db/port.js';
+import { asc, count, eq, or, sql } from 'drizzle-orm';
+import { changes, type Db, first, lockAndReadTicket, transaction, type Tx } from '../../db/port.js';
 import {
   ticketCustomValues,
   ticketLinks,
@@ -13,8 +13,8 @@ import {
 import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import { forgetThread } from '../../scrips/thread.js';
-import { type Actor, parseJson, requireStaff } from '../actor.js';
-import { nowIso, nowMs } from '../clock.js';
+import { type Actor, requireStaff } from '../actor.js';
+import { nowIso } from '../clock.js';
 import { allCustomFields, appliesToQueue } from '../customFields.js';
 import { conflict, invalid, MergedError, notFound } from '../errors.js';
 import { recordTransactions } from '../transactions.js';
@@ -30,10 +30,10 @@ import { MERGED_STATUS } from './guard.js';
 
 /** How long a merge can be undone. */
 export const UNMERGE_DAYS = 30;
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 type LinkRow = typeof ticketLinks.$inferSelect;
-interface Snapshot {
+export interface Snapshot {
   /** The tombstone's own row as it was (status, clocks, snooze…). */
   row: TicketRow;
   watchers: { role: 'requester' | 'cc' | 'admin_cc'; user_id: number; position: number }[];
@@ -56,7 +56,7 @@ export interface MergeResult {
 }
 
 /** The two tickets locked in id order (two merges of a pair never wait on each other in a circle). */
-async function lockPair(tx: Tx, a: number, b: number): Promise<[TicketRow | undefined, TicketRow | undefined]> {
+export async function lockPair(tx: Tx, a: number, b: number): Promise<[TicketRow | undefined, TicketRow | undefined]> {
   const [lo, hi] = a < b ? [a, b] : [b, a];
   const rowLo = await lockAndReadTicket(tx, lo);
   const rowHi = await lockAndReadTicket(tx, hi);
@@ -248,174 +248,8 @@ async function takeOver(tx: Tx, from: TicketRow, target: TicketRow): Promise<Sna
   };
 }
 
-/** The tickets whose entries are `id`'s own: itself and those merged into it (a chain), still merged. */
-async function mergedInto(tx: Tx, id: number): Promise<number[]> {
-  const all = [id];
-  for (let next = [id], hops = 0; next.length > 0 && hops < 50; hops++) {
-    next = (await tx.select({ id: tickets.id }).from(tickets).where(inArray(tickets.merged_into, next))).map(
-      (r) => r.id,
-    );
-    all.push(...next);
-  }
-  return all;
-}
-
-/** POST /tickets/:into/unmerge { ticket_id } (staff), within UNMERGE_DAYS of the merge. */
-export async function unmergeTicket(
-  db: Db,
-  actor: Actor,
-  into: number,
-  ticketId: number,
-  notify: NotifySettings,
-): Promise<MergeResult> {
-  requireStaff(actor);
-  return transaction(
-    db,
-    async (tx) => {
-      const [from, target] = await lockPair(tx, ticketId, into);
-      if (!target) throw notFound('Ticket', into);
-      if (target.merged_into !== null) throw new MergedError(into, target.merged_into);
-      if (!from) throw invalid('ticket_id', `Ticket #${ticketId} does not exist`);
-      const merge = await first(
-        tx
-          .select()
-          .from(ticketMerges)
-          .where(
-            and(eq(ticketMerges.ticket_id, ticketId), eq(ticketMerges.into_id, into), isNull(ticketMerges.unmerged_at)),
-          )
-          .orderBy(desc(ticketMerges.id))
-          .limit(1),
-      );
-      if (!merge || from.merged_into !== into)
-        throw conflict(`Ticket #${ticketId} is not merged into #${into}: nothing to unmerge`);
-      const age = nowMs(tx) - Date.parse(merge.merged_at);
-      if (age > UNMERGE_DAYS * DAY_MS)
-        throw conflict(
-          `Ticket #${ticketId} was merged into #${into} on ${merge.merged_at.slice(0, 10)}: a merge can be undone only within ${UNMERGE_DAYS} days`,
-        );
-      const snap = parseJson<Snapshot | null>(merge.snapshot, null);
-      if (!snap) throw conflict(`The merge of #${ticketId} into #${into} kept nothing to restore`);
-      const now = nowIso(tx);
-      await giveBack(tx, ticketId, into, snap);
-      const r = snap.row;
-      await tx
-        .update(tickets)
-        .set({
-          merged_into: null,
-          status: r.status,
-          snoozed_until: r.snoozed_until,
-          next_due_at: r.next_due_at,
-          next_warn_at: r.next_warn_at,
-          requester_id: r.requester_id,
-          updated_at: now,
-        })
-        .where(eq(tickets.id, ticketId));
-      await tx.update(ticketMerges).set({ unmerged_at: now }).where(eq(ticketMerges.id, merge.id));
-      await tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, into));
-      forgetThread(ticketId);
-      forgetThread(into);
-      const onTarget = await recordTransactions(
-        tx,
-        into,
-        actor.id,
-        [
-          {
-            type: 'Unmerge',
-            field: 'merged_from',
-            old_value: String(ticketId),
-            body: `#${ticketId} unmerged from this ticket`,
-          },
-        ],
-        now,
-        { notify, queueId: target.queue_id, actorRole: actor.role },
-      );
-      const onTicket = await recordTransactions(
-        tx,
-        ticketId,
-        actor.id,
-        [{ type: 'Unmerge', field: 'merged_into', old_value: String(into), body: `Unmerged from #${into}` }],
-        now,
-        { notify, queueId: r.queue_id, actorRole: actor.role },
-      );
-      return {
-        ticket: (await ticketsJson(tx, [(await getTicketRow(tx, ticketId))!]))[0],
-        merged: { id: ticketId, merged_into: into },
-        scrip_results: [...onTarget.scrip_results, ...onTicket.scrip_results],
-      };
-    },
-    { op: 'unmergeTicket' },
-  );
-}
-
-/** Puts back what the merge took from `id` (and what came through its thread since), from `snap`. */
-async function giveBack(tx: Tx, id: number, into: number, snap: Snapshot): Promise<void> {
-  const own = await mergedInto(tx, id);
-  await tx
-    .update(transactions)
-    .set({ ticket_id: id })
-    .where(and(eq(transactions.ticket_id, into), inArray(transactions.merged_from, own)));
-  await tx
-    .update(transactions)
-    .set({ merged_from: null })
-    .where(and(eq(transactions.ticket_id, id), eq(transactions.merged_from, id)));
-
-  for (const w of snap.added.watchers)
-    await tx
-      .delete(ticketWatchers)
-      .where(
-        and(eq(ticketWatchers.ticket_id, into), eq(ticketWatchers.role, w.role), eq(ticketWatchers.user_id, w.user_id)),
-      );
-  for (const w of snap.watchers)
-    await tx
-      .insert(ticketWatchers)
-      .values({ ticket_id: id, role: w.role, user_id: w.user_id, position: w.position, created_at: nowIso(tx) })
-      .onConflictDoNothing();
-
-  if (snap.added.tags.length > 0)
-    await tx.delete(ticketTags).where(and(eq(ticketTags.ticket_id, into), inArray(ticketTags.tag, snap.added.tags)));
-  for (const tag of snap.tags)
-    await tx
-      .insert(ticketTags)
-      .values({ ticket_id: id, tag, created_at: nowIso(tx) })
-      .onConflictDoNothing();
-
-  for (const l of snap.added.links)
-    await tx
-      .delete(ticketLinks)
-      .where(
-        and(eq(ticketLinks.base_id, l.base_id), eq(ticketLinks.type, l.type), eq(ticketLinks.target_id, l.target_id)),
-      );
-  for (const l of snap.links) {
-    const other = l.base_id === id ? l.target_id : l.base_id;
-    if (!(await getTicketRow(tx, other))) continue; // the other end is gone
-    await tx.insert(ticketLinks).values(l).onConflictDoNothing();
-  }
-
-  for (const v of snap.added.custom_values)
-    await tx
-      .delete(ticketCustomValues)
-      .where(
-        and(
-          eq(ticketCustomValues.ticket_id, into),
-          eq(ticketCustomValues.field_id, v.field_id),
-          eq(ticketCustomValues.value, v.value),
-        ),
-      );
-  // The tombstone kept its own values: nothing to put back there.
-}
-
 /** Ticket JSON of a tombstone (SPEC D3): its number and where it lives now. */
 export const tombstoneJson = (id: number, mergedInto: number) => ({ ticket: { id, merged_into: mergedInto } });
-
-/** The open merges into ticket `into` that can still be undone (the Unmerge offers on its page). */
-export async function undoableMerges(conn: Conn, into: number): Promise<{ ticket_id: number; merged_at: string }[]> {
-  const since = new Date(nowMs(conn) - UNMERGE_DAYS * DAY_MS).toISOString();
-  const rows = await conn
-    .select({ ticket_id: ticketMerges.ticket_id, merged_at: ticketMerges.merged_at })
-    .from(ticketMerges)
-    .where(and(eq(ticketMerges.into_id, into), isNull(ticketMerges.unmerged_at)));
-  return rows.filter((r) => r.merged_at >= since);
-}
 
 /** The merge page's search: live tickets other than `id` by number or subject (at most 10). */
 export async function mergeCandidates(db: Db, actor: Actor, id: number, q: string) {

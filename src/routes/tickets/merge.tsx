@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
-import { mergeCandidates, mergePreview, mergeTickets, unmergeTicket } from '../../domain/merge/merge.js';
+import { mergeCandidates, mergePreview, mergeTickets } from '../../domain/merge/merge.js';
+import { unmergeTicket } from '../../domain/merge/unmerge.js';
 import { MergeConfirmPage, MergeSearchPage, SpamConfirmPage } from '../../views/tickets/merge.js';
 import { markSpam, spamQuestion } from '../../domain/spam.js';
 import { invalid } from '../../domain/errors.js';
