@@ -228,6 +228,26 @@ describe('merge', () => {
   });
 });
 
+describe('search after a merge', () => {
+  it('words of a moved message find the target, and the merged ticket again after an unmerge', async () => {
+    const a = await ticketOf(ann);
+    const b = await ticketOf(bob);
+    const word = `zebrafish${Date.now().toString(36)}`;
+    const c = await s.api('POST', `/tickets/${a}/comment`, {
+      token: agent.token,
+      body: { body: `Check the ${word} cable`, internal: false },
+    });
+    expect(c.status, c.text).toBe(201);
+    expect((await ids(`q=${word}`)).ids).toEqual([a]);
+    expect((await merge(a, b)).status).toBe(200);
+    expect((await ids(`q=${word}`)).ids).toEqual([b]);
+    expect((await s.api('POST', `/tickets/${b}/unmerge`, { token: agent.token, body: { ticket_id: a } })).status).toBe(
+      200,
+    );
+    expect((await ids(`q=${word}`)).ids).toEqual([a]);
+  });
+});
+
 describe('mail and portal links of a merged ticket', () => {
   it('the subject tag, a Message-ID of its mail and of our notification all land in the target, with merged_from', async () => {
     const first = await mail({ From: ann.email, Subject: 'Scanner broken' });

@@ -1,5 +1,5 @@
 import { asc, count, eq, or, sql } from 'drizzle-orm';
-import { changes, type Db, first, lockAndReadTicket, transaction, type Tx } from '../../db/port.js';
+import { changes, type Db, first, lockAndReadTicket, transaction, type Tx, reindexTicketText } from '../../db/port.js';
 import {
   ticketCustomValues,
   ticketLinks,
@@ -130,6 +130,7 @@ export async function mergeTickets(
         snapshot: JSON.stringify(snapshot),
       });
       await tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, into));
+      await reindexTicketText(tx, [id, into]);
       forgetThread(id);
       forgetThread(into);
       const { scrip_results } = await recordTransactions(

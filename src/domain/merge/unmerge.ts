@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
-import { type Db, first, transaction, type Tx } from '../../db/port.js';
+import { type Db, first, transaction, type Tx, reindexTicketText } from '../../db/port.js';
 import {
   ticketCustomValues,
   ticketLinks,
@@ -86,6 +86,7 @@ export async function unmergeTicket(
         .where(eq(tickets.id, ticketId));
       await tx.update(ticketMerges).set({ unmerged_at: now }).where(eq(ticketMerges.id, merge.id));
       await tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, into));
+      await reindexTicketText(tx, [ticketId, into]);
       forgetThread(ticketId);
       forgetThread(into);
       const onTarget = await recordTransactions(
