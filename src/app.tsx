@@ -39,6 +39,7 @@ import { templateRoutes } from './routes/templates/index.js';
 import { attachmentRoutes, ticketRoutes } from './routes/tickets/index.js';
 import { linkRoutes } from './routes/tickets/links.js';
 import { draftRoutes } from './routes/tickets/drafts.js';
+import { mergeRoutes } from './routes/tickets/merge.js';
 import { userRoutes } from './routes/users/index.js';
 import { eventRoutes } from './routes/events/index.js';
 import { startHub } from './events/hub.js';
@@ -234,6 +235,7 @@ export async function createApp(deps: Deps) {
   app.route('/tickets', ticketRoutes());
   app.route('/tickets', draftRoutes());
   app.route('/tickets', linkRoutes());
+  app.route('/tickets', mergeRoutes());
   app.route('/attachments', attachmentRoutes());
   app.route('/custom-fields', customFieldRoutes());
   app.route('/calendars', calendarRoutes());

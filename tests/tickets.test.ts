@@ -25,6 +25,7 @@ const TRANSACTION_KEYS = [
   'creator_id',
   'field',
   'id',
+  'merged_from',
   'message_id',
   'new_value',
   'old_value',

@@ -19,7 +19,7 @@ afterAll(async () => {
   await s.close();
 });
 
-const USER_KEYS = ['created_at', 'disabled', 'email', 'id', 'name', 'role', 'updated_at'];
+const USER_KEYS = ['blocked', 'created_at', 'disabled', 'email', 'id', 'name', 'role', 'updated_at'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 async function createUser(body: Record<string, unknown> = {}) {

@@ -202,6 +202,11 @@ export interface StoreQueries {
   /** Active users whose name or e-mail contains `needle` (lower-cased), at most `n`, e-mail prefix matches first. */
   searchPeople(conn: Conn, needle: string, n: number): Promise<UserRowOf[]>;
   /**
+   * SPEC D3: the text index of these tickets made afresh after entries moved between them (a
+   * merge, an unmerge), inside that unit of work. Absent: the store searches the rows themselves.
+   */
+  reindexTicketText?(conn: Conn, ids: number[]): Promise<void>;
+  /**
    * How far the change log may be read without ever skipping an entry that commits later (SPEC
    * D1): SQLite's one writer commits in id order (the newest id); PostgreSQL's writers do not
    * (src/db/postgres/logHorizon.ts).
@@ -460,6 +465,10 @@ export const tryLock = (conn: Conn, name: string) => conn.store.coordination.try
 
 /** Inside a unit of work, before appending to the change log (`transactions`): see Store.logAppend. */
 export const logAppend = (tx: Tx) => tx.store.work.logAppend(tx);
+/** Inside a unit of work that moved entries between tickets: their text index made afresh (see StoreQueries). */
+export const reindexTicketText = async (tx: Tx, ids: number[]): Promise<void> => {
+  await tx.store.queries.reindexTicketText?.(tx, ids);
+};
 /** How far the change log may be read (see Store.logHorizon). */
 export const logHorizon = (conn: Conn) => conn.store.queries.logHorizon();
 /** Hears the change log grow and broadcast messages, from every process of the store; returns the unsubscribe. */

@@ -1,3 +1,4 @@
+import { MERGED_STATUS } from './merge/guard.js';
 import { and, asc, eq, inArray, isNull, or, sql, count } from 'drizzle-orm';
 import { type Db, first, transaction, one } from '../db/port.js';
 import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets, users } from '../db/tables.js';
@@ -316,9 +317,10 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
     case 'status_counts':
       return {
         kind: w.kind,
-        counts: (
-          await db.select({ status: tickets.status, count: count() }).from(tickets).groupBy(tickets.status)
-        ).sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)),
+        counts: (await db.select({ status: tickets.status, count: count() }).from(tickets).groupBy(tickets.status))
+          // SPEC D3: merged tickets (tombstones) are counted nowhere.
+          .filter((r) => r.status !== MERGED_STATUS)
+          .sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)),
       };
     case 'queue_counts':
       return {

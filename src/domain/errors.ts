@@ -87,6 +87,24 @@ export class TakeFromError extends AppError {
   }
 }
 
+/**
+ * SPEC D3 (decision 076): a change sent to a merged ticket (a tombstone). 409 with `merged_into`,
+ * the ticket it lives on now: nothing was changed.
+ */
+export class MergedError extends AppError {
+  constructor(
+    readonly ticketId: number,
+    readonly mergedInto: number,
+  ) {
+    super(
+      'conflict',
+      `Ticket #${ticketId} was merged into #${mergedInto}: change #${mergedInto} instead (nothing was changed)`,
+      undefined,
+      { merged_into: mergedInto },
+    );
+  }
+}
+
 export const notFound = (what: string, id?: number | string) =>
   new AppError('not_found', id === undefined ? `${what} not found` : `${what} ${id} not found`);
 export const forbidden = (message = 'You are not allowed to do this') => new AppError('forbidden', message);

@@ -1,16 +1,6 @@
 import { cachedConfig } from '../db/configCache.js';
 import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
-import {
-  type Conn,
-  type Db,
-  lockAndReadTicket,
-  lockName,
-  lockTicket,
-  prepared,
-  sameName,
-  first,
-  transaction,
-} from '../db/port.js';
+import { type Conn, type Db, lockName, lockTicket, prepared, sameName, first, transaction } from '../db/port.js';
 import { imapState, mailIntake, outbox, queues, transactions } from '../db/tables.js';
 import { type Actor, requireAdmin } from './actor.js';
 import { nowIso, nowMs } from './clock.js';
@@ -22,6 +12,7 @@ import type { NewAttachment } from './transactions.js';
 import { withStagedFiles } from './stagedFiles.js';
 import { entryFields, type StagedEntry, settleEntry, withStagedEntry } from './intakeEntry.js';
 import { ensureMailUser } from './users.js';
+import { lockFollowingMerges } from './merge/guard.js';
 import { addWatcherIn } from './watchers.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { isStaffRole, ourAddresses, ticketPeople } from '../scrips/people.js';
@@ -55,6 +46,8 @@ export interface InboundMessage {
   /** From the classifier: `bounce` is logged only; `auto` is applied without autoreply. */
   kind: 'human' | 'auto' | 'bounce';
   kindReason?: string;
+  /** SPEC D3: the header a spam filter marked it with (verdict `spam`: kept, nothing applied; a replay applies it). */
+  spam?: string;
   /** Why the text could not be read (then the text says so and the raw message is attached). */
   degraded?: string;
 }
@@ -85,7 +78,7 @@ export interface IntakeResult {
   duplicate: boolean;
 }
 
-const SUCCESSFUL: Verdict[] = ['created', 'appended', 'ignored_auto', 'rejected'];
+const SUCCESSFUL: Verdict[] = ['created', 'appended', 'ignored_auto', 'rejected', 'spam'];
 /** `[hxdesk #12]`, also typed by hand: `[hxdesk#12]`, `[HXDESK # 12]`. */
 const TAG_RE = /\[\s*hxdesk\s*#\s*(\d+)\s*\]/i;
 
@@ -212,33 +205,48 @@ async function resolveQueue(
   return { id: general.id, rule: `default queue ${general.name}` };
 }
 
-/** SPEC B7 ladder: a Message-ID the ticket knows (inbound or ours), then the subject tag. */
+/**
+ * SPEC B7 ladder: a Message-ID the ticket knows (inbound or ours), then the subject tag. SPEC D3:
+ * a ticket merged away stands for the one it was merged into (a chain followed, each locked);
+ * `mergedFrom` is the merged ticket whose thread the mail came through (decision 076).
+ */
 async function resolveTicket(
   conn: Conn,
   m: InboundMessage,
-): Promise<{ id: number; rule: string } | { id: null; rule: string }> {
+): Promise<{ id: number; rule: string; mergedFrom: number | null } | { id: null; rule: string }> {
   const ids = [...m.inReplyTo, ...[...m.references].reverse()].filter((id, i, all) => all.indexOf(id) === i);
+  const merged = (found: { row: { id: number }; mergedFrom: number | null }) =>
+    found.mergedFrom === null ? '' : ` (merged into #${found.row.id})`;
   if (ids.length) {
     const inbound = await conn
-      .select({ ticket: transactions.ticket_id, mid: transactions.message_id })
+      .select({ ticket: transactions.ticket_id, mid: transactions.message_id, from: transactions.merged_from })
       .from(transactions)
       .where(inArray(transactions.message_id, ids));
     const ours = await conn
-      .select({ ticket: outbox.ticket_id, mid: outbox.message_id })
+      .select({ ticket: outbox.ticket_id, mid: outbox.message_id, from: sql<number | null>`null` })
       .from(outbox)
       .where(inArray(outbox.message_id, ids));
     for (const id of ids) {
       const hit = [...inbound, ...ours].find((r) => r.mid === id && r.ticket !== null);
       // Locked as it is found (the ticket it picks is locked next anyway, decision 058): one statement (067).
-      if (hit && (await lockAndReadTicket(conn, hit.ticket!))) {
-        return { id: hit.ticket!, rule: `ticket by ${m.inReplyTo.includes(id) ? 'In-Reply-To' : 'References'} ${id}` };
+      // An entry moved by a merge threads to the ticket it came from (merged_from), which leads here again.
+      const found = hit ? await lockFollowingMerges(conn, hit.from ?? hit.ticket!) : undefined;
+      if (found) {
+        const by = `${m.inReplyTo.includes(id) ? 'In-Reply-To' : 'References'} ${id}`;
+        return {
+          id: found.row.id,
+          mergedFrom: found.mergedFrom,
+          rule: `ticket by ${by}${found.mergedFrom === null ? '' : ` of #${found.mergedFrom}`}${merged(found)}`,
+        };
       }
     }
   }
   const tag = TAG_RE.exec(m.subject);
   if (tag) {
     const id = Number(tag[1]);
-    if (await lockAndReadTicket(conn, id)) return { id, rule: `ticket by subject tag #${id}` };
+    const found = await lockFollowingMerges(conn, id);
+    if (found)
+      return { id: found.row.id, mergedFrom: found.mergedFrom, rule: `ticket by subject tag #${id}${merged(found)}` };
     return { id: null, rule: `subject tag #${id} names no ticket: new ticket` };
   }
   return { id: null, rule: 'new ticket' };
@@ -358,6 +366,13 @@ async function applyInUnitOfWork(
           await logIntake(tx, m, opts.source, { verdict: 'ignored_auto', rule: m.kindReason ?? 'automatic mail' }),
           false,
         );
+      // SPEC D3 (decision 077): marked as spam by a filter in front of us: kept (replayable), no
+      // ticket, no user, nothing sent. An admin's replay applies it as ordinary mail.
+      if (m.spam && !opts.replay)
+        return resultOf(
+          await logIntake(tx, m, opts.source, { verdict: 'spam', rule: `marked as spam (${m.spam})` }),
+          false,
+        );
 
       const hourAgo = new Date(nowMs(tx) - 3600_000).toISOString();
       const recent = (await recentFrom(tx).get({ sender: m.from.address, since: hourAgo }))!.n;
@@ -375,6 +390,16 @@ async function applyInUnitOfWork(
       if (user.disabled)
         return resultOf(
           await logIntake(tx, m, opts.source, { verdict: 'rejected', rule: `sender ${user.email} is disabled` }),
+          false,
+          userCreated,
+        );
+      // SPEC D3: a sender marked as a spammer (a ticket of theirs was Spam): refused, nothing sent back.
+      if (user.blocked)
+        return resultOf(
+          await logIntake(tx, m, opts.source, {
+            verdict: 'rejected',
+            rule: `blocked: sender ${user.email} is blocked (marked as a spammer)`,
+          }),
           false,
           userCreated,
         );
@@ -403,6 +428,7 @@ async function applyInUnitOfWork(
               message_id: m.messageId,
               attachments: m.attachments,
               auto_submitted: auto,
+              merged_from: ticket.mergedFrom,
             },
             opts.notify,
           );
@@ -437,6 +463,7 @@ async function applyInUnitOfWork(
             attachments: m.attachments,
             auto_submitted: auto,
             already_sent: alreadySent,
+            merged_from: ticket.mergedFrom,
           },
           { notify: opts.notify },
         );

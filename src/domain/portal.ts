@@ -1,3 +1,4 @@
+import { liveTicketId } from './merge/guard.js';
 import { and, asc, count, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import { changes, type Conn, type Db, first, lockTicket, transaction } from '../db/port.js';
 import { tickets, ticketWatchers, transactions, users } from '../db/tables.js';
@@ -101,14 +102,17 @@ export async function grantFromToken(db: Db, token: string, now = nowMs(db)): Pr
   const claims = readPortalToken(token, await portalSecret(db));
   if (!claims) throw new PortalRefused('invalid');
   if (claims.expires * 1000 <= now) throw new PortalRefused('expired');
-  const user = await stillGranted(db, claims.ticketId, claims.userId, claims.epoch);
+  // SPEC D3: a link to a merged ticket opens the ticket it was merged into (its people moved there).
+  const ticketId = (await liveTicketId(db, claims.ticketId)) ?? claims.ticketId;
+  const user = await stillGranted(db, ticketId, claims.userId, claims.epoch);
   if (!user) throw new PortalRefused('revoked');
-  await shownTicket(db, claims.ticketId);
-  return { ticketId: claims.ticketId, user, epoch: claims.epoch };
+  await shownTicket(db, ticketId);
+  return { ticketId, user, epoch: claims.epoch };
 }
 
 /** A signed-in customer's own ticket; any other ticket is not found (as on /tickets). */
-export async function grantFromSession(conn: Conn, actor: Actor, ticketId: number): Promise<PortalGrant> {
+export async function grantFromSession(conn: Conn, actor: Actor, id: number): Promise<PortalGrant> {
+  const ticketId = (await liveTicketId(conn, id)) ?? id; // SPEC D3: a merged ticket's page is its target's
   const user = await stillGranted(conn, ticketId, actor.id, undefined);
   if (!user) throw notFound('Ticket', ticketId);
   await shownTicket(conn, ticketId);

@@ -23,5 +23,7 @@ export interface TransactionJson {
   scrip_results: ScripResult[];
   /** SPEC D0: a Comment that is mail from someone not on the ticket (its creator); staff only ever see it. */
   outside_sender: boolean;
+  /** SPEC D3: the merged ticket this entry came from ("from #id"), or null (decision 076). */
+  merged_from: number | null;
   created_at: string;
 }

@@ -33,6 +33,9 @@ export const TRANSACTION_TYPES = [
   // SPEC D3: a link added or removed (field: the name this ticket sees it by; the other ticket's id), decision 075.
   'AddLink',
   'DelLink',
+  // SPEC D3 merge (decision 076): on the target ("#id merged into this ticket") and, undone, on both.
+  'Merge',
+  'Unmerge',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -47,6 +50,8 @@ export interface NewTransaction {
   attachments?: NewAttachment[];
   /** SPEC D0: mail from someone not on the ticket, kept as an internal Comment. */
   outside_sender?: boolean;
+  /** SPEC D3: mail that arrived through the thread of this merged ticket (decision 076). */
+  merged_from?: number | null;
 }
 
 export type { AttachmentJson, TransactionJson };
@@ -98,6 +103,7 @@ export async function transactionsJson(conn: Conn, rows: Row[], noFiles = false)
     attachments: atts.filter((a) => a.transaction_id === r.id).map(({ transaction_id: _, ...a }) => a),
     scrip_results: parseJson<ScripResult[]>(r.scrip_results, []),
     outside_sender: r.outside_sender,
+    merged_from: r.merged_from,
     created_at: r.created_at,
   }));
 }
@@ -264,6 +270,7 @@ const insertRow = prepared((db) =>
       new_value: sql.placeholder('new_value'),
       message_id: sql.placeholder('message_id'),
       outside_sender: sql.placeholder('outside_sender'),
+      merged_from: sql.placeholder('merged_from'),
       created_at: sql.placeholder('created_at'),
     })
     .returning(),
@@ -288,6 +295,7 @@ async function insertTransaction(
     new_value: e.new_value ?? null,
     message_id: e.message_id ?? null,
     outside_sender: e.outside_sender ?? false,
+    merged_from: e.merged_from ?? null,
     created_at: now,
   }))!;
   // How many files this attaches: the answer of recordTransactions reads them only when there are some (decision 066).

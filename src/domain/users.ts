@@ -16,18 +16,21 @@ export interface UserJson {
   name: string;
   role: Role;
   disabled: boolean;
+  /** SPEC D3 Spam: mail from them is refused (logged `rejected`, reason `blocked`), nothing sent back. */
+  blocked: boolean;
   created_at: string;
   updated_at: string;
 }
 
 export const userJson = (
-  u: Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'created_at' | 'updated_at'>,
+  u: Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'blocked' | 'created_at' | 'updated_at'>,
 ): UserJson => ({
   id: u.id,
   email: u.email,
   name: u.name,
   role: u.role,
   disabled: u.disabled,
+  blocked: u.blocked,
   created_at: u.created_at,
   updated_at: u.updated_at,
 });
@@ -294,7 +297,7 @@ export async function ensureMailUser(
 
 export const PEOPLE_SEARCH_MAX = 50;
 
-type Match = Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'created_at' | 'updated_at'>;
+type Match = Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'blocked' | 'created_at' | 'updated_at'>;
 
 /**
  * GET /users?q=: active people whose name or address contains `q` (any case), best first: the

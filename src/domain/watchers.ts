@@ -1,8 +1,9 @@
+import { lockForChange } from './merge/guard.js';
 import { configChanged } from '../db/configCache.js';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
-import { changes, type Conn, type Db, lockTicket, prepared, first, transaction } from '../db/port.js';
+import { changes, type Conn, type Db, lockTicket, prepared, transaction } from '../db/port.js';
 import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/tables.js';
 import type { ScripResult } from '../scrips/engine.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -156,9 +157,7 @@ export async function addWatcher(
   if (!isStaff(actor))
     throw forbidden('Requesters cannot change who is on a ticket; Cc people by replying to the mail instead');
   return transaction(db, async (tx) => {
-    await lockTicket(tx, ticketId);
-    if (!(await first(tx.select({ id: tickets.id }).from(tickets).where(eq(tickets.id, ticketId)))))
-      throw notFound('Ticket', ticketId);
+    await lockForChange(tx, ticketId); // SPEC D3: 404 for no ticket, 409 for a merged one
     const path = input.user_id !== undefined ? 'user_id' : 'email';
     const ref = input.user_id ?? input.email;
     if (ref === undefined) throw invalid('user_id', 'Give user_id or email');
@@ -213,11 +212,7 @@ export async function removeWatcher(
 ): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   if (!isStaff(actor)) throw forbidden('Requesters cannot change who is on a ticket');
   return transaction(db, async (tx) => {
-    await lockTicket(tx, ticketId);
-    const ticket = await first(
-      tx.select({ id: tickets.id, requester_id: tickets.requester_id }).from(tickets).where(eq(tickets.id, ticketId)),
-    );
-    if (!ticket) throw notFound('Ticket', ticketId);
+    const ticket = await lockForChange(tx, ticketId); // SPEC D3: 404 for no ticket, 409 for a merged one
     const where = and(
       eq(ticketWatchers.ticket_id, ticketId),
       eq(ticketWatchers.role, role),

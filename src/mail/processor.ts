@@ -13,6 +13,7 @@ import {
 } from '../domain/mailIntake.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { classify } from './classify.js';
+import { spamMark } from './spam.js';
 import { MalformedMail } from './malformed.js';
 import { readMail } from './reader.js';
 
@@ -73,6 +74,7 @@ export async function processMail(
     raw,
     kind: kind.kind,
     kindReason: kind.kind === 'human' ? undefined : kind.reason,
+    spam: spamMark(mail) ?? undefined,
     degraded,
   };
   try {

@@ -28,6 +28,11 @@ export const ErrorBodySchema = z.strictObject({
       .array(z.strictObject({ id: z.number().int(), subject: z.string(), status: z.string() }))
       .optional()
       .describe('SPEC D3 `conflict`: the tickets a ticket moved to an inactive status depends on that are not done'),
+    merged_into: z
+      .number()
+      .int()
+      .optional()
+      .describe('`conflict` on a change to a merged ticket: the ticket it was merged into (SPEC D3)'),
   }),
 });
 

@@ -36,12 +36,16 @@ export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
 }
 
 /** The WHERE condition of a list filter (authorization included); `textIds`: the tickets that contain q. */
-function listCondition(f: TicketListSpec, textIds?: number[]): SQL | undefined {
-  const conds = listFilters(f, {
-    // The members as one array, as q and cf are below: PostgreSQL's form of the same subquery.
-    ownerTeam: (teamId) =>
-      sql`${tickets.owner_id} = ANY(ARRAY(SELECT ${teamMembers.user_id} FROM ${teamMembers} WHERE ${teamMembers.team_id} = ${teamId}))`,
-  });
+function listCondition(f: TicketListSpec, textIds?: number[], countsMerged = false): SQL | undefined {
+  const conds = listFilters(
+    f,
+    {
+      // The members as one array, as q and cf are below: PostgreSQL's form of the same subquery.
+      ownerTeam: (teamId) =>
+        sql`${tickets.owner_id} = ANY(ARRAY(SELECT ${teamMembers.user_id} FROM ${teamMembers} WHERE ${teamMembers.team_id} = ${teamId}))`,
+    },
+    { countsMerged },
+  );
   if (f.q) {
     if (!textIds) throw new Error('a list with q needs the ids of textIdsQuery');
     // Read through the primary key: the planner cannot turn an array into a hash join over every
@@ -67,9 +71,20 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[]) {
   // No NULLS clause: every sort expression is NOT NULL (src/db/shared/listSort.ts), and one other
   // than the index's own would make PostgreSQL sort every matching row (tests/pg-store-plans.test.ts).
   const col = sortExpression(f);
+  // SPEC D3 (decision 076): a list with no status filter leaves merged tickets out. Its count
+  // counts as before (an index alone, decision 031) and takes away the merged tickets among
+  // them, found through their partial index: `status <> 'merged'` would read every row.
+  const noStatus = !f.status?.length;
+  const all = noStatus ? listCondition(f, textIds, true) : where;
+  const merged = noStatus
+    ? sql`(SELECT count(*) FROM ${tickets} WHERE ${and(all, sql`${tickets.merged_into} IS NOT NULL`)})`
+    : sql`0`;
   return {
     page: db.select().from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset),
-    count: db.select({ n: sql<number>`count(*)::int` }).from(tickets).where(where),
+    count: db
+      .select({ n: sql<number>`(count(*) - ${merged})::int` })
+      .from(tickets)
+      .where(all),
   };
 }
 

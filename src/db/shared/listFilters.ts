@@ -8,13 +8,24 @@ import { tickets, ticketWatchers, users } from '../tables.js';
 // trigram ILIKE), `cf.<key>` (how each planner is best led to the value's tickets), and the
 // owner's team (a planner hint on PostgreSQL), handed in as `ownerTeam`.
 
+/** The reserved status of a merged ticket (src/domain/merge/guard.ts). */
+const MERGED_STATUS = 'merged';
+
 export interface ListDialect {
   /** Owned by a member of the team `teamId`. */
   ownerTeam(teamId: number): SQL;
 }
 
-/** The WHERE conditions of `f` but `q` and `cf`, in one order for both stores. */
-export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
+/**
+ * The WHERE conditions of `f` but `q` and `cf`, in one order for both stores. Without a status
+ * filter, `status <> 'merged'`: no list shows a merged ticket (SPEC D3, decision 076).
+ */
+export function listFilters(
+  f: TicketListSpec,
+  dialect: ListDialect,
+  /** `countsMerged`: leave merged tickets in (a store's count that takes them away itself). */
+  opts: { countsMerged?: boolean } = {},
+): SQL[] {
   const conds: SQL[] = [];
   // A customer sees the tickets they are a requester or Cc of (SPEC C2).
   if (f.customerId !== undefined) {
@@ -29,6 +40,9 @@ export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
     conds.push(
       f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]),
     );
+  // SPEC D3 (decision 076): a merged ticket (a tombstone) has the reserved status `merged`, in no
+  // lifecycle: a list by status leaves it out as it is; a list by no status says so here.
+  else if (!opts.countsMerged) conds.push(ne(tickets.status, MERGED_STATUS));
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
   if (f.owner_team_id !== undefined) conds.push(dialect.ownerTeam(f.owner_team_id));

@@ -14,7 +14,7 @@ import { storageWatch, type StorageWatch } from '../storageWatch.js';
 import { startCheckpointer } from './checkpointer.js';
 import { backupBeforeMigrating, privateBackups } from './backup.js';
 import { type Commit, groupCommit } from './groupCommit.js';
-import { flushSearch } from './search.js';
+import { flushSearch, reindexTicket } from './search.js';
 import { listTickets } from './ticketList.js';
 import { searchPeople } from './people.js';
 import { type Readers, startReaders } from './readers.js';
@@ -159,6 +159,9 @@ export function openSqlite(file: string, opts: { readThreads?: number } = {}): S
           ? (readers.list(spec) as Promise<{ rows: never[]; total: number }>)
           : listTickets(sqliteHandle(conn), spec),
       searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
+      reindexTicketText: async (conn, ids) => {
+        for (const id of ids) reindexTicket(sqliteHandle(conn), id);
+      },
     },
     coordination: {
       listen(fn) {

@@ -227,3 +227,20 @@ function caseVariants(q: string): string[] {
   }
   return out;
 }
+
+/**
+ * SPEC D3 merge and unmerge (decision 076): ticket `id`'s text indexed afresh from its rows, once
+ * entries moved to or from it (the index numbers a ticket's messages in its rowids, ticket_id << 20
+ * | n, as the insert trigger of migration 0009 does). Inside the unit of work that moved them.
+ */
+export function reindexTicket(db: Db, id: number): void {
+  db.run(sql`DELETE FROM message_search WHERE rowid BETWEEN ${id} << 20 AND (${id} << 20) + 1048575`);
+  db.run(sql`DELETE FROM search_pending WHERE id BETWEEN ${id} << 20 AND (${id} << 20) + 1048575`);
+  db.run(
+    sql`INSERT OR REPLACE INTO search_pending(id, public_text, internal_text) SELECT id << 20, subject, '' FROM tickets WHERE id = ${id}`,
+  );
+  db.run(sql`INSERT OR REPLACE INTO search_pending(id, public_text, internal_text)
+    SELECT (t.ticket_id << 20) + (SELECT count(*) FROM transactions x WHERE x.ticket_id = t.ticket_id AND x.id <= t.id),
+      CASE WHEN t.type = 'Comment' THEN '' ELSE t.body END, CASE WHEN t.type = 'Comment' THEN t.body ELSE '' END
+    FROM transactions t WHERE t.ticket_id = ${id} AND t.body IS NOT NULL`);
+}

@@ -1,3 +1,4 @@
+import { MERGED_STATUS } from '../merge/guard.js';
 import { and, count, desc, eq, inArray, like, ne, notInArray } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
 import { tickets, users } from '../../db/tables.js';
@@ -91,7 +92,12 @@ export async function customerContext(db: Db, actor: Actor, ticket: TicketJson):
     .from(users)
     .where(eq(users.id, ticket.requester_id));
   if (!requester) return null;
-  const theirs = and(eq(tickets.requester_id, requester.id), ne(tickets.id, ticket.id));
+  // SPEC D3: never a merged ticket (a tombstone).
+  const theirs = and(
+    eq(tickets.requester_id, requester.id),
+    ne(tickets.id, ticket.id),
+    ne(tickets.status, MERGED_STATUS),
+  );
   const newest = [desc(tickets.updated_at), desc(tickets.id)];
   const active = await db
     .select(cols)
@@ -108,7 +114,10 @@ export async function customerContext(db: Db, actor: Actor, ticket: TicketJson):
           .orderBy(...newest)
           .limit(OTHER_TICKETS_SHOWN - active.length)
       : [];
-  const [{ n }] = await db.select({ n: count() }).from(tickets).where(eq(tickets.requester_id, requester.id));
+  const [{ n }] = await db
+    .select({ n: count() })
+    .from(tickets)
+    .where(and(eq(tickets.requester_id, requester.id), ne(tickets.status, MERGED_STATUS)));
   return {
     requester,
     others: [...active, ...rest],

@@ -13,7 +13,7 @@ import {
   normalizeCustomValue,
   type CustomFieldJson,
 } from '../customFields.js';
-import { AppError, conflict, forbidden, invalid, notFound, StaleError, TakeFromError } from '../errors.js';
+import { AppError, conflict, forbidden, invalid, MergedError, notFound, StaleError, TakeFromError } from '../errors.js';
 import { getQueueRow } from '../queues.js';
 import { teamExists } from '../teams.js';
 import {
@@ -80,6 +80,9 @@ async function visibleTicket(conn: Conn, actor: Actor, id: number, locked?: Tick
       (row.status === HIDDEN_STATUS || (row.requester_id !== actor.id && !(await isCustomerOf(conn, id, actor.id)))))
   )
     throw notFound('Ticket', id);
+  // SPEC D3 (decision 076): a merged ticket takes no change and is read as a tombstone (the route answers it).
+  if (row.merged_into !== null)
+    throw worksAnyTicket(actor) ? new MergedError(id, row.merged_into) : notFound('Ticket', id);
   return row;
 }
 
@@ -492,6 +495,8 @@ export interface CommentInput {
    */
   seen_transaction_id?: number;
   force?: boolean;
+  /** Set by the mail intake: the merged ticket whose thread the mail arrived through (SPEC D3). */
+  merged_from?: number | null;
 }
 
 export interface CommentOptions {
@@ -607,6 +612,7 @@ async function commentInUnitOfWork(
             body,
             message_id: input.message_id ?? null,
             attachments: input.attachments,
+            merged_from: input.merged_from ?? null,
           },
         ],
         now,
@@ -653,7 +659,13 @@ export async function recordOutsideMail(
   tx: Conn,
   senderId: number,
   ticketId: number,
-  input: { body: string; message_id: string | null; attachments: NewAttachment[]; auto_submitted: boolean },
+  input: {
+    body: string;
+    message_id: string | null;
+    attachments: NewAttachment[];
+    auto_submitted: boolean;
+    merged_from?: number | null;
+  },
   notify: NotifySettings,
 ): Promise<{ transaction: TransactionJson; scrip_results: ScripResult[] }> {
   await lockTicket(tx, ticketId);
@@ -670,6 +682,7 @@ export async function recordOutsideMail(
         message_id: input.message_id,
         attachments: input.attachments,
         outside_sender: true,
+        merged_from: input.merged_from ?? null,
       },
     ],
     now,

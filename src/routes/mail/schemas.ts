@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { zInt } from '../../domain/validation.js';
 import { zRowId, zTimestamp } from '../openapi.js';
 
-const VERDICTS = ['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed'] as const;
+const VERDICTS = ['created', 'appended', 'duplicate', 'ignored_auto', 'rejected', 'failed', 'spam'] as const;
 
 /** POST /mailgate's options: query parameters of a raw message, fields of JSON or a form. */
 export const MailOptionsSchema = z.object({

@@ -4,7 +4,9 @@ import { BULK_MAX_IDS, bulkSummary, bulkUpdateTickets } from '../../domain/ticke
 import type { Column } from '../../domain/savedViews.js';
 import { appliesToQueue } from '../../domain/customFields.js';
 import { type CustomerTicketJson, staffTickets } from '../../domain/tickets/serialize.js';
-import { AppError, invalid, StaleError, TakeFromError } from '../../domain/errors.js';
+import { AppError, invalid, MergedError, StaleError, TakeFromError } from '../../domain/errors.js';
+import { tombstoneJson } from '../../domain/merge/merge.js';
+import { TombstoneSchema } from './mergeSchemas.js';
 import { lookups } from '../../domain/lookups.js';
 import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
@@ -466,25 +468,43 @@ export function ticketRoutes() {
     },
   );
 
-  app.get('/:id', doc({ summary: 'A ticket', query: TicketPageQuerySchema, ok: { 200: TicketSchema } }), async (c) => {
-    const actor = actorOf(c);
-    const { quote } = validate(TicketPageQuerySchema, c.req.query());
-    const ticket = await getTicket(dbOf(c), actor, pathId(c));
-    return respond(c, ticket, {
-      title: `#${ticket.id} ${ticket.subject}`,
-      view: async () => {
-        // SPEC D6: opening the page (not a JSON read, not a live refresh) marks the ticket seen;
-        // the entries newer than what was seen before are marked New, and the draft fills the box.
-        const before = await markTicketSeen(dbOf(c), actor, ticket.id);
-        const savedDraft = isStaff(actor) ? await getDraft(dbOf(c), actor, ticket.id) : null;
-        const p = await pageProps(c, actor, ticket.id, ticket, true);
-        // SPEC D6: a Reply link without JavaScript; only a public message this reader sees is quoted.
-        if (quote !== undefined && !p.transactions.some((t) => t.id === quote && quotable(t)))
-          throw invalid('quote', `Ticket #${ticket.id} has no message #${quote} to quote`);
-        return <TicketPage p={{ ...p, newAfter: before, savedDraft, quote }} />;
-      },
-    });
-  });
+  app.get(
+    '/:id',
+    doc({
+      summary: 'A ticket',
+      description:
+        'A merged ticket answers `{ ticket: { id, merged_into } }` (a page: a redirect to the ticket it was merged into).',
+      query: TicketPageQuerySchema,
+      ok: { 200: z.union([TicketSchema, TombstoneSchema]) },
+    }),
+    async (c) => {
+      const actor = actorOf(c);
+      const { quote } = validate(TicketPageQuerySchema, c.req.query());
+      let ticket;
+      try {
+        ticket = await getTicket(dbOf(c), actor, pathId(c));
+      } catch (e) {
+        // SPEC D3 (decision 076): a tombstone names where it lives now; a page goes there.
+        if (!(e instanceof MergedError)) throw e;
+        if (wantsHtml(c)) return c.redirect(`/tickets/${e.mergedInto}`, 302);
+        return c.json(tombstoneJson(e.ticketId, e.mergedInto));
+      }
+      return respond(c, ticket, {
+        title: `#${ticket.id} ${ticket.subject}`,
+        view: async () => {
+          // SPEC D6: opening the page (not a JSON read, not a live refresh) marks the ticket seen;
+          // the entries newer than what was seen before are marked New, and the draft fills the box.
+          const before = await markTicketSeen(dbOf(c), actor, ticket.id);
+          const savedDraft = isStaff(actor) ? await getDraft(dbOf(c), actor, ticket.id) : null;
+          const p = await pageProps(c, actor, ticket.id, ticket, true);
+          // SPEC D6: a Reply link without JavaScript; only a public message this reader sees is quoted.
+          if (quote !== undefined && !p.transactions.some((t) => t.id === quote && quotable(t)))
+            throw invalid('quote', `Ticket #${ticket.id} has no message #${quote} to quote`);
+          return <TicketPage p={{ ...p, newAfter: before, savedDraft, quote }} />;
+        },
+      });
+    },
+  );
 
   app.patch(
     '/:id',
@@ -531,7 +551,12 @@ export function ticketRoutes() {
 
   app.get(
     '/:id/transactions',
-    doc({ summary: "A ticket's history", ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema) }) } }),
+    doc({
+      summary: "A ticket's history",
+      description: 'A merged ticket: 409 with `merged_into` (its history is there).',
+      ok: { 200: z.strictObject({ transactions: z.array(TransactionSchema) }) },
+      errors: [409],
+    }),
     async (c) => {
       const id = pathId(c);
       return respond(

@@ -226,6 +226,11 @@ export const TransactionSchema = z
     attachments: z.array(AttachmentSchema),
     scrip_results: z.array(ScripResultSchema).optional().describe(STAFF_ONLY),
     outside_sender: z.boolean().describe('A Comment that is mail from someone not on the ticket'),
+    merged_from: zRowId
+      .nullable()
+      .describe(
+        'SPEC D3: the merged ticket this entry was moved from, or whose thread it arrived through ("from #id"); null otherwise',
+      ),
     created_at: zTimestamp,
   })
   .meta({ id: 'Transaction', description: "One entry of a ticket's history" });

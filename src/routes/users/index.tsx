@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { lookups } from '../../domain/lookups.js';
 import { revokePortalLinks } from '../../domain/portal.js';
+import { unblockUser } from '../../domain/spam.js';
 import { createUser, deleteUser, getUser, listUsers, searchPeoplePage, updateUser } from '../../domain/users.js';
 import { PeopleOptions } from '../../views/tickets/people.js';
 import { UserPage, UsersPage } from '../../views/admin/people.js';
@@ -81,6 +82,16 @@ export function userRoutes() {
         title: 'User',
         location: `/users/${id}?saved`,
       });
+    },
+  );
+  // SPEC D3 (decision 077): a sender blocked by a Spam action is taken again.
+  app.post(
+    '/:id/unblock',
+    doc({ summary: 'Unblock a user blocked as a spammer (admins)', ok: { 200: UserSchema }, errors: [403, 404] }),
+    async (c) => {
+      const id = pathId(c);
+      const user = await unblockUser(dbOf(c), actorOf(c), id);
+      return respond(c, user, { title: user.email, location: `/users/${id}?saved` });
     },
   );
   // SPEC C2: every portal link handed to this user so far stops working (their portal_epoch moves on).

@@ -51,6 +51,7 @@ export const UserSchema = z
     name: z.string(),
     role: z.enum(ROLES),
     disabled: z.boolean(),
+    blocked: z.boolean().describe('SPEC D3: marked as a spammer (a ticket of theirs was Spam): their mail is refused'),
     created_at: zTimestamp,
     updated_at: zTimestamp,
   })

@@ -50,7 +50,10 @@ export function UsersPage({
                     </td>
                     <td>{u.email}</td>
                     <td>{u.role}</td>
-                    <td>{u.disabled ? 'Disabled' : 'Active'}</td>
+                    <td>
+                      {u.disabled ? 'Disabled' : 'Active'}
+                      {u.blocked && <span class="badge badge-blocked"> blocked</span>}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -87,6 +90,17 @@ export function UserPage({ user: u, lookups: l }: { user: UserJson; lookups: Loo
     <AdminFrame current="/users" title={u.name || u.email}>
       <div class="admin-grid">
         <div class="card">
+          {u.blocked && (
+            <div class="blocked-banner" role="status">
+              <p>
+                <span class="badge badge-blocked">Blocked</span> Marked as a spammer: mail from {u.email} is refused
+                (nothing is sent back).
+              </p>
+              <AdminForm action={`/users/${u.id}/unblock`} id="unblock-user">
+                <button type="submit">Unblock</button>
+              </AdminForm>
+            </div>
+          )}
           <AdminForm action={`/users/${u.id}`} method="PATCH" id="edit-user">
             <Text name="name" label="Name" value={u.name} />
             <Text name="email" label="Email" type="email" value={u.email} required />

@@ -16,6 +16,7 @@ import { isNewEntry, NewMark } from './unread.js';
 import { CustomerPanel } from './customer.js';
 import { CLOCK_LABEL } from './sla.js';
 import { linkWords, LinksPanel, SplitLink } from './links.js';
+import { MergedFrom, TicketActions, UnmergeOffer } from './merge.js';
 
 export { Properties };
 
@@ -80,6 +81,12 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     case 'AddLink':
     case 'DelLink':
       return linkWords(t, by);
+    case 'Merge': // SPEC D3 (decision 076)
+      return `#${t.new_value} merged into this ticket by ${by}`;
+    case 'Unmerge':
+      return t.field === 'merged_into'
+        ? `Unmerged from #${t.old_value} by ${by}`
+        : `#${t.old_value} unmerged from this ticket by ${by}`;
     default:
       return `${t.type} by ${by}`;
   }
@@ -215,12 +222,14 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
         <span class="txn-what">
           {!copy && isNewEntry(t, p) && <NewMark />}
           {describe(t, p)}
+          <MergedFrom t={t} />
         </span>
         <When iso={t.created_at} />
         {!copy && <QuoteLink p={p} t={t} />}
         {!copy && <SplitLink p={p} t={t} />}
       </div>
-      {t.body && <TxnBody ticketId={p.ticket.id} t={t} copy={copy} />}
+      {t.body && t.type !== 'Merge' && t.type !== 'Unmerge' && <TxnBody ticketId={p.ticket.id} t={t} copy={copy} />}
+      {!copy && <UnmergeOffer p={p} t={t} />}
       {p.staff && t.outside_sender && !copy && <OutsideSender p={p} t={t} />}
       {t.attachments.length > 0 && (
         <ul class="attachments">
@@ -598,6 +607,7 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
           {p.staff && <People p={p} />}
           {p.staff && <LinksPanel p={p} />}
           {p.customer && <CustomerPanel c={p.customer} />}
+          {p.staff && <TicketActions p={p} />}
         </div>
       </div>
     </section>
