@@ -38,6 +38,7 @@ import { teamRoutes } from './routes/teams/index.js';
 import { templateRoutes } from './routes/templates/index.js';
 import { attachmentRoutes, ticketRoutes } from './routes/tickets/index.js';
 import { draftRoutes } from './routes/tickets/drafts.js';
+import { tagRoutes, ticketTagRoutes } from './routes/tags/index.js';
 import { userRoutes } from './routes/users/index.js';
 import { eventRoutes } from './routes/events/index.js';
 import { startHub } from './events/hub.js';
@@ -232,6 +233,8 @@ export async function createApp(deps: Deps) {
   app.route('/queues', queueRoutes());
   app.route('/tickets', ticketRoutes());
   app.route('/tickets', draftRoutes());
+  app.route('/tickets', ticketTagRoutes());
+  app.route('/tags', tagRoutes());
   app.route('/attachments', attachmentRoutes());
   app.route('/custom-fields', customFieldRoutes());
   app.route('/calendars', calendarRoutes());

@@ -1,8 +1,9 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Conn, notIndexed, prepared } from '../../db/port.js';
-import { customFields, ticketCustomValues, tickets, ticketWatchers, transactions } from '../../db/tables.js';
+import { customFields, ticketCustomValues, tickets, ticketTags, ticketWatchers, transactions } from '../../db/tables.js';
 import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
+import { sortTags, tagsOf } from '../tags/rows.js';
 import { type Actor, requireStaff } from '../actor.js';
 import type { CustomerShape, StaffTicketField } from '../customerView.js';
 import { type SlaJson, slaJson } from '../time/slaJson.js';
@@ -32,6 +33,8 @@ export interface TicketJson {
   /** SPEC D2 snooze: when the ticket wakes (null: not snoozed), and whether a customer wrote while it slept on. */
   snoozed_until: string | null;
   replied_while_snoozed: boolean;
+  /** SPEC D3: the ticket's tags, sorted (staff only, decision 074). */
+  tags: string[];
   /** SPEC D6, staff lists only: a customer wrote since the reader last opened the ticket (decision 054). */
   unread?: boolean;
 }
@@ -110,7 +113,7 @@ export async function customValuesOf(conn: Conn, ids: number[]): Promise<Map<num
  * What is stored beside one ticket — its description, its custom values, its own watchers — in one
  * statement (decision 067: every write answers with its ticket): `part` 0 is the description
  * (`s1`: the body), 1 a value (`s1` key, `s2` type, `s3` value), 2 a watcher (`s1` role, `s2` when
- * added, `n1` the user, `n2` the position).
+ * added, `n1` the user, `n2` the position), 3 a tag (`s1`).
  */
 const extrasOfOne = prepared((db) =>
   // The watchers first: their columns give each column its type (PostgreSQL types a union's
@@ -152,6 +155,19 @@ const extrasOfOne = prepared((db) =>
         .from(ticketCustomValues)
         .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
         .where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))),
+    )
+    .unionAll(
+      db
+        .select({
+          part: sql<number>`3`,
+          s1: sql<string | null>`${ticketTags.tag}`,
+          s2: sql<string | null>`NULL`,
+          s3: sql<string | null>`NULL`,
+          n1: sql<number | null>`NULL`,
+          n2: sql<number | null>`NULL`,
+        })
+        .from(ticketTags)
+        .where(eq(ticketTags.ticket_id, sql.placeholder('id'))),
     ),
 );
 
@@ -160,10 +176,12 @@ async function oneTicketJson(conn: Conn, r: TicketRow): Promise<TicketJson> {
   let description = '';
   const values: Record<string, string | number> = {};
   const watchers: { role: string; user: number; position: number; added: string }[] = [];
+  const tags: string[] = [];
   for (const x of await extrasOfOne(conn).all({ id: r.id })) {
     const part = Number(x.part);
     if (part === 0) description = x.s1 ?? '';
     else if (part === 1) values[x.s1!] = customValueJson(x.s2!, x.s3!);
+    else if (part === 3) tags.push(x.s1!);
     else watchers.push({ role: x.s1!, user: Number(x.n1), position: Number(x.n2), added: x.s2 ?? '' });
   }
   // The order watchersOf reads them in: position, then when added, then the user.
@@ -172,7 +190,7 @@ async function oneTicketJson(conn: Conn, r: TicketRow): Promise<TicketJson> {
   );
   const w: Watchers = { requesters: [], cc: [], admin_cc: [] };
   for (const x of watchers) w[x.role === 'requester' ? 'requesters' : (x.role as 'cc' | 'admin_cc')].push(x.user);
-  return ticketJson(r, description, values, w);
+  return ticketJson(r, description, values, w, sortTags(tags));
 }
 
 /** Serializes tickets with their custom field values and descriptions, one query each for the batch. */
@@ -183,7 +201,10 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[]): Promise<Ticket
   const descriptions = await descriptionsOf(conn, ids);
   const values = await customValuesOf(conn, ids);
   const watchers = await watchersOf(conn, ids);
-  return rows.map((r) => ticketJson(r, descriptions.get(r.id) ?? '', values.get(r.id) ?? {}, watchers.get(r.id)));
+  const tags = await tagsOf(conn, ids);
+  return rows.map((r) =>
+    ticketJson(r, descriptions.get(r.id) ?? '', values.get(r.id) ?? {}, watchers.get(r.id), tags.get(r.id)),
+  );
 }
 
 /** One ticket in API form, from its row and what is stored beside it. */
@@ -192,6 +213,7 @@ export function ticketJson(
   description: string,
   customFields: Record<string, string | number>,
   w?: Watchers,
+  tags: string[] = [],
 ): TicketJson {
   return {
     id: r.id,
@@ -214,6 +236,7 @@ export function ticketJson(
     next_due_at: r.next_due_at,
     snoozed_until: r.snoozed_until,
     replied_while_snoozed: r.replied_while_snoozed,
+    tags,
   };
 }
 

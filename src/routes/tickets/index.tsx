@@ -104,7 +104,7 @@ const doc = documented('Tickets');
  * an answer that renders the reply box (`replyBox`): the page, and the fragment after a reply.
  * `history`: the entries to show, when not the whole history (the live update's new ones).
  */
-async function pageProps(
+export async function pageProps(
   c: C,
   actor: Actor,
   id: number,

@@ -15,6 +15,7 @@ import { DraftSaver, DraftStatus } from './drafts.js';
 import { isNewEntry, NewMark } from './unread.js';
 import { CustomerPanel } from './customer.js';
 import { CLOCK_LABEL } from './sla.js';
+import { TagsBox } from './tags.js';
 
 export { Properties };
 
@@ -52,6 +53,10 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
       return `${by} added ${from(t.new_value, (id) => userName(l, id))} as ${WATCHER_ROLE[t.field ?? ''] ?? t.field}`;
     case 'DelWatcher':
       return `${by} removed ${from(t.old_value, (id) => userName(l, id))} from ${WATCHER_LIST[t.field ?? ''] ?? t.field}`;
+    case 'AddTag': // SPEC D3 (decision 074)
+      return `Tag ${t.new_value} added by ${by}`;
+    case 'DelTag':
+      return `Tag ${t.old_value} removed by ${by}`;
     case 'CustomField': {
       const name = l.customFields.find((f) => f.key === t.field)?.name ?? t.field;
       return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
@@ -542,6 +547,7 @@ export function TicketLive({ p }: { p: TicketPageProps }) {
         <>
           <People p={p} oob />
           <ReplyRecipients p={p} oob />
+          <TagsBox ticketId={p.ticket.id} tags={p.ticket.tags} oob />
         </>
       )}
     </>
@@ -590,6 +596,7 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
         <div class="ticket-side">
           <Properties p={p} />
           {p.staff && <People p={p} />}
+          {p.staff && <TagsBox ticketId={id} tags={p.ticket.tags} />}
           {p.customer && <CustomerPanel c={p.customer} />}
         </div>
       </div>
