@@ -143,7 +143,13 @@ describe('a ticket’s tags', () => {
     // A tag with a slash and a colon, percent-encoded in the path.
     expect((await untag(id, 'x/y:z')).status).toBe(200);
     expect((await ticketOf(s, id)).tags).toEqual(['keep']);
-    expect((await tagEntries(id)).map(said)).toEqual(['AddTag keep', 'AddTag go', 'AddTag x/y:z', 'DelTag go', 'DelTag x/y:z']);
+    expect((await tagEntries(id)).map(said)).toEqual([
+      'AddTag keep',
+      'AddTag go',
+      'AddTag x/y:z',
+      'DelTag go',
+      'DelTag x/y:z',
+    ]);
     const again = await untag(id, 'go');
     expect(again.status).toBe(404);
     expect(again.body.error.message).toBe(`Ticket ${id} has no tag "go"`);
@@ -261,7 +267,10 @@ describe('bulk changes', () => {
     });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details[0].path).toBe('changes.add_tags.1');
-    const empty = await s.api('PATCH', '/tickets', { token: agent.token, body: { ids: [a], changes: { add_tags: [] } } });
+    const empty = await s.api('PATCH', '/tickets', {
+      token: agent.token,
+      body: { ids: [a], changes: { add_tags: [] } },
+    });
     expect(empty.status).toBe(422);
     expect(empty.body.error.message).toBe('Choose at least one change (status, owner, queue, team, priority or tags)');
   });
@@ -429,7 +438,9 @@ describe('scrips: on_tag_added and add_tag', () => {
     expect((await tagEntries(id)).at(-1)!.scrip_results).toEqual([]);
     // A scrip's add_tag on a new ticket: the answer carries the tag.
     const addOnCreate = await mk('tag_on_create', 'on_create', 'add_tag', { tag: 'new-here' });
-    const created = await s.api('POST', '/tickets', { body: { queue_id: queue, subject: 'Born tagged', requester_id: rq.id } });
+    const created = await s.api('POST', '/tickets', {
+      body: { queue_id: queue, subject: 'Born tagged', requester_id: rq.id },
+    });
     expect(created.status).toBe(201);
     expect(created.body.ticket.tags).toEqual(['new-here', 'seen']);
     expect((await ticketOf(s, created.body.ticket.id)).tags).toEqual(['new-here', 'seen']);

@@ -58,7 +58,9 @@ export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
   // SPEC D3 tags, each through the index (tag, ticket_id): every tag of `tags` (one IN each), and
   // any of `tagsAny` (one IN for them all).
   for (const tag of f.tags ?? [])
-    conds.push(sql`${tickets.id} IN (SELECT ${ticketTags.ticket_id} FROM ${ticketTags} WHERE ${ticketTags.tag} = ${tag})`);
+    conds.push(
+      sql`${tickets.id} IN (SELECT ${ticketTags.ticket_id} FROM ${ticketTags} WHERE ${ticketTags.tag} = ${tag})`,
+    );
   if (f.tagsAny && f.tagsAny.length > 0)
     conds.push(
       sql`${tickets.id} IN (SELECT ${ticketTags.ticket_id} FROM ${ticketTags} WHERE ${inArray(ticketTags.tag, f.tagsAny)})`,

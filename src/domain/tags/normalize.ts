@@ -8,7 +8,7 @@ import { invalid } from '../errors.js';
 
 /** The longest tag, in characters (code points). */
 export const TAG_MAX = 40;
-const TAG_RE = /^[\p{L}\p{M}\p{N}_.\/:-]+$/u;
+const TAG_RE = /^[\p{L}\p{M}\p{N}_./:-]+$/u;
 /** How a refused tag is said (after the field's label: "Tag must be …"). */
 export const TAG_RULE = `Must be 1–${TAG_MAX} letters, digits or - _ . / : (no spaces)`;
 

@@ -133,7 +133,9 @@ export async function changeTagsIn(
   const row = await lockedTicket(tx, actor, ticketId);
   const opts = { notify, queueId: row.queue_id, actorRole: actor.role };
   const results: ScripResult[] = [];
-  for (const tag of tags.remove ?? []) results.push(...((await removeTagIn(tx, actor.id, ticketId, tag, opts))?.scrip_results ?? []));
-  for (const tag of tags.add ?? []) results.push(...((await addTagIn(tx, actor.id, ticketId, tag, opts))?.scrip_results ?? []));
+  for (const tag of tags.remove ?? [])
+    results.push(...((await removeTagIn(tx, actor.id, ticketId, tag, opts))?.scrip_results ?? []));
+  for (const tag of tags.add ?? [])
+    results.push(...((await addTagIn(tx, actor.id, ticketId, tag, opts))?.scrip_results ?? []));
   return results;
 }

@@ -1,6 +1,13 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Conn, notIndexed, prepared } from '../../db/port.js';
-import { customFields, ticketCustomValues, tickets, ticketTags, ticketWatchers, transactions } from '../../db/tables.js';
+import {
+  customFields,
+  ticketCustomValues,
+  tickets,
+  ticketTags,
+  ticketWatchers,
+  transactions,
+} from '../../db/tables.js';
 import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
 import { sortTags, tagsOf } from '../tags/rows.js';

@@ -113,8 +113,7 @@ export function tagRoutes() {
       const query = validate(TagListQuerySchema, queryObject(c));
       const tags = await listTags(dbOf(c), actorOf(c), query);
       // A tag field's suggestions (its datalist asked on focus): the options only.
-      if (isHtmx(c) && c.req.header('hx-target')?.endsWith('-options'))
-        return c.html(<TagOptions tags={tags} />);
+      if (isHtmx(c) && c.req.header('hx-target')?.endsWith('-options')) return c.html(<TagOptions tags={tags} />);
       return respond(
         c,
         { tags },
@@ -199,4 +198,3 @@ function notice(c: C): string | undefined {
     return undefined;
   }
 }
-

@@ -280,10 +280,7 @@ export const TicketSchema = z
       .boolean()
       .optional()
       .describe(`A requester or Cc wrote while the ticket slept on (unsnooze_on_reply false). ${STAFF_ONLY}`),
-    tags: z
-      .array(z.string())
-      .optional()
-      .describe(`SPEC D3: the ticket's tags, sorted. ${STAFF_ONLY}`),
+    tags: z.array(z.string()).optional().describe(`SPEC D3: the ticket's tags, sorted. ${STAFF_ONLY}`),
     unread: z
       .boolean()
       .optional()

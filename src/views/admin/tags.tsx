@@ -18,8 +18,8 @@ export function TagsAdminPage(p: TagsAdminProps) {
   return (
     <AdminFrame current="/tags" title="Tags">
       <p class="muted">
-        A tag exists while a ticket has it. Renaming to a name in use merges the two; each ticket changed gets its
-        own history entries, which scrips and webhooks see.
+        A tag exists while a ticket has it. Renaming to a name in use merges the two; each ticket changed gets its own
+        history entries, which scrips and webhooks see.
       </p>
       <form method="get" action="/tags" class="tags-filter" role="search">
         <label for="tags-q">Tags starting with</label>
@@ -96,8 +96,8 @@ export function DeleteTagQuestion({ tag, count }: { tag: string; count: number }
   return (
     <AdminFrame current="/tags" title={`Delete the tag “${tag}”?`}>
       <p>
-        It will be removed from {count === 1 ? '1 ticket' : `${count} tickets`}, each with a history entry. This
-        cannot be undone by one click: the tag would have to be added to each ticket again.
+        It will be removed from {count === 1 ? '1 ticket' : `${count} tickets`}, each with a history entry. This cannot
+        be undone by one click: the tag would have to be added to each ticket again.
       </p>
       <form method="post" action={`/tags/${tagPath(tag)}`} class="confirm-actions">
         <input type="hidden" name="_method" value="DELETE" />

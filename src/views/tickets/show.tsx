@@ -595,8 +595,8 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
         </div>
         <div class="ticket-side">
           <Properties p={p} />
-          {p.staff && <People p={p} />}
           {p.staff && <TagsBox ticketId={id} tags={p.ticket.tags} />}
+          {p.staff && <People p={p} />}
           {p.customer && <CustomerPanel c={p.customer} />}
         </div>
       </div>
