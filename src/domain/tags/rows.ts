@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, prepared } from '../../db/port.js';
 import { tickets, ticketTags } from '../../db/tables.js';
 
@@ -30,28 +30,12 @@ const tagsOfOne = prepared((db) =>
   db
     .select({ tag: ticketTags.tag })
     .from(ticketTags)
-    .where(eq(ticketTags.ticket_id, p('id')))
-    .orderBy(asc(ticketTags.tag)),
+    .where(eq(ticketTags.ticket_id, p('id'))),
 );
 
-/** The tags of a batch of tickets, each ticket's sorted, in one statement (a list page is one read). */
-export async function tagsOf(conn: Conn, ids: number[]): Promise<Map<number, string[]>> {
-  const out = new Map<number, string[]>(ids.map((id) => [id, []]));
-  if (ids.length === 0) return out;
-  if (ids.length === 1) {
-    out.set(ids[0], sortTags((await tagsOfOne(conn).all({ id: ids[0] })).map((r) => r.tag)));
-    return out;
-  }
-  const rows = await conn
-    .select({ ticket: ticketTags.ticket_id, tag: ticketTags.tag })
-    .from(ticketTags)
-    .where(inArray(ticketTags.ticket_id, ids))
-    .orderBy(asc(ticketTags.ticket_id), asc(ticketTags.tag));
-  for (const r of rows) out.get(r.ticket)?.push(r.tag);
-  // Sorted here, not by the store: PostgreSQL orders text by its collation, SQLite by code point.
-  for (const [id, tags] of out) out.set(id, sortTags(tags));
-  return out;
-}
+/** One ticket's tags, sorted (a list page reads its tickets' with their descriptions, src/domain/tickets/serialize.ts). */
+export const tagsOfTicket = async (conn: Conn, id: number): Promise<string[]> =>
+  sortTags((await tagsOfOne(conn).all({ id })).map((r) => r.tag));
 
 /** The order JSON carries tags in: by UTF-16 code unit, alike on both stores. */
 export const sortTags = (tags: string[]) => [...tags].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -10,7 +10,7 @@ import {
 } from '../../db/tables.js';
 import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
-import { sortTags, tagsOf } from '../tags/rows.js';
+import { sortTags } from '../tags/rows.js';
 import { type Actor, requireStaff } from '../actor.js';
 import type { CustomerShape, StaffTicketField } from '../customerView.js';
 import { type SlaJson, slaJson } from '../time/slaJson.js';
@@ -55,7 +55,6 @@ export function staffTickets(actor: Actor, list: CustomerTicketJson[]): TicketJs
   return list as TicketJson[];
 }
 
-const descriptionCols = { ticket_id: transactions.ticket_id, body: transactions.body };
 const valueCols = {
   ticket_id: ticketCustomValues.ticket_id,
   key: customFields.key,
@@ -65,12 +64,6 @@ const valueCols = {
 const isCreate = eq(transactions.type, 'Create');
 
 // One ticket (every write answers with its ticket) is the common case: compiled once.
-const descriptionOfOne = prepared((db) =>
-  db
-    .select(descriptionCols)
-    .from(transactions)
-    .where(and(eq(transactions.ticket_id, sql.placeholder('id')), isCreate)),
-);
 const valuesOfOne = prepared((db) =>
   db
     .select(valueCols)
@@ -79,16 +72,40 @@ const valuesOfOne = prepared((db) =>
     .where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))),
 );
 
-/** The descriptions (Create transaction bodies) of a batch of tickets. */
-export async function descriptionsOf(conn: Conn, ids: number[]): Promise<Map<number, string>> {
-  const rows =
-    ids.length === 1
-      ? await descriptionOfOne(conn).all({ id: ids[0] })
-      : await conn
-          .select(descriptionCols)
-          .from(transactions)
-          .where(and(inArray(transactions.ticket_id, ids), isCreate));
-  return new Map(rows.map((r) => [r.ticket_id, r.body ?? '']));
+/**
+ * The descriptions (Create transaction bodies) and the tags (SPEC D3) of a batch of tickets, in
+ * one statement: a list page reads its tickets' tags without a statement of its own (decision 074).
+ */
+export async function descriptionsAndTagsOf(
+  conn: Conn,
+  ids: number[],
+): Promise<{ descriptions: Map<number, string>; tags: Map<number, string[]> }> {
+  const rows = await conn
+    .select({
+      part: sql<number>`0`,
+      ticket_id: transactions.ticket_id,
+      body: sql<string | null>`${transactions.body}`,
+    })
+    .from(transactions)
+    .where(and(inArray(transactions.ticket_id, ids), isCreate))
+    .unionAll(
+      conn
+        .select({
+          part: sql<number>`1`,
+          ticket_id: ticketTags.ticket_id,
+          body: sql<string | null>`${ticketTags.tag}`,
+        })
+        .from(ticketTags)
+        .where(inArray(ticketTags.ticket_id, ids)),
+    );
+  const descriptions = new Map<number, string>();
+  const tags = new Map<number, string[]>(ids.map((id) => [id, []]));
+  for (const r of rows) {
+    if (Number(r.part) === 0) descriptions.set(r.ticket_id, r.body ?? '');
+    else tags.get(r.ticket_id)?.push(r.body!);
+  }
+  for (const [id, list] of tags) tags.set(id, sortTags(list));
+  return { descriptions, tags };
 }
 
 /**
@@ -205,10 +222,9 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[]): Promise<Ticket
   if (rows.length === 0) return [];
   if (rows.length === 1) return [await oneTicketJson(conn, rows[0])];
   const ids = rows.map((r) => r.id);
-  const descriptions = await descriptionsOf(conn, ids);
+  const { descriptions, tags } = await descriptionsAndTagsOf(conn, ids);
   const values = await customValuesOf(conn, ids);
   const watchers = await watchersOf(conn, ids);
-  const tags = await tagsOf(conn, ids);
   return rows.map((r) =>
     ticketJson(r, descriptions.get(r.id) ?? '', values.get(r.id) ?? {}, watchers.get(r.id), tags.get(r.id)),
   );

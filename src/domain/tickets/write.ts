@@ -31,7 +31,7 @@ import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from 
 import { clearDraftIn } from './drafts.js';
 import { applySnoozeTimer, planSnooze } from '../time/snooze.js';
 import { markSeenIn } from './reads.js';
-import { tagsOf } from '../tags/rows.js';
+import { tagsOfTicket } from '../tags/rows.js';
 import {
   type CustomerTicketJson,
   getTicketRow,
@@ -337,7 +337,7 @@ async function createInUnitOfWork(
           values,
           { requesters: requesterIds, cc: ccIds, admin_cc: adminCc.map((u) => u.id) },
           // A new ticket has no tag but what its scrips added (SPEC D3 add_tag): read only then.
-          status_set ? (await tagsOf(tx, [row.id])).get(row.id) : [],
+          status_set ? await tagsOfTicket(tx, row.id) : [],
         ),
         scrip_results,
       });
