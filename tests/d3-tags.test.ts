@@ -96,6 +96,18 @@ describe('a ticket’s tags', () => {
       old_value: null,
       creator_id: agent.id,
     });
+    // Live updates carry it: what changed since the Create, in JSON, and the page's Tags box out of band.
+    const created = (await transactionsOf<Txn>(s, id))[0].id;
+    const live = await s.api('GET', `/tickets/${id}/live?after=${created}`, { token: agent.token });
+    expect(live.status, live.text).toBe(200);
+    expect(live.body.transactions.map(said)).toEqual(['AddTag vip']);
+    expect(live.body.ticket.tags).toEqual(['vip']);
+    const fragment = await s.api('GET', `/tickets/${id}/live?after=${created}`, {
+      token: agent.token,
+      headers: { 'hx-request': 'true' },
+    });
+    expect(fragment.text).toMatch(/<section id="tags"[^>]*hx-swap-oob="true"/);
+    expect(fragment.text).toContain('Tag vip added by');
     const before = (await transactionsOf<Txn>(s, id)).length;
     for (const again of ['vip', 'VIP', ' Vip ']) {
       const res = await tag(id, again);
