@@ -50,6 +50,7 @@ const sqliteOnly = [
 // to keep the whole CI run (two stores) within its 20 minutes. (ui-people's HTTP half runs on
 // both; its browser half is marked SQLite-only in the file.)
 const browserOnly = [
+  'tests/ui-tags.test.ts',
   'tests/ui-sla.test.ts',
   'tests/portal-browser.test.ts',
   'tests/ui-portal-account.test.ts',

@@ -40,6 +40,7 @@ import { attachmentRoutes, ticketRoutes } from './routes/tickets/index.js';
 import { linkRoutes } from './routes/tickets/links.js';
 import { draftRoutes } from './routes/tickets/drafts.js';
 import { mergeRoutes } from './routes/tickets/merge.js';
+import { tagRoutes, ticketTagRoutes } from './routes/tags/index.js';
 import { userRoutes } from './routes/users/index.js';
 import { eventRoutes } from './routes/events/index.js';
 import { startHub } from './events/hub.js';
@@ -236,6 +237,8 @@ export async function createApp(deps: Deps) {
   app.route('/tickets', draftRoutes());
   app.route('/tickets', linkRoutes());
   app.route('/tickets', mergeRoutes());
+  app.route('/tickets', ticketTagRoutes());
+  app.route('/tags', tagRoutes());
   app.route('/attachments', attachmentRoutes());
   app.route('/custom-fields', customFieldRoutes());
   app.route('/calendars', calendarRoutes());

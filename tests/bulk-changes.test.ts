@@ -132,7 +132,7 @@ describe('PATCH /tickets', () => {
     await bad(
       { ids: [t], changes: {} },
       'changes',
-      'Choose at least one change (status, owner, queue, team or priority)',
+      'Choose at least one change (status, owner, queue, team, priority or tags)',
     );
     await bad(
       { ids: [t], changes: { status: 'closed' } },

@@ -243,7 +243,7 @@ const CASES: [string, string, Record<string, unknown>, string, string | RegExp][
     '/tickets',
     { ids: ['$t'], changes: {} },
     'changes',
-    'Choose at least one change (status, owner, queue, team or priority)',
+    'Choose at least one change (status, owner, queue, team, priority or tags)',
   ],
   ['PATCH', '/settings', { timezone: 'x'.repeat(101) }, 'timezone', 'Timezone must be at most 100 characters long'],
   ['PATCH', '/settings', { notify_replies: 'sometimes' }, 'notify_replies', 'Notify replies must be true or false'],

@@ -62,6 +62,10 @@ export interface TicketListSpec {
   requester_domain?: string;
   /** SPEC D2: snoozed (snoozed_until set) or not. */
   snoozed?: boolean;
+  /** SPEC D3: tickets with every one of these tags (`tag=a&tag=b`). */
+  tags?: string[];
+  /** SPEC D3: tickets with at least one of these tags (`tag_any=a,b`). */
+  tagsAny?: string[];
   /** This ticket only (a `q` of `#123`: the domain asks for the ticket by its number). */
   id?: number;
   /** Every ticket but this one (the rest of such a list, without the ticket shown first). */

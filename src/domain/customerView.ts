@@ -20,6 +20,8 @@ export const STAFF_TICKET_FIELDS = [
   'snoozed_until',
   'replied_while_snoozed',
   'links',
+  // SPEC D3: tags are staff's words for a ticket ("angry", "refund-abuse"): not the customer's (decision 074).
+  'tags',
 ] as const;
 /** The queue fields only staff read (absent from a requester's queue). */
 export const STAFF_QUEUE_FIELDS = [
@@ -80,10 +82,12 @@ export function refuseStaffFilters(
     cf?: object;
     sort?: string;
     sla?: unknown;
+    tag?: unknown;
+    tag_any?: unknown;
   },
 ): void {
   if (isStaff(actor)) return;
-  for (const k of ['owner_id', 'team_id', 'ticket_team_id', 'my_teams', 'snoozed', 'sla'] as const)
+  for (const k of ['owner_id', 'team_id', 'ticket_team_id', 'my_teams', 'snoozed', 'sla', 'tag', 'tag_any'] as const)
     if (f[k] !== undefined) throw forbidden(`Requesters cannot filter by ${k}`);
   if (f.cf && Object.keys(f.cf).length > 0) throw forbidden('Requesters cannot filter by custom fields');
   if (f.sort?.replace(/^-/, '') === 'priority') throw forbidden('Requesters cannot sort by priority');

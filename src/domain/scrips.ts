@@ -10,6 +10,7 @@ import { invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { SLA_CLOCKS } from './time/slaJson.js';
 import { unique } from './unique.js';
+import { normalizeTag } from './tags/normalize.js';
 import { checkIdleScrip } from './time/idleScripCheck.js';
 import { idleScripChanged } from './time/idle.js';
 import { wakeTimerWorkers } from './time/worker.js';
@@ -89,6 +90,22 @@ async function check(db: Db, s: ScripInput) {
 }
 
 /**
+ * SPEC D3: the tags a scrip's config names, as stored (trimmed, lower-case; decision 074), or
+ * a 422 naming `config.if_tag` / `config.tag`: what the engine compares and adds is a tag.
+ */
+function withTags(s: ScripInput): ScripInput {
+  const config = { ...(s.config ?? {}) };
+  if (s.condition === 'on_tag_added' && config.if_tag !== undefined && config.if_tag !== '')
+    config.if_tag = normalizeTag(config.if_tag, 'config.if_tag');
+  else if (config.if_tag === '') delete config.if_tag;
+  if (s.action === 'add_tag') {
+    if (config.tag === undefined || config.tag === '') throw invalid('config.tag', 'The add_tag action needs a tag');
+    config.tag = normalizeTag(config.tag, 'config.tag');
+  }
+  return { ...s, config };
+}
+
+/**
  * The scrip as written, after its idle timers were set in the same unit of work (SPEC D2: an
  * enabled on_idle scrip fires within 2 s on the tickets idle long enough already); `armed` hears
  * whether it armed any, to wake the timer workers once the unit of work commits.
@@ -107,6 +124,7 @@ async function withIdleTimers(
 
 export async function createScrip(db: Db, actor: Actor, input: ScripInput): Promise<ScripJson> {
   requireAdmin(actor);
+  input = withTags(input);
   await check(db, input);
   const now = nowIso(db);
   let armed = false;
@@ -144,8 +162,11 @@ export async function createScrip(db: Db, actor: Actor, input: ScripInput): Prom
 
 export async function updateScrip(db: Db, actor: Actor, id: number, input: Partial<ScripInput>): Promise<ScripJson> {
   const current = await getScrip(db, actor, id);
-  const merged: ScripInput = { ...current, ...input };
+  const merged = withTags({ ...current, ...input });
   await check(db, merged);
+  // The config as checked (its tags normalized), when this change sends one or changes what it is read for.
+  if (input.config !== undefined || input.condition !== undefined || input.action !== undefined)
+    input = { ...input, config: merged.config };
   const { config, ...rest } = input;
   let armed = false;
   const row = await configTransaction(db, (tx) =>

@@ -9,6 +9,8 @@ import { forgetThread } from '../scrips/thread.js';
 import { parseJson } from './actor.js';
 import { attachFiles, type NewAttachment } from './stagedFiles.js';
 import { afterEntry, type EntryWrite } from './time/afterEntry.js';
+import { insertTag, touchTicket } from './tags/rows.js';
+import { tagOrNone } from './tags/normalize.js';
 import type { AttachmentJson, TransactionJson } from './transactionJson.js';
 
 export const TRANSACTION_TYPES = [
@@ -36,6 +38,9 @@ export const TRANSACTION_TYPES = [
   // SPEC D3 merge (decision 076): on the target ("#id merged into this ticket") and, undone, on both.
   'Merge',
   'Unmerge',
+  // SPEC D3: a tag added to or removed from a ticket (field `tag`, new_value / old_value the tag).
+  'AddTag',
+  'DelTag',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -220,11 +225,29 @@ export async function recordTransactions(
         });
       }
     }
+    // SPEC D3: a scrip's add_tag (decision 074). Its AddTag is an entry by nobody that runs the
+    // scrips in turn (on_tag_added sees it, and a webhook with it); that ends, as a tag the ticket
+    // has already is no change and no entry, and the scrips name finitely many tags.
+    for (const raw of effects.addTags ?? []) {
+      const tag = tagOrNone(raw);
+      if (tag === undefined || (await insertTag(conn).run({ ticket: ticketId, tag, now })).changes === 0) continue;
+      await touchTicket(conn).run({ ticket: ticketId, now });
+      statusSet = true;
+      const more = await recordTransactions(
+        conn,
+        ticketId,
+        null,
+        [{ type: 'AddTag', field: 'tag', new_value: tag }],
+        now,
+        { notify: opts.notify, queueId: opts.queueId },
+      );
+      allResults.push(...more.scrip_results);
+    }
   }
   return {
     transactions: await transactionsJson(conn, written, !withFiles),
     scrip_results: allResults,
-    // A scrip changed the ticket's status, or a step of the clock its row: a caller answering with the ticket reads it again.
+    // A scrip changed the ticket's status or tags, or a step of the clock its row: a caller answering with the ticket reads it again.
     status_set: statusSet,
   };
 }

@@ -66,6 +66,8 @@ export interface ScripEvent {
 /** A change a scrip asks for; the domain applies it as a transaction that runs no scrips. */
 export interface ScripEffects {
   setStatus?: string;
+  /** SPEC D3: tags to add (add_tag), each an AddTag entry when the ticket has it not yet. */
+  addTags?: string[];
 }
 
 export const CONDITIONS = [
@@ -87,6 +89,8 @@ export const CONDITIONS = [
   // SPEC D2: a ticket stayed in one of `config.statuses` for `config.hours` (an Idle entry of this scrip).
   'on_idle',
   'on_unsnooze',
+  // SPEC D3: a tag was added (an AddTag entry); `config.if_tag` narrows it to one tag.
+  'on_tag_added',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -105,12 +109,19 @@ export const ACTIONS = [
   'set_status',
   // SPEC D2: mails the requesters the template `config.template` (default "Closing") and resolves the ticket.
   'close_idle',
+  // SPEC D3: adds the tag `config.tag` (nothing when the ticket has it).
+  'add_tag',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 /** Actions that send e-mail and therefore need a template (close_idle names its own: `config.template`). */
 export const MAIL_ACTIONS: readonly Action[] = ACTIONS.filter(
   (a) =>
-    a !== 'notify_webhook' && a !== 'open_inactive' && a !== 'open_new' && a !== 'set_status' && a !== 'close_idle',
+    a !== 'notify_webhook' &&
+    a !== 'open_inactive' &&
+    a !== 'open_new' &&
+    a !== 'set_status' &&
+    a !== 'close_idle' &&
+    a !== 'add_tag',
 );
 /** The template close_idle mails when its config names none. */
 export const CLOSING_TEMPLATE = 'Closing';
@@ -155,6 +166,9 @@ const CONDITION_TESTS: Record<Condition, ConditionTest> = {
   on_idle: (e, _role, scrip) => e.type === 'Idle' && e.newValue === String(scrip.id),
   // SPEC D2: a snoozed ticket woke (its time came, its customer wrote, or staff woke it).
   on_unsnooze: (e) => e.type === 'Unsnooze',
+  // SPEC D3: the stored if_tag is normalized (decision 074), as the entry's tag is.
+  on_tag_added: (e, _role, scrip) =>
+    e.type === 'AddTag' && (scrip.config.if_tag === undefined || scrip.config.if_tag === e.newValue),
 };
 
 const slaEntry = (e: ScripEvent, step: string, config: Record<string, unknown>) =>
@@ -465,6 +479,14 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
     ctx.effects.setStatus = status;
     return 0;
   },
+  // SPEC D3: the tag is added after the scrips of this entry ran, as an entry of its own (recordTransactions).
+  add_tag: async (ctx) => {
+    // Checked and normalized when the scrip was saved (src/domain/scrips.ts); the domain checks it again before writing.
+    const tag = ctx.config.tag;
+    if (typeof tag !== 'string' || tag === '') throw new Error('config.tag must name the tag to add');
+    (ctx.effects.addTags ??= []).push(tag);
+    return 0;
+  },
   // SPEC D2 auto-close: the closing mail to the requesters, then the ticket resolved by a scrip,
   // which runs no scrips (so the resolve sends them nothing more).
   close_idle: async (ctx) => {
@@ -582,7 +604,8 @@ export async function runScrips(
       });
       result.notifications = notifications;
       if (withheld.length > 0) result.withheld = { recipients: [...new Set(withheld)], reason: RELAY_HELD };
-      Object.assign(effects, local);
+      if (local.setStatus !== undefined) effects.setStatus = local.setStatus;
+      if (local.addTags) (effects.addTags ??= []).push(...local.addTags);
       for (const k of localMailed) mailed.add(k);
     } catch (e) {
       result.ok = false;

@@ -48,6 +48,7 @@ export const TICKET_KEYS = [
   'snoozed_until',
   'status',
   'subject',
+  'tags',
   'team_id',
   'updated_at',
 ];

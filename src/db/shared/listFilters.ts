@@ -1,6 +1,6 @@
 import { eq, inArray, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../port.js';
-import { tickets, ticketWatchers, users } from '../tables.js';
+import { tickets, ticketTags, ticketWatchers, users } from '../tables.js';
 
 // The conditions of a ticket list filter (SPEC B4) that both stores write alike, written once:
 // authorization, queue, status, owner, team, requester and the requester's domain, the ticket
@@ -69,6 +69,16 @@ export function listFilters(
             : sql`1 = 0`,
     );
   }
+  // SPEC D3 tags, each through the index (tag, ticket_id): every tag of `tags` (one IN each), and
+  // any of `tagsAny` (one IN for them all).
+  for (const tag of f.tags ?? [])
+    conds.push(
+      sql`${tickets.id} IN (SELECT ${ticketTags.ticket_id} FROM ${ticketTags} WHERE ${ticketTags.tag} = ${tag})`,
+    );
+  if (f.tagsAny && f.tagsAny.length > 0)
+    conds.push(
+      sql`${tickets.id} IN (SELECT ${ticketTags.ticket_id} FROM ${ticketTags} WHERE ${inArray(ticketTags.tag, f.tagsAny)})`,
+    );
   if (f.snoozed !== undefined) conds.push(f.snoozed ? isNotNull(tickets.snoozed_until) : isNull(tickets.snoozed_until));
   if (f.id !== undefined) conds.push(eq(tickets.id, f.id));
   if (f.exceptId !== undefined) conds.push(ne(tickets.id, f.exceptId));

@@ -1,9 +1,10 @@
-import type { Db } from '../../db/port.js';
+import { type Db, transaction } from '../../db/port.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import type { Actor } from '../actor.js';
 import { AppError } from '../errors.js';
 import { updateTicket, type UpdateTicketInput } from './write.js';
+import { changeTagsIn } from '../tags/ticketTags.js';
 
 /** The most tickets one bulk change may name (SPEC C4: triage at speed). */
 export const BULK_MAX_IDS = 500;
@@ -12,7 +13,11 @@ export const BULK_MAX_IDS = 500;
 export type BulkChanges = Pick<
   UpdateTicketInput,
   'status' | 'owner_id' | 'queue_id' | 'team_id' | 'priority' | 'force'
->;
+> & {
+  /** SPEC D3: tags to add and to take off (normalized); each that changes is an entry of its own. */
+  add_tags?: string[];
+  remove_tags?: string[];
+};
 
 export interface BulkResult {
   id: number;
@@ -37,9 +42,19 @@ export async function bulkUpdateTickets(
   notify: NotifySettings,
 ): Promise<BulkResult[]> {
   const results: BulkResult[] = [];
+  const { add_tags, remove_tags, ...fields } = changes;
+  const anyField = Object.values(fields).some((v) => v !== undefined);
+  const anyTag = (add_tags?.length ?? 0) + (remove_tags?.length ?? 0) > 0;
   for (const id of ids) {
     try {
-      const { scrip_results } = await updateTicket(db, actor, id, changes, notify, { takeWithoutAsking: true });
+      // The fields and the tags of one ticket: one unit of work (the tags' entries after the fields').
+      const scrip_results = await transaction(db, async (tx) => {
+        const out: ScripResult[] = [];
+        if (anyField || !anyTag)
+          out.push(...(await updateTicket(tx, actor, id, fields, notify, { takeWithoutAsking: true })).scrip_results);
+        if (anyTag) out.push(...(await changeTagsIn(tx, actor, id, { add: add_tags, remove: remove_tags }, notify)));
+        return out;
+      });
       results.push({ id, ok: true, scrip_results });
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500) throw e;

@@ -78,6 +78,8 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
       ? { breached: f.sla.includes('breached'), dueSoon: f.sla.includes('due_soon'), now: nowIso(db) }
       : undefined,
     snoozed: f.snoozed,
+    tags: f.tag,
+    tagsAny: f.tag_any,
     q: f.q || undefined,
     includeComments: isStaff(actor),
     cf,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { zBool, zId, zInt, zList } from '../validation.js';
 import { STATUSES } from '../lifecycle.js';
+import { TAGS_PER_REQUEST_MAX, zTag } from '../tags/normalize.js';
 
 export const SORTS = ['id', 'created', 'updated', 'priority', 'status', 'owner', 'queue', 'due'] as const;
 /** SPEC D2 `sla=`: tickets past a clock's due time, and inside its warning window. */
@@ -77,6 +78,10 @@ export const TicketFilterSchema = z.strictObject(
     requester_domain: zDomain.optional(),
     /** SPEC D2: snoozed tickets only (true), or none of them (false). */
     snoozed: zBool.optional(),
+    /** SPEC D3: tickets with every one of these tags (`tag=a&tag=b`, or `tag=a,b`). Staff only. */
+    tag: zDistinctList(zTag, 'tag', TAGS_PER_REQUEST_MAX).optional(),
+    /** SPEC D3: tickets with at least one of these tags (`tag_any=a,b`). Staff only. */
+    tag_any: zDistinctList(zTag, 'tag', TAGS_PER_REQUEST_MAX).optional(),
     sort: z.enum(sortValues, { error: `Expected one of: ${sortValues.join(', ')}` }).optional(),
     limit: zInt(1, 500).optional(),
     offset: zInt(0, 1_000_000_000).optional(),

@@ -31,6 +31,7 @@ import { addInitialWatchers, isCustomerOf, resolvePeople, type PersonRef } from 
 import { clearDraftIn } from './drafts.js';
 import { applySnoozeTimer, planSnooze } from '../time/snooze.js';
 import { markSeenIn } from './reads.js';
+import { tagsOfTicket } from '../tags/rows.js';
 import {
   type CustomerTicketJson,
   getTicketRow,
@@ -336,11 +337,15 @@ async function createInUnitOfWork(
       );
       // Answered from what was written; the row is read again only when a scrip set the status.
       return changeFor(actor, {
-        ticket: ticketJson(status_set ? (await getTicketRow(tx, row.id))! : row, input.description || '', values, {
-          requesters: requesterIds,
-          cc: ccIds,
-          admin_cc: adminCc.map((u) => u.id),
-        }),
+        ticket: ticketJson(
+          status_set ? (await getTicketRow(tx, row.id))! : row,
+          input.description || '',
+          values,
+          { requesters: requesterIds, cc: ccIds, admin_cc: adminCc.map((u) => u.id) },
+          undefined, // a new ticket has no link yet (a split links it afterwards, and answers it read again)
+          // A new ticket has no tag but what its scrips added (SPEC D3 add_tag): read only then.
+          status_set ? await tagsOfTicket(tx, row.id) : [],
+        ),
         scrip_results,
       });
     },

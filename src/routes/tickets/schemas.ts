@@ -10,6 +10,7 @@ import { TRANSACTION_TYPES } from '../../domain/transactions.js';
 import { DRAFT_KINDS } from '../../domain/tickets/drafts.js';
 import { zRowId, zTimestamp } from '../openapi.js';
 import { LinksSchema } from './linksSchemas.js';
+import { TAGS_PER_REQUEST_MAX, zTag } from '../../domain/tags/normalize.js';
 
 const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
 const customFields = zJsonObject;
@@ -143,8 +144,14 @@ export const BulkChangesSchema = z.preprocess(
       queue_id: zId.optional(),
       team_id: zClearableId.optional(),
       priority: zInt(0, 100).optional(),
+      // SPEC D3: tags to add and to take off each ticket (`a,b` or repeated; decision 074).
+      add_tags: zDistinctList(zTag, 'tag', TAGS_PER_REQUEST_MAX).optional(),
+      remove_tags: zDistinctList(zTag, 'tag', TAGS_PER_REQUEST_MAX).optional(),
     })
-    .refine((v) => Object.keys(v).length > 0, 'Choose at least one change (status, owner, queue, team or priority)'),
+    .refine(
+      (v) => Object.values(v).some((x) => x !== undefined && !(Array.isArray(x) && x.length === 0)),
+      'Choose at least one change (status, owner, queue, team, priority or tags)',
+    ),
 );
 
 /**
@@ -288,6 +295,7 @@ export const TicketSchema = z
       .boolean()
       .optional()
       .describe(`A requester or Cc wrote while the ticket slept on (unsnooze_on_reply false). ${STAFF_ONLY}`),
+    tags: z.array(z.string()).optional().describe(`SPEC D3: the ticket's tags, sorted. ${STAFF_ONLY}`),
     unread: z
       .boolean()
       .optional()

@@ -7,6 +7,7 @@ const SECTIONS: [string, string][] = [
   ['/custom-fields', 'Custom fields'],
   ['/templates', 'Templates'],
   ['/scrips', 'Scrips'],
+  ['/tags', 'Tags'],
   ['/calendars', 'Calendars'],
   ['/sla-policies', 'SLA policies'],
   ['/outbox', 'Outbox'],

@@ -438,7 +438,7 @@ function ScripFields({
         value={JSON.stringify(s?.config ?? {})}
         rows={2}
         hint={
-          'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"} · on_idle: {"statuses": ["stalled"], "hours": 40, "business": true} · close_idle: {"template": "Closing"} · on_sla_warning, on_sla_breach: {"clock": "first_response"} (or next_response, resolution; none: any clock)'
+          'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"} · on_idle: {"statuses": ["stalled"], "hours": 40, "business": true} · close_idle: {"template": "Closing"} · on_sla_warning, on_sla_breach: {"clock": "first_response"} (or next_response, resolution; none: any clock) · on_tag_added: {"if_tag": "vip"} (none: any tag) · add_tag: {"tag": "vip"}'
         }
       />
       <Check name="enabled" label="Enabled" checked={s ? s.enabled : true} />

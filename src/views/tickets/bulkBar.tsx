@@ -1,5 +1,6 @@
 import type { Lookups } from '../../domain/lookups.js';
 import { STATUS_LABEL } from '../format.js';
+import { BulkTags } from './tagFilter.js';
 
 /** The form the row checkboxes belong to (they sit in the table, outside it: `form="bulk-form"`). */
 export const BULK_FORM = 'bulk-form';
@@ -66,6 +67,7 @@ export function BulkBar({
         Priority{' '}
         <input name="changes.priority" type="number" min="0" max="100" inputmode="numeric" placeholder="No change" />
       </label>
+      <BulkTags />
       <button type="submit" class="primary" data-bulk-apply>
         Apply
       </button>
@@ -94,7 +96,7 @@ export function BulkDeleteQuestion({
 }: {
   ids: number[];
   /** The whole change asked for (status `deleted`, maybe more), carried by the page's form. */
-  changes: Record<string, string | number | null | undefined>;
+  changes: Record<string, string | number | null | undefined | string[]>;
   returnTo: string;
   standalone?: boolean;
 }) {
@@ -131,7 +133,11 @@ export function BulkDeleteQuestion({
         ))}
         {Object.entries(changes).map(([k, v]) =>
           v === undefined ? null : (
-            <input type="hidden" name={`changes.${k}`} value={v === null ? 'none' : String(v)} />
+            <input
+              type="hidden"
+              name={`changes.${k}`}
+              value={v === null ? 'none' : Array.isArray(v) ? v.join(',') : String(v)}
+            />
           ),
         )}
         <input type="hidden" name="return_to" value={returnTo} />

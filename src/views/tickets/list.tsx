@@ -3,6 +3,7 @@ import type { Column, SavedViewJson } from '../../domain/savedViews.js';
 import type { TicketFilter } from '../../domain/tickets/query.js';
 import type { LiveRow } from '../../domain/tickets/list.js';
 import type { SortKey } from '../../domain/tickets/query.js';
+import { TagFilterFields } from './tagFilter.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
 import { queueName, STATUS_LABEL, userName, When } from '../format.js';
 import { SnoozeBadge } from './snooze.js';
@@ -582,6 +583,7 @@ export function TicketListPage(p: TicketListProps) {
           value={String(f.ticket_team_id ?? '')}
           options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]}
         />
+        <TagFilterFields tag={f.tag} tagAny={f.tag_any} />
         {l.customFields.map((cf) =>
           cf.type === 'select' ? (
             <Select

@@ -26,6 +26,14 @@ export function SubjectCell({ t, policies = [] }: { t: ListedTicket; policies?: 
             <span class="visually-hidden">Priority </span>P{t.priority}
           </span>
         )}
+        {(t.tags?.length ?? 0) > 0 && (
+          <span class="list-tags">
+            <span class="visually-hidden">tags: </span>
+            {t.tags!.map((tag) => (
+              <span class="list-tag">{tag}</span>
+            ))}
+          </span>
+        )}
         {who && (
           <span class="row-requester" title={t.requester?.email || undefined}>
             <span class="visually-hidden">from </span>

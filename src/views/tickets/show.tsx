@@ -17,6 +17,7 @@ import { CustomerPanel } from './customer.js';
 import { CLOCK_LABEL } from './sla.js';
 import { linkWords, LinksPanel, SplitLink } from './links.js';
 import { MergedFrom, TicketActions, UnmergeOffer } from './merge.js';
+import { TagsBox } from './tags.js';
 
 export { Properties };
 
@@ -54,6 +55,10 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
       return `${by} added ${from(t.new_value, (id) => userName(l, id))} as ${WATCHER_ROLE[t.field ?? ''] ?? t.field}`;
     case 'DelWatcher':
       return `${by} removed ${from(t.old_value, (id) => userName(l, id))} from ${WATCHER_LIST[t.field ?? ''] ?? t.field}`;
+    case 'AddTag': // SPEC D3 (decision 074)
+      return `Tag ${t.new_value} added by ${by}`;
+    case 'DelTag':
+      return `Tag ${t.old_value} removed by ${by}`;
     case 'CustomField': {
       const name = l.customFields.find((f) => f.key === t.field)?.name ?? t.field;
       return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
@@ -557,6 +562,7 @@ export function TicketLive({ p }: { p: TicketPageProps }) {
           <People p={p} oob />
           <LinksPanel p={p} oob />
           <ReplyRecipients p={p} oob />
+          <TagsBox ticketId={p.ticket.id} tags={p.ticket.tags} oob />
         </>
       )}
     </>
@@ -604,6 +610,7 @@ export function TicketPage({ p }: { p: TicketPageProps }) {
         </div>
         <div class="ticket-side">
           <Properties p={p} />
+          {p.staff && <TagsBox ticketId={id} tags={p.ticket.tags} />}
           {p.staff && <People p={p} />}
           {p.staff && <LinksPanel p={p} />}
           {p.customer && <CustomerPanel c={p.customer} />}
