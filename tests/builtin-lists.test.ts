@@ -27,8 +27,8 @@ const ids = async (qs: string, token: string) => {
   expect(res.status, res.text).toBe(200);
   return (res.body.tickets as { id: number }[]).map((x) => x.id);
 };
-const MINE = 'owner_id=me&status=new,open,stalled&snoozed=false';
-const UNASSIGNED = 'owner_id=none&status=new,open,stalled&my_teams=true';
+const MINE = 'owner_id=me&status_category=initial,active,waiting&snoozed=false';
+const UNASSIGNED = 'owner_id=none&status_category=initial,active,waiting&my_teams=true';
 
 beforeAll(async () => {
   s = await startServer();

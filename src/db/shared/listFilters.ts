@@ -29,6 +29,19 @@ export function listFilters(f: TicketListSpec, dialect: ListDialect): SQL[] {
     conds.push(
       f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]),
     );
+  if (f.statusByQueue)
+    conds.push(
+      f.statusByQueue.length === 0
+        ? sql`1 = 0`
+        : sql`(${sql.join(
+            f.statusByQueue.map((p) =>
+              p.queue_ids.length === 0 || p.status.length === 0
+                ? sql`1 = 0`
+                : sql`(${inArray(tickets.queue_id, p.queue_ids)} AND ${inArray(tickets.status, p.status as never[])})`,
+            ),
+            sql` OR `,
+          )})`,
+    );
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
   if (f.owner_team_id !== undefined) conds.push(dialect.ownerTeam(f.owner_team_id));

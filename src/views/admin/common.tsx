@@ -9,6 +9,7 @@ const SECTIONS: [string, string][] = [
   ['/scrips', 'Scrips'],
   ['/calendars', 'Calendars'],
   ['/sla-policies', 'SLA policies'],
+  ['/lifecycles', 'Lifecycles'],
   ['/outbox', 'Outbox'],
   ['/mail/intake', 'Mail intake'],
   ['/mail-settings', 'Mail addresses'],
