@@ -85,10 +85,10 @@ describe('built-in lists', () => {
     const mine = await html(`?${MINE}`);
     expect(mine).toContain('<h1>My open tickets</h1>');
     expect(mine).toMatch(
-      /<a href="\/tickets\?owner_id=me&amp;status=new,open,stalled&amp;snoozed=false" class="current" aria-current="page">My open tickets<\/a>/,
+      /<a href="\/tickets\?owner_id=me&amp;status_category=initial,active,waiting&amp;snoozed=false" class="current" aria-current="page">My open tickets<\/a>/,
     );
     expect(mine).toMatch(
-      /<a href="\/tickets\?owner_id=none&amp;status=new,open,stalled&amp;my_teams=true" class="">Unassigned in my teams’ queues<\/a>/,
+      /<a href="\/tickets\?owner_id=none&amp;status_category=initial,active,waiting&amp;my_teams=true" class="">Unassigned in my teams’ queues<\/a>/,
     );
     // Sorting or paging keeps it current; another filter does not.
     expect(await html(`?${MINE}&sort=-created`)).toMatch(/class="current" aria-current="page">My open tickets</);
