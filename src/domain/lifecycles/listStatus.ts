@@ -30,7 +30,10 @@ export async function statusSpec(
     const all = await anyStatusNames(db);
     const unknown = status.find((s) => !all.includes(s));
     if (unknown !== undefined)
-      throw invalid('status', `Unknown status "${unknown}": no lifecycle has it (one of ${all.join(', ')})`);
+      throw invalid(
+        `status.${status.indexOf(unknown)}`,
+        `Unknown status "${unknown}": no lifecycle has it (one of ${all.join(', ')})`,
+      );
   }
   let statusByQueue: TicketListSpec['statusByQueue'];
   if (f.status_category) {

@@ -24,7 +24,7 @@ import {
   type TicketListQuery,
 } from '../../domain/tickets/query.js';
 import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
-import { STATUSES } from '../../domain/lifecycle.js';
+import { everyStatus, statusMenu } from '../../domain/lifecycles/menus.js';
 import {
   commentOnTicket,
   createTicket,
@@ -143,7 +143,8 @@ async function pageProps(
     staff,
     actorId: actor.id,
     queueWatchers,
-    statuses: STATUSES,
+    // SPEC D3: the ticket's lifecycle: its current status and the allowed targets, in their colors.
+    ...(await statusMenu(db, ticket)),
     // SPEC D0: who mail named and the Cc bounds left out, less whoever is on the ticket now (its people are loaded above).
     notAdded: staff
       ? await notAddedOf(
@@ -222,7 +223,8 @@ async function listProps(
     bulk: isStaff(actor),
     shareTeams: l.teams.filter((t) => isAdmin(actor) || t.members.includes(actor.id)),
     canEditView: view !== null && (view.owner_id === actor.id || isAdmin(actor)),
-    statuses: STATUSES,
+    // SPEC D3: the statuses of every lifecycle, for the filter and the bulk bar.
+    ...(await everyStatus(db)),
     builtinLists: BUILTIN_LIST_LINKS,
     builtin: currentBuiltin(params),
     sortKeys: Object.fromEntries(tickets.map((t) => [t.id, sortKeyOf(t, sort, ranks)])),
