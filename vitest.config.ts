@@ -76,6 +76,7 @@ const browserOnly = [
   'tests/ui-safe-edits.test.ts',
   'tests/ui-lists.test.ts',
   'tests/ui-snooze.test.ts',
+  'tests/ui-lifecycles.test.ts',
 ];
 
 // Files that compare two latency measurements (SPEC D1: small writes while large ones run here vs
