@@ -140,7 +140,9 @@ describe('lifecycles in the browser', () => {
       expect(await options()).toEqual(['Reported', 'Diagnosing']);
       const badge = page.locator('#ticket-head .status');
       expect(await badge.innerText()).toBe('Reported');
-      expect(await badge.evaluate((el) => getComputedStyle(el).boxShadow)).toContain('rgb(29, 78, 216)');
+      expect(await badge.evaluate((el) => (globalThis as any).getComputedStyle(el).boxShadow as string)).toContain(
+        'rgb(29, 78, 216)',
+      );
       expect((await axeCheck(page)).message).toBe('');
       await screenshot(page, 'lifecycle-ticket');
 

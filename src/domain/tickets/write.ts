@@ -583,6 +583,9 @@ async function commentInUnitOfWork(
       // restore it first). Mail is still kept, as it comes; an internal note may say why it was deleted.
       if (ticket.status === 'deleted' && !internal && !actor.viaMail)
         throw conflict(`Ticket #${id} is deleted: restore it before replying (nothing was sent)`);
+      // SPEC D3: a canned response's status must be one of the ticket's lifecycle (checked before anything is written).
+      if (input.set_status !== undefined)
+        requireStatusOf(await lifecycleOf(tx, ticket.queue_id), input.set_status, 'set_status');
       let creatorId = actor.id;
       if (input.creator_id !== undefined && input.creator_id !== actor.id) {
         if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');
