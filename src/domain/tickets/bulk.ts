@@ -3,6 +3,7 @@ import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import type { Actor } from '../actor.js';
 import { AppError } from '../errors.js';
+import { checkStatusName } from '../lifecycles/statuses.js';
 import { updateTicket, type UpdateTicketInput } from './write.js';
 
 /** The most tickets one bulk change may name (SPEC C4: triage at speed). */
@@ -33,6 +34,9 @@ export async function bulkUpdateTickets(
   changes: BulkChanges,
   notify: NotifySettings,
 ): Promise<BulkResult[]> {
+  // SPEC D3: a status no lifecycle has is refused whole (422); one a ticket's lifecycle lacks or
+  // its transitions do not allow is that ticket's result.
+  if (changes.status !== undefined) await checkStatusName(db, changes.status, null, 'changes.status');
   const results: BulkResult[] = [];
   for (const id of ids) {
     try {
