@@ -141,11 +141,15 @@ export const replyStatus = (l: Lifecycle): string | undefined => l.on_customer_r
  * The lifecycles the queues use (RT's default among them when a queue has none, or there are no
  * queues): what a list's `status_category` becomes. One small read.
  */
-export async function lifecyclesInUse(conn: Conn): Promise<Lifecycle[]> {
-  const rows = await conn
+const inUse = prepared((db) =>
+  db
     .selectDistinct({ id: queues.lifecycle_id, l: lifecycles })
     .from(queues)
-    .leftJoin(lifecycles, eq(lifecycles.id, queues.lifecycle_id));
+    .leftJoin(lifecycles, eq(lifecycles.id, queues.lifecycle_id)),
+);
+
+export async function lifecyclesInUse(conn: Conn): Promise<Lifecycle[]> {
+  const rows = await inUse(conn).all();
   const out = rows.flatMap((r) => (r.l ? [lifecycleFromRow(r.l)] : []));
   if (out.length < rows.length || out.length === 0) out.unshift(DEFAULT_LIFECYCLE);
   return out;
