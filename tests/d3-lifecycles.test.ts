@@ -290,6 +290,51 @@ describe('statuses per lifecycle', () => {
   });
 });
 
+describe("a reply's set_status and scrips", () => {
+  it("a reply's set_status is a status of the ticket's lifecycle, bound by transitions", async () => {
+    const t = await ticketIn(hardware);
+    await ok(t.id, { status: 'diagnosing' });
+    const reply = (body: Record<string, unknown>) =>
+      s.api('POST', `/tickets/${t.id}/comment`, { token: agent.token, body: { body: 'x', internal: true, ...body } });
+    const other = await reply({ set_status: 'open' });
+    expectError(other, 422, 'validation_failed', ['set_status']);
+    expect((await ticketOf(s, t.id)).status).toBe('diagnosing');
+    expect((await reply({ set_status: 'waiting_on_parts' })).status).toBe(201);
+    expect((await ticketOf(s, t.id)).status).toBe('waiting_on_parts');
+    const refused = await reply({ set_status: 'repaired' });
+    expectError(refused, 422, 'validation_failed', ['status']);
+    expect(refused.body.error.details[0].allowed).toEqual(['diagnosing']);
+  });
+
+  it("a scrip's set_status takes its queue's statuses and is not bound by transitions", async () => {
+    const bad = await s.api('POST', '/scrips', {
+      body: {
+        key: 'hw_bad',
+        queue_id: hardware,
+        condition: 'on_create',
+        action: 'set_status',
+        config: { status: 'open' },
+      },
+    });
+    expectError(bad, 422, 'validation_failed', ['config.status']);
+    expect(bad.body.error.message).toContain('reported, diagnosing, waiting_on_parts, repaired, deleted');
+    const sc = await s.api('POST', '/scrips', {
+      body: {
+        key: 'hw_park',
+        queue_id: hardware,
+        condition: 'on_create',
+        action: 'set_status',
+        config: { status: 'waiting_on_parts' },
+      },
+    });
+    expect(sc.status, sc.text).toBe(201);
+    // reported → waiting_on_parts is no transition people may make; a scrip's move is automatic.
+    const t = await ticketIn(hardware);
+    expect((await ticketOf(s, t.id)).status).toBe('waiting_on_parts');
+    await s.api('DELETE', `/scrips/${sc.body.id}`);
+  });
+});
+
 describe('rules by category', () => {
   it("a requester's reply moves a waiting or inactive ticket to on_customer_reply (Billing: open), not bound by transitions", async () => {
     const t = await ticketIn(billing);

@@ -163,7 +163,7 @@ async function pageProps(
     newAfter: await seenUpTo(db, actor, id),
     // SPEC D6: the subject form open without JavaScript (a GET of the page only); a deleted ticket's Restore.
     editSubject: c.req.method === 'GET' && c.req.query('edit') === 'subject',
-    restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id) : undefined,
+    restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id, ticket.queue_id) : undefined,
     // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
     customer: replyBox ? await customerContext(db, actor, ticket) : null,
   };
