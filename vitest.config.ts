@@ -79,6 +79,7 @@ const browserOnly = [
   'tests/ui-snooze.test.ts',
   'tests/ui-links.test.ts',
   'tests/ui-merge.test.ts',
+  'tests/ui-lifecycles.test.ts',
 ];
 
 // Files that compare two latency measurements (SPEC D1: small writes while large ones run here vs

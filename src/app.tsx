@@ -20,6 +20,7 @@ import { asWrite } from './db/priority.js';
 import type { AppEnv, Deps } from './routes/context.js';
 import { calendarRoutes } from './routes/calendars/index.js';
 import { slaPolicyRoutes } from './routes/sla-policies/index.js';
+import { lifecycleRoutes } from './routes/lifecycles/index.js';
 import { customFieldRoutes } from './routes/custom-fields/index.js';
 import { dashboardRoutes } from './routes/dashboards/index.js';
 import { renderError, toAppError } from './routes/errors.js';
@@ -243,6 +244,7 @@ export async function createApp(deps: Deps) {
   app.route('/custom-fields', customFieldRoutes());
   app.route('/calendars', calendarRoutes());
   app.route('/sla-policies', slaPolicyRoutes());
+  app.route('/lifecycles', lifecycleRoutes());
   app.route('/saved-views', savedViewRoutes());
   app.route('/dashboards', dashboardRoutes());
   app.route('/templates', templateRoutes());

@@ -45,6 +45,9 @@ const LAYERS = [
   },
   // The one clock (decision 047) belongs to a store and reads nothing but the port: every layer above may ask it the time.
   { name: 'clock', rank: 2, prefixes: ['src/domain/clock.ts'] },
+  // SPEC D3 (decision 073): what a status means, read through the port and the configuration
+  // cache only, so the scrip engine's conditions and actions ask by category too.
+  { name: 'lifecycles', rank: 2, prefixes: ['src/domain/lifecycles/categories.ts'] },
   { name: 'store implementation', rank: 3, prefixes: ['src/db/sqlite/', 'src/db/postgres/'] },
   { name: 'store factory', rank: 4, prefixes: ['src/db/store.ts'] },
   { name: 'scrips', rank: 5, prefixes: ['src/scrips/'] },

@@ -4,7 +4,7 @@ import { rawCount, rawGet, rawRun } from './helpers/db.js';
 import { signIn } from './helpers/session.js';
 
 /** Where staff land after signing in (SPEC C4, decision 035): My open tickets. */
-const LANDING = '/tickets?owner_id=me&status=new,open,stalled&snoozed=false';
+const LANDING = '/tickets?owner_id=me&status_category=initial,active,waiting&snoozed=false';
 
 let s: TestServer;
 beforeAll(async () => {

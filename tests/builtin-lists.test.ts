@@ -27,8 +27,8 @@ const ids = async (qs: string, token: string) => {
   expect(res.status, res.text).toBe(200);
   return (res.body.tickets as { id: number }[]).map((x) => x.id);
 };
-const MINE = 'owner_id=me&status=new,open,stalled&snoozed=false';
-const UNASSIGNED = 'owner_id=none&status=new,open,stalled&my_teams=true';
+const MINE = 'owner_id=me&status_category=initial,active,waiting&snoozed=false';
+const UNASSIGNED = 'owner_id=none&status_category=initial,active,waiting&my_teams=true';
 
 beforeAll(async () => {
   s = await startServer();
@@ -85,10 +85,10 @@ describe('built-in lists', () => {
     const mine = await html(`?${MINE}`);
     expect(mine).toContain('<h1>My open tickets</h1>');
     expect(mine).toMatch(
-      /<a href="\/tickets\?owner_id=me&amp;status=new,open,stalled&amp;snoozed=false" class="current" aria-current="page">My open tickets<\/a>/,
+      /<a href="\/tickets\?owner_id=me&amp;status_category=initial,active,waiting&amp;snoozed=false" class="current" aria-current="page">My open tickets<\/a>/,
     );
     expect(mine).toMatch(
-      /<a href="\/tickets\?owner_id=none&amp;status=new,open,stalled&amp;my_teams=true" class="">Unassigned in my teams’ queues<\/a>/,
+      /<a href="\/tickets\?owner_id=none&amp;status_category=initial,active,waiting&amp;my_teams=true" class="">Unassigned in my teams’ queues<\/a>/,
     );
     // Sorting or paging keeps it current; another filter does not.
     expect(await html(`?${MINE}&sort=-created`)).toMatch(/class="current" aria-current="page">My open tickets</);

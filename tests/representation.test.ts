@@ -572,10 +572,14 @@ describe('static files, headers, root', () => {
     const res = await s.api('GET', '/');
     expect(res.status).toBe(303);
     // SPEC C4: staff land on their open tickets (decision 035).
-    expect(res.headers.get('location')).toBe('/tickets?owner_id=me&status=new,open,stalled&snoozed=false');
+    expect(res.headers.get('location')).toBe(
+      '/tickets?owner_id=me&status_category=initial,active,waiting&snoozed=false',
+    );
     const html = await s.api('GET', '/', { headers: HTML });
     expect(html.status).toBe(303);
-    expect(html.headers.get('location')).toBe('/tickets?owner_id=me&status=new,open,stalled&snoozed=false');
+    expect(html.headers.get('location')).toBe(
+      '/tickets?owner_id=me&status_category=initial,active,waiting&snoozed=false',
+    );
     const anon = await s.api('GET', '/', { token: null, headers: HTML });
     expect(anon.status).toBe(303);
     expect(anon.headers.get('location')).toMatch(/^\/login/);

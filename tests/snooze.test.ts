@@ -85,12 +85,14 @@ describe('snooze', () => {
     expect(await listed('snoozed=true')).toContain(id);
     expect(await listed('snoozed=false')).not.toContain(id);
     // The built-in lists (SPEC D2): My open tickets leaves it out, Snoozed has it.
-    expect(await listed('owner_id=me&status=new,open,stalled&snoozed=false')).not.toContain(id);
+    expect(await listed('owner_id=me&status_category=initial,active,waiting&snoozed=false')).not.toContain(id);
     const page = await s.api('GET', '/tickets?snoozed=true', { token: agent.token, headers: { accept: 'text/html' } });
     expect(page.text).toMatch(/aria-current="page">Snoozed</);
     expect(page.text).toContain('Snoozed until');
     const mine = await s.api('GET', '/', { token: agent.token, headers: { accept: 'text/html' } });
-    expect(mine.headers.get('location')).toBe('/tickets?owner_id=me&status=new,open,stalled&snoozed=false');
+    expect(mine.headers.get('location')).toBe(
+      '/tickets?owner_id=me&status_category=initial,active,waiting&snoozed=false',
+    );
   });
 
   it('wakes at its time: open, an Unsnooze entry by nobody, and the owner is told', async () => {

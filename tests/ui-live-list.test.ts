@@ -114,7 +114,7 @@ describe('the live ticket list', () => {
     expect(await widths()).toBe(dragged);
     expect(await header()).toBe(head);
     expect(await page.getByRole('checkbox', { name: `Select ticket #${mine[0]}`, exact: true }).isChecked()).toBe(true);
-    expect(new URL(page.url()).search).toBe('?owner_id=me&status=new,open,stalled&snoozed=false');
+    expect(new URL(page.url()).search).toBe('?owner_id=me&status_category=initial,active,waiting&snoozed=false');
   });
 
   it('works at 360 px: the bar fits, the page does not scroll sideways', async () => {

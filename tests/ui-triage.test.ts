@@ -77,7 +77,7 @@ afterAll(async () => {
 describe('triage', () => {
   it('lands on My open tickets after signing in, marked as the current list', async () => {
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(
-      '/tickets?owner_id=me&status=new,open,stalled&snoozed=false',
+      '/tickets?owner_id=me&status_category=initial,active,waiting&snoozed=false',
     );
     await expect.poll(() => page.locator('h1').innerText(), poll).toBe('My open tickets');
     expect(await page.locator('nav.views a[aria-current="page"]').innerText()).toBe('My open tickets');

@@ -4,6 +4,7 @@ import {
   appSettings,
   calendars,
   configVersion,
+  lifecycles,
   customFieldQueues,
   customFields,
   queues,
@@ -32,6 +33,7 @@ import { unitState } from './unitMemo.js';
  * (tests/architecture.test.ts checks).
  */
 export const CACHED_TABLES = {
+  lifecycles,
   queues,
   queueWatchers,
   scrips,

@@ -53,6 +53,8 @@ export interface TicketListSpec {
   /** In one of these queues (none: no ticket). */
   queue_ids?: number[];
   status?: string[];
+  /** SPEC D3: a status category where a name means different categories in different queues: one of these (queues, statuses) pairs. */
+  statusByQueue?: { queue_ids: number[]; status: string[] }[];
   owner_id?: number | 'none';
   /** Owned by a member of this team. */
   owner_team_id?: number;

@@ -31,6 +31,7 @@ export const STAFF_QUEUE_FIELDS = [
   'signature',
   'mail_cc_per_message',
   'mail_cc_per_ticket',
+  'lifecycle_id',
   'cc',
   'admin_cc',
 ] as const;

@@ -1,5 +1,8 @@
 import { MERGED_STATUS } from './merge/guard.js';
 import { and, asc, eq, inArray, isNull, or, sql, count } from 'drizzle-orm';
+import type { Category } from './lifecycles/categories.js';
+import { notDoneCondition } from './lifecycles/listStatus.js';
+import { sortRanks } from './tickets/sorts.js';
 import { type Db, first, transaction, one } from '../db/port.js';
 import { dashboards, dashboardWidgets, queues, savedViews, teamMembers, tickets, users } from '../db/tables.js';
 import { listByFilter, listTickets } from './tickets/list.js';
@@ -287,7 +290,8 @@ export type WidgetData =
   | { kind: 'my_tickets'; tickets: TicketJson[]; total: number }
   | { kind: string; error: string };
 
-const ACTIVE = ['new', 'open', 'stalled'];
+/** SPEC D3: not done, whatever the lifecycle calls it (counted by category, never by name). */
+const NOT_DONE: Category[] = ['initial', 'active', 'waiting'];
 
 /** What one widget shows, computed for the actor (requesters never reach dashboards). */
 export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: WidgetJson): Promise<WidgetData> {
@@ -314,39 +318,46 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
         total: list.total,
       };
     }
-    case 'status_counts':
+    case 'status_counts': {
+      // By category, then each lifecycle's order (RT's default: new, open, stalled, resolved, rejected, deleted).
+      const order = await statusRanks(db);
+      const rank = (s: string) => order.get(s) ?? order.size;
       return {
         kind: w.kind,
         counts: (await db.select({ status: tickets.status, count: count() }).from(tickets).groupBy(tickets.status))
           // SPEC D3: merged tickets (tombstones) are counted nowhere.
           .filter((r) => r.status !== MERGED_STATUS)
-          .sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)),
+          .sort((a, b) => rank(a.status) - rank(b.status)),
       };
-    case 'queue_counts':
+    }
+    case 'queue_counts': {
+      const active = await notDoneCondition(db);
       return {
         kind: w.kind,
         counts: await db
           .select({ queue_id: queues.id, name: queues.name, count: count(tickets.id) })
           .from(queues)
-          .leftJoin(tickets, and(eq(tickets.queue_id, queues.id), inArray(tickets.status, ACTIVE)))
+          .leftJoin(tickets, and(eq(tickets.queue_id, queues.id), active))
           .groupBy(queues.id)
           .orderBy(asc(queues.name)),
       };
+    }
     case 'team_workload': {
       const teamId = Number(w.config.team_id) || d.team_id;
       if (!teamId) return { kind: w.kind, error: 'Choose a team (config.team_id) or give the dashboard one' };
+      const active = await notDoneCondition(db);
       const rows = await db
         .select({ user_id: users.id, name: users.name, count: count(tickets.id) })
         .from(teamMembers)
         .innerJoin(users, eq(users.id, teamMembers.user_id))
-        .leftJoin(tickets, and(eq(tickets.owner_id, users.id), inArray(tickets.status, ACTIVE)))
+        .leftJoin(tickets, and(eq(tickets.owner_id, users.id), active))
         .where(eq(teamMembers.team_id, teamId))
         .groupBy(users.id)
         .orderBy(asc(users.name));
       return { kind: w.kind, team_id: teamId, rows };
     }
     case 'my_tickets': {
-      const list = await listByFilter(db, actor, { owner_id: actor.id, status: ['new', 'open', 'stalled'], limit });
+      const list = await listByFilter(db, actor, { owner_id: actor.id, status_category: NOT_DONE, limit });
       return { kind: w.kind, tickets: staffTickets(actor, list.tickets), total: list.total };
     }
     default:
@@ -354,7 +365,10 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
   }
 }
 
-const STATUS_ORDER = ['new', 'open', 'stalled', 'resolved', 'rejected', 'deleted'];
+async function statusRanks(db: Db): Promise<Map<string, number>> {
+  const order = (await sortRanks(db, 'status'))?.values ?? [];
+  return new Map(order.map((s, i) => [String(s), i]));
+}
 
 /** A dashboard with every widget's contents. */
 export async function dashboardWithData(

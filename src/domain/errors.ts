@@ -25,6 +25,8 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** SPEC D3: a refused status change names the statuses the ticket may move to. */
+  allowed?: string[];
 }
 
 /** A failure the caller can act on; thrown anywhere, answered once by the app's onError. */
@@ -117,7 +119,7 @@ export const invalid = (path: string, message: string) => {
 
 /** SPEC D6: a refusal's details in words, each naming its field by label; and the one message they make. */
 export function detailsInWords(details: ErrorDetail[]): ErrorDetail[] {
-  return details.map((d) => ({ path: d.path, message: inWords(d.path, d.message) }));
+  return details.map((d) => ({ ...d, message: inWords(d.path, d.message) }));
 }
 export const summaryOf = (details: ErrorDetail[]) =>
   details.length === 1 ? details[0].message : details.map((d) => d.message).join('; ');

@@ -14,3 +14,7 @@ export function nextResolvedAt(from: string, to: string, current: string | null,
   if (ACTIVE_STATUSES.includes(to as Status)) return null;
   return current;
 }
+
+/** SPEC D3: a status name of any lifecycle (lower-case letters and `_`; the list's sort writes them into SQL). */
+export const STATUS_NAME = /^[a-z][a-z_]{0,39}$/;
+export const STATUS_NAME_HINT = 'Expected a status: 1–40 lower-case letters or _';

@@ -7,6 +7,7 @@ import { signatureError } from '../scrips/signature.js';
 import { type Actor, isStaff, requireAdmin } from './actor.js';
 import { nowIso } from './clock.js';
 import { conflict, invalid, notFound } from './errors.js';
+import { lifecycleWithId, moveTicketsToLifecycle } from './lifecycles/queueLifecycle.js';
 import { teamExists } from './teams.js';
 import { queueFor } from './customerView.js';
 import { unique } from './unique.js';
@@ -80,6 +81,8 @@ export interface QueueInput {
   /** The whole list of the queue's Cc / AdminCc, as user ids or addresses. */
   cc?: PersonRef[];
   admin_cc?: PersonRef[];
+  /** SPEC D3: the queue's lifecycle; null: RT's default. */
+  lifecycle_id?: number | null;
 }
 
 async function check(db: Conn, input: Partial<QueueInput>) {
@@ -89,6 +92,8 @@ async function check(db: Conn, input: Partial<QueueInput>) {
     const error = signatureError(input.signature);
     if (error) throw invalid('signature', error);
   }
+  if (input.lifecycle_id != null && !(await lifecycleWithId(db, input.lifecycle_id)))
+    throw invalid('lifecycle_id', `Lifecycle ${input.lifecycle_id} does not exist`);
 }
 
 const normalize = <T extends Partial<QueueInput>>(input: T): T =>
@@ -124,6 +129,7 @@ export async function createQueue(db: Db, actor: Actor, raw: QueueInput, notify:
             keep_mail_cc: input.keep_mail_cc ?? true,
             portal_create: input.portal_create ?? false,
             signature: input.signature ?? '',
+            lifecycle_id: input.lifecycle_id ?? null,
             created_at: now,
             updated_at: now,
             ...(input.mail_cc_per_message === undefined ? {} : { mail_cc_per_message: input.mail_cc_per_message }),
@@ -148,8 +154,11 @@ export async function updateQueue(
   const input = normalize(raw);
   return unique(db, input, () =>
     configTransaction(db, async (tx) => {
-      if (!(await getQueueRow(tx, id))) throw notFound('Queue', id);
+      const before = await getQueueRow(tx, id);
+      if (!before) throw notFound('Queue', id);
       await check(tx, input);
+      if (input.lifecycle_id !== undefined && input.lifecycle_id !== before.lifecycle_id)
+        await moveTicketsToLifecycle(tx, id, input.lifecycle_id);
       const row = await one(
         tx
           .update(queues)

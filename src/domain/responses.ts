@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { type Conn, type Db, first, one, transaction } from '../db/port.js';
 import { cannedResponses } from '../db/tables.js';
-import { isStatus, STATUSES, type Status } from './lifecycle.js';
+import { checkStatusName } from './lifecycles/statuses.js';
 import { type Actor, isAdmin, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
 import { forbidden, invalid, notFound } from './errors.js';
@@ -21,7 +21,7 @@ export interface ResponseInput {
   name: string;
   body: string;
   queue_id?: number | null;
-  set_status?: Status | null;
+  set_status?: string | null;
   /** Shared with every agent (administrators only); otherwise the writer's own. */
   shared?: boolean;
   /** The same choice as the field every response carries: null = shared, the writer's own id = theirs. */
@@ -86,8 +86,9 @@ function requireManage(actor: Actor, r: Pick<ResponseJson, 'owner_id'>): void {
     );
 }
 
-function checkStatus(status: string | null | undefined): void {
-  if (status != null && !isStatus(status)) throw invalid('set_status', `Expected one of: ${STATUSES.join(', ')}`);
+/** SPEC D3: a status of the response's queue's lifecycle, or (for every queue) of any lifecycle. */
+async function checkStatus(conn: Conn, status: string | null | undefined, queueId: number | null | undefined) {
+  if (status != null) await checkStatusName(conn, status, queueId ?? null, 'set_status');
 }
 
 async function checkQueue(conn: Conn, id: number | null | undefined): Promise<void> {
@@ -124,7 +125,7 @@ export async function createResponse(db: Db, actor: Actor, input: ResponseInput)
   const chosen = ownerFrom(actor, input);
   const ownerId = chosen === undefined ? actor.id : chosen;
   if (ownerId === null && !isAdmin(actor)) throw forbidden('Only administrators can create shared canned responses');
-  checkStatus(input.set_status);
+  await checkStatus(db, input.set_status, input.queue_id);
   await checkLiquid(db, { body: input.body });
   const now = nowIso(db);
   return uniqueName(db, input.name, () =>
@@ -159,7 +160,11 @@ export async function updateResponse(
   const owner = ownerFrom(actor, input);
   if (owner === null && before.owner_id !== null && !isAdmin(actor))
     throw forbidden('Only administrators can share canned responses');
-  checkStatus(input.set_status);
+  await checkStatus(
+    db,
+    input.set_status ?? before.set_status,
+    input.queue_id !== undefined ? input.queue_id : before.queue_id,
+  );
   if (input.body !== undefined) await checkLiquid(db, { body: input.body });
   return uniqueName(db, input.name ?? before.name, () =>
     transaction(db, async (tx) => {

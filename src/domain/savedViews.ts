@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import { statusSpec } from './lifecycles/listStatus.js';
 import { z } from 'zod';
 import { type Db, first, one, transaction } from '../db/port.js';
 import { savedViews, teamMembers, users } from '../db/tables.js';
@@ -83,6 +84,18 @@ async function checkFilters(db: Db, raw: Record<string, unknown>): Promise<Ticke
   const keys = (await allCustomFields(db)).map((f) => f.key);
   for (const key of Object.keys(parsed.data.cf ?? {})) {
     if (!keys.includes(key)) throw invalid(`filters.cf.${key}`, `No custom field with key "${key}"`);
+  }
+  // SPEC D3: each status one of some lifecycle's (as GET /tickets checks it).
+  try {
+    await statusSpec(db, { status: parsed.data.status });
+  } catch (e) {
+    if (e instanceof AppError && e.details)
+      throw new AppError(
+        e.code,
+        e.message,
+        e.details.map((d) => ({ ...d, path: `filters.${d.path}` })),
+      );
+    throw e;
   }
   return parsed.data;
 }

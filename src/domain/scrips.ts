@@ -2,7 +2,8 @@ import { configTransaction } from '../db/configCache.js';
 import { asc, eq } from 'drizzle-orm';
 import { type Db, first, one } from '../db/port.js';
 import { scrips, templates } from '../db/tables.js';
-import { STATUSES } from './lifecycle.js';
+import { lifecycleOf } from './lifecycles/categories.js';
+import { anyStatusNames } from './lifecycles/statuses.js';
 import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/engine.js';
 import { type Actor, parseJson, requireAdmin } from './actor.js';
 import { nowIso } from './clock.js';
@@ -83,8 +84,21 @@ async function check(db: Db, s: ScripInput) {
     if (!(SLA_CLOCKS as readonly unknown[]).includes(config.clock))
       throw invalid('config.clock', `The ${s.condition} condition's clock is one of: ${SLA_CLOCKS.join(', ')}`);
   }
-  if (s.action === 'set_status' && !(STATUSES as readonly unknown[]).includes(config.status)) {
-    throw invalid('config.status', `The set_status action needs one of: ${STATUSES.join(', ')}`);
+  // SPEC D3: a status of the scrip's queue's lifecycle, or (a global scrip) of any lifecycle.
+  if (s.action === 'set_status') {
+    const names =
+      s.queue_id != null ? (await lifecycleOf(db, s.queue_id)).statuses.map((x) => x.name) : await anyStatusNames(db);
+    if (!names.includes(config.status as string))
+      throw invalid('config.status', `The set_status action needs one of: ${names.join(', ')}`);
+  }
+  if (s.condition === 'on_idle' && Array.isArray(config.statuses)) {
+    const names = await anyStatusNames(db);
+    const unknown = config.statuses.find((x) => !names.includes(x as string));
+    if (unknown !== undefined)
+      throw invalid(
+        'config.statuses',
+        `The on_idle condition needs a list of statuses, each one of: ${names.join(', ')} (not ${JSON.stringify(unknown)})`,
+      );
   }
   await checkIdleScrip(db, s.condition, s.action, s.template_id ?? null, config);
 }

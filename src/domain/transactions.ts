@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { type Conn, inUnitOfWork, logAppend, prepared, first } from '../db/port.js';
 import { userById } from '../scrips/people.js';
 import { attachments, tickets, transactions, users } from '../db/tables.js';
-import { nextResolvedAt } from './lifecycle.js';
+import { lifecycleOf, resolvedAtAfter } from './lifecycles/categories.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { runScrips, type ScripResult } from '../scrips/engine.js';
 import { forgetThread } from '../scrips/thread.js';
@@ -329,7 +329,7 @@ async function insertTransaction(
 
 const statusOf = prepared((db) =>
   db
-    .select({ status: tickets.status, resolved_at: tickets.resolved_at })
+    .select({ status: tickets.status, resolved_at: tickets.resolved_at, queue_id: tickets.queue_id })
     .from(tickets)
     .where(eq(tickets.id, sql.placeholder('id'))),
 );
@@ -350,7 +350,7 @@ async function applyScripStatus(
   ticketId: number,
   status: string,
   now: string,
-  known?: { status: string; resolved_at: string | null },
+  known?: { status: string; resolved_at: string | null; queue_id: number },
 ): Promise<Row | null> {
   // `known`: the ticket as the scrips read it, after this entry (nothing they do changes it): not read again (decision 067).
   const t = known ?? (await statusOf(conn).get({ id: ticketId }));
@@ -358,7 +358,7 @@ async function applyScripStatus(
   await setStatus(conn).run({
     id: ticketId,
     status,
-    resolved_at: nextResolvedAt(t.status, status, t.resolved_at, now),
+    resolved_at: resolvedAtAfter(await lifecycleOf(conn, t.queue_id), t.status, status, t.resolved_at, now),
     now,
   });
   const { row } = await insertTransaction(

@@ -35,6 +35,7 @@ const MEANINGS: Record<string, Meaning> = {
   'scrips.key': named('scrip', 'key', 'the key'),
   'custom_fields.key': named('custom field', 'key', 'the key'),
   'calendars.name': named('calendar', 'name', 'the name'),
+  'lifecycles.name': named('lifecycle', 'name', 'the name'),
   'sla_policies.name': {
     path: 'name',
     message: (v) =>

@@ -16,7 +16,13 @@ export const ErrorBodySchema = z.strictObject({
     code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),
     details: z
-      .array(z.strictObject({ path: z.string(), message: z.string() }))
+      .array(
+        z.strictObject({
+          path: z.string(),
+          message: z.string(),
+          allowed: z.array(z.string()).optional().describe('SPEC D3: the statuses the ticket may move to'),
+        }),
+      )
       .optional()
       .describe('`validation_failed`: each refused field'),
     transactions: z

@@ -3,7 +3,14 @@ import { type Conn, errorMessage, inUnitOfWork, prepared } from '../db/port.js';
 import { cachedConfig } from '../db/configCache.js';
 import { attachments, scrips, templates, tickets, type transactions } from '../db/tables.js';
 import { nowMs } from '../domain/clock.js';
-import { ACTIVE_STATUSES, STATUSES } from '../domain/lifecycle.js';
+import {
+  categoryIn,
+  isResolving,
+  type Lifecycle,
+  lifecycleOf,
+  namesIn,
+  replyStatus,
+} from '../domain/lifecycles/categories.js';
 import type { NotifySettings } from './config.js';
 import { ALL_NEEDS, type Scope, ScopeLoader, type ScopeNeeds, withUrl } from './context.js';
 import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './outbox.js';
@@ -123,16 +130,23 @@ export const MAIL_ACTIONS: readonly Action[] = ACTIONS.filter(
     a !== 'close_idle' &&
     a !== 'add_tag',
 );
+/** Decision 050: a deleted ticket is hidden from its customers; their mail does not bring it back. */
+const HIDDEN = 'deleted';
 /** The template close_idle mails when its config names none. */
 export const CLOSING_TEMPLATE = 'Closing';
 
-const isActive = (s: string | null) => s !== null && (ACTIVE_STATUSES as readonly string[]).includes(s);
+/** Not done (SPEC D3: an initial, active or waiting status of the ticket's lifecycle). */
+const isActive = (l: Lifecycle, s: string | null) => {
+  const c = s === null ? undefined : categoryIn(l, s);
+  return c !== undefined && c !== 'inactive';
+};
 
-/** A condition's test: the event, the actor's role (read when asked), and the scrip (its id and parsed config). */
+/** A condition's test: the event, the actor's role (read when asked), the scrip (its id and parsed config), and the ticket's lifecycle (read when asked). */
 type ConditionTest = (
   e: ScripEvent,
   actorRole: () => Promise<string | undefined>,
   scrip: { id: number; config: Record<string, unknown> },
+  lifecycle: () => Promise<Lifecycle>,
 ) => boolean | Promise<boolean>;
 
 const CONDITION_TESTS: Record<Condition, ConditionTest> = {
@@ -147,8 +161,10 @@ const CONDITION_TESTS: Record<Condition, ConditionTest> = {
   // A note staff wrote: not an outside sender's mail, though it is kept as a Comment too.
   on_comment: (e) => e.type === 'Comment' && !e.outsideSender,
   on_status_change: (e) => e.type === 'Status',
-  on_resolve: (e) => e.type === 'Status' && e.newValue === 'resolved',
-  on_reopen: (e) => e.type === 'Status' && !isActive(e.oldValue) && isActive(e.newValue),
+  on_resolve: async (e, _r, _s, lc) =>
+    e.type === 'Status' && e.newValue !== null && isResolving(await lc(), e.oldValue ?? '', e.newValue),
+  on_reopen: async (e, _r, _s, lc) =>
+    e.type === 'Status' && !isActive(await lc(), e.oldValue) && isActive(await lc(), e.newValue),
   on_owner_change: (e) => e.type === 'SetOwner',
   on_team_change: (e) => e.type === 'SetTeam',
   on_queue_change: (e) => e.type === 'SetQueue',
@@ -462,19 +478,30 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
     const { status, ticket } = await ctx.people();
     // A snoozed ticket wakes by its own rule (SPEC D2: unsnooze_on_reply), never by this one.
     if (ticket.snoozed_until !== null) return 0;
-    if (ctx.event.type === 'Correspond' && ['resolved', 'rejected', 'stalled'].includes(status))
-      ctx.effects.setStatus = 'open';
+    if (ctx.event.type !== 'Correspond') return 0;
+    // SPEC D3: a waiting or inactive ticket (not a deleted one, decision 050) moves to the
+    // lifecycle's on_customer_reply, else its first active status.
+    const lc = await lifecycleOf(ctx.conn, ticket.queue_id);
+    const category = categoryIn(lc, status);
+    const to = replyStatus(lc);
+    if ((category === 'waiting' || category === 'inactive') && status !== HIDDEN && to !== undefined && to !== status)
+      ctx.effects.setStatus = to;
     return 0;
   },
   // SPEC D6 (as RT): a ticket still in the initial status moves to the first active one, new → open.
   open_new: async (ctx) => {
-    if ((await ctx.people()).status === 'new') ctx.effects.setStatus = 'open';
+    const { status, queue } = await ctx.people();
+    const lc = await lifecycleOf(ctx.conn, queue);
+    const to = namesIn(lc, 'active')[0];
+    if (categoryIn(lc, status) === 'initial' && to !== undefined) ctx.effects.setStatus = to;
     return 0;
   },
   set_status: async (ctx) => {
     const status = ctx.config.status;
-    if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status)) {
-      throw new Error(`config.status must be one of ${STATUSES.join(', ')}`);
+    const lc = await lifecycleOf(ctx.conn, (await ctx.people()).queue);
+    const names = lc.statuses.map((x) => x.name);
+    if (typeof status !== 'string' || !names.includes(status)) {
+      throw new Error(`config.status must be one of ${names.join(', ')} (the ticket's lifecycle)`);
     }
     ctx.effects.setStatus = status;
     return 0;
@@ -498,7 +525,11 @@ const ACTION_RUNNERS: Record<Action, (ctx: ActionContext) => Promise<number>> = 
       { ...ctx, scrip: { ...ctx.scrip, template_id: id } },
       { audience: 'customer', recipients: requesters, to: requesters },
     );
-    if ((await ctx.people()).status !== 'resolved') ctx.effects.setStatus = 'resolved';
+    // SPEC D3: the lifecycle's first inactive status (RT's default: resolved).
+    const { status, queue } = await ctx.people();
+    const lc = await lifecycleOf(ctx.conn, queue);
+    const done = namesIn(lc, 'inactive')[0];
+    if (done !== undefined && categoryIn(lc, status) !== 'inactive') ctx.effects.setStatus = done;
     return sent;
   },
 };
@@ -559,12 +590,14 @@ export async function runScrips(
     transaction: event.transactionRow,
     ticket: async () => (await loadPeople())?.ticket,
   });
+  let lc: Promise<Lifecycle> | undefined;
+  const lifecycle = () => (lc ??= (async () => lifecycleOf(conn, event.queueId ?? (await loadPeople())?.queue ?? 0))());
   const mailed = new Set<string>();
   const results: ScripResult[] = [];
   for (const scrip of candidates) {
     const test = CONDITION_TESTS[scrip.condition as Condition];
     const config = JSON.parse(scrip.config) as Record<string, unknown>;
-    if (!test || !(await test(event, roleOfActor, { id: scrip.id, config }))) continue;
+    if (!test || !(await test(event, roleOfActor, { id: scrip.id, config }, lifecycle))) continue;
     const result: ScripResult = {
       scrip_id: scrip.id,
       key: scrip.key,

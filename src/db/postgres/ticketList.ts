@@ -74,7 +74,7 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[]) {
   // SPEC D3 (decision 076): a list with no status filter leaves merged tickets out. Its count
   // counts as before (an index alone, decision 031) and takes away the merged tickets among
   // them, found through their partial index: `status <> 'merged'` would read every row.
-  const noStatus = !f.status?.length;
+  const noStatus = !f.status?.length && !f.statusByQueue;
   const all = noStatus ? listCondition(f, textIds, true) : where;
   const merged = noStatus
     ? sql`(SELECT count(*) FROM ${tickets} WHERE ${and(all, sql`${tickets.merged_into} IS NOT NULL`)})`

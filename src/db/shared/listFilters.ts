@@ -40,6 +40,20 @@ export function listFilters(
     conds.push(
       f.status.length === 1 ? eq(tickets.status, f.status[0] as never) : inArray(tickets.status, f.status as never[]),
     );
+  // SPEC D3 (decision 073): categories across lifecycles whose names mean different things, per queue.
+  else if (f.statusByQueue)
+    conds.push(
+      f.statusByQueue.length === 0
+        ? sql`1 = 0`
+        : sql`(${sql.join(
+            f.statusByQueue.map((p) =>
+              p.queue_ids.length === 0 || p.status.length === 0
+                ? sql`1 = 0`
+                : sql`(${inArray(tickets.queue_id, p.queue_ids)} AND ${inArray(tickets.status, p.status as never[])})`,
+            ),
+            sql` OR `,
+          )})`,
+    );
   // SPEC D3 (decision 076): a merged ticket (a tombstone) has the reserved status `merged`, in no
   // lifecycle: a list by status leaves it out as it is; a list by no status says so here.
   else if (!opts.countsMerged) conds.push(ne(tickets.status, MERGED_STATUS));

@@ -1,9 +1,10 @@
-import { type Conn, type Db, lockAndReadTicket, transaction } from '../../db/port.js';
+import { type Conn, type Db, transaction } from '../../db/port.js';
+import { lockForChange } from '../merge/guard.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import { type Actor, isStaff } from '../actor.js';
 import { nowIso } from '../clock.js';
-import { AppError, forbidden, notFound } from '../errors.js';
+import { AppError, forbidden } from '../errors.js';
 import { recordTransactions } from '../transactions.js';
 import { getTicketRow, ticketsJson, type TicketJson } from '../tickets/serialize.js';
 import { normalizeTag } from './normalize.js';
@@ -72,9 +73,8 @@ export async function removeTagIn(
 /** The ticket locked for a tag change, as staff may change it (404: no such ticket). */
 async function lockedTicket(tx: Conn, actor: Actor, id: number) {
   requireTagWriter(actor);
-  const row = await lockAndReadTicket(tx, id);
-  if (!row) throw notFound('Ticket', id);
-  return row;
+  // 404 when there is no such ticket, 409 with merged_into when it was merged (SPEC D3).
+  return await lockForChange(tx, id);
 }
 
 /** The ticket as it is after the change, read in the change's unit of work. */

@@ -1,4 +1,5 @@
-import { ACTIVE_STATUSES } from '../lifecycle.js';
+/** SPEC D3: built-in lists go by status category, whatever the queues' lifecycles call them. */
+const NOT_DONE = 'initial,active,waiting';
 
 /**
  * The built-in lists beside the saved views (SPEC C4, decision 035): plain list filters, their
@@ -9,12 +10,12 @@ export const BUILTIN_LISTS = [
   {
     key: 'mine',
     name: 'My open tickets',
-    params: { owner_id: 'me', status: ACTIVE_STATUSES.join(','), snoozed: 'false' },
+    params: { owner_id: 'me', status_category: NOT_DONE, snoozed: 'false' },
   },
   {
     key: 'unassigned',
     name: 'Unassigned in my teams’ queues',
-    params: { owner_id: 'none', status: ACTIVE_STATUSES.join(','), my_teams: 'true' },
+    params: { owner_id: 'none', status_category: NOT_DONE, my_teams: 'true' },
   },
   // SPEC D2: every ticket past a clock's due time or inside its warning window, soonest due first.
   { key: 'sla', name: 'Breached and due soon', params: { sla: 'breached,due_soon' }, sort: 'due' },
@@ -24,7 +25,7 @@ export const BUILTIN_LISTS = [
 
 export type BuiltinList = (typeof BUILTIN_LISTS)[number];
 
-/** `/tickets?owner_id=me&status=new,open,stalled` (commas kept: the list reads them as they are). */
+/** `/tickets?owner_id=me&status_category=initial,active,waiting` (commas kept: the list reads them as they are). */
 export const builtinListUrl = (b: BuiltinList) => {
   const s = Object.entries({ ...b.params, ...('sort' in b ? { sort: b.sort } : {}) })
     .map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2C', ',')}`)

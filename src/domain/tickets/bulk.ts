@@ -3,6 +3,7 @@ import type { NotifySettings } from '../../scrips/config.js';
 import type { ScripResult } from '../../scrips/engine.js';
 import type { Actor } from '../actor.js';
 import { AppError } from '../errors.js';
+import { checkStatusName } from '../lifecycles/statuses.js';
 import { updateTicket, type UpdateTicketInput } from './write.js';
 import { changeTagsIn } from '../tags/ticketTags.js';
 
@@ -41,6 +42,9 @@ export async function bulkUpdateTickets(
   changes: BulkChanges,
   notify: NotifySettings,
 ): Promise<BulkResult[]> {
+  // SPEC D3: a status no lifecycle has is refused whole (422); one a ticket's lifecycle lacks or
+  // its transitions do not allow is that ticket's result.
+  if (changes.status !== undefined) await checkStatusName(db, changes.status, null, 'changes.status');
   const results: BulkResult[] = [];
   const { add_tags, remove_tags, ...fields } = changes;
   const anyField = Object.values(fields).some((v) => v !== undefined);

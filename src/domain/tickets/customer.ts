@@ -1,9 +1,9 @@
-import { MERGED_STATUS } from '../merge/guard.js';
-import { and, count, desc, eq, inArray, like, ne, notInArray } from 'drizzle-orm';
+import { and, count, desc, eq, like, ne, not } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
 import { tickets, users } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
-import { ACTIVE_STATUSES } from '../lifecycle.js';
+import { notDoneCondition } from '../lifecycles/listStatus.js';
+import { MERGED_STATUS } from '../merge/guard.js';
 import type { TicketJson } from './serialize.js';
 
 // SPEC D6 "Who is this customer" (decision 055): beside a ticket, staff see its requester's other
@@ -99,10 +99,11 @@ export async function customerContext(db: Db, actor: Actor, ticket: TicketJson):
     ne(tickets.status, MERGED_STATUS),
   );
   const newest = [desc(tickets.updated_at), desc(tickets.id)];
+  const notDone = await notDoneCondition(db);
   const active = await db
     .select(cols)
     .from(tickets)
-    .where(and(theirs, inArray(tickets.status, [...ACTIVE_STATUSES])))
+    .where(and(theirs, notDone))
     .orderBy(...newest)
     .limit(OTHER_TICKETS_SHOWN);
   const rest =
@@ -110,7 +111,7 @@ export async function customerContext(db: Db, actor: Actor, ticket: TicketJson):
       ? await db
           .select(cols)
           .from(tickets)
-          .where(and(theirs, notInArray(tickets.status, [...ACTIVE_STATUSES])))
+          .where(and(theirs, not(notDone)))
           .orderBy(...newest)
           .limit(OTHER_TICKETS_SHOWN - active.length)
       : [];

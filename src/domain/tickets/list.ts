@@ -10,7 +10,7 @@ import { sortKeyOf, type SortKey, type TicketFilter, type TicketListQuery } from
 import { withUnread } from './reads.js';
 import { type CustomerTicketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
 import { HIDDEN_STATUS, refuseStaffFilters, ticketFor } from '../customerView.js';
-import { STATUSES } from '../lifecycle.js';
+import { statusSpec } from '../lifecycles/listStatus.js';
 import { sortRanks } from './sorts.js';
 import { nowIso } from '../clock.js';
 import { type ListedTicket, withRequesters } from './requesters.js';
@@ -63,12 +63,13 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
   }
   const sort = f.sort ?? '-updated';
   // A customer never sees their deleted tickets (decision 050): asked for those alone, no ticket.
-  const status = isStaff(actor) ? f.status : (f.status ?? STATUSES).filter((x) => x !== HIDDEN_STATUS);
+  const { status, statusByQueue } = await statusSpec(db, f, isStaff(actor) ? undefined : HIDDEN_STATUS);
   return {
     queue_ids: f.my_teams ? await myTeamsQueueIds(db, actor) : status?.length === 0 ? [] : undefined,
     customerId: isStaff(actor) ? undefined : actor.id,
     queue_id: f.queue_id,
     status,
+    statusByQueue,
     owner_id: f.owner_id === 'me' ? actor.id : f.owner_id,
     owner_team_id: f.team_id,
     ticket_team_id: f.ticket_team_id,

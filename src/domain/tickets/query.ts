@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { zBool, zId, zInt, zList } from '../validation.js';
-import { STATUSES } from '../lifecycle.js';
+import { STATUS_NAME, STATUS_NAME_HINT } from '../lifecycle.js';
+import { CATEGORIES } from '../lifecycles/categories.js';
 import { TAGS_PER_REQUEST_MAX, zTag } from '../tags/normalize.js';
+
+/** The most statuses one list filter names. */
+export const STATUS_FILTER_MAX = 100;
 
 export const SORTS = ['id', 'created', 'updated', 'priority', 'status', 'owner', 'queue', 'due'] as const;
 /** SPEC D2 `sla=`: tickets past a clock's due time, and inside its warning window. */
@@ -52,10 +56,13 @@ export const zDistinctList = <T extends z.ZodType>(item: T, what: string, max: n
 export const TicketFilterSchema = z.strictObject(
   {
     queue_id: zId.optional(),
-    status: zDistinctList(
-      z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` }),
-      'status',
-      STATUSES.length,
+    // SPEC D3: any status of any lifecycle (the domain refuses one no lifecycle has, naming it).
+    status: zDistinctList(z.string().regex(STATUS_NAME, STATUS_NAME_HINT), 'status', STATUS_FILTER_MAX).optional(),
+    /** SPEC D3: tickets whose status is of one of these categories in their queue's lifecycle. */
+    status_category: zDistinctList(
+      z.enum(CATEGORIES, { error: `Expected one of: ${CATEGORIES.join(', ')}` }),
+      'category',
+      CATEGORIES.length,
     ).optional(),
     // "me": the reader (a saved view or a link with it means whoever opens it).
     owner_id: z

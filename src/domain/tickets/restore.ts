@@ -1,13 +1,13 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Conn } from '../../db/port.js';
 import { transactions } from '../../db/tables.js';
-import { isStatus, type Status } from '../lifecycle.js';
+import { statusesIn } from '../lifecycles/categories.js';
 
 /**
  * SPEC D6: the status a deleted ticket's Restore gives back: the one it had when it was deleted,
- * as its history says (the newest move to `deleted`), else `open`.
+ * as its history says (the newest move to `deleted`), else its lifecycle's first active status.
  */
-export async function statusBeforeDeletion(conn: Conn, ticketId: number): Promise<Status> {
+export async function statusBeforeDeletion(conn: Conn, ticketId: number, queueId?: number): Promise<string> {
   const [last] = await conn
     .select({ old: transactions.old_value })
     .from(transactions)
@@ -16,5 +16,7 @@ export async function statusBeforeDeletion(conn: Conn, ticketId: number): Promis
     )
     .orderBy(desc(transactions.id))
     .limit(1);
-  return last && isStatus(last.old) && last.old !== 'deleted' ? last.old : 'open';
+  if (last?.old && last.old !== 'deleted') return last.old;
+  // SPEC D3: else the first active status of the ticket's lifecycle (RT's default: open).
+  return queueId === undefined ? 'open' : ((await statusesIn(conn, queueId, 'active'))[0] ?? 'open');
 }

@@ -1,7 +1,7 @@
 import { asc } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
 import { queues } from '../../db/tables.js';
-import { STATUSES } from '../lifecycle.js';
+import { allLifecycles, CATEGORIES } from '../lifecycles/categories.js';
 import { staffQuery } from '../lookups.js';
 import type { SortRanks } from './query.js';
 
@@ -19,7 +19,7 @@ const byText = (a: { key: string; id: number }, b: { key: string; id: number }) 
 export async function sortRanks(db: Db, sort: string): Promise<SortRanks | undefined> {
   const desc = sort.startsWith('-');
   const by = sort.replace(/^-/, '');
-  if (by === 'status') return { values: [...STATUSES], nullRank: 0 };
+  if (by === 'status') return { values: await statusOrder(db), nullRank: 0 };
   if (by === 'queue') {
     const rows = await db.select({ id: queues.id, name: queues.name }).from(queues).orderBy(asc(queues.id));
     return { values: order(rows.map((q) => ({ id: q.id, key: q.name.toLowerCase() }))), nullRank: 0 };
@@ -34,3 +34,21 @@ export async function sortRanks(db: Db, sort: string): Promise<SortRanks | undef
 }
 
 const order = (rows: { id: number; key: string }[]) => rows.sort(byText).map((r) => r.id);
+
+/**
+ * SPEC D3: statuses by category (initial, active, waiting, inactive), each category in its
+ * lifecycles' order (RT's default first): new, open, stalled, resolved, rejected, deleted when
+ * there is no other lifecycle.
+ */
+async function statusOrder(db: Db): Promise<string[]> {
+  const all = (await allLifecycles(db)).flatMap((l) => l.statuses);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const c of CATEGORIES)
+    for (const s of all)
+      if (s.category === c && !seen.has(s.name)) {
+        seen.add(s.name);
+        out.push(s.name);
+      }
+  return out;
+}

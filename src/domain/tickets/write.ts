@@ -40,7 +40,9 @@ import {
   type TicketJson,
   type TicketRow,
 } from './serialize.js';
-import { isStatus, nextResolvedAt, STATUSES, type Status } from '../lifecycle.js';
+import { lifecycleOf, namesIn, resolvedAtAfter } from '../lifecycles/categories.js';
+import { mapStatus } from '../lifecycles/queueLifecycle.js';
+import { requireAllowedMove, requireStatusOf } from '../lifecycles/statuses.js';
 import { checkDependencies } from '../links.js';
 import { HIDDEN_STATUS, scripResultsFor, ticketFor, transactionsFor } from '../customerView.js';
 
@@ -175,7 +177,7 @@ export interface CreateTicketInput {
   queue_id: number;
   subject: string;
   description?: string;
-  status?: Status;
+  status?: string;
   owner_id?: number | null;
   team_id?: number | null;
   requester_id?: number;
@@ -285,7 +287,10 @@ async function createInUnitOfWork(
         !actor.viaMail && !input.split,
       );
       const now = nowIso(db);
-      const status = input.status ?? 'new';
+      // SPEC D3: a status of the queue's lifecycle; none named, its initial one.
+      const lc = await lifecycleOf(tx, queue.id);
+      if (input.status !== undefined) requireStatusOf(lc, input.status);
+      const status = input.status ?? namesIn(lc, 'initial')[0];
       const row = (await insertTicket(tx).get({
         queue_id: queue.id,
         subject: input.subject,
@@ -296,7 +301,7 @@ async function createInUnitOfWork(
         requester_id: requesterId,
         priority: input.priority ?? 0,
         now,
-        resolved_at: status === 'resolved' ? now : null,
+        resolved_at: resolvedAtAfter(lc, namesIn(lc, 'initial')[0], status, null, now),
       }))!;
       await addInitialWatchers(tx, row.id, 'requester', requesterIds, now);
       await addInitialWatchers(tx, row.id, 'cc', ccIds, now);
@@ -355,7 +360,7 @@ async function createInUnitOfWork(
 
 export interface UpdateTicketInput {
   subject?: string;
-  status?: Status;
+  status?: string;
   owner_id?: number | null;
   team_id?: number | null;
   queue_id?: number;
@@ -428,9 +433,21 @@ export async function updateTicket(
       : new Map<CustomFieldJson, string | null>();
 
     const now = nowIso(db);
+    // SPEC D3: a person's status is one of the lifecycle of the queue the ticket ends in, allowed
+    // from its current one; a queue move alone keeps a status of the same name, else takes the
+    // first of the same category (not bound by transitions: an automatic move).
+    const lcFrom = await lifecycleOf(tx, current.queue_id);
+    const moving = input.queue_id !== undefined && input.queue_id !== current.queue_id;
+    const lc = moving ? await lifecycleOf(tx, input.queue_id as number) : lcFrom;
+    if (input.status !== undefined) {
+      if (moving && lc.id !== lcFrom.id) requireStatusOf(lc, input.status);
+      else requireAllowedMove(lc, current.status, input.status);
+    }
     // SPEC D2 snooze (decision 071): its row fields, its entries and the status it implies.
-    const snooze = planSnooze(current, input, now, actor.timezone);
-    const fields = snooze?.status && input.status === undefined ? { ...input, status: snooze.status } : input;
+    const snooze = planSnooze(current, input, now, actor.timezone, lc);
+    const mapped = moving && lc.id !== lcFrom.id ? mapStatus(lcFrom, lc, current.status) : current.status;
+    const implied = snooze?.status ?? (mapped !== current.status ? mapped : undefined);
+    const fields = implied && input.status === undefined ? { ...input, status: implied } : input;
     const patch: Partial<TicketRow> = { ...snooze?.patch };
     const entries: NewTransaction[] = [...(snooze?.before ?? [])];
     for (const [field, type] of FIELD_TRANSACTIONS) {
@@ -441,7 +458,7 @@ export async function updateTicket(
     }
     entries.push(...(snooze?.after ?? []));
     if (patch.status !== undefined) {
-      patch.resolved_at = nextResolvedAt(current.status, patch.status, current.resolved_at, now);
+      patch.resolved_at = resolvedAtAfter(lc, current.status, patch.status, current.resolved_at, now);
       await checkDependencies(tx, id, patch.queue_id ?? current.queue_id, patch.status, input.force);
     }
 
@@ -492,7 +509,7 @@ export interface CommentInput {
   auto_submitted?: boolean;
   already_sent?: string[];
   /** SPEC C4: a status to set with the message (a canned response's), in the same unit of work. */
-  set_status?: Status;
+  set_status?: string;
   /**
    * SPEC C5: the id of the newest history entry the writer had loaded. When the ticket has
    * correspondence by someone else after it, nothing is written and a `stale` error (409)
@@ -554,9 +571,6 @@ export async function commentOnTicket(
     internal = false;
   }
   if (input.set_status !== undefined && !isStaff(actor)) throw forbidden('Requesters cannot change the status');
-  if (input.set_status !== undefined && !isStatus(input.set_status)) {
-    throw invalid('set_status', `Expected one of: ${STATUSES.join(', ')}`);
-  }
   const files = input.attachments ?? [];
   const size = files.reduce((n, a) => n + a.content.length, 0);
   if (opts.maxAttachmentBytes !== undefined && size > opts.maxAttachmentBytes) {
@@ -586,6 +600,9 @@ async function commentInUnitOfWork(
       // restore it first). Mail is still kept, as it comes; an internal note may say why it was deleted.
       if (ticket.status === 'deleted' && !internal && !actor.viaMail)
         throw conflict(`Ticket #${id} is deleted: restore it before replying (nothing was sent)`);
+      // SPEC D3: a canned response's status must be one of the ticket's lifecycle (checked before anything is written).
+      if (input.set_status !== undefined)
+        requireStatusOf(await lifecycleOf(tx, ticket.queue_id), input.set_status, 'set_status');
       let creatorId = actor.id;
       if (input.creator_id !== undefined && input.creator_id !== actor.id) {
         if (!isAdmin(actor)) throw forbidden('Only administrators can write on behalf of another user');

@@ -3,7 +3,7 @@ import { cachedConfig } from '../../db/configCache.js';
 import { type Conn, prepared, type Tx } from '../../db/port.js';
 import { scrips, tickets, timers } from '../../db/tables.js';
 import { invalid } from '../errors.js';
-import { STATUSES } from '../lifecycle.js';
+import { STATUS_NAME, STATUSES } from '../lifecycle.js';
 import { idleDueMs } from './idleCalendar.js';
 import { armTimer, disarmTimer } from './timers.js';
 
@@ -30,11 +30,11 @@ export function checkIdleConfig(config: Record<string, unknown>): IdleConfig {
   if (
     !Array.isArray(statuses) ||
     statuses.length === 0 ||
-    !statuses.every((s) => (STATUSES as readonly unknown[]).includes(s))
+    !statuses.every((s) => typeof s === 'string' && STATUS_NAME.test(s))
   )
     throw invalid(
       'config.statuses',
-      `The on_idle condition needs a list of statuses, each one of: ${STATUSES.join(', ')}`,
+      `The on_idle condition needs a list of statuses, each one of: ${STATUSES.join(', ')} (or of a lifecycle)`,
     );
   if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > IDLE_MAX_HOURS)
     throw invalid(

@@ -1,3 +1,4 @@
+import { categoryIn, lifecycleOf } from '../lifecycles/categories.js';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { prepared, type Tx } from '../../db/port.js';
 import { lockedTicket } from '../../db/unitMemo.js';
@@ -14,6 +15,7 @@ import {
   type SlaState,
   sameTerms,
   startSla,
+  type StatusKinds,
 } from './slaClock.js';
 import { matchesCustomFields, matchPolicy, REMATCH_TYPES, slaEventOf, termsOf } from './slaMatch.js';
 import { type ArmTimer, armTimers, disarmTimer } from './timers.js';
@@ -129,7 +131,12 @@ export async function slaAfterEntry(tx: Tx, e: SlaEntry): Promise<boolean> {
       outsideSender: e.row.outside_sender,
     });
     if (!event) return false;
-    after = applySlaEvent(before, event, await slaHours(tx, before.terms.calendar_id));
+    after = applySlaEvent(
+      before,
+      event,
+      await slaHours(tx, before.terms.calendar_id),
+      await kindsOf(tx, ticket.queue_id),
+    );
   }
   return await saveSla(tx, ticket, before, after);
 }
@@ -150,7 +157,8 @@ async function matched(
   const terms = termsOf(policy);
   if (before && sameTerms(before.terms, terms)) return before;
   const hours = await slaHours(tx, terms.calendar_id);
-  if (creating) return startSla(terms, ticket.created_at, ticket.status, hours);
+  const k = await kindsOf(tx, ticket.queue_id);
+  if (creating) return startSla(terms, ticket.created_at, ticket.status, hours, k);
   // Another promise: the history again under it, from the creation.
   const history = await historyOf(tx).all({ id: ticket.id });
   const firstStatus = history.find((h) => h.type === 'Status');
@@ -166,10 +174,16 @@ async function matched(
     });
     if (ev) events.push(ev);
   }
-  const s = replaySla(terms, ticket.created_at, firstStatus?.old_value ?? ticket.status, events, hours, before);
+  const s = replaySla(terms, ticket.created_at, firstStatus?.old_value ?? ticket.status, events, hours, before, k);
   return s.status === ticket.status
     ? s
-    : applySlaEvent(s, { kind: 'status', at: ticket.updated_at, to: ticket.status }, hours);
+    : applySlaEvent(s, { kind: 'status', at: ticket.updated_at, to: ticket.status }, hours, k);
+}
+
+/** What each status of the ticket's queue's lifecycle means to the clocks (SPEC D3). */
+async function kindsOf(tx: Tx, queueId: number): Promise<StatusKinds> {
+  const l = await lifecycleOf(tx, queueId);
+  return (status) => categoryIn(l, status);
 }
 
 /** When a clock's timer for `step` falls due (FAR: not while it does not run). */

@@ -10,6 +10,7 @@
 // time it spent. A clock's `cycle` names one promise (the policy, the target, when it began):
 // its warning and its breach fire once per cycle, and `breached_at` stays within a cycle.
 
+import type { Category } from '../lifecycles/categories.js';
 import type { SlaClock } from './slaJson.js';
 
 export { SLA_CLOCKS, type SlaClock } from './slaJson.js';
@@ -75,19 +76,42 @@ export type SlaEvent =
   | { kind: 'customer_message'; at: string }
   | { kind: 'status'; at: string; to: string };
 
-/** The active statuses: response clocks run; halted in the others. */
-const RUNNING_RESPONSE = new Set(['new', 'open', 'stalled']);
-const RUNNING_RESOLUTION = new Set(['new', 'open']);
-const MET_RESOLUTION = new Set(['resolved', 'rejected']);
-/** The waiting statuses: resolution pauses (SPEC D2; category `waiting` in D3). */
-export const WAITING_STATUSES = new Set(['stalled']);
+/**
+ * What a status means to the clocks: its lifecycle's category (SPEC D3), handed in by the caller
+ * (this module stays pure). Response clocks run in the initial, active and waiting categories;
+ * resolution runs in initial and active, pauses in waiting, and is met in inactive — except in
+ * `deleted` (decision 050's hidden status), where it halts unmet.
+ */
+export type StatusKinds = (status: string) => Category | undefined;
+/** RT's default lifecycle (SPEC B3), for callers with no lifecycle at hand. */
+export const DEFAULT_KINDS: StatusKinds = (status) =>
+  ({
+    new: 'initial',
+    open: 'active',
+    stalled: 'waiting',
+    resolved: 'inactive',
+    rejected: 'inactive',
+    deleted: 'inactive',
+  })[status] as Category | undefined;
+const HALTED_UNMET = 'deleted';
+const runningResponse = (k: StatusKinds, status: string) => {
+  const c = k(status);
+  return c === 'initial' || c === 'active' || c === 'waiting';
+};
+const runningResolution = (k: StatusKinds, status: string) => {
+  const c = k(status);
+  return c === 'initial' || c === 'active';
+};
+const metResolution = (k: StatusKinds, status: string) => k(status) === 'inactive' && status !== HALTED_UNMET;
+/** Whether resolution waits in this status (SPEC D2's pause; the `waiting` category of D3). */
+export const isWaiting = (k: StatusKinds, status: string) => k(status) === 'waiting';
 const MINUTE = 60_000;
 const ms = (iso: string) => Date.parse(iso);
 const iso = (n: number) => new Date(n).toISOString();
 
 const targetOf = (terms: SlaTerms, name: SlaClock): number | null => terms[`${name}_minutes`];
-const runsIn = (name: SlaClock, status: string) =>
-  (name === 'resolution' ? RUNNING_RESOLUTION : RUNNING_RESPONSE).has(status);
+const runsIn = (k: StatusKinds, name: SlaClock, status: string) =>
+  name === 'resolution' ? runningResolution(k, status) : runningResponse(k, status);
 
 function newClock(terms: SlaTerms, name: SlaClock, start: string): ClockState | null {
   const target = targetOf(terms, name);
@@ -140,19 +164,20 @@ function follow(
   at: string,
   terms: SlaTerms,
   hours: BusinessHours,
+  k: StatusKinds,
 ): ClockState | null {
   if (c === null || c.met_at !== null) return c;
-  return runsIn(name, status) ? run(c, at, terms, name, hours) : halt(c, at, hours);
+  return runsIn(k, name, status) ? run(c, at, terms, name, hours) : halt(c, at, hours);
 }
 
-function withStatus(s: SlaState, status: string, at: string, hours: BusinessHours): SlaState {
+function withStatus(s: SlaState, status: string, at: string, hours: BusinessHours, k: StatusKinds): SlaState {
   let resolution = s.resolution;
   if (resolution) {
-    if (MET_RESOLUTION.has(status)) {
+    if (metResolution(k, status)) {
       // Met: its due time stays, so a reader sees whether it was met in time.
       if (resolution.met_at === null)
         resolution = { ...halt(resolution, at, hours), due_at: resolution.due_at, met_at: at };
-    } else if (resolution.met_at !== null && RUNNING_RESPONSE.has(status)) {
+    } else if (resolution.met_at !== null && runningResponse(k, status)) {
       // Reopened: not resolved any more; it goes on from the time it spent (a due time anew).
       resolution = { ...resolution, met_at: null, due_at: null, warn_at: null };
     }
@@ -160,16 +185,22 @@ function withStatus(s: SlaState, status: string, at: string, hours: BusinessHour
   const next: SlaState = {
     ...s,
     status,
-    first_response: follow(s.first_response, 'first_response', status, at, s.terms, hours),
-    next_response: follow(s.next_response, 'next_response', status, at, s.terms, hours),
-    resolution: follow(resolution, 'resolution', status, at, s.terms, hours),
+    first_response: follow(s.first_response, 'first_response', status, at, s.terms, hours, k),
+    next_response: follow(s.next_response, 'next_response', status, at, s.terms, hours, k),
+    resolution: follow(resolution, 'resolution', status, at, s.terms, hours, k),
   };
-  next.paused = next.resolution !== null && next.resolution.met_at === null && WAITING_STATUSES.has(status);
+  next.paused = next.resolution !== null && next.resolution.met_at === null && isWaiting(k, status);
   return next;
 }
 
 /** The clocks of a ticket a policy applies to from its creation (`created`), in `status`. */
-export function startSla(terms: SlaTerms, created: string, status: string, hours: BusinessHours): SlaState {
+export function startSla(
+  terms: SlaTerms,
+  created: string,
+  status: string,
+  hours: BusinessHours,
+  k: StatusKinds = DEFAULT_KINDS,
+): SlaState {
   const s: SlaState = {
     policy_id: terms.policy_id,
     terms,
@@ -180,7 +211,7 @@ export function startSla(terms: SlaTerms, created: string, status: string, hours
     staff_replied: false,
     status,
   };
-  return withStatus(s, status, created, hours);
+  return withStatus(s, status, created, hours, k);
 }
 
 /** Met at `at`; met after its due time (before its breach was written), breached at that due time. */
@@ -192,10 +223,15 @@ function meet(c: ClockState | null, at: string, hours: BusinessHours): ClockStat
 }
 
 /** The state after one event. */
-export function applySlaEvent(s: SlaState, e: SlaEvent, hours: BusinessHours): SlaState {
+export function applySlaEvent(
+  s: SlaState,
+  e: SlaEvent,
+  hours: BusinessHours,
+  k: StatusKinds = DEFAULT_KINDS,
+): SlaState {
   switch (e.kind) {
     case 'status':
-      return e.to === s.status ? s : withStatus(s, e.to, e.at, hours);
+      return e.to === s.status ? s : withStatus(s, e.to, e.at, hours, k);
     case 'staff_reply':
       // Only this meets a response clock: the first response, or the next response running.
       return {
@@ -213,7 +249,7 @@ export function applySlaEvent(s: SlaState, e: SlaEvent, hours: BusinessHours): S
       if (s.next_response !== null && s.next_response.met_at === null) return s;
       const c = newClock(s.terms, 'next_response', e.at);
       if (c === null) return s;
-      return { ...s, next_response: follow(c, 'next_response', s.status, e.at, s.terms, hours) };
+      return { ...s, next_response: follow(c, 'next_response', s.status, e.at, s.terms, hours, k) };
     }
   }
 }
@@ -230,9 +266,10 @@ export function replaySla(
   events: SlaEvent[],
   hours: BusinessHours,
   before: SlaState | null,
+  k: StatusKinds = DEFAULT_KINDS,
 ): SlaState {
-  let s = startSla(terms, created, initialStatus, hours);
-  for (const e of events) s = applySlaEvent(s, e, hours);
+  let s = startSla(terms, created, initialStatus, hours, k);
+  for (const e of events) s = applySlaEvent(s, e, hours, k);
   if (!before) return s;
   const keep = (name: SlaClock): ClockState | null => {
     const now = s[name];

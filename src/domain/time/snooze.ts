@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/port.js';
 import type { NotifySettings } from '../../scrips/config.js';
 import { conflict, invalid } from '../errors.js';
-import type { Status } from '../lifecycle.js';
+import { categoryIn, DEFAULT_LIFECYCLE, type Lifecycle, namesIn } from '../lifecycles/categories.js';
 import type { TicketRow } from '../tickets/serialize.js';
 import { type NewTransaction, recordTransactions } from '../transactions.js';
 import { type SnoozedRow, wakeTicket } from './snoozeWake.js';
@@ -18,14 +18,14 @@ import { armTimer, disarmTimer } from './timers.js';
 export interface SnoozeInput {
   snoozed_until?: string | null;
   unsnooze_on_reply?: boolean;
-  status?: Status;
+  status?: string;
 }
 
 /** What a PATCH's snooze fields make of the ticket: its row's changes, entries before and after the field entries, and the timer. */
 export interface SnoozePlan {
   patch: Partial<TicketRow>;
   /** The status the snooze implies (stalled; open when woken by hand), unless the PATCH names one. */
-  status?: Status;
+  status?: string;
   before: NewTransaction[];
   after: NewTransaction[];
   arm?: string;
@@ -33,12 +33,20 @@ export interface SnoozePlan {
 }
 
 /** The snooze part of PATCH /tickets/:id; null when it asks nothing of the snooze. */
-export function planSnooze(current: TicketRow, input: SnoozeInput, now: string, zone = 'UTC'): SnoozePlan | null {
+export function planSnooze(
+  current: TicketRow,
+  input: SnoozeInput,
+  now: string,
+  zone = 'UTC',
+  lc: Lifecycle = DEFAULT_LIFECYCLE,
+): SnoozePlan | null {
   const until = input.snoozed_until;
+  // SPEC D3: snoozed is the lifecycle's first waiting status; woken, its first active one.
+  const waiting = (s: string | undefined) => s !== undefined && categoryIn(lc, s) === 'waiting';
   if (until === undefined) {
     if (input.unsnooze_on_reply === undefined) {
       // Another status than stalled ends a snooze (its Status entry says so).
-      if (current.snoozed_until !== null && input.status !== undefined && input.status !== 'stalled')
+      if (current.snoozed_until !== null && input.status !== undefined && !waiting(input.status))
         return {
           patch: { snoozed_until: null, replied_while_snoozed: false },
           before: [],
@@ -68,7 +76,7 @@ export function planSnooze(current: TicketRow, input: SnoozeInput, now: string, 
     // Woken by hand: open again, unless the PATCH names another status.
     return {
       patch: { snoozed_until: null, replied_while_snoozed: false },
-      status: current.status === 'stalled' ? 'open' : undefined,
+      status: waiting(current.status) ? namesIn(lc, 'active')[0] : undefined,
       before: [{ type: 'Unsnooze', field: 'snoozed_until', old_value: current.snoozed_until, new_value: 'manual' }],
       after: [],
       disarm: true,
@@ -80,13 +88,21 @@ export function planSnooze(current: TicketRow, input: SnoozeInput, now: string, 
   const at = new Date(ms).toISOString();
   if (at <= now) throw invalid('snoozed_until', `Must be later than now (${now})`);
   if (current.status === 'deleted') throw conflict(`Ticket #${current.id} is deleted: restore it before snoozing it`);
-  if (input.status !== undefined && input.status !== 'stalled')
-    throw invalid('status', 'A snoozed ticket is stalled: leave status out, or send stalled');
+  const firstWaiting = namesIn(lc, 'waiting')[0];
+  if (firstWaiting === undefined)
+    throw invalid('snoozed_until', `Lifecycle ${lc.name} has no waiting status: a ticket of it cannot be snoozed`);
+  if (input.status !== undefined && !waiting(input.status))
+    throw invalid(
+      'status',
+      lc.id === null
+        ? 'A snoozed ticket is stalled: leave status out, or send stalled'
+        : `A snoozed ticket waits: leave status out, or send a waiting status (${namesIn(lc, 'waiting').join(', ')})`,
+    );
   const onReply = input.unsnooze_on_reply ?? true;
   if (at === current.snoozed_until && onReply === current.unsnooze_on_reply) return null;
   return {
     patch: { snoozed_until: at, unsnooze_on_reply: onReply, replied_while_snoozed: false },
-    status: 'stalled',
+    status: waiting(current.status) ? current.status : firstWaiting,
     before: [],
     after: [
       {

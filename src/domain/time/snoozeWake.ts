@@ -4,6 +4,7 @@ import { tickets } from '../../db/tables.js';
 import { isStaffRole } from '../../scrips/people.js';
 import type { EntryEvent, EntryWrite } from './entryEvent.js';
 import { disarmTimer } from './timers.js';
+import { categoryIn, lifecycleOf, namesIn } from '../lifecycles/categories.js';
 
 // SPEC D2 snooze (decision 071): how a snoozed ticket wakes, and the afterEntry step that wakes it
 // when its customer writes. Kept apart from ./snooze.ts (the PATCH and the timer), which writes
@@ -27,7 +28,7 @@ const wakeRow = prepared((db) =>
     .set({
       snoozed_until: null,
       replied_while_snoozed: false,
-      status: sql`CASE WHEN ${tickets.status} = 'stalled' THEN 'open' ELSE ${tickets.status} END`,
+      status: sql`${sql.placeholder('status')}`,
       updated_at: sql`${sql.placeholder('now')}`,
     })
     .where(eq(tickets.id, sql.placeholder('id'))),
@@ -51,13 +52,15 @@ const markReplied = prepared((db) =>
  * caller to write by nobody, so the on_unsnooze scrips run on them.
  */
 export async function wakeTicket(tx: Tx, t: SnoozedRow, reason: WakeReason, now: string): Promise<EntryWrite[]> {
-  await wakeRow(tx).run({ id: t.id, now });
+  // SPEC D3: from a waiting status to the lifecycle's first active one (RT's default: stalled → open).
+  const lc = await lifecycleOf(tx, t.queue_id);
+  const status = categoryIn(lc, t.status) === 'waiting' ? (namesIn(lc, 'active')[0] ?? t.status) : t.status;
+  await wakeRow(tx).run({ id: t.id, now, status });
   if (reason !== 'due' && reason !== 'late') await disarmTimer(tx, t.id, 'unsnooze');
   const entries: EntryWrite[] = [
     { type: 'Unsnooze', field: 'snoozed_until', old_value: t.snoozed_until, new_value: reason },
   ];
-  if (t.status === 'stalled')
-    entries.push({ type: 'Status', field: 'status', old_value: 'stalled', new_value: 'open' });
+  if (status !== t.status) entries.push({ type: 'Status', field: 'status', old_value: t.status, new_value: status });
   return entries;
 }
 
@@ -68,13 +71,20 @@ export async function wakeTicket(tx: Tx, t: SnoozedRow, reason: WakeReason, now:
  */
 export async function snoozeAfterEntry(tx: Tx, e: EntryEvent): Promise<boolean> {
   const { row } = e;
-  const leaves = row.type === 'Status' && row.old_value === 'stalled' && row.new_value !== 'stalled';
+  const moved = row.type === 'Status' && row.old_value !== row.new_value;
   const customerWrote = row.type === 'Correspond' && e.actorId !== null && !e.autoSubmitted;
-  if (!leaves && !customerWrote) return false;
+  if (!moved && !customerWrote) return false;
   // A staff member's reply wakes nothing: known before the ticket is read (the role usually is).
-  if (!leaves && isStaffRole(await e.actorRole())) return false;
+  if (!moved && isStaffRole(await e.actorRole())) return false;
   const t = await ticketRow(tx).get({ id: e.ticketId });
   if (!t || t.snoozed_until === null) return false;
+  // Out of the waiting category (SPEC D3; RT's default: out of stalled).
+  const lc = moved ? await lifecycleOf(tx, t.queue_id) : undefined;
+  const leaves =
+    lc !== undefined &&
+    categoryIn(lc, row.old_value ?? '') === 'waiting' &&
+    categoryIn(lc, row.new_value ?? '') !== 'waiting';
+  if (moved && !leaves) return false;
   if (leaves) {
     await endSnooze(tx).run({ id: t.id });
     await disarmTimer(tx, t.id, 'unsnooze');

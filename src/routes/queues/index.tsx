@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { listLifecycles } from '../../domain/lifecycles/admin.js';
 import { z } from 'zod';
 import { createQueue, deleteQueue, getQueue, listQueues, updateQueue } from '../../domain/queues.js';
 import { lookups } from '../../domain/lookups.js';
@@ -42,7 +43,11 @@ export function queueRoutes() {
     return respond(c, queue, {
       title: queue.name,
       view: adminScreen(c, async () => (
-        <QueuePage queue={queue} lookups={await lookups(dbOf(c), actorOf(c), people)} />
+        <QueuePage
+          queue={queue}
+          lookups={await lookups(dbOf(c), actorOf(c), people)}
+          lifecycles={await listLifecycles(dbOf(c), actorOf(c))}
+        />
       )),
     });
   });

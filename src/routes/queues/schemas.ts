@@ -41,6 +41,8 @@ export const CreateQueueSchema = z.strictObject({
   signature: z.string().max(4000, 'At most 4000 characters').optional(),
   cc: people.optional(),
   admin_cc: people.optional(),
+  /** SPEC D3: the queue's lifecycle; null: RT's default. */
+  lifecycle_id: zNullableId.optional().describe("SPEC D3: the queue's lifecycle (GET /lifecycles); null: RT's default"),
 });
 export const UpdateQueueSchema = CreateQueueSchema.partial();
 
@@ -59,6 +61,10 @@ export const QueueSchema = z
     signature: z.string().optional().describe(STAFF_ONLY),
     mail_cc_per_message: z.number().int().optional().describe(STAFF_ONLY),
     mail_cc_per_ticket: z.number().int().optional().describe(STAFF_ONLY),
+    lifecycle_id: zRowId
+      .nullable()
+      .optional()
+      .describe(`SPEC D3: the queue's lifecycle; null: RT's default. ${STAFF_ONLY}`),
     created_at: zTimestamp,
     updated_at: zTimestamp,
     cc: z.array(zRowId).optional().describe('Staff only: user ids who get every public reply of the queue'),

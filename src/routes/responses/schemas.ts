@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATUSES } from '../../domain/lifecycle.js';
+import { STATUS_NAME, STATUS_NAME_HINT } from '../../domain/lifecycle.js';
 import { zBool, zId, zNullableId, zText } from '../../domain/validation.js';
 import { zRowId, zTimestamp } from '../openapi.js';
 
@@ -9,7 +9,7 @@ import { zRowId, zTimestamp } from '../openapi.js';
 const setStatus = z.union([
   z.literal('').transform(() => null),
   z.null(),
-  z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` }),
+  z.string({ error: STATUS_NAME_HINT }).regex(STATUS_NAME, STATUS_NAME_HINT),
 ]);
 
 export const CreateResponseSchema = z.strictObject({
@@ -43,11 +43,11 @@ export const ResponseSchema = z
     body: z.string(),
     queue_id: zRowId.nullable(),
     owner_id: zRowId.nullable().describe('null: shared'),
-    set_status: z.enum(STATUSES).nullable(),
+    set_status: z.string().nullable(),
     created_at: zTimestamp,
     updated_at: zTimestamp,
   })
   .meta({ id: 'CannedResponse' });
 export const RenderedResponseSchema = z
-  .strictObject({ id: zRowId, name: z.string(), body: z.string(), set_status: z.enum(STATUSES).nullable() })
+  .strictObject({ id: zRowId, name: z.string(), body: z.string(), set_status: z.string().nullable() })
   .meta({ id: 'RenderedResponse', description: "A canned response's body rendered for one ticket" });

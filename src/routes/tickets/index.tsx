@@ -26,7 +26,7 @@ import {
   type TicketListQuery,
 } from '../../domain/tickets/query.js';
 import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
-import { STATUSES } from '../../domain/lifecycle.js';
+import { everyStatus, statusMenu } from '../../domain/lifecycles/menus.js';
 import {
   commentOnTicket,
   createTicket,
@@ -148,7 +148,8 @@ export async function pageProps(
     staff,
     actorId: actor.id,
     queueWatchers,
-    statuses: STATUSES,
+    // SPEC D3: the ticket's lifecycle: its current status and the allowed targets, in their colors.
+    ...(await statusMenu(db, ticket)),
     // SPEC D0: who mail named and the Cc bounds left out, less whoever is on the ticket now (its people are loaded above).
     notAdded: staff
       ? await notAddedOf(
@@ -167,7 +168,7 @@ export async function pageProps(
     newAfter: await seenUpTo(db, actor, id),
     // SPEC D6: the subject form open without JavaScript (a GET of the page only); a deleted ticket's Restore.
     editSubject: c.req.method === 'GET' && c.req.query('edit') === 'subject',
-    restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id) : undefined,
+    restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id, ticket.queue_id) : undefined,
     // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
     customer: replyBox ? await customerContext(db, actor, ticket) : null,
     linked: staff ? [...(await linkedTickets(db, ticket.links)).values()] : [],
@@ -228,7 +229,8 @@ async function listProps(
     bulk: isStaff(actor),
     shareTeams: l.teams.filter((t) => isAdmin(actor) || t.members.includes(actor.id)),
     canEditView: view !== null && (view.owner_id === actor.id || isAdmin(actor)),
-    statuses: STATUSES,
+    // SPEC D3: the statuses of every lifecycle, for the filter and the bulk bar.
+    ...(await everyStatus(db)),
     builtinLists: BUILTIN_LIST_LINKS,
     builtin: currentBuiltin(params),
     sortKeys: Object.fromEntries(tickets.map((t) => [t.id, sortKeyOf(t, sort, ranks)])),

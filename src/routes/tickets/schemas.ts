@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATUSES } from '../../domain/lifecycle.js';
+import { STATUS_NAME, STATUS_NAME_HINT } from '../../domain/lifecycle.js';
 import { COLUMNS, zColumn } from '../../domain/savedViews.js';
 import { zDistinctList } from '../../domain/tickets/query.js';
 import { AttachmentsInputSchema } from '../uploads.js';
@@ -12,7 +12,13 @@ import { zRowId, zTimestamp } from '../openapi.js';
 import { LinksSchema } from './linksSchemas.js';
 import { TAGS_PER_REQUEST_MAX, zTag } from '../../domain/tags/normalize.js';
 
-const status = z.enum(STATUSES, { error: `Expected one of: ${STATUSES.join(', ')}` });
+// SPEC D3: a status of the ticket's lifecycle (the domain checks it is one, and allowed from the current one).
+const status = z
+  .string({ error: STATUS_NAME_HINT })
+  .regex(STATUS_NAME, STATUS_NAME_HINT)
+  .describe(
+    "A status of the ticket's queue's lifecycle (RT's default: new, open, stalled, resolved, rejected, deleted)",
+  );
 const customFields = zJsonObject;
 /** A person by id (7) or address (ann@example.com, "Ann Lee <ann@example.com>"); checked by the domain. */
 const personRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(320)], {
@@ -265,7 +271,7 @@ export const TicketSchema = z
     queue_id: zRowId,
     subject: z.string(),
     description: z.string(),
-    status: z.enum(STATUSES),
+    status: z.string(),
     owner_id: zRowId.nullable().optional().describe(STAFF_ONLY),
     team_id: zRowId.nullable().optional().describe(STAFF_ONLY),
     requester_id: zRowId.nullable(),

@@ -10,6 +10,7 @@ const SECTIONS: [string, string][] = [
   ['/tags', 'Tags'],
   ['/calendars', 'Calendars'],
   ['/sla-policies', 'SLA policies'],
+  ['/lifecycles', 'Lifecycles'],
   ['/outbox', 'Outbox'],
   ['/mail/intake', 'Mail intake'],
   ['/mail-settings', 'Mail addresses'],

@@ -60,7 +60,22 @@ const QUEUE_SIGNATURE_HINT =
   "Liquid, added after the writer's own signature to every public reply staff write in this queue: " +
   '{{ queue.name }}, {{ queue.mail_alias }}, {{ user.name }}, {{ user.email }}, {{ ticket.id }}, {{ ticket.subject }}.';
 
-function QueueFields({ id, action, l, q }: { id: string; action: string; l: Lookups; q?: QueueJson }) {
+/** SPEC D3: the lifecycles a queue may use (by id and name). */
+type LifecycleChoice = { id: number; name: string };
+
+function QueueFields({
+  id,
+  action,
+  l,
+  q,
+  lifecycles = [],
+}: {
+  id: string;
+  action: string;
+  l: Lookups;
+  q?: QueueJson;
+  lifecycles?: LifecycleChoice[];
+}) {
   return (
     <AdminForm action={action} method={q ? 'PATCH' : 'POST'} id={id}>
       <Text name="name" label="Name" value={q?.name} required />
@@ -73,6 +88,15 @@ function QueueFields({ id, action, l, q }: { id: string; action: string; l: Look
         hint="Mail to this address opens tickets in this queue."
       />
       <Choice name="team_id" label="Default team for new tickets" value={q?.team_id} options={teamOptions(l)} />
+      <Choice
+        name="lifecycle_id"
+        label="Lifecycle (its statuses and transitions)"
+        value={q?.lifecycle_id ?? ''}
+        options={[
+          ['', 'Default (new, open, stalled, resolved, rejected, deleted)'],
+          ...lifecycles.map((c): [string, string] => [String(c.id), c.name]),
+        ]}
+      />
       <Check
         name="keep_mail_cc"
         label="People in To/Cc of new mail become Cc of its ticket"
@@ -122,12 +146,20 @@ function QueueFields({ id, action, l, q }: { id: string; action: string; l: Look
   );
 }
 
-export function QueuePage({ queue: q, lookups: l }: { queue: QueueJson; lookups: Lookups }) {
+export function QueuePage({
+  queue: q,
+  lookups: l,
+  lifecycles,
+}: {
+  queue: QueueJson;
+  lookups: Lookups;
+  lifecycles?: LifecycleChoice[];
+}) {
   return (
     <AdminFrame current="/queues" title={`Queue ${q.name}`}>
       <div class="admin-grid">
         <div class="card">
-          <QueueFields id="edit-queue" action={`/queues/${q.id}`} l={l} q={q} />
+          <QueueFields id="edit-queue" action={`/queues/${q.id}`} l={l} q={q} lifecycles={lifecycles} />
         </div>
         <div class="card">
           {q.team_id === null && (q.admin_cc ?? []).length === 0 && (

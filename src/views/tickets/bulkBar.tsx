@@ -1,5 +1,5 @@
 import type { Lookups } from '../../domain/lookups.js';
-import { STATUS_LABEL } from '../format.js';
+import { statusText } from './statusColors.js';
 import { BulkTags } from './tagFilter.js';
 
 /** The form the row checkboxes belong to (they sit in the table, outside it: `form="bulk-form"`). */
@@ -51,7 +51,7 @@ export function BulkBar({
       <span class="bulk-count" id="bulk-count" aria-live="polite">
         0 selected
       </span>
-      <Choice name="status" label="Status" options={statuses.map((s): [string, string] => [s, STATUS_LABEL[s]])} />
+      <Choice name="status" label="Status" options={statuses.map((s): [string, string] => [s, statusText(s)])} />
       <Choice
         name="owner_id"
         label="Owner"

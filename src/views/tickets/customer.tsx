@@ -1,5 +1,6 @@
 import type { CustomerContext } from '../../domain/tickets/customer.js';
-import { STATUS_LABEL, When } from '../format.js';
+import { statusText } from './statusColors.js';
+import { When } from '../format.js';
 
 // SPEC D6 "Who is this customer" (decision 055): the requester's other tickets and their
 // organization, beside the ticket (staff only; the route reads it for them alone).
@@ -34,8 +35,7 @@ export function CustomerPanel({ c }: { c: CustomerContext }) {
                 #{t.id} {t.subject}
               </a>
               <span class="customer-ticket-meta">
-                <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>{' '}
-                <When iso={t.updated_at} />
+                <span class={`status status-${t.status}`}>{statusText(t.status)}</span> <When iso={t.updated_at} />
               </span>
             </li>
           ))}

@@ -1,11 +1,12 @@
 import type { Lookups } from '../../domain/lookups.js';
+import { StatusColors, statusText } from './statusColors.js';
 import type { Column, SavedViewJson } from '../../domain/savedViews.js';
 import type { TicketFilter } from '../../domain/tickets/query.js';
 import type { LiveRow } from '../../domain/tickets/list.js';
 import type { SortKey } from '../../domain/tickets/query.js';
 import { TagFilterFields } from './tagFilter.js';
 import { BULK_FORM, BulkBar } from './bulkBar.js';
-import { queueName, STATUS_LABEL, userName, When } from '../format.js';
+import { queueName, userName, When } from '../format.js';
 import { SnoozeBadge } from './snooze.js';
 import { UnreadMark } from './unread.js';
 import { SubjectCell } from './listRow.js';
@@ -59,6 +60,8 @@ export interface TicketListProps {
   // Decided by the route from the domain (decision 046: a view imports no domain at run time).
   /** The statuses the filter and the bulk bar offer (SPEC B3). */
   statuses: readonly string[];
+  /** SPEC D3: each status's color (its lifecycle's). */
+  colors?: Record<string, string>;
   /** The built-in lists beside the saved views (decision 035), each with its URL. */
   builtinLists: readonly { key: string; name: string; url: string }[];
   /** The built-in list these parameters are, if any. */
@@ -98,7 +101,7 @@ function Cell({ column, t, l, mark }: { column: Column; t: ListedTicket; l: Look
       return (
         <td>
           <span class="status-cell">
-            <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+            <span class={`status status-${t.status}`}>{statusText(t.status)}</span>
             <SnoozeBadge t={t} />
             <SlaBadge t={t} policies={l.slaPolicies} />
           </span>
@@ -474,7 +477,7 @@ export function TicketListPage(p: TicketListProps) {
     ['', 'Any status'],
     ['new,open,stalled', 'Active'],
     ['resolved,rejected,deleted', 'Inactive'],
-    ...p.statuses.map((s): [string, string] => [s, STATUS_LABEL[s]]),
+    ...p.statuses.map((s): [string, string] => [s, statusText(s)]),
   ];
   if (status && !statusOptions.some(([v]) => v === status)) statusOptions.push([status, status]);
   const builtin = p.builtin;
@@ -482,6 +485,7 @@ export function TicketListPage(p: TicketListProps) {
   return (
     // SPEC C5: the page's live stream; the list region (swapped by filters, sorting and paging) listens inside it.
     <section class="tickets-page" hx-ext="sse" sse-connect="/events" data-live-root>
+      <StatusColors colors={p.colors} />
       <header class="page-head">
         <h1>{title}</h1>
         <nav class="views" aria-label="Lists and saved views">

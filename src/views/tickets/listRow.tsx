@@ -1,6 +1,7 @@
 import type { ListedTicket } from '../../domain/tickets/requesters.js';
+import { statusText } from './statusColors.js';
 import type { SlaPolicyName } from '../../domain/lookups.js';
-import { STATUS_LABEL, When } from '../format.js';
+import { When } from '../format.js';
 import { SlaBadge } from './sla.js';
 import { SnoozeBadge } from './snooze.js';
 
@@ -42,7 +43,7 @@ export function SubjectCell({ t, policies = [] }: { t: ListedTicket; policies?: 
         )}
       </span>
       <span class="row-second">
-        <span class={`row-status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+        <span class={`row-status status-${t.status}`}>{statusText(t.status)}</span>
         <SnoozeBadge t={t} /> <SlaBadge t={t} policies={policies} /> <When iso={t.updated_at} />
       </span>
     </>

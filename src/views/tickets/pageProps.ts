@@ -19,6 +19,10 @@ export interface TicketPageProps {
   staff: boolean;
   /** The statuses the ticket may be set to (SPEC B3): the domain's, handed over by the route. */
   statuses: readonly string[];
+  /** SPEC D3: each status's color in the ticket's lifecycle. */
+  colors?: Record<string, string>;
+  /** SPEC D3: the Resolve button's status (none: no Resolve button). */
+  resolveTo?: string;
   /** Who is looking (the writer of a reply is not mailed it). */
   actorId: number;
   /** The queue's Cc and AdminCc (user ids): watchers of every ticket in the queue. */

@@ -1,4 +1,5 @@
-import { queueName, STATUS_LABEL, When } from '../format.js';
+import { queueName, When } from '../format.js';
+import { statusText } from './statusColors.js';
 import type { TicketPageProps } from './pageProps.js';
 import { SlaClocks } from './sla.js';
 import { SnoozeBox } from './snooze.js';
@@ -54,12 +55,13 @@ function QuickActions({ p }: { p: TicketPageProps }) {
     </form>
   );
   const take = t.owner_id !== p.actorId;
-  const resolve = t.status !== 'resolved';
+  // SPEC D3: Resolve goes to the lifecycle's first allowed inactive status (RT's default: resolved).
+  const resolve = p.resolveTo;
   if (!take && !resolve) return null;
   return (
     <div class="quick-actions">
       {take && quick('owner_id', String(p.actorId), 'Take')}
-      {resolve && quick('status', 'resolved', 'Resolve')}
+      {resolve && quick('status', resolve, 'Resolve')}
       <div class="field-error" id="err-quick" role="alert"></div>
     </div>
   );
@@ -73,7 +75,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
       <aside id="properties" class="properties" hx-swap-oob={oob ? 'true' : undefined}>
         <dl>
           <dt>Status</dt>
-          <dd>{STATUS_LABEL[t.status] ?? t.status}</dd>
+          <dd>{statusText(t.status)}</dd>
           <dt>Queue</dt>
           <dd>{queueName(l, t.queue_id)}</dd>
           <dt>Created</dt>
@@ -92,7 +94,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
       <Prop id={t.id} name="status" label="Status">
         <select id="prop-status" name="status">
           {options(
-            p.statuses.map((s) => [s, STATUS_LABEL[s]]),
+            p.statuses.map((s) => [s, statusText(s)]),
             t.status,
           )}
         </select>

@@ -1,7 +1,8 @@
 import type { Lookups, Person } from '../../domain/lookups.js';
+import { StatusColors, statusText } from './statusColors.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import { useContext } from 'hono/jsx';
-import { exactTime, queueName, STATUS_LABEL, teamName, TimeZone, userName, When, when } from '../format.js';
+import { exactTime, queueName, teamName, TimeZone, userName, When, when } from '../format.js';
 import { Presence } from '../live.js';
 import { isMarkdown, Markdown } from '../markdown.js';
 import { PeopleBox, publicReplyWords } from './people.js';
@@ -40,7 +41,7 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     case 'Comment':
       return t.outside_sender ? `Mail from an outside sender, ${sender(l, t.creator_id)}` : `Internal note by ${by}`;
     case 'Status':
-      return `Status changed from ${STATUS_LABEL[t.old_value ?? ''] ?? t.old_value} to ${STATUS_LABEL[t.new_value ?? ''] ?? t.new_value} by ${by}`;
+      return `Status changed from ${statusText(t.old_value ?? '')} to ${statusText(t.new_value ?? '')} by ${by}`;
     case 'SetOwner':
       return `Owner changed from ${from(t.old_value, (id) => userName(l, id, 'Unassigned'))} to ${from(t.new_value, (id) => userName(l, id, 'Unassigned'))} by ${by}`;
     case 'SetTeam':
@@ -266,8 +267,9 @@ export function TicketHead({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
         <span class="muted">#{t.id}</span> {p.staff ? <SubjectEdit p={p} /> : t.subject}
       </h1>
       {p.staff && <SubjectEditButton p={p} />}
-      <span class={`status status-${t.status}`}>{STATUS_LABEL[t.status] ?? t.status}</span>
+      <span class={`status status-${t.status}`}>{statusText(t.status)}</span>
       <DeletedBanner p={p} />
+      <StatusColors colors={p.colors} />
     </header>
   );
 }
