@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ticketTimers } from '../src/domain/time/timers.js';
 import { rawGet, rawRun } from './helpers/db.js';
 import { expectError } from './helpers/expect.js';
 import { postMail } from './helpers/mail.js';
@@ -353,6 +354,41 @@ describe('unmerge', () => {
     const again = await s.api('POST', `/tickets/${b}/unmerge`, { token: agent.token, body: { ticket_id: a } });
     expectError(again, 409, 'conflict');
     expect(again.body.error.message).toBe(`Ticket #${a} is not merged into #${b}: nothing to unmerge`);
+  });
+
+  it('gives back the clocks and the snooze: their timers are armed again as they were before the merge', async () => {
+    const policy = await s.api('POST', '/sla-policies', {
+      body: {
+        name: 'Merge: every ticket',
+        position: 1,
+        match: {},
+        calendar_id: null,
+        first_response_minutes: 240,
+        next_response_minutes: 480,
+        resolution_minutes: 2880,
+        warn_before_minutes: 30,
+      },
+    });
+    expect(policy.status, policy.text).toBe(201);
+    try {
+      const a = await ticketOf(ann);
+      const b = await ticketOf(bob);
+      const until = new Date(clock + 86_400_000).toISOString();
+      const snooze = await s.api('PATCH', `/tickets/${a}`, { token: agent.token, body: { snoozed_until: until } });
+      expect(snooze.status, snooze.text).toBe(200);
+      const armed = async () =>
+        (await ticketTimers(s.db, a)).map((t) => `${t.kind}:${t.key} ${t.due_at} ${t.fired_at ?? 'pending'}`).sort();
+      const before = await armed();
+      expect(before).toContain(`unsnooze: ${until} pending`);
+      expect(before.filter((t) => t.startsWith('sla:'))).toHaveLength(2); // first response (met) and resolution
+      expect((await merge(a, b)).status).toBe(200);
+      expect(await armed()).toEqual([]);
+      const r = await s.api('POST', `/tickets/${b}/unmerge`, { token: agent.token, body: { ticket_id: a } });
+      expect(r.status, r.text).toBe(200);
+      expect(await armed()).toEqual(before);
+    } finally {
+      expect((await s.api('DELETE', `/sla-policies/${policy.body.id}`)).status).toBe(204);
+    }
   });
 
   it('after 30 days it is 409 naming the limit', async () => {

@@ -14,6 +14,7 @@ import { forgetThread } from '../../scrips/thread.js';
 import { type Actor, parseJson, requireStaff } from '../actor.js';
 import { nowIso, nowMs } from '../clock.js';
 import { conflict, invalid, MergedError, notFound } from '../errors.js';
+import { rearmTimers } from '../time/rearm.js';
 import { recordTransactions } from '../transactions.js';
 import { getTicketRow, ticketsJson } from '../tickets/serialize.js';
 import { DAY_MS, lockPair, type MergeResult, type Snapshot, UNMERGE_DAYS } from './merge.js';
@@ -84,6 +85,7 @@ export async function unmergeTicket(
           updated_at: now,
         })
         .where(eq(tickets.id, ticketId));
+      await rearmTimers(tx, ticketId, from!.sla, r.snoozed_until);
       await tx.update(ticketMerges).set({ unmerged_at: now }).where(eq(ticketMerges.id, merge.id));
       await tx.update(tickets).set({ updated_at: now }).where(eq(tickets.id, into));
       await reindexTicketText(tx, [ticketId, into]);

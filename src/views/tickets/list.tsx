@@ -475,11 +475,18 @@ export function TicketListPage(p: TicketListProps) {
   const status = f.status?.join(',') ?? '';
   const statusOptions: [string, string][] = [
     ['', 'Any status'],
-    ['new,open,stalled', 'Active'],
-    ['resolved,rejected,deleted', 'Inactive'],
     ...p.statuses.map((s): [string, string] => [s, statusText(s)]),
   ];
   if (status && !statusOptions.some(([v]) => v === status)) statusOptions.push([status, status]);
+  const stage = f.status_category?.join(',') ?? '';
+  const stageOptions: [string, string][] = [
+    ['', 'Any stage'],
+    ['initial,active,waiting', 'Not done'],
+    ['initial,active', 'To do'],
+    ['waiting', 'Waiting'],
+    ['inactive', 'Done'],
+  ];
+  if (stage && !stageOptions.some(([v]) => v === stage)) stageOptions.push([stage, stage]);
   const builtin = p.builtin;
   const title = p.view ? p.view.name : builtin && builtin.key !== 'all' ? builtin.name : 'Tickets';
   return (
@@ -550,6 +557,8 @@ export function TicketListPage(p: TicketListProps) {
           value={String(f.queue_id ?? '')}
           options={[['', 'Any queue'], ...l.queues.map((q): [string, string] => [String(q.id), q.name])]}
         />
+        {/* SPEC D3: what a status means in each queue's lifecycle, whatever its name. */}
+        <Select name="status_category" label="Stage" value={stage} options={stageOptions} />
         <Select name="status" label="Status" value={status} options={statusOptions} />
         <Select
           name="owner_id"
