@@ -157,7 +157,7 @@ describe('the Links panel', () => {
     expect(msg.status, msg.text).toBe(201);
     const page = await agentPage(360);
     await page.goto(`/tickets/${t}`);
-    await page.getByRole('link', { name: `Split message #${msg.body.transaction.id} into a new ticket` }).focus();
+    await page.getByRole('link', { name: `Split entry #${msg.body.transaction.id} off into a new ticket` }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Split into a new ticket?' }).waitFor();
     const what = await page.locator('.split-what').innerText();

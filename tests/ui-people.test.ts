@@ -102,6 +102,7 @@ describe('GET /users?q= (people search)', () => {
     expect(emails(dan)).toEqual(['dan@customer.example', 'dora@customer.example']);
     expect(dan.body.users[0]).toMatchObject({ id: ids.dan, name: 'Dan Colleague', role: 'requester', disabled: false });
     expect(Object.keys(dan.body.users[0]).sort()).toEqual([
+      'blocked',
       'created_at',
       'disabled',
       'email',

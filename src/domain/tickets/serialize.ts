@@ -4,13 +4,14 @@ import {
   customFields,
   ticketCustomValues,
   tickets,
+  ticketLinks,
   ticketTags,
   ticketWatchers,
   transactions,
 } from '../../db/tables.js';
 import { customValueJson } from '../customFields.js';
 import { watchersOf, type Watchers } from '../watchers.js';
-import { linksOf, type LinksJson, noLinks } from '../links.js';
+import { LINK_NAMES, type LinkType, linksOf, type LinksJson, noLinks, REVERSE_OF } from '../links.js';
 import { sortTags } from '../tags/rows.js';
 import { type Actor, requireStaff } from '../actor.js';
 import type { CustomerShape, StaffTicketField } from '../customerView.js';
@@ -193,6 +194,33 @@ const extrasOfOne = prepared((db) =>
         })
         .from(ticketTags)
         .where(eq(ticketTags.ticket_id, sql.placeholder('id'))),
+    )
+    // SPEC D3 links (decision 075): this ticket's own (4), and those naming it as their target (5).
+    .unionAll(
+      db
+        .select({
+          part: sql<number>`4`,
+          s1: sql<string | null>`${ticketLinks.type}`,
+          s2: sql<string | null>`NULL`,
+          s3: sql<string | null>`NULL`,
+          n1: sql<number | null>`${ticketLinks.target_id}`,
+          n2: sql<number | null>`NULL`,
+        })
+        .from(ticketLinks)
+        .where(eq(ticketLinks.base_id, sql.placeholder('id'))),
+    )
+    .unionAll(
+      db
+        .select({
+          part: sql<number>`5`,
+          s1: sql<string | null>`${ticketLinks.type}`,
+          s2: sql<string | null>`NULL`,
+          s3: sql<string | null>`NULL`,
+          n1: sql<number | null>`${ticketLinks.base_id}`,
+          n2: sql<number | null>`NULL`,
+        })
+        .from(ticketLinks)
+        .where(eq(ticketLinks.target_id, sql.placeholder('id'))),
     ),
 );
 
@@ -202,11 +230,14 @@ async function oneTicketJson(conn: Conn, r: TicketRow): Promise<TicketJson> {
   const values: Record<string, string | number> = {};
   const watchers: { role: string; user: number; position: number; added: string }[] = [];
   const tags: string[] = [];
+  const links = noLinks();
   for (const x of await extrasOfOne(conn).all({ id: r.id })) {
     const part = Number(x.part);
     if (part === 0) description = x.s1 ?? '';
     else if (part === 1) values[x.s1!] = customValueJson(x.s2!, x.s3!);
     else if (part === 3) tags.push(x.s1!);
+    else if (part === 4) links[x.s1 as LinkType].push(Number(x.n1));
+    else if (part === 5) links[REVERSE_OF[x.s1 as LinkType]].push(Number(x.n1));
     else watchers.push({ role: x.s1!, user: Number(x.n1), position: Number(x.n2), added: x.s2 ?? '' });
   }
   // The order watchersOf reads them in: position, then when added, then the user.
@@ -215,7 +246,8 @@ async function oneTicketJson(conn: Conn, r: TicketRow): Promise<TicketJson> {
   );
   const w: Watchers = { requesters: [], cc: [], admin_cc: [] };
   for (const x of watchers) w[x.role === 'requester' ? 'requesters' : (x.role as 'cc' | 'admin_cc')].push(x.user);
-  return ticketJson(r, description, values, w, (await linksOf(conn, [r.id])).get(r.id), sortTags(tags));
+  for (const name of LINK_NAMES) links[name].sort((a, b) => a - b);
+  return ticketJson(r, description, values, w, links, sortTags(tags));
 }
 
 /** Serializes tickets with their custom field values and descriptions, one query each for the batch. */

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { lockedTicket } from '../../db/unitMemo.js';
 import { prepared, type Tx } from '../../db/port.js';
 import { tickets } from '../../db/tables.js';
 import { isStaffRole } from '../../scrips/people.js';
@@ -76,6 +77,9 @@ export async function snoozeAfterEntry(tx: Tx, e: EntryEvent): Promise<boolean> 
   if (!moved && !customerWrote) return false;
   // A staff member's reply wakes nothing: known before the ticket is read (the role usually is).
   if (!moved && isStaffRole(await e.actorRole())) return false;
+  // Not snoozed when this unit of work locked it: nothing to end or wake, with no statement (a
+  // snooze begins only with a PATCH of its own, which moves into a waiting status, ending nothing).
+  if (lockedTicket<{ snoozed_until: string | null }>(e.ticketId)?.snoozed_until === null) return false;
   const t = await ticketRow(tx).get({ id: e.ticketId });
   if (!t || t.snoozed_until === null) return false;
   // Out of the waiting category (SPEC D3; RT's default: out of stalled).

@@ -164,7 +164,7 @@ export function SplitLink({ p, t }: { p: TicketPageProps; t: TransactionJson }) 
     <a
       class="txn-split"
       href={`/tickets/${p.ticket.id}/split?transaction_id=${t.id}`}
-      aria-label={`Split message #${t.id} into a new ticket`}
+      aria-label={`Split entry #${t.id} off into a new ticket`}
     >
       Split
     </a>
