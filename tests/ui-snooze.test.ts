@@ -106,7 +106,16 @@ describe('snooze in a browser', () => {
       await wake.focus();
       await p.keyboard.press('Enter');
       await p.getByRole('region', { name: 'Snooze' }).waitFor();
-      expect(await ticketOf(s, id)).toMatchObject({ status: 'open', snoozed_until: null });
+      // The region was there before the answer too: the change is waited for, not assumed done.
+      await expect
+        .poll(
+          async () => {
+            const t = await ticketOf(s, id);
+            return { status: t.status, snoozed_until: t.snoozed_until };
+          },
+          { timeout: 10_000 },
+        )
+        .toEqual({ status: 'open', snoozed_until: null });
     },
     LONG,
   );
