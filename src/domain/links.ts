@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
-import { changes, type Conn, type Db, lockAndReadTicket, prepared, transaction } from '../db/port.js';
+import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import { changes, type Conn, type Db, lockAndReadTicket, transaction } from '../db/port.js';
 import { ticketLinks, tickets } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
 import type { ScripResult } from '../scrips/engine.js';
@@ -66,33 +66,16 @@ export const noLinks = (): LinksJson => ({
   child_of: [],
 });
 
-const p = sql.placeholder;
 const linkCols = { base_id: ticketLinks.base_id, type: ticketLinks.type, target_id: ticketLinks.target_id };
-// One ticket's links both ways in one statement (every write answers with its ticket).
-const linksOfOne = prepared((db) =>
-  db
-    .select(linkCols)
-    .from(ticketLinks)
-    .where(eq(ticketLinks.base_id, p('id')))
-    .unionAll(
-      db
-        .select(linkCols)
-        .from(ticketLinks)
-        .where(eq(ticketLinks.target_id, p('id'))),
-    ),
-);
-
 /** The links of a batch of tickets by name, ids sorted (ticket JSON's `links`). */
 export async function linksOf(conn: Conn, ids: number[]): Promise<Map<number, LinksJson>> {
   const out = new Map<number, LinksJson>(ids.map((id) => [id, noLinks()]));
   if (ids.length === 0) return out;
-  const rows =
-    ids.length === 1
-      ? await linksOfOne(conn).all({ id: ids[0] })
-      : await conn
-          .select(linkCols)
-          .from(ticketLinks)
-          .where(or(inArray(ticketLinks.base_id, ids), inArray(ticketLinks.target_id, ids)));
+  // (One ticket's links come with its other stored parts: serialize.ts, extrasOfOne.)
+  const rows = await conn
+    .select(linkCols)
+    .from(ticketLinks)
+    .where(or(inArray(ticketLinks.base_id, ids), inArray(ticketLinks.target_id, ids)));
   for (const r of rows) {
     const type = r.type as LinkType;
     out.get(r.base_id)?.[type].push(r.target_id);
