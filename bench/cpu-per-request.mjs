@@ -117,6 +117,8 @@ async function load(tree, slaPolicy) {
     'PATCH status': (i) => call('PATCH', `/tickets/${ticket}`, { status: i % 2 ? 'open' : 'stalled' }),
     'list queue+status': () => call('GET', '/tickets?queue_id=1&status=open'),
     'list owner_id=none': () => call('GET', '/tickets?owner_id=none&status=new'),
+    'list cf.severity': (i) => call('GET', `/tickets?cf.severity=${['low', 'medium', 'high', 'critical'][i % 4]}`),
+    'sort priority deep offset': (i) => call('GET', `/tickets?sort=-priority&offset=${5000 + (i % 40) * 10}`),
     'q subject word': () => call('GET', '/tickets?q=printer'),
     'ticket page HTML (50 entries)': () => call('GET', `/tickets/${page}`, undefined, { accept: 'text/html' }),
     'ticket list HTML': () => call('GET', '/tickets', undefined, { accept: 'text/html' }),

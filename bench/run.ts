@@ -313,6 +313,22 @@ async function measure(
       url,
       auth,
     );
+    // SPEC D3: a tag (a fifth to a twenty-third of the tickets), and a stage (status category)
+    // beside the queue, as the list's Stage filter sends it (the same tickets as queue+status).
+    await single(
+      'list tag',
+      ITER,
+      (i) => get(`/tickets?tag=${['billing', 'hardware', 'vpn', 'vip'][i % 4]}`)(),
+      url,
+      auth,
+    );
+    await single(
+      'list queue+stage',
+      ITER,
+      (i) => get(`/tickets?queue_id=${1 + (i % 8)}&status_category=active`)(),
+      url,
+      auth,
+    );
     await single('q subject word', ITER, get(`/tickets?q=${SUBJECT_WORD}`), url, auth);
     await single('q body-only word', ITER, get(`/tickets?q=${BODY_ONLY_WORD}`), url, auth);
     await single('q common word', ITER, get('/tickets?q=password'), url, auth);

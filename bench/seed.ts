@@ -157,7 +157,7 @@ export async function ensureDataset(
   log = console.log,
 ): Promise<{ dbPath: string; stats: SeedStats; reused: boolean }> {
   const dbPath = path.join(dir, 'hxdesk.db');
-  const marker = path.join(dir, `seeded-v6-${size}.json`); // bump when the generator or the schema changes
+  const marker = path.join(dir, `seeded-v7-${size}.json`); // bump when the generator or the schema changes
   if (fs.existsSync(marker) && fs.existsSync(dbPath))
     return { dbPath, stats: JSON.parse(fs.readFileSync(marker, 'utf8')), reused: true };
   fs.rmSync(dir, { recursive: true, force: true });
@@ -314,6 +314,17 @@ export async function ensureDataset(
   sql.exec(
     "INSERT INTO ticket_watchers (ticket_id, role, user_id, created_at) SELECT id, 'requester', requester_id, created_at FROM tickets WHERE requester_id IS NOT NULL",
   );
+  // Tags and links (SPEC D3), by ticket id so the rest of the dataset is what it was without them:
+  // about a third of the tickets have a tag (billing 1 in 7, hardware 1 in 5, vpn 1 in 11, vip 1
+  // in 23), one in 50 refers to the ticket before it, one in 97 depends on the one three before.
+  sql.exec(`INSERT INTO ticket_tags (ticket_id, tag, created_at)
+      SELECT t.id, g.tag, t.created_at FROM tickets AS t
+      JOIN (SELECT 'billing' AS tag, 7 AS m, 0 AS r UNION ALL SELECT 'hardware', 5, 1
+            UNION ALL SELECT 'vpn', 11, 3 UNION ALL SELECT 'vip', 23, 4) AS g ON t.id % g.m = g.r;
+    INSERT INTO ticket_links (base_id, type, target_id, created_at)
+      SELECT id, 'refers_to', id - 1, created_at FROM tickets WHERE id % 50 = 0;
+    INSERT INTO ticket_links (base_id, type, target_id, created_at)
+      SELECT id, 'depends_on', id - 3, created_at FROM tickets WHERE id % 97 = 0;`);
   // Unread marks (SPEC D6): each ticket's newest customer entry, as migration 0021 backfills; the
   // bench admin has opened every other ticket (its newest entry seen), so lists read both kinds.
   sql.exec(`UPDATE tickets SET customer_txn_id = (SELECT max(x.id) FROM transactions AS x JOIN users AS u ON u.id = x.creator_id

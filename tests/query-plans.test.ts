@@ -91,7 +91,7 @@ function sqliteExplain(stmts: (Explainable | undefined)[]): string[] {
 /** The plan of a ticket list (its fill, page and count queries) for these filter parameters, as `actor` asks it. */
 async function sqliteListPlan(params: Record<string, string>, actor = admin): Promise<string[]> {
   const q = await listQueries(db, actor, TicketFilterSchema.parse(nestFilterParams(params)));
-  return sqliteExplain([q.fill, q.page, q.count]);
+  return sqliteExplain([q.fill, q.page, q.count, q.merged]);
 }
 
 /** A line that reads the whole tickets or transactions table (an index walk in full counts too). */
@@ -218,6 +218,29 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
       }
     }
   });
+
+  // SPEC D3 (decision 076): a list with no status filter leaves merged tickets out; it counts as
+  // before merges and takes away the merged tickets among them, read through their partial index.
+  for (const [name, params] of Object.entries({
+    'q alone': { q: 'printer' },
+    'cf alone': { 'cf.severity': 'high' },
+    'owner_id=none': { owner_id: 'none' },
+  })) {
+    it(`${name}, no status: merged tickets are counted away through their partial index`, async () => {
+      const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
+      try {
+        expect(q.merged).toBeDefined();
+        const merged = sqliteExplain([q.merged]);
+        const reads = merged.filter((l) => /^(SCAN|SEARCH) tickets\b/.test(l));
+        expect(reads, merged.join('\n')).toHaveLength(1);
+        expect(reads[0]).toMatch(/^SEARCH tickets USING (COVERING )?INDEX tickets_merged_into_idx/);
+        // The count itself is what it was before merges: the set, or an index without `status`.
+        expect(sqliteExplain([q.count]).join('\n')).not.toMatch(/status/);
+      } finally {
+        q.release();
+      }
+    });
+  }
 
   it('a list without q or cf has no walk form', async () => {
     expect(

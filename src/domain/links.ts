@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, or } from 'drizzle-orm';
-import { changes, type Conn, type Db, lockAndReadTicket, transaction } from '../db/port.js';
+import { changes, type Conn, type Db, lockAndReadTicketPair, preparedForIds, transaction } from '../db/port.js';
 import { ticketLinks, tickets } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
 import type { ScripResult } from '../scrips/engine.js';
@@ -67,15 +67,18 @@ export const noLinks = (): LinksJson => ({
 });
 
 const linkCols = { base_id: ticketLinks.base_id, type: ticketLinks.type, target_id: ticketLinks.target_id };
+const linksOfMany = preparedForIds((db, ids) =>
+  db
+    .select(linkCols)
+    .from(ticketLinks)
+    .where(or(inArray(ticketLinks.base_id, ids), inArray(ticketLinks.target_id, ids))),
+);
 /** The links of a batch of tickets by name, ids sorted (ticket JSON's `links`). */
 export async function linksOf(conn: Conn, ids: number[]): Promise<Map<number, LinksJson>> {
   const out = new Map<number, LinksJson>(ids.map((id) => [id, noLinks()]));
   if (ids.length === 0) return out;
   // (One ticket's links come with its other stored parts: serialize.ts, extrasOfOne.)
-  const rows = await conn
-    .select(linkCols)
-    .from(ticketLinks)
-    .where(or(inArray(ticketLinks.base_id, ids), inArray(ticketLinks.target_id, ids)));
+  const rows = await linksOfMany(conn, ids);
   for (const r of rows) {
     const type = r.type as LinkType;
     out.get(r.base_id)?.[type].push(r.target_id);
@@ -83,14 +86,6 @@ export async function linksOf(conn: Conn, ids: number[]): Promise<Map<number, Li
   }
   for (const links of out.values()) for (const name of LINK_NAMES) links[name].sort((a, b) => a - b);
   return out;
-}
-
-/** Both tickets locked in id order (SPEC D1: PostgreSQL runs several processes); their rows. */
-async function lockBoth(tx: Conn, a: number, b: number): Promise<[TicketRow | undefined, TicketRow | undefined]> {
-  const [lo, hi] = a < b ? [a, b] : [b, a];
-  const rLo = await lockAndReadTicket(tx, lo);
-  const rHi = await lockAndReadTicket(tx, hi);
-  return a < b ? [rLo, rHi] : [rHi, rLo];
 }
 
 const MAX_WALK = 10_000;
@@ -163,7 +158,7 @@ export async function addLinkIn(
 ): Promise<LinkChange> {
   const other = input.ticket_id;
   if (other === id) throw invalid('ticket_id', `Ticket #${id} cannot be linked to itself`);
-  const [mine, theirs] = await lockBoth(tx, id, other);
+  const [mine, theirs] = await lockAndReadTicketPair(tx, id, other);
   if (!mine) throw notFound('Ticket', id);
   if (!theirs) throw invalid('ticket_id', `Ticket #${other} does not exist`);
   if (mine.merged_into !== null)
@@ -207,7 +202,7 @@ export async function removeLink(
   return transaction(
     db,
     async (tx) => {
-      const [mine, theirs] = await lockBoth(tx, id, other);
+      const [mine, theirs] = await lockAndReadTicketPair(tx, id, other);
       if (!mine) throw notFound('Ticket', id);
       const { type, reversed } = forwardOf(name);
       const [base, target] = reversed ? [other, id] : [id, other];

@@ -3,7 +3,7 @@ import { configChanged } from '../db/configCache.js';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
-import { changes, type Conn, type Db, lockTicket, prepared, transaction } from '../db/port.js';
+import { changes, type Conn, type Db, lockTicket, prepared, preparedForIds, transaction } from '../db/port.js';
 import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/tables.js';
 import type { ScripResult } from '../scrips/engine.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -103,17 +103,15 @@ const watching = prepared((db) =>
 );
 
 /** The ticket's own watchers (not the queue's), by ticket, ids in the order they were added. */
+const rolesOfMany = preparedForIds((db, ids) =>
+  db
+    .select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
+    .from(ticketWatchers)
+    .where(inArray(ticketWatchers.ticket_id, ids))
+    .orderBy(...addedOrder),
+);
 export async function watchersOf(conn: Conn, ids: number[]): Promise<Map<number, Watchers>> {
-  const rows =
-    ids.length === 1
-      ? await rolesOfOne(conn).all({ id: ids[0] })
-      : ids.length === 0
-        ? []
-        : await conn
-            .select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
-            .from(ticketWatchers)
-            .where(inArray(ticketWatchers.ticket_id, ids))
-            .orderBy(...addedOrder);
+  const rows = ids.length === 1 ? await rolesOfOne(conn).all({ id: ids[0] }) : await rolesOfMany(conn, ids);
   const out = new Map<number, Watchers>(ids.map((id) => [id, { requesters: [], cc: [], admin_cc: [] }]));
   for (const r of rows) out.get(r.ticket)![r.role === 'requester' ? 'requesters' : r.role].push(r.user);
   return out;

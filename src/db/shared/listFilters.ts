@@ -10,6 +10,11 @@ import { tickets, ticketTags, ticketWatchers, users } from '../tables.js';
 
 /** The reserved status of a merged ticket (src/domain/merge/guard.ts). */
 const MERGED_STATUS = 'merged';
+/**
+ * The condition a list with no status filter gets: not a merged ticket. One object, so a store
+ * can tell it from the others and count without it (SQLite's ticketList.ts).
+ */
+export const NOT_MERGED: SQL = ne(tickets.status, MERGED_STATUS);
 
 export interface ListDialect {
   /** Owned by a member of the team `teamId`. */
@@ -56,7 +61,7 @@ export function listFilters(
     );
   // SPEC D3 (decision 076): a merged ticket (a tombstone) has the reserved status `merged`, in no
   // lifecycle: a list by status leaves it out as it is; a list by no status says so here.
-  else if (!opts.countsMerged) conds.push(ne(tickets.status, MERGED_STATUS));
+  else if (!opts.countsMerged) conds.push(NOT_MERGED);
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
   if (f.owner_team_id !== undefined) conds.push(dialect.ownerTeam(f.owner_team_id));

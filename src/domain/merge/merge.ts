@@ -1,5 +1,13 @@
 import { asc, count, eq, or, sql } from 'drizzle-orm';
-import { changes, type Db, first, lockAndReadTicket, transaction, type Tx, reindexTicketText } from '../../db/port.js';
+import {
+  changes,
+  type Db,
+  first,
+  lockAndReadTicketPair,
+  transaction,
+  type Tx,
+  reindexTicketText,
+} from '../../db/port.js';
 import {
   ticketCustomValues,
   ticketLinks,
@@ -55,14 +63,6 @@ export interface MergeResult {
   scrip_results: ScripResult[];
 }
 
-/** The two tickets locked in id order (two merges of a pair never wait on each other in a circle). */
-export async function lockPair(tx: Tx, a: number, b: number): Promise<[TicketRow | undefined, TicketRow | undefined]> {
-  const [lo, hi] = a < b ? [a, b] : [b, a];
-  const rowLo = await lockAndReadTicket(tx, lo);
-  const rowHi = await lockAndReadTicket(tx, hi);
-  return a < b ? [rowLo, rowHi] : [rowHi, rowLo];
-}
-
 /** What a merge of `id` into `into` would move: the confirmation page's figures. */
 export async function mergePreview(db: Db, actor: Actor, id: number, into: number) {
   requireStaff(actor);
@@ -105,7 +105,7 @@ export async function mergeTickets(
   return transaction(
     db,
     async (tx) => {
-      const [from, target] = await lockPair(tx, id, into);
+      const [from, target] = await lockAndReadTicketPair(tx, id, into);
       checkPair(id, into, from, target);
       const now = nowIso(tx);
       const snapshot = await takeOver(tx, from!, target!);

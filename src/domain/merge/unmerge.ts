@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
-import { type Db, first, transaction, type Tx, reindexTicketText } from '../../db/port.js';
+import { type Db, first, lockAndReadTicketPair, transaction, type Tx, reindexTicketText } from '../../db/port.js';
 import {
   ticketCustomValues,
   ticketLinks,
@@ -17,7 +17,7 @@ import { conflict, invalid, MergedError, notFound } from '../errors.js';
 import { rearmTimers } from '../time/rearm.js';
 import { recordTransactions } from '../transactions.js';
 import { getTicketRow, ticketsJson } from '../tickets/serialize.js';
-import { DAY_MS, lockPair, type MergeResult, type Snapshot, UNMERGE_DAYS } from './merge.js';
+import { DAY_MS, type MergeResult, type Snapshot, UNMERGE_DAYS } from './merge.js';
 
 // SPEC D3 unmerge (docs/decisions/076): within UNMERGE_DAYS of a merge, one unit of work that
 // locks both tickets in id order gives the merged ticket back its own entries (and the mail that
@@ -47,7 +47,7 @@ export async function unmergeTicket(
   return transaction(
     db,
     async (tx) => {
-      const [from, target] = await lockPair(tx, ticketId, into);
+      const [from, target] = await lockAndReadTicketPair(tx, ticketId, into);
       if (!target) throw notFound('Ticket', into);
       if (target.merged_into !== null) throw new MergedError(into, target.merged_into);
       if (!from) throw invalid('ticket_id', `Ticket #${ticketId} does not exist`);

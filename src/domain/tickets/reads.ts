@@ -1,5 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared, storageUnavailable, transaction } from '../../db/port.js';
+import { and, eq, inArray, type Placeholder, sql } from 'drizzle-orm';
+import { type Conn, type Db, prepared, preparedForIds, storageUnavailable, transaction } from '../../db/port.js';
 import { ticketReads, transactions } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
 import { nowIso } from '../clock.js';
@@ -82,11 +82,12 @@ export const isUnread = (customerTxnId: number | null, seen: number | null | und
   customerTxnId !== null && (seen == null || customerTxnId > seen);
 
 /** A user's read rows of some tickets: one probe of the primary key (user_id, ticket_id) each. */
-export const readsQuery = (conn: Conn, userId: number, ids: number[]) =>
+export const readsQuery = (conn: Conn, userId: number | Placeholder, ids: (number | Placeholder)[]) =>
   conn
     .select({ ticket_id: ticketReads.ticket_id, seen: ticketReads.seen_txn_id })
     .from(ticketReads)
     .where(and(eq(ticketReads.user_id, userId), inArray(ticketReads.ticket_id, ids)));
+const readsOfMany = preparedForIds((db, ids) => readsQuery(db, sql.placeholder('user'), ids));
 
 /**
  * The `unread` flag of each listed ticket, for staff (customers' lists carry none): one read of
@@ -104,7 +105,7 @@ export async function withUnread(
   const ids = rows.filter((r) => r.customer_txn_id !== null).map((r) => r.id);
   const seen = new Map<number, number>();
   if (ids.length > 0) {
-    const reads = await readsQuery(conn, actor.id, ids);
+    const reads = await readsOfMany(conn, ids, { user: actor.id });
     for (const r of reads) seen.set(r.ticket_id, r.seen);
   }
   return list.map((t) => ({ ...t, unread: isUnread(customer.get(t.id) ?? null, seen.get(t.id)) }));

@@ -1,5 +1,5 @@
 import { inArray } from 'drizzle-orm';
-import type { Db } from '../../db/port.js';
+import { type Db, preparedForIds } from '../../db/port.js';
 import { users } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
 import type { TicketJson } from './serialize.js';
@@ -15,6 +15,13 @@ export interface RequesterJson {
 /** A ticket as lists show it: with who wrote in. */
 export type ListedTicket = TicketJson & { requester: RequesterJson | null };
 
+const usersOfMany = preparedForIds((db, ids) =>
+  db
+    .select({ id: users.id, name: users.name, email: users.email, role: users.role })
+    .from(users)
+    .where(inArray(users.id, ids)),
+);
+
 /**
  * The tickets with their requesters. A customer reads a staff member's name only, as the portal
  * shows staff (src/domain/lookups.ts customerView): a staff address is not theirs to see.
@@ -25,13 +32,7 @@ export async function withRequesters<T extends Pick<TicketJson, 'requester_id'> 
   tickets: T[],
 ): Promise<(T & { requester: RequesterJson | null })[]> {
   const ids = [...new Set(tickets.map((t) => t.requester_id).filter((id): id is number => id !== null))];
-  const rows =
-    ids.length === 0
-      ? []
-      : await db
-          .select({ id: users.id, name: users.name, email: users.email, role: users.role })
-          .from(users)
-          .where(inArray(users.id, ids));
+  const rows = await usersOfMany(db, ids);
   const staff = isStaff(actor);
   const byId = new Map(
     rows.map((u) => [

@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, dialectOf, notIndexed, prepared } from '../../db/port.js';
+import { type Conn, dialectOf, notIndexed, prepared, preparedForIds } from '../../db/port.js';
+import type { Placeholder } from 'drizzle-orm';
 import {
   customFields,
   ticketCustomValues,
@@ -76,16 +77,23 @@ const valuesOfOne = prepared((db) =>
     .where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))),
 );
 
-const descriptionsOfMany = (conn: Conn, ids: number[]) =>
+type Ids = (number | Placeholder)[];
+const descriptionsOfMany = (conn: Conn, ids: Ids) =>
   conn
     .select({ part: sql<number>`0`, ticket_id: transactions.ticket_id, body: sql<string | null>`${transactions.body}` })
     .from(transactions)
     .where(and(inArray(transactions.ticket_id, ids), isCreate));
-const tagsOfMany = (conn: Conn, ids: number[]) =>
+const tagsOfMany = (conn: Conn, ids: Ids) =>
   conn
     .select({ part: sql<number>`1`, ticket_id: ticketTags.ticket_id, body: sql<string | null>`${ticketTags.tag}` })
     .from(ticketTags)
     .where(inArray(ticketTags.ticket_id, ids));
+
+const descriptionsAndTagsOfMany = preparedForIds((db, ids) =>
+  descriptionsOfMany(db, ids).unionAll(tagsOfMany(db, ids)),
+);
+const descriptionsOfManyPrepared = preparedForIds(descriptionsOfMany);
+const tagsOfManyPrepared = preparedForIds(tagsOfMany);
 
 /**
  * The descriptions (Create transaction bodies) and the tags (SPEC D3) of a batch of tickets
@@ -98,8 +106,8 @@ export async function descriptionsAndTagsOf(
 ): Promise<{ descriptions: Map<number, string>; tags: Map<number, string[]> }> {
   const rows =
     dialectOf(conn) === 'postgres'
-      ? await descriptionsOfMany(conn, ids).unionAll(tagsOfMany(conn, ids))
-      : [...(await descriptionsOfMany(conn, ids)), ...(await tagsOfMany(conn, ids))];
+      ? await descriptionsAndTagsOfMany(conn, ids)
+      : [...(await descriptionsOfManyPrepared(conn, ids)), ...(await tagsOfManyPrepared(conn, ids))];
   const descriptions = new Map<number, string>();
   const tags = new Map<number, string[]>(ids.map((id) => [id, []]));
   for (const r of rows) {
@@ -116,16 +124,17 @@ export async function descriptionsAndTagsOf(
  * covers this query and would otherwise tempt SQLite to read every ticket's value of every
  * field — 30 ms a list page at 100k tickets instead of 0.2 ms (docs/performance.md).
  */
-export const customValuesQuery = (conn: Conn, ids: number[]) =>
+export const customValuesQuery = (conn: Conn, ids: Ids) =>
   conn
     .select(valueCols)
     .from(ticketCustomValues)
     .innerJoin(customFields, eq(customFields.id, notIndexed(conn, ticketCustomValues.field_id)))
     .where(inArray(ticketCustomValues.ticket_id, ids));
+const customValuesOfMany = preparedForIds(customValuesQuery);
 
 /** Custom field values of a batch of tickets, by ticket: `{ key: value }` in API form. */
 export async function customValuesOf(conn: Conn, ids: number[]): Promise<Map<number, Record<string, string | number>>> {
-  const values = ids.length === 1 ? await valuesOfOne(conn).all({ id: ids[0] }) : await customValuesQuery(conn, ids);
+  const values = ids.length === 1 ? await valuesOfOne(conn).all({ id: ids[0] }) : await customValuesOfMany(conn, ids);
   const byTicket = new Map<number, Record<string, string | number>>();
   for (const v of values) {
     let obj = byTicket.get(v.ticket_id);
