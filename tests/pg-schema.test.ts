@@ -213,7 +213,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL schema from the one description (SPE
         .map((row) => row.key)
         .sort();
       expect(identities).toEqual(identityColumns.map(([t, c]) => `${t}.${c}`).sort());
-      expect(identities.length).toBe(21);
+      expect(identities.length).toBe(23);
     });
   });
 

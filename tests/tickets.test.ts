@@ -134,6 +134,8 @@ describe('POST /tickets', () => {
       requesters: [adminId],
       cc: [],
       admin_cc: [],
+      time_worked_minutes: 0,
+      csat: null,
     });
     expect(Number.isInteger(t.id) && t.id > 0).toBe(true);
     expect(t.created_at).toMatch(ISO);

@@ -22,6 +22,9 @@ export const STAFF_TICKET_FIELDS = [
   'links',
   // SPEC D3: tags are staff's words for a ticket ("angry", "refund-abuse"): not the customer's (decision 074).
   'tags',
+  // SPEC D4: time worked and the customer's rating are staff's (decisions 081, 082).
+  'time_worked_minutes',
+  'csat',
 ] as const;
 /** The queue fields only staff read (absent from a requester's queue). */
 export const STAFF_QUEUE_FIELDS = [
@@ -32,6 +35,7 @@ export const STAFF_QUEUE_FIELDS = [
   'mail_cc_per_message',
   'mail_cc_per_ticket',
   'lifecycle_id',
+  'csat_enabled',
   'cc',
   'admin_cc',
 ] as const;

@@ -32,6 +32,7 @@ export const TICKET_KEYS = [
   'admin_cc',
   'cc',
   'created_at',
+  'csat',
   'custom_fields',
   'description',
   'id',
@@ -50,5 +51,6 @@ export const TICKET_KEYS = [
   'subject',
   'tags',
   'team_id',
+  'time_worked_minutes',
   'updated_at',
 ];

@@ -50,3 +50,5 @@ export const configVersion = pgTwin(sqlite.configVersion);
 export const calendars = pgTwin(sqlite.calendars);
 export const slaPolicies = pgTwin(sqlite.slaPolicies);
 export const timers = pgTwin(sqlite.timers);
+export const timeEntries = pgTwin(sqlite.timeEntries);
+export const ticketRatings = pgTwin(sqlite.ticketRatings);

@@ -128,6 +128,8 @@ export const queues = sqliteTable(
     portal_create: integer('portal_create', { mode: 'boolean' }).notNull().default(false),
     /** SPEC D3: the queue's lifecycle; null is RT's default lifecycle (SPEC B3). */
     lifecycle_id: integer('lifecycle_id').references(() => lifecycles.id),
+    /** SPEC D4: the "Resolved" mail asks the requester for a rating (a signed link). */
+    csat_enabled: integer('csat_enabled', { mode: 'boolean' }).notNull().default(false),
     ...timestamps,
   },
   (t) => [
@@ -184,6 +186,13 @@ export const tickets = sqliteTable(
      * and links moved there; ticket_merges keeps what an unmerge restores). Null for a live ticket.
      */
     merged_into: integer('merged_into'),
+    /** SPEC D4: the sum of the ticket's time_entries (minutes; kept in the unit of work that adds one). */
+    time_worked_minutes: integer('time_worked_minutes').notNull().default(0),
+    /**
+     * SPEC D4: the ticket's current rating as JSON (`{ rating, comment, rated_at }`, ticket JSON's
+     * `csat`), null when never rated; ticket_ratings keeps one per resolve, Rating entries each one.
+     */
+    csat: text('csat'),
   },
   (t) => [
     // Every GET /tickets filter is an index prefix followed by the default sort (updated_at).
@@ -204,6 +213,63 @@ export const tickets = sqliteTable(
     index('tickets_snoozed_idx').on(t.snoozed_until).where(sql`snoozed_until IS NOT NULL`),
     // SPEC D3: the tickets merged into one (an unmerge, a chain of merges).
     index('tickets_merged_into_idx').on(t.merged_into).where(sql`merged_into IS NOT NULL`),
+  ],
+);
+
+/**
+ * SPEC D4 time worked: minutes someone worked on a ticket on a day (negative corrects earlier
+ * time). `user_id` worked; `creator_id` entered it (an admin may enter anyone's). A reply or note
+ * with `time_minutes` has its entry's `transaction_id`.
+ */
+export const timeEntries = sqliteTable(
+  'time_entries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    creator_id: integer('creator_id')
+      .notNull()
+      .references(() => users.id),
+    minutes: integer('minutes').notNull(),
+    /** A date (`2032-03-09`) in the zone of the one who entered it; never in the future. */
+    worked_on: text('worked_on').notNull(),
+    note: text('note').notNull().default(''),
+    transaction_id: integer('transaction_id'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    index('time_entries_worked_on_idx').on(t.worked_on),
+    index('time_entries_user_idx').on(t.user_id, t.worked_on),
+    index('time_entries_ticket_idx').on(t.ticket_id),
+  ],
+);
+
+/**
+ * SPEC D4 satisfaction: the current rating of one resolve of a ticket (`resolve_txn_id`, the
+ * Status entry that resolved it), by the requester the link was mailed to; rating again replaces
+ * it (each rating is also its own `Rating` entry, `transaction_id` the latest).
+ */
+export const ticketRatings = sqliteTable(
+  'ticket_ratings',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ticket_id: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    resolve_txn_id: integer('resolve_txn_id').notNull(),
+    requester_id: integer('requester_id').references(() => users.id),
+    rating: text('rating', { enum: ['good', 'okay', 'bad'] }).notNull(),
+    comment: text('comment').notNull().default(''),
+    transaction_id: integer('transaction_id').notNull(),
+    rated_at: text('rated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('ticket_ratings_resolve_uq').on(t.ticket_id, t.resolve_txn_id),
+    index('ticket_ratings_rated_at_idx').on(t.rated_at),
   ],
 );
 

@@ -47,6 +47,10 @@ export interface TicketJson {
   links: LinksJson;
   /** SPEC D3: the ticket's tags, sorted (staff only, decision 074). */
   tags: string[];
+  /** SPEC D4: the minutes worked on the ticket, all entries summed (staff only). */
+  time_worked_minutes: number;
+  /** SPEC D4: the requester's current rating (staff only), null when never rated. */
+  csat: CsatJson | null;
   /** SPEC D6, staff lists only: a customer wrote since the reader last opened the ticket (decision 054). */
   unread?: boolean;
 }
@@ -280,6 +284,13 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[]): Promise<Ticket
   );
 }
 
+/** SPEC D4: a ticket's current rating (tickets.csat). */
+export interface CsatJson {
+  rating: 'good' | 'okay' | 'bad';
+  comment: string;
+  rated_at: string;
+}
+
 /** One ticket in API form, from its row and what is stored beside it. */
 export function ticketJson(
   r: TicketRow,
@@ -312,6 +323,8 @@ export function ticketJson(
     replied_while_snoozed: r.replied_while_snoozed,
     links: links ?? noLinks(),
     tags,
+    time_worked_minutes: r.time_worked_minutes,
+    csat: r.csat ? (JSON.parse(r.csat) as CsatJson) : null,
   };
 }
 

@@ -65,6 +65,10 @@ export const QueueSchema = z
       .nullable()
       .optional()
       .describe(`SPEC D3: the queue's lifecycle; null: RT's default. ${STAFF_ONLY}`),
+    csat_enabled: z
+      .boolean()
+      .optional()
+      .describe(`SPEC D4: the "Resolved" mail asks the requester for a rating. ${STAFF_ONLY}`),
     created_at: zTimestamp,
     updated_at: zTimestamp,
     cc: z.array(zRowId).optional().describe('Staff only: user ids who get every public reply of the queue'),

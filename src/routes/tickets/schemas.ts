@@ -307,6 +307,16 @@ export const TicketSchema = z
       .optional()
       .describe('Lists, for staff: a customer wrote since you last opened the ticket (SPEC D6)'),
     links: LinksSchema.optional().describe(`SPEC D3: the tickets linked to this one, by name. ${STAFF_ONLY}`),
+    time_worked_minutes: z
+      .number()
+      .int()
+      .optional()
+      .describe(`SPEC D4: the minutes worked on the ticket, every entry summed. ${STAFF_ONLY}`),
+    csat: z
+      .strictObject({ rating: z.enum(['good', 'okay', 'bad']), comment: z.string(), rated_at: zTimestamp })
+      .nullable()
+      .optional()
+      .describe(`SPEC D4: the requester's current rating, null when never rated. ${STAFF_ONLY}`),
   })
   .meta({ id: 'Ticket' });
 
