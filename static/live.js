@@ -114,6 +114,14 @@
       return;
     }
     if (!liveSwap) return;
+    // A part with a link or form whose request is on its way (htmx marks it `htmx-request`) is
+    // left as it is: replaced, the element would lose what htmx knows of it, and a boosted link's
+    // answer would be shown without its address (the list under the ticket's URL). Its answer
+    // brings the part, or the next page.
+    if (target.classList.contains('htmx-request') || target.querySelector('.htmx-request')) {
+      e.detail.shouldSwap = false;
+      return;
+    }
     const active = document.activeElement;
     if (
       active &&
