@@ -77,7 +77,7 @@ describe('bar chart', () => {
     expect(svg['aria-describedby']).toBe('per-week-desc');
     expect(out).toContain('<title id="per-week-title">Created and resolved per week</title>');
     expect(out).toContain(
-      '<desc id="per-week-desc">Created and resolved per week: 2 categories. 2026-W10: created 30 tickets, resolved 25 tickets; 2026-W11: created 12 tickets, resolved 14 tickets.</desc>',
+      '<desc id="per-week-desc">Created and resolved per week: 2 categories. 2026-W10: Created 30 tickets, Resolved 25 tickets; 2026-W11: Created 12 tickets, Resolved 14 tickets.</desc>',
     );
     expect(svg.viewBox).toMatch(/^0 0 360 \d+$/);
     // The table: caption, column and row headers with scope, every number; a link where given.
@@ -183,6 +183,10 @@ describe('bar chart', () => {
     // The first label hangs down-left of its anchor by (width + glyph height) × sin 45°: still inside.
     expect(xs[0] - ('2026-W01'.length * 7.92 + 12) * Math.SQRT1_2).toBeGreaterThanOrEqual(0);
     expect(rects(out)).toHaveLength(104); // every bar is drawn, only labels are thinned
+    // Past 12 categories the description sums up each series instead of listing every figure.
+    expect(out).toContain(
+      '<desc id="y-desc">A year: 52 categories, from 2026-W01 to 2026-W52. Created: total 1,378, highest 52 (2026-W52), lowest 1 (2026-W01). Resolved: total 1,326, highest 51 (2026-W52), lowest 0 (2026-W01).</desc>',
+    );
     // Bars this narrow show the second series' stripes across them, and the legend says so.
     expect(out).toContain('patternTransform="rotate(90)"');
     expect(out).toContain('class="chart chart-bar chart-dense"');
@@ -194,6 +198,31 @@ describe('bar chart', () => {
     const cut = html(BarChart({ id: 'c', title: 'C', series: ['S'], data: [{ label: long, values: [3] }] }));
     expect(cut).toContain(`<title>${long}</title>A very long…</text>`);
     expect(cut).toContain(`<th scope="row">${long}</th>`);
+  });
+
+  it('draws all-zero data as flat bars on a 0–1 axis, and fractions on a fractional axis', () => {
+    const zero = html(BarChart({ id: 'z', title: 'Z', series: ['A'], data: [{ label: 'W1', values: [0] }] }));
+    expect(rects(zero)[0].height).toBe('0');
+    expect([...zero.matchAll(/text-anchor="end" fill="[^"]+">([^<]+)</g)].map((m) => m[1])).toEqual(['0', '1']);
+    const half = html(
+      BarChart({
+        id: 'f',
+        title: 'F',
+        series: ['Median'],
+        data: [
+          { label: 'a', values: [0.5] },
+          { label: 'b', values: [1.5] },
+        ],
+      }),
+    );
+    expect([...half.matchAll(/text-anchor="end" fill="[^"]+">([^<]+)</g)].map((m) => m[1])).toEqual([
+      '0',
+      '0.5',
+      '1',
+      '1.5',
+    ]);
+    const h = rects(half).map((b) => num(b.height));
+    expect(h[1] / h[0]).toBeCloseTo(3, 1);
   });
 
   it('keeps short labels straight when they fit', () => {
@@ -275,7 +304,7 @@ describe('horizontal bar chart', () => {
     expect(r.map((b) => b.fill)).toEqual([COLOURS[0], 'url(#fr-agent-stripes)']);
     expect(out).toContain('>42 min</text>');
     expect(out).toContain('>3 h 20 min</text>');
-    expect(out).toContain('Ann: median 42 min, p90 3 h 20 min.');
+    expect(out).toContain('Ann: Median 42 min, p90 3 h 20 min.');
   });
 });
 

@@ -77,7 +77,7 @@ export function describe(p: ChartProps): string {
     const parts = p.data.map((d) =>
       p.series.length === 1
         ? `${d.label} ${say(d.values[0])}`
-        : `${d.label}: ${p.series.map((s, i) => `${s.toLowerCase()} ${say(d.values[i])}`).join(', ')}`,
+        : `${d.label}: ${p.series.map((s, i) => `${s} ${say(d.values[i])}`).join(', ')}`,
     );
     return `${head}. ${parts.join('; ')}.`;
   }
