@@ -39,6 +39,8 @@ const sqliteOnly = [
   'tests/time-format.test.ts',
   'tests/sla-clock.test.ts',
   'tests/business-time.test.ts',
+  // The SVG charts are pure views: no server, no store (decision 083).
+  'tests/charts.test.ts',
   // The build's freshness check on a small project of its own: no server, no store.
   'tests/build-if-changed.test.ts',
   // The HTTP server's own guards (header and body timeouts, 408): the same code before either store is reached.
@@ -80,6 +82,7 @@ const browserOnly = [
   'tests/ui-links.test.ts',
   'tests/ui-merge.test.ts',
   'tests/ui-lifecycles.test.ts',
+  'tests/ui-charts.test.ts',
 ];
 
 // Files that compare two latency measurements (SPEC D1: small writes while large ones run here vs
