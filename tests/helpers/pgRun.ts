@@ -21,12 +21,38 @@ const alive = (pid: number) => {
   }
 };
 
+/** A minute: a run directory without its owner file yet is another run being set up. */
+const SETTING_UP_MS = 60_000;
+
+/**
+ * Whether `dir` is a run that is over: its vitest process is gone. Another run may be writing
+ * its owner file this moment, or removing its directory (runs go on side by side): neither is
+ * left behind.
+ */
+function leftBehind(dir: string): boolean {
+  try {
+    const owner = Number(fs.readFileSync(path.join(dir, 'owner'), 'utf8').trim() || 0);
+    return !owner || !alive(owner);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    try {
+      return Date.now() - fs.statSync(dir).mtimeMs > SETTING_UP_MS;
+    } catch {
+      return false; // removed meanwhile by its own run
+    }
+  }
+}
+
 export default function setup(): () => void {
   for (const e of fs.readdirSync(os.tmpdir())) {
     if (!e.startsWith(PREFIX)) continue;
     const dir = path.join(os.tmpdir(), e);
-    const owner = Number(fs.readFileSync(path.join(dir, 'owner'), 'utf8').trim() || 0);
-    if (!owner || !alive(owner)) stopRun(dir);
+    try {
+      if (leftBehind(dir)) stopRun(dir);
+    } catch (e) {
+      // Two runs starting together may both clear the same left-behind directory.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
   }
   const run = fs.mkdtempSync(path.join(os.tmpdir(), PREFIX));
   fs.chmodSync(run, 0o755); // the postgres user reaches its clusters' dirs through it
