@@ -28,6 +28,7 @@ const WATCHER_ROLE: Record<string, string> = { requester: 'a requester', cc: 'Cc
 const WATCHER_LIST: Record<string, string> = { requester: 'the requesters', cc: 'Cc', admin_cc: 'AdminCc' };
 
 const SYSTEM = 'hxdesk';
+const RATING_WORD: Record<string, string> = { good: 'Good', okay: 'Okay', bad: 'Bad' };
 
 function describe(t: TransactionJson, p: TicketPageProps): string {
   const l = p.lookups;
@@ -87,6 +88,8 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     case 'AddLink':
     case 'DelLink':
       return linkWords(t, by);
+    case 'Rating': // SPEC D4 (decision 082): the requester's comment is the entry's body
+      return `${by} rated the answer: ${RATING_WORD[t.new_value ?? ''] ?? t.new_value}`;
     case 'Merge': // SPEC D3 (decision 076)
       return `#${t.new_value} merged into this ticket by ${by}`;
     case 'Unmerge':
