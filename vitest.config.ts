@@ -80,6 +80,7 @@ const browserOnly = [
   'tests/ui-links.test.ts',
   'tests/ui-merge.test.ts',
   'tests/ui-lifecycles.test.ts',
+  'tests/ui-csat.test.ts',
 ];
 
 // Files that compare two latency measurements (SPEC D1: small writes while large ones run here vs

@@ -53,10 +53,12 @@ export function CsatPage({
             </label>
           ))}
         </fieldset>
-        <label for="csat-comment">Comment (optional)</label>
-        <textarea id="csat-comment" name="comment" rows={4} maxlength={4000}>
-          {current?.comment ?? ''}
-        </textarea>
+        <label>
+          Comment (optional)
+          <textarea id="csat-comment" name="comment" rows={4} maxlength={4000}>
+            {current?.comment ?? ''}
+          </textarea>
+        </label>
         <button type="submit" class="primary">
           Send rating
         </button>
