@@ -134,6 +134,35 @@ describe('the queue asks for ratings', () => {
   });
 });
 
+describe('ticket.csat_url in templates', () => {
+  it('every template may name it (checked at save against the sample); empty where there is no rating to ask', async () => {
+    const t = await s.api('POST', '/templates', {
+      body: { name: 'Rate us', subject: 'Rate #{{ ticket.id }}', body: 'Link: [{{ ticket.csat_url }}]' },
+    });
+    expect(t.status, t.text).toBe(201);
+    const sc = await s.api('POST', '/scrips', {
+      body: {
+        key: 'rate_us_on_reply',
+        condition: 'on_correspond',
+        action: 'notify_requester',
+        template_id: t.body.id,
+        queue_id: rated.id,
+      },
+    });
+    expect(sc.status, sc.text).toBe(201);
+    const id = await make('Not resolved yet');
+    const reply = await s.api('POST', `/tickets/${id}/comment`, {
+      token: agent.token,
+      body: { body: 'Working on it', internal: false },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    await settle(s, id);
+    const mail = mailsFor(sink, id, rq.email).find((m) => /Rate #/.test(m.parsed.subject ?? ''));
+    expect(mail?.parsed.text).toContain('Link: []');
+    expect((await s.api('DELETE', `/scrips/${sc.body.id}`)).status).toBe(204);
+  });
+});
+
 describe('a rating link', () => {
   let id: number;
   let link: string;
@@ -233,6 +262,7 @@ describe('a rating link', () => {
     const page = await s.api('GET', `/tickets/${id}`, { token: agent.token, headers: { accept: 'text/html' } });
     expect(page.text).toContain('rated the answer: Bad');
     expect(page.text).toContain('Actually it broke again');
+    expect(page.text).toMatch(/<span class="label">Rating<\/span> <strong>Bad<\/strong>/);
     // The requester's own API: no Rating entry, no csat.
     const theirs = await s.api('GET', `/tickets/${id}/transactions`, { token: rq.token });
     expect(theirs.status, theirs.text).toBe(200);
@@ -314,6 +344,12 @@ describe('on_rating', () => {
       const r = await post(await linkOf(id), { rating });
       expect(r.status, r.text).toBe(201);
       const [entry] = await ratingEntries(id);
+      // No other entry of the ticket (its Create, its resolve) set them off.
+      const others = (await transactionsOf(s, id)).filter((t) => t.type !== 'Rating');
+      const mine = new Set([onBad, onOkay, byDefault]);
+      expect(others.flatMap((t) => t.scrip_results.filter((x: { scrip_id: number }) => mine.has(x.scrip_id)))).toEqual(
+        [],
+      );
       fired[rating] = (entry.scrip_results as { scrip_id: number; ok: boolean }[])
         .filter((x) => x.ok)
         .map((x) => x.scrip_id)

@@ -19,6 +19,8 @@ import { CLOCK_LABEL } from './sla.js';
 import { linkWords, LinksPanel, SplitLink } from './links.js';
 import { MergedFrom, TicketActions, UnmergeOffer } from './merge.js';
 import { TagsBox } from './tags.js';
+import { RATING_LABEL } from '../csat.js';
+import type { Rating } from '../../domain/csat.js';
 
 export { Properties };
 
@@ -28,7 +30,6 @@ const WATCHER_ROLE: Record<string, string> = { requester: 'a requester', cc: 'Cc
 const WATCHER_LIST: Record<string, string> = { requester: 'the requesters', cc: 'Cc', admin_cc: 'AdminCc' };
 
 const SYSTEM = 'hxdesk';
-const RATING_WORD: Record<string, string> = { good: 'Good', okay: 'Okay', bad: 'Bad' };
 
 function describe(t: TransactionJson, p: TicketPageProps): string {
   const l = p.lookups;
@@ -89,7 +90,7 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     case 'DelLink':
       return linkWords(t, by);
     case 'Rating': // SPEC D4 (decision 082): the requester's comment is the entry's body
-      return `${by} rated the answer: ${RATING_WORD[t.new_value ?? ''] ?? t.new_value}`;
+      return `${by} rated the answer: ${RATING_LABEL[t.new_value as Rating] ?? t.new_value}`;
     case 'Merge': // SPEC D3 (decision 076)
       return `#${t.new_value} merged into this ticket by ${by}`;
     case 'Unmerge':
