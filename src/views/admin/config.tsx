@@ -312,7 +312,7 @@ export function CustomFieldPage({ field: f, lookups: l }: { field: CustomFieldJs
 }
 
 const VARIABLES =
-  'ticket.id, ticket.subject, ticket.description, ticket.status, ticket.priority, ticket.url, ticket.custom_fields.<key>, ticket.queue.name, ticket.owner.name, ticket.owner.email, ticket.team.name, ticket.requester.name, ticket.requester.email, transaction.type, transaction.body, transaction.creator.name, scrip.key';
+  'ticket.id, ticket.subject, ticket.description, ticket.status, ticket.priority, ticket.url, ticket.csat_url (a rating link in a requester’s mail about a resolve, queues that ask for ratings; else empty), ticket.custom_fields.<key>, ticket.queue.name, ticket.owner.name, ticket.owner.email, ticket.team.name, ticket.requester.name, ticket.requester.email, transaction.type, transaction.body, transaction.creator.name, scrip.key';
 
 export function TemplatesPage({ templates, lookups: l }: { templates: TemplateJson[]; lookups: Lookups }) {
   return (
