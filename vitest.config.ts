@@ -83,6 +83,7 @@ const browserOnly = [
   'tests/ui-merge.test.ts',
   'tests/ui-lifecycles.test.ts',
   'tests/ui-charts.test.ts',
+  'tests/ui-csat.test.ts',
 ];
 
 // Files that compare two latency measurements (SPEC D1: small writes while large ones run here vs

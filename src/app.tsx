@@ -30,6 +30,7 @@ import { outboxRoutes } from './routes/outbox/index.js';
 import { isPortalPath, isPortalUpload, portalRoutes, renderPortalError } from './routes/portal/index.js';
 import { requestersToPortal } from './routes/portal/boundary.js';
 import { queueRoutes } from './routes/queues/index.js';
+import { csatRoutes } from './routes/csat/index.js';
 import { responseRoutes } from './routes/responses/index.js';
 import { inZone, readMultipart } from './routes/respond.js';
 import { savedViewRoutes } from './routes/saved-views/index.js';
@@ -252,6 +253,7 @@ export async function createApp(deps: Deps) {
   app.route('/scrips', scripRoutes());
   app.route('/outbox', outboxRoutes());
   app.route('/portal', portalRoutes(deps));
+  app.route('/csat', csatRoutes());
   app.route('/settings', settingsRoutes(deps));
   // SPEC D2: without HXDESK_TEST_CLOCK the route does not exist (404).
   if (deps.env.HXDESK_TEST_CLOCK) app.route('/test', testClockRoutes());

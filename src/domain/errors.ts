@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** SPEC D4: a rating link of a resolve the ticket has since reopened from (decision 082). */
+  gone: 410,
   /** SPEC C5: a reply or note on a ticket that received correspondence since the writer loaded it. */
   stale: 409,
   too_large: 413,

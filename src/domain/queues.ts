@@ -73,6 +73,8 @@ export interface QueueInput {
   keep_mail_cc?: boolean;
   /** SPEC D6: requesters may open new requests in this queue from the portal (default false). */
   portal_create?: boolean;
+  /** SPEC D4: the Resolved mail asks the requesters for a rating (default false). */
+  csat_enabled?: boolean;
   /** SPEC D0: new people of one message who become Cc (1–10), and people a ticket gets from mail (1–20). */
   mail_cc_per_message?: number;
   mail_cc_per_ticket?: number;
@@ -128,6 +130,7 @@ export async function createQueue(db: Db, actor: Actor, raw: QueueInput, notify:
             team_id: input.team_id ?? null,
             keep_mail_cc: input.keep_mail_cc ?? true,
             portal_create: input.portal_create ?? false,
+            csat_enabled: input.csat_enabled ?? false,
             signature: input.signature ?? '',
             lifecycle_id: input.lifecycle_id ?? null,
             created_at: now,

@@ -100,6 +100,9 @@ async function check(db: Db, s: ScripInput) {
         `The on_idle condition needs a list of statuses, each one of: ${names.join(', ')} (not ${JSON.stringify(unknown)})`,
       );
   }
+  // SPEC D4: on_rating catches ratings at or below `config.max` (decision 082).
+  if (s.condition === 'on_rating' && config.max !== undefined && config.max !== 'bad' && config.max !== 'okay')
+    throw invalid('config.max', 'The on_rating condition catches ratings at or below bad or okay');
   await checkIdleScrip(db, s.condition, s.action, s.template_id ?? null, config);
 }
 

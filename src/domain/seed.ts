@@ -104,7 +104,15 @@ Queue: {{ ticket.queue.name }}   Status: {{ ticket.status }}   Owner: {{ ticket.
 
 Ticket #{{ ticket.id }} ("{{ ticket.subject }}") has been resolved. If something is still wrong, simply reply to this message and the ticket will be reopened.
 
-{{ ticket.url }}`,
+{{ ticket.url }}
+{%- if ticket.csat_url != "" %}
+
+How did we do? Rate our answer (opening a link only shows the form; you send it there):
+{{ ticket.csat_url }}
+Good: {{ ticket.csat_url }}?rating=good
+Okay: {{ ticket.csat_url }}?rating=okay
+Bad: {{ ticket.csat_url }}?rating=bad
+{%- endif %}`,
   },
   // SPEC D2: what the shipped "Close idle tickets" scrip (close_idle) mails before it resolves.
   {

@@ -41,6 +41,8 @@ export const TRANSACTION_TYPES = [
   // SPEC D3: a tag added to or removed from a ticket (field `tag`, new_value / old_value the tag).
   'AddTag',
   'DelTag',
+  // SPEC D4: a requester's satisfaction rating (new_value good|okay|bad, body the comment): staff only (decision 082).
+  'Rating',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -115,7 +117,9 @@ export async function transactionsJson(conn: Conn, rows: Row[], noFiles = false)
 
 /** What only staff see of a history: internal notes, and who was made AdminCc (a staff role). */
 const staffOnly = (r: Row) =>
-  r.type === 'Comment' || ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
+  r.type === 'Comment' ||
+  r.type === 'Rating' ||
+  ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
 
 /** A ticket's history as a reader sees it; `after`: only the entries with a greater id. */
 export async function transactionsOfTicket(

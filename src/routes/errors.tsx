@@ -49,6 +49,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   404: 'not_found',
   405: 'method_not_allowed',
   409: 'conflict',
+  410: 'gone',
   413: 'too_large',
   415: 'unsupported_media_type',
   422: 'validation_failed',

@@ -11,7 +11,7 @@ import { z } from 'zod';
 // and silently missing from the document (tests/openapi.test.ts holds that).
 
 /** The B5 error statuses a route can answer besides the ones every route of its kind can. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export const ERROR_MEANING: Record<ErrorStatus, string> = {
   400: '`invalid_json`: the body could not be read (not JSON, or a broken form)',
@@ -19,6 +19,7 @@ export const ERROR_MEANING: Record<ErrorStatus, string> = {
   403: '`forbidden`: not allowed for your role, or a cross-site request riding on a session cookie',
   404: '`not_found`: no such resource, or none you may see',
   409: '`conflict`: a unique name or key is taken, the resource is in use, or (`stale`) newer mail came in',
+  410: '`gone`: the ticket reopened after this rating link was sent (SPEC D4); nothing was recorded',
   413: '`too_large`: the body is larger than the route accepts',
   415: '`unsupported_media_type`: send JSON or form data',
   422: '`validation_failed`: `details` names each refused field',

@@ -36,6 +36,11 @@ export interface TicketScope {
   team: { id: number; name: string; description: string } | null;
   requester: Person | null;
   url: string;
+  /**
+   * SPEC D4: in a requester's copy of the mail about a resolve, in a queue that asks for ratings,
+   * the signed link to rate it (decision 082); empty text otherwise.
+   */
+  csat_url: string;
   requesters: Person[];
   cc: Person[];
   admin_cc: Person[];
@@ -171,6 +176,7 @@ export class ScopeLoader {
         resolved_at: t.resolved_at,
         queue: { id: q.id, name: q.name, description: q.description, mail_alias: q.mail_alias },
         url: `${this.publicUrl}/tickets/${t.id}`,
+        csat_url: '',
       };
     }
     const t = this.row!;
@@ -248,8 +254,12 @@ export async function fullScope(conn: Conn, ticketId: number, transactionId: num
   return new ScopeLoader(conn, ticketId, transactionId, publicUrl).load(ALL_NEEDS);
 }
 
-/** The same ticket scope with another `url` (customer mail links to the reader's portal page). */
-export const withUrl = (ticket: TicketScope, url: string): TicketScope => ({ ...ticket, url });
+/** The same ticket scope with another `url` (customer mail links to the reader's portal page) and rating link. */
+export const withUrl = (ticket: TicketScope, url: string, csatUrl = ''): TicketScope => ({
+  ...ticket,
+  url,
+  csat_url: csatUrl,
+});
 
 /** The time of every date in the sample scope: a fixed instant (a sample reads no clock). */
 const SAMPLE_TIME = '2030-01-07T09:30:00.000Z';
@@ -277,6 +287,7 @@ export function sampleScope(customFieldKeys: string[], publicUrl = 'https://hxde
       team: { id: 1, name: 'Support', description: 'First line' },
       requester: someone(3, 'Rita'),
       url: `${publicUrl}/tickets/123`,
+      csat_url: `${publicUrl}/csat/sample`,
       requesters: [someone(3, 'Rita')],
       cc: [someone(4, 'Carl')],
       admin_cc: [someone(5, 'Ada')],

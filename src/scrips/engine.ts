@@ -12,7 +12,7 @@ import {
   replyStatus,
 } from '../domain/lifecycles/categories.js';
 import type { NotifySettings } from './config.js';
-import { ALL_NEEDS, type Scope, ScopeLoader, type ScopeNeeds, withUrl } from './context.js';
+import { ALL_NEEDS, queueRowOf, type Scope, ScopeLoader, type ScopeNeeds, withUrl } from './context.js';
 import { enqueueEmails, enqueueWebhook, type EmailInput, type Mailbox } from './outbox.js';
 import {
   isStaffRole,
@@ -26,6 +26,7 @@ import {
   usersByIds,
 } from './people.js';
 import { portalUrl } from './portalLinks.js';
+import { csatUrl } from './csatLinks.js';
 import { RENDER_MAX_BYTES, renderTemplate, RenderTooLarge, templateNeeds } from './templates.js';
 
 /** The outcome of one scrip whose condition matched a transaction (SPEC B6). */
@@ -98,6 +99,8 @@ export const CONDITIONS = [
   'on_unsnooze',
   // SPEC D3: a tag was added (an AddTag entry); `config.if_tag` narrows it to one tag.
   'on_tag_added',
+  // SPEC D4: a requester rated a resolve (a Rating entry); `config.max` (bad, the default, or okay) catches ratings at or below it.
+  'on_rating',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -185,7 +188,14 @@ const CONDITION_TESTS: Record<Condition, ConditionTest> = {
   // SPEC D3: the stored if_tag is normalized (decision 074), as the entry's tag is.
   on_tag_added: (e, _role, scrip) =>
     e.type === 'AddTag' && (scrip.config.if_tag === undefined || scrip.config.if_tag === e.newValue),
+  on_rating: (e, _role, scrip) =>
+    e.type === 'Rating' &&
+    ratingRank(e.newValue) >= ratingRank(typeof scrip.config.max === 'string' ? scrip.config.max : 'bad'),
 };
+
+/** SPEC D4: ratings from best to worst; a rating "at or below" `max` ranks at least as high. */
+export const RATING_ORDER = ['good', 'okay', 'bad'] as const;
+const ratingRank = (r: string | null) => RATING_ORDER.indexOf(r as (typeof RATING_ORDER)[number]);
 
 const slaEntry = (e: ScripEvent, step: string, config: Record<string, unknown>) =>
   e.type === 'SLA' && e.newValue === step && (config.clock === undefined || config.clock === e.field);
@@ -320,6 +330,7 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   const headerTo = plan.to?.filter((r) => !r.disabled).map(mailbox);
   const headerCc = plan.cc?.filter((r) => !r.disabled).map(mailbox) ?? [];
   const staffUrl = `${event.notify.publicUrl}/tickets/${event.ticketId}`;
+  const rating = await csatRequesters(ctx, plan, tpl);
   // Staff copies differ only where the template names its `recipient`: otherwise rendered once.
   const personal = plan.audience === 'customer' || /\brecipient\b/.test(tpl.subject) || /\brecipient\b/.test(tpl.body);
   let shared: { subject: string; body: string } | undefined;
@@ -342,7 +353,14 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
       plan.audience === 'customer'
         ? portalUrl(event.notify, event.ticketId, r.id, r.portal_epoch, nowMs(ctx.conn))
         : staffUrl;
-    const own = { ...scope, ticket: withUrl(scope.ticket, url), recipient: { id: r.id, name: r.name, email: r.email } };
+    const rate = rating.has(r.id)
+      ? csatUrl(event.notify, event.ticketId, event.transactionId, r.id, nowMs(ctx.conn))
+      : '';
+    const own = {
+      ...scope,
+      ticket: withUrl(scope.ticket, url, rate),
+      recipient: { id: r.id, name: r.name, email: r.email },
+    };
     return (shared = { subject: part('subject', own).replace(/\s+/g, ' ').trim(), body: part('body', own) });
   };
   const copies: EmailInput[] = to.map((r) => ({
@@ -362,6 +380,25 @@ async function sendMail(ctx: ActionContext, plan: MailPlan): Promise<number> {
   ctx.write(() => enqueueEmails(ctx.conn, copies, event.notify.mailFrom));
   for (const r of to) ctx.mailed.add(key(r));
   return to.length;
+}
+
+/**
+ * SPEC D4 (decision 082): the requesters whose copy carries a rating link: customer mail about a
+ * resolve (this very Status entry), in a queue that asks for ratings, from a template that names
+ * `csat_url`. Each link is bound to its requester and this resolve.
+ */
+async function csatRequesters(
+  ctx: ActionContext,
+  plan: MailPlan,
+  tpl: { subject: string; body: string },
+): Promise<Set<number>> {
+  const e = ctx.event;
+  if (plan.audience !== 'customer' || e.type !== 'Status' || e.newValue === null) return new Set();
+  if (!/\bcsat_url\b/.test(tpl.body) && !/\bcsat_url\b/.test(tpl.subject)) return new Set();
+  const people = await ctx.people();
+  if (!(await queueRowOf(ctx.conn, people.queue))?.csat_enabled) return new Set();
+  if (!isResolving(await lifecycleOf(ctx.conn, people.queue), e.oldValue ?? '', e.newValue)) return new Set();
+  return new Set(people.requesters);
 }
 
 const templateById = prepared((db) =>

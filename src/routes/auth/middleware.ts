@@ -20,6 +20,7 @@ const PUBLIC = [
   /^\/static\//,
   /^\/favicon\.ico$/,
   /^\/mailgate$/,
+  /^\/csat\/[^/]+$/, // SPEC D4: a rating link is its own credential (decision 082)
   /^\/portal\/(?!(?:tickets|settings|new|requests)(?:\/|$))[^/]+(?:\/reply|\/events|\/live|\/attachments\/[^/]+)?$/,
 ];
 export const isPublicPath = (path: string) => PUBLIC.some((re) => re.test(path));

@@ -18,6 +18,7 @@ const OPEN = [
   /^\/static\//,
   /^\/favicon\.ico$/,
   /^\/attachments\/[^/]+$/,
+  /^\/csat\/[^/]+$/, // SPEC D4: a rating link (decision 082)
 ];
 const isOpen = (path: string) => path.startsWith('/portal') || OPEN.some((re) => re.test(path));
 

@@ -40,7 +40,7 @@ type C = Context<AppEnv>;
 // `/portal/tickets/:id…` are for a customer signed in with a password.
 
 /** Paths of the portal, for the layout, the headers and the error page. */
-export const isPortalPath = (path: string) => /^\/portal(\/|$)/.test(path);
+export const isPortalPath = (path: string) => /^\/portal(\/|$)/.test(path) || /^\/csat\/[^/]+$/.test(path);
 /** The reply routes, which take files: their bodies may be as large as a mail (MAX_MAIL_BYTES). */
 export const isPortalUpload = (path: string) =>
   /^\/portal\/(?:tickets\/[^/]+|[^/]+)\/reply$/.test(path) || path === '/portal/requests';
@@ -317,6 +317,7 @@ function backLink(path: string): string | undefined {
 
 const HEADLINES: Partial<Record<AppError['code'], string>> = {
   not_found: 'Not found',
+  gone: 'This request was reopened',
   forbidden: 'Not allowed',
   too_large: 'Too large',
   validation_failed: 'Please check your message',

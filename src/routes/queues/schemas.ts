@@ -35,6 +35,8 @@ export const CreateQueueSchema = z.strictObject({
   keep_mail_cc: zBool.optional(),
   /** SPEC D6: requesters may open new requests in this queue from the portal. */
   portal_create: zBool.optional(),
+  /** SPEC D4: the Resolved mail carries a signed rating link (decision 082). */
+  csat_enabled: zBool.optional(),
   // SPEC D0: the Cc bounds may be lowered, never raised.
   mail_cc_per_message: zInt(1, MAIL_CC_PER_MESSAGE).optional(),
   mail_cc_per_ticket: zInt(1, MAIL_CC_PER_TICKET).optional(),

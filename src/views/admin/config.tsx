@@ -107,6 +107,11 @@ function QueueFields({
         label="Customers may open new requests in this queue from the portal"
         checked={q?.portal_create ?? false}
       />
+      <Check
+        name="csat_enabled"
+        label="Ask requesters to rate the answer in the Resolved mail"
+        checked={q?.csat_enabled ?? false}
+      />
       <Text
         name="mail_cc_per_message"
         label="Most new Cc people from one message (1–10)"
@@ -307,7 +312,7 @@ export function CustomFieldPage({ field: f, lookups: l }: { field: CustomFieldJs
 }
 
 const VARIABLES =
-  'ticket.id, ticket.subject, ticket.description, ticket.status, ticket.priority, ticket.url, ticket.custom_fields.<key>, ticket.queue.name, ticket.owner.name, ticket.owner.email, ticket.team.name, ticket.requester.name, ticket.requester.email, transaction.type, transaction.body, transaction.creator.name, scrip.key';
+  'ticket.id, ticket.subject, ticket.description, ticket.status, ticket.priority, ticket.url, ticket.csat_url (a rating link in a requester’s mail about a resolve, queues that ask for ratings; else empty), ticket.custom_fields.<key>, ticket.queue.name, ticket.owner.name, ticket.owner.email, ticket.team.name, ticket.requester.name, ticket.requester.email, transaction.type, transaction.body, transaction.creator.name, scrip.key';
 
 export function TemplatesPage({ templates, lookups: l }: { templates: TemplateJson[]; lookups: Lookups }) {
   return (
@@ -470,7 +475,7 @@ function ScripFields({
         value={JSON.stringify(s?.config ?? {})}
         rows={2}
         hint={
-          'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"} · on_idle: {"statuses": ["stalled"], "hours": 40, "business": true} · close_idle: {"template": "Closing"} · on_sla_warning, on_sla_breach: {"clock": "first_response"} (or next_response, resolution; none: any clock) · on_tag_added: {"if_tag": "vip"} (none: any tag) · add_tag: {"tag": "vip"}'
+          'notify_webhook: {"url": "https://…"} · set_status: {"status": "open"} · on_idle: {"statuses": ["stalled"], "hours": 40, "business": true} · close_idle: {"template": "Closing"} · on_sla_warning, on_sla_breach: {"clock": "first_response"} (or next_response, resolution; none: any clock) · on_tag_added: {"if_tag": "vip"} (none: any tag) · add_tag: {"tag": "vip"} · on_rating: {"max": "bad"} (or okay: okay and bad ratings)'
         }
       />
       <Check name="enabled" label="Enabled" checked={s ? s.enabled : true} />

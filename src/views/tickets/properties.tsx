@@ -3,6 +3,7 @@ import { statusText } from './statusColors.js';
 import type { TicketPageProps } from './pageProps.js';
 import { SlaClocks } from './sla.js';
 import { SnoozeBox } from './snooze.js';
+import { RATING_LABEL } from '../csat.js';
 
 // The ticket page's properties panel: each property a small form of its own, PATCHed on change.
 
@@ -160,6 +161,13 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
       {t.resolved_at && (
         <div class="prop muted">
           <span class="label">Resolved</span> <When iso={t.resolved_at} />
+        </div>
+      )}
+      {t.csat && (
+        // SPEC D4 (decision 082): the requester's current rating; its comment is in the history's Rating entry.
+        <div class="prop muted">
+          <span class="label">Rating</span> <strong>{RATING_LABEL[t.csat.rating]}</strong>{' '}
+          <When iso={t.csat.rated_at} />
         </div>
       )}
     </aside>

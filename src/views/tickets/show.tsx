@@ -19,6 +19,8 @@ import { CLOCK_LABEL } from './sla.js';
 import { linkWords, LinksPanel, SplitLink } from './links.js';
 import { MergedFrom, TicketActions, UnmergeOffer } from './merge.js';
 import { TagsBox } from './tags.js';
+import { RATING_LABEL } from '../csat.js';
+import type { Rating } from '../../domain/csat.js';
 
 export { Properties };
 
@@ -87,6 +89,8 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
     case 'AddLink':
     case 'DelLink':
       return linkWords(t, by);
+    case 'Rating': // SPEC D4 (decision 082): the requester's comment is the entry's body
+      return `${by} rated the answer: ${RATING_LABEL[t.new_value as Rating] ?? t.new_value}`;
     case 'Merge': // SPEC D3 (decision 076)
       return `#${t.new_value} merged into this ticket by ${by}`;
     case 'Unmerge':
