@@ -1,13 +1,12 @@
 import type { Lookups } from '../domain/lookups.js';
-import type { ReportFigures, ReportSummary } from '../domain/reports/summary.js';
-import { GROUP_BY } from '../domain/reports/summary.js';
+import type { GroupBy, ReportFigures, ReportSummary } from '../domain/reports/summary.js';
 import { Wide } from './admin/common.js';
 
 // SPEC D4 reports page (decision 079): the filters (a GET form: every report is a link), the
 // summary as a table whose counts link to exactly the tickets they count, and the slot where the
-// charts (src/views/charts, decision 083) sit above the data tables they draw.
+// charts (src/views/charts, built beside this) sit above the data tables they draw.
 
-const GROUP_LABEL: Record<(typeof GROUP_BY)[number], string> = {
+const GROUP_LABEL: Record<GroupBy, string> = {
   queue: 'Queue',
   team: 'Team',
   owner: 'Owner',
@@ -118,7 +117,7 @@ export function ReportPage({
         <label>
           Group by{' '}
           <select name="group_by">
-            {GROUP_BY.map((g) => (
+            {(Object.keys(GROUP_LABEL) as GroupBy[]).map((g) => (
               <option value={g} selected={g === report.group_by}>
                 {GROUP_LABEL[g]}
               </option>
@@ -149,7 +148,7 @@ export function ReportPage({
           Download the tickets as CSV
         </a>
       </p>
-      {/* The charts (decision 083) go here, each above the data table it draws. */}
+      {/* The charts (src/views/charts) go here, each above the data table it draws. */}
       <div class="report-charts" id="report-charts"></div>
       {report.rows.length === 0 ? (
         <p>Nothing happened in this period.</p>
