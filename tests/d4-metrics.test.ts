@@ -389,3 +389,21 @@ describe('GET /reports/tickets.csv', () => {
     expect(textCell('\rx')).toBe('"\'\rx"');
   });
 });
+
+describe('history that changes', () => {
+  it('an unmerge counts the ticket again; a reopen after the period leaves the period’s resolve counted', async () => {
+    const before = (await summary('group_by=queue')).rows[1];
+    expect(before.created).toBe(4);
+    const u = await s.api('POST', `/tickets/${T.A}/unmerge`, { token: agent.token, body: { ticket_id: T.F } });
+    expect(u.status, u.text).toBe(200);
+    const after = (await summary('group_by=queue')).rows[1];
+    expect(after.created).toBe(5);
+    expect(await listed(after.tickets_url)).toEqual([T.A, T.B, T.F, T.C, T.D].sort((a, b) => a - b));
+    expect(after.unanswered).toBe(2); // F never had a reply
+    await move(T.A, 'open'); // 2032-03-20: after the period
+    const again = (await summary('group_by=queue')).rows[1];
+    expect(again.resolved).toBe(3);
+    expect(again.reopened).toBe(1);
+    expect(await listed(again.resolved_url)).toEqual([T.P, T.A, T.B]);
+  });
+});

@@ -7,7 +7,7 @@ import { lookups } from '../lookups.js';
 import { effectiveFilter } from '../tickets/list.js';
 import type { TicketListQuery } from '../tickets/query.js';
 import { slaJson } from '../time/slaJson.js';
-import { firstResponses, reportSpec, tagsOf } from './facts.js';
+import { createdRows, firstResponses, reportScope, tagsOf } from './facts.js';
 import { periodMoves } from './moves.js';
 import { periodOf, type ReportQuery } from './summary.js';
 import { metInTime, minutesBetween } from './stats.js';
@@ -61,7 +61,7 @@ export async function ticketsCsv(db: Db, actor: Actor, query: ReportQuery): Prom
   const filter = await effectiveFilter(db, actor, listQuery as TicketListQuery);
   for (const k of ['created_from', 'created_to', 'resolved_from', 'resolved_to'] as const)
     if (filter[k] !== undefined) throw invalid(k, 'A report sets the period with from and to');
-  const spec = { ...(await reportSpec(db, actor, filter)), createdFrom: p.from, createdTo: p.to, limit: PAGE };
+  const scope = await reportScope(db, actor, filter);
   // The period's moves, time and ratings: bounded by the period, read once (ids and figures only).
   const moves = await periodMoves(db, p.from, p.to);
   const time = new Map<number, number>();
@@ -85,7 +85,7 @@ export async function ticketsCsv(db: Db, actor: Actor, query: ReportQuery): Prom
   return (async function* () {
     yield csvLine([...CSV_COLUMNS]);
     for (let offset = 0; ; offset += PAGE) {
-      const { rows } = await db.store.queries.listTickets(db, { ...spec, offset });
+      const rows = await createdRows(db, scope, p, { limit: PAGE, offset });
       if (rows.length === 0) return;
       const ids = rows.map((r) => r.id);
       const first = await firstResponses(db, ids);

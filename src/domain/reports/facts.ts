@@ -1,10 +1,9 @@
-import { and, eq, gte, inArray, lt, min } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, min, ne, sql } from 'drizzle-orm';
 import type { Db, TicketListSpec } from '../../db/port.js';
-import { ticketRatings, ticketTags, timeEntries, transactions, users } from '../../db/tables.js';
+import { ticketRatings, tickets, ticketTags, timeEntries, transactions, users } from '../../db/tables.js';
 import type { Actor } from '../actor.js';
 import { listSpec } from '../tickets/list.js';
 import type { TicketFilter } from '../tickets/query.js';
-import type { TicketRow } from '../tickets/serialize.js';
 import { periodMoves } from './moves.js';
 
 // SPEC D4 (decision 079): what a report reads for a period, per ticket — all from the history
@@ -23,8 +22,41 @@ export interface Period {
   zone: string;
 }
 
+/** What a report reads of a ticket row. */
+const COLUMNS = {
+  id: tickets.id,
+  subject: tickets.subject,
+  queue_id: tickets.queue_id,
+  team_id: tickets.team_id,
+  owner_id: tickets.owner_id,
+  requester_id: tickets.requester_id,
+  created_at: tickets.created_at,
+  sla: tickets.sla,
+};
+export type ReportTicket = { [K in keyof typeof COLUMNS]: (typeof tickets.$inferSelect)[K] };
+const narrow = (r: typeof tickets.$inferSelect): ReportTicket => ({
+  id: r.id,
+  subject: r.subject,
+  queue_id: r.queue_id,
+  team_id: r.team_id,
+  owner_id: r.owner_id,
+  requester_id: r.requester_id,
+  created_at: r.created_at,
+  sla: r.sla,
+});
+
+/**
+ * A report's tickets: `plain` (no filter but the period) reads the columns it needs straight
+ * from tickets (not merged: what the list means without a filter); a filter goes through the
+ * store's ticket list, so it means exactly what the list means.
+ */
+export interface ReportScope {
+  spec: TicketListSpec;
+  plain: boolean;
+}
+
 export interface TicketFacts {
-  row: TicketRow;
+  row: ReportTicket;
   /** Created in the period. */
   created: boolean;
   /** The first public reply by staff (any time), null when none. */
@@ -48,22 +80,48 @@ const batches = <T>(list: T[]): T[][] => {
 /** A list with every ticket of a filter: no page limit. */
 const ALL = 10_000_000;
 
-/** The list spec of a report's filter: every matching ticket, by id. */
-export async function reportSpec(db: Db, actor: Actor, filter: TicketFilter): Promise<TicketListSpec> {
+/** The scope of a report's filter: every matching ticket, by id. */
+export async function reportScope(db: Db, actor: Actor, filter: TicketFilter): Promise<ReportScope> {
   const spec = await listSpec(db, actor, filter);
-  return { ...spec, sort: 'id', desc: false, ranks: undefined, limit: ALL, offset: 0 };
+  return {
+    spec: { ...spec, sort: 'id', desc: false, ranks: undefined, limit: ALL, offset: 0 },
+    plain: Object.values(filter).every((v) => v === undefined),
+  };
 }
 
-/** The tickets of `spec` created in the period (their rows). */
-export async function createdRows(db: Db, spec: TicketListSpec, p: Period): Promise<TicketRow[]> {
-  return (await db.store.queries.listTickets(db, { ...spec, createdFrom: p.from, createdTo: p.to })).rows;
+const NOT_MERGED = ne(tickets.status, 'merged');
+
+/** The tickets of the scope created in the period, by id (`page`: a part of them). */
+export async function createdRows(
+  db: Db,
+  scope: ReportScope,
+  p: Period,
+  page?: { limit: number; offset: number },
+): Promise<ReportTicket[]> {
+  if (scope.plain) {
+    const q = db
+      .select(COLUMNS)
+      .from(tickets)
+      .where(and(gte(tickets.created_at, p.from), lt(tickets.created_at, p.to), NOT_MERGED))
+      .orderBy(tickets.id);
+    return page ? await q.limit(page.limit).offset(page.offset) : await q;
+  }
+  const spec = { ...scope.spec, createdFrom: p.from, createdTo: p.to, ...page };
+  return (await db.store.queries.listTickets(db, spec)).rows.map(narrow);
 }
 
-/** The rows of `ids` that pass `spec` (a merged ticket or one outside the filter does not). */
-export async function rowsOf(db: Db, spec: TicketListSpec, ids: number[]): Promise<TicketRow[]> {
-  const out: TicketRow[] = [];
+/** The rows of `ids` in the scope (a merged ticket or one outside the filter is not). */
+export async function rowsOf(db: Db, scope: ReportScope, ids: number[]): Promise<ReportTicket[]> {
+  const out: ReportTicket[] = [];
   for (const b of batches([...ids].sort((x, y) => x - y)))
-    out.push(...(await db.store.queries.listTickets(db, { ...spec, idSet: b })).rows);
+    out.push(
+      ...(scope.plain
+        ? await db
+            .select(COLUMNS)
+            .from(tickets)
+            .where(and(inArray(tickets.id, b), NOT_MERGED))
+        : (await db.store.queries.listTickets(db, { ...scope.spec, idSet: b })).rows.map(narrow)),
+    );
   return out;
 }
 
@@ -78,7 +136,8 @@ export async function firstResponses(db: Db, ids: number[]): Promise<Map<number,
       .where(
         and(
           inArray(transactions.ticket_id, b),
-          eq(transactions.type, 'Correspond'),
+          // The literal type: both stores then read the partial index transactions_correspond_idx.
+          sql`${transactions.type} = 'Correspond'`,
           eq(transactions.outside_sender, false),
           inArray(users.role, ['admin', 'agent']),
         ),
@@ -105,12 +164,12 @@ export async function tagsOf(db: Db, ids: number[]): Promise<Map<number, string[
 /** Everything a report counts for a period, per ticket that passes the filter. */
 export async function reportFacts(
   db: Db,
-  spec: TicketListSpec,
+  scope: ReportScope,
   p: Period,
   opts: { tags: boolean },
 ): Promise<Map<number, TicketFacts>> {
   const facts = new Map<number, TicketFacts>();
-  const blank = (row: TicketRow, created: boolean): TicketFacts => ({
+  const blank = (row: ReportTicket, created: boolean): TicketFacts => ({
     row,
     created,
     first_response_at: null,
@@ -120,7 +179,7 @@ export async function reportFacts(
     ratings: [],
     tags: [],
   });
-  for (const row of await createdRows(db, spec, p)) facts.set(row.id, blank(row, true));
+  for (const row of await createdRows(db, scope, p)) facts.set(row.id, blank(row, true));
   const moves = await periodMoves(db, p.from, p.to);
   const entries = await db
     .select({ id: timeEntries.ticket_id, minutes: timeEntries.minutes, worked_on: timeEntries.worked_on })
@@ -136,7 +195,7 @@ export async function reportFacts(
   for (const e of entries) others.add(e.id);
   for (const r of ratings) others.add(r.id);
   for (const id of facts.keys()) others.delete(id);
-  for (const row of await rowsOf(db, spec, [...others])) facts.set(row.id, blank(row, false));
+  for (const row of await rowsOf(db, scope, [...others])) facts.set(row.id, blank(row, false));
   for (const [id, at] of moves.resolved) {
     const f = facts.get(id);
     if (f) f.resolved_at = at;

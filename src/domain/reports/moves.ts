@@ -1,16 +1,15 @@
-import { and, asc, eq, gte, lt } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
 import { tickets, transactions } from '../../db/tables.js';
-import { categoryIn, type Lifecycle, lifecycleOf } from '../lifecycles/categories.js';
+import { categoryIn, type Lifecycle, lifecycleOf, lifecyclesInUse, namesIn } from '../lifecycles/categories.js';
 import { invalid } from '../errors.js';
 
 // SPEC D4 (decision 079, docs/metrics.md): the status moves of a period, read from the Status
 // entries of the history — `resolved` (a ticket's last move into an inactive status in the period
 // landed in a resolving status) and `reopened` (a move from an inactive to an active status).
 // Nothing is precomputed: a merge, an unmerge or a reopen changes the entries, and the next read
-// counts what they say. The entries are found through tickets_updated_idx (every entry bumps its
-// ticket's updated_at, so a ticket with a move in the period was updated at or after its start)
-// and transactions_ticket_idx.
+// counts what they say. The period's Status entries are read through their partial index
+// (transactions_status_at_idx, migration sqlite 0031 / pg 0018).
 
 export interface Move {
   ticket_id: number;
@@ -32,6 +31,10 @@ export interface PeriodMoves {
 }
 
 export async function periodMoves(db: Db, from: string, to: string): Promise<PeriodMoves> {
+  // Only moves into or out of an inactive status matter: the names that are inactive in any
+  // lifecycle in use narrow the read (each move is still judged by its own queue's lifecycle).
+  const inactive = [...new Set((await lifecyclesInUse(db)).flatMap((l) => namesIn(l, 'inactive')))];
+  if (inactive.length === 0) return { resolved: new Map(), reopens: [] };
   const rows = await db
     .select({
       ticket_id: transactions.ticket_id,
@@ -40,14 +43,15 @@ export async function periodMoves(db: Db, from: string, to: string): Promise<Per
       new_value: transactions.new_value,
       at: transactions.created_at,
     })
-    .from(tickets)
-    .innerJoin(transactions, eq(transactions.ticket_id, tickets.id))
+    .from(transactions)
+    .innerJoin(tickets, eq(tickets.id, transactions.ticket_id))
+    // The literal type, so both stores read the partial index transactions_status_at_idx.
     .where(
       and(
-        gte(tickets.updated_at, from),
-        eq(transactions.type, 'Status'),
+        sql`${transactions.type} = 'Status'`,
         gte(transactions.created_at, from),
         lt(transactions.created_at, to),
+        or(inArray(transactions.new_value, inactive), inArray(transactions.old_value, inactive)),
       ),
     )
     .orderBy(asc(transactions.id));

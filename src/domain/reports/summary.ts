@@ -7,7 +7,7 @@ import { effectiveFilter } from '../tickets/list.js';
 import { flatFilterParams, TicketListQuerySchema, type TicketListQuery } from '../tickets/query.js';
 import { slaJson } from '../time/slaJson.js';
 import { nowIso } from '../clock.js';
-import { type Period, reportFacts, reportSpec, type TicketFacts } from './facts.js';
+import { type Period, reportFacts, reportScope, type TicketFacts } from './facts.js';
 import { addDays, isoWeek, localDate, mondayOf, startOfDay } from './period.js';
 import { metInTime, minutesBetween, percent, type Spread, spread } from './stats.js';
 
@@ -133,8 +133,8 @@ export async function reportSummary(db: Db, actor: Actor, query: ReportQuery): P
   const filter = await effectiveFilter(db, actor, listQuery as TicketListQuery);
   for (const k of ['created_from', 'created_to', 'resolved_from', 'resolved_to'] as const)
     if (filter[k] !== undefined) throw invalid(k, 'A report sets the period with from and to');
-  const spec = await reportSpec(db, actor, filter);
-  const facts = await reportFacts(db, spec, p, { tags: by === 'tag' });
+  const scope = await reportScope(db, actor, filter);
+  const facts = await reportFacts(db, scope, p, { tags: by === 'tag' });
   const names = await lookups(db, actor);
   const nameOf = <T extends { id: number; name: string }>(list: T[], id: number | null, none: string) =>
     id === null ? none : (list.find((x) => x.id === id)?.name ?? `#${id}`);
