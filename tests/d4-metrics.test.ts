@@ -407,3 +407,45 @@ describe('history that changes', () => {
     expect(await listed(again.resolved_url)).toEqual([T.P, T.A, T.B]);
   });
 });
+
+describe('dashboard widget `report`', () => {
+  it('shows the summary of the last n days; its settings are checked', async () => {
+    // The clock is at 2032-03-20: the last 14 days are 7–20 March (the whole fixture but P's creation).
+    const d = await s.api('POST', '/dashboards', {
+      token: agent.token,
+      body: { name: 'Weekly', widgets: [{ kind: 'report', config: { group_by: 'week', days: 14 } }] },
+    });
+    expect(d.status, d.text).toBe(201);
+    const got = await s.api('GET', `/dashboards/${d.body.id}`, { token: agent.token });
+    expect(got.status, got.text).toBe(200);
+    const data = got.body.widgets[0].data;
+    expect(data.kind).toBe('report');
+    expect(data.report).toMatchObject({ from: '2032-03-07', to: '2032-03-21', group_by: 'week' });
+    expect(data.report.rows.map((r: { key: string }) => r.key)).toEqual(['2032-W11', '2032-W12']); // nothing happened on the 7th (W10);
+    const html = await fetch(`${s.url}/dashboards/${d.body.id}`, {
+      headers: { authorization: `Bearer ${agent.token}`, accept: 'text/html' },
+    });
+    expect(html.status).toBe(200);
+    expect(await html.text()).toContain('2032-W11');
+    const bad = await s.api('POST', '/dashboards', {
+      token: agent.token,
+      body: { name: 'Bad', widgets: [{ kind: 'report', config: { group_by: 'month', days: 0 } }] },
+    });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain('config.group_by');
+  });
+});
+
+describe('GET /reports (HTML)', () => {
+  it('draws the summary with its filters in the query string and each count a link', async () => {
+    const r = await fetch(`${s.url}/reports?from=2032-03-08&to=2032-03-15&group_by=queue`, {
+      headers: { authorization: `Bearer ${agent.token}`, accept: 'text/html' },
+    });
+    expect(r.status).toBe(200);
+    const html = await r.text();
+    expect(html).toContain('<table class="report-table">');
+    expect(html).toContain('value="2032-03-08"');
+    expect(html).toContain('href="/tickets?queue_id=1&amp;created_from=2032-03-08T00%3A00%3A00.000Z');
+    expect(html).toContain('/reports/tickets.csv?');
+  });
+});
