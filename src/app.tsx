@@ -43,6 +43,7 @@ import { linkRoutes } from './routes/tickets/links.js';
 import { draftRoutes } from './routes/tickets/drafts.js';
 import { mergeRoutes } from './routes/tickets/merge.js';
 import { tagRoutes, ticketTagRoutes } from './routes/tags/index.js';
+import { reportRoutes } from './routes/reports/index.js';
 import { userRoutes } from './routes/users/index.js';
 import { eventRoutes } from './routes/events/index.js';
 import { startHub } from './events/hub.js';
@@ -248,6 +249,7 @@ export async function createApp(deps: Deps) {
   app.route('/lifecycles', lifecycleRoutes());
   app.route('/saved-views', savedViewRoutes());
   app.route('/dashboards', dashboardRoutes());
+  app.route('/reports', reportRoutes());
   app.route('/templates', templateRoutes());
   app.route('/responses', responseRoutes());
   app.route('/scrips', scripRoutes());

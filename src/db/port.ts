@@ -58,8 +58,15 @@ export interface TicketListSpec {
   owner_id?: number | 'none';
   /** Owned by a member of this team. */
   owner_team_id?: number;
-  ticket_team_id?: number;
+  ticket_team_id?: number | 'none';
   requester_id?: number;
+  /** SPEC D4 (decision 079): created in [createdFrom, createdTo) (ISO instants; either may be absent). */
+  createdFrom?: string;
+  createdTo?: string;
+  /** SPEC D4: one of these tickets (the domain's resolved set of a period; empty: no ticket). */
+  idSet?: number[];
+  /** SPEC D4: tickets with no tag. */
+  untagged?: boolean;
   /** The requester's address is at this domain (lower-case, checked: letters, digits, dots, hyphens). */
   requester_domain?: string;
   /** SPEC D2: snoozed (snoozed_until set) or not. */

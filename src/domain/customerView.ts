@@ -89,10 +89,29 @@ export function refuseStaffFilters(
     sla?: unknown;
     tag?: unknown;
     tag_any?: unknown;
+    created_from?: unknown;
+    created_to?: unknown;
+    resolved_from?: unknown;
+    resolved_to?: unknown;
+    untagged?: unknown;
   },
 ): void {
   if (isStaff(actor)) return;
-  for (const k of ['owner_id', 'team_id', 'ticket_team_id', 'my_teams', 'snoozed', 'sla', 'tag', 'tag_any'] as const)
+  for (const k of [
+    'owner_id',
+    'team_id',
+    'ticket_team_id',
+    'my_teams',
+    'snoozed',
+    'sla',
+    'tag',
+    'tag_any',
+    'created_from',
+    'created_to',
+    'resolved_from',
+    'resolved_to',
+    'untagged',
+  ] as const)
     if (f[k] !== undefined) throw forbidden(`Requesters cannot filter by ${k}`);
   if (f.cf && Object.keys(f.cf).length > 0) throw forbidden('Requesters cannot filter by custom fields');
   if (f.sort?.replace(/^-/, '') === 'priority') throw forbidden('Requesters cannot sort by priority');

@@ -1,4 +1,6 @@
 import { MERGED_STATUS } from './merge/guard.js';
+import type { ReportSummary } from './reports/summary.js';
+import { checkReportConfig, reportWidgetData } from './reports/widget.js';
 import { and, asc, eq, inArray, isNull, or, sql, count } from 'drizzle-orm';
 import type { Category } from './lifecycles/categories.js';
 import { notDoneCondition } from './lifecycles/listStatus.js';
@@ -13,7 +15,14 @@ import { nowIso } from './clock.js';
 import { AppError, forbidden, invalid, notFound } from './errors.js';
 import { teamExists } from './teams.js';
 
-export const WIDGET_KINDS = ['ticket_list', 'status_counts', 'queue_counts', 'team_workload', 'my_tickets'] as const;
+export const WIDGET_KINDS = [
+  'ticket_list',
+  'status_counts',
+  'queue_counts',
+  'team_workload',
+  'my_tickets',
+  'report',
+] as const;
 export type WidgetKind = (typeof WIDGET_KINDS)[number];
 
 export interface WidgetJson {
@@ -127,6 +136,7 @@ async function checkTeamChoice(db: Db, actor: Actor, teamId: number | null | und
 }
 
 async function checkWidget(db: Db, w: Partial<WidgetInput>, path: string) {
+  if (w.kind === 'report') checkReportConfig(w.config, path);
   if (w.kind === 'ticket_list') {
     const viewId = Number(w.config?.view_id);
     if (!Number.isInteger(viewId) || viewId <= 0)
@@ -288,6 +298,7 @@ export type WidgetData =
   | { kind: 'queue_counts'; counts: { queue_id: number; name: string; count: number }[] }
   | { kind: 'team_workload'; team_id: number | null; rows: { user_id: number; name: string; count: number }[] }
   | { kind: 'my_tickets'; tickets: TicketJson[]; total: number }
+  | { kind: 'report'; report: ReportSummary }
   | { kind: string; error: string };
 
 /** SPEC D3: not done, whatever the lifecycle calls it (counted by category, never by name). */
@@ -360,6 +371,8 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
       const list = await listByFilter(db, actor, { owner_id: actor.id, status_category: NOT_DONE, limit });
       return { kind: w.kind, tickets: staffTickets(actor, list.tickets), total: list.total };
     }
+    case 'report':
+      return await reportWidgetData(db, actor, w.config);
     default:
       return { kind: w.kind, error: `Unknown widget kind ${w.kind}` };
   }

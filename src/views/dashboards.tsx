@@ -3,6 +3,7 @@ import type { DashboardJson, WidgetData, WidgetJson } from '../domain/dashboards
 import type { Lookups } from '../domain/lookups.js';
 import type { TicketJson } from '../domain/tickets/serialize.js';
 import { Wide } from './admin/common.js';
+import { SummaryTable } from './reports.js';
 import { STATUS_LABEL, teamName, userName, When } from './format.js';
 import { UnreadMark } from './tickets/unread.js';
 
@@ -12,6 +13,7 @@ const KINDS: [string, string][] = [
   ['status_counts', 'Tickets by status'],
   ['queue_counts', 'Active tickets by queue'],
   ['team_workload', 'Team workload'],
+  ['report', 'Report summary'],
 ];
 
 export function DashboardList({ dashboards, lookups: l }: { dashboards: DashboardJson[]; lookups: Lookups }) {
@@ -149,6 +151,15 @@ export function WidgetBody({ data, l }: { data: WidgetData; l: Lookups }) {
             count: r.count,
             href: `/tickets?owner_id=${r.user_id}&status=new,open,stalled`,
           }))}
+        />
+      );
+    case 'report':
+      return data.report.rows.length === 0 ? (
+        <p class="muted">Nothing happened in these days.</p>
+      ) : (
+        <SummaryTable
+          report={data.report}
+          caption={`By ${data.report.group_by}, ${data.report.from} to ${data.report.to}`}
         />
       );
     default:
@@ -322,6 +333,17 @@ export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups
                   <option value={String(t.id)}>{t.name}</option>
                 ))}
               </select>
+            </label>
+            <label>
+              Group by (for “Report summary”)
+              <select name="config.group_by">
+                {['queue', 'team', 'owner', 'tag', 'week', 'day'].map((g) => (
+                  <option value={g}>{g}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Days (for “Report summary”) <input name="config.days" type="number" min={1} max={366} value="30" />
             </label>
             <button type="submit" class="primary">
               Add widget

@@ -53,6 +53,7 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
             <nav aria-label="Main">
               <a href="/tickets">Tickets</a>
               <a href="/dashboards">Dashboards</a>
+              {(user.role === 'admin' || user.role === 'agent') && <a href="/reports">Reports</a>}
               {(user.role === 'admin' || user.role === 'agent') && <a href="/responses">Responses</a>}
               {user.role === 'admin' && <a href="/users">Admin</a>}
             </nav>

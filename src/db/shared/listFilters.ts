@@ -1,4 +1,4 @@
-import { eq, inArray, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { eq, gte, inArray, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../port.js';
 import { tickets, ticketTags, ticketWatchers, users } from '../tables.js';
 
@@ -65,7 +65,15 @@ export function listFilters(
   if (f.owner_id === 'none') conds.push(isNull(tickets.owner_id));
   else if (f.owner_id !== undefined) conds.push(eq(tickets.owner_id, f.owner_id));
   if (f.owner_team_id !== undefined) conds.push(dialect.ownerTeam(f.owner_team_id));
-  if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
+  if (f.ticket_team_id === 'none') conds.push(isNull(tickets.team_id));
+  else if (f.ticket_team_id !== undefined) conds.push(eq(tickets.team_id, f.ticket_team_id));
+  // SPEC D4 drill-down (decision 079): the period's created tickets through tickets_created_idx,
+  // a resolved set the domain worked out, the untagged ones.
+  if (f.createdFrom !== undefined) conds.push(gte(tickets.created_at, f.createdFrom));
+  if (f.createdTo !== undefined) conds.push(lt(tickets.created_at, f.createdTo));
+  if (f.idSet !== undefined) conds.push(f.idSet.length === 0 ? sql`1 = 0` : inArray(tickets.id, f.idSet));
+  if (f.untagged)
+    conds.push(sql`NOT EXISTS (SELECT 1 FROM ${ticketTags} WHERE ${ticketTags.ticket_id} = ${tickets.id})`);
   if (f.requester_id !== undefined) conds.push(eq(tickets.requester_id, f.requester_id));
   // The people at a domain (decision 055): addresses are stored lower-case, and the domain is
   // checked (letters, digits, dots, hyphens: nothing LIKE reads as a wildcard). A scan of users:

@@ -404,6 +404,10 @@ export const transactions = sqliteTable(
     index('transactions_message_id_idx').on(t.message_id).where(sql`message_id IS NOT NULL`),
     // Finds a ticket's description (its Create transaction) without reading its other messages.
     index('transactions_create_idx').on(t.ticket_id).where(sql`type = 'Create'`),
+    // SPEC D4 reports (decision 079): a period's status moves by time, and a ticket's replies in
+    // order (its first response), each without reading the ticket's other entries.
+    index('transactions_status_at_idx').on(t.created_at).where(sql`type = 'Status'`),
+    index('transactions_correspond_idx').on(t.ticket_id, t.created_at).where(sql`type = 'Correspond'`),
   ],
 );
 

@@ -14,6 +14,7 @@ import { statusSpec } from '../lifecycles/listStatus.js';
 import { sortRanks } from './sorts.js';
 import { nowIso } from '../clock.js';
 import { type ListedTicket, withRequesters } from './requesters.js';
+import { resolvedIds } from '../reports/moves.js';
 
 const shaped = (actor: Actor, list: TicketJson[]) => list.map((t) => ticketFor(actor, t));
 
@@ -73,6 +74,13 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
     owner_id: f.owner_id === 'me' ? actor.id : f.owner_id,
     owner_team_id: f.team_id,
     ticket_team_id: f.ticket_team_id,
+    createdFrom: f.created_from,
+    createdTo: f.created_to,
+    idSet:
+      f.resolved_from !== undefined || f.resolved_to !== undefined
+        ? await resolvedIds(db, f.resolved_from, f.resolved_to)
+        : undefined,
+    untagged: f.untagged || undefined,
     requester_id: f.requester_id,
     requester_domain: f.requester_domain,
     sla: f.sla

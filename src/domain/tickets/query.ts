@@ -27,6 +27,19 @@ const zTerm = z
   .refine((s) => !/[\0-\x08\x0B\x0C\x0E-\x1F\x7F]/.test(s), 'Must not contain control characters')
   .refine((s) => !/[\uD800-\uDFFF]/u.test(s), 'Must be valid Unicode text (it holds a lone surrogate)');
 
+/** An instant as ISO 8601 with a zone (`2032-03-09T00:00:00Z`), kept as UTC ISO text. */
+const zInstant = z
+  .string({ error: 'Expected one date and time' })
+  .trim()
+  .refine(
+    (s) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+    {
+      message: 'Expected a date and time such as 2032-03-09T00:00:00Z',
+    },
+  )
+  .transform((s) => new Date(Date.parse(s)).toISOString());
+
 /** A mail domain as the "who is this customer" panel links it: lower-cased, letters, digits, dots and hyphens. */
 const zDomain = z
   .string({ error: 'Expected one text value' })
@@ -73,7 +86,8 @@ export const TicketFilterSchema = z.strictObject(
     q: zTerm.optional(),
     cf: z.record(z.string(), zTerm).optional(),
     team_id: zId.optional(),
-    ticket_team_id: zId.optional(),
+    // "none": tickets of no team (SPEC D4: a report's "No team" row links here).
+    ticket_team_id: z.union([z.literal('none'), zId], { error: 'Expected a team id or "none"' }).optional(),
     requester_id: zId.optional(),
     /** SPEC D2: tickets past the due time of a clock (breached), or inside its warning window (due_soon). Staff only. */
     sla: zDistinctList(
@@ -89,6 +103,15 @@ export const TicketFilterSchema = z.strictObject(
     tag: zDistinctList(zTag, 'tag', TAGS_PER_REQUEST_MAX).optional(),
     /** SPEC D3: tickets with at least one of these tags (`tag_any=a,b`). Staff only. */
     tag_any: zDistinctList(zTag, 'tag', TAGS_PER_REQUEST_MAX).optional(),
+    /** SPEC D4 drill-down (decision 079): created at or after this instant (ISO 8601). Staff only. */
+    created_from: zInstant.optional(),
+    /** SPEC D4: created before this instant. Staff only. */
+    created_to: zInstant.optional(),
+    /** SPEC D4: resolved in [resolved_from, resolved_to) by the report's rule (docs/metrics.md); both or neither. Staff only. */
+    resolved_from: zInstant.optional(),
+    resolved_to: zInstant.optional(),
+    /** SPEC D4: tickets with no tag (a report's untagged row). Staff only. */
+    untagged: zBool.optional(),
     sort: z.enum(sortValues, { error: `Expected one of: ${sortValues.join(', ')}` }).optional(),
     limit: zInt(1, 500).optional(),
     offset: zInt(0, 1_000_000_000).optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReportSummarySchema } from '../reports/schemas.js';
 import { WIDGET_KINDS } from '../../domain/dashboards.js';
 import { zInt, zJsonObject, zNullableId, zText } from '../../domain/validation.js';
 import { zRowId, zTimestamp } from '../openapi.js';
@@ -67,6 +68,7 @@ export const WidgetDataSchema = z
       rows: z.array(z.strictObject({ user_id: zRowId, name: z.string(), count })),
     }),
     z.strictObject({ kind: z.literal('my_tickets'), tickets: z.array(TicketSchema), total: count }),
+    z.strictObject({ kind: z.literal('report'), report: ReportSummarySchema }),
     z.strictObject({ kind: z.string(), error: z.string() }),
   ])
   .meta({ id: 'WidgetData' });

@@ -540,6 +540,18 @@ export function TicketListPage(p: TicketListProps) {
         hx-trigger="change, input from:#q delay:300ms, submit"
       >
         {p.view && <input type="hidden" name="view_id" value={String(p.view.id)} />}
+        {/* SPEC D4 drill-down (decision 079): a report's period stays while other filters change. */}
+        {(['created_from', 'created_to', 'resolved_from', 'resolved_to'] as const).map(
+          (k) => f[k] !== undefined && <input type="hidden" name={k} value={f[k]} />,
+        )}
+        {f.untagged && <input type="hidden" name="untagged" value="true" />}
+        {(f.created_from || f.resolved_from) && (
+          <p class="notice">
+            From a report: tickets {f.resolved_from ? 'resolved' : 'created'} from {f.resolved_from ?? f.created_from}{' '}
+            to {f.resolved_to ?? f.created_to ?? 'now'}
+            {f.untagged ? ', untagged' : ''}. <a href="/tickets">Clear</a>
+          </p>
+        )}
         <label class="search">
           Search{' '}
           <input
@@ -594,7 +606,11 @@ export function TicketListPage(p: TicketListProps) {
           name="ticket_team_id"
           label="Ticket team"
           value={String(f.ticket_team_id ?? '')}
-          options={[['', 'Any team'], ...l.teams.map((t): [string, string] => [String(t.id), t.name])]}
+          options={[
+            ['', 'Any team'],
+            ['none', 'No team'],
+            ...l.teams.map((t): [string, string] => [String(t.id), t.name]),
+          ]}
         />
         <TagFilterFields tag={f.tag} tagAny={f.tag_any} />
         {l.customFields.map((cf) =>

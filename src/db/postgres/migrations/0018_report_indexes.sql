@@ -1,0 +1,2 @@
+CREATE INDEX "transactions_status_at_idx" ON "transactions" USING btree ("created_at") WHERE type = 'Status';--> statement-breakpoint
+CREATE INDEX "transactions_correspond_idx" ON "transactions" USING btree ("ticket_id","created_at") WHERE type = 'Correspond';
