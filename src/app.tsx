@@ -42,6 +42,7 @@ import { linkRoutes } from './routes/tickets/links.js';
 import { draftRoutes } from './routes/tickets/drafts.js';
 import { mergeRoutes } from './routes/tickets/merge.js';
 import { tagRoutes, ticketTagRoutes } from './routes/tags/index.js';
+import { ticketTimeRoutes, timeRoutes } from './routes/time/index.js';
 import { userRoutes } from './routes/users/index.js';
 import { eventRoutes } from './routes/events/index.js';
 import { startHub } from './events/hub.js';
@@ -240,6 +241,8 @@ export async function createApp(deps: Deps) {
   app.route('/tickets', mergeRoutes());
   app.route('/tickets', ticketTagRoutes());
   app.route('/tags', tagRoutes());
+  app.route('/tickets', ticketTimeRoutes());
+  app.route('/time', timeRoutes());
   app.route('/attachments', attachmentRoutes());
   app.route('/custom-fields', customFieldRoutes());
   app.route('/calendars', calendarRoutes());

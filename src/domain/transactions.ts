@@ -41,6 +41,9 @@ export const TRANSACTION_TYPES = [
   // SPEC D3: a tag added to or removed from a ticket (field `tag`, new_value / old_value the tag).
   'AddTag',
   'DelTag',
+  // SPEC D4: time worked entered on its own (field `time_worked`, new_value the minutes, old_value
+  // the date worked on; by the one who worked), decision 081. Staff only, as internal notes are.
+  'TimeWorked',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -115,7 +118,9 @@ export async function transactionsJson(conn: Conn, rows: Row[], noFiles = false)
 
 /** What only staff see of a history: internal notes, and who was made AdminCc (a staff role). */
 const staffOnly = (r: Row) =>
-  r.type === 'Comment' || ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
+  r.type === 'Comment' ||
+  r.type === 'TimeWorked' ||
+  ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
 
 /** A ticket's history as a reader sees it; `after`: only the entries with a greater id. */
 export async function transactionsOfTicket(

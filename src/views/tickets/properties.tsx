@@ -3,6 +3,7 @@ import { statusText } from './statusColors.js';
 import type { TicketPageProps } from './pageProps.js';
 import { SlaClocks } from './sla.js';
 import { SnoozeBox } from './snooze.js';
+import { TimeWorkedBox } from './timeWorked.js';
 
 // The ticket page's properties panel: each property a small form of its own, PATCHed on change.
 
@@ -162,6 +163,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
           <span class="label">Resolved</span> <When iso={t.resolved_at} />
         </div>
       )}
+      <TimeWorkedBox p={p} />
     </aside>
   );
 }
