@@ -92,6 +92,8 @@
     const box = form?.querySelector?.(BOX);
     if (!box || !e.detail.successful || !(e.detail.xhr?.status < 400)) return;
     store.write(box.dataset.timeTimer, { startedAt: null, elapsedMs: 0 });
+    const minutes = box.querySelector('input[name=time_minutes]');
+    if (minutes) minutes.value = '';
     draw(box, false);
   });
 
