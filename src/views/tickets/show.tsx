@@ -446,6 +446,7 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
       data-error-target="#reply-error"
       data-reset-on-success
       data-reply-box
+      data-errors-in-box
     >
       <h2>Respond</h2>
       <Stale p={p} stale={draft?.stale ?? []} />
