@@ -1,7 +1,10 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testClock } from '../src/domain/clock.js';
 import { ticketOf, transactionsOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { until } from './helpers/wait.js';
 
 // SPEC D4 time worked (decision 081), on both stores: POST /tickets/:id/time (validation in
 // words naming the field, who may enter whose time, the TimeWorked entry and the ticket's sum,
@@ -18,6 +21,9 @@ let other: U;
 let rq: U;
 let kiwi: U;
 let weekly: U;
+let receiver: http.Server;
+let hookUrl: string;
+const received: { type: string; new_value: string | null; ticket: number }[] = [];
 
 const make = async (subject: string) => {
   const res = await s.api('POST', '/tickets', { body: { queue_id: 1, subject, requester_id: rq.id } });
@@ -33,7 +39,24 @@ const named = async (u: U, name: string, timezone = 'UTC') => {
 };
 
 beforeAll(async () => {
-  s = await startServer({}, { clock });
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += d;
+    });
+    req.on('end', () => {
+      const p = JSON.parse(body);
+      received.push({
+        type: p.transaction.type,
+        new_value: p.transaction.new_value,
+        ticket: p.ticket.id,
+      });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  s = await startServer({ OUTBOX_POLL_MS: '50' }, { clock });
   agent = await s.user('agent', 'time-agent@example.com');
   other = await s.user('agent', 'time-other@example.com');
   rq = await s.user('requester', 'time-requester@example.com');
@@ -45,6 +68,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s?.close();
+  receiver?.closeAllConnections();
+  await new Promise((r) => receiver?.close(r));
 });
 
 describe('POST /tickets/:id/time', () => {
@@ -165,6 +190,41 @@ describe('POST /tickets/:id/time', () => {
     ]);
     expect((await addTime(id, { minutes: -45 })).status).toBe(201);
     expect((await ticketOf(s, id)).time_worked_minutes).toBe(0);
+  });
+});
+
+describe('scrips and webhooks', () => {
+  it('a TimeWorked entry runs the scrips; a webhook sees it and the reply that came with time', async () => {
+    const queue = await s.api('POST', '/queues', { body: { name: 'Timed' } });
+    expect(queue.status, queue.text).toBe(201);
+    const scrip = await s.api('POST', '/scrips', {
+      body: {
+        key: 'time_hook',
+        condition: 'on_transaction',
+        action: 'notify_webhook',
+        queue_id: queue.body.id,
+        config: { url: hookUrl },
+      },
+    });
+    expect(scrip.status, scrip.text).toBe(201);
+    const made = await s.api('POST', '/tickets', {
+      body: { queue_id: queue.body.id, subject: 'Hooked', requester_id: rq.id },
+    });
+    expect(made.status, made.text).toBe(201);
+    const id = made.body.ticket.id as number;
+    expect((await addTime(id, { minutes: 40 })).status).toBe(201);
+    const reply = await s.api('POST', `/tickets/${id}/comment`, {
+      token: agent.token,
+      body: { body: 'Done', internal: false, time_minutes: 5 },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    const entry = (await transactionsOf(s, id)).find((t) => t.type === 'TimeWorked');
+    expect(entry.scrip_results.map((r: { key: string }) => r.key)).toEqual(['time_hook']);
+    await until('the TimeWorked and the reply delivered', async () =>
+      ['TimeWorked', 'Correspond'].every((t) => received.some((r) => r.ticket === id && r.type === t)),
+    );
+    expect(received.find((r) => r.ticket === id && r.type === 'TimeWorked')?.new_value).toBe('40');
+    expect((await ticketOf(s, id)).time_worked_minutes).toBe(45);
   });
 });
 
