@@ -176,6 +176,24 @@ describe('POST /tickets/:id/time', () => {
     expect(seen.body.transactions.map((t: { type: string }) => t.type)).not.toContain('TimeWorked');
   });
 
+  it('a plain form lands back on the ticket (303); a deleted ticket takes no time (409)', async () => {
+    const id = await make('Forms and deletion');
+    const form = await s.api('POST', `/tickets/${id}/time`, {
+      token: agent.token,
+      form: { minutes: '12', worked_on: '2032-03-08', note: 'By hand', user_id: '' },
+      headers: { accept: 'text/html' },
+    });
+    expect(form.status).toBe(303);
+    expect(form.headers.get('location')).toBe(`/tickets/${id}`);
+    expect((await ticketOf(s, id)).time_worked_minutes).toBe(12);
+    const del = await s.api('PATCH', `/tickets/${id}`, { body: { status: 'deleted' } });
+    expect(del.status, del.text).toBe(200);
+    const refused = await addTime(id, { minutes: 5 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toBe(`Ticket #${id} is deleted: restore it first`);
+    expect((await ticketOf(s, id)).time_worked_minutes).toBe(12);
+  });
+
   it('negative minutes correct earlier time, never below zero', async () => {
     const id = await make('Corrections');
     expect((await addTime(id, { minutes: 60 })).status).toBe(201);
@@ -190,6 +208,29 @@ describe('POST /tickets/:id/time', () => {
     ]);
     expect((await addTime(id, { minutes: -45 })).status).toBe(201);
     expect((await ticketOf(s, id)).time_worked_minutes).toBe(0);
+  });
+});
+
+describe('merge and unmerge', () => {
+  it('the entries go with the history: the target sums both, an unmerge gives them back', async () => {
+    const a = await make('Merged away');
+    const b = await make('Merge target');
+    expect((await addTime(a, { minutes: 30 })).status).toBe(201);
+    const reply = await s.api('POST', `/tickets/${a}/comment`, {
+      token: agent.token,
+      body: { body: 'On it', internal: true, time_minutes: 5 },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    expect((await addTime(b, { minutes: 10 })).status).toBe(201);
+    const merged = await s.api('POST', `/tickets/${a}/merge`, { token: agent.token, body: { into: b } });
+    expect(merged.status, merged.text).toBe(200);
+    expect((await ticketOf(s, b)).time_worked_minutes).toBe(45);
+    const page = await s.api('GET', `/tickets/${b}`, { token: agent.token, headers: { accept: 'text/html' } });
+    expect(page.text).toContain('Internal note by Ann Agent · 5 min');
+    const back = await s.api('POST', `/tickets/${b}/unmerge`, { token: agent.token, body: { ticket_id: a } });
+    expect(back.status, back.text).toBe(200);
+    expect((await ticketOf(s, a)).time_worked_minutes).toBe(35);
+    expect((await ticketOf(s, b)).time_worked_minutes).toBe(10);
   });
 });
 
