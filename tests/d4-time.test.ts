@@ -302,6 +302,24 @@ describe('time_minutes with a reply or note', () => {
     expect(page.text).not.toContain('Internal note by Ann Agent · 0 min');
   });
 
+  it('a reply refused as stale (a plain form) writes no time and keeps the minutes in the box', async () => {
+    const id = await make('Stale with time');
+    const seen = (await transactionsOf(s, id)).at(-1).id as number;
+    const mail = await s.api('POST', `/tickets/${id}/comment`, {
+      token: rq.token,
+      body: { body: 'Any news?', internal: false },
+    });
+    expect(mail.status, mail.text).toBe(201);
+    const res = await s.api('POST', `/tickets/${id}/comment`, {
+      token: agent.token,
+      form: { body: 'Working on it', internal: 'false', time_minutes: '25', seen_transaction_id: String(seen) },
+      headers: { accept: 'text/html' },
+    });
+    expect(res.status).toBe(409);
+    expect(res.text).toMatch(/<input id="reply-time-minutes" name="time_minutes"[^>]* value="25"/);
+    expect((await ticketOf(s, id)).time_worked_minutes).toBe(0);
+  });
+
   it('refuses bad minutes and a requester’s time, writing no message', async () => {
     const id = await make('Reply refused');
     const before = (await transactionsOf(s, id)).length;

@@ -641,6 +641,7 @@ export function ticketRoutes() {
           body: input.body,
           internal: input.internal ?? true,
           set_status: input.set_status,
+          time_minutes: input.time_minutes,
           files: attachments.length,
           stale: e.transactions,
         };

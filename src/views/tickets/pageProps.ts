@@ -61,6 +61,8 @@ export interface ReplyDraft {
   body: string;
   internal: boolean;
   set_status?: string;
+  /** SPEC D4: the minutes worked it had. */
+  time_minutes?: number;
   files: number;
   stale: TransactionJson[];
 }

@@ -486,7 +486,7 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
           </p>
         </>
       )}
-      {p.staff && <ReplyTime ticketId={id} />}
+      {p.staff && <ReplyTime ticketId={id} minutes={draft?.time_minutes} />}
       <div class="reply-files">
         <label for="reply-attachments">Attach files</label>
         <input type="file" id="reply-attachments" name="attachments" multiple aria-describedby="reply-files-hint" />

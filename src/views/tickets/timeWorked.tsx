@@ -58,7 +58,7 @@ export function TimeWorkedBox({ p }: { p: TicketPageProps }) {
 }
 
 /** The reply box's minutes worked, with a timer that fills them (staff). */
-export function ReplyTime({ ticketId }: { ticketId: number }) {
+export function ReplyTime({ ticketId, minutes }: { ticketId: number; minutes?: number }) {
   return (
     <fieldset class="reply-time" data-time-timer={String(ticketId)}>
       <legend>Time worked</legend>
@@ -73,6 +73,7 @@ export function ReplyTime({ ticketId }: { ticketId: number }) {
           step="1"
           inputmode="numeric"
           class="reply-time-minutes"
+          value={minutes === undefined ? undefined : String(minutes)}
         />
         <span class="timer-controls" hidden>
           <output class="timer-clock" aria-label="Timer" data-timer-clock>
