@@ -53,6 +53,7 @@ const sqliteOnly = [
 // both; its browser half is marked SQLite-only in the file.)
 const browserOnly = [
   'tests/ui-tags.test.ts',
+  'tests/ui-time.test.ts',
   'tests/ui-sla.test.ts',
   'tests/portal-browser.test.ts',
   'tests/ui-portal-account.test.ts',

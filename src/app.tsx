@@ -44,6 +44,7 @@ import { draftRoutes } from './routes/tickets/drafts.js';
 import { mergeRoutes } from './routes/tickets/merge.js';
 import { tagRoutes, ticketTagRoutes } from './routes/tags/index.js';
 import { reportRoutes } from './routes/reports/index.js';
+import { ticketTimeRoutes, timeRoutes } from './routes/time/index.js';
 import { userRoutes } from './routes/users/index.js';
 import { eventRoutes } from './routes/events/index.js';
 import { startHub } from './events/hub.js';
@@ -242,6 +243,8 @@ export async function createApp(deps: Deps) {
   app.route('/tickets', mergeRoutes());
   app.route('/tickets', ticketTagRoutes());
   app.route('/tags', tagRoutes());
+  app.route('/tickets', ticketTimeRoutes());
+  app.route('/time', timeRoutes());
   app.route('/attachments', attachmentRoutes());
   app.route('/custom-fields', customFieldRoutes());
   app.route('/calendars', calendarRoutes());

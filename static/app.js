@@ -582,14 +582,16 @@
         el.tagName !== 'BUTTON',
     );
   // SPEC D6: each refused field's message is said once, next to the field. A form whose error box
-  // sits with its one value field (a ticket property, the reply box) keeps the message there and the
-  // field is described by it; otherwise the message moves out of the box to just after its field.
+  // sits with its one value field (a ticket property) keeps the message there and the field is
+  // described by it; so does a form that asks for it (`data-errors-in-box`: the reply box, whose
+  // minutes worked field sits beside its message, SPEC D4); otherwise the message moves out of
+  // the box to just after its field.
   document.addEventListener('htmx:afterSwap', (e) => {
     const box = e.detail?.target;
     const owner = box?.id ? document.querySelector(`form[data-error-target="#${CSS.escape(box.id)}"]`) : null;
     if (!owner) return;
     clearFieldErrors(owner);
-    const single = owner.contains(box) && valueFields(owner).length <= 1;
+    const single = owner.contains(box) && (valueFields(owner).length <= 1 || owner.hasAttribute('data-errors-in-box'));
     const emptied = new Set();
     box.querySelectorAll('[data-field]').forEach((line) => {
       const name = line.dataset.field;

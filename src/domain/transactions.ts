@@ -43,6 +43,9 @@ export const TRANSACTION_TYPES = [
   'DelTag',
   // SPEC D4: a requester's satisfaction rating (new_value good|okay|bad, body the comment): staff only (decision 082).
   'Rating',
+  // SPEC D4: time worked entered on its own (field `time_worked`, new_value the minutes, old_value
+  // the date worked on; by the one who worked), decision 081. Staff only, as internal notes are.
+  'TimeWorked',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -119,6 +122,7 @@ export async function transactionsJson(conn: Conn, rows: Row[], noFiles = false)
 const staffOnly = (r: Row) =>
   r.type === 'Comment' ||
   r.type === 'Rating' ||
+  r.type === 'TimeWorked' ||
   ((r.type === 'AddWatcher' || r.type === 'DelWatcher') && r.field === 'admin_cc');
 
 /** A ticket's history as a reader sees it; `after`: only the entries with a greater id. */

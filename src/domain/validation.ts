@@ -183,6 +183,8 @@ const LABELS: Record<string, string> = {
   mail_alias: 'Mail address',
   sort_order: 'Order',
   content_base64: 'File content',
+  time_minutes: 'Minutes worked',
+  worked_on: 'Date worked',
   live_ids: 'Live ticket ids',
 };
 

@@ -36,6 +36,7 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
         <script src="/static/bulk.js" defer></script>
         <script src="/static/safe-edits.js" defer></script>
         <script src="/static/reply-box.js" defer></script>
+        <script src="/static/time-timer.js" defer></script>
         <script src="/static/times.js" defer></script>
         <script src="/static/stream-state.js" defer></script>
         <script src="/static/convo.js" defer></script>
@@ -55,6 +56,7 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
               <a href="/dashboards">Dashboards</a>
               {(user.role === 'admin' || user.role === 'agent') && <a href="/reports">Reports</a>}
               {(user.role === 'admin' || user.role === 'agent') && <a href="/responses">Responses</a>}
+              {(user.role === 'admin' || user.role === 'agent') && <a href="/time">My week</a>}
               {user.role === 'admin' && <a href="/users">Admin</a>}
             </nav>
           )}

@@ -29,6 +29,7 @@ import { recordTransactions } from '../transactions.js';
 import { getTicketRow, type TicketJson, type TicketRow, ticketsJson } from '../tickets/serialize.js';
 import { listTickets } from '../tickets/list.js';
 import { MERGED_STATUS } from './guard.js';
+import { mergeTimeEntries } from '../timeWorked/merge.js';
 
 // SPEC D3 merge and unmerge (docs/decisions/076). A merge moves every entry of ticket `id` (with
 // its files), its people, tags, links and the custom values the target lacks into `into`, and
@@ -166,6 +167,8 @@ async function takeOver(tx: Tx, from: TicketRow, target: TicketRow): Promise<Sna
     .update(transactions)
     .set({ ticket_id: into, merged_from: sql`coalesce(${transactions.merged_from}, ${id})` })
     .where(eq(transactions.ticket_id, id));
+  // SPEC D4: the time entries go with the history (decision 081).
+  await mergeTimeEntries(tx, id, into);
 
   const watchers = await tx
     .select({ role: ticketWatchers.role, user_id: ticketWatchers.user_id, position: ticketWatchers.position })

@@ -18,6 +18,7 @@ import { rearmTimers } from '../time/rearm.js';
 import { recordTransactions } from '../transactions.js';
 import { getTicketRow, ticketsJson } from '../tickets/serialize.js';
 import { DAY_MS, type MergeResult, type Snapshot, UNMERGE_DAYS } from './merge.js';
+import { unmergeTimeEntries } from '../timeWorked/merge.js';
 
 // SPEC D3 unmerge (docs/decisions/076): within UNMERGE_DAYS of a merge, one unit of work that
 // locks both tickets in id order gives the merged ticket back its own entries (and the mail that
@@ -135,6 +136,8 @@ async function giveBack(tx: Tx, id: number, into: number, snap: Snapshot): Promi
     .update(transactions)
     .set({ merged_from: null })
     .where(and(eq(transactions.ticket_id, id), eq(transactions.merged_from, id)));
+  // SPEC D4: the time entries tied to the history that went back follow it (decision 081).
+  await unmergeTimeEntries(tx, id, into);
 
   for (const w of snap.added.watchers)
     await tx

@@ -32,6 +32,7 @@ import { clearDraftIn } from './drafts.js';
 import { applySnoozeTimer, planSnooze } from '../time/snooze.js';
 import { markSeenIn } from './reads.js';
 import { tagsOfTicket } from '../tags/rows.js';
+import { addTimeBeforeMessage, addTimeOfMessage, checkMinutes } from '../timeWorked/entries.js';
 import {
   type CustomerTicketJson,
   getTicketRow,
@@ -519,6 +520,8 @@ export interface CommentInput {
   force?: boolean;
   /** Set by the mail intake: the merged ticket whose thread the mail arrived through (SPEC D3). */
   merged_from?: number | null;
+  /** SPEC D4: minutes worked, entered with the message (staff; decision 081). */
+  time_minutes?: number;
 }
 
 export interface CommentOptions {
@@ -571,6 +574,10 @@ export async function commentOnTicket(
     internal = false;
   }
   if (input.set_status !== undefined && !isStaff(actor)) throw forbidden('Requesters cannot change the status');
+  if (input.time_minutes !== undefined) {
+    if (!isStaff(actor)) throw forbidden('Only staff record time worked');
+    checkMinutes(input.time_minutes, 'time_minutes');
+  }
   const files = input.attachments ?? [];
   const size = files.reduce((n, a) => n + a.content.length, 0);
   if (opts.maxAttachmentBytes !== undefined && size > opts.maxAttachmentBytes) {
@@ -621,6 +628,13 @@ async function commentInUnitOfWork(
           : input.body;
       const now = nowIso(tx);
       await touchTicket(tx).run({ now, id });
+      // SPEC D4: the sum first, so that the message's scrips see the ticket with its time (decision 081).
+      if (input.time_minutes !== undefined)
+        await addTimeBeforeMessage(tx, actor, {
+          ticketId: id,
+          current: ticket.time_worked_minutes,
+          minutes: input.time_minutes,
+        });
       // SPEC D6: the staff a note @mentions become AdminCc first, so the note's scrips tell them of it.
       const mentioned =
         internal && writer && isStaff(writer) ? await addMentioned(tx, creatorId, id, body, opts.notify) : [];
@@ -653,6 +667,14 @@ async function commentInUnitOfWork(
         await markSeenIn(tx, actor.id, id, transactions[transactions.length - 1].id);
       }
       scrip_results.unshift(...mentioned);
+      // SPEC D4: the time worked that came with the message, by its writer, tied to it (decision 081).
+      if (input.time_minutes !== undefined)
+        await addTimeOfMessage(tx, actor, {
+          ticketId: id,
+          writerId: creatorId,
+          minutes: input.time_minutes,
+          transactionId: transactions[0].id,
+        });
       // The status a canned response asks for, after the message (which may have reopened the ticket).
       if (input.set_status !== undefined) {
         const changed = await updateTicket(

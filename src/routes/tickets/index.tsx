@@ -53,6 +53,7 @@ import {
   TxnBody,
   type TicketPageProps,
 } from '../../views/tickets/show.js';
+import { entriesByTransaction, todayFor } from '../../domain/timeWorked/entries.js';
 import type { AppEnv } from '../context.js';
 import {
   actorOf,
@@ -172,6 +173,12 @@ export async function pageProps(
     // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
     customer: replyBox ? await customerContext(db, actor, ticket) : null,
     linked: staff ? [...(await linkedTickets(db, ticket.links)).values()] : [],
+    // SPEC D4: read only when the ticket has time worked or the history shows an entry of it (decision 081).
+    timeEntries:
+      staff && (ticket.time_worked_minutes !== 0 || transactions.some((t) => t.type === 'TimeWorked'))
+        ? await entriesByTransaction(db, id)
+        : undefined,
+    today: todayFor(db, actor),
   };
 }
 
@@ -634,6 +641,7 @@ export function ticketRoutes() {
           body: input.body,
           internal: input.internal ?? true,
           set_status: input.set_status,
+          time_minutes: input.time_minutes,
           files: attachments.length,
           stale: e.transactions,
         };

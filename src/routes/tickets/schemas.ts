@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zTimeMinutes } from '../time/schemas.js';
 import { STATUS_NAME, STATUS_NAME_HINT } from '../../domain/lifecycle.js';
 import { COLUMNS, zColumn } from '../../domain/savedViews.js';
 import { zDistinctList } from '../../domain/tickets/query.js';
@@ -123,6 +124,10 @@ export const CommentSchema = z.strictObject({
   /** SPEC C5: the newest history entry the writer had loaded; newer mail by others is 409 `stale` unless `force`. */
   seen_transaction_id: zId.optional(),
   force: zBool.optional(),
+  /** SPEC D4: minutes worked with this message (staff; empty or 0: none), decision 081. */
+  time_minutes: zTimeMinutes.describe(
+    'SPEC D4: minutes worked, entered with the message (staff; today, by its writer); empty or 0: none',
+  ),
 });
 
 /** The list's `columns` parameter: known column names, each once (at most the seven). */

@@ -6,6 +6,7 @@ import type { CustomerContext } from '../../domain/tickets/customer.js';
 import type { TicketJson } from '../../domain/tickets/serialize.js';
 import type { LinkedTicket } from '../../domain/linksPanel.js';
 import type { TransactionJson } from '../../domain/transactions.js';
+import type { TimeEntryJson } from '../../domain/timeWorked/entries.js';
 
 // What the ticket page is given, in a file of its own (decision 046): the page (./show.tsx) and
 // its parts (./properties.tsx) both read it, so no part imports the page back.
@@ -49,6 +50,10 @@ export interface TicketPageProps {
   customer?: CustomerContext | null;
   /** Staff: the linked tickets' subjects and statuses, for the Links panel (SPEC D3). */
   linked?: LinkedTicket[];
+  /** Staff, SPEC D4: the time entries tied to history entries (a TimeWorked's note, a reply's minutes), by transaction id. */
+  timeEntries?: Map<number, TimeEntryJson>;
+  /** SPEC D4: today's date in the reader's zone (the Add time form's default and latest date). */
+  today?: string;
 }
 
 /** What a refused reply box had: its text and kind, and the entries that came in after its page. */
@@ -56,6 +61,8 @@ export interface ReplyDraft {
   body: string;
   internal: boolean;
   set_status?: string;
+  /** SPEC D4: the minutes worked it had. */
+  time_minutes?: number;
   files: number;
   stale: TransactionJson[];
 }

@@ -4,6 +4,7 @@ import type { TicketPageProps } from './pageProps.js';
 import { SlaClocks } from './sla.js';
 import { SnoozeBox } from './snooze.js';
 import { RATING_LABEL } from '../csat.js';
+import { TimeWorkedBox } from './timeWorked.js';
 
 // The ticket page's properties panel: each property a small form of its own, PATCHed on change.
 
@@ -170,6 +171,7 @@ export function Properties({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
           <When iso={t.csat.rated_at} />
         </div>
       )}
+      <TimeWorkedBox p={p} />
     </aside>
   );
 }

@@ -21,6 +21,8 @@ import { MergedFrom, TicketActions, UnmergeOffer } from './merge.js';
 import { TagsBox } from './tags.js';
 import { RATING_LABEL } from '../csat.js';
 import type { Rating } from '../../domain/csat.js';
+import { ReplyTime } from './timeWorked.js';
+import { dayText, minutesText } from '../minutes.js';
 
 export { Properties };
 
@@ -30,6 +32,13 @@ const WATCHER_ROLE: Record<string, string> = { requester: 'a requester', cc: 'Cc
 const WATCHER_LIST: Record<string, string> = { requester: 'the requesters', cc: 'Cc', admin_cc: 'AdminCc' };
 
 const SYSTEM = 'hxdesk';
+
+/** SPEC D4: " · 15 min" after a reply or note that came with time worked (decision 081). */
+function withTime(t: TransactionJson, p: TicketPageProps): string {
+  const said = describe(t, p);
+  const e = t.type === 'TimeWorked' ? undefined : p.timeEntries?.get(t.id);
+  return e ? `${said} · ${minutesText(e.minutes)}` : said;
+}
 
 function describe(t: TransactionJson, p: TicketPageProps): string {
   const l = p.lookups;
@@ -62,6 +71,12 @@ function describe(t: TransactionJson, p: TicketPageProps): string {
       return `Tag ${t.new_value} added by ${by}`;
     case 'DelTag':
       return `Tag ${t.old_value} removed by ${by}`;
+    case 'TimeWorked': {
+      // SPEC D4 (decision 081): "Ann worked 30 min on 9 Mar: note"; by the one who worked.
+      const note = p.timeEntries?.get(t.id)?.note;
+      const on = t.old_value ? ` on ${dayText(t.old_value)}` : '';
+      return `${by} worked ${minutesText(Number(t.new_value))}${on}${note ? `: ${note}` : ''}`;
+    }
     case 'CustomField': {
       const name = l.customFields.find((f) => f.key === t.field)?.name ?? t.field;
       return `${name} changed from ${t.old_value ?? '(empty)'} to ${t.new_value ?? '(empty)'} by ${by}`;
@@ -231,7 +246,7 @@ export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: Transactio
       <div class="txn-head">
         <span class="txn-what">
           {!copy && isNewEntry(t, p) && <NewMark />}
-          {describe(t, p)}
+          {withTime(t, p)}
           <MergedFrom t={t} />
         </span>
         <When iso={t.created_at} />
@@ -435,6 +450,7 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
       data-error-target="#reply-error"
       data-reset-on-success
       data-reply-box
+      data-errors-in-box
     >
       <h2>Respond</h2>
       <Stale p={p} stale={draft?.stale ?? []} />
@@ -474,6 +490,7 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
           </p>
         </>
       )}
+      {p.staff && <ReplyTime ticketId={id} minutes={draft?.time_minutes} />}
       <div class="reply-files">
         <label for="reply-attachments">Attach files</label>
         <input type="file" id="reply-attachments" name="attachments" multiple aria-describedby="reply-files-hint" />
