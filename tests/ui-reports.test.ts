@@ -26,6 +26,9 @@ beforeAll(async () => {
     made.push(r.body.ticket.id);
     clock.set(clock.now() + 3_600_000);
   }
+  // The second ticket answered an hour after it came in: the first-response chart's 1–4 h.
+  const reply = await s.api('POST', `/tickets/${made[1]}/comment`, { body: { body: 'On it', internal: false } });
+  expect(reply.status, reply.text).toBe(201);
   expect((await s.api('PATCH', `/tickets/${made[0]}`, { body: { status: 'resolved' } })).status).toBe(200);
   clock.set(Date.parse('2032-03-12T09:00:00.000Z'));
 }, 120_000);
@@ -51,6 +54,11 @@ describe('the Reports page', () => {
       const table = page.getByRole('table', { name: /By queue/ });
       await table.waitFor();
       expect(await table.locator('tbody tr').first().innerText()).toContain('General');
+      // The charts of the same period, each an image named by its title, with its data as a table.
+      for (const name of ['Created and resolved per week', 'Time to first response', 'Created and resolved per agent'])
+        await page.getByRole('img', { name }).waitFor();
+      const buckets = page.locator('#chart-first-response').locator('xpath=ancestor::div[contains(@class,"chart")][1]');
+      expect(await buckets.locator('table tbody tr', { hasText: '1–4 h' }).innerText()).toMatch(/\b1\b/);
       expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(
         width,
       );

@@ -1,6 +1,7 @@
 import type { Lookups } from '../domain/lookups.js';
 import type { GroupBy, ReportFigures, ReportSummary } from '../domain/reports/summary.js';
 import { Wide } from './admin/common.js';
+import { type ReportChartData, ReportCharts } from './reportCharts.js';
 
 // SPEC D4 reports page (decision 079): the filters (a GET form: every report is a link), the
 // summary as a table whose counts link to exactly the tickets they count, and the slot where the
@@ -94,10 +95,13 @@ const OWN = new Set(['from', 'to', 'group_by', 'queue_id']);
 
 export function ReportPage({
   report,
+  charts,
   params,
   lookups: l,
 }: {
   report: ReportSummary;
+  /** The same period drawn (src/views/reportCharts.tsx). */
+  charts: ReportChartData;
   /** The query as checked (flat), for the form to keep the filters it does not show. */
   params: Record<string, string>;
   lookups: Lookups;
@@ -148,8 +152,7 @@ export function ReportPage({
           Download the tickets as CSV
         </a>
       </p>
-      {/* The charts (src/views/charts) go here, each above the data table it draws. */}
-      <div class="report-charts" id="report-charts"></div>
+      <ReportCharts data={charts} />
       {report.rows.length === 0 ? (
         <p>Nothing happened in this period.</p>
       ) : (

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { Db } from '../../db/port.js';
 import { type Actor, requireStaff } from '../actor.js';
 import { invalid } from '../errors.js';
-import { lookups } from '../lookups.js';
+import { type Lookups, lookups } from '../lookups.js';
 import { effectiveFilter } from '../tickets/list.js';
-import { flatFilterParams, TicketListQuerySchema, type TicketListQuery } from '../tickets/query.js';
+import { flatFilterParams, type TicketFilter, TicketListQuerySchema, type TicketListQuery } from '../tickets/query.js';
 import { slaJson } from '../time/slaJson.js';
 import { nowIso } from '../clock.js';
 import { type Period, reportFacts, reportScope, type TicketFacts } from './facts.js';
@@ -123,23 +123,59 @@ function figures(g: Group, base: Record<string, string>): ReportFigures {
   };
 }
 
-/** GET /reports/summary (staff). */
-export async function reportSummary(db: Db, actor: Actor, query: ReportQuery): Promise<ReportSummary> {
+/**
+ * What a report of a period counts, read once: the period, the filter as the list means it, the
+ * facts of every ticket concerned, and the names groups are labelled with. One context can be
+ * grouped several ways (the reports page: its table, per week and per owner for its charts).
+ */
+export interface ReportContext {
+  p: Period;
+  zone: string;
+  filter: TicketFilter;
+  facts: Map<number, TicketFacts>;
+  names: Lookups;
+  base: Record<string, string>;
+}
+
+/** Reads a report's context; `tags`: the tickets' tags too (grouping by tag needs them). */
+export async function reportContext(
+  db: Db,
+  actor: Actor,
+  query: ReportQuery,
+  opts: { tags: boolean },
+): Promise<ReportContext> {
   requireStaff(actor);
-  const { from: _f, to: _t, group_by, ...listQuery } = query;
-  const by: GroupBy = group_by ?? 'queue';
+  const { from: _f, to: _t, group_by: _g, ...listQuery } = query;
   const zone = actor.timezone ?? 'UTC';
   const p = periodOf(db, query, zone);
   const filter = await effectiveFilter(db, actor, listQuery as TicketListQuery);
   for (const k of ['created_from', 'created_to', 'resolved_from', 'resolved_to'] as const)
     if (filter[k] !== undefined) throw invalid(k, 'A report sets the period with from and to');
   const scope = await reportScope(db, actor, filter);
-  const facts = await reportFacts(db, scope, p, { tags: by === 'tag' });
+  const facts = await reportFacts(db, scope, p, opts);
   const names = await lookups(db, actor);
-  const nameOf = <T extends { id: number; name: string }>(list: T[], id: number | null, none: string) =>
-    id === null ? none : (list.find((x) => x.id === id)?.name ?? `#${id}`);
   const base = flatFilterParams(filter);
   delete base.view_id;
+  return { p, zone, filter, facts, names, base };
+}
+
+/** The first-response minutes of the tickets created in the period that were answered. */
+export const firstResponseMinutes = (ctx: ReportContext): number[] =>
+  [...ctx.facts.values()]
+    .filter((f) => f.created && f.first_response_at !== null)
+    .map((f) => minutesBetween(f.row.created_at, f.first_response_at as string));
+
+/** GET /reports/summary (staff). */
+export async function reportSummary(db: Db, actor: Actor, query: ReportQuery): Promise<ReportSummary> {
+  const by: GroupBy = query.group_by ?? 'queue';
+  return summarize(await reportContext(db, actor, query, { tags: by === 'tag' }), by);
+}
+
+/** The context grouped `by` (a pure grouping: no reads). */
+export function summarize(ctx: ReportContext, by: GroupBy): ReportSummary {
+  const { p, zone, filter, facts, names, base } = ctx;
+  const nameOf = <T extends { id: number; name: string }>(list: T[], id: number | null, none: string) =>
+    id === null ? none : (list.find((x) => x.id === id)?.name ?? `#${id}`);
 
   const groups = new Map<string, Group>();
   const total: Group = { key: null, label: 'Total', params: {}, from: p.from, to: p.to, ...fresh() };

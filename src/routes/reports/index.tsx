@@ -1,6 +1,12 @@
 import { type Context, Hono } from 'hono';
 import { ticketsCsv } from '../../domain/reports/csv.js';
-import { GROUP_BY, ReportQuerySchema, reportSummary } from '../../domain/reports/summary.js';
+import {
+  firstResponseMinutes,
+  GROUP_BY,
+  ReportQuerySchema,
+  reportContext,
+  summarize,
+} from '../../domain/reports/summary.js';
 import { flatFilterParams, nestFilterParams } from '../../domain/tickets/query.js';
 import { lookups } from '../../domain/lookups.js';
 import { ReportPage } from '../../views/reports.js';
@@ -27,11 +33,23 @@ export function reportRoutes() {
 
   const page = async (c: Context<AppEnv>) => {
     const query = readQuery(c);
-    const report = await reportSummary(dbOf(c), actorOf(c), query);
+    const by = query.group_by ?? 'queue';
+    // Read once; the page groups it three ways (its table, and per week and per owner for its charts).
+    const ctx = await reportContext(dbOf(c), actorOf(c), query, { tags: by === 'tag' });
+    const report = summarize(ctx, by);
     return respond(c, report, {
       title: 'Reports',
       view: async () => (
-        <ReportPage report={report} params={flatFilterParams(query)} lookups={await lookups(dbOf(c), actorOf(c))} />
+        <ReportPage
+          report={report}
+          charts={{
+            weeks: by === 'week' ? report : summarize(ctx, 'week'),
+            owners: by === 'owner' ? report : summarize(ctx, 'owner'),
+            firstResponses: firstResponseMinutes(ctx),
+          }}
+          params={flatFilterParams(query)}
+          lookups={await lookups(dbOf(c), actorOf(c))}
+        />
       ),
     });
   };
