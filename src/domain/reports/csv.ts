@@ -1,15 +1,12 @@
 import { inArray } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
 import { users } from '../../db/tables.js';
-import { type Actor, requireStaff } from '../actor.js';
-import { invalid } from '../errors.js';
+import type { Actor } from '../actor.js';
 import { lookups } from '../lookups.js';
-import { effectiveFilter } from '../tickets/list.js';
-import type { TicketListQuery } from '../tickets/query.js';
 import { slaJson } from '../time/slaJson.js';
-import { createdRows, firstResponses, reportScope, tagsOf } from './facts.js';
+import { createdRows, firstResponses, tagsOf } from './facts.js';
 import { periodMoves } from './moves.js';
-import { periodOf, type ReportQuery } from './summary.js';
+import { type ReportQuery, reportPeriodScope } from './summary.js';
 import { metInTime, minutesBetween } from './stats.js';
 import { and, gte, lt } from 'drizzle-orm';
 import { ticketRatings, timeEntries } from '../../db/tables.js';
@@ -54,14 +51,7 @@ export const csvLine = (cells: (string | number | boolean | null)[]) => `${cells
 
 /** The CSV's lines, produced as they are read: the header first, then a page of tickets at a time. */
 export async function ticketsCsv(db: Db, actor: Actor, query: ReportQuery): Promise<AsyncGenerator<string>> {
-  requireStaff(actor);
-  const { from: _f, to: _t, group_by: _g, ...listQuery } = query;
-  const zone = actor.timezone ?? 'UTC';
-  const p = periodOf(db, query, zone);
-  const filter = await effectiveFilter(db, actor, listQuery as TicketListQuery);
-  for (const k of ['created_from', 'created_to', 'resolved_from', 'resolved_to'] as const)
-    if (filter[k] !== undefined) throw invalid(k, 'A report sets the period with from and to');
-  const scope = await reportScope(db, actor, filter);
+  const { p, scope } = await reportPeriodScope(db, actor, query);
   // The period's moves, time and ratings: bounded by the period, read once (ids and figures only).
   const moves = await periodMoves(db, p.from, p.to);
   const time = new Map<number, number>();

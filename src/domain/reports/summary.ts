@@ -137,13 +137,11 @@ export interface ReportContext {
   base: Record<string, string>;
 }
 
-/** Reads a report's context; `tags`: the tickets' tags too (grouping by tag needs them). */
-export async function reportContext(
-  db: Db,
-  actor: Actor,
-  query: ReportQuery,
-  opts: { tags: boolean },
-): Promise<ReportContext> {
+/**
+ * A report's period in the reader's zone and its filter as the list means it (staff only): what
+ * the summary and the CSV both start from. The period is set by from and to alone.
+ */
+export async function reportPeriodScope(db: Db, actor: Actor, query: ReportQuery) {
   requireStaff(actor);
   const { from: _f, to: _t, group_by: _g, ...listQuery } = query;
   const zone = actor.timezone ?? 'UTC';
@@ -151,7 +149,17 @@ export async function reportContext(
   const filter = await effectiveFilter(db, actor, listQuery as TicketListQuery);
   for (const k of ['created_from', 'created_to', 'resolved_from', 'resolved_to'] as const)
     if (filter[k] !== undefined) throw invalid(k, 'A report sets the period with from and to');
-  const scope = await reportScope(db, actor, filter);
+  return { zone, p, filter, scope: await reportScope(db, actor, filter) };
+}
+
+/** Reads a report's context; `tags`: the tickets' tags too (grouping by tag needs them). */
+export async function reportContext(
+  db: Db,
+  actor: Actor,
+  query: ReportQuery,
+  opts: { tags: boolean },
+): Promise<ReportContext> {
+  const { zone, p, filter, scope } = await reportPeriodScope(db, actor, query);
   const facts = await reportFacts(db, scope, p, opts);
   const names = await lookups(db, actor);
   const base = flatFilterParams(filter);
