@@ -138,7 +138,7 @@ describe('layout and error pages', () => {
     async () => {
       const admin = await as('admin');
       await admin.goto('/tickets');
-      expect(await mainNav(admin)).toEqual(['Tickets', 'Dashboards', 'Responses', 'Admin']);
+      expect(await mainNav(admin)).toEqual(['Tickets', 'Dashboards', 'Reports', 'Responses', 'My week', 'Admin']);
       await admin.locator('header.topbar').getByText('Administrator', { exact: true }).waitFor();
       await newPage(admin, () => admin.getByRole('link', { name: 'Admin', exact: true }).click());
       await poll(() => heading(admin).textContent()).toBe('Users');
@@ -153,7 +153,7 @@ describe('layout and error pages', () => {
 
       const agent = await as(alice);
       await agent.goto('/tickets');
-      expect(await mainNav(agent)).toEqual(['Tickets', 'Dashboards', 'Responses']);
+      expect(await mainNav(agent)).toEqual(['Tickets', 'Dashboards', 'Reports', 'Responses', 'My week']);
       await agent.locator('header.topbar').getByText('Alice Agent', { exact: true }).waitFor();
       const denied = await agent.goto('/scrips');
       expect(denied?.status()).toBe(403);
@@ -204,7 +204,7 @@ describe('an agent and the admin area', () => {
         expect(res?.status(), path).toBe(403);
         expect(await heading(agent).textContent(), path).toMatch(/^403 · forbidden/);
         expect(await agent.locator('.admin-nav').count(), path).toBe(0);
-        expect(await mainNav(agent), path).toEqual(['Tickets', 'Dashboards', 'Responses']);
+        expect(await mainNav(agent), path).toEqual(['Tickets', 'Dashboards', 'Reports', 'Responses', 'My week']);
       }
       const api = await s.api('GET', '/users', { token: bob.token });
       expect(api.status).toBe(200);
@@ -790,7 +790,12 @@ describe('accessibility basics', () => {
       while (!(await active()).startsWith('TEXTAREA#reply-body') && steps++ < 40) await page.keyboard.press('Tab');
       expect(await active()).toMatch(/^TEXTAREA#reply-body/);
       await page.keyboard.type('Typed and sent from the keyboard.');
-      await page.keyboard.press('Tab'); // the file picker (SPEC C4), then Send
+      // The minutes worked and the timer's two buttons (SPEC D4), the file picker (SPEC C4), then Send.
+      for (const next of ['INPUT#reply-time-minutes:', 'BUTTON#:Start timer', 'BUTTON#:Reset timer']) {
+        await page.keyboard.press('Tab');
+        expect(await active()).toBe(next);
+      }
+      await page.keyboard.press('Tab');
       expect(await active()).toBe('INPUT#reply-attachments:');
       await page.keyboard.press('Tab');
       expect(await active()).toBe('BUTTON#:Send');
