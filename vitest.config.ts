@@ -85,6 +85,7 @@ const browserOnly = [
   'tests/ui-lifecycles.test.ts',
   'tests/ui-charts.test.ts',
   'tests/ui-csat.test.ts',
+  'tests/ui-reports.test.ts',
 ];
 
 // Files that compare two latency measurements (SPEC D1: small writes while large ones run here vs
