@@ -8,7 +8,6 @@ import {
   summarize,
 } from '../../domain/reports/summary.js';
 import { flatFilterParams, nestFilterParams } from '../../domain/tickets/query.js';
-import { lookups } from '../../domain/lookups.js';
 import { ReportPage } from '../../views/reports.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';
@@ -48,7 +47,7 @@ export function reportRoutes() {
             firstResponses: firstResponseMinutes(ctx),
           }}
           params={flatFilterParams(query)}
-          lookups={await lookups(dbOf(c), actorOf(c))}
+          lookups={ctx.names}
         />
       ),
     });
