@@ -4,6 +4,7 @@ import { pgHandle } from './handle.js';
 import { listFilters } from '../shared/listFilters.js';
 import { sortExpression } from '../shared/listSort.js';
 import { containsPattern } from '../shared/like.js';
+import { type WordPlan, wordPlan } from '../shared/words.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../tables.js';
 
 // A filtered ticket list on PostgreSQL (SPEC B4): the same TicketListSpec as
@@ -27,12 +28,47 @@ export type PgDb = Db;
  */
 export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
   const p = containsPattern(f.q);
-  const visible = f.includeComments ? sql`` : sql` AND ${transactions.type} <> 'Comment'`;
+  const visible = f.includeComments ? sql`` : sql` AND ${transactions.type} NOT IN ('Comment', 'Rating')`;
   // The tickets of the people q named (decision 035), through ticket_watchers_user_idx.
   const people = f.qRequesterIds?.length
     ? sql` UNION SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${`{${f.qRequesterIds.join(',')}}`}::int[]) AND ${ticketWatchers.role} = 'requester'`
     : sql``;
   return sql`SELECT ARRAY(SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.subject} ILIKE ${p} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} ILIKE ${p}${visible}${people}) AS ids`;
+}
+
+/**
+ * The tickets whose subject or messages hold q's words in a row, the last one as a prefix
+ * (decision 084), through the tsvector GIN indexes of migration 0019_word_search (the expression
+ * `hx_words(…)` is the indexes'). Internal notes and ratings only for readers who may see them.
+ * Without the people q named: a word search that finds no text falls back to the substring search.
+ */
+export function wordIdsQuery(plan: WordPlan, opts: { includeComments: boolean; customerId?: number }): SQL {
+  const query = plan.words.map((w, i) => (i === plan.words.length - 1 ? `${w}:*` : w)).join(' <-> ');
+  const tsq = sql`to_tsquery('hx_words', ${query})`;
+  const visible = opts.includeComments ? sql`` : sql` AND ${transactions.type} NOT IN ('Comment', 'Rating')`;
+  const found = sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE hx_words(${tickets.subject}) @@ ${tsq} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND hx_words(${transactions.body}) @@ ${tsq}${visible}`;
+  // A customer's search falls back on what their own tickets hold, as on SQLite (src/db/sqlite/ticketList.ts).
+  if (opts.customerId === undefined) return sql`SELECT ARRAY(${found}) AS ids`;
+  return sql`SELECT ARRAY(SELECT s.id FROM (${found}) AS s WHERE s.id IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${opts.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))) AS ids`;
+}
+
+/** The tickets the people q named are requesters of (decision 035), through ticket_watchers_user_idx. */
+function peopleIdsQuery(ids: number[]): SQL {
+  return sql`SELECT ARRAY(SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${`{${ids.join(',')}}`}::int[]) AND ${ticketWatchers.role} = 'requester') AS ids`;
+}
+
+/** The ids of q's tickets: its words' (decision 084) when it is a search for words that finds some, else its text's. */
+async function textIdsFor(db: PgDb, f: TicketListSpec & { q: string }): Promise<number[]> {
+  const run = async (query: SQL) => (await pgHandle(db).execute<{ ids: number[] }>(query)).rows[0]?.ids ?? [];
+  const plan = wordPlan(f.q);
+  if (plan) {
+    const ids = await run(wordIdsQuery(plan, f));
+    if (ids.length > 0) {
+      if (!f.qRequesterIds?.length) return ids;
+      return [...new Set([...ids, ...(await run(peopleIdsQuery(f.qRequesterIds)))])];
+    }
+  }
+  return run(textIdsQuery(f));
 }
 
 /** The WHERE condition of a list filter (authorization included); `textIds`: the tickets that contain q. */
@@ -91,8 +127,7 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[]) {
 export async function listTickets(db: PgDb, f: TicketListSpec) {
   let textIds: number[] | undefined;
   if (f.q) {
-    const found = await pgHandle(db).execute<{ ids: number[] }>(textIdsQuery({ ...f, q: f.q }));
-    textIds = found.rows[0]?.ids ?? [];
+    textIds = await textIdsFor(db, { ...f, q: f.q });
     if (textIds.length === 0) return { rows: [], total: 0 };
   }
   const q = listQueries(db, f, textIds);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '../shared/like.js';
+import { wordMatcher, type WordPlan } from '../shared/words.js';
 import type { Db } from './handle.js';
 
 /**
@@ -22,6 +23,19 @@ export function registerSearchFunctions(sqlite: Database.Database): void {
       if (budget.left < 0) throw new TextCheckTooCostly();
     }
     return text.toLowerCase().includes(needle) ? 1 : 0;
+  });
+  // The word search's forms of the same two (decision 084): `words` is a WordPlan's `key`.
+  sqlite.function('hx_words', { deterministic: true }, (text: unknown, words: unknown) =>
+    typeof text === 'string' && typeof words === 'string' && wordMatcher(words)(text) ? 1 : 0,
+  );
+  sqlite.function('hx_check_words', (text: unknown, words: unknown) => {
+    if (typeof text !== 'string' || typeof words !== 'string') return 0;
+    const budget = budgets.get(sqlite);
+    if (budget) {
+      budget.left -= text.length + CHECK_CALL_COST;
+      if (budget.left < 0) throw new TextCheckTooCostly();
+    }
+    return wordMatcher(words)(text) ? 1 : 0;
   });
 }
 
@@ -72,6 +86,11 @@ export function flushSearch(db: Db, max = 2000): number {
         .prepare(`INSERT INTO message_search(rowid, public_text, internal_text)
       SELECT id, public_text, internal_text FROM search_pending WHERE id <= ?`)
         .run(last.id).changes;
+      // The word index (decision 084) takes the same rows in the same transaction.
+      sqlite
+        .prepare(`INSERT INTO message_words(rowid, public_text, internal_text)
+      SELECT id, public_text, internal_text FROM search_pending WHERE id <= ?`)
+        .run(last.id);
       sqlite.prepare('DELETE FROM search_pending WHERE id <= ?').run(last.id);
       return moved;
     })
@@ -139,26 +158,48 @@ export function textMatchSet(q: string, opts: { includeComments: boolean; reques
 }
 
 /**
- * The same set without the index, for a requester: their own tickets whose subject or public
- * messages contain q, read and tested one by one (exact; run under `checkTextWithin`). A
- * requester has few tickets, so this costs what their own tickets hold, whatever anyone else
- * wrote — and never walks the index's lists for text they cannot see.
+ * The text set of a word search (decision 084): the tickets whose subject or messages hold q's
+ * words in a row, the last one as a prefix, through the word index `message_words` (migration
+ * 0032: unicode61, diacritics removed; same rowids and columns as message_search), plus the rows
+ * not flushed yet (search_pending) tested with hx_words. Exact: there is nothing to check.
  */
-export function ownTextSet(q: string, requesterId: number): SQL {
+export function wordMatchSet(plan: WordPlan, opts: { includeComments: boolean; requesterId?: number }): TextSet {
+  const phrase = `"${plan.words.join(' ')}" *`;
+  const query = opts.includeComments ? phrase : `{public_text} : (${phrase})`;
+  const pending = opts.includeComments
+    ? sql`(hx_words(public_text, ${plan.key}) OR hx_words(internal_text, ${plan.key}))`
+    : sql`hx_words(public_text, ${plan.key})`;
+  const ids = sql`(SELECT rowid >> 20 AS id FROM message_words WHERE message_words MATCH ${query}
+    UNION ALL SELECT id >> 20 AS id FROM search_pending WHERE ${pending})`;
+  if (opts.requesterId === undefined) return { ids };
+  return { ids: sql`(SELECT s.id AS id FROM ${ids} AS s WHERE s.id IN ${customersTickets(opts.requesterId)})` };
+}
+
+/**
+ * The same set without the index, for a requester: their own tickets whose subject or public
+ * messages contain q (with `words`: hold its words, decision 084), read and tested one by one
+ * (exact; run under `checkTextWithin`). A requester has few tickets, so this costs what their own
+ * tickets hold, whatever anyone else wrote — and never walks the index's lists for text they cannot see.
+ */
+export function ownTextSet(q: string, requesterId: number, words?: WordPlan): SQL {
   return sql`(SELECT w.ticket_id AS id FROM ticket_watchers w WHERE w.user_id = ${requesterId} AND w.role IN ('requester', 'cc')
-    AND ${ticketContains(sql`w.ticket_id`, q, { includeComments: false })})`;
+    AND ${ticketContains(sql`w.ticket_id`, q, { includeComments: false }, words)})`;
 }
 
 /** The tickets a customer is a requester or Cc of (decision 019), through ticket_watchers_user_idx. */
 export const customersTickets = (userId: number): SQL =>
   sql`(SELECT ticket_id FROM ticket_watchers WHERE user_id = ${userId} AND role IN ('requester', 'cc'))`;
 
-/** The exact test: ticket `id`'s subject, or one of its messages the reader may see, contains q (hx_check). */
-function ticketContains(id: SQL, q: string, opts: { includeComments: boolean }): SQL {
-  const needle = q.toLowerCase();
-  const visible = opts.includeComments ? sql`` : sql` AND type <> 'Comment'`;
-  return sql`(hx_check((SELECT subject FROM tickets WHERE id = ${id}), ${needle})
-    OR EXISTS (SELECT 1 FROM transactions WHERE ticket_id = ${id} AND body IS NOT NULL${visible} AND hx_check(body, ${needle})))`;
+/**
+ * The exact test: ticket `id`'s subject, or one of its messages the reader may see, contains q
+ * (hx_check), or with `words` holds its words (hx_check_words).
+ */
+function ticketContains(id: SQL, q: string, opts: { includeComments: boolean }, words?: WordPlan): SQL {
+  const test = (text: SQL) =>
+    words ? sql`hx_check_words(${text}, ${words.key})` : sql`hx_check(${text}, ${q.toLowerCase()})`;
+  const visible = opts.includeComments ? sql`` : sql` AND type NOT IN ('Comment', 'Rating')`;
+  return sql`(${test(sql`(SELECT subject FROM tickets WHERE id = ${id})`)}
+    OR EXISTS (SELECT 1 FROM transactions WHERE ticket_id = ${id} AND body IS NOT NULL${visible} AND ${test(sql`body`)}))`;
 }
 
 /** How q is asked of the trigram index: phrases that must all occur, and whether that is q exactly. */
@@ -235,12 +276,14 @@ function caseVariants(q: string): string[] {
  */
 export function reindexTicket(db: Db, id: number): void {
   db.run(sql`DELETE FROM message_search WHERE rowid BETWEEN ${id} << 20 AND (${id} << 20) + 1048575`);
+  db.run(sql`DELETE FROM message_words WHERE rowid BETWEEN ${id} << 20 AND (${id} << 20) + 1048575`);
   db.run(sql`DELETE FROM search_pending WHERE id BETWEEN ${id} << 20 AND (${id} << 20) + 1048575`);
   db.run(
     sql`INSERT OR REPLACE INTO search_pending(id, public_text, internal_text) SELECT id << 20, subject, '' FROM tickets WHERE id = ${id}`,
   );
   db.run(sql`INSERT OR REPLACE INTO search_pending(id, public_text, internal_text)
     SELECT (t.ticket_id << 20) + (SELECT count(*) FROM transactions x WHERE x.ticket_id = t.ticket_id AND x.id <= t.id),
-      CASE WHEN t.type = 'Comment' THEN '' ELSE t.body END, CASE WHEN t.type = 'Comment' THEN t.body ELSE '' END
+      CASE WHEN t.type IN ('Comment', 'Rating') THEN '' ELSE t.body END,
+      CASE WHEN t.type IN ('Comment', 'Rating') THEN t.body ELSE '' END
     FROM transactions t WHERE t.ticket_id = ${id} AND t.body IS NOT NULL`);
 }

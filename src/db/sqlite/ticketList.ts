@@ -5,7 +5,15 @@ import { isWalkable, sortExpression } from '../shared/listSort.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from './schema.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
-import { checkTextWithin, ownTextSet, TextCheckTooCostly, textMatchSet, ticketTextMatch } from './search.js';
+import { wordPlan } from '../shared/words.js';
+import {
+  checkTextWithin,
+  ownTextSet,
+  TextCheckTooCostly,
+  textMatchSet,
+  ticketTextMatch,
+  wordMatchSet,
+} from './search.js';
 
 // A filtered ticket list on SQLite (SPEC B4): the text search held once in a temporary table
 // (decision 012), bounded work (decision 017), and a cost model choosing between walking a
@@ -126,13 +134,23 @@ function withRequesters(db: Db, f: TicketListSpec, held: HeldIds): HeldIds {
  */
 function holdText(db: Db, f: TicketListSpec, q: string): HeldIds {
   const customer = f.customerId;
+  // A q of whole words is asked of the word index first; when it finds nothing, of the text (decision 084).
+  const words = wordPlan(q);
   try {
     if (customer !== undefined && ownTicketCount(db, customer) <= OWN_SCAN_MAX_TICKETS) {
       try {
+        if (words) {
+          const held = checkTextWithin(db, TEXT_CHECK_BUDGET, () => holdIds(db, ownTextSet(q, customer, words)));
+          if (held.size > 0) return held;
+        }
         return checkTextWithin(db, TEXT_CHECK_BUDGET, () => holdIds(db, ownTextSet(q, customer)));
       } catch (e) {
         if (!(e instanceof TextCheckTooCostly)) throw e;
       }
+    }
+    if (words) {
+      const held = holdIds(db, wordMatchSet(words, { includeComments: f.includeComments, requesterId: customer }).ids);
+      if (held.size > 0) return withRequesters(db, f, held);
     }
     const text = textMatchSet(q, { includeComments: f.includeComments, requesterId: customer });
     const held = holdIds(db, text.ids);
