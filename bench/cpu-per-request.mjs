@@ -23,14 +23,10 @@ if (!treeA) {
   console.error('usage: node bench/cpu-per-request.mjs <treeA> [treeB] [rounds] [n]');
   process.exit(2);
 }
-const dataset = path.join(
-  path.dirname(new URL(import.meta.url).pathname),
-  '..',
-  'data',
-  'bench',
-  'dataset-10000',
-  'hxdesk.db',
-);
+// DATASET=<file> measures another dataset (the 100k one of npm run bench -- --size 100k).
+const dataset =
+  process.env.DATASET ??
+  path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'data', 'bench', 'dataset-10000', 'hxdesk.db');
 
 async function load(tree, slaPolicy) {
   const treeTag = path.basename(tree);
@@ -120,6 +116,10 @@ async function load(tree, slaPolicy) {
     'list cf.severity': (i) => call('GET', `/tickets?cf.severity=${['low', 'medium', 'high', 'critical'][i % 4]}`),
     'sort priority deep offset': (i) => call('GET', `/tickets?sort=-priority&offset=${5000 + (i % 40) * 10}`),
     'q subject word': () => call('GET', '/tickets?q=printer'),
+    // As bench/run.ts: a word of bodies only, a word of ~30 % of tickets, and text inside words (trigrams).
+    'q body-only word': () => call('GET', '/tickets?q=quuxfrobnicator'),
+    'q common word': () => call('GET', '/tickets?q=password'),
+    'q inside words': () => call('GET', '/tickets?q=asswor'),
     'ticket page HTML (50 entries)': () => call('GET', `/tickets/${page}`, undefined, { accept: 'text/html' }),
     'ticket list HTML': () => call('GET', '/tickets', undefined, { accept: 'text/html' }),
     // Since C4 a q also looks for requesters by name and address (docs/decisions/035), and GET
