@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, TicketListSpec } from '../src/db/port.js';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { listQueries, listTickets, textIdsQuery } from '../src/db/postgres/ticketList.js';
+import { listQueries, listTickets, textIdsQuery, wordIdsQuery } from '../src/db/postgres/ticketList.js';
+import { wordPlan } from '../src/db/shared/words.js';
 import { closeDb, openStore, poolOf } from '../src/db/store.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 
@@ -133,6 +134,27 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
         lines.filter((l) => /Seq Scan on (tickets|transactions)\b/.test(l)),
         lines.join('\n'),
       ).toEqual([]);
+    });
+  }
+
+  // Decision 084: a q of whole words is asked of the tsvector indexes first (the substring query
+  // above is its fallback when the words find nothing).
+  for (const [q, opts] of [
+    ['printer', { includeComments: true }],
+    ['toner', { includeComments: false }],
+    ['send more ton', { includeComments: true }],
+    ['toner', { includeComments: false, customerId: 103 }],
+  ] as const) {
+    it(`word search ${JSON.stringify(q)} ${JSON.stringify(opts)}: through the word indexes, no sequential scan`, async () => {
+      const plan = new PgDialect().sqlToQuery(wordIdsQuery(wordPlan(q)!, opts));
+      const lines = await pgExplain(plan);
+      const text = lines.join('\n');
+      expect(
+        lines.filter((l) => /Seq Scan on (tickets|transactions)\b/.test(l)),
+        text,
+      ).toEqual([]);
+      expect(text).toContain('transactions_body_words_idx');
+      expect(text).toContain('tickets_subject_words_idx');
     });
   }
 

@@ -386,6 +386,28 @@ describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () =
     });
   }
 
+  // Decision 084: whole words from the word index; text inside words (no word starts with it) and
+  // what is not words from the trigram index, as before.
+  it('a q of whole words fills its set from the word index, other text from the trigram index', async () => {
+    for (const [q, index] of [
+      ['printer', 'message_words'],
+      ['toner 12', 'message_words'],
+      ['rinte', 'message_search'],
+      ['toner-1', 'message_search'],
+    ]) {
+      const qs = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ q })));
+      try {
+        const text = sqliteExplain([qs.fill]).join('\n');
+        expect(text, q).toMatch(new RegExp(`SCAN ${index} VIRTUAL TABLE`));
+        expect(text, q).not.toMatch(
+          new RegExp(`SCAN ${index === 'message_words' ? 'message_search' : 'message_words'}\\b`),
+        );
+      } finally {
+        qs.release();
+      }
+    }
+  });
+
   it('q naming a requester: their tickets through ticket_watchers_user_idx, the people through the e-mail index', async () => {
     for (const q of ['req@example', 'Req']) {
       const spec = await listSpec(db, admin, TicketFilterSchema.parse(nestFilterParams({ q })));
