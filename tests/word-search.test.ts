@@ -140,6 +140,18 @@ describe('word search, on both stores', () => {
     });
   }
 
+  it('a two-letter word is a word search too; found nowhere as a word, it is the substring search', async () => {
+    await create('pc', { subject: 'New PC for Anna', description: 'Order it today' });
+    await create('epcot', { subject: 'Epcot trip', description: 'Refill the Qxtank' });
+    for (const state of ['pending', 'indexed']) {
+      if (state === 'indexed') indexNow();
+      expect(await found('pc'), state).toEqual([t.pc]);
+      expect(await found('PC', rq.token), state).toEqual([t.pc]);
+      expect(await found('xt'), state).toEqual([t.epcot]); // no word starts with it: LIKE, as before
+      expect(await found('xt', rq.token), state).toEqual([t.epcot]);
+    }
+  });
+
   it('a rating comment is staff text: requesters never find a ticket by it', async () => {
     await create('rated', { subject: 'Rated ticket' });
     await transaction(s.db, async (tx) => {

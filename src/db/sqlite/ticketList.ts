@@ -8,6 +8,7 @@ import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js
 import { wordPlan } from '../shared/words.js';
 import {
   checkTextWithin,
+  customersTickets,
   ownTextSet,
   TextCheckTooCostly,
   textMatchSet,
@@ -55,8 +56,9 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
   });
   const values: ValueSet[] = [];
   let text: string | undefined;
-  // Three or more characters: a set held once (holdText). Fewer: LIKE, over a customer's own tickets only.
-  if (f.q && [...f.q].length >= 3) text = f.q;
+  // Three or more characters, or a word (decision 084): a set held once (holdText). Fewer: LIKE,
+  // over a customer's own tickets only.
+  if (f.q && ([...f.q].length >= 3 || wordPlan(f.q))) text = f.q;
   else if (f.q) {
     const match = ticketTextMatch(f.q, { includeComments: f.includeComments, scoped: f.customerId !== undefined });
     plain.push(f.qRequesterIds?.length ? or(match, inArray(tickets.id, requestersTickets(f.qRequesterIds)))! : match);
@@ -116,6 +118,14 @@ const ticketCount = perConnection((db) =>
     .prepare(),
 );
 
+/** The tickets whose text contains a q of one or two characters (LIKE), as a set of ids (a customer's own only). */
+function likeSet(f: TicketListSpec, q: string): SQL {
+  const scoped = f.customerId !== undefined;
+  const match = ticketTextMatch(q, { includeComments: f.includeComments, scoped });
+  const own = scoped ? sql` AND ${tickets.id} IN ${customersTickets(f.customerId!)}` : sql``;
+  return sql`(SELECT ${tickets.id} AS id FROM ${tickets} WHERE ${match}${own})`;
+}
+
 /** The held text set plus the tickets of the people q named (staff lists only; decision 035). */
 function withRequesters(db: Db, f: TicketListSpec, held: HeldIds): HeldIds {
   if (!f.qRequesterIds?.length) return held;
@@ -151,6 +161,8 @@ function holdText(db: Db, f: TicketListSpec, q: string): HeldIds {
     if (words) {
       const held = holdIds(db, wordMatchSet(words, { includeComments: f.includeComments, requesterId: customer }).ids);
       if (held.size > 0) return withRequesters(db, f, held);
+      // A two-letter word found nowhere: what LIKE finds (trigrams need three characters).
+      if ([...q].length < 3) return withRequesters(db, f, holdIds(db, likeSet(f, q)));
     }
     const text = textMatchSet(q, { includeComments: f.includeComments, requesterId: customer });
     const held = holdIds(db, text.ids);
