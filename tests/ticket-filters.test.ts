@@ -392,8 +392,12 @@ describe('q (text search)', () => {
   it('internal notes are searchable by staff only', async () => {
     expect(await names('q=secretword')).toEqual(set('t1'));
     expect(await names('q=secretword', u.rq1.token)).toEqual([]);
-    expect(await names('q=cr')).toEqual(set('t1', 't5')); // "secretword", "Crème"
+    // A two-letter word is a word search (decision 084): "Crème", not "secretword".
+    expect(await names('q=cr')).toEqual(set('t5'));
     expect(await names('q=cr', u.rq1.token)).toEqual([]);
+    // Inside a word only ("secretword"): the substring search (LIKE), the note still for staff only.
+    expect(await names('q=tw')).toEqual(set('t1'));
+    expect(await names('q=tw', u.rq1.token)).toEqual([]);
     expect(await names('q=printer', u.rq1.token)).toEqual(set('t1'));
     expect(await names('q=zebracorn', u.rq1.token)).toEqual(set('t10'));
   });
