@@ -129,7 +129,7 @@ async function targetContents(
 
 /**
  * Refuses a target that cannot serve hxdesk or already holds something (PostgreSQL 14+, UTF-8,
- * pg_trgm available, empty), before anything is created there; returns notes worth printing.
+ * pg_trgm and unaccent available, empty), before anything is created there; returns notes worth printing.
  */
 export async function checkTarget(url: string, where: string, plan: TablePlan[]): Promise<string[]> {
   const client = await connect(url, where);
@@ -145,11 +145,14 @@ export async function checkTarget(url: string, where: string, plan: TablePlan[])
     } catch (e) {
       throw new StoreError(`${where}: ${(e as Error).message}`);
     }
-    const trgm = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'");
-    if (trgm.rowCount === 0)
-      throw new StoreError(
-        `${where}: the pg_trgm extension is not installed on that server (Debian: postgresql-contrib); hxdesk's search needs it`,
-      );
+    // Both come with PostgreSQL's contrib modules: pg_trgm for substrings, unaccent for words (decision 084).
+    for (const extension of ['pg_trgm', 'unaccent']) {
+      const found = await client.query('SELECT 1 FROM pg_available_extensions WHERE name = $1', [extension]);
+      if (found.rowCount === 0)
+        throw new StoreError(
+          `${where}: the ${extension} extension is not installed on that server (Debian: postgresql-contrib); hxdesk's search needs it`,
+        );
+    }
     const { filled, foreign } = await targetContents(client, plan);
     if (filled.length > 0) {
       throw new StoreError(
