@@ -16,11 +16,14 @@ const MAX_WORDS = 8;
 
 /** Case and diacritics folded as the word indexes fold them (é → e, Ö → o, ß stays). */
 export function foldWord(text: string): string {
+  // ASCII (most mail) has nothing to decompose: lower case only, without NFD's copy of the text.
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   return text
     .normalize('NFD')
     .replace(/\p{M}+/gu, '')
     .toLowerCase();
 }
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * The words of q when q is made of whole words (letters and digits, two or more each, split by
