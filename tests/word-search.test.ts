@@ -7,6 +7,8 @@ import { flushSearch } from '../src/db/sqlite/search.js';
 import { sqliteOf } from '../src/db/store.js';
 import { wordPlan } from '../src/db/shared/words.js';
 import { nowIso } from '../src/domain/clock.js';
+import type { Actor } from '../src/domain/actor.js';
+import { commentOnTicket } from '../src/domain/tickets/write.js';
 import { recordTransactions } from '../src/domain/transactions.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { testStore } from './helpers/store.js';
@@ -187,6 +189,26 @@ describe('word search, on both stores', () => {
     indexNow();
     expect(await found('zanzibarflavour')).toEqual([t.from]);
   });
+
+  it('a message with more distinct words than a tsvector holds is written, and found by its words', async () => {
+    // ~150,000 distinct words (about 900 KB): past PostgreSQL's 1 MB tsvector, whose index keeps
+    // the first 64 Ki characters' words; the later ones are found by the substring search there.
+    const words = Array.from({ length: 150_000 }, (_, i) => `q${i.toString(36).padStart(4, '0')}`);
+    await create('huge', { subject: 'Word list' });
+    const admin: Actor = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' };
+    await commentOnTicket(
+      s.db,
+      admin,
+      t.huge,
+      { body: words.join(' '), internal: false },
+      { notify: s.settings.notify },
+    );
+    for (const state of ['pending', 'indexed']) {
+      if (state === 'indexed') indexNow();
+      expect(await found(words[10]), state).toEqual([t.huge]);
+      expect(await found(words[149_000]), state).toEqual([t.huge]);
+    }
+  }, 60_000);
 
   it('finds mail nobody here wrote by the words of its body', async () => {
     // A text, not a message: sent as the body of one.
