@@ -20,14 +20,14 @@ export type PgDb = Db;
 
 /**
  * The tickets whose subject or messages contain `q` (internal notes only for readers who may
- * see them, decision 025: `type <> 'Comment'`), as one array: a union of two index searches,
+ * see them, decision 025: not `Comment` or `Rating`), as one array: a union of two index searches,
  * each through its trigram index. It is run once per list and its ids handed to the total and
  * the page: on a common word it is nearly all of a list's cost (0.4 s at 100k), which the total
  * and the page each paid when both held it as a subquery.
  */
 export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
   const p = containsPattern(f.q);
-  const visible = f.includeComments ? sql`` : sql` AND ${transactions.type} <> 'Comment'`;
+  const visible = f.includeComments ? sql`` : sql` AND ${transactions.type} NOT IN ('Comment', 'Rating')`;
   // The tickets of the people q named (decision 035), through ticket_watchers_user_idx.
   const people = f.qRequesterIds?.length
     ? sql` UNION SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${`{${f.qRequesterIds.join(',')}}`}::int[]) AND ${ticketWatchers.role} = 'requester'`

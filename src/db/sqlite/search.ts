@@ -94,7 +94,7 @@ export function ticketTextMatch(q: string, opts: { includeComments: boolean; sco
       likes.map((like) => sql`${column} LIKE ${like} ESCAPE '\\'`),
       sql` OR `,
     );
-  const visible = opts.includeComments ? sql`` : sql` AND type <> 'Comment'`;
+  const visible = opts.includeComments ? sql`` : sql` AND type NOT IN ('Comment', 'Rating')`;
   const bodies = opts.scoped
     ? sql`EXISTS (SELECT 1 FROM transactions WHERE ticket_id = tickets.id AND (${any(sql`body`)})${visible})`
     : sql`tickets.id IN (SELECT ticket_id FROM transactions WHERE (${any(sql`body`)})${visible})`;
@@ -156,7 +156,7 @@ export const customersTickets = (userId: number): SQL =>
 /** The exact test: ticket `id`'s subject, or one of its messages the reader may see, contains q (hx_check). */
 function ticketContains(id: SQL, q: string, opts: { includeComments: boolean }): SQL {
   const needle = q.toLowerCase();
-  const visible = opts.includeComments ? sql`` : sql` AND type <> 'Comment'`;
+  const visible = opts.includeComments ? sql`` : sql` AND type NOT IN ('Comment', 'Rating')`;
   return sql`(hx_check((SELECT subject FROM tickets WHERE id = ${id}), ${needle})
     OR EXISTS (SELECT 1 FROM transactions WHERE ticket_id = ${id} AND body IS NOT NULL${visible} AND hx_check(body, ${needle})))`;
 }
@@ -241,6 +241,6 @@ export function reindexTicket(db: Db, id: number): void {
   );
   db.run(sql`INSERT OR REPLACE INTO search_pending(id, public_text, internal_text)
     SELECT (t.ticket_id << 20) + (SELECT count(*) FROM transactions x WHERE x.ticket_id = t.ticket_id AND x.id <= t.id),
-      CASE WHEN t.type = 'Comment' THEN '' ELSE t.body END, CASE WHEN t.type = 'Comment' THEN t.body ELSE '' END
+      CASE WHEN t.type IN ('Comment', 'Rating') THEN '' ELSE t.body END, CASE WHEN t.type IN ('Comment', 'Rating') THEN t.body ELSE '' END
     FROM transactions t WHERE t.ticket_id = ${id} AND t.body IS NOT NULL`);
 }
