@@ -93,7 +93,9 @@ onlyOn('sqlite')('migration 0032 on an SQLite install made before it', () => {
   it('leaves a Resolved template its admin edited as it is', async () => {
     const db = migrated(EDITED);
     try {
-      expect(sqliteOf(db).prepare("SELECT body FROM templates WHERE name = 'Resolved'").get()).toEqual({ body: EDITED });
+      expect(sqliteOf(db).prepare("SELECT body FROM templates WHERE name = 'Resolved'").get()).toEqual({
+        body: EDITED,
+      });
     } finally {
       await closeDb(db);
     }
