@@ -6,7 +6,7 @@
 // n on B (the order alternates each round), after a warm-up. Pairs taken a few milliseconds apart
 // see the same machine, so B ÷ A per round cancels this VM's drift (±30 % between whole runs);
 // the median of those ratios, with the spread of the middle half, is what is printed.
-// One tree only (`<treeA>`) prints its medians alone. OPS=name,name limits the operations.
+// One tree only (`<treeA>`) prints its medians alone. DATASET= names another dataset's hxdesk.db. OPS=name,name limits the operations.
 // SLA_POLICY=a, b or ab gives that tree (those trees) an SLA policy matching every ticket (SPEC
 // D2's measure); the same tree may be given twice (`dist` is copied for the second).
 import fs from 'node:fs';
@@ -23,14 +23,10 @@ if (!treeA) {
   console.error('usage: node bench/cpu-per-request.mjs <treeA> [treeB] [rounds] [n]');
   process.exit(2);
 }
-const dataset = path.join(
-  path.dirname(new URL(import.meta.url).pathname),
-  '..',
-  'data',
-  'bench',
-  'dataset-10000',
-  'hxdesk.db',
-);
+// DATASET=/path/to/hxdesk.db measures another dataset (e.g. the 100k one of npm run bench -- --size 100k).
+const dataset =
+  process.env.DATASET ??
+  path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'data', 'bench', 'dataset-10000', 'hxdesk.db');
 
 async function load(tree, slaPolicy) {
   const treeTag = path.basename(tree);

@@ -210,6 +210,8 @@ export interface StoreQueries {
   sameName(column: unknown, value: string): SQL;
   /** A column in a condition that must not drive the plan through its index (SQLite: `+column`). */
   notIndexed(column: unknown): SQL;
+  /** The domain of an e-mail column (after its first @), lower-cased: the expression `users_email_domain_idx` holds. */
+  emailDomain(column: unknown): SQL;
   /** A page of tickets and the total, for a list filter. */
   listTickets(conn: Conn, spec: TicketListSpec): Promise<{ rows: TicketRowOf[]; total: number }>;
   /** Active users whose name or e-mail contains `needle` (lower-cased), at most `n`, e-mail prefix matches first. */
@@ -512,6 +514,11 @@ export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
 /** `column = value` ignoring letter case, in the dialect of the store of `conn`. */
 export function sameName(conn: Conn, column: unknown, value: string): SQL {
   return conn.store.queries.sameName(column, value);
+}
+
+/** The lower-cased domain of an e-mail column, as the store's index of it has it (compare with a lower-cased domain). */
+export function emailDomain(conn: Conn, column: unknown): SQL {
+  return conn.store.queries.emailDomain(column);
 }
 
 /** `column` in a condition, kept from choosing the plan through its index (a planner hint, where the dialect has one). */

@@ -154,6 +154,8 @@ export function openSqlite(file: string, opts: { readThreads?: number } = {}): S
       logHorizon: async () => ({ upTo: newestLogId.get()?.id ?? 0, settled: true }),
       sameName: (column, value) => sql`${column as SQLiteColumn} = ${value} COLLATE NOCASE`,
       notIndexed: (column) => sql`+${column as SQLiteColumn}`,
+      // Migration 0033's index expression, word for word (SQLite matches an indexed expression as written).
+      emailDomain: (column) => sql`lower(substr(${column as SQLiteColumn}, instr(${column as SQLiteColumn}, '@') + 1))`,
       listTickets: async (conn, spec) =>
         readers && conn !== writerPort
           ? (readers.list(spec) as Promise<{ rows: never[]; total: number }>)
