@@ -1,5 +1,5 @@
-import { and, count, desc, eq, ne, not } from 'drizzle-orm';
-import { type Db, emailDomain } from '../../db/port.js';
+import { and, count, desc, eq, ne, not, sql } from 'drizzle-orm';
+import { type Db, emailDomain, prepared } from '../../db/port.js';
 import { tickets, users } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
 import { notDoneCondition } from '../lifecycles/listStatus.js';
@@ -80,6 +80,29 @@ export interface CustomerContext {
 
 const cols = { id: tickets.id, subject: tickets.subject, status: tickets.status, updated_at: tickets.updated_at };
 
+// Compiled once: the ticket page reads them on every view.
+const requesterRow = prepared((db) =>
+  db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id'))),
+);
+const ticketsOfRequester = prepared((db) =>
+  db
+    .select({ n: count() })
+    .from(tickets)
+    .where(and(eq(tickets.requester_id, sql.placeholder('id')), ne(tickets.status, MERGED_STATUS))),
+);
+const peopleAtDomain = prepared((db) => {
+  const atDomain = db
+    .select({ one: users.id })
+    .from(users)
+    .where(and(eq(emailDomain(db, users.email), sql.placeholder('domain')), eq(users.role, 'requester')))
+    .limit(ORGANIZATION_PEOPLE_COUNTED + 1)
+    .as('at_domain');
+  return db.select({ n: count() }).from(atDomain);
+});
+
 /**
  * The panel's content for a ticket, for staff (null for anyone else, and for a ticket without a
  * requester). Each read goes through an index: the requester's tickets by
@@ -88,10 +111,7 @@ const cols = { id: tickets.id, subject: tickets.subject, status: tickets.status,
  */
 export async function customerContext(db: Db, actor: Actor, ticket: TicketJson): Promise<CustomerContext | null> {
   if (!isStaff(actor) || ticket.requester_id === null) return null;
-  const [requester] = await db
-    .select({ id: users.id, name: users.name, email: users.email })
-    .from(users)
-    .where(eq(users.id, ticket.requester_id));
+  const requester = await requesterRow(db).get({ id: ticket.requester_id });
   if (!requester) return null;
   // SPEC D3: never a merged ticket (a tombstone).
   const theirs = and(
@@ -116,10 +136,7 @@ export async function customerContext(db: Db, actor: Actor, ticket: TicketJson):
           .orderBy(...newest)
           .limit(OTHER_TICKETS_SHOWN - active.length)
       : [];
-  const [{ n }] = await db
-    .select({ n: count() })
-    .from(tickets)
-    .where(and(eq(tickets.requester_id, requester.id), ne(tickets.status, MERGED_STATUS)));
+  const n = (await ticketsOfRequester(db).get({ id: requester.id }))?.n ?? 0;
   return {
     requester,
     others: [...active, ...rest],
@@ -136,14 +153,7 @@ async function organizationOf(db: Db, email: string): Promise<CustomerContext['o
   const domain = domainOf(email);
   if (!domain || isFreeMail(domain)) return null;
   // Through users_email_domain_idx: the index entries of the domain alone (issue 32).
-  const atDomain = db
-    .select({ one: users.id })
-    .from(users)
-    .where(and(eq(emailDomain(db, users.email), domain), eq(users.role, 'requester')))
-    .limit(ORGANIZATION_PEOPLE_COUNTED + 1)
-    .as('at_domain');
-  const [{ n }] = await db.select({ n: count() }).from(atDomain);
-  const people = Number(n);
+  const people = Number((await peopleAtDomain(db).get({ domain }))?.n ?? 0);
   if (people < 2) return null;
   const more = people > ORGANIZATION_PEOPLE_COUNTED;
   return { domain, people: more ? ORGANIZATION_PEOPLE_COUNTED : people, more };
