@@ -268,6 +268,14 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     }
   });
 
+  it('a queue, an owner or a team without a status walks its own index in the default order (no sort of all its tickets)', async () => {
+    for (const params of [{ queue_id: '2' }, { owner_id: '2' }, { ticket_team_id: '1' }]) {
+      const page = (await sqliteListPlan(params)).join('\n');
+      expect(page, JSON.stringify(params)).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+      expect(page, JSON.stringify(params)).toMatch(/tickets_(queue|owner|team)_updated_idx/);
+    }
+  });
+
   it('sorting without a filter walks a sort index instead of sorting the table', async () => {
     for (const sort of ['-updated', 'created', '-priority', 'id']) {
       const lines = await sqliteListPlan({ sort, offset: '20' });
