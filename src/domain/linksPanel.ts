@@ -1,4 +1,3 @@
-import { inArray } from 'drizzle-orm';
 import { type Conn, type Db, preparedForIds } from '../db/port.js';
 import { tickets } from '../db/tables.js';
 import { type Actor, requireStaff } from './actor.js';
@@ -15,11 +14,11 @@ export interface LinkedTicket {
   status: string;
 }
 
-const linkedRows = preparedForIds((db, ids) =>
+const linkedRows = preparedForIds((db, inIds) =>
   db
     .select({ id: tickets.id, subject: tickets.subject, status: tickets.status })
     .from(tickets)
-    .where(inArray(tickets.id, ids)),
+    .where(inIds(tickets.id)),
 );
 
 /** The linked tickets of `links`, by id. */

@@ -81,7 +81,7 @@ const teamsByName = prepared((db) =>
 
 const person = { id: users.id, name: users.name, email: users.email, role: users.role, disabled: users.disabled };
 const staffPrepared = prepared((db) => staffQuery(db));
-const peopleByIds = preparedForIds((db, ids) => db.select(person).from(users).where(inArray(users.id, ids)));
+const peopleByIds = preparedForIds((db, inIds) => db.select(person).from(users).where(inIds(users.id)));
 const byName = (a: Person, b: Person) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
 
 /** Every agent and admin, through users_role_idx (exported for its plan check). */

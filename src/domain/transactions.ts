@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { type Conn, inUnitOfWork, logAppend, prepared, preparedForIds, first } from '../db/port.js';
 import { userById } from '../scrips/people.js';
 import { attachments, tickets, transactions, users } from '../db/tables.js';
@@ -83,12 +83,8 @@ const attachmentsOfOne = prepared((db) =>
     .orderBy(asc(attachments.id)),
 );
 // A batch's attachments in one batch of ids each (each entry's stay together, in id order).
-const attachmentsOfMany = preparedForIds((db, ids) =>
-  db
-    .select(attachmentCols)
-    .from(attachments)
-    .where(inArray(attachments.transaction_id, ids))
-    .orderBy(asc(attachments.id)),
+const attachmentsOfMany = preparedForIds((db, inIds) =>
+  db.select(attachmentCols).from(attachments).where(inIds(attachments.transaction_id)).orderBy(asc(attachments.id)),
 );
 // A ticket's history (from an entry on): compiled once, it is read on every ticket page.
 const historyOf = prepared((db) =>

@@ -103,11 +103,11 @@ const watching = prepared((db) =>
 );
 
 /** The ticket's own watchers (not the queue's), by ticket, ids in the order they were added. */
-const rolesOfMany = preparedForIds((db, ids) =>
+const rolesOfMany = preparedForIds((db, inIds) =>
   db
     .select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
     .from(ticketWatchers)
-    .where(inArray(ticketWatchers.ticket_id, ids))
+    .where(inIds(ticketWatchers.ticket_id))
     .orderBy(...addedOrder),
 );
 export async function watchersOf(conn: Conn, ids: number[]): Promise<Map<number, Watchers>> {
