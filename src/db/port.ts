@@ -82,6 +82,11 @@ export interface TicketListSpec {
   /** Case-insensitive substring of the subject or of a message the reader may see. */
   q?: string;
   /**
+   * Count the list only up to this many tickets (decision 085): a total that reaches it is
+   * answered as it (`exact: false`: at least that many). Absent: counted exactly.
+   */
+  countUpTo?: number;
+  /**
    * With q: the people whose name or address matched it (the domain's bounded people search,
    * decision 035); q also finds the tickets any of them is a requester of (ticket_watchers).
    */
@@ -217,7 +222,7 @@ export interface StoreQueries {
   /** The domain of an e-mail column (after its first @), lower-cased: the expression `users_email_domain_idx` holds. */
   emailDomain(column: unknown): SQL;
   /** A page of tickets and the total, for a list filter. */
-  listTickets(conn: Conn, spec: TicketListSpec): Promise<{ rows: TicketRowOf[]; total: number }>;
+  listTickets(conn: Conn, spec: TicketListSpec): Promise<{ rows: TicketRowOf[]; total: number; exact: boolean }>;
   /** Active users whose name or e-mail contains `needle` (lower-cased), at most `n`, e-mail prefix matches first. */
   searchPeople(conn: Conn, needle: string, n: number): Promise<UserRowOf[]>;
   /**

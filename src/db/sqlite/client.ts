@@ -161,7 +161,7 @@ export function openSqlite(file: string, opts: { readThreads?: number } = {}): S
       emailDomain: (column) => sql`lower(substr(${column as SQLiteColumn}, instr(${column as SQLiteColumn}, '@') + 1))`,
       listTickets: async (conn, spec) =>
         readers && conn !== writerPort
-          ? (readers.list(spec) as Promise<{ rows: never[]; total: number }>)
+          ? (readers.list(spec) as Promise<{ rows: never[]; total: number; exact: boolean }>)
           : listTickets(sqliteHandle(conn), spec),
       searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
       reindexTicketText: async (conn, ids) => {

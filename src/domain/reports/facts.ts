@@ -87,7 +87,8 @@ const ALL = 10_000_000;
 export async function reportScope(db: Db, actor: Actor, filter: TicketFilter): Promise<ReportScope> {
   const spec = await listSpec(db, actor, filter);
   return {
-    spec: { ...spec, sort: 'id', desc: false, ranks: undefined, limit: ALL, offset: 0 },
+    // Rows only: no total is read (counted up to one, to know there are any; decision 085).
+    spec: { ...spec, sort: 'id', desc: false, ranks: undefined, limit: ALL, offset: 0, countUpTo: 1 },
     plain: Object.values(filter).every((v) => v === undefined),
   };
 }
