@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { addBusinessMs, businessMsBetween, type CalendarSpec } from '../src/domain/time/businessTime.js';
+import {
+  addBusinessMs,
+  businessMsBetween,
+  businessTimeline,
+  type CalendarSpec,
+} from '../src/domain/time/businessTime.js';
 
 // Business-time arithmetic against instants computed by hand (SPEC D2, decision 068). Each
 // expected instant is written in UTC, with the local reading beside it.
@@ -229,5 +234,41 @@ describe('businessMsBetween', () => {
     // Stretches handed out are the caller's: changing them changes nothing for the next call.
     first.segments[0].end = 0;
     expect(addBusinessMs(cal, ms('2026-12-23T15:00:00Z'), 240 * MIN).segments[0].end).toBe(ms('2026-12-23T16:00:00Z'));
+  });
+});
+
+describe('businessTimeline (reports: many pairs on one calendar)', () => {
+  it('equals businessMsBetween pair by pair: holidays, clock changes, skipped and repeated hours, years apart', () => {
+    const cals: (CalendarSpec | null)[] = [
+      null,
+      nineToFive('Europe/Berlin', ['2026-12-24', '--12-25', '--12-26']),
+      everyDay('Europe/Berlin'),
+      { time_zone: 'Australia/Lord_Howe', hours: { sun: allDay }, holidays: [] },
+      { time_zone: 'America/New_York', hours: { sun: [['01:30', '03:00']], wed: [['22:00', '24:00']] }, holidays: [] },
+      nineToFive(
+        'Asia/Tokyo',
+        [],
+        [
+          ['09:00', '12:00'],
+          ['13:00', '18:00'],
+        ],
+      ),
+    ];
+    // A fixed pseudo-random walk (no Math.random: the same pairs every run).
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 48271) % 2147483647;
+      return seed / 2147483647;
+    };
+    const base = ms('2026-01-01T00:00:00Z');
+    for (const cal of cals) {
+      const between = businessTimeline(cal);
+      for (let i = 0; i < 300; i++) {
+        const a = base + Math.floor(next() * 730 * 24) * 15 * MIN * 4 + Math.floor(next() * 60) * MIN;
+        const span = i % 10 === 0 ? next() * 600 * 24 * HOUR : next() * 9 * 24 * HOUR;
+        const b = a + Math.floor(span / MIN) * MIN - (i % 7 === 0 ? 30 * 24 * HOUR : 0);
+        expect(between(a, b), `${cal?.time_zone ?? 'none'} ${iso(a)} → ${iso(b)}`).toBe(businessMsBetween(cal, a, b));
+      }
+    }
   });
 });

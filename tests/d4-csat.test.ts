@@ -269,6 +269,11 @@ describe('a rating link', () => {
     expect((theirs.body.transactions as { type: string }[]).some((t) => t.type === 'Rating')).toBe(false);
     const ticket = await s.api('GET', `/tickets/${id}`, { token: rq.token });
     expect(ticket.body.ticket ?? ticket.body).not.toHaveProperty('csat');
+    // Nor can they find the ticket by the comment's words; staff can (it is staff-only text, as a note is).
+    const search = async (token: string) =>
+      ((await s.api('GET', '/tickets?q=broke%20again', { token })).body.tickets as { id: number }[]).map((t) => t.id);
+    expect(await search(agent.token)).toContain(id);
+    expect(await search(rq.token)).not.toContain(id);
     // The portal (by the link of their mail, and signed in).
     const [mail] = mailsFor(sink, id, rq.email).filter((m) => /\bResolved: /.test(m.parsed.subject ?? ''));
     const portal = PORTAL_LINK.exec(mail.parsed.text ?? '')![0];

@@ -93,13 +93,22 @@ beforeAll(async () => {
   const q = await s.api('POST', '/queues', { body: { name: 'Billing' } });
   expect(q.status, q.text).toBe(201);
   billing = q.body.id;
+  // Billing's hours: weekdays 09:00–17:00 UTC (2032-03-08 is a Monday).
+  const cal = await s.api('POST', '/calendars', {
+    body: {
+      name: 'Billing hours',
+      time_zone: 'UTC',
+      hours: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [['09:00', '17:00']]])),
+    },
+  });
+  expect(cal.status, cal.text).toBe(201);
   const policy = await s.api('POST', '/sla-policies', {
     body: {
       name: 'Billing',
       match: { queue_ids: [billing] },
-      calendar_id: null,
+      calendar_id: cal.body.id,
       first_response_minutes: 60,
-      resolution_minutes: 600,
+      resolution_minutes: 240,
     },
   });
   expect(policy.status, policy.text).toBe(201);
@@ -130,7 +139,8 @@ beforeAll(async () => {
     ['2032-03-09T13:00:00.000Z', () => move(T.C, 'deleted')],
     // D: never answered.
     ['2032-03-09T10:00:00.000Z', async () => (T.D = await create('@SUM(1,2)'))],
-    // E (Billing, SLA 60/600): answered after 45 (met), resolved after 1440 (breached).
+    // E (Billing, SLA 60/240 business minutes): answered after 45 (met), resolved after 1440 calendar
+    // minutes, 480 business ones (09:00–17:00 on the 10th, nothing of the 11th before 09:00): breached.
     ['2032-03-10T09:00:00.000Z', async () => (T.E = await create('Invoice', billing))],
     ['2032-03-10T09:45:00.000Z', () => reply(T.E)],
     ['2032-03-11T09:00:00.000Z', () => move(T.E, 'resolved')],
@@ -210,6 +220,9 @@ describe('GET /reports/summary', () => {
       unanswered: 1, // D
       first_response_minutes: { median: 30, p90: 120 }, // 10 30 120
       resolution_minutes: { median: 2880, p90: 12780 }, // 120 2880 12780
+      // No policy applies to General's tickets.
+      first_response_business_minutes: { median: null, p90: null },
+      resolution_business_minutes: { median: null, p90: null },
       sla_met_percent: { first_response: null, resolution: null },
       time_worked_minutes: 20, // 30 − 10
       csat: { count: 2, good_percent: 50 },
@@ -222,6 +235,8 @@ describe('GET /reports/summary', () => {
       unanswered: 0,
       first_response_minutes: { median: 45, p90: 45 },
       resolution_minutes: { median: 1440, p90: 1440 },
+      first_response_business_minutes: { median: 45, p90: 45 },
+      resolution_business_minutes: { median: 480, p90: 480 },
       sla_met_percent: { first_response: 100, resolution: 0 },
       time_worked_minutes: 60,
       csat: { count: 0, good_percent: null }, // E's rating is after the period
@@ -233,6 +248,8 @@ describe('GET /reports/summary', () => {
       unanswered: 1,
       first_response_minutes: { median: 38, p90: 120 }, // 10 30 45 120
       resolution_minutes: { median: 2160, p90: 12780 }, // 120 1440 2880 12780
+      first_response_business_minutes: { median: 45, p90: 45 }, // E alone has a policy
+      resolution_business_minutes: { median: 480, p90: 480 },
       sla_met_percent: { first_response: 100, resolution: 0 },
       time_worked_minutes: 80,
       csat: { count: 2, good_percent: 50 },
@@ -341,6 +358,8 @@ describe('GET /reports/tickets.csv', () => {
       'sla_resolution_met',
       'time_worked_minutes',
       'csat',
+      'first_response_business_minutes',
+      'resolution_business_minutes',
     ]);
     expect(body.map((r) => Number(r[0]))).toEqual([T.A, T.B, T.C, T.D, T.E]);
     const col = (name: string) => body.map((r) => r[(head as string[]).indexOf(name)] as string);
@@ -370,6 +389,8 @@ describe('GET /reports/tickets.csv', () => {
     expect(col('sla_resolution_met')).toEqual(['', '', '', '', 'false']);
     expect(col('time_worked_minutes')).toEqual(['20', '0', '0', '0', '60']);
     expect(col('csat')).toEqual(['good', 'bad', '', '', '']);
+    expect(col('first_response_business_minutes')).toEqual(['', '', '', '', '45']);
+    expect(col('resolution_business_minutes')).toEqual(['', '', '', '', '480']);
     // Where every resolved ticket was created in the period, resolution medians agree too.
     const bill = parseCsv(await csv(`queue_id=${billing}`)).slice(1);
     const billTotals = (await summary(`queue_id=${billing}`)).totals;
@@ -447,5 +468,14 @@ describe('GET /reports (HTML)', () => {
     expect(html).toContain('value="2032-03-08"');
     expect(html).toContain('href="/tickets?queue_id=1&amp;created_from=2032-03-08T00%3A00%3A00.000Z');
     expect(html).toContain('/reports/tickets.csv?');
+    // A policy applies to Billing's ticket: the business-hours medians are columns (Billing's row: 45 min, 8 h).
+    expect(html).toContain('<th scope="col">Resolution in business hours, median</th>');
+    expect(html).toMatch(
+      /<th scope="row">Billing<\/th>(?:(?!<\/tr>).)*<td class="num">45 min<\/td><td class="num">8 h<\/td>/s,
+    );
+    const general = await fetch(`${s.url}/reports?from=2032-03-08&to=2032-03-15&queue_id=1`, {
+      headers: { authorization: `Bearer ${agent.token}`, accept: 'text/html' },
+    });
+    expect(await general.text()).not.toContain('in business hours');
   });
 });

@@ -1,3 +1,4 @@
+import { rawRun } from './helpers/db.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testClock } from '../src/domain/clock.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -281,6 +282,27 @@ describe('who is this customer', () => {
     // Dave and Erin share gmail.com: a provider, not an organization. Frank is alone at solo.example.
     expect(await panel(t.t9)).not.toContain('gmail.com ·');
     expect(await panel(t.t11)).not.toContain('solo.example ·');
+  });
+
+  it('counts the people at a big domain up to 1,000, then says 1,000+', async () => {
+    const r = await s.api('POST', '/tickets', {
+      body: { queue_id: 1, subject: 'From a big company', requesters: ['first@big.example'] },
+    });
+    expect(r.status, r.text).toBe(201);
+    const now = new Date().toISOString();
+    // 999 more (some spelled in capitals: the domain is compared without letter case), then one more.
+    const add = (from: number, to: number) =>
+      rawRun(
+        s,
+        `INSERT INTO users (email, name, role, created_at, updated_at)
+         WITH RECURSIVE n(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM n WHERE i < ${to})
+         SELECT 'p' || i || (CASE WHEN i % 2 = 0 THEN '@BIG.example' ELSE '@big.example' END), '', 'requester', ?, ? FROM n`,
+        [now, now],
+      );
+    await add(1, 999);
+    expect(await panel(r.body.ticket.id)).toContain('big.example · 1,000 people');
+    await add(1000, 1000);
+    expect(await panel(r.body.ticket.id)).toContain('big.example · 1,000+ people');
   });
 
   it('is not shown to the requester', async () => {

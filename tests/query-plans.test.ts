@@ -5,6 +5,7 @@ import { is, sql, SQL } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
+import { idsIn } from '../src/db/port.js';
 import { loadEnv } from '../src/env.js';
 import { loadSettings } from '../src/settings.js';
 import type { Actor } from '../src/domain/actor.js';
@@ -268,6 +269,14 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     }
   });
 
+  it('a queue, an owner or a team without a status walks its own index in the default order (no sort of all its tickets)', async () => {
+    for (const params of [{ queue_id: '2' }, { owner_id: '2' }, { ticket_team_id: '1' }] as Record<string, string>[]) {
+      const page = (await sqliteListPlan(params)).join('\n');
+      expect(page, JSON.stringify(params)).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+      expect(page, JSON.stringify(params)).toMatch(/tickets_(queue|owner|team)_updated_idx/);
+    }
+  });
+
   it('sorting without a filter walks a sort index instead of sorting the table', async () => {
     for (const sort of ['-updated', 'created', '-priority', 'id']) {
       const lines = await sqliteListPlan({ sort, offset: '20' });
@@ -307,6 +316,16 @@ describe('EXPLAIN QUERY PLAN of what every page reads', () => {
   });
 });
 
+/**
+ * A plan with its batch of ids (one JSON parameter read by json_each, issue 32) checked and taken
+ * out: the lines of the table reads remain, each probing an index once per id.
+ */
+function withoutBatch(lines: string[]): string[] {
+  const batch = lines.filter((l) => /^LIST SUBQUERY \d+$|^SCAN json_each VIRTUAL TABLE/.test(l));
+  expect(batch.length, lines.join('\n')).toBe(2);
+  return lines.filter((l) => !batch.includes(l));
+}
+
 describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', () => {
   // The custom values of a page of tickets. The lookup index (field_id, value, ticket_id) covers
   // this query; read through it, the values of every ticket are read for each field (30 ms a page
@@ -314,15 +333,20 @@ describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', 
   // only until it is analysed again — the situation in which SQLite chose the covering index.
   // On the writer: the connection the statistics are changed (and reloaded) on below.
   const valuesPlan = () => {
-    const q = customValuesQuery(
-      db,
-      Array.from({ length: 50 }, (_, i) => i + 1),
+    const q = customValuesQuery(db, (column) =>
+      idsIn(
+        db,
+        column,
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      ),
     ).toSQL();
-    return (
-      sqliteOf(db)
-        .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
-        .all(...(q.params as unknown[])) as { detail: string }[]
-    ).map((r) => r.detail);
+    return withoutBatch(
+      (
+        sqliteOf(db)
+          .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
+          .all(...(q.params as unknown[])) as { detail: string }[]
+      ).map((r) => r.detail),
+    );
   };
   // By the primary key (ticket_id, field_id), whichever table SQLite reads first (the fields are few).
   const byTicket =
@@ -349,16 +373,20 @@ describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', 
   });
 
   it("the reader's unread marks (SPEC D6): their read rows of the page's tickets by the primary key", () => {
-    const q = readsQuery(
-      db,
-      admin.id,
-      Array.from({ length: 50 }, (_, i) => i + 1),
+    const q = readsQuery(db, admin.id, (column) =>
+      idsIn(
+        db,
+        column,
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      ),
     ).toSQL();
-    const lines = (
-      sqliteOf(db)
-        .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
-        .all(...(q.params as unknown[])) as { detail: string }[]
-    ).map((r) => r.detail);
+    const lines = withoutBatch(
+      (
+        sqliteOf(db)
+          .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
+          .all(...(q.params as unknown[])) as { detail: string }[]
+      ).map((r) => r.detail),
+    );
     expect(lines.join('\n')).toMatch(
       /^SEARCH ticket_reads USING INDEX sqlite_autoindex_ticket_reads_1 \(user_id=\? AND ticket_id=\?\)$/,
     );

@@ -82,6 +82,11 @@ export interface TicketListSpec {
   /** Case-insensitive substring of the subject or of a message the reader may see. */
   q?: string;
   /**
+   * Count the list only up to this many tickets (decision 085): a total that reaches it is
+   * answered as it (`exact: false`: at least that many). Absent: counted exactly.
+   */
+  countUpTo?: number;
+  /**
    * With q: the people whose name or address matched it (the domain's bounded people search,
    * decision 035); q also finds the tickets any of them is a requester of (ticket_watchers).
    */
@@ -210,8 +215,14 @@ export interface StoreQueries {
   sameName(column: unknown, value: string): SQL;
   /** A column in a condition that must not drive the plan through its index (SQLite: `+column`). */
   notIndexed(column: unknown): SQL;
+  /** `column IN` a batch of ids given as one parameter (`ids`: its placeholder, or idsParam's value). */
+  idsIn(column: unknown, ids: unknown): SQL;
+  /** The value of that parameter for a batch of ids (SQLite: a JSON array; PostgreSQL: the array itself). */
+  idsParam(ids: readonly number[]): unknown;
+  /** The domain of an e-mail column (after its first @), lower-cased: the expression `users_email_domain_idx` holds. */
+  emailDomain(column: unknown): SQL;
   /** A page of tickets and the total, for a list filter. */
-  listTickets(conn: Conn, spec: TicketListSpec): Promise<{ rows: TicketRowOf[]; total: number }>;
+  listTickets(conn: Conn, spec: TicketListSpec): Promise<{ rows: TicketRowOf[]; total: number; exact: boolean }>;
   /** Active users whose name or e-mail contains `needle` (lower-cased), at most `n`, e-mail prefix matches first. */
   searchPeople(conn: Conn, needle: string, n: number): Promise<UserRowOf[]>;
   /**
@@ -462,43 +473,32 @@ export function prepared<Q extends PromiseLike<unknown>>(build: (db: Db) => Q): 
   return (conn) => conn.store.work.prepare<RowOf<Q>>(conn, key, build);
 }
 
-/** The sizes a statement over a batch of ids is prepared for: a batch takes the next one up. */
-const ID_BATCH_SIZES = [2, 4, 8, 16, 32, 64, 128, 256, 512] as const;
-const ID_BATCH_MAX = ID_BATCH_SIZES[ID_BATCH_SIZES.length - 1];
+/** `column IN ids`, the ids given as one parameter (see preparedForIds). */
+export type IdsIn = (column: unknown) => SQL;
 
 /**
- * A query over a batch of ids (a list page's tickets, their requesters), compiled once per batch
- * size rather than built on every call: `build` gets one placeholder per id to hand `inArray`.
- * Building a query with fifty parameters costs more than SQLite running it (a list page's dozen
- * lookups were a fifth of its CPU). A batch is padded to its size by repeating its last id, which
- * `IN` reads once; one longer than the largest size runs in parts. Other parameters are
- * `sql.placeholder(name)`s, given in `params` (never named `id<n>`).
+ * `column IN ids` with the ids as ONE parameter, in the store's dialect (SQLite: a JSON array read
+ * by json_each; PostgreSQL: an int[]), for a query built once: `ids` a placeholder, or the ids.
+ */
+export function idsIn(conn: Conn, column: unknown, ids: Placeholder | readonly number[]): SQL {
+  const q = conn.store.queries;
+  return q.idsIn(column, Array.isArray(ids) ? q.idsParam(ids as readonly number[]) : ids);
+}
+
+/**
+ * A query over a batch of ids (a list page's tickets, their requesters), compiled once rather than
+ * built on every call, with the batch as one parameter: `build` gets `inIds(column)` to say
+ * `column IN (the batch)`. Building a query with fifty parameters cost more than SQLite running
+ * it (a list page's dozen lookups were a fifth of its CPU), and so did binding fifty named
+ * parameters to each run (issue 32: a lookup of 50 ids on an empty table took 0.2 ms). Other
+ * parameters are `sql.placeholder(name)`s, given in `params` (never named `ids`).
  */
 export function preparedForIds<Q extends PromiseLike<unknown>>(
-  build: (db: Db, ids: Placeholder[]) => Q,
+  build: (db: Db, inIds: IdsIn) => Q,
 ): (conn: Conn, ids: readonly number[], params?: Record<string, unknown>) => Promise<RowOf<Q>[]> {
-  const bySize = new Map<number, (conn: Conn) => Prepared<RowOf<Q>>>();
-  const run = async (conn: Conn, ids: readonly number[], params: Record<string, unknown>): Promise<RowOf<Q>[]> => {
-    if (ids.length === 0) return [];
-    if (ids.length > ID_BATCH_MAX) {
-      const out: RowOf<Q>[] = [];
-      for (let i = 0; i < ids.length; i += ID_BATCH_MAX)
-        out.push(...(await run(conn, ids.slice(i, i + ID_BATCH_MAX), params)));
-      return out;
-    }
-    const size = ID_BATCH_SIZES.find((n) => n >= ids.length)!;
-    let stmt = bySize.get(size);
-    if (!stmt) {
-      const holders = Array.from({ length: size }, (_, i) => sql.placeholder(`id${i}`));
-      stmt = prepared((db) => build(db, holders));
-      bySize.set(size, stmt);
-    }
-    const values: Record<string, unknown> = { ...params };
-    const last = ids[ids.length - 1];
-    for (let i = 0; i < size; i++) values[`id${i}`] = i < ids.length ? ids[i] : last;
-    return stmt(conn).all(values);
-  };
-  return (conn, ids, params = {}) => run(conn, ids, params);
+  const stmt = prepared((db) => build(db, (column) => idsIn(db, column, sql.placeholder('ids'))));
+  return async (conn, ids, params = {}) =>
+    ids.length === 0 ? [] : stmt(conn).all({ ...params, ids: conn.store.queries.idsParam(ids) });
 }
 
 /** The row type of a query builder (what one element of its awaited result is). */
@@ -512,6 +512,11 @@ export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
 /** `column = value` ignoring letter case, in the dialect of the store of `conn`. */
 export function sameName(conn: Conn, column: unknown, value: string): SQL {
   return conn.store.queries.sameName(column, value);
+}
+
+/** The lower-cased domain of an e-mail column, as the store's index of it has it (compare with a lower-cased domain). */
+export function emailDomain(conn: Conn, column: unknown): SQL {
+  return conn.store.queries.emailDomain(column);
 }
 
 /** `column` in a condition, kept from choosing the plan through its index (a planner hint, where the dialect has one). */

@@ -293,11 +293,18 @@ export async function deleteWidget(db: Db, actor: Actor, dashboardId: number, wi
 // ---- widget contents -------------------------------------------------------------------
 
 export type WidgetData =
-  | { kind: 'ticket_list'; view_id: number; view_name: string; tickets: TicketJson[]; total: number }
+  | {
+      kind: 'ticket_list';
+      view_id: number;
+      view_name: string;
+      tickets: TicketJson[];
+      total: number;
+      total_exact: boolean;
+    }
   | { kind: 'status_counts'; counts: { status: string; count: number }[] }
   | { kind: 'queue_counts'; counts: { queue_id: number; name: string; count: number }[] }
   | { kind: 'team_workload'; team_id: number | null; rows: { user_id: number; name: string; count: number }[] }
-  | { kind: 'my_tickets'; tickets: TicketJson[]; total: number }
+  | { kind: 'my_tickets'; tickets: TicketJson[]; total: number; total_exact: boolean }
   | { kind: 'report'; report: ReportSummary }
   | { kind: string; error: string };
 
@@ -327,6 +334,7 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
         view_name: view.name,
         tickets: staffTickets(actor, list.tickets),
         total: list.total,
+        total_exact: list.total_exact,
       };
     }
     case 'status_counts': {
@@ -369,7 +377,12 @@ export async function widgetData(db: Db, actor: Actor, d: DashboardJson, w: Widg
     }
     case 'my_tickets': {
       const list = await listByFilter(db, actor, { owner_id: actor.id, status_category: NOT_DONE, limit });
-      return { kind: w.kind, tickets: staffTickets(actor, list.tickets), total: list.total };
+      return {
+        kind: w.kind,
+        tickets: staffTickets(actor, list.tickets),
+        total: list.total,
+        total_exact: list.total_exact,
+      };
     }
     case 'report':
       return await reportWidgetData(db, actor, w.config);

@@ -67,11 +67,11 @@ export const noLinks = (): LinksJson => ({
 });
 
 const linkCols = { base_id: ticketLinks.base_id, type: ticketLinks.type, target_id: ticketLinks.target_id };
-const linksOfMany = preparedForIds((db, ids) =>
+const linksOfMany = preparedForIds((db, inIds) =>
   db
     .select(linkCols)
     .from(ticketLinks)
-    .where(or(inArray(ticketLinks.base_id, ids), inArray(ticketLinks.target_id, ids))),
+    .where(or(inIds(ticketLinks.base_id), inIds(ticketLinks.target_id))),
 );
 /** The links of a batch of tickets by name, ids sorted (ticket JSON's `links`). */
 export async function linksOf(conn: Conn, ids: number[]): Promise<Map<number, LinksJson>> {

@@ -1,5 +1,4 @@
-import { inArray } from 'drizzle-orm';
-import type { Conn, Db } from '../db/port.js';
+import { type Conn, type Db, preparedForIds } from '../db/port.js';
 import { tickets } from '../db/tables.js';
 import { type Actor, requireStaff } from './actor.js';
 import { LINK_NAMES, type LinksJson } from './links.js';
@@ -15,14 +14,18 @@ export interface LinkedTicket {
   status: string;
 }
 
+const linkedRows = preparedForIds((db, inIds) =>
+  db
+    .select({ id: tickets.id, subject: tickets.subject, status: tickets.status })
+    .from(tickets)
+    .where(inIds(tickets.id)),
+);
+
 /** The linked tickets of `links`, by id. */
 export async function linkedTickets(conn: Conn, links: LinksJson): Promise<Map<number, LinkedTicket>> {
   const ids = [...new Set(LINK_NAMES.flatMap((n) => links[n]))];
   if (ids.length === 0) return new Map();
-  const rows = await conn
-    .select({ id: tickets.id, subject: tickets.subject, status: tickets.status })
-    .from(tickets)
-    .where(inArray(tickets.id, ids));
+  const rows = await linkedRows(conn, ids);
   return new Map(rows.map((r) => [r.id, r]));
 }
 

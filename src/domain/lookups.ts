@@ -1,5 +1,5 @@
 import { asc, inArray } from 'drizzle-orm';
-import type { Db } from '../db/port.js';
+import { type Db, prepared, preparedForIds } from '../db/port.js';
 import { queues, teamMembers, teams, users } from '../db/tables.js';
 import { type Actor, isStaff } from './actor.js';
 import { allCustomFields, type CustomFieldJson } from './customFields.js';
@@ -40,13 +40,10 @@ export interface Lookups {
  * never loaded wholesale.
  */
 export async function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[] = []): Promise<Lookups> {
-  const memberRows = await db.select().from(teamMembers);
+  const memberRows = await allMembers(db).all();
   return {
-    queues: await db
-      .select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias })
-      .from(queues)
-      .orderBy(asc(queues.name)),
-    teams: (await db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name))).map((t) => ({
+    queues: await queuesByName(db).all(),
+    teams: (await teamsByName(db).all()).map((t) => ({
       ...t,
       members: memberRows.filter((m) => m.team_id === t.id).map((m) => m.user_id),
     })),
@@ -68,7 +65,23 @@ export async function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[]
   };
 }
 
+// Every page's lookups: compiled once (issue 32: building them cost more than running them).
+const allMembers = prepared((db) =>
+  db.select({ team_id: teamMembers.team_id, user_id: teamMembers.user_id }).from(teamMembers),
+);
+const queuesByName = prepared((db) =>
+  db
+    .select({ id: queues.id, name: queues.name, team_id: queues.team_id, mail_alias: queues.mail_alias })
+    .from(queues)
+    .orderBy(asc(queues.name)),
+);
+const teamsByName = prepared((db) =>
+  db.select({ id: teams.id, name: teams.name }).from(teams).orderBy(asc(teams.name)),
+);
+
 const person = { id: users.id, name: users.name, email: users.email, role: users.role, disabled: users.disabled };
+const staffPrepared = prepared((db) => staffQuery(db));
+const peopleByIds = preparedForIds((db, inIds) => db.select(person).from(users).where(inIds(users.id)));
 const byName = (a: Person, b: Person) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
 
 /** Every agent and admin, through users_role_idx (exported for its plan check). */
@@ -84,7 +97,7 @@ export const staffQuery = (db: Db) =>
  */
 async function customerView(db: Db, actor: Actor, ids: (number | null)[]): Promise<Person[]> {
   const others = [...new Set(ids)].filter((id): id is number => id !== null && id !== actor.id);
-  const rows = others.length > 0 ? await db.select(person).from(users).where(inArray(users.id, others)) : [];
+  const rows = await peopleByIds(db, others);
   return [
     { id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false },
     ...rows.map((u) => (u.role === 'requester' ? u : { ...u, email: '' })),
@@ -93,9 +106,9 @@ async function customerView(db: Db, actor: Actor, ids: (number | null)[]): Promi
 
 /** Staff, and the users asked for by id; by name. */
 async function staffAnd(db: Db, ids: (number | null)[]): Promise<Person[]> {
-  const staff = await staffQuery(db);
+  const staff = await staffPrepared(db).all();
   const known = new Set(staff.map((u) => u.id));
   const extra = [...new Set(ids)].filter((id): id is number => id !== null && !known.has(id));
-  const others = extra.length > 0 ? await db.select(person).from(users).where(inArray(users.id, extra)) : [];
+  const others = await peopleByIds(db, extra);
   return [...staff, ...others].sort(byName);
 }

@@ -151,8 +151,8 @@ export interface NotAddedJson {
  * The people mail named on the ticket whom the bounds did not add (SPEC D0), who are still not
  * on it (`onTicket`: the addresses of its requesters and Cc), oldest first.
  */
-export async function notAddedOf(conn: Conn, ticketId: number, onTicket: Set<string>): Promise<NotAddedJson[]> {
-  const rows = await conn
+const notAddedRows = prepared((db) =>
+  db
     .select({
       email: ticketMailCc.email,
       name: ticketMailCc.name,
@@ -161,8 +161,12 @@ export async function notAddedOf(conn: Conn, ticketId: number, onTicket: Set<str
       created_at: ticketMailCc.created_at,
     })
     .from(ticketMailCc)
-    .where(and(eq(ticketMailCc.ticket_id, ticketId), isNotNull(ticketMailCc.reason)))
-    .orderBy(asc(ticketMailCc.created_at), asc(ticketMailCc.email));
+    .where(and(eq(ticketMailCc.ticket_id, p('ticket')), isNotNull(ticketMailCc.reason)))
+    .orderBy(asc(ticketMailCc.created_at), asc(ticketMailCc.email)),
+);
+
+export async function notAddedOf(conn: Conn, ticketId: number, onTicket: Set<string>): Promise<NotAddedJson[]> {
+  const rows = await notAddedRows(conn).all({ ticket: ticketId });
   return rows.filter((r) => !onTicket.has(r.email)).map((r) => ({ ...r, reason: r.reason! }));
 }
 

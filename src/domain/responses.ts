@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
-import { type Conn, type Db, first, one, transaction } from '../db/port.js';
+import { type Conn, type Db, first, one, prepared, transaction } from '../db/port.js';
 import { cannedResponses } from '../db/tables.js';
 import { checkStatusName } from './lifecycles/statuses.js';
 import { type Actor, isAdmin, requireStaff } from './actor.js';
@@ -45,17 +45,32 @@ export interface RenderedResponse {
 
 const visibleTo = (actor: Actor): SQL => or(isNull(cannedResponses.owner_id), eq(cannedResponses.owner_id, actor.id))!;
 
+// The reply box's list on every ticket page (no queue filter, or one): compiled once each.
+const responsesFor = (byQueue: boolean) =>
+  prepared((db) =>
+    db
+      .select()
+      .from(cannedResponses)
+      .where(
+        and(
+          or(isNull(cannedResponses.owner_id), eq(cannedResponses.owner_id, sql.placeholder('reader'))),
+          byQueue
+            ? or(isNull(cannedResponses.queue_id), eq(cannedResponses.queue_id, sql.placeholder('queue')))
+            : undefined,
+        ),
+      )
+      .orderBy(sql`lower(${cannedResponses.name})`, asc(cannedResponses.owner_id), asc(cannedResponses.id)),
+  );
+const responsesOfAll = responsesFor(false);
+const responsesOfQueue = responsesFor(true);
+
 /** Own and shared responses, by name (own first when names tie). Staff only. */
 export async function listResponses(db: Db, actor: Actor, filter: ResponseFilter = {}): Promise<ResponseJson[]> {
   requireStaff(actor);
-  const where = [visibleTo(actor)];
-  if (filter.queue_id !== undefined)
-    where.push(or(isNull(cannedResponses.queue_id), eq(cannedResponses.queue_id, filter.queue_id))!);
-  const rows = await db
-    .select()
-    .from(cannedResponses)
-    .where(and(...where))
-    .orderBy(sql`lower(${cannedResponses.name})`, asc(cannedResponses.owner_id), asc(cannedResponses.id));
+  const rows =
+    filter.queue_id === undefined
+      ? await responsesOfAll(db).all({ reader: actor.id })
+      : await responsesOfQueue(db).all({ reader: actor.id, queue: filter.queue_id });
   const q = filter.q?.trim().toLowerCase();
   return q ? rows.filter((r) => r.name.toLowerCase().includes(q)) : rows;
 }

@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import { statusSpec } from './lifecycles/listStatus.js';
 import { z } from 'zod';
-import { type Db, first, one, transaction } from '../db/port.js';
+import { type Db, first, one, prepared, transaction } from '../db/port.js';
 import { savedViews, teamMembers, users } from '../db/tables.js';
 import { type Actor, isAdmin, parseJson, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
@@ -127,16 +127,22 @@ async function checkShare(db: Db, actor: Actor, ownerId: number, teamId: number 
   if (!member) throw forbidden(`You can share a view only with a team you belong to (not team ${teamId})`);
 }
 
-/** GET /saved-views and the list screen: the reader's own views and those shared with a team they belong to (`shared: true`, with the owner's name), by name. */
-export async function listSavedViews(db: Db, actor: Actor): Promise<ListedViewJson[]> {
-  requireStaff(actor);
-  const myTeams = db.select({ id: teamMembers.team_id }).from(teamMembers).where(eq(teamMembers.user_id, actor.id));
-  const rows = await db
+// Read by every staff page (its view picker): compiled once.
+const viewsOf = prepared((db) => {
+  const reader = sql.placeholder('reader');
+  const myTeams = db.select({ id: teamMembers.team_id }).from(teamMembers).where(eq(teamMembers.user_id, reader));
+  return db
     .select({ v: savedViews, owner_name: users.name, owner_email: users.email })
     .from(savedViews)
     .innerJoin(users, eq(users.id, savedViews.owner_id))
-    .where(or(eq(savedViews.owner_id, actor.id), inArray(savedViews.team_id, myTeams)))
+    .where(or(eq(savedViews.owner_id, reader), inArray(savedViews.team_id, myTeams)))
     .orderBy(asc(savedViews.name), asc(savedViews.id));
+});
+
+/** GET /saved-views and the list screen: the reader's own views and those shared with a team they belong to (`shared: true`, with the owner's name), by name. */
+export async function listSavedViews(db: Db, actor: Actor): Promise<ListedViewJson[]> {
+  requireStaff(actor);
+  const rows = await viewsOf(db).all({ reader: actor.id });
   return rows.map((r) => ({
     ...toJson(r.v),
     shared: r.v.owner_id !== actor.id,

@@ -1,5 +1,5 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
-import { type Conn, inUnitOfWork, logAppend, prepared, first } from '../db/port.js';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { type Conn, inUnitOfWork, logAppend, prepared, preparedForIds, first } from '../db/port.js';
 import { userById } from '../scrips/people.js';
 import { attachments, tickets, transactions, users } from '../db/tables.js';
 import { lifecycleOf, resolvedAtAfter } from './lifecycles/categories.js';
@@ -82,6 +82,18 @@ const attachmentsOfOne = prepared((db) =>
     .where(eq(attachments.transaction_id, sql.placeholder('id')))
     .orderBy(asc(attachments.id)),
 );
+// A batch's attachments in one batch of ids each (each entry's stay together, in id order).
+const attachmentsOfMany = preparedForIds((db, inIds) =>
+  db.select(attachmentCols).from(attachments).where(inIds(attachments.transaction_id)).orderBy(asc(attachments.id)),
+);
+// A ticket's history (from an entry on): compiled once, it is read on every ticket page.
+const historyOf = prepared((db) =>
+  db
+    .select()
+    .from(transactions)
+    .where(and(eq(transactions.ticket_id, sql.placeholder('ticket')), gt(transactions.id, sql.placeholder('after'))))
+    .orderBy(asc(transactions.id)),
+);
 
 /** `noFiles`: the caller knows the rows have no attachments (it just wrote them): nothing to read. */
 export async function transactionsJson(conn: Conn, rows: Row[], noFiles = false): Promise<TransactionJson[]> {
@@ -90,16 +102,10 @@ export async function transactionsJson(conn: Conn, rows: Row[], noFiles = false)
     ? []
     : rows.length === 1
       ? await attachmentsOfOne(conn).all({ id: rows[0].id })
-      : await conn
-          .select(attachmentCols)
-          .from(attachments)
-          .where(
-            inArray(
-              attachments.transaction_id,
-              rows.map((r) => r.id),
-            ),
-          )
-          .orderBy(asc(attachments.id));
+      : await attachmentsOfMany(
+          conn,
+          rows.map((r) => r.id),
+        );
   return rows.map((r) => ({
     id: r.id,
     ticket_id: r.ticket_id,
@@ -131,11 +137,7 @@ export async function transactionsOfTicket(
   ticketId: number,
   opts: { includeComments: boolean; after?: number },
 ): Promise<TransactionJson[]> {
-  const where =
-    opts.after === undefined
-      ? eq(transactions.ticket_id, ticketId)
-      : and(eq(transactions.ticket_id, ticketId), gt(transactions.id, opts.after));
-  const rows = await conn.select().from(transactions).where(where).orderBy(asc(transactions.id));
+  const rows = await historyOf(conn).all({ ticket: ticketId, after: opts.after ?? 0 });
   return transactionsJson(conn, opts.includeComments ? rows : rows.filter((r) => !staffOnly(r)));
 }
 

@@ -103,11 +103,11 @@ const watching = prepared((db) =>
 );
 
 /** The ticket's own watchers (not the queue's), by ticket, ids in the order they were added. */
-const rolesOfMany = preparedForIds((db, ids) =>
+const rolesOfMany = preparedForIds((db, inIds) =>
   db
     .select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
     .from(ticketWatchers)
-    .where(inArray(ticketWatchers.ticket_id, ids))
+    .where(inIds(ticketWatchers.ticket_id))
     .orderBy(...addedOrder),
 );
 export async function watchersOf(conn: Conn, ids: number[]): Promise<Map<number, Watchers>> {
@@ -242,12 +242,16 @@ export async function removeWatcher(
 
 // ---- queue watchers ---------------------------------------------------------------------
 
-export async function queueWatchersOf(conn: Conn, queueId: number): Promise<{ cc: number[]; admin_cc: number[] }> {
-  const rows = await conn
-    .select()
+const queueWatcherRows = prepared((db) =>
+  db
+    .select({ role: queueWatchers.role, user_id: queueWatchers.user_id })
     .from(queueWatchers)
-    .where(eq(queueWatchers.queue_id, queueId))
-    .orderBy(asc(queueWatchers.user_id));
+    .where(eq(queueWatchers.queue_id, sql.placeholder('queue')))
+    .orderBy(asc(queueWatchers.user_id)),
+);
+
+export async function queueWatchersOf(conn: Conn, queueId: number): Promise<{ cc: number[]; admin_cc: number[] }> {
+  const rows = await queueWatcherRows(conn).all({ queue: queueId });
   return {
     cc: rows.filter((r) => r.role === 'cc').map((r) => r.user_id),
     admin_cc: rows.filter((r) => r.role === 'admin_cc').map((r) => r.user_id),

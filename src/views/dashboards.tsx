@@ -77,7 +77,18 @@ export function DashboardList({ dashboards, lookups: l }: { dashboards: Dashboar
   );
 }
 
-function MiniList({ tickets, total, more }: { tickets: TicketJson[]; total: number; more?: string }) {
+function MiniList({
+  tickets,
+  total,
+  exact,
+  more,
+}: {
+  tickets: TicketJson[];
+  total: number;
+  exact: boolean;
+  more?: string;
+}) {
+  const all = `${total.toLocaleString('en')}${exact ? '' : '+'}`;
   if (tickets.length === 0) return <p class="muted">Nothing here.</p>;
   return (
     <>
@@ -96,7 +107,7 @@ function MiniList({ tickets, total, more }: { tickets: TicketJson[]; total: numb
         ))}
       </ul>
       {total > tickets.length &&
-        (more ? <a href={more}>All {total} →</a> : <span class="muted small">{total} in all</span>)}
+        (more ? <a href={more}>All {all} →</a> : <span class="muted small">{all} in all</span>)}
     </>
   );
 }
@@ -120,9 +131,16 @@ export function WidgetBody({ data, l }: { data: WidgetData; l: Lookups }) {
   if ('error' in data) return <p class="error">{data.error}</p>;
   switch (data.kind) {
     case 'ticket_list':
-      return <MiniList tickets={data.tickets} total={data.total} more={`/tickets?view_id=${data.view_id}`} />;
+      return (
+        <MiniList
+          tickets={data.tickets}
+          total={data.total}
+          exact={data.total_exact}
+          more={`/tickets?view_id=${data.view_id}`}
+        />
+      );
     case 'my_tickets':
-      return <MiniList tickets={data.tickets} total={data.total} />;
+      return <MiniList tickets={data.tickets} total={data.total} exact={data.total_exact} />;
     case 'status_counts':
       return (
         <Bars

@@ -30,6 +30,10 @@ const pct = (v: number | null) => (v === null ? '–' : `${v} %`);
 
 /** The summary table: one row per group and the totals, each count a link to its tickets. */
 export function SummaryTable({ report, caption }: { report: ReportSummary; caption: string }) {
+  // Business-hours columns only when an SLA policy applies to something counted (docs/metrics.md).
+  const business =
+    report.totals.first_response_business_minutes.median !== null ||
+    report.totals.resolution_business_minutes.median !== null;
   const cells = (f: ReportFigures) => (
     <>
       <td class="num">
@@ -44,6 +48,12 @@ export function SummaryTable({ report, caption }: { report: ReportSummary; capti
       <td class="num">{duration(f.first_response_minutes.p90)}</td>
       <td class="num">{duration(f.resolution_minutes.median)}</td>
       <td class="num">{duration(f.resolution_minutes.p90)}</td>
+      {business && (
+        <>
+          <td class="num">{duration(f.first_response_business_minutes.median)}</td>
+          <td class="num">{duration(f.resolution_business_minutes.median)}</td>
+        </>
+      )}
       <td class="num">{pct(f.sla_met_percent.first_response)}</td>
       <td class="num">{pct(f.sla_met_percent.resolution)}</td>
       <td class="num">{duration(f.time_worked_minutes)}</td>
@@ -65,6 +75,12 @@ export function SummaryTable({ report, caption }: { report: ReportSummary; capti
             <th scope="col">First response, 90th percentile</th>
             <th scope="col">Resolution, median</th>
             <th scope="col">Resolution, 90th percentile</th>
+            {business && (
+              <>
+                <th scope="col">First response in business hours, median</th>
+                <th scope="col">Resolution in business hours, median</th>
+              </>
+            )}
             <th scope="col">First response SLA met</th>
             <th scope="col">Resolution SLA met</th>
             <th scope="col">Time worked</th>

@@ -221,6 +221,10 @@ export async function openPostgres(
       sameName: (column, value) => sameName(column as never, value),
       // No planner hint on PostgreSQL: its statistics choose; the column as it is.
       notIndexed: (column) => sql`${column as never}`,
+      idsIn: (column, ids) => sql`${column as never} = ANY(${ids}::int[])`,
+      idsParam: (ids) => [...ids],
+      // Migration 0020's index expression.
+      emailDomain: (column) => sql`lower(substr(${column as never}, strpos(${column as never}, '@') + 1))`,
       listTickets: (conn, spec) => listTickets(conn, spec),
       searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
     },

@@ -21,7 +21,7 @@ export type PgDb = Db;
 
 /**
  * The tickets whose subject or messages contain `q` (internal notes only for readers who may
- * see them, decision 025: `type <> 'Comment'`), as one array: a union of two index searches,
+ * see them, decision 025: not `Comment` or `Rating`), as one array: a union of two index searches,
  * each through its trigram index. It is run once per list and its ids handed to the total and
  * the page: on a common word it is nearly all of a list's cost (0.4 s at 100k), which the total
  * and the page each paid when both held it as a subquery.
@@ -121,6 +121,13 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[]) {
       .select({ n: sql<number>`(count(*) - ${merged})::int` })
       .from(tickets)
       .where(all),
+    /** The merged tickets a list with no status takes away (0 otherwise), for a count up to a bound. */
+    merged: noStatus ? db.select({ n: sql<number>`${merged}::int` }).from(sql`(SELECT 1) AS one`) : undefined,
+    /** The list's tickets before merged ones are taken away, counted up to `cap` (decision 085). */
+    countUpTo: (cap: number) =>
+      db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(sql`(SELECT 1 FROM ${tickets} WHERE ${all ?? sql`true`} LIMIT ${cap}) AS c`),
   };
 }
 
@@ -128,10 +135,20 @@ export async function listTickets(db: PgDb, f: TicketListSpec) {
   let textIds: number[] | undefined;
   if (f.q) {
     textIds = await textIdsFor(db, { ...f, q: f.q });
-    if (textIds.length === 0) return { rows: [], total: 0 };
+    if (textIds.length === 0) return { rows: [], total: 0, exact: true };
   }
   const q = listQueries(db, f, textIds);
-  const total = (await q.count)[0]?.n ?? 0;
-  const rows = total === 0 || f.offset >= total ? [] : await q.page;
-  return { rows: rows as (typeof tickets.$inferSelect)[], total };
+  let total: number;
+  let exact = true;
+  if (f.countUpTo === undefined) total = (await q.count)[0]?.n ?? 0;
+  else {
+    // Decision 085: the merged tickets first (few, through their partial index), then the list's
+    // own up to the bound plus those: reading stops there, however many match.
+    const merged = q.merged ? ((await q.merged)[0]?.n ?? 0) : 0;
+    const counted = (await q.countUpTo(f.countUpTo + merged))[0]?.n ?? 0;
+    total = counted - merged;
+    exact = counted < f.countUpTo + merged;
+  }
+  const rows = total === 0 || (exact && f.offset >= total) ? [] : await q.page;
+  return { rows: rows as (typeof tickets.$inferSelect)[], total, exact };
 }

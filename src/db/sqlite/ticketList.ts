@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { SearchTooBroad, type TicketListSpec } from '../port.js';
 import { listFilters, NOT_MERGED } from '../shared/listFilters.js';
 import { isWalkable, sortExpression } from '../shared/listSort.js';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from './schema.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
@@ -38,6 +39,8 @@ interface ValueSet {
   ids: SQL;
   has: (id: SQL) => SQL;
   count: CountQuery;
+  /** The same count, up to `cap` index entries (decision 085). */
+  capped: (cap: number) => CountQuery;
 }
 
 /**
@@ -73,9 +76,19 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
       has: (id) =>
         sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} INDEXED BY sqlite_autoindex_ticket_custom_values_1 WHERE ${ticketCustomValues.ticket_id} = ${id} AND ${match})`,
       count: db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues).where(match),
+      capped: (cap) => cappedCount(db, ticketCustomValues, match, cap),
     });
   }
   return { plain, text, values };
+}
+
+/**
+ * At most `cap` of the rows of `from` that meet `cond`, counted (decision 085): the count stops
+ * reading its index after `cap` entries, whatever the list's size.
+ */
+function cappedCount(db: Db, from: SQL | SQLiteTable, cond: SQL | undefined, cap: number): CountQuery {
+  const where = cond ? sql` WHERE ${cond}` : sql``;
+  return db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT 1 FROM ${from}${where} LIMIT ${cap})`);
 }
 
 /** The tickets these people are requesters of, through the ticket_watchers_user_idx (user_id, role). */
@@ -229,11 +242,22 @@ export function listQueries(db: Db, f: TicketListSpec) {
           and(sql`${tickets.merged_into} IS NOT NULL`, countWhere),
         );
   let count: CountQuery | undefined;
-  if (counted.length > 0) count = countOf(tickets, countWhere);
-  else if (held)
-    count =
-      values.length === 0 ? undefined : countOf(sql`${held.table} AS s`, and(...values.map((v) => v.has(sql`s.id`))));
-  else count = values.length === 1 ? values[0].count : countOf(tickets, countWhere);
+  /** The count up to `cap` (decision 085), built when asked for; undefined: the held set's size. */
+  let countUpTo: ((cap: number) => CountQuery) | undefined;
+  if (counted.length > 0) {
+    count = countOf(tickets, countWhere);
+    countUpTo = (cap) => cappedCount(db, tickets, countWhere, cap);
+  } else if (held) {
+    const heldValues = and(...values.map((v) => v.has(sql`s.id`)));
+    count = values.length === 0 ? undefined : countOf(sql`${held.table} AS s`, heldValues);
+    countUpTo = values.length === 0 ? undefined : (cap) => cappedCount(db, sql`${held.table} AS s`, heldValues, cap);
+  } else if (values.length === 1) {
+    count = values[0].count;
+    countUpTo = values[0].capped;
+  } else {
+    count = countOf(tickets, countWhere);
+    countUpTo = (cap) => cappedCount(db, tickets, countWhere, cap);
+  }
   const hasWalk = walkable && (held || values.length > 0);
   let built: { page?: PageQuery; walk?: PageQuery; pageAll?: PageQuery; walkAll?: PageQuery } = {};
   return {
@@ -261,11 +285,18 @@ export function listQueries(db: Db, f: TicketListSpec) {
     },
     /** The statement counting the merged tickets a list with no status filter takes away (for its plan check). */
     merged,
-    /** The tickets of the list before merged ones are taken away, and the merged ones among them. */
-    counts: (): { counted: number; merged: number } => ({
-      counted: count ? count.get()!.n : held!.size,
-      merged: merged ? merged.get()!.n : 0,
-    }),
+    /**
+     * The tickets of the list before merged ones are taken away, and the merged ones among them;
+     * with `upTo` (decision 085), counted only until the list's own reach `upTo` (the merged ones,
+     * few and through their partial index, are counted first): `exact` false when it did.
+     */
+    counts(upTo?: number): { counted: number; merged: number; exact: boolean } {
+      const m = merged ? merged.get()!.n : 0;
+      if (upTo === undefined || !countUpTo)
+        return { counted: count ? count.get()!.n : held!.size, merged: m, exact: true };
+      const counted = countUpTo(upTo + m).get()!.n;
+      return { counted, merged: m, exact: counted < upTo + m };
+    },
     total(): number {
       const c = this.counts();
       return c.counted - c.merged;
@@ -298,11 +329,11 @@ export function shouldWalk(total: number, count: number, end: number): boolean {
 export function listTickets(db: Db, f: TicketListSpec) {
   const q = listQueries(db, f);
   try {
-    const { counted, merged } = q.counts();
+    const { counted, merged, exact } = q.counts(f.countUpTo);
     const total = counted - merged;
     const walk = q.walk !== undefined && shouldWalk(total, ticketCount(db).get()!.n, q.offset + q.limit);
     const rows = total === 0 ? [] : merged === 0 ? q.unmergedPage(walk).all() : (walk ? q.walk! : q.page).all();
-    return { rows, total };
+    return { rows, total, exact };
   } finally {
     q.release();
   }

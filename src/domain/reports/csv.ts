@@ -4,6 +4,7 @@ import { users } from '../../db/tables.js';
 import type { Actor } from '../actor.js';
 import { lookups } from '../lookups.js';
 import { slaJson } from '../time/slaJson.js';
+import { businessMinutesReader } from './business.js';
 import { createdRows, firstResponses, tagsOf } from './facts.js';
 import { periodMoves } from './moves.js';
 import { type ReportQuery, reportPeriodScope } from './summary.js';
@@ -32,6 +33,8 @@ export const CSV_COLUMNS = [
   'sla_resolution_met',
   'time_worked_minutes',
   'csat',
+  'first_response_business_minutes',
+  'resolution_business_minutes',
 ] as const;
 
 /** Tickets per page read. */
@@ -69,6 +72,7 @@ export async function ticketsCsv(db: Db, actor: Actor, query: ReportQuery): Prom
     if (!had || had.at < r.at) rating.set(r.id, r);
   }
   const names = await lookups(db, actor);
+  const business = businessMinutesReader(db);
   const name = (list: { id: number; name: string }[], id: number | null) =>
     id === null ? '' : (list.find((x) => x.id === id)?.name ?? `#${id}`);
 
@@ -111,6 +115,8 @@ export async function ticketsCsv(db: Db, actor: Actor, query: ReportQuery): Prom
           resolved === null ? null : met('resolution'),
           time.get(t.id) ?? 0,
           rating.get(t.id)?.rating ?? null,
+          await business(t.sla, t.created_at, fr),
+          await business(t.sla, t.created_at, resolved),
         ]);
       }
       yield out;

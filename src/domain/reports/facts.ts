@@ -4,6 +4,7 @@ import { ticketRatings, tickets, ticketTags, timeEntries, transactions, users } 
 import type { Actor } from '../actor.js';
 import { listSpec } from '../tickets/list.js';
 import type { TicketFilter } from '../tickets/query.js';
+import { businessMinutesReader } from './business.js';
 import { periodMoves } from './moves.js';
 
 // SPEC D4 (decision 079): what a report reads for a period, per ticket — all from the history
@@ -68,6 +69,8 @@ export interface TicketFacts {
   time: { minutes: number; worked_on: string }[];
   ratings: { rating: 'good' | 'okay' | 'bad'; rated_at: string }[];
   tags: string[];
+  /** The first response and the counted resolve in business minutes, where a policy applies (./business.ts); else null. */
+  business: { first_response: number | null; resolution: number | null };
 }
 
 /** Ids per statement (well under each store's parameter limit). */
@@ -84,7 +87,8 @@ const ALL = 10_000_000;
 export async function reportScope(db: Db, actor: Actor, filter: TicketFilter): Promise<ReportScope> {
   const spec = await listSpec(db, actor, filter);
   return {
-    spec: { ...spec, sort: 'id', desc: false, ranks: undefined, limit: ALL, offset: 0 },
+    // Rows only: no total is read (counted up to one, to know there are any; decision 085).
+    spec: { ...spec, sort: 'id', desc: false, ranks: undefined, limit: ALL, offset: 0, countUpTo: 1 },
     plain: Object.values(filter).every((v) => v === undefined),
   };
 }
@@ -178,6 +182,7 @@ export async function reportFacts(
     time: [],
     ratings: [],
     tags: [],
+    business: { first_response: null, resolution: null },
   });
   for (const row of await createdRows(db, scope, p)) facts.set(row.id, blank(row, true));
   const moves = await periodMoves(db, p.from, p.to);
@@ -207,5 +212,12 @@ export async function reportFacts(
   for (const [id, at] of await firstResponses(db, createdIds)) (facts.get(id) as TicketFacts).first_response_at = at;
   if (opts.tags)
     for (const [id, tags] of await tagsOf(db, [...facts.keys()])) (facts.get(id) as TicketFacts).tags = tags;
+  const business = businessMinutesReader(db);
+  for (const f of facts.values())
+    if (f.row.sla !== null)
+      f.business = {
+        first_response: f.created ? await business(f.row.sla, f.row.created_at, f.first_response_at) : null,
+        resolution: await business(f.row.sla, f.row.created_at, f.resolved_at),
+      };
   return facts;
 }

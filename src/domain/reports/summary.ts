@@ -46,6 +46,9 @@ export interface ReportFigures {
   unanswered: number;
   first_response_minutes: Spread;
   resolution_minutes: Spread;
+  /** The same in business minutes, over the tickets an SLA policy applies to (null figures when none). */
+  first_response_business_minutes: Spread;
+  resolution_business_minutes: Spread;
   sla_met_percent: { first_response: number | null; resolution: number | null };
   time_worked_minutes: number;
   csat: { count: number; good_percent: number | null };
@@ -112,6 +115,12 @@ function figures(g: Group, base: Record<string, string>): ReportFigures {
       answered.map((f) => minutesBetween(f.row.created_at, f.first_response_at as string)),
     ),
     resolution_minutes: spread(resolved.map((f) => minutesBetween(f.row.created_at, f.resolved_at as string))),
+    first_response_business_minutes: spread(
+      answered.flatMap((f) => (f.business.first_response === null ? [] : [f.business.first_response])),
+    ),
+    resolution_business_minutes: spread(
+      resolved.flatMap((f) => (f.business.resolution === null ? [] : [f.business.resolution])),
+    ),
     sla_met_percent: { first_response: clocks(created, 'first_response'), resolution: clocks(resolved, 'resolution') },
     time_worked_minutes: g.time,
     csat: {

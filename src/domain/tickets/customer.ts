@@ -1,5 +1,5 @@
-import { and, count, desc, eq, like, ne, not } from 'drizzle-orm';
-import type { Db } from '../../db/port.js';
+import { and, count, desc, eq, ne, not, sql } from 'drizzle-orm';
+import { type Db, emailDomain, prepared } from '../../db/port.js';
 import { tickets, users } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
 import { notDoneCondition } from '../lifecycles/listStatus.js';
@@ -74,23 +74,44 @@ export interface CustomerContext {
   /** All their tickets, this one included (what "All N tickets" lists: `requester_id`). */
   total: number;
   /** Their address's domain and how many requesters have an address there (them included), when others do. */
-  organization: { domain: string; people: number } | null;
+  /** `people`: counted up to ORGANIZATION_PEOPLE_COUNTED; `more`: there are more than that. */
+  organization: { domain: string; people: number; more: boolean } | null;
 }
 
 const cols = { id: tickets.id, subject: tickets.subject, status: tickets.status, updated_at: tickets.updated_at };
 
+// Compiled once: the ticket page reads them on every view.
+const requesterRow = prepared((db) =>
+  db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id'))),
+);
+const ticketsOfRequester = prepared((db) =>
+  db
+    .select({ n: count() })
+    .from(tickets)
+    .where(and(eq(tickets.requester_id, sql.placeholder('id')), ne(tickets.status, MERGED_STATUS))),
+);
+const peopleAtDomain = prepared((db) => {
+  const atDomain = db
+    .select({ one: users.id })
+    .from(users)
+    .where(and(eq(emailDomain(db, users.email), sql.placeholder('domain')), eq(users.role, 'requester')))
+    .limit(ORGANIZATION_PEOPLE_COUNTED + 1)
+    .as('at_domain');
+  return db.select({ n: count() }).from(atDomain);
+});
+
 /**
  * The panel's content for a ticket, for staff (null for anyone else, and for a ticket without a
  * requester). Each read goes through an index: the requester's tickets by
- * tickets_requester_updated_idx, read newest first; the people at a domain by a scan of users
- * (no index serves the end of an address; decision 055 has the index it would take).
+ * tickets_requester_updated_idx, read newest first; the people at a domain through
+ * users_email_domain_idx (issue 32), counted up to a bound.
  */
 export async function customerContext(db: Db, actor: Actor, ticket: TicketJson): Promise<CustomerContext | null> {
   if (!isStaff(actor) || ticket.requester_id === null) return null;
-  const [requester] = await db
-    .select({ id: users.id, name: users.name, email: users.email })
-    .from(users)
-    .where(eq(users.id, ticket.requester_id));
+  const requester = await requesterRow(db).get({ id: ticket.requester_id });
   if (!requester) return null;
   // SPEC D3: never a merged ticket (a tombstone).
   const theirs = and(
@@ -115,10 +136,7 @@ export async function customerContext(db: Db, actor: Actor, ticket: TicketJson):
           .orderBy(...newest)
           .limit(OTHER_TICKETS_SHOWN - active.length)
       : [];
-  const [{ n }] = await db
-    .select({ n: count() })
-    .from(tickets)
-    .where(and(eq(tickets.requester_id, requester.id), ne(tickets.status, MERGED_STATUS)));
+  const n = (await ticketsOfRequester(db).get({ id: requester.id }))?.n ?? 0;
   return {
     requester,
     others: [...active, ...rest],
@@ -127,14 +145,16 @@ export async function customerContext(db: Db, actor: Actor, ticket: TicketJson):
   };
 }
 
+/** The people at a domain the panel counts exactly; beyond it says "1000+" (a big company's domain holds tens of thousands). */
+export const ORGANIZATION_PEOPLE_COUNTED = 1000;
+
 /** The organization an address stands for: its domain, when it is no free-mail provider's and other requesters share it. */
 async function organizationOf(db: Db, email: string): Promise<CustomerContext['organization']> {
   const domain = domainOf(email);
   if (!domain || isFreeMail(domain)) return null;
-  // The domain holds letters, digits, dots and hyphens only (domainOf): nothing LIKE reads as a wildcard.
-  const [{ n }] = await db
-    .select({ n: count() })
-    .from(users)
-    .where(and(eq(users.role, 'requester'), like(users.email, `%@${domain}`)));
-  return Number(n) >= 2 ? { domain, people: Number(n) } : null;
+  // Through users_email_domain_idx: the index entries of the domain alone (issue 32).
+  const people = Number((await peopleAtDomain(db).get({ domain }))?.n ?? 0);
+  if (people < 2) return null;
+  const more = people > ORGANIZATION_PEOPLE_COUNTED;
+  return { domain, people: more ? ORGANIZATION_PEOPLE_COUNTED : people, more };
 }

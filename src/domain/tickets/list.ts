@@ -21,10 +21,23 @@ const shaped = (actor: Actor, list: TicketJson[]) => list.map((t) => ticketFor(a
 export interface TicketList {
   /** As the reader may read them: a requester's without the staff fields (decision 050). */
   tickets: CustomerTicketJson[];
+  /** The matching tickets; with `total_exact` false, at least this many (decision 085). */
   total: number;
+  /** Whether `total` counted every matching ticket (always with `count=exact`). */
+  total_exact: boolean;
   limit: number;
   offset: number;
 }
+
+/** Decision 085: a list's total is counted exactly up to a bound this many past its page, in steps of it. */
+export const COUNT_STEP = 1000;
+/**
+ * How far a list counts: the next multiple of COUNT_STEP at least half a step past the end of
+ * the page (1,000 for the first pages), so a total that reaches it ("1,000+") is always past
+ * the page, and a client that pages while `offset + limit < total` reaches the end.
+ */
+export const countBound = (offset: number, limit: number): number =>
+  COUNT_STEP * Math.ceil((offset + limit + COUNT_STEP / 2) / COUNT_STEP);
 
 /** A cf.<key> filter's field and the value as stored. */
 function cfValue(fields: CustomFieldJson[], key: string, raw: string): { field: CustomFieldJson; value: string } {
@@ -98,6 +111,7 @@ export async function listSpec(db: Db, actor: Actor, f: TicketFilter): Promise<T
     desc: sort.startsWith('-'),
     limit: f.limit ?? 50,
     offset: f.offset ?? 0,
+    countUpTo: f.count === 'exact' ? undefined : countBound(f.offset ?? 0, f.limit ?? 50),
   };
 }
 
@@ -169,6 +183,7 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
     return {
       tickets: shaped(actor, await rowsJson(db, actor, found.rows)),
       total: found.total,
+      total_exact: found.exact,
       limit: spec.limit,
       offset: spec.offset,
     };
@@ -184,6 +199,7 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
   return {
     tickets: shaped(actor, await rowsJson(db, actor, rows)),
     total: rest.total + 1,
+    total_exact: rest.exact,
     limit: spec.limit,
     offset: spec.offset,
   };

@@ -115,6 +115,8 @@ export const TicketFilterSchema = z.strictObject(
     sort: z.enum(sortValues, { error: `Expected one of: ${sortValues.join(', ')}` }).optional(),
     limit: zInt(1, 500).optional(),
     offset: zInt(0, 1_000_000_000).optional(),
+    /** Decision 085: `exact` counts every matching ticket for `total`; by default a list counts up to a bound. */
+    count: z.enum(['exact'], { error: 'Expected exact' }).optional(),
   },
   { error: (iss) => (iss.code === 'unrecognized_keys' ? `Unknown parameter: ${iss.keys.join(', ')}` : undefined) },
 );

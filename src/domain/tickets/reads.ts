@@ -1,5 +1,13 @@
-import { and, eq, inArray, type Placeholder, sql } from 'drizzle-orm';
-import { type Conn, type Db, prepared, preparedForIds, storageUnavailable, transaction } from '../../db/port.js';
+import { and, eq, type Placeholder, sql } from 'drizzle-orm';
+import {
+  type Conn,
+  type Db,
+  type IdsIn,
+  prepared,
+  preparedForIds,
+  storageUnavailable,
+  transaction,
+} from '../../db/port.js';
 import { ticketReads, transactions } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
 import { nowIso } from '../clock.js';
@@ -82,12 +90,12 @@ export const isUnread = (customerTxnId: number | null, seen: number | null | und
   customerTxnId !== null && (seen == null || customerTxnId > seen);
 
 /** A user's read rows of some tickets: one probe of the primary key (user_id, ticket_id) each. */
-export const readsQuery = (conn: Conn, userId: number | Placeholder, ids: (number | Placeholder)[]) =>
+export const readsQuery = (conn: Conn, userId: number | Placeholder, inIds: IdsIn) =>
   conn
     .select({ ticket_id: ticketReads.ticket_id, seen: ticketReads.seen_txn_id })
     .from(ticketReads)
-    .where(and(eq(ticketReads.user_id, userId), inArray(ticketReads.ticket_id, ids)));
-const readsOfMany = preparedForIds((db, ids) => readsQuery(db, sql.placeholder('user'), ids));
+    .where(and(eq(ticketReads.user_id, userId), inIds(ticketReads.ticket_id)));
+const readsOfMany = preparedForIds((db, inIds) => readsQuery(db, sql.placeholder('user'), inIds));
 
 /**
  * The `unread` flag of each listed ticket, for staff (customers' lists carry none): one read of

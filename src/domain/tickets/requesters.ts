@@ -1,4 +1,3 @@
-import { inArray } from 'drizzle-orm';
 import { type Db, preparedForIds } from '../../db/port.js';
 import { users } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
@@ -15,11 +14,11 @@ export interface RequesterJson {
 /** A ticket as lists show it: with who wrote in. */
 export type ListedTicket = TicketJson & { requester: RequesterJson | null };
 
-const usersOfMany = preparedForIds((db, ids) =>
+const usersOfMany = preparedForIds((db, inIds) =>
   db
     .select({ id: users.id, name: users.name, email: users.email, role: users.role })
     .from(users)
-    .where(inArray(users.id, ids)),
+    .where(inIds(users.id)),
 );
 
 /**

@@ -1,6 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, dialectOf, notIndexed, prepared, preparedForIds } from '../../db/port.js';
-import type { Placeholder } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { type Conn, dialectOf, type IdsIn, notIndexed, prepared, preparedForIds } from '../../db/port.js';
 import {
   customFields,
   ticketCustomValues,
@@ -81,20 +80,19 @@ const valuesOfOne = prepared((db) =>
     .where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))),
 );
 
-type Ids = (number | Placeholder)[];
-const descriptionsOfMany = (conn: Conn, ids: Ids) =>
+const descriptionsOfMany = (conn: Conn, inIds: IdsIn) =>
   conn
     .select({ part: sql<number>`0`, ticket_id: transactions.ticket_id, body: sql<string | null>`${transactions.body}` })
     .from(transactions)
-    .where(and(inArray(transactions.ticket_id, ids), isCreate));
-const tagsOfMany = (conn: Conn, ids: Ids) =>
+    .where(and(inIds(transactions.ticket_id), isCreate));
+const tagsOfMany = (conn: Conn, inIds: IdsIn) =>
   conn
     .select({ part: sql<number>`1`, ticket_id: ticketTags.ticket_id, body: sql<string | null>`${ticketTags.tag}` })
     .from(ticketTags)
-    .where(inArray(ticketTags.ticket_id, ids));
+    .where(inIds(ticketTags.ticket_id));
 
-const descriptionsAndTagsOfMany = preparedForIds((db, ids) =>
-  descriptionsOfMany(db, ids).unionAll(tagsOfMany(db, ids)),
+const descriptionsAndTagsOfMany = preparedForIds((db, inIds) =>
+  descriptionsOfMany(db, inIds).unionAll(tagsOfMany(db, inIds)),
 );
 const descriptionsOfManyPrepared = preparedForIds(descriptionsOfMany);
 const tagsOfManyPrepared = preparedForIds(tagsOfMany);
@@ -128,12 +126,12 @@ export async function descriptionsAndTagsOf(
  * covers this query and would otherwise tempt SQLite to read every ticket's value of every
  * field — 30 ms a list page at 100k tickets instead of 0.2 ms (docs/performance.md).
  */
-export const customValuesQuery = (conn: Conn, ids: Ids) =>
+export const customValuesQuery = (conn: Conn, inIds: IdsIn) =>
   conn
     .select(valueCols)
     .from(ticketCustomValues)
     .innerJoin(customFields, eq(customFields.id, notIndexed(conn, ticketCustomValues.field_id)))
-    .where(inArray(ticketCustomValues.ticket_id, ids));
+    .where(inIds(ticketCustomValues.ticket_id));
 const customValuesOfMany = preparedForIds(customValuesQuery);
 
 /** Custom field values of a batch of tickets, by ticket: `{ key: value }` in API form. */

@@ -130,6 +130,68 @@ export function addBusinessMs(
   }
 }
 
+/** Dates a timeline reaches beyond an instant asked about, so that nearby instants need no rebuild. */
+const TIMELINE_MARGIN_DAYS = 31;
+
+/**
+ * Business time between many pairs of instants under one calendar (a report: thousands of
+ * tickets), equal to `businessMsBetween` pair by pair: the calendar's openings over the dates
+ * asked about so far, in order with running sums, so a pair costs two binary searches instead of
+ * a walk over its days (about 1 µs against 60–240 µs). The dates covered grow as needed.
+ */
+export function businessTimeline(cal: CalendarSpec | null): (fromMs: number, toMs: number) => number {
+  if (!cal) return (fromMs, toMs) => Math.max(0, toMs - fromMs);
+  const w = workedOut(cal);
+  let range: { first: Temporal.PlainDate; last: Temporal.PlainDate; fromMs: number; toMs: number } | null = null;
+  let starts: number[] = [];
+  let ends: number[] = [];
+  /** before[i]: the business time of the openings before the i-th. */
+  let before: number[] = [];
+  const cover = (ms: number) => {
+    if (range && ms >= range.fromMs && ms < range.toMs) return;
+    const date = localDate(cal.time_zone, ms);
+    const low = date.subtract({ days: TIMELINE_MARGIN_DAYS });
+    const high = date.add({ days: TIMELINE_MARGIN_DAYS });
+    const first = range && Temporal.PlainDate.compare(range.first, low) < 0 ? range.first : low;
+    const last = range && Temporal.PlainDate.compare(range.last, high) > 0 ? range.last : high;
+    starts = [];
+    ends = [];
+    before = [];
+    let sum = 0;
+    for (let d = first; Temporal.PlainDate.compare(d, last) <= 0; d = d.add({ days: 1 }))
+      for (const o of openingsOn(cal, d, w)) {
+        starts.push(o.start);
+        ends.push(o.end);
+        before.push(sum);
+        sum += o.end - o.start;
+      }
+    range = {
+      first,
+      last,
+      fromMs: wallToMs(cal.time_zone, first, '00:00'),
+      toMs: wallToMs(cal.time_zone, last, '24:00'),
+    };
+  };
+  /** The business time from the start of the range to `ms`. */
+  const upTo = (ms: number): number => {
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((starts[mid] as number) <= ms) lo = mid + 1;
+      else hi = mid;
+    }
+    const i = lo - 1;
+    return i < 0 ? 0 : (before[i] as number) + Math.min(ms, ends[i] as number) - (starts[i] as number);
+  };
+  return (fromMs, toMs) => {
+    if (toMs <= fromMs) return 0;
+    cover(fromMs);
+    cover(toMs);
+    return upTo(toMs) - upTo(fromMs);
+  };
+}
+
 /** Business milliseconds between two instants (0 when toMs <= fromMs). */
 export function businessMsBetween(cal: CalendarSpec | null, fromMs: number, toMs: number): number {
   if (toMs <= fromMs) return 0;

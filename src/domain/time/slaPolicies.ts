@@ -1,6 +1,6 @@
 import { asc } from 'drizzle-orm';
 import { cachedConfig } from '../../db/configCache.js';
-import type { Conn } from '../../db/port.js';
+import { type Conn, prepared } from '../../db/port.js';
 import { slaPolicies } from '../../db/tables.js';
 import { parseJson } from '../actor.js';
 
@@ -67,13 +67,13 @@ export const toPolicy = (r: SlaPolicyRow): SlaPolicy => ({
 export const inOrder = [asc(slaPolicies.position), asc(slaPolicies.id)];
 
 /** Every policy in the order they are matched in; kept per configuration version (decision 067). */
+const policyRows = prepared((db) =>
+  db
+    .select()
+    .from(slaPolicies)
+    .orderBy(...inOrder),
+);
+
 export async function policiesInOrder(conn: Conn): Promise<SlaPolicy[]> {
-  return cachedConfig(conn, 'sla-policies', async () =>
-    (
-      await conn
-        .select()
-        .from(slaPolicies)
-        .orderBy(...inOrder)
-    ).map(toPolicy),
-  );
+  return cachedConfig(conn, 'sla-policies', async () => (await policyRows(conn).all()).map(toPolicy));
 }

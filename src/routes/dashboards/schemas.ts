@@ -53,6 +53,7 @@ export const WidgetDataSchema = z
       view_name: z.string(),
       tickets: z.array(TicketSchema),
       total: count,
+      total_exact: z.boolean().describe('false: at least `total` (decision 085)'),
     }),
     z.strictObject({
       kind: z.literal('status_counts'),
@@ -67,7 +68,12 @@ export const WidgetDataSchema = z
       team_id: zRowId.nullable(),
       rows: z.array(z.strictObject({ user_id: zRowId, name: z.string(), count })),
     }),
-    z.strictObject({ kind: z.literal('my_tickets'), tickets: z.array(TicketSchema), total: count }),
+    z.strictObject({
+      kind: z.literal('my_tickets'),
+      tickets: z.array(TicketSchema),
+      total: count,
+      total_exact: z.boolean().describe('false: at least `total` (decision 085)'),
+    }),
     z.strictObject({ kind: z.literal('report'), report: ReportSummarySchema }),
     z.strictObject({ kind: z.string(), error: z.string() }),
   ])

@@ -11,6 +11,12 @@ export const ReportFiguresSchema = z.strictObject({
   unanswered: z.number().int(),
   first_response_minutes: spread,
   resolution_minutes: spread,
+  first_response_business_minutes: spread.describe(
+    'first_response_minutes in business minutes of the SLA policy’s calendar, over the tickets a policy applies to',
+  ),
+  resolution_business_minutes: spread.describe(
+    'resolution_minutes in business minutes of the SLA policy’s calendar, over the tickets a policy applies to',
+  ),
   sla_met_percent: z.strictObject({ first_response: z.number().nullable(), resolution: z.number().nullable() }),
   time_worked_minutes: z.number().int(),
   csat: z.strictObject({ count: z.number().int(), good_percent: z.number().nullable() }),

@@ -298,7 +298,7 @@ export function ticketRoutes() {
               p={
                 await listProps(c, actor, query, chosen, {
                   filters,
-                  list: { tickets: [], total: 0, limit: 0, offset: 0 },
+                  list: { tickets: [], total: 0, total_exact: true, limit: 0, offset: 0 },
                 })
               }
             />

@@ -333,7 +333,14 @@ export const ListedTicketSchema = TicketSchema.extend({
 export const TicketListSchema = z
   .strictObject({
     tickets: z.array(ListedTicketSchema),
-    total: z.number().int().min(0),
+    total: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'The matching tickets, counted exactly up to a bound past the page (1,000 for the first pages); beyond it, at least this many, with total_exact false (decision 085). count=exact counts them all',
+      ),
+    total_exact: z.boolean(),
     limit: z.number().int().min(0),
     offset: z.number().int().min(0),
   })

@@ -20,7 +20,8 @@ export function CustomerPanel({ c }: { c: CustomerContext }) {
             href={`/tickets?requester_domain=${encodeURIComponent(c.organization.domain)}`}
             title={`The tickets of everyone at ${c.organization.domain}`}
           >
-            {c.organization.domain} · {c.organization.people} people
+            {c.organization.domain} · {c.organization.people.toLocaleString('en')}
+            {c.organization.more ? '+' : ''} people
           </a>
         </p>
       )}

@@ -40,6 +40,8 @@ const ASCENDING_FIRST = new Set(['status', 'owner', 'queue']);
 export interface TicketListProps {
   tickets: ListedTicket[];
   total: number;
+  /** Decision 085: false when `total` is "at least" (the count stopped at its bound). */
+  total_exact?: boolean;
   limit: number;
   offset: number;
   /** The parameters as given (the URL), and the filters in force (view + parameters). */
@@ -299,6 +301,8 @@ export function LiveRows({ rows, p }: { rows: LiveRow[]; p: Pick<TicketListProps
 /** The part htmx swaps: table, pager and the save-view forms that carry the current state. */
 export function TicketListRegion(p: TicketListProps) {
   const { tickets, total, limit, offset } = p;
+  // Decision 085: a total past the bound is "at least": 1–50 of 1,000+.
+  const totalText = `${total.toLocaleString('en')}${p.total_exact === false ? '+' : ''}`;
   const widths = { ...DEFAULT_WIDTHS, ...p.widths };
   const filtersJson = JSON.stringify(
     Object.fromEntries(Object.entries(p.filters).filter(([k]) => k !== 'limit' && k !== 'offset')),
@@ -369,7 +373,7 @@ export function TicketListRegion(p: TicketListProps) {
         </div>
       </div>
       <nav class="pager" aria-label="Pages">
-        <span>{total === 0 ? '0 tickets' : `${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}</span>
+        <span>{total === 0 ? '0 tickets' : `${offset + 1}–${Math.min(offset + limit, total)} of ${totalText}`}</span>
         {offset > 0 && (
           <a
             href={link(p, { offset: Math.max(0, offset - limit) || null })}

@@ -1,6 +1,6 @@
 import { useContext } from 'hono/jsx';
 import { snoozePresets } from './snoozePresets.js';
-import { exactTime, Now, TimeZone } from '../format.js';
+import { exactTime, formatter, Now, TimeZone } from '../format.js';
 
 // SPEC D2 snooze on screens (decision 071): the ticket page's Snooze box (presets in the reader's
 // zone, a date-time, wake now) and the badge lists and the page show beside the status.
@@ -30,15 +30,7 @@ export function SnoozeBadge({ t }: { t: Snoozable }) {
 /** The value of a datetime-local input for an instant, in a zone (`2026-11-27T09:00`). */
 function localValue(iso: string, zone: string): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    })
+    formatter(zone)
       .formatToParts(new Date(iso))
       .map((p) => [p.type, p.value]),
   );

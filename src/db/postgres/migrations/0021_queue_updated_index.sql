@@ -1,0 +1,2 @@
+-- Issue 32 (as SQLite's migration 0034): a queue's list without a status filter, walked in the default order.
+CREATE INDEX "tickets_queue_updated_idx" ON "tickets" USING btree ("queue_id","updated_at");
