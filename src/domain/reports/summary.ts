@@ -8,7 +8,7 @@ import { flatFilterParams, type TicketFilter, TicketListQuerySchema, type Ticket
 import { slaJson } from '../time/slaJson.js';
 import { nowIso } from '../clock.js';
 import { type Period, reportFacts, reportScope, type TicketFacts } from './facts.js';
-import { addDays, isoWeek, localDate, mondayOf, startOfDay } from './period.js';
+import { addDays, isDate, isoWeek, localDate, mondayOf, startOfDay } from '../dates.js';
 import { metInTime, minutesBetween, percent, type Spread, spread } from './stats.js';
 
 // SPEC D4 GET /reports/summary (decision 079; the definitions: docs/metrics.md). A pure grouping
@@ -24,10 +24,7 @@ const zDate = z
   .string({ error: 'Expected one date' })
   .trim()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date such as 2032-03-09')
-  .refine(
-    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
-    'Not a date in the calendar',
-  );
+  .refine(isDate, 'Not a date in the calendar');
 
 /** The report's own parameters plus every GET /tickets filter (not its sort or paging). */
 export const ReportQuerySchema = TicketListQuerySchema.omit({ sort: true, limit: true, offset: true }).extend({

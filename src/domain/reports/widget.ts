@@ -2,7 +2,7 @@ import type { Db } from '../../db/port.js';
 import type { Actor } from '../actor.js';
 import { nowIso } from '../clock.js';
 import { invalid } from '../errors.js';
-import { addDays, localDate } from './period.js';
+import { addDays, localDate } from '../dates.js';
 import { GROUP_BY, type GroupBy, MAX_DAYS, type ReportSummary, reportSummary } from './summary.js';
 
 // SPEC D4 dashboard widget `report` (decision 079): `config: { group_by, days }`, the summary of

@@ -9,7 +9,7 @@ import { AppError, forbidden, invalid } from '../errors.js';
 import { lockForChange } from '../merge/guard.js';
 import { recordTransactions } from '../transactions.js';
 import { getUserRow } from '../users.js';
-import { dateIn, isDate } from './dates.js';
+import { dateIn, isDate } from '../dates.js';
 
 // SPEC D4 time worked (decision 081): minutes someone worked on a ticket on a day. An entry comes
 // from POST /tickets/:id/time (with a `TimeWorked` history entry of its own, by the one who

@@ -5,7 +5,7 @@ import { type Actor, isAdmin, requireStaff } from '../actor.js';
 import { nowMs } from '../clock.js';
 import { forbidden, invalid } from '../errors.js';
 import { getUserRow } from '../users.js';
-import { addDays, dateIn, daysBetween, isDate, weekOf } from './dates.js';
+import { addDays, dateIn, daysBetween, isDate, weekOf } from '../dates.js';
 import { entryJson, type TimeEntryJson, zoneOf } from './entries.js';
 
 // SPEC D4 GET /time (decision 081): one person's entries in a period of days `[from, to)`, by

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MINUTES_MAX, NOTE_MAX } from '../../domain/timeWorked/entries.js';
-import { isDate } from '../../domain/timeWorked/dates.js';
+import { isDate } from '../../domain/dates.js';
 import { zId, zInt, zText } from '../../domain/validation.js';
 import { zRowId, zTimestamp } from '../openapi.js';
 

@@ -1,6 +1,7 @@
-// SPEC D4 report periods (decision 079): dates in the reader's time zone, the period [from, to),
-// turned into UTC instants; a moment's local day and ISO week in that zone. Intl knows every
-// IANA zone (DST included); no dependency.
+// Calendar dates (`YYYY-MM-DD`) in a reader's time zone, for SPEC D4's report periods (decision
+// 079) and time worked's days and weeks (decision 081): a date's first instant, an instant's
+// date, date arithmetic and ISO weeks (Monday to Sunday). Intl knows every IANA zone (DST
+// included); no dependency.
 
 /** One formatter per zone: building one costs ~100 µs, and a report asks for thousands of local days. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -70,3 +71,29 @@ export function mondayOf(date: string): string {
   const dow = (new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7;
   return addDays(date, -dow);
 }
+
+/** The local date of the instant `ms` in `zone`; a zone this Node does not know reads as UTC. */
+export function dateIn(ms: number, zone: string): string {
+  const iso = new Date(ms).toISOString();
+  try {
+    return localDate(iso, zone);
+  } catch {
+    return iso.slice(0, 10);
+  }
+}
+
+/** Whether `s` is a real calendar date written `YYYY-MM-DD`. */
+export const isDate = (s: string): boolean =>
+  /^\d{4}-\d{2}-\d{2}$/.test(s) &&
+  !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) &&
+  new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+
+/** Days from `from` to `to` (negative when `to` comes first). */
+export const daysBetween = (from: string, to: string): number =>
+  Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+
+/** The ISO week of `date` as `[monday, next monday)`. */
+export const weekOf = (date: string): { from: string; to: string } => {
+  const from = mondayOf(date);
+  return { from, to: addDays(from, 7) };
+};
