@@ -5,12 +5,10 @@ import type { Actor } from '../actor.js';
 import { lookups } from '../lookups.js';
 import { slaJson } from '../time/slaJson.js';
 import { businessMinutesReader } from './business.js';
-import { createdRows, firstResponses, tagsOf } from './facts.js';
+import { createdRows, firstResponses, ratingsIn, tagsOf, timeIn } from './facts.js';
 import { periodMoves } from './moves.js';
 import { type ReportQuery, reportPeriodScope } from './summary.js';
 import { metInTime, minutesBetween } from './stats.js';
-import { and, gte, lt } from 'drizzle-orm';
-import { ticketRatings, timeEntries } from '../../db/tables.js';
 
 // SPEC D4 GET /reports/tickets.csv (decision 079): one row per ticket created in the period, the
 // same facts as the summary (docs/metrics.md), streamed a page at a time (never the whole file in
@@ -58,18 +56,11 @@ export async function ticketsCsv(db: Db, actor: Actor, query: ReportQuery): Prom
   // The period's moves, time and ratings: bounded by the period, read once (ids and figures only).
   const moves = await periodMoves(db, p.from, p.to);
   const time = new Map<number, number>();
-  for (const e of await db
-    .select({ id: timeEntries.ticket_id, minutes: timeEntries.minutes })
-    .from(timeEntries)
-    .where(and(gte(timeEntries.worked_on, p.fromDate), lt(timeEntries.worked_on, p.toDate))))
-    time.set(e.id, (time.get(e.id) ?? 0) + e.minutes);
-  const rating = new Map<number, { rating: string; at: string }>();
-  for (const r of await db
-    .select({ id: ticketRatings.ticket_id, rating: ticketRatings.rating, at: ticketRatings.rated_at })
-    .from(ticketRatings)
-    .where(and(gte(ticketRatings.rated_at, p.from), lt(ticketRatings.rated_at, p.to)))) {
+  for (const e of await timeIn(db, p)) time.set(e.id, (time.get(e.id) ?? 0) + e.minutes);
+  const rating = new Map<number, { rating: string; rated_at: string }>();
+  for (const r of await ratingsIn(db, p)) {
     const had = rating.get(r.id);
-    if (!had || had.at < r.at) rating.set(r.id, r);
+    if (!had || had.rated_at < r.rated_at) rating.set(r.id, r);
   }
   const names = await lookups(db, actor);
   const business = businessMinutesReader(db);

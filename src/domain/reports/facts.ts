@@ -1,5 +1,5 @@
 import { and, eq, gte, inArray, lt, min, ne, sql } from 'drizzle-orm';
-import type { Db, TicketListSpec } from '../../db/port.js';
+import { type Db, preparedForIds, type TicketListSpec } from '../../db/port.js';
 import { ticketRatings, tickets, ticketTags, timeEntries, transactions, users } from '../../db/tables.js';
 import type { Actor } from '../actor.js';
 import { listSpec } from '../tickets/list.js';
@@ -130,40 +130,53 @@ export async function rowsOf(db: Db, scope: ReportScope, ids: number[]): Promise
 }
 
 /** The first public staff reply of each of `ids` (D2's first response): a Correspond by an agent or admin, not an outside sender's. */
+const firstResponsesOf = preparedForIds((db, inIds) =>
+  db
+    .select({ id: transactions.ticket_id, at: min(transactions.created_at) })
+    .from(transactions)
+    .innerJoin(users, eq(users.id, transactions.creator_id))
+    .where(
+      and(
+        inIds(transactions.ticket_id),
+        // The literal type: both stores then read the partial index transactions_correspond_idx.
+        sql`${transactions.type} = 'Correspond'`,
+        eq(transactions.outside_sender, false),
+        inArray(users.role, ['admin', 'agent']),
+      ),
+    )
+    .groupBy(transactions.ticket_id),
+);
+
 export async function firstResponses(db: Db, ids: number[]): Promise<Map<number, string>> {
   const out = new Map<number, string>();
-  for (const b of batches(ids)) {
-    const rows = await db
-      .select({ id: transactions.ticket_id, at: min(transactions.created_at) })
-      .from(transactions)
-      .innerJoin(users, eq(users.id, transactions.creator_id))
-      .where(
-        and(
-          inArray(transactions.ticket_id, b),
-          // The literal type: both stores then read the partial index transactions_correspond_idx.
-          sql`${transactions.type} = 'Correspond'`,
-          eq(transactions.outside_sender, false),
-          inArray(users.role, ['admin', 'agent']),
-        ),
-      )
-      .groupBy(transactions.ticket_id);
-    for (const r of rows) if (r.at) out.set(r.id, r.at);
-  }
+  for (const r of await firstResponsesOf(db, ids)) if (r.at) out.set(r.id, r.at);
   return out;
 }
 
+const tagRowsOf = preparedForIds((db, inIds) =>
+  db.select({ id: ticketTags.ticket_id, tag: ticketTags.tag }).from(ticketTags).where(inIds(ticketTags.ticket_id)),
+);
+
 export async function tagsOf(db: Db, ids: number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>();
-  for (const b of batches(ids)) {
-    const rows = await db
-      .select({ id: ticketTags.ticket_id, tag: ticketTags.tag })
-      .from(ticketTags)
-      .where(inArray(ticketTags.ticket_id, b));
-    for (const r of rows) out.set(r.id, [...(out.get(r.id) ?? []), r.tag]);
-  }
+  for (const r of await tagRowsOf(db, ids)) out.set(r.id, [...(out.get(r.id) ?? []), r.tag]);
   for (const t of out.values()) t.sort();
   return out;
 }
+
+/** The time entries whose `worked_on` is in the period (the (worked_on) index). */
+export const timeIn = (db: Db, p: Period) =>
+  db
+    .select({ id: timeEntries.ticket_id, minutes: timeEntries.minutes, worked_on: timeEntries.worked_on })
+    .from(timeEntries)
+    .where(and(gte(timeEntries.worked_on, p.fromDate), lt(timeEntries.worked_on, p.toDate)));
+
+/** The current ratings given in the period (the (rated_at) index). */
+export const ratingsIn = (db: Db, p: Period) =>
+  db
+    .select({ id: ticketRatings.ticket_id, rating: ticketRatings.rating, rated_at: ticketRatings.rated_at })
+    .from(ticketRatings)
+    .where(and(gte(ticketRatings.rated_at, p.from), lt(ticketRatings.rated_at, p.to)));
 
 /** Everything a report counts for a period, per ticket that passes the filter. */
 export async function reportFacts(
@@ -186,14 +199,8 @@ export async function reportFacts(
   });
   for (const row of await createdRows(db, scope, p)) facts.set(row.id, blank(row, true));
   const moves = await periodMoves(db, p.from, p.to);
-  const entries = await db
-    .select({ id: timeEntries.ticket_id, minutes: timeEntries.minutes, worked_on: timeEntries.worked_on })
-    .from(timeEntries)
-    .where(and(gte(timeEntries.worked_on, p.fromDate), lt(timeEntries.worked_on, p.toDate)));
-  const ratings = await db
-    .select({ id: ticketRatings.ticket_id, rating: ticketRatings.rating, rated_at: ticketRatings.rated_at })
-    .from(ticketRatings)
-    .where(and(gte(ticketRatings.rated_at, p.from), lt(ticketRatings.rated_at, p.to)));
+  const entries = await timeIn(db, p);
+  const ratings = await ratingsIn(db, p);
   const others = new Set<number>();
   for (const id of moves.resolved.keys()) others.add(id);
   for (const m of moves.reopens) others.add(m.ticket_id);
