@@ -6,7 +6,7 @@ import { readCsatToken, type CsatClaims } from '../scrips/csatLinks.js';
 import { nowIso, nowMs } from './clock.js';
 import { HIDDEN_STATUS } from './customerView.js';
 import { AppError } from './errors.js';
-import { categoryIn, lifecycleOf } from './lifecycles/categories.js';
+import { isReopening, lifecycleOf } from './lifecycles/categories.js';
 import { portalSecret } from './portal.js';
 import { getTicketRow, type CsatJson } from './tickets/serialize.js';
 import { recordTransactions } from './transactions.js';
@@ -65,8 +65,7 @@ async function reopenedSince(conn: Conn, ticketId: number, queueId: number, reso
   const moves = await laterStatusMoves(conn).all({ ticket: ticketId, after: resolveTxnId });
   if (moves.length === 0) return false;
   const lc = await lifecycleOf(conn, queueId);
-  const inactive = (s: string | null) => s !== null && categoryIn(lc, s) === 'inactive';
-  return moves.some((m) => inactive(m.old) && m.new !== null && !inactive(m.new));
+  return moves.some((m) => m.new !== null && isReopening(lc, m.old, m.new));
 }
 
 const ratingOfResolve = prepared((db) =>

@@ -121,6 +121,13 @@ export const isResolving = (l: Lifecycle, from: string, to: string): boolean =>
     ? to === 'resolved' && from !== 'resolved'
     : categoryIn(l, to) === 'inactive' && categoryIn(l, from) !== 'inactive';
 
+/** A reopen (SPEC D4, docs/metrics.md): a move from an inactive status to an initial, active or waiting one. */
+export function isReopening(l: Lifecycle, from: string | null, to: string): boolean {
+  if (from === null || categoryIn(l, from) !== 'inactive') return false;
+  const category = categoryIn(l, to);
+  return category !== undefined && category !== 'inactive';
+}
+
 /**
  * resolved_at after a move from `from` to `to`: set on resolving, cleared on reopening (an initial,
  * active or waiting status), kept otherwise. RT's default lifecycle resolves in `resolved` only, as

@@ -1,7 +1,14 @@
 import { and, asc, eq, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
 import { tickets, transactions } from '../../db/tables.js';
-import { categoryIn, type Lifecycle, lifecycleOf, lifecyclesInUse, namesIn } from '../lifecycles/categories.js';
+import {
+  categoryIn,
+  isReopening,
+  type Lifecycle,
+  lifecycleOf,
+  lifecyclesInUse,
+  namesIn,
+} from '../lifecycles/categories.js';
 import { invalid } from '../errors.js';
 
 // SPEC D4 (decision 079, docs/metrics.md): the status moves of a period, read from the Status
@@ -65,11 +72,9 @@ export async function periodMoves(db: Db, from: string, to: string): Promise<Per
       lc = await lifecycleOf(db, r.queue_id);
       lcs.set(r.queue_id, lc);
     }
-    const to_ = categoryIn(lc, r.new_value);
-    const from_ = r.old_value === null ? undefined : categoryIn(lc, r.old_value);
-    if (to_ === 'inactive')
+    if (categoryIn(lc, r.new_value) === 'inactive')
       lastInactive.set(r.ticket_id, { status: r.new_value, at: r.at, resolves: resolvesIn(lc, r.new_value) });
-    else if (to_ !== undefined && from_ === 'inactive') reopens.push({ ticket_id: r.ticket_id, at: r.at });
+    else if (isReopening(lc, r.old_value, r.new_value)) reopens.push({ ticket_id: r.ticket_id, at: r.at });
   }
   const resolved = new Map<number, string>();
   for (const [id, m] of lastInactive) if (m.resolves) resolved.set(id, m.at);
