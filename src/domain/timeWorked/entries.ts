@@ -67,7 +67,7 @@ export function checkMinutes(minutes: number, path = 'minutes'): void {
 
 /** The entry's date: today in the caller's zone by default; never after today there (422 `worked_on`). */
 export function workedOnFor(conn: Conn, actor: Actor, raw: string | undefined): string {
-  const today = dateIn(nowMs(conn), zoneOf(actor));
+  const today = todayFor(conn, actor);
   if (raw === undefined || raw === '') return today;
   if (!isDate(raw)) throw invalid('worked_on', 'Must be a date (YYYY-MM-DD)');
   if (raw > today) throw invalid('worked_on', `Must not be in the future (today is ${today} in ${zoneOf(actor)})`);
@@ -153,7 +153,7 @@ export async function addTimeOfMessage(
     userId: m.writerId,
     creatorId: actor.id,
     minutes: m.minutes,
-    workedOn: dateIn(nowMs(tx), zoneOf(actor)),
+    workedOn: todayFor(tx, actor),
     note: '',
     transactionId: m.transactionId,
     now: nowIso(tx),

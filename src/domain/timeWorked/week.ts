@@ -2,11 +2,10 @@ import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import type { Db } from '../../db/port.js';
 import { tickets, timeEntries } from '../../db/tables.js';
 import { type Actor, isAdmin, requireStaff } from '../actor.js';
-import { nowMs } from '../clock.js';
 import { forbidden, invalid } from '../errors.js';
 import { getUserRow } from '../users.js';
-import { addDays, dateIn, daysBetween, isDate, weekOf } from '../dates.js';
-import { entryJson, type TimeEntryJson, zoneOf } from './entries.js';
+import { addDays, daysBetween, isDate, weekOf } from '../dates.js';
+import { entryJson, type TimeEntryJson, todayFor } from './entries.js';
 
 // SPEC D4 GET /time (decision 081): one person's entries in a period of days `[from, to)`, by
 // default the current ISO week in the reader's zone ("My week"). Agents read their own, admins
@@ -37,7 +36,7 @@ export interface TimeList {
 function period(db: Db, actor: Actor, q: TimeQuery): { from: string; to: string } {
   for (const k of ['from', 'to'] as const)
     if (q[k] !== undefined && !isDate(q[k])) throw invalid(k, 'Must be a date (YYYY-MM-DD)');
-  if (q.from === undefined && q.to === undefined) return weekOf(dateIn(nowMs(db), zoneOf(actor)));
+  if (q.from === undefined && q.to === undefined) return weekOf(todayFor(db, actor));
   const from = q.from ?? addDays(q.to as string, -7);
   const to = q.to ?? addDays(from, 7);
   const days = daysBetween(from, to);
