@@ -1,4 +1,5 @@
 import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
+import { readableBy } from '../shared/staffText.js';
 import type { Db, TicketListSpec } from '../port.js';
 import { pgHandle } from './handle.js';
 import { listFilters } from '../shared/listFilters.js';
@@ -28,7 +29,7 @@ export type PgDb = Db;
  */
 export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
   const p = containsPattern(f.q);
-  const visible = f.includeComments ? sql`` : sql` AND ${transactions.type} NOT IN ('Comment', 'Rating')`;
+  const visible = readableBy(f.includeComments, transactions.type);
   // The tickets of the people q named (decision 035), through ticket_watchers_user_idx.
   const people = f.qRequesterIds?.length
     ? sql` UNION SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${`{${f.qRequesterIds.join(',')}}`}::int[]) AND ${ticketWatchers.role} = 'requester'`
@@ -45,7 +46,7 @@ export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
 export function wordIdsQuery(plan: WordPlan, opts: { includeComments: boolean; customerId?: number }): SQL {
   const query = plan.words.map((w, i) => (i === plan.words.length - 1 ? `${w}:*` : w)).join(' <-> ');
   const tsq = sql`to_tsquery('hx_words', ${query})`;
-  const visible = opts.includeComments ? sql`` : sql` AND ${transactions.type} NOT IN ('Comment', 'Rating')`;
+  const visible = readableBy(opts.includeComments, transactions.type);
   const found = sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE hx_words(${tickets.subject}) @@ ${tsq} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND hx_words(${transactions.body}) @@ ${tsq}${visible}`;
   // A customer's search falls back on what their own tickets hold, as on SQLite (src/db/sqlite/ticketList.ts).
   if (opts.customerId === undefined) return sql`SELECT ARRAY(${found}) AS ids`;

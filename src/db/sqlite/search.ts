@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '../shared/like.js';
+import { isStaffText, readableBy } from '../shared/staffText.js';
 import { wordMatcher, type WordPlan } from '../shared/words.js';
 import type { Db } from './handle.js';
 
@@ -113,7 +114,7 @@ export function ticketTextMatch(q: string, opts: { includeComments: boolean; sco
       likes.map((like) => sql`${column} LIKE ${like} ESCAPE '\\'`),
       sql` OR `,
     );
-  const visible = opts.includeComments ? sql`` : sql` AND type <> 'Comment'`;
+  const visible = readableBy(opts.includeComments);
   const bodies = opts.scoped
     ? sql`EXISTS (SELECT 1 FROM transactions WHERE ticket_id = tickets.id AND (${any(sql`body`)})${visible})`
     : sql`tickets.id IN (SELECT ticket_id FROM transactions WHERE (${any(sql`body`)})${visible})`;
@@ -197,7 +198,7 @@ export const customersTickets = (userId: number): SQL =>
 function ticketContains(id: SQL, q: string, opts: { includeComments: boolean }, words?: WordPlan): SQL {
   const test = (text: SQL) =>
     words ? sql`hx_check_words(${text}, ${words.key})` : sql`hx_check(${text}, ${q.toLowerCase()})`;
-  const visible = opts.includeComments ? sql`` : sql` AND type NOT IN ('Comment', 'Rating')`;
+  const visible = readableBy(opts.includeComments);
   return sql`(${test(sql`(SELECT subject FROM tickets WHERE id = ${id})`)}
     OR EXISTS (SELECT 1 FROM transactions WHERE ticket_id = ${id} AND body IS NOT NULL${visible} AND ${test(sql`body`)}))`;
 }
@@ -283,7 +284,7 @@ export function reindexTicket(db: Db, id: number): void {
   );
   db.run(sql`INSERT OR REPLACE INTO search_pending(id, public_text, internal_text)
     SELECT (t.ticket_id << 20) + (SELECT count(*) FROM transactions x WHERE x.ticket_id = t.ticket_id AND x.id <= t.id),
-      CASE WHEN t.type IN ('Comment', 'Rating') THEN '' ELSE t.body END,
-      CASE WHEN t.type IN ('Comment', 'Rating') THEN t.body ELSE '' END
+      CASE WHEN ${isStaffText(sql`t.type`)} THEN '' ELSE t.body END,
+      CASE WHEN ${isStaffText(sql`t.type`)} THEN t.body ELSE '' END
     FROM transactions t WHERE t.ticket_id = ${id} AND t.body IS NOT NULL`);
 }
