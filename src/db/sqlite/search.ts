@@ -16,13 +16,16 @@ export function registerSearchFunctions(sqlite: Database.Database): void {
   sqlite.function('hx_contains', { deterministic: true }, (text: unknown, needle: unknown) =>
     typeof text === 'string' && typeof needle === 'string' && text.toLowerCase().includes(needle) ? 1 : 0,
   );
+  /** The text `text` a check reads, counted against the budget `checkTextWithin` set (if any). */
+  const charge = (text: string) => {
+    const budget = budgets.get(sqlite);
+    if (!budget) return;
+    budget.left -= text.length + CHECK_CALL_COST;
+    if (budget.left < 0) throw new TextCheckTooCostly();
+  };
   sqlite.function('hx_check', (text: unknown, needle: unknown) => {
     if (typeof text !== 'string' || typeof needle !== 'string') return 0;
-    const budget = budgets.get(sqlite);
-    if (budget) {
-      budget.left -= text.length + CHECK_CALL_COST;
-      if (budget.left < 0) throw new TextCheckTooCostly();
-    }
+    charge(text);
     return text.toLowerCase().includes(needle) ? 1 : 0;
   });
   // The word search's forms of the same two (decision 084): `words` is a WordPlan's `key`.
@@ -31,11 +34,7 @@ export function registerSearchFunctions(sqlite: Database.Database): void {
   );
   sqlite.function('hx_check_words', (text: unknown, words: unknown) => {
     if (typeof text !== 'string' || typeof words !== 'string') return 0;
-    const budget = budgets.get(sqlite);
-    if (budget) {
-      budget.left -= text.length + CHECK_CALL_COST;
-      if (budget.left < 0) throw new TextCheckTooCostly();
-    }
+    charge(text);
     return wordMatcher(words)(text) ? 1 : 0;
   });
 }
