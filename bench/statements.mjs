@@ -95,11 +95,13 @@ console.log(
   `${process.env.METHOD ?? 'GET'} ${url}: ${wall.toFixed(2)} ms a request (wall, in process), ${sum.toFixed(2)} ms of it in SQLite statements`,
 );
 for (const [k, s] of rows.slice(0, Number(process.env.TOP ?? 12)))
-  console.log(`${(s.ms / N).toFixed(3).padStart(7)} ms  ×${(s.n / N).toFixed(1)}  ${k.slice(0, 150)}`);
+  console.log(
+    `${(s.ms / N).toFixed(3).padStart(7)} ms  ×${(s.n / N).toFixed(1)}  ${k.slice(0, Number(process.env.WIDTH ?? 150))}`,
+  );
 const nBuilt = [...built.values()].reduce((a, s) => a + s.n, 0) / N;
 console.log(`queries built per request (not prepared): ${nBuilt}`);
 for (const [k, s] of [...built].sort((a, b) => b[1].n - a[1].n).slice(0, 20))
-  console.log(`  ×${(s.n / N).toFixed(1)}  ${k.slice(0, 150)}`);
+  console.log(`  ×${(s.n / N).toFixed(1)}  ${k.slice(0, Number(process.env.WIDTH ?? 150))}`);
 await (await d('db/store.js')).closeDb?.(db);
 fs.rmSync(dir, { recursive: true, force: true });
 process.exit(0);

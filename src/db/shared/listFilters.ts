@@ -28,8 +28,11 @@ export interface ListDialect {
 export function listFilters(
   f: TicketListSpec,
   dialect: ListDialect,
-  /** `countsMerged`: leave merged tickets in (a store's count that takes them away itself). */
-  opts: { countsMerged?: boolean } = {},
+  /**
+   * `countsMerged`: leave merged tickets in (a store's count that takes them away itself).
+   * `tagsApart`: leave `tags` out (a store that reads each tag as a set of its own, as `cf.<key>`).
+   */
+  opts: { countsMerged?: boolean; tagsApart?: boolean } = {},
 ): SQL[] {
   const conds: SQL[] = [];
   // A customer sees the tickets they are a requester or Cc of (SPEC C2).
@@ -98,7 +101,7 @@ export function listFilters(
   }
   // SPEC D3 tags, each through the index (tag, ticket_id): every tag of `tags` (one IN each), and
   // any of `tagsAny` (one IN for them all).
-  for (const tag of f.tags ?? [])
+  for (const tag of opts.tagsApart ? [] : (f.tags ?? []))
     conds.push(
       sql`${tickets.id} IN (SELECT ${ticketTags.ticket_id} FROM ${ticketTags} WHERE ${ticketTags.tag} = ${tag})`,
     );

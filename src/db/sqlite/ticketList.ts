@@ -3,7 +3,7 @@ import { SearchTooBroad, type TicketListSpec } from '../port.js';
 import { listFilters, NOT_MERGED } from '../shared/listFilters.js';
 import { isWalkable, sortExpression } from '../shared/listSort.js';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { teamMembers, ticketCustomValues, tickets, ticketWatchers } from './schema.js';
+import { teamMembers, ticketCustomValues, tickets, ticketTags, ticketWatchers } from './schema.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
@@ -50,14 +50,32 @@ interface ValueSet {
  */
 function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; values: ValueSet[] } {
   // The owner's team as a subquery: SQLite runs it once, into a table it probes per ticket.
-  const plain = listFilters(f, {
-    ownerTeam: (teamId) =>
-      inArray(
-        tickets.owner_id,
-        db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, teamId)),
-      ),
-  });
+  const plain = listFilters(
+    f,
+    {
+      ownerTeam: (teamId) =>
+        inArray(
+          tickets.owner_id,
+          db.select({ id: teamMembers.user_id }).from(teamMembers).where(eq(teamMembers.team_id, teamId)),
+        ),
+    },
+    { tagsApart: true },
+  );
   const values: ValueSet[] = [];
+  // A tag (SPEC D3) as a custom value is read: a set in its index (tag, ticket_id), counted there,
+  // probed through the primary key (ticket_id, tag) by a walk of the sort index. As a condition
+  // on the page, a tag of a third of the tickets had SQLite read and sort all of them (22 ms a
+  // page at 100k, issue 32).
+  for (const tag of f.tags ?? []) {
+    const match = eq(ticketTags.tag, tag);
+    values.push({
+      ids: sql`${db.select({ id: ticketTags.ticket_id }).from(ticketTags).where(match)}`,
+      has: (id) =>
+        sql`EXISTS (SELECT 1 FROM ${ticketTags} INDEXED BY sqlite_autoindex_ticket_tags_1 WHERE ${ticketTags.ticket_id} = ${id} AND ${match} LIMIT 1)`,
+      count: db.select({ n: sql<number>`count(*)` }).from(ticketTags).where(match),
+      capped: (cap) => cappedCount(db, ticketTags, match, cap),
+    });
+  }
   let text: string | undefined;
   // Three or more characters, or a word (decision 084): a set held once (holdText). Fewer: LIKE,
   // over a customer's own tickets only.
@@ -73,8 +91,10 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
       // The (ticket_id, field_id) primary key: one probe per ticket the walk reads. Named: on a
       // database without statistics for the table (never analysed), SQLite otherwise builds an
       // automatic index of every value for each list (45 ms at 10k tickets instead of 0.7).
+      // `LIMIT 1` keeps it a probe: SQLite 3.53 turns a bare EXISTS into a join with a Bloom
+      // filter over every entry of the value, built per run (3.4 ms a page at 100k, issue 32).
       has: (id) =>
-        sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} INDEXED BY sqlite_autoindex_ticket_custom_values_1 WHERE ${ticketCustomValues.ticket_id} = ${id} AND ${match})`,
+        sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} INDEXED BY sqlite_autoindex_ticket_custom_values_1 WHERE ${ticketCustomValues.ticket_id} = ${id} AND ${match} LIMIT 1)`,
       count: db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues).where(match),
       capped: (cap) => cappedCount(db, ticketCustomValues, match, cap),
     });
@@ -213,12 +233,9 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const { plain, text, values } = conditions(db, f);
   const held = text ? holdText(db, f, text) : undefined;
   const id = sql`${tickets.id}`;
+  const setConds = valueConditions(plain, held, values, id);
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
-  const where = and(
-    ...plain,
-    ...(held ? [sql`${id} IN ${held.table}`] : []),
-    ...values.map((v) => sql`${id} IN ${v.ids}`),
-  );
+  const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...setConds);
   const walkOf = (conds: SQL[]) =>
     and(...conds, ...(held ? [sql`+${id} IN ${held.table}`] : []), ...values.map((v) => v.has(id)));
   const countOf = (from: SQL | typeof tickets, cond?: SQL): CountQuery =>
@@ -233,7 +250,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const countWhere =
     counted.length === plain.length
       ? where
-      : and(...counted, ...(held ? [sql`${id} IN ${held.table}`] : []), ...values.map((v) => sql`${id} IN ${v.ids}`));
+      : and(...counted, ...(held ? [sql`${id} IN ${held.table}`] : []), ...setConds);
   const merged =
     counted.length === plain.length
       ? undefined
@@ -306,6 +323,36 @@ export function listQueries(db: Db, f: TicketListSpec) {
       if (held) releaseIds(db);
     },
   };
+}
+
+/**
+ * A `cf.<key>` value or a tag may lead a list's reading (its tickets read first by id, the other
+ * conditions checked on each) when it holds fewer tickets than this; a larger one is probed per
+ * ticket the other conditions find. SQLite takes `id IN (set)` for the cheapest way in whatever
+ * the set's size: a queue's open tickets with a value of a quarter of all tickets read 25,000
+ * tickets to count 900 (22 ms a list at 100k, issue 32).
+ */
+export const SET_LEADS_UNDER = 3_000;
+
+/**
+ * Each value set as a condition: at most one of them `id IN (set)` — the smallest, when it is
+ * under SET_LEADS_UNDER, or whatever its size when nothing else narrows the list (no plain
+ * condition but `status <> 'merged'`, no held text) — the others an EXISTS probe per ticket.
+ */
+function valueConditions(plain: SQL[], held: HeldIds | undefined, values: ValueSet[], id: SQL): SQL[] {
+  if (values.length === 0) return [];
+  const narrowed = held !== undefined || plain.some((c) => c !== NOT_MERGED);
+  let lead: ValueSet | undefined;
+  if (!held) {
+    if (!narrowed && values.length === 1) lead = values[0];
+    else {
+      // Sets alone: the smallest leads, whatever the sizes (each counted whole in its index).
+      const size = (v: ValueSet) => (narrowed ? v.capped(SET_LEADS_UNDER) : v.count).get()!.n;
+      const sized = values.map((v) => ({ v, n: size(v) })).sort((a, b) => a.n - b.n);
+      if (!narrowed || sized[0].n < SET_LEADS_UNDER) lead = sized[0].v;
+    }
+  }
+  return values.map((v) => (v === lead ? sql`${id} IN ${v.ids}` : v.has(id)));
 }
 
 /** Index entries a walk may read, on average, before it is cheaper to sort the set instead. */
