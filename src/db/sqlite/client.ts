@@ -21,6 +21,7 @@ import { type Readers, startReaders } from './readers.js';
 import { privateDatabaseFiles, probeWrite, sqliteStorageFailure } from './storage.js';
 import { connect } from './connection.js';
 import type { Db } from './handle.js';
+import { fastPrepared } from './rows.js';
 
 export type { Db };
 
@@ -138,7 +139,9 @@ export function openSqlite(file: string, opts: { readThreads?: number } = {}): S
         if (!byKey) statements.set(client, (byKey = new Map()));
         let p = byKey.get(key) as Prepared<Row> | undefined;
         if (!p) {
-          const stmt = (build(portOf(client)) as { prepare(): SyncPrepared }).prepare();
+          const stmt = fastPrepared(
+            (build(portOf(client)) as { prepare(): Parameters<typeof fastPrepared>[0] }).prepare(),
+          );
           p = {
             get: (params) => stmt.get(params) as Row | undefined,
             all: (params) => stmt.all(params) as Row[],
@@ -205,12 +208,6 @@ export function sqliteOf(db: PortDb): Database.Database {
   const w = writers.get(db);
   if (!w) throw new Error('Not a SQLite store');
   return w;
-}
-
-interface SyncPrepared {
-  get(p?: unknown): unknown;
-  all(p?: unknown): unknown[];
-  run(p?: unknown): { changes: number };
 }
 
 /** The connection under a handle of this store (drizzle's `$client`, checked to be a better-sqlite3 connection). */
