@@ -1,7 +1,7 @@
 import type { Db, Store, StoreLog } from './port.js';
 
 export type { Db, Store };
-import { openPostgres, poolOf } from './postgres/store.js';
+import { poolOf } from './postgres/pools.js';
 import { openSqlite, readerStats, sqliteOf } from './sqlite/client.js';
 
 export { poolOf, readerStats, sqliteOf };
@@ -32,7 +32,12 @@ export async function openStore(
   opts: { log?: StoreLog } = {},
 ): Promise<Store> {
   return env.DATABASE_URL
-    ? openPostgres(env.DATABASE_URL, { max: env.PG_POOL_SIZE, writeReserve: env.PG_WRITE_RESERVE, log: opts.log })
+    ? // Loaded only for PostgreSQL: node-postgres and its store cost a SQLite server's start ~0.1 s (issue 32).
+      (await import('./postgres/store.js')).openPostgres(env.DATABASE_URL, {
+        max: env.PG_POOL_SIZE,
+        writeReserve: env.PG_WRITE_RESERVE,
+        log: opts.log,
+      })
     : openSqlite(env.dbPath, { readThreads: env.READ_THREADS });
 }
 

@@ -138,59 +138,75 @@ const errorResponses = (): Record<string, OpenAPIV3_1.ResponseObject> =>
 /** Marks a route as part of the JSON API, described under `tag`. */
 export const documented =
   (tag: string) =>
-  (d: OperationDoc): MiddlewareHandler => {
-    const responses: Record<string, unknown> = {};
-    for (const [status, body] of Object.entries(d.ok) as [string, SuccessBody][]) {
-      const text = SUCCESS_TEXT[Number(status) as Success];
-      if (body === null) responses[status] = { description: text };
-      else if (body instanceof z.ZodType) responses[status] = { description: text, content: jsonOut(body) };
-      else
-        responses[status] = {
-          description: body.description,
-          content: { [body.media]: { schema: body.schema ?? { type: 'string', format: 'binary' } } },
-        };
-    }
-    for (const status of new Set([...automaticErrors(d), ...(d.errors ?? [])]))
-      responses[status] = errorResponse(status);
-    const parameters = [
-      ...(d.query ? queryParameters(d.query) : []),
-      ...Object.entries(d.path ?? {}).map(([name, s]) => ({
-        in: 'path',
-        name,
+  (d: OperationDoc): MiddlewareHandler =>
+    lazilyDescribed(() => operation(tag, d));
+
+/**
+ * hono-openapi's describeRoute, with the description built when the document is first generated
+ * rather than when the route is declared: the JSON Schemas of every route's zod schemas took
+ * ~0.15 s of each server start (issue 32: start-up at 100k tickets ≤ 700 ms), for a document few
+ * starts serve. describeRoute keeps its description as `spec` on one symbol-keyed object, read by
+ * generateSpecs; a getter stands in for it (tests/openapi.test.ts generates the whole document).
+ */
+function lazilyDescribed(build: () => Parameters<typeof describeRoute>[0]): MiddlewareHandler {
+  const mw = describeRoute({ responses: {} });
+  const holders = Object.getOwnPropertySymbols(mw).map((k) => (mw as unknown as Record<symbol, unknown>)[k]);
+  const holder = holders.find((h): h is { spec: unknown } => typeof h === 'object' && h !== null && 'spec' in h);
+  if (!holder) throw new Error('hono-openapi: describeRoute no longer keeps its spec where documented() expects it');
+  let spec: ReturnType<typeof build> | undefined;
+  Object.defineProperty(holder, 'spec', { enumerable: true, get: () => (spec ??= build()) });
+  return mw;
+}
+
+/** One operation's description (documented). */
+function operation(tag: string, d: OperationDoc): Parameters<typeof describeRoute>[0] {
+  const responses: Record<string, unknown> = {};
+  for (const [status, body] of Object.entries(d.ok) as [string, SuccessBody][]) {
+    const text = SUCCESS_TEXT[Number(status) as Success];
+    if (body === null) responses[status] = { description: text };
+    else if (body instanceof z.ZodType) responses[status] = { description: text, content: jsonOut(body) };
+    else
+      responses[status] = {
+        description: body.description,
+        content: { [body.media]: { schema: body.schema ?? { type: 'string', format: 'binary' } } },
+      };
+  }
+  for (const status of new Set([...automaticErrors(d), ...(d.errors ?? [])])) responses[status] = errorResponse(status);
+  const parameters = [
+    ...(d.query ? queryParameters(d.query) : []),
+    ...Object.entries(d.path ?? {}).map(([name, s]) => ({
+      in: 'path',
+      name,
+      required: true,
+      schema: inputSchema(s),
+    })),
+  ];
+  // One schema object for every media type: the document names it once (finish).
+  const bodySchema = d.body ? inputSchema(d.body) : undefined;
+  const media = ['application/json', 'application/x-www-form-urlencoded', ...(d.files ? ['multipart/form-data'] : [])];
+  const requestBody = d.content
+    ? {
         required: true,
-        schema: inputSchema(s),
-      })),
-    ];
-    // One schema object for every media type: the document names it once (finish).
-    const bodySchema = d.body ? inputSchema(d.body) : undefined;
-    const media = [
-      'application/json',
-      'application/x-www-form-urlencoded',
-      ...(d.files ? ['multipart/form-data'] : []),
-    ];
-    const requestBody = d.content
-      ? {
-          required: true,
-          content: Object.fromEntries(
-            Object.entries(d.content).map(([m, c]) => [
-              m,
-              { schema: c.schema instanceof z.ZodType ? inputSchema(c.schema) : c.schema },
-            ]),
-          ),
-        }
-      : d.body
-        ? { required: false, content: Object.fromEntries(media.map((m) => [m, { schema: bodySchema }])) }
-        : undefined;
-    return describeRoute({
-      tags: [tag],
-      summary: d.summary,
-      ...(d.description ? { description: d.description } : {}),
-      ...(parameters.length ? { parameters: parameters as OpenAPIV3_1.ParameterObject[] } : {}),
-      ...(requestBody ? { requestBody } : {}),
-      ...(d.public ? { security: [] } : {}),
-      responses: responses as never,
-    });
+        content: Object.fromEntries(
+          Object.entries(d.content).map(([m, c]) => [
+            m,
+            { schema: c.schema instanceof z.ZodType ? inputSchema(c.schema) : c.schema },
+          ]),
+        ),
+      }
+    : d.body
+      ? { required: false, content: Object.fromEntries(media.map((m) => [m, { schema: bodySchema }])) }
+      : undefined;
+  return {
+    tags: [tag],
+    summary: d.summary,
+    ...(d.description ? { description: d.description } : {}),
+    ...(parameters.length ? { parameters: parameters as OpenAPIV3_1.ParameterObject[] } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    ...(d.public ? { security: [] } : {}),
+    responses: responses as never,
   };
+}
 
 /** Routes the app serves that are not the JSON API: files, redirects, the reference page. */
 export const NOT_API = [/^\/static\//, /^\/favicon\.ico$/, /^\/$/, /^\/docs\/api$/, /^\/portal\/tickets$/];

@@ -20,6 +20,7 @@ import { countStatement, recordUnit, statementsOn } from './statements.js';
 import { limitReads, readShare } from './readSlots.js';
 import { asWrite } from '../priority.js';
 import { apartWriter } from './writeApart.js';
+import { setPool } from './pools.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -310,14 +311,8 @@ export async function openPostgres(
     },
   };
   root = giveOut(impl, pgDb);
-  pools.set(root, pool);
+  setPool(root, pool);
   return impl;
 }
 
-const pools = new WeakMap<object, pg.Pool>();
-/** The pool of a PostgreSQL store (for PostgreSQL-only tests and tools). */
-export function poolOf(db: Db): pg.Pool {
-  const p = pools.get(db);
-  if (!p) throw new Error('Not a PostgreSQL store');
-  return p;
-}
+export { poolOf } from './pools.js';
