@@ -8,7 +8,13 @@ import { getSavedViewFilters } from '../savedViews.js';
 import { searchPeople } from '../users.js';
 import { sortKeyOf, type SortKey, type TicketFilter, type TicketListQuery } from './query.js';
 import { withUnread } from './reads.js';
-import { type CustomerTicketJson, ticketsJson, type TicketJson, type TicketRow } from './serialize.js';
+import {
+  type CustomerTicketJson,
+  ticketsJson,
+  type TicketJson,
+  type TicketParts,
+  type TicketRow,
+} from './serialize.js';
 import { HIDDEN_STATUS, refuseStaffFilters, ticketFor } from '../customerView.js';
 import { statusSpec } from '../lifecycles/listStatus.js';
 import { sortRanks } from './sorts.js';
@@ -163,13 +169,23 @@ async function fromStore(db: Db, spec: TicketListSpec) {
 }
 
 /** A list's tickets in API form, each marked unread or not for a staff reader (SPEC D6). */
-const rowsJson = async (db: Db, actor: Actor, rows: TicketRow[]) =>
-  withUnread(db, actor, rows, await ticketsJson(db, rows));
+const rowsJson = async (db: Db, actor: Actor, rows: TicketRow[], read: TicketParts = 'all') =>
+  withUnread(db, actor, rows, await ticketsJson(db, rows, read));
 
 /** A `q` that names a ticket by its number: `123` or `#123` (SPEC C4). */
 const TICKET_NUMBER = /^#?(\d{1,9})$/;
 
-export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promise<TicketList> {
+/**
+ * A list by its filters. `read: 'row'` (the list page, which shows a row per ticket) leaves out
+ * what no row shows — descriptions, custom values, watchers, links — read for each ticket of
+ * the page otherwise (issue 32: pages that read only what they show; see ticketsJson).
+ */
+export async function listByFilter(
+  db: Db,
+  actor: Actor,
+  f: TicketFilter,
+  read: TicketParts = 'all',
+): Promise<TicketList> {
   const spec = await listSpec(db, actor, f);
   const number = spec.q ? TICKET_NUMBER.exec(spec.q) : null;
   // `q` = a ticket's number: that ticket first, if the reader may see it and it passes the other
@@ -181,7 +197,7 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
   if (!pinned) {
     const found = await fromStore(db, spec);
     return {
-      tickets: shaped(actor, await rowsJson(db, actor, found.rows)),
+      tickets: shaped(actor, await rowsJson(db, actor, found.rows, read)),
       total: found.total,
       total_exact: found.exact,
       limit: spec.limit,
@@ -197,7 +213,7 @@ export async function listByFilter(db: Db, actor: Actor, f: TicketFilter): Promi
   });
   const rows = first ? [pinned, ...rest.rows] : rest.rows;
   return {
-    tickets: shaped(actor, await rowsJson(db, actor, rows)),
+    tickets: shaped(actor, await rowsJson(db, actor, rows, read)),
     total: rest.total + 1,
     total_exact: rest.exact,
     limit: spec.limit,

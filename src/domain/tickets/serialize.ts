@@ -261,11 +261,24 @@ async function oneTicketJson(conn: Conn, r: TicketRow): Promise<TicketJson> {
   return ticketJson(r, description, values, w, links, sortTags(tags));
 }
 
+/**
+ * What is read beside each ticket's row: `all` (the API's tickets), or `row` — the tags alone,
+ * what a list page's row shows besides the ticket's own columns. With `row`, `description` is
+ * '', `custom_fields` {}, the watchers the requester alone and `links` empty: not read, not
+ * absent (issue 32; the list page's view reads none of them, and the JSON list is always `all`).
+ */
+export type TicketParts = 'all' | 'row';
+
 /** Serializes tickets with their custom field values and descriptions, one query each for the batch. */
-export async function ticketsJson(conn: Conn, rows: TicketRow[]): Promise<TicketJson[]> {
+export async function ticketsJson(conn: Conn, rows: TicketRow[], read: TicketParts = 'all'): Promise<TicketJson[]> {
   if (rows.length === 0) return [];
-  if (rows.length === 1) return [await oneTicketJson(conn, rows[0])];
   const ids = rows.map((r) => r.id);
+  if (read === 'row') {
+    const tags = new Map<number, string[]>(ids.map((id) => [id, []]));
+    for (const r of await tagsOfManyPrepared(conn, ids)) tags.get(r.ticket_id)?.push(r.body!);
+    return rows.map((r) => ticketJson(r, '', {}, undefined, undefined, sortTags(tags.get(r.id)!)));
+  }
+  if (rows.length === 1) return [await oneTicketJson(conn, rows[0])];
   const { descriptions, tags } = await descriptionsAndTagsOf(conn, ids);
   const values = await customValuesOf(conn, ids);
   const watchers = await watchersOf(conn, ids);

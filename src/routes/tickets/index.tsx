@@ -215,7 +215,7 @@ async function listProps(
 ): Promise<TicketListProps> {
   const db = dbOf(c);
   const filters = loaded?.filters ?? (await effectiveFilter(db, actor, query));
-  const found = loaded?.list ?? (await listByFilter(db, actor, filters));
+  const found = loaded?.list ?? (await listByFilter(db, actor, filters, 'row'));
   const list = { ...found, tickets: staffTickets(actor, found.tickets) };
   const tickets = loaded ? loaded.list.tickets : await withRequesters(db, actor, list.tickets);
   const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
@@ -305,7 +305,8 @@ export function ticketRoutes() {
           ),
         });
       }
-      const found = await listByFilter(dbOf(c), actor, filters);
+      // The page reads only what its rows show (issue 32); the JSON list is every ticket in full.
+      const found = await listByFilter(dbOf(c), actor, filters, wantsHtml(c) ? 'row' : 'all');
       const list = { ...found, tickets: await withRequesters(dbOf(c), actor, found.tickets) };
       return respond(c, list, {
         title: 'Tickets',
