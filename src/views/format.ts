@@ -1,5 +1,14 @@
 import { createContext, jsx, useContext } from 'hono/jsx';
-import type { Lookups } from '../domain/lookups.js';
+import { html } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import type { Lookups, Person } from '../domain/lookups.js';
+
+/**
+ * hono's `html` template for the parts a page repeats (list rows, history entries; decision 086):
+ * every interpolated string is escaped as JSX escapes it, nested templates and JSX nodes are kept.
+ * Nothing interpolated is a promise, so the result is a string, never a promise.
+ */
+export const h = html as (strings: TemplateStringsArray, ...values: unknown[]) => HtmlEscapedString;
 
 /**
  * The reader's IANA time zone (their settings page; `UTC` until they choose one). Provided once
@@ -153,15 +162,39 @@ export function When({ iso, zone, now }: { iso: string | null | undefined; zone?
   return jsx('time', { datetime: iso, title: exactTime(iso, z) }, relativeTime(iso, at, z));
 }
 
+/** `When` for the repeated parts written with `h`: the zone and `now` given, not read from the context. */
+export function whenHtml(iso: string | null | undefined, zone: string, now: number): HtmlEscapedString | null {
+  if (!iso) return null;
+  return h`<time datetime="${iso}" title="${exactTime(iso, zone)}">${relativeTime(iso, now, zone)}</time>`;
+}
+
+/**
+ * The lookups' users, queues and teams by id, built once per list (a page names hundreds; Array.find
+ * per name was a cost). Keyed by the array itself, rebuilt if its length changed; the first of an
+ * id wins, as find did.
+ */
+const indexes = new WeakMap<readonly { id: number }[], { n: number; byId: Map<number, unknown> }>();
+function indexOf<T extends { id: number }>(list: readonly T[]): Map<number, T> {
+  const known = indexes.get(list);
+  if (known && known.n === list.length) return known.byId as Map<number, T>;
+  const byId = new Map<number, T>();
+  for (const x of list) if (!byId.has(x.id)) byId.set(x.id, x);
+  indexes.set(list, { n: list.length, byId });
+  return byId;
+}
+
+/** A user of the lookups by id (undefined: not among them). */
+export const userById = (l: Lookups, id: number): Person | undefined => indexOf(l.users).get(id);
+
 export const userName = (l: Lookups, id: number | null | undefined, none = 'Nobody') => {
   if (id == null) return none;
-  const u = l.users.find((x) => x.id === id);
+  const u = indexOf(l.users).get(id);
   return u ? u.name || u.email : `User #${id}`;
 };
 export const queueName = (l: Lookups, id: number | null | undefined) =>
-  id == null ? '—' : (l.queues.find((q) => q.id === id)?.name ?? `Queue #${id}`);
+  id == null ? '—' : (indexOf(l.queues).get(id)?.name ?? `Queue #${id}`);
 export const teamName = (l: Lookups, id: number | null | undefined, none = 'No team') =>
-  id == null ? none : (l.teams.find((t) => t.id === id)?.name ?? `Team #${id}`);
+  id == null ? none : (indexOf(l.teams).get(id)?.name ?? `Team #${id}`);
 
 /** A query string from parameters, leaving out empty ones. */
 export function qs(params: Record<string, string | number | undefined | null>): string {

@@ -1,4 +1,6 @@
 import { raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import { h } from './format.js';
 import { renderMarkdown, splitSignature, writtenHere } from '../markdown.js';
 
 // A message written in hxdesk, formatted (SPEC D6, docs/decisions/053). The HTML is markdown-it's
@@ -13,6 +15,12 @@ export function Markdown({ source }: { source: string }) {
       {signature && <div class="signature">{signature}</div>}
     </>
   );
+}
+
+/** `Markdown` as an `h` template part (the history's entries, decision 086): the same HTML. */
+export function markdownHtml(source: string): HtmlEscapedString {
+  const { message, signature } = splitSignature(source);
+  return h`${raw(renderMarkdown(message))}${signature && h`<div class="signature">${signature}</div>`}`;
 }
 
 /** Whether a history entry's text is shown as Markdown: a message written in hxdesk, not one received by mail. */
