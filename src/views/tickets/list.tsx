@@ -1,3 +1,4 @@
+import { h } from '../format.js';
 import type { Lookups } from '../../domain/lookups.js';
 import { StatusColors, statusText } from './statusColors.js';
 import type { Column, SavedViewJson } from '../../domain/savedViews.js';
@@ -359,6 +360,9 @@ export function TicketListRegion(p: TicketListProps) {
   );
 }
 
+const SELECTED = h` selected=""`;
+
+/** A filter's select; its options (the people, queues… of the install: hundreds) as `h` parts (decision 086). */
 const Select = ({
   name,
   label,
@@ -373,11 +377,7 @@ const Select = ({
   <label>
     {label}
     <select name={name}>
-      {options.map(([v, text]) => (
-        <option value={v} selected={v === value}>
-          {text}
-        </option>
-      ))}
+      {options.map(([v, text]) => h`<option value="${v}"${v === value ? SELECTED : ''}>${text}</option>`)}
     </select>
   </label>
 );
