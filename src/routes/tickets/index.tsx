@@ -141,7 +141,8 @@ export async function pageProps(
     ...transactions.map((t) => t.creator_id),
     ...named(['SetOwner', 'AddWatcher', 'DelWatcher']),
   ];
-  const l = await lookups(db, actor, people);
+  // The ticket page shows no view picker: its lookups read no saved views.
+  const l = await lookups(db, actor, people, { savedViews: false });
   return {
     ticket,
     transactions,
