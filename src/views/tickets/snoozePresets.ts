@@ -47,6 +47,11 @@ export function snoozePresets(nowMs: number, zone: string): SnoozePreset[] {
   return out;
 }
 
+/** The presets computed at the moment, without the memo (what the memo must give; tests compare). */
+export function snoozePresetsUncached(nowMs: number, zone: string): SnoozePreset[] {
+  return presetsAt(nowMs, zone);
+}
+
 function presetsAt(nowMs: number, zone: string): SnoozePreset[] {
   const now = Temporal.Instant.fromEpochMilliseconds(nowMs).toZonedDateTimeISO(zone);
   const iso = (z: Temporal.ZonedDateTime) => new Date(z.epochMilliseconds).toISOString();
