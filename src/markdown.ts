@@ -50,38 +50,9 @@ function make(mail: boolean): Md {
 const page = make(false);
 const mail = make(true);
 
-/**
- * The rendered HTML of recent texts (issue 32, decision 086): a ticket page renders every entry of
- * its history on each view, and markdown-it builds its parser states per call. The HTML is a pure
- * function of the text, so the most recently used are kept, bounded by their total length
- * (sources and HTML, ~4 M characters) and never for a text over 16 K characters.
- */
-const CACHE_CHARS = 4_000_000;
-const CACHE_ONE = 16_384;
-const cached = new Map<string, string>();
-let cachedChars = 0;
-
 /** The HTML of a Markdown text: for the page (classes from the stylesheet) or for mail (inline styles). */
 export function renderMarkdown(source: string, opts: { mail?: boolean } = {}): string {
-  const md = opts.mail ? mail : page;
-  if (source.length > CACHE_ONE) return md.render(source);
-  const key = (opts.mail ? 'm' : 'p') + source;
-  const known = cached.get(key);
-  if (known !== undefined) {
-    // Most recently used last: a Map keeps insertion order, so the first key is the oldest.
-    cached.delete(key);
-    cached.set(key, known);
-    return known;
-  }
-  const out = md.render(source);
-  cached.set(key, out);
-  cachedChars += key.length + out.length;
-  for (const [k, v] of cached) {
-    if (cachedChars <= CACHE_CHARS) break;
-    cached.delete(k);
-    cachedChars -= k.length + v.length;
-  }
-  return out;
+  return (opts.mail ? mail : page).render(source);
 }
 
 /** The sign-off delimiter (RFC 3676) that starts a signature: what follows it is plain text, not Markdown. */
