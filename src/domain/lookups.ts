@@ -39,7 +39,13 @@ export interface Lookups {
  * the authors in its history): requesters can number in the hundred thousands, so they are
  * never loaded wholesale.
  */
-export async function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[] = []): Promise<Lookups> {
+export async function lookups(
+  db: Db,
+  actor: Actor,
+  alsoUsers: (number | null)[] = [],
+  /** `savedViews: false`: a screen that shows no view picker (the ticket page; issue 32) reads none. */
+  need: { savedViews?: boolean } = {},
+): Promise<Lookups> {
   const memberRows = await allMembers(db).all();
   return {
     queues: await queuesByName(db).all(),
@@ -53,15 +59,16 @@ export async function lookups(db: Db, actor: Actor, alsoUsers: (number | null)[]
       ? (await slaPolicies(db)).map((p) => ({ id: p.id, name: p.name, warn_before_minutes: p.warn_before_minutes }))
       : [],
     // Saved views are for staff (decision 016): a requester has none to pick.
-    savedViews: !isStaff(actor)
-      ? []
-      : (await listSavedViews(db, actor)).map((v) => ({
-          id: v.id,
-          name: v.name,
-          columns: v.columns,
-          shared: v.shared,
-          owner_name: v.owner_name,
-        })),
+    savedViews:
+      !isStaff(actor) || need.savedViews === false
+        ? []
+        : (await listSavedViews(db, actor)).map((v) => ({
+            id: v.id,
+            name: v.name,
+            columns: v.columns,
+            shared: v.shared,
+            owner_name: v.owner_name,
+          })),
   };
 }
 

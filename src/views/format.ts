@@ -1,5 +1,35 @@
 import { createContext, jsx, useContext } from 'hono/jsx';
-import type { Lookups } from '../domain/lookups.js';
+import { escapeToBuffer, type HtmlEscapedString, raw } from 'hono/utils/html';
+import type { Lookups, Person } from '../domain/lookups.js';
+
+/**
+ * The template for the parts a page repeats (list rows, history entries; docs/decisions/086):
+ * hono's `html` helper with the same rules — every interpolated string is escaped by hono's own
+ * escapeToBuffer (as JSX escapes text and attributes), numbers are written as they are, null,
+ * undefined and booleans are nothing, arrays are their items, and escaped values (other `h`
+ * parts, JSX nodes, markdown-it's output wrapped by views/markdown.tsx) are kept — without the
+ * arrays hono's helper allocates per value. Nothing async may go in (it throws).
+ */
+export function h(strings: TemplateStringsArray, ...values: unknown[]): HtmlEscapedString {
+  const buffer: [string] = [strings[0]];
+  for (let i = 0; i < values.length; i++) {
+    put(buffer, values[i]);
+    buffer[0] += strings[i + 1];
+  }
+  return raw(buffer[0]);
+}
+
+function put(buffer: [string], v: unknown): void {
+  if (typeof v === 'string') escapeToBuffer(v, buffer);
+  else if (typeof v === 'number') buffer[0] += v;
+  else if (v === null || v === undefined || typeof v === 'boolean') return;
+  else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) put(buffer, v[i]);
+  else if (typeof v === 'object' && (v as { isEscaped?: boolean }).isEscaped) {
+    const s = (v as object).toString() as unknown;
+    if (typeof s !== 'string') throw new Error('h: an async part cannot be written into a template');
+    buffer[0] += s;
+  } else escapeToBuffer(String(v), buffer);
+}
 
 /**
  * The reader's IANA time zone (their settings page; `UTC` until they choose one). Provided once
@@ -66,8 +96,9 @@ function partsIn(date: Date, zone: string): Record<string, string> | null {
 export function when(iso: string | null | undefined, zone: string = useContext(TimeZone)): string {
   if (!iso) return '';
   const utc = `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+  if (zone === 'UTC') return utc;
   const date = new Date(iso);
-  if (zone === 'UTC' || Number.isNaN(date.getTime())) return utc;
+  if (Number.isNaN(date.getTime())) return utc;
   const parts = partsIn(date, zone);
   if (!parts) return utc; // a zone this Node no longer knows: UTC rather than no date
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
@@ -131,12 +162,16 @@ export function relativeTime(iso: string, now: number, zone: string): string {
   const diff = now - t;
   if (diff < 60_000) return diff > -60_000 ? 'just now' : when(iso, zone);
   if (diff < 3_600_000) return `${Math.floor(diff / 60_000)} min ago`;
-  const then = partsIn(new Date(t), zone) ?? partsIn(new Date(t), 'UTC')!;
-  const today = partsIn(new Date(now), zone) ?? partsIn(new Date(now), 'UTC')!;
-  const days = dayNumber(today) - dayNumber(then);
+  const thenParts = () => partsIn(new Date(t), zone) ?? partsIn(new Date(t), 'UTC')!;
+  // Calendar days in UTC are whole days since the epoch (a list asks ~100 times a page).
+  const days =
+    zone === 'UTC'
+      ? Math.floor(now / 86_400_000) - Math.floor(t / 86_400_000)
+      : dayNumber(partsIn(new Date(now), zone) ?? partsIn(new Date(now), 'UTC')!) - dayNumber(thenParts());
   if (diff < 12 * 3_600_000 || days === 0) return `${Math.floor(diff / 3_600_000)} h ago`;
   if (days === 1) return 'yesterday';
   if (days < 7) return `${days} days ago`;
+  const then = thenParts();
   return `${then.year}-${then.month}-${then.day}`;
 }
 
@@ -153,15 +188,39 @@ export function When({ iso, zone, now }: { iso: string | null | undefined; zone?
   return jsx('time', { datetime: iso, title: exactTime(iso, z) }, relativeTime(iso, at, z));
 }
 
+/** `When` for the repeated parts written with `h`: the zone and `now` given, not read from the context. */
+export function whenHtml(iso: string | null | undefined, zone: string, now: number): HtmlEscapedString | null {
+  if (!iso) return null;
+  return h`<time datetime="${iso}" title="${exactTime(iso, zone)}">${relativeTime(iso, now, zone)}</time>`;
+}
+
+/**
+ * The lookups' users, queues and teams by id, built once per list (a page names hundreds; Array.find
+ * per name was a cost). Keyed by the array itself, rebuilt if its length changed; the first of an
+ * id wins, as find did.
+ */
+const indexes = new WeakMap<readonly { id: number }[], { n: number; byId: Map<number, unknown> }>();
+function indexOf<T extends { id: number }>(list: readonly T[]): Map<number, T> {
+  const known = indexes.get(list);
+  if (known && known.n === list.length) return known.byId as Map<number, T>;
+  const byId = new Map<number, T>();
+  for (const x of list) if (!byId.has(x.id)) byId.set(x.id, x);
+  indexes.set(list, { n: list.length, byId });
+  return byId;
+}
+
+/** A user of the lookups by id (undefined: not among them). */
+export const userById = (l: Lookups, id: number): Person | undefined => indexOf(l.users).get(id);
+
 export const userName = (l: Lookups, id: number | null | undefined, none = 'Nobody') => {
   if (id == null) return none;
-  const u = l.users.find((x) => x.id === id);
+  const u = indexOf(l.users).get(id);
   return u ? u.name || u.email : `User #${id}`;
 };
 export const queueName = (l: Lookups, id: number | null | undefined) =>
-  id == null ? '—' : (l.queues.find((q) => q.id === id)?.name ?? `Queue #${id}`);
+  id == null ? '—' : (indexOf(l.queues).get(id)?.name ?? `Queue #${id}`);
 export const teamName = (l: Lookups, id: number | null | undefined, none = 'No team') =>
-  id == null ? none : (l.teams.find((t) => t.id === id)?.name ?? `Team #${id}`);
+  id == null ? none : (indexOf(l.teams).get(id)?.name ?? `Team #${id}`);
 
 /** A query string from parameters, leaving out empty ones. */
 export function qs(params: Record<string, string | number | undefined | null>): string {

@@ -77,9 +77,22 @@ async function customerNames(db: Db): Promise<string[]> {
 
 /** The condition "not done" (initial, active or waiting in its queue's lifecycle), for counts and side lists. */
 export async function notDoneCondition(db: Db): Promise<SQL> {
+  return (await notDone(db)).condition();
+}
+
+/**
+ * "Not done" as its statuses say it: `key` names them (the same key, the same condition) and
+ * `condition` builds the SQL — for a query compiled once per key (the ticket page's side lists).
+ */
+export async function notDone(db: Db): Promise<{ key: string; condition: () => SQL }> {
   const { status, statusByQueue } = await statusSpec(db, { status_category: ['initial', 'active', 'waiting'] });
-  if (!statusByQueue) return inArray(tickets.status, status ?? []);
-  return or(
-    ...statusByQueue.map((p) => and(inArray(tickets.queue_id, p.queue_ids), inArray(tickets.status, p.status))),
-  ) as SQL;
+  return {
+    key: JSON.stringify([status, statusByQueue]),
+    condition: () =>
+      !statusByQueue
+        ? inArray(tickets.status, status ?? [])
+        : (or(
+            ...statusByQueue.map((p) => and(inArray(tickets.queue_id, p.queue_ids), inArray(tickets.status, p.status))),
+          ) as SQL),
+  };
 }

@@ -1,8 +1,8 @@
-import { and, count, desc, eq, ne, not, sql } from 'drizzle-orm';
+import { and, count, desc, eq, ne, not, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { type Db, emailDomain, prepared } from '../../db/port.js';
 import { tickets, users } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
-import { notDoneCondition } from '../lifecycles/listStatus.js';
+import { notDone } from '../lifecycles/listStatus.js';
 import { MERGED_STATUS } from '../merge/guard.js';
 import type { TicketJson } from './serialize.js';
 
@@ -104,6 +104,64 @@ const peopleAtDomain = prepared((db) => {
 });
 
 /**
+ * The requester's other tickets, not done (`active`) and done (`rest`), newest first, `n` at most:
+ * compiled once per "not done" (its statuses change only with the lifecycles in use), for the
+ * first few of those; past them (an install whose lifecycles changed often) built per call.
+ */
+const othersByNotDone = new Map<string, OtherTickets>();
+const OTHERS_COMPILED = 16;
+type Params = { requester: number; ticket: number; n: number };
+type OtherTickets = Record<'active' | 'rest', (db: Db, params: Params) => Promise<CustomerTicket[]>>;
+function otherTickets(notDone: { key: string; condition: () => SQL }): OtherTickets {
+  const known = othersByNotDone.get(notDone.key);
+  if (known) return known;
+  if (othersByNotDone.size >= OTHERS_COMPILED) {
+    const built = (done: boolean) => async (db: Db, p: Params) =>
+      otherTicketsQuery(db, notDone.condition, done, p.requester, p.ticket, p.n);
+    return { active: built(false), rest: built(true) };
+  }
+  const compiled = (done: boolean) => {
+    const stmt = prepared((db) =>
+      otherTicketsQuery(
+        db,
+        notDone.condition,
+        done,
+        sql.placeholder('requester'),
+        sql.placeholder('ticket'),
+        sql.placeholder('n'),
+      ),
+    );
+    return async (db: Db, p: Params) => stmt(db).all(p);
+  };
+  const q = { active: compiled(false), rest: compiled(true) };
+  othersByNotDone.set(notDone.key, q);
+  return q;
+}
+function otherTicketsQuery(
+  db: Db,
+  notDone: () => SQL,
+  done: boolean,
+  requester: number | Placeholder,
+  ticket: number | Placeholder,
+  n: number | Placeholder,
+) {
+  return db
+    .select(cols)
+    .from(tickets)
+    .where(
+      and(
+        eq(tickets.requester_id, requester),
+        ne(tickets.id, ticket),
+        // SPEC D3: never a merged ticket (a tombstone).
+        ne(tickets.status, MERGED_STATUS),
+        done ? not(notDone()) : notDone(),
+      ),
+    )
+    .orderBy(desc(tickets.updated_at), desc(tickets.id))
+    .limit(n);
+}
+
+/**
  * The panel's content for a ticket, for staff (null for anyone else, and for a ticket without a
  * requester). Each read goes through an index: the requester's tickets by
  * tickets_requester_updated_idx, read newest first; the people at a domain through
@@ -113,29 +171,11 @@ export async function customerContext(db: Db, actor: Actor, ticket: TicketJson):
   if (!isStaff(actor) || ticket.requester_id === null) return null;
   const requester = await requesterRow(db).get({ id: ticket.requester_id });
   if (!requester) return null;
-  // SPEC D3: never a merged ticket (a tombstone).
-  const theirs = and(
-    eq(tickets.requester_id, requester.id),
-    ne(tickets.id, ticket.id),
-    ne(tickets.status, MERGED_STATUS),
-  );
-  const newest = [desc(tickets.updated_at), desc(tickets.id)];
-  const notDone = await notDoneCondition(db);
-  const active = await db
-    .select(cols)
-    .from(tickets)
-    .where(and(theirs, notDone))
-    .orderBy(...newest)
-    .limit(OTHER_TICKETS_SHOWN);
+  const q = otherTickets(await notDone(db));
+  const params = { requester: requester.id, ticket: ticket.id };
+  const active = await q.active(db, { ...params, n: OTHER_TICKETS_SHOWN });
   const rest =
-    active.length < OTHER_TICKETS_SHOWN
-      ? await db
-          .select(cols)
-          .from(tickets)
-          .where(and(theirs, not(notDone)))
-          .orderBy(...newest)
-          .limit(OTHER_TICKETS_SHOWN - active.length)
-      : [];
+    active.length < OTHER_TICKETS_SHOWN ? await q.rest(db, { ...params, n: OTHER_TICKETS_SHOWN - active.length }) : [];
   const n = (await ticketsOfRequester(db).get({ id: requester.id }))?.n ?? 0;
   return {
     requester,

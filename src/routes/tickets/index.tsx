@@ -117,6 +117,8 @@ export async function pageProps(
   loaded?: CustomerTicketJson,
   replyBox = false,
   history?: TransactionJson[],
+  /** What the reader had seen, when the caller read it already (opening the page marks it seen). */
+  seen?: number | null,
 ): Promise<TicketPageProps> {
   const db = dbOf(c);
   // The staff page: requesters are in the portal (docs/decisions/050), so the ticket has every field.
@@ -141,7 +143,8 @@ export async function pageProps(
     ...transactions.map((t) => t.creator_id),
     ...named(['SetOwner', 'AddWatcher', 'DelWatcher']),
   ];
-  const l = await lookups(db, actor, people);
+  // The ticket page shows no view picker: its lookups read no saved views.
+  const l = await lookups(db, actor, people, { savedViews: false });
   return {
     ticket,
     transactions,
@@ -166,7 +169,7 @@ export async function pageProps(
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
     responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
-    newAfter: await seenUpTo(db, actor, id),
+    newAfter: seen !== undefined ? seen : await seenUpTo(db, actor, id),
     // SPEC D6: the subject form open without JavaScript (a GET of the page only); a deleted ticket's Restore.
     editSubject: c.req.method === 'GET' && c.req.query('edit') === 'subject',
     restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id, ticket.queue_id) : undefined,
@@ -506,7 +509,7 @@ export function ticketRoutes() {
           // the entries newer than what was seen before are marked New, and the draft fills the box.
           const before = await markTicketSeen(dbOf(c), actor, ticket.id);
           const savedDraft = isStaff(actor) ? await getDraft(dbOf(c), actor, ticket.id) : null;
-          const p = await pageProps(c, actor, ticket.id, ticket, true);
+          const p = await pageProps(c, actor, ticket.id, ticket, true, undefined, before);
           // SPEC D6: a Reply link without JavaScript; only a public message this reader sees is quoted.
           if (quote !== undefined && !p.transactions.some((t) => t.id === quote && quotable(t)))
             throw invalid('quote', `Ticket #${ticket.id} has no message #${quote} to quote`);

@@ -1,3 +1,4 @@
+import { h } from '../format.js';
 import type { Lookups } from '../../domain/lookups.js';
 import { statusText } from './statusColors.js';
 import { BulkTags } from './tagFilter.js';
@@ -10,9 +11,7 @@ const Choice = ({ name, label, options }: { name: string; label: string; options
     {label}
     <select name={`changes.${name}`}>
       <option value="">No change</option>
-      {options.map(([v, text]) => (
-        <option value={v}>{text}</option>
-      ))}
+      {options.map(([v, text]) => h`<option value="${v}">${text}</option>`)}
     </select>
   </label>
 );

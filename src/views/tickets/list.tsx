@@ -1,3 +1,4 @@
+import { h } from '../format.js';
 import type { Lookups } from '../../domain/lookups.js';
 import { StatusColors, statusText } from './statusColors.js';
 import type { Column, SavedViewJson } from '../../domain/savedViews.js';
@@ -5,13 +6,9 @@ import type { TicketFilter } from '../../domain/tickets/query.js';
 import type { LiveRow } from '../../domain/tickets/list.js';
 import type { SortKey } from '../../domain/tickets/query.js';
 import { TagFilterFields } from './tagFilter.js';
-import { BULK_FORM, BulkBar } from './bulkBar.js';
-import { queueName, userName, When } from '../format.js';
-import { SnoozeBadge } from './snooze.js';
-import { UnreadMark } from './unread.js';
-import { SubjectCell } from './listRow.js';
+import { BulkBar } from './bulkBar.js';
+import { TicketRows } from './listRow.js';
 import { FirstRun } from './firstRun.js';
-import { SlaBadge } from './sla.js';
 import type { FirstRunState } from '../../domain/firstRun.js';
 import type { ListedTicket } from '../../domain/tickets/requesters.js';
 
@@ -81,90 +78,6 @@ function link(p: TicketListProps, change: Record<string, string | number | null>
     if (v !== null && v !== '' && v !== undefined) params.set(k, String(v));
   const s = params.toString();
   return `/tickets${s ? `?${s}` : ''}`;
-}
-
-function Cell({ column, t, l, mark }: { column: Column; t: ListedTicket; l: Lookups; mark?: boolean }) {
-  switch (column) {
-    case 'ID':
-      return (
-        <td class={mark ? 'num unread' : 'num'}>
-          {mark && <UnreadMark />}
-          <a href={`/tickets/${t.id}`}>#{t.id}</a>
-        </td>
-      );
-    case 'Subject':
-      return (
-        <td class={mark ? 'subject unread' : 'subject'}>
-          {mark && <UnreadMark />}
-          <SubjectCell t={t} policies={l.slaPolicies} />
-        </td>
-      );
-    case 'Status':
-      return (
-        <td>
-          <span class="status-cell">
-            <span class={`status status-${t.status}`}>{statusText(t.status)}</span>
-            <SnoozeBadge t={t} />
-            <SlaBadge t={t} policies={l.slaPolicies} />
-          </span>
-        </td>
-      );
-    case 'Queue':
-      return <td>{queueName(l, t.queue_id)}</td>;
-    case 'Owner':
-      return <td class={t.owner_id == null ? 'muted' : ''}>{userName(l, t.owner_id, 'Unassigned')}</td>;
-    case 'Created':
-      return (
-        <td class="date">
-          <When iso={t.created_at} />
-        </td>
-      );
-    case 'Updated':
-      return (
-        <td class="date">
-          <When iso={t.updated_at} />
-        </td>
-      );
-  }
-}
-
-/** SPEC D6: the cell that carries a row's unread mark: the subject's, else the number's. */
-const markColumn = (columns: Column[]): Column | undefined =>
-  columns.includes('Subject') ? 'Subject' : columns.includes('ID') ? 'ID' : undefined;
-
-/** A sort key as the page keeps it on a row (`data-key`): numbers as they are, times as ISO text. */
-const keyAttr = (k: SortKey) => JSON.stringify(k);
-
-/** One ticket's row: the same for the page and for a live update of it (SPEC C5). */
-export function TicketRow({
-  t,
-  p,
-  sortKey,
-  match,
-}: {
-  t: ListedTicket;
-  p: Pick<TicketListProps, 'bulk' | 'columns' | 'lookups'>;
-  sortKey: SortKey;
-  match?: boolean;
-}) {
-  return (
-    <tr data-id={String(t.id)} data-key={keyAttr(sortKey)} data-match={match === undefined ? undefined : String(match)}>
-      {p.bulk && (
-        <td class="select">
-          <input
-            type="checkbox"
-            name="ids"
-            value={String(t.id)}
-            form={BULK_FORM}
-            aria-label={`Select ticket #${t.id}`}
-          />
-        </td>
-      )}
-      {p.columns.map((c) => (
-        <Cell column={c} t={t} l={p.lookups} mark={t.unread === true && c === markColumn(p.columns)} />
-      ))}
-    </tr>
-  );
 }
 
 /**
@@ -288,11 +201,10 @@ export function LiveRows({ rows, p }: { rows: LiveRow[]; p: Pick<TicketListProps
         .join(',')}
     >
       <tbody>
-        {rows
-          .filter((r) => r.ticket)
-          .map((r) => (
-            <TicketRow t={r.ticket!} p={p} sortKey={r.sort_key!} match={r.matches} />
-          ))}
+        <TicketRows
+          p={p}
+          rows={rows.filter((r) => r.ticket).map((r) => ({ t: r.ticket!, sortKey: r.sort_key!, match: r.matches }))}
+        />
       </tbody>
     </table>
   );
@@ -366,7 +278,7 @@ export function TicketListRegion(p: TicketListProps) {
                   </td>
                 </tr>
               ) : (
-                tickets.map((t) => <TicketRow t={t} p={p} sortKey={p.sortKeys[t.id]} />)
+                <TicketRows p={p} rows={tickets.map((t) => ({ t, sortKey: p.sortKeys[t.id] }))} />
               )}
             </tbody>
           </table>
@@ -448,6 +360,9 @@ export function TicketListRegion(p: TicketListProps) {
   );
 }
 
+const SELECTED = h` selected=""`;
+
+/** A filter's select; its options (the people, queues… of the install: hundreds) as `h` parts (decision 086). */
 const Select = ({
   name,
   label,
@@ -462,11 +377,7 @@ const Select = ({
   <label>
     {label}
     <select name={name}>
-      {options.map(([v, text]) => (
-        <option value={v} selected={v === value}>
-          {text}
-        </option>
-      ))}
+      {options.map(([v, text]) => h`<option value="${v}"${v === value ? SELECTED : ''}>${text}</option>`)}
     </select>
   </label>
 );

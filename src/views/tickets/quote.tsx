@@ -13,8 +13,8 @@ export const quotable = (t: Pick<TransactionJson, 'type' | 'body'>) =>
   (t.type === 'Create' || t.type === 'Correspond') && !!t.body && t.body.trim() !== '';
 
 /** "On 2026-11-21 09:41, Ann Lee wrote:" in the reader's time zone. */
-export const quoteHead = (p: TicketPageProps, t: TransactionJson) =>
-  `On ${when(t.created_at)}, ${userName(p.lookups, t.creator_id, 'hxdesk')} wrote:`;
+export const quoteHead = (p: TicketPageProps, t: TransactionJson, zone?: string) =>
+  `On ${when(t.created_at, zone)}, ${userName(p.lookups, t.creator_id, 'hxdesk')} wrote:`;
 
 /** The quote as it goes into the reply box: the head, then each line of the text (without its signature) after "> ". */
 export function quoteText(head: string, body: string): string {

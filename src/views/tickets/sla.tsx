@@ -1,7 +1,8 @@
 import { useContext } from 'hono/jsx';
 import type { SlaPolicyName } from '../../domain/lookups.js';
 import type { SlaClockJson, SlaJson } from '../../domain/time/slaJson.js';
-import { exactTime, Now, TimeZone, When, when } from '../format.js';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import { exactTime, h, Now, TimeZone, When, when } from '../format.js';
 
 // SPEC D2 on screen (decision 070): the ticket page's clocks (due, met, breached, paused) and the
 // lists' badge beside the status ("due in 2 h", amber inside the warning window, red when
@@ -43,23 +44,26 @@ export function SlaBadge({
   t: { sla: SlaJson | null; next_due_at: string | null };
   policies: readonly SlaPolicyName[];
 }) {
-  const now = useNow();
-  const zone = useContext(TimeZone);
+  return slaBadgeHtml(t, policies, useContext(TimeZone), useNow());
+}
+
+/** `SlaBadge` with the reader's zone and the render's now given (a list's rows read them once; decision 086). */
+export function slaBadgeHtml(
+  t: { sla: SlaJson | null; next_due_at: string | null },
+  policies: readonly SlaPolicyName[],
+  zone: string,
+  now: number,
+): HtmlEscapedString | null {
   if (!t.sla || !t.next_due_at) return null;
   const warn = policies.find((p) => p.id === t.sla?.policy_id)?.warn_before_minutes ?? 0;
   const { text, tone } = dueWords(t.next_due_at, now, warn);
   const sla = t.sla;
-  const clock = (Object.keys(CLOCK_LABEL) as (keyof typeof CLOCK_LABEL)[]).find(
-    (k) => sla[k]?.due_at === t.next_due_at && sla[k]?.met_at === null,
-  );
+  const clock = CLOCKS.find((k) => sla[k]?.due_at === t.next_due_at && sla[k]?.met_at === null);
   const what = clock ? CLOCK_LABEL[clock] : 'Due';
-  return (
-    <span class={`sla-badge sla-${tone}`} title={`${what} due ${exactTime(t.next_due_at, zone)}`}>
-      {tone === 'breached' ? <span aria-hidden="true">⚠ </span> : null}
-      {text}
-    </span>
-  );
+  return h`<span class="sla-badge sla-${tone}" title="${what} due ${exactTime(t.next_due_at, zone)}">${tone === 'breached' ? BREACHED : ''}${text}</span>`;
 }
+const CLOCKS = Object.keys(CLOCK_LABEL) as (keyof typeof CLOCK_LABEL)[];
+const BREACHED = h`<span aria-hidden="true">⚠ </span>`;
 
 function ClockLine({
   name,

@@ -1,6 +1,7 @@
 import { useContext } from 'hono/jsx';
 import { snoozePresets } from './snoozePresets.js';
-import { exactTime, formatter, Now, TimeZone } from '../format.js';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import { exactTime, formatter, h, Now, TimeZone } from '../format.js';
 
 // SPEC D2 snooze on screens (decision 071): the ticket page's Snooze box (presets in the reader's
 // zone, a date-time, wake now) and the badge lists and the page show beside the status.
@@ -14,18 +15,16 @@ interface Snoozable {
 
 /** "Snoozed" (until when: its title, and said to screen readers) and "Customer replied", beside a ticket's status. */
 export function SnoozeBadge({ t }: { t: Snoozable }) {
-  const zone = useContext(TimeZone);
+  return snoozeBadgeHtml(t, useContext(TimeZone));
+}
+
+/** `SnoozeBadge` with the reader's zone given (a list's rows read it once; decision 086). */
+export function snoozeBadgeHtml(t: Snoozable, zone: string): HtmlEscapedString | null {
   if (!t.snoozed_until) return null;
   const until = exactTime(t.snoozed_until, zone);
-  return (
-    <>
-      <span class="snooze-badge" title={`Snoozed until ${until}`}>
-        Snoozed<span class="visually-hidden"> until {until}</span>
-      </span>
-      {t.replied_while_snoozed && <span class="replied-badge">Customer replied</span>}
-    </>
-  );
+  return h`<span class="snooze-badge" title="Snoozed until ${until}">Snoozed<span class="visually-hidden"> until ${until}</span></span>${t.replied_while_snoozed ? REPLIED : ''}`;
 }
+const REPLIED = h`<span class="replied-badge">Customer replied</span>`;
 
 /** The value of a datetime-local input for an instant, in a zone (`2026-11-27T09:00`). */
 function localValue(iso: string, zone: string): string {
