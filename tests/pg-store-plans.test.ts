@@ -10,6 +10,11 @@ import {
   wordIdsQuery,
 } from '../src/db/postgres/ticketList.js';
 import { poolSettings } from '../src/db/postgres/store.js';
+import { statementNamer, withName } from '../src/db/postgres/named.js';
+import { transaction } from '../src/db/port.js';
+import { pgHandle } from '../src/db/postgres/handle.js';
+import { sql } from 'drizzle-orm';
+import { tickets } from '../src/db/tables.js';
 import { wordPlan } from '../src/db/shared/words.js';
 import { closeDb, openStore, poolOf } from '../src/db/store.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
@@ -248,6 +253,30 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     const given = poolSettings('postgres://u@h:5/db?options=-c%20statement_timeout%3D5000&sslmode=disable');
     expect(given.options).toBe('-c statement_timeout=5000 -c jit=off -c max_parallel_workers_per_gather=0');
     expect(given.connectionString).toBe('postgres://u@h:5/db?sslmode=disable');
+  });
+
+  // Decision 088: drizzle's statements go by a name their text gives, parsed once per connection.
+  it('a connection parses each statement text once, under the name its text gives', async () => {
+    const names = await transaction(db, async (tx) => {
+      for (const id of [13, 26, 39])
+        await tx.select({ id: tickets.id }).from(tickets).where(sql`${tickets.id} = ${id}`);
+      // The unit of work's own connection: the names live on each connection.
+      const found = await pgHandle(tx).execute<{ name: string; statement: string }>(
+        sql`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'hxq_%'`,
+      );
+      return found.rows;
+    });
+    const mine = names.filter((n) => n.statement.includes('"tickets"."id" = $1'));
+    expect(mine).toHaveLength(1);
+    const nameOf = statementNamer(2);
+    expect(nameOf('a')).toBe(nameOf('a'));
+    expect(nameOf('b')).not.toBe(nameOf('a'));
+    expect(nameOf('c')).toBeUndefined(); // past the cap: sent unnamed
+    const cursor = { text: 'a', submit() {} };
+    expect(withName([cursor], nameOf)[0]).toBe(cursor);
+    expect(withName(['a', []], nameOf)).toEqual(['a', []]);
+    expect(withName([{ text: 'a', name: 'hx_1' }], nameOf)).toEqual([{ text: 'a', name: 'hx_1' }]);
+    expect(withName([{ text: 'a' }, [1]], nameOf)).toEqual([{ text: 'a', name: nameOf('a') }, [1]]);
   });
 
   it('the lists find what they should (page and total agree with the data)', async () => {

@@ -20,6 +20,7 @@ import { countStatement, recordUnit, statementsOn } from './statements.js';
 import { limitReads, readShare } from './readSlots.js';
 import { asWrite } from '../priority.js';
 import { apartWriter } from './writeApart.js';
+import { statementNamer, withName } from './named.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -117,12 +118,14 @@ export async function openPostgres(
   // And it remembers, per connection, the first statement that failed in the current unit of
   // work, even when the domain caught the error and went on (a scrip's failure is recorded in its
   // result): on PostgreSQL that failure aborted the transaction (decision 030).
+  // Statements parsed once per connection, by a name their text gives (decision 088).
+  const nameFor = statementNamer();
   pool.on('connect', (client) => {
     client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     const noted = (...args: unknown[]) => {
       countStatement(client);
-      const r = query(...args);
+      const r = query(...withName(args, nameFor));
       // A promise (a query without a callback) fails here too; anything else resolves as it is.
       Promise.resolve(r).then(undefined, (e: unknown) => {
         if (!failures.has(client)) failures.set(client, e);
