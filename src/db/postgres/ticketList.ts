@@ -139,6 +139,9 @@ function listCondition(
   return conds.length ? and(...conds) : undefined;
 }
 
+/** From this offset on, a page reads its ids before its rows. */
+export const DEFER_FROM = 500;
+
 /** The page and the count of a list (exported for the plan check); `textIds`: see textIdsQuery. */
 export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], holders?: number[]) {
   const where = listCondition(f, textIds, false, holders, 'walk');
@@ -155,7 +158,18 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], hol
     ? sql`(SELECT count(*) FROM ${tickets} WHERE ${and(all, sql`${tickets.merged_into} IS NOT NULL`)})`
     : sql`0`;
   return {
-    page: db.select().from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset),
+    page:
+      f.offset < DEFER_FROM
+        ? db.select().from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset)
+        : // A deep page: its ids first, from the sort's index alone where it holds the filter's
+          // columns (migration 0023), then their 50 rows: the rows skipped are not read (decision 088).
+          db
+            .select()
+            .from(tickets)
+            .where(
+              sql`${tickets.id} = ANY(ARRAY(${db.select({ id: tickets.id }).from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset)}))`,
+            )
+            .orderBy(dir(col), dir(tickets.id)),
     count: db
       .select({ n: sql<number>`(count(*) - ${merged})::int` })
       .from(tickets)
