@@ -1,7 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, TicketListSpec } from '../src/db/port.js';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { listQueries, listTickets, textIdsQuery, wordIdsQuery } from '../src/db/postgres/ticketList.js';
+import {
+  CF_IDS,
+  DEFER_FROM,
+  cfHolders,
+  listQueries,
+  listTickets,
+  textIdsQuery,
+  wordIdsQuery,
+} from '../src/db/postgres/ticketList.js';
+import { poolSettings } from '../src/db/postgres/store.js';
+import { statementNamer, withName } from '../src/db/postgres/named.js';
+import { transaction } from '../src/db/port.js';
+import { pgHandle } from '../src/db/postgres/handle.js';
+import { sql } from 'drizzle-orm';
+import { tickets } from '../src/db/tables.js';
 import { wordPlan } from '../src/db/shared/words.js';
 import { closeDb, openStore, poolOf } from '../src/db/store.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
@@ -26,6 +40,8 @@ const FILTERS: Record<string, Partial<TicketListSpec>> = {
   ticket_team_id: { ticket_team_id: 1 },
   requester_id: { requester_id: 103 },
   'cf.<key>': { cf: [{ field_id: 1, value: 'high' }] },
+  'cf.<key>, a common value': { cf: [{ field_id: 1, value: 'low' }] },
+  'cf.<key>, a common value + status': { cf: [{ field_id: 1, value: 'low' }], status: ['open'] },
   'q on a subject word': { q: 'printer' },
   'q on a body word': { q: 'toner' },
   'q, public messages only': { q: 'toner', includeComments: false },
@@ -122,7 +138,7 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
       textIds = (await poolOf(db).query<{ ids: number[] }>(text.sql, text.params)).rows[0].ids;
       lines.push(...(await pgExplain(text)), '');
     }
-    const q = listQueries(db, spec, textIds);
+    const q = listQueries(db, spec, textIds, await cfHolders(db, spec.cf));
     for (const stmt of [q.page, q.count]) lines.push(...(await pgExplain(stmt.toSQL())), '');
     return lines;
   }
@@ -193,6 +209,88 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     expect((await listTickets(db, { ...base, queue_ids: [] })).total).toBe(0);
   });
 
+  // Decision 088: a cf value few tickets hold is read by id; a common one by walking the sort's
+  // index and probing the value per ticket (a subquery the planner cannot make a hash join over
+  // every ticket), its count as a semi-join that stops at the bound.
+  it('cf.<key>: a rare value by its ids, a common one walking the sort index', async () => {
+    const [high, low, none] = await cfHolders(db, [
+      { field_id: 1, value: 'high' },
+      { field_id: 1, value: 'low' },
+      { field_id: 1, value: 'nobody has this' },
+    ]);
+    expect(high).toBe(Math.floor(TICKETS / 13));
+    expect(TICKETS - Math.floor(TICKETS / 13)).toBeGreaterThan(CF_IDS);
+    expect([low, none]).toEqual([CF_IDS + 1, 0]); // counted no further
+    const rare = await pgListPlan({ ...base, cf: [{ field_id: 1, value: 'high' }] });
+    const rarePage = rare.slice(0, rare.indexOf('')).join('\n');
+    expect(rarePage).toMatch(/Index (Only )?Scan using tickets_pkey|Bitmap Index Scan on tickets_pkey/);
+    expect(rarePage).toContain('InitPlan'); // the value's tickets read once, not probed per ticket
+    expect(rarePage).not.toContain('SubPlan');
+    const common = await pgListPlan({ ...base, cf: [{ field_id: 1, value: 'low' }], offset: 100 });
+    const page = common.slice(0, common.indexOf('')).join('\n');
+    expect(page).toMatch(/Index Scan Backward using tickets_updated_idx on tickets/);
+    expect(page).toContain('SubPlan');
+    expect(page).not.toMatch(/Hash Join|Sort \(|Incremental Sort/);
+    const nothing = await listTickets(db, { ...base, cf: [{ field_id: 1, value: 'nobody has this' }] });
+    expect(nothing).toEqual({ rows: [], total: 0, exact: true });
+  });
+
+  // Decision 088: the sort indexes end with the id (SQLite's hold the rowid), so a page deep in a
+  // sort with many equal values is read in order, not sorted in groups.
+  // From DEFER_FROM on, the page's ids come from the index alone (it holds the status the merged
+  // tickets are left out by), and only the page's own rows are read and put in order.
+  it('sort by priority with a deep offset: ids read in (priority, id) order from the index alone', async () => {
+    expect(2000).toBeGreaterThanOrEqual(DEFER_FROM);
+    const lines = await pgListPlan({ ...base, sort: 'priority', desc: true, offset: 2000 });
+    const page = lines.slice(0, lines.indexOf('')).join('\n');
+    expect(page).toMatch(/Index Only Scan Backward using tickets_priority_idx on tickets/);
+    expect(page).not.toMatch(/Incremental Sort/);
+    const shallow = await pgListPlan({ ...base, sort: 'priority', desc: true, offset: 100 });
+    expect(shallow.slice(0, shallow.indexOf('')).join('\n')).toMatch(/Index Scan Backward using tickets_priority_idx/);
+    // The same tickets either way.
+    const deep = await listTickets(db, { ...base, sort: 'priority', desc: true, offset: DEFER_FROM - 10, limit: 20 });
+    const all = await listTickets(db, { ...base, sort: 'priority', desc: true, offset: 0, limit: DEFER_FROM + 10 });
+    expect(deep.rows.map((t) => t.id)).toEqual(all.rows.slice(DEFER_FROM - 10).map((t) => t.id));
+    const deeper = await listTickets(db, { ...base, sort: 'priority', desc: true, offset: DEFER_FROM, limit: 10 });
+    expect(deeper.rows.map((t) => t.id)).toEqual(all.rows.slice(DEFER_FROM).map((t) => t.id));
+  });
+
+  // Decision 088: no JIT and no parallel workers on the pool's connections, whatever the URL says.
+  it("the pool's sessions run without JIT and parallel workers, after the URL's own options", async () => {
+    const pool = poolOf(db);
+    const { rows } = await pool.query<{ jit: string; workers: string }>(
+      "SELECT current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS workers",
+    );
+    expect(rows[0]).toEqual({ jit: 'off', workers: '0' });
+    const given = poolSettings('postgres://u@h:5/db?options=-c%20statement_timeout%3D5000&sslmode=disable');
+    expect(given.options).toBe('-c statement_timeout=5000 -c jit=off -c max_parallel_workers_per_gather=0');
+    expect(given.connectionString).toBe('postgres://u@h:5/db?sslmode=disable');
+  });
+
+  // Decision 088: drizzle's statements go by a name their text gives, parsed once per connection.
+  it('a connection parses each statement text once, under the name its text gives', async () => {
+    const names = await transaction(db, async (tx) => {
+      for (const id of [13, 26, 39])
+        await tx.select({ id: tickets.id }).from(tickets).where(sql`${tickets.id} = ${id}`);
+      // The unit of work's own connection: the names live on each connection.
+      const found = await pgHandle(tx).execute<{ name: string; statement: string }>(
+        sql`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'hxq_%'`,
+      );
+      return found.rows;
+    });
+    const mine = names.filter((n) => n.statement.includes('"tickets"."id" = $1'));
+    expect(mine).toHaveLength(1);
+    const nameOf = statementNamer(2);
+    expect(nameOf('a')).toBe(nameOf('a'));
+    expect(nameOf('b')).not.toBe(nameOf('a'));
+    expect(nameOf('c')).toBeUndefined(); // past the cap: sent unnamed
+    const cursor = { text: 'a', submit() {} };
+    expect(withName([cursor], nameOf)[0]).toBe(cursor);
+    expect(withName(['a', []], nameOf)).toEqual(['a', []]);
+    expect(withName([{ text: 'a', name: 'hx_1' }], nameOf)).toEqual([{ text: 'a', name: 'hx_1' }]);
+    expect(withName([{ text: 'a' }, [1]], nameOf)).toEqual([{ text: 'a', name: nameOf('a') }, [1]]);
+  });
+
   it('the lists find what they should (page and total agree with the data)', async () => {
     const printer = await listTickets(db, { ...base, q: 'PRINTER' });
     expect(printer.total).toBe(Math.floor(TICKETS / 97));
@@ -206,5 +304,12 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     const high = await listTickets(db, { ...base, cf: [{ field_id: 1, value: 'high' }], limit: 1000 });
     expect(high.total).toBe(Math.floor(TICKETS / 13));
     expect(high.rows.map((t) => t.id)).toEqual(Array.from({ length: high.total }, (_, i) => 13 * (i + 1))); // the newest first: ticket g was updated g minutes ago
+    // A common value (more than CF_IDS tickets): the same answer by walking the sort's index.
+    const low = await listTickets(db, { ...base, cf: [{ field_id: 1, value: 'low' }], offset: 100, limit: 60 });
+    const lows = Array.from({ length: TICKETS }, (_, i) => i + 1).filter((id) => id % 13 !== 0);
+    expect(low.total).toBe(lows.length);
+    expect(low.rows.map((t) => t.id)).toEqual(lows.slice(100, 160));
+    const both = await listTickets(db, { ...base, cf: [{ field_id: 1, value: 'low' }], status: ['open'], limit: 1000 });
+    expect(both.rows.map((t) => t.id)).toEqual(lows.filter((id) => id % 50 !== 0 && id % 20 === 0));
   });
 });

@@ -21,6 +21,7 @@ import { limitReads, readShare } from './readSlots.js';
 import { asWrite } from '../priority.js';
 import { apartWriter } from './writeApart.js';
 import { setPool } from './pools.js';
+import { statementNamer, withName } from './named.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -75,6 +76,26 @@ function wrap<Row>(q: PgPrepared): Prepared<Row> {
 }
 
 /**
+ * The pool's connection string and session settings (decision 088), after any the URL's
+ * `options` gives (node-postgres lets the URL's override the config's, so they move here): no
+ * JIT (it compiles expressions of statements the planner costs high: milliseconds for queries
+ * that run in a fraction of one) and no parallel workers (a rare word's search started two,
+ * 8.8 ms instead of 1.1; a request's statements are short, and the cores serve other requests).
+ */
+export function poolSettings(url: string): { connectionString: string; options: string } {
+  const ours = '-c jit=off -c max_parallel_workers_per_gather=0';
+  try {
+    const u = new URL(url);
+    const given = u.searchParams.get('options');
+    if (given === null) return { connectionString: url, options: ours };
+    u.searchParams.delete('options');
+    return { connectionString: u.toString(), options: `${given} ${ours}` };
+  } catch {
+    return { connectionString: url, options: ours };
+  }
+}
+
+/**
  * Opens the PostgreSQL store at `url` (postgres://…): refuses a database that is not UTF8, applies pending migrations (one process
  * at a time, under an advisory lock), then serves from a pool of `max` connections. Returns the
  * store (decision 065); its `db` is the pool's handle: what the app passes around as `db`. Statements
@@ -86,7 +107,7 @@ export async function openPostgres(
 ): Promise<Store> {
   await migratePostgres(url);
   const max = opts.max ?? 10;
-  const pool = new pg.Pool({ connectionString: url, max });
+  const pool = new pg.Pool({ ...poolSettings(url), max });
   // Reads never take the connections kept for units of work (PG_WRITE_RESERVE, decision 066).
   limitReads(pool, readShare(max, opts.writeReserve ?? 6));
   // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
@@ -98,12 +119,14 @@ export async function openPostgres(
   // And it remembers, per connection, the first statement that failed in the current unit of
   // work, even when the domain caught the error and went on (a scrip's failure is recorded in its
   // result): on PostgreSQL that failure aborted the transaction (decision 030).
+  // Statements parsed once per connection, by a name their text gives (decision 088).
+  const nameFor = statementNamer();
   pool.on('connect', (client) => {
     client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     const noted = (...args: unknown[]) => {
       countStatement(client);
-      const r = query(...args);
+      const r = query(...withName(args, nameFor));
       // A promise (a query without a callback) fails here too; anything else resolves as it is.
       Promise.resolve(r).then(undefined, (e: unknown) => {
         if (!failures.has(client)) failures.set(client, e);

@@ -72,8 +72,39 @@ async function textIdsFor(db: PgDb, f: TicketListSpec & { q: string }): Promise<
   return run(textIdsQuery(f));
 }
 
-/** The WHERE condition of a list filter (authorization included); `textIds`: the tickets that contain q. */
-function listCondition(f: TicketListSpec, textIds?: number[], countsMerged = false): SQL | undefined {
+/**
+ * A value a cf filter names is rare when at most this many tickets hold it: its tickets are then
+ * read through the primary key (a few ms at most), else found by walking the sort's index (decision 088: at 100k
+ * tickets the two cost the same near 1,300 tickets, at 1M near 4,000).
+ */
+export const CF_IDS = 2000;
+
+/**
+ * Per cf filter, how many tickets hold its value, counted up to CF_IDS + 1, in one statement,
+ * each through ticket_custom_values_lookup_idx (index only, stopping past CF_IDS).
+ */
+export async function cfHolders(db: PgDb, cf: TicketListSpec['cf']): Promise<number[]> {
+  if (!cf.length) return [];
+  const cols = cf.map(
+    ({ field_id, value }, i) =>
+      sql`(SELECT count(*) FROM (SELECT 1 FROM ${ticketCustomValues} WHERE ${ticketCustomValues.field_id} = ${field_id} AND ${ticketCustomValues.value} = ${value} LIMIT ${CF_IDS + 1}) AS h)::int AS ${sql.raw(`c${i}`)}`,
+  );
+  const row = (await pgHandle(db).execute<Record<string, number>>(sql`SELECT ${sql.join(cols, sql`, `)}`)).rows[0];
+  return cf.map((_, i) => row?.[`c${i}`] ?? 0);
+}
+
+/**
+ * The WHERE condition of a list filter (authorization included); `textIds`: the tickets that
+ * contain q; `holders`: per cf filter, its value's tickets up to past CF_IDS (cfHolders; none: common);
+ * `shape`: a common cf value as the page reads it ('walk') or the count ('join').
+ */
+function listCondition(
+  f: TicketListSpec,
+  textIds?: number[],
+  countsMerged = false,
+  holders?: number[],
+  shape: 'walk' | 'join' = 'walk',
+): SQL | undefined {
   const conds = listFilters(
     f,
     {
@@ -89,21 +120,31 @@ function listCondition(f: TicketListSpec, textIds?: number[], countsMerged = fal
     // ticket (decision 027). The ids are integers from the database, passed as one array parameter.
     conds.push(sql`${tickets.id} = ANY(${`{${textIds.join(',')}}`}::int[])`);
   }
-  for (const { field_id, value } of f.cf) {
-    // The value's tickets from ticket_custom_values_lookup_idx, as an array read through the
-    // primary key (as q). A semi-join (EXISTS) reads a common value's first page off the sort's
-    // index (3 ms instead of 72 at 100k), but for a value of a few percent the planner then
-    // prefers a hash join over every ticket: a sequential scan of tickets.
-    conds.push(
-      sql`${tickets.id} = ANY(ARRAY(SELECT ${ticketCustomValues.ticket_id} FROM ${ticketCustomValues} WHERE ${ticketCustomValues.field_id} = ${field_id} AND ${ticketCustomValues.value} = ${value}))`,
-    );
-  }
+  f.cf.forEach(({ field_id, value }, i) => {
+    const rare = (holders?.[i] ?? Number.POSITIVE_INFINITY) <= CF_IDS;
+    const holds = sql`${ticketCustomValues.ticket_id} = ${tickets.id} AND ${ticketCustomValues.field_id} = ${field_id} AND ${ticketCustomValues.value} = ${value}`;
+    // A rare value (decision 088): its few tickets as one array, read through the primary key (as
+    // q). A common one: the page walks the sort's index and probes ticket_custom_values_lookup_idx
+    // per ticket, as a subquery the planner cannot turn into a hash join over every ticket (it did
+    // for a value of 1 %: 141 ms at 100k); the count, a semi-join it merges with the primary key
+    // and stops at the bound. (The array for every value read each holder's row to sort them:
+    // 158 ms for the page of a value a sixth of 100k tickets hold.)
+    if (rare)
+      conds.push(
+        sql`${tickets.id} = ANY(ARRAY(SELECT ${ticketCustomValues.ticket_id} FROM ${ticketCustomValues} WHERE ${ticketCustomValues.field_id} = ${field_id} AND ${ticketCustomValues.value} = ${value}))`,
+      );
+    else if (shape === 'walk') conds.push(sql`(SELECT true FROM ${ticketCustomValues} WHERE ${holds} LIMIT 1)`);
+    else conds.push(sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} WHERE ${holds})`);
+  });
   return conds.length ? and(...conds) : undefined;
 }
 
+/** From this offset on, a page reads its ids before its rows. */
+export const DEFER_FROM = 500;
+
 /** The page and the count of a list (exported for the plan check); `textIds`: see textIdsQuery. */
-export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[]) {
-  const where = listCondition(f, textIds);
+export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], holders?: number[]) {
+  const where = listCondition(f, textIds, false, holders, 'walk');
   const dir = f.desc ? desc : asc;
   // No NULLS clause: every sort expression is NOT NULL (src/db/shared/listSort.ts), and one other
   // than the index's own would make PostgreSQL sort every matching row (tests/pg-store-plans.test.ts).
@@ -112,23 +153,36 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[]) {
   // counts as before (an index alone, decision 031) and takes away the merged tickets among
   // them, found through their partial index: `status <> 'merged'` would read every row.
   const noStatus = !f.status?.length && !f.statusByQueue;
-  const all = noStatus ? listCondition(f, textIds, true) : where;
+  const all = listCondition(f, textIds, noStatus, holders, 'join');
   const merged = noStatus
     ? sql`(SELECT count(*) FROM ${tickets} WHERE ${and(all, sql`${tickets.merged_into} IS NOT NULL`)})`
     : sql`0`;
   return {
-    page: db.select().from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset),
+    page:
+      f.offset < DEFER_FROM
+        ? db.select().from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset)
+        : // A deep page: its ids first, from the sort's index alone where it holds the filter's
+          // columns (migration 0023), then their 50 rows: the rows skipped are not read (decision 088).
+          db
+            .select()
+            .from(tickets)
+            .where(
+              sql`${tickets.id} = ANY(ARRAY(${db.select({ id: tickets.id }).from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset)}))`,
+            )
+            .orderBy(dir(col), dir(tickets.id)),
     count: db
       .select({ n: sql<number>`(count(*) - ${merged})::int` })
       .from(tickets)
       .where(all),
-    /** The merged tickets a list with no status takes away (0 otherwise), for a count up to a bound. */
-    merged: noStatus ? db.select({ n: sql<number>`${merged}::int` }).from(sql`(SELECT 1) AS one`) : undefined,
-    /** The list's tickets before merged ones are taken away, counted up to `cap` (decision 085). */
+    /**
+     * Decision 085 in one statement (decision 088): the merged tickets a list with no status takes
+     * away (few, through their partial index; 0 otherwise), and the list's own tickets before they
+     * are taken away, counted up to `cap` plus those: reading stops there, however many match.
+     */
     countUpTo: (cap: number) =>
-      db
-        .select({ n: sql<number>`count(*)::int` })
-        .from(sql`(SELECT 1 FROM ${tickets} WHERE ${all ?? sql`true`} LIMIT ${cap}) AS c`),
+      pgHandle(db).execute<{ merged: number; counted: number }>(
+        sql`WITH m AS MATERIALIZED (SELECT ${merged}::int AS n) SELECT (SELECT n FROM m) AS merged, (SELECT count(*)::int FROM (SELECT 1 FROM ${tickets} WHERE ${all ?? sql`true`} LIMIT ${cap} + (SELECT n FROM m)) AS c) AS counted`,
+      ),
   };
 }
 
@@ -138,18 +192,22 @@ export async function listTickets(db: PgDb, f: TicketListSpec) {
     textIds = await textIdsFor(db, { ...f, q: f.q });
     if (textIds.length === 0) return { rows: [], total: 0, exact: true };
   }
-  const q = listQueries(db, f, textIds);
-  let total: number;
-  let exact = true;
-  if (f.countUpTo === undefined) total = (await q.count)[0]?.n ?? 0;
-  else {
-    // Decision 085: the merged tickets first (few, through their partial index), then the list's
-    // own up to the bound plus those: reading stops there, however many match.
-    const merged = q.merged ? ((await q.merged)[0]?.n ?? 0) : 0;
-    const counted = (await q.countUpTo(f.countUpTo + merged))[0]?.n ?? 0;
-    total = counted - merged;
-    exact = counted < f.countUpTo + merged;
-  }
-  const rows = total === 0 || (exact && f.offset >= total) ? [] : await q.page;
+  const holders = await cfHolders(db, f.cf);
+  if (holders.includes(0)) return { rows: [], total: 0, exact: true };
+  const q = listQueries(db, f, textIds, holders);
+  // The total and the page side by side, each on a connection of its own (decision 088: a round
+  // trip less a list); a page read for a list that turns out empty finds nothing, cheaply.
+  const bound = f.countUpTo;
+  const [counted, page] = await Promise.all([
+    bound === undefined
+      ? q.count.then((r) => ({ total: r[0]?.n ?? 0, exact: true }))
+      : q.countUpTo(bound).then(({ rows: [c] }) => ({
+          total: (c?.counted ?? 0) - (c?.merged ?? 0),
+          exact: (c?.counted ?? 0) < bound + (c?.merged ?? 0),
+        })),
+    q.page,
+  ]);
+  const { total, exact } = counted;
+  const rows = total === 0 || (exact && f.offset >= total) ? [] : page;
   return { rows: rows as (typeof tickets.$inferSelect)[], total, exact };
 }

@@ -1,0 +1,85 @@
+// Where one request's PostgreSQL time goes, in process (app.fetch, no network), on a database
+// holding a dataset (`hxdesk copy-store --to …`; reads only, so no copy is made):
+//   DATABASE_URL=postgres://…/hxdesk_bench URL='/tickets?queue_id=1' node bench/pg-statements.mjs
+// ACCEPT=text/html for the page. Build first: npx tsc -p tsconfig.build.json.
+// Prints the wall time per request, the round trips per request (every statement is one), and
+// the time per statement from sending it to its rows (the server's time plus the socket's);
+// the PostgreSQL twin of bench/statements.mjs (issue 32, docs/decisions/088).
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const url = process.env.URL ?? '/tickets?queue_id=1&status=open';
+const N = Number(process.env.N ?? 300);
+if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL=postgres://…/<a database holding the dataset>');
+const { default: pg } = await import(path.join(root, 'node_modules/pg/lib/index.js'));
+
+let on = false;
+const statements = new Map();
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (config, ...rest) {
+  if (!on) return query.call(this, config, ...rest);
+  const text = (typeof config === 'string' ? config : (config?.text ?? config?.name ?? '?')).replace(/\s+/g, ' ');
+  const t = process.hrtime.bigint();
+  const done = () => {
+    const s = statements.get(text) ?? { n: 0, ms: 0 };
+    s.n++;
+    s.ms += Number(process.hrtime.bigint() - t) / 1e6;
+    statements.set(text, s);
+  };
+  // pg-pool's pool.query passes a callback; a checked-out client's query returns a promise.
+  const cb = rest.length && typeof rest[rest.length - 1] === 'function' ? rest.pop() : null;
+  if (cb)
+    return query.call(this, config, ...rest, (...a) => {
+      done();
+      cb(...a);
+    });
+  const r = query.call(this, config, ...rest);
+  r?.then?.(done, () => {});
+  return r;
+};
+
+const d = (p) => import(path.join(root, 'dist', p));
+const { loadEnv } = await d('env.js');
+const { openStore } = await d('db/store.js');
+const { createApp } = await d('app.js');
+const { createToken } = await d('domain/auth.js');
+const env = loadEnv({
+  NODE_ENV: 'production',
+  DATA_DIR: '/tmp',
+  DATABASE_URL: process.env.DATABASE_URL,
+  MAILGATE_TOKEN: 'x'.repeat(32),
+  MAIL_ADDRESSES: 'support@bench.example',
+});
+const store = await openStore(env);
+const db = store.db;
+const app = await createApp({ db, store, env, log: () => {} });
+const token = (await createToken(db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'pg-statements')).token;
+const call = async () => {
+  const res = await app.fetch(
+    new Request(`http://x${url}`, {
+      headers: { authorization: `Bearer ${token}`, accept: process.env.ACCEPT ?? 'application/json' },
+    }),
+  );
+  await res.text();
+  if (res.status >= 400) throw new Error(`${url}: ${res.status}`);
+};
+for (let i = 0; i < 30; i++) await call();
+on = true;
+const times = [];
+for (let i = 0; i < N; i++) {
+  const t = performance.now();
+  await call();
+  times.push(performance.now() - t);
+}
+on = false;
+times.sort((a, b) => a - b);
+const rows = [...statements].sort((a, b) => b[1].ms - a[1].ms);
+const sum = rows.reduce((a, [, s]) => a + s.ms, 0) / N;
+const trips = rows.reduce((a, [, s]) => a + s.n, 0) / N;
+console.log(
+  `GET ${url}: p50 ${times[Math.floor(N / 2)].toFixed(2)} ms a request (in process), ${trips.toFixed(1)} statements, ${sum.toFixed(2)} ms waiting on them`,
+);
+for (const [k, s] of rows.slice(0, Number(process.env.TOP ?? 15)))
+  console.log(`${(s.ms / N).toFixed(3).padStart(7)} ms  ×${(s.n / N).toFixed(1)}  ${k.slice(0, 220)}`);
+await store.close();
+process.exit(0);
