@@ -279,10 +279,14 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[], read: TicketPar
     return rows.map((r) => ticketJson(r, '', {}, undefined, undefined, sortTags(tags.get(r.id)!)));
   }
   if (rows.length === 1) return [await oneTicketJson(conn, rows[0])];
-  const { descriptions, tags } = await descriptionsAndTagsOf(conn, ids);
-  const values = await customValuesOf(conn, ids);
-  const watchers = await watchersOf(conn, ids);
-  const links = await linksOf(conn, ids);
+  // Independent reads, asked together: on PostgreSQL each is a round trip (0.6–1 ms of waiting
+  // against a plan of 0.1–0.5 ms; decision 088), and a pool runs them on several connections.
+  const [{ descriptions, tags }, values, watchers, links] = await Promise.all([
+    descriptionsAndTagsOf(conn, ids),
+    customValuesOf(conn, ids),
+    watchersOf(conn, ids),
+    linksOf(conn, ids),
+  ]);
   return rows.map((r) =>
     ticketJson(
       r,
