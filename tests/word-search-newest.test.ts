@@ -89,7 +89,10 @@ describe('a word search by the newest tickets of its index', () => {
       ['updated', 'updated_at, id'],
     ]) {
       const r = await list(`q=gadget&sort=${sort}&limit=100`);
-      expect(r.tickets.map((t) => t.id), sort).toEqual((await expected(order)).slice(0, 100));
+      expect(
+        r.tickets.map((t) => t.id),
+        sort,
+      ).toEqual((await expected(order)).slice(0, 100));
     }
     // A filter that leaves fewer than the bound: the whole set, counted exactly; one that leaves more.
     const moved = await list(`q=gadget&queue_id=${other}`);
