@@ -8,6 +8,7 @@ import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
 import { holdNewestWords, type WordHold } from './wordPage.js';
+import { newestFirst } from '../shared/newestWords.js';
 import {
   checkTextWithin,
   customersTickets,
@@ -240,7 +241,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(order), dir(tickets.id)).limit(limit).offset(offset);
   const { plain, text, values } = conditions(db, f);
-  const hold = text ? holdText(db, f, text, newestFirst(f, walkable, values.length)) : undefined;
+  const hold = text ? holdText(db, f, text, newestFirst(f)) : undefined;
   const partial = hold && 'extendDown' in hold ? hold : undefined;
   const held = partial ? partial.held : (hold as HeldIds | undefined);
   const id = sql`${tickets.id}`;
@@ -327,11 +328,13 @@ export function listQueries(db: Db, f: TicketListSpec) {
     /** The lowest id under `below` of the tickets of the list's plain filters that sort no later than `at` (decision 087). */
     lowestBefore(below: number, at: { id: number; key: unknown }): number | null {
       const [cmp, idCmp] = f.desc ? [sql`>`, sql`>=`] : [sql`<`, sql`<=`];
-      const reach = sql`(${order} ${cmp} ${at.key} OR (${order} = ${at.key} AND ${tickets.id} ${idCmp} ${at.id}))`;
+      // The range first, alone: a sort index reads it (an OR alone had SQLite walk the ids under `below`).
+      const reach = sql`${order} ${idCmp} ${at.key} AND (${order} ${cmp} ${at.key} OR ${tickets.id} ${idCmp} ${at.id})`;
+      // `+id`, `id + 0`: not through the ids (SQLite's min() and the id range), which reads all under `below`.
       return db
-        .select({ id: sql<number | null>`min(${tickets.id})` })
+        .select({ id: sql<number | null>`min(${tickets.id} + 0)` })
         .from(tickets)
-        .where(and(...plain, sql`${tickets.id} < ${below}`, reach))
+        .where(and(...plain, sql`+${tickets.id} < ${below}`, reach))
         .get()!.id;
     },
     /** The statement counting the merged tickets a list with no status filter takes away (for its plan check). */
@@ -449,13 +452,3 @@ function newestPage(db: Db, q: ReturnType<typeof listQueries>, f: TicketListSpec
   if (from !== null) partial.extendDown(from);
   return { rows: (walk ? q.walk! : q.page).all(), total: upTo, exact: false };
 }
-
-/** How many of a word search's newest tickets to hold first (decision 087), or undefined: hold them all. */
-function newestFirst(f: TicketListSpec, walkable: boolean, values: number): number | undefined {
-  // Only orders that follow the ids closely: newest first by id, creation or update.
-  if (f.countUpTo === undefined || !walkable || !f.desc || f.sort === 'priority' || values > 0) return undefined;
-  return f.countUpTo + NEWEST_SLACK;
-}
-
-/** Held past the bound, for merged tickets among the newest (the count takes them away). */
-const NEWEST_SLACK = 64;
