@@ -326,7 +326,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
         .get();
     },
     /** The lowest id under `below` of the tickets of the list's plain filters that sort no later than `at` (decision 087). */
-    lowestBefore(below: number, at: { id: number; key: unknown }): number | null {
+    lowestBefore(below: number, at: { id: number; key: unknown }) {
       const [cmp, idCmp] = f.desc ? [sql`>`, sql`>=`] : [sql`<`, sql`<=`];
       // The range first, alone: a sort index reads it (an OR alone had SQLite walk the ids under `below`).
       const reach = sql`${order} ${idCmp} ${at.key} AND (${order} ${cmp} ${at.key} OR ${tickets.id} ${idCmp} ${at.id})`;
@@ -334,8 +334,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
       return db
         .select({ id: sql<number | null>`min(${tickets.id} + 0)` })
         .from(tickets)
-        .where(and(...plain, sql`+${tickets.id} < ${below}`, reach))
-        .get()!.id;
+        .where(and(...plain, sql`+${tickets.id} < ${below}`, reach));
     },
     /** The statement counting the merged tickets a list with no status filter takes away (for its plan check). */
     merged,
@@ -448,7 +447,7 @@ function newestPage(db: Db, q: ReturnType<typeof listQueries>, f: TicketListSpec
     partial.extendDown(0);
     return undefined;
   }
-  const from = q.lowestBefore(partial.below, last);
+  const from = q.lowestBefore(partial.below, last).get()!.id;
   if (from !== null) partial.extendDown(from);
   return { rows: (walk ? q.walk! : q.page).all(), total: upTo, exact: false };
 }
