@@ -31,6 +31,8 @@ const dataset =
 async function load(tree, slaPolicy) {
   const treeTag = path.basename(tree);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpucmp-'));
+  // The copy of the dataset goes when the script ends (a 100k copy is ~0.9 GB).
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   fs.copyFileSync(dataset, path.join(dir, 'hxdesk.db'));
   const d = (p) => import(path.join(tree, 'dist', p));
   const { loadEnv } = await d('env.js');
@@ -133,6 +135,7 @@ const trees = [treeA, treeB].filter(Boolean);
 if (trees.length === 2 && trees[0] === trees[1]) {
   // One tree twice: the second loads a copy of its dist (a module is loaded once per path).
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'cpucmp-tree-'));
+  process.on('exit', () => fs.rmSync(copy, { recursive: true, force: true }));
   fs.cpSync(path.join(trees[0], 'dist'), path.join(copy, 'dist'), { recursive: true });
   fs.cpSync(path.join(trees[0], 'package.json'), path.join(copy, 'package.json'));
   for (const d of ['node_modules', 'src']) fs.symlinkSync(path.join(trees[0], d), path.join(copy, d));

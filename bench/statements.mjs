@@ -17,6 +17,8 @@ const { default: Database } = await import(path.join(root, 'node_modules/better-
 const { SQLiteSelectBase } = await import(path.join(root, 'node_modules/drizzle-orm/sqlite-core/index.js'));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hx-statements-'));
+// The copy of the dataset goes when the script ends (a 100k copy is ~0.9 GB).
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 fs.copyFileSync(dataset, path.join(dir, 'hxdesk.db'));
 let on = false;
 const statements = new Map();
