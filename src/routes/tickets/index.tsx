@@ -123,11 +123,19 @@ export async function pageProps(
   const db = dbOf(c);
   // The staff page: requesters are in the portal (docs/decisions/050), so the ticket has every field.
   requireStaff(actor);
-  const ticket = (loaded ?? (await getTicket(db, actor, id))) as TicketJson;
-  const transactions = history ?? (await listTicketTransactions(db, actor, id));
   const staff = isStaff(actor);
+  // The ticket first: reading it is what refuses a reader who may not see it.
+  const ticket = (loaded ?? (await getTicket(db, actor, id))) as TicketJson;
+  // Then independent reads, asked together: on PostgreSQL each is a round trip (decision 088).
   // The queue's Cc and AdminCc watch this ticket too (SPEC C2); customers do not see who watches.
-  const queueWatchers = staff ? await queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] };
+  const [transactions, queueWatchers, menu, responses, newAfter] = await Promise.all([
+    history ?? listTicketTransactions(db, actor, id),
+    staff ? queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] },
+    // SPEC D3: the ticket's lifecycle: its current status and the allowed targets, in their colors.
+    statusMenu(db, ticket),
+    staff && replyBox ? listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
+    seen !== undefined ? seen : seenUpTo(db, actor, id),
+  ]);
   // Names for the ticket's people and everyone the history names (requesters are not in the staff list).
   const named = (types: string[]) =>
     transactions
@@ -152,8 +160,7 @@ export async function pageProps(
     staff,
     actorId: actor.id,
     queueWatchers,
-    // SPEC D3: the ticket's lifecycle: its current status and the allowed targets, in their colors.
-    ...(await statusMenu(db, ticket)),
+    ...menu,
     // SPEC D0: who mail named and the Cc bounds left out, less whoever is on the ticket now (its people are loaded above).
     notAdded: staff
       ? await notAddedOf(
@@ -167,9 +174,9 @@ export async function pageProps(
         )
       : [],
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
-    responses: staff && replyBox ? await listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
+    responses,
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
-    newAfter: seen !== undefined ? seen : await seenUpTo(db, actor, id),
+    newAfter,
     // SPEC D6: the subject form open without JavaScript (a GET of the page only); a deleted ticket's Restore.
     editSubject: c.req.method === 'GET' && c.req.query('edit') === 'subject',
     restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id, ticket.queue_id) : undefined,
