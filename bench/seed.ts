@@ -157,7 +157,7 @@ export async function ensureDataset(
   log = console.log,
 ): Promise<{ dbPath: string; stats: SeedStats; reused: boolean }> {
   const dbPath = path.join(dir, 'hxdesk.db');
-  const marker = path.join(dir, `seeded-v7-${size}.json`); // bump when the generator or the schema changes
+  const marker = path.join(dir, `seeded-v8-${size}.json`); // bump when the generator or the schema changes
   if (fs.existsSync(marker) && fs.existsSync(dbPath))
     return { dbPath, stats: JSON.parse(fs.readFileSync(marker, 'utf8')), reused: true };
   fs.rmSync(dir, { recursive: true, force: true });
@@ -342,6 +342,15 @@ export async function ensureDataset(
       SELECT (ticket_id << 20) + n, CASE WHEN type = 'Comment' THEN '' ELSE body END, CASE WHEN type = 'Comment' THEN body ELSE '' END
       FROM (SELECT ticket_id, type, body, row_number() OVER (PARTITION BY ticket_id ORDER BY id) AS n FROM transactions)
       WHERE body IS NOT NULL;`);
+  // The word index (decision 084) with the same rows, as migration 0035 fills it: a dataset
+  // without it answers every word search through the trigram fallback (seeded-v7 datasets built
+  // after that migration had none).
+  sql.exec(`INSERT INTO message_words(rowid, public_text, internal_text) SELECT id << 20, subject, '' FROM tickets;
+    INSERT INTO message_words(rowid, public_text, internal_text)
+      SELECT (ticket_id << 20) + n, CASE WHEN type IN ('Comment', 'Rating') THEN '' ELSE body END, CASE WHEN type IN ('Comment', 'Rating') THEN body ELSE '' END
+      FROM (SELECT ticket_id, type, body, row_number() OVER (PARTITION BY ticket_id ORDER BY id) AS n FROM transactions)
+      WHERE body IS NOT NULL;
+    INSERT INTO message_words(message_words) VALUES ('optimize');`);
   for (const t of triggers) sql.exec(t.sql);
   sql.exec('ANALYZE; PRAGMA optimize;');
   sql.pragma('wal_checkpoint(TRUNCATE)');
