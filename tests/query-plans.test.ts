@@ -455,23 +455,6 @@ describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () =
     }
   });
 
-  // Decision 087: the older tickets that could sort onto a word search's page (newest first) are
-  // found through the sort's index from the page's last ticket, never by the ids under the held ones.
-  it("a word search's older tickets that sort onto its page are read through the sort index", async () => {
-    for (const [sort, index] of [
-      ['-updated', 'tickets_updated_idx'],
-      ['-created', 'tickets_created_idx'],
-    ]) {
-      const qs = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams({ q: 'printer', sort })));
-      try {
-        const text = sqliteExplain([qs.lowestBefore(20, { id: 25, key: '2026-01-01T00:00:00.000Z' })]).join('\n');
-        expect(text, sort).toMatch(new RegExp(`SEARCH tickets USING INDEX ${index} \\(\\w+>\\?\\)`));
-      } finally {
-        qs.release();
-      }
-    }
-  });
-
   it('q naming a requester: their tickets through ticket_watchers_user_idx, the people through the e-mail index', async () => {
     for (const q of ['req@example', 'Req']) {
       const spec = await listSpec(db, admin, TicketFilterSchema.parse(nestFilterParams({ q })));

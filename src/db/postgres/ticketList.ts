@@ -6,7 +6,6 @@ import { listFilters } from '../shared/listFilters.js';
 import { sortExpression } from '../shared/listSort.js';
 import { containsPattern } from '../shared/like.js';
 import { type WordPlan, wordPlan } from '../shared/words.js';
-import { newestWordList } from './wordPage.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../tables.js';
 
 // A filtered ticket list on PostgreSQL (SPEC B4): the same TicketListSpec as
@@ -44,25 +43,18 @@ export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
  * `hx_words(…)` is the indexes'). Internal notes and ratings only for readers who may see them.
  * Without the people q named: a word search that finds no text falls back to the substring search.
  */
-export function wordIdsQuery(
-  plan: WordPlan,
-  opts: { includeComments: boolean; customerId?: number },
-  ids?: { from: number; below: number },
-): SQL {
+export function wordIdsQuery(plan: WordPlan, opts: { includeComments: boolean; customerId?: number }): SQL {
   const query = plan.words.map((w, i) => (i === plan.words.length - 1 ? `${w}:*` : w)).join(' <-> ');
   const tsq = sql`to_tsquery('hx_words', ${query})`;
   const visible = readableBy(opts.includeComments, transactions.type);
-  // Tickets from..below only (decision 087): the word index's rows ANDed with the ticket id's index.
-  const range = (col: SQL | typeof tickets.id) =>
-    ids ? sql` AND ${col} >= ${ids.from} AND ${col} < ${ids.below}` : sql``;
-  const found = sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE hx_words(${tickets.subject}) @@ ${tsq}${range(tickets.id)} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND hx_words(${transactions.body}) @@ ${tsq}${visible}${range(sql`${transactions.ticket_id}`)}`;
+  const found = sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE hx_words(${tickets.subject}) @@ ${tsq} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND hx_words(${transactions.body}) @@ ${tsq}${visible}`;
   // A customer's search falls back on what their own tickets hold, as on SQLite (src/db/sqlite/ticketList.ts).
   if (opts.customerId === undefined) return sql`SELECT ARRAY(${found}) AS ids`;
   return sql`SELECT ARRAY(SELECT s.id FROM (${found}) AS s WHERE s.id IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${opts.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))) AS ids`;
 }
 
 /** The tickets the people q named are requesters of (decision 035), through ticket_watchers_user_idx. */
-export function peopleIdsQuery(ids: number[]): SQL {
+function peopleIdsQuery(ids: number[]): SQL {
   return sql`SELECT ARRAY(SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${`{${ids.join(',')}}`}::int[]) AND ${ticketWatchers.role} = 'requester') AS ids`;
 }
 
@@ -178,25 +170,6 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], hol
               sql`${tickets.id} = ANY(ARRAY(${db.select({ id: tickets.id }).from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset)}))`,
             )
             .orderBy(dir(col), dir(tickets.id)),
-    /** Where the list's n-th ticket (from 0) sorts: its id and sort key (decision 087). */
-    at: (n: number) =>
-      db
-        .select({ id: tickets.id, key: sql<unknown>`${col}` })
-        .from(tickets)
-        .where(where)
-        .orderBy(dir(col), dir(tickets.id))
-        .limit(1)
-        .offset(n),
-    /** The lowest id under `below` of the tickets of the list's filters but q that sort no later than `at` (decision 087). */
-    lowestBefore: (below: number, at: { id: number; key: unknown }) => {
-      const [cmp, idCmp] = f.desc ? [sql`>`, sql`>=`] : [sql`<`, sql`<=`];
-      // The range first, alone: a sort index reads it (an OR alone had SQLite walk the ids under `below`).
-      const reach = sql`${col} ${idCmp} ${at.key} AND (${col} ${cmp} ${at.key} OR ${tickets.id} ${idCmp} ${at.id})`;
-      return db
-        .select({ id: sql<number | null>`min(${tickets.id})` })
-        .from(tickets)
-        .where(and(listCondition({ ...f, q: undefined }), sql`${tickets.id} < ${below}`, reach));
-    },
     count: db
       .select({ n: sql<number>`(count(*) - ${merged})::int` })
       .from(tickets)
@@ -216,10 +189,7 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], hol
 export async function listTickets(db: PgDb, f: TicketListSpec) {
   let textIds: number[] | undefined;
   if (f.q) {
-    // A staff word search newest first (decision 087): its page, or the whole set read on the way.
-    const newest = await newestWordList(db, { ...f, q: f.q }, listQueries);
-    if (newest?.result) return newest.result;
-    textIds = newest?.textIds ?? (await textIdsFor(db, { ...f, q: f.q }));
+    textIds = await textIdsFor(db, { ...f, q: f.q });
     if (textIds.length === 0) return { rows: [], total: 0, exact: true };
   }
   const holders = await cfHolders(db, f.cf);

@@ -164,9 +164,13 @@ export function textMatchSet(q: string, opts: { includeComments: boolean; reques
  * not flushed yet (search_pending) tested with hx_words. Exact: there is nothing to check.
  */
 export function wordMatchSet(plan: WordPlan, opts: { includeComments: boolean; requesterId?: number }): TextSet {
-  const query = wordIndexQuery(plan, opts.includeComments);
+  const phrase = `"${plan.words.join(' ')}" *`;
+  const query = opts.includeComments ? phrase : `{public_text} : (${phrase})`;
+  const pending = opts.includeComments
+    ? sql`(hx_words(public_text, ${plan.key}) OR hx_words(internal_text, ${plan.key}))`
+    : sql`hx_words(public_text, ${plan.key})`;
   const ids = sql`(SELECT rowid >> 20 AS id FROM message_words WHERE message_words MATCH ${query}
-    UNION ALL SELECT * FROM ${pendingWordIds(plan, opts.includeComments)})`;
+    UNION ALL SELECT id >> 20 AS id FROM search_pending WHERE ${pending})`;
   if (opts.requesterId === undefined) return { ids };
   return { ids: sql`(SELECT s.id AS id FROM ${ids} AS s WHERE s.id IN ${customersTickets(opts.requesterId)})` };
 }
@@ -282,18 +286,4 @@ export function reindexTicket(db: Db, id: number): void {
       CASE WHEN ${isStaffText(sql`t.type`)} THEN '' ELSE t.body END,
       CASE WHEN ${isStaffText(sql`t.type`)} THEN t.body ELSE '' END
     FROM transactions t WHERE t.ticket_id = ${id} AND t.body IS NOT NULL`);
-}
-
-/** The word index query of a word search for a reader (decision 084): the phrase, its last word a prefix. */
-export function wordIndexQuery(plan: WordPlan, includeComments: boolean): string {
-  const phrase = `"${plan.words.join(' ')}" *`;
-  return includeComments ? phrase : `{public_text} : (${phrase})`;
-}
-
-/** The rows of search_pending (text not yet indexed) holding q's words, as ticket ids (decision 084). */
-export function pendingWordIds(plan: WordPlan, includeComments: boolean): SQL {
-  const pending = includeComments
-    ? sql`(hx_words(public_text, ${plan.key}) OR hx_words(internal_text, ${plan.key}))`
-    : sql`hx_words(public_text, ${plan.key})`;
-  return sql`(SELECT id >> 20 AS id FROM search_pending WHERE ${pending})`;
 }

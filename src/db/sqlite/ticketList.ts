@@ -8,8 +8,6 @@ import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
 import { fastPrepared } from './rows.js';
-import { holdNewestWords, type WordHold } from './wordPage.js';
-import { newestFirst } from '../shared/newestWords.js';
 import {
   checkTextWithin,
   customersTickets,
@@ -185,19 +183,11 @@ function withRequesters(db: Db, f: TicketListSpec, held: HeldIds): HeldIds {
  *   search.ts), the candidates are tested against their text, within MAX_CHECKED_TICKETS and
  *   TEXT_CHECK_BUDGET, else SearchTooBroad (the domain asks for more distinctive text).
  */
-function holdText(db: Db, f: TicketListSpec, q: string, newest?: number): HeldIds | WordHold {
+function holdText(db: Db, f: TicketListSpec, q: string): HeldIds {
   const customer = f.customerId;
   // A q of whole words is asked of the word index first; when it finds nothing, of the text (decision 084).
   const words = wordPlan(q);
   try {
-    // A staff word search with a bounded count, in a walkable order: the newest tickets first (decision 087).
-    if (words && customer === undefined && newest !== undefined) {
-      const hold = holdNewestWords(db, words, f.includeComments, newest);
-      if (hold.held.size > 0) {
-        hold.held = withRequesters(db, f, hold.held);
-        return hold;
-      }
-    }
     if (customer !== undefined && ownTicketCount(db, customer) <= OWN_SCAN_MAX_TICKETS) {
       try {
         if (words) {
@@ -249,9 +239,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(order), dir(tickets.id)).limit(limit).offset(offset);
   const { plain, text, values } = conditions(db, f);
-  const hold = text ? holdText(db, f, text, newestFirst(f)) : undefined;
-  const partial = hold && 'extendDown' in hold ? hold : undefined;
-  const held = partial ? partial.held : (hold as HeldIds | undefined);
+  const held = text ? holdText(db, f, text) : undefined;
   const id = sql`${tickets.id}`;
   const setConds = valueConditions(plain, held, values, id);
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
@@ -319,30 +307,6 @@ export function listQueries(db: Db, f: TicketListSpec) {
     unmergedPage(walk: boolean): PageQuery {
       if (counted.length === plain.length) return walk ? this.walk! : this.page;
       return walk ? (built.walkAll ??= page(walkOf(counted))) : (built.pageAll ??= page(countWhere));
-    },
-    /** A word set that holds only the newest tickets of the index (decision 087), or undefined. */
-    partial,
-    /** Where the list's n-th ticket (from 0) sorts, its id and sort key, through the sort index (`walk`) or the held set. */
-    at(n: number, walk: boolean): { id: number; key: unknown } | undefined {
-      return db
-        .select({ id: tickets.id, key: sql<unknown>`${order}` })
-        .from(tickets)
-        .where(walk ? walkOf(plain) : where)
-        .orderBy(dir(order), dir(tickets.id))
-        .limit(1)
-        .offset(n)
-        .get();
-    },
-    /** The lowest id under `below` of the tickets of the list's plain filters that sort no later than `at` (decision 087). */
-    lowestBefore(below: number, at: { id: number; key: unknown }) {
-      const [cmp, idCmp] = f.desc ? [sql`>`, sql`>=`] : [sql`<`, sql`<=`];
-      // The range first, alone: a sort index reads it (an OR alone had SQLite walk the ids under `below`).
-      const reach = sql`${order} ${idCmp} ${at.key} AND (${order} ${cmp} ${at.key} OR ${tickets.id} ${idCmp} ${at.id})`;
-      // `+id`, `id + 0`: not through the ids (SQLite's min() and the id range), which reads all under `below`.
-      return db
-        .select({ id: sql<number | null>`min(${tickets.id} + 0)` })
-        .from(tickets)
-        .where(and(...plain, sql`+${tickets.id} < ${below}`, reach));
     },
     /** The statement counting the merged tickets a list with no status filter takes away (for its plan check). */
     merged,
@@ -420,8 +384,6 @@ export function shouldWalk(total: number, count: number, end: number): boolean {
 export function listTickets(db: Db, f: TicketListSpec) {
   const q = listQueries(db, f);
   try {
-    const newest = q.partial && q.partial.below > 0 ? newestPage(db, q, f) : undefined;
-    if (newest) return newest;
     const { counted, merged, exact } = q.counts(f.countUpTo);
     const total = counted - merged;
     const walk = q.walk !== undefined && shouldWalk(total, ticketCount(db).get()!.n, q.offset + q.limit);
@@ -430,32 +392,4 @@ export function listTickets(db: Db, f: TicketListSpec) {
   } finally {
     q.release();
   }
-}
-
-/**
- * A word search from the newest tickets of the index (decision 087; the domain's count bound
- * set): when the held newest tickets already reach the bound, the total is "at least the bound",
- * and the page is read from them once the older tickets that could sort onto it (an old ticket
- * updated lately) are held too: every ticket of the list's filters under the held ids that sorts
- * no later than the page's last held one. Otherwise (too few to reach the bound) the whole set is
- * held and the list runs as any other (undefined).
- */
-function newestPage(db: Db, q: ReturnType<typeof listQueries>, f: TicketListSpec) {
-  const partial = q.partial!;
-  const upTo = f.countUpTo!;
-  const c = q.counts(upTo);
-  const end = q.offset + q.limit;
-  if (c.counted < upTo + c.merged || upTo < end) {
-    partial.extendDown(0);
-    return undefined;
-  }
-  const walk = q.walk !== undefined && shouldWalk(upTo, ticketCount(db).get()!.n, end);
-  const last = q.at(end - 1, walk);
-  if (!last) {
-    partial.extendDown(0);
-    return undefined;
-  }
-  const from = q.lowestBefore(partial.below, last).get()!.id;
-  if (from !== null) partial.extendDown(from);
-  return { rows: (walk ? q.walk! : q.page).all(), total: upTo, exact: false };
 }
