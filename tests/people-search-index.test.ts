@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/port.js';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
 import { PEOPLE_SEARCH_WINDOW } from '../src/db/shared/peopleSearch.js';
-import { closeDb, openDb, openStore } from '../src/db/store.js';
+import { closeDb, openDb, openStore, sqliteOf } from '../src/db/store.js';
 import { users } from '../src/db/tables.js';
 import { databaseBefore, migrationsBefore } from './helpers/migrations.js';
 import { createDatabase, releasePostgres } from './helpers/postgres.js';
@@ -141,6 +141,14 @@ onlyOn('sqlite')('the people search migration on an SQLite install made before i
     try {
       expect(await names(db, 'ancienn')).toEqual(['mireille@caen.example']);
       expect(await names(db, 'aen.exa')).toEqual(['late@caen.example', 'mireille@caen.example']);
+      // The maintenance settings of the other FTS5 indexes hold for this one (decisions 011, 032).
+      const config = sqliteOf(db)
+        .prepare("SELECT k, v FROM users_people_config WHERE k IN ('automerge', 'crisismerge') ORDER BY k")
+        .all();
+      expect(config).toEqual([
+        { k: 'automerge', v: 8 },
+        { k: 'crisismerge', v: 1000 },
+      ]);
     } finally {
       await closeDb(db);
     }

@@ -7,6 +7,13 @@
 -- LIKE / hx_contains test it replaces. Kept by the triggers below, in the writer's own statement.
 CREATE VIRTUAL TABLE users_people USING fts5(name, email, content='', contentless_delete=1, tokenize='trigram');
 --> statement-breakpoint
+-- As message_search (0007, 0017) and message_words (0035): incremental merges of 8 segments and no
+-- crisis merge on a writer's commit. Measured at 100k (20,000 users): a new user costs ~0.3 ms
+-- more with these than without the index; FTS5's defaults (4, 16) cost ~0.7 ms.
+INSERT INTO users_people(users_people, rank) VALUES ('automerge', 8);
+--> statement-breakpoint
+INSERT INTO users_people(users_people, rank) VALUES ('crisismerge', 1000);
+--> statement-breakpoint
 CREATE TRIGGER users_people_ai AFTER INSERT ON users BEGIN
   INSERT INTO users_people(rowid, name, email) VALUES (new.id, new.name, new.email);
 END;
@@ -20,7 +27,7 @@ CREATE TRIGGER users_people_ad AFTER DELETE ON users BEGIN
   DELETE FROM users_people WHERE rowid = old.id;
 END;
 --> statement-breakpoint
--- An existing install's people (about 1 s for 20,000 users on the 2-core bench machine).
+-- An existing install's people: 0.13 s for the 20,000 users of the 100k dataset, 0.11 s to optimize.
 INSERT INTO users_people(rowid, name, email) SELECT id, name, email FROM users;
 --> statement-breakpoint
 INSERT INTO users_people(users_people) VALUES ('optimize');
