@@ -28,6 +28,7 @@ const sqliteOnly = [
   'tests/pg-round-trips.test.ts',
   'tests/pg-schema.test.ts',
   'tests/pg-store-plans.test.ts',
+  'tests/people-search-plans.test.ts',
   'tests/pg-units-of-work.test.ts',
   'tests/pg-writers.test.ts',
   'tests/query-plans.test.ts',

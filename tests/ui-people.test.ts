@@ -172,25 +172,32 @@ describe('GET /users?q= (people search)', () => {
   });
 
   itOn('sqlite')(
-    'does bounded work: addresses through their index for everyone, names among the newest users',
+    'does bounded work: addresses and parts of names through their indexes for everyone, two letters among the newest users',
     async () => {
-      // Zed is older than the newest PEOPLE_SEARCH_WINDOW users: found by address, not by name.
+      // Zed is older than the newest PEOPLE_SEARCH_WINDOW users: found by address, and by a part of
+      // the name of three or more letters through the trigram index (decision 090); two letters,
+      // which trigrams cannot answer, look among the newest users only.
       expect(emails(await search('zed.old'))).toEqual(['zed.oldtimer@archive.example']);
-      expect(emails(await search('Oldtimer'))).toEqual([]);
+      expect(emails(await search('Oldtimer'))).toEqual(['zed.oldtimer@archive.example']);
+      expect(emails(await search('dt'))).toEqual([]);
       // Every part of the search reads through an index or an id range, never the whole table.
       const dialect = new SQLiteSyncDialect();
-      const plans: string[] = [];
-      for (const q of Object.values(peopleSearchQueries(s.db, 'ann', 10))) {
-        const stmt = is(q, SQL) ? dialect.sqlToQuery(q) : q.toSQL();
-        const rows = sqliteOf(s.db)
-          .prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`)
-          .all(...(stmt.params as unknown[])) as { detail: string }[];
-        plans.push(rows.map((r) => r.detail).join(' / '));
-      }
+      const plansOf = (needle: string) =>
+        Object.values(peopleSearchQueries(s.db, needle, 10)).map((q) => {
+          const stmt = is(q, SQL) ? dialect.sqlToQuery(q) : q.toSQL();
+          const rows = sqliteOf(s.db)
+            .prepare(`EXPLAIN QUERY PLAN ${stmt.sql}`)
+            .all(...(stmt.params as unknown[])) as { detail: string }[];
+          return rows.map((r) => r.detail).join(' / ');
+        });
+      const plans = plansOf('ann');
       expect(plans[0]).toMatch(/SEARCH users USING INDEX users_email_uq \(email>\? AND email<\?\)/);
       expect(plans[1]).toMatch(/SEARCH users USING INDEX users_role_idx \(role=\?\)/);
-      expect(plans[2]).toMatch(/SEARCH users USING INTEGER PRIMARY KEY \(rowid>\?\)/);
-      for (const plan of plans) expect(plan).not.toMatch(/SCAN users(?! USING)/);
+      expect(plans[2]).toMatch(
+        /SCAN users_people VIRTUAL TABLE INDEX \d+:M.* \/ SEARCH users USING INTEGER PRIMARY KEY \(rowid=\?\)/,
+      );
+      expect(plansOf('an')[2]).toMatch(/SEARCH users USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+      for (const plan of [...plans, ...plansOf('an')]) expect(plan).not.toMatch(/SCAN users\b(?! USING)/);
     },
   );
 

@@ -302,11 +302,11 @@ type Match = Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabled' | 'bloc
 /**
  * GET /users?q=: active people whose name or address contains `q` (any case), best first: the
  * exact address, addresses starting with q, names with a word starting with q, then the rest.
- * Requesters can number in the hundred thousands and names have no index, so the work is
- * bounded whatever the table holds (decision 023): addresses by prefix through users_email_uq
- * (every user), staff through users_role_idx (a small set), and a substring search of name and
- * address among the newest PEOPLE_SEARCH_WINDOW users only (an id range, read in id order). Each part reads at
- * most `limit` matches.
+ * Requesters can number in the hundred thousands, so every part reads through an index
+ * (decisions 023, 090): addresses by prefix through users_email_uq, staff through users_role_idx
+ * (a small set), and any part of a name or address of three or more characters through the
+ * store's trigram index over every user, newest first (one or two characters: among the newest
+ * PEOPLE_SEARCH_WINDOW users only). Each part reads at most `limit` matches.
  */
 export async function searchPeople(db: Db, actor: Actor, q: string, limit = 10): Promise<UserJson[]> {
   const n = Math.max(1, Math.min(limit, PEOPLE_SEARCH_MAX));
