@@ -208,6 +208,7 @@ export function TxnBody({
 const EN = new Intl.NumberFormat('en');
 
 export function History({ p, oob }: { p: TicketPageProps; oob?: boolean }) {
+  // real time: only a render outside a request (every page and fragment sets Now from the store's clock).
   const at = { zone: useContext(TimeZone), now: useContext(Now) || Date.now() };
   return h`<ol id="history" class="history" aria-label="History"${oob ? h` hx-swap-oob="true"` : ''}>${p.transactions.map((t) => entryHtml(p, t, false, at))}</ol>`;
 }
@@ -223,6 +224,7 @@ export interface RenderAt {
  * it. A `copy` (in the stale warning) has none of the ids of the history's own.
  */
 export function HistoryEntry({ p, t, copy }: { p: TicketPageProps; t: TransactionJson; copy?: boolean }) {
+  // real time: only a render outside a request (every page and fragment sets Now from the store's clock).
   return entryHtml(p, t, !!copy, { zone: useContext(TimeZone), now: useContext(Now) || Date.now() });
 }
 
@@ -236,6 +238,7 @@ export function HistoryEntries({
   entries: TransactionJson[];
   copy?: boolean;
 }) {
+  // real time: only a render outside a request (every page and fragment sets Now from the store's clock).
   const at = { zone: useContext(TimeZone), now: useContext(Now) || Date.now() };
   return h`${entries.map((t) => entryHtml(p, t, !!copy, at))}`;
 }

@@ -30,6 +30,7 @@ interface RowAt {
 const rowAt = (): RowAt => {
   const zone = useContext(TimeZone);
   const now = useContext(Now);
+  // real time: only a render outside a request (every page and fragment sets Now from the store's clock).
   return { zone, now: now || Date.now(), slaNow: now || 0 };
 };
 
