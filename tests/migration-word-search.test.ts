@@ -1,14 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
 import { writerHandle } from '../src/db/sqlite/client.js';
 import { flushSearch } from '../src/db/sqlite/search.js';
 import { closeDb, openDb, sqliteOf } from '../src/db/store.js';
-import { databaseBefore, migrationsBefore } from './helpers/migrations.js';
+import { databaseBefore, migrationsBefore, migrationTag, tempDirs } from './helpers/migrations.js';
 import { createDatabase, releasePostgres } from './helpers/postgres.js';
 import { onlyOn } from './helpers/store.js';
 
@@ -17,25 +14,10 @@ import { onlyOn } from './helpers/store.js';
 // messages in the public column, internal notes and ratings in the internal one — and text still
 // waiting in SQLite's search_pending goes in with the next flush, once.
 
-const dirs: string[] = [];
-const tmp = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-migwords-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirs('hxdesk-migwords-');
 afterAll(releasePostgres);
 
-/** The tag prefix (`0032_`) of the word search's migration in a migrations folder (renumbered at merges). */
-function tagOf(folder: string): string {
-  const journal = JSON.parse(
-    fs.readFileSync(path.resolve(import.meta.dirname, '..', folder, 'meta/_journal.json'), 'utf8'),
-  );
-  const entry = journal.entries.find((e: { tag: string }) => e.tag.endsWith('_word_search'));
-  return `${entry.tag.split('_')[0]}_`;
-}
+const tagOf = (folder: string) => migrationTag(folder, 'word_search');
 
 const now = new Date().toISOString();
 /** What the old install holds, as SQL both dialects take. */

@@ -1,15 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/port.js';
 import { migratePostgres } from '../src/db/postgres/migrate.js';
 import { PEOPLE_SEARCH_WINDOW } from '../src/db/shared/peopleSearch.js';
 import { closeDb, openDb, openStore, sqliteOf } from '../src/db/store.js';
 import { users } from '../src/db/tables.js';
-import { databaseBefore, migrationsBefore } from './helpers/migrations.js';
+import { databaseBefore, migrationsBefore, migrationTag, tempDirs } from './helpers/migrations.js';
 import { createDatabase, releasePostgres } from './helpers/postgres.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { onlyOn } from './helpers/store.js';
@@ -102,25 +99,10 @@ describe('the people search through the trigram index', () => {
   });
 });
 
-const dirs: string[] = [];
-const tmp = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-migpeople-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirs('hxdesk-migpeople-');
 afterAll(releasePostgres);
 
-/** The tag prefix (`0036_`) of the people search's migration in a migrations folder (renumbered at merges). */
-function tagOf(folder: string): string {
-  const journal = JSON.parse(
-    fs.readFileSync(path.resolve(import.meta.dirname, '..', folder, 'meta/_journal.json'), 'utf8'),
-  );
-  const entry = journal.entries.find((e: { tag: string }) => e.tag.endsWith('_people_search'));
-  return `${entry.tag.split('_')[0]}_`;
-}
+const tagOf = (folder: string) => migrationTag(folder, 'people_search');
 
 const now = new Date().toISOString();
 /** An old install's people, as SQL both dialects take: one far older than the window. */

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import { afterEach } from 'vitest';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
@@ -38,4 +40,30 @@ export function migrationsBefore(dir: string, from: string, before: string): str
   journal.entries = journal.entries.slice(0, at);
   fs.writeFileSync(journalFile, JSON.stringify(journal));
   return old;
+}
+
+/**
+ * The tag prefix (`0036_`) of the migration tagged `…_<name>` in a migrations folder (`src/db/sqlite/migrations`):
+ * migrations are renumbered when branches merge, so tests name them by what they do.
+ */
+export function migrationTag(folder: string, name: string): string {
+  const journal = JSON.parse(
+    fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', folder, 'meta/_journal.json'), 'utf8'),
+  ) as { entries: { tag: string }[] };
+  const entry = journal.entries.find((e) => e.tag.endsWith(`_${name}`));
+  if (!entry) throw new Error(`no migration tagged _${name} in ${folder}`);
+  return `${entry.tag.split('_')[0]}_`;
+}
+
+/** A maker of temporary directories (`prefix` then random), each removed after the test that made it. */
+export function tempDirs(prefix: string): () => string {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+  return () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    dirs.push(d);
+    return d;
+  };
 }

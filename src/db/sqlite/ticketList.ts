@@ -74,16 +74,8 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
   // probed through the primary key (ticket_id, tag) by a walk of the sort index. As a condition
   // on the page, a tag of a third of the tickets had SQLite read and sort all of them (22 ms a
   // page at 100k, issue 32).
-  for (const tag of f.tags ?? []) {
-    const match = eq(ticketTags.tag, tag);
-    values.push({
-      ids: sql`${db.select({ id: ticketTags.ticket_id }).from(ticketTags).where(match)}`,
-      has: (id) =>
-        sql`EXISTS (SELECT 1 FROM ${ticketTags} INDEXED BY sqlite_autoindex_ticket_tags_1 WHERE ${ticketTags.ticket_id} = ${id} AND ${match} LIMIT 1)`,
-      count: db.select({ n: sql<number>`count(*)` }).from(ticketTags).where(match),
-      capped: (cap) => cappedCount(db, ticketTags, match, cap),
-    });
-  }
+  for (const tag of f.tags ?? [])
+    values.push(valueSet(db, ticketTags, eq(ticketTags.tag, tag), 'sqlite_autoindex_ticket_tags_1'));
   let text: string | undefined;
   // Three or more characters, or a word (decision 084): a set held once (holdText). Fewer: LIKE,
   // over a customer's own tickets only.
@@ -93,21 +85,34 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
     plain.push(f.qRequesterIds?.length ? or(match, inArray(tickets.id, requestersTickets(f.qRequesterIds)))! : match);
   }
   for (const { field_id, value } of f.cf) {
-    const match = and(eq(ticketCustomValues.field_id, field_id), eq(ticketCustomValues.value, value));
-    values.push({
-      ids: sql`${db.select({ id: ticketCustomValues.ticket_id }).from(ticketCustomValues).where(match)}`,
-      // The (ticket_id, field_id) primary key: one probe per ticket the walk reads. Named: on a
-      // database without statistics for the table (never analysed), SQLite otherwise builds an
-      // automatic index of every value for each list (45 ms at 10k tickets instead of 0.7).
-      // `LIMIT 1` keeps it a probe: SQLite 3.53 turns a bare EXISTS into a join with a Bloom
-      // filter over every entry of the value, built per run (3.4 ms a page at 100k, issue 32).
-      has: (id) =>
-        sql`EXISTS (SELECT 1 FROM ${ticketCustomValues} INDEXED BY sqlite_autoindex_ticket_custom_values_1 WHERE ${ticketCustomValues.ticket_id} = ${id} AND ${match} LIMIT 1)`,
-      count: db.select({ n: sql<number>`count(*)` }).from(ticketCustomValues).where(match),
-      capped: (cap) => cappedCount(db, ticketCustomValues, match, cap),
-    });
+    const match = and(eq(ticketCustomValues.field_id, field_id), eq(ticketCustomValues.value, value))!;
+    values.push(valueSet(db, ticketCustomValues, match, 'sqlite_autoindex_ticket_custom_values_1'));
   }
   return { plain, text, values };
+}
+
+/**
+ * A set of tickets kept in a table of (ticket_id, …) rows — a `cf.<key>` value, a tag — read as
+ * a ValueSet: its ids and counts from the rows meeting `match` (their lookup index), and a probe
+ * of one ticket through `primaryKey`, the table's (ticket_id, …) key, named: on a database
+ * without statistics for the table (never analysed) SQLite otherwise builds an automatic index of
+ * every value for each list (45 ms at 10k tickets instead of 0.7). `LIMIT 1` keeps it a probe:
+ * SQLite 3.53 turns a bare EXISTS into a join with a Bloom filter over every entry of the value,
+ * built per run (3.4 ms a page at 100k, issue 32).
+ */
+function valueSet(
+  db: Db,
+  table: typeof ticketTags | typeof ticketCustomValues,
+  match: SQL,
+  primaryKey: string,
+): ValueSet {
+  return {
+    ids: sql`${db.select({ id: table.ticket_id }).from(table).where(match)}`,
+    has: (id) =>
+      sql`EXISTS (SELECT 1 FROM ${table} INDEXED BY ${sql.raw(primaryKey)} WHERE ${table.ticket_id} = ${id} AND ${match} LIMIT 1)`,
+    count: db.select({ n: sql<number>`count(*)` }).from(table).where(match),
+    capped: (cap) => cappedCount(db, table, match, cap),
+  };
 }
 
 /**
