@@ -15,6 +15,7 @@ const sqliteOnly = [
   'tests/cli-serve.test.ts',
   'tests/cli.test.ts',
   'tests/group-commit.test.ts',
+  'tests/sqlite-rows.test.ts',
   'tests/mail-out-html.test.ts',
   'tests/mailgate-exim.test.ts',
   'tests/mailgate-start.test.ts',
