@@ -47,6 +47,8 @@ const sqliteOnly = [
   'tests/build-if-changed.test.ts',
   // The HTTP server's own guards (header and body timeouts, 408): the same code before either store is reached.
   'tests/slow-clients.test.ts',
+  // Which source file a line of the bundled server came from (decision 091): no server, no store.
+  'tests/stack-source.test.ts',
 ];
 
 // Files that only drive Chromium: what they check is the browser side (htmx, layout, focus,

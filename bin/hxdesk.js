@@ -42,7 +42,7 @@ function serve(/** @type {string[]} */ argv) {
   if (tsc && fs.existsSync(path.join(root, 'src', 'server.ts'))) {
     // Only when a source changed since the last build (docs/decisions/057), as npm start's prestart.
     const built = buildIfChanged(root, { log: (line) => process.stderr.write(`${line}\n`) });
-    if (built.status !== 0) fail(`compiling the server failed (tsc exited with ${built.status})`);
+    if (built.status !== 0) fail(`building the server failed (exit ${built.status}; the lines above say why)`);
   } else if (!fs.existsSync(server)) {
     fail(`${server} is missing and TypeScript is not installed to build it; run npm install, or npm run build where it is`);
   }

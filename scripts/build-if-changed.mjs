@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLE_RECIPE, bundleServerSync } from './bundle-server.mjs';
 
 const require = createRequire(import.meta.url);
 /** Bumped when what the build runs changes (its flags): every stamp written before is then stale. */
@@ -61,7 +62,7 @@ export function typescript() {
  */
 export function inputsDigest(root, tsVersion) {
   const h = createHash('sha256');
-  h.update(`${RECIPE}\0typescript ${tsVersion}\0`);
+  h.update(`${RECIPE}\0${BUNDLE_RECIPE}\0typescript ${tsVersion}\0`);
   for (const rel of [...filesUnder(root, 'src'), 'tsconfig.json', 'tsconfig.build.json', 'package.json']) {
     h.update(`${rel}\0`);
     try {
@@ -182,7 +183,15 @@ function buildLocked(root, dist, ts, opts) {
     ],
     { cwd: root, stdio: 'inherit' },
   );
-  const status = run.error ? 1 : (run.status ?? 1);
+  let status = run.error ? 1 : (run.status ?? 1);
+  // Then the server's entry as one module over tsc's dist/server.js (bundle-server.mjs, decision 091).
+  if (status === 0) {
+    const bundled = bundleServerSync(root, dist);
+    if (!bundled.ok) {
+      opts.log?.(`build: bundling src/server.ts failed:\n${bundled.message}`);
+      status = 1;
+    }
+  }
   // The digest taken before tsc ran: a file edited during the build makes the next start build again.
   if (status === 0) fs.writeFileSync(stampFile, `${digest}\n`);
   return { built: true, reason, status };
@@ -192,7 +201,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const result = buildIfChanged(root, { log: (line) => process.stderr.write(`${line}\n`) });
   if (result.status !== 0) {
-    process.stderr.write(`build: ${result.built ? 'tsc failed' : result.reason}\n`);
+    process.stderr.write(`build: ${result.built ? 'the build failed (above)' : result.reason}\n`);
     process.exit(result.status);
   }
 }

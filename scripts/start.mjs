@@ -10,7 +10,7 @@ import { buildIfChanged } from './build-if-changed.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const built = buildIfChanged(root, { log: (line) => process.stderr.write(`${line}\n`) });
 if (built.status !== 0) {
-  process.stderr.write(`build: ${built.built ? 'tsc failed' : built.reason}\n`);
+  process.stderr.write(`build: ${built.built ? 'the build failed (above)' : built.reason}\n`);
   process.exit(built.status);
 }
 await import(pathToFileURL(path.join(root, 'dist', 'server.js')).href);

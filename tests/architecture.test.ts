@@ -23,7 +23,14 @@ const LAYERS = [
   {
     name: 'leaf',
     rank: 0,
-    prefixes: ['src/env.ts', 'src/log.ts', 'src/dataDir.ts', 'src/domain/lifecycle.ts', 'src/markdown.ts'],
+    prefixes: [
+      'src/env.ts',
+      'src/log.ts',
+      'src/dataDir.ts',
+      'src/domain/lifecycle.ts',
+      'src/markdown.ts',
+      'src/stackSource.ts',
+    ],
   },
   {
     name: 'store port',

@@ -78,7 +78,7 @@ describe('build-if-changed: npm start compiles only what changed', () => {
       }),
     );
     expect(build(root).built).toBe(true);
-    expect(fs.existsSync(path.join(root, 'dist', 'server.js.map'))).toBe(true);
+    expect(fs.existsSync(path.join(root, 'dist', 'greeting.js.map'))).toBe(true);
     expect(build(root).built).toBe(false);
     const base = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
     base.compilerOptions.target = 'ES2020';
@@ -106,6 +106,41 @@ describe('build-if-changed: npm start compiles only what changed', () => {
     expect(build(root)).toMatchObject({ built: true, status: 0 });
     expect(out('greeting.js')).toContain("'three'");
     expect(build(root).built).toBe(false);
+  });
+});
+
+describe('build-if-changed: the server is one module (decision 091)', () => {
+  const run = () => spawnSync(process.execPath, [path.join(root, 'dist', 'server.js')], { encoding: 'utf8' });
+
+  it('dist/server.js holds what it imports; the other files tsc emitted stay beside it', () => {
+    write('src/greeting.ts', "export const greeting: string = 'four';\n");
+    expect(build(root)).toMatchObject({ built: true, status: 0 });
+    expect(out('server.js')).toContain('"four"');
+    expect(out('server.js')).not.toMatch(/from ["']\.\/greeting\.js["']/);
+    expect(out('greeting.js')).toContain("'four'"); // tsc's output, for the files started on their own (workers, the CLI)
+    expect(run().stdout).toBe('four\n');
+  });
+
+  it("a module's import.meta.url is still its own file under dist/, so files found next to it are found", () => {
+    write('src/lib/where.ts', "export const here: string = new URL('./note.txt', import.meta.url).pathname;\n");
+    write('src/server.ts', "import { here } from './lib/where.js';\nconsole.log(here);\n");
+    expect(build(root)).toMatchObject({ built: true, status: 0 });
+    expect(out('server.js')).not.toMatch(/from ["']\.\/lib\/where\.js["']/);
+    expect(run().stdout.trim()).toBe(path.join(fs.realpathSync(root), 'dist', 'lib', 'note.txt'));
+  });
+
+  it('a source the bundle cannot take fails the build, records nothing, and names the file', () => {
+    const lines: string[] = [];
+    write('src/lib/where.ts', 'export const here: string = import.meta.dirname;\n');
+    const failed = buildIfChanged(root, { log: (line) => lines.push(line) });
+    expect(failed).toMatchObject({ built: true });
+    expect(failed.status).not.toBe(0);
+    expect(lines.join('\n')).toContain('lib/where.ts: use import.meta.url');
+    expect(build(root)).toMatchObject({ built: true, reason: 'no successful build recorded' });
+    write('src/lib/where.ts', "export const here: string = new URL('.', import.meta.url).pathname;\n");
+    write('src/server.ts', "import { greeting } from './greeting.js';\nconsole.log(greeting);\n");
+    expect(build(root)).toMatchObject({ built: true, status: 0 });
+    expect(run().stdout).toBe('four\n');
   });
 });
 

@@ -5,6 +5,7 @@ import { storageUnavailable } from '../db/port.js';
 import { AppError, detailsInWords, ERROR_STATUS, type ErrorCode, summaryOf, TryLater } from '../domain/errors.js';
 import { uniqueConflict } from '../domain/unique.js';
 import { type Logger, throttled, type Throttled } from '../log.js';
+import { withSourceFiles } from '../stackSource.js';
 import { ErrorView, InlineError } from '../views/pages.js';
 import type { AppEnv } from './context.js';
 import { isHtmx, wantsHtml } from './respond.js';
@@ -134,7 +135,7 @@ function mapError(err: unknown, c: Context<AppEnv>): AppError {
     method: c.req.method,
     path: c.req.path,
     error: withCause(err),
-    stack: (err as Error)?.stack,
+    stack: withSourceFiles((err as Error)?.stack),
   });
   return new AppError(
     'internal',

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { bundleServerSync } from '../../scripts/bundle-server.mjs';
 
 /**
  * Where the test run's compiled server and CLI are: tests that start real processes (the server,
@@ -32,4 +33,7 @@ export default function setup(): void {
     ],
     { cwd: root, stdio: 'inherit' },
   );
+  // The server's entry as one module, as `npm start`'s build makes it (decision 091).
+  const bundled = bundleServerSync(root, TEST_DIST);
+  if (!bundled.ok) throw new Error(`bundling src/server.ts into ${TEST_DIST} failed:\n${bundled.message}`);
 }

@@ -1,3 +1,4 @@
+import { sourceFileAt } from '../../stackSource.js';
 import type { StoreLog, WriteRetries } from '../port.js';
 import { sqlState } from './storage.js';
 
@@ -80,13 +81,18 @@ export function operationAt(site: Error): string {
   for (const line of (site.stack ?? '').split('\n').slice(1)) {
     const m = /^\s*at (?:async )?(?:(.+?) \()?(.+?):(\d+):\d+\)?$/.exec(line);
     if (!m) continue;
-    const [, fn, file, lineNo] = m;
+    const [, fn, at, lineNo] = m;
+    // In the bundled server (decision 091) every frame is in dist/server.js: the source file it came from says where.
+    const source = sourceFileAt(at, Number(lineNo));
+    const file = source ?? at;
     if (file.includes('node_modules')) break; // the framework's frames: past our code
     if (/[\\/]db[\\/]/.test(file) || file.startsWith('node:')) continue;
     const name = fn?.replace(/^(?:Object|Module)\./, '').replace(/^new /, '');
     // A wrapper's frame (the arrow handed to `unique`, `unique` itself) names no operation: the caller's does.
     if (!name || name.includes('anonymous') || WRAPPERS.has(name)) {
-      first ??= `${file.replace(/^.*[\\/]src[\\/]/, '').replace(/^file:\/\//, '')}:${lineNo}`;
+      first ??= source
+        ? source.replace(/^src\//, '')
+        : `${file.replace(/^.*[\\/]src[\\/]/, '').replace(/^file:\/\//, '')}:${lineNo}`;
       continue;
     }
     return name;
