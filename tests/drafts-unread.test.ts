@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAILGATE_TOKEN, postMail } from './helpers/mail.js';
 import { message } from './helpers/mailgate.js';
+import { rawGet, rawRun } from './helpers/db.js';
 import { outboxOf } from './helpers/notify.js';
 import { transactionsOf, ticketOf } from './helpers/reads.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -222,6 +223,32 @@ describe('unread', () => {
     const theirs = await s.api('GET', '/tickets', { token: customer.token });
     expect(theirs.status, theirs.text).toBe(200);
     expect(theirs.body.tickets.every((t: object) => !('unread' in t))).toBe(true);
+  });
+
+  it('opening the page again with nothing new since writes nothing; something new moves the mark', async () => {
+    const { id } = await mailedTicket();
+    await openPage(id, ann.token);
+    const readRow = () =>
+      rawGet<{ seen_txn_id: number; seen_at: string }>(
+        s,
+        'SELECT seen_txn_id, seen_at FROM ticket_reads WHERE user_id = ? AND ticket_id = ?',
+        [ann.id, id],
+      );
+    const first = (await readRow())!;
+    // Set aside by hand: a write of the mark would put the time of the visit here.
+    const SET_ASIDE = '2000-01-01T00:00:00.000Z';
+    await rawRun(s, 'UPDATE ticket_reads SET seen_at = ? WHERE user_id = ? AND ticket_id = ?', [SET_ASIDE, ann.id, id]);
+    await openPage(id, ann.token);
+    await openPage(id, ann.token);
+    expect(await readRow()).toEqual({ seen_txn_id: first.seen_txn_id, seen_at: SET_ASIDE });
+    expect((await rowOf(id, ann.token)).unread).toBe(false);
+    const newer = await customerWrites(id, 'One more thing');
+    expect((await rowOf(id, ann.token)).unread).toBe(true);
+    await openPage(id, ann.token);
+    const moved = (await readRow())!;
+    expect(moved.seen_txn_id).toBe(newer);
+    expect(moved.seen_at).not.toBe(SET_ASIDE);
+    expect((await rowOf(id, ann.token)).unread).toBe(false);
   });
 
   it('a ticket only staff wrote on is not unread; an outside sender (a Comment) makes it unread', async () => {

@@ -45,6 +45,14 @@ export async function seenUpTo(db: Db, actor: Actor, ticketId: number): Promise<
  */
 export async function markTicketSeen(db: Db, actor: Actor, ticketId: number): Promise<number | null> {
   if (!isStaff(actor)) return null;
+  // Opened again with nothing new since (the usual case): no unit of work at all — on SQLite a
+  // write that waits its turn behind every other, on PostgreSQL five round trips (issue 32).
+  const [seen, newest] = await Promise.all([
+    readOf(db).get({ user: actor.id, ticket: ticketId }),
+    newestEntry(db).get({ ticket: ticketId }),
+  ]);
+  const before = seen?.seen ?? null;
+  if (newest?.id == null || (before !== null && before >= Number(newest.id))) return before;
   try {
     return await transaction(db, async (tx) => {
       const before = (await readOf(tx).get({ user: actor.id, ticket: ticketId }))?.seen ?? null;

@@ -514,8 +514,10 @@ export function ticketRoutes() {
         view: async () => {
           // SPEC D6: opening the page (not a JSON read, not a live refresh) marks the ticket seen;
           // the entries newer than what was seen before are marked New, and the draft fills the box.
-          const before = await markTicketSeen(dbOf(c), actor, ticket.id);
-          const savedDraft = isStaff(actor) ? await getDraft(dbOf(c), actor, ticket.id) : null;
+          const [before, savedDraft] = await Promise.all([
+            markTicketSeen(dbOf(c), actor, ticket.id),
+            isStaff(actor) ? getDraft(dbOf(c), actor, ticket.id) : null,
+          ]);
           const p = await pageProps(c, actor, ticket.id, ticket, true, undefined, before);
           // SPEC D6: a Reply link without JavaScript; only a public message this reader sees is quoted.
           if (quote !== undefined && !p.transactions.some((t) => t.id === quote && quotable(t)))
