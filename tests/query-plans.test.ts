@@ -19,7 +19,8 @@ import { listSpec } from '../src/domain/tickets/list.js';
 import { customValuesQuery } from '../src/domain/tickets/serialize.js';
 import { readsQuery } from '../src/domain/tickets/reads.js';
 import { sqliteHandle } from '../src/db/sqlite/client.js';
-import { listQueries as sqliteListQueries, shouldWalk } from '../src/db/sqlite/ticketList.js';
+import { listQueries as sqliteListQueries } from '../src/db/sqlite/ticketList.js';
+import { shouldWalk, WALK_PROOF_MAX, walkOrSort } from '../src/db/sqlite/walk.js';
 import type { TicketFilter } from '../src/domain/tickets/query.js';
 
 /** The statements the SQLite store runs for a list filter. */
@@ -225,6 +226,37 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     expect(shouldWalk(16_000, 100_000, 5_050)).toBe(false); // deep in the list
     expect(shouldWalk(0, 100_000, 50)).toBe(false);
     expect(shouldWalk(100, 100, 500)).toBe(true);
+  });
+
+  it('a count that stopped at its bound ("1,000+") is asked up to what a walk needs before the set is sorted', () => {
+    // A set that is counted to the end is judged by its size, and nothing more is asked.
+    const asked: number[] = [];
+    const holding = (size: number) => ({
+      atLeast: (n: number) => {
+        asked.push(n);
+        return size >= n;
+      },
+    });
+    expect(walkOrSort(holding(368), { counted: 368, merged: 0, exact: true }, 100_000, 50)).toBe(false);
+    expect(asked).toEqual([]);
+    // 1M tickets, a tag on 100,000 of them counted "1,000+": a walk reads ~500 entries; it needs 5,000.
+    expect(walkOrSort(holding(100_000), { counted: 1_000, merged: 0, exact: false }, 1_000_000, 50)).toBe(true);
+    expect(asked).toEqual([5_000]);
+    // Just past the bound (1,200 tickets): sorting them is cheaper than walking ~42,000 entries.
+    expect(walkOrSort(holding(1_200), { counted: 1_000, merged: 0, exact: false }, 1_000_000, 50)).toBe(false);
+    // The merged tickets the count holds are asked for on top; deep pages ask at most WALK_PROOF_MAX.
+    asked.length = 0;
+    expect(walkOrSort(holding(60_000), { counted: 1_003, merged: 3, exact: false }, 1_000_000, 50)).toBe(true);
+    expect(walkOrSort(holding(60_000), { counted: 4_003, merged: 3, exact: false }, 1_000_000, 3_850)).toBe(true);
+    expect(asked).toEqual([5_003, WALK_PROOF_MAX + 3]);
+    // Dense by the bound alone: walked without asking.
+    asked.length = 0;
+    expect(walkOrSort(holding(50_000), { counted: 1_000, merged: 0, exact: false }, 100_000, 50)).toBe(true);
+    expect(asked).toEqual([]);
+    // A list with no bounded count (its size known) is never asked.
+    expect(walkOrSort({ atLeast: () => undefined }, { counted: 1_000, merged: 0, exact: false }, 1_000_000, 50)).toBe(
+      false,
+    );
   });
 
   it('a ranked sort (status, owner, queue) has no walk form: the set is read and sorted (decision 055)', async () => {

@@ -8,6 +8,7 @@ import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
 import { fastPrepared } from './rows.js';
+import { walkOrSort } from './walk.js';
 import {
   checkTextWithin,
   customersTickets,
@@ -320,6 +321,13 @@ export function listQueries(db: Db, f: TicketListSpec) {
      * with `upTo` (decision 085), counted only until the list's own reach `upTo` (the merged ones,
      * few and through their partial index, are counted first): `exact` false when it did.
      */
+    /**
+     * Whether the list (merged ones counted in) holds at least `n` tickets: a count that stops
+     * at `n`. Undefined when the list has no bounded count (its size is then known exactly).
+     */
+    atLeast(n: number): boolean | undefined {
+      return countUpTo ? countUpTo(n).get()!.n >= n : undefined;
+    },
     counts(upTo?: number): { counted: number; merged: number; exact: boolean } {
       const m = merged ? merged.get()!.n : 0;
       if (upTo === undefined || !countUpTo)
@@ -368,20 +376,6 @@ function valueConditions(plain: SQL[], held: HeldIds | undefined, values: ValueS
   return values.map((v) => (v === lead ? sql`${id} IN ${v.ids}` : v.has(id)));
 }
 
-/** Index entries a walk may read, on average, before it is cheaper to sort the set instead. */
-export const WALK_BUDGET = 10_000;
-
-/**
- * Walk or sort? A set of `total` tickets among `count` is met every count/total entries of a
- * sort index, so a page ending at offset+limit is reached after about (offset+limit)·count/total
- * entries. A dense set (a common word, a frequent value: thousands of tickets) is found that way
- * in a few hundred reads, where sorting it would read every ticket of the set; a sparse one is
- * cheaper to read and sort.
- */
-export function shouldWalk(total: number, count: number, end: number): boolean {
-  return total > 0 && (end * count) / total <= WALK_BUDGET;
-}
-
 /**
  * One list, run synchronously from start to end: the temporary table belongs to the connection,
  * and no other list's statements can run in between.
@@ -389,9 +383,10 @@ export function shouldWalk(total: number, count: number, end: number): boolean {
 export function listTickets(db: Db, f: TicketListSpec) {
   const q = listQueries(db, f);
   try {
-    const { counted, merged, exact } = q.counts(f.countUpTo);
+    const c = q.counts(f.countUpTo);
+    const { counted, merged, exact } = c;
     const total = counted - merged;
-    const walk = q.walk !== undefined && shouldWalk(total, ticketCount(db).get()!.n, q.offset + q.limit);
+    const walk = q.walk !== undefined && total > 0 && walkOrSort(q, c, ticketCount(db).get()!.n, q.offset + q.limit);
     const rows = total === 0 ? [] : pageRows(merged === 0 ? q.unmergedPage(walk) : walk ? q.walk! : q.page);
     return { rows, total, exact };
   } finally {
