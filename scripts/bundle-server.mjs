@@ -18,19 +18,10 @@ const require = createRequire(import.meta.url);
 
 /**
  * Packages left to Node's loader: native code (better-sqlite3), packages that start workers or
- * read files by their own paths (piscina, pino, mailparser's worker), and the ones imported only
+ * read files by their own paths (piscina, pino), and the ones imported only
  * when configured (pg, nodemailer, imapflow), which a start without them never loads.
  */
-export const EXTERNAL = [
-  'better-sqlite3',
-  'pg',
-  'pg-native',
-  'nodemailer',
-  'imapflow',
-  'piscina',
-  'pino',
-  'mailparser',
-];
+export const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'nodemailer', 'imapflow', 'piscina', 'pino'];
 
 /** Bumped when the bundle's recipe changes (build-if-changed.mjs puts it in its digest). */
 export const BUNDLE_RECIPE = 'esbuild src/server.ts → server.js, import.meta.url per file, v1';

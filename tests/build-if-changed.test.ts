@@ -109,7 +109,8 @@ describe('build-if-changed: npm start compiles only what changed', () => {
   });
 });
 
-describe('build-if-changed: the server is one module (decision 091)', () => {
+// Each build here runs tsc and then esbuild in a process of its own: under a loaded CI, several per test take their time.
+describe('build-if-changed: the server is one module (decision 091)', { timeout: 60_000 }, () => {
   const run = () => spawnSync(process.execPath, [path.join(root, 'dist', 'server.js')], { encoding: 'utf8' });
 
   it('dist/server.js holds what it imports; the other files tsc emitted stay beside it', () => {

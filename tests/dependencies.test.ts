@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // What a production install (`npm ci --omit=dev`) brings is what the running server and its
-// commands import: every runtime dependency is imported by src/ or bin/, and nothing there
+// commands import: every runtime dependency is imported by src/, bin/ or `npm start`'s scripts, and nothing there
 // imports a package that is only a development dependency (mailparser reads mail back in tests).
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -18,7 +18,11 @@ function sources(dir: string): string[] {
     .filter((d) => d.isFile() && /\.(ts|tsx|mjs|js)$/.test(d.name))
     .map((d) => path.join(d.parentPath, d.name));
 }
-const code = [...sources('src'), ...sources('bin')].map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+// `npm start`'s own scripts: its build (tsc, then the bundle of decision 091 with esbuild) and the start.
+const startScripts = ['start.mjs', 'build-if-changed.mjs', 'bundle-server.mjs'].map((f) =>
+  path.join(ROOT, 'scripts', f),
+);
+const code = [...sources('src'), ...sources('bin'), ...startScripts].map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 /** Whether the code names the package as a module specifier (`'pkg'` or `'pkg/sub/path'`). */
 const uses = (name: string) =>
   new RegExp(`['"]${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(/[^'"]*)?['"]`).test(code);
