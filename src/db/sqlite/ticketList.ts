@@ -317,17 +317,17 @@ export function listQueries(db: Db, f: TicketListSpec) {
     /** The statement counting the merged tickets a list with no status filter takes away (for its plan check). */
     merged,
     /**
-     * The tickets of the list before merged ones are taken away, and the merged ones among them;
-     * with `upTo` (decision 085), counted only until the list's own reach `upTo` (the merged ones,
-     * few and through their partial index, are counted first): `exact` false when it did.
-     */
-    /**
      * Whether the list (merged ones counted in) holds at least `n` tickets: a count that stops
      * at `n`. Undefined when the list has no bounded count (its size is then known exactly).
      */
     atLeast(n: number): boolean | undefined {
       return countUpTo ? countUpTo(n).get()!.n >= n : undefined;
     },
+    /**
+     * The tickets of the list before merged ones are taken away, and the merged ones among them;
+     * with `upTo` (decision 085), counted only until the list's own reach `upTo` (the merged ones,
+     * few and through their partial index, are counted first): `exact` false when it did.
+     */
     counts(upTo?: number): { counted: number; merged: number; exact: boolean } {
       const m = merged ? merged.get()!.n : 0;
       if (upTo === undefined || !countUpTo)

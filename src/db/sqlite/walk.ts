@@ -30,8 +30,8 @@ export function walkOrSort(
   count: number,
   end: number,
 ): boolean {
-  const total = c.counted - c.merged;
-  if (c.exact || shouldWalk(total, count, end)) return shouldWalk(total, count, end);
+  const dense = shouldWalk(c.counted - c.merged, count, end);
+  if (c.exact || dense) return dense;
   // Dense enough to walk if it holds what the walk needs: past WALK_PROOF_MAX, a walk reads at
   // most end·count/WALK_PROOF_MAX entries, still fewer than reading and sorting the set.
   const needed = Math.min(Math.ceil((end * count) / WALK_BUDGET), WALK_PROOF_MAX) + c.merged;
