@@ -21,6 +21,8 @@ import { readsQuery } from '../src/domain/tickets/reads.js';
 import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { listQueries as sqliteListQueries } from '../src/db/sqlite/ticketList.js';
 import { shouldWalk, WALK_PROOF_MAX, walkOrSort } from '../src/db/sqlite/walk.js';
+import { olderTickets } from '../src/db/sqlite/newestWords.js';
+import { NOT_MERGED } from '../src/db/shared/listFilters.js';
 import type { TicketFilter } from '../src/domain/tickets/query.js';
 
 /** The statements the SQLite store runs for a list filter. */
@@ -483,6 +485,22 @@ describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () =
         );
       } finally {
         qs.release();
+      }
+    }
+  });
+
+  // Decision 092: the older tickets that could sort onto a word search's page (held newest first)
+  // are read through the sort's own index from the page's end, never by the ids below the held ones.
+  it("a word search's older tickets that sort onto its page are read through the sort index", () => {
+    for (const [sort, index] of [
+      ['updated', 'tickets_updated_idx'],
+      ['created', 'tickets_created_idx'],
+    ] as const) {
+      for (const plain of [[NOT_MERGED], [sql`"tickets"."status" IN ('new', 'open')`, sql`"tickets"."queue_id" = 1`]]) {
+        const text = sqliteExplain([
+          sql`SELECT count(*) FROM ${olderTickets(sort, plain, 500, { key: '2026-01-01T00:00:00.000Z', id: 900 })}`,
+        ]).join('\n');
+        expect(text, sort).toMatch(new RegExp(`SEARCH tickets USING INDEX ${index} \\(\\w+>\\?\\)`));
       }
     }
   });

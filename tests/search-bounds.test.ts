@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteOf } from '../src/db/store.js';
 import { flushSearch } from '../src/db/sqlite/search.js';
 import type { Actor } from '../src/domain/actor.js';
-import { MAX_CHECKED_TICKETS, OWN_SCAN_MAX_TICKETS, TEXT_CHECK_BUDGET } from '../src/db/sqlite/ticketList.js';
+import { MAX_CHECKED_TICKETS, OWN_SCAN_MAX_TICKETS, TEXT_CHECK_BUDGET } from '../src/db/sqlite/textHold.js';
 import { writerHandle } from '../src/db/sqlite/client.js';
 import { transaction } from '../src/db/port.js';
 import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
@@ -250,10 +250,16 @@ describe('bounded work', () => {
         const all = await s.api('GET', `/tickets?q=${enc('o number')}&limit=1`);
         expect(all.status).toBe(200);
         expect(all.body.total).toBe(MAX_CHECKED_TICKETS + 1);
-        // The whole word is a word search, exact through the word index whatever it repeats.
+        // The whole word is a word search, exact through the word index whatever it repeats:
+        // counted up to the list's bound once indexed (decisions 085, 092: from the index's newest
+        // tickets), exactly with count=exact.
         const word = await s.api('GET', `/tickets?q=${enc('hohoho')}&limit=1`);
         expect(word.status).toBe(200);
-        expect(word.body.total).toBe(MAX_CHECKED_TICKETS + 1);
+        expect([word.body.total, word.body.total_exact]).toEqual(
+          word.body.total_exact ? [MAX_CHECKED_TICKETS + 1, true] : [1000, false],
+        );
+        const exact = await s.api('GET', `/tickets?q=${enc('hohoho')}&limit=1&count=exact`);
+        expect([exact.body.total, exact.body.total_exact]).toEqual([MAX_CHECKED_TICKETS + 1, true]);
       }
       // A saved view with such a q: its list says why, and a dashboard showing it still opens.
       const view = await s.api('POST', '/saved-views', { body: { name: 'Hohoho', filters: { q: 'ohoho' } } });

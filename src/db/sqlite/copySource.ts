@@ -15,7 +15,7 @@ export interface SourceTable {
 
 /** The source while it is copied: locked exclusively from open to close. */
 export interface CopySource {
-  /** SQLite tables not copied, by name: the FTS5 search index, search_pending, drizzle's bookkeeping (shadow and sqlite_ tables go unnamed). */
+  /** SQLite tables not copied, by name: the FTS5 search indexes, search_pending, word_terms, drizzle's bookkeeping (shadow and sqlite_ tables go unnamed). */
   skipped: string[];
   /** Tables in the file that are not hxdesk's (made by hand?): not copied either, named so the user knows. */
   foreign: string[];
@@ -29,6 +29,9 @@ export interface CopySource {
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** SQLite's own bookkeeping and search tables: drizzle's, the text waiting for the index, the word index's terms (decision 092). */
+const SEARCH_ONLY = new Set(['__drizzle_migrations', 'search_pending', 'word_terms']);
+
 /** The SQLite tables that have no PostgreSQL counterpart by design (what PostgreSQL does instead is in decision 025). */
 function internalTables(db: Database.Database): { all: Set<string>; named: string[] } {
   const rows = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as {
@@ -39,7 +42,7 @@ function internalTables(db: Database.Database): { all: Set<string>; named: strin
   const shadow = (n: string) => n.startsWith('sqlite_') || virtual.some((v) => n.startsWith(`${v}_`));
   const all = rows
     .map((r) => r.name)
-    .filter((n) => shadow(n) || n === '__drizzle_migrations' || n === 'search_pending' || virtual.includes(n));
+    .filter((n) => shadow(n) || SEARCH_ONLY.has(n) || virtual.includes(n));
   // The ones worth naming: the FTS5 tables themselves, not their shadow tables or SQLite's statistics.
   return { all: new Set(all), named: all.filter((n) => !shadow(n)) };
 }

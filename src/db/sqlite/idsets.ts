@@ -10,6 +10,11 @@ export interface HeldIds {
   size: number;
   /** The statement that filled it, for EXPLAIN QUERY PLAN. */
   fill: SQL;
+  /**
+   * Held newest first (decision 092): every id of the set from this one up, and not all below
+   * it. Undefined: the whole set.
+   */
+  from?: number;
 }
 
 const TABLE = sql.raw('temp.hx_ids');

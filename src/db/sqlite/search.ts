@@ -86,16 +86,75 @@ export function flushSearch(db: Db, max = 2000): number {
         .prepare(`INSERT INTO message_search(rowid, public_text, internal_text)
       SELECT id, public_text, internal_text FROM search_pending WHERE id <= ?`)
         .run(last.id).changes;
-      // The word index (decision 084) takes the same rows in the same transaction.
+      // The word index (decision 084) takes the same rows in the same transaction, and their
+      // terms (decision 092).
       sqlite
         .prepare(`INSERT INTO message_words(rowid, public_text, internal_text)
       SELECT id, public_text, internal_text FROM search_pending WHERE id <= ?`)
         .run(last.id);
+      addTerms(sqlite, last.id);
       sqlite.prepare('DELETE FROM search_pending WHERE id <= ?').run(last.id);
       return moved;
     })
     .immediate();
 }
+
+const termTables = new WeakSet<Database.Database>();
+
+/**
+ * Adds the terms of the pending rows up to `lastId` to word_terms (migration 0037, decision 092):
+ * the rows are tokenized once more, as message_words tokenizes them, by an FTS5 table of the
+ * connection's own (temporary, rowids only), whose vocabulary is the batch's terms; then emptied.
+ */
+function addTerms(sqlite: Database.Database, lastId: number | bigint): void {
+  if (!termTables.has(sqlite)) {
+    sqlite.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.hx_batch_words USING fts5(public_text, internal_text,
+      content='', detail=none, tokenize='unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.hx_batch_terms USING fts5vocab(temp, hx_batch_words, row);`);
+    termTables.add(sqlite);
+  }
+  sqlite
+    .prepare(`INSERT INTO temp.hx_batch_words(rowid, public_text, internal_text)
+      SELECT id, public_text, internal_text FROM search_pending WHERE id <= ?`)
+    .run(lastId);
+  sqlite.prepare('INSERT OR IGNORE INTO word_terms(term) SELECT term FROM temp.hx_batch_terms').run();
+  sqlite.prepare("INSERT INTO temp.hx_batch_words(hx_batch_words) VALUES ('delete-all')").run();
+}
+
+/** A prefix that begins more terms than this is asked of FTS5 as a prefix (`"pa" *`). */
+export const MAX_PREFIX_TERMS = 32;
+/** Letters and digits FTS5's unicode61 folds as foldWord does (lower case only). */
+const ASCII_WORD = /^[a-z0-9]+$/;
+
+/**
+ * The FTS5 query for a word plan (decision 084): its words in a row, the last one a prefix. The
+ * prefix is written as the terms it begins, read from word_terms (decision 092) — `"a b" OR
+ * "a bc"` — which FTS5 reads lazily in rowid order; only a prefix of more than MAX_PREFIX_TERMS
+ * terms, or one with letters FTS5 might fold otherwise than foldWord (non-ASCII), is asked as
+ * FTS5's prefix query, which builds the merged doclist of every such term first.
+ */
+export function wordQuery(db: Db, plan: WordPlan): string {
+  const quote = (words: string[]) => `"${words.join(' ').replaceAll('"', '""')}"`;
+  const last = plan.words[plan.words.length - 1];
+  const prefixQuery = `${quote(plan.words)} *`;
+  if (!ASCII_WORD.test(last)) return prefixQuery;
+  const terms = prefixTerms(db).all(last, `${last}\u{10ffff}`, MAX_PREFIX_TERMS + 1) as string[];
+  if (terms.length > MAX_PREFIX_TERMS) return prefixQuery;
+  // No term begins with it: a query that matches nothing, as the prefix query would.
+  if (terms.length === 0) return quote(plan.words);
+  const head = plan.words.slice(0, -1);
+  return terms.map((t) => quote([...head, t])).join(' OR ');
+}
+
+const prefixStatements = new WeakMap<Database.Database, Database.Statement>();
+const prefixTerms = (db: Db): Database.Statement => {
+  let st = prefixStatements.get(db.$client);
+  if (!st) {
+    st = db.$client.prepare('SELECT term FROM word_terms WHERE term >= ? AND term < ? LIMIT ?').pluck();
+    prefixStatements.set(db.$client, st);
+  }
+  return st;
+};
 
 /**
  * A condition on `tickets.id` for a term of one or two characters (SPEC B4): trigrams cannot
@@ -163,16 +222,29 @@ export function textMatchSet(q: string, opts: { includeComments: boolean; reques
  * 0032: unicode61, diacritics removed; same rowids and columns as message_search), plus the rows
  * not flushed yet (search_pending) tested with hx_words. Exact: there is nothing to check.
  */
-export function wordMatchSet(plan: WordPlan, opts: { includeComments: boolean; requesterId?: number }): TextSet {
-  const phrase = `"${plan.words.join(' ')}" *`;
-  const query = opts.includeComments ? phrase : `{public_text} : (${phrase})`;
-  const pending = opts.includeComments
-    ? sql`(hx_words(public_text, ${plan.key}) OR hx_words(internal_text, ${plan.key}))`
-    : sql`hx_words(public_text, ${plan.key})`;
-  const ids = sql`(SELECT rowid >> 20 AS id FROM message_words WHERE message_words MATCH ${query}
-    UNION ALL SELECT id >> 20 AS id FROM search_pending WHERE ${pending})`;
+export function wordMatchSet(
+  db: Db,
+  plan: WordPlan,
+  opts: { includeComments: boolean; requesterId?: number },
+): TextSet {
+  const ids = sql`(SELECT rowid >> 20 AS id FROM message_words WHERE message_words MATCH ${wordIndexQuery(db, plan, opts.includeComments)}
+    UNION ALL ${pendingWordIds(plan, opts.includeComments)})`;
   if (opts.requesterId === undefined) return { ids };
   return { ids: sql`(SELECT s.id AS id FROM ${ids} AS s WHERE s.id IN ${customersTickets(opts.requesterId)})` };
+}
+
+/** The FTS5 query of message_words for a plan: its words (wordQuery), in the public column only without `includeComments`. */
+export function wordIndexQuery(db: Db, plan: WordPlan, includeComments: boolean): string {
+  const words = wordQuery(db, plan);
+  return includeComments ? words : `{public_text} : (${words})`;
+}
+
+/** The tickets of the rows not in the word index yet (search_pending) whose text holds the plan's words (hx_words): a query of column `id`. */
+export function pendingWordIds(plan: WordPlan, includeComments: boolean): SQL {
+  const pending = includeComments
+    ? sql`(hx_words(public_text, ${plan.key}) OR hx_words(internal_text, ${plan.key}))`
+    : sql`hx_words(public_text, ${plan.key})`;
+  return sql`SELECT id >> 20 AS id FROM search_pending WHERE ${pending}`;
 }
 
 /**
@@ -194,7 +266,7 @@ export const customersTickets = (userId: number): SQL =>
  * The exact test: ticket `id`'s subject, or one of its messages the reader may see, contains q
  * (hx_check), or with `words` holds its words (hx_check_words).
  */
-function ticketContains(id: SQL, q: string, opts: { includeComments: boolean }, words?: WordPlan): SQL {
+export function ticketContains(id: SQL, q: string, opts: { includeComments: boolean }, words?: WordPlan): SQL {
   const test = (text: SQL) =>
     words ? sql`hx_check_words(${text}, ${words.key})` : sql`hx_check(${text}, ${q.toLowerCase()})`;
   const visible = readableBy(opts.includeComments);

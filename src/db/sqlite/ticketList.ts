@@ -1,23 +1,17 @@
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import { SearchTooBroad, type TicketListSpec } from '../port.js';
+import type { TicketListSpec } from '../port.js';
 import { listFilters, NOT_MERGED } from '../shared/listFilters.js';
 import { isWalkable, sortExpression } from '../shared/listSort.js';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { teamMembers, ticketCustomValues, tickets, ticketTags, ticketWatchers } from './schema.js';
+import { teamMembers, ticketCustomValues, tickets, ticketTags } from './schema.js';
 import type { Db } from './handle.js';
-import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';
+import { type HeldIds, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
 import { fastPrepared } from './rows.js';
 import { walkOrSort } from './walk.js';
-import {
-  checkTextWithin,
-  customersTickets,
-  ownTextSet,
-  TextCheckTooCostly,
-  textMatchSet,
-  ticketTextMatch,
-  wordMatchSet,
-} from './search.js';
+import { FIRST_ROWS, newestFirst, settleNewest } from './newestWords.js';
+import { ticketTextMatch } from './search.js';
+import { holdText, perConnection, requestersTickets } from './textHold.js';
 
 // A filtered ticket list on SQLite (SPEC B4): the text search held once in a temporary table
 // (decision 012), bounded work (decision 017), and a cost model choosing between walking a
@@ -125,106 +119,12 @@ function cappedCount(db: Db, from: SQL | SQLiteTable, cond: SQL | undefined, cap
   return db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT 1 FROM ${from}${where} LIMIT ${cap})`);
 }
 
-/** The tickets these people are requesters of, through the ticket_watchers_user_idx (user_id, role). */
-const requestersTickets = (ids: number[]): SQL =>
-  sql`(SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} IN (${sql.join(
-    ids.map((i) => sql`${i}`),
-    sql`, `,
-  )}) AND ${ticketWatchers.role} = 'requester')`;
-
-/** Tickets a search may check against their text when the index can only narrow q down. */
-export const MAX_CHECKED_TICKETS = 5_000;
-/** Characters of message text one search may read to test it (each message read costs 512 more). */
-export const TEXT_CHECK_BUDGET = 8 * 1024 * 1024;
-/** A customer with at most this many tickets is searched by reading their tickets, not the index. */
-export const OWN_SCAN_MAX_TICKETS = 1_000;
-
-/** A statement built once per connection (building costs more than running these). */
-function perConnection<Q>(build: (db: Db) => Q): (db: Db) => Q {
-  const built = new WeakMap<object, Q>();
-  return (db) => {
-    let q = built.get(db.$client);
-    if (q === undefined) built.set(db.$client, (q = build(db)));
-    return q;
-  };
-}
-
-const ownTicketCountQuery = perConnection((db) =>
-  db
-    .select({ n: sql<number>`count(*)` })
-    .from(
-      sql`(SELECT 1 FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${sql.placeholder('id')} AND ${ticketWatchers.role} IN ('requester', 'cc') LIMIT ${OWN_SCAN_MAX_TICKETS + 1})`,
-    )
-    .prepare(),
-);
-const ownTicketCount = (db: Db, id: number) => ownTicketCountQuery(db).get({ id })!.n;
 const ticketCount = perConnection((db) =>
   db
     .select({ n: sql<number>`coalesce(max(${tickets.id}), 0)` })
     .from(tickets)
     .prepare(),
 );
-
-/** The tickets whose text contains a q of one or two characters (LIKE), as a set of ids (a customer's own only). */
-function likeSet(f: TicketListSpec, q: string): SQL {
-  const scoped = f.customerId !== undefined;
-  const match = ticketTextMatch(q, { includeComments: f.includeComments, scoped });
-  const own = scoped ? sql` AND ${tickets.id} IN ${customersTickets(f.customerId!)}` : sql``;
-  return sql`(SELECT ${tickets.id} AS id FROM ${tickets} WHERE ${match}${own})`;
-}
-
-/** The held text set plus the tickets of the people q named (staff lists only; decision 035). */
-function withRequesters(db: Db, f: TicketListSpec, held: HeldIds): HeldIds {
-  if (!f.qRequesterIds?.length) return held;
-  return { ...held, size: held.size + addIds(db, requestersTickets(f.qRequesterIds)) };
-}
-
-/**
- * Runs q's set of tickets once into the temporary table (decision 012), with bounded work
- * (decision 017):
- * - a customer's own tickets are read and tested directly (they have few; the index holds
- *   everyone's text), within TEXT_CHECK_BUDGET — past it, or past OWN_SCAN_MAX_TICKETS
- *   tickets, the index is used as for staff, narrowed to their tickets;
- * - through the index, when it could only narrow q down (q repeats a trigram, see textPlan in
- *   search.ts), the candidates are tested against their text, within MAX_CHECKED_TICKETS and
- *   TEXT_CHECK_BUDGET, else SearchTooBroad (the domain asks for more distinctive text).
- */
-function holdText(db: Db, f: TicketListSpec, q: string): HeldIds {
-  const customer = f.customerId;
-  // A q of whole words is asked of the word index first; when it finds nothing, of the text (decision 084).
-  const words = wordPlan(q);
-  try {
-    if (customer !== undefined && ownTicketCount(db, customer) <= OWN_SCAN_MAX_TICKETS) {
-      try {
-        if (words) {
-          const held = checkTextWithin(db, TEXT_CHECK_BUDGET, () => holdIds(db, ownTextSet(q, customer, words)));
-          if (held.size > 0) return held;
-        }
-        return checkTextWithin(db, TEXT_CHECK_BUDGET, () => holdIds(db, ownTextSet(q, customer)));
-      } catch (e) {
-        if (!(e instanceof TextCheckTooCostly)) throw e;
-      }
-    }
-    if (words) {
-      const held = holdIds(db, wordMatchSet(words, { includeComments: f.includeComments, requesterId: customer }).ids);
-      if (held.size > 0) return withRequesters(db, f, held);
-      // A two-letter word found nowhere: what LIKE finds (trigrams need three characters).
-      if ([...q].length < 3) return withRequesters(db, f, holdIds(db, likeSet(f, q)));
-    }
-    const text = textMatchSet(q, { includeComments: f.includeComments, requesterId: customer });
-    const held = holdIds(db, text.ids);
-    if (!text.check) return withRequesters(db, f, held);
-    if (held.size > MAX_CHECKED_TICKETS) throw new SearchTooBroad();
-    return withRequesters(
-      db,
-      f,
-      checkTextWithin(db, TEXT_CHECK_BUDGET, () => keepHeld(db, held, text.check!)),
-    );
-  } catch (e) {
-    releaseIds(db);
-    throw e instanceof TextCheckTooCostly ? new SearchTooBroad() : e;
-  }
-}
 
 /**
  * The statements behind a list: the page, the count, and for `q` / `cf.<key>` a second form of
@@ -245,7 +145,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const page = (where: SQL | undefined) =>
     db.select().from(tickets).where(where).orderBy(dir(order), dir(tickets.id)).limit(limit).offset(offset);
   const { plain, text, values } = conditions(db, f);
-  const held = text ? holdText(db, f, text) : undefined;
+  let held = text ? holdText(db, f, text, newestFirst(f, values.length > 0) ? FIRST_ROWS : undefined) : undefined;
   const id = sql`${tickets.id}`;
   const setConds = valueConditions(plain, held, values, id);
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
@@ -272,6 +172,30 @@ export function listQueries(db: Db, f: TicketListSpec) {
           sql`${tickets} INDEXED BY tickets_merged_into_idx`,
           and(sql`${tickets.merged_into} IS NOT NULL`, countWhere),
         );
+  // A word search held newest first (decision 092): kept if it gives the list's count and page.
+  let partial = false;
+  if (held?.from !== undefined)
+    ({ held, partial } = settleNewest(db, held, (rows) => holdText(db, f, text!, rows), {
+      f,
+      plan: wordPlan(text!)!,
+      q: text!,
+      countedUpTo: (cap) =>
+        (counted.length > 0
+          ? cappedCount(db, tickets, countWhere, cap)
+          : cappedCount(db, held!.table, undefined, cap)
+        ).get()!.n,
+      merged: () => (merged ? merged.get()!.n : 0),
+      plain,
+      pageEnd: () =>
+        db
+          .select({ key: order, id: tickets.id })
+          .from(tickets)
+          .where(where)
+          .orderBy(dir(order), dir(tickets.id))
+          .limit(1)
+          .offset(offset + limit - 1)
+          .get() as { key: string | number; id: number } | undefined,
+    }));
   let count: CountQuery | undefined;
   /** The count up to `cap` (decision 085), built when asked for; undefined: the held set's size. */
   let countUpTo: ((cap: number) => CountQuery) | undefined;
@@ -281,7 +205,8 @@ export function listQueries(db: Db, f: TicketListSpec) {
   } else if (held) {
     const heldValues = and(...values.map((v) => v.has(sql`s.id`)));
     count = values.length === 0 ? undefined : countOf(sql`${held.table} AS s`, heldValues);
-    countUpTo = values.length === 0 ? undefined : (cap) => cappedCount(db, sql`${held.table} AS s`, heldValues, cap);
+    countUpTo =
+      values.length === 0 && !partial ? undefined : (cap) => cappedCount(db, sql`${held!.table} AS s`, heldValues, cap);
   } else if (values.length === 1) {
     count = values[0].count;
     countUpTo = values[0].capped;
@@ -296,6 +221,8 @@ export function listQueries(db: Db, f: TicketListSpec) {
     offset,
     count,
     fill: held?.fill,
+    /** Whether q's set is held newest first (decision 092), not whole. */
+    newest: partial,
     /** The statement adding the tickets of the people q named to the held set (for its plan check). */
     fillRequesters:
       held && f.qRequesterIds?.length
@@ -330,6 +257,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
      */
     counts(upTo?: number): { counted: number; merged: number; exact: boolean } {
       const m = merged ? merged.get()!.n : 0;
+      if (partial) upTo ??= f.countUpTo; // the held set is not the whole set: never counted as it
       if (upTo === undefined || !countUpTo)
         return { counted: count ? count.get()!.n : held!.size, merged: m, exact: true };
       const counted = countUpTo(upTo + m).get()!.n;

@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteHandle, writerHandle } from '../src/db/sqlite/client.js';
+import { FIRST_ROWS, MAX_OLD_CANDIDATES } from '../src/db/sqlite/newestWords.js';
+import { flushSearch } from '../src/db/sqlite/search.js';
+import { listQueries } from '../src/db/sqlite/ticketList.js';
+import type { Actor } from '../src/domain/actor.js';
+import { listSpec } from '../src/domain/tickets/list.js';
+import { nestFilterParams, TicketFilterSchema } from '../src/domain/tickets/query.js';
+import { rawQuery, rawRun } from './helpers/db.js';
+import { releasePostgres } from './helpers/postgres.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { testStore } from './helpers/store.js';
+
+// Decision 092 (issue 32), on both stores: a word search newest first reads its page and its
+// bounded count from the word index's newest rows (SQLite), yet its pages are those of the whole
+// set in the list's order — old tickets updated lately are on page 1 when their subject or a
+// message holds the word and not otherwise, merged ones on none, ties at the page's edge fall as
+// the order says — paging reaches every match, and many old tickets updated at once change nothing.
+
+let s: TestServer;
+let queue: number;
+let other: number;
+/** The oldest match, moved to `other`. */
+let moved: number;
+/** More matching tickets than the rows a newest-first search reads on a second try for a third of them. */
+const N = Math.ceil(FIRST_ROWS * 3 * 1.25 * (4 / 3)) + 1_500;
+const ADMIN: Actor = { id: 1, email: 'admin@example.com', name: 'Admin', role: 'admin' };
+/** The tickets that match "gadget" (subject or a message), unmerged, in `order`. */
+let expected: (order: string) => Promise<number[]>;
+const byUpdate = () => expected('updated_at DESC, id DESC');
+
+const list = async (query: string) => {
+  const r = await s.api('GET', `/tickets?${query}`);
+  expect(r.status, r.text).toBe(200);
+  return r.body as { tickets: { id: number }[]; total: number; total_exact: boolean; limit: number };
+};
+const flush = () => {
+  if (testStore() === 'sqlite') flushSearch(writerHandle(s.db), 1_000_000);
+};
+/** SQLite: whether the list's word search was held newest first. */
+const heldNewest = async (params: Record<string, string>) => {
+  const db = sqliteHandle(s.db);
+  const q = listQueries(db, await listSpec(s.db, ADMIN, TicketFilterSchema.parse(nestFilterParams(params))));
+  q.release();
+  return q.newest;
+};
+
+beforeAll(async () => {
+  s = await startServer();
+  queue = (await s.api('POST', '/queues', { body: { name: 'Gadgets' } })).body.id;
+  other = (await s.api('POST', '/queues', { body: { name: 'Elsewhere' } })).body.id;
+  // Tickets a second apart, a day ago; three in four say "gadget" in their subject.
+  const base = Date.now() - 86_400_000;
+  for (let from = 1; from <= N; from += 250) {
+    const rows = Array.from({ length: Math.min(250, N - from + 1) }, (_, k) => from + k);
+    await rawRun(
+      s,
+      `INSERT INTO tickets (queue_id, subject, status, priority, created_at, updated_at) VALUES ${rows.map(() => '(?, ?, ?, 0, ?, ?)').join(', ')}`,
+      rows.flatMap((i) => {
+        const at = new Date(base + i * 1000).toISOString();
+        // One in three stalled: too few among the first try's rows for the bound.
+        return [
+          queue,
+          i % 4 === 0 ? `Other thing ${i}` : `Gadget report ${i}`,
+          i % 3 === 0 ? 'stalled' : 'open',
+          at,
+          at,
+        ];
+      }),
+    );
+  }
+  flush();
+  const ids = (await rawQuery<{ id: number }>(s, 'SELECT id FROM tickets ORDER BY id')).map((r) => Number(r.id));
+  const matching = async () =>
+    (
+      await rawQuery<{ id: number }>(
+        s,
+        `SELECT DISTINCT t.id FROM tickets t LEFT JOIN transactions x ON x.ticket_id = t.id AND x.body LIKE '%gadget%'
+         WHERE (t.subject LIKE 'Gadget%' OR x.id IS NOT NULL) AND t.merged_into IS NULL`,
+      )
+    ).map((r) => Number(r.id));
+  expected = async (order) => {
+    const set = new Set(await matching());
+    const all = (await rawQuery<{ id: number }>(s, `SELECT id FROM tickets ORDER BY ${order}`)).map((r) =>
+      Number(r.id),
+    );
+    return all.filter((id) => set.has(id));
+  };
+  const order = await byUpdate();
+  const oldest = order.slice(-3);
+  // The oldest match is moved to another queue now (through the API): it leads the list by update.
+  moved = oldest[2];
+  expect((await s.api('PATCH', `/tickets/${moved}`, { body: { queue_id: other } })).status).toBe(200);
+  // The next oldest takes the 50th's update time: a tie that its lower id puts 51st.
+  await rawRun(s, 'UPDATE tickets SET updated_at = (SELECT updated_at FROM tickets WHERE id = ?) WHERE id = ?', [
+    order[49],
+    oldest[1],
+  ]);
+  // The third oldest is merged into the newest, updated now too: on no page.
+  await rawRun(
+    s,
+    "UPDATE tickets SET status = 'merged', merged_into = ?, updated_at = (SELECT updated_at FROM tickets WHERE id = ?) WHERE id = ?",
+    [order[0], oldest[2], oldest[0]],
+  );
+  // An old ticket without the word in its subject gets a reply that has it, and one a reply without it.
+  const [saysIt, saysNot] = [ids[3], ids[7]]; // ids 4 and 8: "Other thing"
+  for (const [id, body] of [
+    [saysIt, 'The gadget arrived broken.'],
+    [saysNot, 'Thanks, all sorted.'],
+  ] as const)
+    expect((await s.api('POST', `/tickets/${id}/comment`, { body: { body } })).status).toBe(201);
+  flush();
+});
+afterAll(async () => {
+  await s?.close();
+  await releasePostgres();
+});
+
+describe('a word search newest first', () => {
+  it('page 1 is the whole set in the order of the last update, old tickets updated lately first', async () => {
+    const order = await byUpdate();
+    expect(order.length).toBe(N - Math.floor(N / 4)); // one merged away, one more by its reply
+    const r = await list('q=gadget');
+    expect(r.tickets.map((t) => t.id)).toEqual(order.slice(0, 50));
+    expect(r.tickets.map((t) => t.id)).toContain(4);
+    expect(r.tickets.map((t) => t.id)).not.toContain(8);
+    expect({ total: r.total, exact: r.total_exact }).toEqual({ total: 1000, exact: false });
+    // The tie at the page's edge is the first of page 2; the prefix finds the same.
+    expect((await list('q=gadg&offset=50&limit=50')).tickets.map((t) => t.id)).toEqual(order.slice(50, 100));
+    expect((await list('q=gadget&count=exact&limit=1')).total).toBe(order.length);
+    if (testStore() === 'sqlite') expect(await heldNewest({ q: 'gadget' })).toBe(true);
+  });
+
+  it('other orders newest first and filters give what the whole set gives', async () => {
+    for (const [sort, order] of [
+      ['-created', 'created_at DESC, id DESC'],
+      ['-id', 'id DESC'],
+      ['updated', 'updated_at, id'],
+    ]) {
+      const r = await list(`q=gadget&sort=${sort}&limit=100`);
+      expect(
+        r.tickets.map((t) => t.id),
+        sort,
+      ).toEqual((await expected(order)).slice(0, 100));
+    }
+    // A filter that leaves fewer than the bound: the whole set, counted exactly; one that leaves more.
+    const inOther = await list(`q=gadget&queue_id=${other}`);
+    expect({ ids: inOther.tickets.map((t) => t.id), total: inOther.total, exact: inOther.total_exact }).toEqual({
+      ids: [moved],
+      total: 1,
+      exact: true,
+    });
+    const stayed = await list(`q=gadget&queue_id=${queue}`);
+    expect(stayed.tickets.map((t) => t.id)).toEqual((await byUpdate()).filter((id) => id !== moved).slice(0, 50));
+    expect({ total: stayed.total, exact: stayed.total_exact }).toEqual({ total: 1000, exact: false });
+    // Too few stalled ones among the first try's rows: a second try reads more.
+    const stalled = await list('q=gadget&status=stalled');
+    expect(stalled.tickets.map((t) => t.id)).toEqual(
+      (await expected("CASE status WHEN 'stalled' THEN 0 ELSE 1 END, updated_at DESC, id DESC")).slice(0, 50),
+    );
+    expect({ total: stalled.total, exact: stalled.total_exact }).toEqual({ total: 1000, exact: false });
+    if (testStore() === 'sqlite') {
+      expect(await heldNewest({ q: 'gadget', status: 'stalled' })).toBe(true);
+      expect(await heldNewest({ q: 'gadget', queue_id: String(queue) })).toBe(true);
+      expect(await heldNewest({ q: 'gadget', queue_id: String(other) })).toBe(false);
+    }
+  });
+
+  it('paging while offset + limit < total reaches every match once, in order', async () => {
+    const seen: number[] = [];
+    let offset = 0;
+    for (;;) {
+      const r = await list(`q=gadget&limit=500&offset=${offset}`);
+      seen.push(...r.tickets.map((t) => t.id));
+      if (offset + r.limit >= r.total) break;
+      offset += r.limit;
+    }
+    expect(seen).toEqual(await byUpdate());
+  });
+
+  it('more old tickets updated at once than it tests one by one: the whole set, the same page', async () => {
+    // The oldest tickets, matching or not, all updated a minute ago.
+    const at = new Date(Date.now() - 60_000).toISOString();
+    await rawRun(s, 'UPDATE tickets SET updated_at = ? WHERE id <= ?', [at, MAX_OLD_CANDIDATES * 2]);
+    const order = await byUpdate();
+    const r = await list('q=gadget');
+    expect(r.tickets.map((t) => t.id)).toEqual(order.slice(0, 50));
+    // Held whole, a lone q is counted exactly (its held set's size), as before decision 092.
+    expect(r.total).toBe(r.total_exact ? order.length : 1000);
+    if (testStore() === 'sqlite') {
+      expect(r.total_exact).toBe(true);
+      expect(await heldNewest({ q: 'gadget' })).toBe(false);
+    }
+  });
+});
