@@ -12,7 +12,8 @@ import { onlyOn } from './helpers/store.js';
 // The word search's migrations (decision 084; tagged `…_word_search` on each store) on an install
 // made before them: the text already there is in the word index at once — subjects and public
 // messages in the public column, internal notes and ratings in the internal one — and text still
-// waiting in SQLite's search_pending goes in with the next flush, once.
+// waiting in SQLite's search_pending goes in with the next flush, once; SQLite lists the index's
+// words (word_terms, decision 092) from the migration on.
 
 const tmp = tempDirs('hxdesk-migwords-');
 afterAll(releasePostgres);
@@ -62,11 +63,23 @@ onlyOn('sqlite')('the word search migration on an SQLite install made before it'
       expect(match('{internal_text} : glaxowidget')).toEqual(['1:3']);
       expect(match('{public_text} : sluggishness')).toEqual([]);
       expect(match('{internal_text} : sluggishness')).toEqual(['1:4']);
+      // The index's words are listed for prefix searches (migration 0037, decision 092); the
+      // pending ones with the flush that indexes them.
+      const terms = () =>
+        (
+          raw
+            .prepare(
+              "SELECT term FROM word_terms WHERE term IN ('creme', 'cafe', 'glaxowidget', 'sluggishness', 'nothing') ORDER BY term",
+            )
+            .all() as { term: string }[]
+        ).map((r) => r.term);
+      expect(terms()).toEqual(['cafe', 'creme', 'glaxowidget', 'sluggishness']);
       // What was pending is indexed by the flush, not twice.
       expect(match('nothing')).toEqual([]);
       expect(raw.prepare('SELECT count(*) AS n FROM search_pending').get()).toEqual({ n: 2 });
       expect(flushSearch(writerHandle(db))).toBe(2);
       expect(match('nothing')).toEqual(['2:1']);
+      expect(terms()).toEqual(['cafe', 'creme', 'glaxowidget', 'nothing', 'sluggishness']);
       // The maintenance settings of the trigram index hold for this one too (decisions 011, 032).
       const config = Object.fromEntries(
         (

@@ -30,6 +30,7 @@ const sqliteOnly = (name: string) =>
   name === 'users_people' ||
   name.startsWith('users_people_') ||
   name === 'search_pending' ||
+  name === 'word_terms' ||
   name === '__drizzle_migrations' ||
   name.startsWith('sqlite_');
 
@@ -55,6 +56,7 @@ function sqliteShape(): Shape {
         'message_words',
         'users_people',
         'search_pending',
+        'word_terms',
         '__drizzle_migrations',
       ]),
     );

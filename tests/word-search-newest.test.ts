@@ -178,6 +178,17 @@ describe('a word search newest first', () => {
     expect(seen).toEqual(await byUpdate());
   });
 
+  it('a prefix is the words it begins, those indexed from now on too: not the text inside other words', async () => {
+    const made: number[] = [];
+    for (const subject of ['Voicemail box full', 'Zanzibarvoicemail archive'])
+      made.push((await s.api('POST', '/tickets', { body: { queue_id: queue, subject } })).body.ticket.id);
+    flush();
+    // The word index knows "voicemail" from this flush on: "voicem" is its prefix, found as a word.
+    // (Had it no such word, the search would fall back to the substring and find both, decision 084.)
+    expect((await list('q=voicem')).tickets.map((t) => t.id)).toEqual([made[0]]);
+    expect((await list('q=voicemail%20box')).tickets.map((t) => t.id)).toEqual([made[0]]);
+  });
+
   it('more old tickets updated at once than it tests one by one: the whole set, the same page', async () => {
     // The oldest tickets, matching or not, all updated a minute ago.
     const at = new Date(Date.now() - 60_000).toISOString();

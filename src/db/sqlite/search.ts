@@ -99,20 +99,17 @@ export function flushSearch(db: Db, max = 2000): number {
     .immediate();
 }
 
-const termTables = new WeakSet<Database.Database>();
-
 /**
  * Adds the terms of the pending rows up to `lastId` to word_terms (migration 0037, decision 092):
  * the rows are tokenized once more, as message_words tokenizes them, by an FTS5 table of the
  * connection's own (temporary, rowids only), whose vocabulary is the batch's terms; then emptied.
  */
 function addTerms(sqlite: Database.Database, lastId: number | bigint): void {
-  if (!termTables.has(sqlite)) {
-    sqlite.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.hx_batch_words USING fts5(public_text, internal_text,
-      content='', detail=none, tokenize='unicode61 remove_diacritics 2');
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.hx_batch_terms USING fts5vocab(temp, hx_batch_words, row);`);
-    termTables.add(sqlite);
-  }
+  // Made inside the flush's transaction, so a flush that fails (a full disk) takes them away again:
+  // asked for each time, never remembered.
+  sqlite.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.hx_batch_words USING fts5(public_text, internal_text,
+    content='', detail=none, tokenize='unicode61 remove_diacritics 2');
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.hx_batch_terms USING fts5vocab(temp, hx_batch_words, row);`);
   sqlite
     .prepare(`INSERT INTO temp.hx_batch_words(rowid, public_text, internal_text)
       SELECT id, public_text, internal_text FROM search_pending WHERE id <= ?`)
