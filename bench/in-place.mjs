@@ -2,22 +2,9 @@
 // dataset is 8.7 GB): p50, min and max of n requests after 3 warm-ups, per URL. GETs only: the
 // file is migrated on open and gets one API token, nothing else. Build first: npx tsc -p tsconfig.build.json.
 //   node bench/in-place.mjs <tree> <hxdesk.db> <n> '/tickets?q=password' '/tickets?q=printer' …
-import path from 'node:path';
 const [root, file, n, ...urls] = process.argv.slice(2);
-const d = (p) => import(path.join(root, 'dist', p));
-const { loadEnv } = await d('env.js');
-const { openDb } = await d('db/store.js');
-const { createApp } = await d('app.js');
-const { createToken } = await d('domain/auth.js');
-const env = loadEnv({
-  NODE_ENV: 'production',
-  DATA_DIR: path.dirname(file),
-  MAILGATE_TOKEN: 'x'.repeat(32),
-  MAIL_ADDRESSES: 'support@bench.example',
-});
-const db = openDb(file);
-const app = await createApp({ db, store: db.store, env, log: () => {} });
-const token = (await createToken(db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'in-place')).token;
+const { appInProcess } = await import('./appInProcess.mjs');
+const { app, token } = await appInProcess(root, file, 'in-place');
 for (const url of urls) {
   const ts = [];
   for (let i = 0; i < Number(n) + 3; i++) {

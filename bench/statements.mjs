@@ -54,20 +54,8 @@ SQLiteSelectBase.prototype._prepare = function (...a) {
   return q;
 };
 
-const d = (p) => import(path.join(root, 'dist', p));
-const { loadEnv } = await d('env.js');
-const { openDb } = await d('db/store.js');
-const { createApp } = await d('app.js');
-const { createToken } = await d('domain/auth.js');
-const env = loadEnv({
-  NODE_ENV: 'production',
-  DATA_DIR: dir,
-  MAILGATE_TOKEN: 'x'.repeat(32),
-  MAIL_ADDRESSES: 'support@bench.example',
-});
-const db = openDb(path.join(dir, 'hxdesk.db'));
-const app = await createApp({ db, store: db.store, env, log: () => {} });
-const token = (await createToken(db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'statements')).token;
+const { appInProcess } = await import('./appInProcess.mjs');
+const { app, token, close } = await appInProcess(root, path.join(dir, 'hxdesk.db'), 'statements');
 let seq = 0;
 const call = async () => {
   const body = process.env.BODY?.replaceAll('#', String(seq++));
@@ -104,6 +92,6 @@ const nBuilt = [...built.values()].reduce((a, s) => a + s.n, 0) / N;
 console.log(`queries built per request (not prepared): ${nBuilt}`);
 for (const [k, s] of [...built].sort((a, b) => b[1].n - a[1].n).slice(0, 20))
   console.log(`  ×${(s.n / N).toFixed(1)}  ${k.slice(0, Number(process.env.WIDTH ?? 150))}`);
-await (await d('db/store.js')).closeDb?.(db);
+await close();
 fs.rmSync(dir, { recursive: true, force: true });
 process.exit(0);
