@@ -40,9 +40,7 @@ function internalTables(db: Database.Database): { all: Set<string>; named: strin
   }[];
   const virtual = rows.filter((r) => /^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(r.sql ?? '')).map((r) => r.name);
   const shadow = (n: string) => n.startsWith('sqlite_') || virtual.some((v) => n.startsWith(`${v}_`));
-  const all = rows
-    .map((r) => r.name)
-    .filter((n) => shadow(n) || SEARCH_ONLY.has(n) || virtual.includes(n));
+  const all = rows.map((r) => r.name).filter((n) => shadow(n) || SEARCH_ONLY.has(n) || virtual.includes(n));
   // The ones worth naming: the FTS5 tables themselves, not their shadow tables or SQLite's statistics.
   return { all: new Set(all), named: all.filter((n) => !shadow(n)) };
 }
