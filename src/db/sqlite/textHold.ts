@@ -74,7 +74,10 @@ function withRequesters(db: Db, f: TicketListSpec, held: HeldIds): HeldIds {
  *   tickets, the index is used as for staff, narrowed to their tickets;
  * - through the index, when it could only narrow q down (q repeats a trigram, see textPlan in
  *   search.ts), the candidates are tested against their text, within MAX_CHECKED_TICKETS and
- *   TEXT_CHECK_BUDGET, else SearchTooBroad (the domain asks for more distinctive text).
+ *   TEXT_CHECK_BUDGET, else SearchTooBroad (the domain asks for more distinctive text);
+ * - with `newestRows`, a word search holds only the tickets of that many of the word index's
+ *   newest matching rows (decision 092: `from` on the held set says where it starts), unless
+ *   they are all there are.
  */
 export function holdText(db: Db, f: TicketListSpec, q: string, newestRows?: number): HeldIds {
   const customer = f.customerId;
