@@ -51,10 +51,17 @@ const ops = [
   ['sort priority, deep offset', (i) => `/tickets?sort=-priority&offset=${5000 + (i % 50) * 10}`, json],
   ['ticket page HTML', (i) => `/tickets/${1000 + (i % 50) * 37}`, html],
   ['ticket list HTML', () => '/tickets', html],
+  ['q subject word', () => '/tickets?q=printer', json],
+  ['q body-only word', () => '/tickets?q=quuxfrobnicator', json],
+  ['q common word', () => '/tickets?q=password', json],
+  ['q common word, a prefix', () => '/tickets?q=passw', json],
+  ['q common word, open ones', () => '/tickets?q=password&status=new,open,stalled', json],
 ];
+// ONLY=<a part of the operations' names> measures those alone.
+const only = process.env.ONLY;
 const p50 = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
 console.log('| operation | SQLite p50 ms | PostgreSQL p50 ms | PG ÷ SQLite |\n|---|---:|---:|---:|');
-for (const [op, url, accept] of ops) {
+for (const [op, url, accept] of ops.filter(([name]) => !only || name.includes(only))) {
   const s = [];
   const p = [];
   for (let i = 0; i < 10; i++) {

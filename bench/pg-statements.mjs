@@ -80,6 +80,8 @@ console.log(
   `GET ${url}: p50 ${times[Math.floor(N / 2)].toFixed(2)} ms a request (in process), ${trips.toFixed(1)} statements, ${sum.toFixed(2)} ms waiting on them`,
 );
 for (const [k, s] of rows.slice(0, Number(process.env.TOP ?? 15)))
-  console.log(`${(s.ms / N).toFixed(3).padStart(7)} ms  ×${(s.n / N).toFixed(1)}  ${k.slice(0, 220)}`);
+  console.log(
+    `${(s.ms / N).toFixed(3).padStart(7)} ms  ×${(s.n / N).toFixed(1)}  ${k.slice(0, Number(process.env.WIDTH ?? 220))}`,
+  );
 await store.close();
 process.exit(0);

@@ -284,6 +284,9 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     expect(nameOf('a')).toBe(nameOf('a'));
     expect(nameOf('b')).not.toBe(nameOf('a'));
     expect(nameOf('c')).toBeUndefined(); // past the cap: sent unnamed
+    // Decision 093: a pattern's statement is planned with its value each run (never a generic plan).
+    for (const text of ['SELECT 1 FROM users WHERE name ILIKE $1', "SELECT to_tsquery('hx_words', $1)", 'x LIKE $1'])
+      expect(statementNamer()(text), text).toBeUndefined();
     const cursor = { text: 'a', submit() {} };
     expect(withName([cursor], nameOf)[0]).toBe(cursor);
     expect(withName(['a', []], nameOf)).toEqual(['a', []]);
