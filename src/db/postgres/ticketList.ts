@@ -5,7 +5,9 @@ import { pgHandle } from './handle.js';
 import { listFilters } from '../shared/listFilters.js';
 import { sortExpression } from '../shared/listSort.js';
 import { containsPattern } from '../shared/like.js';
+import { newestFirst } from '../shared/newestWords.js';
 import { type WordPlan, wordPlan } from '../shared/words.js';
+import { newestWordIds, wordMatches } from './newestWords.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../tables.js';
 
 // A filtered ticket list on PostgreSQL (SPEC B4): the same TicketListSpec as
@@ -44,10 +46,7 @@ export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
  * Without the people q named: a word search that finds no text falls back to the substring search.
  */
 export function wordIdsQuery(plan: WordPlan, opts: { includeComments: boolean; customerId?: number }): SQL {
-  const query = plan.words.map((w, i) => (i === plan.words.length - 1 ? `${w}:*` : w)).join(' <-> ');
-  const tsq = sql`to_tsquery('hx_words', ${query})`;
-  const visible = readableBy(opts.includeComments, transactions.type);
-  const found = sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE hx_words(${tickets.subject}) @@ ${tsq} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND hx_words(${transactions.body}) @@ ${tsq}${visible}`;
+  const found = wordMatches(plan, opts.includeComments);
   // A customer's search falls back on what their own tickets hold, as on SQLite (src/db/sqlite/ticketList.ts).
   if (opts.customerId === undefined) return sql`SELECT ARRAY(${found}) AS ids`;
   return sql`SELECT ARRAY(SELECT s.id FROM (${found}) AS s WHERE s.id IN (SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ${opts.customerId} AND ${ticketWatchers.role} IN ('requester', 'cc'))) AS ids`;
@@ -188,13 +187,19 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], hol
 
 export async function listTickets(db: PgDb, f: TicketListSpec) {
   let textIds: number[] | undefined;
+  /** q's set held newest first (decision 093): not the whole set, so never counted as it. */
+  let partial = false;
   if (f.q) {
-    textIds = await textIdsFor(db, { ...f, q: f.q });
+    textIds = await newestWords(db, f);
+    partial = textIds !== undefined;
+    textIds ??= await textIdsFor(db, { ...f, q: f.q });
     if (textIds.length === 0) return { rows: [], total: 0, exact: true };
   }
   const holders = await cfHolders(db, f.cf);
   if (holders.includes(0)) return { rows: [], total: 0, exact: true };
   const q = listQueries(db, f, textIds, holders);
+  // Held newest first, the held set was shown to reach the bound: only the page is read.
+  if (partial) return { rows: (await q.page) as (typeof tickets.$inferSelect)[], total: f.countUpTo!, exact: false };
   // The total and the page side by side, each on a connection of its own (decision 088: a round
   // trip less a list); a page read for a list that turns out empty finds nothing, cheaply.
   const bound = f.countUpTo;
@@ -210,4 +215,39 @@ export async function listTickets(db: PgDb, f: TicketListSpec) {
   const { total, exact } = counted;
   const rows = total === 0 || (exact && f.offset >= total) ? [] : page;
   return { rows: rows as (typeof tickets.$inferSelect)[], total, exact };
+}
+
+/**
+ * A staff word search sorted newest first (decision 093): the tickets held from the newest
+ * matches down when they give the list's bounded count and page; undefined: the whole set is read.
+ * Exported for the tests, which check which way a list went.
+ */
+export async function newestWords(db: PgDb, f: TicketListSpec): Promise<number[] | undefined> {
+  const plan = f.q ? wordPlan(f.q) : undefined;
+  if (!plan || !newestFirst(f, f.cf.length > 0 || !!f.tags?.length || !!f.tagsAny?.length)) return undefined;
+  const people = f.qRequesterIds?.length
+    ? ((await pgHandle(db).execute<{ ids: number[] }>(peopleIdsQuery(f.qRequesterIds))).rows[0]?.ids ?? [])
+    : [];
+  const dir = f.desc ? desc : asc;
+  const col = sortExpression(f);
+  return newestWordIds(db, {
+    f,
+    plan,
+    plain: listCondition({ ...f, q: undefined }),
+    people,
+    measure: async (held, cap) => {
+      const q = listQueries(db, f, held);
+      const [counted, end] = await Promise.all([
+        q.countUpTo(cap).then(({ rows: [c] }) => ({ counted: c?.counted ?? 0, merged: c?.merged ?? 0 })),
+        db
+          .select({ key: col, id: tickets.id })
+          .from(tickets)
+          .where(listCondition(f, held))
+          .orderBy(dir(col), dir(tickets.id))
+          .limit(1)
+          .offset(f.offset + f.limit - 1),
+      ]);
+      return { ...counted, end: end[0] as { key: unknown; id: number } | undefined };
+    },
+  });
 }

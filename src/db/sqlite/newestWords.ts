@@ -1,5 +1,6 @@
 import { and, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../port.js';
+import { MAX_OLD_CANDIDATES } from '../shared/newestWords.js';
 import type { WordPlan } from '../shared/words.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds } from './idsets.js';
@@ -21,8 +22,6 @@ export const FIRST_ROWS = 1_500;
  * tickets on the list says the bound needs (with a quarter more); past it, the whole set is held.
  */
 export const MAX_ROWS = 8_000;
-/** Older tickets that sort onto the page a newest-first search tests against their text, at most. */
-export const MAX_OLD_CANDIDATES = 256;
 /** Characters of text those tests may read (each test costs 512 more; as TEXT_CHECK_BUDGET). */
 const OLD_CHECK_BUDGET = 2 * 1024 * 1024;
 
@@ -32,22 +31,6 @@ const SORTS = { updated: tickets.updated_at, created: tickets.created_at, id: ti
  * as were changed since), never the ids below `from` (all but the newest of a large install).
  */
 const SORT_INDEX = { updated: sql.raw('tickets_updated_idx'), created: sql.raw('tickets_created_idx') };
-
-/**
- * Whether a list may hold its word search newest first: staff (a customer's own tickets are read
- * directly), sorted newest first by a column, counted up to a bound its page lies within, and no
- * tag or custom value set.
- */
-export function newestFirst(f: TicketListSpec, hasValueSets: boolean): boolean {
-  return (
-    f.customerId === undefined &&
-    f.countUpTo !== undefined &&
-    f.desc &&
-    f.sort in SORTS &&
-    !hasValueSets &&
-    f.offset + f.limit <= f.countUpTo
-  );
-}
 
 /**
  * Holds the tickets of the word index's newest `rows` matching rows and of the rows not

@@ -9,7 +9,8 @@ import { type HeldIds, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
 import { fastPrepared } from './rows.js';
 import { walkOrSort } from './walk.js';
-import { FIRST_ROWS, newestFirst, settleNewest } from './newestWords.js';
+import { FIRST_ROWS, settleNewest } from './newestWords.js';
+import { newestFirst } from '../shared/newestWords.js';
 import { ticketTextMatch } from './search.js';
 import { holdText, perConnection, requestersTickets } from './textHold.js';
 

@@ -1,0 +1,147 @@
+import { and, sql, type SQL } from 'drizzle-orm';
+import type { TicketListSpec } from '../port.js';
+import { MAX_OLD_CANDIDATES, type NewestSort } from '../shared/newestWords.js';
+import { readableBy } from '../shared/staffText.js';
+import type { WordPlan } from '../shared/words.js';
+import { tickets, transactions } from '../tables.js';
+import { pgHandle } from './handle.js';
+import type { PgDb } from './ticketList.js';
+
+// A word search newest first on PostgreSQL (decision 093; SQLite's form is decision 092): a staff
+// list of a common word sorted newest first needs its page and a count up to its bound, not every
+// match. GIN gives its matches in no order, so the word indexes are asked for the tickets of an
+// id range at the top (the GIN bitmap ANDed with the id's btree: only the range's rows are read
+// from the heap); the tickets below it that could still sort onto the page (an old ticket updated
+// lately) are few, found through the sort's index, and tested against the word indexes together.
+// Whenever that cannot be shown to give the page and the count of the whole set, the whole set is
+// read, as before.
+
+/** Tickets (ids from the newest down) whose matches the first try reads. */
+export const FIRST_SPAN = 4_000;
+/**
+ * At most this many on a second try, which reads as many tickets as the first try's share of
+ * matches on the list says the bound needs (with a quarter more); past it, the whole set is read.
+ */
+export const MAX_SPAN = 32_000;
+
+const SORTS = { updated: tickets.updated_at, created: tickets.created_at, id: tickets.id } as const;
+
+type Run = (query: SQL) => Promise<Record<string, unknown>[]>;
+
+/** q's words as one tsquery: in a row, the last one a prefix (decision 084). */
+export function wordTsQuery(plan: WordPlan): SQL {
+  const query = plan.words.map((w, i) => (i === plan.words.length - 1 ? `${w}:*` : w)).join(' <-> ');
+  return sql`to_tsquery('hx_words', ${query})`;
+}
+
+/**
+ * The tickets whose subject or messages (those the reader may see) hold q's words, among the
+ * tickets `among` admits (a condition on a ticket id column). `among` a range: through the GIN
+ * indexes, their bitmap ANDed with the id's own index. `rowByRow`: each text of the few tickets
+ * `among` names is tested itself, after a cheap test that keeps every text the words could match
+ * (the longest word somewhere in the text, both folded by unaccent and lower as the index folds words): hx_words costs
+ * ~40 µs a message, and the GIN scan of a common word ~14 ms at 100k whatever else narrows it.
+ */
+export function wordMatches(plan: WordPlan, includeComments: boolean, among?: (id: SQL) => SQL, rowByRow = false): SQL {
+  const tsq = wordTsQuery(plan);
+  const visible = readableBy(includeComments, transactions.type);
+  const longest = plan.words.reduce((a, b) => (b.length > a.length ? b : a));
+  const test = (text: SQL) =>
+    rowByRow
+      ? sql`strpos(lower(unaccent(${text})), lower(unaccent(${longest}::text))) > 0 AND hx_words(${text}) @@ ${tsq}`
+      : sql`hx_words(${text}) @@ ${tsq}`;
+  const within = (id: SQL) => (among ? sql` AND ${among(id)}` : sql``);
+  return sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE ${test(sql`${tickets.subject}`)}${within(sql`${tickets.id}`)} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND ${test(sql`${transactions.body}`)}${visible}${within(sql`${transactions.ticket_id}`)}`;
+}
+
+/** What newestWordIds asks of the list it is part of. */
+export interface NewestList {
+  f: TicketListSpec;
+  plan: WordPlan;
+  /** The list's conditions without q (authorization and `status <> 'merged'` included). */
+  plain: SQL | undefined;
+  /** The tickets of the people q named (decision 035): held whatever their id. */
+  people: number[];
+  /**
+   * For a held set: its tickets on the list (merged ones counted) up to `cap`, the merged ones
+   * among them, and the page's last ticket (its sort value and id), in one statement.
+   */
+  measure: (
+    held: number[],
+    cap: number,
+  ) => Promise<{ counted: number; merged: number; end?: { key: unknown; id: number } }>;
+}
+
+/**
+ * The tickets a newest-first word search holds, when they give the list's bounded count and page
+ * (`partial`: the count is the bound, not exact); undefined when it must read the whole set.
+ * It gives them when:
+ * - its tickets on the list reach the bound (merged ones taken away: held tickets are the whole
+ *   set's, so the whole list holds at least as many);
+ * - every ticket below `from` that sorts no later than the page's last held one is tested
+ *   against q's words and held when it matches (at most MAX_OLD_CANDIDATES of them). Any ticket
+ *   of the whole set on the page is then held: one not held is below `from`, and it sorts before
+ *   the page's end, which the held set's own page end can only follow.
+ */
+export async function newestWordIds(db: PgDb, list: NewestList): Promise<number[] | undefined> {
+  const run: Run = async (query) => (await pgHandle(db).execute<Record<string, unknown>>(query)).rows;
+  const { f, plan } = list;
+  const bound = f.countUpTo!;
+  let span = FIRST_SPAN;
+  for (let step = 0; step < 2; step++) {
+    // The range's matches, and where it starts (the newest `span` ids): one statement.
+    const [r] = await run(
+      sql`WITH t AS MATERIALIZED (SELECT coalesce(max(${tickets.id}), 0) + 1 - ${span}::int AS lo FROM ${tickets}) SELECT (SELECT t.lo FROM t) AS lo, ARRAY(${wordMatches(plan, f.includeComments, (id) => sql`${id} >= (SELECT t.lo FROM t)`)}) AS ids`,
+    );
+    const from = Number(r?.lo ?? 0);
+    if (from <= 1) return undefined; // the range was every ticket: the whole set, as before
+    const found = (r?.ids as number[] | undefined) ?? [];
+    // None in the range: whether the words match anything (or q falls back to its text) is the whole set's to say.
+    if (found.length === 0) return undefined;
+    const held = [...new Set([...found, ...list.people])];
+    const m = await list.measure(held, bound);
+    if (m.counted >= bound + m.merged && m.end) {
+      const older = await olderMatches(run, list, from, m.end);
+      if (older === undefined) return undefined;
+      return older.length ? [...held, ...older] : held;
+    }
+    if (m.counted >= bound + m.merged) return undefined;
+    const need = Math.ceil(((span * (bound + m.merged)) / Math.max(m.counted, 1)) * 1.25);
+    if (step > 0 || need > MAX_SPAN) return undefined;
+    span = need;
+  }
+  return undefined;
+}
+
+/**
+ * The tickets of the list below `from` that sort before the page's `end` (a later value, or the
+ * same one and a higher id), through the sort's index, and those of them q's words match;
+ * undefined when there are more than MAX_OLD_CANDIDATES.
+ */
+async function olderMatches(
+  run: Run,
+  list: NewestList,
+  from: number,
+  end: { key: unknown; id: number },
+): Promise<number[] | undefined> {
+  const { f } = list;
+  if (f.sort === 'id') return []; // below `from` is after the page
+  const older = olderTickets(f.sort as Exclude<NewestSort, 'id'>, list.plain, from, end);
+  // The candidates are tested only when they are few: a CASE's subquery runs when its branch does.
+  const [r] = await run(
+    sql`WITH o AS MATERIALIZED (${older}) SELECT (SELECT count(*)::int FROM o) AS n, CASE WHEN (SELECT count(*) FROM o) <= ${MAX_OLD_CANDIDATES} THEN ARRAY(${wordMatches(list.plan, f.includeComments, (id) => sql`${id} = ANY(ARRAY(SELECT o.id FROM o))`, true)}) END AS ids`,
+  );
+  if (Number(r?.n ?? 0) > MAX_OLD_CANDIDATES) return undefined;
+  return (r?.ids as number[] | null) ?? [];
+}
+
+/** The older tickets that sort onto the page, at most MAX_OLD_CANDIDATES + 1 (exported for its plan check). */
+export function olderTickets(
+  sort: Exclude<NewestSort, 'id'>,
+  plain: SQL | undefined,
+  from: number,
+  end: { key: unknown; id: number },
+): SQL {
+  const column = SORTS[sort];
+  return sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE ${and(plain, sql`${tickets.id} < ${from}`, sql`(${column}, ${tickets.id}) > (${end.key}, ${end.id})`)} ORDER BY ${column}, ${tickets.id} LIMIT ${MAX_OLD_CANDIDATES + 1}`;
+}
