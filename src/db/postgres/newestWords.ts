@@ -39,8 +39,9 @@ export function wordTsQuery(plan: WordPlan): SQL {
  * tickets `among` admits (a condition on a ticket id column). `among` a range: through the GIN
  * indexes, their bitmap ANDed with the id's own index. `rowByRow`: each text of the few tickets
  * `among` names is tested itself, after a cheap test that keeps every text the words could match
- * (the longest word somewhere in the text, both folded by unaccent and lower as the index folds words): hx_words costs
- * ~40 µs a message, and the GIN scan of a common word ~14 ms at 100k whatever else narrows it.
+ * (the longest word somewhere in the text, both folded by unaccent and lower, as the index folds
+ * words): hx_words costs ~40 µs a message, and the GIN scan of a common word ~14 ms at 100k
+ * whatever else narrows it.
  */
 export function wordMatches(plan: WordPlan, includeComments: boolean, among?: (id: SQL) => SQL, rowByRow = false): SQL {
   const tsq = wordTsQuery(plan);
@@ -48,13 +49,15 @@ export function wordMatches(plan: WordPlan, includeComments: boolean, among?: (i
   const longest = plan.words.reduce((a, b) => (b.length > a.length ? b : a));
   const test = (text: SQL) =>
     rowByRow
-      ? sql`strpos(lower(unaccent(${text})), lower(unaccent(${longest}::text))) > 0 AND hx_words(${text}) @@ ${tsq}`
+      ? // `|| ''` keeps the GIN index out of it: the planner's estimate of a word decided before,
+        // and a common word's GIN scan costs more than every candidate's text.
+        sql`strpos(lower(unaccent(${text})), lower(unaccent(${longest}::text))) > 0 AND hx_words(${text} || '') @@ ${tsq}`
       : sql`hx_words(${text}) @@ ${tsq}`;
   const within = (id: SQL) => (among ? sql` AND ${among(id)}` : sql``);
   return sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE ${test(sql`${tickets.subject}`)}${within(sql`${tickets.id}`)} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND ${test(sql`${transactions.body}`)}${visible}${within(sql`${transactions.ticket_id}`)}`;
 }
 
-/** What newestWordIds asks of the list it is part of. */
+/** What newestWordPage asks of the list it is part of. */
 export interface NewestList {
   f: TicketListSpec;
   plan: WordPlan;
@@ -64,17 +67,20 @@ export interface NewestList {
   people: number[];
   /**
    * For a held set: its tickets on the list (merged ones counted) up to `cap`, the merged ones
-   * among them, and the page's last ticket (its sort value and id), in one statement.
+   * among them, and its first `offset + limit` tickets on the list in the list's order (sort
+   * value and id): the page's and those before it.
    */
   measure: (
     held: number[],
     cap: number,
-  ) => Promise<{ counted: number; merged: number; end?: { key: unknown; id: number } }>;
+  ) => Promise<{ counted: number; merged: number; top: { key: unknown; id: number }[] }>;
 }
 
 /**
- * The tickets a newest-first word search holds, when they give the list's bounded count and page
- * (`partial`: the count is the bound, not exact); undefined when it must read the whole set.
+ * The tickets a newest-first word search's page is read from, when the held set gives the list's
+ * bounded count and page (the count is then the bound, not exact); undefined when it must read
+ * the whole set. They are the held set's first `offset + limit` on the list and the older ones
+ * that match: the list's first `offset + limit` are among them.
  * It gives them when:
  * - its tickets on the list reach the bound (merged ones taken away: held tickets are the whole
  *   set's, so the whole list holds at least as many);
@@ -83,16 +89,14 @@ export interface NewestList {
  *   of the whole set on the page is then held: one not held is below `from`, and it sorts before
  *   the page's end, which the held set's own page end can only follow.
  */
-export async function newestWordIds(db: PgDb, list: NewestList): Promise<number[] | undefined> {
+export async function newestWordPage(db: PgDb, list: NewestList): Promise<number[] | undefined> {
   const run: Run = async (query) => (await pgHandle(db).execute<Record<string, unknown>>(query)).rows;
   const { f, plan } = list;
   const bound = f.countUpTo!;
   let span = FIRST_SPAN;
   for (let step = 0; step < 2; step++) {
     // The range's matches, and where it starts (the newest `span` ids): one statement.
-    const [r] = await run(
-      sql`WITH t AS MATERIALIZED (SELECT coalesce(max(${tickets.id}), 0) + 1 - ${span}::int AS lo FROM ${tickets}) SELECT (SELECT t.lo FROM t) AS lo, ARRAY(${wordMatches(plan, f.includeComments, (id) => sql`${id} >= (SELECT t.lo FROM t)`)}) AS ids`,
-    );
+    const [r] = await run(rangeMatches(plan, f.includeComments, span));
     const from = Number(r?.lo ?? 0);
     if (from <= 1) return undefined; // the range was every ticket: the whole set, as before
     const found = (r?.ids as number[] | undefined) ?? [];
@@ -100,12 +104,13 @@ export async function newestWordIds(db: PgDb, list: NewestList): Promise<number[
     if (found.length === 0) return undefined;
     const held = [...new Set([...found, ...list.people])];
     const m = await list.measure(held, bound);
-    if (m.counted >= bound + m.merged && m.end) {
-      const older = await olderMatches(run, list, from, m.end);
+    const end = m.top[f.offset + f.limit - 1];
+    if (m.counted >= bound + m.merged) {
+      if (!end) return undefined;
+      const older = await olderMatches(run, list, from, end);
       if (older === undefined) return undefined;
-      return older.length ? [...held, ...older] : held;
+      return [...m.top.map((t) => t.id), ...older];
     }
-    if (m.counted >= bound + m.merged) return undefined;
     const need = Math.ceil(((span * (bound + m.merged)) / Math.max(m.counted, 1)) * 1.25);
     if (step > 0 || need > MAX_SPAN) return undefined;
     span = need;
@@ -127,12 +132,22 @@ async function olderMatches(
   const { f } = list;
   if (f.sort === 'id') return []; // below `from` is after the page
   const older = olderTickets(f.sort as Exclude<NewestSort, 'id'>, list.plain, from, end);
-  // The candidates are tested only when they are few: a CASE's subquery runs when its branch does.
-  const [r] = await run(
-    sql`WITH o AS MATERIALIZED (${older}) SELECT (SELECT count(*)::int FROM o) AS n, CASE WHEN (SELECT count(*) FROM o) <= ${MAX_OLD_CANDIDATES} THEN ARRAY(${wordMatches(list.plan, f.includeComments, (id) => sql`${id} = ANY(ARRAY(SELECT o.id FROM o))`, true)}) END AS ids`,
-  );
+  const [r] = await run(candidatesMatching(older, list.plan, f.includeComments));
   if (Number(r?.n ?? 0) > MAX_OLD_CANDIDATES) return undefined;
   return (r?.ids as number[] | null) ?? [];
+}
+
+/** The newest `span` tickets' matches (`ids`) and the lowest id of the range (`lo`), in one statement (exported for its plan check). */
+export function rangeMatches(plan: WordPlan, includeComments: boolean, span: number): SQL {
+  return sql`WITH t AS MATERIALIZED (SELECT coalesce(max(${tickets.id}), 0) + 1 - ${span}::int AS lo FROM ${tickets}) SELECT (SELECT t.lo FROM t) AS lo, ARRAY(${wordMatches(plan, includeComments, (id) => sql`${id} >= (SELECT t.lo FROM t)`)}) AS ids`;
+}
+
+/**
+ * How many tickets `older` gives (`n`) and, when at most MAX_OLD_CANDIDATES, those q's words match
+ * (`ids`), each tested row by row: a CASE's subquery runs only when its branch does (exported for its plan check).
+ */
+export function candidatesMatching(older: SQL, plan: WordPlan, includeComments: boolean): SQL {
+  return sql`WITH o AS MATERIALIZED (${older}) SELECT (SELECT count(*)::int FROM o) AS n, CASE WHEN (SELECT count(*) FROM o) <= ${MAX_OLD_CANDIDATES} THEN ARRAY(${wordMatches(plan, includeComments, (id) => sql`${id} = ANY(ARRAY(SELECT o.id FROM o))`, true)}) END AS ids`;
 }
 
 /** The older tickets that sort onto the page, at most MAX_OLD_CANDIDATES + 1 (exported for its plan check). */

@@ -7,7 +7,7 @@ import { sortExpression } from '../shared/listSort.js';
 import { containsPattern } from '../shared/like.js';
 import { newestFirst } from '../shared/newestWords.js';
 import { type WordPlan, wordPlan } from '../shared/words.js';
-import { newestWordIds, wordMatches } from './newestWords.js';
+import { newestWordPage, wordMatches } from './newestWords.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../tables.js';
 
 // A filtered ticket list on PostgreSQL (SPEC B4): the same TicketListSpec as
@@ -187,19 +187,20 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], hol
 
 export async function listTickets(db: PgDb, f: TicketListSpec) {
   let textIds: number[] | undefined;
-  /** q's set held newest first (decision 093): not the whole set, so never counted as it. */
-  let partial = false;
   if (f.q) {
-    textIds = await newestWords(db, f);
-    partial = textIds !== undefined;
-    textIds ??= await textIdsFor(db, { ...f, q: f.q });
+    // Held newest first (decision 093), the held set was shown to reach the bound: only the page
+    // is read, from the tickets it can hold.
+    const page = await newestWords(db, f);
+    if (page) {
+      const rows = await listQueries(db, f, page).page;
+      return { rows: rows as (typeof tickets.$inferSelect)[], total: f.countUpTo!, exact: false };
+    }
+    textIds = await textIdsFor(db, { ...f, q: f.q });
     if (textIds.length === 0) return { rows: [], total: 0, exact: true };
   }
   const holders = await cfHolders(db, f.cf);
   if (holders.includes(0)) return { rows: [], total: 0, exact: true };
   const q = listQueries(db, f, textIds, holders);
-  // Held newest first, the held set was shown to reach the bound: only the page is read.
-  if (partial) return { rows: (await q.page) as (typeof tickets.$inferSelect)[], total: f.countUpTo!, exact: false };
   // The total and the page side by side, each on a connection of its own (decision 088: a round
   // trip less a list); a page read for a list that turns out empty finds nothing, cheaply.
   const bound = f.countUpTo;
@@ -218,9 +219,9 @@ export async function listTickets(db: PgDb, f: TicketListSpec) {
 }
 
 /**
- * A staff word search sorted newest first (decision 093): the tickets held from the newest
- * matches down when they give the list's bounded count and page; undefined: the whole set is read.
- * Exported for the tests, which check which way a list went.
+ * A staff word search sorted newest first (decision 093): the tickets its page is read from when
+ * those held from the newest matches down give the list's bounded count and page; undefined: the
+ * whole set is read. Exported for the tests, which check which way a list went.
  */
 export async function newestWords(db: PgDb, f: TicketListSpec): Promise<number[] | undefined> {
   const plan = f.q ? wordPlan(f.q) : undefined;
@@ -230,24 +231,33 @@ export async function newestWords(db: PgDb, f: TicketListSpec): Promise<number[]
     : [];
   const dir = f.desc ? desc : asc;
   const col = sortExpression(f);
-  return newestWordIds(db, {
+  const plainQ = { ...f, q: undefined };
+  // With nothing but q to count by (merged ones counted in), the held set's size is its count.
+  const bySize = listCondition(plainQ, undefined, true) === undefined;
+  return newestWordPage(db, {
     f,
     plan,
-    plain: listCondition({ ...f, q: undefined }),
+    plain: listCondition(plainQ),
     people,
     measure: async (held, cap) => {
       const q = listQueries(db, f, held);
-      const [counted, end] = await Promise.all([
-        q.countUpTo(cap).then(({ rows: [c] }) => ({ counted: c?.counted ?? 0, merged: c?.merged ?? 0 })),
+      const ids = sql`${`{${held.join(',')}}`}::int[]`;
+      const [counted, top] = await Promise.all([
+        bySize
+          ? db
+              .select({ n: sql<number>`count(*)::int` })
+              .from(tickets)
+              .where(sql`${tickets.merged_into} IS NOT NULL AND ${tickets.id} = ANY(${ids})`)
+              .then(([m]) => ({ counted: held.length, merged: m?.n ?? 0 }))
+          : q.countUpTo(cap).then(({ rows: [c] }) => ({ counted: c?.counted ?? 0, merged: c?.merged ?? 0 })),
         db
           .select({ key: col, id: tickets.id })
           .from(tickets)
           .where(listCondition(f, held))
           .orderBy(dir(col), dir(tickets.id))
-          .limit(1)
-          .offset(f.offset + f.limit - 1),
+          .limit(f.offset + f.limit),
       ]);
-      return { ...counted, end: end[0] as { key: unknown; id: number } | undefined };
+      return { ...counted, top: top as { key: unknown; id: number }[] };
     },
   });
 }
