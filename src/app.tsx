@@ -17,6 +17,7 @@ import { authRoutes } from './routes/auth/index.js';
 import { authenticate, csrfProtection } from './routes/auth/middleware.js';
 import { methodOverride } from './routes/methodOverride.js';
 import { asWrite } from './db/priority.js';
+import { withConfigReads } from './db/configCache.js';
 import type { AppEnv, Deps } from './routes/context.js';
 import { calendarRoutes } from './routes/calendars/index.js';
 import { slaPolicyRoutes } from './routes/sla-policies/index.js';
@@ -87,7 +88,10 @@ export async function createApp(deps: Deps) {
       await next();
     });
   // A request that changes something reads as a write: not held back behind lists and pages (decision 066).
-  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : asWrite(next)));
+  // A GET reads configuration through the process's cache, its version read once (issue 32).
+  app.use('*', (c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? withConfigReads(next) : asWrite(next),
+  );
   app.use(
     '*',
     jsxRenderer(({ children, title }, c) => {

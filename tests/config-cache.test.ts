@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cachedConfig, configChanged } from '../src/db/configCache.js';
+import { cachedConfig, configChanged, withConfigReads } from '../src/db/configCache.js';
 import { first, type Store, transaction } from '../src/db/port.js';
 import { openStore } from '../src/db/store.js';
 import { configVersion } from '../src/db/tables.js';
@@ -97,6 +97,41 @@ describe('the configuration cache of a store (decision 067)', () => {
     expect(store.config.pending).toBe(0);
     await readKey(store, 'meanwhile');
     expect(store.config.get('meanwhile', v + 1)).toBeDefined();
+  });
+
+  // Issue 32: a GET reads configuration through the cache too, outside units of work.
+  it('a read outside a unit of work uses the cache only in a GET (withConfigReads), at the version it reads', async () => {
+    const outside = (key: string) =>
+      cachedConfig(store.db, key, async () => {
+        loads++;
+        return { key };
+      });
+    loads = 0;
+    await outside('page');
+    await outside('page');
+    expect(loads).toBe(2); // not in a GET: every time, as before
+    await withConfigReads(async () => {
+      await outside('page');
+      await outside('page');
+    });
+    await withConfigReads(() => outside('page'));
+    expect(loads).toBe(3); // once for the version, then kept
+    // What a GET kept, a unit of work uses too.
+    await readKey(store, 'page');
+    expect(loads).toBe(3);
+    await transaction(store.db, (tx) => configChanged(tx));
+    await withConfigReads(() => outside('page'));
+    expect(loads).toBe(4); // a new version: loaded again
+    // A GET that changes configuration reads it afresh from then on, and keeps nothing.
+    const v = await version(store);
+    await withConfigReads(async () => {
+      await outside('changed');
+      await transaction(store.db, (tx) => configChanged(tx));
+      await outside('changed');
+      await outside('changed');
+    });
+    expect(loads).toBe(7);
+    expect(store.config.get('changed', v + 1)).toBeUndefined();
   });
 
   it('two stores in one process keep their own', async () => {

@@ -154,6 +154,18 @@ describe.skipIf(!pgAvailable())('configuration changed through another process',
     expect(gone.body.error.message).toContain(`Team ${team.body.id} does not exist`);
   });
 
+  // Issue 32: a GET reads configuration through the cache too, its version read once a request.
+  it("a page's names: a queue B renames is A's next page's", async () => {
+    const page = async () => (await a.api('GET', '/tickets', { headers: { accept: 'text/html' } })).text;
+    const q = await b.api('POST', '/queues', { body: { name: 'Loading dock' } });
+    expect(q.status).toBe(201);
+    expect(await page()).toContain('Loading dock'); // now kept by A
+    expect((await b.api('PATCH', `/queues/${q.body.id}`, { body: { name: 'Goods in' } })).status).toBe(200);
+    const html = await page();
+    expect(html).toContain('Goods in');
+    expect(html).not.toContain('Loading dock');
+  });
+
   it('a change of configuration that rolls back changes nothing and leaves the cache working', async () => {
     const version = async () =>
       Number((await rawGet<{ version: number }>(a, 'SELECT version FROM config_version WHERE id = 1'))?.version ?? 0);

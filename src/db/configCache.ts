@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { eq, sql } from 'drizzle-orm';
 import { type ConfigCache, type Conn, prepared, transaction, type Tx, type UnitOfWork } from './port.js';
 import {
@@ -102,7 +103,13 @@ async function versionIn(tx: Tx): Promise<number> {
  * Undefined (a missing object) is never kept. The value handed out is frozen: never change it.
  */
 export async function cachedConfig<T>(conn: Conn, key: string, load: () => Promise<T>): Promise<T> {
-  if (!conn.store.work.isTx(conn)) return load();
+  if (!conn.store.work.isTx(conn)) {
+    const r = reads.getStore();
+    if (!r || r.changed) return load();
+    let p = r.memo.get(key) as Promise<T> | undefined;
+    if (!p) r.memo.set(key, (p = fromCacheOutside(conn, r, key, load)));
+    return p;
+  }
   const u = unitState();
   if (!u) return load();
   let p = u.memo.get(key) as Promise<T> | undefined;
@@ -126,6 +133,44 @@ async function fromCache<T>(tx: Tx, changed: boolean, key: string, load: () => P
 }
 
 /**
+ * A read outside a unit of work that uses the cache (issue 32): a GET's pages and lists read the
+ * configuration's version once, with one statement (on its first `cachedConfig`), and each key
+ * as that version's kept value — the lookups of every page (queues, teams and their members,
+ * custom fields, SLA policies) were five statements a request, each a round trip on PostgreSQL.
+ * The version is read before anything it names: a change committed after it is either seen by the
+ * loads (a value newer than its version says, which the next version's readers never use) or by
+ * the next request. A unit of work of the request that changes configuration ends it (`changed`).
+ */
+interface ReadScope {
+  memo: Map<string, Promise<unknown>>;
+  version?: Promise<number | undefined>;
+  changed: boolean;
+}
+const reads = new AsyncLocalStorage<ReadScope>();
+
+/** Runs `fn` (a GET) with the configuration read through the cache outside units of work. */
+export const withConfigReads = <T>(fn: () => Promise<T>): Promise<T> =>
+  reads.run({ memo: new Map(), changed: false }, fn);
+
+const readVersion = async (conn: Conn): Promise<number> => (await versionRow(conn).get())?.v ?? 0;
+
+async function fromCacheOutside<T>(conn: Conn, r: ReadScope, key: string, load: () => Promise<T>): Promise<T> {
+  const cache = conn.store.config;
+  // Undefined: a unit of work of this process was changing configuration when the version was
+  // read (on SQLite a read may share its connection's view): nothing of this request is kept.
+  r.version ??= cache.pending > 0 ? Promise.resolve(undefined) : readVersion(conn);
+  const version = await r.version;
+  if (version === undefined) return load();
+  const hit = cache.get(key, version);
+  if (hit !== undefined) return hit as T;
+  const pendingBefore = cache.pending;
+  const value = await load();
+  if (value !== undefined && pendingBefore === 0 && cache.pending === 0 && !r.changed)
+    cache.set(key, version, deepFreeze(value));
+  return value;
+}
+
+/**
  * Inside a unit of work that changes configuration the cache keeps (scrips, templates, queues and
  * their watchers and aliases, custom fields and their queues, teams and their members, our own
  * addresses): bumps `config_version` in the same unit of work, so every process's next unit of
@@ -138,6 +183,9 @@ export async function configChanged(tx: Tx): Promise<void> {
   if (!u || !tx.store.work.isTx(tx)) throw new Error('configChanged: only inside a unit of work');
   if (u.changed) return;
   u.changed = true;
+  // A GET that changes configuration reads it afresh from now on (withConfigReads).
+  const r = reads.getStore();
+  if (r) r.changed = true;
   u.memo.clear(); // what it read before its change is read again
   u.outcome.changes++;
   tx.store.config.pending++;

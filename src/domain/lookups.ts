@@ -1,4 +1,5 @@
 import { asc, inArray } from 'drizzle-orm';
+import { cachedConfig } from '../db/configCache.js';
 import { type Db, prepared, preparedForIds } from '../db/port.js';
 import { queues, teamMembers, teams, users } from '../db/tables.js';
 import { type Actor, isStaff } from './actor.js';
@@ -48,10 +49,11 @@ export async function lookups(
 ): Promise<Lookups> {
   const staff = isStaff(actor);
   // Independent reads, asked together: on PostgreSQL each is a round trip (decision 088).
+  // The configuration among them through the process's cache (decision 067; a GET: one statement for all).
   const [memberRows, queueRows, teamRows, people, fields, policies, views] = await Promise.all([
-    allMembers(db).all(),
-    queuesByName(db).all(),
-    teamsByName(db).all(),
+    cachedConfig(db, 'lookups:members', async () => await allMembers(db).all()),
+    cachedConfig(db, 'lookups:queues', async () => await queuesByName(db).all()),
+    cachedConfig(db, 'lookups:teams', async () => await teamsByName(db).all()),
     staff ? staffAnd(db, alsoUsers) : customerView(db, actor, alsoUsers),
     staff ? allCustomFields(db) : [],
     staff ? slaPolicies(db) : [],
