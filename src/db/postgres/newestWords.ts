@@ -1,11 +1,10 @@
 import { and, sql, type SQL } from 'drizzle-orm';
-import type { TicketListSpec } from '../port.js';
+import type { Db, TicketListSpec } from '../port.js';
 import { MAX_OLD_CANDIDATES, type NewestSort } from '../shared/newestWords.js';
 import { readableBy } from '../shared/staffText.js';
 import type { WordPlan } from '../shared/words.js';
 import { tickets, transactions } from '../tables.js';
 import { pgHandle } from './handle.js';
-import type { PgDb } from './ticketList.js';
 
 // A word search newest first on PostgreSQL (decision 093; SQLite's form is decision 092): a staff
 // list of a common word sorted newest first needs its page and a count up to its bound, not every
@@ -89,7 +88,7 @@ export interface NewestList {
  *   of the whole set on the page is then held: one not held is below `from`, and it sorts before
  *   the page's end, which the held set's own page end can only follow.
  */
-export async function newestWordPage(db: PgDb, list: NewestList): Promise<number[] | undefined> {
+export async function newestWordPage(db: Db, list: NewestList): Promise<number[] | undefined> {
   const run: Run = async (query) => (await pgHandle(db).execute<Record<string, unknown>>(query)).rows;
   const { f, plan } = list;
   const bound = f.countUpTo!;
