@@ -11,7 +11,7 @@ import { pgHandle } from './handle.js';
 // match. GIN gives its matches in no order, so the word indexes are asked for the tickets of an
 // id range at the top (the GIN bitmap ANDed with the id's btree: only the range's rows are read
 // from the heap); the tickets below it that could still sort onto the page (an old ticket updated
-// lately) are few, found through the sort's index, and tested against the word indexes together.
+// lately) are few, found through the sort's index, and their texts tested one by one.
 // Whenever that cannot be shown to give the page and the count of the whole set, the whole set is
 // read, as before.
 
@@ -48,8 +48,8 @@ export function wordMatches(plan: WordPlan, includeComments: boolean, among?: (i
   const longest = plan.words.reduce((a, b) => (b.length > a.length ? b : a));
   const test = (text: SQL) =>
     rowByRow
-      ? // `|| ''` keeps the GIN index out of it: the planner's estimate of a word decided before,
-        // and a common word's GIN scan costs more than every candidate's text.
+      ? // `|| ''` keeps the GIN index out of it: otherwise the planner's estimate of the word
+        // decides, and a common word's GIN scan costs more than every candidate's text.
         sql`strpos(lower(unaccent(${text})), lower(unaccent(${longest}::text))) > 0 AND hx_words(${text} || '') @@ ${tsq}`
       : sql`hx_words(${text}) @@ ${tsq}`;
   const within = (id: SQL) => (among ? sql` AND ${among(id)}` : sql``);
