@@ -120,15 +120,27 @@ export async function cachedConfig<T>(conn: Conn, key: string, load: () => Promi
 async function fromCache<T>(tx: Tx, changed: boolean, key: string, load: () => Promise<T>): Promise<T> {
   // A unit of work that changed configuration reads its own, not yet committed: never kept.
   if (changed) return load();
-  const cache = tx.store.config;
-  const version = await versionIn(tx);
+  return keptOrLoaded(tx.store.config, await versionIn(tx), key, load);
+}
+
+/**
+ * The value kept for `key` at `version`, else `load()`, kept when no unit of work of this process
+ * was changing configuration meanwhile (on SQLite a unit of work in the same group commit may read
+ * another's change before it commits) and `stillValid()` says so.
+ */
+async function keptOrLoaded<T>(
+  cache: ConfigCache,
+  version: number,
+  key: string,
+  load: () => Promise<T>,
+  stillValid: () => boolean = () => true,
+): Promise<T> {
   const hit = cache.get(key, version);
   if (hit !== undefined) return hit as T;
   const pendingBefore = cache.pending;
   const value = await load();
-  // Kept only when no unit of work of this process was changing configuration meanwhile (on
-  // SQLite a unit of work in the same group commit may read another's change before it commits).
-  if (value !== undefined && pendingBefore === 0 && cache.pending === 0) cache.set(key, version, deepFreeze(value));
+  if (value !== undefined && pendingBefore === 0 && cache.pending === 0 && stillValid())
+    cache.set(key, version, deepFreeze(value));
   return value;
 }
 
@@ -161,13 +173,7 @@ async function fromCacheOutside<T>(conn: Conn, r: ReadScope, key: string, load: 
   r.version ??= cache.pending > 0 ? Promise.resolve(undefined) : readVersion(conn);
   const version = await r.version;
   if (version === undefined) return load();
-  const hit = cache.get(key, version);
-  if (hit !== undefined) return hit as T;
-  const pendingBefore = cache.pending;
-  const value = await load();
-  if (value !== undefined && pendingBefore === 0 && cache.pending === 0 && !r.changed)
-    cache.set(key, version, deepFreeze(value));
-  return value;
+  return keptOrLoaded(cache, version, key, load, () => !r.changed);
 }
 
 /**

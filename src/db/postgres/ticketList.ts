@@ -240,16 +240,16 @@ export async function newestWords(db: PgDb, f: TicketListSpec): Promise<number[]
     plain: listCondition(plainQ),
     people,
     measure: async (held, cap) => {
-      const q = listQueries(db, f, held);
-      const ids = sql`${`{${held.join(',')}}`}::int[]`;
       const [counted, top] = await Promise.all([
         bySize
           ? db
               .select({ n: sql<number>`count(*)::int` })
               .from(tickets)
-              .where(sql`${tickets.merged_into} IS NOT NULL AND ${tickets.id} = ANY(${ids})`)
+              .where(sql`${tickets.merged_into} IS NOT NULL AND ${tickets.id} = ANY(${`{${held.join(',')}}`}::int[])`)
               .then(([m]) => ({ counted: held.length, merged: m?.n ?? 0 }))
-          : q.countUpTo(cap).then(({ rows: [c] }) => ({ counted: c?.counted ?? 0, merged: c?.merged ?? 0 })),
+          : listQueries(db, f, held)
+              .countUpTo(cap)
+              .then(({ rows: [c] }) => ({ counted: c?.counted ?? 0, merged: c?.merged ?? 0 })),
         db
           .select({ key: col, id: tickets.id })
           .from(tickets)
