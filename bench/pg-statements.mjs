@@ -15,12 +15,18 @@ const { default: pg } = await import(path.join(root, 'node_modules/pg/lib/index.
 
 let on = false;
 const statements = new Map();
+// TRACE=1: one more request after the measured ones, its statements printed in the order they were
+// sent with their start and end (ms from the request's start): the page's round trips in sequence.
+let trace = null;
 const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function (config, ...rest) {
   if (!on) return query.call(this, config, ...rest);
   const text = (typeof config === 'string' ? config : (config?.text ?? config?.name ?? '?')).replace(/\s+/g, ' ');
   const t = process.hrtime.bigint();
+  const traced = trace ? { text, start: Number(t - trace.t0) / 1e6, end: 0 } : null;
+  if (traced) trace.rows.push(traced);
   const done = () => {
+    if (traced) traced.end = Number(process.hrtime.bigint() - trace.t0) / 1e6;
     const s = statements.get(text) ?? { n: 0, ms: 0 };
     s.n++;
     s.ms += Number(process.hrtime.bigint() - t) / 1e6;
@@ -83,5 +89,16 @@ for (const [k, s] of rows.slice(0, Number(process.env.TOP ?? 15)))
   console.log(
     `${(s.ms / N).toFixed(3).padStart(7)} ms  ×${(s.n / N).toFixed(1)}  ${k.slice(0, Number(process.env.WIDTH ?? 220))}`,
   );
+if (process.env.TRACE) {
+  trace = { t0: process.hrtime.bigint(), rows: [] };
+  on = true;
+  await call();
+  const total = Number(process.hrtime.bigint() - trace.t0) / 1e6;
+  console.log(`\none request traced: ${total.toFixed(2)} ms, ${trace.rows.length} statements (start → end ms)`);
+  for (const r of trace.rows)
+    console.log(
+      `${r.start.toFixed(2).padStart(7)} → ${r.end.toFixed(2).padStart(7)}  ${r.text.slice(0, Number(process.env.WIDTH ?? 160))}`,
+    );
+}
 await store.close();
 process.exit(0);

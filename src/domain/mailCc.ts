@@ -166,9 +166,18 @@ const notAddedRows = prepared((db) =>
 );
 
 export async function notAddedOf(conn: Conn, ticketId: number, onTicket: Set<string>): Promise<NotAddedJson[]> {
-  const rows = await notAddedRows(conn).all({ ticket: ticketId });
-  return rows.filter((r) => !onTicket.has(r.email)).map((r) => ({ ...r, reason: r.reason! }));
+  return notAddedFrom(await notAddedNamed(conn, ticketId), onTicket);
 }
+
+type NotAddedRow = Awaited<ReturnType<ReturnType<typeof notAddedRows>['all']>>[number];
+/** notAddedOf's read alone (the ticket page reads it beside its people; issue 32). */
+export async function notAddedNamed(conn: Conn, ticketId: number): Promise<NotAddedRow[]> {
+  return await notAddedRows(conn).all({ ticket: ticketId });
+}
+
+/** notAddedOf from its read: those of them still not on the ticket. */
+export const notAddedFrom = (rows: NotAddedRow[], onTicket: Set<string>): NotAddedJson[] =>
+  rows.filter((r) => !onTicket.has(r.email)).map((r) => ({ ...r, reason: r.reason! }));
 
 /** GET /tickets/:id's `cc_not_added` (staff): who mail named on the ticket and the bounds left out, still not on it. */
 export async function ccNotAdded(db: Db, actor: Actor, ticketId: number): Promise<NotAddedJson[]> {

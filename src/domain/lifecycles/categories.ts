@@ -155,15 +155,21 @@ const inUse = prepared((db) =>
     .leftJoin(lifecycles, eq(lifecycles.id, queues.lifecycle_id)),
 );
 
-export async function lifecyclesInUse(conn: Conn): Promise<Lifecycle[]> {
-  const rows = await inUse(conn).all();
-  const out = rows.flatMap((r) => (r.l ? [lifecycleFromRow(r.l)] : []));
-  if (out.length < rows.length || out.length === 0) out.unshift(DEFAULT_LIFECYCLE);
-  return out;
+/** Through the process's configuration cache (a list's `status_category`, the ticket page's side lists; issue 32). */
+export async function lifecyclesInUse(conn: Conn): Promise<readonly Lifecycle[]> {
+  return await cachedConfig(conn, 'lifecycles:in-use', async () => {
+    const rows = await inUse(conn).all();
+    const out = rows.flatMap((r) => (r.l ? [lifecycleFromRow(r.l)] : []));
+    if (out.length < rows.length || out.length === 0) out.unshift(DEFAULT_LIFECYCLE);
+    return out;
+  });
 }
 
 /** Every lifecycle there is (RT's default first): a view's colors and an admin's lists. */
-export async function allLifecycles(conn: Conn): Promise<Lifecycle[]> {
-  const rows = await conn.select().from(lifecycles).orderBy(lifecycles.id);
-  return [DEFAULT_LIFECYCLE, ...rows.map(lifecycleFromRow)];
+export async function allLifecycles(conn: Conn): Promise<readonly Lifecycle[]> {
+  // Through the process's configuration cache: every list page reads it (issue 32).
+  return await cachedConfig(conn, 'lifecycles:all', async () => {
+    const rows = await conn.select().from(lifecycles).orderBy(lifecycles.id);
+    return [DEFAULT_LIFECYCLE, ...rows.map(lifecycleFromRow)];
+  });
 }

@@ -47,7 +47,13 @@ async function existingTicket(conn: Conn, id: number): Promise<void> {
 export async function getDraft(db: Db, actor: Actor, ticketId: number): Promise<DraftJson | null> {
   requireStaff(actor);
   await existingTicket(db, ticketId);
-  return (await draftOf(db).get({ user: actor.id, ticket: ticketId })) ?? null;
+  return draftOfReadTicket(db, actor, { id: ticketId });
+}
+
+/** The actor's draft of a ticket they have just read with getTicket: its row is not read again (the ticket page). */
+export async function draftOfReadTicket(db: Db, actor: Actor, ticket: { id: number }): Promise<DraftJson | null> {
+  requireStaff(actor);
+  return (await draftOf(db).get({ user: actor.id, ticket: ticket.id })) ?? null;
 }
 
 /** Saves the actor's draft (replacing the one before); text that is empty or only spaces removes it (null). */

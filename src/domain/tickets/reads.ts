@@ -106,23 +106,21 @@ export const readsQuery = (conn: Conn, userId: number | Placeholder, inIds: IdsI
 const readsOfMany = preparedForIds((db, inIds) => readsQuery(db, sql.placeholder('user'), inIds));
 
 /**
- * The `unread` flag of each listed ticket, for staff (customers' lists carry none): one read of
- * ticket_reads by its primary key (user, ticket) for the tickets of the page that have customer
- * entries at all.
+ * What a staff reader had seen of the listed tickets (customers' lists carry no `unread` flag:
+ * null): one read of ticket_reads by its primary key (user, ticket) for the tickets of the page
+ * that have customer entries at all. Read beside the tickets' other parts (issue 32).
  */
-export async function withUnread(
-  conn: Conn,
-  actor: Actor,
-  rows: TicketRow[],
-  list: TicketJson[],
-): Promise<TicketJson[]> {
-  if (!isStaff(actor) || list.length === 0) return list;
-  const customer = new Map(rows.map((r) => [r.id, r.customer_txn_id]));
+export async function seenOfListed(conn: Conn, actor: Actor, rows: TicketRow[]): Promise<Map<number, number> | null> {
+  if (!isStaff(actor) || rows.length === 0) return null;
   const ids = rows.filter((r) => r.customer_txn_id !== null).map((r) => r.id);
   const seen = new Map<number, number>();
-  if (ids.length > 0) {
-    const reads = await readsOfMany(conn, ids, { user: actor.id });
-    for (const r of reads) seen.set(r.ticket_id, r.seen);
-  }
+  if (ids.length > 0) for (const r of await readsOfMany(conn, ids, { user: actor.id })) seen.set(r.ticket_id, r.seen);
+  return seen;
+}
+
+/** The `unread` flag of each listed ticket, from seenOfListed (null: none). */
+export function withUnread(rows: TicketRow[], list: TicketJson[], seen: Map<number, number> | null): TicketJson[] {
+  if (seen === null) return list;
+  const customer = new Map(rows.map((r) => [r.id, r.customer_txn_id]));
   return list.map((t) => ({ ...t, unread: isUnread(customer.get(t.id) ?? null, seen.get(t.id)) }));
 }

@@ -30,14 +30,36 @@ export async function withRequesters<T extends Pick<TicketJson, 'requester_id'> 
   actor: Actor,
   tickets: T[],
 ): Promise<(T & { requester: RequesterJson | null })[]> {
-  const ids = [...new Set(tickets.map((t) => t.requester_id).filter((id): id is number => id !== null))];
+  return withRequestersFrom(
+    tickets,
+    await requestersById(
+      db,
+      actor,
+      tickets.map((t) => t.requester_id),
+    ),
+  );
+}
+
+/** withRequesters's read alone, by the requesters' ids (for a caller that reads it beside others). */
+export async function requestersById(
+  db: Db,
+  actor: Actor,
+  requesterIds: (number | null)[],
+): Promise<Map<number, RequesterJson>> {
+  const ids = [...new Set(requesterIds.filter((id): id is number => id !== null))];
   const rows = await usersOfMany(db, ids);
   const staff = isStaff(actor);
-  const byId = new Map(
+  return new Map(
     rows.map((u) => [
       u.id,
       { id: u.id, name: u.name, email: staff || u.role === 'requester' || u.id === actor.id ? u.email : '' },
     ]),
   );
-  return tickets.map((t) => ({ ...t, requester: (t.requester_id !== null && byId.get(t.requester_id)) || null }));
 }
+
+/** The tickets with their requesters from requestersById. */
+export const withRequestersFrom = <T extends Pick<TicketJson, 'requester_id'>>(
+  tickets: T[],
+  byId: Map<number, RequesterJson>,
+): (T & { requester: RequesterJson | null })[] =>
+  tickets.map((t) => ({ ...t, requester: (t.requester_id !== null && byId.get(t.requester_id)) || null }));

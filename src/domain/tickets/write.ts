@@ -116,9 +116,22 @@ export async function listTicketTransactions(
   opts: { after?: number } = {},
 ): Promise<TransactionJson[]> {
   await visibleTicket(db, actor, id);
+  return historyOfReadTicket(db, actor, { id }, opts);
+}
+
+/**
+ * The history of a ticket this actor has just read with getTicket (which refused it if they may
+ * not see it): its row is not read a second time (the ticket page; issue 32).
+ */
+export async function historyOfReadTicket(
+  db: Db,
+  actor: Actor,
+  ticket: Pick<CustomerTicketJson, 'id'>,
+  opts: { after?: number } = {},
+): Promise<TransactionJson[]> {
   return transactionsFor(
     actor,
-    await transactionsOfTicket(db, id, { includeComments: isStaff(actor), after: opts.after }),
+    await transactionsOfTicket(db, ticket.id, { includeComments: isStaff(actor), after: opts.after }),
   );
 }
 

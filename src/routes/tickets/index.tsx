@@ -10,8 +10,8 @@ import { TombstoneSchema } from './mergeSchemas.js';
 import { lookups } from '../../domain/lookups.js';
 import { listResponses } from '../../domain/responses.js';
 import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
-import { effectiveFilter, listByFilter, liveRows, type TicketList } from '../../domain/tickets/list.js';
-import { type ListedTicket, withRequesters } from '../../domain/tickets/requesters.js';
+import { effectiveFilter, listWithRequesters, liveRows, type TicketList } from '../../domain/tickets/list.js';
+import type { ListedTicket } from '../../domain/tickets/requesters.js';
 import { customerContext } from '../../domain/tickets/customer.js';
 import { firstRunState } from '../../domain/firstRun.js';
 import { sortRanks } from '../../domain/tickets/sorts.js';
@@ -33,6 +33,7 @@ import {
   getAttachment,
   getTicket,
   getTicketTransaction,
+  historyOfReadTicket,
   listTicketTransactions,
   updateTicket,
 } from '../../domain/tickets/write.js';
@@ -95,8 +96,8 @@ import { CustomFieldSchema } from '../custom-fields/schemas.js';
 import { documented } from '../openapi.js';
 import { z } from 'zod';
 import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
-import { ccNotAdded, notAddedOf } from '../../domain/mailCc.js';
-import { getDraft } from '../../domain/tickets/drafts.js';
+import { ccNotAdded, notAddedNamed, notAddedFrom } from '../../domain/mailCc.js';
+import { draftOfReadTicket } from '../../domain/tickets/drafts.js';
 import { DependenciesOpen } from '../../domain/links.js';
 import { linkedTickets } from '../../domain/linksPanel.js';
 import { DependsQuestion } from '../../views/tickets/links.js';
@@ -117,8 +118,8 @@ export async function pageProps(
   loaded?: CustomerTicketJson,
   replyBox = false,
   history?: TransactionJson[],
-  /** What the reader had seen, when the caller read it already (opening the page marks it seen). */
-  seen?: number | null,
+  /** What the reader had seen, when the caller reads it (opening the page marks it seen, beside these reads). */
+  seen?: number | null | Promise<number | null>,
 ): Promise<TicketPageProps> {
   const db = dbOf(c);
   // The staff page: requesters are in the portal (docs/decisions/050), so the ticket has every field.
@@ -126,15 +127,20 @@ export async function pageProps(
   const staff = isStaff(actor);
   // The ticket first: reading it is what refuses a reader who may not see it.
   const ticket = (loaded ?? (await getTicket(db, actor, id))) as TicketJson;
-  // Then independent reads, asked together: on PostgreSQL each is a round trip (decision 088).
+  // Then independent reads, asked together: on PostgreSQL each is a round trip (decision 088),
+  // and the page waits for the longest chain of them, not their sum (decision 094).
   // The queue's Cc and AdminCc watch this ticket too (SPEC C2); customers do not see who watches.
-  const [transactions, queueWatchers, menu, responses, newAfter] = await Promise.all([
-    history ?? listTicketTransactions(db, actor, id),
+  const [transactions, queueWatchers, menu, responses, newAfter, customer, linked, restoreStatus] = await Promise.all([
+    history ?? historyOfReadTicket(db, actor, ticket),
     staff ? queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] },
     // SPEC D3: the ticket's lifecycle: its current status and the allowed targets, in their colors.
     statusMenu(db, ticket),
     staff && replyBox ? listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
     seen !== undefined ? seen : seenUpTo(db, actor, id),
+    // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
+    replyBox ? customerContext(db, actor, ticket) : null,
+    staff ? linkedTickets(db, ticket.links) : new Map(),
+    ticket.status === 'deleted' ? statusBeforeDeletion(db, id, ticket.queue_id) : undefined,
   ]);
   // Names for the ticket's people and everyone the history names (requesters are not in the staff list).
   const named = (types: string[]) =>
@@ -152,7 +158,17 @@ export async function pageProps(
     ...named(['SetOwner', 'AddWatcher', 'DelWatcher']),
   ];
   // The ticket page shows no view picker: its lookups read no saved views.
-  const l = await lookups(db, actor, people, { savedViews: false });
+  const [l, timeEntries, mailNamed] = await Promise.all([
+    lookups(db, actor, people, { savedViews: false }),
+    // SPEC D4: read only when the ticket has time worked or the history shows an entry of it (decision 081).
+    staff && (ticket.time_worked_minutes !== 0 || transactions.some((t) => t.type === 'TimeWorked'))
+      ? entriesByTransaction(db, id)
+      : undefined,
+    // SPEC D0: who mail named and the Cc bounds left out (less whoever is on the ticket now, below).
+    staff ? notAddedNamed(db, id) : [],
+  ]);
+  const onTicket = new Set([...ticket.requesters, ...ticket.cc, ...queueWatchers.cc]);
+  const notAdded = notAddedFrom(mailNamed, new Set(l.users.filter((u) => onTicket.has(u.id)).map((u) => u.email)));
   return {
     ticket,
     transactions,
@@ -161,33 +177,17 @@ export async function pageProps(
     actorId: actor.id,
     queueWatchers,
     ...menu,
-    // SPEC D0: who mail named and the Cc bounds left out, less whoever is on the ticket now (its people are loaded above).
-    notAdded: staff
-      ? await notAddedOf(
-          db,
-          id,
-          new Set(
-            l.users
-              .filter((u) => [...ticket.requesters, ...ticket.cc, ...queueWatchers.cc].includes(u.id))
-              .map((u) => u.email),
-          ),
-        )
-      : [],
+    notAdded,
     fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
     responses,
     maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
     newAfter,
     // SPEC D6: the subject form open without JavaScript (a GET of the page only); a deleted ticket's Restore.
     editSubject: c.req.method === 'GET' && c.req.query('edit') === 'subject',
-    restoreStatus: ticket.status === 'deleted' ? await statusBeforeDeletion(db, id, ticket.queue_id) : undefined,
-    // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
-    customer: replyBox ? await customerContext(db, actor, ticket) : null,
-    linked: staff ? [...(await linkedTickets(db, ticket.links)).values()] : [],
-    // SPEC D4: read only when the ticket has time worked or the history shows an entry of it (decision 081).
-    timeEntries:
-      staff && (ticket.time_worked_minutes !== 0 || transactions.some((t) => t.type === 'TimeWorked'))
-        ? await entriesByTransaction(db, id)
-        : undefined,
+    restoreStatus,
+    customer,
+    linked: [...linked.values()],
+    timeEntries,
     today: todayFor(db, actor),
   };
 }
@@ -221,19 +221,25 @@ async function listProps(
   actor: Actor,
   query: TicketListQuery,
   chosen: Column[] | undefined,
-  loaded?: { filters: TicketFilter; list: Omit<TicketList, 'tickets'> & { tickets: ListedTicket[] } },
+  /** The filters checked already, and the list when read already (live rows: none). */
+  loaded?: { filters: TicketFilter; list?: Omit<TicketList, 'tickets'> & { tickets: ListedTicket[] } },
 ): Promise<TicketListProps> {
   const db = dbOf(c);
   const filters = loaded?.filters ?? (await effectiveFilter(db, actor, query));
-  const found = loaded?.list ?? (await listByFilter(db, actor, filters, 'row'));
-  const list = { ...found, tickets: staffTickets(actor, found.tickets) };
-  const tickets = loaded ? loaded.list.tickets : await withRequesters(db, actor, list.tickets);
-  const view = query.view_id !== undefined ? await getSavedView(db, actor, query.view_id) : null;
-  const l = await lookups(db, actor);
+  const sort = filters.sort ?? '-updated';
+  // Side by side: on PostgreSQL each read is a round trip (issue 32).
+  const [found, view, l, ranks, statuses] = await Promise.all([
+    loaded?.list ?? listWithRequesters(db, actor, filters, 'row'),
+    query.view_id !== undefined ? getSavedView(db, actor, query.view_id) : null,
+    lookups(db, actor),
+    sortRanks(db, sort),
+    // SPEC D3: the statuses of every lifecycle, for the filter and the bulk bar.
+    everyStatus(db),
+  ]);
+  const list = { ...found, tickets: staffTickets(actor, found.tickets) as ListedTicket[] };
+  const tickets = list.tickets;
   // The list links to itself with the checked parameters, never the raw query string.
   const params = { ...flatFilterParams(query), ...(chosen ? { columns: chosen.join(',') } : {}) };
-  const sort = filters.sort ?? '-updated';
-  const ranks = await sortRanks(db, sort);
   return {
     ...list,
     tickets,
@@ -246,8 +252,7 @@ async function listProps(
     bulk: isStaff(actor),
     shareTeams: l.teams.filter((t) => isAdmin(actor) || t.members.includes(actor.id)),
     canEditView: view !== null && (view.owner_id === actor.id || isAdmin(actor)),
-    // SPEC D3: the statuses of every lifecycle, for the filter and the bulk bar.
-    ...(await everyStatus(db)),
+    ...statuses,
     builtinLists: BUILTIN_LIST_LINKS,
     builtin: currentBuiltin(params),
     sortKeys: Object.fromEntries(tickets.map((t) => [t.id, sortKeyOf(t, sort, ranks)])),
@@ -315,41 +320,45 @@ export function ticketRoutes() {
           ),
         });
       }
-      // The page reads only what its rows show (issue 32); the JSON list is every ticket in full.
-      const found = await listByFilter(dbOf(c), actor, filters, wantsHtml(c) ? 'row' : 'all');
-      const list = { ...found, tickets: await withRequesters(dbOf(c), actor, found.tickets) };
-      return respond(c, list, {
-        title: 'Tickets',
-        view: async () => {
-          // The page is staff's (a requester is sent to the portal before): the staff-shaped list.
-          const staffList = { ...list, tickets: staffTickets(actor, list.tickets) as ListedTicket[] };
-          const props = await listProps(c, actor, query, chosen, { filters, list: staffList });
-          // What the last bulk change of a plain form post said (read once).
-          const flash = getCookie(c, FLASH);
-          if (flash !== undefined) deleteCookie(c, FLASH, { path: FLASH_OPTIONS.path });
-          const summary = flash === undefined ? undefined : safeDecode(flash);
-          // The filter form sends every field; the address pushed to history keeps only what is set.
-          if (isHtmx(c))
-            c.header(
-              'HX-Push-Url',
-              canonicalListUrl(props.params, !props.view && sameColumns(props.columns, DEFAULT_COLUMNS)),
+      // The JSON list is every ticket in full.
+      if (!wantsHtml(c)) return respond(c, await listWithRequesters(dbOf(c), actor, filters, 'all'));
+      // The page (staff's: a requester is sent to the portal before) reads only what its rows show,
+      // its list beside its lookups and the first-run steps: on PostgreSQL the round trips overlap (issue 32).
+      const region = c.req.header('hx-target') === 'ticket-list';
+      const [props, firstRun] = await Promise.all([
+        listProps(c, actor, query, chosen, { filters }),
+        region
+          ? undefined
+          : firstRunState(dbOf(c), actor, {
+              addresses: c.get('deps').env.MAIL_ADDRESSES,
+              imap: c.get('deps').env.IMAP_URL !== undefined,
+            }),
+      ]);
+      const { tickets, total, total_exact, limit, offset } = props;
+      return respond(
+        c,
+        { tickets, total, total_exact, limit, offset },
+        {
+          title: 'Tickets',
+          view: async () => {
+            // What the last bulk change of a plain form post said (read once).
+            const flash = getCookie(c, FLASH);
+            if (flash !== undefined) deleteCookie(c, FLASH, { path: FLASH_OPTIONS.path });
+            const summary = flash === undefined ? undefined : safeDecode(flash);
+            // The filter form sends every field; the address pushed to history keeps only what is set.
+            if (isHtmx(c))
+              c.header(
+                'HX-Push-Url',
+                canonicalListUrl(props.params, !props.view && sameColumns(props.columns, DEFAULT_COLUMNS)),
+              );
+            return region ? (
+              <TicketListRegion {...props} summary={summary} />
+            ) : (
+              <TicketListPage {...props} summary={summary} firstRun={firstRun} />
             );
-          return c.req.header('hx-target') === 'ticket-list' ? (
-            <TicketListRegion {...props} summary={summary} />
-          ) : (
-            <TicketListPage
-              {...props}
-              summary={summary}
-              firstRun={
-                await firstRunState(dbOf(c), actor, {
-                  addresses: c.get('deps').env.MAIL_ADDRESSES,
-                  imap: c.get('deps').env.IMAP_URL !== undefined,
-                })
-              }
-            />
-          );
+          },
         },
-      });
+      );
     },
   );
 
@@ -514,11 +523,13 @@ export function ticketRoutes() {
         view: async () => {
           // SPEC D6: opening the page (not a JSON read, not a live refresh) marks the ticket seen;
           // the entries newer than what was seen before are marked New, and the draft fills the box.
-          const [before, savedDraft] = await Promise.all([
-            markTicketSeen(dbOf(c), actor, ticket.id),
-            isStaff(actor) ? getDraft(dbOf(c), actor, ticket.id) : null,
+          // The three asked together (the ticket was read above, so neither reads it again).
+          const seen = markTicketSeen(dbOf(c), actor, ticket.id);
+          const [before, savedDraft, p] = await Promise.all([
+            seen,
+            isStaff(actor) ? draftOfReadTicket(dbOf(c), actor, ticket) : null,
+            pageProps(c, actor, ticket.id, ticket, true, undefined, seen),
           ]);
-          const p = await pageProps(c, actor, ticket.id, ticket, true, undefined, before);
           // SPEC D6: a Reply link without JavaScript; only a public message this reader sees is quoted.
           if (quote !== undefined && !p.transactions.some((t) => t.id === quote && quotable(t)))
             throw invalid('quote', `Ticket #${ticket.id} has no message #${quote} to quote`);
