@@ -166,6 +166,37 @@ describe.skipIf(!pgAvailable())('configuration changed through another process',
     expect(html).not.toContain('Loading dock');
   });
 
+  // Decision 094: the lifecycles in use (a list's status_category) and every lifecycle (the list
+  // page's statuses) are read through the cache too.
+  it("lifecycles: a queue B gives a new lifecycle is A's next list's and page's", async () => {
+    const active = async () =>
+      ((await a.api('GET', '/tickets?status_category=active&limit=500')).body.tickets as { id: number }[]).map(
+        (t) => t.id,
+      );
+    const page = async () => (await a.api('GET', '/tickets', { headers: { accept: 'text/html' } })).text;
+    const before = await active(); // now kept by A
+    expect(await page()).not.toContain('value="triaging"');
+    const l = await b.api('POST', '/lifecycles', {
+      body: {
+        name: 'Triage',
+        statuses: [
+          { name: 'new', category: 'initial', color: '#1d4ed8' },
+          { name: 'triaging', category: 'active', color: '#15803d' },
+          { name: 'done', category: 'inactive', color: '#4b5563' },
+        ],
+      },
+    });
+    expect(l.status, l.text).toBe(201);
+    const q = await b.api('POST', '/queues', { body: { name: 'Triage desk', lifecycle_id: l.body.id } });
+    expect(q.status, q.text).toBe(201);
+    const t = await created(b, { queue_id: q.body.id });
+    const moved = await b.api('PATCH', `/tickets/${t.id}`, { body: { status: 'triaging' } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(before).not.toContain(t.id);
+    expect(await active()).toContain(t.id);
+    expect(await page()).toContain('value="triaging"');
+  });
+
   it('a change of configuration that rolls back changes nothing and leaves the cache working', async () => {
     const version = async () =>
       Number((await rawGet<{ version: number }>(a, 'SELECT version FROM config_version WHERE id = 1'))?.version ?? 0);
