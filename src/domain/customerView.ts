@@ -1,4 +1,4 @@
-import type { ScripResult } from '../scrips/engine.js';
+import type { ScripResult } from '../scrips/kinds.js';
 import { type Actor, isStaff } from './actor.js';
 import { forbidden } from './errors.js';
 import type { TransactionJson } from './transactionJson.js';

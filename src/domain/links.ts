@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import { changes, type Conn, type Db, lockAndReadTicketPair, preparedForIds, transaction } from '../db/port.js';
 import { ticketLinks, tickets } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
-import type { ScripResult } from '../scrips/engine.js';
+import type { ScripResult } from '../scrips/kinds.js';
 import { type Actor, requireStaff } from './actor.js';
 import { nowIso } from './clock.js';
 import { AppError, invalid, notFound } from './errors.js';

@@ -2,7 +2,7 @@ import { and, eq, inArray, like, or } from 'drizzle-orm';
 import type { Conn } from '../db/port.js';
 import { tickets, users } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
-import type { ScripResult } from '../scrips/engine.js';
+import type { ScripResult } from '../scrips/kinds.js';
 import { normalizeEmail, type UserRow } from './users.js';
 import { addWatcherIn, watchersOf } from './watchers.js';
 

@@ -4,7 +4,7 @@ import { type Db, first, one } from '../db/port.js';
 import { scrips, templates } from '../db/tables.js';
 import { lifecycleOf } from './lifecycles/categories.js';
 import { anyStatusNames } from './lifecycles/statuses.js';
-import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/engine.js';
+import { MAIL_ACTIONS, type Action, type Condition } from '../scrips/kinds.js';
 import { type Actor, parseJson, requireAdmin } from './actor.js';
 import { nowIso } from './clock.js';
 import { invalid, notFound } from './errors.js';

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { type Db, transaction } from '../db/port.js';
 import { tickets, users } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
-import type { ScripResult } from '../scrips/engine.js';
+import type { ScripResult } from '../scrips/kinds.js';
 import { type Actor, requireAdmin, requireStaff } from './actor.js';
 import { isStaffRole } from '../scrips/people.js';
 import { nowIso } from './clock.js';

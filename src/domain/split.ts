@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { type Conn, type Db, first, lockAndReadTicket, transaction } from '../db/port.js';
 import { attachments, transactions } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
-import type { ScripResult } from '../scrips/engine.js';
+import type { ScripResult } from '../scrips/kinds.js';
 import { type Actor, isStaff, requireStaff } from './actor.js';
 import { AppError, invalid, notFound } from './errors.js';
 import { addLinkIn } from './links.js';

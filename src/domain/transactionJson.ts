@@ -1,4 +1,4 @@
-import type { ScripResult } from '../scrips/engine.js';
+import type { ScripResult } from '../scrips/kinds.js';
 
 // A history entry as readers receive it, in a file of its own (decision 046): the typed errors
 // carry entries (StaleError) and the transactions module reads them, so neither imports the other.

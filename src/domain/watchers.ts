@@ -5,7 +5,7 @@ import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import { changes, type Conn, type Db, lockTicket, prepared, preparedForIds, transaction } from '../db/port.js';
 import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/tables.js';
-import type { ScripResult } from '../scrips/engine.js';
+import type { ScripResult } from '../scrips/kinds.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { ourAddresses } from '../scrips/people.js';
 import { type Actor, isStaff } from './actor.js';

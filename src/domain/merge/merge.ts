@@ -19,7 +19,7 @@ import {
   transactions,
 } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
-import type { ScripResult } from '../../scrips/engine.js';
+import type { ScripResult } from '../../scrips/kinds.js';
 import { forgetThread } from '../../scrips/thread.js';
 import { type Actor, requireStaff } from '../actor.js';
 import { nowIso } from '../clock.js';

@@ -1,7 +1,7 @@
 import { type Conn, type Db, transaction } from '../../db/port.js';
 import { lockForChange } from '../merge/guard.js';
 import type { NotifySettings } from '../../scrips/config.js';
-import type { ScripResult } from '../../scrips/engine.js';
+import type { ScripResult } from '../../scrips/kinds.js';
 import { type Actor, isStaff } from '../actor.js';
 import { nowIso } from '../clock.js';
 import { AppError, forbidden } from '../errors.js';

@@ -1,6 +1,6 @@
 import { type Db, transaction } from '../../db/port.js';
 import type { NotifySettings } from '../../scrips/config.js';
-import type { ScripResult } from '../../scrips/engine.js';
+import type { ScripResult } from '../../scrips/kinds.js';
 import type { Actor } from '../actor.js';
 import { AppError } from '../errors.js';
 import { checkStatusName } from '../lifecycles/statuses.js';

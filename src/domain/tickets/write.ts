@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Conn, type Db, lockAndReadTicket, lockTicket, prepared, transaction } from '../../db/port.js';
 import { ticketCustomValues, tickets } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
-import type { ScripResult } from '../../scrips/engine.js';
+import type { ScripResult } from '../../scrips/kinds.js';
 import { signReply } from '../../scrips/signature.js';
 import { type Actor, isAdmin, isStaff, worksAnyTicket } from '../actor.js';
 import { nowIso } from '../clock.js';

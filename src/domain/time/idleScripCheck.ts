@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { type Db, first } from '../../db/port.js';
 import { templates } from '../../db/tables.js';
-import { CLOSING_TEMPLATE } from '../../scrips/engine.js';
+import { CLOSING_TEMPLATE } from '../../scrips/kinds.js';
 import { invalid } from '../errors.js';
 import { checkIdleConfig } from './idle.js';
 

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { type Conn, type Db, one, transaction } from '../../db/port.js';
 import { tickets, timeEntries } from '../../db/tables.js';
 import type { NotifySettings } from '../../scrips/config.js';
-import type { ScripResult } from '../../scrips/engine.js';
+import type { ScripResult } from '../../scrips/kinds.js';
 import { type Actor, isAdmin, isStaff, requireStaff } from '../actor.js';
 import { nowIso, nowMs } from '../clock.js';
 import { AppError, forbidden, invalid } from '../errors.js';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { createScrip, deleteScrip, getScrip, listScrips, updateScrip } from '../../domain/scrips.js';
 import { lookups } from '../../domain/lookups.js';
 import { listTemplates } from '../../domain/templates.js';
-import { ACTIONS, CONDITIONS } from '../../scrips/engine.js';
+import { ACTIONS, CONDITIONS } from '../../scrips/kinds.js';
 import { ScripPage, ScripsPage } from '../../views/admin/config.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACTIONS, CONDITIONS } from '../../scrips/engine.js';
+import { ACTIONS, CONDITIONS } from '../../scrips/kinds.js';
 import { zBool, zInt, zJsonObject, zNullableId, zText } from '../../domain/validation.js';
 import { zRowId, zTimestamp } from '../openapi.js';
 

@@ -3,7 +3,7 @@ import { useContext } from 'hono/jsx';
 import type { Lookups } from '../../domain/lookups.js';
 import type { TransactionJson } from '../../domain/transactions.js';
 import type { Rating } from '../../domain/csat.js';
-import type { ScripResult } from '../../scrips/engine.js';
+import type { ScripResult } from '../../scrips/kinds.js';
 import { exactTime, h, Now, queueName, teamName, TimeZone, userById, userName, when, whenHtml } from '../format.js';
 import { isMarkdown, markdownHtml } from '../markdown.js';
 import { statusText } from './statusColors.js';

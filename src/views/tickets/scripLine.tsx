@@ -1,4 +1,4 @@
-import type { ScripResult } from '../../scrips/engine.js';
+import type { ScripResult } from '../../scrips/kinds.js';
 
 // SPEC D6, "history that people read": what an entry's scrips did is one quiet line under it
 // ("3 people notified", "1 scrip failed") that opens to the details; a failure stands out and
