@@ -1,5 +1,6 @@
 import type { Child } from 'hono/jsx';
-import type { DashboardJson, WidgetData, WidgetJson } from '../domain/dashboards.js';
+import type { WidgetData } from '../domain/dashboardData.js';
+import type { DashboardJson, WidgetJson } from '../domain/dashboards.js';
 import type { Lookups } from '../domain/lookups.js';
 import type { TicketJson } from '../domain/tickets/serialize.js';
 import { Wide } from './admin/common.js';

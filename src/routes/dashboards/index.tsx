@@ -3,14 +3,13 @@ import { z } from 'zod';
 import {
   addWidget,
   createDashboard,
-  dashboardWithData,
-  widgetWithData,
   deleteDashboard,
   deleteWidget,
   listDashboards,
   updateDashboard,
   updateWidget,
 } from '../../domain/dashboards.js';
+import { dashboardWithData, widgetWithData } from '../../domain/dashboardData.js';
 import { lookups } from '../../domain/lookups.js';
 import { DashboardList, DashboardLive, DashboardPage, WidgetBody } from '../../views/dashboards.js';
 import type { AppEnv } from '../context.js';
