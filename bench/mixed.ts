@@ -20,7 +20,7 @@
 // differs from the bench's). --size only chooses the dataset of a server it starts.
 //
 // All connections are opened (one GET /healthz each) before the load: a connection opened while
-// the server is saturated can wait seconds in the kernel's accept queue (docs/performance.md).
+// the server is saturated can wait seconds in the kernel's accept queue (docs/performance-history.md).
 //
 // --store postgres: the server it starts gets a fresh copy (CREATE DATABASE … TEMPLATE, dropped
 // afterwards) of the database --database-url names, which must hold the bench dataset (copy it
@@ -587,7 +587,7 @@ async function main() {
 
     // Every connection is opened (one GET /healthz each, a few at a time) before the load starts:
     // a connection opened while the server is saturated waits in the kernel's accept queue for
-    // seconds (docs/performance.md, "Mixed load at 128 connections"), which would measure
+    // seconds (docs/performance-history.md, "Mixed load at 128 connections"), which would measure
     // connection set-up under overload rather than the steady state of 128 open connections.
     const agents = Array.from({ length: CONNECTIONS }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }));
     for (let i = 0; i < CONNECTIONS; i += 16) {

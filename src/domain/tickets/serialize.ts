@@ -124,7 +124,7 @@ export async function descriptionsAndTagsOf(
  * The custom values of a batch of tickets. Read by ticket (the primary key), each value's field
  * by its id: the join column is kept off the lookup index (field_id, value, ticket_id), which
  * covers this query and would otherwise tempt SQLite to read every ticket's value of every
- * field — 30 ms a list page at 100k tickets instead of 0.2 ms (docs/performance.md).
+ * field — 30 ms a list page at 100k tickets instead of 0.2 ms (docs/performance-history.md).
  */
 export const customValuesQuery = (conn: Conn, inIds: IdsIn) =>
   conn
