@@ -176,7 +176,7 @@ async function fromStore(db: Db, spec: TicketListSpec) {
 
 /** A list's tickets in API form, each marked unread or not for a staff reader (SPEC D6). */
 const rowsJson = async (db: Db, actor: Actor, rows: TicketRow[], read: TicketParts = 'all') => {
-  // Side by side: on PostgreSQL each read is a round trip (issue 32).
+  // Side by side: on PostgreSQL each read is a round trip (decision 094).
   const [list, seen] = await Promise.all([ticketsJson(db, rows, read), seenOfListed(db, actor, rows)]);
   return withUnread(rows, list, seen);
 };
@@ -195,8 +195,7 @@ export async function listByFilter(
   f: TicketFilter,
   read: TicketParts = 'all',
 ): Promise<TicketList> {
-  const found = await foundRows(db, actor, f);
-  const { rows, ...counted } = found;
+  const { rows, ...counted } = await foundRows(db, actor, f);
   return { ...counted, tickets: shaped(actor, await rowsJson(db, actor, rows, read)) };
 }
 
