@@ -70,6 +70,17 @@ export interface NewestList {
 }
 
 /**
+ * A settled set: `partial` when held newest first; then `older`, the tickets below `from` that
+ * sort onto the page's part of the list and are held (the page lies within them and the held
+ * page pageEnd read).
+ */
+export interface Settled {
+  held: HeldIds;
+  partial: boolean;
+  older: number[];
+}
+
+/**
  * The set held newest first (from `held.from` up), kept when it gives the list's bounded count and
  * page (`partial`), else held again from more rows (at most MAX_ROWS) or whole (`hold` without rows).
  * It gives them when:
@@ -81,15 +92,10 @@ export interface NewestList {
  *   held is below `from`, and it sorts before the page's end, which the held set's own page
  *   end can only follow.
  */
-export function settleNewest(
-  db: Db,
-  held: HeldIds,
-  hold: (rows?: number) => HeldIds,
-  list: NewestList,
-): { held: HeldIds; partial: boolean } {
+export function settleNewest(db: Db, held: HeldIds, hold: (rows?: number) => HeldIds, list: NewestList): Settled {
   for (let step = 0; held.from !== undefined; step++) {
     const found = tested(db, list, held.from);
-    if (found.page) return { held, partial: true };
+    if (found.page) return { held, partial: true, older: found.older ?? [] };
     let rows: number | undefined;
     if (step === 0 && found.onList !== undefined) {
       const need = Math.ceil(((FIRST_ROWS * (list.f.countUpTo! + found.merged)) / Math.max(found.onList, 1)) * 1.25);
@@ -97,7 +103,7 @@ export function settleNewest(
     }
     held = hold(rows);
   }
-  return { held, partial: false };
+  return { held, partial: false, older: [] };
 }
 
 /**
@@ -120,7 +126,11 @@ export function olderTickets(
  * Whether the held set gives the count and the page; if not, with `onList` when it held too few
  * tickets on the list (how many it did), without when too many older tickets sort onto the page.
  */
-function tested(db: Db, list: NewestList, from: number): { page: boolean; onList?: number; merged: number } {
+function tested(
+  db: Db,
+  list: NewestList,
+  from: number,
+): { page: boolean; onList?: number; merged: number; older?: number[] } {
   const { f } = list;
   const merged = list.merged();
   const onList = list.countedUpTo(f.countUpTo! + merged);
@@ -144,5 +154,7 @@ function tested(db: Db, list: NewestList, from: number): { page: boolean; onList
     if (e instanceof TextCheckTooCostly) return { page: false, merged };
     throw e;
   }
-  return { page: true, merged };
+  // The older ones held now (matched, or held before: a person q named, text not indexed yet).
+  const held = db.all<{ id: number }>(sql`SELECT o.id AS id FROM ${older} AS o WHERE o.id IN temp.hx_ids`);
+  return { page: true, merged, older: held.map((r) => r.id) };
 }

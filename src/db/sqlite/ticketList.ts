@@ -175,8 +175,11 @@ export function listQueries(db: Db, f: TicketListSpec) {
         );
   // A word search held newest first (decision 092): kept if it gives the list's count and page.
   let partial = false;
+  /** The held set's first `offset + limit` tickets in the list's order, as pageEnd last read them. */
+  let heldPage: number[] = [];
+  let older: number[] = [];
   if (held?.from !== undefined)
-    ({ held, partial } = settleNewest(db, held, (rows) => holdText(db, f, text!, rows), {
+    ({ held, partial, older } = settleNewest(db, held, (rows) => holdText(db, f, text!, rows), {
       f,
       plan: wordPlan(text!)!,
       q: text!,
@@ -187,16 +190,25 @@ export function listQueries(db: Db, f: TicketListSpec) {
         ).get()!.n,
       merged: () => (merged ? merged.get()!.n : 0),
       plain,
-      pageEnd: () =>
-        db
+      pageEnd: () => {
+        const first = db
           .select({ key: order, id: tickets.id })
           .from(tickets)
           .where(where)
           .orderBy(dir(order), dir(tickets.id))
-          .limit(1)
-          .offset(offset + limit - 1)
-          .get() as { key: string | number; id: number } | undefined,
+          .limit(offset + limit)
+          .all() as { key: string | number; id: number }[];
+        heldPage = first.map((r) => r.id);
+        return first.length === offset + limit ? first[first.length - 1] : undefined;
+      },
     }));
+  // Held newest first, the page lies within the held set's first tickets (read for pageEnd) and
+  // the older ones held after: it is read from those alone, not by sorting every held ticket's
+  // row again (at 1M a rare word's ~4,000; decision 094). Each of them is in the held set.
+  const onPage = partial
+    ? sql`${id} IN (SELECT value FROM json_each(${JSON.stringify([...heldPage, ...older])}))`
+    : undefined;
+  const pageWhere = onPage ? and(...plain, onPage, ...setConds) : where;
   let count: CountQuery | undefined;
   /** The count up to `cap` (decision 085), built when asked for; undefined: the held set's size. */
   let countUpTo: ((cap: number) => CountQuery) | undefined;
@@ -231,16 +243,17 @@ export function listQueries(db: Db, f: TicketListSpec) {
         : undefined,
     /** The page (built when first asked for). */
     get page(): PageQuery {
-      return (built.page ??= page(where));
+      return (built.page ??= page(pageWhere));
     },
     /** A ranked order (and the due order) has no index to walk in: the set is read and sorted. */
     get walk(): PageQuery | undefined {
-      return hasWalk ? (built.walk ??= page(walkOf(plain))) : undefined;
+      return hasWalk && !onPage ? (built.walk ??= page(walkOf(plain))) : undefined;
     },
     /** The page, or its walk, when no ticket of the list is merged: without `status <> 'merged'`. */
     unmergedPage(walk: boolean): PageQuery {
       if (counted.length === plain.length) return walk ? this.walk! : this.page;
-      return walk ? (built.walkAll ??= page(walkOf(counted))) : (built.pageAll ??= page(countWhere));
+      if (walk) return (built.walkAll ??= page(walkOf(counted)));
+      return (built.pageAll ??= page(onPage ? and(...counted, onPage, ...setConds) : countWhere));
     },
     /** The statement counting the merged tickets a list with no status filter takes away (for its plan check). */
     merged,
