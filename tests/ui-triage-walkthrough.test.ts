@@ -6,10 +6,11 @@
 // the file picker opened with Space (the chooser is the operating system's; Playwright answers it).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, FileChooser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, settled } from './helpers/browser.js';
 import { startServer, type TestServer, okApi } from './helpers/server.js';
+import { until } from './helpers/wait.js';
 
 const T = 20_000;
 const poll = { timeout: T, interval: 100 };
@@ -99,6 +100,11 @@ describe.each([
     const { email, agentId, spam, unassigned } = await seed(tag);
     const context = await browser.newContext({ baseURL: s.url, viewport: { width: size.width, height: size.height } });
     const page = await context.newPage();
+    // The file picker is answered by Playwright once it intercepts choosers. Asked for beside the
+    // key press (waitForEvent), the interception could reach Chromium after the Space under load,
+    // and the chooser then went to nobody: intercepted from the start instead.
+    const choosers: FileChooser[] = [];
+    page.on('filechooser', (c) => choosers.push(c));
     try {
       // Sign in: type, Tab, type, Enter.
       await page.goto('/login');
@@ -173,10 +179,8 @@ describe.each([
       const body = page.getByRole('textbox', { name: 'Message' });
       await expect.poll(() => body.inputValue(), poll).toContain(`the printer for "Printer ${tag}`);
       await tabTo(page, page.getByLabel('Attach files'), 'the file picker');
-      const [chooser] = await Promise.all([
-        page.waitForEvent('filechooser', { timeout: T }),
-        page.keyboard.press('Space'),
-      ]);
+      await page.keyboard.press('Space');
+      const chooser = await until('the file picker to open', () => choosers.shift(), T);
       await chooser.setFiles([{ name: 'service-report.pdf', mimeType: 'application/pdf', buffer: PDF }]);
       await expect.poll(() => page.locator('#reply-form').innerText(), poll).toContain('service-report.pdf');
       // Back in the text, an edit of the agent's own, then Ctrl+Enter.
