@@ -76,6 +76,14 @@ for (const width of [1280, 360]) {
       expect((await ticket(id)).subject).toBe(subject);
       expect(await txnTypes(id)).toEqual(['Create', 'Comment']);
 
+      // Opening, cancelling and typing in the editor ask the server nothing: a page load answering
+      // "Edit subject" (the link's no-JavaScript address) would replace the input under the typing.
+      const asked: string[] = [];
+      const onRequest = (r: { url(): string }) => {
+        if (new URL(r.url()).pathname === `/tickets/${id}`) asked.push(r.url());
+      };
+      page.on('request', onRequest);
+
       // Edit subject, type, Esc: the subject as it was, focus back on the control.
       const edit = page.getByRole('button', { name: 'Edit subject' });
       await edit.focus();
@@ -106,6 +114,8 @@ for (const width of [1280, 360]) {
       expect(await input.inputValue()).toBe(subject);
       await page.keyboard.press('End');
       await page.keyboard.type(' in tray 2');
+      page.off('request', onRequest);
+      expect(asked).toEqual([]);
       await page.keyboard.press('Enter');
       await expect.poll(async () => (await ticket(id)).subject, poll).toBe(`${subject} in tray 2`);
       await expect.poll(() => heading.innerText(), poll).toContain(`${subject} in tray 2`);

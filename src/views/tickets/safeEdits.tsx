@@ -6,7 +6,8 @@ import type { TicketPageProps } from './pageProps.js';
 /**
  * The subject as a heading with an "Edit subject" control. The control is a link to
  * `?edit=subject` (the page with the form open: works without JavaScript); static/safe-edits.js
- * opens the form in place instead. In the form Enter saves and Esc (or Cancel) puts the subject
+ * opens the form in place instead. Neither link is boosted: htmx would load the page besides, and
+ * its answer replaced the input under what was being typed. In the form Enter saves and Esc (or Cancel) puts the subject
  * back as it was; nothing is sent until Save.
  */
 export function SubjectEdit({ p }: { p: TicketPageProps }) {
@@ -47,7 +48,7 @@ export function SubjectEdit({ p }: { p: TicketPageProps }) {
           <button type="submit" class="primary">
             Save
           </button>
-          <a href={`/tickets/${t.id}`} class="button" role="button" data-subject-cancel>
+          <a href={`/tickets/${t.id}`} class="button" role="button" hx-boost="false" data-subject-cancel>
             Cancel
           </a>
         </span>
@@ -67,6 +68,7 @@ export function SubjectEditButton({ p }: { p: TicketPageProps }) {
       href={`/tickets/${p.ticket.id}?edit=subject`}
       class="button subject-edit"
       role="button"
+      hx-boost="false"
       data-subject-edit
       aria-controls="subject-form"
       aria-expanded={p.editSubject ? 'true' : 'false'}
