@@ -101,7 +101,22 @@ export class ResponseChecker {
   }
 }
 
-let checker: Promise<ResponseChecker> | undefined;
-/** The checker for this test file's apps (every app of a process has the same routes, so one document). */
-export const responseChecker = (app: Hono<any>) =>
-  (checker ??= documentOf(app).then((doc) => new ResponseChecker(doc)));
+const checkers = new Map<string, Promise<ResponseChecker>>();
+/**
+ * The checker for an app's document, one per set of routes: apps with the same routes (most of a
+ * run's) share it, and an app with more (the test clock's, HXDESK_TEST_CLOCK) has its own. The
+ * test files share one module between them (vitest's `isolate: false`), so this outlives a file.
+ */
+export function responseChecker(app: Hono<any>): Promise<ResponseChecker> {
+  const known = byApp.get(app);
+  if (known) return known;
+  const routes = app.routes.map((r) => `${r.method} ${r.path}`).join('\n');
+  let checker = checkers.get(routes);
+  if (!checker) {
+    checker = documentOf(app).then((doc) => new ResponseChecker(doc));
+    checkers.set(routes, checker);
+  }
+  byApp.set(app, checker);
+  return checker;
+}
+const byApp = new WeakMap<Hono<any>, Promise<ResponseChecker>>();
