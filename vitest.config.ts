@@ -52,8 +52,8 @@ const sqliteOnly = [
 ];
 
 // Files that only drive Chromium: what they check is the browser side (htmx, layout, focus,
-// accessible names), over routes the HTTP suite covers on both stores. Run once, on SQLite (the
-// project named "browser"), to keep the whole CI run (two stores) within its 25 minutes.
+// accessible names), over routes the HTTP suite covers on both stores. Run once, on SQLite, to
+// keep the whole CI run (two stores) within its 25 minutes.
 // (ui-people's HTTP half runs on both; its browser half is marked SQLite-only in the file.)
 const browserOnly = [
   'tests/ui-tags.test.ts',
@@ -122,27 +122,18 @@ export default defineConfig({
     // Each test file starts its own server on its own SQLite file; two cores, two workers.
     maxWorkers: 2,
     projects: [
-      // The whole suite on SQLite (the default store), but for the browser files. A worker runs its
-      // files one after another in one module graph (isolate: false): importing the app and its
-      // libraries again for each file cost ~1.6 s a file, ~4 minutes of the run (decision 095).
-      // Each file still starts its own server on its own store.
+      // The whole suite on SQLite (the default store). A worker runs its files one after another in
+      // one module graph (isolate: false): importing the app and its libraries again for each file
+      // cost ~1.6 s a file, ~4 minutes of the run (decision 095). Each file still starts its own
+      // server on its own store. The browser files stay in this project, among the others: two of
+      // them at once (a project of their own ran them so) cost the run ~400 s more.
       {
         test: {
           name: 'sqlite',
           include: ['tests/**/*.test.{ts,tsx}'],
-          exclude: [...browserOnly, ...alone],
+          exclude: alone,
           sequence: { groupOrder: 0 },
           isolate: false,
-          ...shared,
-        },
-      },
-      // The files that drive Chromium, on SQLite, each in a process of its own as before: they are
-      // the ones that wait on a busy machine, and nothing left by another file may slow them.
-      {
-        test: {
-          name: 'browser',
-          include: browserOnly,
-          sequence: { groupOrder: 0 },
           ...shared,
         },
       },

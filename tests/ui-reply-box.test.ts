@@ -86,7 +86,8 @@ afterAll(async () => {
   await s?.close();
 });
 
-describe('reply box at 1280 px', () => {
+// Each test is a browser walk of several steps, each waited for within T: the test as a whole gets longer.
+describe('reply box at 1280 px', { timeout: 60_000 }, () => {
   it('files by picker, drag and drop and paste are listed, removable, sent and shown in the history', async () => {
     const id = await ticket();
     await page.goto(`/tickets/${id}`);
@@ -193,7 +194,7 @@ describe('reply box at 1280 px', () => {
   });
 });
 
-describe('reply box at 360 px', () => {
+describe('reply box at 360 px', { timeout: 60_000 }, () => {
   it('fits the width; a file and a canned response still work', async () => {
     const narrow = await browser.newContext({
       baseURL: s.url,
