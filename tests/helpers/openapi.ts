@@ -102,6 +102,7 @@ export class ResponseChecker {
 }
 
 const checkers = new Map<string, Promise<ResponseChecker>>();
+const byApp = new WeakMap<Hono<any>, Promise<ResponseChecker>>();
 /**
  * The checker for an app's document, one per set of routes: apps with the same routes (most of a
  * run's) share it, and an app with more (the test clock's, HXDESK_TEST_CLOCK) has its own. The
@@ -119,4 +120,3 @@ export function responseChecker(app: Hono<any>): Promise<ResponseChecker> {
   byApp.set(app, checker);
   return checker;
 }
-const byApp = new WeakMap<Hono<any>, Promise<ResponseChecker>>();

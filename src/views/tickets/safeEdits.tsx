@@ -7,8 +7,8 @@ import type { TicketPageProps } from './pageProps.js';
  * The subject as a heading with an "Edit subject" control. The control is a link to
  * `?edit=subject` (the page with the form open: works without JavaScript); static/safe-edits.js
  * opens the form in place instead. Neither link is boosted: htmx would load the page besides, and
- * its answer replaced the input under what was being typed. In the form Enter saves and Esc (or Cancel) puts the subject
- * back as it was; nothing is sent until Save.
+ * its answer replaced the input under what was being typed. In the form Enter saves and Esc (or
+ * Cancel) puts the subject back as it was; nothing is sent until Save.
  */
 export function SubjectEdit({ p }: { p: TicketPageProps }) {
   const t = p.ticket;
