@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 import { pgAvailable } from './tests/helpers/postgres.js';
 
 const shared = {
+  // A worker runs its files one after another in one module graph: importing the app and its
+  // libraries again for each file cost ~1.6 s a file, ~4 minutes of the run (decision 095). Each
+  // file still starts its own server on its own store.
+  isolate: false,
   testTimeout: 20_000,
   hookTimeout: 30_000,
 };
@@ -122,18 +126,14 @@ export default defineConfig({
     // Each test file starts its own server on its own SQLite file; two cores, two workers.
     maxWorkers: 2,
     projects: [
-      // The whole suite on SQLite (the default store). A worker runs its files one after another in
-      // one module graph (isolate: false): importing the app and its libraries again for each file
-      // cost ~1.6 s a file, ~4 minutes of the run (decision 095). Each file still starts its own
-      // server on its own store. The browser files stay in this project, among the others: two of
-      // them at once (a project of their own ran them so) cost the run ~400 s more.
+      // The whole suite on SQLite (the default store). The browser files stay in this project, among
+      // the others: two of them at once (a project of their own ran them so) cost the run ~400 s more.
       {
         test: {
           name: 'sqlite',
           include: ['tests/**/*.test.{ts,tsx}'],
           exclude: alone,
           sequence: { groupOrder: 0 },
-          isolate: false,
           ...shared,
         },
       },
@@ -149,7 +149,6 @@ export default defineConfig({
                 sequence: { groupOrder: 0 },
                 env: { HXDESK_TEST_STORE: 'postgres' },
                 setupFiles: ['tests/helpers/pgSetup.ts'],
-                isolate: false,
                 ...shared,
               },
             },
