@@ -11,6 +11,7 @@ import {
   wordIdsQuery,
 } from '../src/db/postgres/ticketList.js';
 import { poolSettings } from '../src/db/postgres/store.js';
+import { contradicts } from '../src/db/shared/listTotal.js';
 import { statementNamer, withName } from '../src/db/postgres/named.js';
 import { transaction } from '../src/db/port.js';
 import { pgHandle } from '../src/db/postgres/handle.js';
@@ -153,6 +154,20 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
       ).toEqual([]);
     });
   }
+
+  // Decision 096: a list whose page contradicts its total is read again in one snapshot. On a store
+  // nobody writes to, no list may look like one, or every such list would be read twice.
+  it("with nothing written meanwhile, every list's page fits its total", async () => {
+    const misfits: string[] = [];
+    for (const [name, filter] of Object.entries(FILTERS))
+      for (const more of [{}, { offset: 40, limit: 20 }, { countUpTo: 30 }, { countUpTo: 30, offset: 20, limit: 20 }]) {
+        const spec = { ...base, ...filter, ...more };
+        const r = await listTickets(db, spec);
+        if (contradicts(spec, { ...r, page: r.rows }))
+          misfits.push(`${name} ${JSON.stringify(more)}: ${r.total} ${r.rows.length}`);
+      }
+    expect(misfits).toEqual([]);
+  });
 
   // Decision 084: a q of whole words is asked of the tsvector indexes first (the substring query
   // above is its fallback when the words find nothing).

@@ -13,8 +13,14 @@ import { inWrite } from '../priority.js';
 /** How many reads may hold a connection at once, for a pool of `max` keeping `reserve` for units of work. */
 export const readShare = (max: number, reserve: number) => Math.max(1, max - Math.min(reserve, max - 1));
 
-/** Makes `pool.query` (promise form) wait for one of `slots` before it takes a connection. */
-export function limitReads(pool: pg.Pool, slots: number): void {
+/** Runs `fn` holding one of the reads' slots (what a read transaction does instead of `pool.query`). */
+export type InReadSlot = <T>(fn: () => Promise<T>) => Promise<T>;
+
+/**
+ * Makes `pool.query` (promise form) wait for one of `slots` before it takes a connection; returns
+ * the same wait for a read that takes a connection of its own (a read-only transaction).
+ */
+export function limitReads(pool: pg.Pool, slots: number): InReadSlot {
   let busy = 0;
   const waiting: (() => void)[] = [];
   const release = () => {
@@ -22,13 +28,10 @@ export function limitReads(pool: pg.Pool, slots: number): void {
     if (next) next();
     else busy--;
   };
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  const limited = (...args: unknown[]) => {
-    // The callback form is not ours; a write's statements outside its unit of work are not reads.
-    if (typeof args[args.length - 1] === 'function' || inWrite()) return query(...args);
+  const inSlot: InReadSlot = (fn) => {
     const run = async () => {
       try {
-        return await (query(...args) as Promise<unknown>);
+        return await fn();
       } finally {
         release();
       }
@@ -39,5 +42,12 @@ export function limitReads(pool: pg.Pool, slots: number): void {
     }
     return new Promise<void>((resolve) => waiting.push(resolve)).then(run);
   };
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  const limited = (...args: unknown[]) => {
+    // The callback form is not ours; a write's statements outside its unit of work are not reads.
+    if (typeof args[args.length - 1] === 'function' || inWrite()) return query(...args);
+    return inSlot(() => query(...args) as Promise<unknown>);
+  };
   Object.defineProperty(pool, 'query', { value: limited, writable: true, configurable: true });
+  return (fn) => (inWrite() ? fn() : inSlot(fn));
 }

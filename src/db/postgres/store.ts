@@ -109,7 +109,7 @@ export async function openPostgres(
   const max = opts.max ?? 10;
   const pool = new pg.Pool({ ...poolSettings(url), max });
   // Reads never take the connections kept for units of work (PG_WRITE_RESERVE, decision 066).
-  limitReads(pool, readShare(max, opts.writeReserve ?? 6));
+  const inReadSlot = limitReads(pool, readShare(max, opts.writeReserve ?? 6));
   // An idle connection's error (the server restarting) must not take the process down; the next query reports it.
   pool.on('error', () => {});
   // Nor one on a connection in use between two of its queries (a unit of work, the IMAP lock's
@@ -249,7 +249,21 @@ export async function openPostgres(
       idsParam: (ids) => [...ids],
       // Migration 0020's index expression.
       emailDomain: (column) => sql`lower(substr(${column as never}, strpos(${column as never}, '@') + 1))`,
-      listTickets: (conn, spec) => listTickets(conn, spec),
+      listTickets: (conn, spec) =>
+        listTickets(
+          conn,
+          spec,
+          // A unit of work's list reads on its own connection; one outside reads again in one snapshot.
+          conn instanceof PgTransaction
+            ? undefined
+            : (read) =>
+                inReadSlot(() =>
+                  pgDb.transaction(async (tx) => await read(giveOut(impl, tx)), {
+                    isolationLevel: 'repeatable read',
+                    accessMode: 'read only',
+                  }),
+                ),
+        ),
       searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
     },
     coordination: {

@@ -5,6 +5,7 @@ import { pgHandle } from './handle.js';
 import { listFilters } from '../shared/listFilters.js';
 import { sortExpression } from '../shared/listSort.js';
 import { containsPattern } from '../shared/like.js';
+import { contradicts, type TotalAndPage } from '../shared/listTotal.js';
 import { newestFirst } from '../shared/newestWords.js';
 import { type WordPlan, wordPlan } from '../shared/words.js';
 import { newestWordPage, wordMatches } from './newestWords.js';
@@ -185,7 +186,13 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], hol
   };
 }
 
-export async function listTickets(db: PgDb, f: TicketListSpec) {
+/**
+ * Runs `read` on a connection of its own in one snapshot (a read-only REPEATABLE READ
+ * transaction), as a read: it waits for the reads' share of the pool (decision 066).
+ */
+export type InSnapshot = <T>(read: (db: PgDb) => Promise<T>) => Promise<T>;
+
+export async function listTickets(db: PgDb, f: TicketListSpec, inSnapshot?: InSnapshot) {
   let textIds: number[] | undefined;
   if (f.q) {
     // Held newest first (decision 093), the held set was shown to reach the bound: only the page
@@ -200,9 +207,26 @@ export async function listTickets(db: PgDb, f: TicketListSpec) {
   }
   const holders = await cfHolders(db, f.cf);
   if (holders.includes(0)) return { rows: [], total: 0, exact: true };
-  const q = listQueries(db, f, textIds, holders);
   // The total and the page side by side, each on a connection of its own (decision 088: a round
   // trip less a list); a page read for a list that turns out empty finds nothing, cheaply.
+  let read = await totalAndPage(db, f, textIds, holders);
+  // Two connections, two snapshots: a change committed between them can leave a page that
+  // contradicts its total ("1 ticket" over an empty page). Such a list is read again, both in one
+  // snapshot (decision 096); a change between them that leaves no contradiction is a list as it
+  // was a moment earlier or later, as any list is.
+  if (contradicts(f, read) && inSnapshot) read = await inSnapshot((s) => totalAndPage(s, f, textIds, holders));
+  const { total, exact, page } = read;
+  const rows = total === 0 || (exact && f.offset >= total) ? [] : page;
+  return { rows: rows as (typeof tickets.$inferSelect)[], total, exact };
+}
+
+async function totalAndPage(
+  db: PgDb,
+  f: TicketListSpec,
+  textIds?: number[],
+  holders?: number[],
+): Promise<TotalAndPage> {
+  const q = listQueries(db, f, textIds, holders);
   const bound = f.countUpTo;
   const [counted, page] = await Promise.all([
     bound === undefined
@@ -213,9 +237,7 @@ export async function listTickets(db: PgDb, f: TicketListSpec) {
         })),
     q.page,
   ]);
-  const { total, exact } = counted;
-  const rows = total === 0 || (exact && f.offset >= total) ? [] : page;
-  return { rows: rows as (typeof tickets.$inferSelect)[], total, exact };
+  return { ...counted, page };
 }
 
 /**

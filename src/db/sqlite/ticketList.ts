@@ -323,6 +323,13 @@ function valueConditions(plain: SQL[], held: HeldIds | undefined, values: ValueS
  * and no other list's statements can run in between.
  */
 export function listTickets(db: Db, f: TicketListSpec) {
+  // The total and the page in one snapshot: read by two statements, each in a snapshot of its own,
+  // a change committed between them left a page that contradicted its total (decision 096).
+  const client = db.$client;
+  return client.inTransaction ? listIn(db, f) : client.transaction(() => listIn(db, f))();
+}
+
+function listIn(db: Db, f: TicketListSpec) {
   const q = listQueries(db, f);
   try {
     const c = q.counts(f.countUpTo);

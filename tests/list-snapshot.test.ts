@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Store, TicketListSpec } from '../src/db/port.js';
+import { closeDb, openStore } from '../src/db/store.js';
+import { contradicts } from '../src/db/shared/listTotal.js';
+import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
+
+// A list's total and its page are read by two statements (on PostgreSQL side by side, on two
+// connections: decision 088). While tickets change, the page a list shows must still
+// be the page of the total it shows — never "1 ticket" over an empty page (decision 096; found
+// by tests/imap.test.ts on PostgreSQL, whose poller's ticket was counted but not listed). Here a
+// second connection moves a ticket in and out of the list (new, open, new…), each move its own
+// commit, while the list of new tickets is read again and again.
+
+const LISTS = 300;
+const STEADY = 5; // tickets that stay new: the one moving makes the total 5 or 6
+const NOW = '2026-11-28T12:00:00.000Z';
+const spec = (queueId: number, more: Partial<TicketListSpec> = {}): TicketListSpec => ({
+  includeComments: true,
+  cf: [],
+  queue_id: queueId,
+  status: ['new'],
+  sort: 'id',
+  desc: true,
+  limit: 50,
+  offset: 0,
+  ...more,
+});
+
+/** Lists `LISTS` times while `move` runs; every answer whose page does not fit its total. */
+async function listWhileMoving(store: Store, queueId: number, move: { start(): void; stop(): Promise<number> }) {
+  const misfits: { total: number; exact: boolean; shown: number }[] = [];
+  const totals = new Set<number>();
+  move.start();
+  try {
+    for (let i = 0; i < LISTS; i++) {
+      const r = await store.queries.listTickets(store.db, spec(queueId));
+      if (contradicts(spec(queueId), { ...r, page: r.rows }))
+        misfits.push({ total: r.total, exact: r.exact, shown: r.rows.length });
+      totals.add(r.total);
+    }
+  } finally {
+    expect(await move.stop()).toBeGreaterThan(0);
+  }
+  expect([...totals].sort()).toEqual([STEADY, STEADY + 1]); // the lists raced the moves: they saw the ticket in and out
+  return misfits;
+}
+
+describe('a list read while a ticket moves in and out of it: its page fits its total', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('on SQLite, read by a reader thread while another connection commits', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-list-snapshot-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'hxdesk.db');
+    const store = await openStore({ dbPath: file, READ_THREADS: 1 });
+    const writer = new Database(file);
+    try {
+      writer.pragma('busy_timeout = 5000');
+      writer.pragma('synchronous = OFF'); // commits as fast as the machine can: the race is what is tested
+      const queueId = Number(
+        writer.prepare('INSERT INTO queues (name, created_at, updated_at) VALUES (?, ?, ?)').run('Snapshot', NOW, NOW)
+          .lastInsertRowid,
+      );
+      const insert = writer.prepare(
+        "INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (?, ?, 'new', ?, ?)",
+      );
+      let moving = 0;
+      for (let i = 0; i <= STEADY; i++) moving = Number(insert.run(queueId, `Ticket ${i}`, NOW, NOW).lastInsertRowid);
+      const flip = writer.prepare(
+        "UPDATE tickets SET status = CASE status WHEN 'new' THEN 'open' ELSE 'new' END WHERE id = ?",
+      );
+      let moves = 0;
+      let running = false;
+      let loop: Promise<void> = Promise.resolve();
+      const misfits = await listWhileMoving(store, queueId, {
+        start() {
+          running = true;
+          loop = (async () => {
+            while (running) {
+              // A few commits, then a turn for the list's answer: the reader thread reads meanwhile.
+              for (let k = 0; k < 5; k++, moves++) flip.run(moving);
+              await new Promise((r) => setImmediate(r));
+            }
+          })();
+        },
+        async stop() {
+          running = false;
+          await loop;
+          return moves;
+        },
+      });
+      expect(misfits).toEqual([]);
+    } finally {
+      writer.close();
+      await closeDb(store.db);
+    }
+  });
+
+  it.skipIf(!pgAvailable())(
+    'on PostgreSQL, while another session commits',
+    async () => {
+      const url = await createMigratedDatabase();
+      const store = await openStore({ DATABASE_URL: url, dbPath: '' });
+      const writer = new pg.Client({ connectionString: url });
+      await writer.connect();
+      try {
+        const {
+          rows: [{ id: queueId }],
+        } = await writer.query<{ id: number }>(
+          'INSERT INTO queues (name, created_at, updated_at) VALUES ($1, $2, $2) RETURNING id',
+          ['Snapshot', NOW],
+        );
+        const { rows } = await writer.query<{ id: number }>(
+          "INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) SELECT $1, 'Ticket ' || g, 'new', $2, $2 FROM generate_series(0, $3::int) g RETURNING id",
+          [queueId, NOW, STEADY],
+        );
+        const moving = Math.max(...rows.map((r) => r.id));
+        let moves = 0;
+        let running = false;
+        let loop: Promise<void> = Promise.resolve();
+        const misfits = await listWhileMoving(store, queueId, {
+          start() {
+            running = true;
+            loop = (async () => {
+              for (; running; moves++)
+                await writer.query(
+                  "UPDATE tickets SET status = CASE status WHEN 'new' THEN 'open' ELSE 'new' END WHERE id = $1",
+                  [moving],
+                );
+            })();
+          },
+          async stop() {
+            running = false;
+            await loop;
+            return moves;
+          },
+        });
+        expect(misfits).toEqual([]);
+      } finally {
+        await writer.end();
+        await closeDb(store.db);
+        await releasePostgres();
+      }
+    },
+    60_000,
+  );
+});
+
+describe('contradicts: a page that cannot be the page of its total', () => {
+  const f = { limit: 50, offset: 0 };
+  const page = (n: number) => Array.from({ length: n }, (_, i) => i);
+  it('an exact total says how many rows its page holds', () => {
+    expect(contradicts(f, { total: 1, exact: true, page: page(0) })).toBe(true);
+    expect(contradicts(f, { total: 0, exact: true, page: page(1) })).toBe(true);
+    expect(contradicts(f, { total: 3, exact: true, page: page(3) })).toBe(false);
+    expect(contradicts(f, { total: 120, exact: true, page: page(50) })).toBe(false);
+    expect(contradicts({ limit: 50, offset: 100 }, { total: 120, exact: true, page: page(20) })).toBe(false);
+    expect(contradicts({ limit: 50, offset: 100 }, { total: 120, exact: true, page: page(21) })).toBe(true);
+    expect(contradicts({ limit: 50, offset: 200 }, { total: 120, exact: true, page: page(0) })).toBe(false);
+  });
+  it('a bounded total ("1,000+") says the page is full up to it', () => {
+    expect(contradicts(f, { total: 1_000, exact: false, page: page(50) })).toBe(false);
+    expect(contradicts(f, { total: 1_000, exact: false, page: page(49) })).toBe(true);
+    expect(contradicts({ limit: 50, offset: 990 }, { total: 1_000, exact: false, page: page(50) })).toBe(false);
+    expect(contradicts({ limit: 50, offset: 990 }, { total: 1_000, exact: false, page: page(9) })).toBe(true);
+  });
+});
