@@ -21,6 +21,16 @@ const TABLE = sql.raw('temp.hx_ids');
 const created = new WeakSet<Database.Database>();
 
 /**
+ * Creates the connection's `hx_ids` once. Created inside a transaction, it is not remembered: a
+ * rollback (a list that ends in an error, decision 096) takes the table away with it.
+ */
+export function createIdTable(db: Db): void {
+  if (created.has(db.$client)) return;
+  db.$client.exec('CREATE TEMP TABLE IF NOT EXISTS hx_ids (id INTEGER PRIMARY KEY)');
+  if (!db.$client.inTransaction) created.add(db.$client);
+}
+
+/**
  * Runs `source` (a parenthesized query of one column of ids, duplicates allowed) once and keeps
  * its distinct ids in the connection's temporary table `hx_ids` (temp_store is MEMORY), so that
  * a list can count the set and then page through it without running the query again — the
@@ -29,10 +39,7 @@ const created = new WeakSet<Database.Database>();
  * see another's set.
  */
 export function holdIds(db: Db, source: SQLWrapper): HeldIds {
-  if (!created.has(db.$client)) {
-    db.$client.exec('CREATE TEMP TABLE IF NOT EXISTS hx_ids (id INTEGER PRIMARY KEY)');
-    created.add(db.$client);
-  }
+  createIdTable(db);
   db.run(sql`DELETE FROM ${TABLE}`);
   const fill = sql`INSERT OR IGNORE INTO ${TABLE} SELECT * FROM ${source}`;
   const size = db.run(fill).changes;

@@ -5,7 +5,7 @@ import { isWalkable, sortExpression } from '../shared/listSort.js';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { teamMembers, ticketCustomValues, tickets, ticketTags } from './schema.js';
 import type { Db } from './handle.js';
-import { type HeldIds, releaseIds } from './idsets.js';
+import { createIdTable, type HeldIds, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
 import { fastPrepared } from './rows.js';
 import { walkOrSort } from './walk.js';
@@ -325,8 +325,12 @@ function valueConditions(plain: SQL[], held: HeldIds | undefined, values: ValueS
 export function listTickets(db: Db, f: TicketListSpec) {
   // The total and the page in one snapshot: read by two statements, each in a snapshot of its own,
   // a change committed between them left a page that contradicted its total (decision 096).
+  // The temporary table a list holds its ids in is created before: a list that ends in an error
+  // (a search too broad) rolls its transaction back, and would take a table created in it along.
   const client = db.$client;
-  return client.inTransaction ? listIn(db, f) : client.transaction(() => listIn(db, f))();
+  if (client.inTransaction) return listIn(db, f);
+  createIdTable(db);
+  return client.transaction(() => listIn(db, f))();
 }
 
 function listIn(db: Db, f: TicketListSpec) {
