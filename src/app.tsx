@@ -39,7 +39,9 @@ import { scripRoutes } from './routes/scrips/index.js';
 import { settingsRoutes } from './routes/settings/index.js';
 import { teamRoutes } from './routes/teams/index.js';
 import { templateRoutes } from './routes/templates/index.js';
-import { attachmentRoutes, ticketRoutes } from './routes/tickets/index.js';
+import { ticketRoutes } from './routes/tickets/index.js';
+import { ticketListRoutes } from './routes/tickets/list.js';
+import { attachmentRoutes } from './routes/tickets/attachments.js';
 import { linkRoutes } from './routes/tickets/links.js';
 import { draftRoutes } from './routes/tickets/drafts.js';
 import { mergeRoutes } from './routes/tickets/merge.js';
@@ -241,6 +243,7 @@ export async function createApp(deps: Deps) {
   app.route('/users', userRoutes());
   app.route('/teams', teamRoutes());
   app.route('/queues', queueRoutes());
+  app.route('/tickets', ticketListRoutes());
   app.route('/tickets', ticketRoutes());
   app.route('/tickets', draftRoutes());
   app.route('/tickets', linkRoutes());

@@ -29,7 +29,8 @@ import type { TicketFilter } from '../src/domain/tickets/query.js';
 const listQueries = async (conn: Db, actor: Actor, f: TicketFilter) =>
   sqliteListQueries(sqliteHandle(conn), await listSpec(conn, actor, f));
 import { nestFilterParams, TicketFilterSchema } from '../src/domain/tickets/query.js';
-import { commentOnTicket, createTicket } from '../src/domain/tickets/write.js';
+import { commentOnTicket } from '../src/domain/tickets/comment.js';
+import { createTicket } from '../src/domain/tickets/write.js';
 import { addTag } from '../src/domain/tags/ticketTags.js';
 import { createUser } from '../src/domain/users.js';
 

@@ -8,7 +8,7 @@ import { sqliteOf } from '../src/db/store.js';
 import { wordPlan } from '../src/db/shared/words.js';
 import { nowIso } from '../src/domain/clock.js';
 import type { Actor } from '../src/domain/actor.js';
-import { commentOnTicket } from '../src/domain/tickets/write.js';
+import { commentOnTicket } from '../src/domain/tickets/comment.js';
 import { recordTransactions } from '../src/domain/transactions.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { testStore } from './helpers/store.js';

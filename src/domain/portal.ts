@@ -12,7 +12,7 @@ import { appSecret } from './secrets.js';
 import { spendAllowance, sweepThrottle, throttleKey } from './throttle.js';
 import { getTicketRow } from './tickets/serialize.js';
 import { HIDDEN_STATUS } from './customerView.js';
-import { commentOnTicket } from './tickets/write.js';
+import { commentOnTicket } from './tickets/comment.js';
 import { withStagedFiles } from './stagedFiles.js';
 import { attachmentWithTicket, transactionsJson, type AttachmentJson, type NewAttachment } from './transactions.js';
 import { getUserRow, type UserRow } from './users.js';

@@ -8,7 +8,7 @@ import { forbidden, invalid, notFound } from './errors.js';
 import { getQueueRow } from './queues.js';
 import { checkLiquid, renderLiquid, ticketScope } from './templates.js';
 import { unique } from './unique.js';
-import { getTicket } from './tickets/write.js';
+import { getTicket } from './tickets/read.js';
 
 // SPEC C4: canned responses (decision 034). A response is Liquid text an agent inserts into the
 // reply box, rendered against the ticket as templates are; it may carry a status that the reply

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isStaff, type Actor } from '../../domain/actor.js';
 import { actorFromSession, actorFromToken } from '../../domain/auth.js';
 import { AppError } from '../../domain/errors.js';
-import { getTicket } from '../../domain/tickets/write.js';
+import { getTicket } from '../../domain/tickets/read.js';
 import { TooManyStreams, type StreamSpec } from '../../events/hub.js';
 import { PresenceWho } from '../../views/live.js';
 import { SESSION_COOKIE } from '../auth/middleware.js';

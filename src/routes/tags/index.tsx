@@ -23,7 +23,7 @@ import {
   validate,
   wantsHtml,
 } from '../respond.js';
-import { pageProps } from '../tickets/index.js';
+import { pageProps } from '../tickets/props.js';
 import {
   AddTagSchema,
   DeleteTagSchema,

@@ -1,49 +1,15 @@
-import { Hono, type Context } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { BULK_MAX_IDS, bulkSummary, bulkUpdateTickets } from '../../domain/tickets/bulk.js';
-import type { Column } from '../../domain/savedViews.js';
-import { appliesToQueue } from '../../domain/customFields.js';
-import { type CustomerTicketJson, staffTickets } from '../../domain/tickets/serialize.js';
+import { Hono } from 'hono';
 import { AppError, invalid, MergedError, StaleError, TakeFromError } from '../../domain/errors.js';
 import { tombstoneJson } from '../../domain/merge/merge.js';
 import { TombstoneSchema } from './mergeSchemas.js';
-import { lookups } from '../../domain/lookups.js';
-import { listResponses } from '../../domain/responses.js';
-import { DEFAULT_COLUMNS, getSavedView } from '../../domain/savedViews.js';
-import { effectiveFilter, listWithRequesters, liveRows, type TicketList } from '../../domain/tickets/list.js';
-import type { ListedTicket } from '../../domain/tickets/requesters.js';
-import { customerContext } from '../../domain/tickets/customer.js';
-import { firstRunState } from '../../domain/firstRun.js';
-import { sortRanks } from '../../domain/tickets/sorts.js';
-import type { TicketJson } from '../../domain/tickets/serialize.js';
-import type { TransactionJson } from '../../domain/transactions.js';
-import {
-  flatFilterParams,
-  nestFilterParams,
-  sortKeyOf,
-  TicketListQuerySchema,
-  type TicketFilter,
-  type TicketListQuery,
-} from '../../domain/tickets/query.js';
-import { BUILTIN_LISTS, builtinListUrl, currentBuiltin } from '../../domain/tickets/builtinLists.js';
-import { everyStatus, statusMenu } from '../../domain/lifecycles/menus.js';
-import {
-  commentOnTicket,
-  createTicket,
-  getAttachment,
-  getTicket,
-  getTicketTransaction,
-  historyOfReadTicket,
-  listTicketTransactions,
-  updateTicket,
-} from '../../domain/tickets/write.js';
-import { isAdmin, isStaff, requireStaff, type Actor } from '../../domain/actor.js';
-import { LiveRows, TicketListPage, TicketListRegion, type TicketListProps } from '../../views/tickets/list.js';
+import { nestFilterParams } from '../../domain/tickets/query.js';
+import { commentOnTicket } from '../../domain/tickets/comment.js';
+import { createTicket, updateTicket } from '../../domain/tickets/write.js';
+import { getTicket, getTicketTransaction, listTicketTransactions } from '../../domain/tickets/read.js';
+import { isStaff, requireStaff } from '../../domain/actor.js';
 import { NewTicketForm } from '../../views/tickets/new.js';
 import { quotable } from '../../views/tickets/quote.js';
-import { BulkDeleteQuestion } from '../../views/tickets/bulkBar.js';
 import { TakeFromQuestion } from '../../views/tickets/safeEdits.js';
-import { statusBeforeDeletion } from '../../domain/tickets/restore.js';
 import {
   PeopleChanged,
   ReplyRefused,
@@ -52,9 +18,7 @@ import {
   TicketPage,
   TicketReplied,
   TxnBody,
-  type TicketPageProps,
 } from '../../views/tickets/show.js';
-import { entriesByTransaction, todayFor } from '../../domain/timeWorked/entries.js';
 import type { AppEnv } from '../context.js';
 import {
   actorOf,
@@ -67,25 +31,19 @@ import {
   pathId,
   queryObject,
   readBody,
-  readForm,
   respond,
   validate,
 } from '../respond.js';
 import { readBodyWithFiles } from '../uploads.js';
+import { newTicketProps, pageProps } from './props.js';
 import {
   AddWatcherSchema,
-  BulkResultsSchema,
-  BulkUpdateSchema,
-  ColumnsParamSchema,
   CommentResultSchema,
   CommentSchema,
   CreateTicketSchema,
-  LiveIdsSchema,
   LiveQuerySchema,
-  LiveRowsSchema,
   NotAddedSchema,
   TicketChangeSchema,
-  TicketListSchema,
   TicketPageQuerySchema,
   TicketSchema,
   TransactionSchema,
@@ -95,341 +53,17 @@ import {
 import { CustomFieldSchema } from '../custom-fields/schemas.js';
 import { documented } from '../openapi.js';
 import { z } from 'zod';
-import { addWatcher, queueWatchersOf, removeWatcher } from '../../domain/watchers.js';
-import { ccNotAdded, notAddedNamed, notAddedFrom } from '../../domain/mailCc.js';
+import { addWatcher, removeWatcher } from '../../domain/watchers.js';
+import { ccNotAdded } from '../../domain/mailCc.js';
 import { draftOfReadTicket } from '../../domain/tickets/drafts.js';
 import { DependenciesOpen } from '../../domain/links.js';
-import { linkedTickets } from '../../domain/linksPanel.js';
 import { DependsQuestion } from '../../views/tickets/links.js';
-import { markTicketSeen, seenUpTo } from '../../domain/tickets/reads.js';
+import { markTicketSeen } from '../../domain/tickets/reads.js';
 
-type C = Context<AppEnv>;
 const doc = documented('Tickets');
-
-/**
- * Everything the ticket page shows, loaded only for HTML. The canned responses are read only for
- * an answer that renders the reply box (`replyBox`): the page, and the fragment after a reply.
- * `history`: the entries to show, when not the whole history (the live update's new ones).
- */
-export async function pageProps(
-  c: C,
-  actor: Actor,
-  id: number,
-  loaded?: CustomerTicketJson,
-  replyBox = false,
-  history?: TransactionJson[],
-  /** What the reader had seen, when the caller reads it (opening the page marks it seen, beside these reads). */
-  seen?: number | null | Promise<number | null>,
-): Promise<TicketPageProps> {
-  const db = dbOf(c);
-  // The staff page: requesters are in the portal (docs/decisions/050), so the ticket has every field.
-  requireStaff(actor);
-  const staff = isStaff(actor);
-  // The ticket first: reading it is what refuses a reader who may not see it.
-  const ticket = (loaded ?? (await getTicket(db, actor, id))) as TicketJson;
-  // Then independent reads, asked together: on PostgreSQL each is a round trip (decision 088),
-  // and the page waits for the longest chain of them, not their sum (decision 094).
-  // The queue's Cc and AdminCc watch this ticket too (SPEC C2); customers do not see who watches.
-  const [transactions, queueWatchers, menu, responses, newAfter, customer, linked, restoreStatus] = await Promise.all([
-    history ?? historyOfReadTicket(db, actor, ticket),
-    staff ? queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] },
-    // SPEC D3: the ticket's lifecycle: its current status and the allowed targets, in their colors.
-    statusMenu(db, ticket),
-    staff && replyBox ? listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
-    seen !== undefined ? seen : seenUpTo(db, actor, id),
-    // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
-    replyBox ? customerContext(db, actor, ticket) : null,
-    staff ? linkedTickets(db, ticket.links) : new Map(),
-    ticket.status === 'deleted' ? statusBeforeDeletion(db, id, ticket.queue_id) : undefined,
-  ]);
-  // Names for the ticket's people and everyone the history names (requesters are not in the staff list).
-  const named = (types: string[]) =>
-    transactions
-      .filter((t) => types.includes(t.type))
-      .flatMap((t) => [t.old_value, t.new_value].map((v) => (v && /^\d+$/.test(v) ? Number(v) : null)));
-  const people = [
-    ticket.requester_id,
-    ...ticket.requesters,
-    ...ticket.cc,
-    ...ticket.admin_cc,
-    ...queueWatchers.cc,
-    ...queueWatchers.admin_cc,
-    ...transactions.map((t) => t.creator_id),
-    ...named(['SetOwner', 'AddWatcher', 'DelWatcher']),
-  ];
-  // The ticket page shows no view picker: its lookups read no saved views.
-  const [l, timeEntries, mailNamed] = await Promise.all([
-    lookups(db, actor, people, { savedViews: false }),
-    // SPEC D4: read only when the ticket has time worked or the history shows an entry of it (decision 081).
-    staff && (ticket.time_worked_minutes !== 0 || transactions.some((t) => t.type === 'TimeWorked'))
-      ? entriesByTransaction(db, id)
-      : undefined,
-    // SPEC D0: who mail named and the Cc bounds left out (less whoever is on the ticket now, below).
-    staff ? notAddedNamed(db, id) : [],
-  ]);
-  const onTicket = new Set([...ticket.requesters, ...ticket.cc, ...queueWatchers.cc]);
-  const notAdded = notAddedFrom(mailNamed, new Set(l.users.filter((u) => onTicket.has(u.id)).map((u) => u.email)));
-  return {
-    ticket,
-    transactions,
-    lookups: l,
-    staff,
-    actorId: actor.id,
-    queueWatchers,
-    ...menu,
-    notAdded,
-    fields: l.customFields.filter((f) => appliesToQueue(f, ticket.queue_id)),
-    responses,
-    maxAttachmentBytes: c.get('deps').env.MAX_ATTACHMENT_BYTES,
-    newAfter,
-    // SPEC D6: the subject form open without JavaScript (a GET of the page only); a deleted ticket's Restore.
-    editSubject: c.req.method === 'GET' && c.req.query('edit') === 'subject',
-    restoreStatus,
-    customer,
-    linked: [...linked.values()],
-    timeEntries,
-    today: todayFor(db, actor),
-  };
-}
-
-async function newTicketProps(c: C, actor: Actor, values: Record<string, unknown>, errors: AppError['details'] = []) {
-  const l = await lookups(dbOf(c), actor);
-  const queueId = Number(values.queue_id) || l.queues.find((q) => q.name === 'General')?.id || l.queues[0]?.id;
-  return {
-    lookups: l,
-    fields: l.customFields.filter((f) => appliesToQueue(f, queueId)),
-    values,
-    errors: errors ?? [],
-    staff: isStaff(actor),
-  };
-}
-
-const sameColumns = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((x, i) => x === b[i]);
-
-/** /tickets?… with empty parameters dropped, and the default column set left implicit. */
-function canonicalListUrl(params: Record<string, string>, defaultColumns: boolean): string {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== '' && !(k === 'columns' && defaultColumns)) p.set(k, v);
-  const s = p.toString();
-  return `/tickets${s ? `?${s}` : ''}`;
-}
-
-/** The list screen's props for a checked query (the JSON answer is its first four fields). */
-async function listProps(
-  c: C,
-  actor: Actor,
-  query: TicketListQuery,
-  chosen: Column[] | undefined,
-  /** The filters checked already, and the list when read already (live rows: none). */
-  loaded?: { filters: TicketFilter; list?: Omit<TicketList, 'tickets'> & { tickets: ListedTicket[] } },
-): Promise<TicketListProps> {
-  const db = dbOf(c);
-  const filters = loaded?.filters ?? (await effectiveFilter(db, actor, query));
-  const sort = filters.sort ?? '-updated';
-  // Side by side: on PostgreSQL each read is a round trip (issue 32).
-  const [found, view, l, ranks, statuses] = await Promise.all([
-    loaded?.list ?? listWithRequesters(db, actor, filters, 'row'),
-    query.view_id !== undefined ? getSavedView(db, actor, query.view_id) : null,
-    lookups(db, actor),
-    sortRanks(db, sort),
-    // SPEC D3: the statuses of every lifecycle, for the filter and the bulk bar.
-    everyStatus(db),
-  ]);
-  const list = { ...found, tickets: staffTickets(actor, found.tickets) as ListedTicket[] };
-  const tickets = list.tickets;
-  // The list links to itself with the checked parameters, never the raw query string.
-  const params = { ...flatFilterParams(query), ...(chosen ? { columns: chosen.join(',') } : {}) };
-  return {
-    ...list,
-    tickets,
-    params,
-    filters,
-    view,
-    columns: chosen?.length ? chosen : (view?.columns ?? DEFAULT_COLUMNS),
-    widths: view?.column_widths ?? {},
-    lookups: l,
-    bulk: isStaff(actor),
-    shareTeams: l.teams.filter((t) => isAdmin(actor) || t.members.includes(actor.id)),
-    canEditView: view !== null && (view.owner_id === actor.id || isAdmin(actor)),
-    ...statuses,
-    builtinLists: BUILTIN_LIST_LINKS,
-    builtin: currentBuiltin(params),
-    sortKeys: Object.fromEntries(tickets.map((t) => [t.id, sortKeyOf(t, sort, ranks)])),
-  };
-}
-
-/** The built-in lists as the list page links them. */
-const BUILTIN_LIST_LINKS = BUILTIN_LISTS.map((b) => ({ key: b.key, name: b.name, url: builtinListUrl(b) }));
-
-/** The bulk form's summary, carried over its redirect for one request. */
-const FLASH = 'hx_list_summary';
-const FLASH_OPTIONS = { path: '/tickets', httpOnly: true, sameSite: 'Lax', maxAge: 60 } as const;
-const safeDecode = (s: string) => {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return undefined;
-  }
-};
-
-/** Where a refused bulk form goes back to: its own return_to when it is a query string, else the list. */
-async function formReturnTo(c: C): Promise<string> {
-  const v = (await readForm(c).catch(() => ({}) as Record<string, unknown>)).return_to;
-  return typeof v === 'string' && /^(\?[^\x00-\x1f\x7f#]*)?$/.test(v) && v.length <= 4000 ? v : '';
-}
 
 export function ticketRoutes() {
   const app = new Hono<AppEnv>();
-
-  app.get(
-    '/',
-    doc({
-      summary: 'List tickets',
-      description:
-        'Filters, sort and paging (the list is capped by `limit`). `cf.<key>=<value>` filters by a custom field (several combine with AND). With `live_ids` (a live list asking about the tickets its event stream named) the answer is `LiveRows` instead.',
-      query: TicketListQuerySchema.extend({
-        columns: ColumnsParamSchema.optional(),
-        live_ids: LiveIdsSchema.optional(),
-      }),
-      ok: { 200: z.union([TicketListSchema, LiveRowsSchema]) },
-      errors: [403, 404],
-    }),
-    async (c) => {
-      const { columns, live_ids: liveIds, ...params } = queryObject(c);
-      const query = validate(TicketListQuerySchema, nestFilterParams(params));
-      const chosen = columns === undefined ? undefined : validate(ColumnsParamSchema, columns, 'columns');
-      const actor = actorOf(c);
-      const filters = await effectiveFilter(dbOf(c), actor, query);
-      // SPEC C5: the list page asks about the tickets its live stream named, under its own query.
-      if (liveIds !== undefined) {
-        const ids = validate(LiveIdsSchema, liveIds, 'live_ids');
-        const live = await liveRows(dbOf(c), actor, filters, ids);
-        return respond(c, live, {
-          title: 'Tickets',
-          view: async () => (
-            <LiveRows
-              rows={live.rows}
-              p={
-                await listProps(c, actor, query, chosen, {
-                  filters,
-                  list: { tickets: [], total: 0, total_exact: true, limit: 0, offset: 0 },
-                })
-              }
-            />
-          ),
-        });
-      }
-      // The JSON list is every ticket in full.
-      if (!wantsHtml(c)) return respond(c, await listWithRequesters(dbOf(c), actor, filters, 'all'));
-      // The page (staff's: a requester is sent to the portal before) reads only what its rows show,
-      // its list beside its lookups and the first-run steps: on PostgreSQL the round trips overlap (issue 32).
-      const region = c.req.header('hx-target') === 'ticket-list';
-      const [props, firstRun] = await Promise.all([
-        listProps(c, actor, query, chosen, { filters }),
-        region
-          ? undefined
-          : firstRunState(dbOf(c), actor, {
-              addresses: c.get('deps').env.MAIL_ADDRESSES,
-              imap: c.get('deps').env.IMAP_URL !== undefined,
-            }),
-      ]);
-      const { tickets, total, total_exact, limit, offset } = props;
-      return respond(
-        c,
-        { tickets, total, total_exact, limit, offset },
-        {
-          title: 'Tickets',
-          view: async () => {
-            // What the last bulk change of a plain form post said (read once).
-            const flash = getCookie(c, FLASH);
-            if (flash !== undefined) deleteCookie(c, FLASH, { path: FLASH_OPTIONS.path });
-            const summary = flash === undefined ? undefined : safeDecode(flash);
-            // The filter form sends every field; the address pushed to history keeps only what is set.
-            if (isHtmx(c))
-              c.header(
-                'HX-Push-Url',
-                canonicalListUrl(props.params, !props.view && sameColumns(props.columns, DEFAULT_COLUMNS)),
-              );
-            return region ? (
-              <TicketListRegion {...props} summary={summary} />
-            ) : (
-              <TicketListPage {...props} summary={summary} firstRun={firstRun} />
-            );
-          },
-        },
-      );
-    },
-  );
-
-  // SPEC C4: one change to many tickets, each in its own unit of work (decision 035).
-  app.patch(
-    '/',
-    doc({
-      summary: 'Change many tickets',
-      description: `The same change to up to ${BULK_MAX_IDS} tickets, each in its own unit of work: one ticket's failure is its own \`results\` entry.`,
-      body: BulkUpdateSchema,
-      ok: { 200: BulkResultsSchema },
-      errors: [409],
-    }),
-    async (c) => {
-      const actor = actorOf(c);
-      const db = dbOf(c);
-      let input: z.infer<typeof BulkUpdateSchema>;
-      try {
-        input = await readBody(c, BulkUpdateSchema);
-      } catch (e) {
-        // A plain form post goes back to its list, saying what was wrong; htmx shows the error at the form.
-        if (!(e instanceof AppError) || !wantsHtml(c) || isHtmx(c)) throw e;
-        const back = await formReturnTo(c);
-        setCookie(
-          c,
-          FLASH,
-          encodeURIComponent(
-            `Nothing changed: ${e.details?.map((d) => d.message).join('; ') ?? e.message}`.slice(0, 1000),
-          ),
-          FLASH_OPTIONS,
-        );
-        return c.redirect(`/tickets${back}`, 303);
-      }
-      // SPEC D6: a bulk change to deleted asks first; without confirm nothing changes.
-      if (input.changes.status === 'deleted' && !input.confirm) {
-        const n = input.ids.length;
-        const question = `Delete ${n === 1 ? `ticket #${input.ids[0]}` : `${n} tickets`}? Nothing was changed: send the change again with confirm: true to delete.`;
-        if (!wantsHtml(c)) throw new AppError('conflict', question);
-        const props = { ids: input.ids, changes: input.changes, returnTo: input.return_to ?? '' };
-        if (isHtmx(c)) {
-          c.header('HX-Retarget', '#bulk-error');
-          c.header('HX-Reswap', 'innerHTML');
-          return c.html(<BulkDeleteQuestion {...props} />);
-        }
-        return c.render(<BulkDeleteQuestion {...props} standalone />, { title: 'Delete tickets?' });
-      }
-      const changes = input.force ? { ...input.changes, force: true } : input.changes;
-      const results = await bulkUpdateTickets(db, actor, input.ids, changes, notifyOf(c));
-      if (!wantsHtml(c)) return c.json({ results });
-      const summary = bulkSummary(results);
-      const back = input.return_to ?? '';
-      if (!isHtmx(c)) {
-        setCookie(c, FLASH, encodeURIComponent(summary.slice(0, 1000)), FLASH_OPTIONS);
-        return c.redirect(`/tickets${back}`, 303);
-      }
-      // htmx: the list region again, as its query string asks, with the summary. The tickets have
-      // changed by now: a return_to that is no list (hand-made) shows the plain list, not a 422.
-      const { columns, ...rest } = Object.fromEntries(new URLSearchParams(back));
-      const query = TicketListQuerySchema.safeParse(nestFilterParams(rest));
-      const chosen = columns === undefined ? undefined : ColumnsParamSchema.safeParse(columns);
-      const asked =
-        query.success && chosen?.success !== false
-          ? await listProps(c, actor, query.data, chosen?.data).catch((e) => {
-              if (e instanceof AppError) return null;
-              throw e;
-            })
-          : null;
-      const props = asked ?? (await listProps(c, actor, {}, undefined));
-      return c.html(inZone(c, <TicketListRegion {...props} summary={summary} />));
-    },
-  );
 
   app.get(
     '/new',
@@ -758,29 +392,6 @@ export function ticketRoutes() {
       await removeWatcher(dbOf(c), actor, id, role, userId, notifyOf(c));
       if (isHtmx(c)) return c.html(inZone(c, <PeopleChanged p={await pageProps(c, actor, id)} />));
       return noContent(c, `/tickets/${id}`);
-    },
-  );
-  return app;
-}
-
-/** GET /attachments/:id — always a download (never rendered inline by the browser). */
-export function attachmentRoutes() {
-  const app = new Hono<AppEnv>();
-  app.get(
-    '/:id',
-    documented('Attachments')({
-      summary: 'Download a file',
-      description: "Always a download, with the file's own `Content-Type`.",
-      ok: { 200: { media: 'application/octet-stream', description: "The file's bytes" } },
-    }),
-    async (c) => {
-      const a = await getAttachment(dbOf(c), actorOf(c), pathId(c));
-      return c.body(new Uint8Array(a.content), 200, {
-        'Content-Type': a.content_type,
-        'Content-Disposition': `attachment; filename="${a.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,
-        'Content-Security-Policy': "sandbox; default-src 'none'",
-        'Cache-Control': 'private, max-age=3600',
-      });
     },
   );
   return app;

@@ -18,7 +18,7 @@ import {
   LinkSearchQuerySchema,
   SplitSchema,
 } from './linksSchemas.js';
-import { pageProps } from './index.js';
+import { pageProps } from './props.js';
 import { TicketChangeSchema } from './schemas.js';
 
 // SPEC D3 links and split (docs/decisions/075). Each answers JSON from the domain's result, or

@@ -8,7 +8,7 @@ import { WeekPage } from '../../views/timeWorked.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';
 import { actorOf, dbOf, notifyOf, pathId, queryObject, readBody, respond, validate } from '../respond.js';
-import { pageProps } from '../tickets/index.js';
+import { pageProps } from '../tickets/props.js';
 import { AddTimeSchema, TimeEntrySchema, TimeListSchema, TimeQuerySchema } from './schemas.js';
 
 // SPEC D4 time worked (decision 081): POST /tickets/:id/time (an entry with its TimeWorked
