@@ -31,8 +31,28 @@ const spec = (queueId: number, more: Partial<TicketListSpec> = {}): TicketListSp
   ...more,
 });
 
+/** A loop of `step` from start() to stop(); stop() says how many steps ran. */
+function mover(step: () => Promise<unknown>): { start(): void; stop(): Promise<number> } {
+  let steps = 0;
+  let running = false;
+  let loop: Promise<void> = Promise.resolve();
+  return {
+    start() {
+      running = true;
+      loop = (async () => {
+        for (; running; steps++) await step();
+      })();
+    },
+    async stop() {
+      running = false;
+      await loop;
+      return steps;
+    },
+  };
+}
+
 /** Lists `LISTS` times while `move` runs; every answer whose page does not fit its total. */
-async function listWhileMoving(store: Store, queueId: number, move: { start(): void; stop(): Promise<number> }) {
+async function listWhileMoving(store: Store, queueId: number, move: ReturnType<typeof mover>) {
   const misfits: { total: number; exact: boolean; shown: number }[] = [];
   const totals = new Set<number>();
   move.start();
@@ -49,6 +69,8 @@ async function listWhileMoving(store: Store, queueId: number, move: { start(): v
   expect([...totals].sort()).toEqual([STEADY, STEADY + 1]); // the lists raced the moves: they saw the ticket in and out
   return misfits;
 }
+
+const FLIP = "UPDATE tickets SET status = CASE status WHEN 'new' THEN 'open' ELSE 'new' END";
 
 describe('a list read while a ticket moves in and out of it: its page fits its total', () => {
   const dirs: string[] = [];
@@ -74,29 +96,16 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
       );
       let moving = 0;
       for (let i = 0; i <= STEADY; i++) moving = Number(insert.run(queueId, `Ticket ${i}`, NOW, NOW).lastInsertRowid);
-      const flip = writer.prepare(
-        "UPDATE tickets SET status = CASE status WHEN 'new' THEN 'open' ELSE 'new' END WHERE id = ?",
+      const flip = writer.prepare(`${FLIP} WHERE id = ?`);
+      const misfits = await listWhileMoving(
+        store,
+        queueId,
+        mover(async () => {
+          // A few commits, then a turn for the list's answer: the reader thread reads meanwhile.
+          for (let k = 0; k < 5; k++) flip.run(moving);
+          await new Promise((r) => setImmediate(r));
+        }),
       );
-      let moves = 0;
-      let running = false;
-      let loop: Promise<void> = Promise.resolve();
-      const misfits = await listWhileMoving(store, queueId, {
-        start() {
-          running = true;
-          loop = (async () => {
-            while (running) {
-              // A few commits, then a turn for the list's answer: the reader thread reads meanwhile.
-              for (let k = 0; k < 5; k++, moves++) flip.run(moving);
-              await new Promise((r) => setImmediate(r));
-            }
-          })();
-        },
-        async stop() {
-          running = false;
-          await loop;
-          return moves;
-        },
-      });
       expect(misfits).toEqual([]);
     } finally {
       writer.close();
@@ -123,26 +132,11 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
           [queueId, NOW, STEADY],
         );
         const moving = Math.max(...rows.map((r) => r.id));
-        let moves = 0;
-        let running = false;
-        let loop: Promise<void> = Promise.resolve();
-        const misfits = await listWhileMoving(store, queueId, {
-          start() {
-            running = true;
-            loop = (async () => {
-              for (; running; moves++)
-                await writer.query(
-                  "UPDATE tickets SET status = CASE status WHEN 'new' THEN 'open' ELSE 'new' END WHERE id = $1",
-                  [moving],
-                );
-            })();
-          },
-          async stop() {
-            running = false;
-            await loop;
-            return moves;
-          },
-        });
+        const misfits = await listWhileMoving(
+          store,
+          queueId,
+          mover(() => writer.query(`${FLIP} WHERE id = $1`, [moving])),
+        );
         expect(misfits).toEqual([]);
       } finally {
         await writer.end();
