@@ -1,10 +1,10 @@
 import { cachedConfig } from '../db/configCache.js';
-import { and, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, ne, or, sql, count } from 'drizzle-orm';
 import { type Conn, type Db, lockName, lockTicket, prepared, sameName, first, transaction } from '../db/port.js';
-import { imapState, mailIntake, outbox, queues, transactions } from '../db/tables.js';
-import { type Actor, requireAdmin } from './actor.js';
+import { mailIntake, outbox, queues, transactions } from '../db/tables.js';
+import type { Actor } from './actor.js';
 import { nowIso, nowMs } from './clock.js';
-import { AppError, invalid, notFound } from './errors.js';
+import { AppError, invalid } from './errors.js';
 import { findQueueByName } from './queues.js';
 import { judgeMailCc, recordMailCc } from './mailCc.js';
 import { commentOnTicket, recordOutsideMail } from './tickets/comment.js';
@@ -83,7 +83,7 @@ const SUCCESSFUL: Verdict[] = ['created', 'appended', 'ignored_auto', 'rejected'
 /** `[hxdesk #12]`, also typed by hand: `[hxdesk#12]`, `[HXDESK # 12]`. */
 const TAG_RE = /\[\s*hxdesk\s*#\s*(\d+)\s*\]/i;
 
-type IntakeRow = typeof mailIntake.$inferSelect;
+export type IntakeRow = typeof mailIntake.$inferSelect;
 
 function resultOf(row: IntakeRow, duplicate: boolean, userCreated = false): IntakeResult {
   return {
@@ -542,84 +542,5 @@ export async function logFailedMail(db: Db, m: Logged, source: string, error: st
   return resultOf(
     await transaction(db, (tx) => logIntake(tx, m, source, { verdict: 'failed', error: error.slice(0, 2000) })),
     false,
-  );
-}
-
-// ---- admin: the intake log -------------------------------------------------------------
-
-export interface IntakeJson {
-  id: number;
-  identity: string;
-  message_id: string | null;
-  source: string;
-  sender: string | null;
-  subject: string | null;
-  verdict: Verdict;
-  rule: string | null;
-  ticket_id: number | null;
-  transaction_id: number | null;
-  error: string | null;
-  /** The recipients taken as ours (SPEC D6): never made a Cc. */
-  ours: string[];
-  size: number;
-  created_at: string;
-}
-const intakeJson = (r: IntakeRow): IntakeJson => ({
-  id: r.id,
-  identity: r.identity,
-  message_id: r.message_id,
-  source: r.source,
-  sender: r.sender,
-  subject: r.subject,
-  verdict: r.verdict,
-  rule: r.rule,
-  ticket_id: r.ticket_id,
-  transaction_id: r.transaction_id,
-  error: r.error,
-  ours: oursOf(r.rule),
-  size: r.raw.length,
-  created_at: r.created_at,
-});
-
-export async function listIntake(db: Db, actor: Actor, f: { verdict?: Verdict; limit?: number; offset?: number }) {
-  requireAdmin(actor);
-  const limit = f.limit ?? 50;
-  const offset = f.offset ?? 0;
-  const where = f.verdict ? eq(mailIntake.verdict, f.verdict) : undefined;
-  const rows = await db.select().from(mailIntake).where(where).orderBy(desc(mailIntake.id)).limit(limit).offset(offset);
-  const total = (await first(db.select({ n: count() }).from(mailIntake).where(where)))!.n;
-  return { intake: rows.map(intakeJson), total, limit, offset };
-}
-
-export async function getIntake(db: Db, actor: Actor, id: number): Promise<IntakeJson & { raw: string }> {
-  requireAdmin(actor);
-  const row = await first(db.select().from(mailIntake).where(eq(mailIntake.id, id)));
-  if (!row) throw notFound('Intake entry', id);
-  return { ...intakeJson(row), raw: row.raw.toString('utf8') };
-}
-
-/** The raw bytes of an entry, for replay. */
-export async function intakeRaw(db: Db, actor: Actor, id: number): Promise<Buffer> {
-  requireAdmin(actor);
-  const row = await first(db.select({ raw: mailIntake.raw }).from(mailIntake).where(eq(mailIntake.id, id)));
-  if (!row) throw notFound('Intake entry', id);
-  return row.raw;
-}
-
-// ---- IMAP polling state ----------------------------------------------------------------
-
-export async function getImapState(db: Db, mailbox: string) {
-  return await first(db.select().from(imapState).where(eq(imapState.mailbox, mailbox)));
-}
-
-export async function saveImapState(db: Db, mailbox: string, uidValidity: string, lastUid: number): Promise<void> {
-  await transaction(db, (tx) =>
-    tx
-      .insert(imapState)
-      .values({ mailbox, uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso(db) })
-      .onConflictDoUpdate({
-        target: imapState.mailbox,
-        set: { uid_validity: uidValidity, last_uid: lastUid, updated_at: nowIso(db) },
-      }),
   );
 }

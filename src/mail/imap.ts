@@ -1,7 +1,7 @@
 import { ImapFlow } from 'imapflow';
 import { type HeldLock, type Store, storageUnavailable, tryLock } from '../db/port.js';
 import { throttled, type Throttled } from '../log.js';
-import { getImapState, saveImapState } from '../domain/mailIntake.js';
+import { getImapState, saveImapState } from '../domain/imapState.js';
 import { MailRejected, processMail, type ProcessorSettings } from './processor.js';
 
 export interface ImapOptions {

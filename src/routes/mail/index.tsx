@@ -4,7 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
 import { requireAdmin } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
-import { getIntake, intakeRaw, listIntake } from '../../domain/mailIntake.js';
+import { getIntake, intakeRaw, listIntake } from '../../domain/mailIntakeLog.js';
 import { processMail } from '../../mail/processor.js';
 import { readMailForm } from './form.js';
 import { IntakeEntryPage, IntakePage } from '../../views/admin/mail.js';

@@ -1,4 +1,4 @@
-import type { IntakeJson } from '../../domain/mailIntake.js';
+import type { IntakeJson } from '../../domain/mailIntakeLog.js';
 import type { OutboxJson } from '../../domain/outbox.js';
 import type { Mailbox } from '../../scrips/outbox.js';
 import { When } from '../format.js';
