@@ -42,12 +42,12 @@ export function limitReads(pool: pg.Pool, slots: number): InReadSlot {
     }
     return new Promise<void>((resolve) => waiting.push(resolve)).then(run);
   };
+  // A write's statements outside its unit of work are not reads.
+  const inReadSlot: InReadSlot = (fn) => (inWrite() ? fn() : inSlot(fn));
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  const limited = (...args: unknown[]) => {
-    // The callback form is not ours; a write's statements outside its unit of work are not reads.
-    if (typeof args[args.length - 1] === 'function' || inWrite()) return query(...args);
-    return inSlot(() => query(...args) as Promise<unknown>);
-  };
+  const limited = (...args: unknown[]) =>
+    // The callback form is not ours.
+    typeof args[args.length - 1] === 'function' ? query(...args) : inReadSlot(() => query(...args) as Promise<unknown>);
   Object.defineProperty(pool, 'query', { value: limited, writable: true, configurable: true });
-  return (fn) => (inWrite() ? fn() : inSlot(fn));
+  return inReadSlot;
 }

@@ -10,7 +10,7 @@ import { pgStorageFailure, probeWrite, sqlState } from './storage.js';
 import { pgLogHorizon } from './logHorizon.js';
 import { logAnnouncer, logAppender, pgSignals } from './signals.js';
 import { searchPeople } from './people.js';
-import { listTickets } from './ticketList.js';
+import { type InSnapshot, listTickets } from './ticketList.js';
 import { connectionOf } from './handle.js';
 import { rowLocks, VERSION } from './locks.js';
 import { configCache } from '../configCache.js';
@@ -154,6 +154,14 @@ export async function openPostgres(
   const storage = storageWatch({ classify: pgStorageFailure, probe: () => probeWrite(pool) });
   // The pool's handle, given out once the store is built (decision 065).
   let root: Db;
+  // A list read again in one snapshot (decision 096): a read-only transaction, within the reads' share.
+  const inSnapshot: InSnapshot = (read) =>
+    inReadSlot(() =>
+      pgDb.transaction(async (tx) => await read(giveOut(impl, tx)), {
+        isolationLevel: 'repeatable read',
+        accessMode: 'read only',
+      }),
+    );
   const impl: Store = {
     dialect: 'postgres',
     config: configCache(),
@@ -249,21 +257,8 @@ export async function openPostgres(
       idsParam: (ids) => [...ids],
       // Migration 0020's index expression.
       emailDomain: (column) => sql`lower(substr(${column as never}, strpos(${column as never}, '@') + 1))`,
-      listTickets: (conn, spec) =>
-        listTickets(
-          conn,
-          spec,
-          // A unit of work's list reads on its own connection; one outside reads again in one snapshot.
-          conn instanceof PgTransaction
-            ? undefined
-            : (read) =>
-                inReadSlot(() =>
-                  pgDb.transaction(async (tx) => await read(giveOut(impl, tx)), {
-                    isolationLevel: 'repeatable read',
-                    accessMode: 'read only',
-                  }),
-                ),
-        ),
+      // A unit of work's list reads on its own connection; one outside reads again in one snapshot.
+      listTickets: (conn, spec) => listTickets(conn, spec, conn instanceof PgTransaction ? undefined : inSnapshot),
       searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
     },
     coordination: {

@@ -1,6 +1,6 @@
 import type { TicketListSpec } from '../port.js';
 
-// A list's total and its page, as both stores read them (decision 096).
+// A list's total and its page, which must agree (decision 096).
 
 export type TotalAndPage = { total: number; exact: boolean; page: unknown[] };
 
