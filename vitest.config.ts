@@ -20,6 +20,7 @@ const sqliteOnly = [
   'tests/cli.test.ts',
   'tests/group-commit.test.ts',
   'tests/sqlite-rows.test.ts',
+  'tests/pg-rows.test.ts',
   'tests/mail-out-html.test.ts',
   'tests/mailgate-exim.test.ts',
   'tests/mailgate-start.test.ts',

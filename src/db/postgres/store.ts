@@ -22,6 +22,7 @@ import { asWrite } from '../priority.js';
 import { apartWriter } from './writeApart.js';
 import { setPool } from './pools.js';
 import { statementNamer, withName } from './named.js';
+import { type DrizzlePgPrepared, fastExecute } from './rows.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -53,23 +54,22 @@ const nameOf = (key: object) => {
   return n;
 };
 
-interface PgPrepared {
-  execute(params?: Record<string, unknown>): Promise<unknown>;
-}
+type PgPrepared = DrizzlePgPrepared;
 
 /** The Prepared contract over a drizzle pg prepared query (rows for reads and RETURNING, a QueryResult otherwise). */
 function wrap<Row>(q: PgPrepared): Prepared<Row> {
+  const execute = fastExecute(q);
   return {
     async get(params) {
-      const r = await q.execute(params);
+      const r = await execute(params);
       return (Array.isArray(r) ? r[0] : r) as Row | undefined;
     },
     async all(params) {
-      const r = await q.execute(params);
+      const r = await execute(params);
       return (Array.isArray(r) ? r : r === undefined ? [] : [r]) as Row[];
     },
     async run(params) {
-      const r = await q.execute(params);
+      const r = await execute(params);
       return { changes: Array.isArray(r) ? r.length : ((r as { rowCount?: number | null })?.rowCount ?? 0) };
     },
   };

@@ -9,6 +9,7 @@ import { contradicts, type TotalAndPage } from '../shared/listTotal.js';
 import { newestFirst } from '../shared/newestWords.js';
 import { type WordPlan, wordPlan } from '../shared/words.js';
 import { newestWordPage, wordMatches } from './newestWords.js';
+import { rowsOf } from './rows.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../tables.js';
 
 // A filtered ticket list on PostgreSQL (SPEC B4): the same TicketListSpec as
@@ -199,7 +200,7 @@ export async function listTickets(db: PgDb, f: TicketListSpec, inSnapshot?: InSn
     // is read, from the tickets it can hold.
     const page = await newestWords(db, f);
     if (page) {
-      const rows = await listQueries(db, f, page).page;
+      const rows = await rowsOf(listQueries(db, f, page).page);
       return { rows: rows as (typeof tickets.$inferSelect)[], total: f.countUpTo!, exact: false };
     }
     textIds = await textIdsFor(db, { ...f, q: f.q });
@@ -235,7 +236,7 @@ async function totalAndPage(
           total: (c?.counted ?? 0) - (c?.merged ?? 0),
           exact: (c?.counted ?? 0) < bound + (c?.merged ?? 0),
         })),
-    q.page,
+    rowsOf(q.page),
   ]);
   return { ...counted, page };
 }
