@@ -40,8 +40,8 @@ export function fastExecute(pq: DrizzlePgPrepared): (values?: Record<string, unk
   };
 }
 
-/** A select built for one run (a list's page), run as fastExecute runs it. */
+/** A select built for one run (a list's page), run as fastExecute runs it (drizzle's own `then` if it cannot be prepared). */
 export async function rowsOf<Row>(query: PromiseLike<Row[]>): Promise<Row[]> {
-  const pq = (query as unknown as { _prepare(): DrizzlePgPrepared })._prepare();
-  return (await fastExecute(pq)()) as Row[];
+  const pq = (query as PromiseLike<Row[]> & { _prepare?: () => DrizzlePgPrepared })._prepare?.();
+  return pq ? ((await fastExecute(pq)()) as Row[]) : await query;
 }
