@@ -43,7 +43,8 @@ export interface Lookups {
 export async function lookups(
   db: Db,
   actor: Actor,
-  alsoUsers: (number | null)[] = [],
+  /** A promise: the other reads start now, the users by id once it is kept (the ticket page: its history names them). */
+  alsoUsers: (number | null)[] | Promise<(number | null)[]> = [],
   /** `savedViews: false`: a screen that shows no view picker (the ticket page; issue 32) reads none. */
   need: { savedViews?: boolean } = {},
 ): Promise<Lookups> {
@@ -109,8 +110,12 @@ export const staffQuery = (db: Db) =>
  * What a customer sees of the people on their ticket: themselves, and the others by name —
  * staff without their address (as the portal shows them), other customers as their mail does.
  */
-async function customerView(db: Db, actor: Actor, ids: (number | null)[]): Promise<Person[]> {
-  const others = [...new Set(ids)].filter((id): id is number => id !== null && id !== actor.id);
+async function customerView(
+  db: Db,
+  actor: Actor,
+  asked: (number | null)[] | Promise<(number | null)[]>,
+): Promise<Person[]> {
+  const others = [...new Set(await asked)].filter((id): id is number => id !== null && id !== actor.id);
   const rows = await peopleByIds(db, others);
   return [
     { id: actor.id, name: actor.name, email: actor.email, role: actor.role, disabled: false },
@@ -122,9 +127,13 @@ async function customerView(db: Db, actor: Actor, ids: (number | null)[]): Promi
  * Staff, and the users asked for by id; by name. Both read side by side (on PostgreSQL one round
  * trip, not two; issue 32): the ids' staff come twice and are kept once.
  */
-async function staffAnd(db: Db, ids: (number | null)[]): Promise<Person[]> {
-  const asked = [...new Set(ids)].filter((id): id is number => id !== null);
-  const [staff, named] = await Promise.all([staffPrepared(db).all(), peopleByIds(db, asked)]);
+async function staffAnd(db: Db, ids: (number | null)[] | Promise<(number | null)[]>): Promise<Person[]> {
+  const byIds = async () =>
+    peopleByIds(
+      db,
+      [...new Set(await ids)].filter((id): id is number => id !== null),
+    );
+  const [staff, named] = await Promise.all([staffPrepared(db).all(), byIds()]);
   const known = new Set(staff.map((u) => u.id));
   return [...staff, ...named.filter((u) => !known.has(u.id))].sort(byName);
 }

@@ -298,9 +298,26 @@ function withExtras(r: TicketRow, e: Extras): TicketJson {
   return ticketJson(r, e.description, e.values, w, e.links, sortTags(e.tags));
 }
 
+/** What is stored beside ticket `id`, read by its id alone (one statement). */
+async function extrasOf(conn: Conn, id: number): Promise<Extras> {
+  return extrasByTicket([id], await extrasOfOne(conn).all({ id })).get(id)!;
+}
+
 /** One ticket in API form with one read for what is stored beside it. */
 async function oneTicketJson(conn: Conn, r: TicketRow): Promise<TicketJson> {
-  return withExtras(r, extrasByTicket([r.id], await extrasOfOne(conn).all({ id: r.id })).get(r.id)!);
+  return withExtras(r, await extrasOf(conn, r.id));
+}
+
+/**
+ * Ticket `id` in API form, its row from `row` (the read that refuses a reader who may not see it)
+ * and what is stored beside it read at the same time, by the id alone: on PostgreSQL a round trip
+ * less for every ticket read alone (decision 097). If `row` fails, the parts read are dropped.
+ */
+export async function ticketJsonBeside(conn: Conn, id: number, row: Promise<TicketRow>): Promise<TicketJson> {
+  const extras = extrasOf(conn, id);
+  // Handled at once: a failure of either, while the other is still out, is never an unhandled rejection.
+  extras.catch(() => undefined);
+  return withExtras(await row, await extras);
 }
 
 /**

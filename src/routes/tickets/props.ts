@@ -56,43 +56,51 @@ export async function pageProps(
   // Then independent reads, asked together: on PostgreSQL each is a round trip (decision 088),
   // and the page waits for the longest chain of them, not their sum (decision 094).
   // The queue's Cc and AdminCc watch this ticket too (SPEC C2); customers do not see who watches.
-  const [transactions, queueWatchers, menu, responses, newAfter, customer, linked, restoreStatus] = await Promise.all([
-    history ?? historyOfReadTicket(db, actor, ticket),
-    staff ? queueWatchersOf(db, ticket.queue_id) : { cc: [], admin_cc: [] },
-    // SPEC D3: the ticket's lifecycle: its current status and the allowed targets, in their colors.
-    statusMenu(db, ticket),
-    staff && replyBox ? listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
-    seen !== undefined ? seen : seenUpTo(db, actor, id),
-    // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
-    replyBox ? customerContext(db, actor, ticket) : null,
-    staff ? linkedTickets(db, ticket.links) : new Map(),
-    ticket.status === 'deleted' ? statusBeforeDeletion(db, id, ticket.queue_id) : undefined,
-  ]);
+  const transactionsRead = history ? Promise.resolve(history) : historyOfReadTicket(db, actor, ticket);
+  const queueWatchersRead = staff ? queueWatchersOf(db, ticket.queue_id) : Promise.resolve({ cc: [], admin_cc: [] });
   // Names for the ticket's people and everyone the history names (requesters are not in the staff list).
-  const named = (types: string[]) =>
-    transactions
-      .filter((t) => types.includes(t.type))
-      .flatMap((t) => [t.old_value, t.new_value].map((v) => (v && /^\d+$/.test(v) ? Number(v) : null)));
-  const people = [
-    ticket.requester_id,
-    ...ticket.requesters,
-    ...ticket.cc,
-    ...ticket.admin_cc,
-    ...queueWatchers.cc,
-    ...queueWatchers.admin_cc,
-    ...transactions.map((t) => t.creator_id),
-    ...named(['SetOwner', 'AddWatcher', 'DelWatcher']),
-  ];
+  const people = async () => {
+    const [transactions, queueWatchers] = await Promise.all([transactionsRead, queueWatchersRead]);
+    const named = (types: string[]) =>
+      transactions
+        .filter((t) => types.includes(t.type))
+        .flatMap((t) => [t.old_value, t.new_value].map((v) => (v && /^\d+$/.test(v) ? Number(v) : null)));
+    return [
+      ticket.requester_id,
+      ...ticket.requesters,
+      ...ticket.cc,
+      ...ticket.admin_cc,
+      ...queueWatchers.cc,
+      ...queueWatchers.admin_cc,
+      ...transactions.map((t) => t.creator_id),
+      ...named(['SetOwner', 'AddWatcher', 'DelWatcher']),
+    ];
+  };
+  // SPEC D4: time entries, read when the ticket has time worked (or, below, the history shows an entry of it; decision 081).
+  const entriesRead = staff && ticket.time_worked_minutes !== 0 ? entriesByTransaction(db, id) : undefined;
+  // The lookups start with the rest (decision 097): only their users by id wait for the history.
   // The ticket page shows no view picker: its lookups read no saved views.
-  const [l, timeEntries, mailNamed] = await Promise.all([
-    lookups(db, actor, people, { savedViews: false }),
-    // SPEC D4: read only when the ticket has time worked or the history shows an entry of it (decision 081).
-    staff && (ticket.time_worked_minutes !== 0 || transactions.some((t) => t.type === 'TimeWorked'))
-      ? entriesByTransaction(db, id)
-      : undefined,
-    // SPEC D0: who mail named and the Cc bounds left out (less whoever is on the ticket now, below).
-    staff ? notAddedNamed(db, id) : [],
-  ]);
+  const [transactions, queueWatchers, menu, responses, newAfter, customer, linked, restoreStatus, l, mailNamed] =
+    await Promise.all([
+      transactionsRead,
+      queueWatchersRead,
+      // SPEC D3: the ticket's lifecycle: its current status and the allowed targets, in their colors.
+      statusMenu(db, ticket),
+      staff && replyBox ? listResponses(db, actor, { queue_id: ticket.queue_id }) : [],
+      seen !== undefined ? seen : seenUpTo(db, actor, id),
+      // SPEC D6: the Customer panel, drawn with the whole page (not read for every live update).
+      replyBox ? customerContext(db, actor, ticket) : null,
+      staff ? linkedTickets(db, ticket.links) : new Map(),
+      ticket.status === 'deleted' ? statusBeforeDeletion(db, id, ticket.queue_id) : undefined,
+      lookups(db, actor, people(), { savedViews: false }),
+      // SPEC D0: who mail named and the Cc bounds left out (less whoever is on the ticket now, below).
+      staff ? notAddedNamed(db, id) : [],
+      entriesRead,
+    ]);
+  const timeEntries =
+    entriesRead === undefined && staff && transactions.some((t) => t.type === 'TimeWorked')
+      ? await entriesByTransaction(db, id)
+      : await entriesRead;
   const onTicket = new Set([...ticket.requesters, ...ticket.cc, ...queueWatchers.cc]);
   const notAdded = notAddedFrom(mailNamed, new Set(l.users.filter((u) => onTicket.has(u.id)).map((u) => u.email)));
   return {
