@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { requestStarted } from './db/requestLoad.js';
 import { STAFF_LANDING } from './domain/tickets/builtinLists.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +82,13 @@ export async function createApp(deps: Deps) {
   app.use('*', accessLog(deps.log, { json: deps.env.production }));
   app.use('*', async (c, next) => {
     c.set('deps', deps);
-    await next();
+    // Decision 098: whether a list has the process to itself (it then skips the reader threads).
+    const ended = requestStarted();
+    try {
+      await next();
+    } finally {
+      ended();
+    }
   });
   // SPEC D2's test clock (decision 071): each request reads the time another process may have set.
   if (deps.env.HXDESK_TEST_CLOCK)

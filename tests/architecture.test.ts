@@ -46,6 +46,8 @@ const LAYERS = [
       // Decision 066: a unit of work's memo and a write's priority, both AsyncLocalStorage only.
       'src/db/unitMemo.ts',
       'src/db/priority.ts',
+      // Decision 098: how many requests the process is answering (a counter, no imports).
+      'src/db/requestLoad.ts',
       // Decision 067: the configuration a process keeps between units of work, by version (the query builder only).
       'src/db/configCache.ts',
     ],

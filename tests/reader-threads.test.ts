@@ -1,4 +1,7 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestsInFlight } from '../src/db/requestLoad.js';
+import { waitUntil } from './helpers/wait.js';
 import type { TicketListSpec } from '../src/db/port.js';
 import { writerHandle } from '../src/db/sqlite/client.js';
 import { listTickets } from '../src/db/sqlite/ticketList.js';
@@ -76,6 +79,54 @@ describe('reader threads (SQLite)', () => {
       expect(found.body.tickets.at(-1).id).toBe(created.body.ticket.id);
     }
     expect(readerStats(s.db)!.lists).toBe(before + 5);
+  });
+
+  it('runs a plain list on the HTTP thread when it is the one request being answered (decision 098)', async () => {
+    const before = readerStats(s.db)!.lists;
+    const plain = await s.api('GET', '/tickets?status=open&sort=priority');
+    expect(plain.status).toBe(200);
+    expect(plain.body.total).toBe(10);
+    const page = await s.api('GET', '/tickets?limit=7&offset=7');
+    expect(page.body.tickets).toHaveLength(7);
+    expect(readerStats(s.db)!.lists).toBe(before);
+    // A search, an exact total and a deep page still go to a thread.
+    expect((await s.api('GET', '/tickets?q=printer')).status).toBe(200);
+    expect((await s.api('GET', '/tickets?count=exact')).status).toBe(200);
+    expect((await s.api('GET', '/tickets?offset=1000')).status).toBe(200);
+    expect(readerStats(s.db)!.lists).toBe(before + 3);
+  });
+
+  it('sends a plain list to a thread while another request is being answered (decision 098)', async () => {
+    // A request held open: its body is promised and not sent yet, so its handler is still waiting.
+    const body = JSON.stringify({ queue_id: 1, subject: 'Held open', description: 'x' });
+    const held = http.request(`${s.url}/tickets`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${s.adminToken}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      },
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      held.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      held.on('error', reject);
+    });
+    held.write(body.slice(0, 10));
+    await waitUntil('the held request counted', requestsInFlight, (n) => n >= 1);
+    const before = readerStats(s.db)!.lists;
+    const list = await s.api('GET', '/tickets?status=open&sort=priority');
+    expect(list.status).toBe(200);
+    expect(list.body.total).toBe(10);
+    expect(readerStats(s.db)!.lists).toBe(before + 1);
+    held.end(body.slice(10));
+    expect(await answered).toBe(201);
+    // The held request has been answered: the next list has the process to itself again.
+    await waitUntil('no request in flight', requestsInFlight, (n) => n === 0);
+    await s.api('GET', '/tickets?status=open&sort=priority');
+    expect(readerStats(s.db)!.lists).toBe(before + 1);
   });
 
   it('answers a bad filter with the same 422, and a search the index only narrows down exactly', async () => {

@@ -8,7 +8,16 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createPrivateDir } from '../../dataDir.js';
 import { configCache } from '../configCache.js';
-import { type Conn, type Db as PortDb, giveOut, type Prepared, type Store, type StoreSignal } from '../port.js';
+import {
+  type Conn,
+  type Db as PortDb,
+  giveOut,
+  type Prepared,
+  type Store,
+  type StoreSignal,
+  type TicketListSpec,
+} from '../port.js';
+import { requestsInFlight } from '../requestLoad.js';
 import * as schema from './schema.js';
 import { storageWatch, type StorageWatch } from '../storageWatch.js';
 import { startCheckpointer } from './checkpointer.js';
@@ -28,6 +37,19 @@ export type { Db };
 // The SQL migrations live in the source tree (drizzle-kit writes them there); the server reads
 // them from there whether it runs from src/ (tsx) or from the compiled dist/.
 const migrationsFolder = fileURLToPath(new URL('../../../src/db/sqlite/migrations', import.meta.url));
+
+/** A page deeper than this reads the rows it skips (at 100k tickets, ~1 ms per 5,000): on a thread. */
+const SHALLOW = 1000;
+
+/**
+ * A list the HTTP thread runs itself, reader threads or not (decision 098): the one request this
+ * process is answering, with a bounded total, no text search and a shallow page — a few index
+ * reads, cheaper than the hop to a thread and back. A search (its cost follows the text), an exact
+ * total (every matching row counted) or a deep page still goes to a thread, as does every list
+ * while another request waits, and every list outside a request (workers, the CLI).
+ */
+const onThisThread = (spec: TicketListSpec) =>
+  requestsInFlight() === 1 && spec.countUpTo !== undefined && spec.offset < SHALLOW && !spec.q && !spec.qRequesterIds;
 
 /**
  * Opens (creating if needed) the SQLite file, applies migrations and returns the store
@@ -163,7 +185,7 @@ export function openSqlite(file: string, opts: { readThreads?: number } = {}): S
       // Migration 0033's index expression, word for word (SQLite matches an indexed expression as written).
       emailDomain: (column) => sql`lower(substr(${column as SQLiteColumn}, instr(${column as SQLiteColumn}, '@') + 1))`,
       listTickets: async (conn, spec) =>
-        readers && conn !== writerPort
+        readers && conn !== writerPort && !onThisThread(spec)
           ? (readers.list(spec) as Promise<{ rows: never[]; total: number; exact: boolean }>)
           : listTickets(sqliteHandle(conn), spec),
       searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
