@@ -1,6 +1,7 @@
 // Two built trees as production servers (`dist/server.js`), each on its own copy of a dataset,
 // over HTTP (keep-alive node:http, one request at a time), requests alternating between them:
-// each URL's p50 per tree and their ratio (B ÷ A). GETs as an admin's API token, JSON.
+// each URL's p50 per tree and their ratio (B ÷ A). GETs as an admin's API token, JSON (a URL
+// ending in ' html' asks for the HTML page).
 //   node bench/ab-http.mjs <treeA> <treeB> <hxdesk.db to copy> <url> [url…]   [N=300]
 // Build both first (npx tsc -p tsconfig.build.json). The copies go to a temporary directory.
 import { spawn } from 'node:child_process';
@@ -62,9 +63,11 @@ try {
       [A, []],
       [B, []],
     ]);
+    const [p, kind] = url.split(' ');
+    const accept = kind === 'html' ? 'text/html' : 'application/json';
     const one = async (s, keep) => {
       const t = performance.now();
-      const code = await get(s.port, url, { authorization: `Bearer ${s.token}`, accept: 'application/json' });
+      const code = await get(s.port, p, { authorization: `Bearer ${s.token}`, accept });
       if (code !== 200) throw new Error(`${url}: ${code}`);
       if (keep) times.get(s).push(performance.now() - t);
     };
