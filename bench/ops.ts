@@ -1,5 +1,6 @@
 // The per-operation measurements of `npm run bench` (bench/run.ts): an operation with a single
 // client (sequential requests, latency percentiles), or under concurrent load (autocannon).
+import http from 'node:http';
 import autocannon from 'autocannon';
 
 export interface Result {
@@ -29,6 +30,40 @@ function report(r: Result) {
   process.stdout.write(`${JSON.stringify({ size: state.size, store: state.store, ...r })}\n`);
 }
 
+/** One keep-alive connection for the single client (a client of its own per run, as a browser tab has). */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One request over `agent`, its answer read to the end: the status. */
+function send(
+  base: string,
+  req: { method: string; path: string; body?: string; headers?: Record<string, string> },
+  auth: Record<string, string>,
+): Promise<number> {
+  const u = new URL(base + req.path);
+  const headers: Record<string, string> = { ...auth, ...req.headers };
+  if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+  return new Promise((resolve, reject) => {
+    const r = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, agent, headers },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+/** Requests sent before an operation's measured ones, not counted: its code paths compiled, as in a running server. */
+export const warmUps = (n: number) => Math.min(20, Math.ceil(n / 5));
+
+/**
+ * An operation with one client: `n` requests one after another, after warmUps(n) not counted,
+ * over a keep-alive `node:http` connection (docs/decisions/099: `fetch` added 0.3–0.5 ms of the
+ * client's own to each request, and a p50 of 50 requests counted the first, not yet compiled ones).
+ */
 export async function single(
   op: string,
   n: number,
@@ -36,20 +71,17 @@ export async function single(
   base: string,
   auth: Record<string, string>,
 ) {
+  const warm = warmUps(n);
+  for (let i = 0; i < warm; i++) await send(base, make(n + i), auth);
   const times: number[] = [];
   let errors = 0;
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     const req = make(i);
     const s = performance.now();
-    const res = await fetch(base + req.path, {
-      method: req.method,
-      headers: { ...auth, ...req.headers },
-      body: req.body,
-    });
-    await res.arrayBuffer();
+    const status = await send(base, req, auth);
     times.push(performance.now() - s);
-    if (res.status >= 400) errors++;
+    if (status >= 400) errors++;
   }
   const total = (performance.now() - t0) / 1000;
   times.sort((a, b) => a - b);
