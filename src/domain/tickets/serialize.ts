@@ -100,25 +100,19 @@ const tagsOfMany = (conn: Conn, inIds: IdsIn) =>
     .from(ticketTags)
     .where(inIds(ticketTags.ticket_id));
 
-const descriptionsAndTagsOfMany = preparedForIds((db, inIds) =>
-  descriptionsOfMany(db, inIds).unionAll(tagsOfMany(db, inIds)),
-);
 const descriptionsOfManyPrepared = preparedForIds(descriptionsOfMany);
 const tagsOfManyPrepared = preparedForIds(tagsOfMany);
 
 /**
  * The descriptions (Create transaction bodies) and the tags (SPEC D3) of a batch of tickets
- * (decision 074). On PostgreSQL in one statement (a UNION ALL: no round trip more per list page);
- * on SQLite in two, which cost less there than the union (no round trips to save).
+ * (decision 074), in two statements: on SQLite they cost less than their union. (PostgreSQL reads
+ * them with the rest of a page's parts in one statement: extrasOfMany, decision 097.)
  */
-export async function descriptionsAndTagsOf(
+async function descriptionsAndTagsOf(
   conn: Conn,
   ids: number[],
 ): Promise<{ descriptions: Map<number, string>; tags: Map<number, string[]> }> {
-  const rows =
-    dialectOf(conn) === 'postgres'
-      ? await descriptionsAndTagsOfMany(conn, ids)
-      : [...(await descriptionsOfManyPrepared(conn, ids)), ...(await tagsOfManyPrepared(conn, ids))];
+  const rows = [...(await descriptionsOfManyPrepared(conn, ids)), ...(await tagsOfManyPrepared(conn, ids))];
   const descriptions = new Map<number, string>();
   const tags = new Map<number, string[]>(ids.map((id) => [id, []]));
   for (const r of rows) {
@@ -254,8 +248,8 @@ const extrasQuery = (db: Db, on: (column: unknown) => SQL) =>
 /** One ticket's extras (decision 067: every write answers with its ticket). */
 const extrasOfOne = prepared((db) => extrasQuery(db, (column) => eq(column as never, sql.placeholder('id'))));
 /**
- * A batch's extras, on PostgreSQL: one round trip where the four reads of ticketsJson were four
- * (decision 097). SQLite has no round trip to save, and reads them apart.
+ * A batch's extras, on PostgreSQL: one round trip, where ticketsJson's four separate reads took
+ * four (decision 097). SQLite has no round trip to save, and reads them apart.
  */
 const extrasOfMany = preparedForIds((db, inIds) => extrasQuery(db, inIds));
 
@@ -338,12 +332,12 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[], read: TicketPar
     return rows.map((r) => ticketJson(r, '', {}, undefined, undefined, sortTags(tags.get(r.id)!)));
   }
   if (rows.length === 1) return [await oneTicketJson(conn, rows[0])];
+  // PostgreSQL: every part in one statement, one round trip (decision 097).
   if (dialectOf(conn) === 'postgres') {
     const extras = extrasByTicket(ids, await extrasOfMany(conn, ids));
     return rows.map((r) => withExtras(r, extras.get(r.id)!));
   }
-  // Independent reads, asked together: on PostgreSQL each is a round trip (0.6–1 ms of waiting
-  // against a plan of 0.1–0.5 ms; decision 088), and a pool runs them on several connections.
+  // SQLite: a statement per part, each cheaper than their union (no round trip to save).
   const [{ descriptions, tags }, values, watchers, links] = await Promise.all([
     descriptionsAndTagsOf(conn, ids),
     customValuesOf(conn, ids),
