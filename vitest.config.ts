@@ -8,6 +8,10 @@ const shared = {
   isolate: false,
   testTimeout: 20_000,
   hookTimeout: 30_000,
+  // expect.poll waits for what a page or a worker does next: vitest's default of 1 s is less than
+  // a loaded CI machine takes for a debounced search's suggestions (tests/ui-links.test.ts missed
+  // it once). A longer wait only delays a failure; it passes nothing that would fail.
+  expect: { poll: { timeout: 10_000 } },
 };
 
 // Files whose subject is SQLite itself (its file, WAL, FTS5, plans, backups, migrations, CLI

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestsInFlight } from '../src/db/requestLoad.js';
+import { openSse } from './helpers/sse.js';
 import { waitUntil } from './helpers/wait.js';
 import type { TicketListSpec } from '../src/db/port.js';
 import { writerHandle } from '../src/db/sqlite/client.js';
@@ -127,6 +128,20 @@ describe('reader threads (SQLite)', () => {
     await waitUntil('no request in flight', requestsInFlight, (n) => n === 0);
     await s.api('GET', '/tickets?status=open&sort=priority');
     expect(readerStats(s.db)!.lists).toBe(before + 1);
+  });
+
+  it('does not count an open live stream as a request in flight: lists run inline beside it (decision 098)', async () => {
+    const live = await openSse(`${s.url}/events`, { authorization: `Bearer ${s.adminToken}` });
+    try {
+      expect(live.status).toBe(200);
+      await waitUntil('the stream opened and no longer counted', requestsInFlight, (n) => n === 0);
+      const before = readerStats(s.db)!.lists;
+      const list = await s.api('GET', '/tickets?status=open&sort=priority');
+      expect(list.body.total).toBe(10);
+      expect(readerStats(s.db)!.lists).toBe(before);
+    } finally {
+      live.close();
+    }
   });
 
   it('answers a bad filter with the same 422, and a search the index only narrows down exactly', async () => {
