@@ -77,7 +77,7 @@ const linksOfMany = preparedForIds((db, inIds) =>
 export async function linksOf(conn: Conn, ids: number[]): Promise<Map<number, LinksJson>> {
   const out = new Map<number, LinksJson>(ids.map((id) => [id, noLinks()]));
   if (ids.length === 0) return out;
-  // (One ticket's links come with its other stored parts: serialize.ts, extrasOfOne.)
+  // (One ticket's links come with its other stored parts: tickets/extras.ts, extrasOfOne.)
   const rows = await linksOfMany(conn, ids);
   for (const r of rows) {
     const type = r.type as LinkType;

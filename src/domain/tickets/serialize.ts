@@ -1,26 +1,10 @@
-import { and, eq, type SQL, sql } from 'drizzle-orm';
-import {
-  type Conn,
-  type Db,
-  dialectOf,
-  type IdsIn,
-  notIndexed,
-  prepared,
-  preparedForIds,
-  type RowOf,
-} from '../../db/port.js';
-import {
-  customFields,
-  ticketCustomValues,
-  tickets,
-  ticketLinks,
-  ticketTags,
-  ticketWatchers,
-  transactions,
-} from '../../db/tables.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { type Conn, dialectOf, type IdsIn, notIndexed, prepared, preparedForIds } from '../../db/port.js';
+import { customFields, ticketCustomValues, tickets, ticketTags, transactions } from '../../db/tables.js';
 import { customValueJson } from '../customFields.js';
+import { type Extras, extrasOf, extrasOfBatch } from './extras.js';
 import { watchersOf, type Watchers } from '../watchers.js';
-import { LINK_NAMES, type LinkType, linksOf, type LinksJson, noLinks, REVERSE_OF } from '../links.js';
+import { LINK_NAMES, linksOf, type LinksJson, noLinks } from '../links.js';
 import { sortTags } from '../tags/rows.js';
 import { type Actor, requireStaff } from '../actor.js';
 import type { CustomerShape, StaffTicketField } from '../customerView.js';
@@ -106,7 +90,7 @@ const tagsOfManyPrepared = preparedForIds(tagsOfMany);
 /**
  * The descriptions (Create transaction bodies) and the tags (SPEC D3) of a batch of tickets
  * (decision 074), in two statements: on SQLite they cost less than their union. (PostgreSQL reads
- * them with the rest of a page's parts in one statement: extrasOfMany, decision 097.)
+ * them with the rest of a page's parts in one statement: extras.ts, decision 097.)
  */
 async function descriptionsAndTagsOf(
   conn: Conn,
@@ -149,137 +133,6 @@ export async function customValuesOf(conn: Conn, ids: number[]): Promise<Map<num
   return byTicket;
 }
 
-/**
- * What is stored beside tickets — the description, the custom values, the ticket's own watchers,
- * tags and links — in one statement, `on(column)` choosing the tickets: each row is one ticket's
- * (`t`) part: `part` 0 is the description (`s1`: the body), 1 a value (`s1` key, `s2` type, `s3`
- * value), 2 a watcher (`s1` role, `s2` when added, `n1` the user, `n2` the position), 3 a tag
- * (`s1`), 4 a link of the ticket's own (`s1` type, `n1` its target), 5 a link naming the ticket
- * as its target (`s1` type, `n1` its base).
- */
-const extrasQuery = (db: Db, on: (column: unknown) => SQL) =>
-  // The watchers first: their columns give each column its type (PostgreSQL types a union's
-  // columns branch by branch, and a NULL in the first two would be taken for text).
-  db
-    .select({
-      t: ticketWatchers.ticket_id,
-      part: sql<number>`2`,
-      s1: sql<string | null>`${ticketWatchers.role}`,
-      s2: sql<string | null>`${ticketWatchers.created_at}`,
-      s3: sql<string | null>`NULL`,
-      n1: sql<number | null>`${ticketWatchers.user_id}`,
-      n2: sql<number | null>`${ticketWatchers.position}`,
-    })
-    .from(ticketWatchers)
-    .where(on(ticketWatchers.ticket_id))
-    .unionAll(
-      db
-        .select({
-          t: transactions.ticket_id,
-          part: sql<number>`0`,
-          s1: sql<string | null>`${transactions.body}`,
-          s2: sql<string | null>`NULL`,
-          s3: sql<string | null>`NULL`,
-          n1: sql<number | null>`NULL`,
-          n2: sql<number | null>`NULL`,
-        })
-        .from(transactions)
-        .where(and(on(transactions.ticket_id), isCreate)),
-    )
-    .unionAll(
-      db
-        .select({
-          t: ticketCustomValues.ticket_id,
-          part: sql<number>`1`,
-          s1: sql<string | null>`${customFields.key}`,
-          s2: sql<string | null>`${customFields.type}`,
-          s3: sql<string | null>`${ticketCustomValues.value}`,
-          n1: sql<number | null>`NULL`,
-          n2: sql<number | null>`NULL`,
-        })
-        .from(ticketCustomValues)
-        .innerJoin(customFields, eq(customFields.id, ticketCustomValues.field_id))
-        .where(on(ticketCustomValues.ticket_id)),
-    )
-    .unionAll(
-      db
-        .select({
-          t: ticketTags.ticket_id,
-          part: sql<number>`3`,
-          s1: sql<string | null>`${ticketTags.tag}`,
-          s2: sql<string | null>`NULL`,
-          s3: sql<string | null>`NULL`,
-          n1: sql<number | null>`NULL`,
-          n2: sql<number | null>`NULL`,
-        })
-        .from(ticketTags)
-        .where(on(ticketTags.ticket_id)),
-    )
-    // SPEC D3 links (decision 075): the ticket's own (4), and those naming it as their target (5).
-    .unionAll(
-      db
-        .select({
-          t: ticketLinks.base_id,
-          part: sql<number>`4`,
-          s1: sql<string | null>`${ticketLinks.type}`,
-          s2: sql<string | null>`NULL`,
-          s3: sql<string | null>`NULL`,
-          n1: sql<number | null>`${ticketLinks.target_id}`,
-          n2: sql<number | null>`NULL`,
-        })
-        .from(ticketLinks)
-        .where(on(ticketLinks.base_id)),
-    )
-    .unionAll(
-      db
-        .select({
-          t: ticketLinks.target_id,
-          part: sql<number>`5`,
-          s1: sql<string | null>`${ticketLinks.type}`,
-          s2: sql<string | null>`NULL`,
-          s3: sql<string | null>`NULL`,
-          n1: sql<number | null>`${ticketLinks.base_id}`,
-          n2: sql<number | null>`NULL`,
-        })
-        .from(ticketLinks)
-        .where(on(ticketLinks.target_id)),
-    );
-
-/** One ticket's extras (decision 067: every write answers with its ticket). */
-const extrasOfOne = prepared((db) => extrasQuery(db, (column) => eq(column as never, sql.placeholder('id'))));
-/**
- * A batch's extras, on PostgreSQL: one round trip, where ticketsJson's four separate reads took
- * four (decision 097). SQLite has no round trip to save, and reads them apart.
- */
-const extrasOfMany = preparedForIds((db, inIds) => extrasQuery(db, inIds));
-
-type ExtraRow = RowOf<ReturnType<typeof extrasQuery>>;
-interface Extras {
-  description: string;
-  values: Record<string, string | number>;
-  watchers: { role: string; user: number; position: number; added: string }[];
-  tags: string[];
-  links: LinksJson;
-}
-
-/** Each ticket's (of `ids`) API parts from extrasQuery's rows, in the orders the separate reads give. */
-function extrasByTicket(ids: readonly number[], rows: ExtraRow[]): Map<number, Extras> {
-  const out = new Map<number, Extras>();
-  for (const id of ids) out.set(id, { description: '', values: {}, watchers: [], tags: [], links: noLinks() });
-  for (const x of rows) {
-    const e = out.get(Number(x.t));
-    if (!e) continue;
-    const part = Number(x.part);
-    if (part === 0) e.description = x.s1 ?? '';
-    else if (part === 1) e.values[x.s1!] = customValueJson(x.s2!, x.s3!);
-    else if (part === 3) e.tags.push(x.s1!);
-    else if (part === 4) e.links[x.s1 as LinkType].push(Number(x.n1));
-    else if (part === 5) e.links[REVERSE_OF[x.s1 as LinkType]].push(Number(x.n1));
-    else e.watchers.push({ role: x.s1!, user: Number(x.n1), position: Number(x.n2), added: x.s2 ?? '' });
-  }
-  return out;
-}
-
 /** One ticket in API form from its row and its extras. */
 function withExtras(r: TicketRow, e: Extras): TicketJson {
   // The order watchersOf reads them in: position, then when added, then the user.
@@ -290,11 +143,6 @@ function withExtras(r: TicketRow, e: Extras): TicketJson {
   for (const x of e.watchers) w[x.role === 'requester' ? 'requesters' : (x.role as 'cc' | 'admin_cc')].push(x.user);
   for (const name of LINK_NAMES) e.links[name].sort((a, b) => a - b);
   return ticketJson(r, e.description, e.values, w, e.links, sortTags(e.tags));
-}
-
-/** What is stored beside ticket `id`, read by its id alone (one statement). */
-async function extrasOf(conn: Conn, id: number): Promise<Extras> {
-  return extrasByTicket([id], await extrasOfOne(conn).all({ id })).get(id)!;
 }
 
 /** One ticket in API form with one read for what is stored beside it. */
@@ -334,7 +182,7 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[], read: TicketPar
   if (rows.length === 1) return [await oneTicketJson(conn, rows[0])];
   // PostgreSQL: every part in one statement, one round trip (decision 097).
   if (dialectOf(conn) === 'postgres') {
-    const extras = extrasByTicket(ids, await extrasOfMany(conn, ids));
+    const extras = await extrasOfBatch(conn, ids);
     return rows.map((r) => withExtras(r, extras.get(r.id)!));
   }
   // SQLite: a statement per part, each cheaper than their union (no round trip to save).
