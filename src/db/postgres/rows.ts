@@ -17,16 +17,26 @@ export interface DrizzlePgPrepared {
   execute(values?: Record<string, unknown>): Promise<unknown>;
 }
 
+/** How rows of a query are turned into objects: by a function made for its columns. */
+export type RowMap = (row: unknown[]) => unknown;
+
+/** `pq`'s row mapper, or undefined when drizzle's own path must map it (fields not flat, a custom mapper, none). */
+export const mapperOf = (pq: DrizzlePgPrepared): RowMap | undefined =>
+  pq.fields && !pq.customResultMapper ? rowMapper(pq.fields) : undefined;
+
 /**
  * How to run `pq` (drizzle's prepared query on node-postgres): the same statement on the same
- * client with the same config as drizzle's `execute`, its rows mapped by a function made once; or
- * drizzle's own `execute` when its fields are not flat (or it has none: a write without RETURNING,
- * whose answer is the driver's result).
+ * client with the same config as drizzle's `execute`, its rows mapped by `map` (made once per
+ * statement by the caller that runs it often: the store, per statement key); or drizzle's own
+ * `execute` when there is no mapper (fields not flat, or none: a write without RETURNING, whose
+ * answer is the driver's result).
  */
-export function fastExecute(pq: DrizzlePgPrepared): (values?: Record<string, unknown>) => Promise<unknown> {
-  const { fields, customResultMapper, params, queryConfig, client, queryString } = pq;
-  const map = fields && !customResultMapper ? rowMapper(fields) : undefined;
+export function fastExecute(
+  pq: DrizzlePgPrepared,
+  map: RowMap | undefined = mapperOf(pq),
+): (values?: Record<string, unknown>) => Promise<unknown> {
   if (!map) return (values) => pq.execute(values);
+  const { params, queryConfig, client, queryString } = pq;
   return async (values = {}) => {
     const filled = fillPlaceholders(params, values);
     let rows: unknown[][];

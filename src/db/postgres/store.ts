@@ -22,7 +22,7 @@ import { asWrite } from '../priority.js';
 import { apartWriter } from './writeApart.js';
 import { setPool } from './pools.js';
 import { statementNamer, withName } from './named.js';
-import { type DrizzlePgPrepared, fastExecute } from './rows.js';
+import { type DrizzlePgPrepared, fastExecute, mapperOf, type RowMap } from './rows.js';
 
 // The PostgreSQL store (SPEC C6, docs/decisions/027): the port's second implementation, over a
 // node-postgres Pool and drizzle's node-postgres driver.
@@ -57,8 +57,8 @@ const nameOf = (key: object) => {
 type PgPrepared = DrizzlePgPrepared;
 
 /** The Prepared contract over a drizzle pg prepared query (rows for reads and RETURNING, a QueryResult otherwise). */
-function wrap<Row>(q: PgPrepared): Prepared<Row> {
-  const execute = fastExecute(q);
+function wrap<Row>(q: PgPrepared, map: RowMap | undefined): Prepared<Row> {
+  const execute = fastExecute(q, map);
   return {
     async get(params) {
       const r = await execute(params);
@@ -139,6 +139,8 @@ export async function openPostgres(
   const tables: Record<string, unknown> = { ...schema };
   const pgDb = drizzle(pool, { schema: tables });
   const statements = new Map<object, Prepared<unknown>>();
+  /** Each statement key's row mapper for units of work, which build their statement on their own connection. */
+  const mappers = new Map<object, RowMap | undefined>();
   let closed = false;
   // Connections holding a session lock: closing the store ends them (the pool waits for every
   // checked-out connection, and a lock's connection is out for as long as the lock is held).
@@ -240,11 +242,18 @@ export async function openPostgres(
       prepare<Row>(conn: Conn, key: object, build: (db: Db) => unknown): Prepared<Row> {
         const name = nameOf(key);
         // A unit of work has its own connection: its statement is built on its handle (the server
-        // keeps the parsed statement per connection under the name).
-        if (conn instanceof PgTransaction)
-          return wrap<Row>((build(conn) as { prepare(n: string): PgPrepared }).prepare(name));
+        // keeps the parsed statement per connection under the name). Its row mapper is the key's,
+        // made once (decision 097), not again for every unit of work.
+        if (conn instanceof PgTransaction) {
+          const q = (build(conn) as { prepare(n: string): PgPrepared }).prepare(name);
+          if (!mappers.has(key)) mappers.set(key, mapperOf(q));
+          return wrap<Row>(q, mappers.get(key));
+        }
         let p = statements.get(key) as Prepared<Row> | undefined;
-        if (!p) statements.set(key, (p = wrap<Row>((build(root) as { prepare(n: string): PgPrepared }).prepare(name))));
+        if (!p) {
+          const q = (build(root) as { prepare(n: string): PgPrepared }).prepare(name);
+          statements.set(key, (p = wrap<Row>(q, mapperOf(q))));
+        }
         return p;
       },
     },
