@@ -1,9 +1,9 @@
-import { type Conn, type Db, dialectOf } from '../../db/port.js';
+import type { Conn, Db } from '../../db/port.js';
 import { type Actor, isStaff, worksAnyTicket } from '../actor.js';
 import { MergedError, notFound } from '../errors.js';
 import { attachmentWithTicket, transactionsOfTicket, type TransactionJson } from '../transactions.js';
 import { isCustomerOf } from '../watchers.js';
-import { type CustomerTicketJson, getTicketRow, ticketJsonBeside, ticketsJson, type TicketRow } from './serialize.js';
+import { type CustomerTicketJson, getTicketRow, ticketJsonBeside, type TicketRow } from './serialize.js';
 import { HIDDEN_STATUS, ticketFor, transactionsFor } from '../customerView.js';
 
 // Reading a ticket, its history and its files as an actor may (decision 050).
@@ -34,11 +34,8 @@ export async function visibleTicket(
 
 /** A ticket as the actor may read it: a requester's without the staff fields (decision 050). */
 export async function getTicket(db: Db, actor: Actor, id: number): Promise<CustomerTicketJson> {
-  // On PostgreSQL the parts beside the row are read with it, not after it (a round trip; decision
-  // 097); SQLite has no round trip to save, and reads them only for a ticket the reader may see.
-  if (dialectOf(db) === 'postgres')
-    return ticketFor(actor, await ticketJsonBeside(db, id, visibleTicket(db, actor, id)));
-  return ticketFor(actor, (await ticketsJson(db, [await visibleTicket(db, actor, id)]))[0]);
+  // The parts beside the row are read with it, not after it (on PostgreSQL a round trip; decision 097).
+  return ticketFor(actor, await ticketJsonBeside(db, id, visibleTicket(db, actor, id)));
 }
 
 /** An attachment, if the actor may see its ticket and (for requesters) it is not on an internal note. */
