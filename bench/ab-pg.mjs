@@ -6,30 +6,20 @@ import path from 'node:path';
 
 const [a, b, ...urls] = process.argv.slice(2);
 const N = Number(process.env.N ?? 200);
+const { appOnStore } = await import('./appInProcess.mjs');
 async function app(root) {
-  const d = (p) => import(path.join(path.resolve(root), 'dist', p));
-  const { loadEnv } = await d('env.js');
-  const { openStore } = await d('db/store.js');
-  const { createApp } = await d('app.js');
-  const { createToken } = await d('domain/auth.js');
-  const env = loadEnv({
-    NODE_ENV: 'production',
-    DATA_DIR: process.env.SQLITE ? path.dirname(process.env.SQLITE) : '/tmp',
-    MAILGATE_TOKEN: 'x'.repeat(32),
-    MAIL_ADDRESSES: 'support@bench.example',
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-  });
-  const store = await openStore(env);
-  const x = await createApp({ db: store.db, store, env, log: () => {} });
-  const token = (await createToken(store.db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'ab')).token;
-  return async (url) => {
+  const { call } = await appOnStore(
+    path.join(path.resolve(root), 'dist'),
+    {
+      DATA_DIR: process.env.SQLITE ? path.dirname(process.env.SQLITE) : '/tmp',
+      ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    },
+    'ab',
+  );
+  // A url ending in ' html' asks for the page.
+  return (url) => {
     const [u, kind] = url.split(' ');
-    const accept = kind === 'html' ? 'text/html' : 'application/json';
-    const t = performance.now();
-    const res = await x.fetch(new Request(`http://x${u}`, { headers: { authorization: `Bearer ${token}`, accept } }));
-    await res.text();
-    if (res.status >= 400) throw new Error(`${u}: ${res.status}`);
-    return performance.now() - t;
+    return call(u, kind === 'html' ? 'text/html' : 'application/json');
   };
 }
 const A = await app(a);

@@ -11,32 +11,8 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const dist = path.resolve(root, process.env.DIST ?? 'dist');
 const N = Number(process.env.N ?? 100);
 if (!process.env.SQLITE || !process.env.DATABASE_URL) throw new Error('SQLITE=<file> DATABASE_URL=postgres://…');
-const d = (p) => import(path.join(dist, p));
-const { loadEnv } = await d('env.js');
-const { openStore } = await d('db/store.js');
-const { createApp } = await d('app.js');
-const { createToken } = await d('domain/auth.js');
-
-async function app(extra) {
-  const env = loadEnv({
-    NODE_ENV: 'production',
-    DATA_DIR: path.dirname(process.env.SQLITE),
-    MAILGATE_TOKEN: 'x'.repeat(32),
-    MAIL_ADDRESSES: 'support@bench.example',
-    ...extra,
-  });
-  const store = await openStore(env);
-  const a = await createApp({ db: store.db, store, env, log: () => {} });
-  const token = (await createToken(store.db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'pg-ratio')).token;
-  const call = async (url, accept) => {
-    const t = performance.now();
-    const res = await a.fetch(new Request(`http://x${url}`, { headers: { authorization: `Bearer ${token}`, accept } }));
-    await res.text();
-    if (res.status >= 400) throw new Error(`${url}: ${res.status}`);
-    return performance.now() - t;
-  };
-  return { call, store };
-}
+const { appOnStore } = await import('./appInProcess.mjs');
+const app = (extra) => appOnStore(dist, { DATA_DIR: path.dirname(process.env.SQLITE), ...extra }, 'pg-ratio');
 const sqlite = await app({});
 const pg = await app({ DATABASE_URL: process.env.DATABASE_URL });
 const json = 'application/json';
