@@ -28,6 +28,8 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
         />
         <title>{title ? `${title} · hxdesk` : 'hxdesk'}</title>
         <link rel="stylesheet" href="/static/app.css" />
+        {/* Not deferred: back/forward before htmx is ready still show the address's page (decision 100). */}
+        <script src="/static/history-guard.js"></script>
         <script src="/static/htmx.min.js" defer></script>
         <script src="/static/htmx-sse.min.js" defer></script>
         <script src="/static/live.js" defer></script>

@@ -40,6 +40,8 @@ export function PortalLayout({ title, user, children }: { title?: string; user: 
         <meta name="htmx-config" content='{"includeIndicatorStyles":false,"historyCacheSize":0}' />
         <title>{title ? `${title} · Support` : 'Support'}</title>
         <link rel="stylesheet" href="/static/app.css" />
+        {/* Not deferred: back/forward before htmx is ready still show the address's page (decision 100). */}
+        <script src="/static/history-guard.js"></script>
         <script src="/static/htmx.min.js" defer></script>
         <script src="/static/htmx-sse.min.js" defer></script>
         <script src="/static/live.js" defer></script>
