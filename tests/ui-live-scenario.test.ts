@@ -90,9 +90,30 @@ describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
 
     // B answers first. B too loaded the page before the customer's mail: seeing it live is not
     // confirming it, so B is asked once (the mail above the text) and sends anyway.
+    // What B's page asked and was answered, said if the warning does not come (a CI run once saw
+    // none within 20 s, and nothing else of what happened).
+    const asked: string[] = [];
+    b.page.on('response', (r) => {
+      if (!/\/tickets\/\d+\/(comment|draft|live)/.test(r.url())) return;
+      void r.text().then(
+        (t) => asked.push(`${r.request().method()} ${r.url()} → ${r.status()} ${t.slice(0, 200)}`),
+        () => asked.push(`${r.request().method()} ${r.url()} → ${r.status()} (no body)`),
+      );
+    });
+    b.page.on('requestfailed', (r) => asked.push(`${r.method()} ${r.url()} failed: ${r.failure()?.errorText}`));
     await b.page.locator('#reply-body').fill('Ben: the fire brigade is on its way.');
     await b.page.getByRole('button', { name: 'Send', exact: true }).click();
-    await expect.poll(() => b.page.locator('#reply-stale').textContent(), poll).toContain('now it is really burning');
+    try {
+      await expect.poll(() => b.page.locator('#reply-stale').textContent(), poll).toContain('now it is really burning');
+    } catch (e) {
+      const seen = await b.page.locator('#reply-seen').getAttribute('value');
+      const error = await b.page.locator('#reply-error').textContent();
+      const stored = (await api('GET', `/tickets/${id}/transactions`)).transactions as { id: number; type: string }[];
+      throw new Error(
+        `${(e as Error).message}\nB's marker: ${seen}; B's error place: ${JSON.stringify(error)}\n` +
+          `stored: ${stored.map((t) => `${t.id} ${t.type}`).join(', ')}\nB asked:\n${asked.join('\n')}`,
+      );
+    }
     await b.page.getByRole('button', { name: 'Send anyway' }).click();
     await expect.poll(() => historyEntry(b.page, 'fire brigade is on its way').count(), poll).toBe(1);
     await expect.poll(() => historyEntry(a.page, 'fire brigade is on its way').count(), poll).toBe(1);
