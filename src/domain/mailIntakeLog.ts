@@ -3,7 +3,8 @@ import { type Db, first } from '../db/port.js';
 import { mailIntake } from '../db/tables.js';
 import { type Actor, requireAdmin } from './actor.js';
 import { notFound } from './errors.js';
-import { type IntakeRow, oursOf, type Verdict } from './mailIntake.js';
+import type { IntakeRow, Verdict } from './mailIntake.js';
+import { oursOf } from './mailRouting.js';
 
 // What the intake log shows an admin (SPEC B7): its entries, one entry with its message, and a
 // message's raw bytes for replay. The log is written by ./mailIntake.ts.

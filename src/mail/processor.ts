@@ -3,14 +3,13 @@ import { type Db, errorMessage } from '../db/port.js';
 import { AppError } from '../domain/errors.js';
 import {
   applyInboundMail,
-  deliveredHere,
   logFailedMail,
   logRejectedMail,
-  ownAddresses,
   type InboundMessage,
   type IntakeOptions,
   type IntakeResult,
 } from '../domain/mailIntake.js';
+import { deliveredHere, ownAddresses } from '../domain/mailRouting.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { classify } from './classify.js';
 import { spamMark } from './spam.js';
