@@ -24,7 +24,7 @@ export async function appInProcess(root, file, tokenName) {
 /**
  * The app of a built `dist` directory over the store `extraEnv` names (as the server opens it:
  * DATABASE_URL for PostgreSQL, else DATA_DIR's hxdesk.db, with reader threads), an admin's API
- * token, and `call(url, accept)`: one GET through `app.fetch`, its ms (bench/pg-ratio.mjs, bench/ab-pg.mjs).
+ * token, and `call(url, accept)`: one GET through `app.fetch`, its ms (bench/pg-ratio.mjs, bench/ab-pg.mjs, bench/pg-statements.mjs).
  */
 export async function appOnStore(dist, extraEnv, tokenName) {
   const d = (p) => import(path.join(dist, p));

@@ -44,31 +44,13 @@ pg.Client.prototype.query = function (config, ...rest) {
   return r;
 };
 
-const d = (p) => import(path.join(root, 'dist', p));
-const { loadEnv } = await d('env.js');
-const { openStore } = await d('db/store.js');
-const { createApp } = await d('app.js');
-const { createToken } = await d('domain/auth.js');
-const env = loadEnv({
-  NODE_ENV: 'production',
-  DATA_DIR: '/tmp',
-  DATABASE_URL: process.env.DATABASE_URL,
-  MAILGATE_TOKEN: 'x'.repeat(32),
-  MAIL_ADDRESSES: 'support@bench.example',
-});
-const store = await openStore(env);
-const db = store.db;
-const app = await createApp({ db, store, env, log: () => {} });
-const token = (await createToken(db, { id: 1, email: 'a', name: 'a', role: 'admin' }, 'pg-statements')).token;
-const call = async () => {
-  const res = await app.fetch(
-    new Request(`http://x${url}`, {
-      headers: { authorization: `Bearer ${token}`, accept: process.env.ACCEPT ?? 'application/json' },
-    }),
-  );
-  await res.text();
-  if (res.status >= 400) throw new Error(`${url}: ${res.status}`);
-};
+const { appOnStore } = await import('./appInProcess.mjs');
+const { call: get, store } = await appOnStore(
+  path.join(root, 'dist'),
+  { DATA_DIR: '/tmp', DATABASE_URL: process.env.DATABASE_URL },
+  'pg-statements',
+);
+const call = () => get(url, process.env.ACCEPT ?? 'application/json');
 for (let i = 0; i < 30; i++) await call();
 on = true;
 const times = [];
