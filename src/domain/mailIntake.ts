@@ -21,9 +21,6 @@ import { isStaffRole, ticketPeople } from '../scrips/people.js';
 
 export type Verdict = 'created' | 'appended' | 'duplicate' | 'ignored_auto' | 'rejected' | 'failed' | 'spam';
 
-// The message and the intake's options are ./inboundMessage.ts's (./mailRouting.ts reads them too).
-export type { InboundMessage, IntakeOptions } from './inboundMessage.js';
-
 export interface IntakeResult {
   intake_id: number | null;
   verdict: Verdict;

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import libmime from 'libmime';
 import addressparser from 'nodemailer/lib/addressparser';
-import type { InboundMessage } from '../domain/mailIntake.js';
+import type { InboundMessage } from '../domain/inboundMessage.js';
 import { MalformedMail } from './malformed.js';
 import { cleanName, MimeError, splitMime, type MimePart } from './mime.js';
 import { decodeText, htmlAsText, htmlMetaCharset, unflow } from './text.js';

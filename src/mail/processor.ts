@@ -1,14 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type Db, errorMessage } from '../db/port.js';
 import { AppError } from '../domain/errors.js';
-import {
-  applyInboundMail,
-  logFailedMail,
-  logRejectedMail,
-  type InboundMessage,
-  type IntakeOptions,
-  type IntakeResult,
-} from '../domain/mailIntake.js';
+import { applyInboundMail, logFailedMail, logRejectedMail, type IntakeResult } from '../domain/mailIntake.js';
+import type { InboundMessage, IntakeOptions } from '../domain/inboundMessage.js';
 import { deliveredHere, ownAddresses } from '../domain/mailRouting.js';
 import type { NotifySettings } from '../scrips/config.js';
 import { classify } from './classify.js';
