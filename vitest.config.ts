@@ -38,6 +38,7 @@ const sqliteOnly = [
   'tests/pg-round-trips.test.ts',
   'tests/pg-schema.test.ts',
   'tests/pg-store-plans.test.ts',
+  'tests/pg-ranged-words.test.ts',
   'tests/people-search-plans.test.ts',
   'tests/pg-units-of-work.test.ts',
   'tests/pg-writers.test.ts',
