@@ -105,7 +105,7 @@ async function pgShape(client: pg.Client): Promise<Shape> {
     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
     JOIN pg_namespace n ON n.oid = t.relnamespace WHERE n.nspname = 'public'`);
   for (const ix of ixs.rows) {
-    if (ix.primary || ix.name.endsWith('_trgm_idx') || ix.name.endsWith('_words_idx')) continue;
+    if (ix.primary || /_(trgm|words|ranged)_idx$/.test(ix.name)) continue;
     indexes[ix.name] = { table: ix.table, unique: ix.unique, partial: ix.partial };
   }
   return { columns, indexes };

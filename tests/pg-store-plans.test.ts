@@ -7,12 +7,13 @@ import {
   cfHolders,
   listQueries,
   listTickets,
+  MANY_IDS,
   textIdsQuery,
   wordIdsQuery,
 } from '../src/db/postgres/ticketList.js';
 import { poolSettings } from '../src/db/postgres/store.js';
 import { contradicts } from '../src/db/shared/listTotal.js';
-import { statementNamer, withName } from '../src/db/postgres/named.js';
+import { PLANNED_EACH_RUN_MARK, statementNamer, withName } from '../src/db/postgres/named.js';
 import { transaction } from '../src/db/port.js';
 import { pgHandle } from '../src/db/postgres/handle.js';
 import { sql } from 'drizzle-orm';
@@ -321,6 +322,18 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     // Decision 093: a pattern's statement is planned with its value each run (never a generic plan).
     for (const text of ['SELECT 1 FROM users WHERE name ILIKE $1', "SELECT to_tsquery('hx_words', $1)", 'x LIKE $1'])
       expect(statementNamer()(text), text).toBeUndefined();
+    // Decision 102: so is a list's statement holding more than MANY_IDS ids; a page's few stay named.
+    const pageText = (n: number) =>
+      new PgDialect().sqlToQuery(
+        listQueries(
+          db,
+          { ...base, q: 'x' },
+          Array.from({ length: n }, (_, i) => i + 1),
+        ).page.getSQL(),
+      ).sql;
+    expect(statementNamer()(pageText(MANY_IDS + 1))).toBeUndefined();
+    expect(statementNamer()(pageText(MANY_IDS))).toMatch(/^hxq_/);
+    expect(pageText(MANY_IDS + 1)).toContain(PLANNED_EACH_RUN_MARK);
     const cursor = { text: 'a', submit() {} };
     expect(withName([cursor], nameOf)[0]).toBe(cursor);
     expect(withName(['a', []], nameOf)).toEqual(['a', []]);

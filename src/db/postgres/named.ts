@@ -18,7 +18,15 @@ export const MAX_NAMED = 256;
  * order for a people search no name matches (30–44 ms at 20,000 users, against 0.2 ms through the
  * trigram index its own value picks).
  */
-const PLANNED_EACH_RUN = /\b(I?LIKE|to_tsquery)\b/i;
+const PLANNED_EACH_RUN = /\b(I?LIKE|to_tsquery)\b|\/\* planned each run \*\//i;
+
+/**
+ * Marks a statement to be planned with its values each run, as a pattern's (decision 102): one
+ * whose best plan depends on how many ids an array holds. A generic plan takes `id = ANY($1)` for a
+ * few ids: for 1,600 held tickets it probed the primary key for each and sorted them (1.9 ms)
+ * where their own plan reads the sort's index until the page is full (0.3 ms).
+ */
+export const PLANNED_EACH_RUN_MARK = '/* planned each run */';
 
 /** The name of each statement text, up to `max` of them (undefined past that, or for a pattern's: sent unnamed). */
 export function statementNamer(max = MAX_NAMED): (text: string) => string | undefined {

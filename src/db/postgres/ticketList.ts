@@ -8,6 +8,7 @@ import { containsPattern } from '../shared/like.js';
 import { contradicts, type TotalAndPage } from '../shared/listTotal.js';
 import { newestFirst } from '../shared/newestWords.js';
 import { type WordPlan, wordPlan } from '../shared/words.js';
+import { PLANNED_EACH_RUN_MARK } from './named.js';
 import { newestWordPage, wordMatches } from './newestWords.js';
 import { rowsOf } from './rows.js';
 import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions } from '../tables.js';
@@ -23,6 +24,19 @@ import { teamMembers, ticketCustomValues, tickets, ticketWatchers, transactions 
  * (SQLite-typed) tables and run by drizzle's pg dialect (decision 027).
  */
 export type PgDb = Db;
+
+/** Past this many ids, a statement holding them is planned with them each run (decision 102). */
+export const MANY_IDS = 100;
+
+/**
+ * Ids (integers from the database) as one array parameter; past MANY_IDS the statement is planned
+ * with them each run: a generic plan takes an array for a few ids and probes the primary key for
+ * each, where a thousand held tickets' own plan reads the sort's index until the page is full.
+ */
+function idArray(ids: number[]): SQL {
+  const array = sql`${`{${ids.join(',')}}`}::int[]`;
+  return ids.length > MANY_IDS ? sql`${array} ${sql.raw(PLANNED_EACH_RUN_MARK)}` : array;
+}
 
 /**
  * The tickets whose subject or messages contain `q` (internal notes only for readers who may
@@ -119,7 +133,7 @@ function listCondition(
     if (!textIds) throw new Error('a list with q needs the ids of textIdsQuery');
     // Read through the primary key: the planner cannot turn an array into a hash join over every
     // ticket (decision 027). The ids are integers from the database, passed as one array parameter.
-    conds.push(sql`${tickets.id} = ANY(${`{${textIds.join(',')}}`}::int[])`);
+    conds.push(sql`${tickets.id} = ANY(${idArray(textIds)})`);
   }
   f.cf.forEach(({ field_id, value }, i) => {
     const rare = (holders?.[i] ?? Number.POSITIVE_INFINITY) <= CF_IDS;
@@ -268,7 +282,7 @@ export async function newestWords(db: PgDb, f: TicketListSpec): Promise<number[]
           ? db
               .select({ n: sql<number>`count(*)::int` })
               .from(tickets)
-              .where(sql`${tickets.merged_into} IS NOT NULL AND ${tickets.id} = ANY(${`{${held.join(',')}}`}::int[])`)
+              .where(sql`${tickets.merged_into} IS NOT NULL AND ${tickets.id} = ANY(${idArray(held)})`)
               .then(([m]) => ({ counted: held.length, merged: m?.n ?? 0 }))
           : listQueries(db, f, held)
               .countUpTo(cap)
