@@ -128,6 +128,26 @@ pgTest('PostgreSQL ranged word indexes (migration 0025)', () => {
     expect(foldWord('Ünïcödé')).toBe('unicode');
   });
 
+  it('a second try reads the ranges below the first one only, one at least', async () => {
+    const plan = wordPlan('the')!;
+    const run = async (below?: number, span = 20_000) => {
+      const { sql, params } = dialect.sqlToQuery(rangeMatches(plan, true, span, below));
+      const [r] = (await poolOf(db).query(sql, params)).rows;
+      return { lo: Number(r.lo), hi: Number(r.hi), ids: (r.ids as number[]).map(Number) };
+    };
+    const first = await run();
+    expect(first.lo % (1 << RANGE_BITS)).toBe(0);
+    expect(first.lo).toBeGreaterThan(0);
+    const rest = await run(first.lo, 1 << 30);
+    expect({ lo: rest.lo, hi: rest.hi }).toEqual({ lo: 0, hi: first.lo - 1 });
+    expect(rest.ids.every((id) => id < first.lo)).toBe(true);
+    const { whole } = await both(plan, true);
+    expect([...first.ids, ...rest.ids].sort((a, b) => a - b)).toEqual(whole);
+    // A span that would end in the first try's own range still reads the range below it.
+    const one = await run(first.lo, 1);
+    expect({ lo: one.lo, hi: one.hi }).toEqual({ lo: first.lo - (1 << RANGE_BITS), hi: first.lo - 1 });
+  });
+
   it('a message moved to another ticket is found under its new ticket', async () => {
     const pool = poolOf(db);
     const plan = wordPlan('zyxwvut')!;

@@ -94,13 +94,19 @@ export async function newestWordPage(db: Db, list: NewestList): Promise<number[]
   const bound = f.countUpTo!;
   if (plan.words.some((w) => w.length > MAX_RANGED_WORD)) return undefined;
   let span = FIRST_SPAN;
+  let found: number[] = [];
+  /** The newest id, and where the ranges read so far start: a second try reads only the ranges below. */
+  let newest = 0;
+  let below: number | undefined;
   for (let step = 0; step < 2; step++) {
-    // The range's matches, and where it starts (the newest `span` ids and the rest of their range): one statement.
-    const [r] = await run(rangeMatches(plan, f.includeComments, span));
+    // The ranges' matches, and where they start (the newest `span` ids and the rest of their range): one statement.
+    const [r] = await run(rangeMatches(plan, f.includeComments, span, below));
     const from = Number(r?.lo ?? 0);
     if (from <= 1) return undefined; // the range was every ticket: the whole set, as before
-    span = Number(r?.hi ?? 0) + 1 - from;
-    const found = (r?.ids as number[] | undefined) ?? [];
+    if (below === undefined) newest = Number(r?.hi ?? 0);
+    span = newest + 1 - from;
+    below = from;
+    found = [...found, ...((r?.ids as number[] | undefined) ?? [])];
     // None in the range: whether the words match anything (or q falls back to its text) is the whole set's to say.
     if (found.length === 0) return undefined;
     const held = [...new Set([...found, ...list.people])];
@@ -151,13 +157,21 @@ export const MAX_RANGED_WORD = 500;
  * (`lo`), and the newest id (`hi`), in one statement (exported for its plan check). q's tsquery is
  * asked of each range from lo's to hi's (`'46|password':* | '47|password':*`) in migration 0025's
  * indexes: GIN reads those ranges' postings only (decision 101), and every id of a range is in it.
+ * `below` (a second try: where the first one's ranges start): only the ranges below it, one at
+ * least, and `hi` is the last id below it.
  */
-export function rangeMatches(plan: WordPlan, includeComments: boolean, span: number): SQL {
+export function rangeMatches(plan: WordPlan, includeComments: boolean, span: number, below?: number): SQL {
   const visible = readableBy(includeComments, transactions.type);
   const q = sql`(SELECT t.q FROM t)`;
+  const bits = sql.raw(String(RANGE_BITS));
   // Each quoted lexeme of q's tsquery text ('' is a quote inside one) gets the range's prefix.
-  const ranged = sql`(SELECT string_agg('(' || regexp_replace(${wordTsQuery(plan)}::text, ${"'((?:[^']|'')*)'"}::text, ${"'"}::text || r::text || ${"|\\1'"}::text, 'g') || ')', ' | ') FROM generate_series(m.lo >> ${sql.raw(String(RANGE_BITS))}, m.hi >> ${sql.raw(String(RANGE_BITS))}) AS r)::tsquery`;
-  const bounds = sql`SELECT (greatest(coalesce(max(${tickets.id}), 0) + 1 - ${span}::int, 0) >> ${sql.raw(String(RANGE_BITS))}) << ${sql.raw(String(RANGE_BITS))} AS lo, coalesce(max(${tickets.id}), 0) AS hi FROM ${tickets}`;
+  const ranged = sql`(SELECT string_agg('(' || regexp_replace(${wordTsQuery(plan)}::text, ${"'((?:[^']|'')*)'"}::text, ${"'"}::text || r::text || ${"|\\1'"}::text, 'g') || ')', ' | ') FROM generate_series(m.lo >> ${bits}, m.hi >> ${bits}) AS r)::tsquery`;
+  const start = sql`(greatest(coalesce(max(${tickets.id}), 0) + 1 - ${span}::int, 0) >> ${bits}) << ${bits}`;
+  // Below the ranges a first try read (`below`, where they start): one range more at least.
+  const bounds =
+    below === undefined
+      ? sql`SELECT ${start} AS lo, coalesce(max(${tickets.id}), 0) AS hi FROM ${tickets}`
+      : sql`SELECT greatest(least(${start}, ${below}::int - ${1 << RANGE_BITS}), 0) AS lo, ${below}::int - 1 AS hi FROM ${tickets}`;
   return sql`WITH t AS MATERIALIZED (SELECT m.lo, m.hi, ${ranged} AS q FROM (${bounds}) AS m) SELECT (SELECT t.lo FROM t) AS lo, (SELECT t.hi FROM t) AS hi, ARRAY(SELECT ${tickets.id} AS id FROM ${tickets} WHERE hx_ranged_words(${tickets.subject}, ${tickets.id}) @@ ${q} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND hx_ranged_words(${transactions.body}, ${transactions.ticket_id}) @@ ${q}${visible}) AS ids`;
 }
 
