@@ -8,9 +8,9 @@ import { pgHandle } from './handle.js';
 
 // A word search newest first on PostgreSQL (decision 093; SQLite's form is decision 092): a staff
 // list of a common word sorted newest first needs its page and a count up to its bound, not every
-// match. GIN gives its matches in no order, so the word indexes are asked for the tickets of an
-// id range at the top (the GIN bitmap ANDed with the id's btree: only the range's rows are read
-// from the heap); the tickets below it that could still sort onto the page (an old ticket updated
+// match. GIN gives its matches in no order, so the word indexes whose words carry their ticket's
+// id range (migration 0025, decision 101) are asked for the newest ranges only: GIN reads those
+// ranges' postings, not the whole word's; the tickets below them that could still sort onto the page (an old ticket updated
 // lately) are few, found through the sort's index, and their texts tested one by one.
 // Whenever that cannot be shown to give the page and the count of the whole set, the whole set is
 // read, as before.
@@ -35,9 +35,9 @@ export function wordTsQuery(plan: WordPlan): SQL {
 
 /**
  * The tickets whose subject or messages (those the reader may see) hold q's words, among the
- * tickets `among` admits (a condition on a ticket id column). `among` a range: through the GIN
- * indexes, their bitmap ANDed with the id's own index. `rowByRow`: each text of the few tickets
- * `among` names is tested itself, after a cheap test that keeps every text the words could match
+ * tickets `among` admits (a condition on a ticket id column). Without `rowByRow`: through 0022's
+ * GIN indexes (the whole set; the newest tickets' matches are rangeMatches'). `rowByRow`: each
+ * text of the few tickets `among` names is tested itself, after a cheap test that keeps every text the words could match
  * (the longest word somewhere in the text, both folded by unaccent and lower, as the index folds
  * words): hx_words costs ~40 µs a message, and the GIN scan of a common word ~14 ms at 100k
  * whatever else narrows it.
