@@ -8,7 +8,7 @@ import {
   updateCustomField,
 } from '../../domain/customFields.js';
 import { lookups } from '../../domain/lookups.js';
-import { CustomFieldPage, CustomFieldsPage } from '../../views/admin/config.js';
+import { CustomFieldPage, CustomFieldsPage } from '../../views/admin/customFields.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';
 import {

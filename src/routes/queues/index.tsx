@@ -3,7 +3,7 @@ import { listLifecycles } from '../../domain/lifecycles/admin.js';
 import { z } from 'zod';
 import { createQueue, deleteQueue, getQueue, listQueues, updateQueue } from '../../domain/queues.js';
 import { lookups } from '../../domain/lookups.js';
-import { QueuePage, QueuesPage } from '../../views/admin/config.js';
+import { QueuePage, QueuesPage } from '../../views/admin/queues.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';
 import { CreateQueueSchema, QueueSchema, UpdateQueueSchema } from './schemas.js';

@@ -8,7 +8,7 @@ import { createScrip, deleteScrip, getScrip, listScrips, updateScrip } from '../
 import { lookups } from '../../domain/lookups.js';
 import { listTemplates } from '../../domain/templates.js';
 import { ACTIONS, CONDITIONS } from '../../scrips/kinds.js';
-import { ScripPage, ScripsPage } from '../../views/admin/config.js';
+import { ScripPage, ScripsPage } from '../../views/admin/scrips.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';
 import {

@@ -10,7 +10,7 @@ import {
 } from '../../domain/templates.js';
 import { lookups } from '../../domain/lookups.js';
 import { listScrips } from '../../domain/scrips.js';
-import { TemplatePage, TemplatePreview, TemplatesPage } from '../../views/admin/config.js';
+import { TemplatePage, TemplatePreview, TemplatesPage } from '../../views/admin/templates.js';
 import type { AppEnv } from '../context.js';
 import { documented } from '../openapi.js';
 import {

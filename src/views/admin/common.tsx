@@ -1,4 +1,5 @@
 import type { Child } from 'hono/jsx';
+import type { Lookups } from '../../domain/lookups.js';
 
 const SECTIONS: [string, string][] = [
   ['/users', 'Users'],
@@ -199,3 +200,9 @@ export function ListPager({
     </nav>
   );
 }
+
+/** A select's options of every queue, after `none` (the empty value). */
+export const queueOptions = (l: Lookups, none: string): [string, string][] => [
+  ['', none],
+  ...l.queues.map((q): [string, string] => [String(q.id), q.name]),
+];
