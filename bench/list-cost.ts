@@ -2,7 +2,7 @@
 // (bench/mixed.ts) run straight through the store's listTickets, no HTTP, no serialization.
 //   node --import tsx bench/list-cost.ts <copy of data/bench/dataset-100000/hxdesk.db> [n per variant]
 // Prints per variant the mean CPU ms per list and the rows counted. The copy is migrated.
-import type { TicketListSpec } from '../src/db/port.js';
+import type { TicketListSpec } from '../src/db/ticketListSpec.js';
 import { openDb, sqliteOf } from '../src/db/store.js';
 
 const file = process.argv[2];

@@ -39,6 +39,9 @@ const LAYERS = [
     // beside SQLite's migrations: everything outside src/db/sqlite/ reads them through tables.ts.
     prefixes: [
       'src/db/port.ts',
+      // What a ticket list asks a store, and the errors a store throws (both parts of the port).
+      'src/db/ticketListSpec.ts',
+      'src/db/storageErrors.ts',
       'src/db/tables.ts',
       'src/db/sqlite/schema.ts',
       'src/db/storageWatch.ts',

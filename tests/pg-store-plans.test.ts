@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, TicketListSpec } from '../src/db/port.js';
+import type { Db } from '../src/db/port.js';
+import type { TicketListSpec } from '../src/db/ticketListSpec.js';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import {
   CF_IDS,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestsInFlight } from '../src/db/requestLoad.js';
 import { openSse } from './helpers/sse.js';
 import { waitUntil } from './helpers/wait.js';
-import type { TicketListSpec } from '../src/db/port.js';
+import type { TicketListSpec } from '../src/db/ticketListSpec.js';
 import { writerHandle } from '../src/db/sqlite/client.js';
 import { listTickets } from '../src/db/sqlite/ticketList.js';
 import { readerStats } from '../src/db/store.js';

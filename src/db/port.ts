@@ -3,6 +3,8 @@ import { DrizzleQueryError, eq, type Placeholder, type SQL, sql } from 'drizzle-
 import { tickets as ticketsTable } from './tables.js';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as schema from './tables.js';
+import { causeChain, StorageUnavailable } from './storageErrors.js';
+import type { TicketListSpec } from './ticketListSpec.js';
 
 // The store port (docs/decisions/026): everything the domain, the scrips and the mail intake
 // may ask of the database, with no dialect and no driver in it. A store (src/db/sqlite or
@@ -45,107 +47,6 @@ export interface Prepared<Row> {
   run(params?: Record<string, unknown>): Awaitable<{ changes: number }>;
 }
 
-/** What a filtered ticket list asks the store (SPEC B4, after the domain resolved names and views). */
-export interface TicketListSpec {
-  /** A customer: only the tickets they are a requester or Cc of. */
-  customerId?: number;
-  queue_id?: number;
-  /** In one of these queues (none: no ticket). */
-  queue_ids?: number[];
-  status?: string[];
-  /** SPEC D3: a status category where a name means different categories in different queues: one of these (queues, statuses) pairs. */
-  statusByQueue?: { queue_ids: number[]; status: string[] }[];
-  owner_id?: number | 'none';
-  /** Owned by a member of this team. */
-  owner_team_id?: number;
-  ticket_team_id?: number | 'none';
-  requester_id?: number;
-  /** SPEC D4 (decision 079): created in [createdFrom, createdTo) (ISO instants; either may be absent). */
-  createdFrom?: string;
-  createdTo?: string;
-  /** SPEC D4: one of these tickets (the domain's resolved set of a period; empty: no ticket). */
-  idSet?: number[];
-  /** SPEC D4: tickets with no tag. */
-  untagged?: boolean;
-  /** The requester's address is at this domain (lower-case, checked: letters, digits, dots, hyphens). */
-  requester_domain?: string;
-  /** SPEC D2: snoozed (snoozed_until set) or not. */
-  snoozed?: boolean;
-  /** SPEC D3: tickets with every one of these tags (`tag=a&tag=b`). */
-  tags?: string[];
-  /** SPEC D3: tickets with at least one of these tags (`tag_any=a,b`). */
-  tagsAny?: string[];
-  /** This ticket only (a `q` of `#123`: the domain asks for the ticket by its number). */
-  id?: number;
-  /** Every ticket but this one (the rest of such a list, without the ticket shown first). */
-  exceptId?: number;
-  /** Case-insensitive substring of the subject or of a message the reader may see. */
-  q?: string;
-  /**
-   * Count the list only up to this many tickets (decision 085): a total that reaches it is
-   * answered as it (`exact: false`: at least that many). Absent: counted exactly.
-   */
-  countUpTo?: number;
-  /**
-   * With q: the people whose name or address matched it (the domain's bounded people search,
-   * decision 035); q also finds the tickets any of them is a requester of (ticket_watchers).
-   */
-  qRequesterIds?: number[];
-  includeComments: boolean;
-  /** Custom field values (exact, as stored). */
-  cf: { field_id: number; value: string }[];
-  sort: 'id' | 'created' | 'updated' | 'priority' | 'status' | 'owner' | 'queue' | 'due';
-  /** SPEC D2 `sla=`: past a clock's due time (`breached`) or inside its warning window (`dueSoon`), at `now`. */
-  sla?: { breached: boolean; dueSoon: boolean; now: string };
-  /** For `status`, `owner`, `queue`: each value's place in the order (the domain's: lifecycle, names A→Z; decision 055). */
-  ranks?: { values: (string | number)[]; nullRank: number };
-  desc: boolean;
-  limit: number;
-  offset: number;
-}
-
-/** Thrown by a store when a text search would read more than its budget (the domain answers 422 on `q`). */
-export class SearchTooBroad extends Error {
-  constructor() {
-    super('Too broad to search');
-    this.name = 'SearchTooBroad';
-  }
-}
-
-/**
- * Why a store cannot write (docs/decisions/042): its disk is full, it is read-only (a file system
- * remounted read-only, a standby database), the disk failed a read or a write, or the database
- * server ran out of another resource (connections, memory). Each store maps its own error codes
- * to these under src/db/<dialect>/; nothing above the store sees a dialect's code.
- */
-export type StorageCause = 'disk_full' | 'read_only' | 'io_error' | 'exhausted';
-
-const STORAGE_WORDS: Record<StorageCause, string> = {
-  disk_full: 'the disk holding the database is full',
-  read_only: 'the database is read-only',
-  io_error: 'the disk holding the database failed a read or write',
-  exhausted: 'the database server is out of resources',
-};
-
-/**
- * A unit of work (or a read) failed because the store cannot write: an outage of the machine,
- * not a fault of the request nor of ours. Answered 503 `storage_unavailable` with Retry-After;
- * the background workers back off. `detail` is the database's own words (no SQL, no data).
- */
-export class StorageUnavailable extends Error {
-  /** The cause in words, without the database's own (which may name its files): what clients are told. */
-  readonly summary: string;
-  constructor(
-    readonly storage: StorageCause,
-    readonly detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${STORAGE_WORDS[storage]} (${detail})`, options);
-    this.name = 'StorageUnavailable';
-    this.summary = STORAGE_WORDS[storage];
-  }
-}
-
 /**
  * The storage failure `err` stands for, or undefined: `err` itself, one in its causes, or the
  * reading by the store of `conn` of a driver error that escaped a unit of work (each store reads
@@ -154,16 +55,6 @@ export class StorageUnavailable extends Error {
 export function storageUnavailable(conn: Conn, err: unknown): StorageUnavailable | undefined {
   for (const e of causeChain(err)) if (e instanceof StorageUnavailable) return e;
   return conn.store.errors.storageFailure(err);
-}
-
-/** An error and the errors it wraps (`cause`, as drizzle wraps a driver's error), a few deep. */
-export function* causeChain(err: unknown): Generator<object> {
-  for (
-    let e: unknown = err, depth = 0;
-    e && typeof e === 'object' && depth < 4;
-    e = (e as { cause?: unknown }).cause, depth++
-  )
-    yield e;
 }
 
 /** A row of `tickets`, as the query builder returns it. */

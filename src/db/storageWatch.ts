@@ -1,4 +1,4 @@
-import type { StorageUnavailable } from './port.js';
+import type { StorageUnavailable } from './storageErrors.js';
 
 // What both stores do about a full disk or a read-only store (docs/decisions/042); what differs
 // between them (which driver errors mean it, the probe write) is given by each store.

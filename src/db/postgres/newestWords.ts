@@ -1,5 +1,6 @@
 import { and, sql, type SQL } from 'drizzle-orm';
-import type { Db, TicketListSpec } from '../port.js';
+import type { Db } from '../port.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import { MAX_OLD_CANDIDATES, type NewestSort } from '../shared/newestWords.js';
 import { readableBy } from '../shared/staffText.js';
 import type { WordPlan } from '../shared/words.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { causeChain, type StorageCause, StorageUnavailable } from '../port.js';
+import { causeChain, type StorageCause, StorageUnavailable } from '../storageErrors.js';
 
 // PostgreSQL's side of a full disk or a read-only store (docs/decisions/042): which SQLSTATEs
 // mean that the database cannot take writes, and the probe write that tells when it can again.

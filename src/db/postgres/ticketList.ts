@@ -1,6 +1,7 @@
 import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
 import { readableBy } from '../shared/staffText.js';
-import type { Db, TicketListSpec } from '../port.js';
+import type { Db } from '../port.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import { pgHandle } from './handle.js';
 import { listFilters } from '../shared/listFilters.js';
 import { sortExpression } from '../shared/listSort.js';

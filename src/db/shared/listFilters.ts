@@ -1,5 +1,5 @@
 import { eq, gte, inArray, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
-import type { TicketListSpec } from '../port.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import { tickets, ticketTags, ticketWatchers, users } from '../tables.js';
 
 // The conditions of a ticket list filter (SPEC B4) that both stores write alike, written once:

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { TicketListSpec } from '../port.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import { tickets } from '../tables.js';
 
 // The order of a ticket list, in SQL both stores speak alike. A plain sort is a column with an

@@ -1,4 +1,4 @@
-import type { TicketListSpec } from '../port.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 
 // A list's total and its page, which must agree (decision 096).
 

@@ -1,4 +1,4 @@
-import type { TicketListSpec } from '../port.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 
 // A word search newest first (decision 092; PostgreSQL's form in decision 093): which lists may
 // hold their word search from the newest matches down, on either store.

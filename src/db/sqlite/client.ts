@@ -8,15 +8,8 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createPrivateDir } from '../../dataDir.js';
 import { configCache } from '../configCache.js';
-import {
-  type Conn,
-  type Db as PortDb,
-  giveOut,
-  type Prepared,
-  type Store,
-  type StoreSignal,
-  type TicketListSpec,
-} from '../port.js';
+import { type Conn, type Db as PortDb, giveOut, type Prepared, type Store, type StoreSignal } from '../port.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import { requestsInFlight } from '../requestLoad.js';
 import * as schema from './schema.js';
 import { storageWatch, type StorageWatch } from '../storageWatch.js';

@@ -1,5 +1,6 @@
 import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { SearchTooBroad, type TicketListSpec } from '../port.js';
+import { SearchTooBroad } from '../storageErrors.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import * as schema from './schema.js';
 import { connect } from './connection.js';
 import type { Db } from './handle.js';

@@ -1,5 +1,5 @@
 import { and, sql, type SQL } from 'drizzle-orm';
-import type { TicketListSpec } from '../port.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import { MAX_OLD_CANDIDATES } from '../shared/newestWords.js';
 import type { WordPlan } from '../shared/words.js';
 import type { Db } from './handle.js';

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
-import { SearchTooBroad, type TicketListSpec } from '../port.js';
+import { SearchTooBroad } from '../storageErrors.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import type { ListAnswer } from './listWorker.js';
 
 // Reader threads (SPEC C6, the tail under load; docs/decisions/031): ticket lists and searches

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { ensurePrivateFile, tightenFile } from '../../dataDir.js';
-import { causeChain, type StorageCause, StorageUnavailable } from '../port.js';
+import { causeChain, type StorageCause, StorageUnavailable } from '../storageErrors.js';
 
 // SQLite's side of a full disk or a read-only store (docs/decisions/042): which of its errors mean
 // that the file cannot be written, the probe write that tells when it can again, and the modes

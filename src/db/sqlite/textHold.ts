@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { SearchTooBroad, type TicketListSpec } from '../port.js';
+import { SearchTooBroad } from '../storageErrors.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import { wordPlan } from '../shared/words.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds, keepHeld, releaseIds } from './idsets.js';

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import type { TicketListSpec } from '../port.js';
+import type { TicketListSpec } from '../ticketListSpec.js';
 import { listFilters, NOT_MERGED } from '../shared/listFilters.js';
 import { isWalkable, sortExpression } from '../shared/listSort.js';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';

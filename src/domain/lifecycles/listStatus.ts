@@ -1,5 +1,6 @@
 import { and, asc, inArray, or, type SQL } from 'drizzle-orm';
-import type { Db, TicketListSpec } from '../../db/port.js';
+import type { Db } from '../../db/port.js';
+import type { TicketListSpec } from '../../db/ticketListSpec.js';
 import { queues, tickets } from '../../db/tables.js';
 import { invalid } from '../errors.js';
 import { STATUSES } from '../lifecycle.js';

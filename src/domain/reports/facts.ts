@@ -1,5 +1,6 @@
 import { and, eq, gte, inArray, lt, min, ne, sql } from 'drizzle-orm';
-import { type Db, preparedForIds, type TicketListSpec } from '../../db/port.js';
+import { type Db, preparedForIds } from '../../db/port.js';
+import type { TicketListSpec } from '../../db/ticketListSpec.js';
 import { ticketRatings, tickets, ticketTags, timeEntries, transactions, users } from '../../db/tables.js';
 import type { Actor } from '../actor.js';
 import { listSpec } from '../tickets/list.js';

@@ -1,6 +1,8 @@
 import { eq, inArray } from 'drizzle-orm';
 import { queues, teamMembers } from '../../db/tables.js';
-import { SearchTooBroad, type Db, type TicketListSpec } from '../../db/port.js';
+import type { Db } from '../../db/port.js';
+import { SearchTooBroad } from '../../db/storageErrors.js';
+import type { TicketListSpec } from '../../db/ticketListSpec.js';
 import { type Actor, isStaff, requireStaff } from '../actor.js';
 import { allCustomFields, type CustomFieldJson } from '../customFields.js';
 import { invalid } from '../errors.js';
