@@ -92,15 +92,34 @@ describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
     // confirming it, so B is asked once (the mail above the text) and sends anyway.
     // What B's page asked and was answered, said if the warning does not come (a CI run once saw
     // none within 20 s, and nothing else of what happened).
+    // (A second CI run saw only B's draft saved: each request is now said when sent too, with its
+    // time, and what htmx did with the form and the saver in B's page.)
     const asked: string[] = [];
+    const t0 = Date.now();
+    const at = () => `+${Date.now() - t0} ms`;
+    const ours = (url: string) => /\/tickets\/\d+\/(comment|draft|live)/.test(url);
+    b.page.on('request', (r) => {
+      if (ours(r.url())) asked.push(`${at()} sent ${r.method()} ${r.url()}`);
+    });
     b.page.on('response', (r) => {
-      if (!/\/tickets\/\d+\/(comment|draft|live)/.test(r.url())) return;
+      if (!ours(r.url())) return;
       void r.text().then(
-        (t) => asked.push(`${r.request().method()} ${r.url()} → ${r.status()} ${t.slice(0, 200)}`),
-        () => asked.push(`${r.request().method()} ${r.url()} → ${r.status()} (no body)`),
+        (t) => asked.push(`${at()} ${r.request().method()} ${r.url()} → ${r.status()} ${t.slice(0, 200)}`),
+        () => asked.push(`${at()} ${r.request().method()} ${r.url()} → ${r.status()} (no body)`),
       );
     });
-    b.page.on('requestfailed', (r) => asked.push(`${r.method()} ${r.url()} failed: ${r.failure()?.errorText}`));
+    b.page.on('requestfailed', (r) => asked.push(`${at()} ${r.method()} ${r.url()} failed: ${r.failure()?.errorText}`));
+    // What htmx did with B's form and the draft saver (in the page; the tests have no DOM types).
+    await b.page.evaluate(`(() => {
+      const log = (window.hxLog = []);
+      const start = Date.now();
+      for (const name of ['submit', 'htmx:confirm', 'htmx:beforeRequest', 'htmx:afterRequest', 'htmx:sendError',
+        'htmx:responseError', 'htmx:validation:failed', 'htmx:targetError', 'htmx:swapError'])
+        document.addEventListener(name, (e) => {
+          const elt = e.detail?.elt ?? e.target;
+          log.push('+' + (Date.now() - start) + ' ms ' + name + ' ' + (elt?.id || elt?.tagName) + ' in page: ' + !!elt?.isConnected);
+        }, true);
+    })()`);
     await b.page.locator('#reply-body').fill('Ben: the fire brigade is on its way.');
     await b.page.getByRole('button', { name: 'Send', exact: true }).click();
     try {
@@ -109,9 +128,11 @@ describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
       const seen = await b.page.locator('#reply-seen').getAttribute('value');
       const error = await b.page.locator('#reply-error').textContent();
       const stored = (await api('GET', `/tickets/${id}/transactions`)).transactions as { id: number; type: string }[];
+      const hx = (await b.page.evaluate('window.hxLog ?? ["(no log)"]')) as string[];
       throw new Error(
         `${(e as Error).message}\nB's marker: ${seen}; B's error place: ${JSON.stringify(error)}\n` +
-          `stored: ${stored.map((t) => `${t.id} ${t.type}`).join(', ')}\nB asked:\n${asked.join('\n')}`,
+          `stored: ${stored.map((t) => `${t.id} ${t.type}`).join(', ')}\nB asked:\n${asked.join('\n')}\n` +
+          `B's page (htmx):\n${hx.join('\n')}`,
       );
     }
     await b.page.getByRole('button', { name: 'Send anyway' }).click();
