@@ -45,7 +45,6 @@ export function wordTsQuery(plan: WordPlan): SQL {
  */
 export function wordMatches(plan: WordPlan, includeComments: boolean, among?: (id: SQL) => SQL, rowByRow = false): SQL {
   const tsq = wordTsQuery(plan);
-  const visible = readableBy(includeComments, transactions.type);
   const longest = plan.words.reduce((a, b) => (b.length > a.length ? b : a));
   const test = (text: SQL) =>
     rowByRow
@@ -53,8 +52,16 @@ export function wordMatches(plan: WordPlan, includeComments: boolean, among?: (i
         // decides, and a common word's GIN scan costs more than every candidate's text.
         sql`strpos(lower(unaccent(${text})), lower(unaccent(${longest}::text))) > 0 AND hx_words(${text} || '') @@ ${tsq}`
       : sql`hx_words(${text}) @@ ${tsq}`;
-  const within = (id: SQL) => (among ? sql` AND ${among(id)}` : sql``);
-  return sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE ${test(sql`${tickets.subject}`)}${within(sql`${tickets.id}`)} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND ${test(sql`${transactions.body}`)}${visible}${within(sql`${transactions.ticket_id}`)}`;
+  return textsWhere(includeComments, (text, id) => (among ? sql`${test(text)} AND ${among(id)}` : test(text)));
+}
+
+/**
+ * The tickets whose subject, or a message the reader may see, passes `test` (given the text and
+ * its ticket's id column): one index search of each, as a union.
+ */
+function textsWhere(includeComments: boolean, test: (text: SQL, id: SQL) => SQL): SQL {
+  const visible = readableBy(includeComments, transactions.type);
+  return sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE ${test(sql`${tickets.subject}`, sql`${tickets.id}`)} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND ${test(sql`${transactions.body}`, sql`${transactions.ticket_id}`)}${visible}`;
 }
 
 /** What newestWordPage asks of the list it is part of. */
@@ -162,7 +169,6 @@ export const MAX_RANGED_WORD = 500;
  * least, and `hi` is the last id below it.
  */
 export function rangeMatches(plan: WordPlan, includeComments: boolean, span: number, below?: number): SQL {
-  const visible = readableBy(includeComments, transactions.type);
   const q = sql`(SELECT t.q FROM t)`;
   const bits = sql.raw(String(RANGE_BITS));
   // Each quoted lexeme of q's tsquery text ('' is a quote inside one) gets the range's prefix.
@@ -173,7 +179,8 @@ export function rangeMatches(plan: WordPlan, includeComments: boolean, span: num
     below === undefined
       ? sql`SELECT ${start} AS lo, coalesce(max(${tickets.id}), 0) AS hi FROM ${tickets}`
       : sql`SELECT greatest(least(${start}, ${below}::int - ${1 << RANGE_BITS}), 0) AS lo, ${below}::int - 1 AS hi FROM ${tickets}`;
-  return sql`WITH t AS MATERIALIZED (SELECT m.lo, m.hi, ${ranged} AS q FROM (${bounds}) AS m) SELECT (SELECT t.lo FROM t) AS lo, (SELECT t.hi FROM t) AS hi, ARRAY(SELECT ${tickets.id} AS id FROM ${tickets} WHERE hx_ranged_words(${tickets.subject}, ${tickets.id}) @@ ${q} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} IS NOT NULL AND hx_ranged_words(${transactions.body}, ${transactions.ticket_id}) @@ ${q}${visible}) AS ids`;
+  const matches = textsWhere(includeComments, (text, id) => sql`hx_ranged_words(${text}, ${id}) @@ ${q}`);
+  return sql`WITH t AS MATERIALIZED (SELECT m.lo, m.hi, ${ranged} AS q FROM (${bounds}) AS m) SELECT (SELECT t.lo FROM t) AS lo, (SELECT t.hi FROM t) AS hi, ARRAY(${matches}) AS ids`;
 }
 
 /**
