@@ -51,7 +51,7 @@ export function textIdsQuery(f: TicketListSpec & { q: string }): SQL {
   const visible = readableBy(f.includeComments, transactions.type);
   // The tickets of the people q named (decision 035), through ticket_watchers_user_idx.
   const people = f.qRequesterIds?.length
-    ? sql` UNION SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${`{${f.qRequesterIds.join(',')}}`}::int[]) AND ${ticketWatchers.role} = 'requester'`
+    ? sql` UNION SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${idArray(f.qRequesterIds)}) AND ${ticketWatchers.role} = 'requester'`
     : sql``;
   return sql`SELECT ARRAY(SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.subject} ILIKE ${p} UNION SELECT ${transactions.ticket_id} FROM ${transactions} WHERE ${transactions.body} ILIKE ${p}${visible}${people}) AS ids`;
 }
@@ -71,7 +71,7 @@ export function wordIdsQuery(plan: WordPlan, opts: { includeComments: boolean; c
 
 /** The tickets the people q named are requesters of (decision 035), through ticket_watchers_user_idx. */
 function peopleIdsQuery(ids: number[]): SQL {
-  return sql`SELECT ARRAY(SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${`{${ids.join(',')}}`}::int[]) AND ${ticketWatchers.role} = 'requester') AS ids`;
+  return sql`SELECT ARRAY(SELECT ${ticketWatchers.ticket_id} FROM ${ticketWatchers} WHERE ${ticketWatchers.user_id} = ANY(${idArray(ids)}) AND ${ticketWatchers.role} = 'requester') AS ids`;
 }
 
 /** The ids of q's tickets: its words' (decision 084) when it is a search for words that finds some, else its text's. */
