@@ -44,6 +44,8 @@ const LAYERS = [
       'src/db/storageErrors.ts',
       'src/db/tables.ts',
       'src/db/sqlite/schema.ts',
+      // Its tables, a file per part of the product (schema.ts re-exports them).
+      'src/db/sqlite/schema/',
       'src/db/storageWatch.ts',
       'src/db/shared/',
       // Decision 066: a unit of work's memo and a write's priority, both AsyncLocalStorage only.
