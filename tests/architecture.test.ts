@@ -329,6 +329,47 @@ describe('a change of cached configuration bumps its version in its unit of work
   });
 });
 
+// Decision 104: the staff (the lookups' owner pickers and names) are kept with the configuration.
+// A function of src/ that writes `users` bumps its version in that unit of work, unless all it
+// writes is what no staff list shows, or requesters alone: those are named here, with why.
+const USERS_WRITE = /\.(insert|update)\(\s*users\b/;
+const USERS_WRITES_WITHOUT_BUMP: Record<string, string> = {
+  'src/domain/users.ts:ensureMailUser': 'creates the stub requester of an inbound address',
+  'src/domain/users.ts:revokeCredentials': 'raises portal_epoch alone (its callers bump)',
+  'src/domain/portal.ts:revokePortalLinks': 'raises portal_epoch alone',
+  'src/domain/passwordReset.ts:resetPassword': 'sets the password alone',
+  'src/domain/spam.ts:markSpam': 'sets blocked alone',
+  'src/domain/spam.ts:unblockUser': 'sets blocked alone',
+};
+/** Where `text` (the file `file`) writes users without bumping the configuration's version, as `file:name`. */
+const unbumpedUserWrites = (file: string, text: string): string[] =>
+  topLevelChunks(text)
+    .filter((c) => USERS_WRITE.test(c.text) && !/\bconfig(Changed|Transaction)\(/.test(c.text))
+    .map((c) => `${file}:${c.name}`)
+    .filter((at) => !(at in USERS_WRITES_WITHOUT_BUMP));
+
+describe('a change of a user that may be staff bumps the configuration version (decision 104)', () => {
+  it('the check sees a write without the bump, and one with it', () => {
+    expect(unbumpedUserWrites('f.ts', 'async function f(tx) {\n  await tx.update(users).set({});\n}\n')).toEqual([
+      'f.ts:f',
+    ]);
+    expect(
+      unbumpedUserWrites('f.ts', 'async function f(tx) {\n  await configChanged(tx);\n  await tx.insert(users);\n}\n'),
+    ).toEqual([]);
+  });
+  it('every exception still writes users (a stale entry is removed)', () => {
+    for (const at of Object.keys(USERS_WRITES_WITHOUT_BUMP)) {
+      const [file, name] = at.split(':');
+      const chunk = topLevelChunks(fs.readFileSync(path.join(root, file), 'utf8')).find((c) => c.name === name);
+      expect(chunk && USERS_WRITE.test(chunk.text), at).toBe(true);
+    }
+  });
+  it.each(OUTSIDE_THE_STORE)('%s', (file) => {
+    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    expect(unbumpedUserWrites(file, text), 'writes users without configChanged').toEqual([]);
+  });
+});
+
 // Decision 042: a full disk or a read-only store reaches the rest of the code as the port's
 // StorageUnavailable; which driver codes mean it is known under src/db/<dialect>/ only.
 const OUTSIDE_THE_DIALECTS = files('src').filter((f) => !/^src\/db\/(sqlite|postgres)\//.test(f));

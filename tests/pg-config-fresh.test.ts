@@ -63,6 +63,18 @@ describe.skipIf(!pgAvailable())('configuration changed through another process',
     expect(refused.body.error.message).toBe("third@customers.example is one of hxdesk's own addresses");
   });
 
+  it("the staff on A's pages (decision 104): an agent B's admin creates, then renames", async () => {
+    const page = async () => (await a.api('GET', '/tickets', { headers: { accept: 'text/html' } })).text;
+    expect(await page()).not.toContain('Hired Through B');
+    const agent = await b.api('POST', '/users', { body: { email: 'through-b@example.com', name: 'Hired Through B' } });
+    expect(agent.status, agent.text).toBe(201);
+    expect(await page()).toContain('Hired Through B');
+    expect((await b.api('PATCH', `/users/${agent.body.id}`, { body: { name: 'Renamed Through B' } })).status).toBe(200);
+    const html = await page();
+    expect(html).toContain('Renamed Through B');
+    expect(html).not.toContain('Hired Through B');
+  });
+
   it("scrips: one B's admin disables no longer runs in A", async () => {
     const scrips = (await b.api('GET', '/scrips')).body.scrips as { id: number; key: string }[];
     const autoreply = scrips.find((s) => s.key === 'autoreply_on_create')!;

@@ -133,7 +133,12 @@ async function staffAnd(db: Db, ids: (number | null)[] | Promise<(number | null)
       db,
       [...new Set(await ids)].filter((id): id is number => id !== null),
     );
-  const [staff, named] = await Promise.all([staffPrepared(db).all(), byIds()]);
+  // The staff are kept with the configuration (decision 104): every write that changes a staff
+  // member's row bumps its version, and the users by id (requesters) are read each time.
+  const [staff, named] = await Promise.all([
+    cachedConfig(db, 'lookups:staff', async () => await staffPrepared(db).all()),
+    byIds(),
+  ]);
   const known = new Set(staff.map((u) => u.id));
   return [...staff, ...named.filter((u) => !known.has(u.id))].sort(byName);
 }

@@ -1,4 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
+import { configChanged } from '../db/configCache.js';
 import { type Db, transaction, one } from '../db/port.js';
 import { sessions, users } from '../db/tables.js';
 import { signatureError } from '../scrips/signature.js';
@@ -123,6 +124,8 @@ export async function updateSettings(
   }
   if (Object.keys(patch).length === 0) return settingsJson(current);
   return transaction(db, async (tx) => {
+    // The staff are kept with the configuration (decision 104): a staff member's new name is theirs to see at once.
+    if (patch.name !== undefined && isStaff(current)) await configChanged(tx);
     const row = await one(
       tx
         .update(users)

@@ -122,8 +122,10 @@ export async function createUser(db: Db, actor: Actor | null, input: CreateUserI
   const email = normalizeEmail(input.email);
   const password_hash = input.password ? await hashPassword(input.password) : null;
   const now = nowIso(db);
-  const row = await transaction(db, (tx) =>
-    unique(
+  const row = await transaction(db, async (tx) => {
+    // The staff are kept with the configuration (decision 104): a new user may be one of them.
+    await configChanged(tx);
+    return unique(
       db,
       { email },
       async () =>
@@ -141,8 +143,8 @@ export async function createUser(db: Db, actor: Actor | null, input: CreateUserI
             })
             .returning(),
         ),
-    ),
-  );
+    );
+  });
   return userJson(row);
 }
 
@@ -195,6 +197,9 @@ export async function updateUser(db: Db, actor: Actor, id: number, input: Update
       async (tx) => {
         // Again inside: another admin may have been demoted meanwhile.
         if (losesAdmin && (await otherActiveAdmins(tx, id)) === 0) throw lastAdmin();
+        // The staff are kept with the configuration (decision 104): a name, an address, a role
+        // or the disabled mark may be one the staff list shows (an admin's change, and rare).
+        await configChanged(tx);
         const row = await one(
           tx
             .update(users)
