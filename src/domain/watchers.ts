@@ -1,5 +1,5 @@
 import { lockForChange } from './merge/guard.js';
-import { configChanged } from '../db/configCache.js';
+import { cachedConfig, configChanged } from '../db/configCache.js';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
@@ -250,8 +250,13 @@ const queueWatcherRows = prepared((db) =>
     .orderBy(asc(queueWatchers.user_id)),
 );
 
+/** A queue's Cc and AdminCc, kept with the configuration (decision 067; pages since decision 104). */
 export async function queueWatchersOf(conn: Conn, queueId: number): Promise<{ cc: number[]; admin_cc: number[] }> {
-  const rows = await queueWatcherRows(conn).all({ queue: queueId });
+  const rows = await cachedConfig(
+    conn,
+    `queue-watcher-rows:${queueId}`,
+    async () => await queueWatcherRows(conn).all({ queue: queueId }),
+  );
   return {
     cc: rows.filter((r) => r.role === 'cc').map((r) => r.user_id),
     admin_cc: rows.filter((r) => r.role === 'admin_cc').map((r) => r.user_id),
