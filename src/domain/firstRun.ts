@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import type { Db } from '../db/port.js';
+import { type Db, prepared } from '../db/port.js';
 import { appSettings, queues, tickets, users } from '../db/tables.js';
 import { type Actor, isAdmin, isStaff } from './actor.js';
 
@@ -23,6 +23,17 @@ export interface FirstRunState {
   admin: boolean;
 }
 
+/**
+ * The stores whose install was seen in use (FIRST_RUN_TICKETS tickets or more). No ticket is ever
+ * removed (a deleted one is a status), so it stays in use: the list page stops counting (issue 32).
+ */
+const inUse = new WeakSet<object>();
+
+/** The tickets, counted up to FIRST_RUN_TICKETS. */
+const ticketsUpToBound = prepared((db) =>
+  db.select({ n: count() }).from(sql`(SELECT 1 FROM ${tickets} LIMIT ${FIRST_RUN_TICKETS}) AS t`),
+);
+
 /** What the install's own mail settings are (from its environment; the route hands them over). */
 export interface MailSetup {
   addresses: readonly string[];
@@ -34,11 +45,12 @@ export interface MailSetup {
  * past that while a step is left and it has fewer than FIRST_RUN_TICKETS tickets. Null otherwise.
  */
 export async function firstRunState(db: Db, actor: Actor, mail: MailSetup): Promise<FirstRunState | null> {
-  if (!isStaff(actor)) return null;
-  const [{ n: ticketCount }] = await db
-    .select({ n: count() })
-    .from(sql`(SELECT 1 FROM ${tickets} LIMIT ${FIRST_RUN_TICKETS}) AS t`);
-  if (Number(ticketCount) >= FIRST_RUN_TICKETS) return null;
+  if (!isStaff(actor) || inUse.has(db.store)) return null;
+  const [{ n: ticketCount }] = await ticketsUpToBound(db).all();
+  if (Number(ticketCount) >= FIRST_RUN_TICKETS) {
+    inUse.add(db.store);
+    return null;
+  }
   const aliases = await db
     .select({ alias: queues.mail_alias })
     .from(queues)
