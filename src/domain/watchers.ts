@@ -1,5 +1,5 @@
 import { lockForChange } from './merge/guard.js';
-import { cachedConfig, configChanged } from '../db/configCache.js';
+import { configChanged } from '../db/configCache.js';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
@@ -7,7 +7,7 @@ import { changes, type Conn, type Db, lockTicket, prepared, preparedForIds, tran
 import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/tables.js';
 import type { ScripResult } from '../scrips/kinds.js';
 import type { NotifySettings } from '../scrips/config.js';
-import { ourAddresses } from '../scrips/people.js';
+import { ourAddresses, queueWatcherRoles } from '../scrips/people.js';
 import { type Actor, isStaff } from './actor.js';
 import { nowIso } from './clock.js';
 import { conflict, forbidden, invalid, notFound } from './errors.js';
@@ -242,24 +242,12 @@ export async function removeWatcher(
 
 // ---- queue watchers ---------------------------------------------------------------------
 
-const queueWatcherRows = prepared((db) =>
-  db
-    .select({ role: queueWatchers.role, user_id: queueWatchers.user_id })
-    .from(queueWatchers)
-    .where(eq(queueWatchers.queue_id, sql.placeholder('queue')))
-    .orderBy(asc(queueWatchers.user_id)),
-);
-
-/** A queue's Cc and AdminCc, kept with the configuration (decision 067; pages since decision 104). */
+/** A queue's Cc and AdminCc: the configuration's kept rows, as the scrips read them (decisions 067, 104). */
 export async function queueWatchersOf(conn: Conn, queueId: number): Promise<{ cc: number[]; admin_cc: number[] }> {
-  const rows = await cachedConfig(
-    conn,
-    `queue-watcher-rows:${queueId}`,
-    async () => await queueWatcherRows(conn).all({ queue: queueId }),
-  );
+  const rows = await queueWatcherRoles(conn, queueId);
   return {
-    cc: rows.filter((r) => r.role === 'cc').map((r) => r.user_id),
-    admin_cc: rows.filter((r) => r.role === 'admin_cc').map((r) => r.user_id),
+    cc: rows.filter((r) => r.role === 'cc').map((r) => r.user),
+    admin_cc: rows.filter((r) => r.role === 'admin_cc').map((r) => r.user),
   };
 }
 

@@ -64,6 +64,9 @@ const queueRoles = prepared((db) =>
     .where(eq(queueWatchers.queue_id, p('id')))
     .orderBy(asc(queueWatchers.user_id)),
 );
+/** A queue's Cc and AdminCc by user id, kept with the configuration (decision 067; the ticket page's too, decision 104). */
+export const queueWatcherRoles = (conn: Conn, queue: number) =>
+  cachedConfig(conn, `queue-watchers:${queue}`, async () => await queueRoles(conn).all({ id: queue }));
 const membersOf = prepared((db) =>
   db
     .select({ id: teamMembers.user_id })
@@ -115,11 +118,7 @@ export async function ticketPeople(conn: Conn, ticketId: number): Promise<Ticket
     if (w.user === null || w.role === null) continue; // the ticket's row alone: nobody on it
     add(w.role === 'requester' ? people.requesters : w.role === 'cc' ? people.cc : people.adminCc, w.user);
   }
-  const queueWide = await cachedConfig(
-    conn,
-    `queue-watchers:${queue}`,
-    async () => await queueRoles(conn).all({ id: queue }),
-  );
+  const queueWide = await queueWatcherRoles(conn, queue);
   for (const w of queueWide) add(w.role === 'cc' ? people.cc : people.adminCc, w.user);
   // A requester who is also on the Cc list is a requester.
   people.cc = people.cc.filter((id) => !people.requesters.includes(id));
