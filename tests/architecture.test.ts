@@ -298,37 +298,6 @@ function unbumpedConfigWrites(text: string): string[] {
 }
 const OUTSIDE_THE_STORE = files('src').filter((f) => !f.startsWith('src/db/'));
 
-describe('a change of cached configuration bumps its version in its unit of work (decision 067)', () => {
-  it('the check sees a write without the bump, and one with it', () => {
-    expect(unbumpedConfigWrites('async function f(tx) {\n  await tx.update(scrips).set({});\n}\n')).toEqual(['f:1']);
-    expect(
-      unbumpedConfigWrites('async function f(tx) {\n  await configChanged(tx);\n  await tx.delete(teamMembers);\n}\n'),
-    ).toEqual([]);
-    expect(unbumpedConfigWrites('async function f(tx) {\n  await tx.update(tickets).set({});\n}\n')).toEqual([]);
-  });
-  it('the cached tables include the ones every write reads', () => {
-    expect(CONFIG_TABLE_NAMES).toEqual(
-      expect.arrayContaining([
-        'queues',
-        'queueWatchers',
-        'scrips',
-        'templates',
-        'customFields',
-        'teamMembers',
-        'appSettings',
-      ]),
-    );
-  });
-  it.each(OUTSIDE_THE_STORE)('%s', (file) => {
-    const text = fs.readFileSync(path.join(root, file), 'utf8');
-    expect(unbumpedConfigWrites(text), 'writes cached configuration without configChanged').toEqual([]);
-    const sqlWrites = [...text.matchAll(/sql(?:<[^>]*>)?`([^`]*)`/g)]
-      .map((m) => m[1])
-      .filter((t) => CONFIG_SQL_WRITE.test(t));
-    expect(sqlWrites, 'writes cached configuration in SQL text').toEqual([]);
-  });
-});
-
 // Decision 104: the staff (the lookups' owner pickers and names) are kept with the configuration.
 // A function of src/ that writes `users` bumps its version in that unit of work, unless all it
 // writes is what no staff list shows, or requesters alone: those are named here, with why.
@@ -364,9 +333,39 @@ describe('a change of a user that may be staff bumps the configuration version (
       expect(chunk && USERS_WRITE.test(chunk.text), at).toBe(true);
     }
   });
+  // Each file of src/ outside the store is checked with the configuration's writes, below.
+});
+
+describe('a change of cached configuration bumps its version in its unit of work (decision 067)', () => {
+  it('the check sees a write without the bump, and one with it', () => {
+    expect(unbumpedConfigWrites('async function f(tx) {\n  await tx.update(scrips).set({});\n}\n')).toEqual(['f:1']);
+    expect(
+      unbumpedConfigWrites('async function f(tx) {\n  await configChanged(tx);\n  await tx.delete(teamMembers);\n}\n'),
+    ).toEqual([]);
+    expect(unbumpedConfigWrites('async function f(tx) {\n  await tx.update(tickets).set({});\n}\n')).toEqual([]);
+  });
+  it('the cached tables include the ones every write reads', () => {
+    expect(CONFIG_TABLE_NAMES).toEqual(
+      expect.arrayContaining([
+        'queues',
+        'queueWatchers',
+        'scrips',
+        'templates',
+        'customFields',
+        'teamMembers',
+        'appSettings',
+      ]),
+    );
+  });
   it.each(OUTSIDE_THE_STORE)('%s', (file) => {
     const text = fs.readFileSync(path.join(root, file), 'utf8');
+    expect(unbumpedConfigWrites(text), 'writes cached configuration without configChanged').toEqual([]);
+    // Decision 104 (above): a write of users that may be staff bumps the version too.
     expect(unbumpedUserWrites(file, text), 'writes users without configChanged').toEqual([]);
+    const sqlWrites = [...text.matchAll(/sql(?:<[^>]*>)?`([^`]*)`/g)]
+      .map((m) => m[1])
+      .filter((t) => CONFIG_SQL_WRITE.test(t));
+    expect(sqlWrites, 'writes cached configuration in SQL text').toEqual([]);
   });
 });
 
