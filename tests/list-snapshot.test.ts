@@ -114,6 +114,58 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
     }
   });
 
+  it("on SQLite, what is read beside the page is the page's: its tags as they were when its rows were read (decision 105)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-list-parts-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'hxdesk.db');
+    const store = await openStore({ dbPath: file, READ_THREADS: 1 });
+    const writer = new Database(file);
+    try {
+      writer.pragma('busy_timeout = 5000');
+      writer.pragma('synchronous = OFF');
+      const queueId = Number(
+        writer.prepare('INSERT INTO queues (name, created_at, updated_at) VALUES (?, ?, ?)').run('Parts', NOW, NOW)
+          .lastInsertRowid,
+      );
+      const id = Number(
+        writer
+          .prepare(
+            "INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (?, 'Tagged a', 'new', ?, ?)",
+          )
+          .run(queueId, NOW, NOW).lastInsertRowid,
+      );
+      writer.prepare("INSERT INTO ticket_tags (ticket_id, tag, created_at) VALUES (?, 'a', ?)").run(id, NOW);
+      // One commit changes the subject and the tag together: a page and its parts read in two
+      // snapshots would pair one subject with the other tag.
+      const swap = writer.transaction((to: 'a' | 'b') => {
+        writer.prepare("UPDATE tickets SET subject = 'Tagged ' || ? WHERE id = ?").run(to, id);
+        writer.prepare('UPDATE ticket_tags SET tag = ? WHERE ticket_id = ?').run(to, id);
+      });
+      let to: 'a' | 'b' = 'a';
+      const move = mover(async () => {
+        for (let k = 0; k < 5; k++) swap((to = to === 'a' ? 'b' : 'a'));
+        await new Promise((r) => setImmediate(r));
+      });
+      const seen: string[] = [];
+      move.start();
+      try {
+        for (let i = 0; i < LISTS; i++) {
+          const r = await store.queries.listTickets(
+            store.db,
+            spec(queueId, { parts: { read: 'row', requesters: false } }),
+          );
+          seen.push(`${r.rows[0].subject}: ${r.parts?.tags.map((t) => t.body).join(',')}`);
+        }
+      } finally {
+        expect(await move.stop()).toBeGreaterThan(0);
+      }
+      expect(new Set(seen)).toEqual(new Set(['Tagged a: a', 'Tagged b: b'])); // both, and never one with the other's tag
+    } finally {
+      writer.close();
+      await closeDb(store.db);
+    }
+  });
+
   it.skipIf(!pgAvailable())(
     'on PostgreSQL, while another session commits',
     async () => {

@@ -16,8 +16,8 @@ import { seedIfEmpty } from '../src/domain/seed.js';
 import { threadIdsQuery } from '../src/scrips/thread.js';
 import { addMember, createTeam } from '../src/domain/teams.js';
 import { listSpec } from '../src/domain/tickets/list.js';
-import { customValuesQuery } from '../src/domain/tickets/serialize.js';
-import { readsQuery } from '../src/domain/tickets/reads.js';
+import { customValuesQuery, readsQuery } from '../src/db/shared/pageParts.js';
+import { partsDialect } from '../src/domain/tickets/serialize.js';
 import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { listQueries as sqliteListQueries } from '../src/db/sqlite/ticketList.js';
 import { shouldWalk, WALK_PROOF_MAX, walkOrSort } from '../src/db/sqlite/walk.js';
@@ -387,11 +387,14 @@ describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', 
   // only until it is analysed again — the situation in which SQLite chose the covering index.
   // On the writer: the connection the statistics are changed (and reloaded) on below.
   const valuesPlan = () => {
-    const q = customValuesQuery(db, (column) =>
-      idsIn(
-        db,
-        column,
-        Array.from({ length: 50 }, (_, i) => i + 1),
+    const q = customValuesQuery(
+      db,
+      partsDialect(db, (column) =>
+        idsIn(
+          db,
+          column,
+          Array.from({ length: 50 }, (_, i) => i + 1),
+        ),
       ),
     ).toSQL();
     return withoutBatch(
@@ -427,13 +430,14 @@ describe('EXPLAIN QUERY PLAN of what every ticket list reads besides the list', 
   });
 
   it("the reader's unread marks (SPEC D6): their read rows of the page's tickets by the primary key", () => {
-    const q = readsQuery(db, admin.id, (column) =>
-      idsIn(
-        db,
-        column,
-        Array.from({ length: 50 }, (_, i) => i + 1),
-      ),
-    ).toSQL();
+    const q = readsQuery(db, admin.id, {
+      inIds: (column) =>
+        idsIn(
+          db,
+          column,
+          Array.from({ length: 50 }, (_, i) => i + 1),
+        ),
+    }).toSQL();
     const lines = withoutBatch(
       (
         sqliteOf(db)

@@ -53,6 +53,9 @@ describe('reader threads (SQLite)', () => {
       { ...base, q: 'zö', sort: 'id', desc: false },
       { ...base, cf: [{ field_id: severity, value: 'high' }], status: ['open'] },
       { ...base, owner_id: 'none', sort: 'created', offset: 14 },
+      // With what the page shows beside its rows (decision 105): read on the thread, the same parts.
+      { ...base, status: ['new', 'open'], parts: { read: 'all', seenBy: 1, requesters: true } },
+      { ...base, q: 'printer', parts: { read: 'row', requesters: true } },
     ];
     const before = readerStats(s.db)!.lists;
     for (const spec of specs) {
@@ -64,6 +67,18 @@ describe('reader threads (SQLite)', () => {
         ids: local.rows.map((r) => r.id),
       });
       expect(threaded.rows[0]).toEqual(local.rows[0]);
+      expect(threaded.parts).toEqual(local.parts);
+      if (spec.parts?.read === 'all') {
+        const byId = (a: number[], b: number[]) => a[0] - b[0];
+        expect(
+          threaded.parts?.descriptions?.map((d) => [d.ticket_id, Number(d.body?.startsWith('Ticket '))]).sort(byId),
+        ).toEqual(threaded.rows.map((r) => [r.id, 1]).sort(byId));
+        expect(threaded.parts?.values).toHaveLength(threaded.rows.length);
+        expect(threaded.parts?.requesters).toEqual([
+          { id: 1, name: expect.any(String), email: expect.any(String), role: 'admin' },
+        ]);
+      } else if (spec.parts) expect(threaded.parts).toEqual({ tags: [], requesters: expect.any(Array) });
+      else expect(threaded.parts).toBeUndefined();
     }
     expect(readerStats(s.db)).toEqual({ threads: 2, lists: before + specs.length });
   });

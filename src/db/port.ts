@@ -5,6 +5,7 @@ import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as schema from './tables.js';
 import { causeChain, StorageUnavailable } from './storageErrors.js';
 import type { TicketListSpec } from './ticketListSpec.js';
+import type { PageParts } from './shared/pageParts.js';
 
 // The store port (docs/decisions/026): everything the domain, the scrips and the mail intake
 // may ask of the database, with no dialect and no driver in it. A store (src/db/sqlite or
@@ -112,8 +113,11 @@ export interface StoreQueries {
   idsParam(ids: readonly number[]): unknown;
   /** The domain of an e-mail column (after its first @), lower-cased: the expression `users_email_domain_idx` holds. */
   emailDomain(column: unknown): SQL;
-  /** A page of tickets and the total, for a list filter. */
-  listTickets(conn: Conn, spec: TicketListSpec): Promise<{ rows: TicketRowOf[]; total: number; exact: boolean }>;
+  /** A page of tickets and the total, for a list filter; with what `spec.parts` asks for beside them, if the store reads it (decision 105). */
+  listTickets(
+    conn: Conn,
+    spec: TicketListSpec,
+  ): Promise<{ rows: TicketRowOf[]; total: number; exact: boolean; parts?: PageParts }>;
   /** Active users whose name or e-mail contains `needle` (lower-cased), at most `n`, e-mail prefix matches first. */
   searchPeople(conn: Conn, needle: string, n: number): Promise<UserRowOf[]>;
   /**

@@ -1,5 +1,6 @@
 // What a filtered ticket list asks the store (SPEC B4): part of the store port (src/db/port.ts,
 // decision 026), which every store's list (src/db/<dialect>/ticketList.ts) answers.
+import type { PartsWanted } from './shared/pageParts.js';
 
 /** What a filtered ticket list asks the store (SPEC B4, after the domain resolved names and views). */
 export interface TicketListSpec {
@@ -58,4 +59,9 @@ export interface TicketListSpec {
   desc: boolean;
   limit: number;
   offset: number;
+  /**
+   * What to read beside the page, in the list's snapshot (decision 105): a store may answer them
+   * (`parts`), or leave them to the domain, which then reads them itself.
+   */
+  parts?: PartsWanted;
 }

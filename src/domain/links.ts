@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { changes, type Conn, type Db, lockAndReadTicketPair, preparedForIds, transaction } from '../db/port.js';
+import { linksQuery } from '../db/shared/pageParts.js';
 import { ticketLinks, tickets } from '../db/tables.js';
 import type { NotifySettings } from '../scrips/config.js';
 import type { ScripResult } from '../scrips/kinds.js';
@@ -66,19 +67,19 @@ export const noLinks = (): LinksJson => ({
   child_of: [],
 });
 
-const linkCols = { base_id: ticketLinks.base_id, type: ticketLinks.type, target_id: ticketLinks.target_id };
-const linksOfMany = preparedForIds((db, inIds) =>
-  db
-    .select(linkCols)
-    .from(ticketLinks)
-    .where(or(inIds(ticketLinks.base_id), inIds(ticketLinks.target_id))),
-);
+const linksOfMany = preparedForIds((db, inIds) => linksQuery(db, { inIds }));
 /** The links of a batch of tickets by name, ids sorted (ticket JSON's `links`). */
 export async function linksOf(conn: Conn, ids: number[]): Promise<Map<number, LinksJson>> {
-  const out = new Map<number, LinksJson>(ids.map((id) => [id, noLinks()]));
-  if (ids.length === 0) return out;
   // (One ticket's links come with its other stored parts: tickets/extras.ts, extrasOfOne.)
-  const rows = await linksOfMany(conn, ids);
+  return linksFrom(ids, ids.length === 0 ? [] : await linksOfMany(conn, ids));
+}
+
+/** linksOf's map from its rows. */
+export function linksFrom(
+  ids: number[],
+  rows: { base_id: number; type: string; target_id: number }[],
+): Map<number, LinksJson> {
+  const out = new Map<number, LinksJson>(ids.map((id) => [id, noLinks()]));
   for (const r of rows) {
     const type = r.type as LinkType;
     out.get(r.base_id)?.[type].push(r.target_id);

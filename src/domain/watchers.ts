@@ -1,9 +1,10 @@
 import { lockForChange } from './merge/guard.js';
 import { configChanged } from '../db/configCache.js';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import { changes, type Conn, type Db, lockTicket, prepared, preparedForIds, transaction } from '../db/port.js';
+import { addedOrder, watcherRolesQuery } from '../db/shared/pageParts.js';
 import { queueWatchers, tickets, ticketWatchers, type WATCHER_ROLES } from '../db/tables.js';
 import type { ScripResult } from '../scrips/kinds.js';
 import type { NotifySettings } from '../scrips/config.js';
@@ -67,8 +68,6 @@ export async function resolvePeople(
 }
 
 const p = sql.placeholder;
-/** The order people were added in (decision 048): `position`, never their ids. */
-export const addedOrder = [asc(ticketWatchers.position), asc(ticketWatchers.created_at), asc(ticketWatchers.user_id)];
 const rolesOfOne = prepared((db) =>
   db
     .select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
@@ -103,17 +102,22 @@ const watching = prepared((db) =>
 );
 
 /** The ticket's own watchers (not the queue's), by ticket, ids in the order they were added. */
-const rolesOfMany = preparedForIds((db, inIds) =>
-  db
-    .select({ ticket: ticketWatchers.ticket_id, role: ticketWatchers.role, user: ticketWatchers.user_id })
-    .from(ticketWatchers)
-    .where(inIds(ticketWatchers.ticket_id))
-    .orderBy(...addedOrder),
-);
+const rolesOfMany = preparedForIds((db, inIds) => watcherRolesQuery(db, { inIds }));
 export async function watchersOf(conn: Conn, ids: number[]): Promise<Map<number, Watchers>> {
-  const rows = ids.length === 1 ? await rolesOfOne(conn).all({ id: ids[0] }) : await rolesOfMany(conn, ids);
+  return watchersFrom(
+    ids,
+    ids.length === 1 ? await rolesOfOne(conn).all({ id: ids[0] }) : await rolesOfMany(conn, ids),
+  );
+}
+
+/** watchersOf's map from its rows. */
+export function watchersFrom(
+  ids: number[],
+  rows: { ticket: number; role: string; user: number }[],
+): Map<number, Watchers> {
   const out = new Map<number, Watchers>(ids.map((id) => [id, { requesters: [], cc: [], admin_cc: [] }]));
-  for (const r of rows) out.get(r.ticket)![r.role === 'requester' ? 'requesters' : r.role].push(r.user);
+  for (const r of rows)
+    out.get(r.ticket)![r.role === 'requester' ? 'requesters' : (r.role as 'cc' | 'admin_cc')].push(r.user);
   return out;
 }
 

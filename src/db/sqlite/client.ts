@@ -24,6 +24,8 @@ import { privateDatabaseFiles, probeWrite, sqliteStorageFailure } from './storag
 import { connect } from './connection.js';
 import type { Db } from './handle.js';
 import { fastPrepared } from './rows.js';
+import { idsInJson, unindexed } from './pageParts.js';
+import type { PageParts } from '../shared/pageParts.js';
 
 export type { Db };
 
@@ -171,15 +173,15 @@ export function openSqlite(file: string, opts: { readThreads?: number } = {}): S
       // One writer: ids commit in the order they were given, so the newest is the horizon.
       logHorizon: async () => ({ upTo: newestLogId.get()?.id ?? 0, settled: true }),
       sameName: (column, value) => sql`${column as SQLiteColumn} = ${value} COLLATE NOCASE`,
-      notIndexed: (column) => sql`+${column as SQLiteColumn}`,
+      notIndexed: unindexed,
       // The batch as a JSON array read by json_each: SQLite probes the column's index once per id, as for IN (…).
-      idsIn: (column, ids) => sql`${column as SQLiteColumn} IN (SELECT value FROM json_each(${ids}))`,
+      idsIn: idsInJson,
       idsParam: (ids) => JSON.stringify(ids),
       // Migration 0033's index expression, word for word (SQLite matches an indexed expression as written).
       emailDomain: (column) => sql`lower(substr(${column as SQLiteColumn}, instr(${column as SQLiteColumn}, '@') + 1))`,
       listTickets: async (conn, spec) =>
         readers && conn !== writerPort && !onThisThread(spec)
-          ? (readers.list(spec) as Promise<{ rows: never[]; total: number; exact: boolean }>)
+          ? (readers.list(spec) as Promise<{ rows: never[]; total: number; exact: boolean; parts?: PageParts }>)
           : listTickets(sqliteHandle(conn), spec),
       searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
       reindexTicketText: async (conn, ids) => {

@@ -19,7 +19,7 @@ function dbFor(file: string): Db {
   return open.db;
 }
 
-export type ListAnswer = { ok: { rows: unknown[]; total: number } } | { tooBroad: true };
+export type ListAnswer = { ok: ReturnType<typeof listTickets> } | { tooBroad: true };
 
 export function list(task: { file: string; spec: TicketListSpec }): ListAnswer {
   try {

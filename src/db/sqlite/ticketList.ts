@@ -8,6 +8,7 @@ import type { Db } from './handle.js';
 import { createIdTable, type HeldIds, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
 import { fastPrepared } from './rows.js';
+import { readPageParts } from './pageParts.js';
 import { walkOrSort } from './walk.js';
 import { FIRST_ROWS, settleNewest } from './newestWords.js';
 import { newestFirst } from '../shared/newestWords.js';
@@ -341,7 +342,9 @@ function listIn(db: Db, f: TicketListSpec) {
     const total = counted - merged;
     const walk = q.walk !== undefined && total > 0 && walkOrSort(q, c, ticketCount(db).get()!.n, q.offset + q.limit);
     const rows = total === 0 ? [] : pageRows(merged === 0 ? q.unmergedPage(walk) : walk ? q.walk! : q.page);
-    return { rows, total, exact };
+    // What the page shows beside its rows, in the same snapshot (decision 105).
+    const parts = f.parts && rows.length > 0 ? readPageParts(db, rows, f.parts) : undefined;
+    return { rows, total, exact, parts };
   } finally {
     q.release();
   }

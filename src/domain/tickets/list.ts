@@ -3,6 +3,7 @@ import { queues, teamMembers } from '../../db/tables.js';
 import type { Db } from '../../db/port.js';
 import { SearchTooBroad } from '../../db/storageErrors.js';
 import type { TicketListSpec } from '../../db/ticketListSpec.js';
+import type { PageParts, PartsWanted } from '../../db/shared/pageParts.js';
 import { type Actor, isStaff, requireStaff } from '../actor.js';
 import { allCustomFields, type CustomFieldJson } from '../customFields.js';
 import { invalid } from '../errors.js';
@@ -176,12 +177,25 @@ async function fromStore(db: Db, spec: TicketListSpec) {
   }
 }
 
-/** A list's tickets in API form, each marked unread or not for a staff reader (SPEC D6). */
-const rowsJson = async (db: Db, actor: Actor, rows: TicketRow[], read: TicketParts = 'all') => {
+/**
+ * A list's tickets in API form, each marked unread or not for a staff reader (SPEC D6), from the
+ * parts the store read with the page (decision 105), or read here.
+ */
+const rowsJson = async (db: Db, actor: Actor, rows: TicketRow[], read: TicketParts = 'all', parts?: PageParts) => {
   // Side by side: on PostgreSQL each read is a round trip (decision 094).
-  const [list, seen] = await Promise.all([ticketsJson(db, rows, read), seenOfListed(db, actor, rows)]);
+  const [list, seen] = await Promise.all([
+    ticketsJson(db, rows, read, parts),
+    seenOfListed(db, actor, rows, parts?.seen),
+  ]);
   return withUnread(rows, list, seen);
 };
+
+/** What a list asks its store to read beside the page (decision 105): what rowsJson and the requesters need. */
+const partsFor = (actor: Actor, read: TicketParts, requesters: boolean): PartsWanted => ({
+  read,
+  seenBy: isStaff(actor) ? actor.id : undefined,
+  requesters,
+});
 
 /** A `q` that names a ticket by its number: `123` or `#123` (SPEC C4). */
 const TICKET_NUMBER = /^#?(\d{1,9})$/;
@@ -197,8 +211,8 @@ export async function listByFilter(
   f: TicketFilter,
   read: TicketParts = 'all',
 ): Promise<TicketList> {
-  const { rows, ...counted } = await foundRows(db, actor, f);
-  return { ...counted, tickets: shaped(actor, await rowsJson(db, actor, rows, read)) };
+  const { rows, parts, ...counted } = await foundRows(db, actor, f, partsFor(actor, read, false));
+  return { ...counted, tickets: shaped(actor, await rowsJson(db, actor, rows, read, parts)) };
 }
 
 /**
@@ -211,24 +225,30 @@ export async function listWithRequesters(
   f: TicketFilter,
   read: TicketParts = 'all',
 ): Promise<Omit<TicketList, 'tickets'> & { tickets: (CustomerTicketJson & { requester: RequesterJson | null })[] }> {
-  const { rows, ...counted } = await foundRows(db, actor, f);
+  const { rows, parts, ...counted } = await foundRows(db, actor, f, partsFor(actor, read, true));
   const [tickets, requesters] = await Promise.all([
-    rowsJson(db, actor, rows, read),
+    rowsJson(db, actor, rows, read, parts),
     requestersById(
       db,
       actor,
       rows.map((r) => r.requester_id),
+      parts?.requesters,
     ),
   ]);
   return { ...counted, tickets: withRequestersFrom(shaped(actor, tickets), requesters) };
 }
 
-/** The rows of a list's page and its count (a `q` naming a ticket's number: that ticket first). */
+/**
+ * The rows of a list's page and its count (a `q` naming a ticket's number: that ticket first),
+ * and the parts `wanted` beside them if the store read them with the page (decision 105; not
+ * for a page of two lists, the pinned ticket's and the rest).
+ */
 async function foundRows(
   db: Db,
   actor: Actor,
   f: TicketFilter,
-): Promise<Omit<TicketList, 'tickets'> & { rows: TicketRow[] }> {
+  wanted: PartsWanted,
+): Promise<Omit<TicketList, 'tickets'> & { rows: TicketRow[]; parts?: PageParts }> {
   const spec = await listSpec(db, actor, f);
   const number = spec.q ? TICKET_NUMBER.exec(spec.q) : null;
   // `q` = a ticket's number: that ticket first, if the reader may see it and it passes the other
@@ -238,8 +258,15 @@ async function foundRows(
     ? (await fromStore(db, { ...spec, q: undefined, id: Number(number[1]), offset: 0, limit: 1 })).rows[0]
     : undefined;
   if (!pinned) {
-    const found = await fromStore(db, spec);
-    return { rows: found.rows, total: found.total, total_exact: found.exact, limit: spec.limit, offset: spec.offset };
+    const found = await fromStore(db, { ...spec, parts: wanted });
+    return {
+      rows: found.rows,
+      parts: found.parts,
+      total: found.total,
+      total_exact: found.exact,
+      limit: spec.limit,
+      offset: spec.offset,
+    };
   }
   const first = spec.offset === 0;
   const rest = await fromStore(db, {

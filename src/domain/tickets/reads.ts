@@ -1,13 +1,6 @@
-import { and, eq, type Placeholder, sql } from 'drizzle-orm';
-import {
-  type Conn,
-  type Db,
-  type IdsIn,
-  prepared,
-  preparedForIds,
-  storageUnavailable,
-  transaction,
-} from '../../db/port.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { type Conn, type Db, prepared, preparedForIds, storageUnavailable, transaction } from '../../db/port.js';
+import { readsQuery } from '../../db/shared/pageParts.js';
 import { ticketReads, transactions } from '../../db/tables.js';
 import { type Actor, isStaff } from '../actor.js';
 import { nowIso } from '../clock.js';
@@ -97,24 +90,25 @@ const upsertSeen = prepared((db) =>
 export const isUnread = (customerTxnId: number | null, seen: number | null | undefined): boolean =>
   customerTxnId !== null && (seen == null || customerTxnId > seen);
 
-/** A user's read rows of some tickets: one probe of the primary key (user_id, ticket_id) each. */
-export const readsQuery = (conn: Conn, userId: number | Placeholder, inIds: IdsIn) =>
-  conn
-    .select({ ticket_id: ticketReads.ticket_id, seen: ticketReads.seen_txn_id })
-    .from(ticketReads)
-    .where(and(eq(ticketReads.user_id, userId), inIds(ticketReads.ticket_id)));
-const readsOfMany = preparedForIds((db, inIds) => readsQuery(db, sql.placeholder('user'), inIds));
+const readsOfMany = preparedForIds((db, inIds) => readsQuery(db, sql.placeholder('user'), { inIds }));
 
 /**
  * What a staff reader had seen of the listed tickets (customers' lists carry no `unread` flag:
  * null): one read of ticket_reads by its primary key (user, ticket) for the tickets of the page
- * that have customer entries at all. Read beside the tickets' other parts (issue 32).
+ * that have customer entries at all. Read beside the tickets' other parts (issue 32), or given:
+ * `seen`, the rows the store read with the page (decision 105).
  */
-export async function seenOfListed(conn: Conn, actor: Actor, rows: TicketRow[]): Promise<Map<number, number> | null> {
+export async function seenOfListed(
+  conn: Conn,
+  actor: Actor,
+  rows: TicketRow[],
+  read?: { ticket_id: number; seen: number }[],
+): Promise<Map<number, number> | null> {
   if (!isStaff(actor) || rows.length === 0) return null;
   const ids = rows.filter((r) => r.customer_txn_id !== null).map((r) => r.id);
   const seen = new Map<number, number>();
-  if (ids.length > 0) for (const r of await readsOfMany(conn, ids, { user: actor.id })) seen.set(r.ticket_id, r.seen);
+  if (ids.length > 0)
+    for (const r of read ?? (await readsOfMany(conn, ids, { user: actor.id }))) seen.set(r.ticket_id, r.seen);
   return seen;
 }
 

@@ -1,5 +1,5 @@
 import { type Db, preparedForIds } from '../../db/port.js';
-import { users } from '../../db/tables.js';
+import { peopleQuery } from '../../db/shared/pageParts.js';
 import { type Actor, isStaff } from '../actor.js';
 import type { TicketJson } from './serialize.js';
 
@@ -14,12 +14,7 @@ export interface RequesterJson {
 /** A ticket as lists show it: with who wrote in. */
 export type ListedTicket = TicketJson & { requester: RequesterJson | null };
 
-const usersOfMany = preparedForIds((db, inIds) =>
-  db
-    .select({ id: users.id, name: users.name, email: users.email, role: users.role })
-    .from(users)
-    .where(inIds(users.id)),
-);
+const usersOfMany = preparedForIds((db, inIds) => peopleQuery(db, { inIds }));
 
 /**
  * The tickets with their requesters. A customer reads a staff member's name only, as the portal
@@ -40,14 +35,17 @@ export async function withRequesters<T extends Pick<TicketJson, 'requester_id'> 
   );
 }
 
-/** withRequesters's read alone, by the requesters' ids (for a caller that reads it beside others). */
+/**
+ * withRequesters's read alone, by the requesters' ids (for a caller that reads it beside others),
+ * or from `read`: the people the store read with the page (decision 105).
+ */
 export async function requestersById(
   db: Db,
   actor: Actor,
   requesterIds: (number | null)[],
+  read?: { id: number; name: string; email: string; role: string }[],
 ): Promise<Map<number, RequesterJson>> {
-  const ids = [...new Set(requesterIds.filter((id): id is number => id !== null))];
-  const rows = await usersOfMany(db, ids);
+  const rows = read ?? (await usersOfMany(db, [...new Set(requesterIds.filter((id): id is number => id !== null))]));
   const staff = isStaff(actor);
   return new Map(
     rows.map((u) => [

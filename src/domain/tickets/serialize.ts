@@ -1,10 +1,18 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { type Conn, dialectOf, type IdsIn, notIndexed, prepared, preparedForIds } from '../../db/port.js';
-import { customFields, ticketCustomValues, tickets, ticketTags, transactions } from '../../db/tables.js';
+import { eq, sql } from 'drizzle-orm';
+import { type Conn, dialectOf, type Db, type IdsIn, notIndexed, prepared, preparedForIds } from '../../db/port.js';
+import {
+  customValuesQuery,
+  descriptionsQuery,
+  type PageParts,
+  type PartsDialect,
+  tagsQuery,
+  valueCols,
+} from '../../db/shared/pageParts.js';
+import { customFields, ticketCustomValues, tickets } from '../../db/tables.js';
 import { customValueJson } from '../customFields.js';
 import { type Extras, extrasOf, extrasOfBatch } from './extras.js';
-import { watchersOf, type Watchers } from '../watchers.js';
-import { LINK_NAMES, linksOf, type LinksJson, noLinks } from '../links.js';
+import { watchersFrom, watchersOf, type Watchers } from '../watchers.js';
+import { LINK_NAMES, linksFrom, linksOf, type LinksJson, noLinks } from '../links.js';
 import { sortTags } from '../tags/rows.js';
 import { type Actor, requireStaff } from '../actor.js';
 import type { CustomerShape, StaffTicketField } from '../customerView.js';
@@ -56,13 +64,11 @@ export function staffTickets(actor: Actor, list: CustomerTicketJson[]): TicketJs
   return list as TicketJson[];
 }
 
-const valueCols = {
-  ticket_id: ticketCustomValues.ticket_id,
-  key: customFields.key,
-  type: customFields.type,
-  value: ticketCustomValues.value,
-};
-const isCreate = eq(transactions.type, 'Create');
+/** The dialect of the store of `db` for the queries of src/db/shared/pageParts.ts. */
+export const partsDialect = (db: Db, inIds: IdsIn): PartsDialect => ({
+  inIds,
+  notIndexed: (column) => notIndexed(db, column),
+});
 
 // One ticket (every write answers with its ticket) is the common case: compiled once.
 const valuesOfOne = prepared((db) =>
@@ -73,19 +79,11 @@ const valuesOfOne = prepared((db) =>
     .where(eq(ticketCustomValues.ticket_id, sql.placeholder('id'))),
 );
 
-const descriptionsOfMany = (conn: Conn, inIds: IdsIn) =>
-  conn
-    .select({ part: sql<number>`0`, ticket_id: transactions.ticket_id, body: sql<string | null>`${transactions.body}` })
-    .from(transactions)
-    .where(and(inIds(transactions.ticket_id), isCreate));
-const tagsOfMany = (conn: Conn, inIds: IdsIn) =>
-  conn
-    .select({ part: sql<number>`1`, ticket_id: ticketTags.ticket_id, body: sql<string | null>`${ticketTags.tag}` })
-    .from(ticketTags)
-    .where(inIds(ticketTags.ticket_id));
+const descriptionsOfManyPrepared = preparedForIds((db, inIds) => descriptionsQuery(db, { inIds }));
+const tagsOfManyPrepared = preparedForIds((db, inIds) => tagsQuery(db, { inIds }));
+const customValuesOfMany = preparedForIds((db, inIds) => customValuesQuery(db, partsDialect(db, inIds)));
 
-const descriptionsOfManyPrepared = preparedForIds(descriptionsOfMany);
-const tagsOfManyPrepared = preparedForIds(tagsOfMany);
+type DescriptionOrTag = NonNullable<PageParts['descriptions']>[number];
 
 /**
  * The descriptions (Create transaction bodies) and the tags (SPEC D3) of a batch of tickets
@@ -96,7 +94,14 @@ async function descriptionsAndTagsOf(
   conn: Conn,
   ids: number[],
 ): Promise<{ descriptions: Map<number, string>; tags: Map<number, string[]> }> {
-  const rows = [...(await descriptionsOfManyPrepared(conn, ids)), ...(await tagsOfManyPrepared(conn, ids))];
+  return descriptionsAndTagsFrom(ids, [
+    ...(await descriptionsOfManyPrepared(conn, ids)),
+    ...(await tagsOfManyPrepared(conn, ids)),
+  ]);
+}
+
+/** descriptionsAndTagsOf's maps from its rows. */
+function descriptionsAndTagsFrom(ids: number[], rows: DescriptionOrTag[]) {
   const descriptions = new Map<number, string>();
   const tags = new Map<number, string[]>(ids.map((id) => [id, []]));
   for (const r of rows) {
@@ -107,23 +112,15 @@ async function descriptionsAndTagsOf(
   return { descriptions, tags };
 }
 
-/**
- * The custom values of a batch of tickets. Read by ticket (the primary key), each value's field
- * by its id: the join column is kept off the lookup index (field_id, value, ticket_id), which
- * covers this query and would otherwise tempt SQLite to read every ticket's value of every
- * field — 30 ms a list page at 100k tickets instead of 0.2 ms (docs/performance-history.md).
- */
-export const customValuesQuery = (conn: Conn, inIds: IdsIn) =>
-  conn
-    .select(valueCols)
-    .from(ticketCustomValues)
-    .innerJoin(customFields, eq(customFields.id, notIndexed(conn, ticketCustomValues.field_id)))
-    .where(inIds(ticketCustomValues.ticket_id));
-const customValuesOfMany = preparedForIds(customValuesQuery);
-
 /** Custom field values of a batch of tickets, by ticket: `{ key: value }` in API form. */
 export async function customValuesOf(conn: Conn, ids: number[]): Promise<Map<number, Record<string, string | number>>> {
-  const values = ids.length === 1 ? await valuesOfOne(conn).all({ id: ids[0] }) : await customValuesOfMany(conn, ids);
+  return customValuesFrom(
+    ids.length === 1 ? await valuesOfOne(conn).all({ id: ids[0] }) : await customValuesOfMany(conn, ids),
+  );
+}
+
+/** customValuesOf's map from its rows. */
+function customValuesFrom(values: NonNullable<PageParts['values']>): Map<number, Record<string, string | number>> {
   const byTicket = new Map<number, Record<string, string | number>>();
   for (const v of values) {
     let obj = byTicket.get(v.ticket_id);
@@ -170,14 +167,33 @@ export async function ticketJsonBeside(conn: Conn, id: number, row: Promise<Tick
  */
 export type TicketParts = 'all' | 'row';
 
-/** Serializes tickets with their custom field values and descriptions, one query each for the batch. */
-export async function ticketsJson(conn: Conn, rows: TicketRow[], read: TicketParts = 'all'): Promise<TicketJson[]> {
+/**
+ * Serializes tickets with their custom field values and descriptions, one query each for the
+ * batch, or from `parts`: what the store read beside the page in its snapshot (decision 105).
+ */
+export async function ticketsJson(
+  conn: Conn,
+  rows: TicketRow[],
+  read: TicketParts = 'all',
+  parts?: PageParts,
+): Promise<TicketJson[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   if (read === 'row') {
     const tags = new Map<number, string[]>(ids.map((id) => [id, []]));
-    for (const r of await tagsOfManyPrepared(conn, ids)) tags.get(r.ticket_id)?.push(r.body!);
+    for (const r of parts?.tags ?? (await tagsOfManyPrepared(conn, ids))) tags.get(r.ticket_id)?.push(r.body!);
     return rows.map((r) => ticketJson(r, '', {}, undefined, undefined, sortTags(tags.get(r.id)!)));
+  }
+  if (parts?.descriptions && parts.values && parts.watchers && parts.links) {
+    const { descriptions, tags } = descriptionsAndTagsFrom(ids, [...parts.descriptions, ...parts.tags]);
+    return allParts(
+      rows,
+      descriptions,
+      customValuesFrom(parts.values),
+      watchersFrom(ids, parts.watchers),
+      linksFrom(ids, parts.links),
+      tags,
+    );
   }
   if (rows.length === 1) return [await oneTicketJson(conn, rows[0])];
   // PostgreSQL: every part in one statement, one round trip (decision 097).
@@ -192,7 +208,19 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[], read: TicketPar
     watchersOf(conn, ids),
     linksOf(conn, ids),
   ]);
-  return rows.map((r) =>
+  return allParts(rows, descriptions, values, watchers, links, tags);
+}
+
+/** The tickets in API form from their parts by ticket. */
+const allParts = (
+  rows: TicketRow[],
+  descriptions: Map<number, string>,
+  values: Map<number, Record<string, string | number>>,
+  watchers: Map<number, Watchers>,
+  links: Map<number, LinksJson>,
+  tags: Map<number, string[]>,
+) =>
+  rows.map((r) =>
     ticketJson(
       r,
       descriptions.get(r.id) ?? '',
@@ -202,7 +230,6 @@ export async function ticketsJson(conn: Conn, rows: TicketRow[], read: TicketPar
       tags.get(r.id),
     ),
   );
-}
 
 /** SPEC D4: a ticket's current rating (tickets.csat). */
 export interface CsatJson {
