@@ -2,6 +2,7 @@ import { Piscina } from 'piscina';
 import { SearchTooBroad } from '../storageErrors.js';
 import type { TicketListSpec } from '../ticketListSpec.js';
 import type { ListAnswer } from './listWorker.js';
+import type { PageParts } from '../shared/pageParts.js';
 
 // Reader threads (SPEC C6, the tail under load; docs/decisions/031): ticket lists and searches
 // — the costliest reads, 70 % of the HTTP thread under the mixed load — run on worker threads,
@@ -11,7 +12,7 @@ import type { ListAnswer } from './listWorker.js';
 const fromSource = import.meta.url.endsWith('.ts'); // under tsx or vitest, not the compiled dist/
 
 export interface Readers {
-  list(spec: TicketListSpec): Promise<{ rows: unknown[]; total: number }>;
+  list(spec: TicketListSpec): Promise<{ rows: unknown[]; total: number; exact: boolean; parts?: PageParts }>;
   /** Threads and the lists they answered so far (ops and tests). */
   stats(): { threads: number; lists: number };
   close(): Promise<void>;
