@@ -39,6 +39,8 @@ const LAYERS = [
     // beside SQLite's migrations: everything outside src/db/sqlite/ reads them through tables.ts.
     prefixes: [
       'src/db/port.ts',
+      // What a store is (its handles and interfaces, types only), re-exported by port.ts.
+      'src/db/storeContract.ts',
       // What a ticket list asks a store, and the errors a store throws (both parts of the port).
       'src/db/ticketListSpec.ts',
       'src/db/storageErrors.ts',
