@@ -449,7 +449,7 @@ const REAL_TIME_FILES: Record<string, string> = {
   'src/log.ts':
     "the time of a log line, and the window that holds back repeated lines (the workers give the store's clock)",
   'src/server.ts': 'the time of a log line written before the logger exists',
-  'src/events/hub.ts': 'liveness of live updates: presence and typing expire after seconds of real time',
+  'src/events/presence.ts': 'liveness of live updates: presence and typing expire after seconds of real time',
   'src/scrips/delivery.ts': "the delivery worker's own turns and waits (the outbox schedule, in real time)",
   'src/db/storageWatch.ts': 'how often a failed store is probed again',
   'src/db/sqlite/checkpointer.ts': 'the pause after a failed WAL checkpoint',

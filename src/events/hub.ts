@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { and, asc, gt, inArray, lte } from 'drizzle-orm';
 import { broadcast, type Db, listenStore, logHorizon, type StoreSignal } from '../db/port.js';
 import { tickets, ticketWatchers, transactions } from '../db/tables.js';
 import { outsideRequest } from '../log.js';
+import { startPresence, type Viewer } from './presence.js';
 
 // The live-update bus (SPEC C5, docs/decisions/037). The change log is the `transactions` table:
 // every change of a ticket appends to it in its unit of work, and the store signals once that
@@ -12,8 +12,7 @@ import { outsideRequest } from '../log.js';
 // An event's id is the id of its last log entry, so a stream that comes back with
 // Last-Event-ID is caught up from the log itself: nothing lost, nothing twice.
 //
-// Presence (who is viewing a ticket, who is typing a reply) is not stored: each process
-// broadcasts its own share every few seconds, and a share not heard again expires.
+// Presence (who is viewing a ticket, who is typing a reply) is not stored: ./presence.ts.
 
 /** What a stream is told: these entries of the change log on one ticket (the reader may see them). */
 export interface LiveEvent {
@@ -21,12 +20,7 @@ export interface LiveEvent {
   ticket_id: number;
   types: string[];
 }
-/** Someone on a ticket page: viewing it, maybe typing a reply. */
-export interface Viewer {
-  id: number;
-  name: string;
-  typing: boolean;
-}
+export type { Viewer } from './presence.js';
 
 /** Where a stream's messages go (the SSE route writes them). */
 export interface StreamSink {
@@ -98,10 +92,6 @@ interface LogRow {
   ticket_id: number;
   type: string;
 }
-interface Share {
-  viewers: Viewer[];
-  expires: number;
-}
 
 /** How many log entries one read takes; a stream further behind than CATCH_UP_MAX is reset. */
 const PAGE = 1000;
@@ -125,10 +115,6 @@ export interface Hub {
 }
 
 export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
-  const pid = randomUUID().slice(0, 8);
-  const typingMs = opts.typingMs ?? 6000;
-  const presenceEveryMs = opts.presenceEveryMs ?? 4000;
-  const shareTtl = presenceEveryMs * 3;
   const onError = opts.onError ?? (() => {});
   const streams = new Set<Stream>();
   const perUser = new Map<number, number>();
@@ -258,120 +244,23 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
     }
   }
 
-  // ── presence ──
-  const local = new Map<number, Map<Stream, { id: number; name: string }>>(); // ticket → this process's viewing streams
-  const typers = new Map<number, Map<number, { name: string; until: number }>>(); // ticket → user → typing until
-  const shares = new Map<number, Map<string, Share>>(); // ticket → process → its latest share
-  const shown = new Map<number, string>(); // ticket → the merged viewers last delivered (JSON)
-
-  function ownShare(ticketId: number): Viewer[] {
-    const now = Date.now();
-    const v = new Map<number, Viewer>();
-    for (const u of local.get(ticketId)?.values() ?? []) v.set(u.id, { id: u.id, name: u.name, typing: false });
-    for (const [id, t] of typers.get(ticketId) ?? []) {
-      if (t.until <= now) continue;
-      v.set(id, { id, name: t.name, typing: true });
-    }
-    return [...v.values()].slice(0, 50);
-  }
-
-  function publish(ticketId: number): void {
-    const v = ownShare(ticketId);
-    const payload = JSON.stringify({
-      p: pid,
-      t: ticketId,
-      v: v.map((x) => [x.id, x.name.slice(0, 60), x.typing ? 1 : 0]),
-    });
-    broadcast(db, payload).catch((e) => onError('presence broadcast failed', e));
-  }
-
-  function merged(ticketId: number): Viewer[] {
-    const now = Date.now();
-    const v = new Map<number, Viewer>();
-    for (const share of shares.get(ticketId)?.values() ?? []) {
-      if (share.expires <= now) continue;
-      for (const x of share.viewers) {
-        const had = v.get(x.id);
-        v.set(x.id, { ...x, typing: x.typing || (had?.typing ?? false) });
-      }
-    }
-    return [...v.values()].sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
-  }
-
-  function showPresence(ticketId: number, force = false): void {
-    const viewers = merged(ticketId);
-    const key = JSON.stringify(viewers);
-    if (!force && shown.get(ticketId) === key) return;
-    if (viewers.length === 0) shown.delete(ticketId);
-    else shown.set(ticketId, key);
-    for (const s of local.get(ticketId)?.keys() ?? []) {
-      try {
-        s.sink.presence(
-          ticketId,
-          viewers.filter((x) => x.id !== s.spec.user.id),
-        );
-      } catch (e) {
-        onError('live update write failed', e);
-      }
-    }
-  }
-
-  function heard(payload: string): void {
-    let m: { p: string; t: number; v: [number, string, number][] };
-    try {
-      m = JSON.parse(payload);
-    } catch {
-      return;
-    }
-    if (typeof m?.p !== 'string' || !Number.isInteger(m.t) || !Array.isArray(m.v)) return;
-    let byProcess = shares.get(m.t);
-    if (!byProcess) shares.set(m.t, (byProcess = new Map()));
-    if (m.v.length === 0) byProcess.delete(m.p);
-    else
-      byProcess.set(m.p, {
-        viewers: m.v.map(([id, name, typing]) => ({ id, name, typing: typing === 1 })),
-        expires: Date.now() + shareTtl,
-      });
-    if (byProcess.size === 0) shares.delete(m.t);
-    showPresence(m.t);
-  }
+  // ── presence ── (./presence.ts)
+  const presence = startPresence({
+    broadcast: (payload) => broadcast(db, payload),
+    typingMs: opts.typingMs,
+    presenceEveryMs: opts.presenceEveryMs,
+    onError,
+  });
 
   // A signal may come from inside a request (SQLite: after its unit of work): what it sets off
   // is the hub's own work, not that request's (its log lines carry no request id).
   const unlisten = listenStore(db, (s: StoreSignal) =>
     outsideRequest(() => {
       if (s.kind === 'log') kick();
-      else heard(s.payload);
+      else presence.heard(s.payload);
     }),
   );
 
-  // Repeat this process's shares; drop what expired (a process gone, a tab closed, typing stopped).
-  const repeat = setInterval(() => {
-    for (const t of new Set([...local.keys(), ...typers.keys()])) publish(t);
-  }, presenceEveryMs);
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [t, users] of typers) {
-      let stopped = false;
-      for (const [u, x] of users)
-        if (x.until <= now) {
-          users.delete(u);
-          stopped = true;
-        }
-      if (users.size === 0) typers.delete(t);
-      if (stopped) publish(t);
-    }
-    for (const [t, byProcess] of shares) {
-      let gone = false;
-      for (const [p, share] of byProcess)
-        if (share.expires <= now) {
-          byProcess.delete(p);
-          gone = true;
-        }
-      if (byProcess.size === 0) shares.delete(t);
-      if (gone) showPresence(t);
-    }
-  }, 1000);
   const heartbeat = setInterval(() => {
     for (const s of streams) {
       try {
@@ -381,7 +270,7 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
       }
     }
   }, opts.heartbeatMs);
-  for (const t of [repeat, sweep, heartbeat]) t.unref();
+  heartbeat.unref();
 
   function admit(spec: Pick<StreamSpec, 'user' | 'staff'>): void {
     if ((perUser.get(spec.user.id) ?? 0) >= opts.maxStreamsPerUser)
@@ -418,13 +307,7 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
           opening--;
         }
       });
-      if (spec.staff && spec.ticketId !== undefined && !closed) {
-        let m = local.get(spec.ticketId);
-        if (!m) local.set(spec.ticketId, (m = new Map()));
-        m.set(stream, spec.user);
-        publish(spec.ticketId);
-        showPresence(spec.ticketId, true);
-      }
+      if (spec.staff && spec.ticketId !== undefined && !closed) presence.join(spec.ticketId, stream, spec.user);
       return {
         close() {
           if (closed) return;
@@ -434,32 +317,20 @@ export async function startHub(db: Db, opts: HubOptions): Promise<Hub> {
           if (n <= 0) perUser.delete(spec.user.id);
           else perUser.set(spec.user.id, n);
           if (!spec.staff) customerStreams--;
-          const t = spec.ticketId;
-          const m = t === undefined ? undefined : local.get(t);
-          if (t !== undefined && m?.delete(stream)) {
-            if (m.size === 0) local.delete(t);
-            // The tab closed: its reader stops typing there too, unless another of their tabs shows the ticket.
-            if (![...m.values()].some((u) => u.id === spec.user.id)) typers.get(t)?.delete(spec.user.id);
-            publish(t);
-          }
+          if (spec.ticketId !== undefined) presence.leave(spec.ticketId, stream);
         },
       };
     },
-    typing(ticketId, user) {
-      let users = typers.get(ticketId);
-      if (!users) typers.set(ticketId, (users = new Map()));
-      const was = users.get(user.id);
-      users.set(user.id, { name: user.name, until: Date.now() + typingMs });
-      if (!was || was.until <= Date.now()) publish(ticketId);
-    },
-    viewers: (ticketId) => merged(ticketId),
+    typing: (ticketId, user) => presence.typing(ticketId, user),
+    viewers: (ticketId) => presence.viewers(ticketId),
     get streams() {
       return streams.size;
     },
     stop() {
       unlisten();
       clearTimeout(recheck);
-      for (const t of [repeat, sweep, heartbeat]) clearInterval(t);
+      presence.stop();
+      clearInterval(heartbeat);
     },
   };
 }
