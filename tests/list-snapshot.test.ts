@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { SQLiteSelectBase } from 'drizzle-orm/sqlite-core';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/db/port.js';
@@ -161,6 +162,50 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
       }
       expect(new Set(seen)).toEqual(new Set(['Tagged a: a', 'Tagged b: b'])); // both, and never one with the other's tag
     } finally {
+      writer.close();
+      await closeDb(store.db);
+    }
+  });
+
+  it('on SQLite, a plain list keeps its statements for its spec, and reads what is committed since (issue 32)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-list-kept-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'hxdesk.db');
+    const store = await openStore({ dbPath: file, READ_THREADS: 0 });
+    const writer = new Database(file);
+    // drizzle building a query (its select builder's private `_prepare`): what a kept list does not do again.
+    const proto = SQLiteSelectBase.prototype as unknown as { _prepare: (...a: unknown[]) => unknown };
+    const build = proto._prepare;
+    let builds = 0;
+    proto._prepare = function (this: unknown, ...a: unknown[]) {
+      builds++;
+      return build.apply(this, a);
+    };
+    try {
+      const queueId = Number(
+        writer.prepare('INSERT INTO queues (name, created_at, updated_at) VALUES (?, ?, ?)').run('Kept', NOW, NOW)
+          .lastInsertRowid,
+      );
+      const insert = writer.prepare(
+        "INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (?, ?, 'new', ?, ?)",
+      );
+      insert.run(queueId, 'First', NOW, NOW);
+      const list = async (more: Partial<TicketListSpec> = {}) => {
+        builds = 0;
+        const r = await store.queries.listTickets(store.db, spec(queueId, { countUpTo: 1000, ...more }));
+        return { subjects: r.rows.map((t) => t.subject), total: r.total, builds };
+      };
+      expect((await list()).builds).toBeGreaterThan(0); // built the first time
+      expect(await list()).toEqual({ subjects: ['First'], total: 1, builds: 0 });
+      insert.run(queueId, 'Second', NOW, NOW);
+      expect(await list()).toEqual({ subjects: ['Second', 'First'], total: 2, builds: 0 });
+      // Another spec is other statements; a text search holds its set afresh and is built each time.
+      expect((await list({ offset: 1 })).subjects).toEqual(['First']);
+      await list({ q: 'second' });
+      expect(await list({ q: 'second' })).toMatchObject({ subjects: ['Second'], total: 1 });
+      expect(builds).toBeGreaterThan(0);
+    } finally {
+      proto._prepare = build;
       writer.close();
       await closeDb(store.db);
     }

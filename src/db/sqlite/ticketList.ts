@@ -7,7 +7,7 @@ import { teamMembers, ticketCustomValues, tickets, ticketTags } from './schema.j
 import type { Db } from './handle.js';
 import { createIdTable, type HeldIds, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
-import { fastPrepared } from './rows.js';
+import { fastPrepared, type SyncPrepared } from './rows.js';
 import { readPageParts } from './pageParts.js';
 import { walkOrSort } from './walk.js';
 import { FIRST_ROWS, settleNewest } from './newestWords.js';
@@ -26,9 +26,15 @@ type PageQuery = {
   prepare(): unknown;
   toSQL(): { sql: string; params: unknown[] };
 };
+/** A query drizzle built, compiled once (./rows.ts): again for a list kept for its spec (listTickets). */
+const compiled = new WeakMap<object, SyncPrepared>();
+const compiledOnce = (q: { prepare(): unknown }): SyncPrepared => {
+  let stmt = compiled.get(q);
+  if (!stmt) compiled.set(q, (stmt = fastPrepared(q.prepare() as Parameters<typeof fastPrepared>[0])));
+  return stmt;
+};
 /** A page's tickets, mapped by a function made for the tickets' columns (./rows.ts), not drizzle's per-field walk. */
-const pageRows = (p: PageQuery) =>
-  fastPrepared(p.prepare() as Parameters<typeof fastPrepared>[0]).all() as (typeof tickets.$inferSelect)[];
+const pageRows = (p: PageQuery) => compiledOnce(p).all() as (typeof tickets.$inferSelect)[];
 
 /** What a list may count with: the total as a one-row `{ n }` statement. */
 interface CountQuery {
@@ -118,7 +124,23 @@ function valueSet(
  */
 function cappedCount(db: Db, from: SQL | SQLiteTable, cond: SQL | undefined, cap: number): CountQuery {
   const where = cond ? sql` WHERE ${cond}` : sql``;
-  return db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT 1 FROM ${from}${where} LIMIT ${cap})`);
+  return countOnce(db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT 1 FROM ${from}${where} LIMIT ${cap})`));
+}
+
+/** A count drizzle built, compiled on its first run (compiledOnce). */
+const countOnce = (q: { prepare(): unknown; toSQL(): { sql: string; params: unknown[] } }): CountQuery => ({
+  get: () => compiledOnce(q).get() as { n: number } | undefined,
+  toSQL: () => q.toSQL(),
+});
+
+/** `build(cap)` once per cap: the counts up to a bound a list kept for its spec runs again. */
+function perCap(build: (cap: number) => CountQuery): (cap: number) => CountQuery {
+  const byCap = new Map<number, CountQuery>();
+  return (cap) => {
+    let q = byCap.get(cap);
+    if (!q) byCap.set(cap, (q = build(cap)));
+    return q;
+  };
 }
 
 const ticketCount = perConnection((db) =>
@@ -155,7 +177,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const walkOf = (conds: SQL[]) =>
     and(...conds, ...(held ? [sql`+${id} IN ${held.table}`] : []), ...values.map((v) => v.has(id)));
   const countOf = (from: SQL | typeof tickets, cond?: SQL): CountQuery =>
-    db.select({ n: sql<number>`count(*)` }).from(from).where(cond);
+    countOnce(db.select({ n: sql<number>`count(*)` }).from(from).where(cond));
   // SPEC D3 (decision 076): a list with no status filter leaves merged tickets out. Its count
   // counts as it did before merges (an index alone, the held set's size, a value's index entries)
   // and takes away the merged tickets among them, read through their partial index:
@@ -215,7 +237,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
   let countUpTo: ((cap: number) => CountQuery) | undefined;
   if (counted.length > 0) {
     count = countOf(tickets, countWhere);
-    countUpTo = (cap) => cappedCount(db, tickets, countWhere, cap);
+    countUpTo = perCap((cap) => cappedCount(db, tickets, countWhere, cap));
   } else if (held) {
     const heldValues = and(...values.map((v) => v.has(sql`s.id`)));
     count = values.length === 0 ? undefined : countOf(sql`${held.table} AS s`, heldValues);
@@ -226,10 +248,10 @@ export function listQueries(db: Db, f: TicketListSpec) {
     countUpTo = values[0].capped;
   } else {
     count = countOf(tickets, countWhere);
-    countUpTo = (cap) => cappedCount(db, tickets, countWhere, cap);
+    countUpTo = perCap((cap) => cappedCount(db, tickets, countWhere, cap));
   }
   const hasWalk = walkable && (held || values.length > 0);
-  let built: { page?: PageQuery; walk?: PageQuery; pageAll?: PageQuery; walkAll?: PageQuery } = {};
+  const built: { page?: PageQuery; walk?: PageQuery; pageAll?: PageQuery; walkAll?: PageQuery } = {};
   return {
     limit,
     offset,
@@ -283,7 +305,6 @@ export function listQueries(db: Db, f: TicketListSpec) {
       return c.counted - c.merged;
     },
     release: () => {
-      built = {};
       if (held) releaseIds(db);
     },
   };
@@ -334,8 +355,36 @@ export function listTickets(db: Db, f: TicketListSpec) {
   return client.transaction(() => listIn(db, f))();
 }
 
+/**
+ * The statements of the plain lists (no text, no custom value, no tag) a connection answered
+ * lately, by spec: the same spec is the same statements, so they are built and compiled once
+ * (issue 32: building a list's page and count took a tenth of a JSON list's time). A list with
+ * text holds its set in a table of the moment, and one with value sets sizes them against the
+ * data: both are built each time.
+ */
+const kept = new WeakMap<object, Map<string, ReturnType<typeof listQueries>>>();
+/** Plain lists kept per connection (most recently used first out last). */
+export const KEPT_LISTS = 100;
+
+function queriesOf(db: Db, f: TicketListSpec): ReturnType<typeof listQueries> {
+  if (f.q || f.cf.length > 0 || (f.tags?.length ?? 0) > 0) return listQueries(db, f);
+  const { parts: _parts, ...statements } = f;
+  const key = JSON.stringify(statements);
+  let byKey = kept.get(db.$client);
+  if (!byKey) kept.set(db.$client, (byKey = new Map()));
+  let q = byKey.get(key);
+  if (q)
+    byKey.delete(key); // set again below: most recently used last
+  else {
+    q = listQueries(db, f);
+    if (byKey.size >= KEPT_LISTS) byKey.delete(byKey.keys().next().value!);
+  }
+  byKey.set(key, q);
+  return q;
+}
+
 function listIn(db: Db, f: TicketListSpec) {
-  const q = listQueries(db, f);
+  const q = queriesOf(db, f);
   try {
     const c = q.counts(f.countUpTo);
     const { counted, merged, exact } = c;
