@@ -80,24 +80,44 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  it('on SQLite, read by a reader thread while another connection commits', async () => {
+  /**
+   * A SQLite store on a file of its own (with `readThreads` reader threads), a second connection
+   * to the file that commits as fast as the machine can (the races are what is tested), and a
+   * queue it made.
+   */
+  async function sqliteWithWriter(readThreads: number) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-list-snapshot-'));
     dirs.push(dir);
     const file = path.join(dir, 'hxdesk.db');
-    const store = await openStore({ dbPath: file, READ_THREADS: 1 });
+    const store = await openStore({ dbPath: file, READ_THREADS: readThreads });
     const writer = new Database(file);
+    writer.pragma('busy_timeout = 5000');
+    writer.pragma('synchronous = OFF');
+    const queueId = Number(
+      writer.prepare('INSERT INTO queues (name, created_at, updated_at) VALUES (?, ?, ?)').run('Snapshot', NOW, NOW)
+        .lastInsertRowid,
+    );
+    const insert = writer.prepare(
+      "INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (?, ?, 'new', ?, ?)",
+    );
+    return {
+      store,
+      writer,
+      queueId,
+      /** A new ticket in the queue, by the second connection: its id. */
+      addTicket: (subject: string) => Number(insert.run(queueId, subject, NOW, NOW).lastInsertRowid),
+      async close() {
+        writer.close();
+        await closeDb(store.db);
+      },
+    };
+  }
+
+  it('on SQLite, read by a reader thread while another connection commits', async () => {
+    const { store, writer, queueId, addTicket, close } = await sqliteWithWriter(1);
     try {
-      writer.pragma('busy_timeout = 5000');
-      writer.pragma('synchronous = OFF'); // commits as fast as the machine can: the race is what is tested
-      const queueId = Number(
-        writer.prepare('INSERT INTO queues (name, created_at, updated_at) VALUES (?, ?, ?)').run('Snapshot', NOW, NOW)
-          .lastInsertRowid,
-      );
-      const insert = writer.prepare(
-        "INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (?, ?, 'new', ?, ?)",
-      );
       let moving = 0;
-      for (let i = 0; i <= STEADY; i++) moving = Number(insert.run(queueId, `Ticket ${i}`, NOW, NOW).lastInsertRowid);
+      for (let i = 0; i <= STEADY; i++) moving = addTicket(`Ticket ${i}`);
       const flip = writer.prepare(`${FLIP} WHERE id = ?`);
       const misfits = await listWhileMoving(
         store,
@@ -110,31 +130,14 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
       );
       expect(misfits).toEqual([]);
     } finally {
-      writer.close();
-      await closeDb(store.db);
+      await close();
     }
   });
 
   it("on SQLite, what is read beside the page is the page's: its tags as they were when its rows were read (decision 105)", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-list-parts-'));
-    dirs.push(dir);
-    const file = path.join(dir, 'hxdesk.db');
-    const store = await openStore({ dbPath: file, READ_THREADS: 1 });
-    const writer = new Database(file);
+    const { store, writer, queueId, addTicket, close } = await sqliteWithWriter(1);
     try {
-      writer.pragma('busy_timeout = 5000');
-      writer.pragma('synchronous = OFF');
-      const queueId = Number(
-        writer.prepare('INSERT INTO queues (name, created_at, updated_at) VALUES (?, ?, ?)').run('Parts', NOW, NOW)
-          .lastInsertRowid,
-      );
-      const id = Number(
-        writer
-          .prepare(
-            "INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (?, 'Tagged a', 'new', ?, ?)",
-          )
-          .run(queueId, NOW, NOW).lastInsertRowid,
-      );
+      const id = addTicket('Tagged a');
       writer.prepare("INSERT INTO ticket_tags (ticket_id, tag, created_at) VALUES (?, 'a', ?)").run(id, NOW);
       // One commit changes the subject and the tag together: a page and its parts read in two
       // snapshots would pair one subject with the other tag.
@@ -162,17 +165,12 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
       }
       expect(new Set(seen)).toEqual(new Set(['Tagged a: a', 'Tagged b: b'])); // both, and never one with the other's tag
     } finally {
-      writer.close();
-      await closeDb(store.db);
+      await close();
     }
   });
 
   it('on SQLite, a plain list keeps its statements for its spec, and reads what is committed since (issue 32)', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-list-kept-'));
-    dirs.push(dir);
-    const file = path.join(dir, 'hxdesk.db');
-    const store = await openStore({ dbPath: file, READ_THREADS: 0 });
-    const writer = new Database(file);
+    const { store, queueId, addTicket, close } = await sqliteWithWriter(0);
     // drizzle building a query (its select builder's private `_prepare`): what a kept list does not do again.
     const proto = SQLiteSelectBase.prototype as unknown as { _prepare: (...a: unknown[]) => unknown };
     const build = proto._prepare;
@@ -182,14 +180,7 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
       return build.apply(this, a);
     };
     try {
-      const queueId = Number(
-        writer.prepare('INSERT INTO queues (name, created_at, updated_at) VALUES (?, ?, ?)').run('Kept', NOW, NOW)
-          .lastInsertRowid,
-      );
-      const insert = writer.prepare(
-        "INSERT INTO tickets (queue_id, subject, status, created_at, updated_at) VALUES (?, ?, 'new', ?, ?)",
-      );
-      insert.run(queueId, 'First', NOW, NOW);
+      addTicket('First');
       const list = async (more: Partial<TicketListSpec> = {}) => {
         builds = 0;
         const r = await store.queries.listTickets(store.db, spec(queueId, { countUpTo: 1000, ...more }));
@@ -197,7 +188,7 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
       };
       expect((await list()).builds).toBeGreaterThan(0); // built the first time
       expect(await list()).toEqual({ subjects: ['First'], total: 1, builds: 0 });
-      insert.run(queueId, 'Second', NOW, NOW);
+      addTicket('Second');
       expect(await list()).toEqual({ subjects: ['Second', 'First'], total: 2, builds: 0 });
       // Another spec is other statements; a text search holds its set afresh and is built each time.
       expect((await list({ offset: 1 })).subjects).toEqual(['First']);
@@ -206,8 +197,7 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
       expect(builds).toBeGreaterThan(0);
     } finally {
       proto._prepare = build;
-      writer.close();
-      await closeDb(store.db);
+      await close();
     }
   });
 
