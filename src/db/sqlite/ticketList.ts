@@ -363,8 +363,8 @@ export function listTickets(db: Db, f: TicketListSpec) {
  * data: both are built each time.
  */
 const kept = new WeakMap<object, Map<string, ReturnType<typeof listQueries>>>();
-/** Plain lists kept per connection (most recently used first out last). */
-export const KEPT_LISTS = 100;
+/** How many plain lists a connection keeps: past it, the least recently used goes. */
+const KEPT_LISTS = 100;
 
 function queriesOf(db: Db, f: TicketListSpec): ReturnType<typeof listQueries> {
   if (f.q || f.cf.length > 0 || (f.tags?.length ?? 0) > 0) return listQueries(db, f);

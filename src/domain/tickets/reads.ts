@@ -95,8 +95,8 @@ const readsOfMany = preparedForIds((db, inIds) => readsQuery(db, sql.placeholder
 /**
  * What a staff reader had seen of the listed tickets (customers' lists carry no `unread` flag:
  * null): one read of ticket_reads by its primary key (user, ticket) for the tickets of the page
- * that have customer entries at all. Read beside the tickets' other parts (issue 32), or given:
- * `seen`, the rows the store read with the page (decision 105).
+ * that have customer entries at all. Read beside the tickets' other parts (issue 32), or given as
+ * `read`: the rows the store read with the page (decision 105).
  */
 export async function seenOfListed(
   conn: Conn,
