@@ -25,7 +25,6 @@ import { connect } from './connection.js';
 import type { Db } from './handle.js';
 import { fastPrepared } from './rows.js';
 import { idsInJson, unindexed } from './pageParts.js';
-import type { PageParts } from '../shared/pageParts.js';
 
 export type { Db };
 
@@ -181,7 +180,7 @@ export function openSqlite(file: string, opts: { readThreads?: number } = {}): S
       emailDomain: (column) => sql`lower(substr(${column as SQLiteColumn}, instr(${column as SQLiteColumn}, '@') + 1))`,
       listTickets: async (conn, spec) =>
         readers && conn !== writerPort && !onThisThread(spec)
-          ? (readers.list(spec) as Promise<{ rows: never[]; total: number; exact: boolean; parts?: PageParts }>)
+          ? readers.list(spec)
           : listTickets(sqliteHandle(conn), spec),
       searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
       reindexTicketText: async (conn, ids) => {

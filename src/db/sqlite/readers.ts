@@ -2,7 +2,6 @@ import { Piscina } from 'piscina';
 import { SearchTooBroad } from '../storageErrors.js';
 import type { TicketListSpec } from '../ticketListSpec.js';
 import type { ListAnswer } from './listWorker.js';
-import type { PageParts } from '../shared/pageParts.js';
 
 // Reader threads (SPEC C6, the tail under load; docs/decisions/031): ticket lists and searches
 // — the costliest reads, 70 % of the HTTP thread under the mixed load — run on worker threads,
@@ -12,7 +11,8 @@ import type { PageParts } from '../shared/pageParts.js';
 const fromSource = import.meta.url.endsWith('.ts'); // under tsx or vitest, not the compiled dist/
 
 export interface Readers {
-  list(spec: TicketListSpec): Promise<{ rows: unknown[]; total: number; exact: boolean; parts?: PageParts }>;
+  /** The list as the worker's connection answered it (./listWorker.ts). */
+  list(spec: TicketListSpec): Promise<Extract<ListAnswer, { ok: unknown }>['ok']>;
   /** Threads and the lists they answered so far (ops and tests). */
   stats(): { threads: number; lists: number };
   close(): Promise<void>;

@@ -5,6 +5,7 @@ import {
   descriptionsQuery,
   type PageParts,
   type PartsDialect,
+  type PartsWanted,
   tagsQuery,
   valueCols,
 } from '../../db/shared/pageParts.js';
@@ -165,7 +166,7 @@ export async function ticketJsonBeside(conn: Conn, id: number, row: Promise<Tick
  * '', `custom_fields` {}, the watchers the requester alone and `links` empty: not read, not
  * absent (issue 32; the list page's view reads none of them, and the JSON list is always `all`).
  */
-export type TicketParts = 'all' | 'row';
+export type TicketParts = PartsWanted['read'];
 
 /**
  * Serializes tickets with their custom field values and descriptions, one query each for the
