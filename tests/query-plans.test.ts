@@ -168,6 +168,25 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     });
   }
 
+  // Oldest first (decision 107): a status's, a queue's, or both, read in order from the index
+  // that leads with them, never the created index filtered ticket by ticket nor a sort.
+  for (const [params, index] of [
+    [{ status: 'open', sort: 'created' }, 'tickets_status_created_idx'],
+    [{ queue_id: '2', sort: 'created' }, 'tickets_queue_created_idx'],
+    [{ queue_id: '2', status: 'open', sort: 'created', offset: '100' }, 'tickets_queue_status_created_idx'],
+    [{ queue_id: '2', status: 'new', sort: '-created' }, 'tickets_queue_status_created_idx'],
+  ] as const) {
+    it(`${JSON.stringify(params)}: the page in order from ${index}`, async () => {
+      const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
+      const lines = sqliteExplain([q.page]);
+      expect(lines.join('\n')).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+      expect(
+        lines.filter((l) => /^(SCAN|SEARCH) tickets\b/.test(l)),
+        lines.join('\n'),
+      ).toEqual([expect.stringContaining(`USING INDEX ${index} (`)]);
+    });
+  }
+
   // A dense q / cf set is paged by walking a sort index and probing the set, stopping after the
   // page (listByFilter chooses it only when that reads at most WALK_BUDGET entries on average).
   // (A ranked sort — status, owner, queue — has no index to walk: decision 055, checked below.)
@@ -466,7 +485,9 @@ describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () =
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.filter(fullScan), lines.join('\n')).toEqual([]);
       expect(
-        lines.some((l) => /^SEARCH tickets USING (COVERING )?INDEX tickets_(owner|queue)_status_updated_idx/.test(l)),
+        lines.some((l) =>
+          /^SEARCH tickets USING (COVERING )?INDEX tickets_(owner|queue)_status_(updated|created)_idx/.test(l),
+        ),
         lines.join('\n'),
       ).toBe(true);
     });
