@@ -4,7 +4,7 @@ import type { Db } from '../port.js';
 import type { TicketListSpec } from '../ticketListSpec.js';
 import { pgHandle } from './handle.js';
 import { listFilters } from '../shared/listFilters.js';
-import { sortExpression } from '../shared/listSort.js';
+import { sortCondition, sortExpression } from '../shared/listSort.js';
 import { containsPattern } from '../shared/like.js';
 import { contradicts, type TotalAndPage } from '../shared/listTotal.js';
 import { newestFirst } from '../shared/newestWords.js';
@@ -176,14 +176,26 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], hol
   return {
     page:
       f.offset < DEFER_FROM
-        ? db.select().from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset)
+        ? db
+            .select()
+            .from(tickets)
+            .where(and(where, sortCondition(f)))
+            .orderBy(dir(col), dir(tickets.id))
+            .limit(f.limit)
+            .offset(f.offset)
         : // A deep page: its ids first, from the sort's index alone where it holds the filter's
           // columns (migration 0023), then their 50 rows: the rows skipped are not read (decision 088).
           db
             .select()
             .from(tickets)
             .where(
-              sql`${tickets.id} = ANY(ARRAY(${db.select({ id: tickets.id }).from(tickets).where(where).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset)}))`,
+              sql`${tickets.id} = ANY(ARRAY(${db
+                .select({ id: tickets.id })
+                .from(tickets)
+                .where(and(where, sortCondition(f)))
+                .orderBy(dir(col), dir(tickets.id))
+                .limit(f.limit)
+                .offset(f.offset)}))`,
             )
             .orderBy(dir(col), dir(tickets.id)),
     count: db
@@ -291,7 +303,7 @@ export async function newestWords(db: PgDb, f: TicketListSpec): Promise<number[]
         db
           .select({ key: col, id: tickets.id })
           .from(tickets)
-          .where(listCondition(f, held))
+          .where(and(listCondition(f, held), sortCondition(f)))
           .orderBy(dir(col), dir(tickets.id))
           .limit(f.offset + f.limit),
       ]);

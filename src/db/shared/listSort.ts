@@ -87,6 +87,17 @@ const DUE_DESC = sql.raw(`coalesce("tickets"."next_due_at", '')`);
 /** Whether a list in this order may be walked along a sort index (src/db/sqlite/ticketList.ts). */
 export const isWalkable = (sort: TicketListSpec['sort']): boolean => !isRanked(sort) && sort !== 'due';
 
+/**
+ * Decision 107: the indexes for a list by `created` after a status or a queue are partial, on a
+ * condition every ticket meets; a list by `created` names it beside its filter (`sortCondition`),
+ * so that it may read its page from them, and no other query can take them.
+ */
+export const OLDEST_FIRST = sql`${tickets.created_at} > ''`;
+
+/** What a list's page adds to its filter for its order: OLDEST_FIRST by `created`, else nothing. */
+export const sortCondition = (f: Pick<TicketListSpec, 'sort'>): SQL | undefined =>
+  f.sort === 'created' ? OLDEST_FIRST : undefined;
+
 /** What a list is ordered by (before the ticket's id): its sort column, or a ranked sort's `CASE` (never NULL either). */
 export const sortExpression = (f: TicketListSpec): SQL | (typeof SORT_COLUMNS)[keyof typeof SORT_COLUMNS] =>
   f.sort === 'due' ? (f.desc ? DUE_DESC : DUE_ASC) : isRanked(f.sort) ? rankExpression(f) : SORT_COLUMNS[f.sort];

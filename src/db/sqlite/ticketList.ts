@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../ticketListSpec.js';
 import { listFilters, NOT_MERGED } from '../shared/listFilters.js';
-import { isWalkable, sortExpression } from '../shared/listSort.js';
+import { isWalkable, sortCondition, sortExpression } from '../shared/listSort.js';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { teamMembers, ticketCustomValues, tickets, ticketTags } from './schema.js';
 import type { Db } from './handle.js';
@@ -167,7 +167,13 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const walkable = isWalkable(f.sort);
   const order = sortExpression(f);
   const page = (where: SQL | undefined) =>
-    db.select().from(tickets).where(where).orderBy(dir(order), dir(tickets.id)).limit(limit).offset(offset);
+    db
+      .select()
+      .from(tickets)
+      .where(and(where, sortCondition(f)))
+      .orderBy(dir(order), dir(tickets.id))
+      .limit(limit)
+      .offset(offset);
   const { plain, text, values } = conditions(db, f);
   let held = text ? holdText(db, f, text, newestFirst(f, values.length > 0) ? FIRST_ROWS : undefined) : undefined;
   const id = sql`${tickets.id}`;
@@ -217,7 +223,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
         const first = db
           .select({ key: order, id: tickets.id })
           .from(tickets)
-          .where(where)
+          .where(and(where, sortCondition(f)))
           .orderBy(dir(order), dir(tickets.id))
           .limit(offset + limit)
           .all() as { key: string | number; id: number }[];

@@ -2,6 +2,11 @@
 -- status, a queue, or both, reads its page in order from one of these. Through
 -- tickets_created_idx alone it read the oldest tickets first, most of them resolved, and passed
 -- over them: `status=open&sort=created` read ~10,000 tickets for a page of 50 (15 ms at 100k).
-CREATE INDEX `tickets_status_created_idx` ON `tickets` (`status`,`created_at`);--> statement-breakpoint
-CREATE INDEX `tickets_queue_status_created_idx` ON `tickets` (`queue_id`,`status`,`created_at`);--> statement-breakpoint
-CREATE INDEX `tickets_queue_created_idx` ON `tickets` (`queue_id`,`created_at`);
+-- Partial on a condition every ticket meets (`created_at > ''`), which only a list by `created`
+-- names (src/db/shared/listSort.ts, OLDEST_FIRST): no other query can take them. As plain
+-- indexes, SQLite took (status, created_at) where it had taken (status, updated_at), at the same
+-- estimated cost, for `status IN (…)` by `updated`: `cf.severity=critical&status=new,open` read
+-- every such ticket and sorted them, 45 ms instead of 8.
+CREATE INDEX `tickets_status_created_idx` ON `tickets` (`status`,`created_at`) WHERE created_at > '';--> statement-breakpoint
+CREATE INDEX `tickets_queue_status_created_idx` ON `tickets` (`queue_id`,`status`,`created_at`) WHERE created_at > '';--> statement-breakpoint
+CREATE INDEX `tickets_queue_created_idx` ON `tickets` (`queue_id`,`created_at`) WHERE created_at > '';

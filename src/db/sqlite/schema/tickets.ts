@@ -81,9 +81,11 @@ export const tickets = sqliteTable(
     // Oldest first (decision 107): a queue's, a status's, or both, read in order from the index.
     // Through tickets_created_idx alone, the oldest tickets (mostly resolved) were read and
     // passed over first: `status=open&sort=created` read ~10,000 tickets for a page (15 ms at 100k).
-    index('tickets_status_created_idx').on(t.status, t.created_at),
-    index('tickets_queue_status_created_idx').on(t.queue_id, t.status, t.created_at),
-    index('tickets_queue_created_idx').on(t.queue_id, t.created_at),
+    // Partial on a condition every ticket meets, which only a list by `created` names
+    // (OLDEST_FIRST in src/db/shared/listSort.ts): no other query may take them.
+    index('tickets_status_created_idx').on(t.status, t.created_at).where(sql`created_at > ''`),
+    index('tickets_queue_status_created_idx').on(t.queue_id, t.status, t.created_at).where(sql`created_at > ''`),
+    index('tickets_queue_created_idx').on(t.queue_id, t.created_at).where(sql`created_at > ''`),
     index('tickets_priority_idx').on(t.priority),
     // SPEC D2: sort=due, and the lists of breached and soon-due tickets (most tickets have no due time).
     index('tickets_next_due_idx').on(t.next_due_at).where(sql`next_due_at IS NOT NULL`),
