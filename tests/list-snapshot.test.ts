@@ -201,6 +201,62 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
     }
   });
 
+  it('on SQLite, a list narrowed by one custom value or one tag alone keeps its statements too; with a status, its set is sized each time (issue 32)', async () => {
+    const { store, writer, queueId, addTicket, close } = await sqliteWithWriter(0);
+    const proto = SQLiteSelectBase.prototype as unknown as { _prepare: (...a: unknown[]) => unknown };
+    const build = proto._prepare;
+    let builds = 0;
+    proto._prepare = function (this: unknown, ...a: unknown[]) {
+      builds++;
+      return build.apply(this, a);
+    };
+    try {
+      const fieldId = Number(
+        writer
+          .prepare(
+            "INSERT INTO custom_fields (key, name, type, created_at, updated_at) VALUES ('severity', 'Severity', 'text', ?, ?)",
+          )
+          .run(NOW, NOW).lastInsertRowid,
+      );
+      const value = writer.prepare('INSERT INTO ticket_custom_values (ticket_id, field_id, value) VALUES (?, ?, ?)');
+      const tag = writer.prepare('INSERT INTO ticket_tags (ticket_id, tag, created_at) VALUES (?, ?, ?)');
+      /** A ticket with severity `high` and the tag `vip`, committed by the second connection. */
+      const marked = (subject: string) => {
+        const id = addTicket(subject);
+        value.run(id, fieldId, 'high');
+        tag.run(id, 'vip', NOW);
+      };
+      marked('First');
+      addTicket('Unmarked');
+      const list = async (more: Partial<TicketListSpec>) => {
+        builds = 0;
+        const r = await store.queries.listTickets(store.db, {
+          ...spec(queueId, { countUpTo: 1000 }),
+          queue_id: undefined,
+          status: undefined,
+          ...more,
+        });
+        return { subjects: r.rows.map((t) => t.subject), total: r.total, builds };
+      };
+      const byValue = { cf: [{ field_id: fieldId, value: 'high' }] };
+      const byTag = { tags: ['vip'] };
+      for (const lone of [byValue, byTag]) {
+        expect((await list(lone)).builds).toBeGreaterThan(0); // built the first time
+        expect(await list(lone)).toEqual({ subjects: ['First'], total: 1, builds: 0 });
+      }
+      marked('Second');
+      for (const lone of [byValue, byTag])
+        expect(await list(lone)).toEqual({ subjects: ['Second', 'First'], total: 2, builds: 0 });
+      // With a status, which set leads depends on its size at the time: built each time.
+      await list({ ...byValue, status: ['new'] });
+      expect(await list({ ...byValue, status: ['new'] })).toMatchObject({ subjects: ['Second', 'First'], total: 2 });
+      expect(builds).toBeGreaterThan(0);
+    } finally {
+      proto._prepare = build;
+      await close();
+    }
+  });
+
   it.skipIf(!pgAvailable())(
     'on PostgreSQL, while another session commits',
     async () => {

@@ -2,12 +2,20 @@ import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../ticketListSpec.js';
 import { listFilters, NOT_MERGED } from '../shared/listFilters.js';
 import { isWalkable, sortCondition, sortExpression } from '../shared/listSort.js';
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { teamMembers, ticketCustomValues, tickets, ticketTags } from './schema.js';
 import type { Db } from './handle.js';
-import { createIdTable, type HeldIds, releaseIds } from './idsets.js';
+import { createIdTable, releaseIds } from './idsets.js';
 import { wordPlan } from '../shared/words.js';
-import { fastPrepared, type SyncPrepared } from './rows.js';
+import {
+  cappedCount,
+  compiledOnce,
+  type CountQuery,
+  countOnce,
+  perCap,
+  type ValueSet,
+  valueConditions,
+  valueSet,
+} from './listSets.js';
 import { readPageParts } from './pageParts.js';
 import { walkOrSort } from './walk.js';
 import { FIRST_ROWS, settleNewest } from './newestWords.js';
@@ -26,33 +34,8 @@ type PageQuery = {
   prepare(): unknown;
   toSQL(): { sql: string; params: unknown[] };
 };
-/** A query drizzle built, compiled once (./rows.ts): again for a list kept for its spec (listTickets). */
-const compiled = new WeakMap<object, SyncPrepared>();
-const compiledOnce = (q: { prepare(): unknown }): SyncPrepared => {
-  let stmt = compiled.get(q);
-  if (!stmt) compiled.set(q, (stmt = fastPrepared(q.prepare() as Parameters<typeof fastPrepared>[0])));
-  return stmt;
-};
 /** A page's tickets, mapped by a function made for the tickets' columns (./rows.ts), not drizzle's per-field walk. */
 const pageRows = (p: PageQuery) => compiledOnce(p).all() as (typeof tickets.$inferSelect)[];
-
-/** What a list may count with: the total as a one-row `{ n }` statement. */
-interface CountQuery {
-  get(): { n: number } | undefined;
-  toSQL(): { sql: string; params: unknown[] };
-}
-
-/**
- * A `cf.<key>` filter: its ticket ids in the lookup index, a test of one ticket (the walk), and
- * its size counted in the index alone (every id in it is a ticket's).
- */
-interface ValueSet {
-  ids: SQL;
-  has: (id: SQL) => SQL;
-  count: CountQuery;
-  /** The same count, up to `cap` index entries (decision 085). */
-  capped: (cap: number) => CountQuery;
-}
 
 /**
  * Builds the WHERE conditions for a filter, once: plain column conditions, the `q` text match
@@ -94,55 +77,6 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
   return { plain, text, values };
 }
 
-/**
- * A set of tickets kept in a table of (ticket_id, …) rows — a `cf.<key>` value, a tag — read as
- * a ValueSet: its ids and counts from the rows meeting `match` (their lookup index), and a probe
- * of one ticket through `primaryKey`, the table's (ticket_id, …) key, named: on a database
- * without statistics for the table (never analysed) SQLite otherwise builds an automatic index of
- * every value for each list (45 ms at 10k tickets instead of 0.7). `LIMIT 1` keeps it a probe:
- * SQLite 3.53 turns a bare EXISTS into a join with a Bloom filter over every entry of the value,
- * built per run (3.4 ms a page at 100k, issue 32).
- */
-function valueSet(
-  db: Db,
-  table: typeof ticketTags | typeof ticketCustomValues,
-  match: SQL,
-  primaryKey: string,
-): ValueSet {
-  return {
-    ids: sql`${db.select({ id: table.ticket_id }).from(table).where(match)}`,
-    has: (id) =>
-      sql`EXISTS (SELECT 1 FROM ${table} INDEXED BY ${sql.raw(primaryKey)} WHERE ${table.ticket_id} = ${id} AND ${match} LIMIT 1)`,
-    count: db.select({ n: sql<number>`count(*)` }).from(table).where(match),
-    capped: (cap) => cappedCount(db, table, match, cap),
-  };
-}
-
-/**
- * At most `cap` of the rows of `from` that meet `cond`, counted (decision 085): the count stops
- * reading its index after `cap` entries, whatever the list's size.
- */
-function cappedCount(db: Db, from: SQL | SQLiteTable, cond: SQL | undefined, cap: number): CountQuery {
-  const where = cond ? sql` WHERE ${cond}` : sql``;
-  return countOnce(db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT 1 FROM ${from}${where} LIMIT ${cap})`));
-}
-
-/** A count drizzle built, compiled on its first run (compiledOnce). */
-const countOnce = (q: { prepare(): unknown; toSQL(): { sql: string; params: unknown[] } }): CountQuery => ({
-  get: () => compiledOnce(q).get() as { n: number } | undefined,
-  toSQL: () => q.toSQL(),
-});
-
-/** `build(cap)` once per cap: the counts up to a bound a list kept for its spec runs again. */
-function perCap(build: (cap: number) => CountQuery): (cap: number) => CountQuery {
-  const byCap = new Map<number, CountQuery>();
-  return (cap) => {
-    let q = byCap.get(cap);
-    if (!q) byCap.set(cap, (q = build(cap)));
-    return q;
-  };
-}
-
 const ticketCount = perConnection((db) =>
   db
     .select({ n: sql<number>`coalesce(max(${tickets.id}), 0)` })
@@ -177,7 +111,7 @@ export function listQueries(db: Db, f: TicketListSpec) {
   const { plain, text, values } = conditions(db, f);
   let held = text ? holdText(db, f, text, newestFirst(f, values.length > 0) ? FIRST_ROWS : undefined) : undefined;
   const id = sql`${tickets.id}`;
-  const setConds = valueConditions(plain, held, values, id);
+  const { conds: setConds, measured } = valueConditions(plain, held, values, id);
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
   const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...setConds);
   const walkOf = (conds: SQL[]) =>
@@ -262,6 +196,11 @@ export function listQueries(db: Db, f: TicketListSpec) {
     limit,
     offset,
     count,
+    /**
+     * Whether the same spec builds these same statements again: no text held in a table of the
+     * moment, no set sized against the data to choose which one leads (decision 106).
+     */
+    keepable: !held && !measured,
     fill: held?.fill,
     /** Whether q's set is held newest first (decision 092), not whole. */
     newest: partial,
@@ -317,36 +256,6 @@ export function listQueries(db: Db, f: TicketListSpec) {
 }
 
 /**
- * A `cf.<key>` value or a tag may lead a list's reading (its tickets read first by id, the other
- * conditions checked on each) when it holds fewer tickets than this; a larger one is probed per
- * ticket the other conditions find. SQLite takes `id IN (set)` for the cheapest way in whatever
- * the set's size: a queue's open tickets with a value of a quarter of all tickets read 25,000
- * tickets to count 900 (22 ms a list at 100k, issue 32).
- */
-export const SET_LEADS_UNDER = 3_000;
-
-/**
- * Each value set as a condition: at most one of them `id IN (set)` — the smallest, when it is
- * under SET_LEADS_UNDER, or whatever its size when nothing else narrows the list (no plain
- * condition but `status <> 'merged'`, no held text) — the others an EXISTS probe per ticket.
- */
-function valueConditions(plain: SQL[], held: HeldIds | undefined, values: ValueSet[], id: SQL): SQL[] {
-  if (values.length === 0) return [];
-  const narrowed = held !== undefined || plain.some((c) => c !== NOT_MERGED);
-  let lead: ValueSet | undefined;
-  if (!held) {
-    if (!narrowed && values.length === 1) lead = values[0];
-    else {
-      // Sets alone: the smallest leads, whatever the sizes (each counted whole in its index).
-      const size = (v: ValueSet) => (narrowed ? v.capped(SET_LEADS_UNDER) : v.count).get()!.n;
-      const sized = values.map((v) => ({ v, n: size(v) })).sort((a, b) => a.n - b.n);
-      if (!narrowed || sized[0].n < SET_LEADS_UNDER) lead = sized[0].v;
-    }
-  }
-  return values.map((v) => (v === lead ? sql`${id} IN ${v.ids}` : v.has(id)));
-}
-
-/**
  * One list, run synchronously from start to end: the temporary table belongs to the connection,
  * and no other list's statements can run in between.
  */
@@ -362,18 +271,19 @@ export function listTickets(db: Db, f: TicketListSpec) {
 }
 
 /**
- * The statements of the plain lists (no text, no custom value, no tag) a connection answered
- * lately, by spec: the same spec is the same statements, so they are built and compiled once
- * (issue 32: building a list's page and count took a tenth of a JSON list's time). A list with
- * text holds its set in a table of the moment, and one with value sets sizes them against the
- * data: both are built each time.
+ * The statements of the lists a connection answered lately, by spec: the same spec is the same
+ * statements, so they are built and compiled once (issue 32: building a list's page and count
+ * took a tenth of a JSON list's time). Kept: the plain lists (no text, no custom value, no tag),
+ * and those whose one custom value or tag is all that narrows them (decision 106). A list with
+ * text holds its set in a table of the moment, and one whose sets are sized against the data to
+ * choose which leads may choose otherwise next time: both are built each time.
  */
 const kept = new WeakMap<object, Map<string, ReturnType<typeof listQueries>>>();
 /** How many plain lists a connection keeps: past it, the least recently used goes. */
 const KEPT_LISTS = 100;
 
 function queriesOf(db: Db, f: TicketListSpec): ReturnType<typeof listQueries> {
-  if (f.q || f.cf.length > 0 || (f.tags?.length ?? 0) > 0) return listQueries(db, f);
+  if (f.q) return listQueries(db, f);
   const { parts: _parts, ...statements } = f;
   const key = JSON.stringify(statements);
   let byKey = kept.get(db.$client);
@@ -383,6 +293,7 @@ function queriesOf(db: Db, f: TicketListSpec): ReturnType<typeof listQueries> {
     byKey.delete(key); // set again below: most recently used last
   else {
     q = listQueries(db, f);
+    if (!q.keepable) return q;
     if (byKey.size >= KEPT_LISTS) byKey.delete(byKey.keys().next().value!);
   }
   byKey.set(key, q);

@@ -1,0 +1,124 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { NOT_MERGED } from '../shared/listFilters.js';
+import type { Db } from './handle.js';
+import type { HeldIds } from './idsets.js';
+import { fastPrepared, type SyncPrepared } from './rows.js';
+import type { ticketCustomValues, ticketTags } from './schema.js';
+
+// The counts and value sets of a SQLite ticket list (./ticketList.ts): a `cf.<key>` value or a
+// tag as a set of ticket ids that either leads the list's reading or is probed per ticket, and
+// the statements a list kept for its spec (decision 106) runs compiled again.
+
+/** A query drizzle built, compiled once (./rows.ts): again for a list kept for its spec (listTickets). */
+const compiled = new WeakMap<object, SyncPrepared>();
+export const compiledOnce = (q: { prepare(): unknown }): SyncPrepared => {
+  let stmt = compiled.get(q);
+  if (!stmt) compiled.set(q, (stmt = fastPrepared(q.prepare() as Parameters<typeof fastPrepared>[0])));
+  return stmt;
+};
+
+/** What a list may count with: the total as a one-row `{ n }` statement. */
+export interface CountQuery {
+  get(): { n: number } | undefined;
+  toSQL(): { sql: string; params: unknown[] };
+}
+
+/** A count drizzle built, compiled on its first run (compiledOnce). */
+export const countOnce = (q: { prepare(): unknown; toSQL(): { sql: string; params: unknown[] } }): CountQuery => ({
+  get: () => compiledOnce(q).get() as { n: number } | undefined,
+  toSQL: () => q.toSQL(),
+});
+
+/** `build(cap)` once per cap: the counts up to a bound a list kept for its spec runs again. */
+export function perCap(build: (cap: number) => CountQuery): (cap: number) => CountQuery {
+  const byCap = new Map<number, CountQuery>();
+  return (cap) => {
+    let q = byCap.get(cap);
+    if (!q) byCap.set(cap, (q = build(cap)));
+    return q;
+  };
+}
+
+/**
+ * At most `cap` of the rows of `from` that meet `cond`, counted (decision 085): the count stops
+ * reading its index after `cap` entries, whatever the list's size.
+ */
+export function cappedCount(db: Db, from: SQL | SQLiteTable, cond: SQL | undefined, cap: number): CountQuery {
+  const where = cond ? sql` WHERE ${cond}` : sql``;
+  return countOnce(db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT 1 FROM ${from}${where} LIMIT ${cap})`));
+}
+
+/**
+ * A `cf.<key>` filter: its ticket ids in the lookup index, a test of one ticket (the walk), and
+ * its size counted in the index alone (every id in it is a ticket's).
+ */
+export interface ValueSet {
+  ids: SQL;
+  has: (id: SQL) => SQL;
+  count: CountQuery;
+  /** The same count, up to `cap` index entries (decision 085). */
+  capped: (cap: number) => CountQuery;
+}
+
+/**
+ * A set of tickets kept in a table of (ticket_id, …) rows — a `cf.<key>` value, a tag — read as
+ * a ValueSet: its ids and counts from the rows meeting `match` (their lookup index), and a probe
+ * of one ticket through `primaryKey`, the table's (ticket_id, …) key, named: on a database
+ * without statistics for the table (never analysed) SQLite otherwise builds an automatic index of
+ * every value for each list (45 ms at 10k tickets instead of 0.7). `LIMIT 1` keeps it a probe:
+ * SQLite 3.53 turns a bare EXISTS into a join with a Bloom filter over every entry of the value,
+ * built per run (3.4 ms a page at 100k, issue 32).
+ */
+export function valueSet(
+  db: Db,
+  table: typeof ticketTags | typeof ticketCustomValues,
+  match: SQL,
+  primaryKey: string,
+): ValueSet {
+  return {
+    ids: sql`${db.select({ id: table.ticket_id }).from(table).where(match)}`,
+    has: (id) =>
+      sql`EXISTS (SELECT 1 FROM ${table} INDEXED BY ${sql.raw(primaryKey)} WHERE ${table.ticket_id} = ${id} AND ${match} LIMIT 1)`,
+    count: countOnce(db.select({ n: sql<number>`count(*)` }).from(table).where(match)),
+    capped: perCap((cap) => cappedCount(db, table, match, cap)),
+  };
+}
+
+/**
+ * A `cf.<key>` value or a tag may lead a list's reading (its tickets read first by id, the other
+ * conditions checked on each) when it holds fewer tickets than this; a larger one is probed per
+ * ticket the other conditions find. SQLite takes `id IN (set)` for the cheapest way in whatever
+ * the set's size: a queue's open tickets with a value of a quarter of all tickets read 25,000
+ * tickets to count 900 (22 ms a list at 100k, issue 32).
+ */
+export const SET_LEADS_UNDER = 3_000;
+
+/**
+ * Each value set as a condition: at most one of them `id IN (set)` — the smallest, when it is
+ * under SET_LEADS_UNDER, or whatever its size when nothing else narrows the list (no plain
+ * condition but `status <> 'merged'`, no held text) — the others an EXISTS probe per ticket.
+ * `measured`: whether the sets were counted to choose (a lone set with nothing else is not).
+ */
+export function valueConditions(
+  plain: SQL[],
+  held: HeldIds | undefined,
+  values: ValueSet[],
+  id: SQL,
+): { conds: SQL[]; measured: boolean } {
+  if (values.length === 0) return { conds: [], measured: false };
+  const narrowed = held !== undefined || plain.some((c) => c !== NOT_MERGED);
+  let lead: ValueSet | undefined;
+  let measured = false;
+  if (!held) {
+    if (!narrowed && values.length === 1) lead = values[0];
+    else {
+      measured = true;
+      // Sets alone: the smallest leads, whatever the sizes (each counted whole in its index).
+      const size = (v: ValueSet) => (narrowed ? v.capped(SET_LEADS_UNDER) : v.count).get()!.n;
+      const sized = values.map((v) => ({ v, n: size(v) })).sort((a, b) => a.n - b.n);
+      if (!narrowed || sized[0].n < SET_LEADS_UNDER) lead = sized[0].v;
+    }
+  }
+  return { conds: values.map((v) => (v === lead ? sql`${id} IN ${v.ids}` : v.has(id))), measured };
+}
