@@ -92,7 +92,7 @@ export const isWalkable = (sort: TicketListSpec['sort']): boolean => !isRanked(s
  * condition every ticket meets; a list by `created` names it beside its filter (`sortCondition`),
  * so that it may read its page from them, and no other query can take them.
  */
-export const OLDEST_FIRST = sql`${tickets.created_at} > ''`;
+const OLDEST_FIRST = sql`${tickets.created_at} > ''`;
 
 /** What a list's page adds to its filter for its order: OLDEST_FIRST by `created`, else nothing. */
 export const sortCondition = (f: Pick<TicketListSpec, 'sort'>): SQL | undefined =>
