@@ -165,6 +165,8 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], hol
   // No NULLS clause: every sort expression is NOT NULL (src/db/shared/listSort.ts), and one other
   // than the index's own would make PostgreSQL sort every matching row (tests/pg-store-plans.test.ts).
   const col = sortExpression(f);
+  // The page's rows: a list by `created` names the condition of its partial indexes (decision 107).
+  const pageWhere = and(where, sortCondition(f));
   // SPEC D3 (decision 076): a list with no status filter leaves merged tickets out. Its count
   // counts as before (an index alone, decision 031) and takes away the merged tickets among
   // them, found through their partial index: `status <> 'merged'` would read every row.
@@ -176,26 +178,14 @@ export function listQueries(db: PgDb, f: TicketListSpec, textIds?: number[], hol
   return {
     page:
       f.offset < DEFER_FROM
-        ? db
-            .select()
-            .from(tickets)
-            .where(and(where, sortCondition(f)))
-            .orderBy(dir(col), dir(tickets.id))
-            .limit(f.limit)
-            .offset(f.offset)
+        ? db.select().from(tickets).where(pageWhere).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset)
         : // A deep page: its ids first, from the sort's index alone where it holds the filter's
           // columns (migration 0023), then their 50 rows: the rows skipped are not read (decision 088).
           db
             .select()
             .from(tickets)
             .where(
-              sql`${tickets.id} = ANY(ARRAY(${db
-                .select({ id: tickets.id })
-                .from(tickets)
-                .where(and(where, sortCondition(f)))
-                .orderBy(dir(col), dir(tickets.id))
-                .limit(f.limit)
-                .offset(f.offset)}))`,
+              sql`${tickets.id} = ANY(ARRAY(${db.select({ id: tickets.id }).from(tickets).where(pageWhere).orderBy(dir(col), dir(tickets.id)).limit(f.limit).offset(f.offset)}))`,
             )
             .orderBy(dir(col), dir(tickets.id)),
     count: db
