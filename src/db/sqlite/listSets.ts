@@ -64,22 +64,25 @@ export interface ValueSet {
 /**
  * A set of tickets kept in a table of (ticket_id, …) rows — a `cf.<key>` value, a tag — read as
  * a ValueSet: its ids and counts from the rows meeting `match` (their lookup index), and a probe
- * of one ticket through `primaryKey`, the table's (ticket_id, …) key, named: on a database
- * without statistics for the table (never analysed) SQLite otherwise builds an automatic index of
- * every value for each list (45 ms at 10k tickets instead of 0.7). `LIMIT 1` keeps it a probe:
- * SQLite 3.53 turns a bare EXISTS into a join with a Bloom filter over every entry of the value,
- * built per run (3.4 ms a page at 100k, issue 32).
+ * of one ticket through `probeIndex`, named. The probe's index holds every column the probe
+ * tests, so a probe is one seek (decision 108): for a tag the primary key (ticket_id, tag), for a
+ * custom value its lookup index (field_id, value, ticket_id), where the primary key (ticket_id,
+ * field_id) left the value in the table row, a second read per probe. Named, because on a
+ * database without statistics for the table (never analysed) SQLite otherwise builds an automatic
+ * index of every value for each list (45 ms at 10k tickets instead of 0.7). `LIMIT 1` keeps it a
+ * probe: SQLite 3.53 turns a bare EXISTS into a join with a Bloom filter over every entry of the
+ * value, built per run (3.4 ms a page at 100k, issue 32).
  */
 export function valueSet(
   db: Db,
   table: typeof ticketTags | typeof ticketCustomValues,
   match: SQL,
-  primaryKey: string,
+  probeIndex: 'sqlite_autoindex_ticket_tags_1' | 'ticket_custom_values_lookup_idx',
 ): ValueSet {
   return {
     ids: sql`${db.select({ id: table.ticket_id }).from(table).where(match)}`,
     has: (id) =>
-      sql`EXISTS (SELECT 1 FROM ${table} INDEXED BY ${sql.raw(primaryKey)} WHERE ${table.ticket_id} = ${id} AND ${match} LIMIT 1)`,
+      sql`EXISTS (SELECT 1 FROM ${table} INDEXED BY ${sql.raw(probeIndex)} WHERE ${table.ticket_id} = ${id} AND ${match} LIMIT 1)`,
     count: countOnce(db.select({ n: sql<number>`count(*)` }).from(table).where(match)),
     capped: perCap((cap) => cappedCount(db, table, match, cap)),
   };

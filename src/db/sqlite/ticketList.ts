@@ -72,7 +72,7 @@ function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; v
   }
   for (const { field_id, value } of f.cf) {
     const match = and(eq(ticketCustomValues.field_id, field_id), eq(ticketCustomValues.value, value))!;
-    values.push(valueSet(db, ticketCustomValues, match, 'sqlite_autoindex_ticket_custom_values_1'));
+    values.push(valueSet(db, ticketCustomValues, match, 'ticket_custom_values_lookup_idx'));
   }
   return { plain, text, values };
 }
@@ -89,8 +89,9 @@ const ticketCount = perConnection((db) =>
  * the page (`walk`) that reads tickets in sort order and tests each against the sets.
  * - `q` runs once, here, into a temporary table (`fill`; decision 012): the text search is the
  *   costly part, and the count and the page both need its result.
- * - `cf.<key>` stays in its index: the count reads the index alone, the walk probes the
- *   primary key of ticket_custom_values for each ticket it reads, the page reads the set.
+ * - `cf.<key>` stays in its index: the count reads the index alone, the walk (and a count
+ *   with other conditions) probes the value's lookup index for each ticket it reads, the page
+ *   reads the set.
  * A list filtered by sets alone is counted without reading a ticket (`count` is undefined for
  * a lone `q`, whose size is the total). Exposed so the plans can be checked; the caller
  * releases the table (`release`).
