@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, type Placeholder, sql, type SQL } from 'drizzle-orm';
 import type { QueryBuilder } from '../port.js';
 import { users } from '../tables.js';
 
@@ -32,7 +32,7 @@ export interface PeopleSearchDialect {
 }
 
 /** The three reads of a people search for at most `n` people each (exported by each store for its plan check). */
-export function peopleSearchReads(db: Pick<QueryBuilder, 'select'>, n: number, d: PeopleSearchDialect) {
+export function peopleSearchReads(db: Pick<QueryBuilder, 'select'>, n: number | Placeholder, d: PeopleSearchDialect) {
   const active = eq(users.disabled, false);
   return {
     byAddress: db.select().from(users).where(and(d.prefix.where, active)).orderBy(d.prefix.order).limit(n),

@@ -182,7 +182,7 @@ export function openSqlite(file: string, opts: { readThreads?: number } = {}): S
         readers && conn !== writerPort && !onThisThread(spec)
           ? readers.list(spec)
           : listTickets(sqliteHandle(conn), spec),
-      searchPeople: (conn, needle, n) => searchPeople(conn, needle, n),
+      searchPeople: async (conn, needle, n) => searchPeople(sqliteHandle(conn), needle, n),
       reindexTicketText: async (conn, ids) => {
         for (const id of ids) reindexTicket(sqliteHandle(conn), id);
       },
