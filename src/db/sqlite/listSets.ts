@@ -98,30 +98,23 @@ export function valueSet(
 export const SET_LEADS_UNDER = 3_000;
 
 /**
- * Each value set as a condition: at most one of them `id IN (set)` — the smallest, when it is
- * under SET_LEADS_UNDER, or whatever its size when nothing else narrows the list (no plain
- * condition but `status <> 'merged'`, no held text) — the others an EXISTS probe per ticket.
- * `measured`: whether the sets were counted to choose (a lone set with nothing else is not).
+ * Which value set, if any, leads the list as `id IN (set)` (the others are an EXISTS probe per
+ * ticket): the smallest, when it is under SET_LEADS_UNDER, or whatever its size when nothing else
+ * narrows the list (no plain condition but `status <> 'merged'`, no held text). With other
+ * conditions, or more than one set, the sets are counted to choose. A list kept for its spec
+ * (./ticketList.ts) chooses again on each run, through counts compiled once, and keeps its
+ * statements for each choice (decision 108).
  */
-export function valueConditions(
-  plain: SQL[],
-  held: HeldIds | undefined,
-  values: ValueSet[],
-  id: SQL,
-): { conds: SQL[]; measured: boolean } {
-  if (values.length === 0) return { conds: [], measured: false };
-  const narrowed = held !== undefined || plain.some((c) => c !== NOT_MERGED);
-  let lead: ValueSet | undefined;
-  let measured = false;
-  if (!held) {
-    if (!narrowed && values.length === 1) lead = values[0];
-    else {
-      measured = true;
-      // Sets alone: the smallest leads, whatever the sizes (each counted whole in its index).
-      const size = (v: ValueSet) => (narrowed ? v.capped(SET_LEADS_UNDER) : v.count).get()!.n;
-      const sized = values.map((v) => ({ v, n: size(v) })).sort((a, b) => a.n - b.n);
-      if (!narrowed || sized[0].n < SET_LEADS_UNDER) lead = sized[0].v;
-    }
-  }
-  return { conds: values.map((v) => (v === lead ? sql`${id} IN ${v.ids}` : v.has(id))), measured };
+export function chooseLead(plain: SQL[], held: HeldIds | undefined, values: ValueSet[]): ValueSet | undefined {
+  if (values.length === 0 || held) return undefined;
+  const narrowed = plain.some((c) => c !== NOT_MERGED);
+  if (!narrowed && values.length === 1) return values[0];
+  // Sets alone: the smallest leads, whatever the sizes (each counted whole in its index).
+  const size = (v: ValueSet) => (narrowed ? v.capped(SET_LEADS_UNDER) : v.count).get()!.n;
+  const sized = values.map((v) => ({ v, n: size(v) })).sort((a, b) => a.n - b.n);
+  return !narrowed || sized[0].n < SET_LEADS_UNDER ? sized[0].v : undefined;
 }
+
+/** Each value set as a condition: `lead` as `id IN (set)`, the others as a probe of the ticket. */
+export const setConditions = (values: ValueSet[], lead: ValueSet | undefined, id: SQL): SQL[] =>
+  values.map((v) => (v === lead ? sql`${id} IN ${v.ids}` : v.has(id)));

@@ -12,8 +12,9 @@ import {
   type CountQuery,
   countOnce,
   perCap,
+  chooseLead,
+  setConditions,
   type ValueSet,
-  valueConditions,
   valueSet,
 } from './listSets.js';
 import { readPageParts } from './pageParts.js';
@@ -42,7 +43,8 @@ const pageRows = (p: PageQuery) => compiledOnce(p).all() as (typeof tickets.$inf
  * (a parenthesized query of ticket ids, one row per matching message) and the `cf.<key>` sets.
  * Authorization is part of the query itself.
  */
-function conditions(db: Db, f: TicketListSpec): { plain: SQL[]; text?: string; values: ValueSet[] } {
+type Conditions = { plain: SQL[]; text?: string; values: ValueSet[] };
+function conditions(db: Db, f: TicketListSpec): Conditions {
   // The owner's team as a subquery: SQLite runs it once, into a table it probes per ticket.
   const plain = listFilters(
     f,
@@ -96,7 +98,7 @@ const ticketCount = perConnection((db) =>
  * a lone `q`, whose size is the total). Exposed so the plans can be checked; the caller
  * releases the table (`release`).
  */
-export function listQueries(db: Db, f: TicketListSpec) {
+export function listQueries(db: Db, f: TicketListSpec, kept?: { conds: Conditions; lead: ValueSet | undefined }) {
   const { limit, offset } = f;
   const dir = f.desc ? desc : asc;
   const walkable = isWalkable(f.sort);
@@ -109,10 +111,10 @@ export function listQueries(db: Db, f: TicketListSpec) {
       .orderBy(dir(order), dir(tickets.id))
       .limit(limit)
       .offset(offset);
-  const { plain, text, values } = conditions(db, f);
+  const { plain, text, values } = kept?.conds ?? conditions(db, f);
   let held = text ? holdText(db, f, text, newestFirst(f, values.length > 0) ? FIRST_ROWS : undefined) : undefined;
   const id = sql`${tickets.id}`;
-  const { conds: setConds, measured } = valueConditions(plain, held, values, id);
+  const setConds = setConditions(values, kept ? kept.lead : chooseLead(plain, held, values), id);
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
   const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...setConds);
   const walkOf = (conds: SQL[]) =>
@@ -197,11 +199,6 @@ export function listQueries(db: Db, f: TicketListSpec) {
     limit,
     offset,
     count,
-    /**
-     * Whether the same spec builds these same statements again: no text held in a table of the
-     * moment, no set sized against the data to choose which one leads (decision 106).
-     */
-    keepable: !held && !measured,
     fill: held?.fill,
     /** Whether q's set is held newest first (decision 092), not whole. */
     newest: partial,
@@ -274,13 +271,15 @@ export function listTickets(db: Db, f: TicketListSpec) {
 /**
  * The statements of the lists a connection answered lately, by spec: the same spec is the same
  * statements, so they are built and compiled once (issue 32: building a list's page and count
- * took a tenth of a JSON list's time). Kept: the plain lists (no text, no custom value, no tag),
- * and those whose one custom value or tag is all that narrows them (decision 106). A list with
- * text holds its set in a table of the moment, and one whose sets are sized against the data to
- * choose which leads may choose otherwise next time: both are built each time.
+ * took a tenth of a JSON list's time; decision 106). A list whose value sets are sized against
+ * the data to choose which one leads (chooseLead) keeps its conditions, their counts compiled, and
+ * its statements for each choice: the sets are counted on each run, and a set that grew past
+ * SET_LEADS_UNDER since gets the other statements (decision 108). A list with text holds its set
+ * in a table of the moment: it is built each time.
  */
-const kept = new WeakMap<object, Map<string, ReturnType<typeof listQueries>>>();
-/** How many plain lists a connection keeps: past it, the least recently used goes. */
+type KeptList = { conds: Conditions; byLead: Map<ValueSet | undefined, ReturnType<typeof listQueries>> };
+const kept = new WeakMap<object, Map<string, KeptList>>();
+/** How many lists a connection keeps: past it, the least recently used goes. */
 const KEPT_LISTS = 100;
 
 function queriesOf(db: Db, f: TicketListSpec): ReturnType<typeof listQueries> {
@@ -289,15 +288,17 @@ function queriesOf(db: Db, f: TicketListSpec): ReturnType<typeof listQueries> {
   const key = JSON.stringify(statements);
   let byKey = kept.get(db.$client);
   if (!byKey) kept.set(db.$client, (byKey = new Map()));
-  let q = byKey.get(key);
-  if (q)
+  let list = byKey.get(key);
+  if (list)
     byKey.delete(key); // set again below: most recently used last
   else {
-    q = listQueries(db, f);
-    if (!q.keepable) return q;
+    list = { conds: conditions(db, f), byLead: new Map() };
     if (byKey.size >= KEPT_LISTS) byKey.delete(byKey.keys().next().value!);
   }
-  byKey.set(key, q);
+  byKey.set(key, list);
+  const lead = chooseLead(list.conds.plain, undefined, list.conds.values);
+  let q = list.byLead.get(lead);
+  if (!q) list.byLead.set(lead, (q = listQueries(db, f, { conds: list.conds, lead })));
   return q;
 }
 
