@@ -130,6 +130,7 @@ const FILTERS: Record<string, Record<string, string>> = {
   'two tags': { tag: 'billing,vip' },
   'queue_id + status + tag': { queue_id: '2', status: 'open', tag: 'billing' },
   'queue_id + status + cf': { queue_id: '2', status: 'open', 'cf.severity': 'high' },
+  'a tag and a custom value': { tag: 'billing', 'cf.severity': 'high' },
   requester_domain: { requester_domain: 'example.com' },
   // SPEC D2: the built-in list "Breached and due soon" (decision 070), each through its partial index.
   'sla=breached,due_soon, sort by due': { sla: 'breached,due_soon', sort: 'due' },
@@ -312,6 +313,34 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
         expect(reads[0]).toMatch(/^SEARCH tickets USING (COVERING )?INDEX tickets_merged_into_idx/);
         // The count itself is what it was before merges: the set, or an index without `status`.
         expect(sqliteExplain([q.count]).join('\n')).not.toMatch(/status/);
+      } finally {
+        q.release();
+      }
+    });
+  }
+
+  // Decision 108: sets alone are counted in their indexes (the smallest set's entries, each probed
+  // in the others'), and the list led by the smallest reads only the tickets in all of them.
+  for (const [name, params] of Object.entries({
+    'two tags': { tag: 'billing,vip' },
+    'a tag and a custom value': { tag: 'billing', 'cf.severity': 'high' },
+  })) {
+    it(`${name}, nothing else: counted without reading a ticket; the page reads the tickets in both`, async () => {
+      const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
+      try {
+        const count = sqliteExplain([q.count]);
+        expect(
+          count.filter((l) => /^(SCAN|SEARCH) tickets\b/.test(l)),
+          count.join('\n'),
+        ).toEqual([]);
+        expect(count.join('\n')).toMatch(
+          /^SEARCH lead_set USING COVERING INDEX (ticket_tags_tag_idx|ticket_custom_values_lookup_idx)/m,
+        );
+        const page = sqliteExplain([q.page]).join('\n');
+        // The tickets' ids come from the lead's index, each probed in the other set's, before a ticket is read.
+        expect(page).toMatch(/LIST SUBQUERY \d+\n\s*SEARCH lead_set USING COVERING INDEX/);
+        expect(page).toMatch(/SEARCH (ticket_tags|ticket_custom_values) USING COVERING INDEX/);
+        expect(page).toMatch(/^SEARCH tickets USING INTEGER PRIMARY KEY \(rowid=\?\)/m);
       } finally {
         q.release();
       }

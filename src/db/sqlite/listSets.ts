@@ -1,5 +1,5 @@
-import { sql, type SQL } from 'drizzle-orm';
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { and, sql, type SQL } from 'drizzle-orm';
+import { alias, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { NOT_MERGED } from '../shared/listFilters.js';
 import type { Db } from './handle.js';
 import type { HeldIds } from './idsets.js';
@@ -59,6 +59,12 @@ export interface ValueSet {
   count: CountQuery;
   /** The same count, up to `cap` index entries (decision 085). */
   capped: (cap: number) => CountQuery;
+  /**
+   * The tickets in this set and in each of `others` (decision 108): this set's index read, each
+   * of its tickets probed in the others' indexes. No ticket row is read, and a list led by this
+   * set then reads only the tickets in all of them.
+   */
+  among: (others: ValueSet[]) => Omit<ValueSet, 'has' | 'among'>;
 }
 
 /**
@@ -73,18 +79,32 @@ export interface ValueSet {
  * probe: SQLite 3.53 turns a bare EXISTS into a join with a Bloom filter over every entry of the
  * value, built per run (3.4 ms a page at 100k, issue 32).
  */
-export function valueSet(
+export function valueSet<T extends typeof ticketTags | typeof ticketCustomValues>(
   db: Db,
-  table: typeof ticketTags | typeof ticketCustomValues,
-  match: SQL,
+  table: T,
+  matchOf: (t: T) => SQL,
   probeIndex: 'sqlite_autoindex_ticket_tags_1' | 'ticket_custom_values_lookup_idx',
 ): ValueSet {
+  /**
+   * The set's ids, counts and counts up to a bound, from `t` (the table, or an alias of it) where
+   * `where`; `from` is `t` as a FROM clause written by hand (cappedCount) names it.
+   */
+  const setOf = (t: T, where: SQL, from: SQL | T = t) => ({
+    ids: sql`${db.select({ id: t.ticket_id }).from(t).where(where)}`,
+    count: countOnce(db.select({ n: sql<number>`count(*)` }).from(t).where(where)),
+    capped: perCap((cap) => cappedCount(db, from, where, cap)),
+  });
+  const match = matchOf(table);
   return {
-    ids: sql`${db.select({ id: table.ticket_id }).from(table).where(match)}`,
+    ...setOf(table, match),
     has: (id) =>
       sql`EXISTS (SELECT 1 FROM ${table} INDEXED BY ${sql.raw(probeIndex)} WHERE ${table.ticket_id} = ${id} AND ${match} LIMIT 1)`,
-    count: countOnce(db.select({ n: sql<number>`count(*)` }).from(table).where(match)),
-    capped: perCap((cap) => cappedCount(db, table, match, cap)),
+    among: (others) => {
+      // Named apart: another set's probe may read the same table (two tags).
+      const lead = alias(table, 'lead_set') as unknown as T;
+      const where = and(matchOf(lead), ...others.map((o) => o.has(sql`${lead.ticket_id}`)))!;
+      return setOf(lead, where, sql`${table} AS ${sql.identifier('lead_set')}`);
+    },
   };
 }
 
@@ -114,7 +134,3 @@ export function chooseLead(plain: SQL[], held: HeldIds | undefined, values: Valu
   const sized = values.map((v) => ({ v, n: size(v) })).sort((a, b) => a.n - b.n);
   return !narrowed || sized[0].n < SET_LEADS_UNDER ? sized[0].v : undefined;
 }
-
-/** Each value set as a condition: `lead` as `id IN (set)`, the others as a probe of the ticket. */
-export const setConditions = (values: ValueSet[], lead: ValueSet | undefined, id: SQL): SQL[] =>
-  values.map((v) => (v === lead ? sql`${id} IN ${v.ids}` : v.has(id)));

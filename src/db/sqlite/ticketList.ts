@@ -13,7 +13,6 @@ import {
   countOnce,
   perCap,
   chooseLead,
-  setConditions,
   type ValueSet,
   valueSet,
 } from './listSets.js';
@@ -63,7 +62,7 @@ function conditions(db: Db, f: TicketListSpec): Conditions {
   // on the page, a tag of a third of the tickets had SQLite read and sort all of them (22 ms a
   // page at 100k, issue 32).
   for (const tag of f.tags ?? [])
-    values.push(valueSet(db, ticketTags, eq(ticketTags.tag, tag), 'sqlite_autoindex_ticket_tags_1'));
+    values.push(valueSet(db, ticketTags, (t) => eq(t.tag, tag), 'sqlite_autoindex_ticket_tags_1'));
   let text: string | undefined;
   // Three or more characters, or a word (decision 084): a set held once (holdText). Fewer: LIKE,
   // over a customer's own tickets only.
@@ -73,7 +72,7 @@ function conditions(db: Db, f: TicketListSpec): Conditions {
     plain.push(f.qRequesterIds?.length ? or(match, inArray(tickets.id, requestersTickets(f.qRequesterIds)))! : match);
   }
   for (const { field_id, value } of f.cf) {
-    const match = and(eq(ticketCustomValues.field_id, field_id), eq(ticketCustomValues.value, value))!;
+    const match = (t: typeof ticketCustomValues) => and(eq(t.field_id, field_id), eq(t.value, value))!;
     values.push(valueSet(db, ticketCustomValues, match, 'ticket_custom_values_lookup_idx'));
   }
   return { plain, text, values };
@@ -114,7 +113,12 @@ export function listQueries(db: Db, f: TicketListSpec, kept?: { conds: Condition
   const { plain, text, values } = kept?.conds ?? conditions(db, f);
   let held = text ? holdText(db, f, text, newestFirst(f, values.length > 0) ? FIRST_ROWS : undefined) : undefined;
   const id = sql`${tickets.id}`;
-  const setConds = setConditions(values, kept ? kept.lead : chooseLead(plain, held, values), id);
+  const lead = kept ? kept.lead : chooseLead(plain, held, values);
+  // The lead as `id IN` the tickets in every set, found in the sets' indexes alone (decision 108);
+  // with none, each set a probe of the ticket.
+  const others = values.filter((v) => v !== lead);
+  const leadSet = lead && others.length > 0 ? lead.among(others) : lead;
+  const setConds = leadSet ? [sql`${id} IN ${leadSet.ids}`] : values.map((v) => v.has(id));
   // The held set first: SQLite has no statistics for a temporary table, and drives by the first.
   const where = and(...plain, ...(held ? [sql`${id} IN ${held.table}`] : []), ...setConds);
   const walkOf = (conds: SQL[]) =>
@@ -186,9 +190,10 @@ export function listQueries(db: Db, f: TicketListSpec, kept?: { conds: Condition
     count = values.length === 0 ? undefined : countOf(sql`${held.table} AS s`, heldValues);
     countUpTo =
       values.length === 0 && !partial ? undefined : (cap) => cappedCount(db, sql`${held!.table} AS s`, heldValues, cap);
-  } else if (values.length === 1) {
-    count = values[0].count;
-    countUpTo = values[0].capped;
+  } else if (leadSet) {
+    // Sets alone: counted in their indexes (the lead's entries, each probed in the others').
+    count = leadSet.count;
+    countUpTo = leadSet.capped;
   } else {
     count = countOf(tickets, countWhere);
     countUpTo = perCap((cap) => cappedCount(db, tickets, countWhere, cap));
