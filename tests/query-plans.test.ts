@@ -131,6 +131,10 @@ const FILTERS: Record<string, Record<string, string>> = {
   'queue_id + status + tag': { queue_id: '2', status: 'open', tag: 'billing' },
   'queue_id + status + cf': { queue_id: '2', status: 'open', 'cf.severity': 'high' },
   'a tag and a custom value': { tag: 'billing', 'cf.severity': 'high' },
+  // Any of several tags, one set (decision 108); a ticket with both is one ticket.
+  tag_any: { tag_any: 'billing,vip' },
+  'tag_any + status': { tag_any: 'billing,vip', status: 'open' },
+  'tag + tag_any': { tag: 'billing', tag_any: 'vip,nothing-has-this' },
   requester_domain: { requester_domain: 'example.com' },
   // SPEC D2: the built-in list "Breached and due soon" (decision 070), each through its partial index.
   'sla=breached,due_soon, sort by due': { sla: 'breached,due_soon', sort: 'due' },
@@ -194,7 +198,7 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
   // (A ranked sort — status, owner, queue — has no index to walk: decision 055, checked below.)
   const ranked = (p: Record<string, string>) => /^-?(status|owner|queue)$/.test(p.sort ?? '');
   for (const [name, params] of Object.entries(FILTERS).filter(
-    ([, p]) => (p.q || p.tag || Object.keys(p).some((k) => k.startsWith('cf.'))) && !ranked(p),
+    ([, p]) => (p.q || p.tag || p.tag_any || Object.keys(p).some((k) => k.startsWith('cf.'))) && !ranked(p),
   )) {
     it(`${name}: the walk reads tickets in sort order and only probes the set`, async () => {
       const q = await listQueries(db, admin, TicketFilterSchema.parse(nestFilterParams(params)));
@@ -221,7 +225,7 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
           lines.join('\n'),
         ).toBe(true);
       }
-      if (params.tag) {
+      if (params.tag || params.tag_any) {
         const probe =
           /SEARCH ticket_tags USING COVERING INDEX sqlite_autoindex_ticket_tags_1 \(ticket_id=\? AND tag=\?\)/;
         expect(lines.join('\n')).toMatch(probe);

@@ -30,7 +30,8 @@ export function listFilters(
   dialect: ListDialect,
   /**
    * `countsMerged`: leave merged tickets in (a store's count that takes them away itself).
-   * `tagsApart`: leave `tags` out (a store that reads each tag as a set of its own, as `cf.<key>`).
+   * `tagsApart`: leave `tags` and `tagsAny` out (a store that reads each tag, and the tags of
+   * `tagsAny` together, as a set of its own, as `cf.<key>`).
    */
   opts: { countsMerged?: boolean; tagsApart?: boolean } = {},
 ): SQL[] {
@@ -105,7 +106,7 @@ export function listFilters(
     conds.push(
       sql`${tickets.id} IN (SELECT ${ticketTags.ticket_id} FROM ${ticketTags} WHERE ${ticketTags.tag} = ${tag})`,
     );
-  if (f.tagsAny && f.tagsAny.length > 0)
+  if (!opts.tagsApart && f.tagsAny && f.tagsAny.length > 0)
     conds.push(
       sql`${tickets.id} IN (SELECT ${ticketTags.ticket_id} FROM ${ticketTags} WHERE ${inArray(ticketTags.tag, f.tagsAny)})`,
     );

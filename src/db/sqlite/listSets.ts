@@ -44,14 +44,24 @@ export function perCap(build: (cap: number) => CountQuery): (cap: number) => Cou
  * At most `cap` of the rows of `from` that meet `cond`, counted (decision 085): the count stops
  * reading its index after `cap` entries, whatever the list's size.
  */
-export function cappedCount(db: Db, from: SQL | SQLiteTable, cond: SQL | undefined, cap: number): CountQuery {
+export function cappedCount(
+  db: Db,
+  from: SQL | SQLiteTable,
+  cond: SQL | undefined,
+  cap: number,
+  /** What is counted: a row (`1`), or each distinct value of a column (`DISTINCT ticket_id`). */
+  what: SQL = sql`1`,
+): CountQuery {
   const where = cond ? sql` WHERE ${cond}` : sql``;
-  return countOnce(db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT 1 FROM ${from}${where} LIMIT ${cap})`));
+  return countOnce(
+    db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT ${what} FROM ${from}${where} LIMIT ${cap})`),
+  );
 }
 
 /**
- * A `cf.<key>` filter: its ticket ids in the lookup index, a test of one ticket (the walk), and
- * its size counted in the index alone (every id in it is a ticket's).
+ * A `cf.<key>` filter, a tag, or the tags of `tag_any` together: its ticket ids in the lookup
+ * index, a test of one ticket (the walk), and its size counted in the index alone (every id in it
+ * is a ticket's).
  */
 export interface ValueSet {
   ids: SQL;
@@ -60,11 +70,16 @@ export interface ValueSet {
   /** The same count, up to `cap` index entries (decision 085). */
   capped: (cap: number) => CountQuery;
   /**
+   * The set's entries in its index, up to `cap` when given: its size, or more when a ticket is
+   * in it twice (any of two tags). What chooses the lead: counting each ticket once costs more.
+   */
+  entries: (cap?: number) => CountQuery;
+  /**
    * The tickets in this set and in each of `others` (decision 108): this set's index read, each
    * of its tickets probed in the others' indexes. No ticket row is read, and a list led by this
    * set then reads only the tickets in all of them.
    */
-  among: (others: ValueSet[]) => Omit<ValueSet, 'has' | 'among'>;
+  among: (others: ValueSet[]) => Pick<ValueSet, 'ids' | 'count' | 'capped'>;
 }
 
 /**
@@ -84,6 +99,8 @@ export function valueSet<T extends typeof ticketTags | typeof ticketCustomValues
   table: T,
   matchOf: (t: T) => SQL,
   probeIndex: 'sqlite_autoindex_ticket_tags_1' | 'ticket_custom_values_lookup_idx',
+  /** A ticket may be in the table more than once (any of several tags): its tickets counted once each. */
+  opts: { distinct?: boolean } = {},
 ): ValueSet {
   /**
    * The set's ids, counts and counts up to a bound, from `t` (the table, or an alias of it) where
@@ -91,12 +108,28 @@ export function valueSet<T extends typeof ticketTags | typeof ticketCustomValues
    */
   const setOf = (t: T, where: SQL, from: SQL | T = t) => ({
     ids: sql`${db.select({ id: t.ticket_id }).from(t).where(where)}`,
-    count: countOnce(db.select({ n: sql<number>`count(*)` }).from(t).where(where)),
-    capped: perCap((cap) => cappedCount(db, from, where, cap)),
+    count: countOnce(
+      db
+        .select({ n: opts.distinct ? sql<number>`count(DISTINCT ${t.ticket_id})` : sql<number>`count(*)` })
+        .from(t)
+        .where(where),
+    ),
+    capped: perCap((cap) =>
+      cappedCount(db, from, where, cap, opts.distinct ? sql`DISTINCT ${t.ticket_id}` : undefined),
+    ),
   });
   const match = matchOf(table);
+  const entries = opts.distinct
+    ? (() => {
+        const all = countOnce(db.select({ n: sql<number>`count(*)` }).from(table).where(match));
+        const upTo = perCap((cap) => cappedCount(db, table, match, cap));
+        return (cap?: number) => (cap === undefined ? all : upTo(cap));
+      })()
+    : undefined;
+  const set = setOf(table, match);
   return {
-    ...setOf(table, match),
+    ...set,
+    entries: entries ?? ((cap) => (cap === undefined ? set.count : set.capped(cap))),
     has: (id) =>
       sql`EXISTS (SELECT 1 FROM ${table} INDEXED BY ${sql.raw(probeIndex)} WHERE ${table.ticket_id} = ${id} AND ${match} LIMIT 1)`,
     among: (others) => {
@@ -130,7 +163,7 @@ export function chooseLead(plain: SQL[], held: HeldIds | undefined, values: Valu
   const narrowed = plain.some((c) => c !== NOT_MERGED);
   if (!narrowed && values.length === 1) return values[0];
   // Sets alone: the smallest leads, whatever the sizes (each counted whole in its index).
-  const size = (v: ValueSet) => (narrowed ? v.capped(SET_LEADS_UNDER) : v.count).get()!.n;
+  const size = (v: ValueSet) => v.entries(narrowed ? SET_LEADS_UNDER : undefined).get()!.n;
   const sized = values.map((v) => ({ v, n: size(v) })).sort((a, b) => a.n - b.n);
   return !narrowed || sized[0].n < SET_LEADS_UNDER ? sized[0].v : undefined;
 }
