@@ -20,7 +20,7 @@ import { customValuesQuery, readsQuery } from '../src/db/shared/pageParts.js';
 import { partsDialect } from '../src/domain/tickets/serialize.js';
 import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { listQueries as sqliteListQueries } from '../src/db/sqlite/ticketList.js';
-import { shouldWalk, WALK_PROOF_MAX, walkOrSort } from '../src/db/sqlite/walk.js';
+import { shouldWalk, WALK_PROOF_MAX, walkOrSort, walkOrSortPlain } from '../src/db/sqlite/walk.js';
 import { olderTickets } from '../src/db/sqlite/newestWords.js';
 import { NOT_MERGED } from '../src/db/shared/listFilters.js';
 import type { TicketFilter } from '../src/domain/tickets/query.js';
@@ -286,6 +286,55 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
     expect(walkOrSort({ atLeast: () => undefined }, { counted: 1_000, merged: 0, exact: false }, 1_000_000, 50)).toBe(
       false,
     );
+  });
+
+  it('a list by priority is walked along the priority index when it holds more than √(end·count) tickets (decision 108)', () => {
+    const asked: number[] = [];
+    const holding = (size: number) => ({
+      atLeast: (n: number) => {
+        asked.push(n);
+        return size >= n;
+      },
+    });
+    // 100k tickets, a page of 50: the walk reads ~end·count/total rows, the sort all of them; even at √5,000,000 ≈ 2,237.
+    expect(walkOrSortPlain(holding(25_000), { counted: 1_000, merged: 0, exact: false }, 100_000, 50)).toBe(true);
+    expect(walkOrSortPlain(holding(1_640), { counted: 1_000, merged: 0, exact: false }, 100_000, 50)).toBe(false);
+    expect(asked).toEqual([2_237, 2_237]);
+    asked.length = 0;
+    expect(walkOrSortPlain(holding(900), { counted: 900, merged: 0, exact: true }, 100_000, 50)).toBe(false);
+    expect(walkOrSortPlain(holding(3_000), { counted: 3_002, merged: 2, exact: true }, 100_000, 50)).toBe(true);
+    expect(asked).toEqual([]);
+    // Deeper pages need more: offset 2,000 of 100k asks for 14,318.
+    expect(walkOrSortPlain(holding(25_000), { counted: 3_000, merged: 0, exact: false }, 100_000, 2_050)).toBe(true);
+    expect(asked).toEqual([14_318]);
+  });
+
+  it('a list by priority with a status or an owner has a walk along the priority index; a month of tickets or an id order has none (decision 108)', async () => {
+    for (const params of [
+      { status: 'open', sort: '-priority' },
+      { owner_id: '2', sort: 'priority' },
+    ]) {
+      const q = await listQueries(db, admin, TicketFilterSchema.parse(params));
+      expect(sqliteExplain([q.page]).join('\n')).toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+      expect(q.walk, JSON.stringify(params)).toBeDefined();
+      expect(q.plainWalk).toBe(true);
+      const walk = sqliteExplain([q.walk!]).join('\n');
+      expect(walk).toMatch(
+        /^SEARCH tickets USING INDEX tickets_priority_idx|^SCAN tickets USING INDEX tickets_priority_idx/m,
+      );
+      expect(walk).not.toMatch(/TEMP B-TREE/);
+      const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
+      expect(ids(q.walk!.all())).toEqual(ids(q.page.all()));
+      expect(q.page.all().length).toBeGreaterThan(0);
+    }
+    for (const params of [
+      { status: 'open', sort: '-id' },
+      { status: 'open', sort: '-priority', created_from: '2020-01-01T00:00:00Z' },
+      { requester_id: '3', sort: '-priority' },
+    ]) {
+      const q = await listQueries(db, admin, TicketFilterSchema.parse(params));
+      expect(q.walk, JSON.stringify(params)).toBeUndefined();
+    }
   });
 
   it('a ranked sort (status, owner, queue) has no walk form: the set is read and sorted (decision 055)', async () => {

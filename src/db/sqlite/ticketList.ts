@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../ticketListSpec.js';
 import { listFilters, NOT_MERGED } from '../shared/listFilters.js';
 import { isWalkable, sortCondition, sortExpression } from '../shared/listSort.js';
@@ -17,7 +17,7 @@ import {
   valueSet,
 } from './listSets.js';
 import { readPageParts } from './pageParts.js';
-import { walkOrSort } from './walk.js';
+import { priorityWalked, walkOrSort, walkOrSortPlain } from './walk.js';
 import { FIRST_ROWS, settleNewest } from './newestWords.js';
 import { newestFirst } from '../shared/newestWords.js';
 import { ticketTextMatch } from './search.js';
@@ -86,6 +86,21 @@ function conditions(db: Db, f: TicketListSpec): Conditions {
     values.push(valueSet(db, ticketCustomValues, match, 'ticket_custom_values_lookup_idx'));
   }
   return { plain, text, values };
+}
+
+/**
+ * A ticket's columns for a page read from `tickets INDEXED BY …` (a walk along priority): as SQL,
+ * each decoded as its column is, since drizzle takes a column only from a table it was given.
+ */
+const WALK_FIELDS = Object.fromEntries(
+  Object.entries(getTableColumns(tickets)).map(([name, column]) => [name, sql`${column}`.mapWith(column)]),
+) as { [K in keyof typeof tickets.$inferSelect]: SQL<(typeof tickets.$inferSelect)[K]> };
+
+/** Whether SQLite reads `q`'s rows and sorts them (its plan has a temporary B-tree for ORDER BY). */
+function sortsInTemp(db: Db, q: { toSQL(): { sql: string; params: unknown[] } }): boolean {
+  const { sql: text, params } = q.toSQL();
+  const plan = db.$client.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[];
+  return plan.some((r) => r.detail.includes('USE TEMP B-TREE FOR ORDER BY'));
 }
 
 const ticketCount = perConnection((db) =>
@@ -210,6 +225,19 @@ export function listQueries(db: Db, f: TicketListSpec, kept?: { conds: Condition
   }
   const hasWalk = walkable && (held || values.length > 0);
   const built: { page?: PageQuery; walk?: PageQuery; pageAll?: PageQuery; walkAll?: PageQuery } = {};
+  // A list by priority whose page SQLite would read and sort: a walk of the priority index beside
+  // it (decision 108), chosen by walkOrSortPlain. The page's plan is asked once: a plain list keeps
+  // its statements for its spec.
+  const plainWalk =
+    !held && values.length === 0 && priorityWalked(f) && sortsInTemp(db, (built.page ??= page(pageWhere)));
+  const walkPage = (where: SQL | undefined): PageQuery =>
+    db
+      .select(WALK_FIELDS)
+      .from(sql`${tickets} INDEXED BY tickets_priority_idx`)
+      .where(and(where, sortCondition(f)))
+      .orderBy(dir(order), dir(tickets.id))
+      .limit(limit)
+      .offset(offset);
   return {
     limit,
     offset,
@@ -228,12 +256,15 @@ export function listQueries(db: Db, f: TicketListSpec, kept?: { conds: Condition
     },
     /** A ranked order (and the due order) has no index to walk in: the set is read and sorted. */
     get walk(): PageQuery | undefined {
+      if (plainWalk) return (built.walk ??= walkPage(where));
       return hasWalk && !onPage ? (built.walk ??= page(walkOf(plain))) : undefined;
     },
+    /** Whether the walk is of plain conditions (walkOrSortPlain chooses), not of a set's (walkOrSort). */
+    plainWalk,
     /** The page, or its walk, when no ticket of the list is merged: without `status <> 'merged'`. */
     unmergedPage(walk: boolean): PageQuery {
       if (counted.length === plain.length) return walk ? this.walk! : this.page;
-      if (walk) return (built.walkAll ??= page(walkOf(counted)));
+      if (walk) return (built.walkAll ??= plainWalk ? walkPage(countWhere) : page(walkOf(counted)));
       return (built.pageAll ??= page(onPage ? and(...counted, onPage, ...setConds) : countWhere));
     },
     /** The statement counting the merged tickets a list with no status filter takes away (for its plan check). */
@@ -323,7 +354,10 @@ function listIn(db: Db, f: TicketListSpec) {
     const c = q.counts(f.countUpTo);
     const { counted, merged, exact } = c;
     const total = counted - merged;
-    const walk = q.walk !== undefined && total > 0 && walkOrSort(q, c, ticketCount(db).get()!.n, q.offset + q.limit);
+    const walk =
+      q.walk !== undefined &&
+      total > 0 &&
+      (q.plainWalk ? walkOrSortPlain : walkOrSort)(q, c, ticketCount(db).get()!.n, q.offset + q.limit);
     const rows = total === 0 ? [] : pageRows(merged === 0 ? q.unmergedPage(walk) : walk ? q.walk! : q.page);
     // What the page shows beside its rows, in the same snapshot (decision 105).
     const parts = f.parts && rows.length > 0 ? readPageParts(db, rows, f.parts) : undefined;
