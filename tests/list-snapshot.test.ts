@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SQLiteSelectBase } from 'drizzle-orm/sqlite-core';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/db/port.js';
@@ -10,6 +9,7 @@ import type { TicketListSpec } from '../src/db/ticketListSpec.js';
 import { closeDb, openStore } from '../src/db/store.js';
 import { contradicts } from '../src/db/shared/listTotal.js';
 import { SET_LEADS_UNDER } from '../src/db/sqlite/listSets.js';
+import { countingBuilds } from './helpers/builds.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 
 // A list's total and its page are read by two statements (on PostgreSQL side by side, on two
@@ -170,36 +170,19 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
     }
   });
 
-  /**
-   * `run` as a list's answer (its subjects and total) with how many queries drizzle built for it
-   * (its select builder's private `_prepare`): what a kept list does not do again. `restore()`
-   * puts drizzle back.
-   */
-  function countingBuilds(
-    run: (more: Partial<TicketListSpec>) => Promise<{ rows: { subject: string }[]; total: number }>,
-  ) {
-    const proto = SQLiteSelectBase.prototype as unknown as { _prepare: (...a: unknown[]) => unknown };
-    const build = proto._prepare;
-    let builds = 0;
-    proto._prepare = function (this: unknown, ...a: unknown[]) {
-      builds++;
-      return build.apply(this, a);
-    };
+  /** `run` as a list's answer (its subjects and total) with how many queries drizzle built for it (countingBuilds). */
+  function listing(run: (more: Partial<TicketListSpec>) => Promise<{ rows: { subject: string }[]; total: number }>) {
     return {
       async list(more: Partial<TicketListSpec> = {}) {
-        builds = 0;
-        const r = await run(more);
-        return { subjects: r.rows.map((t) => t.subject), total: r.total, builds };
-      },
-      restore: () => {
-        proto._prepare = build;
+        const { answer, builds } = await countingBuilds(() => run(more));
+        return { subjects: answer.rows.map((t) => t.subject), total: answer.total, builds };
       },
     };
   }
 
   it('on SQLite, a plain list keeps its statements for its spec, and reads what is committed since (issue 32)', async () => {
     const { store, queueId, addTicket, close } = await sqliteWithWriter(0);
-    const { list, restore } = countingBuilds((more) =>
+    const { list } = listing((more) =>
       store.queries.listTickets(store.db, spec(queueId, { countUpTo: 1000, ...more })),
     );
     try {
@@ -215,7 +198,6 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
       expect(again).toMatchObject({ subjects: ['Second'], total: 1 });
       expect(again.builds).toBeGreaterThan(0);
     } finally {
-      restore();
       await close();
     }
   });
@@ -223,7 +205,7 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
   it('on SQLite, a list narrowed by a custom value or a tag keeps its statements too; with a status, for each choice of the set that leads (issue 32)', async () => {
     const { store, writer, queueId, addTicket, close } = await sqliteWithWriter(0);
     // Neither queue nor status: the set alone narrows the list.
-    const { list, restore } = countingBuilds((more) =>
+    const { list } = listing((more) =>
       store.queries.listTickets(store.db, {
         ...spec(queueId, { countUpTo: 1000 }),
         queue_id: undefined,
@@ -276,7 +258,6 @@ describe('a list read while a ticket moves in and out of it: its page fits its t
       marked('Third');
       expect(await list(withStatus)).toEqual({ subjects: ['Third', 'Second', 'First'], total: 3, builds: 0 });
     } finally {
-      restore();
       await close();
     }
   });

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SQLiteSelectBase } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peopleSearchQueries as pgPeopleSearchQueries } from '../src/db/postgres/people.js';
 import { PEOPLE_SEARCH_WINDOW } from '../src/db/shared/peopleSearch.js';
 import { peopleSearchQueries } from '../src/db/sqlite/people.js';
 import { closeDb, type Db, openDb, openStore, poolOf, sqliteOf } from '../src/db/store.js';
+import { countingBuilds } from './helpers/builds.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 
 // The people search's name-or-address read (decision 090) is asked of the trigram index, not of
@@ -56,30 +56,18 @@ describe('SQLite: the people search reads users_people', () => {
   });
 
   it("the store's search compiles its reads once per shape of needle: other needles build nothing and find their own people (decision 108)", async () => {
-    const proto = SQLiteSelectBase.prototype as unknown as { _prepare: (...a: unknown[]) => unknown };
-    const build = proto._prepare;
-    let builds = 0;
-    proto._prepare = function (this: unknown, ...a: unknown[]) {
-      builds++;
-      return build.apply(this, a);
-    };
     const search = async (needle: string) => {
-      builds = 0;
-      const people = await db.store.queries.searchPeople(db, needle, 5);
-      return { emails: [...new Set(people.map((u) => u.email))].sort(), builds };
+      const { answer, builds } = await countingBuilds(() => db.store.queries.searchPeople(db, needle, 5));
+      return { emails: [...new Set(answer.map((u) => u.email))].sort(), builds };
     };
-    try {
-      await search('person12345@');
-      expect(await search('person12345@')).toEqual({ emails: ['person12345@example.com'], builds: 0 });
-      expect(await search('person2@')).toEqual({ emails: ['person2@example.com'], builds: 0 });
-      // One or two characters (no trigram index) and a letter LIKE does not fold are shapes of their own.
-      expect((await search('n9')).builds).toBe(3);
-      expect(await search('n8')).toMatchObject({ builds: 0 });
-      expect((await search('pérson')).builds).toBe(3);
-      expect(await search('PÉRSON 7')).toEqual({ emails: [], builds: 0 });
-    } finally {
-      proto._prepare = build;
-    }
+    await search('person12345@');
+    expect(await search('person12345@')).toEqual({ emails: ['person12345@example.com'], builds: 0 });
+    expect(await search('person2@')).toEqual({ emails: ['person2@example.com'], builds: 0 });
+    // One or two characters (no trigram index) and a letter LIKE does not fold are shapes of their own.
+    expect((await search('n9')).builds).toBe(3);
+    expect(await search('n8')).toMatchObject({ builds: 0 });
+    expect((await search('pérson')).builds).toBe(3);
+    expect(await search('PÉRSON 7')).toEqual({ emails: [], builds: 0 });
   });
 
   it('a needle of one or two characters, which trigrams cannot answer, reads the window of newest users', () => {

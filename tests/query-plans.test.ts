@@ -96,6 +96,18 @@ function sqliteExplain(stmts: (Explainable | undefined)[]): string[] {
   return lines;
 }
 
+/** A list's bounded count as walkOrSort asks it: `holding(size)` says whether it holds `n`, and notes each `n` in `asked`. */
+function askedCounts() {
+  const asked: number[] = [];
+  const holding = (size: number) => ({
+    atLeast: (n: number) => {
+      asked.push(n);
+      return size >= n;
+    },
+  });
+  return { asked, holding };
+}
+
 /** The plan of a ticket list (its fill, page and count queries) for these filter parameters, as `actor` asks it. */
 async function sqliteListPlan(params: Record<string, string>, actor = admin): Promise<string[]> {
   const q = await listQueries(db, actor, TicketFilterSchema.parse(nestFilterParams(params)));
@@ -259,13 +271,7 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
 
   it('a count that stopped at its bound ("1,000+") is asked up to what a walk needs before the set is sorted', () => {
     // A set that is counted to the end is judged by its size, and nothing more is asked.
-    const asked: number[] = [];
-    const holding = (size: number) => ({
-      atLeast: (n: number) => {
-        asked.push(n);
-        return size >= n;
-      },
-    });
+    const { asked, holding } = askedCounts();
     expect(walkOrSort(holding(368), { counted: 368, merged: 0, exact: true }, 100_000, 50)).toBe(false);
     expect(asked).toEqual([]);
     // 1M tickets, a tag on 100,000 of them counted "1,000+": a walk reads ~500 entries; it needs 5,000.
@@ -289,13 +295,7 @@ describe('EXPLAIN QUERY PLAN of GET /tickets', () => {
   });
 
   it('a list by priority is walked along the priority index when it holds more than √(end·count) tickets (decision 108)', () => {
-    const asked: number[] = [];
-    const holding = (size: number) => ({
-      atLeast: (n: number) => {
-        asked.push(n);
-        return size >= n;
-      },
-    });
+    const { asked, holding } = askedCounts();
     // 100k tickets, a page of 50: the walk reads ~end·count/total rows, the sort all of them; even at √5,000,000 ≈ 2,237.
     expect(walkOrSortPlain(holding(25_000), { counted: 1_000, merged: 0, exact: false }, 100_000, 50)).toBe(true);
     expect(walkOrSortPlain(holding(1_640), { counted: 1_000, merged: 0, exact: false }, 100_000, 50)).toBe(false);
