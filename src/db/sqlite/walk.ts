@@ -2,7 +2,8 @@ import type { TicketListSpec } from '../ticketListSpec.js';
 
 // Walk or sort (issue 32): a list whose tickets are a set (a word's, a tag's, a value's) is read
 // either by walking a sort index and testing each ticket against the set, or by reading the set
-// and sorting it. Which is cheaper depends on how dense the set is among all tickets.
+// and sorting it. Which is cheaper depends on how dense the set is among all tickets. A list by
+// priority is read the same two ways, along the priority index or sorted (decision 108).
 
 /** Index entries a walk may read, on average, before it is cheaper to sort the set instead. */
 export const WALK_BUDGET = 10_000;
