@@ -104,32 +104,26 @@ export function valueSet<T extends typeof ticketTags | typeof ticketCustomValues
 ): ValueSet {
   /**
    * The set's ids, counts and counts up to a bound, from `t` (the table, or an alias of it) where
-   * `where`; `from` is `t` as a FROM clause written by hand (cappedCount) names it.
+   * `where`; `from` is `t` as a FROM clause written by hand (cappedCount) names it. `distinct`:
+   * each ticket counted once.
    */
-  const setOf = (t: T, where: SQL, from: SQL | T = t) => ({
+  const setOf = (t: T, where: SQL, from: SQL | T = t, distinct = opts.distinct) => ({
     ids: sql`${db.select({ id: t.ticket_id }).from(t).where(where)}`,
     count: countOnce(
       db
-        .select({ n: opts.distinct ? sql<number>`count(DISTINCT ${t.ticket_id})` : sql<number>`count(*)` })
+        .select({ n: distinct ? sql<number>`count(DISTINCT ${t.ticket_id})` : sql<number>`count(*)` })
         .from(t)
         .where(where),
     ),
-    capped: perCap((cap) =>
-      cappedCount(db, from, where, cap, opts.distinct ? sql`DISTINCT ${t.ticket_id}` : undefined),
-    ),
+    capped: perCap((cap) => cappedCount(db, from, where, cap, distinct ? sql`DISTINCT ${t.ticket_id}` : undefined)),
   });
   const match = matchOf(table);
-  const entries = opts.distinct
-    ? (() => {
-        const all = countOnce(db.select({ n: sql<number>`count(*)` }).from(table).where(match));
-        const upTo = perCap((cap) => cappedCount(db, table, match, cap));
-        return (cap?: number) => (cap === undefined ? all : upTo(cap));
-      })()
-    : undefined;
   const set = setOf(table, match);
+  // The index entries: the set itself, unless a ticket may be in it twice.
+  const inIndex = opts.distinct ? setOf(table, match, table, false) : set;
   return {
     ...set,
-    entries: entries ?? ((cap) => (cap === undefined ? set.count : set.capped(cap))),
+    entries: (cap) => (cap === undefined ? inIndex.count : inIndex.capped(cap)),
     has: (id) =>
       sql`EXISTS (SELECT 1 FROM ${table} INDEXED BY ${sql.raw(probeIndex)} WHERE ${table.ticket_id} = ${id} AND ${match} LIMIT 1)`,
     among: (others) => {
