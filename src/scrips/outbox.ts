@@ -36,6 +36,30 @@ export function newMessageId(ticketId: number, mailFrom: string): string {
 // real time: the delivery schedule.
 export const deliveryNow = (afterMs = 0) => new Date(Date.now() + afterMs).toISOString();
 
+/** The placeholders of one queued e-mail's row, in the order enqueueEmails gives their values. */
+const ROW_PARAMS = [
+  'ticket_id',
+  'transaction_id',
+  'scrip_id',
+  'recipient',
+  'subject',
+  'body',
+  'headers',
+  'message_id',
+  'now',
+  'due',
+  'audience',
+  'attachment_ids',
+] as const;
+const paramNamesByRows = new Map<number, string[]>();
+/** The placeholder names of `n` rows, row after row (`<param>_<row>`). */
+const paramNames = (n: number) => {
+  let names = paramNamesByRows.get(n);
+  if (!names)
+    paramNamesByRows.set(n, (names = Array.from({ length: n }, (_, i) => ROW_PARAMS.map((p) => `${p}_${i}`)).flat()));
+  return names;
+};
+
 /** The columns of one queued e-mail, with placeholders named `<column><suffix>`. */
 const emailRow = (suffix: string) => ({
   kind: 'email' as const,
@@ -140,13 +164,33 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
   const messageId = t.sharedMessageId ?? newMessageId(copies[0].ticketId, mailFrom);
   const now = nowIso(conn);
   const due = deliveryNow();
+  // The copies of one mail share most of what their rows hold (the sender, the subject, the
+  // files; a staff notice's copies differ in To alone): each is worked out once (issue 32).
+  const once = <K, V>(make: (k: K) => V) => {
+    const seen = new Map<K, V>();
+    return (k: K) => {
+      let v = seen.get(k);
+      if (v === undefined) seen.set(k, (v = make(k)));
+      return v;
+    };
+  };
+  const byAddress = once((_address: string) => new Map<string, string>());
+  const mailbox = (m: Mailbox) => {
+    const byName = byAddress(m.address);
+    let f = byName.get(m.name);
+    if (f === undefined) byName.set(m.name, (f = formatMailbox(m)));
+    return f;
+  };
+  const mailboxes = once((list: Mailbox[]) => list.map(mailbox).join(', '));
+  const subject = once((s: string) => taggedSubject(s, copies[0].ticketId));
+  const files = once((ids: number[]) => JSON.stringify(ids));
   const rows = copies.map((m) => {
     const headers: Record<string, string> = {
-      From: formatMailbox(m.from),
-      'Reply-To': formatMailbox(m.replyTo),
-      To: (m.to.length ? m.to : [{ name: '', address: m.recipient }]).map(formatMailbox).join(', '),
+      From: mailbox(m.from),
+      'Reply-To': mailbox(m.replyTo),
+      To: m.to.length ? mailboxes(m.to) : m.recipient,
     };
-    if (m.cc.length) headers.Cc = m.cc.map(formatMailbox).join(', ');
+    if (m.cc.length) headers.Cc = mailboxes(m.cc);
     if (t.inReplyTo) headers['In-Reply-To'] = t.inReplyTo;
     if (t.references.length) headers.References = t.references.join(' ');
     if (m.autoSubmitted) {
@@ -155,28 +199,28 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
       headers['X-Auto-Response-Suppress'] = 'All';
     }
     headers['X-Hxdesk-Ticket'] = String(m.ticketId);
-    return {
-      ticket_id: m.ticketId,
-      transaction_id: m.transactionId,
-      scrip_id: m.scripId,
-      recipient: m.recipient,
-      subject: taggedSubject(m.subject, m.ticketId),
-      body: m.body,
-      headers: JSON.stringify(headers),
-      message_id: messageId,
+    return [
+      m.ticketId,
+      m.transactionId,
+      m.scripId,
+      m.recipient,
+      m.ticketId === copies[0].ticketId ? subject(m.subject) : taggedSubject(m.subject, m.ticketId),
+      m.body,
+      JSON.stringify(headers),
+      messageId,
       now,
       due,
-      audience: m.audience,
-      attachment_ids: JSON.stringify(m.attachmentIds),
-    };
+      m.audience,
+      files(m.attachmentIds),
+    ];
   });
   await noteQueued(conn, copies[0], messageId);
   for (let at = 0; at < rows.length; at += MAX_ROWS_PREPARED) {
     const chunk = rows.slice(at, at + MAX_ROWS_PREPARED);
+    const names = paramNames(chunk.length);
     const params: Record<string, unknown> = {};
-    chunk.forEach((r, i) => {
-      for (const [k, v] of Object.entries(r)) params[`${k}_${i}`] = v;
-    });
+    let k = 0;
+    for (const row of chunk) for (const v of row) params[names[k++]] = v;
     await insertEmailRows(chunk.length)(conn).run(params);
   }
 }
