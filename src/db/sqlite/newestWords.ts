@@ -78,6 +78,12 @@ export interface Settled {
   held: HeldIds;
   partial: boolean;
   older: number[];
+  /**
+   * When partial: the merged tickets among the held set and its tickets on the list counted up to
+   * the bound, as the test that kept it found them. The set only grew after (older tickets, none
+   * merged: the list's conditions leave them out), so a count to that bound gives that bound again.
+   */
+  counted?: { merged: number; onList: number };
 }
 
 /**
@@ -95,7 +101,13 @@ export interface Settled {
 export function settleNewest(db: Db, held: HeldIds, hold: (rows?: number) => HeldIds, list: NewestList): Settled {
   for (let step = 0; held.from !== undefined; step++) {
     const found = tested(db, list, held.from);
-    if (found.page) return { held, partial: true, older: found.older ?? [] };
+    if (found.page)
+      return {
+        held,
+        partial: true,
+        older: found.older ?? [],
+        counted: { merged: found.merged, onList: found.onList! },
+      };
     let rows: number | undefined;
     if (step === 0 && found.onList !== undefined) {
       const need = Math.ceil(((FIRST_ROWS * (list.f.countUpTo! + found.merged)) / Math.max(found.onList, 1)) * 1.25);
@@ -138,11 +150,11 @@ function tested(
   if (onList < f.countUpTo! + merged) return short;
   const end = list.pageEnd();
   if (!end) return short;
-  if (f.sort === 'id') return { page: true, merged }; // below `from` is after the page
+  if (f.sort === 'id') return { page: true, merged, onList }; // below `from` is after the page
   const older = olderTickets(f.sort as keyof typeof SORT_INDEX, list.plain, from, end);
   const candidates = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${older}`).n;
   if (candidates > MAX_OLD_CANDIDATES) return { page: false, merged };
-  if (candidates === 0) return { page: true, merged };
+  if (candidates === 0) return { page: true, merged, onList };
   try {
     checkTextWithin(db, OLD_CHECK_BUDGET, () =>
       addIds(
@@ -156,5 +168,5 @@ function tested(
   }
   // The older ones held now (matched, or held before: a person q named, text not indexed yet).
   const held = db.all<{ id: number }>(sql`SELECT o.id AS id FROM ${older} AS o WHERE o.id IN temp.hx_ids`);
-  return { page: true, merged, older: held.map((r) => r.id) };
+  return { page: true, merged, onList, older: held.map((r) => r.id) };
 }
