@@ -1,6 +1,7 @@
 import { eq, gte, inArray, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../ticketListSpec.js';
 import { tickets, ticketTags, ticketWatchers, users } from '../tables.js';
+import { OLDEST_FIRST } from './listSort.js';
 
 // The conditions of a ticket list filter (SPEC B4) that both stores write alike, written once:
 // authorization, queue, status, owner, team, requester and the requester's domain, the ticket
@@ -75,6 +76,9 @@ export function listFilters(
   // a resolved set the domain worked out, the untagged ones.
   if (f.createdFrom !== undefined) conds.push(gte(tickets.created_at, f.createdFrom));
   if (f.createdTo !== undefined) conds.push(lt(tickets.created_at, f.createdTo));
+  // With the condition of the partial (status | queue, created_at) indexes (decision 109): a period
+  // after a status is a range of tickets_status_created_idx, counted there alone.
+  if (f.createdFrom !== undefined || f.createdTo !== undefined) conds.push(OLDEST_FIRST);
   if (f.idSet !== undefined) conds.push(f.idSet.length === 0 ? sql`1 = 0` : inArray(tickets.id, f.idSet));
   if (f.untagged)
     conds.push(sql`NOT EXISTS (SELECT 1 FROM ${ticketTags} WHERE ${ticketTags.ticket_id} = ${tickets.id})`);

@@ -90,9 +90,10 @@ export const isWalkable = (sort: TicketListSpec['sort']): boolean => !isRanked(s
 /**
  * Decision 107: the indexes for a list by `created` after a status or a queue are partial, on a
  * condition every ticket meets; a list by `created` names it beside its filter (`sortCondition`),
- * so that it may read its page from them, and no other query can take them.
+ * so that it may read its page from them, and no other query can take them. A period of creation
+ * names it too (decision 109): its tickets after a status or a queue are then a range of them.
  */
-const OLDEST_FIRST = sql`${tickets.created_at} > ''`;
+export const OLDEST_FIRST = sql`${tickets.created_at} > ''`;
 
 /** What a list's page adds to its filter for its order: OLDEST_FIRST by `created`, else nothing. */
 export const sortCondition = (f: Pick<TicketListSpec, 'sort'>): SQL | undefined =>
