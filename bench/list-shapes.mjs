@@ -6,10 +6,15 @@
 // two sets). The dataset's seed spreads statuses evenly over time and gives every requester the
 // same domain: a shape slow here may be slow only on such data (requester_domain), and a shape
 // fast here may not be on an aged helpdesk's.
+// DATABASE_URL=postgres://…/<the dataset, copied by hxdesk copy-store> puts PostgreSQL beside it:
+// each shape on both stores, request by request, sorted by PostgreSQL ÷ SQLite (appOnStore).
+// PostgreSQL plans a named statement for its values on its first five runs on a connection, and
+// may keep a generic plan after: a shape slow here is measured again past that (bench/ab-pg.mjs)
+// before anything is built for it (decision 109).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { appInProcess } from './appInProcess.mjs';
+import { appInProcess, appOnStore } from './appInProcess.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const dataset = process.env.DATASET ?? path.join(root, 'data/bench/dataset-100000/hxdesk.db');
@@ -21,6 +26,9 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hx-list-shapes-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 fs.copyFileSync(dataset, path.join(dir, 'hxdesk.db'));
 const made = await appInProcess(tree, path.join(dir, 'hxdesk.db'), 'list-shapes');
+const pg = process.env.DATABASE_URL
+  ? await appOnStore(path.join(tree, 'dist'), { DATABASE_URL: process.env.DATABASE_URL }, 'list-shapes')
+  : undefined;
 
 const filters = [
   '',
@@ -58,25 +66,38 @@ const options = [
 ];
 
 const rows = [];
+const timed = async (url) => {
+  const started = performance.now();
+  const res = await made.app.fetch(
+    new Request(`http://bench${url}`, { headers: { authorization: `Bearer ${made.token}` } }),
+  );
+  await res.text();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  return performance.now() - started;
+};
+const p50 = (times) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
 for (const f of filters)
   for (const o of options) {
     const url = `/tickets?${[f, o].filter(Boolean).join('&')}`;
     const times = [];
+    const pgTimes = [];
     for (let i = 0; i < N; i++) {
-      const started = performance.now();
-      const res = await made.app.fetch(
-        new Request(`http://bench${url}`, { headers: { authorization: `Bearer ${made.token}` } }),
-      );
-      await res.text();
-      if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
-      times.push(performance.now() - started);
+      times.push(await timed(url));
+      if (pg) pgTimes.push(await pg.call(url, 'application/json'));
     }
-    times.sort((a, b) => a - b);
-    rows.push({ ms: times[Math.floor(times.length / 2)], url });
+    rows.push({ ms: p50(times), pg: pg ? p50(pgTimes) : undefined, url });
   }
 await made.close();
-rows.sort((a, b) => b.ms - a.ms);
+if (pg) await pg.store.close();
+if (pg) rows.sort((a, b) => b.pg / b.ms - a.pg / a.ms);
+else rows.sort((a, b) => b.ms - a.ms);
 process.stdout.write(
-  `${rows.length} list shapes, p50 of ${N} in process; the ${Math.min(TOP, rows.length)} slowest:\n`,
+  `${rows.length} list shapes, p50 of ${N} in process; the ${Math.min(TOP, rows.length)} ${pg ? 'furthest from SQLite on PostgreSQL' : 'slowest'}:\n`,
 );
-for (const r of rows.slice(0, TOP)) process.stdout.write(`${r.ms.toFixed(2).padStart(9)} ms  ${r.url}\n`);
+for (const r of rows.slice(0, TOP))
+  process.stdout.write(
+    pg
+      ? `${r.ms.toFixed(2).padStart(9)} ms SQLite ${r.pg.toFixed(2).padStart(9)} ms PostgreSQL ${(r.pg / r.ms).toFixed(2).padStart(6)}×  ${r.url}\n`
+      : `${r.ms.toFixed(2).padStart(9)} ms  ${r.url}\n`,
+  );
+if (pg) process.exit(0);
