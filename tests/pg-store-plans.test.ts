@@ -122,6 +122,14 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     await pool.query(
       `INSERT INTO ticket_custom_values (ticket_id, field_id, value) SELECT id, 1, CASE WHEN id % 13 = 0 THEN 'high' ELSE 'low' END FROM tickets`,
     );
+    // A field of many values (an account number each): planned for any value, a value of the
+    // index (field_id, value, ticket_id) is then a few tickets (decision 110).
+    await pool.query(
+      `INSERT INTO custom_fields (key, name, type, created_at, updated_at) VALUES ('account', 'Account', 'text', ${now.replace(/g\)/, '0)')}, ${now.replace(/g\)/, '0)')})`,
+    );
+    await pool.query(
+      `INSERT INTO ticket_custom_values (ticket_id, field_id, value) SELECT id, 2, 'A-' || id FROM tickets`,
+    );
     await pool.query('VACUUM ANALYZE');
   }, 60_000);
   afterAll(async () => {
@@ -285,6 +293,45 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     expect(page).not.toMatch(/Hash Join|Sort \(|Incremental Sort/);
     const nothing = await listTickets(db, { ...base, cf: [{ field_id: 1, value: 'nobody has this' }] });
     expect(nothing).toEqual({ rows: [], total: 0, exact: true });
+  });
+
+  // Decision 110: a common value's count is planned with its values each run. Planned for any
+  // value, PostgreSQL prices the value at a few tickets and drives the count from its index,
+  // probing the ticket of each of its holders (all but a thirteenth of the tickets here).
+  it("cf.<key>, a common value with an owner: the count is planned each run, never the generic plan's walk of every holder", async () => {
+    const spec: TicketListSpec = { ...base, owner_id: 2, cf: [{ field_id: 1, value: 'low' }] };
+    const q = listQueries(db, spec, undefined, await cfHolders(db, spec.cf));
+    const count = q.count.toSQL();
+    expect(count.sql).toContain(PLANNED_EACH_RUN_MARK);
+    expect(statementNamer()(count.sql)).toBeUndefined();
+    // Alone, the value's count stops at the bound whichever way it starts: named and kept.
+    const alone = listQueries(db, { ...base, cf: spec.cf }, undefined, await cfHolders(db, spec.cf)).count.toSQL();
+    expect(alone.sql).not.toContain(PLANNED_EACH_RUN_MARK);
+    const client = await poolOf(db).connect();
+    let generic: string;
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE generic_count AS ${count.sql}`);
+      const values = count.params.map((p) => (typeof p === 'string' ? `'${p.replaceAll("'", "''")}'` : String(p)));
+      generic = (
+        await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE generic_count(${values.join(', ')})`)
+      ).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+      await client.query('DEALLOCATE generic_count');
+    } finally {
+      await client.query('RESET plan_cache_mode');
+      client.release();
+    }
+    const outerFromValues = /Nested Loop[^\n]*\n\s*->\s+Index Only Scan using ticket_custom_values_lookup_idx/;
+    expect(generic).toMatch(outerFromValues);
+    const own = (await pgExplain(count)).join('\n');
+    expect(own).not.toMatch(outerFromValues);
+    // The owner's tickets and their count, as the data says.
+    const truth = await poolOf(db).query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM tickets t JOIN ticket_custom_values v ON v.ticket_id = t.id AND v.field_id = 1 AND v.value = 'low' WHERE t.owner_id = 2",
+    );
+    expect((await listTickets(db, spec)).total).toBe(truth.rows[0].n);
   });
 
   // Decision 088: the sort indexes end with the id (SQLite's hold the rowid), so a page deep in a
