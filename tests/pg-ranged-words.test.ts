@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/port.js';
-import { RANGE_BITS, rangeMatches } from '../src/db/postgres/newestWords.js';
+import { FIRST_SPAN, MAX_SPAN, RANGE_BITS, rangeMatches, secondSpan } from '../src/db/postgres/newestWords.js';
 import { wordIdsQuery } from '../src/db/postgres/ticketList.js';
 import { foldWord, type WordPlan, wordPlan } from '../src/db/shared/words.js';
 import { closeDb, openStore, poolOf } from '../src/db/store.js';
@@ -146,6 +146,20 @@ pgTest('PostgreSQL ranged word indexes (migration 0025)', () => {
     // A span that would end in the first try's own range still reads the range below it.
     const one = await run(first.lo, 1);
     expect({ lo: one.lo, hi: one.hi }).toEqual({ lo: first.lo - (1 << RANGE_BITS), hi: first.lo - 1 });
+  });
+
+  // Decision 111: a filter that keeps an eighth of a common word's tickets reaches the bound in a
+  // second try of ~35,000 tickets at 100k, not in the whole word (124–150 ms).
+  it("a second try spans what the first try's share says the bound needs, a quarter more, up to MAX_SPAN", () => {
+    expect(FIRST_SPAN).toBe(4_000);
+    // `printer` with a queue at 100k: 145 of the first 4,000 tickets on the list.
+    expect(secondSpan(FIRST_SPAN, 1_000, 145)).toBe(34_483);
+    expect(secondSpan(FIRST_SPAN, 1_000, 145)!).toBeLessThanOrEqual(MAX_SPAN);
+    // With an owner (one agent of 60): 19 of them; the whole set is read instead.
+    expect(secondSpan(FIRST_SPAN, 1_000, 19)).toBeUndefined();
+    // Merged tickets are part of the bound; none found at all counts as one.
+    expect(secondSpan(FIRST_SPAN, 1_003, 500)).toBe(10_030);
+    expect(secondSpan(FIRST_SPAN, 1_000, 0)).toBeUndefined();
   });
 
   it('a message moved to another ticket is found under its new ticket', async () => {
