@@ -10,6 +10,7 @@ import { closeDb, openDb, openStore, sqliteOf } from '../src/db/store.js';
 import { databaseBefore, migrationsBefore, migrationTag, tempDirs } from './helpers/migrations.js';
 import { createDatabase, releasePostgres } from './helpers/postgres.js';
 import { onlyOn } from './helpers/store.js';
+import { listSpecOf } from './helpers/listSpec.js';
 
 // Decision 107's indexes on an install that has statistics (`PRAGMA optimize` keeps them): a list
 // by `created` reads its page from them, and no other list takes them. As plain indexes, SQLite
@@ -40,15 +41,7 @@ function fill(raw: Database.Database): void {
   raw.exec('ANALYZE');
 }
 
-const spec = (more: Partial<TicketListSpec>): TicketListSpec => ({
-  includeComments: true,
-  cf: [],
-  sort: 'updated',
-  desc: true,
-  limit: 50,
-  offset: 0,
-  ...more,
-});
+const spec = listSpecOf;
 
 onlyOn('sqlite')('the oldest-first indexes on an analysed install (decision 107)', () => {
   it('a list by `created` reads its page from them; a list by `updated` keeps its own index', async () => {

@@ -6,6 +6,7 @@ import { closeDb, openDb, type Db, sqliteOf } from '../src/db/store.js';
 import { sqliteHandle } from '../src/db/sqlite/client.js';
 import { listQueries, listTickets } from '../src/db/sqlite/ticketList.js';
 import type { TicketListSpec } from '../src/db/ticketListSpec.js';
+import { listSpecOf } from './helpers/listSpec.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
 
 // Decision 109 on SQLite: a report's drill-down lists the tickets created in a period. Tickets
@@ -42,16 +43,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const spec = (f: Partial<TicketListSpec>): TicketListSpec => ({
-  includeComments: true,
-  cf: [],
-  sort: 'updated',
-  desc: true,
-  limit: 50,
-  offset: 0,
-  countUpTo: 1000,
-  ...f,
-});
+const spec = (f: Partial<TicketListSpec>): TicketListSpec => listSpecOf({ countUpTo: 1000, ...f });
 const plan = (q: { toSQL(): { sql: string; params: unknown[] } }) => {
   const { sql, params } = q.toSQL();
   return (
