@@ -36,6 +36,16 @@ export function newMessageId(ticketId: number, mailFrom: string): string {
 // real time: the delivery schedule.
 export const deliveryNow = (afterMs = 0) => new Date(Date.now() + afterMs).toISOString();
 
+/** `make(k)` for each `k` once (the values are never undefined): what the copies of one mail share. */
+const once = <K, V>(make: (k: K) => V) => {
+  const seen = new Map<K, V>();
+  return (k: K) => {
+    let v = seen.get(k);
+    if (v === undefined) seen.set(k, (v = make(k)));
+    return v;
+  };
+};
+
 /** The placeholders of one queued e-mail's row, in the order enqueueEmails gives their values. */
 const ROW_PARAMS = [
   'ticket_id',
@@ -166,23 +176,10 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
   const due = deliveryNow();
   // The copies of one mail share most of what their rows hold (the sender, the subject, the
   // files; a staff notice's copies differ in To alone): each is worked out once (issue 32).
-  const once = <K, V>(make: (k: K) => V) => {
-    const seen = new Map<K, V>();
-    return (k: K) => {
-      let v = seen.get(k);
-      if (v === undefined) seen.set(k, (v = make(k)));
-      return v;
-    };
-  };
-  const byAddress = once((_address: string) => new Map<string, string>());
-  const mailbox = (m: Mailbox) => {
-    const byName = byAddress(m.address);
-    let f = byName.get(m.name);
-    if (f === undefined) byName.set(m.name, (f = formatMailbox(m)));
-    return f;
-  };
+  const byAddress = once((address: string) => once((name: string) => formatMailbox({ name, address })));
+  const mailbox = (m: Mailbox) => byAddress(m.address)(m.name);
   const mailboxes = once((list: Mailbox[]) => list.map(mailbox).join(', '));
-  const subject = once((s: string) => taggedSubject(s, copies[0].ticketId));
+  const subjectOf = once((ticket: number) => once((subject: string) => taggedSubject(subject, ticket)));
   const files = once((ids: number[]) => JSON.stringify(ids));
   const rows = copies.map((m) => {
     const headers: Record<string, string> = {
@@ -204,7 +201,7 @@ export async function enqueueEmails(conn: Conn, copies: EmailInput[], mailFrom: 
       m.transactionId,
       m.scripId,
       m.recipient,
-      m.ticketId === copies[0].ticketId ? subject(m.subject) : taggedSubject(m.subject, m.ticketId),
+      subjectOf(m.ticketId)(m.subject),
       m.body,
       JSON.stringify(headers),
       messageId,
