@@ -12,6 +12,7 @@ import { uniq } from './helpers/unique.js';
 let s: TestServer;
 const tag = uniq('page').toLowerCase();
 const ids: number[] = [];
+let requester: { id: number; email: string };
 
 beforeAll(async () => {
   s = await startServer();
@@ -24,7 +25,7 @@ beforeAll(async () => {
   await ok('POST', '/custom-fields', { key: 'seats', name: 'Seats', type: 'number' });
   const people = [];
   for (let i = 0; i < 3; i++) people.push(await s.user('agent', `${uniq('w')}@example.test`));
-  const requester = await s.user('requester', `${uniq('r')}@customer.example`);
+  requester = await s.user('requester', `${uniq('r')}@customer.example`);
   for (let i = 0; i < 6; i++) {
     const t = await ok('POST', '/tickets', {
       queue_id: 1,
@@ -72,5 +73,8 @@ describe('a list’s tickets', () => {
     expect(t2.tags).toEqual(['alpha', 'mid', tag, 'zeta'].sort());
     expect(t4.links.referred_to_by).toHaveLength(1);
     expect(t0.description).toBe('The description of ticket 0: ünïcode ✓');
+    // Who wrote in, read with the parts (on PostgreSQL in the same statement, decision 112).
+    expect(t1.requester).toEqual({ id: requester.id, name: expect.any(String), email: requester.email });
+    expect(listed.every((t) => t.unread === false)).toBe(true);
   });
 });

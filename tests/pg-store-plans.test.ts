@@ -17,7 +17,8 @@ import { contradicts } from '../src/db/shared/listTotal.js';
 import { PLANNED_EACH_RUN_MARK, statementNamer, withName } from '../src/db/postgres/named.js';
 import { transaction } from '../src/db/port.js';
 import { pgHandle } from '../src/db/postgres/handle.js';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { descriptionsQuery } from '../src/db/shared/pageParts.js';
 import { tickets } from '../src/db/tables.js';
 import { wordPlan } from '../src/db/shared/words.js';
 import { candidatesMatching, olderTickets, rangeMatches } from '../src/db/postgres/newestWords.js';
@@ -140,6 +141,26 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
   /** PostgreSQL's EXPLAIN of one query: its lines. */
   const pgExplain = async ({ sql, params }: { sql: string; params: unknown[] }) =>
     (await poolOf(db).query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)).rows.map((r) => r['QUERY PLAN']);
+
+  /** PostgreSQL's generic plan of one query (the plan a named statement may keep from its sixth run): its text. */
+  async function genericPlan({ sql, params }: { sql: string; params: unknown[] }): Promise<string> {
+    const client = await poolOf(db).connect();
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE generic_plan AS ${sql}`);
+      const values = params.map((p) => (typeof p === 'string' ? `'${p.replaceAll("'", "''")}'` : String(p)));
+      const plan = (
+        await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE generic_plan(${values.join(', ')})`)
+      ).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+      await client.query('DEALLOCATE generic_plan');
+      return plan;
+    } finally {
+      await client.query('RESET plan_cache_mode');
+      client.release();
+    }
+  }
 
   /** The plans of the page, the count and (with q) the text search that runs before them. */
   async function pgListPlan(spec: TicketListSpec): Promise<string[]> {
@@ -307,22 +328,7 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     // Alone, the value's count stops at the bound whichever way it starts: named and kept.
     const alone = listQueries(db, { ...base, cf: spec.cf }, undefined, await cfHolders(db, spec.cf)).count.toSQL();
     expect(alone.sql).not.toContain(PLANNED_EACH_RUN_MARK);
-    const client = await poolOf(db).connect();
-    let generic: string;
-    try {
-      await client.query('SET plan_cache_mode = force_generic_plan');
-      await client.query(`PREPARE generic_count AS ${count.sql}`);
-      const values = count.params.map((p) => (typeof p === 'string' ? `'${p.replaceAll("'", "''")}'` : String(p)));
-      generic = (
-        await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE generic_count(${values.join(', ')})`)
-      ).rows
-        .map((r) => r['QUERY PLAN'])
-        .join('\n');
-      await client.query('DEALLOCATE generic_count');
-    } finally {
-      await client.query('RESET plan_cache_mode');
-      client.release();
-    }
+    const generic = await genericPlan(count);
     const outerFromValues = /Nested Loop[^\n]*\n\s*->\s+Index Only Scan using ticket_custom_values_lookup_idx/;
     expect(generic).toMatch(outerFromValues);
     const own = (await pgExplain(count)).join('\n');
@@ -332,6 +338,22 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
       "SELECT count(*)::int AS n FROM tickets t JOIN ticket_custom_values v ON v.ticket_id = t.id AND v.field_id = 1 AND v.value = 'low' WHERE t.owner_id = 2",
     );
     expect((await listTickets(db, spec)).total).toBe(truth.rows[0].n);
+  });
+
+  // Decision 112: the type written out, not a parameter. A generic plan then reads one entry a
+  // ticket from the partial index of the Create transactions; with the type as a parameter it read
+  // every transaction of each ticket through transactions_ticket_idx.
+  it("a page's descriptions, in the generic plan too, through the partial index of the Create transactions", async () => {
+    const ids = Array.from({ length: 50 }, (_, i) => i + 1);
+    const q = descriptionsQuery(db, { inIds: (column) => sql`${column as SQL} = ANY(${`{${ids.join(',')}}`}::int[])` });
+    const plan = await genericPlan(q.toSQL());
+    expect(plan).toMatch(/Index Scan (using|on) transactions_create_idx\b/);
+    expect(plan).not.toMatch(/transactions_ticket_idx/);
+    const truth = await poolOf(db).query<{ id: number }>(
+      "SELECT ticket_id AS id FROM transactions WHERE type = 'Create' AND ticket_id <= 50 ORDER BY 1",
+    );
+    expect(truth.rows.length).toBeGreaterThan(10);
+    expect((await q).map((r) => r.ticket_id).sort((a, b) => a - b)).toEqual(truth.rows.map((r) => r.id));
   });
 
   // Decision 088: the sort indexes end with the id (SQLite's hold the rowid), so a page deep in a

@@ -1,4 +1,6 @@
 import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
+import type { PageParts } from '../shared/pageParts.js';
+import { readPageParts } from './pageParts.js';
 import { readableBy } from '../shared/staffText.js';
 import type { Db } from '../port.js';
 import type { TicketListSpec } from '../ticketListSpec.js';
@@ -227,8 +229,8 @@ export async function listTickets(db: PgDb, f: TicketListSpec, inSnapshot?: InSn
     // is read, from the tickets it can hold.
     const page = await newestWords(db, f);
     if (page) {
-      const rows = await rowsOf(listQueries(db, f, page).page);
-      return { rows: rows as (typeof tickets.$inferSelect)[], total: f.countUpTo!, exact: false };
+      const rows = (await rowsOf(listQueries(db, f, page).page)) as TicketRow[];
+      return { rows, total: f.countUpTo!, exact: false, parts: await partsOf(db, rows, f) };
     }
     textIds = await textIdsFor(db, { ...f, q: f.q });
     if (textIds.length === 0) return { rows: [], total: 0, exact: true };
@@ -244,9 +246,15 @@ export async function listTickets(db: PgDb, f: TicketListSpec, inSnapshot?: InSn
   // was a moment earlier or later, as any list is.
   if (contradicts(f, read) && inSnapshot) read = await inSnapshot((s) => totalAndPage(s, f, textIds, holders));
   const { total, exact, page } = read;
-  const rows = total === 0 || (exact && f.offset >= total) ? [] : page;
-  return { rows: rows as (typeof tickets.$inferSelect)[], total, exact };
+  const rows = (total === 0 || (exact && f.offset >= total) ? [] : page) as TicketRow[];
+  return { rows, total, exact, parts: await partsOf(db, rows, f) };
 }
+
+type TicketRow = typeof tickets.$inferSelect;
+
+/** What the list asks for beside its page, in one statement after it (decision 112); none for an empty page. */
+const partsOf = async (db: PgDb, rows: TicketRow[], f: TicketListSpec): Promise<PageParts | undefined> =>
+  f.parts && rows.length > 0 ? readPageParts(db, rows, f.parts) : undefined;
 
 async function totalAndPage(
   db: PgDb,

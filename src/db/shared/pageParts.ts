@@ -25,7 +25,10 @@ export interface PartsDialect {
 /** A handle to build queries on: the port's QueryBuilder, or a SQLite store's own drizzle handle (not imported: the port imports this file). */
 type Builder = Pick<BaseSQLiteDatabase<'async' | 'sync', unknown, typeof schema>, 'select'>;
 
-const isCreate = eq(transactions.type, 'Create');
+// Written out, not a parameter: a generic plan then reads the description through
+// transactions_create_idx (partial, `type = 'Create'`), one entry a ticket, where a parameter has it
+// read every transaction (decision 112).
+const isCreate = sql`${transactions.type} = 'Create'`;
 
 /** The descriptions (Create transaction bodies) of a batch of tickets, as `part` 0 rows. */
 export const descriptionsQuery = (db: Builder, d: Pick<PartsDialect, 'inIds'>) =>

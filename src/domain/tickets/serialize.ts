@@ -10,6 +10,7 @@ import {
   valueCols,
 } from '../../db/shared/pageParts.js';
 import { customFields, ticketCustomValues, tickets } from '../../db/tables.js';
+import { addedOrder } from '../../db/shared/partsUnion.js';
 import { customValueJson } from '../customFields.js';
 import { type Extras, extrasOf, extrasOfBatch } from './extras.js';
 import { watchersFrom, watchersOf, type Watchers } from '../watchers.js';
@@ -134,9 +135,7 @@ function customValuesFrom(values: NonNullable<PageParts['values']>): Map<number,
 /** One ticket in API form from its row and its extras. */
 function withExtras(r: TicketRow, e: Extras): TicketJson {
   // The order watchersOf reads them in: position, then when added, then the user.
-  e.watchers.sort(
-    (a, b) => a.position - b.position || (a.added < b.added ? -1 : a.added > b.added ? 1 : 0) || a.user - b.user,
-  );
+  e.watchers.sort(addedOrder);
   const w: Watchers = { requesters: [], cc: [], admin_cc: [] };
   for (const x of e.watchers) w[x.role === 'requester' ? 'requesters' : (x.role as 'cc' | 'admin_cc')].push(x.user);
   for (const name of LINK_NAMES) e.links[name].sort((a, b) => a - b);
