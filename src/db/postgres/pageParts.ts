@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { idsIn, prepared } from '../port.js';
+import { type Db, idsIn, prepared } from '../port.js';
 import type { PageParts, PartsWanted } from '../shared/pageParts.js';
 import { addedOrder, PART, type PartRow, partSelects, partsUnion } from '../shared/partsUnion.js';
-import type { PgDb } from './ticketList.js';
 
 // What a list page shows beside its tickets' rows, read by the PostgreSQL store right after the
 // page, in one statement (decision 112): the parts of src/db/shared/partsUnion.ts, with the
@@ -35,7 +34,7 @@ const compiled = (want: PartsWanted) =>
   });
 
 /** What `want` asks for beside `rows` (a page of a list, not empty), in one statement. */
-export async function readPageParts(db: PgDb, rows: Listed[], want: PartsWanted): Promise<PageParts> {
+export async function readPageParts(db: Db, rows: Listed[], want: PartsWanted): Promise<PageParts> {
   const key = `${want.read} ${want.seenBy !== undefined} ${want.requesters}`;
   let statement = statements.get(key);
   if (!statement) statements.set(key, (statement = compiled(want)));
