@@ -45,6 +45,7 @@ const sqliteOnly = [
   'tests/query-plans.test.ts',
   // A period's plans on a SQLite file it opens itself (decision 109).
   'tests/period-lists.test.ts',
+  'tests/parts-kept.test.ts',
   'tests/reader-threads.test.ts',
   'tests/search-index.test.ts',
   // Two servers side by side on stores it opens itself (SQLite and PostgreSQL, two SQLite files).

@@ -21,8 +21,12 @@ import { runServerToExit } from './helpers/process.js';
 // PostgreSQL migrations against a SQLite database made by its own migrations, on a throwaway
 // cluster (tests/helpers/postgres.ts). Skipped where no PostgreSQL server binaries exist.
 
-/** SQLite tables with no PostgreSQL counterpart: FTS5 search (pg_trgm and tsvector indexes instead) and bookkeeping. */
+/**
+ * SQLite tables with no PostgreSQL counterpart: FTS5 search (pg_trgm and tsvector indexes instead),
+ * bookkeeping, and the versions of the parts the SQLite store keeps (decision 113).
+ */
 const sqliteOnly = (name: string) =>
+  name === 'ticket_parts_version' ||
   name === 'message_search' ||
   name.startsWith('message_search_') ||
   name === 'message_words' ||
@@ -57,6 +61,7 @@ function sqliteShape(): Shape {
         'users_people',
         'search_pending',
         'word_terms',
+        'ticket_parts_version',
         '__drizzle_migrations',
       ]),
     );

@@ -34,7 +34,7 @@ export interface CopyStoreResult {
   rows: number;
   /** Bytes of attachments and raw mail (bytea) copied. */
   bytes: number;
-  /** SQLite tables not copied, by name: the FTS5 search index, search_pending, drizzle's bookkeeping (shadow and sqlite_ tables go unnamed). */
+  /** SQLite tables not copied, by name: the FTS5 search indexes, search_pending, word_terms, ticket_parts_version, drizzle's bookkeeping (shadow and sqlite_ tables go unnamed). */
   skipped: string[];
   /** Tables in the file that are not hxdesk's (made by hand?): not copied either, named so the user knows. */
   foreign: string[];

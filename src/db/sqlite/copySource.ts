@@ -15,7 +15,7 @@ export interface SourceTable {
 
 /** The source while it is copied: locked exclusively from open to close. */
 export interface CopySource {
-  /** SQLite tables not copied, by name: the FTS5 search indexes, search_pending, word_terms, drizzle's bookkeeping (shadow and sqlite_ tables go unnamed). */
+  /** SQLite tables not copied, by name: the FTS5 search indexes, search_pending, word_terms, ticket_parts_version, drizzle's bookkeeping (shadow and sqlite_ tables go unnamed). */
   skipped: string[];
   /** Tables in the file that are not hxdesk's (made by hand?): not copied either, named so the user knows. */
   foreign: string[];
@@ -29,8 +29,11 @@ export interface CopySource {
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-/** SQLite's own bookkeeping and search tables: drizzle's, the text waiting for the index, the word index's terms (decision 092). */
-const SEARCH_ONLY = new Set(['__drizzle_migrations', 'search_pending', 'word_terms']);
+/**
+ * SQLite's own bookkeeping and search tables: drizzle's, the text waiting for the index, the word
+ * index's terms (decision 092), the versions of the tickets' parts its store keeps (decision 113).
+ */
+const SEARCH_ONLY = new Set(['__drizzle_migrations', 'search_pending', 'word_terms', 'ticket_parts_version']);
 
 /** The SQLite tables that have no PostgreSQL counterpart by design (what PostgreSQL does instead is in decision 025). */
 function internalTables(db: Database.Database): { all: Set<string>; named: string[] } {

@@ -15,6 +15,7 @@ import {
 import type { Db } from './handle.js';
 import { fastPrepared, type SyncPrepared } from './rows.js';
 import { perConnection } from './textHold.js';
+import { keepParts, keptOn, keptParts, partVersions, type TicketParts } from './partsKept.js';
 
 // What a list page shows beside its tickets' rows, read by the SQLite store in the list's own
 // transaction, on the thread that read the page (decision 105): under load the HTTP thread is
@@ -51,8 +52,10 @@ const all = <K extends keyof PageParts>(db: Db, part: K & keyof typeof statement
 /** What `want` asks for beside `rows` (a page of a list), read now: call it in the list's transaction. */
 export function readPageParts(db: Db, rows: Listed[], want: PartsWanted): PageParts {
   const ids = JSON.stringify(rows.map((r) => r.id));
-  const parts: PageParts = { tags: all(db, 'tags', { ids }) };
-  if (want.read === 'all') {
+  // A list page reads the tags alone: cheaper than the versions that would tell what is kept.
+  const k = want.read === 'all' ? keptOn(db) : undefined;
+  const parts: PageParts = k ? fromKept(db, k, rows, ids) : { tags: all(db, 'tags', { ids }) };
+  if (!k && want.read === 'all') {
     parts.descriptions = all(db, 'descriptions', { ids });
     parts.values = all(db, 'values', { ids });
     parts.watchers = all(db, 'watchers', { ids });
@@ -68,4 +71,50 @@ export function readPageParts(db: Db, rows: Listed[], want: PartsWanted): PagePa
     parts.requesters = people.length === 0 ? [] : all(db, 'requesters', { ids: JSON.stringify(people) });
   }
   return parts;
+}
+
+/**
+ * The page's descriptions, tags, values, watchers and links from what connection `db` keeps
+ * (decision 113), read for the tickets it keeps none of at their versions, and kept.
+ */
+function fromKept(db: Db, k: NonNullable<ReturnType<typeof keptOn>>, rows: Listed[], ids: string): PageParts {
+  const { versions, config } = partVersions(db, ids);
+  const found = new Map<number, TicketParts>();
+  const missing: number[] = [];
+  for (const { id } of rows) {
+    const p = keptParts(k, id, versions.get(id) ?? 0, config);
+    if (p) found.set(id, p);
+    else missing.push(id);
+  }
+  if (missing.length > 0) {
+    const read = { ids: JSON.stringify(missing) };
+    const byTicket = new Map<number, TicketParts>(
+      missing.map((id) => [
+        id,
+        { version: versions.get(id) ?? 0, config, descriptions: [], tags: [], values: [], watchers: [], links: [] },
+      ]),
+    );
+    for (const r of all(db, 'descriptions', read)) byTicket.get(r.ticket_id)?.descriptions.push(r);
+    for (const r of all(db, 'tags', read)) byTicket.get(r.ticket_id)?.tags.push(r);
+    for (const r of all(db, 'values', read)) byTicket.get(r.ticket_id)?.values.push(r);
+    for (const r of all(db, 'watchers', read)) byTicket.get(r.ticket)?.watchers.push(r);
+    for (const r of all(db, 'links', read)) {
+      byTicket.get(r.base_id)?.links.push(r);
+      if (r.target_id !== r.base_id) byTicket.get(r.target_id)?.links.push(r);
+    }
+    for (const [id, p] of byTicket) {
+      keepParts(k, id, p);
+      found.set(id, p);
+    }
+  }
+  const page = rows.map((r) => found.get(r.id)!);
+  // A link between two tickets of the page is kept by both: listed once.
+  const links = new Map(page.flatMap((p) => p.links.map((l) => [`${l.base_id} ${l.type} ${l.target_id}`, l])));
+  return {
+    tags: page.flatMap((p) => p.tags),
+    descriptions: page.flatMap((p) => p.descriptions),
+    values: page.flatMap((p) => p.values),
+    watchers: page.flatMap((p) => p.watchers),
+    links: [...links.values()],
+  };
 }
