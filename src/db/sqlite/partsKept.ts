@@ -11,7 +11,7 @@ import { perConnection } from './textHold.js';
 // committed data: a unit of work's connection, whose reads may see a change that is later rolled
 // back, neither keeps nor uses them. Up to MAX_BYTES a connection, the least recently used first out.
 
-/** What one thread keeps at most, counting each text's length and a row's overhead. */
+/** What one connection keeps at most, counting each text's length and a row's overhead. */
 export const MAX_BYTES = 4 * 1024 * 1024;
 const ROW_BYTES = 64;
 
