@@ -5,9 +5,10 @@ import { addedOrder, PART, type PartRow, partSelects, partsUnion } from '../shar
 
 // What a list page shows beside its tickets' rows, read by the PostgreSQL store right after the
 // page, in one statement (decision 112): the parts of src/db/shared/partsUnion.ts, with the
-// reader's read marks and the requesters. The domain read them in three statements (the parts, the
-// read marks, the requesters), and here a statement costs the process more than PostgreSQL's work
-// on it (the socket's write, the pool, the reply's parsing: ~0.3 ms).
+// reader's read marks and the requesters. The domain read them in three statements side by side
+// (the parts, the read marks, the requesters), each holding a connection of the reads' share and
+// costing the process the socket's write, the pool and the reply's parsing: one client waits as
+// long either way, eight callers at once are answered more often with one.
 
 /** A row of one part, as the SQLite store reads it. */
 type Of<K extends keyof PageParts> = NonNullable<PageParts[K]>[number];
