@@ -1,9 +1,10 @@
--- A version of what a list shows beside each ticket's row (docs/decisions/113): its description (the
--- body of its Create transaction), tags, custom values, own watchers and links. The SQLite store
--- keeps a list page's parts in memory by ticket (src/db/sqlite/partsKept.ts) and uses them while
--- this version is the one they were read under. The triggers move it on every write to those
--- tables, whatever code path or process writes: a ticket with no row is at version 0. SQLite's
--- alone (not in the drizzle schema): PostgreSQL's store keeps no parts.
+-- A version of what a list shows beside each ticket's row
+-- (docs/decisions/113-a-list-pages-parts-kept-by-ticket-on-sqlite.md): its description (the body
+-- of its Create transaction), tags, custom values, own watchers and links. The SQLite store keeps
+-- a list page's parts in memory by ticket (src/db/sqlite/partsKept.ts) and uses them while this
+-- version is the one they were read under. The triggers move it on every write to those tables,
+-- whatever code path or process writes: a ticket with no row is at version 0. SQLite's alone (not
+-- in the drizzle schema): PostgreSQL's store keeps no parts.
 CREATE TABLE ticket_parts_version (ticket_id integer PRIMARY KEY NOT NULL, version integer NOT NULL);
 --> statement-breakpoint
 CREATE TRIGGER parts_version_txn_ai AFTER INSERT ON transactions WHEN new.type = 'Create' BEGIN
