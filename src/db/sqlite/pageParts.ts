@@ -54,13 +54,11 @@ export function readPageParts(db: Db, rows: Listed[], want: PartsWanted): PagePa
   const ids = JSON.stringify(rows.map((r) => r.id));
   // A list page reads the tags alone: cheaper than the versions that would tell what is kept.
   const k = want.read === 'all' ? keptOn(db) : undefined;
-  const parts: PageParts = k ? fromKept(db, k, rows, ids) : { tags: all(db, 'tags', { ids }) };
-  if (!k && want.read === 'all') {
-    parts.descriptions = all(db, 'descriptions', { ids });
-    parts.values = all(db, 'values', { ids });
-    parts.watchers = all(db, 'watchers', { ids });
-    parts.links = all(db, 'links', { ids });
-  }
+  const parts: PageParts = k
+    ? fromKept(db, k, rows, ids)
+    : want.read === 'all'
+      ? ticketParts(db, ids)
+      : { tags: all(db, 'tags', { ids }) };
   if (want.seenBy !== undefined) {
     // Only a ticket a customer wrote on can be unread (tickets.customer_txn_id, decision 054).
     const wrote = rows.filter((r) => r.customer_txn_id !== null).map((r) => r.id);
@@ -72,6 +70,15 @@ export function readPageParts(db: Db, rows: Listed[], want: PartsWanted): PagePa
   }
   return parts;
 }
+
+/** The descriptions, tags, values, watchers and links of the tickets `ids` (a JSON array), read now. */
+const ticketParts = (db: Db, ids: string) => ({
+  descriptions: all(db, 'descriptions', { ids }),
+  tags: all(db, 'tags', { ids }),
+  values: all(db, 'values', { ids }),
+  watchers: all(db, 'watchers', { ids }),
+  links: all(db, 'links', { ids }),
+});
 
 /**
  * The page's descriptions, tags, values, watchers and links from what connection `db` keeps
@@ -87,18 +94,18 @@ function fromKept(db: Db, k: NonNullable<ReturnType<typeof keptOn>>, rows: Liste
     else missing.push(id);
   }
   if (missing.length > 0) {
-    const read = { ids: JSON.stringify(missing) };
+    const read = ticketParts(db, JSON.stringify(missing));
     const byTicket = new Map<number, TicketParts>(
       missing.map((id) => [
         id,
         { version: versions.get(id) ?? 0, config, descriptions: [], tags: [], values: [], watchers: [], links: [] },
       ]),
     );
-    for (const r of all(db, 'descriptions', read)) byTicket.get(r.ticket_id)?.descriptions.push(r);
-    for (const r of all(db, 'tags', read)) byTicket.get(r.ticket_id)?.tags.push(r);
-    for (const r of all(db, 'values', read)) byTicket.get(r.ticket_id)?.values.push(r);
-    for (const r of all(db, 'watchers', read)) byTicket.get(r.ticket)?.watchers.push(r);
-    for (const r of all(db, 'links', read)) {
+    for (const r of read.descriptions) byTicket.get(r.ticket_id)?.descriptions.push(r);
+    for (const r of read.tags) byTicket.get(r.ticket_id)?.tags.push(r);
+    for (const r of read.values) byTicket.get(r.ticket_id)?.values.push(r);
+    for (const r of read.watchers) byTicket.get(r.ticket)?.watchers.push(r);
+    for (const r of read.links) {
       byTicket.get(r.base_id)?.links.push(r);
       if (r.target_id !== r.base_id) byTicket.get(r.target_id)?.links.push(r);
     }
