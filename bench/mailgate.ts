@@ -16,7 +16,6 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-mailgate-'));
 const { proc, url } = await startProductionServer(
   dir,
   { MAILGATE_TOKEN: TOKEN, MAIL_SENDER_MAX_PER_HOUR: '10000000', MAIL_ADDRESSES: 'support@example.com' },
-  undefined,
   root,
 );
 

@@ -517,7 +517,6 @@ async function main() {
   if (PROCESSES > 1 && bases.length)
     throw new Error('--processes starts servers; with --url or --ports they are already running');
   let servers: Awaited<ReturnType<typeof startProductionServer>>[] = [];
-  let serverOut = '';
   let pgb: BenchPostgres | undefined;
   let pgCopy: { url: string; drop(): Promise<void> } | undefined;
   let dataset: unknown;
@@ -560,15 +559,7 @@ async function main() {
     servers = await Promise.all(
       Array.from({ length: PROCESSES }, (_, n) => {
         const dir = n ? fs.mkdtempSync(path.join(runDir, `process-${n}-`)) : runDir;
-        return startProductionServer(
-          dir,
-          env,
-          (s) => {
-            serverOut = (serverOut + s).slice(-20_000);
-          },
-          TREE,
-          flags,
-        );
+        return startProductionServer(dir, env, TREE, flags);
       }),
     );
     bases = servers.map((s) => s.url);
@@ -792,6 +783,7 @@ async function main() {
           await Promise.race([exited, new Promise((res) => setTimeout(res, 10_000))]);
         }),
       );
+      const serverOut = servers.map((s) => s.output()).join('\n');
       if (/"level":"(error|warn)"/.test(serverOut))
         log(
           `server warnings/errors (last lines):\n${serverOut

@@ -36,15 +36,8 @@ const pct = (sorted: number[], p: number) =>
 const round = (n: number) => Math.round(n * 10) / 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let serverOutput = '';
 const startServer = (dataDir: string) =>
-  startProductionServer(
-    dataDir,
-    { MAILGATE_TOKEN, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password },
-    (chunk) => {
-      serverOutput = (serverOutput + chunk).slice(-4000);
-    },
-  );
+  startProductionServer(dataDir, { MAILGATE_TOKEN, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
 const status = statusMb;
 /** Resets the process's peak RSS (VmHWM) to its current RSS (Linux: clear_refs 5). */
 function resetPeak(pid: number): boolean {
@@ -171,7 +164,7 @@ async function main() {
     { cwd: root, stdio: 'inherit' },
   );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-stall-'));
-  const { proc, url } = await startServer(dataDir);
+  const { proc, url, output } = await startServer(dataDir);
   try {
     const admin = await signIn(url, ADMIN);
     const x = 'x'.repeat(1024 * 1024);
@@ -235,7 +228,7 @@ async function main() {
         process.stdout.write(`${JSON.stringify({ mib: MIB, q_len: Q_LEN, ...r })}\n`);
         if (proc.exitCode !== null || proc.signalCode !== null) {
           process.stderr.write(
-            `search-stall: the server died (${proc.exitCode ?? proc.signalCode}); its last output:\n${serverOutput}\n`,
+            `search-stall: the server died (${proc.exitCode ?? proc.signalCode}); its last output:\n${output(4000)}\n`,
           );
           break everyone;
         }

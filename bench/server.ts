@@ -16,21 +16,37 @@ export function startFlags(tree = root): string[] {
 
 /**
  * Starts the compiled server (build it first) with these settings over the production defaults;
- * resolves once it listens. `onOutput` sees everything it prints; `tree` is the checkout to run
- * (this one by default; another commit's worktree to compare against); `nodeFlags` go to node
- * after npm start's own (e.g. `--cpu-prof`, which NODE_OPTIONS does not take).
+ * resolves once it listens. Its output (the access log's line per request, warnings) goes to
+ * `<dataDir>/server.log`, as a server's log goes to a file or a journal: not through a pipe into
+ * this process, whose event loop is the benchmark's client (a pipe woke it on every request's line,
+ * inside the measured time, and the whole output was kept in one growing string). `output()` reads
+ * the end of that file. `tree` is the checkout to run (this one by default; another commit's
+ * worktree to compare against); `nodeFlags` go to node after npm start's own (e.g. `--cpu-prof`,
+ * which NODE_OPTIONS does not take).
  */
 export async function startProductionServer(
   dataDir: string,
   env: Record<string, string>,
-  onOutput?: (chunk: string) => void,
   tree = root,
   nodeFlags: string[] = [],
-): Promise<{ proc: ChildProcess; url: string; startMs: number }> {
+): Promise<{ proc: ChildProcess; url: string; startMs: number; output(bytes?: number): string }> {
+  const logFile = path.join(dataDir, 'server.log');
+  const fd = fs.openSync(logFile, 'w');
+  const output = (bytes = 20_000) => {
+    const size = fs.statSync(logFile).size;
+    const buf = Buffer.alloc(Math.min(bytes, size));
+    const r = fs.openSync(logFile, 'r');
+    try {
+      fs.readSync(r, buf, 0, buf.length, size - buf.length);
+    } finally {
+      fs.closeSync(r);
+    }
+    return buf.toString('utf8');
+  };
   const started = performance.now();
   const proc = spawn(process.execPath, [...startFlags(tree), ...nodeFlags, 'dist/server.js'], {
     cwd: tree,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', fd, fd],
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -42,19 +58,29 @@ export async function startProductionServer(
       ...env,
     },
   });
-  let out = '';
+  fs.closeSync(fd);
+  // The listening line is looked for whenever the file changes (inotify), and every 50 ms besides.
   const url = await new Promise<string>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d;
-      onOutput?.(String(d));
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]);
+    const look = () => {
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(fs.readFileSync(logFile, 'utf8'));
+      if (!m) return;
+      done();
+      resolve(m[1]);
     };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => reject(new Error(`server exited with ${code}\n${out}`)));
+    const watcher = fs.watch(logFile, look);
+    const timer = setInterval(look, 50);
+    const exited = (code: number | null) => {
+      done();
+      reject(new Error(`server exited with ${code}\n${output()}`));
+    };
+    const done = () => {
+      watcher.close();
+      clearInterval(timer);
+      proc.off('exit', exited);
+    };
+    proc.on('exit', exited);
   });
-  return { proc, url, startMs: Math.round(performance.now() - started) };
+  return { proc, url, startMs: Math.round(performance.now() - started), output };
 }
 
 /** A memory figure of /proc/<pid>/status (VmHWM: the peak RSS) in MB; 0 once the process is gone. */

@@ -87,9 +87,7 @@ async function timersBench(): Promise<void> {
       db?.close();
     };
   }
-  const server = await startProductionServer(dir, env, (o) => {
-    if (/error/i.test(o)) process.stderr.write(o);
-  });
+  const server = await startProductionServer(dir, env);
   const base = server.url;
   try {
     const login = await fetch(`${base}/login`, {
@@ -168,6 +166,8 @@ async function timersBench(): Promise<void> {
   } finally {
     server.proc.kill('SIGTERM');
     await new Promise((r) => server.proc.once('exit', r));
+    // The server's lines that name an error (its log is in <dir>/server.log).
+    for (const line of server.output(1_000_000).split('\n')) if (/error/i.test(line)) process.stderr.write(`${line}\n`);
     await closeCounter();
     await cluster?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
