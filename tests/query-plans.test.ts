@@ -600,17 +600,22 @@ describe('EXPLAIN QUERY PLAN of the built-in lists and of q on requesters', () =
   });
 
   // Decision 092: the older tickets that could sort onto a word search's page (held newest first)
-  // are read through the sort's own index from the page's end, never by the ids below the held ones.
+  // are read through the sort's own index from the page's end, never by the ids below the held ones;
+  // decision 114: newest first, a chunk at a time from the last one read, in the index's order.
   it("a word search's older tickets that sort onto its page are read through the sort index", () => {
+    const end = { key: '2026-01-01T00:00:00.000Z', id: 900 };
     for (const [sort, index] of [
       ['updated', 'tickets_updated_idx'],
       ['created', 'tickets_created_idx'],
     ] as const) {
       for (const plain of [[NOT_MERGED], [sql`"tickets"."status" IN ('new', 'open')`, sql`"tickets"."queue_id" = 1`]]) {
-        const text = sqliteExplain([
-          sql`SELECT count(*) FROM ${olderTickets(sort, plain, 500, { key: '2026-01-01T00:00:00.000Z', id: 900 })}`,
+        const first = sqliteExplain([olderTickets(sort, plain, 500, end)]).join('\n');
+        expect(first, sort).toMatch(new RegExp(`SEARCH tickets USING INDEX ${index} \\(\\w+>\\?\\)`));
+        const next = sqliteExplain([
+          olderTickets(sort, plain, 500, end, { key: '2026-02-01T00:00:00.000Z', id: 400 }),
         ]).join('\n');
-        expect(text, sort).toMatch(new RegExp(`SEARCH tickets USING INDEX ${index} \\(\\w+>\\?\\)`));
+        expect(next, sort).toMatch(new RegExp(`SEARCH tickets USING INDEX ${index} \\(\\w+>\\? AND \\w+<\\?\\)`));
+        expect(`${first}\n${next}`, sort).not.toMatch(/TEMP B-TREE/);
       }
     }
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteHandle, sqliteOf, writerHandle } from '../src/db/sqlite/client.js';
 import { MAX_OLD_CANDIDATES } from '../src/db/shared/newestWords.js';
-import { FIRST_ROWS } from '../src/db/sqlite/newestWords.js';
+import { FIRST_ROWS, MAX_OLD_WALK } from '../src/db/sqlite/newestWords.js';
 import { flushSearch } from '../src/db/sqlite/search.js';
 import { newestWords } from '../src/db/postgres/ticketList.js';
 import { listQueries, listTickets } from '../src/db/sqlite/ticketList.js';
@@ -209,16 +209,42 @@ describe('a word search newest first', () => {
     expect((await list('q=voicemail%20box')).tickets.map((t) => t.id)).toEqual([made[0]]);
   });
 
-  it('more old tickets updated at once than it tests one by one: the whole set, the same page', async () => {
-    // The oldest tickets, matching or not, all updated a minute ago.
+  it('many old tickets updated at once: the same page; SQLite tests them newest first until the page is full', async () => {
+    // The oldest tickets, three in four saying "gadget", all updated a minute ago.
     const at = new Date(Date.now() - 60_000).toISOString();
     await rawRun(s, 'UPDATE tickets SET updated_at = ? WHERE id <= ?', [at, MAX_OLD_CANDIDATES * 2]);
     const order = await byUpdate();
     const r = await list('q=gadget');
     expect(r.tickets.map((t) => t.id)).toEqual(order.slice(0, 50));
+    expect((await list('q=gadget&offset=50&limit=50')).tickets.map((t) => t.id)).toEqual(order.slice(50, 100));
+    // Near the bound (offset + limit 1,000), the word's share would not fill the page within
+    // MAX_OLD_WALK: the 512 are counted first, more than MAX_OLD_CANDIDATES, the whole set is held.
+    expect((await list('q=gadget&offset=950&limit=50')).tickets.map((t) => t.id)).toEqual(order.slice(950, 1000));
+    expect(await heldNewest({ q: 'gadget', offset: '950', limit: '50' })).toBe(false);
+    if (testStore() === 'sqlite') {
+      // Decision 114: ~70 of the 512 tested, the page settled, the set still held newest first.
+      expect(await heldNewest({ q: 'gadget' })).toBe(true);
+      expect({ total: r.total, exact: r.total_exact }).toEqual({ total: 1000, exact: false });
+    } else {
+      // PostgreSQL tests at most MAX_OLD_CANDIDATES: the whole set, counted exactly or to the bound.
+      expect(await heldNewest({ q: 'gadget' })).toBe(false);
+      expect(r.total).toBe(r.total_exact ? order.length : 1000);
+    }
+  });
+
+  it('more old tickets updated at once than it tests, none saying the word: the whole set, the same page', async () => {
+    // Every "Other thing" ticket (one in four; one of them has the word in a reply) updated now.
+    const at = new Date().toISOString();
+    await rawRun(s, 'UPDATE tickets SET updated_at = ? WHERE id % 4 = 0 AND id > ?', [at, MAX_OLD_CANDIDATES * 2]);
+    // Those below the held set's (its newest FIRST_ROWS rows: under 2 × FIRST_ROWS ids) are tested
+    // newest first, more than a search tests before it holds the whole set.
+    expect((N - 2 * FIRST_ROWS - MAX_OLD_CANDIDATES * 2) / 4).toBeGreaterThan(MAX_OLD_WALK);
+    const order = await byUpdate();
+    const r = await list('q=gadget');
+    expect(r.tickets.map((t) => t.id)).toEqual(order.slice(0, 50));
     // Held whole, a lone q is counted exactly (its held set's size), as before decision 092.
-    expect(r.total).toBe(r.total_exact ? order.length : 1000);
     expect(await heldNewest({ q: 'gadget' })).toBe(false);
+    expect(r.total).toBe(r.total_exact ? order.length : 1000);
     if (testStore() === 'sqlite') expect(r.total_exact).toBe(true);
   });
 });

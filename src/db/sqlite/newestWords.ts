@@ -24,6 +24,15 @@ export const FIRST_ROWS = 1_500;
 export const MAX_ROWS = 8_000;
 /** Characters of text those tests may read (each test costs 512 more; as TEXT_CHECK_BUDGET). */
 const OLD_CHECK_BUDGET = 2 * 1024 * 1024;
+/**
+ * Older tickets that sort onto the page a newest-first search tests, at most, in the list's order,
+ * before it holds the whole set instead (decision 114): it stops as soon as the page is settled.
+ * Only when the word's share of the held tickets says the page fills within them; otherwise at
+ * most MAX_OLD_CANDIDATES, counted before any is tested (decision 092).
+ */
+export const MAX_OLD_WALK = 1_024;
+/** The older tickets read and tested at a time. */
+const OLD_CHUNK = 64;
 
 const SORTS = { updated: tickets.updated_at, created: tickets.created_at, id: tickets.id } as const;
 /**
@@ -93,14 +102,15 @@ export interface Settled {
  * - its tickets on the list reach the bound (merged ones taken away: held tickets are the whole
  *   set's, so the whole list holds at least as many);
  * - every ticket below `from` that sorts no later than the page's last held one is tested
- *   against q's words and held when it matches (at most MAX_OLD_CANDIDATES of them, within
+ *   against q's words and held when it matches, newest first until the page is settled (at most
+ *   MAX_OLD_WALK of them, or MAX_OLD_CANDIDATES when the word is rarer than that needs; within
  *   OLD_CHECK_BUDGET of text). Any ticket of the whole set on the page is then held: one not
  *   held is below `from`, and it sorts before the page's end, which the held set's own page
  *   end can only follow.
  */
 export function settleNewest(db: Db, held: HeldIds, hold: (rows?: number) => HeldIds, list: NewestList): Settled {
   for (let step = 0; held.from !== undefined; step++) {
-    const found = tested(db, list, held.from);
+    const found = tested(db, list, { ...held, from: held.from });
     if (found.page)
       return {
         held,
@@ -121,18 +131,25 @@ export function settleNewest(db: Db, held: HeldIds, hold: (rows?: number) => Hel
 /**
  * The tickets of the list below `from` that sort before the page's `end` (a later value, or the
  * same one and a higher id: an older ticket can be held, one of the text not indexed yet or of a
- * person q named), through the sort's index; at most MAX_OLD_CANDIDATES + 1. Exported for its plan check.
+ * person q named), in the list's order (newest first) through the sort's index, from after
+ * `after` (the last one read before) on; OLD_CHUNK at a time. Exported for its plan check.
  */
 export function olderTickets(
   sort: keyof typeof SORT_INDEX,
   plain: SQL[],
   from: number,
   end: { key: string | number; id: number },
+  after?: { key: string | number; id: number },
+  limit = OLD_CHUNK,
 ): SQL {
   const column = SORTS[sort];
   const before = sql`${column} >= ${end.key} AND (${column} > ${end.key} OR ${tickets.id} > ${end.id})`;
-  return sql`(SELECT ${tickets.id} AS id FROM ${tickets} INDEXED BY ${SORT_INDEX[sort]} WHERE ${and(...plain, sql`${tickets.id} < ${from}`, before)} LIMIT ${MAX_OLD_CANDIDATES + 1})`;
+  const next = after && sql`${column} <= ${after.key} AND (${column} < ${after.key} OR ${tickets.id} < ${after.id})`;
+  return sql`SELECT ${tickets.id} AS id, ${column} AS key FROM ${tickets} INDEXED BY ${SORT_INDEX[sort]} WHERE ${and(...plain, sql`${tickets.id} < ${from}`, before, next)} ORDER BY ${column} DESC, ${tickets.id} DESC LIMIT ${limit}`;
 }
+
+/** The walk of older tickets reached its bound before the page was settled. */
+class TooManyOlder extends Error {}
 
 /**
  * Whether the held set gives the count and the page; if not, with `onList` when it held too few
@@ -141,8 +158,9 @@ export function olderTickets(
 function tested(
   db: Db,
   list: NewestList,
-  from: number,
+  held: HeldIds & { from: number },
 ): { page: boolean; onList?: number; merged: number; older?: number[] } {
+  const { from } = held;
   const { f } = list;
   const merged = list.merged();
   const onList = list.countedUpTo(f.countUpTo! + merged);
@@ -151,22 +169,49 @@ function tested(
   const end = list.pageEnd();
   if (!end) return short;
   if (f.sort === 'id') return { page: true, merged, onList }; // below `from` is after the page
-  const older = olderTickets(f.sort as keyof typeof SORT_INDEX, list.plain, from, end);
-  const candidates = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${older}`).n;
-  if (candidates > MAX_OLD_CANDIDATES) return { page: false, merged };
-  if (candidates === 0) return { page: true, merged, onList };
+  // The older tickets, newest first, tested a chunk at a time until the page is settled: once
+  // offset + limit of them are held, every one not tested yet sorts after them, off the page.
+  const sort = f.sort as keyof typeof SORT_INDEX;
+  const need = f.offset + f.limit;
+  // The word's share of the tickets from `from` to the newest held one says how many older ones
+  // fill the page (not to the newest ticket: the newest tickets may all lack the word).
+  const newest = db.get<{ id: number }>(sql`SELECT max(id) AS id FROM temp.hx_ids`).id;
+  const bound = need * (newest - from + 1) <= held.size * MAX_OLD_WALK ? MAX_OLD_WALK : MAX_OLD_CANDIDATES;
+  if (
+    bound === MAX_OLD_CANDIDATES &&
+    db.get<{ n: number }>(
+      sql`SELECT count(*) AS n FROM (${olderTickets(sort, list.plain, from, end, undefined, MAX_OLD_CANDIDATES + 1)})`,
+    ).n > MAX_OLD_CANDIDATES
+  )
+    return { page: false, merged };
+  const older: number[] = [];
   try {
-    checkTextWithin(db, OLD_CHECK_BUDGET, () =>
-      addIds(
-        db,
-        sql`(SELECT o.id FROM ${older} AS o WHERE ${ticketContains(sql`o.id`, list.q, { includeComments: f.includeComments }, list.plan)})`,
-      ),
-    );
+    checkTextWithin(db, OLD_CHECK_BUDGET, () => {
+      let after: { key: string | number; id: number } | undefined;
+      for (let walked = 0; ; ) {
+        const chunk = db.all<{ id: number; key: string | number }>(olderTickets(sort, list.plain, from, end, after));
+        if (chunk.length === 0) return;
+        walked += chunk.length;
+        const ids = JSON.stringify(chunk.map((r) => r.id));
+        addIds(
+          db,
+          sql`(SELECT o.value AS id FROM json_each(${ids}) AS o WHERE ${ticketContains(sql`o.value`, list.q, { includeComments: f.includeComments }, list.plan)})`,
+        );
+        // The chunk's tickets held now (matched, or held before: a person q named, text not indexed yet).
+        const held = new Set(
+          db
+            .all<{ id: number }>(sql`SELECT o.value AS id FROM json_each(${ids}) AS o WHERE o.value IN temp.hx_ids`)
+            .map((r) => r.id),
+        );
+        for (const r of chunk) if (held.has(r.id)) older.push(r.id);
+        if (older.length >= need || chunk.length < OLD_CHUNK) return;
+        if (walked >= bound) throw new TooManyOlder();
+        after = chunk[chunk.length - 1];
+      }
+    });
   } catch (e) {
-    if (e instanceof TextCheckTooCostly) return { page: false, merged };
+    if (e instanceof TextCheckTooCostly || e instanceof TooManyOlder) return { page: false, merged };
     throw e;
   }
-  // The older ones held now (matched, or held before: a person q named, text not indexed yet).
-  const held = db.all<{ id: number }>(sql`SELECT o.id AS id FROM ${older} AS o WHERE o.id IN temp.hx_ids`);
-  return { page: true, merged, onList, older: held.map((r) => r.id) };
+  return { page: true, merged, onList, older };
 }
