@@ -233,7 +233,7 @@ describe('a word search newest first', () => {
   });
 
   it('more old tickets updated at once than it tests, none saying the word: the whole set, the same page', async () => {
-    // Every "Other thing" ticket (one in four; one of them has the word in a reply) updated now.
+    // Every "Other thing" ticket past the 512 (one in four; none says the word) updated now.
     const at = new Date().toISOString();
     await rawRun(s, 'UPDATE tickets SET updated_at = ? WHERE id % 4 = 0 AND id > ?', [at, MAX_OLD_CANDIDATES * 2]);
     // Those below the held set's (its newest FIRST_ROWS rows: under 2 × FIRST_ROWS ids) are tested

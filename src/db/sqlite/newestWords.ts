@@ -198,12 +198,12 @@ function tested(
           sql`(SELECT o.value AS id FROM json_each(${ids}) AS o WHERE ${ticketContains(sql`o.value`, list.q, { includeComments: f.includeComments }, list.plan)})`,
         );
         // The chunk's tickets held now (matched, or held before: a person q named, text not indexed yet).
-        const held = new Set(
+        const nowHeld = new Set(
           db
             .all<{ id: number }>(sql`SELECT o.value AS id FROM json_each(${ids}) AS o WHERE o.value IN temp.hx_ids`)
             .map((r) => r.id),
         );
-        for (const r of chunk) if (held.has(r.id)) older.push(r.id);
+        for (const r of chunk) if (nowHeld.has(r.id)) older.push(r.id);
         if (older.length >= need || chunk.length < OLD_CHUNK) return;
         if (walked >= bound) throw new TooManyOlder();
         after = chunk[chunk.length - 1];
