@@ -177,21 +177,21 @@ function tested(
   // fill the page (not to the newest ticket: the newest tickets may all lack the word).
   const newest = db.get<{ id: number }>(sql`SELECT max(id) AS id FROM temp.hx_ids`).id;
   const bound = need * (newest - from + 1) <= held.size * MAX_OLD_WALK ? MAX_OLD_WALK : MAX_OLD_CANDIDATES;
-  if (
-    bound === MAX_OLD_CANDIDATES &&
-    db.get<{ n: number }>(
-      sql`SELECT count(*) AS n FROM (${olderTickets(sort, list.plain, from, end, undefined, MAX_OLD_CANDIDATES + 1)})`,
-    ).n > MAX_OLD_CANDIDATES
-  )
-    return { page: false, merged };
+  // A rarer word reads its candidates in one go, up to one past the bound: more than the bound
+  // means the whole set, before any is tested (decision 092).
+  const first = bound === MAX_OLD_WALK ? OLD_CHUNK : MAX_OLD_CANDIDATES + 1;
   const older: number[] = [];
   try {
     checkTextWithin(db, OLD_CHECK_BUDGET, () => {
       let after: { key: string | number; id: number } | undefined;
       for (let walked = 0; ; ) {
-        const chunk = db.all<{ id: number; key: string | number }>(olderTickets(sort, list.plain, from, end, after));
+        const limit = walked === 0 ? first : OLD_CHUNK;
+        const chunk = db.all<{ id: number; key: string | number }>(
+          olderTickets(sort, list.plain, from, end, after, limit),
+        );
         if (chunk.length === 0) return;
         walked += chunk.length;
+        if (walked > bound) throw new TooManyOlder();
         const ids = JSON.stringify(chunk.map((r) => r.id));
         addIds(
           db,
@@ -204,7 +204,7 @@ function tested(
             .map((r) => r.id),
         );
         for (const r of chunk) if (nowHeld.has(r.id)) older.push(r.id);
-        if (older.length >= need || chunk.length < OLD_CHUNK) return;
+        if (older.length >= need || chunk.length < limit) return;
         if (walked >= bound) throw new TooManyOlder();
         after = chunk[chunk.length - 1];
       }
