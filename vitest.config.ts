@@ -64,6 +64,8 @@ const sqliteOnly = [
   'tests/slow-clients.test.ts',
   // Which source file a line of the bundled server came from (decision 091): no server, no store.
   'tests/stack-source.test.ts',
+  // A worker thread's heap under npm start's flags (decision 115): no server, no store.
+  'tests/thread-heap.test.ts',
 ];
 
 // Files that only drive Chromium: what they check is the browser side (htmx, layout, focus,

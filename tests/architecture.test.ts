@@ -30,6 +30,7 @@ const LAYERS = [
       'src/domain/lifecycle.ts',
       'src/markdown.ts',
       'src/stackSource.ts',
+      'src/threadHeap.ts',
     ],
   },
   {

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { threadLimits } from '../threadHeap.js';
 import { MalformedMail } from './malformed.js';
 import type { InboundMail } from './parse.js';
 import type { ParseAnswer } from './parseWorker.js';
@@ -32,7 +33,7 @@ function workers(): Piscina {
     maxThreads: Math.max(1, Math.min(2, availableParallelism())),
     idleTimeout: 60_000,
     recordTiming: false,
-    resourceLimits: { maxOldGenerationSizeMb: MEMORY_MB },
+    resourceLimits: threadLimits({ maxOldGenerationSizeMb: MEMORY_MB }),
   });
   return pool;
 }

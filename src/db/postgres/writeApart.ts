@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { threadLimits } from '../../threadHeap.js';
 
 // Statements carrying large parameters (a reply's files: 20 MiB) sent from a worker thread with
 // connections of its own (decision 061, "off the event loop"). node-postgres builds each
@@ -70,6 +71,7 @@ export function apartWriter(url: string, max = 2): ApartWriter {
   const start = (): Worker => {
     const w = new Worker(WORKER, {
       eval: true,
+      resourceLimits: threadLimits(),
       workerData: { url, max, driver: createRequire(import.meta.url).resolve('pg') },
     });
     w.unref(); // kept alive only while a statement is in flight (ref'd below)

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { threadLimits } from '../../threadHeap.js';
 import type { Db } from './handle.js';
 
 // SQLite copies the write-ahead log back into the database file ("checkpoint") from whichever
@@ -56,6 +57,7 @@ export function startCheckpointer(
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER, {
     eval: true,
+    resourceLimits: threadLimits(),
     workerData: { file, driver, everyMs: opts.everyMs ?? 200, report: Boolean(opts.onCheckpoint) },
   });
   worker.unref();

@@ -1,4 +1,5 @@
 import { Piscina } from 'piscina';
+import { threadLimits } from '../../threadHeap.js';
 import { SearchTooBroad } from '../storageErrors.js';
 import type { TicketListSpec } from '../ticketListSpec.js';
 import type { ListAnswer } from './listWorker.js';
@@ -29,6 +30,7 @@ export function startReaders(file: string, threads: number): Readers {
       maxThreads: threads,
       idleTimeout: Infinity,
       recordTiming: false,
+      resourceLimits: threadLimits(),
     }));
   return {
     async list(spec) {
