@@ -3,10 +3,10 @@
 // Starts the compiled server as `npm start` does (production mode, npm start's Node flags) on a
 // copy of bench/seed.ts's dataset, signs in over HTTP (a phase of its own: scrypt's 32 MB for the
 // password), and runs phases one after another: 300 lists of six filters, 100 pages (ticket pages
-// and the list page), 300 word searches (the bench's probes, common and rare words), then 8 connections of lists, pages and searches for
-// `--seconds`, then 8 connections of mail for 10 s. After each phase it prints the server's RSS,
-// its anonymous and file-backed parts, and its peak (VmHWM). At the end, the anonymous memory by
-// kind of mapping (/proc/<pid>/smaps): V8's heap pages (256 KB each), glibc's per-thread malloc
+// and the list page), 300 word searches (the bench's probes, common and rare words), then 8
+// connections of lists, pages and searches for `--seconds`, then 8 connections of mail for 10 s.
+// After each phase it prints the server's RSS, its anonymous and file-backed parts, and its peak
+// (VmHWM). At the end, the anonymous memory by kind of mapping (/proc/<pid>/smaps): V8's heap pages (256 KB each), glibc's per-thread malloc
 // arenas (64 MB-aligned: SQLite's page caches and statements on the threads), the main arena
 // ([heap]), and the rest. `--root` runs another checkout's build (as bench/mixed.ts does).
 import fs from 'node:fs';
