@@ -6,9 +6,10 @@
 // and the list page), 300 word searches (the bench's probes, common and rare words), then 8
 // connections of lists, pages and searches for `--seconds`, then 8 connections of mail for 10 s.
 // After each phase it prints the server's RSS, its anonymous and file-backed parts, and its peak
-// (VmHWM). At the end, the anonymous memory by kind of mapping (/proc/<pid>/smaps): V8's heap pages (256 KB each), glibc's per-thread malloc
-// arenas (64 MB-aligned: SQLite's page caches and statements on the threads), the main arena
-// ([heap]), and the rest. `--root` runs another checkout's build (as bench/mixed.ts does).
+// (VmHWM). At the end, the anonymous memory by kind of mapping (/proc/<pid>/smaps): V8's heap
+// pages (256 KB each), glibc's per-thread malloc arenas (64 MB-aligned: SQLite's page caches and
+// statements on the threads), the main arena ([heap]), and the rest. `--root` runs another
+// checkout's build (as bench/mixed.ts does).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
