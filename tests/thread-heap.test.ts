@@ -58,4 +58,25 @@ describe('worker threads size their own young generation (decision 115)', () => 
     // The HTTP thread's heap was made with the flag, and keeps it.
     expect(heap.main).toBeGreaterThanOrEqual(16);
   });
+
+  it('every worker thread src/ makes is made with threadLimits()', () => {
+    const files = (fs.readdirSync(path.join(root, 'src'), { recursive: true }) as string[]).filter((f) =>
+      /\.tsx?$/.test(f),
+    );
+    const made: string[] = [];
+    for (const f of files) {
+      const text = fs.readFileSync(path.join(root, 'src', f), 'utf8');
+      for (const m of text.matchAll(/new (Worker|Piscina)\(/g)) {
+        // The options object that follows, up to the call's end.
+        const call = text.slice(m.index, text.indexOf('\n  }', m.index) + 4);
+        made.push(`${f} ${m[1]}: ${/resourceLimits: threadLimits\(/.test(call) ? 'threadLimits' : 'its own'}`);
+      }
+    }
+    expect(made.sort()).toEqual([
+      'db/postgres/writeApart.ts Worker: threadLimits',
+      'db/sqlite/checkpointer.ts Worker: threadLimits',
+      'db/sqlite/readers.ts Piscina: threadLimits',
+      'mail/reader.ts Piscina: threadLimits',
+    ]);
+  });
 });
