@@ -21,7 +21,13 @@ import { type SQL, sql } from 'drizzle-orm';
 import { descriptionsQuery } from '../src/db/shared/pageParts.js';
 import { tickets } from '../src/db/tables.js';
 import { wordPlan } from '../src/db/shared/words.js';
-import { candidatesMatching, olderTickets, rangeMatches } from '../src/db/postgres/newestWords.js';
+import {
+  candidatesMatching,
+  chunkMatching,
+  olderChunk,
+  olderTickets,
+  rangeMatches,
+} from '../src/db/postgres/newestWords.js';
 import { closeDb, openStore, poolOf } from '../src/db/store.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 
@@ -237,6 +243,26 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     const rows = (await pgExplain(new PgDialect().sqlToQuery(candidatesMatching(older, common, true)))).join('\n');
     expect(rows).not.toMatch(/Seq Scan on (tickets|transactions)\b|_words_idx/);
     expect(rows).toContain('transactions_ticket_idx');
+    // Decision 116: newest first, a chunk at a time, backwards through the sort's own index.
+    for (const [sort, index] of [
+      ['updated', 'tickets_updated_idx'],
+      ['created', 'tickets_created_idx'],
+    ] as const) {
+      const chunk = olderChunk(
+        sort,
+        sql`${tickets.status} <> 'merged'`,
+        4_000,
+        { key: '2026-01-01', id: 1 },
+        {
+          key: '2026-02-01',
+          id: 300,
+        },
+      );
+      const walk = (await pgExplain(new PgDialect().sqlToQuery(chunkMatching(chunk, common, true)))).join('\n');
+      expect(walk).not.toMatch(/Seq Scan on (tickets|transactions)\b|_words_idx/);
+      expect(walk).toMatch(new RegExp(`Index (Only )?Scan Backward using ${index}`));
+      expect(walk).toContain('transactions_ticket_idx');
+    }
   });
 
   // Every sort column is NOT NULL: a NULLS clause that differs from the index's order (PostgreSQL

@@ -1,7 +1,7 @@
 import { and, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../port.js';
 import type { TicketListSpec } from '../ticketListSpec.js';
-import { MAX_OLD_CANDIDATES, type NewestSort } from '../shared/newestWords.js';
+import { MAX_OLD_CANDIDATES, MAX_OLD_WALK, type NewestSort, OLD_CHUNK } from '../shared/newestWords.js';
 import { readableBy } from '../shared/staffText.js';
 import type { WordPlan } from '../shared/words.js';
 import { tickets, transactions } from '../tables.js';
@@ -104,7 +104,9 @@ export interface NewestList {
  * - its tickets on the list reach the bound (merged ones taken away: held tickets are the whole
  *   set's, so the whole list holds at least as many);
  * - every ticket below `from` that sorts no later than the page's last held one is tested
- *   against q's words and held when it matches (at most MAX_OLD_CANDIDATES of them). Any ticket
+ *   against q's words and held when it matches, newest first until the page is settled (at most
+ *   MAX_OLD_WALK of them, or MAX_OLD_CANDIDATES when the word is rarer than that needs; decision
+ *   116). Any ticket
  *   of the whole set on the page is then held: one not held is below `from`, and it sorts before
  *   the page's end, which the held set's own page end can only follow.
  */
@@ -134,7 +136,7 @@ export async function newestWordPage(db: Db, list: NewestList): Promise<number[]
     const end = m.top[f.offset + f.limit - 1];
     if (m.counted >= bound + m.merged) {
       if (!end) return undefined;
-      const older = await olderMatches(run, list, from, end);
+      const older = await olderMatches(run, list, from, end, held);
       if (older === undefined) return undefined;
       return [...m.top.map((t) => t.id), ...older];
     }
@@ -146,22 +148,51 @@ export async function newestWordPage(db: Db, list: NewestList): Promise<number[]
 }
 
 /**
- * The tickets of the list below `from` that sort before the page's `end` (a later value, or the
- * same one and a higher id), through the sort's index, and those of them q's words match;
- * undefined when there are more than MAX_OLD_CANDIDATES.
+ * Those of the list's tickets below `from` that sort before the page's `end` (a later value, or
+ * the same one and a higher id) which q's words match, as far as the page needs them; undefined
+ * when the page is not settled within MAX_OLD_WALK of them, or MAX_OLD_CANDIDATES.
+ * Newest first, OLD_CHUNK at a time, until `offset + limit` of them are held (matched, or a ticket
+ * of a person q named): every one not tested yet sorts after those (decision 116). Only when the
+ * word's share of the `held` tickets (over the ids from `from` to the newest of them) says the page
+ * fills within MAX_OLD_WALK; otherwise they are counted first, and tested only when at most
+ * MAX_OLD_CANDIDATES (decision 093): a rarer word tests no text for nothing.
  */
 async function olderMatches(
   run: Run,
   list: NewestList,
   from: number,
   end: { key: unknown; id: number },
+  held: number[],
 ): Promise<number[] | undefined> {
   const { f } = list;
   if (f.sort === 'id') return []; // below `from` is after the page
-  const older = olderTickets(f.sort as Exclude<NewestSort, 'id'>, list.plain, from, end);
-  const [r] = await run(candidatesMatching(older, list.plan, f.includeComments));
-  if (Number(r?.n ?? 0) > MAX_OLD_CANDIDATES) return undefined;
-  return (r?.ids as number[] | null) ?? [];
+  const sort = f.sort as Exclude<NewestSort, 'id'>;
+  const need = f.offset + f.limit;
+  const newest = held.reduce((a, b) => Math.max(a, b), 0);
+  if (need * (newest - from + 1) > held.length * MAX_OLD_WALK) {
+    const [r] = await run(candidatesMatching(olderTickets(sort, list.plain, from, end), list.plan, f.includeComments));
+    if (Number(r?.n ?? 0) > MAX_OLD_CANDIDATES) return undefined;
+    return (r?.ids as number[] | null) ?? [];
+  }
+  const people = new Set(list.people);
+  const older: number[] = [];
+  let settled = 0;
+  let after: { key: unknown; id: number } | undefined;
+  for (let walked = 0; walked < MAX_OLD_WALK; ) {
+    const chunk = await run(
+      chunkMatching(olderChunk(sort, list.plain, from, end, after), list.plan, f.includeComments),
+    );
+    walked += chunk.length;
+    for (const r of chunk) {
+      const id = Number(r.id);
+      if (r.hit) older.push(id);
+      if (r.hit || people.has(id)) settled += 1;
+    }
+    if (settled >= need || chunk.length < OLD_CHUNK) return older;
+    const last = chunk[chunk.length - 1]!;
+    after = { key: last.key, id: Number(last.id) };
+  }
+  return undefined;
 }
 
 /**
@@ -201,6 +232,32 @@ export function rangeMatches(plan: WordPlan, includeComments: boolean, span: num
  */
 export function candidatesMatching(older: SQL, plan: WordPlan, includeComments: boolean): SQL {
   return sql`WITH o AS MATERIALIZED (${older}) SELECT (SELECT count(*)::int FROM o) AS n, CASE WHEN (SELECT count(*) FROM o) <= ${MAX_OLD_CANDIDATES} THEN ARRAY(${wordMatches(plan, includeComments, (id) => sql`${id} = ANY(ARRAY(SELECT o.id FROM o))`, true)}) END AS ids`;
+}
+
+/**
+ * The tickets of `chunk` (olderChunk's) in its order, each with its key and whether q's words
+ * match it (`hit`), tested row by row (exported for its plan check).
+ */
+export function chunkMatching(chunk: SQL, plan: WordPlan, includeComments: boolean): SQL {
+  const hits = wordMatches(plan, includeComments, (id) => sql`${id} = ANY(ARRAY(SELECT o.id FROM o))`, true);
+  return sql`WITH o AS MATERIALIZED (${chunk}) SELECT o.id, o.key, o.id = ANY(ARRAY(${hits})) AS hit FROM o ORDER BY o.key DESC, o.id DESC`;
+}
+
+/**
+ * The older tickets that sort onto the page, in the list's order (newest first) through the sort's
+ * index, from after `after` (the last one read before) on; OLD_CHUNK of them (exported for its
+ * plan check).
+ */
+export function olderChunk(
+  sort: Exclude<NewestSort, 'id'>,
+  plain: SQL | undefined,
+  from: number,
+  end: { key: unknown; id: number },
+  after?: { key: unknown; id: number },
+): SQL {
+  const column = SORTS[sort];
+  const next = after && sql`(${column}, ${tickets.id}) < (${after.key}, ${after.id})`;
+  return sql`SELECT ${tickets.id} AS id, ${column} AS key FROM ${tickets} WHERE ${and(plain, sql`${tickets.id} < ${from}`, sql`(${column}, ${tickets.id}) > (${end.key}, ${end.id})`, next)} ORDER BY ${column} DESC, ${tickets.id} DESC LIMIT ${OLD_CHUNK}`;
 }
 
 /** The older tickets that sort onto the page, at most MAX_OLD_CANDIDATES + 1 (exported for its plan check). */

@@ -9,6 +9,15 @@ export type NewestSort = (typeof NEWEST_SORTS)[number];
 
 /** Older tickets that sort onto the page a newest-first search tests against their text, at most. */
 export const MAX_OLD_CANDIDATES = 256;
+/**
+ * Older tickets that sort onto the page a newest-first search tests, at most, in the list's order,
+ * before it holds the whole set instead (decisions 114 and 116): it stops as soon as the page is
+ * settled. Only when the word's share of the held tickets says the page fills within them;
+ * otherwise at most MAX_OLD_CANDIDATES, counted before any is tested (decisions 092 and 093).
+ */
+export const MAX_OLD_WALK = 1_024;
+/** The older tickets read and tested at a time. */
+export const OLD_CHUNK = 64;
 
 /**
  * Whether a list may hold its word search newest first: staff (a customer's own tickets are read

@@ -1,6 +1,6 @@
 import { and, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../ticketListSpec.js';
-import { MAX_OLD_CANDIDATES } from '../shared/newestWords.js';
+import { MAX_OLD_CANDIDATES, MAX_OLD_WALK, OLD_CHUNK } from '../shared/newestWords.js';
 import type { WordPlan } from '../shared/words.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds } from './idsets.js';
@@ -24,15 +24,6 @@ export const FIRST_ROWS = 1_500;
 export const MAX_ROWS = 8_000;
 /** Characters of text those tests may read (each test costs 512 more; as TEXT_CHECK_BUDGET). */
 const OLD_CHECK_BUDGET = 2 * 1024 * 1024;
-/**
- * Older tickets that sort onto the page a newest-first search tests, at most, in the list's order,
- * before it holds the whole set instead (decision 114): it stops as soon as the page is settled.
- * Only when the word's share of the held tickets says the page fills within them; otherwise at
- * most MAX_OLD_CANDIDATES, counted before any is tested (decision 092).
- */
-export const MAX_OLD_WALK = 1_024;
-/** The older tickets read and tested at a time. */
-const OLD_CHUNK = 64;
 
 const SORTS = { updated: tickets.updated_at, created: tickets.created_at, id: tickets.id } as const;
 /**
