@@ -21,13 +21,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { descriptionsQuery } from '../src/db/shared/pageParts.js';
 import { tickets } from '../src/db/tables.js';
 import { wordPlan } from '../src/db/shared/words.js';
-import {
-  candidatesMatching,
-  chunkMatching,
-  olderChunk,
-  olderTickets,
-  rangeMatches,
-} from '../src/db/postgres/newestWords.js';
+import { candidatesMatching, chunkMatching, olderTickets, rangeMatches } from '../src/db/postgres/newestWords.js';
 import { closeDb, openStore, poolOf } from '../src/db/store.js';
 import { createMigratedDatabase, pgAvailable, releasePostgres } from './helpers/postgres.js';
 
@@ -238,7 +232,15 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
     expect(range).not.toMatch(/Seq Scan on (tickets|transactions)\b|_words_idx|transactions_ticket_idx|BitmapAnd/);
     expect(range).toContain('transactions_body_ranged_idx');
     expect(range).toContain('tickets_subject_ranged_idx');
-    const older = olderTickets('updated', sql`${tickets.status} <> 'merged'`, 4_000, { key: '2026-01-01', id: 1 });
+    // A rarer word's count first: up to one past MAX_OLD_CANDIDATES (256).
+    const older = olderTickets(
+      'updated',
+      sql`${tickets.status} <> 'merged'`,
+      4_000,
+      { key: '2026-01-01', id: 1 },
+      undefined,
+      257,
+    );
     const common = wordPlan('thanks')!; // most messages
     const rows = (await pgExplain(new PgDialect().sqlToQuery(candidatesMatching(older, common, true)))).join('\n');
     expect(rows).not.toMatch(/Seq Scan on (tickets|transactions)\b|_words_idx/);
@@ -248,7 +250,7 @@ pgTest('PostgreSQL store: EXPLAIN of GET /tickets lists', () => {
       ['updated', 'tickets_updated_idx'],
       ['created', 'tickets_created_idx'],
     ] as const) {
-      const chunk = olderChunk(
+      const chunk = olderTickets(
         sort,
         sql`${tickets.status} <> 'merged'`,
         4_000,

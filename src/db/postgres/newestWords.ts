@@ -1,7 +1,7 @@
 import { and, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../port.js';
 import type { TicketListSpec } from '../ticketListSpec.js';
-import { MAX_OLD_CANDIDATES, MAX_OLD_WALK, type NewestSort, OLD_CHUNK } from '../shared/newestWords.js';
+import { MAX_OLD_CANDIDATES, MAX_OLD_WALK, type NewestSort, OLD_CHUNK, walksOlder } from '../shared/newestWords.js';
 import { readableBy } from '../shared/staffText.js';
 import type { WordPlan } from '../shared/words.js';
 import { tickets, transactions } from '../tables.js';
@@ -106,9 +106,8 @@ export interface NewestList {
  * - every ticket below `from` that sorts no later than the page's last held one is tested
  *   against q's words and held when it matches, newest first until the page is settled (at most
  *   MAX_OLD_WALK of them, or MAX_OLD_CANDIDATES when the word is rarer than that needs; decision
- *   116). Any ticket
- *   of the whole set on the page is then held: one not held is below `from`, and it sorts before
- *   the page's end, which the held set's own page end can only follow.
+ *   116). Any ticket of the whole set on the page is then held: one not held is below `from`, and
+ *   it sorts before the page's end, which the held set's own page end can only follow.
  */
 export async function newestWordPage(db: Db, list: NewestList): Promise<number[] | undefined> {
   const run: Run = async (query) => (await pgHandle(db).execute<Record<string, unknown>>(query)).rows;
@@ -153,9 +152,9 @@ export async function newestWordPage(db: Db, list: NewestList): Promise<number[]
  * when the page is not settled within MAX_OLD_WALK of them, or MAX_OLD_CANDIDATES.
  * Newest first, OLD_CHUNK at a time, until `offset + limit` of them are held (matched, or a ticket
  * of a person q named): every one not tested yet sorts after those (decision 116). Only when the
- * word's share of the `held` tickets (over the ids from `from` to the newest of them) says the page
- * fills within MAX_OLD_WALK; otherwise they are counted first, and tested only when at most
- * MAX_OLD_CANDIDATES (decision 093): a rarer word tests no text for nothing.
+ * word's share of the `held` tickets says the page fills within MAX_OLD_WALK (walksOlder);
+ * otherwise they are counted first, and tested only when at most MAX_OLD_CANDIDATES (decision
+ * 093): a rarer word tests no text for nothing.
  */
 async function olderMatches(
   run: Run,
@@ -169,8 +168,9 @@ async function olderMatches(
   const sort = f.sort as Exclude<NewestSort, 'id'>;
   const need = f.offset + f.limit;
   const newest = held.reduce((a, b) => Math.max(a, b), 0);
-  if (need * (newest - from + 1) > held.length * MAX_OLD_WALK) {
-    const [r] = await run(candidatesMatching(olderTickets(sort, list.plain, from, end), list.plan, f.includeComments));
+  if (!walksOlder(need, from, newest, held.length)) {
+    const older = olderTickets(sort, list.plain, from, end, undefined, MAX_OLD_CANDIDATES + 1);
+    const [r] = await run(candidatesMatching(older, list.plan, f.includeComments));
     if (Number(r?.n ?? 0) > MAX_OLD_CANDIDATES) return undefined;
     return (r?.ids as number[] | null) ?? [];
   }
@@ -180,7 +180,7 @@ async function olderMatches(
   let after: { key: unknown; id: number } | undefined;
   for (let walked = 0; walked < MAX_OLD_WALK; ) {
     const chunk = await run(
-      chunkMatching(olderChunk(sort, list.plain, from, end, after), list.plan, f.includeComments),
+      chunkMatching(olderTickets(sort, list.plain, from, end, after), list.plan, f.includeComments),
     );
     walked += chunk.length;
     for (const r of chunk) {
@@ -235,7 +235,7 @@ export function candidatesMatching(older: SQL, plan: WordPlan, includeComments: 
 }
 
 /**
- * The tickets of `chunk` (olderChunk's) in its order, each with its key and whether q's words
+ * The tickets of `chunk` (olderTickets') in its order, each with its key and whether q's words
  * match it (`hit`), tested row by row (exported for its plan check).
  */
 export function chunkMatching(chunk: SQL, plan: WordPlan, includeComments: boolean): SQL {
@@ -245,28 +245,18 @@ export function chunkMatching(chunk: SQL, plan: WordPlan, includeComments: boole
 
 /**
  * The older tickets that sort onto the page, in the list's order (newest first) through the sort's
- * index, from after `after` (the last one read before) on; OLD_CHUNK of them (exported for its
- * plan check).
+ * index, from after `after` (the last one read before) on; `limit` of them (exported for its plan
+ * check).
  */
-export function olderChunk(
-  sort: Exclude<NewestSort, 'id'>,
-  plain: SQL | undefined,
-  from: number,
-  end: { key: unknown; id: number },
-  after?: { key: unknown; id: number },
-): SQL {
-  const column = SORTS[sort];
-  const next = after && sql`(${column}, ${tickets.id}) < (${after.key}, ${after.id})`;
-  return sql`SELECT ${tickets.id} AS id, ${column} AS key FROM ${tickets} WHERE ${and(plain, sql`${tickets.id} < ${from}`, sql`(${column}, ${tickets.id}) > (${end.key}, ${end.id})`, next)} ORDER BY ${column} DESC, ${tickets.id} DESC LIMIT ${OLD_CHUNK}`;
-}
-
-/** The older tickets that sort onto the page, at most MAX_OLD_CANDIDATES + 1 (exported for its plan check). */
 export function olderTickets(
   sort: Exclude<NewestSort, 'id'>,
   plain: SQL | undefined,
   from: number,
   end: { key: unknown; id: number },
+  after?: { key: unknown; id: number },
+  limit = OLD_CHUNK,
 ): SQL {
   const column = SORTS[sort];
-  return sql`SELECT ${tickets.id} AS id FROM ${tickets} WHERE ${and(plain, sql`${tickets.id} < ${from}`, sql`(${column}, ${tickets.id}) > (${end.key}, ${end.id})`)} ORDER BY ${column}, ${tickets.id} LIMIT ${MAX_OLD_CANDIDATES + 1}`;
+  const next = after && sql`(${column}, ${tickets.id}) < (${after.key}, ${after.id})`;
+  return sql`SELECT ${tickets.id} AS id, ${column} AS key FROM ${tickets} WHERE ${and(plain, sql`${tickets.id} < ${from}`, sql`(${column}, ${tickets.id}) > (${end.key}, ${end.id})`, next)} ORDER BY ${column} DESC, ${tickets.id} DESC LIMIT ${limit}`;
 }

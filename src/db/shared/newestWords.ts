@@ -20,6 +20,15 @@ export const MAX_OLD_WALK = 1_024;
 export const OLD_CHUNK = 64;
 
 /**
+ * Whether to walk the older tickets (up to MAX_OLD_WALK) rather than count them first (up to
+ * MAX_OLD_CANDIDATES): when the word's share of the `held` tickets, over the ids from `from` to the
+ * newest held one (not to the newest ticket: the newest tickets may all lack the word), says
+ * `need` of them fill the page within MAX_OLD_WALK.
+ */
+export const walksOlder = (need: number, from: number, newest: number, held: number): boolean =>
+  need * (newest - from + 1) <= held * MAX_OLD_WALK;
+
+/**
  * Whether a list may hold its word search newest first: staff (a customer's own tickets are read
  * directly), sorted newest first by a column, counted up to a bound its page lies within, and no
  * tag or custom value set.

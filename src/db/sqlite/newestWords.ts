@@ -1,6 +1,6 @@
 import { and, sql, type SQL } from 'drizzle-orm';
 import type { TicketListSpec } from '../ticketListSpec.js';
-import { MAX_OLD_CANDIDATES, MAX_OLD_WALK, OLD_CHUNK } from '../shared/newestWords.js';
+import { MAX_OLD_CANDIDATES, MAX_OLD_WALK, OLD_CHUNK, walksOlder } from '../shared/newestWords.js';
 import type { WordPlan } from '../shared/words.js';
 import type { Db } from './handle.js';
 import { addIds, type HeldIds, holdIds } from './idsets.js';
@@ -164,10 +164,8 @@ function tested(
   // offset + limit of them are held, every one not tested yet sorts after them, off the page.
   const sort = f.sort as keyof typeof SORT_INDEX;
   const need = f.offset + f.limit;
-  // The word's share of the tickets from `from` to the newest held one says how many older ones
-  // fill the page (not to the newest ticket: the newest tickets may all lack the word).
   const newest = db.get<{ id: number }>(sql`SELECT max(id) AS id FROM temp.hx_ids`).id;
-  const bound = need * (newest - from + 1) <= held.size * MAX_OLD_WALK ? MAX_OLD_WALK : MAX_OLD_CANDIDATES;
+  const bound = walksOlder(need, from, newest, held.size) ? MAX_OLD_WALK : MAX_OLD_CANDIDATES;
   // A rarer word reads its candidates in one go, up to one past the bound: more than the bound
   // means the whole set, before any is tested (decision 092).
   const first = bound === MAX_OLD_WALK ? OLD_CHUNK : MAX_OLD_CANDIDATES + 1;
