@@ -8,7 +8,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 // generation (16 MB of new space) whatever its pool asked.
 
 /** A reader, mail or store thread's young generation: 2 MB semi-spaces, ~4 MB of new space. */
-export const THREAD_YOUNG_MB = 6;
+const THREAD_YOUNG_MB = 6;
 
 let cleared = false;
 

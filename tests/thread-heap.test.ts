@@ -4,19 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { startFlags } from '../bench/server.js';
 
 // Decision 115: a worker thread's young generation is its pool's, not npm start's. A process
 // started with npm start's flag makes an isolate that allocates steadily (objects kept a while,
 // as a list's rows are), before and after threadLimits(), and reports each one's new space.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const startFlags = (
-  JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  }
-).scripts.start
-  .split(/\s+/)
-  .filter((t) => t.startsWith('--'));
+const flags = startFlags(root);
 
 const CHURN = `
 const newSpaceMb = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576;
@@ -43,11 +38,11 @@ process.stdout.write(JSON.stringify({ asked, own, mail, main: newSpaceMb() }));
 
 describe('worker threads size their own young generation (decision 115)', () => {
   it("under npm start's flags, a thread made through threadLimits() keeps ~4 MB of new space; the HTTP thread keeps its 16", () => {
-    expect(startFlags.some((f) => f.startsWith('--max-semi-space-size='))).toBe(true);
+    expect(flags.some((f) => f.startsWith('--max-semi-space-size='))).toBe(true);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hxdesk-thread-heap-'));
     const file = path.join(dir, 'threads.mjs');
     fs.writeFileSync(file, script);
-    const run = spawnSync(process.execPath, [...startFlags, '--import', 'tsx', file], { cwd: root, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [...flags, '--import', 'tsx', file], { cwd: root, encoding: 'utf8' });
     fs.rmSync(dir, { recursive: true, force: true });
     expect(run.stderr).toBe('');
     const heap = JSON.parse(run.stdout) as { asked: number; own: number; mail: number; main: number };
