@@ -158,6 +158,27 @@ describe('drafts', () => {
     await annPhone.page.reload();
     expect(await box(annPhone.page).inputValue()).toBe('');
   });
+
+  it('sends when Send is pressed as the first save lands: "Draft saved" does not move the button under the pointer', async () => {
+    // Pressing Send takes the focus from the text box, which saves the draft; its answer
+    // ("Draft saved") may come back while the mouse button is still down. The button must stay
+    // where it was pressed, or the release lands beside it and nothing is sent.
+    const { page } = ann;
+    await page.goto(`/tickets/${ticketId}`);
+    await liveOpen(page, T);
+    expect(await draftStatus(page).textContent()).toBe('');
+    await box(page).fill('Ann: the building is evacuated.');
+    const send = page.getByRole('button', { name: 'Send', exact: true });
+    const pressed = (await send.boundingBox())!;
+    await page.mouse.move(pressed.x + pressed.width / 2, pressed.y + pressed.height / 2);
+    await page.mouse.down();
+    await expect.poll(() => draftStatus(page).textContent(), poll).toBe('Draft saved');
+    expect(await send.boundingBox()).toEqual(pressed);
+    await page.mouse.up();
+    await expect.poll(() => historyEntry(page, 'the building is evacuated').count(), poll).toBe(1);
+    await expect.poll(() => draftNow(), poll).toBeNull();
+    expect(await box(page).inputValue()).toBe('');
+  });
 });
 
 describe('unread, live', () => {

@@ -239,11 +239,13 @@ export function ReplyBox({ p }: { p: TicketPageProps }) {
           {p.maxAttachmentBytes ? ` At most ${limitText(p.maxAttachmentBytes)} in all.` : ''}
         </small>
       </div>
+      {/* The status comes before Send: its words grow leftwards and never move the button (right-aligned),
+          which the pointer may be pressing as the save its blur started comes back (decision 117). */}
       <div class="reply-actions">
+        {p.staff && <DraftStatus draft={saved} />}
         <button type="submit" class="primary">
           Send
         </button>
-        {p.staff && <DraftStatus draft={saved} />}
       </div>
       <ReplyErrorPlace />
     </form>
