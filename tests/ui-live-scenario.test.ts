@@ -93,7 +93,8 @@ describe('A and B on one ticket, a customer mail, A typing, B replying', () => {
     // What B's page asked and was answered, said if the warning does not come (a CI run once saw
     // none within 20 s, and nothing else of what happened).
     // (A second CI run saw only B's draft saved: each request is now said when sent too, with its
-    // time, and what htmx did with the form and the saver in B's page.)
+    // time, and what htmx did with the form and the saver in B's page. That log showed no submit:
+    // "Draft saved" had moved Send from under the held pointer — decision 117.)
     const asked: string[] = [];
     const t0 = Date.now();
     const at = () => `+${Date.now() - t0} ms`;
