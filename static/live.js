@@ -96,11 +96,32 @@
       true,
     );
   });
+  // The reply box stays where it is on the screen while its writer is in it (decision 118): when
+  // a live load grows the page above it (new entries in the history, a taller head), the page
+  // scrolls by what it grew, if the box is on the screen and has the focus or the pointer. Its
+  // text, its caret and the Send button being pressed do not move. Someone reading the history
+  // (neither) sees it grow below what they read, as before.
+  let replyHeld = null; // { form, top } of the reply box before a live swap, when it is held
+  function replyToHold() {
+    const form = document.querySelector('#reply-form, #portal-reply');
+    if (!form) return null;
+    const box = form.getBoundingClientRect();
+    if (box.bottom <= 0 || box.top >= window.innerHeight) return null;
+    if (!form.contains(document.activeElement) && !form.matches(':hover')) return null;
+    return { form, top: box.top };
+  }
   document.addEventListener('htmx:beforeSwap', (e) => {
     liveSwap = isLive(e.detail.elt) ? e.detail.elt : null;
+    if (liveSwap && e.detail.shouldSwap) replyHeld = replyToHold();
   });
   document.addEventListener('htmx:afterRequest', (e) => {
-    if (isLive(e.detail.elt)) liveSwap = null;
+    if (!isLive(e.detail.elt)) return;
+    liveSwap = null;
+    const held = replyHeld;
+    replyHeld = null;
+    if (!held || !held.form.isConnected) return;
+    const moved = held.form.getBoundingClientRect().top - held.top;
+    if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
   });
   document.addEventListener('htmx:oobBeforeSwap', (e) => {
     const target = e.detail.target;

@@ -5,7 +5,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
-import { launchBrowser, screenshot, signedIn } from './helpers/browser.js';
+import { historyEntry, launchBrowser, liveOpen, screenshot, signedIn } from './helpers/browser.js';
 import { transactionsOf } from './helpers/reads.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from './helpers/server.js';
 
@@ -121,5 +121,68 @@ describe('a reply written while someone else answered', () => {
     await expect.poll(() => page.locator('#reply-body').inputValue(), poll).toBe('');
     expect(await warning(page).isVisible()).toBe(false);
     expect(await marker(page)).toBe(String((await history(id)).at(-1)!.id));
+  }, 60_000);
+
+  it('stays where it is while its writer is in it as live entries grow the history above it; a reader is not scrolled', async () => {
+    const id = (
+      await s.api('POST', '/tickets', {
+        body: {
+          queue_id: 1,
+          subject: 'Lift stuck',
+          description: 'Between two floors.',
+          requesters: ['dan@customer.example'],
+        },
+      })
+    ).body.ticket.id as number;
+    const bReplies = async (body: string) =>
+      expect(
+        (await s.api('POST', `/tickets/${id}/comment`, { token: b.token, body: { body, internal: false } })).status,
+      ).toBe(201);
+    // Tall enough for the whole page, at the top: the browser's own scroll anchoring does nothing there.
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    await page.goto(`/tickets/${id}`);
+    await liveOpen(page, T);
+    const send = page.getByRole('button', { name: 'Send', exact: true });
+
+    // A reader (the focus and the pointer outside the reply box) at the top: the history's top
+    // stays put, the entry comes in below what is read, and the page does not scroll.
+    await page.mouse.move(5, 5);
+    await bReplies('B: the engineer is called.\nHe will be there in an hour.\nPlease stay calm.');
+    await expect.poll(() => historyEntry(page, 'the engineer is called').count(), poll).toBe(1);
+    expect(await page.evaluate(() => (globalThis as any).window.scrollY)).toBe(0);
+
+    // A writer: the text typed, the pointer pressing Send as B's next reply comes in live.
+    await page.locator('#reply-body').fill('A: the fire brigade can open the doors.');
+    const pressed = (await send.boundingBox())!;
+    expect(pressed.y + pressed.height).toBeLessThan(1000);
+    await page.mouse.move(pressed.x + pressed.width / 2, pressed.y + pressed.height / 2);
+    await page.mouse.down();
+    await bReplies('B: the engineer is on his way.\nStuck in traffic.\nTwenty minutes more.');
+    await expect.poll(() => historyEntry(page, 'Stuck in traffic').count(), poll).toBe(1);
+    const now = (await send.boundingBox())!;
+    expect(Math.abs(now.y - pressed.y)).toBeLessThan(1);
+    await page.mouse.up();
+    // Sent (held as stale first: B's reply came after A's page was loaded), then sent anyway.
+    await expect.poll(() => warning(page).textContent(), poll).toContain('Stuck in traffic');
+    await page.getByRole('button', { name: 'Send anyway' }).click();
+    await expect
+      .poll(
+        async () => (await history(id)).filter((t) => /fire brigade can open the doors/.test(t.body ?? '')).length,
+        poll,
+      )
+      .toBe(1);
+
+    // Typing (the focus in the box, the pointer away), the page at its top again: the box stays too.
+    await page.setViewportSize({ width: 1280, height: 1600 });
+    await page.evaluate(() => (globalThis as any).window.scrollTo(0, 0));
+    await page.locator('#reply-body').fill('A: and the lift company?');
+    await page.mouse.move(5, 5);
+    const typing = (await page.locator('#reply-body').boundingBox())!;
+    await bReplies('B: the lift company is informed.\nThey send a second engineer.\nBoth arrive soon.');
+    await expect.poll(() => historyEntry(page, 'They send a second engineer').count(), poll).toBe(1);
+    expect(Math.abs((await page.locator('#reply-body').boundingBox())!.y - typing.y)).toBeLessThan(1);
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('reply-body');
+    expect(await page.locator('#reply-body').inputValue()).toBe('A: and the lift company?');
+    await page.setViewportSize({ width: 1280, height: 800 });
   }, 60_000);
 });
