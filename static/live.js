@@ -459,6 +459,46 @@
     );
   }
 
+  // A widget's new contents are not put in from under the pointer pressing in it (decision 119):
+  // its link would be replaced between the press and the release, and the release, on another
+  // element, would open nothing. The widget loads again once the press ends.
+  let pressed = null; // what the pointer went down on, until it comes up
+  const heldWidgets = new Set();
+  const holds = (w) => !!(pressed && w.contains(pressed));
+  document.addEventListener(
+    'pointerdown',
+    (e) => {
+      pressed = e.target;
+    },
+    true,
+  );
+  function widgetsAgain() {
+    if (!heldWidgets.size) return;
+    // After the events of this moment: the click the release makes goes first.
+    setTimeout(() => {
+      heldWidgets.forEach((w) => {
+        if (w.isConnected && holds(w)) return;
+        heldWidgets.delete(w);
+        if (w.isConnected) widgetSoon(w);
+      });
+    }, 0);
+  }
+  const released = () => {
+    pressed = null;
+    widgetsAgain();
+  };
+  document.addEventListener('pointerup', released, true);
+  document.addEventListener('pointercancel', released, true);
+  window.addEventListener('blur', released);
+  document.addEventListener('htmx:beforeSwap', (e) => {
+    const w = e.detail.target;
+    if (!w || !w.matches || !w.matches('[data-live-widget]')) return;
+    if (holds(w)) {
+      e.detail.shouldSwap = false;
+      heldWidgets.add(w);
+    }
+  });
+
   // ── collision (stale replies) ──
   // SPEC C5 (docs/decisions/038): a reply refused as stale brings the new entries above the reply
   // text (#reply-stale, swapped out of band) and moves the form's marker past them; a sent one

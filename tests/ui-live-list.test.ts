@@ -2,7 +2,8 @@
 // changes tickets through the API. A's rows change in place (the sticky header, the columns and
 // a dragged width untouched, a ticked row still ticked), a row that left the list is marked, a
 // new ticket that would push the rows down waits behind "1 new ticket — Show", which loads it
-// (by keyboard); the same at 360 px; a dashboard count follows.
+// (by keyboard); the same at 360 px; a dashboard count follows, and a widget is not reloaded from
+// under a pressed link (decision 119).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
@@ -141,5 +142,34 @@ describe('the live ticket list', () => {
     await api('POST', '/tickets', { queue_id: queueId, subject: 'Counted', status: 'open' });
     await expect.poll(openCount, poll).toBe(before + 1);
     await screenshot(page, 'live-dashboard');
+  });
+
+  it('does not reload a dashboard widget from under a pressed link: the release opens it', async () => {
+    const d = await api('POST', '/dashboards', { name: 'Pressed board', widgets: [{ kind: 'status_counts' }] });
+    await page.goto(`/dashboards/${d.id}`);
+    await liveOpen(page, T);
+    const link = page.locator('.widget .bar', { hasText: 'Open' }).locator('a');
+    const openCount = () => page.locator('.widget .bar', { hasText: 'Open' }).locator('.num').innerText().then(Number);
+    const href = (await link.getAttribute('href'))!;
+    await link.scrollIntoViewIfNeeded();
+    const at = (await link.boundingBox())!;
+    const pressWhileATicketChanges = async (subject: string) => {
+      await page.mouse.move(at.x + at.width / 2, at.y + at.height / 2);
+      await page.mouse.down();
+      const reloaded = page.waitForResponse((r) => r.url().includes(`/dashboards/${d.id}/widgets/`), { timeout: T });
+      await api('POST', '/tickets', { queue_id: queueId, subject, status: 'open' });
+      await reloaded;
+    };
+    // Pressed, then let go elsewhere (nothing opens): the count the reload brought comes in then.
+    const before = await openCount();
+    await pressWhileATicketChanges('Counted while pressed');
+    expect(await openCount()).toBe(before);
+    await page.mouse.move(at.x + at.width / 2, at.y + 200);
+    await page.mouse.up();
+    await expect.poll(openCount, poll).toBe(before + 1);
+    // Pressed and let go on the link: it opens.
+    await pressWhileATicketChanges('Counted while pressed again');
+    await page.mouse.up();
+    await page.waitForURL((u) => `${u.pathname}${u.search}` === href, { timeout: T });
   });
 });
