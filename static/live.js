@@ -23,6 +23,33 @@
     });
   }
 
+  // What the pointer went down on, until it comes up (decisions 119, 120): a live change does not
+  // replace what is being pressed (the release would fall on its copy and make no click); what
+  // was held back is loaded once the press ends, after the events of that moment (the click the
+  // release makes goes first).
+  let pressed = null;
+  const afterPress = [];
+  const pressing = (el) => !!(pressed && el.contains(pressed));
+  document.addEventListener(
+    'pointerdown',
+    (e) => {
+      pressed = e.target;
+    },
+    true,
+  );
+  const released = () => {
+    if (!pressed) return;
+    pressed = null;
+    setTimeout(() => {
+      afterPress.forEach((f) => {
+        f();
+      });
+    }, 0);
+  };
+  document.addEventListener('pointerup', released, true);
+  document.addEventListener('pointercancel', released, true);
+  window.addEventListener('blur', released);
+
   // Set before htmx processes the page (this script runs after htmx's and the extension's, before DOMContentLoaded).
   if (window.htmx) {
     htmx.createEventSource = (url) => {
@@ -279,6 +306,13 @@
     } else if (!gone && note) note.remove();
   }
 
+  // A cell being pressed (the subject's link) is not replaced (decision 120): its row is asked
+  // about again once the press ends.
+  const heldRows = new Set();
+  afterPress.push(() => {
+    if (heldRows.size) ask(Array.from(heldRows));
+    heldRows.clear();
+  });
   function updateRow(tr, row) {
     const cells = Array.prototype.slice.call(row.children);
     let changed = false;
@@ -286,6 +320,10 @@
       const next = cells[i];
       if (!next || td.classList.contains('select')) return; // the checkbox stays: its tick and its focus
       if (td.outerHTML === next.outerHTML) return;
+      if (pressing(td)) {
+        heldRows.add(tr.getAttribute('data-id')); // asked about again once the press ends
+        return;
+      }
       changed = true;
       const focused = td.contains(document.activeElement);
       const copy = document.importNode(next, true);
@@ -462,38 +500,17 @@
   // A widget's new contents are not put in from under the pointer pressing in it (decision 119):
   // its link would be replaced between the press and the release, and the release, on another
   // element, would open nothing. The widget loads again once the press ends.
-  let pressed = null; // what the pointer went down on, until it comes up
   const heldWidgets = new Set();
-  const holds = (w) => !!(pressed && w.contains(pressed));
-  document.addEventListener(
-    'pointerdown',
-    (e) => {
-      pressed = e.target;
-    },
-    true,
-  );
-  function widgetsAgain() {
-    if (!heldWidgets.size) return;
-    // After the events of this moment: the click the release makes goes first.
-    setTimeout(() => {
-      heldWidgets.forEach((w) => {
-        if (w.isConnected && holds(w)) return;
-        heldWidgets.delete(w);
-        if (w.isConnected) widgetSoon(w);
-      });
-    }, 0);
-  }
-  const released = () => {
-    pressed = null;
-    widgetsAgain();
-  };
-  document.addEventListener('pointerup', released, true);
-  document.addEventListener('pointercancel', released, true);
-  window.addEventListener('blur', released);
+  afterPress.push(() => {
+    heldWidgets.forEach((w) => {
+      heldWidgets.delete(w);
+      if (w.isConnected) widgetSoon(w);
+    });
+  });
   document.addEventListener('htmx:beforeSwap', (e) => {
     const w = e.detail.target;
     if (!w || !w.matches || !w.matches('[data-live-widget]')) return;
-    if (holds(w)) {
+    if (pressing(w)) {
       e.detail.shouldSwap = false;
       heldWidgets.add(w);
     }

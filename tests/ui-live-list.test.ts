@@ -3,7 +3,7 @@
 // a dragged width untouched, a ticked row still ticked), a row that left the list is marked, a
 // new ticket that would push the rows down waits behind "1 new ticket — Show", which loads it
 // (by keyboard); the same at 360 px; a dashboard count follows, and a widget is not reloaded from
-// under a pressed link (decision 119).
+// under a pressed link (decision 119), nor a row's cell (decision 120).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck } from './helpers/axe.js';
@@ -171,5 +171,32 @@ describe('the live ticket list', () => {
     await pressWhileATicketChanges('Counted while pressed again');
     await page.mouse.up();
     await page.waitForURL((u) => `${u.pathname}${u.search}` === href, { timeout: T });
+  });
+
+  it("does not change a row's cell from under a pressed link: the release opens the ticket", async () => {
+    await page.goto(`/tickets?owner_id=${agentId}&status=open`);
+    await liveOpen(page, T);
+    const id = mine[0] as number;
+    const link = row(id).locator('td.subject a').first();
+    const subject = await link.innerText();
+    await link.scrollIntoViewIfNeeded();
+    const at = (await link.boundingBox())!;
+    const pressWhileRenamed = async (to: string) => {
+      await page.mouse.move(at.x + Math.min(20, at.width / 2), at.y + at.height / 2);
+      await page.mouse.down();
+      const asked = page.waitForResponse((r) => r.url().includes('live_ids='), { timeout: T });
+      await api('PATCH', `/tickets/${id}`, { subject: to });
+      await asked;
+    };
+    // Pressed, then let go elsewhere: the subject the change brought comes in then.
+    await pressWhileRenamed('Renamed while pressed');
+    expect(await link.innerText()).toBe(subject);
+    await page.mouse.move(at.x, at.y + 300);
+    await page.mouse.up();
+    await expect.poll(() => link.innerText(), poll).toBe('Renamed while pressed');
+    // Pressed and let go on the link: the ticket opens.
+    await pressWhileRenamed('Renamed again while pressed');
+    await page.mouse.up();
+    await page.waitForURL((u) => u.pathname === `/tickets/${id}`, { timeout: T });
   });
 });
