@@ -197,11 +197,21 @@ describe('the portal page, live', () => {
     await liveOpen(page, T);
     const messages = page.locator('#portal-history > li');
     const before = await messages.count();
+    // Carla is writing: her reply box stays where it is as the reply comes in above it (decision 118;
+    // a window shorter than the page, so there is room to scroll).
+    await page.setViewportSize({ width: 360, height: 480 });
+    const box = page.locator('#reply-body');
+    await box.scrollIntoViewIfNeeded();
+    await box.fill('Thank you, ');
+    const writing = (await box.boundingBox())!;
 
     await api('POST', `/tickets/${ticketId}/comment`, { body: 'INTERNAL: she is on the watch list', internal: true });
     await api('POST', `/tickets/${ticketId}/comment`, { body: 'Carla, the new printer ships today.', internal: false });
     await expect.poll(() => messages.filter({ hasText: 'the new printer ships today' }).count(), poll).toBe(1);
     expect(await messages.count()).toBe(before + 1);
+    expect(Math.abs((await box.boundingBox())!.y - writing.y)).toBeLessThan(1);
+    expect(await box.inputValue()).toBe('Thank you, ');
+    await page.setViewportSize({ width: 360, height: 800 });
     expect(await page.content()).not.toContain('watch list');
     await screenshot(page, 'live-portal-360');
     await context.close();
