@@ -297,7 +297,7 @@ export function DashboardPage({ d, lookups: l }: { d: DashboardWithData; lookups
                 </form>
               </span>
             </h2>
-            {/* SPEC C5: the widget loads its own contents again while tickets change (static/live.js).
+            {/* SPEC C5: the widget loads its own contents again while tickets change (static/live-list.js).
                 Its links are boosted page loads: they must not inherit its target, swap and push-url. */}
             <div
               class="widget-body"

@@ -33,6 +33,7 @@ export function Layout({ title, user, children, saved }: LayoutProps) {
         <script src="/static/htmx.min.js" defer></script>
         <script src="/static/htmx-sse.min.js" defer></script>
         <script src="/static/live.js" defer></script>
+        <script src="/static/live-list.js" defer></script>
         <script src="/static/app.js" defer></script>
         <script src="/static/keys.js" defer></script>
         <script src="/static/bulk.js" defer></script>

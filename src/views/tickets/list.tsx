@@ -167,7 +167,7 @@ const liveQuery = (p: TicketListProps) =>
 
 /**
  * SPEC C5: new tickets that would make the rows in view jump are not inserted; this bar says how
- * many there are and loads the list again (static/live.js). The words are said politely by a
+ * many there are and loads the list again (static/live-list.js). The words are said politely by a
  * status region that is always there; the bar itself floats at the foot of the window, taking no room.
  */
 function LiveBar() {
